@@ -1,0 +1,240 @@
+// Claims input (design.md §1): parse and validate claims.json at the boundary, aliases included.
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { normalize } from './normalize.js';
+
+/** A claim that can be checked: every field the pipeline relies on is present and valid. */
+export interface Claim {
+  kind: 'claim';
+  /** Position in the input (0-based), for messages. */
+  index: number;
+  id: string;
+  quote: string;
+  /** The URL as given (fragment and all), for reports. */
+  url: string;
+  /** What is fetched: the URL without its fragment, which is never sent. */
+  fetchUrl: string;
+  claim?: string;
+  verifyDate?: string;
+  evidenceSha256?: string;
+}
+
+/** A claim that has an id but cannot be checked; it is answered `no_match` (diagnosis `invalid_claim`). */
+export interface InvalidClaim {
+  kind: 'invalid';
+  index: number;
+  id: string;
+  url?: string;
+  /** What is wrong, one entry per field, e.g. `field "quote" is empty or only whitespace`. */
+  problems: string[];
+}
+
+export type ClaimEntry = Claim | InvalidClaim;
+
+export interface ClaimSet {
+  /** Every claim in input order, valid or not. */
+  entries: ClaimEntry[];
+  /** Problems that did not invalidate a claim (a malformed optional field that was dropped). */
+  warnings: string[];
+}
+
+/** The claims file as a whole is unusable: nothing can be answered. The CLI exits 2. */
+export class ClaimsFileError extends Error {
+  override readonly name = 'ClaimsFileError';
+}
+
+/** Canonical field name, then its accepted aliases, in order of preference. */
+const ALIASES = {
+  id: ['id', 'claim_id'],
+  quote: ['quote', 'quoted_text', 'quote_text'],
+  url: ['url', 'source_url', 'source'],
+  claim: ['claim', 'claim_text', 'text'],
+  verify_date: ['verify_date', 'verified_at'],
+} as const;
+
+type Field = keyof typeof ALIASES;
+
+const IdSchema = z.union([
+  z.string().trim().min(1, 'is empty'),
+  // Numeric ids are common in hand-made files; the answers file keys them as strings.
+  z.number().int().transform(String),
+]);
+
+const QuoteSchema = z
+  .string()
+  .refine((s) => normalize(s).length > 0, 'is empty or only whitespace');
+
+const HttpUrlSchema = z.string().transform((s, ctx) => {
+  let parsed: URL;
+  try {
+    parsed = new URL(s.trim());
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `is not a URL: ${JSON.stringify(s.slice(0, 200))}` });
+    return z.NEVER;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    ctx.addIssue({ code: 'custom', message: `must be http(s), not ${parsed.protocol}` });
+    return z.NEVER;
+  }
+  parsed.hash = '';
+  return parsed.href;
+});
+
+const OptionalTextSchema = z.string();
+/** ISO date (2024-05-01) or date-time (2024-05-01T12:00:00Z). */
+const IsoDateSchema = z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]);
+const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'is not a 64-digit hex sha256');
+
+/** Finds the first present alias of a field; reports which name it came from. */
+function pick(obj: Record<string, unknown>, field: Field): { name: string; value: unknown } | undefined {
+  for (const name of ALIASES[field]) {
+    if (obj[name] !== undefined && obj[name] !== null) return { name, value: obj[name] };
+  }
+  return undefined;
+}
+
+/** How messages name a claim: `claim #3 (id "c3")`, the index counting from 0. */
+export function describeClaim(index: number, id?: string): string {
+  return id === undefined ? `claim #${index}` : `claim #${index} (id ${JSON.stringify(id)})`;
+}
+
+function fieldName(field: Field, from: string): string {
+  return from === field ? `"${field}"` : `"${field}" (given as "${from}")`;
+}
+
+function issueText(error: z.ZodError): string {
+  return error.issues.map((i) => i.message).join('; ');
+}
+
+/** Validates one raw claim; throws ClaimsFileError only when it has no usable id. */
+function parseEntry(raw: unknown, index: number, warnings: string[]): ClaimEntry {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ClaimsFileError(`${describeClaim(index)}: must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`);
+  }
+  const obj = raw as Record<string, unknown>;
+
+  const idField = pick(obj, 'id');
+  if (!idField) {
+    throw new ClaimsFileError(`${describeClaim(index)}: field "id" is missing (also accepted: "claim_id"); every claim needs an id to be answered`);
+  }
+  const idResult = IdSchema.safeParse(idField.value);
+  if (!idResult.success) {
+    throw new ClaimsFileError(`${describeClaim(index)}: field ${fieldName('id', idField.name)} must be a non-empty string: ${issueText(idResult.error)}`);
+  }
+  const id = idResult.data;
+  const where = describeClaim(index, id);
+  const problems: string[] = [];
+
+  const quoteField = pick(obj, 'quote');
+  let quote: string | undefined;
+  if (!quoteField) {
+    problems.push(`field "quote" is missing (also accepted: "quoted_text", "quote_text")`);
+  } else {
+    const r = QuoteSchema.safeParse(quoteField.value);
+    if (r.success) quote = r.data;
+    else problems.push(`field ${fieldName('quote', quoteField.name)} ${issueText(r.error)}`);
+  }
+
+  const urlField = pick(obj, 'url');
+  let fetchUrl: string | undefined;
+  const givenUrl = typeof urlField?.value === 'string' ? urlField.value : undefined;
+  if (!urlField) {
+    problems.push(`field "url" is missing (also accepted: "source_url", "source")`);
+  } else {
+    const r = HttpUrlSchema.safeParse(urlField.value);
+    if (r.success) fetchUrl = r.data;
+    else problems.push(`field ${fieldName('url', urlField.name)} ${issueText(r.error)}`);
+  }
+
+  if (problems.length > 0 || quote === undefined || fetchUrl === undefined || givenUrl === undefined) {
+    return { kind: 'invalid', index, id, url: givenUrl, problems };
+  }
+
+  const claim: Claim = { kind: 'claim', index, id, quote, url: givenUrl, fetchUrl };
+
+  const optional = (field: Field, schema: z.ZodType<string>): string | undefined => {
+    const f = pick(obj, field);
+    if (!f) return undefined;
+    const r = schema.safeParse(f.value);
+    if (r.success) return r.data;
+    warnings.push(`${where}: field ${fieldName(field, f.name)} ignored: ${issueText(r.error)}`);
+    return undefined;
+  };
+  claim.claim = optional('claim', OptionalTextSchema);
+  claim.verifyDate = optional('verify_date', IsoDateSchema);
+  const evidence = obj.evidence;
+  if (evidence !== undefined && evidence !== null) {
+    const sha = typeof evidence === 'object' ? (evidence as Record<string, unknown>).sha256 : undefined;
+    if (sha !== undefined) {
+      const r = Sha256Schema.safeParse(sha);
+      if (r.success) claim.evidenceSha256 = r.data.toLowerCase();
+      else warnings.push(`${where}: field "evidence.sha256" ignored: ${issueText(r.error)}`);
+    }
+  }
+  return claim;
+}
+
+/**
+ * Validates parsed JSON: an array of claims or `{ "claims": [...] }`.
+ * Throws ClaimsFileError when nothing can be answered (no claims, a claim without id,
+ * duplicate ids); a claim with a bad quote or URL becomes an InvalidClaim instead.
+ */
+export function parseClaims(json: unknown, source = 'claims.json'): ClaimSet {
+  let list: unknown;
+  if (Array.isArray(json)) list = json;
+  else if (typeof json === 'object' && json !== null && 'claims' in json) list = (json as { claims: unknown }).claims;
+  else throw new ClaimsFileError(`${source}: expected a JSON array of claims or an object with a "claims" array`);
+  if (!Array.isArray(list)) throw new ClaimsFileError(`${source}: "claims" must be an array`);
+  if (list.length === 0) throw new ClaimsFileError(`${source}: has no claims`);
+
+  const warnings: string[] = [];
+  const entries: ClaimEntry[] = [];
+  const seen = new Map<string, number>();
+  list.forEach((raw, index) => {
+    let entry: ClaimEntry;
+    try {
+      entry = parseEntry(raw, index, warnings);
+    } catch (err) {
+      if (err instanceof ClaimsFileError) throw new ClaimsFileError(`${source}: ${err.message}`);
+      throw err;
+    }
+    const first = seen.get(entry.id);
+    if (first !== undefined) {
+      throw new ClaimsFileError(`${source}: ${describeClaim(index, entry.id)}: duplicate id, first used by claim #${first}; ids must be unique`);
+    }
+    seen.set(entry.id, index);
+    entries.push(entry);
+  });
+  return { entries, warnings };
+}
+
+/** Decodes claims file bytes: UTF-8 only (a BOM is allowed); the error names where decoding first fails. */
+function decodeUtf8(bytes: Uint8Array, source: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const lenient = new TextDecoder('utf-8').decode(bytes);
+    const bad = lenient.indexOf('\uFFFD');
+    const line = lenient.slice(0, bad).split('\n').length;
+    throw new ClaimsFileError(`${source}: is not valid UTF-8 (first bad byte on line ${line}); save it as UTF-8`);
+  }
+}
+
+/** Reads and validates a claims file; every failure is a ClaimsFileError naming the file. */
+export async function readClaimsFile(path: string): Promise<ClaimSet> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ClaimsFileError(`${path}: cannot read claims file (${code ?? (err as Error).message})`);
+  }
+  const text = decodeUtf8(bytes, path);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ClaimsFileError(`${path}: is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseClaims(json, path);
+}

@@ -1,0 +1,123 @@
+// `quotecheck run`: claims.json in, answers.json (and the evidence report) out, whatever happens.
+import { AnswerBook, AnswersFile, type AnswerFormat } from '../answers.js';
+import { checkClaims, type CheckOptions } from '../check.js';
+import { ClaimsFileError, describeClaim, readClaimsFile } from '../claims.js';
+import { summarize, summaryLine, writeReport } from '../report.js';
+import type { HtmlViewChoice } from '../match.js';
+import { createProgress } from './progress.js';
+
+export interface RunCommandOptions {
+  claims: string;
+  out: string;
+  report?: string;
+  baseline: boolean;
+  format: AnswerFormat;
+  htmlView: HtmlViewChoice;
+  concurrency: number;
+  perHost: number;
+  timeout: number;
+  retries: number;
+  deadline?: number;
+  userAgent?: string;
+  maxBytes?: number;
+  quiet?: boolean;
+}
+
+/** Exit codes: 0 done (answers written), 2 unusable input, 128+n stopped by signal n (answers written). */
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+function warn(message: string): void {
+  process.stderr.write(`quotecheck: ${message}\n`);
+}
+
+export async function runCommand(opts: RunCommandOptions): Promise<number> {
+  let set;
+  try {
+    set = await readClaimsFile(opts.claims);
+  } catch (err) {
+    if (err instanceof ClaimsFileError) {
+      warn(`error: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  for (const entry of set.entries) {
+    if (entry.kind === 'invalid') warn(`${opts.claims}: ${describeClaim(entry.index, entry.id)}: ${entry.problems.join('; ')}; answered no_match`);
+  }
+  for (const w of set.warnings) warn(`warning: ${w}`);
+
+  const book = new AnswerBook(set.entries.map((e) => e.id));
+  const answers = new AnswersFile(opts.out, opts.format, book);
+  try {
+    answers.write(); // every claim answered no_match before any work: the file exists from the start
+  } catch (err) {
+    warn(`error: cannot write answers file ${opts.out}: ${(err as Error).message}`);
+    return 2;
+  }
+
+  if (opts.baseline) {
+    if (opts.report) warn('warning: --report is ignored with --baseline (nothing is fetched, so there is no evidence)');
+    warn(`baseline: ${book.size} claims answered no_match without fetching; wrote ${opts.out}`);
+    return 0;
+  }
+
+  const controller = new AbortController();
+  let exitCode = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      // A second signal: the user means it. Write what is decided and leave at once.
+      answers.write();
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    }
+    exitCode = SIGNAL_EXIT[signal] ?? 1;
+    controller.abort(new Error(`received ${signal}`));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  const deadlineTimer = opts.deadline === undefined
+    ? undefined
+    : setTimeout(() => controller.abort(new Error(`deadline of ${opts.deadline} s reached`)), opts.deadline * 1000);
+
+  const valid = set.entries.filter((e) => e.kind === 'claim');
+  const progress = opts.quiet
+    ? { claimDone() {}, sourceDone() {}, stop() {} }
+    : createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
+
+  const checkOptions: Partial<CheckOptions> = {
+    htmlView: opts.htmlView,
+    concurrency: opts.concurrency,
+    perHost: opts.perHost,
+    timeoutMs: opts.timeout * 1000,
+    retries: opts.retries,
+    signal: controller.signal,
+    onResult: (r) => {
+      book.set(r.id, r.label);
+      answers.schedule();
+      progress.claimDone();
+    },
+    onSource: (s) => progress.sourceDone(!s.fetch.ok),
+  };
+  if (opts.userAgent) checkOptions.userAgent = opts.userAgent;
+  if (opts.maxBytes) checkOptions.maxBytes = opts.maxBytes;
+
+  try {
+    const run = await checkClaims(set.entries, checkOptions);
+    progress.stop();
+    answers.write();
+    if (opts.report) writeReport(opts.report, run.results);
+    const missingPdftotext = run.sources.find((s) => s.extractError?.kind === 'tool_missing');
+    if (missingPdftotext) warn(`warning: ${missingPdftotext.extractError?.message}; PDF sources were answered no_match`);
+    if (run.stopped) {
+      const undecided = run.results.filter((r) => r.note?.startsWith('not decided')).length;
+      warn(`stopped early (${run.stopped}): ${undecided} claim(s) not decided were answered no_match`);
+    }
+    warn(summaryLine(summarize(run)).replace(/^quotecheck: /, ''));
+    warn(`wrote ${opts.out}${opts.report ? ` and ${opts.report}` : ''}`);
+    return exitCode;
+  } finally {
+    if (deadlineTimer) clearTimeout(deadlineTimer);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    progress.stop();
+  }
+}

@@ -1,0 +1,16 @@
+// Extraction failures, by kind: the diagnosis maps them to `empty`, `unsupported` or a note.
+
+export type ExtractErrorKind =
+  | 'empty' // extracted, but there is no text (scanned PDF without a text layer, JS-only shell)
+  | 'unsupported' // a content type quotecheck cannot extract
+  | 'encrypted' // a PDF that needs a password
+  | 'failed' // the extractor failed on this document (corrupt PDF, parser error)
+  | 'timeout' // the extractor ran past its time limit and was stopped
+  | 'tool_missing'; // pdftotext is not installed
+
+export class ExtractError extends Error {
+  override readonly name = 'ExtractError';
+  constructor(readonly kind: ExtractErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,83 @@
+// The extract stage: a fetched body becomes one or more text views (PDF, HTML article and full page, plain text).
+import { ExtractError } from './errors.js';
+import { decodeHtml, decodeText } from './decode.js';
+import { htmlToViews } from './html.js';
+import { parseContentType, sniffKind, type SourceKind } from './kind.js';
+import { pdfToText } from './pdf.js';
+
+export { ExtractError, type ExtractErrorKind } from './errors.js';
+export { renderText } from './html.js';
+export { parseContentType, sniffKind, hasPdfMagic, type SourceKind } from './kind.js';
+
+/** `article`: Readability's main content; `full`: the page's visible text; `text`: the only view of a PDF or text file. */
+export type ViewName = 'article' | 'full' | 'text';
+/** Report vocabulary (design.md §2) for what produced a view's text. */
+export type Extractor = 'pdftotext' | 'readability' | 'fulltext' | 'text';
+
+export interface TextView {
+  name: ViewName;
+  extractor: Extractor;
+  text: string;
+}
+
+export interface SourceText {
+  kind: Exclude<SourceKind, 'unsupported'>;
+  /** Views in order of preference: the article before the full page. */
+  views: TextView[];
+  /** The charset the bytes were decoded with (HTML and text). */
+  charset?: string;
+  note?: string;
+  ms: number;
+}
+
+export interface ExtractOptions {
+  pdfTimeoutMs: number;
+  pdftotext?: string;
+  signal?: AbortSignal;
+}
+
+export interface ExtractInput {
+  body: Uint8Array;
+  contentType?: string;
+  /** The URL the body came from (after redirects): a last hint for the kind. */
+  url: string;
+}
+
+/**
+ * Extracts text views from a body. Throws ExtractError when there is no text to match
+ * against: `unsupported` type, `empty` text (a scan without text layer), `encrypted`,
+ * `failed`, `timeout` or `tool_missing`.
+ */
+export async function extractSource(input: ExtractInput, options: ExtractOptions): Promise<SourceText> {
+  const started = performance.now();
+  const contentType = parseContentType(input.contentType);
+  const kind = sniffKind(input.body, contentType, input.url);
+  let result: Omit<SourceText, 'ms'>;
+  switch (kind) {
+    case 'pdf': {
+      const text = await pdfToText(input.body, { timeoutMs: options.pdfTimeoutMs, command: options.pdftotext, signal: options.signal });
+      result = { kind, views: [{ name: 'text', extractor: 'pdftotext', text }] };
+      break;
+    }
+    case 'html': {
+      const decoded = decodeHtml(input.body, contentType.charset);
+      const { full, article, articleNote } = htmlToViews(decoded.text);
+      const views: TextView[] = [];
+      if (article !== undefined) views.push({ name: 'article', extractor: 'readability', text: article });
+      views.push({ name: 'full', extractor: 'fulltext', text: full });
+      result = { kind, views, charset: decoded.charset, note: articleNote };
+      break;
+    }
+    case 'text': {
+      const decoded = decodeText(input.body, contentType.charset);
+      result = { kind, views: [{ name: 'text', extractor: 'text', text: decoded.text }], charset: decoded.charset };
+      break;
+    }
+    case 'unsupported':
+      throw new ExtractError('unsupported', `cannot extract text from ${contentType.essence ?? 'this binary content'}`);
+  }
+  if (result.views.every((v) => v.text.trim() === '')) {
+    throw new ExtractError('empty', kind === 'pdf' ? 'the PDF has no text layer (a scan?)' : 'the document has no text');
+  }
+  return { ...result, ms: Math.round(performance.now() - started) };
+}

@@ -1,0 +1,152 @@
+// One fetch attempt: follow redirects by hand (cookies kept across the chain), read the body under a size cap.
+import { fetch, type Dispatcher } from 'undici';
+import type { ReadableStream } from 'node:stream/web';
+import type { CookieJar } from 'tough-cookie';
+import { FetchError, classifyNetworkError } from './errors.js';
+import { RETRYABLE_STATUSES, parseRetryAfter } from './policy.js';
+
+export interface RequestSettings {
+  /** Limit for one attempt, from connect to the last body byte. */
+  timeoutMs: number;
+  /** Largest (decoded) body accepted. */
+  maxBytes: number;
+  /** Redirects followed before giving up (browsers use 20; 10 is plenty for publishers). */
+  maxRedirects: number;
+  userAgent: string;
+  dispatcher?: Dispatcher;
+}
+
+export interface RawResponse {
+  status: number;
+  finalUrl: string;
+  /** Every URL visited before the final one. */
+  redirects: string[];
+  headers: Headers;
+  body: Buffer;
+}
+
+/**
+ * Browser-like content negotiation with an honest User-Agent: publishers gate on Accept
+ * and Accept-Language, and honest agents are reported to pass bot walls more often than
+ * spoofed browser strings.
+ */
+function requestHeaders(userAgent: string, cookie: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    'user-agent': userAgent,
+    accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,application/pdf,text/plain;q=0.8,*/*;q=0.5',
+    'accept-language': 'en-US,en;q=0.9',
+    'accept-encoding': 'gzip, deflate, br',
+  };
+  if (cookie) headers.cookie = cookie;
+  return headers;
+}
+
+/** Error pages are kept for diagnosis, but only this much of them. */
+const ERROR_BODY_CAP = 1 << 20;
+
+async function readCapped(body: ReadableStream | null, cap: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  if (!body) return { bytes: Buffer.alloc(0), truncated: false };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > cap) {
+        await reader.cancel().catch(() => {});
+        chunks.push(value.subarray(0, value.byteLength - (size - cap)));
+        return { bytes: Buffer.concat(chunks), truncated: true };
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return { bytes: Buffer.concat(chunks), truncated: false };
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Performs one attempt. Throws FetchError for every failure: HTTP error statuses (with the
+ * capped body and Retry-After), network errors, the size cap and redirect trouble.
+ * `signal` is the run's own stop signal; the per-attempt timeout is added here.
+ */
+export async function requestOnce(url: string, jar: CookieJar, settings: RequestSettings, signal?: AbortSignal): Promise<RawResponse> {
+  const timeout = AbortSignal.timeout(settings.timeoutMs);
+  const attemptSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  const redirects: string[] = [];
+  let current = url;
+  try {
+    for (;;) {
+      const cookie = await jar.getCookieString(current);
+      const res = await fetch(current, {
+        redirect: 'manual',
+        headers: requestHeaders(settings.userAgent, cookie),
+        signal: attemptSignal,
+        dispatcher: settings.dispatcher,
+      });
+      for (const setCookie of res.headers.getSetCookie()) {
+        await jar.setCookie(setCookie, current, { ignoreError: true });
+      }
+      const location = res.headers.get('location');
+      if (REDIRECT_STATUSES.has(res.status) && location) {
+        await res.body?.cancel().catch(() => {});
+        const next = new URL(location, current);
+        next.hash = '';
+        if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+          throw new FetchError(`redirect to a non-http(s) URL refused: ${next.protocol}`, { kind: 'redirects', finalUrl: current });
+        }
+        redirects.push(current);
+        if (redirects.length > settings.maxRedirects) {
+          throw new FetchError(`more than ${settings.maxRedirects} redirects`, { kind: 'redirects', finalUrl: next.href, status: res.status });
+        }
+        current = next.href;
+        continue;
+      }
+      const contentType = res.headers.get('content-type') ?? undefined;
+      if (res.status >= 400) {
+        const { bytes } = await readCapped(res.body, ERROR_BODY_CAP).catch(() => ({ bytes: Buffer.alloc(0) }));
+        throw new FetchError(`HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, {
+          kind: 'http_status',
+          status: res.status,
+          retryable: RETRYABLE_STATUSES.has(res.status),
+          retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+          finalUrl: current,
+          contentType,
+          body: bytes,
+          headers: Object.fromEntries(res.headers),
+        });
+      }
+      const declared = Number(res.headers.get('content-length'));
+      // The declared length is of the encoded body; a decoded body can only be larger.
+      if (Number.isFinite(declared) && declared > settings.maxBytes) {
+        await res.body?.cancel().catch(() => {});
+        throw tooLarge(settings.maxBytes, current, res.status, contentType, `declares ${declared} bytes`);
+      }
+      const { bytes, truncated } = await readCapped(res.body, settings.maxBytes);
+      if (truncated) throw tooLarge(settings.maxBytes, current, res.status, contentType, 'body kept growing');
+      return { status: res.status, finalUrl: current, redirects, headers: res.headers, body: bytes };
+    }
+  } catch (err) {
+    if (err instanceof FetchError) throw withFinalUrl(err, current);
+    if (signal?.aborted) {
+      throw new FetchError('stopped before the source was fetched (deadline or signal)', { kind: 'aborted', finalUrl: current, cause: err });
+    }
+    if (timeout.aborted) {
+      throw new FetchError(`timed out after ${settings.timeoutMs / 1000} s`, { kind: 'timeout', retryable: true, finalUrl: current, cause: err });
+    }
+    throw withFinalUrl(classifyNetworkError(err, current), current);
+  }
+}
+
+function tooLarge(cap: number, finalUrl: string, status: number, contentType: string | undefined, why: string): FetchError {
+  return new FetchError(`body larger than the ${Math.round(cap / 1e6)} MB cap (${why})`, { kind: 'too_large', finalUrl, status, contentType });
+}
+
+function withFinalUrl(err: FetchError, finalUrl: string): FetchError {
+  err.finalUrl ??= finalUrl;
+  return err;
+}

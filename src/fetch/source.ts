@@ -1,0 +1,109 @@
+// Fetching one source: attempts with exponential backoff and jitter (p-retry), Retry-After honoured up to a cap.
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pRetry from 'p-retry';
+import { CookieJar } from 'tough-cookie';
+import { FetchError, type FetchErrorKind } from './errors.js';
+import { requestOnce, type RequestSettings } from './request.js';
+
+export interface FetchSettings extends RequestSettings {
+  /** Further attempts after the first, for retryable failures only. */
+  retries: number;
+  /** First backoff delay; doubles per attempt, times a random factor in [1, 2). */
+  backoffMinMs: number;
+  backoffMaxMs: number;
+  /** Longest Retry-After honoured; a server asking for more gets this much. */
+  retryAfterCapMs: number;
+}
+
+interface SourceBase {
+  /** The URL requested (the claim's URL without fragment). */
+  url: string;
+  finalUrl?: string;
+  status?: number;
+  contentType?: string;
+  headers?: Record<string, string>;
+  attempts: number;
+  ms: number;
+}
+
+export interface FetchedSource extends SourceBase {
+  ok: true;
+  finalUrl: string;
+  status: number;
+  redirects: string[];
+  headers: Record<string, string>;
+  body: Buffer;
+  /** sha256 of the (content-decoded) body, hex. */
+  sha256: string;
+}
+
+export interface FailedSource extends SourceBase {
+  ok: false;
+  error: FetchErrorKind;
+  message: string;
+  /** An error page's body, capped, for diagnosis. */
+  body?: Buffer;
+}
+
+export type SourceOutcome = FetchedSource | FailedSource;
+
+/** Fetches `url` with retries; never throws: failures come back as a FailedSource. */
+export async function fetchSource(url: string, settings: FetchSettings, signal?: AbortSignal): Promise<SourceOutcome> {
+  const started = performance.now();
+  const jar = new CookieJar();
+  let attempts = 0;
+  try {
+    const res = await pRetry(
+      () => {
+        attempts++;
+        return requestOnce(url, jar, settings, signal);
+      },
+      {
+        retries: settings.retries,
+        factor: 2,
+        minTimeout: settings.backoffMinMs,
+        maxTimeout: settings.backoffMaxMs,
+        randomize: true,
+        signal,
+        shouldRetry: ({ error }) => error instanceof FetchError && error.retryable,
+        onFailedAttempt: async ({ error, retriesLeft }) => {
+          // Retry-After comes on top of the backoff: we wait at least as long as asked.
+          if (retriesLeft > 0 && error instanceof FetchError && error.retryable && error.retryAfterMs !== undefined) {
+            await sleep(Math.min(error.retryAfterMs, settings.retryAfterCapMs), undefined, { signal });
+          }
+        },
+      },
+    );
+    return {
+      ok: true,
+      url,
+      finalUrl: res.finalUrl,
+      redirects: res.redirects,
+      status: res.status,
+      contentType: res.headers.get('content-type') ?? undefined,
+      headers: Object.fromEntries(res.headers),
+      body: res.body,
+      sha256: createHash('sha256').update(res.body).digest('hex'),
+      attempts,
+      ms: Math.round(performance.now() - started),
+    };
+  } catch (err) {
+    const e = err instanceof FetchError
+      ? err
+      : new FetchError(signal?.aborted ? 'stopped before the source was fetched (deadline or signal)' : String((err as Error)?.message ?? err), { kind: signal?.aborted ? 'aborted' : 'other', cause: err });
+    return {
+      ok: false,
+      url,
+      finalUrl: e.finalUrl,
+      status: e.status,
+      contentType: e.contentType,
+      headers: e.headers,
+      error: e.kind,
+      message: attempts > 1 ? `${e.message} (after ${attempts} attempts)` : e.message,
+      body: e.body,
+      attempts,
+      ms: Math.round(performance.now() - started),
+    };
+  }
+}

@@ -1,0 +1,91 @@
+// The verifier: answers graded against gold labels; reward = correct / gold claims.
+import { readFile } from 'node:fs/promises';
+import type { Label } from '../answers.js';
+
+const LABELS: readonly Label[] = ['verbatim', 'no_match'];
+
+export class GradeInputError extends Error {
+  override readonly name = 'GradeInputError';
+}
+
+/** Reads `{id: label}` or `[{id, label}]` (either answers format) into a map; labels are kept as given. */
+export async function readLabelFile(path: string, what: string): Promise<Map<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new GradeInputError(`cannot read ${what} file ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new GradeInputError(`${what} file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseLabels(json, `${what} file ${path}`);
+}
+
+export function parseLabels(json: unknown, where: string): Map<string, string> {
+  const labels = new Map<string, string>();
+  if (Array.isArray(json)) {
+    json.forEach((row, i) => {
+      const r = row as { id?: unknown; label?: unknown } | null;
+      if (!r || typeof r !== 'object' || (typeof r.id !== 'string' && typeof r.id !== 'number')) {
+        throw new GradeInputError(`${where}: entry #${i} has no "id"`);
+      }
+      labels.set(String(r.id), String(r.label));
+    });
+  } else if (json && typeof json === 'object') {
+    for (const [id, label] of Object.entries(json)) labels.set(id, String(label));
+  } else {
+    throw new GradeInputError(`${where}: expected {"<id>": "<label>"} or [{"id", "label"}]`);
+  }
+  return labels;
+}
+
+export interface Grade {
+  gold: number;
+  correct: number;
+  /** correct / gold (0 when there is no gold). */
+  reward: number;
+  /** confusion[goldLabel][answered]: answered is a label, or "missing" / "invalid". */
+  confusion: Record<Label, Record<Label | 'missing' | 'invalid', number>>;
+  /** Answer ids that have no gold label: reported, ignored. */
+  extra: string[];
+  /** Gold ids answered wrongly, missing or with an invalid label. */
+  wrong: string[];
+}
+
+export function grade(answers: ReadonlyMap<string, string>, gold: ReadonlyMap<string, string>): Grade {
+  const row = () => ({ verbatim: 0, no_match: 0, missing: 0, invalid: 0 });
+  const confusion = { verbatim: row(), no_match: row() };
+  const wrong: string[] = [];
+  let correct = 0;
+  for (const [id, goldLabel] of gold) {
+    if (!LABELS.includes(goldLabel as Label)) throw new GradeInputError(`gold label for ${JSON.stringify(id)} is ${JSON.stringify(goldLabel)}, not verbatim or no_match`);
+    const answered = answers.get(id);
+    const column = answered === undefined ? 'missing' : LABELS.includes(answered as Label) ? (answered as Label) : 'invalid';
+    confusion[goldLabel as Label][column]++;
+    if (answered === goldLabel) correct++;
+    else wrong.push(id);
+  }
+  const extra = [...answers.keys()].filter((id) => !gold.has(id));
+  return { gold: gold.size, correct, reward: gold.size === 0 ? 0 : correct / gold.size, confusion, extra, wrong };
+}
+
+/** The reward as the verifier writes it: a plain decimal. */
+export function formatReward(reward: number): string {
+  return String(Number(reward.toFixed(6)));
+}
+
+export function formatGrade(g: Grade): string {
+  const c = g.confusion;
+  const lines = [
+    `accuracy ${g.reward.toFixed(3)} (${g.correct}/${g.gold} correct)`,
+    '                 answered verbatim  no_match  missing  invalid',
+    `gold verbatim    ${String(c.verbatim.verbatim).padStart(17)} ${String(c.verbatim.no_match).padStart(9)} ${String(c.verbatim.missing).padStart(8)} ${String(c.verbatim.invalid).padStart(8)}`,
+    `gold no_match    ${String(c.no_match.verbatim).padStart(17)} ${String(c.no_match.no_match).padStart(9)} ${String(c.no_match.missing).padStart(8)} ${String(c.no_match.invalid).padStart(8)}`,
+  ];
+  if (g.extra.length) lines.push(`${g.extra.length} answer(s) with no gold label, ignored: ${g.extra.slice(0, 10).join(', ')}${g.extra.length > 10 ? ', ...' : ''}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,30 @@
+// Normalization (design.md §3): the one function applied to quotes and source texts alike.
+
+/** U+2018 U+2019 U+201A U+201B U+2032 U+2035: single curly quotes and primes become `'`. */
+const SINGLE_QUOTES = /[\u2018\u2019\u201A\u201B\u2032\u2035]/g;
+/** U+201C U+201D U+201E U+201F U+2033 U+2036: double curly quotes and primes become `"`. */
+const DOUBLE_QUOTES = /[\u201C\u201D\u201E\u201F\u2033\u2036]/g;
+/** U+2010..U+2015, U+2212 (minus), U+FE58, U+FE63, U+FF0D: dashes become `-`. */
+const DASHES = /[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g;
+/**
+ * JavaScript `\s` plus the information separators U+001C..U+001F and NEL (U+0085),
+ * which `\s` leaves out but which Python's `str.split()` (used by many labellers) treats
+ * as whitespace. A run of any of them becomes one space.
+ */
+const WHITESPACE_RUN = /[\s\u001C-\u001F\u0085]+/g;
+
+/**
+ * Normalizes text for matching: NFKC, curly quotes and dashes to ASCII, whitespace runs
+ * to one space, trimmed, lowercased. Nothing else: soft hyphens, zero-width characters
+ * and ellipses are left as NFKC leaves them, so the label stays the mechanical test.
+ */
+export function normalize(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(SINGLE_QUOTES, "'")
+    .replace(DOUBLE_QUOTES, '"')
+    .replace(DASHES, '-')
+    .replace(WHITESPACE_RUN, ' ')
+    .trim()
+    .toLowerCase();
+}

@@ -1,0 +1,15 @@
+// Type declarations for the two small WHATWG helpers jsdom itself uses (they ship none).
+declare module 'html-encoding-sniffer' {
+  /** The HTML standard's encoding sniffing: BOM, transport label, <meta> prescan, then the default. */
+  export default function sniffHTMLEncoding(
+    bytes: Uint8Array,
+    options?: { transportLayerEncodingLabel?: string; defaultEncoding?: string | null },
+  ): string | null;
+}
+
+declare module 'whatwg-encoding' {
+  /** Maps an encoding label ("latin1", "sjis") to its WHATWG name ("windows-1252", "Shift_JIS"), or null. */
+  export function labelToName(label: string): string | null;
+  /** The encoding a byte order mark announces, or null. */
+  export function getBOMEncoding(bytes: Uint8Array): string | null;
+}
