@@ -12,4 +12,8 @@ declare module 'whatwg-encoding' {
   export function labelToName(label: string): string | null;
   /** The encoding a byte order mark announces, or null. */
   export function getBOMEncoding(bytes: Uint8Array): string | null;
+  /** Decodes with the named encoding (a BOM overrides it), as the Encoding standard says. */
+  export function decode(bytes: Uint8Array, encodingName: string): string;
+  /** Whether decode() implements the named encoding. */
+  export function isSupported(encodingName: string): boolean;
 }

@@ -32,7 +32,11 @@ export function buildProgram(): Command {
   const program = new Command('quotecheck')
     .description('Checks quotes against their sources: fetch, extract, normalize, match; labels each claim verbatim or no_match.')
     .version(VERSION)
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    // Usage errors exit 2, like every other bad input; set before the commands so they inherit it.
+    .exitOverride((err) => {
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    });
 
   program
     .command('run')
@@ -68,11 +72,6 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Usage errors exit 2, like every other bad input. */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
-  program.exitOverride((err) => {
-    process.exit(err.exitCode === 0 ? 0 : 2);
-  });
-  await program.parseAsync(argv);
+  await buildProgram().parseAsync(argv);
 }

@@ -1,6 +1,6 @@
 // Bytes to text: the HTML standard's encoding sniffing (BOM, HTTP charset, <meta> prescan), then UTF-8 or windows-1252.
 import sniffHTMLEncoding from 'html-encoding-sniffer';
-import { getBOMEncoding, labelToName } from 'whatwg-encoding';
+import { decode, getBOMEncoding, isSupported, labelToName } from 'whatwg-encoding';
 
 export interface Decoded {
   text: string;
@@ -18,16 +18,22 @@ function undeclared(bytes: Uint8Array): Decoded {
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), charset: 'UTF-8', charsetSource: 'default' };
   } catch {
-    return { text: new TextDecoder('windows-1252').decode(bytes), charset: 'windows-1252', charsetSource: 'fallback' };
+    return { text: decode(bytes, 'windows-1252'), charset: 'windows-1252', charsetSource: 'fallback' };
   }
 }
 
+/**
+ * UTF-8 goes through Node's TextDecoder (fast, WHATWG-exact). Legacy encodings go through
+ * whatwg-encoding (iconv-lite), because Node 20's TextDecoder decodes "windows-1252" as
+ * ISO-8859-1: 0x93 would become U+0093 instead of the curly quote U+201C.
+ */
 function decodeAs(bytes: Uint8Array, charset: string, charsetSource: Decoded['charsetSource']): Decoded | undefined {
+  if (charset === 'UTF-8') return { text: new TextDecoder('utf-8').decode(bytes), charset, charsetSource };
+  if (isSupported(charset)) return { text: decode(bytes, charset), charset, charsetSource };
   try {
-    // TextDecoder strips a BOM of its own encoding and replaces malformed sequences with U+FFFD.
     return { text: new TextDecoder(charset).decode(bytes), charset, charsetSource };
   } catch {
-    return undefined; // an encoding this runtime does not implement (e.g. x-user-defined)
+    return undefined; // an encoding no decoder here implements
   }
 }
 

@@ -1,0 +1,181 @@
+// The command line as users run it: exit codes, messages, answers always written, signals and deadlines.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, test } from 'vitest';
+import { runCli, serve, tempDir, writeJson } from './helpers.js';
+
+const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';
+const html = { 'content-type': 'text/html; charset=utf-8' };
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
+
+describe('quotecheck run: bad input', () => {
+  test('a file that is not JSON: exit 2, a message naming the file, no answers', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'claims.json'), '{"claims": [');
+    const r = await runCli(['run'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/claims\.json: is not valid JSON/);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  test('a claim without id: exit 2 naming the claim index and the field', async () => {
+    const dir = tempDir();
+    writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: 'http://127.0.0.1:9/' }, { quote: 'q', url: 'http://127.0.0.1:9/' }]);
+    const r = await runCli(['run', '--baseline'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/claim #1: field "id" is missing/);
+  });
+
+  test('duplicate ids: exit 2 naming both claims', async () => {
+    const dir = tempDir();
+    const claims = writeJson(join(dir, 'c.json'), [{ id: 'x', quote: 'q', url: 'http://127.0.0.1:9/' }, { id: 'x', quote: 'r', url: 'http://127.0.0.1:9/' }]);
+    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'a.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/claim #1 \(id "x"\): duplicate id, first used by claim #0/);
+    expect(existsSync(join(dir, 'a.json'))).toBe(false);
+  });
+
+  test('malformed claims among good ones: named on stderr, answered no_match, the rest checked', async () => {
+    const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
+    const dir = tempDir();
+    const claims = writeJson(join(dir, 'c.json'), [
+      { id: 'good', quote: 'approved the budget', url: `${server.origin}/p` },
+      { id: 'empty', quote: '   ', url: `${server.origin}/p` },
+      { id: 'ftp', quote: 'x', url: 'ftp://127.0.0.1/x' },
+    ]);
+    const out = join(dir, 'answers.json');
+    const report = join(dir, 'report.jsonl');
+    const r = await runCli(['run', '--claims', claims, '--out', out, '--report', report]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/claim #1 \(id "empty"\): field "quote" is empty or only whitespace/);
+    expect(r.stderr).toMatch(/claim #2 \(id "ftp"\): field "url" must be http\(s\), not ftp:/);
+    expect(readJson(out)).toEqual({ good: 'verbatim', empty: 'no_match', ftp: 'no_match' });
+    const rows = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows.map((x) => [x.id, x.diagnosis])).toEqual([['good', 'verbatim'], ['empty', 'invalid_claim'], ['ftp', 'invalid_claim']]);
+  });
+
+  test.each([
+    [['--concurrency', '0'], /--concurrency/],
+    [['--timeout', 'soon'], /--timeout/],
+    [['--format', 'csv'], /--format/],
+    [['--html-view', 'body'], /--html-view/],
+  ])('bad option %j: exit 2 naming it', async (args, message) => {
+    const r = await runCli(['run', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+});
+
+describe('quotecheck run: answers and report', () => {
+  test('map and list formats, input order, report fields of design.md §2, summary line', async () => {
+    const server = await serve([{ path: '/p', body: PAGE, headers: html }, { path: '/gone', status: 404 }]);
+    const dir = tempDir();
+    const claims = writeJson(join(dir, 'claims.json'), { claims: [
+      { id: 'z', quote: 'not in there', url: `${server.origin}/p` },
+      { id: 'a', quoted_text: 'The Committee approved  the budget', source_url: `${server.origin}/p` },
+      { id: 'm', quote: 'x', url: `${server.origin}/gone` },
+    ] });
+    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'map.json'), '--report', join(dir, 'r.jsonl')]);
+    expect(r.code).toBe(0);
+    expect(Object.entries(readJson(join(dir, 'map.json')))).toEqual([['z', 'no_match'], ['a', 'verbatim'], ['m', 'no_match']]);
+    expect(r.stderr).toMatch(/3 claims, 1 verbatim, 2 no_match; sources 1 fetched, 1 failed; [\d.]+ s/);
+    const rows = readFileSync(join(dir, 'r.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(Object.keys(rows[1])).toEqual(expect.arrayContaining(['id', 'label', 'diagnosis', 'url', 'final_url', 'http_status', 'content_type', 'source_sha256', 'extractor', 'match', 'nearest', 'note', 'ms']));
+    expect(rows[1]).toMatchObject({ id: 'a', label: 'verbatim', http_status: 200, content_type: 'text/html; charset=utf-8', extractor: expect.stringMatching(/readability|fulltext/), charset: 'UTF-8' });
+    expect(rows[1].source_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[1].match).toMatchObject({ offset: 0, context: expect.stringContaining('the committee approved the budget') });
+    expect(rows[2]).toMatchObject({ id: 'm', diagnosis: 'fetch_failed', http_status: 404, match: null });
+
+    await runCli(['run', '--claims', claims, '--out', join(dir, 'list.json'), '--format', 'list', '--quiet']);
+    expect(readJson(join(dir, 'list.json'))).toEqual([{ id: 'z', label: 'no_match' }, { id: 'a', label: 'verbatim' }, { id: 'm', label: 'no_match' }]);
+  });
+
+  test('--baseline answers no_match everywhere and fetches nothing', async () => {
+    const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
+    const dir = tempDir();
+    writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'approved the budget', url: `${server.origin}/p` }, { id: 'b', quote: 'x', url: `${server.origin}/p` }]);
+    const r = await runCli(['run', '--baseline'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(readJson(join(dir, 'answers.json'))).toEqual({ a: 'no_match', b: 'no_match' });
+    expect(server.hits('/p')).toBe(0);
+  });
+
+  test('an answers path that cannot be written: exit 2 before any fetching', async () => {
+    const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
+    const dir = tempDir();
+    const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: `${server.origin}/p` }]);
+    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'no', 'such', 'dir', 'answers.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot write answers file/);
+    expect(server.hits('/p')).toBe(0);
+  });
+});
+
+describe('quotecheck run: stopping early never loses answers', () => {
+  async function setup() {
+    const server = await serve([{ path: '/fast', body: PAGE, headers: html }, ...Array.from({ length: 20 }, (_, i) => ({ path: `/hang/${i}`, hang: true }))]);
+    const dir = tempDir();
+    const claims = writeJson(join(dir, 'claims.json'), [
+      { id: 'fast', quote: 'approved the budget', url: `${server.origin}/fast` },
+      ...Array.from({ length: 20 }, (_, i) => ({ id: `slow-${i}`, quote: 'anything', url: `${server.origin}/hang/${i}` })),
+    ]);
+    return { server, dir, claims, out: join(dir, 'answers.json') };
+  }
+
+  test('SIGTERM in the middle of a run leaves a complete, valid answers file with what was decided', async () => {
+    const { dir, claims, out } = await setup();
+    const r = await runCli(['run', '--claims', claims, '--out', out, '--timeout', '60', '--report', join(dir, 'r.jsonl')], {
+      onSpawn: async (child) => {
+        // Wait until the fast claim's verbatim is on disk (incremental writes), then stop the run.
+        for (let i = 0; i < 200; i++) {
+          await sleep(50);
+          if (existsSync(out) && readJson(out).fast === 'verbatim') break;
+        }
+        child.kill('SIGTERM');
+      },
+    });
+    expect(r.code).toBe(143);
+    const answers = readJson(out);
+    expect(Object.keys(answers)).toHaveLength(21);
+    expect(answers.fast).toBe('verbatim');
+    expect(Object.values(answers).filter((l) => l === 'no_match')).toHaveLength(20);
+    expect(r.stderr).toMatch(/stopped early \(received SIGTERM\): 20 claim\(s\) not decided were answered no_match/);
+    const rows = readFileSync(join(dir, 'r.jsonl'), 'utf8').trim().split('\n');
+    expect(rows).toHaveLength(21);
+  });
+
+  test('--deadline stops the run in time and answers the rest no_match', async () => {
+    const { claims, out } = await setup();
+    const started = Date.now();
+    const r = await runCli(['run', '--claims', claims, '--out', out, '--timeout', '60', '--deadline', '1.5']);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/deadline of 1.5 s reached/);
+    const answers = readJson(out);
+    expect(answers.fast).toBe('verbatim');
+    expect(Object.keys(answers)).toHaveLength(21);
+  });
+});
+
+describe('quotecheck grade', () => {
+  test('reward = correct / gold; missing answers are wrong; extras reported and ignored', async () => {
+    const dir = tempDir();
+    const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim', b: 'no_match', c: 'no_match', d: 'verbatim' });
+    const answers = writeJson(join(dir, 'answers.json'), [{ id: 'a', label: 'verbatim' }, { id: 'b', label: 'verbatim' }, { id: 'c', label: 'no_match' }, { id: 'zz', label: 'no_match' }]);
+    const reward = join(dir, 'logs', 'reward.txt');
+    const r = await runCli(['grade', '--answers', answers, '--gold', gold, '--reward', reward]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(reward, 'utf8').trim()).toBe('0.5');
+    expect(r.stdout).toMatch(/accuracy 0\.500 \(2\/4 correct\)/);
+    expect(r.stdout).toMatch(/1 answer\(s\) with no gold label, ignored: zz/);
+  });
+
+  test('an unreadable answers file: exit 2 with a clear message', async () => {
+    const dir = tempDir();
+    const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim' });
+    const r = await runCli(['grade', '--answers', join(dir, 'missing.json'), '--gold', gold]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot read answers file .*missing\.json \(ENOENT\)/);
+  });
+});

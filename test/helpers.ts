@@ -1,0 +1,56 @@
+// Shared test helpers: a loopback server per test, temp folders, and the CLI as a child process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach } from 'vitest';
+import { startServer, type Route, type RunningServer } from '../golden/server.js';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+export const CLI = join(ROOT, 'bin', 'quotecheck.js');
+export const FIXTURES = join(ROOT, 'test', 'fixtures');
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/** Starts a loopback server for this test; it is closed after the test. */
+export async function serve(routes: Route[], hosts?: string[]): Promise<RunningServer> {
+  const server = await startServer({ routes, baseDir: FIXTURES, hosts });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+/** A temp folder removed after the test. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'quotecheck-test-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export function writeJson(path: string, value: unknown): string {
+  writeFileSync(path, JSON.stringify(value));
+  return path;
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI (`npm test` builds first); `onSpawn` may signal the child. */
+export function runCli(args: string[], opts: { cwd?: string; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
+    opts.onSpawn?.(child);
+  });
+}
