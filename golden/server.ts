@@ -29,7 +29,7 @@ export interface Route {
   gzip?: boolean;
   /** The first `count` requests to this route get this response instead (counter per server instance). */
   failFirst?: { count: number; status: number; headers?: Record<string, string>; body?: string };
-  /** Answer with a redirect (default 302) to location (absolute or relative). */
+  /** Answer with a redirect (default 302) to location (absolute or relative; "{port}" in it is replaced by the server's port). */
   redirect?: { location: string; status?: number };
   /** Without cookie name=value: 302 to the same URL with Set-Cookie name=value; Path=/ . Otherwise serve normally. */
   cookieGate?: { name: string; value: string };
@@ -198,7 +198,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       }
     }
     if (route.redirect) {
-      send(req, res, route.redirect.status ?? 302, { location: route.redirect.location }, Buffer.alloc(0), false);
+      const location = route.redirect.location.replace(/\{port\}/g, String(port));
+      send(req, res, route.redirect.status ?? 302, { location }, Buffer.alloc(0), false);
       return;
     }
     if (route.cookieGate) {

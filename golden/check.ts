@@ -1,0 +1,215 @@
+// Independent self-check of the golden labels.
+//
+//   npx tsc -p tsconfig.json && node dist/golden/check.js
+//
+// Re-derives every label in golden/labelled.jsonl with the simplest implementation of
+// design §3/§4 written from scratch here (it shares no code with build.ts or src/):
+//   - follow golden/routes.json as a client would (redirects, cookie gate and retries
+//     succeed; a final status >= 400 or no route means the source failed -> no_match);
+//   - PDFs (by %PDF- magic): `pdftotext -enc UTF-8 FILE -`; failure or no text -> nothing;
+//   - HTML: decode (BOM, HTTP charset, <meta> in the first 1024 bytes, UTF-8, else
+//     windows-1252 per the Encoding Standard), parse with jsdom's DOMParser and walk the
+//     body's text nodes with a TreeWalker, skipping script/style/noscript/template and
+//     putting a space wherever a block element or <br> separates two text nodes;
+//   - verbatim iff normalize(quote) is a substring of normalize(text).
+// It also checks that the task folders agree with labelled.jsonl. Prints every
+// disagreement and exits 1 if there is one.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { JSDOM } from 'jsdom';
+import { goldenDir, type Route } from './server.js';
+
+type Label = 'verbatim' | 'no_match';
+interface Row {
+  task: string;
+  id: string;
+  claim: string;
+  quote: string;
+  url: string;
+  label: Label;
+  rule: string;
+}
+
+function norm(text: string): string {
+  let s = text.normalize('NFKC');
+  s = s.replace(/[\u2018\u2019\u201A\u201B\u2032\u2035]/g, "'");
+  s = s.replace(/[\u201C\u201D\u201E\u201F\u2033\u2036]/g, '"');
+  s = s.replace(/[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uFE58\uFE63\uFF0D]/g, '-');
+  s = s.replace(/[\s\u001C\u001D\u001E\u001F\u0085]+/g, ' ');
+  return s.trim().toLowerCase();
+}
+
+// windows-1252 bytes 0x80..0x9F (Encoding Standard index); other bytes map to U+00xx.
+const CP1252_HIGH: Record<number, number> = {
+  0x80: 0x20ac, 0x82: 0x201a, 0x83: 0x0192, 0x84: 0x201e, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021, 0x88: 0x02c6,
+  0x89: 0x2030, 0x8a: 0x0160, 0x8b: 0x2039, 0x8c: 0x0152, 0x8e: 0x017d, 0x91: 0x2018, 0x92: 0x2019, 0x93: 0x201c,
+  0x94: 0x201d, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02dc, 0x99: 0x2122, 0x9a: 0x0161, 0x9b: 0x203a,
+  0x9c: 0x0153, 0x9e: 0x017e, 0x9f: 0x0178,
+};
+const LATIN1_LABELS = new Set(['windows-1252', 'cp1252', 'x-cp1252', 'iso-8859-1', 'iso8859-1', 'latin1', 'l1', 'ascii', 'us-ascii', 'iso_8859-1', 'cp819', 'ibm819', 'iso-ir-100', 'csisolatin1', 'iso_8859-1:1987', 'iso88591']);
+
+function decode(bytes: Buffer, label: string): string {
+  if (LATIN1_LABELS.has(label)) {
+    const chars: string[] = [];
+    for (const b of bytes) chars.push(String.fromCharCode(CP1252_HIGH[b] ?? b));
+    return chars.join('');
+  }
+  return new TextDecoder(label).decode(bytes);
+}
+
+function decodeHtml(bytes: Buffer, contentType: string): string {
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return decode(bytes.subarray(3), 'utf-8');
+  const fromHeader = contentType.match(/;\s*charset\s*=\s*"?([^";\s]+)/i);
+  if (fromHeader?.[1]) return decode(bytes, fromHeader[1].toLowerCase());
+  const head = bytes.subarray(0, 1024).toString('latin1');
+  const fromMeta = head.match(/<meta\b[^>]*?charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)/i);
+  if (fromMeta?.[1]) return decode(bytes, fromMeta[1].toLowerCase());
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return decode(bytes, 'windows-1252');
+  }
+}
+
+const BLOCKS = new Set([
+  'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'CAPTION', 'CENTER', 'DD', 'DETAILS', 'DIALOG', 'DIR', 'DIV', 'DL', 'DT',
+  'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER', 'HGROUP', 'HR', 'LEGEND',
+  'LI', 'MAIN', 'MENU', 'NAV', 'OL', 'OPTION', 'P', 'PRE', 'SECTION', 'SUMMARY', 'TABLE', 'TBODY', 'TD', 'TFOOT', 'TH', 'THEAD',
+  'TR', 'UL', 'IFRAME',
+]);
+const HIDDEN = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
+
+const window = new JSDOM('').window;
+
+function htmlText(html: string): string {
+  const doc = new window.DOMParser().parseFromString(html, 'text/html');
+  const NodeFilter = window.NodeFilter;
+  const walker = doc.createTreeWalker(doc.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+    acceptNode: (n: Node) =>
+      n.nodeType === 1 && HIDDEN.has((n as Element).tagName.toUpperCase()) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+  });
+  const parts: string[] = [];
+  let lastBlock: Element | null = null;
+  let sawBreak = false;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.nodeType === 1) {
+      if ((n as Element).tagName.toUpperCase() === 'BR') sawBreak = true;
+      continue;
+    }
+    let block: Element | null = n.parentElement;
+    while (block && !BLOCKS.has(block.tagName.toUpperCase())) block = block.parentElement;
+    if (block !== lastBlock || sawBreak) parts.push(' ');
+    parts.push((n as Text).data);
+    lastBlock = block;
+    sawBreak = false;
+  }
+  return parts.join('');
+}
+
+interface Fetched {
+  text: string | null; // null: the source failed
+  why: string;
+}
+
+function fetchSource(url: string, routes: Route[], dir: string): Fetched {
+  let u = new URL(url);
+  for (let hops = 0; hops <= 10; hops++) {
+    const p = u.pathname + u.search;
+    const route =
+      routes.find((r) => r.path === p && r.host === u.hostname) ?? routes.find((r) => r.path === p && r.host === undefined);
+    if (!route || u.port !== '41733') return { text: null, why: 'no route (404)' };
+    if (route.redirect) {
+      u = new URL(route.redirect.location.replace('{port}', '41733'), u);
+      continue;
+    }
+    if (route.hang) return { text: null, why: 'never answers' };
+    if ((route.status ?? 200) >= 400) return { text: null, why: `status ${route.status}` };
+    const bytes = route.file ? fs.readFileSync(path.join(dir, route.file)) : Buffer.from(String(route.body ?? ''), 'utf8');
+    const contentType = route.headers?.['content-type'] ?? '';
+    if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') {
+      const tmp = route.file ? path.join(dir, route.file) : '';
+      try {
+        return { text: execFileSync('pdftotext', ['-enc', 'UTF-8', tmp, '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 26 }), why: 'pdf' };
+      } catch {
+        return { text: '', why: 'pdftotext failed' };
+      }
+    }
+    return { text: htmlText(decodeHtml(bytes, contentType)), why: 'html' };
+  }
+  return { text: null, why: 'redirect loop' };
+}
+
+function main(): number {
+  const dir = goldenDir();
+  const routes = JSON.parse(fs.readFileSync(path.join(dir, 'routes.json'), 'utf8')) as Route[];
+  const rows = fs
+    .readFileSync(path.join(dir, 'labelled.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Row);
+  const problems: string[] = [];
+
+  for (const r of routes) if (r.file && !fs.existsSync(path.join(dir, r.file))) problems.push(`route ${r.host ?? '*'} ${r.path}: missing file ${r.file}`);
+
+  const cache = new Map<string, Fetched>();
+  const ids = new Set<string>();
+  let verbatim = 0;
+  for (const row of rows) {
+    if (ids.has(row.id)) problems.push(`${row.id}: duplicate id`);
+    ids.add(row.id);
+    const key = row.url.replace(/#.*$/, '');
+    let got = cache.get(key);
+    if (!got) {
+      got = fetchSource(row.url, routes, dir);
+      cache.set(key, got);
+    }
+    const expected: Label = got.text !== null && norm(got.text).includes(norm(row.quote)) ? 'verbatim' : 'no_match';
+    if (expected === 'verbatim') verbatim++;
+    if (expected !== row.label) {
+      problems.push(`${row.id}: labelled ${row.label}, check says ${expected} (${got.why}); rule: ${row.rule}`);
+    }
+    if (!/^(verbatim|no_match): /.test(row.rule) || !row.rule.startsWith(row.label)) problems.push(`${row.id}: rule does not start with its label`);
+  }
+
+  // the task folders must agree with labelled.jsonl
+  const tasksDir = path.join(dir, 'tasks');
+  const taskNames = fs.readdirSync(tasksDir).filter((d) => fs.statSync(path.join(tasksDir, d)).isDirectory());
+  const seenTasks = new Set(rows.map((r) => r.task));
+  for (const t of taskNames) if (!seenTasks.has(t)) problems.push(`tasks/${t}: not in labelled.jsonl`);
+  for (const t of seenTasks) {
+    const tdir = path.join(tasksDir, t);
+    const mine = rows.filter((r) => r.task === t);
+    for (const f of ['instruction.md', 'task.toml', 'environment/Dockerfile', 'environment/claims.json', 'solution/solve.sh', 'tests/test.sh', 'tests/gold.json']) {
+      if (!fs.existsSync(path.join(tdir, f))) problems.push(`tasks/${t}/${f}: missing`);
+    }
+    for (const f of ['solution/solve.sh', 'tests/test.sh']) {
+      const file = path.join(tdir, f);
+      if (fs.existsSync(file) && (fs.statSync(file).mode & 0o111) === 0) problems.push(`tasks/${t}/${f}: not executable`);
+    }
+    try {
+      const claims = JSON.parse(fs.readFileSync(path.join(tdir, 'environment/claims.json'), 'utf8')) as Record<string, unknown>[];
+      const gold = JSON.parse(fs.readFileSync(path.join(tdir, 'tests/gold.json'), 'utf8')) as Record<string, string>;
+      if (claims.length !== mine.length) problems.push(`tasks/${t}: ${claims.length} claims, labelled.jsonl has ${mine.length}`);
+      claims.forEach((c, i) => {
+        const m = mine[i];
+        if (!m || c.id !== m.id || c.quote !== m.quote || c.url !== m.url || c.claim !== m.claim) problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) differs from labelled.jsonl`);
+        if ('label' in c) problems.push(`tasks/${t}: claim ${String(c.id)} carries a label`);
+      });
+      if (JSON.stringify(Object.keys(gold)) !== JSON.stringify(mine.map((m) => m.id))) problems.push(`tasks/${t}: gold.json ids or order differ`);
+      for (const m of mine) if (gold[m.id] !== m.label) problems.push(`tasks/${t}: gold.json ${m.id}=${gold[m.id]}, labelled ${m.label}`);
+    } catch (err) {
+      problems.push(`tasks/${t}: ${(err as Error).message}`);
+    }
+  }
+
+  for (const p of problems) console.log(`DISAGREE ${p}`);
+  console.log(
+    `${rows.length} claims in ${seenTasks.size} tasks: ${verbatim} verbatim, ${rows.length - verbatim} no_match; ` +
+      `${problems.length === 0 ? 'all labels re-verified' : `${problems.length} problem(s)`}`,
+  );
+  return problems.length === 0 ? 0 : 1;
+}
+
+process.exitCode = main();
