@@ -1,0 +1,32 @@
+# quotecheck image: Node 20, poppler's pdftotext and quotecheck on PATH, running as a non-root user.
+# A Harbor task builds on it:  FROM quotecheck:latest / COPY claims.json /app/claims.json
+#   docker build -t quotecheck:latest .
+
+# Build stage: compile TypeScript and pack the package exactly as npm would publish it.
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY golden/*.ts ./golden/
+RUN npm run build && npm pack --silent && mv quotecheck-*.tgz /quotecheck.tgz
+
+# Runtime stage: the packed package plus its production dependencies, pinned by the lockfile.
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends poppler-utils ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /opt/quotecheck
+COPY --from=build /quotecheck.tgz /tmp/quotecheck.tgz
+COPY package-lock.json ./
+RUN tar -xzf /tmp/quotecheck.tgz --strip-components=1 \
+ && npm ci --omit=dev --no-audit --no-fund \
+ && rm /tmp/quotecheck.tgz \
+ && ln -s /opt/quotecheck/bin/quotecheck.js /usr/local/bin/quotecheck \
+ && useradd --create-home --uid 10001 quotecheck \
+ && mkdir -p /app /logs/verifier \
+ && chown quotecheck:quotecheck /app /logs/verifier
+USER quotecheck
+WORKDIR /app
+CMD ["quotecheck", "--help"]
