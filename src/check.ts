@@ -5,10 +5,10 @@ import { Agent } from 'undici';
 import type { Claim, ClaimEntry } from './claims.js';
 import { ExtractError, extractSource, type SourceText } from './extract/index.js';
 import { FetchLimits, fetchSource, type FetchSettings, type SourceOutcome } from './fetch/index.js';
-import { findQuote, normalizeViews, type HtmlViewChoice, type Match, type NormalizedView } from './match.js';
+import { findQuote, normalizeViews, textQuoteSelector, type HtmlViewChoice, type Match, type NormalizedView, type TextQuoteSelector } from './match.js';
 import { normalize } from './normalize.js';
 import type { Label } from './answers.js';
-import { diagnose, type Diagnosis } from './diagnose.js';
+import { diagnose, type Diagnosis, type Nearest } from './diagnose/index.js';
 
 export const VERSION = '0.1.0';
 
@@ -76,8 +76,12 @@ export interface ClaimResult {
   charset?: string;
   extractor?: string;
   match: Match | null;
+  /** For a verbatim claim: the match as a W3C TextQuoteSelector over the page's own text. */
+  selector?: TextQuoteSelector;
+  /** For a no_match claim with text: the closest span of the source and its similarity. */
+  nearest?: Nearest | null;
   note?: string;
-  /** Time spent on this claim's source and match, in milliseconds. */
+  /** Time spent on this claim's source, match and diagnosis, in milliseconds. */
   ms: number;
 }
 
@@ -90,12 +94,23 @@ export interface CheckRun {
   ms: number;
 }
 
-function resultFor(claim: Claim, source: SourceRecord, choice: HtmlViewChoice, ms: number): ClaimResult {
+function resultFor(claim: Claim, source: SourceRecord, choice: HtmlViewChoice, sourceMs: number): ClaimResult {
+  const t0 = performance.now();
   const { fetch, text, views } = source;
-  const match = views ? findQuote(normalize(claim.quote), views, choice) : null;
-  const base = {
+  const quote = normalize(claim.quote);
+  const match = views ? findQuote(quote, views, choice) : null;
+  const label: Label = match ? 'verbatim' : 'no_match';
+  let selector: TextQuoteSelector | undefined;
+  if (match && text && views) {
+    const i = views.findIndex((v) => v.name === match.view);
+    selector = textQuoteSelector(text.views[i]!, views[i]!.text, match);
+  }
+  const { diagnosis, note, nearest } = diagnose({ label, quote, source, match, htmlView: choice });
+  return {
     id: claim.id,
     index: claim.index,
+    label,
+    diagnosis,
     url: claim.url,
     quote: claim.quote,
     finalUrl: fetch.finalUrl,
@@ -103,13 +118,13 @@ function resultFor(claim: Claim, source: SourceRecord, choice: HtmlViewChoice, m
     contentType: fetch.contentType,
     sourceSha256: fetch.ok ? fetch.sha256 : undefined,
     charset: text?.charset,
-    extractor: match?.extractor ?? text?.views[0]?.extractor,
+    extractor: match?.extractor ?? (nearest ? views?.find((v) => v.name === nearest.view)?.extractor : undefined) ?? text?.views[0]?.extractor,
     match,
-    ms,
+    selector,
+    nearest,
+    note,
+    ms: sourceMs + Math.round(performance.now() - t0),
   };
-  const label: Label = match ? 'verbatim' : 'no_match';
-  const { diagnosis, note } = diagnose({ label, source, match });
-  return { ...base, label, diagnosis, note };
 }
 
 function undecided(entry: ClaimEntry, why: string): ClaimResult {

@@ -58,3 +58,97 @@ export function findQuote(normalizedQuote: string, views: readonly NormalizedVie
   }
   return null;
 }
+
+/** A W3C Web Annotation TextQuoteSelector: lets annotation tools anchor the quote in the page. */
+export interface TextQuoteSelector {
+  type: 'TextQuoteSelector';
+  exact: string;
+  prefix: string;
+  suffix: string;
+}
+
+/** Context annotation tools use to disambiguate a selector (Hypothesis uses 32 characters). */
+const SELECTOR_CONTEXT = 32;
+
+/** Runs of non-whitespace, by the whitespace definition of design.md §3. */
+const TOKEN = /[^\s\u001C-\u001F\u0085]+/g;
+
+/** Where each raw token's normalized form sits in the normalized text. */
+interface TokenMap {
+  rawStart: Int32Array;
+  rawEnd: Int32Array;
+  normStart: Int32Array;
+  normEnd: Int32Array;
+}
+
+const tokenMaps = new WeakMap<TextView, TokenMap | null>();
+
+/**
+ * Maps a view's raw text to its normalized text token by token; null if normalizing token
+ * by token does not give the view's normalized text (then offsets cannot be mapped back).
+ */
+function tokenMap(view: TextView, normalized: string): TokenMap | null {
+  if (tokenMaps.has(view)) return tokenMaps.get(view)!;
+  const rawStart: number[] = [];
+  const rawEnd: number[] = [];
+  const normStart: number[] = [];
+  const normEnd: number[] = [];
+  const parts: string[] = [];
+  let pos = 0;
+  for (const m of view.text.matchAll(TOKEN)) {
+    const n = normalize(m[0]);
+    if (n === '') continue;
+    if (parts.length > 0) pos += 1; // the single space between tokens
+    rawStart.push(m.index);
+    rawEnd.push(m.index + m[0].length);
+    normStart.push(pos);
+    pos += n.length;
+    normEnd.push(pos);
+    parts.push(n);
+  }
+  const map = parts.join(' ') === normalized
+    ? { rawStart: Int32Array.from(rawStart), rawEnd: Int32Array.from(rawEnd), normStart: Int32Array.from(normStart), normEnd: Int32Array.from(normEnd) }
+    : null;
+  tokenMaps.set(view, map);
+  return map;
+}
+
+/** Raw offset of a normalized offset: exact at token edges, proportional inside a token whose length changed. */
+function rawOffset(map: TokenMap, offset: number, isEnd: boolean): number {
+  let lo = 0;
+  let hi = map.normStart.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (map.normStart[mid]! <= offset - (isEnd ? 1 : 0)) lo = mid;
+    else hi = mid - 1;
+  }
+  const ns = map.normStart[lo]!;
+  const ne = map.normEnd[lo]!;
+  const rs = map.rawStart[lo]!;
+  const re = map.rawEnd[lo]!;
+  if (offset >= ne) return re;
+  if (offset <= ns) return rs;
+  const rawLength = re - rs;
+  const normLength = ne - ns;
+  return rs + (rawLength === normLength ? offset - ns : Math.round(((offset - ns) * rawLength) / normLength));
+}
+
+/**
+ * The match as a TextQuoteSelector over the view's raw text (the text as the page shows it),
+ * falling back to the normalized text when the two cannot be aligned.
+ */
+export function textQuoteSelector(view: TextView, normalized: string, match: Match): TextQuoteSelector {
+  const map = tokenMap(view, normalized);
+  if (!map || map.normStart.length === 0) {
+    return { type: 'TextQuoteSelector', exact: match.exact, prefix: match.prefix.slice(-SELECTOR_CONTEXT), suffix: match.suffix.slice(0, SELECTOR_CONTEXT) };
+  }
+  const start = rawOffset(map, match.offset, false);
+  const end = rawOffset(map, match.offset + match.exact.length, true);
+  const raw = view.text;
+  return {
+    type: 'TextQuoteSelector',
+    exact: raw.slice(start, end),
+    prefix: raw.slice(Math.max(0, start - SELECTOR_CONTEXT), start),
+    suffix: raw.slice(end, end + SELECTOR_CONTEXT),
+  };
+}

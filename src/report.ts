@@ -1,6 +1,7 @@
 // The evidence report (design.md §2): one JSON line per claim, plus the run's one-line summary.
 import { writeFileAtomicSync } from './answers.js';
 import type { CheckRun, ClaimResult } from './check.js';
+import { DIAGNOSES, type Diagnosis } from './diagnose/index.js';
 
 /** One line of the `--report` JSON Lines file, with the field names of design.md §2. */
 export interface ReportRecord {
@@ -14,8 +15,8 @@ export interface ReportRecord {
   source_sha256: string | null;
   charset: string | null;
   extractor: string | null;
-  match: { view: string; offset: number; context: string } | null;
-  nearest: { text: string; similarity: number } | null;
+  match: { view: string; offset: number; context: string; selector?: ClaimResult['selector'] } | null;
+  nearest: { text: string; similarity: number; view: string; offset: number } | null;
   note: string | null;
   ms: number;
 }
@@ -32,8 +33,8 @@ export function toReportRecord(r: ClaimResult): ReportRecord {
     source_sha256: r.sourceSha256 ?? null,
     charset: r.charset ?? null,
     extractor: r.extractor ?? null,
-    match: r.match ? { view: r.match.view, offset: r.match.offset, context: r.match.prefix + r.match.exact + r.match.suffix } : null,
-    nearest: null,
+    match: r.match ? { view: r.match.view, offset: r.match.offset, context: r.match.prefix + r.match.exact + r.match.suffix, selector: r.selector } : null,
+    nearest: r.nearest ?? null,
     note: r.note ?? null,
     ms: r.ms,
   };
@@ -67,4 +68,41 @@ export function summarize(run: CheckRun): RunSummary {
 
 export function summaryLine(s: RunSummary): string {
   return `quotecheck: ${s.claims} claims, ${s.verbatim} verbatim, ${s.noMatch} no_match; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed; ${s.seconds.toFixed(1)} s`;
+}
+
+/** Claims per diagnosis code, in the order of design.md §5 (codes with no claims left out). */
+export function diagnosisCounts(results: readonly ClaimResult[]): [Diagnosis, number][] {
+  const counts = new Map<Diagnosis, number>();
+  for (const r of results) counts.set(r.diagnosis, (counts.get(r.diagnosis) ?? 0) + 1);
+  return DIAGNOSES.filter((d) => counts.has(d)).map((d) => [d, counts.get(d)!]);
+}
+
+/**
+ * The no_match claims most worth a human look, most telling first: extraction artifacts (the
+ * passage is there, only mangled: the mechanical label says no_match for a true quote), then
+ * near misses by similarity (misquotes, or a page that changed), then partial quotes, then
+ * paywalls (nobody could check).
+ */
+const LOOK_ORDER: Partial<Record<Diagnosis, number>> = { extraction_artifact: 0, near_miss: 1, partial: 2, paywall: 3 };
+
+export function worthALook(results: readonly ClaimResult[], n = 5): ClaimResult[] {
+  return results
+    .filter((r) => LOOK_ORDER[r.diagnosis] !== undefined)
+    .sort((a, b) => LOOK_ORDER[a.diagnosis]! - LOOK_ORDER[b.diagnosis]! || (b.nearest?.similarity ?? 0) - (a.nearest?.similarity ?? 0))
+    .slice(0, n);
+}
+
+/** The end-of-run diagnosis summary: counts, then the claims worth a look, one line each. */
+export function diagnosisSummary(results: readonly ClaimResult[], n = 5): string {
+  const lines = [`diagnoses: ${diagnosisCounts(results).map(([d, c]) => `${d} ${c}`).join(', ')}`];
+  const look = worthALook(results, n);
+  if (look.length > 0) {
+    lines.push('worth a human look:');
+    for (const r of look) {
+      const sim = r.nearest ? ` (similarity ${r.nearest.similarity.toFixed(2)})` : '';
+      const note = r.note ? `: ${r.note.length > 140 ? `${r.note.slice(0, 137)}...` : r.note}` : '';
+      lines.push(`  ${r.id}  ${r.diagnosis}${sim}${note}`);
+    }
+  }
+  return lines.join('\n');
 }

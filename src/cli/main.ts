@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION, DEFAULT_OPTIONS } from '../check.js';
 import { runCommand } from './run.js';
 import { gradeCommand } from './grade.js';
+import { verifyCommand } from './verify.js';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -57,6 +58,20 @@ export function buildProgram(): Command {
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       process.exitCode = await runCommand({ ...o, maxBytes: o.maxMb });
+    });
+
+  program
+    .command('verify')
+    .description('check one quote against one URL; exit 0 verbatim, 1 no_match, 2 bad input')
+    .requiredOption('--url <url>', 'the source URL')
+    .requiredOption('--quote <text>', 'the quote ("-" reads it from stdin)')
+    .option('--json', 'print one JSON object (the report fields of design.md §2, plus the quote)', false)
+    .addOption(new Option('--html-view <view>', 'which HTML text may match').choices(['article', 'full', 'any']).default(DEFAULT_OPTIONS.htmlView))
+    .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
+    .option('--retries <n>', 'further attempts on transient failures', nonNegativeInt, DEFAULT_OPTIONS.retries)
+    .option('--user-agent <string>', 'User-Agent header')
+    .action(async (o) => {
+      process.exitCode = await verifyCommand(o);
     });
 
   program

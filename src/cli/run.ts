@@ -2,7 +2,7 @@
 import { AnswerBook, AnswersFile, type AnswerFormat } from '../answers.js';
 import { checkClaims, type CheckOptions } from '../check.js';
 import { ClaimsFileError, describeClaim, readClaimsFile } from '../claims.js';
-import { summarize, summaryLine, writeReport } from '../report.js';
+import { diagnosisSummary, summarize, summaryLine, writeReport } from '../report.js';
 import type { HtmlViewChoice } from '../match.js';
 import { createProgress } from './progress.js';
 
@@ -111,6 +111,7 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
       const undecided = run.results.filter((r) => r.note?.startsWith('not decided')).length;
       warn(`stopped early (${run.stopped}): ${undecided} claim(s) not decided were answered no_match`);
     }
+    if (!opts.quiet) process.stderr.write(`${diagnosisSummary(run.results)}\n`);
     warn(summaryLine(summarize(run)).replace(/^quotecheck: /, ''));
     warn(`wrote ${opts.out}${opts.report ? ` and ${opts.report}` : ''}`);
     return exitCode;

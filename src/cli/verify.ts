@@ -1,0 +1,43 @@
+// `quotecheck verify`: one quote, one URL, an answer an LLM agent can read (or parse with --json); exit 0 verbatim, 1 no_match, 2 bad input.
+import { readFileSync } from 'node:fs';
+import type { ClaimResult } from '../check.js';
+import type { HtmlViewChoice } from '../match.js';
+import { toReportRecord } from '../report.js';
+import { verifyQuote } from '../verify.js';
+
+export interface VerifyCommandOptions {
+  url: string;
+  quote: string;
+  json: boolean;
+  htmlView: HtmlViewChoice;
+  timeout: number;
+  retries: number;
+  userAgent?: string;
+}
+
+function describe(r: ClaimResult): string {
+  const lines = [`${r.label} (diagnosis: ${r.diagnosis})`];
+  const source = [r.httpStatus, r.contentType, r.charset, r.extractor].filter((x) => x !== undefined).join(', ');
+  lines.push(`source: ${r.url}${r.finalUrl && r.finalUrl !== r.url ? ` -> ${r.finalUrl}` : ''}${source ? ` (${source})` : ''}`);
+  if (r.match) {
+    lines.push(`found in the ${r.match.view} text at offset ${r.match.offset}:`);
+    lines.push(`  ...${r.match.prefix}[${r.match.exact}]${r.match.suffix}...`);
+  }
+  if (r.nearest) lines.push(`nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${r.nearest.view} text at offset ${r.nearest.offset}):`, `  ${r.nearest.text}`);
+  if (r.note) lines.push(`note: ${r.note}`);
+  return lines.join('\n');
+}
+
+export async function verifyCommand(opts: VerifyCommandOptions): Promise<number> {
+  // "--quote -" reads the quote from stdin: long quotes need no shell quoting.
+  const quote = opts.quote === '-' ? readFileSync(0, 'utf8') : opts.quote;
+  const options = { htmlView: opts.htmlView, timeoutMs: opts.timeout * 1000, retries: opts.retries, ...(opts.userAgent ? { userAgent: opts.userAgent } : {}) };
+  const result = await verifyQuote(opts.url, quote, options);
+  if (opts.json) process.stdout.write(`${JSON.stringify({ ...toReportRecord(result), quote })}\n`);
+  else process.stdout.write(`${describe(result)}\n`);
+  if (result.diagnosis === 'invalid_claim') {
+    if (!opts.json) process.stderr.write(`quotecheck verify: error: ${result.note}\n`);
+    return 2;
+  }
+  return result.label === 'verbatim' ? 0 : 1;
+}

@@ -1,0 +1,148 @@
+// Approximate substring alignment: the span of a text closest to a quote, found by anchoring on shared k-grams, then aligned locally.
+
+export interface Span {
+  /** Offsets of the span in the text (UTF-16 code units, end exclusive). */
+  start: number;
+  end: number;
+  /** Edit distance (insertions, deletions, substitutions of characters) between the quote and the span. */
+  distance: number;
+  /** 1 - distance / quote length, in [0, 1]: 1 is an exact match. */
+  similarity: number;
+}
+
+/** Anchor length: long enough that most hits are meaningful, short enough to survive a change every few words. */
+const K = 8;
+/** Text positions sampled: any shared run of K + STRIDE - 1 = 15 characters is seen. */
+const STRIDE = 8;
+/** A hash filter of 2^16 bits: with at most a few thousand quote k-grams, few text positions pass it by chance. */
+const FILTER_BITS = 16;
+/** Candidate regions aligned in full; the true region is almost always the best voted. */
+const MAX_CANDIDATES = 4;
+/** Candidates with less than this share of the best candidate's votes are not aligned. */
+const MIN_VOTE_SHARE = 0.25;
+/** Anchor hits counted at most (a quote of very common k-grams in a huge text would otherwise collect millions). */
+const MAX_HITS = 400_000;
+/** Quotes longer than this are aligned by their first MAX_QUOTE characters (the cost is quadratic in the quote). */
+const MAX_QUOTE = 4_000;
+/** Texts this much longer than the quote or less are aligned whole, with no anchoring. */
+const DIRECT_FACTOR = 4;
+
+const BASE = 257;
+
+function hashAt(s: string, i: number): number {
+  let h = 0;
+  for (let j = i; j < i + K; j++) h = (Math.imul(h, BASE) + s.charCodeAt(j)) | 0;
+  return h;
+}
+
+/**
+ * Semi-global edit distance: the whole quote against any substring of `text[from, to)`.
+ * Returns the best end offset and its distance; O(quote × window) time, O(quote) memory.
+ */
+function bestEnd(quote: string, text: string, from: number, to: number): { end: number; distance: number } {
+  const m = quote.length;
+  let col = new Int32Array(m + 1);
+  let next = new Int32Array(m + 1);
+  for (let i = 0; i <= m; i++) col[i] = i;
+  let best = col[m]!;
+  let bestEnd = from;
+  for (let j = from; j < to; j++) {
+    const c = text.charCodeAt(j);
+    next[0] = 0; // the span may start anywhere
+    for (let i = 1; i <= m; i++) {
+      const sub = col[i - 1]! + (quote.charCodeAt(i - 1) === c ? 0 : 1);
+      const del = col[i]! + 1;
+      const ins = next[i - 1]! + 1;
+      next[i] = sub < del ? (sub < ins ? sub : ins) : del < ins ? del : ins;
+    }
+    [col, next] = [next, col];
+    if (col[m]! < best) {
+      best = col[m]!;
+      bestEnd = j + 1;
+    }
+  }
+  return { end: bestEnd, distance: best };
+}
+
+function reversed(s: string): string {
+  return Array.from(s).reverse().join('');
+}
+
+/** Aligns the quote within `text[from, to)`: the end from a forward pass, the start from a backward pass. */
+function alignWindow(quote: string, text: string, from: number, to: number): Span {
+  const { end, distance } = bestEnd(quote, text, from, to);
+  // The start: the same alignment run backwards from `end`. Reversing by code points keeps
+  // surrogate pairs intact; lengths in code units are unchanged.
+  const revQuote = reversed(quote);
+  const revWindow = reversed(text.slice(from, end));
+  const back = bestEnd(revQuote, revWindow, 0, revWindow.length);
+  const start = end - back.end;
+  return { start, end, distance, similarity: Math.max(0, 1 - distance / quote.length) };
+}
+
+/**
+ * Where the quote probably sits: every text position whose k-gram also occurs in the quote
+ * votes for the diagonal (text offset - quote offset) it implies; diagonals are binned and the
+ * bins with most votes are returned as candidate start offsets, best first.
+ */
+function candidates(quote: string, text: string): number[] {
+  const m = quote.length;
+  const grams = new Map<number, number[]>();
+  const filter = new Uint8Array(1 << (FILTER_BITS - 3));
+  const mask = (1 << FILTER_BITS) - 1;
+  for (let i = 0; i + K <= m; i++) {
+    const h = hashAt(quote, i);
+    const list = grams.get(h);
+    if (list) list.push(i);
+    else grams.set(h, [i]);
+    const f = h & mask;
+    filter[f >>> 3]! |= 1 << (f & 7);
+  }
+  const bin = Math.max(16, m >> 1);
+  const votes = new Map<number, number>();
+  let hits = 0;
+  // Every quote k-gram is in the table, so sampling the text every STRIDE positions still
+  // finds any common run of K + STRIDE - 1 characters or more, at 1/STRIDE of the cost.
+  for (let pos = 0; pos + K <= text.length; pos += STRIDE) {
+    const h = hashAt(text, pos);
+    const f = h & mask;
+    if ((filter[f >>> 3]! & (1 << (f & 7))) === 0) continue;
+    const qs = grams.get(h);
+    if (!qs) continue;
+    for (const q of qs) {
+      const b = Math.floor((pos - q) / bin);
+      votes.set(b, (votes.get(b) ?? 0) + 1);
+    }
+    if (++hits > MAX_HITS) break;
+  }
+  // A region straddling two bins splits its votes: score each bin with its right neighbour.
+  const scored = [...votes].map(([b, v]) => [b, v + (votes.get(b + 1) ?? 0)] as const);
+  scored.sort((a, b) => b[1] - a[1]);
+  // Regions with a fraction of the best region's votes are chance hits of common k-grams.
+  const floor = (scored[0]?.[1] ?? 0) * MIN_VOTE_SHARE;
+  return scored.slice(0, MAX_CANDIDATES).filter(([, v]) => v >= floor).map(([b]) => b * bin);
+}
+
+/**
+ * The span of `text` with the smallest edit distance to `quote` (both normalized), or null when
+ * either is empty. Exact for texts up to a few times the quote's length; for longer texts the
+ * search is limited to the best-voted regions, which is where a misquote, a paraphrase or a
+ * damaged copy of the quote sits. A quote of 300 characters against 5 MB takes one sampled pass
+ * over the text plus a few small alignments.
+ */
+export function nearestSpan(quote: string, text: string): Span | null {
+  const q = quote.length > MAX_QUOTE ? quote.slice(0, MAX_QUOTE) : quote;
+  const m = q.length;
+  if (m === 0 || text.length === 0) return null;
+  if (text.length <= DIRECT_FACTOR * m + 64 || m < K) {
+    return alignWindow(q, text, 0, text.length);
+  }
+  let best: Span | null = null;
+  for (const start of candidates(q, text)) {
+    const from = Math.max(0, start - (m >> 1));
+    const to = Math.min(text.length, start + Math.max(16, m >> 1) + m + (m >> 1));
+    const span = alignWindow(q, text, from, to);
+    if (!best || span.distance < best.distance) best = span;
+  }
+  return best;
+}

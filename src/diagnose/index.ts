@@ -1,0 +1,248 @@
+// Diagnosis (design.md §5): why a claim got its label, with evidence; it never changes the label.
+import type { Label } from '../answers.js';
+import type { SourceRecord } from '../check.js';
+import { decodeHtml } from '../extract/decode.js';
+import { parseContentType } from '../extract/kind.js';
+import { viewCounts, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
+import { nearestSpan } from './align.js';
+import { canon, canonText, findInterrupted, type CanonText } from './canon.js';
+import { detectShell, type Shell } from './shells.js';
+
+export type Diagnosis =
+  | 'verbatim'
+  | 'extraction_artifact'
+  | 'near_miss'
+  | 'partial'
+  | 'not_found'
+  | 'fetch_failed'
+  | 'paywall'
+  | 'empty'
+  | 'unsupported'
+  | 'invalid_claim';
+
+export const DIAGNOSES: readonly Diagnosis[] = [
+  'verbatim', 'extraction_artifact', 'near_miss', 'partial', 'not_found', 'fetch_failed', 'paywall', 'empty', 'unsupported', 'invalid_claim',
+];
+
+export interface Nearest {
+  /** The closest span of the source (normalized text). */
+  text: string;
+  /** 1 - edit distance / quote length: 1 is identical. */
+  similarity: number;
+  view: NormalizedView['name'];
+  /** Offset of the span in the view's normalized text. */
+  offset: number;
+}
+
+export interface DiagnosisResult {
+  diagnosis: Diagnosis;
+  note?: string;
+  nearest?: Nearest | null;
+}
+
+export interface DiagnosisInput {
+  label: Label;
+  /** The normalized quote. */
+  quote: string;
+  source: SourceRecord;
+  match: Match | null;
+  htmlView?: HtmlViewChoice;
+}
+
+/**
+ * Thresholds, chosen on golden/diagnosis (see README "Diagnosis"): a misquote (a changed
+ * number, a swapped or dropped word) keeps at least NEAR_MISS_WORDS of the quote's words in
+ * order and NEAR_MISS_CHARS of its characters; a fabricated sentence on the same topic keeps
+ * well under half.
+ */
+export const NEAR_MISS_WORDS = 0.7;
+export const NEAR_MISS_CHARS = 0.6;
+/** A quote whose first or last words (at least PARTIAL_MIN_WORDS, and PARTIAL_SHARE of them) are in the source, while the rest is not close. */
+export const PARTIAL_MIN_WORDS = 6;
+export const PARTIAL_SHARE = 0.35;
+
+/** What diagnosis computes once per source and reuses for every claim that cites it. */
+interface SourceCache {
+  canon: Map<NormalizedView['name'], CanonText>;
+  shell?: Shell | null;
+}
+const caches = new WeakMap<SourceRecord, SourceCache>();
+
+function cacheFor(source: SourceRecord): SourceCache {
+  let c = caches.get(source);
+  if (!c) {
+    c = { canon: new Map() };
+    caches.set(source, c);
+  }
+  return c;
+}
+
+function canonOf(source: SourceRecord, view: NormalizedView['name']): CanonText {
+  const cache = cacheFor(source);
+  let ct = cache.canon.get(view);
+  if (!ct) {
+    const raw = source.text?.views.find((v) => v.name === view)?.text ?? '';
+    ct = canonText(raw);
+    cache.canon.set(view, ct);
+  }
+  return ct;
+}
+
+/** Shell detection looks at the markup, so HTML bodies are decoded again (only for claims that did not match). */
+function shellOf(source: SourceRecord): Shell | null {
+  const cache = cacheFor(source);
+  if (cache.shell !== undefined) return cache.shell;
+  const { fetch } = source;
+  const body = fetch.body;
+  const type = parseContentType(fetch.contentType).essence;
+  const looksHtml = source.text?.kind === 'html' || type === 'text/html' || type === 'application/xhtml+xml';
+  const html = body && looksHtml ? decodeHtml(body, parseContentType(fetch.contentType).charset).text : undefined;
+  const full = source.views?.find((v) => v.name === 'full')?.text ?? source.views?.[0]?.text;
+  const text = full ?? (html ? html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').toLowerCase() : undefined);
+  cache.shell = detectShell({ status: fetch.status, headers: fetch.headers, html, text });
+  return cache.shell;
+}
+
+function describeShell(shell: Shell): string {
+  const what = { bot_check: 'a bot check', login: 'a login wall', subscription: 'a subscription wall', consent: 'a consent wall', js_shell: 'a JavaScript-only shell' }[shell.kind];
+  return `the response is ${what} (${shell.evidence})`;
+}
+
+/** Ellipsis marks that splice a quote: "...", "[...]", "(...)", ". . ." (after NFKC, "…" is "..."). */
+const ELLIPSIS = /\s*(?:\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)|\.\s\.\s\.|\.\.\.+)\s*/;
+
+/**
+ * Word tokens for comparing a quote with a span. Scripts written without spaces (Chinese,
+ * Japanese) count each character as a word, or a whole sentence would be one "word".
+ */
+const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+
+function words(s: string): string[] {
+  return s.match(WORD) ?? [];
+}
+
+/** Start and end offsets of each word token of `s`. */
+function wordBounds(s: string): { start: number; end: number }[] {
+  return [...s.matchAll(WORD)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+}
+
+/** Length of the longest common subsequence of two word lists (the words a span keeps, in order). */
+function commonWords(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  let prev = new Uint16Array(b.length + 1);
+  let cur = new Uint16Array(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
+    }
+    [prev, cur] = [cur, prev];
+  }
+  return prev[b.length]!;
+}
+
+/** How many of the quote's first (or last) words occur together in the text (binary search: the property is monotone). */
+function coveredWords(quote: string, texts: readonly string[], fromEnd: boolean): number {
+  const bounds = wordBounds(quote);
+  const found = (n: number) => {
+    const piece = fromEnd ? quote.slice(bounds[bounds.length - n]!.start) : quote.slice(0, bounds[n - 1]!.end);
+    return texts.some((t) => t.includes(piece));
+  };
+  let lo = 0;
+  let hi = bounds.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (found(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function clip(s: string, n = 160): string {
+  return s.length > n ? `${s.slice(0, n - 3)}...` : s;
+}
+
+/** Diagnoses a claim that has text to compare against but did not match. */
+function diagnoseText(quote: string, source: SourceRecord, views: NormalizedView[]): DiagnosisResult {
+  const shell = shellOf(source);
+  if (shell?.strong) {
+    return { diagnosis: shell.kind === 'js_shell' ? 'empty' : 'paywall', note: describeShell(shell), nearest: null };
+  }
+
+  const canonQuote = canon(quote);
+  for (const view of views) {
+    const ct = canonOf(source, view.name);
+    if (canonQuote.length > 0 && ct.text.includes(canonQuote)) {
+      return { diagnosis: 'extraction_artifact', note: `in the ${view.name} text once whitespace, hyphens, soft hyphens and zero-width characters are ignored (extraction glued, split or hyphenated words)`, nearest: nearestIn(quote, views) };
+    }
+  }
+  for (const view of views) {
+    const found = findInterrupted(canonQuote, canonOf(source, view.name));
+    if (found) {
+      return { diagnosis: 'extraction_artifact', note: `in the ${view.name} text, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`, nearest: nearestIn(quote, views) };
+    }
+  }
+
+  const texts = views.map((v) => v.text);
+  const canonTexts = views.map((v) => canonOf(source, v.name).text);
+  const pieces = quote.split(ELLIPSIS).map((p) => p.trim()).filter((p) => words(p).length > 0);
+  if (ELLIPSIS.test(quote) && pieces.length > 0) {
+    const found = pieces.filter((p) => texts.some((t) => t.includes(p)) || canonTexts.some((t) => t.includes(canon(p))));
+    if (found.length > 0) {
+      const note = found.length === pieces.length
+        ? `each of the ${pieces.length} piece(s) around the ellipsis is in the source, but not as one passage`
+        : `${found.length} of ${pieces.length} pieces around the ellipsis are in the source`;
+      return { diagnosis: 'partial', note, nearest: nearestIn(quote, views) };
+    }
+  }
+
+  const nearest = nearestIn(quote, views);
+  const ws = words(quote);
+  const kept = nearest ? commonWords(ws, words(nearest.text)) / ws.length : 0;
+  const head = coveredWords(quote, texts, false);
+  const tail = coveredWords(quote, texts, true);
+  const ends = Math.max(head, tail);
+  const similarity = nearest?.similarity ?? 0;
+
+  if (nearest && kept >= NEAR_MISS_WORDS && similarity >= NEAR_MISS_CHARS) {
+    return { diagnosis: 'near_miss', note: `a close span keeps ${Math.round(kept * 100)}% of the quote's words (similarity ${similarity.toFixed(2)}): words changed, added or dropped`, nearest };
+  }
+  if (ends >= PARTIAL_MIN_WORDS && ends >= PARTIAL_SHARE * ws.length) {
+    const where = head >= tail ? `its first ${head}` : `its last ${tail}`;
+    return { diagnosis: 'partial', note: `only part of the quote is in the source: ${where} of ${ws.length} words`, nearest };
+  }
+  if (shell) {
+    return { diagnosis: 'paywall', note: `${describeShell(shell)}; the quote may be in the part it withholds`, nearest };
+  }
+  return { diagnosis: 'not_found', note: nearest ? `nothing close: the nearest span keeps ${Math.round(kept * 100)}% of the quote's words (similarity ${similarity.toFixed(2)})` : 'nothing close in the source', nearest };
+}
+
+/** The closest span over all eligible views. */
+function nearestIn(quote: string, views: readonly NormalizedView[]): Nearest | null {
+  let best: Nearest | null = null;
+  for (const view of views) {
+    const span = nearestSpan(quote, view.text);
+    if (span && (!best || span.similarity > best.similarity)) {
+      best = { text: view.text.slice(span.start, span.end), similarity: Number(span.similarity.toFixed(3)), view: view.name, offset: span.start };
+    }
+  }
+  return best;
+}
+
+export function diagnose({ label, quote, source, match, htmlView = 'any' }: DiagnosisInput): DiagnosisResult {
+  if (label === 'verbatim' && match) return { diagnosis: 'verbatim', nearest: null };
+  const { fetch, extractError } = source;
+  if (!fetch.ok) {
+    const shell = fetch.body || fetch.headers ? shellOf(source) : null;
+    if (shell && shell.kind !== 'js_shell' && (shell.strong || fetch.status === 401 || fetch.status === 403)) {
+      return { diagnosis: 'paywall', note: `${fetch.message}: ${describeShell(shell)}`, nearest: null };
+    }
+    return { diagnosis: 'fetch_failed', note: fetch.message, nearest: null };
+  }
+  if (extractError) {
+    if (extractError.kind === 'unsupported') return { diagnosis: 'unsupported', note: extractError.message, nearest: null };
+    return { diagnosis: 'empty', note: extractError.message, nearest: null };
+  }
+  const views = (source.views ?? []).filter((v) => viewCounts(v.name, htmlView));
+  if (views.length === 0) return { diagnosis: 'empty', note: `no ${htmlView} text in this source`, nearest: null };
+  return diagnoseText(quote, source, views);
+}

@@ -1,0 +1,137 @@
+// Diagnosis building blocks: approximate alignment, artifact canon, page furniture, shell detection, selectors.
+import { describe, expect, test } from 'vitest';
+import { nearestSpan } from '../src/diagnose/align.js';
+import { canon, canonText, findInterrupted } from '../src/diagnose/canon.js';
+import { detectShell } from '../src/diagnose/shells.js';
+import { findQuote, normalizeViews, textQuoteSelector } from '../src/match.js';
+import { normalize } from '../src/normalize.js';
+
+/** Reference: semi-global edit distance by the textbook O(m·n) table. */
+function naiveBest(quote: string, text: string): number {
+  let best = quote.length;
+  for (let s = 0; s <= text.length; s++) {
+    const prev = Array.from({ length: quote.length + 1 }, (_, i) => i);
+    for (let j = s; j < text.length; j++) {
+      const cur = [0];
+      for (let i = 1; i <= quote.length; i++) cur[i] = Math.min(prev[i - 1]! + (quote[i - 1] === text[j] ? 0 : 1), prev[i]! + 1, cur[i - 1]! + 1);
+      for (let i = 0; i <= quote.length; i++) prev[i] = cur[i]!;
+      best = Math.min(best, prev[quote.length]!);
+    }
+  }
+  return best;
+}
+
+describe('nearestSpan', () => {
+  test('finds an exact occurrence with similarity 1', () => {
+    const text = 'alpha beta gamma delta epsilon zeta eta theta';
+    const span = nearestSpan('gamma delta', text)!;
+    expect(text.slice(span.start, span.end)).toBe('gamma delta');
+    expect(span.similarity).toBe(1);
+  });
+
+  test('agrees with the textbook edit distance on small random inputs', () => {
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (let t = 0; t < 200; t++) {
+      const alphabet = 'abcde ';
+      const text = Array.from({ length: 5 + rand(30) }, () => alphabet[rand(alphabet.length)]).join('');
+      const quote = Array.from({ length: 1 + rand(8) }, () => alphabet[rand(alphabet.length)]).join('');
+      const span = nearestSpan(quote, text)!;
+      expect(span.distance, `${quote} in ${text}`).toBe(naiveBest(quote, text));
+      // The reported span really is that close.
+      expect(naiveBest(quote, text.slice(span.start, span.end))).toBe(span.distance);
+    }
+  });
+
+  test('finds a one-word misquote in a long text by anchoring', () => {
+    const filler = Array.from({ length: 20_000 }, (_, i) => `sentence number ${i} talks about nothing in particular.`).join(' ');
+    const real = 'the committee approved the budget on tuesday after a long and heated debate about schools';
+    const text = `${filler.slice(0, 500_000)} ${real} ${filler.slice(500_000)}`;
+    const span = nearestSpan('the committee approved the budget on wednesday after a long and heated debate about schools', text)!;
+    expect(text.slice(span.start, span.end)).toBe('the committee approved the budget on tuesday after a long and heated debate about schools');
+    expect(span.similarity).toBeGreaterThan(0.9);
+  });
+
+  test('a fabricated sentence gets a low similarity', () => {
+    const text = normalize('Prosecutors in Sweden have dropped an investigation into a rape allegation made against Wikileaks co-founder Julian Assange in 2010. The 48-year-old Australian was evicted in April.').repeat(20);
+    const span = nearestSpan(normalize('Volcanic ash grounded every flight across northern Europe for a week.'), text);
+    expect(span === null || span.similarity < 0.6).toBe(true);
+  });
+});
+
+describe('canon: what extraction changes, ignored', () => {
+  test.each([
+    ['extrac- tion', 'extraction'],
+    ['mixedmode', 'mixed-mode'],
+    ['g robid', 'grobid'],
+    ['con\u00ADspir\u00ADacy', 'conspiracy'],
+    ['bel\u200Bmarsh', 'belmarsh'],
+    ['\u200Ciphone 11\u200C', 'iphone11'],
+  ])('%j ~ %j', (a, b) => {
+    expect(canon(normalize(a))).toBe(canon(normalize(b)));
+  });
+});
+
+describe('findInterrupted: page furniture inside a quote', () => {
+  const quote = canon(normalize('the de facto standard for client-side web programming and is used for the application logic of browser-based productivity applications'));
+  test('a block set off by blank lines inside a sentence (a footnote or copyright box)', () => {
+    const raw = 'JavaScript, for example, is the de facto standard for client-side web programming\n\nPermission to make digital or hard copies of all or part of this work\nCopyright 2009 ACM\n\nand is used for the application logic of browser-based productivity\napplications such as Google Mail.';
+    const found = findInterrupted(quote, canonText(raw));
+    expect(found?.gaps).toEqual(['Permission to make digital or hard copies of all or part of this work / Copyright 2009 ACM']);
+  });
+  test('a running header after a page break', () => {
+    const raw = 'is the de facto standard for client-side web programming\n\fPLDI 2009 Dublin\n\nand is used for the application logic of browser-based productivity applications';
+    expect(findInterrupted(quote, canonText(raw))?.gaps).toEqual(['PLDI 2009 Dublin']);
+  });
+  test('line numbers between the lines of a transcript', () => {
+    const q = canon(normalize('we will hear argument first this morning in case 19-123, the petitioner against the respondent'));
+    const raw = '12 we will hear argument first\n13\nthis morning in case 19-123, the\n14\npetitioner against the respondent';
+    expect(findInterrupted(q, canonText(raw))?.gaps).toEqual(['13', '14']);
+  });
+  test('a line of running text the quote leaves out is not furniture', () => {
+    const raw = 'is the de facto standard for client-side web programming\nwhich many people have written about at length\nand is used for the application logic of browser-based productivity applications';
+    expect(findInterrupted(quote, canonText(raw))).toBeNull();
+  });
+  test('a new paragraph after a sentence end is a splice, not furniture', () => {
+    const q = canon(normalize('It ended there. The second paragraph begins here and goes on'));
+    const raw = 'It ended there.\n\nAn unrelated paragraph in between.\n\nThe second paragraph begins here and goes on';
+    expect(findInterrupted(q, canonText(raw))).toBeNull();
+  });
+});
+
+describe('detectShell', () => {
+  test('a bot check announced by its header, even with status 403', () => {
+    expect(detectShell({ status: 403, headers: { 'cf-mitigated': 'challenge' }, html: '<html></html>', text: '' })).toMatchObject({ kind: 'bot_check', strong: true });
+  });
+  test('bot-check wording on a short page', () => {
+    expect(detectShell({ status: 200, html: '<p>x</p>', text: normalize('Just a moment... Checking if the site connection is secure') })).toMatchObject({ kind: 'bot_check', strong: true });
+  });
+  test('a subscription wall: strong when the page is short, weak on a long page', () => {
+    const wall = normalize('Headline. First paragraph of the story. Subscribe to continue reading. Already a subscriber? Log in');
+    expect(detectShell({ status: 200, html: '<p>x</p>', text: wall })).toMatchObject({ kind: 'subscription', strong: true });
+    expect(detectShell({ status: 200, html: '<p>x</p>', text: `${'long article text. '.repeat(300)} ${wall}` })).toMatchObject({ kind: 'subscription', strong: false });
+  });
+  test('JSON-LD isAccessibleForFree false', () => {
+    const html = '<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree": false}</script><p>Intro</p>';
+    expect(detectShell({ status: 200, html, text: 'intro' })).toMatchObject({ kind: 'subscription', evidence: expect.stringContaining('isAccessibleForFree') });
+  });
+  test('a JavaScript-only app shell', () => {
+    const html = '<html><body><div id="root"></div><script src="/static/js/main.js"></script></body></html>';
+    expect(detectShell({ status: 200, html, text: '' })).toMatchObject({ kind: 'js_shell', strong: true });
+  });
+  test('an ordinary article that mentions subscribing is not a shell', () => {
+    const text = normalize(`${'The council met on Monday to discuss the new bridge. '.repeat(80)} Subscribe to our newsletter for more local news.`);
+    expect(detectShell({ status: 200, html: '<article><p>...</p></article>', text })).toBeNull();
+  });
+});
+
+describe('TextQuoteSelector', () => {
+  test('exact, prefix and suffix come from the raw text, not the normalized one', () => {
+    const raw = 'Intro line.\n\nThe Committee  approved the “budget” on Tuesday—after a long debate.';
+    const views = [{ name: 'text' as const, extractor: 'text' as const, text: raw }];
+    const [nv] = normalizeViews(views);
+    const match = findQuote(normalize('approved the "budget" on tuesday-after'), [nv!])!;
+    const selector = textQuoteSelector(views[0]!, nv!.text, match);
+    expect(selector).toEqual({ type: 'TextQuoteSelector', exact: 'approved the “budget” on Tuesday—after', prefix: 'Intro line.\n\nThe Committee  ', suffix: ' a long debate.' });
+  });
+});
