@@ -179,3 +179,51 @@ describe('quotecheck grade', () => {
     expect(r.stderr).toMatch(/cannot read answers file .*missing\.json \(ENOENT\)/);
   });
 });
+
+describe('quotecheck verify', () => {
+  const STORY = '<html><body><article><p>The committee approved the budget on Tuesday after a long debate.</p><p>Members said the vote was close.</p></article></body></html>';
+
+  test('verbatim: exit 0, says where it matched', async () => {
+    const server = await serve([{ path: '/s', body: STORY, headers: html }]);
+    const r = await runCli(['verify', '--url', `${server.origin}/s`, '--quote', 'approved the budget on Tuesday']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^verbatim \(diagnosis: verbatim\)/);
+    expect(r.stdout).toMatch(/\[approved the budget on tuesday\]/);
+  });
+
+  test('a misquote: exit 1, diagnosis near_miss with the nearest span', async () => {
+    const server = await serve([{ path: '/s', body: STORY, headers: html }]);
+    const r = await runCli(['verify', '--url', `${server.origin}/s`, '--quote', 'The committee approved the budget on Wednesday after a long debate.']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^no_match \(diagnosis: near_miss\)/);
+    expect(r.stdout).toMatch(/the committee approved the budget on tuesday after a long debate/);
+  });
+
+  test('--json gives the report record with a TextQuoteSelector; --quote - reads stdin', async () => {
+    const server = await serve([{ path: '/s', body: STORY, headers: html }]);
+    const r = await runCli(['verify', '--json', '--url', `${server.origin}/s`, '--quote', '-'], { input: 'Members said  the vote\nwas close.' });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', http_status: 200 });
+    expect(out.match.selector).toEqual({ type: 'TextQuoteSelector', exact: 'Members said the vote was close.', prefix: expect.any(String), suffix: expect.any(String) });
+  });
+
+  test('bad input: exit 2 naming the field', async () => {
+    const r = await runCli(['verify', '--url', 'file:///etc/passwd', '--quote', 'root']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/field "url" must be http\(s\), not file:/);
+  });
+
+  test('run ends with counts per diagnosis and the claims worth a look', async () => {
+    const server = await serve([{ path: '/s', body: STORY, headers: html }, { path: '/gone', status: 404 }]);
+    const dir = tempDir();
+    const claims = writeJson(join(dir, 'claims.json'), [
+      { id: 'ok', quote: 'approved the budget', url: `${server.origin}/s` },
+      { id: 'mis', quote: 'The committee approved the budget on Monday after a long debate.', url: `${server.origin}/s` },
+      { id: 'gone', quote: 'x', url: `${server.origin}/gone` },
+    ]);
+    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'a.json')]);
+    expect(r.stderr).toMatch(/diagnoses: verbatim 1, near_miss 1, fetch_failed 1/);
+    expect(r.stderr).toMatch(/worth a human look:\n\s+mis\s+near_miss \(similarity 0\.\d+\)/);
+  });
+});

@@ -34,10 +34,15 @@ describe('retries', () => {
     expect(server.hits('/busy')).toBe(2);
   });
 
-  test.each([404, 410, 401, 403])('%i is not retried and is answered no_match (fetch_failed)', async (status) => {
+  test.each([
+    [404, 'fetch_failed'],
+    [410, 'fetch_failed'],
+    [403, 'fetch_failed'],
+    [401, 'paywall'], // authentication required: a login wall
+  ])('%i is not retried and is answered no_match (%s)', async (status, diagnosis) => {
     const server = await serve([{ path: '/gone', status, body: 'nope', headers: html }]);
     const r = await check([{ id: 'a', quote: 'anything', url: `${server.origin}/gone` }]);
-    expect(r.a).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed', httpStatus: status });
+    expect(r.a).toMatchObject({ label: 'no_match', diagnosis, httpStatus: status });
     expect(r.a!.note).toContain(`HTTP ${status}`);
     expect(server.hits('/gone')).toBe(1);
   });

@@ -42,9 +42,10 @@ export interface CliResult {
 }
 
 /** Runs the built CLI (`npm test` builds first); `onSpawn` may signal the child. */
-export function runCli(args: string[], opts: { cwd?: string; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CliResult> {
+export function runCli(args: string[], opts: { cwd?: string; input?: string; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -112,10 +112,12 @@ function describeShell(shell: Shell): string {
 const ELLIPSIS = /\s*(?:\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)|\.\s\.\s\.|\.\.\.+)\s*/;
 
 /**
- * Word tokens for comparing a quote with a span. Scripts written without spaces (Chinese,
- * Japanese) count each character as a word, or a whole sentence would be one "word".
+ * Word tokens for comparing a quote with a span: runs of letters, marks and digits, so that
+ * punctuation and typography ("budget" in quotes, "tuesday-after") do not count as changed
+ * words. Scripts written without spaces (Chinese, Japanese) count each character as a word,
+ * or a whole sentence would be one "word".
  */
-const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{M}\p{N}]+/gu;
 
 function words(s: string): string[] {
   return s.match(WORD) ?? [];

@@ -1,0 +1,37 @@
+// The library API as an agent builder imports it: the package's own entry point, the same code the CLI runs.
+import { describe, expect, test } from 'vitest';
+import { checkClaims, normalize, parseClaims, verifyQuote, type ClaimResult } from 'quotecheck';
+import { serve } from './helpers.js';
+
+const PAGE = '<html><body><article><p>The committee approved the “budget” on Tuesday—after a long debate.</p></article></body></html>';
+
+describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () => {
+  test('normalize is the contract function', () => {
+    expect(normalize(' The “Budget”—Tuesday ')).toBe('the "budget"-tuesday');
+  });
+
+  test('verifyQuote returns label, diagnosis and evidence', async () => {
+    const server = await serve([{ path: '/p', body: PAGE, headers: { 'content-type': 'text/html' } }]);
+    const hit: ClaimResult = await verifyQuote(`${server.origin}/p`, 'approved the "budget" on Tuesday-after');
+    expect(hit).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', httpStatus: 200 });
+    expect(hit.selector?.exact).toBe('approved the “budget” on Tuesday—after');
+    const miss = await verifyQuote(`${server.origin}/p`, 'The committee rejected the budget on Tuesday after a long debate.');
+    expect(miss).toMatchObject({ label: 'no_match', diagnosis: 'near_miss' });
+    expect(miss.nearest?.similarity).toBeGreaterThan(0.8);
+    const bad = await verifyQuote('mailto:someone@example.com', 'x');
+    expect(bad).toMatchObject({ label: 'no_match', diagnosis: 'invalid_claim' });
+  });
+
+  test('checkClaims reports each result as it is decided and returns them in input order', async () => {
+    const server = await serve([{ path: '/p', body: PAGE, headers: { 'content-type': 'text/html' } }]);
+    const seen: string[] = [];
+    const { entries } = parseClaims([
+      { id: 'b', quote: 'long debate', url: `${server.origin}/p` },
+      { id: 'a', quote: 'short debate', url: `${server.origin}/p` },
+    ]);
+    const run = await checkClaims(entries, { onResult: (r) => seen.push(r.id) });
+    expect(run.results.map((r) => [r.id, r.label])).toEqual([['b', 'verbatim'], ['a', 'no_match']]);
+    expect(seen.sort()).toEqual(['a', 'b']);
+    expect(run.sources).toHaveLength(1);
+  });
+});
