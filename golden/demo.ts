@@ -1,7 +1,7 @@
 // `npm run demo`: serve the golden sources on loopback, run the oracle and the baseline on every golden task, print the scoreboard.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { scoreAll, table } from './scoreboard.js';
+import { diagnosisTable, scoreAll, scoreDiagnosis, table } from './scoreboard.js';
 import { goldenDir, projectRoot, startGoldenServer } from './server.js';
 
 async function main(): Promise<number> {
@@ -12,6 +12,9 @@ async function main(): Promise<number> {
   try {
     const scores = await scoreAll(join(goldenDir(), 'tasks'), outDir);
     process.stdout.write(`${table(scores)}\n\n`);
+    const diagnosis = await scoreDiagnosis(join(goldenDir(), 'diagnosis'), join(outDir, 'diagnosis'));
+    process.stdout.write(`diagnosis of ${diagnosis.total} labelled no_match cases (golden/diagnosis):\n${diagnosisTable(diagnosis)}\n\n`);
+    for (const m of diagnosis.misses) process.stdout.write(`  ${m.id}: expected ${m.expected}, got ${m.got}: ${m.note}\n`);
     process.stdout.write(`answers and evidence reports: ${outDir}/<task>/{answers.json,baseline.json,report.jsonl}\n`);
     const failed = scores.filter((s) => s.oracle < 1);
     if (failed.length) {

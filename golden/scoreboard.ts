@@ -1,6 +1,6 @@
 // The golden scoreboard: the oracle and the baseline run through the real CLI on each task, graded by the verifier's code.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -71,4 +71,65 @@ export async function scoreAll(tasksDir: string, outDir: string, jobs = availabl
   const tasks = readdirSync(tasksDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
   const limit = pLimit(jobs);
   return Promise.all(tasks.map((task) => limit(() => scoreTask(join(tasksDir, task), task, outDir))));
+}
+
+/** The diagnosis set's confusion matrix: expected code (by construction) against quotecheck's diagnosis. */
+export interface DiagnosisScore {
+  codes: string[];
+  /** matrix[expected][got] */
+  matrix: Record<string, Record<string, number>>;
+  precision: Record<string, number>;
+  recall: Record<string, number>;
+  /** Cases whose label was not no_match (must be none: every case is mechanically no_match). */
+  relabelled: string[];
+  misses: { id: string; expected: string; got: string; note: string }[];
+  total: number;
+}
+
+/** Runs the real CLI on golden/diagnosis/claims.json and compares each report row's diagnosis with cases.jsonl. */
+export async function scoreDiagnosis(diagnosisDir: string, outDir: string): Promise<DiagnosisScore> {
+  const cli = join(projectRoot(), 'bin', 'quotecheck.js');
+  mkdirSync(outDir, { recursive: true });
+  const report = join(outDir, 'report.jsonl');
+  await run(process.execPath, [cli, 'run', '--quiet', '--claims', join(diagnosisDir, 'claims.json'), '--out', join(outDir, 'answers.json'), '--report', report]);
+  const cases = readFileSync(join(diagnosisDir, 'cases.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; expected: string });
+  const rows = new Map(readFileSync(report, 'utf8').trim().split('\n').map((l) => {
+    const r = JSON.parse(l) as { id: string; label: string; diagnosis: string; note: string | null };
+    return [r.id, r] as const;
+  }));
+  const codes = [...new Set(cases.map((c) => c.expected))];
+  const matrix: DiagnosisScore['matrix'] = {};
+  const misses: DiagnosisScore['misses'] = [];
+  const relabelled: string[] = [];
+  for (const c of cases) {
+    const r = rows.get(c.id);
+    const got = r?.diagnosis ?? 'missing';
+    if (!codes.includes(got)) codes.push(got);
+    matrix[c.expected] ??= {};
+    matrix[c.expected]![got] = (matrix[c.expected]![got] ?? 0) + 1;
+    if (got !== c.expected) misses.push({ id: c.id, expected: c.expected, got, note: r?.note ?? '' });
+    if (r?.label !== 'no_match') relabelled.push(c.id);
+  }
+  const precision: Record<string, number> = {};
+  const recall: Record<string, number> = {};
+  for (const code of codes) {
+    const tp = matrix[code]?.[code] ?? 0;
+    const predicted = codes.reduce((n, e) => n + (matrix[e]?.[code] ?? 0), 0);
+    const actual = Object.values(matrix[code] ?? {}).reduce((n, v) => n + v, 0);
+    precision[code] = predicted === 0 ? 0 : tp / predicted;
+    recall[code] = actual === 0 ? 0 : tp / actual;
+  }
+  return { codes, matrix, precision, recall, relabelled, misses, total: cases.length };
+}
+
+export function diagnosisTable(s: DiagnosisScore): string {
+  const short = (c: string) => c.replace('extraction_artifact', 'artifact').replace('fetch_failed', 'fetch_fail').replace('unsupported', 'unsupp');
+  const w = 20;
+  const head = `${'expected \\ got'.padEnd(w)}${s.codes.map((c) => short(c).padStart(11)).join('')}    recall`;
+  const lines = [head, '-'.repeat(head.length)];
+  for (const e of s.codes.filter((c) => s.matrix[c])) {
+    lines.push(`${e.padEnd(w)}${s.codes.map((g) => String(s.matrix[e]?.[g] ?? 0).padStart(11)).join('')}    ${s.recall[e]!.toFixed(3)}`);
+  }
+  lines.push(`${'precision'.padEnd(w)}${s.codes.map((c) => (s.matrix[c] ? s.precision[c]!.toFixed(3) : '-').padStart(11)).join('')}`);
+  return lines.join('\n');
 }

@@ -1,6 +1,6 @@
 // Loopback HTTP server that serves benchmark sources from a route table.
 //
-// Used by the golden benchmark (golden/routes.json), by tests and by the demo.
+// Used by the golden benchmark (golden/routes.json and golden/diagnosis/routes.json), by tests and by the demo.
 // Only node:http, node:zlib and node:fs: no dependencies. It listens on
 // loopback addresses only (127.0.0.1 by default; other 127.x.y.z addresses
 // stand in for other hosts, design §7).
@@ -342,10 +342,16 @@ export function goldenDir(): string {
   return path.join(projectRoot(), 'golden');
 }
 
-/** Serves golden/routes.json from golden/ on GOLDEN_PORT on 127.0.0.1, 127.0.0.2 and 127.0.0.3. */
+/**
+ * Serves golden/routes.json and golden/diagnosis/routes.json (the diagnosis set, all under /diag/)
+ * from golden/ on GOLDEN_PORT on 127.0.0.1, 127.0.0.2 and 127.0.0.3. Both tables name their
+ * files relative to golden/.
+ */
 export async function startGoldenServer(opts: { port?: number } = {}): Promise<RunningServer> {
   const dir = goldenDir();
   const routes = loadRoutes(path.join(dir, 'routes.json'));
+  const diagnosis = path.join(dir, 'diagnosis', 'routes.json');
+  if (fs.existsSync(diagnosis)) routes.push(...loadRoutes(diagnosis));
   return startServer({ routes, baseDir: dir, port: opts.port ?? GOLDEN_PORT, hosts: [...GOLDEN_HOSTS] });
 }
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { scoreAll, type Score } from '../golden/scoreboard.js';
+import { scoreAll, scoreDiagnosis, type Score } from '../golden/scoreboard.js';
 import { goldenDir, startGoldenServer, type RunningServer } from '../golden/server.js';
 import { tempDir } from './helpers.js';
 
@@ -35,6 +35,17 @@ describe('golden tasks', () => {
         expect(row.match, row.id).toMatchObject({ offset: expect.any(Number) });
         expect(row.source_sha256, row.id).toMatch(/^[0-9a-f]{64}$/);
       }
+    }
+  }, 240_000);
+
+  test('diagnosis: precision and recall of at least 0.9 for every code on golden/diagnosis, labels unchanged', async () => {
+    const s = await scoreDiagnosis(join(goldenDir(), 'diagnosis'), tempDir());
+    expect(s.total).toBeGreaterThanOrEqual(60);
+    expect(s.relabelled, 'every case is mechanically no_match; diagnosis never changes a label').toEqual([]);
+    for (const code of ['extraction_artifact', 'near_miss', 'partial', 'not_found', 'paywall', 'empty', 'fetch_failed']) {
+      expect(Object.values(s.matrix[code] ?? {}).reduce((n, v) => n + v, 0), `cases of ${code}`).toBeGreaterThanOrEqual(9);
+      expect(s.precision[code], `precision of ${code}; misses: ${JSON.stringify(s.misses)}`).toBeGreaterThanOrEqual(0.9);
+      expect(s.recall[code], `recall of ${code}; misses: ${JSON.stringify(s.misses)}`).toBeGreaterThanOrEqual(0.9);
     }
   }, 240_000);
 });

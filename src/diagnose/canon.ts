@@ -56,29 +56,24 @@ export function canonText(raw: string): CanonText {
   return { text: parts.join(''), lines };
 }
 
-/** Index of the first line that starts at or after `offset` (binary search). */
-function lineStartingAt(ct: CanonText, offset: number): number {
+/** Index of the last non-blank line that starts before `offset`: the line holding the character before it. */
+function lineEndingAt(ct: CanonText, offset: number): number {
   let lo = 0;
-  let hi = ct.lines.length;
+  let hi = ct.lines.length - 1;
   while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ct.lines[mid]!.start < offset) lo = mid + 1;
-    else hi = mid;
+    const mid = (lo + hi + 1) >> 1;
+    if (ct.lines[mid]!.start < offset) lo = mid;
+    else hi = mid - 1;
   }
+  while (lo > 0 && ct.lines[lo]!.blank) lo--;
   return lo;
 }
 
-/** Longest prefix of `needle` (at least `min` long) found in `hay` at or after `from`, with its position; -1 if none. */
-function longestPrefixAt(needle: string, hay: string, min: number): { length: number; at: number } {
-  if (needle.length < min || hay.indexOf(needle.slice(0, min)) === -1) return { length: 0, at: -1 };
-  let lo = min;
-  let hi = needle.length;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (hay.includes(needle.slice(0, mid))) lo = mid;
-    else hi = mid - 1;
-  }
-  return { length: lo, at: hay.indexOf(needle.slice(0, lo)) };
+/** How far `needle` from `from` agrees with `hay` from `at`. */
+function agree(needle: string, from: number, hay: string, at: number): number {
+  let n = 0;
+  while (from + n < needle.length && at + n < hay.length && needle.charCodeAt(from + n) === hay.charCodeAt(at + n)) n++;
+  return n;
 }
 
 /** Characters of the quote a piece must have to count (shorter pieces match anywhere by chance). */
@@ -87,6 +82,8 @@ const MIN_PIECE = 12;
 const MAX_GAP = 1_500;
 /** A line that ends a sentence (closing quotes and brackets may follow the stop). */
 const SENTENCE_END = /[.!?]["'\u201D\u2019)\]]*\s*$/;
+/** Places the quote's first characters are tried. */
+const MAX_STARTS = 50;
 /** Interruptions allowed in one quote (one per line for line numbers). */
 const MAX_GAPS = 40;
 
@@ -103,11 +100,13 @@ export interface Interruption {
  * the middle of running text (a word the quote left out) does not count.
  */
 export function findInterrupted(canonQuote: string, ct: CanonText): Interruption | null {
-  const first = longestPrefixAt(canonQuote, ct.text, MIN_PIECE);
-  if (first.at === -1 || first.length === canonQuote.length) return null;
-  // Try every occurrence of the first piece (a short piece can occur more than once).
-  for (let at = first.at, tries = 0; at !== -1 && tries < 20; at = ct.text.indexOf(canonQuote.slice(0, first.length), at + 1), tries++) {
-    const gaps = followGaps(canonQuote, first.length, at + first.length, ct);
+  if (canonQuote.length < MIN_PIECE) return null;
+  const probe = canonQuote.slice(0, MIN_PIECE);
+  // Try each place the quote's start occurs: the longest first piece is not always the right one.
+  for (let at = ct.text.indexOf(probe), tries = 0; at !== -1 && tries < MAX_STARTS; at = ct.text.indexOf(probe, at + 1), tries++) {
+    const n = agree(canonQuote, 0, ct.text, at);
+    if (n === canonQuote.length) continue;
+    const gaps = followGaps(canonQuote, n, at + n, ct);
     if (gaps) return { gaps };
   }
   return null;
@@ -117,33 +116,31 @@ function followGaps(quote: string, matched: number, pos: number, ct: CanonText):
   const gaps: string[] = [];
   while (matched < quote.length) {
     if (gaps.length >= MAX_GAPS) return null;
-    // The quote must break at a line end...
-    const line = lineStartingAt(ct, pos);
-    if (line >= ct.lines.length || ct.lines[line]!.start !== pos) return null;
-    // ...and continue at the start of a later line, within MAX_GAP characters.
-    const rest = quote.slice(matched);
-    const probe = rest.slice(0, Math.min(rest.length, MIN_PIECE));
+    const lastIndex = lineEndingAt(ct, pos);
+    const last = ct.lines[lastIndex]!;
+    // The piece may stop short of its line's end only before a number pdftotext glued on (a page number).
+    const tail = ct.text.slice(pos, last.end);
+    if (tail !== '' && !/^\d+$/.test(tail)) return null;
+    // The quote continues at the start of a later line, within MAX_GAP characters.
+    const probe = quote.slice(matched, matched + MIN_PIECE);
     let resume = -1;
-    for (let l = line + 1; l < ct.lines.length && ct.lines[l]!.start - pos <= MAX_GAP; l++) {
+    for (let l = lastIndex + 1; l < ct.lines.length && ct.lines[l]!.start - pos <= MAX_GAP; l++) {
       if (!ct.lines[l]!.blank && ct.text.startsWith(probe, ct.lines[l]!.start)) {
         resume = l;
         break;
       }
     }
     if (resume === -1) return null;
-    const skipped = ct.lines.slice(line, resume);
+    const skipped = ct.lines.slice(lastIndex + 1, resume);
     const pageBreak = skipped.some((l) => l.pageStart) || ct.lines[resume]!.pageStart;
     const numbersOnly = skipped.every((l) => l.blank || l.numeric);
     // A block set off by blank lines inside a sentence (a footnote or box the sentence flows
     // around); after a sentence end it is the next paragraph, and skipping it is a splice.
-    const lastLine = ct.lines.slice(0, line).findLast((l) => !l.blank);
-    const block = skipped.some((l) => l.blank) && !SENTENCE_END.test(lastLine?.raw ?? '');
+    const block = skipped.some((l) => l.blank) && !SENTENCE_END.test(last.raw);
     if (!pageBreak && !numbersOnly && !block) return null;
-    gaps.push(skipped.filter((l) => !l.blank).map((l) => l.raw.trim()).join(' / '));
-    // Extend the piece from the resumed line as far as it matches.
+    gaps.push([tail, ...skipped.filter((l) => !l.blank).map((l) => l.raw.trim())].filter(Boolean).join(' / '));
     pos = ct.lines[resume]!.start;
-    let n = 0;
-    while (matched + n < quote.length && pos + n < ct.text.length && quote.charCodeAt(matched + n) === ct.text.charCodeAt(pos + n)) n++;
+    const n = agree(quote, matched, ct.text, pos);
     matched += n;
     pos += n;
   }
