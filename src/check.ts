@@ -9,8 +9,9 @@ import { findQuote, normalizeViews, textQuoteSelector, type HtmlViewChoice, type
 import { normalize } from './normalize.js';
 import type { Label } from './answers.js';
 import { diagnose, type Diagnosis, type Nearest } from './diagnose/index.js';
+import { DEFAULT_OPTIONS } from './defaults.js';
 
-export const VERSION = '0.1.0';
+export { DEFAULT_OPTIONS, VERSION } from './defaults.js';
 
 export interface CheckOptions {
   htmlView: HtmlViewChoice;
@@ -37,21 +38,6 @@ export interface CheckOptions {
   /** Called as each source is settled (fetched and extracted, or failed). */
   onSource?: (source: SourceRecord) => void;
 }
-
-export const DEFAULT_OPTIONS: Readonly<Omit<CheckOptions, 'signal' | 'onResult' | 'onSource' | 'pdftotext'>> = {
-  htmlView: 'any',
-  concurrency: 16,
-  perHost: 2,
-  timeoutMs: 30_000,
-  retries: 3,
-  maxBytes: 50 * 1024 * 1024,
-  maxRedirects: 10,
-  userAgent: `quotecheck/${VERSION} (quote verification for benchmarks; +https://www.npmjs.com/package/quotecheck)`,
-  retryAfterCapMs: 30_000,
-  backoffMinMs: 500,
-  backoffMaxMs: 8_000,
-  pdfTimeoutMs: 60_000,
-};
 
 /** What happened to one source, shared by every claim that cites it. */
 export interface SourceRecord {

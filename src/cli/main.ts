@@ -1,9 +1,6 @@
 // The command line: argument parsing (commander) and dispatch to one module per command.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { VERSION, DEFAULT_OPTIONS } from '../check.js';
-import { runCommand } from './run.js';
-import { gradeCommand } from './grade.js';
-import { verifyCommand } from './verify.js';
+import { DEFAULT_OPTIONS, VERSION } from '../defaults.js';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -57,6 +54,8 @@ export function buildProgram(): Command {
     .option('--max-mb <megabytes>', 'largest body accepted', megabytes)
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
+      // Each command loads its own modules: `grade` should not pay for jsdom.
+      const { runCommand } = await import('./run.js');
       process.exitCode = await runCommand({ ...o, maxBytes: o.maxMb });
     });
 
@@ -71,6 +70,7 @@ export function buildProgram(): Command {
     .option('--retries <n>', 'further attempts on transient failures', nonNegativeInt, DEFAULT_OPTIONS.retries)
     .option('--user-agent <string>', 'User-Agent header')
     .action(async (o) => {
+      const { verifyCommand } = await import('./verify.js');
       process.exitCode = await verifyCommand(o);
     });
 
@@ -81,7 +81,34 @@ export function buildProgram(): Command {
     .requiredOption('--gold <path>', 'gold labels ({id: label} or [{id, label}])')
     .option('--reward <path>', 'write the reward (a decimal) to this file')
     .action(async (o) => {
+      const { gradeCommand } = await import('./grade.js');
       process.exitCode = await gradeCommand(o);
+    });
+
+  program
+    .command('bench')
+    .description('run every task of a Harbor dataset locally: agent, then the task\'s verifier; report.json and report.html')
+    .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml), or one task folder')
+    .option('--agent <agent>', 'oracle (the task\'s solve.sh), baseline (all no_match), or a shell command run in /app', 'oracle')
+    .option('--jobs <n>', 'tasks run at once (default: one per core)', positiveInt)
+    .option('--out <dir>', 'where trials and reports go', 'bench-out')
+    .addOption(new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto').choices(['auto', 'namespace', 'paths']).default('auto'))
+    .option('--quiet', 'no progress output', false)
+    .action(async (o) => {
+      const { benchCommand } = await import('./bench.js');
+      process.exitCode = await benchCommand(o);
+    });
+
+  program
+    .command('export')
+    .description('write a Harbor dataset from labelled claims (JSON Lines with a "label" per claim)')
+    .requiredOption('--labelled <file>', 'labelled claims, one JSON object per line')
+    .requiredOption('--out <dir>', 'new folder for the dataset')
+    .option('--per-task <n>', 'about this many claims per task (claims of one source stay together)', positiveInt, 10)
+    .option('--name <prefix>', 'task name prefix (default: from the file name)')
+    .action(async (o) => {
+      const { exportCommand } = await import('./export.js');
+      process.exitCode = await exportCommand(o);
     });
 
   return program;

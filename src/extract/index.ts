@@ -1,12 +1,11 @@
 // The extract stage: a fetched body becomes one or more text views (PDF, HTML article and full page, plain text).
 import { ExtractError } from './errors.js';
 import { decodeHtml, decodeText } from './decode.js';
-import { htmlToViews } from './html.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
 import { pdfToText } from './pdf.js';
 
 export { ExtractError, type ExtractErrorKind } from './errors.js';
-export { renderText } from './html.js';
+export { renderText } from './render.js';
 export { parseContentType, sniffKind, hasPdfMagic, type SourceKind } from './kind.js';
 
 /** `article`: Readability's main content; `full`: the page's visible text; `text`: the only view of a PDF or text file. */
@@ -61,6 +60,8 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
     }
     case 'html': {
       const decoded = decodeHtml(input.body, contentType.charset);
+      // jsdom takes most of a second to load: only runs that meet HTML pay for it.
+      const { htmlToViews } = await import('./html.js');
       const { full, article, articleNote } = htmlToViews(decoded.text);
       const views: TextView[] = [];
       if (article !== undefined) views.push({ name: 'article', extractor: 'readability', text: article });

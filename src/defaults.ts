@@ -1,0 +1,19 @@
+// Defaults and version: what the CLI needs before it loads any pipeline code.
+import type { CheckOptions } from './check.js';
+
+export const VERSION = '0.1.0';
+
+export const DEFAULT_OPTIONS: Readonly<Omit<CheckOptions, 'signal' | 'onResult' | 'onSource' | 'pdftotext'>> = {
+  htmlView: 'any',
+  concurrency: 16,
+  perHost: 2,
+  timeoutMs: 30_000,
+  retries: 3,
+  maxBytes: 50 * 1024 * 1024,
+  maxRedirects: 10,
+  userAgent: `quotecheck/${VERSION} (quote verification for benchmarks; +https://www.npmjs.com/package/quotecheck)`,
+  retryAfterCapMs: 30_000,
+  backoffMinMs: 500,
+  backoffMaxMs: 8_000,
+  pdfTimeoutMs: 60_000,
+};

@@ -1,0 +1,289 @@
+// Running a Harbor dataset locally as the harness would: each task's agent, then its own verifier, at the container paths.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import pLimit from 'p-limit';
+import { parseLabels, grade, type Grade } from './grade.js';
+import { listTasks, readJsonIfAny, readJsonLines, type TaskDir } from './dataset.js';
+import { CONTAINER_PATHS } from './templates.js';
+
+/** How the container paths are provided: bind mounts in a private mount namespace (root), or environment variables. */
+export type Isolation = 'namespace' | 'paths';
+
+export interface BenchOptions {
+  tasksDir: string;
+  /** `oracle` (the task's solve.sh), `baseline` (all no_match), or a shell command run in /app. */
+  agent: string;
+  jobs?: number;
+  outDir: string;
+  /** The quotecheck entry point put on PATH (as in the image). */
+  quotecheckBin: string;
+  isolation?: Isolation | 'auto';
+  onTaskDone?: (run: TaskRun) => void;
+}
+
+/** One claim as the report shows it. */
+export interface ClaimRow {
+  id: string;
+  quote: string;
+  url: string;
+  claim?: string;
+  answer?: string;
+  gold: string;
+  correct: boolean;
+  diagnosis?: string;
+  note?: string;
+  context?: string;
+  nearest?: { text: string; similarity: number };
+  httpStatus?: number;
+}
+
+export interface TaskRun {
+  task: string;
+  reward: number;
+  claims: number;
+  correct: number;
+  /** Share of gold no_match labels: what the all-no_match baseline scores. */
+  floor: number;
+  agentExit: number | null;
+  verifierExit: number | null;
+  seconds: number;
+  /** What went wrong, if anything did (timeout, no reward file, ...). */
+  problems: string[];
+  grade: Grade;
+  rows: ClaimRow[];
+}
+
+export interface BenchReport {
+  agent: string;
+  isolation: Isolation;
+  tasks_dir: string;
+  mean_reward: number;
+  /** Mean of the per-task no_match shares: the baseline's mean reward. */
+  baseline_mean_reward: number;
+  claims: number;
+  correct: number;
+  seconds: number;
+  confusion: Grade['confusion'];
+  diagnoses: Record<string, number>;
+  tasks: TaskRun[];
+}
+
+/** Whether bind mounts in a private mount namespace are possible here (root and util-linux unshare). */
+export function canUseNamespaces(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' });
+  return probe.status === 0;
+}
+
+function agentCommand(agent: string, isolation: Isolation): string {
+  const app = isolation === 'namespace' ? CONTAINER_PATHS.app.path : `$${CONTAINER_PATHS.app.env}`;
+  const solution = isolation === 'namespace' ? CONTAINER_PATHS.solution.path : `$${CONTAINER_PATHS.solution.env}`;
+  if (agent === 'oracle') return `bash "${solution}/solve.sh"`;
+  if (agent === 'baseline') return `quotecheck run --baseline --claims "${app}/claims.json" --out "${app}/answers.json"`;
+  return agent;
+}
+
+function verifierCommand(isolation: Isolation): string {
+  return isolation === 'namespace' ? `bash ${CONTAINER_PATHS.tests.path}/test.sh` : `bash "$${CONTAINER_PATHS.tests.env}/test.sh"`;
+}
+
+interface Trial {
+  task: TaskDir;
+  root: string;
+  app: string;
+  verifierLogs: string;
+  agentLogs: string;
+}
+
+/** The folders a trial mounts, host side -> container side. */
+function mounts(t: Trial): [string, string][] {
+  const list: [string, string][] = [[t.app, CONTAINER_PATHS.app.path], [join(t.task.dir, 'tests'), CONTAINER_PATHS.tests.path]];
+  if (existsSync(join(t.task.dir, 'solution'))) list.push([join(t.task.dir, 'solution'), CONTAINER_PATHS.solution.path]);
+  list.push([t.verifierLogs, CONTAINER_PATHS.verifierLogs.path], [t.agentLogs, CONTAINER_PATHS.agentLogs.path]);
+  return list;
+}
+
+function quoteSh(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Runs one phase (agent or verifier) with a time limit. In a namespace, the trial's folders
+ * are bind-mounted at the container paths first, visible to this phase only; otherwise the
+ * scripts find them through environment variables.
+ */
+function runPhase(t: Trial, isolation: Isolation, command: string, env: NodeJS.ProcessEnv, timeoutSec: number, log: string): Promise<{ code: number | null; timedOut: boolean }> {
+  let argv: string[];
+  let cwd: string;
+  if (isolation === 'namespace') {
+    const setup = mounts(t).map(([from, to]) => `mount --bind ${quoteSh(from)} ${quoteSh(to)}`).join(' && ');
+    argv = ['unshare', '--mount', '--propagation', 'private', 'bash', '-c', `${setup} && cd ${CONTAINER_PATHS.app.path} && ${command}`];
+    cwd = t.root;
+  } else {
+    argv = ['bash', '-c', command];
+    cwd = t.app;
+  }
+  return new Promise((resolvePhase) => {
+    const out = join(t.root, log);
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => chunks.push(d));
+    child.stderr.on('data', (d: Buffer) => chunks.push(d));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL'); // the whole process group: bash and what it started
+      } catch {
+        // already gone
+      }
+    }, timeoutSec * 1000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      writeFileSync(out, Buffer.concat(chunks));
+      resolvePhase({ code, timedOut });
+    });
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolvePhase({ code: null, timedOut });
+    });
+  });
+}
+
+/** A `quotecheck` command on PATH that runs this quotecheck, as the image has it. */
+function makeShim(dir: string, quotecheckBin: string): string {
+  mkdirSync(dir, { recursive: true });
+  const shim = join(dir, 'quotecheck');
+  writeFileSync(shim, `#!/bin/sh\nexec ${quoteSh(process.execPath)} ${quoteSh(resolve(quotecheckBin))} "$@"\n`);
+  chmodSync(shim, 0o755);
+  return dir;
+}
+
+function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, string>): ClaimRow[] {
+  const claimsJson = readJsonIfAny(join(t.task.dir, 'environment', 'claims.json'));
+  const list = (Array.isArray(claimsJson) ? claimsJson : ((claimsJson as { claims?: unknown[] } | undefined)?.claims ?? [])) as Record<string, unknown>[];
+  const claims = new Map(list.map((c) => [String(c.id ?? c.claim_id), c]));
+  const report = new Map(readJsonLines(join(t.agentLogs, 'report.jsonl')).map((r) => [String(r.id), r]));
+  return [...gold].map(([id, goldLabel]) => {
+    const c = claims.get(id) ?? {};
+    const r = report.get(id);
+    const match = r?.match as { context?: string } | null | undefined;
+    const answer = answers.get(id);
+    return {
+      id,
+      quote: String(c.quote ?? c.quoted_text ?? c.quote_text ?? ''),
+      url: String(c.url ?? c.source_url ?? c.source ?? ''),
+      claim: typeof c.claim === 'string' ? c.claim : undefined,
+      answer,
+      gold: goldLabel,
+      correct: answer === goldLabel,
+      diagnosis: typeof r?.diagnosis === 'string' ? r.diagnosis : undefined,
+      note: typeof r?.note === 'string' ? r.note : undefined,
+      context: match?.context,
+      nearest: (r?.nearest as ClaimRow['nearest'] | null | undefined) ?? undefined,
+      httpStatus: typeof r?.http_status === 'number' ? r.http_status : undefined,
+    };
+  });
+}
+
+async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' | 'outDir'>>, isolation: Isolation, shimDir: string): Promise<TaskRun> {
+  const started = performance.now();
+  const root = resolve(opts.outDir, 'trials', task.name);
+  rmSync(root, { recursive: true, force: true });
+  const t: Trial = { task, root, app: join(root, 'app'), verifierLogs: join(root, 'logs', 'verifier'), agentLogs: join(root, 'logs', 'agent') };
+  for (const d of [t.app, t.verifierLogs, t.agentLogs]) mkdirSync(d, { recursive: true });
+  // What the task's image would hold in /app: the environment folder's files (claims.json), not its Dockerfile.
+  const envDir = join(task.dir, 'environment');
+  if (existsSync(envDir)) {
+    for (const f of readdirSync(envDir)) if (f !== 'Dockerfile') cpSync(join(envDir, f), join(t.app, f), { recursive: true });
+  }
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${shimDir}:${process.env.PATH ?? ''}` };
+  if (isolation === 'paths') {
+    env[CONTAINER_PATHS.app.env] = t.app;
+    env[CONTAINER_PATHS.solution.env] = join(task.dir, 'solution');
+    env[CONTAINER_PATHS.tests.env] = join(task.dir, 'tests');
+    env[CONTAINER_PATHS.verifierLogs.env] = t.verifierLogs;
+    env[CONTAINER_PATHS.agentLogs.env] = t.agentLogs;
+  }
+  const problems: string[] = [];
+  const agent = await runPhase(t, isolation, agentCommand(opts.agent, isolation), env, task.agentTimeoutSec, 'agent-output.txt');
+  if (agent.timedOut) problems.push(`agent stopped at its ${task.agentTimeoutSec} s timeout`);
+  else if (agent.code !== 0) problems.push(`agent exited ${agent.code}`);
+  const verifier = await runPhase(t, isolation, verifierCommand(isolation), env, task.verifierTimeoutSec, 'verifier-output.txt');
+  if (verifier.timedOut) problems.push(`verifier stopped at its ${task.verifierTimeoutSec} s timeout`);
+
+  const rewardText = existsSync(join(t.verifierLogs, 'reward.txt')) ? readFileSync(join(t.verifierLogs, 'reward.txt'), 'utf8').trim() : '';
+  let reward = Number(rewardText);
+  if (rewardText === '' || !Number.isFinite(reward)) {
+    problems.push(rewardText === '' ? 'no reward file' : `reward file says ${JSON.stringify(rewardText.slice(0, 40))}`);
+    reward = 0;
+  }
+  const gold = parseLabels(readJsonIfAny(join(task.dir, 'tests', 'gold.json')) ?? {}, `${task.name}/tests/gold.json`);
+  const answersJson = readJsonIfAny(join(t.app, 'answers.json'));
+  if (answersJson === undefined) problems.push('no answers file');
+  let answers = new Map<string, string>();
+  try {
+    answers = answersJson === undefined ? answers : parseLabels(answersJson, 'answers');
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  const g = grade(answers, gold);
+  const noMatch = [...gold.values()].filter((l) => l === 'no_match').length;
+  return {
+    task: task.name,
+    reward,
+    claims: gold.size,
+    correct: g.correct,
+    floor: gold.size === 0 ? 0 : noMatch / gold.size,
+    agentExit: agent.code,
+    verifierExit: verifier.code,
+    seconds: (performance.now() - started) / 1000,
+    problems,
+    grade: g,
+    rows: claimRows(t, answers, gold),
+  };
+}
+
+/** Runs every task of the dataset (several at a time) and gathers rewards, answers and evidence. */
+export async function runBench(opts: BenchOptions): Promise<BenchReport> {
+  const started = performance.now();
+  const tasks = listTasks(opts.tasksDir);
+  const isolation: Isolation = opts.isolation === 'namespace' || opts.isolation === 'paths'
+    ? opts.isolation
+    : canUseNamespaces() ? 'namespace' : 'paths';
+  if (isolation === 'namespace') {
+    // Mount points for the bind mounts; each trial's mounts live in its own namespace.
+    for (const { path } of Object.values(CONTAINER_PATHS)) mkdirSync(path, { recursive: true });
+  }
+  mkdirSync(opts.outDir, { recursive: true });
+  const shimDir = makeShim(join(opts.outDir, 'bin'), opts.quotecheckBin);
+  const limit = pLimit(opts.jobs ?? availableParallelism());
+  const runs = await Promise.all(tasks.map((task) => limit(async () => {
+    const run = await runTask(task, { agent: opts.agent, outDir: opts.outDir }, isolation, shimDir);
+    opts.onTaskDone?.(run);
+    return run;
+  })));
+
+  const confusion = { verbatim: { verbatim: 0, no_match: 0, missing: 0, invalid: 0 }, no_match: { verbatim: 0, no_match: 0, missing: 0, invalid: 0 } };
+  const diagnoses: Record<string, number> = {};
+  for (const r of runs) {
+    for (const g of ['verbatim', 'no_match'] as const) for (const a of ['verbatim', 'no_match', 'missing', 'invalid'] as const) confusion[g][a] += r.grade.confusion[g][a];
+    for (const row of r.rows) if (row.diagnosis) diagnoses[row.diagnosis] = (diagnoses[row.diagnosis] ?? 0) + 1;
+  }
+  const mean = (f: (r: TaskRun) => number) => (runs.length ? runs.reduce((n, r) => n + f(r), 0) / runs.length : 0);
+  return {
+    agent: opts.agent,
+    isolation,
+    tasks_dir: resolve(opts.tasksDir),
+    mean_reward: mean((r) => r.reward),
+    baseline_mean_reward: mean((r) => r.floor),
+    claims: runs.reduce((n, r) => n + r.claims, 0),
+    correct: runs.reduce((n, r) => n + r.correct, 0),
+    seconds: (performance.now() - started) / 1000,
+    confusion,
+    diagnoses,
+    tasks: runs,
+  };
+}

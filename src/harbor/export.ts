@@ -1,0 +1,134 @@
+// The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of about N claims, sources never split).
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { ClaimsFileError, parseClaims, type Claim } from '../claims.js';
+import type { Label } from '../answers.js';
+import { environmentDockerfile, instruction, solveScript, taskToml, testScript } from './templates.js';
+
+export interface LabelledClaim {
+  claim: Claim;
+  label: Label;
+  /** The claim as it goes into the task's claims.json: canonical fields, no label. */
+  public: Record<string, unknown>;
+}
+
+export class ExportError extends Error {
+  override readonly name = 'ExportError';
+}
+
+/** Where the gold label may be given. */
+const LABEL_FIELDS = ['label', 'gold', 'gold_label', 'expected_label'] as const;
+
+/**
+ * Reads labelled claims (JSON Lines: a claim per line, with its gold label). Every problem
+ * names the line; a claim that quotecheck could not check (bad URL, empty quote) is an error
+ * here, because a benchmark should not ship it.
+ */
+export function readLabelled(path: string): LabelledClaim[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ExportError(`cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  const raws: Record<string, unknown>[] = [];
+  const lineOf: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(line);
+    } catch (err) {
+      throw new ExportError(`${path}:${i + 1}: not valid JSON: ${(err as Error).message}`);
+    }
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ExportError(`${path}:${i + 1}: expected a JSON object`);
+    raws.push(obj as Record<string, unknown>);
+    lineOf.push(i + 1);
+  });
+  if (raws.length === 0) throw new ExportError(`${path}: no claims`);
+  let entries;
+  try {
+    entries = parseClaims(raws, path).entries;
+  } catch (err) {
+    if (err instanceof ClaimsFileError) throw new ExportError(err.message.replace(/claim #(\d+)/, (_, n: string) => `line ${lineOf[Number(n)]}`));
+    throw err;
+  }
+  return entries.map((entry, i) => {
+    const where = `${path}:${lineOf[i]} (id ${JSON.stringify(entry.id)})`;
+    if (entry.kind === 'invalid') throw new ExportError(`${where}: ${entry.problems.join('; ')}`);
+    const raw = raws[i]!;
+    const field = LABEL_FIELDS.find((f) => raw[f] !== undefined);
+    const label = field ? raw[field] : undefined;
+    if (label !== 'verbatim' && label !== 'no_match') {
+      throw new ExportError(`${where}: field "label" must be "verbatim" or "no_match", got ${JSON.stringify(label)}`);
+    }
+    const pub: Record<string, unknown> = { id: entry.id };
+    if (entry.claim !== undefined) pub.claim = entry.claim;
+    pub.quote = entry.quote;
+    pub.url = entry.url;
+    if (entry.verifyDate !== undefined) pub.verify_date = entry.verifyDate;
+    if (entry.evidenceSha256 !== undefined) pub.evidence = { sha256: entry.evidenceSha256 };
+    return { claim: entry, label, public: pub };
+  });
+}
+
+/**
+ * Splits claims into tasks of about `perTask` claims. Claims citing the same source (the
+ * same URL once its fragment is dropped) always land in the same task, so no source is
+ * fetched by two tasks and no task gets half of a source's claims. Groups keep input order;
+ * a task is closed when the next group would take it past `perTask`.
+ */
+export function planTasks(claims: readonly LabelledClaim[], perTask: number): LabelledClaim[][] {
+  const groups = new Map<string, LabelledClaim[]>();
+  for (const c of claims) {
+    const g = groups.get(c.claim.fetchUrl);
+    if (g) g.push(c);
+    else groups.set(c.claim.fetchUrl, [c]);
+  }
+  const tasks: LabelledClaim[][] = [];
+  let current: LabelledClaim[] = [];
+  for (const group of groups.values()) {
+    if (current.length > 0 && current.length + group.length > perTask) {
+      tasks.push(current);
+      current = [];
+    }
+    current.push(...group);
+  }
+  if (current.length > 0) tasks.push(current);
+  return tasks;
+}
+
+function write(path: string, content: string, executable = false): void {
+  writeFileSync(path, content);
+  if (executable) chmodSync(path, 0o755);
+}
+
+export interface ExportResult {
+  tasks: { name: string; claims: number; sources: number }[];
+}
+
+/** Writes the Harbor dataset: one folder per task with instruction, task.toml, environment, solution and tests. */
+export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string): ExportResult {
+  if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
+  const width = Math.max(3, String(tasks.length).length);
+  const result: ExportResult = { tasks: [] };
+  tasks.forEach((claims, i) => {
+    const name = `${prefix}-${String(i + 1).padStart(width, '0')}`;
+    const dir = join(outDir, name);
+    for (const sub of ['environment', 'solution', 'tests']) mkdirSync(join(dir, sub), { recursive: true });
+    write(join(dir, 'instruction.md'), instruction(claims.length, claims.map((c) => c.claim.id)));
+    write(join(dir, 'task.toml'), taskToml({ tags: ['quote-verification', prefix] }));
+    write(join(dir, 'environment', 'Dockerfile'), environmentDockerfile());
+    write(join(dir, 'environment', 'claims.json'), `${JSON.stringify(claims.map((c) => c.public), null, 2)}\n`);
+    write(join(dir, 'solution', 'solve.sh'), solveScript(), true);
+    write(join(dir, 'tests', 'test.sh'), testScript(), true);
+    write(join(dir, 'tests', 'gold.json'), `${JSON.stringify(Object.fromEntries(claims.map((c) => [c.claim.id, c.label])), null, 2)}\n`);
+    result.tasks.push({ name, claims: claims.length, sources: new Set(claims.map((c) => c.claim.fetchUrl)).size });
+  });
+  return result;
+}
+
+/** Task-name prefix from the labelled file's name ("skbench.jsonl" -> "skbench"), safe for folder names. */
+export function defaultPrefix(labelledPath: string): string {
+  return basename(labelledPath, extname(labelledPath)).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'task';
+}

@@ -1,0 +1,126 @@
+// The files of a Harbor task (design.md §6): instruction, task.toml, Dockerfile, oracle solve.sh and verifier test.sh.
+
+/**
+ * Container paths. Each script honours an environment variable for its folders, so a
+ * runner without root (no private mount namespace) can point them elsewhere; in the
+ * container they are unset and the paths are the standard ones.
+ */
+export const CONTAINER_PATHS = {
+  app: { path: '/app', env: 'QUOTECHECK_APP_DIR' },
+  solution: { path: '/solution', env: 'QUOTECHECK_SOLUTION_DIR' },
+  tests: { path: '/tests', env: 'QUOTECHECK_TESTS_DIR' },
+  verifierLogs: { path: '/logs/verifier', env: 'QUOTECHECK_VERIFIER_LOGS' },
+  agentLogs: { path: '/logs/agent', env: 'QUOTECHECK_AGENT_LOGS' },
+} as const;
+
+const p = CONTAINER_PATHS;
+
+/** The oracle: quotecheck on /app/claims.json; its progress and summary go to the agent log. */
+export function solveScript(): string {
+  return `#!/usr/bin/env bash
+# Oracle: quotecheck fetches every source and writes the answers (design.md §2).
+# The answers file is written even when sources fail or the run is stopped.
+set -euo pipefail
+APP="\${${p.app.env}:-${p.app.path}}"
+LOGS="\${${p.agentLogs.env}:-${p.agentLogs.path}}"
+mkdir -p "$LOGS"
+quotecheck run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl" 2>&1 | tee -a "$LOGS/quotecheck.log"
+`;
+}
+
+/** The verifier: grades /app/answers.json against /tests/gold.json; the reward file is never left empty. */
+export function testScript(): string {
+  return `#!/usr/bin/env bash
+# Verifier: reward = correct answers / gold claims, written to /logs/verifier/reward.txt.
+# A missing or unreadable answers file scores 0; the reward file is never left empty.
+APP="\${${p.app.env}:-${p.app.path}}"
+TESTS="\${${p.tests.env}:-${p.tests.path}}"
+LOGS="\${${p.verifierLogs.env}:-${p.verifierLogs.path}}"
+mkdir -p "$LOGS"
+if ! quotecheck grade --answers "$APP/answers.json" --gold "$TESTS/gold.json" --reward "$LOGS/reward.txt"; then
+  echo 0 > "$LOGS/reward.txt"
+fi
+[ -s "$LOGS/reward.txt" ] || echo 0 > "$LOGS/reward.txt"
+exit 0
+`;
+}
+
+export interface TaskTomlOptions {
+  difficulty?: string;
+  tags?: string[];
+  agentTimeoutSec?: number;
+  verifierTimeoutSec?: number;
+}
+
+/** Harbor's task.toml (schema version 1.0): timeouts for agent and verifier, resources for the environment. */
+export function taskToml(opts: TaskTomlOptions = {}): string {
+  const tags = (opts.tags ?? ['quote-verification']).map((t) => JSON.stringify(t)).join(', ');
+  return `version = "1.0"
+
+[metadata]
+author_name = "quotecheck export"
+author_email = "quotecheck@quotecheck.invalid"
+difficulty = ${JSON.stringify(opts.difficulty ?? 'medium')}
+category = "quote-verification"
+tags = [${tags}]
+
+[verifier]
+timeout_sec = ${(opts.verifierTimeoutSec ?? 120).toFixed(1)}
+
+[agent]
+timeout_sec = ${(opts.agentTimeoutSec ?? 600).toFixed(1)}
+
+[environment]
+build_timeout_sec = 600.0
+cpus = 1
+memory_mb = 2048
+storage_mb = 4096
+`;
+}
+
+/** A task's environment: the quotecheck image (see the top-level Dockerfile) plus the claims. */
+export function environmentDockerfile(): string {
+  return `FROM quotecheck:latest
+WORKDIR /app
+COPY claims.json /app/claims.json
+`;
+}
+
+/** What the agent is told: the task, the exact label rule, the answer format. */
+export function instruction(claimCount: number, exampleIds: readonly string[]): string {
+  const example = exampleIds.slice(0, 2).map((id, i) => `${JSON.stringify(id)}: ${i === 0 ? '"verbatim"' : '"no_match"'}`).join(', ');
+  return `# Check quotes against their sources
+
+\`/app/claims.json\` holds ${claimCount} claims. Each one has an \`id\`, a \`quote\`, the \`url\` of the source
+the quote is attributed to, and usually a \`claim\` sentence.
+
+Fetch every source URL (each URL once is enough) and decide for every claim whether its quote occurs
+**verbatim** in the source's text:
+
+- the text of a PDF is what \`pdftotext -enc UTF-8 FILE -\` (poppler, default mode) outputs;
+- the text of an HTML page is its visible text (body text without script, style, noscript and template;
+  block elements and \`<br>\` separated by whitespace, inline elements not), or the article view that
+  Mozilla Readability extracts from it;
+- decode HTML as a browser does: BOM, then the charset of the Content-Type header, then a \`<meta>\`
+  charset in the first 1024 bytes, then UTF-8 (windows-1252 when the bytes are not valid UTF-8).
+
+Before comparing, normalize both the quote and the source text, in this order:
+
+1. Unicode NFKC;
+2. curly quotes to straight: U+2018 U+2019 U+201A U+201B U+2032 U+2035 to \`'\`, U+201C U+201D U+201E
+   U+201F U+2033 U+2036 to \`"\`;
+3. dashes U+2010 to U+2015, U+2212, U+FE58, U+FE63, U+FF0D to \`-\`;
+4. every run of whitespace (JavaScript \`\\s\` plus U+001C to U+001F and U+0085) to one space, trimmed;
+5. lower case.
+
+Nothing else: soft hyphens, zero-width characters and ellipses stay as NFKC leaves them.
+A claim is \`verbatim\` if and only if the normalized quote is a substring of the normalized source text;
+otherwise, and whenever the source cannot be fetched or yields no text, it is \`no_match\`.
+
+Write \`/app/answers.json\`: one JSON object mapping every claim id to \`"verbatim"\` or \`"no_match"\`, e.g.
+
+\`\`\`json
+{ ${example} }
+\`\`\`
+`;
+}
