@@ -18,12 +18,13 @@
 // the source; no 5-word shingle of a fabricated quote occurs; ...) and stops with an
 // error when one does not hold. golden/check.ts re-verifies the labels independently.
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readability } from '@mozilla/readability';
-import { JSDOM } from 'jsdom';
-import { GOLDEN_PORT, goldenDir, projectRoot, type Route } from './server.js';
+import { collapse, copyMissingSources, fail, findElement, findPdfSpan, findTextNode, H1, H2, H3, type Host, HTML_UTF8, htmlText, isPdf as isPdfBytes, isShown, lineBreaks, normalize, PDF, pdftotext, reEsc, U, wordRe, writeFile } from './lib/builder.js';
+import { isMain } from './lib/main.js';
+import { GOLDEN_PORT, goldenDir, type Route } from './server.js';
+
+export { normalize };
 
 // ---------------------------------------------------------------------------
 // Sources: documents from ../shared/realworld/ (see its MANIFEST.json), copied
@@ -36,7 +37,7 @@ interface SourceDoc {
   pub: string;
 }
 
-const SOURCES = {
+export const SOURCES = {
   // English news and science pages (scrapinghub/article-extraction-benchmark, MIT)
   bbc: { file: 'html/c7e39ac49fa1235f5d50f83bf2444248bd3aa4e6df044377916c812dd109ba23.html', pub: 'BBC News' },
   reuters: { file: 'html/57d46c9d751e3fd3ffaf3ede7ac20cebd30eacb5ea78e1a6aa0a72059244e7ca.html', pub: 'Reuters' },
@@ -84,15 +85,10 @@ const SOURCES = {
   locked: { file: 'pdf/libreoffice-writer-password.pdf', pub: 'LibreOffice document with a user password' },
 } satisfies Record<string, SourceDoc>;
 
-type SrcKey = keyof typeof SOURCES;
+export type SrcKey = keyof typeof SOURCES;
 
 // ---------------------------------------------------------------------------
 // Spec types
-
-const H1 = '127.0.0.1';
-const H2 = '127.0.0.2';
-const H3 = '127.0.0.3';
-type Host = typeof H1 | typeof H2 | typeof H3;
 
 /** A route of the golden server. `src` serves a source document; the rest is Route. */
 interface RouteSpec extends Omit<Route, 'file' | 'handler' | 'host'> {
@@ -144,10 +140,7 @@ interface TaskSpec {
   claims: ClaimSpec[];
 }
 
-const U = (host: Host, p: string): string => `http://${host}:${GOLDEN_PORT}${p}`;
-const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8' };
 const HTML_NO_CHARSET = { 'content-type': 'text/html' };
-const PDF = { 'content-type': 'application/pdf' };
 
 // ---------------------------------------------------------------------------
 // THE SPEC
@@ -997,20 +990,7 @@ TASKS.push(
 );
 
 // ---------------------------------------------------------------------------
-// Normalization (design §3)
-
-export function normalize(s: string): string {
-  return s
-    .normalize('NFKC')
-    .replace(/[\u2018\u2019\u201A\u201B\u2032\u2035]/g, "'")
-    .replace(/[\u201C\u201D\u201E\u201F\u2033\u2036]/g, '"')
-    .replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, '-')
-    .replace(/[\s\u001C-\u001F\u0085]+/g, ' ')
-    .trim()
-    .toLowerCase();
-}
-
-const collapse = (s: string): string => s.replace(/\s+/g, ' ').trim();
+// Variants (normalization itself, design §3, is in lib/builder.ts)
 
 function applyVariant(span: string, v: Variant): string {
   switch (v) {
@@ -1035,17 +1015,7 @@ function applyVariant(span: string, v: Variant): string {
 const VARIANTS: readonly string[] = ['curly', 'straight', 'upper', 'lower', 'whitespace', 'nfd'];
 
 // ---------------------------------------------------------------------------
-// Source text (builder's own implementation; golden/check.ts has an independent one)
-
-const BLOCK = new Set(
-  ('address article aside blockquote body caption center dd details dialog dir div dl dt fieldset figcaption figure ' +
-    'footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html legend li listing main menu nav ol optgroup option ' +
-    'p plaintext pre section summary table tbody td tfoot th thead tr ul xmp iframe').split(' '),
-);
-const SKIP = new Set(['script', 'style', 'noscript', 'template']);
-const PREFERRED = ['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'dd', 'dt', 'td', 'th', 'figcaption', 'div', 'span', 'a', 'b', 'strong', 'em', 'i'];
-
-const { DOMParser } = new JSDOM('').window;
+// Source text (the builders' implementation, lib/builder.ts; golden/check.ts has an independent one)
 
 /** Charset per design §4 (BOM, HTTP charset, <meta> in the first 1024 bytes, UTF-8, windows-1252). */
 function sniffCharset(bytes: Buffer, contentType: string | undefined): { charset: string; how: string } {
@@ -1067,29 +1037,6 @@ function sniffCharset(bytes: Buffer, contentType: string | undefined): { charset
 function declaredCharsetAnywhere(bytes: Buffer): string | undefined {
   const m = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(bytes.toString('latin1'));
   return m?.[1]?.toLowerCase();
-}
-
-function blockText(root: Node): string {
-  const out: string[] = [];
-  const walk = (n: Node): void => {
-    if (n.nodeType === 3) {
-      out.push((n as Text).data);
-      return;
-    }
-    if (n.nodeType !== 1) return;
-    const tag = (n as Element).localName;
-    if (SKIP.has(tag)) return;
-    if (tag === 'br') {
-      out.push('\n');
-      return;
-    }
-    const block = BLOCK.has(tag);
-    if (block) out.push('\n');
-    for (let c = n.firstChild; c; c = c.nextSibling) walk(c);
-    if (block) out.push('\n');
-  };
-  walk(root);
-  return out.join('');
 }
 
 interface HtmlView {
@@ -1114,16 +1061,7 @@ interface PdfView {
 const SRC_DIR = (): string => path.join(goldenDir(), 'sources');
 
 function ensureSources(): void {
-  const realworld = [process.env.QUOTECHECK_REALWORLD, path.join(projectRoot(), '..', 'shared', 'realworld')].filter(
-    (d): d is string => !!d && fs.existsSync(d),
-  )[0];
-  for (const s of Object.values(SOURCES) as SourceDoc[]) {
-    const dest = path.join(SRC_DIR(), s.file);
-    if (fs.existsSync(dest)) continue;
-    if (!realworld) throw new Error(`missing ${dest} and no shared/realworld folder to copy it from`);
-    fs.mkdirSync(path.dirname(dest), { recursive: true });
-    fs.copyFileSync(path.join(realworld, s.file), dest);
-  }
+  copyMissingSources((Object.values(SOURCES) as SourceDoc[]).map((s) => s.file));
 }
 
 /** WHATWG windows-1252 for bytes 0x80-0x9F (the rest is ISO-8859-1). */
@@ -1159,17 +1097,8 @@ function htmlViews(key: SrcKey, contentType: string | undefined): HtmlView[] {
       const ck = `${key}|${cs}|${decoder}`;
       let v = htmlCache.get(ck);
       if (!v) {
-        const doc = new DOMParser().parseFromString(raw, 'text/html');
-        const full = normalize(blockText(doc.body));
-        const article: string[] = [];
-        const parsed = new Readability(new DOMParser().parseFromString(raw, 'text/html')).parse();
-        if (parsed?.content) {
-          article.push(normalize(parsed.textContent ?? ''));
-          const adoc = new DOMParser().parseFromString(parsed.content, 'text/html');
-          article.push(normalize(blockText(adoc.body)));
-        }
         const how = cs === sniff.charset ? sniff.how : '<meta> declared after byte 1024';
-        v = { charset: cs, decoder, how, raw, doc, full, article };
+        v = { charset: cs, decoder, how, raw, ...htmlText(raw) };
         htmlCache.set(ck, v);
       }
       views.push(v);
@@ -1182,49 +1111,17 @@ const pdfCache = new Map<string, PdfView>();
 function pdfView(key: SrcKey): PdfView {
   let v = pdfCache.get(key);
   if (!v) {
-    const file = path.join(SRC_DIR(), SOURCES[key].file);
-    try {
-      const text = execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        maxBuffer: 64 << 20,
-      });
-      v = { text, norm: normalize(text) };
-    } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      v = { text: null, error: String(e.stderr ?? e.message).trim(), norm: '' };
-    }
+    const out = pdftotext(path.join(SRC_DIR(), SOURCES[key].file));
+    v = out.text === null ? { text: null, error: out.error, norm: '' } : { text: out.text, norm: normalize(out.text) };
     pdfCache.set(key, v);
   }
   return v;
 }
 
-const isPdf = (key: SrcKey): boolean =>
-  fs.readFileSync(path.join(SRC_DIR(), SOURCES[key].file)).subarray(0, 5).toString('latin1') === '%PDF-';
+const isPdf = (key: SrcKey): boolean => isPdfBytes(fs.readFileSync(path.join(SRC_DIR(), SOURCES[key].file)));
 
 // ---------------------------------------------------------------------------
 // Locating spans (HTML): inside ONE element without block-level descendants, or ONE text node
-
-/** Hidden by markup (a browser would not show it): avoided, so that no label depends on it. */
-function isHidden(el: Element): boolean {
-  const style = (el.getAttribute('style') ?? '').replace(/\s+/g, '').toLowerCase();
-  return (
-    el.hasAttribute('hidden') ||
-    el.getAttribute('aria-hidden') === 'true' ||
-    style.includes('display:none') ||
-    style.includes('visibility:hidden')
-  );
-}
-
-function isEligible(el: Element): boolean {
-  for (let a: Element | null = el; a; a = a.parentElement) {
-    if (SKIP.has(a.localName) || a.localName === 'svg' || isHidden(a)) return false;
-  }
-  for (const d of Array.from(el.querySelectorAll('*'))) {
-    if (BLOCK.has(d.localName) || d.localName === 'br' || SKIP.has(d.localName) || d.localName === 'svg') return false;
-  }
-  return true;
-}
 
 /**
  * Text of an element with a space at every element boundary that falls between two
@@ -1261,27 +1158,16 @@ function spacedText(el: Element): string {
 }
 
 function locateHtml(view: HtmlView, span: string, id: string): string {
-  const body = view.doc.body;
-  const want = collapse(span);
-  for (const tag of PREFERRED) {
-    const els = Array.from(body.querySelectorAll(tag));
-    for (let i = 0; i < els.length; i++) {
-      const el = els[i]!;
-      if (!collapse(el.textContent ?? '').includes(want)) continue;
-      if (!isEligible(el)) continue;
-      if (!collapse(spacedText(el)).includes(want)) {
-        throw new Error(`${id}: span crosses an inline element boundary without whitespace in <${tag}> #${i + 1}`);
-      }
-      return `<${tag}> #${i + 1} in <body>`;
+  const found = findElement(view.doc.body, span);
+  if (found) {
+    const { tag, index, el } = found;
+    if (!collapse(spacedText(el)).includes(collapse(span))) {
+      throw new Error(`${id}: span crosses an inline element boundary without whitespace in <${tag}> #${index}`);
     }
+    return `<${tag}> #${index} in <body>`;
   }
-  const walker = view.doc.createTreeWalker(body, 4 /* SHOW_TEXT */);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const t = n as Text;
-    if (!collapse(t.data).includes(want)) continue;
-    let skip = false;
-    for (let a = t.parentElement; a; a = a.parentElement) if (SKIP.has(a.localName) || a.localName === 'svg' || isHidden(a)) skip = true;
-    if (skip) continue;
+  const t = findTextNode(view.doc, span, (n) => !n.parentElement || isShown(n.parentElement));
+  if (t) {
     const p = t.parentElement;
     const where = p ? `<${p.localName}${p.id ? ` id="${p.id}"` : p.className ? ` class="${String(p.className).split(/\s+/)[0]}"` : ''}>` : 'body';
     return `one text node inside ${where}`;
@@ -1291,13 +1177,9 @@ function locateHtml(view: HtmlView, span: string, id: string): string {
 
 function locatePdf(view: PdfView, span: string, id: string): string {
   if (view.text === null) throw new Error(`${id}: pdftotext failed: ${view.error}`);
-  const words = span.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const re = new RegExp(words.join('\\s+'));
-  const m = re.exec(view.text);
+  const m = findPdfSpan(view.text, span);
   if (!m) throw new Error(`${id}: span is not in pdftotext's output (as written): ${JSON.stringify(span)}`);
-  const page = (view.text.slice(0, m.index).match(/\f/g)?.length ?? 0) + 1;
-  const breaks = m[0].match(/\n/g)?.length ?? 0;
-  return `page ${page}${breaks ? `, crossing ${breaks} line break${breaks > 1 ? 's' : ''}` : ', within one line'}`;
+  return `page ${m.page}${lineBreaks(m.breaks)}`;
 }
 
 // ---------------------------------------------------------------------------
@@ -1349,10 +1231,6 @@ interface Labelled {
   url: string;
   label: 'verbatim' | 'no_match';
   rule: string;
-}
-
-function fail(id: string, msg: string): never {
-  throw new Error(`${id}: ${msg}`);
 }
 
 function deriveClaim(task: TaskSpec, c: ClaimSpec): Labelled {
@@ -1453,9 +1331,8 @@ function deriveClaim(task: TaskSpec, c: ClaimSpec): Labelled {
   if ('swap' in q) {
     const [from, to] = q.swap;
     // a whole word; in scripts written without spaces (Han, Kana) a run of characters
-    const esc = from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const cjk = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+$/u.test(from);
-    const re = cjk ? new RegExp(`()${esc}`, 'u') : new RegExp(`(^|[^\\p{L}\\p{N}])${esc}(?=$|[^\\p{L}\\p{N}])`, 'u');
+    const re = cjk ? new RegExp(`()${reEsc(from)}`, 'u') : wordRe(from);
     if (!re.test(q.span)) fail(c.id, `"${from}" is not a word of the span`);
     const quote = q.span.replace(re, (_m, pre: string) => pre + to);
     wordAbsent(to);
@@ -1569,12 +1446,6 @@ fi
 exit 0
 `;
 
-function writeFile(file: string, text: string, mode?: number): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-  if (mode !== undefined) fs.chmodSync(file, mode);
-}
-
 function main(): void {
   ensureSources();
   const dir = goldenDir();
@@ -1633,4 +1504,4 @@ function main(): void {
   console.log(`${'total'.padEnd(22)} ${String(all.length).padStart(3)} claims  ${String(v).padStart(3)} verbatim  ${String(all.length - v).padStart(3)} no_match (${((100 * (all.length - v)) / all.length).toFixed(1)}% no_match)`);
 }
 
-main();
+if (isMain(import.meta.url)) main();

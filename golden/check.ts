@@ -3,7 +3,8 @@
 //   npx tsc -p tsconfig.json && node dist/golden/check.js
 //
 // Re-derives every label in golden/labelled.jsonl with the simplest implementation of
-// design §3/§4 written from scratch here (it shares no code with build.ts or src/):
+// design §3/§4, written from scratch here and in lib/checker.ts (shared only with
+// golden/diagnosis/check.ts; no code from build.ts, lib/builder.ts or src/):
 //   - follow golden/routes.json as a client would (redirects, cookie gate and retries
 //     succeed; a final status >= 400 or no route means the source failed -> no_match);
 //   - PDFs (by %PDF- magic): `pdftotext -enc UTF-8 FILE -`; failure or no text -> nothing;
@@ -15,10 +16,10 @@
 // It also checks that the task folders agree with labelled.jsonl. Prints every
 // disagreement and exits 1 if there is one.
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { JSDOM } from 'jsdom';
+import { bodyText, isPdf, norm, parseHtml, pdftotext } from './lib/checker.js';
+import { isMain } from './lib/main.js';
 import { goldenDir, type Route } from './server.js';
 
 type Label = 'verbatim' | 'no_match';
@@ -30,15 +31,6 @@ interface Row {
   url: string;
   label: Label;
   rule: string;
-}
-
-function norm(text: string): string {
-  let s = text.normalize('NFKC');
-  s = s.replace(/[\u2018\u2019\u201A\u201B\u2032\u2035]/g, "'");
-  s = s.replace(/[\u201C\u201D\u201E\u201F\u2033\u2036]/g, '"');
-  s = s.replace(/[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uFE58\uFE63\uFF0D]/g, '-');
-  s = s.replace(/[\s\u001C\u001D\u001E\u001F\u0085]+/g, ' ');
-  return s.trim().toLowerCase();
 }
 
 // windows-1252 bytes 0x80..0x9F (Encoding Standard index); other bytes map to U+00xx.
@@ -73,41 +65,6 @@ function decodeHtml(bytes: Buffer, contentType: string): string {
   }
 }
 
-const BLOCKS = new Set([
-  'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'CAPTION', 'CENTER', 'DD', 'DETAILS', 'DIALOG', 'DIR', 'DIV', 'DL', 'DT',
-  'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER', 'HGROUP', 'HR', 'LEGEND',
-  'LI', 'MAIN', 'MENU', 'NAV', 'OL', 'OPTION', 'P', 'PRE', 'SECTION', 'SUMMARY', 'TABLE', 'TBODY', 'TD', 'TFOOT', 'TH', 'THEAD',
-  'TR', 'UL', 'IFRAME',
-]);
-const HIDDEN = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
-
-const window = new JSDOM('').window;
-
-function htmlText(html: string): string {
-  const doc = new window.DOMParser().parseFromString(html, 'text/html');
-  const NodeFilter = window.NodeFilter;
-  const walker = doc.createTreeWalker(doc.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-    acceptNode: (n: Node) =>
-      n.nodeType === 1 && HIDDEN.has((n as Element).tagName.toUpperCase()) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
-  });
-  const parts: string[] = [];
-  let lastBlock: Element | null = null;
-  let sawBreak = false;
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (n.nodeType === 1) {
-      if ((n as Element).tagName.toUpperCase() === 'BR') sawBreak = true;
-      continue;
-    }
-    let block: Element | null = n.parentElement;
-    while (block && !BLOCKS.has(block.tagName.toUpperCase())) block = block.parentElement;
-    if (block !== lastBlock || sawBreak) parts.push(' ');
-    parts.push((n as Text).data);
-    lastBlock = block;
-    sawBreak = false;
-  }
-  return parts.join('');
-}
-
 interface Fetched {
   text: string | null; // null: the source failed
   why: string;
@@ -128,15 +85,15 @@ function fetchSource(url: string, routes: Route[], dir: string): Fetched {
     if ((route.status ?? 200) >= 400) return { text: null, why: `status ${route.status}` };
     const bytes = route.file ? fs.readFileSync(path.join(dir, route.file)) : Buffer.from(String(route.body ?? ''), 'utf8');
     const contentType = route.headers?.['content-type'] ?? '';
-    if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') {
+    if (isPdf(bytes)) {
       const tmp = route.file ? path.join(dir, route.file) : '';
       try {
-        return { text: execFileSync('pdftotext', ['-enc', 'UTF-8', tmp, '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 26 }), why: 'pdf' };
+        return { text: pdftotext(tmp), why: 'pdf' };
       } catch {
         return { text: '', why: 'pdftotext failed' };
       }
     }
-    return { text: htmlText(decodeHtml(bytes, contentType)), why: 'html' };
+    return { text: bodyText(parseHtml(decodeHtml(bytes, contentType))), why: 'html' };
   }
   return { text: null, why: 'redirect loop' };
 }
@@ -212,4 +169,4 @@ function main(): number {
   return problems.length === 0 ? 0 : 1;
 }
 
-process.exitCode = main();
+if (isMain(import.meta.url)) process.exitCode = main();

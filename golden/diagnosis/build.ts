@@ -35,9 +35,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { Readability } from '@mozilla/readability';
-import { JSDOM, VirtualConsole } from 'jsdom';
+import { copyMissingSources, fail, findElement, findPdfSpan, findTextNode, fold, H1, H2, H3, type Host, HTML_UTF8 as HTML, htmlText, isPdf, lineBreaks, normalize, PDF, pdftotext, reEsc, U, wordRe, writeFile } from '../lib/builder.js';
+import { SOURCES, type SrcKey } from '../build.js';
+import { isMain } from '../lib/main.js';
 import { GOLDEN_PORT, goldenDir, projectRoot, type Route } from '../server.js';
+
+export { normalize };
 
 // ---------------------------------------------------------------------------
 // Documents. `file` is relative to golden/ (the server's base folder).
@@ -47,35 +50,41 @@ interface RealDoc {
   pub: string;
 }
 
-/** Real documents, copied unchanged from ../shared/realworld/ (origin and license in its MANIFEST.json). */
+/**
+ * Real documents: golden/build.ts's sources (copied unchanged from ../shared/realworld/, origin and
+ * license in its MANIFEST.json), under the name build.ts gives them or, for the PDFs, one that reads
+ * well in this set's rules.
+ */
+const real = (k: SrcKey, pub: string = SOURCES[k].pub): RealDoc => ({ file: `sources/${SOURCES[k].file}`, pub });
+
 const REAL = {
-  bbc: { file: 'sources/html/c7e39ac49fa1235f5d50f83bf2444248bd3aa4e6df044377916c812dd109ba23.html', pub: 'BBC News' },
-  reuters: { file: 'sources/html/57d46c9d751e3fd3ffaf3ede7ac20cebd30eacb5ea78e1a6aa0a72059244e7ca.html', pub: 'Reuters' },
-  politifact: { file: 'sources/html/b6906ca016bbfc64c90426e098c75b3e8c84457a77f51f1e7ea6941cb80c2147.html', pub: 'PolitiFact' },
-  smithsonian: { file: 'sources/html/ea25dd7edff4d27973600f35728f20aed5a3eedcc23257d9c3afc3d3e840c3de.html', pub: 'Smithsonian Magazine' },
-  aljazeera: { file: 'sources/html/42aad16bde9288623543642a9ce1a396be83e2db44aa2ff8cbbfe46e14abd7cc.html', pub: 'Al Jazeera' },
-  physorg: { file: 'sources/html/e1c7023ee2148901b086256fdd30a0893d10b0720b510d5ff07a021109347266.html', pub: 'Phys.org' },
-  sciencealert: { file: 'sources/html/359fee228518d55b921194561e9ca88e428df81940246f8fac7a75398377daea.html', pub: 'ScienceAlert' },
-  quanta: { file: 'sources/html/bdb56ac83513635db1d8b9eb46b2da4c0de8da2f1f28f5bf5163df3eb3d3ec06.html', pub: 'Quanta Magazine' },
-  spacereview: { file: 'sources/html/c00962aabe7bdd1fca78f5360ea7fa93cd7674863b05157e00827506a7aa58c4.html', pub: 'The Space Review' },
-  givewell: { file: 'sources/html/ad9e9e596f21a6812fae27b5d9d622359826c368e471d7d5ff9ac4676eaac9cd.html', pub: 'The GiveWell Blog' },
-  verge: { file: 'sources/html/785affa2c34e6e4844ef080e98e1a1e532eeeb671bdacebfb9e98ad7320ff382.html', pub: 'The Verge' },
-  thehill: { file: 'sources/html/6ebac05f637ece8aa57c298a2a5e3a8047f546f855d0f29cc683cea60ce85c85.html', pub: 'The Hill' },
-  cityam: { file: 'sources/html/360c732d1fdbfc6895d7096c0c0b8c0d581bb1af80160f4c6a0f1fd9ff85e469.html', pub: 'City A.M.' },
-  snopes: { file: 'sources/html/8380689f358c1e3a0f6fca6e11ed13e5304a74060139f7a584347db213950446.html', pub: 'Snopes' },
-  panarmenian: { file: 'sources/html/d90bda7ed14df19574f4ca8b1ccde5752a78f40058af1393e81cc99adb3e8756.html', pub: 'PanARMENIAN.Net' },
-  macrumors: { file: 'sources/html/232a43fb15abde807427b2a7bf4f772e27b8760554370956d8291df4e8166dbf.html', pub: 'MacRumors' },
-  realdeal: { file: 'sources/html/bc13ff87b2630ffbebc33bc37b11178b14f03109055e1d17bf644f804b63d98a.html', pub: 'The Real Deal' },
-  express: { file: 'sources/html/ba4dfe2d3e817ff7b8b01172ccc307850fc5469bcdd26c3c48ca046cb88ab7cf.html', pub: 'Daily Express' },
-  s2orc: { file: 'sources/pdf/2020.acl-main.447.pdf', pub: 'the S2ORC paper (ACL 2020)' },
-  tracemonkey: { file: 'sources/pdf/tracemonkey.pdf', pub: 'the TraceMonkey paper (PLDI 2009)' },
-  idp: { file: 'sources/pdf/issue-1061-colour-space-stack.pdf', pub: 'the Individual Differential Privacy preprint (IEEE TIFS)' },
-  fedreg: { file: 'sources/pdf/federal-register-2020-17221.pdf', pub: 'the Federal Register notice 2020-17221 (FAA, 737 MAX)' },
-  scotus: { file: 'sources/pdf/scotus-transcript-p1.pdf', pub: 'the Supreme Court transcript (Knowles v. Mirzayance)' },
-  googledoc: { file: 'sources/pdf/google-doc-document.pdf', pub: 'a Google Docs export (the Zen of Python)' },
-  scanRu: { file: 'sources/pdf/issue7229.pdf', pub: 'a scanned Russian vehicle inspection card' },
-  scanZh: { file: 'sources/pdf/issue-203-decimalize.pdf', pub: 'a scanned Chinese administrative penalty decision' },
-  locked: { file: 'sources/pdf/libreoffice-writer-password.pdf', pub: 'a LibreOffice document with a user password' },
+  bbc: real('bbc'),
+  reuters: real('reuters'),
+  politifact: real('politifact'),
+  smithsonian: real('smithsonian'),
+  aljazeera: real('aljazeera'),
+  physorg: real('physorg'),
+  sciencealert: real('sciencealert'),
+  quanta: real('quanta'),
+  spacereview: real('spacereview'),
+  givewell: real('givewell'),
+  verge: real('verge'),
+  thehill: real('thehill'),
+  cityam: real('cityam'),
+  snopes: real('snopes'),
+  panarmenian: real('panarmenian'),
+  macrumors: real('macrumors'),
+  realdeal: real('realdeal'),
+  express: real('express'),
+  s2orc: real('s2orc', 'the S2ORC paper (ACL 2020)'),
+  tracemonkey: real('tracemonkey', 'the TraceMonkey paper (PLDI 2009)'),
+  idp: real('idp', 'the Individual Differential Privacy preprint (IEEE TIFS)'),
+  fedreg: real('fedreg', 'the Federal Register notice 2020-17221 (FAA, 737 MAX)'),
+  scotus: real('scotus', 'the Supreme Court transcript (Knowles v. Mirzayance)'),
+  googledoc: real('googledoc', 'a Google Docs export (the Zen of Python)'),
+  scanRu: real('scanRu', 'a scanned Russian vehicle inspection card'),
+  scanZh: real('scanZh', 'a scanned Chinese administrative penalty decision'),
+  locked: real('locked', 'a LibreOffice document with a user password'),
 } satisfies Record<string, RealDoc>;
 
 type RealKey = keyof typeof REAL;
@@ -626,16 +635,8 @@ function renderPng(src: RealKey, page: number, dpi: number): Buffer {
 // ---------------------------------------------------------------------------
 // Hosts and URLs
 
-const H1 = '127.0.0.1';
-const H2 = '127.0.0.2';
-const H3 = '127.0.0.3';
-type Host = typeof H1 | typeof H2 | typeof H3;
-const U = (host: Host, p: string): string => `http://${host}:${GOLDEN_PORT}${p}`;
 /** a loopback port nothing listens on (the "discard" port): connection refused */
 const REFUSED = 'http://127.0.0.1:9';
-
-const HTML = { 'content-type': 'text/html; charset=utf-8' };
-const PDF = { 'content-type': 'application/pdf' };
 
 // The paragraphs shown by the shells come from the real articles; each is asserted.
 const GEN = {
@@ -1252,22 +1253,7 @@ const CASES: CaseSpec[] = [
 ];
 
 // ---------------------------------------------------------------------------
-// Normalization (design §3) and word helpers
-
-export function normalize(s: string): string {
-  return s
-    .normalize('NFKC')
-    .replace(/[\u2018\u2019\u201A\u201B\u2032\u2035]/g, "'")
-    .replace(/[\u201C\u201D\u201E\u201F\u2033\u2036]/g, '"')
-    .replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, '-')
-    .replace(/[\s\u001C-\u001F\u0085]+/g, ' ')
-    .trim()
-    .toLowerCase();
-}
-
-/** Steps 1-3 only (whitespace kept), to locate spans in pdftotext's raw output. */
-const fold = (s: string): string =>
-  s.normalize('NFKC').replace(/[\u2018\u2019\u201A\u201B\u2032\u2035]/g, "'").replace(/[\u201C\u201D\u201E\u201F\u2033\u2036]/g, '"').replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, '-');
+// Word helpers (normalization itself, design §3, is in lib/builder.ts)
 
 /** What is left when whitespace, hyphens, soft hyphens and zero-width characters are ignored. */
 const squash = (s: string): string => normalize(s).replace(/[\s\-\u00AD\u200B-\u200D\u2060\uFEFF]/g, '');
@@ -1297,44 +1283,8 @@ function wordDistance(a: string[], b: string[]): number {
   return d[a.length]![b.length]!;
 }
 
-const reEsc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const wordRe = (w: string): RegExp => new RegExp(`(^|[^\\p{L}\\p{N}])${reEsc(w)}(?=$|[^\\p{L}\\p{N}])`, 'u');
-
 // ---------------------------------------------------------------------------
-// Source text (this builder's implementation; check.ts has an independent one)
-
-const BLOCK = new Set(
-  ('address article aside blockquote body caption center dd details dialog dir div dl dt fieldset figcaption figure ' +
-    'footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html legend li listing main menu nav ol optgroup option ' +
-    'p plaintext pre section summary table tbody td tfoot th thead tr ul xmp iframe').split(' '),
-);
-const SKIP = new Set(['script', 'style', 'noscript', 'template']);
-const PREFERRED = ['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'dd', 'dt', 'td', 'th', 'figcaption', 'div', 'span', 'a', 'b', 'strong', 'em', 'i'];
-
-const { DOMParser } = new JSDOM('', { virtualConsole: new VirtualConsole() }).window;
-
-function blockText(root: Node): string {
-  const out: string[] = [];
-  const walk = (n: Node): void => {
-    if (n.nodeType === 3) {
-      out.push((n as Text).data);
-      return;
-    }
-    if (n.nodeType !== 1) return;
-    const tag = (n as Element).localName;
-    if (SKIP.has(tag)) return;
-    if (tag === 'br') {
-      out.push('\n');
-      return;
-    }
-    const block = BLOCK.has(tag);
-    if (block) out.push('\n');
-    for (let c = n.firstChild; c; c = c.nextSibling) walk(c);
-    if (block) out.push('\n');
-  };
-  walk(root);
-  return out.join('');
-}
+// Source text (the builders' implementation, lib/builder.ts; check.ts has an independent one)
 
 interface View {
   kind: 'pdf' | 'html' | 'none';
@@ -1355,25 +1305,15 @@ function viewOf(key: DocKey): View {
   if (hit) return hit;
   const bytes = fs.readFileSync(path.join(goldenDir(), docOf(key).file));
   let v: View;
-  if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') {
-    try {
-      const text = execFileSync('pdftotext', ['-enc', 'UTF-8', path.join(goldenDir(), docOf(key).file), '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
-      v = { kind: 'pdf', texts: [normalize(text)], pdfRaw: fold(text) };
-    } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      v = { kind: 'pdf', texts: [''], pdfRaw: '', pdfError: String(e.stderr ?? e.message).trim() };
-    }
+  if (isPdf(bytes)) {
+    const out = pdftotext(path.join(goldenDir(), docOf(key).file));
+    v = out.text === null
+      ? { kind: 'pdf', texts: [''], pdfRaw: '', pdfError: out.error }
+      : { kind: 'pdf', texts: [normalize(out.text)], pdfRaw: fold(out.text) };
   } else if (/\.html$/.test(docOf(key).file)) {
     const raw = new TextDecoder('utf-8', { fatal: true }).decode(bytes); // throws on invalid UTF-8: every page here is UTF-8
-    const doc = new DOMParser().parseFromString(raw, 'text/html');
-    const full = normalize(blockText(doc.body));
-    const texts = [full];
-    const parsed = new Readability(new DOMParser().parseFromString(raw, 'text/html')).parse();
-    if (parsed?.content) {
-      texts.push(normalize(parsed.textContent ?? ''));
-      texts.push(normalize(blockText(new DOMParser().parseFromString(parsed.content, 'text/html').body)));
-    }
-    v = { kind: 'html', texts, doc, raw, full };
+    const { doc, full, article } = htmlText(raw);
+    v = { kind: 'html', texts: [full, ...article], doc, raw, full };
   } else {
     v = { kind: 'none', texts: [] };
   }
@@ -1381,49 +1321,23 @@ function viewOf(key: DocKey): View {
   return v;
 }
 
-// --- locating spans (as golden/build.ts does) ---------------------------------
+// --- locating spans (as golden/build.ts does, with shorter descriptions) -------
 
-const collapse = (s: string): string => s.replace(/\s+/g, ' ').trim();
-
-function isHidden(el: Element): boolean {
-  const style = (el.getAttribute('style') ?? '').replace(/\s+/g, '').toLowerCase();
-  return el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true' || style.includes('display:none') || style.includes('visibility:hidden');
-}
-
-function isEligible(el: Element): boolean {
-  for (let a: Element | null = el; a; a = a.parentElement) if (SKIP.has(a.localName) || a.localName === 'svg' || isHidden(a)) return false;
-  for (const d of Array.from(el.querySelectorAll('*'))) if (BLOCK.has(d.localName) || d.localName === 'br' || SKIP.has(d.localName) || d.localName === 'svg') return false;
-  return true;
-}
-
-/** "<p> #4 in <body>": the span lies inside one element without block-level or <br> descendants. */
+/** "<p> #4": the span lies inside one element without block-level or <br> descendants. */
 function locateHtml(v: View, span: string, id: string): string {
-  const body = v.doc!.body;
-  const want = collapse(span);
-  for (const tag of PREFERRED) {
-    const els = Array.from(body.querySelectorAll(tag));
-    for (let i = 0; i < els.length; i++) {
-      const el = els[i]!;
-      if (collapse(el.textContent ?? '').includes(want) && isEligible(el)) return `<${tag}> #${i + 1}`;
-    }
-  }
-  const walker = v.doc!.createTreeWalker(body, 4 /* SHOW_TEXT */);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (collapse((n as Text).data).includes(want)) return `one text node inside <${(n as Text).parentElement?.localName ?? 'body'}>`;
-  }
+  const found = findElement(v.doc!.body, span);
+  if (found) return `<${found.tag}> #${found.index}`;
+  const t = findTextNode(v.doc!, span);
+  if (t) return `one text node inside <${t.parentElement?.localName ?? 'body'}>`;
   throw new Error(`${id}: span not found inside one element of the page: ${JSON.stringify(span)}`);
 }
 
 /** "page 3, crossing 2 line breaks": the span is in pdftotext's output (steps 1-3, whitespace-flexible, any case). */
 function locatePdf(v: View, span: string, id: string): { where: string; start: number; end: number } {
-  const words = fold(span).trim().split(/\s+/).map(reEsc);
-  const m = new RegExp(words.join('\\s+'), 'i').exec(v.pdfRaw ?? '');
+  const m = findPdfSpan(v.pdfRaw ?? '', fold(span), 'i');
   if (!m) throw new Error(`${id}: span is not in pdftotext's output: ${JSON.stringify(span)}`);
-  const page = ((v.pdfRaw ?? '').slice(0, m.index).match(/\f/g)?.length ?? 0) + 1;
-  const breaks = m[0].match(/\n/g)?.length ?? 0;
-  const feeds = m[0].match(/\f/g)?.length ?? 0;
-  const where = `page ${page}${feeds ? ' and the next' : ''}${breaks ? `, crossing ${breaks} line break${breaks > 1 ? 's' : ''}` : ', within one line'}`;
-  return { where, start: m.index, end: m.index + m[0].length };
+  const where = `page ${m.page}${m.feeds ? ' and the next' : ''}${lineBreaks(m.breaks)}`;
+  return { where, start: m.start, end: m.end };
 }
 
 function locate(key: DocKey, span: string, id: string): string {
@@ -1488,10 +1402,6 @@ interface Case {
   url: string;
   expected: Expected;
   rule: string;
-}
-
-function fail(id: string, msg: string): never {
-  throw new Error(`${id}: ${msg}`);
 }
 
 function expectedOf(q: QuoteSpec): Expected {
@@ -1691,21 +1601,9 @@ function deriveCase(id: string, c: CaseSpec): Case {
 // ---------------------------------------------------------------------------
 // Main
 
-function writeFile(file: string, data: string | Buffer): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, data);
-}
-
 function ensureSources(): void {
   const dir = goldenDir();
-  const realworld = [process.env.QUOTECHECK_REALWORLD, path.join(projectRoot(), '..', 'shared', 'realworld')].filter((d): d is string => !!d && fs.existsSync(d))[0];
-  for (const s of Object.values(REAL) as RealDoc[]) {
-    const dest = path.join(dir, s.file);
-    if (fs.existsSync(dest)) continue;
-    if (!realworld) throw new Error(`missing ${dest} and no shared/realworld folder to copy it from`);
-    fs.mkdirSync(path.dirname(dest), { recursive: true });
-    fs.copyFileSync(path.join(realworld, s.file.replace(/^sources\//, '')), dest);
-  }
+  copyMissingSources((Object.values(REAL) as RealDoc[]).map((s) => s.file.replace(/^sources\//, '')));
   fs.mkdirSync(path.join(projectRoot(), 'scratch'), { recursive: true });
   for (const g of Object.values(GEN) as Generated[]) {
     const dest = path.join(dir, g.file);
@@ -1785,7 +1683,9 @@ async function main(): Promise<void> {
   console.log(`${'total'.padEnd(20)} ${String(cases.length).padStart(3)} cases, ${routes.length} routes`);
 }
 
-main().catch((err: Error) => {
-  console.error(err.message);
-  process.exit(1);
-});
+if (isMain(import.meta.url)) {
+  main().catch((err: Error) => {
+    console.error(err.message);
+    process.exit(1);
+  });
+}

@@ -2,10 +2,11 @@
 //
 //   npx tsc -p tsconfig.json && node dist/golden/diagnosis/check.js
 //
-// Shares no code with golden/diagnosis/build.ts (or src/). It follows golden/check.ts:
-// its own normalization (design §3), pdftotext for PDFs, a jsdom TreeWalker over the
-// body's text nodes for HTML (skipping script/style/noscript/template, a space wherever a
-// block element or <br> separates two text nodes), plus Readability's article view.
+// Shares no code with golden/diagnosis/build.ts, lib/builder.ts or src/. It uses the same
+// re-check helpers as golden/check.ts (lib/checker.ts): their own normalization (design §3),
+// pdftotext for PDFs, a jsdom TreeWalker over the body's text nodes for HTML (skipping
+// script/style/noscript/template, a space wherever a block element or <br> separates two
+// text nodes), plus Readability's article view.
 // Unlike golden/check.ts it does not simulate the route table: it starts the golden
 // server (golden/server.ts, which serves golden/routes.json and golden/diagnosis/routes.json)
 // on a free port and fetches every claim URL over HTTP, following redirects by hand.
@@ -24,12 +25,12 @@
 // and that claims.json agrees with cases.jsonl, ids are unique, routes stay under /diag/,
 // and the counts per code meet the set's minimums. Exit 1 on any problem.
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readability } from '@mozilla/readability';
-import { JSDOM, VirtualConsole } from 'jsdom';
+import { bodyText, isPdf, norm, parseHtml, pdftotext } from '../lib/checker.js';
+import { isMain } from '../lib/main.js';
 import { GOLDEN_PORT, goldenDir, startGoldenServer, type Route } from '../server.js';
 
 interface CaseRow {
@@ -57,49 +58,8 @@ const CODES: Record<string, [number, number]> = {
   unsupported: [2, 3],
 };
 
-function norm(text: string): string {
-  let s = text.normalize('NFKC');
-  s = s.replace(/[\u2018\u2019\u201A\u201B\u2032\u2035]/g, "'");
-  s = s.replace(/[\u201C\u201D\u201E\u201F\u2033\u2036]/g, '"');
-  s = s.replace(/[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uFE58\uFE63\uFF0D]/g, '-');
-  s = s.replace(/[\s\u001C\u001D\u001E\u001F\u0085]+/g, ' ');
-  return s.trim().toLowerCase();
-}
 const bare = (s: string): string => norm(s).replace(/[ \-\u00AD\u200B\u200C\u200D\u2060\uFEFF]/g, '');
 const words = (s: string): string[] => norm(s).match(/[\p{L}\p{N}]+/gu) ?? [];
-
-const BLOCKS = new Set([
-  'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'CAPTION', 'CENTER', 'DD', 'DETAILS', 'DIALOG', 'DIR', 'DIV', 'DL', 'DT',
-  'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER', 'HGROUP', 'HR', 'LEGEND',
-  'LI', 'MAIN', 'MENU', 'NAV', 'OL', 'OPTION', 'P', 'PRE', 'SECTION', 'SUMMARY', 'TABLE', 'TBODY', 'TD', 'TFOOT', 'TH', 'THEAD',
-  'TR', 'UL', 'IFRAME',
-]);
-const HIDDEN = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
-const window = new JSDOM('', { virtualConsole: new VirtualConsole() }).window;
-
-function bodyText(doc: Document): string {
-  const NodeFilter = window.NodeFilter;
-  const walker = doc.createTreeWalker(doc.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-    acceptNode: (n: Node) =>
-      n.nodeType === 1 && HIDDEN.has((n as Element).tagName.toUpperCase()) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
-  });
-  const parts: string[] = [];
-  let lastBlock: Element | null = null;
-  let sawBreak = false;
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (n.nodeType === 1) {
-      if ((n as Element).tagName.toUpperCase() === 'BR') sawBreak = true;
-      continue;
-    }
-    let block: Element | null = n.parentElement;
-    while (block && !BLOCKS.has(block.tagName.toUpperCase())) block = block.parentElement;
-    if (block !== lastBlock || sawBreak) parts.push(' ');
-    parts.push((n as Text).data);
-    lastBlock = block;
-    sawBreak = false;
-  }
-  return parts.join('');
-}
 
 interface Got {
   /** final HTTP status, or 0 when no response (connection refused, loop) */
@@ -137,11 +97,11 @@ async function fetchAs(url: string, port: number): Promise<Got> {
     }
     const bytes = Buffer.from(await res.arrayBuffer());
     const contentType = res.headers.get('content-type') ?? '';
-    if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') {
+    if (isPdf(bytes)) {
       const tmp = path.join(os.tmpdir(), `diag-check-${process.pid}.pdf`);
       fs.writeFileSync(tmp, bytes);
       try {
-        const text = execFileSync('pdftotext', ['-enc', 'UTF-8', tmp, '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 26 });
+        const text = pdftotext(tmp);
         return { status: res.status, contentType, kind: 'pdf', views: [norm(text)], why: 'pdf' };
       } catch {
         return { status: res.status, contentType, kind: 'pdf', views: [''], why: 'pdftotext failed' };
@@ -151,9 +111,8 @@ async function fetchAs(url: string, port: number): Promise<Got> {
     }
     if (/^text\/html/i.test(contentType)) {
       const html = new TextDecoder('utf-8').decode(bytes);
-      const doc = new window.DOMParser().parseFromString(html, 'text/html');
-      const views = [norm(bodyText(doc))];
-      const article = new Readability(new window.DOMParser().parseFromString(html, 'text/html')).parse();
+      const views = [norm(bodyText(parseHtml(html)))];
+      const article = new Readability(parseHtml(html)).parse();
       if (article?.textContent) views.push(norm(article.textContent));
       return { status: res.status, contentType, kind: 'html', views, why: 'html' };
     }
@@ -326,12 +285,14 @@ async function main(): Promise<number> {
   return problems.length === 0 ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: Error) => {
-    console.error(err.stack ?? err.message);
-    process.exitCode = 1;
-  },
-);
+if (isMain(import.meta.url)) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: Error) => {
+      console.error(err.stack ?? err.message);
+      process.exitCode = 1;
+    },
+  );
+}
