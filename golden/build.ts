@@ -23,6 +23,7 @@ import path from 'node:path';
 import { collapse, copyMissingSources, fail, findElement, findPdfSpan, findTextNode, H1, H2, H3, type Host, HTML_UTF8, htmlText, isPdf as isPdfBytes, isShown, lineBreaks, normalize, PDF, pdftotext, reEsc, U, wordRe, writeFile } from './lib/builder.js';
 import { isMain } from './lib/main.js';
 import { GOLDEN_PORT, goldenDir, type Route } from './server.js';
+import { environmentDockerfile, instruction, solveScript, taskToml, testScript } from '../src/harbor/templates.js';
 
 export { normalize };
 
@@ -1363,89 +1364,6 @@ function deriveClaim(task: TaskSpec, c: ClaimSpec): Labelled {
 // ---------------------------------------------------------------------------
 // Writing the task folders
 
-const INSTRUCTION = (t: TaskSpec, n: number): string => `# Check quotes against their sources
-
-\`/app/claims.json\` holds ${n} claims. Each one has an \`id\`, a \`claim\` sentence, a \`quote\` and
-the \`url\` of the source the quote is attributed to.
-
-Fetch every source URL (each URL once is enough) and decide for every claim whether its quote occurs
-**verbatim** in the source's text:
-
-- the text of a PDF is what \`pdftotext -enc UTF-8 FILE -\` (poppler, default mode) outputs;
-- the text of an HTML page is its visible text (body text without script, style, noscript and template;
-  block elements and \`<br>\` separated by whitespace, inline elements not), or the article view that
-  Mozilla Readability extracts from it;
-- decode HTML as a browser does: BOM, then the charset of the Content-Type header, then a \`<meta>\`
-  charset in the first 1024 bytes, then UTF-8 (windows-1252 when the bytes are not valid UTF-8).
-
-Before comparing, normalize both the quote and the source text, in this order:
-
-1. Unicode NFKC;
-2. curly quotes to straight: U+2018 U+2019 U+201A U+201B U+2032 U+2035 to \`'\`, U+201C U+201D U+201E
-   U+201F U+2033 U+2036 to \`"\`;
-3. dashes U+2010 to U+2015, U+2212, U+FE58, U+FE63, U+FF0D to \`-\`;
-4. every run of whitespace (JavaScript \`\\s\` plus U+001C to U+001F and U+0085) to one space, trimmed;
-5. lower case.
-
-Nothing else: soft hyphens, zero-width characters and ellipses stay as NFKC leaves them.
-A claim is \`verbatim\` if and only if the normalized quote is a substring of the normalized source text;
-otherwise, and whenever the source cannot be fetched or yields no text, it is \`no_match\`.
-
-Write \`/app/answers.json\`: one JSON object mapping every claim id to \`"verbatim"\` or \`"no_match"\`, e.g.
-
-\`\`\`json
-{ "${t.claims[0]?.id ?? 'x-01'}": "verbatim", "${t.claims[1]?.id ?? 'x-02'}": "no_match" }
-\`\`\`
-
-About these sources: ${t.about}
-`;
-
-const TASK_TOML = (t: TaskSpec): string => `version = "1.0"
-
-[metadata]
-author_name = "quotecheck golden benchmark"
-author_email = "golden@quotecheck.invalid"
-difficulty = "${t.difficulty}"
-category = "quote-verification"
-tags = [${['quotecheck', ...t.tags].map((x) => JSON.stringify(x)).join(', ')}]
-
-[verifier]
-timeout_sec = 120.0
-
-[agent]
-timeout_sec = 600.0
-
-[environment]
-build_timeout_sec = 600.0
-cpus = 1
-memory_mb = 2048
-storage_mb = 4096
-`;
-
-const DOCKERFILE = `FROM quotecheck:latest
-WORKDIR /app
-COPY claims.json /app/claims.json
-`;
-
-const SOLVE_SH = `#!/usr/bin/env bash
-set -euo pipefail
-quotecheck run --claims /app/claims.json --out /app/answers.json
-`;
-
-const TEST_SH = `#!/usr/bin/env bash
-# Verifier: grade /app/answers.json against the gold labels; the reward file is never left empty.
-mkdir -p /logs/verifier
-if ! quotecheck grade --answers /app/answers.json --gold /tests/gold.json --reward /logs/verifier/reward.txt; then
-  if ! grep -Eq '^[[:space:]]*[0-9]' /logs/verifier/reward.txt 2>/dev/null; then
-    echo 0 > /logs/verifier/reward.txt
-  fi
-fi
-if [ ! -s /logs/verifier/reward.txt ]; then
-  echo 0 > /logs/verifier/reward.txt
-fi
-exit 0
-`;
-
 function main(): void {
   ensureSources();
   const dir = goldenDir();
@@ -1477,15 +1395,16 @@ function main(): void {
 
     const tdir = path.join(dir, 'tasks', t.name);
     fs.rmSync(tdir, { recursive: true, force: true });
-    writeFile(path.join(tdir, 'instruction.md'), INSTRUCTION(t, labelled.length));
-    writeFile(path.join(tdir, 'task.toml'), TASK_TOML(t));
-    writeFile(path.join(tdir, 'environment', 'Dockerfile'), DOCKERFILE);
+    // The task files are the same templates `quotecheck export` writes (src/harbor/templates.ts).
+    writeFile(path.join(tdir, 'instruction.md'), instruction(labelled.length, labelled.map((l) => l.id), t.about));
+    writeFile(path.join(tdir, 'task.toml'), taskToml({ author: 'quotecheck golden benchmark', difficulty: t.difficulty, tags: ['quotecheck', ...t.tags] }));
+    writeFile(path.join(tdir, 'environment', 'Dockerfile'), environmentDockerfile());
     writeFile(
       path.join(tdir, 'environment', 'claims.json'),
       JSON.stringify(labelled.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url })), null, 2) + '\n',
     );
-    writeFile(path.join(tdir, 'solution', 'solve.sh'), SOLVE_SH, 0o755);
-    writeFile(path.join(tdir, 'tests', 'test.sh'), TEST_SH, 0o755);
+    writeFile(path.join(tdir, 'solution', 'solve.sh'), solveScript(), 0o755);
+    writeFile(path.join(tdir, 'tests', 'test.sh'), testScript(), 0o755);
     writeFile(
       path.join(tdir, 'tests', 'gold.json'),
       JSON.stringify(Object.fromEntries(labelled.map((l) => [l.id, l.label])), null, 2) + '\n',

@@ -103,6 +103,9 @@ function shellOf(source: SourceRecord): Shell | null {
   return cache.shell;
 }
 
+/** How notes name a view. */
+const VIEW_NAMES: Record<NormalizedView['name'], string> = { article: 'article text', full: 'full page text', text: 'extracted text' };
+
 function describeShell(shell: Shell): string {
   const what = { bot_check: 'a bot check', login: 'a login wall', subscription: 'a subscription wall', consent: 'a consent wall', js_shell: 'a JavaScript-only shell' }[shell.kind];
   return `the response is ${what} (${shell.evidence})`;
@@ -174,13 +177,13 @@ function diagnoseText(quote: string, source: SourceRecord, views: NormalizedView
   for (const view of views) {
     const ct = canonOf(source, view.name);
     if (canonQuote.length > 0 && ct.text.includes(canonQuote)) {
-      return { diagnosis: 'extraction_artifact', note: `in the ${view.name} text once whitespace, hyphens, soft hyphens and zero-width characters are ignored (extraction glued, split or hyphenated words)`, nearest: nearestIn(quote, views) };
+      return { diagnosis: 'extraction_artifact', note: `in the ${VIEW_NAMES[view.name]} once whitespace, hyphens, soft hyphens and zero-width characters are ignored (extraction glued, split or hyphenated words)`, nearest: nearestIn(quote, views) };
     }
   }
   for (const view of views) {
     const found = findInterrupted(canonQuote, canonOf(source, view.name));
     if (found) {
-      return { diagnosis: 'extraction_artifact', note: `in the ${view.name} text, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`, nearest: nearestIn(quote, views) };
+      return { diagnosis: 'extraction_artifact', note: `in the ${VIEW_NAMES[view.name]}, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`, nearest: nearestIn(quote, views) };
     }
   }
 

@@ -46,6 +46,7 @@ exit 0
 }
 
 export interface TaskTomlOptions {
+  author?: string;
   difficulty?: string;
   tags?: string[];
   agentTimeoutSec?: number;
@@ -58,7 +59,7 @@ export function taskToml(opts: TaskTomlOptions = {}): string {
   return `version = "1.0"
 
 [metadata]
-author_name = "quotecheck export"
+author_name = ${JSON.stringify(opts.author ?? 'quotecheck export')}
 author_email = "quotecheck@quotecheck.invalid"
 difficulty = ${JSON.stringify(opts.difficulty ?? 'medium')}
 category = "quote-verification"
@@ -87,7 +88,7 @@ COPY claims.json /app/claims.json
 }
 
 /** What the agent is told: the task, the exact label rule, the answer format. */
-export function instruction(claimCount: number, exampleIds: readonly string[]): string {
+export function instruction(claimCount: number, exampleIds: readonly string[], about?: string): string {
   const example = exampleIds.slice(0, 2).map((id, i) => `${JSON.stringify(id)}: ${i === 0 ? '"verbatim"' : '"no_match"'}`).join(', ');
   return `# Check quotes against their sources
 
@@ -122,5 +123,5 @@ Write \`/app/answers.json\`: one JSON object mapping every claim id to \`"verbat
 \`\`\`json
 { ${example} }
 \`\`\`
-`;
+${about ? `\nAbout these sources: ${about}\n` : ''}`;
 }

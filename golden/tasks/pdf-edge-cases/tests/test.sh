@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Verifier: grade /app/answers.json against the gold labels; the reward file is never left empty.
-mkdir -p /logs/verifier
-if ! quotecheck grade --answers /app/answers.json --gold /tests/gold.json --reward /logs/verifier/reward.txt; then
-  if ! grep -Eq '^[[:space:]]*[0-9]' /logs/verifier/reward.txt 2>/dev/null; then
-    echo 0 > /logs/verifier/reward.txt
-  fi
+# Verifier: reward = correct answers / gold claims, written to /logs/verifier/reward.txt.
+# A missing or unreadable answers file scores 0; the reward file is never left empty.
+APP="${QUOTECHECK_APP_DIR:-/app}"
+TESTS="${QUOTECHECK_TESTS_DIR:-/tests}"
+LOGS="${QUOTECHECK_VERIFIER_LOGS:-/logs/verifier}"
+mkdir -p "$LOGS"
+if ! quotecheck grade --answers "$APP/answers.json" --gold "$TESTS/gold.json" --reward "$LOGS/reward.txt"; then
+  echo 0 > "$LOGS/reward.txt"
 fi
-if [ ! -s /logs/verifier/reward.txt ]; then
-  echo 0 > /logs/verifier/reward.txt
-fi
+[ -s "$LOGS/reward.txt" ] || echo 0 > "$LOGS/reward.txt"
 exit 0

@@ -1,3 +1,8 @@
 #!/usr/bin/env bash
+# Oracle: quotecheck fetches every source and writes the answers (design.md §2).
+# The answers file is written even when sources fail or the run is stopped.
 set -euo pipefail
-quotecheck run --claims /app/claims.json --out /app/answers.json
+APP="${QUOTECHECK_APP_DIR:-/app}"
+LOGS="${QUOTECHECK_AGENT_LOGS:-/logs/agent}"
+mkdir -p "$LOGS"
+quotecheck run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl" 2>&1 | tee -a "$LOGS/quotecheck.log"

@@ -1,0 +1,36 @@
+// Bench results for people and programs: the text table, report.json and report.html.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchReport } from './bench.js';
+import { renderHtmlReport } from './html.js';
+
+export function benchTable(r: BenchReport): string {
+  const w = Math.max(10, ...r.tasks.map((t) => t.task.length));
+  const row = (a: string, b: string, c: string, d: string, e: string) => `${a.padEnd(w)}  ${b.padStart(6)}  ${c.padStart(7)}  ${d.padStart(8)}  ${e}`;
+  const lines = [row('task', 'claims', 'reward', 'baseline', 'problems'), '-'.repeat(w + 40)];
+  for (const t of r.tasks) lines.push(row(t.task, String(t.claims), t.reward.toFixed(3), t.floor.toFixed(3), t.problems.join('; ')));
+  lines.push('-'.repeat(w + 40));
+  lines.push(row('mean', String(r.claims), r.mean_reward.toFixed(3), r.baseline_mean_reward.toFixed(3), `${r.correct}/${r.claims} claims correct`));
+  const c = r.confusion;
+  lines.push('', 'confusion (gold \\ answered)   verbatim  no_match  missing  invalid');
+  lines.push(`gold verbatim                ${String(c.verbatim.verbatim).padStart(9)} ${String(c.verbatim.no_match).padStart(9)} ${String(c.verbatim.missing).padStart(8)} ${String(c.verbatim.invalid).padStart(8)}`);
+  lines.push(`gold no_match                ${String(c.no_match.verbatim).padStart(9)} ${String(c.no_match.no_match).padStart(9)} ${String(c.no_match.missing).padStart(8)} ${String(c.no_match.invalid).padStart(8)}`);
+  const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
+  if (diagnoses.length) lines.push('', `diagnoses: ${diagnoses.map(([d, n]) => `${d} ${n}`).join(', ')}`);
+  return lines.join('\n');
+}
+
+/** report.json keeps per-task numbers and per-claim rows; the grade object is summarized by the confusion matrix. */
+export function reportJson(r: BenchReport): string {
+  const tasks = r.tasks.map(({ grade: _grade, ...t }) => t);
+  return `${JSON.stringify({ ...r, tasks }, null, 2)}\n`;
+}
+
+/** Writes report.json and report.html into `dir`; returns their paths. */
+export function writeBenchReports(report: BenchReport, dir: string): { json: string; html: string } {
+  const json = join(dir, 'report.json');
+  const html = join(dir, 'report.html');
+  writeFileSync(json, reportJson(report));
+  writeFileSync(html, renderHtmlReport(report));
+  return { json, html };
+}
