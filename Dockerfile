@@ -7,10 +7,9 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.src.json ./
 COPY src ./src
-COPY golden/*.ts ./golden/
-RUN npm run build && npm pack --silent && mv quotecheck-*.tgz /quotecheck.tgz
+RUN npx tsc -p tsconfig.src.json && npm pack --silent && mv quotecheck-*.tgz /quotecheck.tgz
 
 # Runtime stage: the packed package plus its production dependencies, pinned by the lockfile.
 FROM node:20-bookworm-slim
@@ -25,8 +24,8 @@ RUN tar -xzf /tmp/quotecheck.tgz --strip-components=1 \
  && rm /tmp/quotecheck.tgz \
  && ln -s /opt/quotecheck/bin/quotecheck.js /usr/local/bin/quotecheck \
  && useradd --create-home --uid 10001 quotecheck \
- && mkdir -p /app /logs/verifier \
- && chown quotecheck:quotecheck /app /logs/verifier
+ && mkdir -p /app /logs/verifier /logs/agent \
+ && chown quotecheck:quotecheck /app /logs/verifier /logs/agent
 USER quotecheck
 WORKDIR /app
 CMD ["quotecheck", "--help"]
