@@ -28,7 +28,8 @@ export interface CheckOptions {
   retryAfterCapMs: number;
   backoffMinMs: number;
   backoffMaxMs: number;
-  pdfTimeoutMs: number;
+  /** Time limit for extracting one source (pdftotext, or jsdom and Readability in a worker). */
+  extractTimeoutMs: number;
   /** pdftotext executable (default: from PATH). */
   pdftotext?: string;
   /** Stops the run: claims not decided by then are answered `no_match`. */
@@ -193,7 +194,7 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
         record.text = await extractLimit(() =>
           extractSource(
             { body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl },
-            { pdfTimeoutMs: options.pdfTimeoutMs, pdftotext: options.pdftotext, signal: options.signal },
+            { timeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal },
           ),
         );
         record.views = normalizeViews(record.text.views);

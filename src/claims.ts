@@ -1,5 +1,5 @@
 // Claims input (design.md §1): parse and validate claims.json at the boundary, aliases included.
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { normalize } from './normalize.js';
 
@@ -77,8 +77,22 @@ const HttpUrlSchema = z.string().transform((s, ctx) => {
     return z.NEVER;
   }
   parsed.hash = '';
+  // Credentials are never sent (WHATWG fetch refuses URLs with them): the source is fetched
+  // without them, and parseEntry warns about it.
+  parsed.username = '';
+  parsed.password = '';
   return parsed.href;
 });
+
+/** True when the URL carries `user:password@` (or just `user@`). */
+function hasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url.trim());
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
 
 const OptionalTextSchema = z.string();
 /** ISO date (2024-05-01) or date-time (2024-05-01T12:00:00Z). */
@@ -151,6 +165,10 @@ function parseEntry(raw: unknown, index: number, warnings: string[]): ClaimEntry
   }
 
   const claim: Claim = { kind: 'claim', index, id, quote, url: givenUrl, fetchUrl };
+  if (hasCredentials(givenUrl)) {
+    // The password itself is not repeated in the message.
+    warnings.push(`${where}: field ${fieldName('url', urlField!.name)} contains a user name or password ("user:...@"); they are never sent: the source is fetched without them, as ${fetchUrl}`);
+  }
 
   const optional = (field: Field, schema: z.ZodType<string>): string | undefined => {
     const f = pick(obj, field);
@@ -208,6 +226,74 @@ export function parseClaims(json: unknown, source = 'claims.json'): ClaimSet {
   return { entries, warnings };
 }
 
+/** Largest claims file readClaimsFile reads unless told otherwise: about 250,000 claims. */
+export const DEFAULT_MAX_CLAIMS_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Deepest nesting of arrays and objects read. A claims file needs three levels; V8 parses any
+ * depth, but a few megabytes of `[[[[...` become millions of nested arrays and gigabytes of heap
+ * (a 60 MB file: 3 GB, half a minute), more than a task container has. Python's json module
+ * stops near this depth too (its default recursion limit), so no file it wrote is refused.
+ */
+export const MAX_CLAIMS_JSON_DEPTH = 1000;
+
+export interface ReadClaimsOptions {
+  /** Largest file read, in bytes (default DEFAULT_MAX_CLAIMS_BYTES); a larger one is a ClaimsFileError. */
+  maxBytes?: number;
+}
+
+const MB = 1024 * 1024;
+
+function megabytes(bytes: number): string {
+  return `${Number((bytes / MB).toPrecision(3))} MB`;
+}
+
+function tooLarge(path: string, size: number | undefined, maxBytes: number): ClaimsFileError {
+  const what = size === undefined ? 'is larger than' : `is ${megabytes(size)} (${size.toLocaleString('en-US')} bytes), over`;
+  return new ClaimsFileError(
+    `${path}: claims file ${what} the ${megabytes(maxBytes)} limit for claims files; ` +
+      `if it really is that large, raise the limit with --max-claims-mb (option maxBytes of readClaimsFile)`,
+  );
+}
+
+/** Reads at most `limit` bytes; null when there are more (a pipe or a growing file has no size to stat). */
+async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const chunkSize = Math.min(1 << 20, limit + 1);
+  for (;;) {
+    const buf = Buffer.allocUnsafe(chunkSize);
+    const { bytesRead } = await handle.read(buf, 0, chunkSize, null);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    total += bytesRead;
+    if (total > limit) return null;
+    chunks.push(bytesRead === chunkSize ? buf : buf.subarray(0, bytesRead));
+  }
+}
+
+/** Where the nesting of `text` first exceeds `max` levels (outside strings), or -1. One linear pass. */
+function tooDeepAt(text: string, max: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
+}
+
 /** Decodes claims file bytes: UTF-8 only (a BOM is allowed); the error names where decoding first fails. */
 function decodeUtf8(bytes: Uint8Array, source: string): string {
   try {
@@ -220,16 +306,43 @@ function decodeUtf8(bytes: Uint8Array, source: string): string {
   }
 }
 
-/** Reads and validates a claims file; every failure is a ClaimsFileError naming the file. */
-export async function readClaimsFile(path: string): Promise<ClaimSet> {
-  let bytes: Buffer;
+/**
+ * Reads and validates a claims file; every failure is a ClaimsFileError naming the file.
+ * Files over `maxBytes` (default 64 MB) are refused before they are read.
+ */
+export async function readClaimsFile(path: string, options: ReadClaimsOptions = {}): Promise<ClaimSet> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_CLAIMS_BYTES;
+  let bytes: Buffer | null;
+  let handle: FileHandle | undefined;
   try {
-    bytes = await readFile(path);
+    handle = await open(path, 'r');
+    const info = await handle.stat();
+    if (info.isFile() && info.size > maxBytes) throw tooLarge(path, info.size, maxBytes);
+    bytes = await readAtMost(handle, maxBytes);
   } catch (err) {
+    if (err instanceof ClaimsFileError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new ClaimsFileError(`${path}: cannot read claims file (${code ?? (err as Error).message})`);
+  } finally {
+    await handle?.close();
   }
-  const text = decodeUtf8(bytes, path);
+  if (bytes === null) throw tooLarge(path, undefined, maxBytes);
+
+  let text: string;
+  try {
+    text = decodeUtf8(bytes, path);
+  } catch (err) {
+    if (err instanceof ClaimsFileError) throw err;
+    // e.g. more text than a JavaScript string holds, when the size limit was raised far enough
+    throw new ClaimsFileError(`${path}: cannot be decoded as text: ${(err as Error).message}`);
+  }
+  const deep = tooDeepAt(text, MAX_CLAIMS_JSON_DEPTH);
+  if (deep !== -1) {
+    throw new ClaimsFileError(
+      `${path}: JSON nested more than ${MAX_CLAIMS_JSON_DEPTH} levels deep (at ${lineAndColumn(text, deep)}); ` +
+        `a claims file is an array of claim objects (or {"claims": [...]}) and needs only a few levels`,
+    );
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -15,5 +15,5 @@ export const DEFAULT_OPTIONS: Readonly<Omit<CheckOptions, 'signal' | 'onResult' 
   retryAfterCapMs: 30_000,
   backoffMinMs: 500,
   backoffMaxMs: 8_000,
-  pdfTimeoutMs: 60_000,
+  extractTimeoutMs: 60_000,
 };

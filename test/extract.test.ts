@@ -8,7 +8,7 @@ import { htmlToViews } from '../src/extract/html.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES } from './helpers.js';
 
-const opts = { pdfTimeoutMs: 30_000 };
+const opts = { timeoutMs: 30_000 };
 const fixture = (name: string) => readFileSync(join(FIXTURES, name));
 const fullText = (html: string) => normalize(htmlToViews(html).full);
 

@@ -52,11 +52,12 @@ export function buildProgram(): Command {
     .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
     .option('--user-agent <string>', 'User-Agent header (default names quotecheck honestly)')
     .option('--max-mb <megabytes>', 'largest body accepted', megabytes)
+    .option('--max-claims-mb <megabytes>', 'largest claims file read (default 64)', megabytes)
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       // Each command loads its own modules: `grade` should not pay for jsdom.
       const { runCommand } = await import('./run.js');
-      process.exitCode = await runCommand({ ...o, maxBytes: o.maxMb });
+      process.exitCode = await runCommand({ ...o, maxBytes: o.maxMb, maxClaimsBytes: o.maxClaimsMb });
     });
 
   program

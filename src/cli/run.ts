@@ -20,6 +20,8 @@ export interface RunCommandOptions {
   deadline?: number;
   userAgent?: string;
   maxBytes?: number;
+  /** Largest claims file read, in bytes (`--max-claims-mb`); default DEFAULT_MAX_CLAIMS_BYTES (64 MB). */
+  maxClaimsBytes?: number;
   quiet?: boolean;
 }
 
@@ -33,7 +35,7 @@ function warn(message: string): void {
 export async function runCommand(opts: RunCommandOptions): Promise<number> {
   let set;
   try {
-    set = await readClaimsFile(opts.claims);
+    set = await readClaimsFile(opts.claims, opts.maxClaimsBytes ? { maxBytes: opts.maxClaimsBytes } : {});
   } catch (err) {
     if (err instanceof ClaimsFileError) {
       warn(`error: ${err.message}`);

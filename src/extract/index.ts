@@ -2,6 +2,7 @@
 import { ExtractError } from './errors.js';
 import { decodeHtml, decodeText } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
+import { htmlPool } from './pool.js';
 import { pdfToText } from './pdf.js';
 
 export { ExtractError, type ExtractErrorKind } from './errors.js';
@@ -30,7 +31,8 @@ export interface SourceText {
 }
 
 export interface ExtractOptions {
-  pdfTimeoutMs: number;
+  /** Time limit for extracting one source (pdftotext, or jsdom and Readability). */
+  timeoutMs: number;
   pdftotext?: string;
   signal?: AbortSignal;
 }
@@ -54,15 +56,15 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
   let result: Omit<SourceText, 'ms'>;
   switch (kind) {
     case 'pdf': {
-      const text = await pdfToText(input.body, { timeoutMs: options.pdfTimeoutMs, command: options.pdftotext, signal: options.signal });
+      const text = await pdfToText(input.body, { timeoutMs: options.timeoutMs, command: options.pdftotext, signal: options.signal });
       result = { kind, views: [{ name: 'text', extractor: 'pdftotext', text }] };
       break;
     }
     case 'html': {
       const decoded = decodeHtml(input.body, contentType.charset);
-      // jsdom takes most of a second to load: only runs that meet HTML pay for it.
-      const { htmlToViews } = await import('./html.js');
-      const { full, article, articleNote } = htmlToViews(decoded.text);
+      // In a worker: jsdom loads there (only runs that meet HTML pay for it), two pages are
+      // parsed at once, and a page that hangs or eats memory is stopped at its limit.
+      const { full, article, articleNote } = await htmlPool().extract(decoded.text, options.timeoutMs);
       const views: TextView[] = [];
       if (article !== undefined) views.push({ name: 'article', extractor: 'readability', text: article });
       views.push({ name: 'full', extractor: 'fulltext', text: full });

@@ -4,14 +4,14 @@
  * Elements whose content is never rendered as text. `iframe` and `noframes` hold raw
  * fallback markup, not text; `noscript` is skipped because browsers run scripts.
  */
-const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'iframe', 'noframes', 'head', 'title']);
+export const SKIPPED: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'iframe', 'noframes', 'head', 'title']);
 
 /**
  * Elements the browser's default style sheet lays out as blocks (display: block, list-item,
  * table parts): their content is separated from what surrounds it, so the text gets a line
  * break at both ends. Everything else is inline and glues to its neighbours ("<b>a</b>b" is "ab").
  */
-const BLOCKS = new Set([
+export const BLOCKS: ReadonlySet<string> = new Set([
   'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'center', 'col', 'colgroup', 'dd', 'details',
   'dialog', 'dir', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'frameset', 'h1', 'h2',
   'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'html', 'legend', 'li', 'listing', 'main', 'menu', 'nav', 'ol',
