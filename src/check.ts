@@ -5,6 +5,7 @@ import { Agent } from 'undici';
 import type { Claim, ClaimEntry } from './claims.js';
 import { ExtractError, extractSource, type SourceText } from './extract/index.js';
 import { FetchLimits, fetchSource, type FetchSettings, type SourceOutcome } from './fetch/index.js';
+import { guardedLookup } from './fetch/guard.js';
 import { findQuote, normalizeViews, textQuoteSelector, type HtmlViewChoice, type Match, type NormalizedView, type TextQuoteSelector } from './match.js';
 import { normalize } from './normalize.js';
 import type { Label } from './answers.js';
@@ -26,6 +27,10 @@ export interface CheckOptions {
   maxRedirects: number;
   userAgent: string;
   retryAfterCapMs: number;
+  /** Time for one source's fetch, all attempts and waits included. */
+  sourceBudgetMs: number;
+  /** Refuse private-network targets (loopback, RFC 1918, link-local, ...), for hosted use. */
+  blockPrivate: boolean;
   backoffMinMs: number;
   backoffMaxMs: number;
   /** Time limit for extracting one source (pdftotext, or jsdom and Readability in a worker). */
@@ -109,7 +114,8 @@ function resultFor(claim: Claim, source: SourceRecord, choice: HtmlViewChoice, s
     match,
     selector,
     nearest,
-    note,
+    // A verbatim claim has no diagnosis note; the source may still have one (no article view, and why).
+    note: note ?? text?.note,
     ms: sourceMs + Math.round(performance.now() - t0),
   };
 }
@@ -169,7 +175,11 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
     else groups.set(entry.fetchUrl, [entry]);
   }
 
-  const dispatcher = new Agent({ connections: options.perHost * 2, keepAliveTimeout: 4_000 });
+  const dispatcher = new Agent({
+    connections: options.perHost * 2,
+    keepAliveTimeout: 4_000,
+    ...(options.blockPrivate ? { connect: { lookup: guardedLookup } } : {}),
+  });
   const settings: FetchSettings = {
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
@@ -179,6 +189,8 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
     backoffMinMs: options.backoffMinMs,
     backoffMaxMs: options.backoffMaxMs,
     retryAfterCapMs: options.retryAfterCapMs,
+    budgetMs: options.sourceBudgetMs,
+    blockPrivate: options.blockPrivate,
     dispatcher,
   };
   const limits = new FetchLimits(options.concurrency, options.perHost);

@@ -60,9 +60,23 @@ const IdSchema = z.union([
   z.number().int().transform(String),
 ]);
 
-const QuoteSchema = z
-  .string()
-  .refine((s) => normalize(s).length > 0, 'is empty or only whitespace');
+/** A UTF-16 surrogate without its other half (in /u mode a well-formed pair is one code point, not \p{Cs}). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+const QuoteSchema = z.string().superRefine((s, ctx) => {
+  if (normalize(s).length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'is empty or only whitespace' });
+    return;
+  }
+  // JSON allows "\ud83d" escapes without their pair. Such a quote is not text, and matching it by
+  // UTF-16 code units would find it inside any emoji or other character beyond U+FFFF.
+  const lone = LONE_SURROGATE.exec(s);
+  if (lone) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    const at = Array.from(s.slice(0, lone.index)).length;
+    ctx.addIssue({ code: 'custom', message: `has an unpaired surrogate U+${unit} (half of a UTF-16 pair, e.g. a lone "\\u${unit.toLowerCase()}" escape) at character ${at}: it is not valid Unicode text` });
+  }
+});
 
 const HttpUrlSchema = z.string().transform((s, ctx) => {
   let parsed: URL;

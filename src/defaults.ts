@@ -13,6 +13,8 @@ export const DEFAULT_OPTIONS: Readonly<Omit<CheckOptions, 'signal' | 'onResult' 
   maxRedirects: 10,
   userAgent: `quotecheck/${VERSION} (quote verification for benchmarks; +https://www.npmjs.com/package/quotecheck)`,
   retryAfterCapMs: 30_000,
+  sourceBudgetMs: 120_000,
+  blockPrivate: false,
   backoffMinMs: 500,
   backoffMaxMs: 8_000,
   extractTimeoutMs: 60_000,

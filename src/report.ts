@@ -51,6 +51,8 @@ export interface RunSummary {
   sourcesFetched: number;
   sourcesFailed: number;
   seconds: number;
+  /** Peak resident memory of this process (worker threads included), in MB. */
+  peakRssMb: number;
 }
 
 export function summarize(run: CheckRun): RunSummary {
@@ -63,11 +65,12 @@ export function summarize(run: CheckRun): RunSummary {
     sourcesFetched: run.sources.length - failed,
     sourcesFailed: failed,
     seconds: run.ms / 1000,
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
 }
 
 export function summaryLine(s: RunSummary): string {
-  return `quotecheck: ${s.claims} claims, ${s.verbatim} verbatim, ${s.noMatch} no_match; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed; ${s.seconds.toFixed(1)} s`;
+  return `quotecheck: ${s.claims} claims, ${s.verbatim} verbatim, ${s.noMatch} no_match; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
 }
 
 /** Claims per diagnosis code, in the order of design.md §5 (codes with no claims left out). */

@@ -69,7 +69,7 @@ describe('retries', () => {
     const server = await serve([]);
     const url = `${server.origin}/x`;
     await server.close();
-    const outcome = await fetchSource(url, { timeoutMs: 1000, retries: 1, backoffMinMs: 10, backoffMaxMs: 10, retryAfterCapMs: 0, maxBytes: 1e6, maxRedirects: 10, userAgent: 'test' });
+    const outcome = await fetchSource(url, { timeoutMs: 1000, retries: 1, backoffMinMs: 10, backoffMaxMs: 10, retryAfterCapMs: 0, budgetMs: 10_000, maxBytes: 1e6, maxRedirects: 10, userAgent: 'test' });
     expect(outcome).toMatchObject({ ok: false, error: 'connection', attempts: 2 });
     expect(outcome.ok ? '' : outcome.message).toMatch(/ECONNREFUSED/);
   });

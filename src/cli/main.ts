@@ -50,6 +50,9 @@ export function buildProgram(): Command {
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
     .option('--retries <n>', 'further attempts on network errors, 408, 425, 429, 5xx', nonNegativeInt, DEFAULT_OPTIONS.retries)
     .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
+    .option('--source-budget <seconds>', 'time for one source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
+    .option('--extract-timeout <seconds>', 'time to extract one source (pdftotext, or the HTML parser)', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
+    .option('--block-private', 'refuse URLs on private networks (loopback, 10/8, 192.168/16, link-local, ...)', false)
     .option('--user-agent <string>', 'User-Agent header (default names quotecheck honestly)')
     .option('--max-mb <megabytes>', 'largest body accepted', megabytes)
     .option('--max-claims-mb <megabytes>', 'largest claims file read (default 64)', megabytes)
@@ -70,6 +73,7 @@ export function buildProgram(): Command {
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
     .option('--retries <n>', 'further attempts on transient failures', nonNegativeInt, DEFAULT_OPTIONS.retries)
     .option('--user-agent <string>', 'User-Agent header')
+    .option('--block-private', 'refuse URLs on private networks', false)
     .action(async (o) => {
       const { verifyCommand } = await import('./verify.js');
       process.exitCode = await verifyCommand(o);

@@ -18,6 +18,9 @@ export interface RunCommandOptions {
   timeout: number;
   retries: number;
   deadline?: number;
+  sourceBudget: number;
+  extractTimeout: number;
+  blockPrivate: boolean;
   userAgent?: string;
   maxBytes?: number;
   /** Largest claims file read, in bytes (`--max-claims-mb`); default DEFAULT_MAX_CLAIMS_BYTES (64 MB). */
@@ -91,6 +94,9 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     perHost: opts.perHost,
     timeoutMs: opts.timeout * 1000,
     retries: opts.retries,
+    sourceBudgetMs: opts.sourceBudget * 1000,
+    extractTimeoutMs: opts.extractTimeout * 1000,
+    blockPrivate: opts.blockPrivate,
     signal: controller.signal,
     onResult: (r) => {
       book.set(r.id, r.label);

@@ -13,6 +13,7 @@ export interface VerifyCommandOptions {
   timeout: number;
   retries: number;
   userAgent?: string;
+  blockPrivate: boolean;
 }
 
 function describe(r: ClaimResult): string {
@@ -31,7 +32,7 @@ function describe(r: ClaimResult): string {
 export async function verifyCommand(opts: VerifyCommandOptions): Promise<number> {
   // "--quote -" reads the quote from stdin: long quotes need no shell quoting.
   const quote = opts.quote === '-' ? readFileSync(0, 'utf8') : opts.quote;
-  const options = { htmlView: opts.htmlView, timeoutMs: opts.timeout * 1000, retries: opts.retries, ...(opts.userAgent ? { userAgent: opts.userAgent } : {}) };
+  const options = { htmlView: opts.htmlView, timeoutMs: opts.timeout * 1000, retries: opts.retries, blockPrivate: opts.blockPrivate, ...(opts.userAgent ? { userAgent: opts.userAgent } : {}) };
   const result = await verifyQuote(opts.url, quote, options);
   if (opts.json) process.stdout.write(`${JSON.stringify({ ...toReportRecord(result), quote })}\n`);
   else process.stdout.write(`${describe(result)}\n`);

@@ -80,6 +80,9 @@ export function classifyNetworkError(err: unknown, url: string): FetchError {
   if (err instanceof FetchError) return err;
   const code = errorCode(err);
   const message = innermostMessage(err);
+  if (code === 'QUOTECHECK_PRIVATE_ADDRESS') {
+    return new FetchError(`refused: ${message} and --block-private is on`, { kind: 'refused', retryable: false, cause: err });
+  }
   if (code && DNS_CODES.has(code)) {
     // EAI_AGAIN is a temporary resolver failure; the others are final.
     return new FetchError(`DNS lookup failed for ${new URL(url).hostname} (${code})`, { kind: 'dns', retryable: code === 'EAI_AGAIN', cause: err });

@@ -4,6 +4,7 @@ import type { ReadableStream } from 'node:stream/web';
 import type { CookieJar } from 'tough-cookie';
 import { FetchError, classifyNetworkError } from './errors.js';
 import { RETRYABLE_STATUSES, parseRetryAfter } from './policy.js';
+import { checkHost } from './guard.js';
 
 export interface RequestSettings {
   /** Limit for one attempt, from connect to the last body byte. */
@@ -14,6 +15,8 @@ export interface RequestSettings {
   maxRedirects: number;
   userAgent: string;
   dispatcher?: Dispatcher;
+  /** Refuse private-network targets (IP literals here; names through the dispatcher's guarded lookup). */
+  blockPrivate?: boolean;
 }
 
 export interface RawResponse {
@@ -30,7 +33,7 @@ export interface RawResponse {
  * and Accept-Language, and honest agents are reported to pass bot walls more often than
  * spoofed browser strings.
  */
-function requestHeaders(userAgent: string, cookie: string): Record<string, string> {
+function requestHeaders(userAgent: string, cookie: string, authorization?: string): Record<string, string> {
   const headers: Record<string, string> = {
     'user-agent': userAgent,
     accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,application/pdf,text/plain;q=0.8,*/*;q=0.5',
@@ -38,6 +41,7 @@ function requestHeaders(userAgent: string, cookie: string): Record<string, strin
     'accept-encoding': 'gzip, deflate, br',
   };
   if (cookie) headers.cookie = cookie;
+  if (authorization) headers.authorization = authorization;
   return headers;
 }
 
@@ -78,13 +82,16 @@ export async function requestOnce(url: string, jar: CookieJar, settings: Request
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   const attemptSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
   const redirects: string[] = [];
-  let current = url;
+  const { href: start, origin, authorization } = withoutCredentials(url);
+  let current = start;
   try {
     for (;;) {
+      if (settings.blockPrivate) checkHost(new URL(current));
       const cookie = await jar.getCookieString(current);
       const res = await fetch(current, {
         redirect: 'manual',
-        headers: requestHeaders(settings.userAgent, cookie),
+        // Credentials from the claim's URL go to its own origin only, never to a redirect's.
+        headers: requestHeaders(settings.userAgent, cookie, new URL(current).origin === origin ? authorization : undefined),
         signal: attemptSignal,
         dispatcher: settings.dispatcher,
       });
@@ -96,6 +103,8 @@ export async function requestOnce(url: string, jar: CookieJar, settings: Request
         await res.body?.cancel().catch(() => {});
         const next = new URL(location, current);
         next.hash = '';
+        next.username = '';
+        next.password = '';
         if (next.protocol !== 'http:' && next.protocol !== 'https:') {
           throw new FetchError(`redirect to a non-http(s) URL refused: ${next.protocol}`, { kind: 'redirects', finalUrl: current });
         }
@@ -140,6 +149,19 @@ export async function requestOnce(url: string, jar: CookieJar, settings: Request
     }
     throw withFinalUrl(classifyNetworkError(err, current), current);
   }
+}
+
+/**
+ * fetch() refuses URLs with credentials; a claim's `http://user:pass@host/` means Basic
+ * authentication, so the credentials become an Authorization header for that origin.
+ */
+function withoutCredentials(url: string): { href: string; origin: string; authorization?: string } {
+  const u = new URL(url);
+  if (!u.username && !u.password) return { href: u.href, origin: u.origin };
+  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
+  u.username = '';
+  u.password = '';
+  return { href: u.href, origin: u.origin, authorization };
 }
 
 function tooLarge(cap: number, finalUrl: string, status: number, contentType: string | undefined, why: string): FetchError {

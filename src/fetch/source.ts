@@ -14,6 +14,8 @@ export interface FetchSettings extends RequestSettings {
   backoffMaxMs: number;
   /** Longest Retry-After honoured; a server asking for more gets this much. */
   retryAfterCapMs: number;
+  /** Time for the whole source: every attempt and every wait between them. */
+  budgetMs: number;
 }
 
 interface SourceBase {
@@ -49,10 +51,12 @@ export interface FailedSource extends SourceBase {
 export type SourceOutcome = FetchedSource | FailedSource;
 
 /** Fetches `url` with retries; never throws: failures come back as a FailedSource. */
-export async function fetchSource(url: string, settings: FetchSettings, signal?: AbortSignal): Promise<SourceOutcome> {
+export async function fetchSource(url: string, settings: FetchSettings, runSignal?: AbortSignal): Promise<SourceOutcome> {
   const started = performance.now();
   const jar = new CookieJar();
   let attempts = 0;
+  const budget = AbortSignal.timeout(settings.budgetMs);
+  const signal = runSignal ? AbortSignal.any([runSignal, budget]) : budget;
   try {
     const res = await pRetry(
       () => {
@@ -89,9 +93,12 @@ export async function fetchSource(url: string, settings: FetchSettings, signal?:
       ms: Math.round(performance.now() - started),
     };
   } catch (err) {
-    const e = err instanceof FetchError
+    let e = err instanceof FetchError
       ? err
-      : new FetchError(signal?.aborted ? 'stopped before the source was fetched (deadline or signal)' : String((err as Error)?.message ?? err), { kind: signal?.aborted ? 'aborted' : 'other', cause: err });
+      : new FetchError(signal.aborted ? 'stopped before the source was fetched (deadline or signal)' : String((err as Error)?.message ?? err), { kind: signal.aborted ? 'aborted' : 'other', cause: err });
+    if (budget.aborted && !runSignal?.aborted && (e.kind === 'aborted' || e.kind === 'timeout')) {
+      e = new FetchError(`source time budget of ${settings.budgetMs / 1000} s used up`, { kind: 'timeout', finalUrl: e.finalUrl, cause: err });
+    }
     return {
       ok: false,
       url,

@@ -1,0 +1,82 @@
+// The hostile web: every misbehaving source is answered (no crash, no hang) with the right diagnosis and a note naming the limit.
+import { describe, expect, test } from 'vitest';
+import { checkClaims } from '../src/check.js';
+import { parseClaims } from '../src/claims.js';
+import { HOSTILE_CASES, HOSTILE_LIMITS, PLANTED, hostileRoutes } from './hostile.js';
+import { serve } from './helpers.js';
+
+describe('hostile sources', () => {
+  test('every case at once, in one run: answered, with the right diagnosis and the limit in the note', async () => {
+    const server = await serve(await hostileRoutes());
+    const plain = HOSTILE_CASES.filter((c) => !c.limits);
+    const claims = plain.map((c, i) => ({ id: `h${i}`, quote: PLANTED, url: `${server.origin}${c.path}` }));
+    const started = Date.now();
+    const run = await checkClaims(parseClaims(claims).entries, HOSTILE_LIMITS);
+    // Nothing waits past its limits: the slowest case is a source's whole time budget.
+    expect(Date.now() - started).toBeLessThan(HOSTILE_LIMITS.sourceBudgetMs + 30_000);
+    plain.forEach((c, i) => {
+      const r = run.results[i]!;
+      expect({ path: c.path, label: r.label, diagnosis: r.diagnosis }).toEqual({ path: c.path, label: c.label, diagnosis: c.diagnosis });
+      expect(r.note ?? '', `${c.path}: ${r.note}`).toMatch(c.note);
+    });
+  }, 120_000);
+
+  test.each(HOSTILE_CASES.filter((c) => c.limits).map((c) => [c.path, c] as const))('%s under its own limit', async (_path, c) => {
+    const server = await serve(await hostileRoutes());
+    const run = await checkClaims(parseClaims([{ id: 'x', quote: PLANTED, url: `${server.origin}${c.path}` }]).entries, { ...HOSTILE_LIMITS, ...c.limits });
+    expect(run.results[0]).toMatchObject({ label: c.label, diagnosis: c.diagnosis });
+    expect(run.results[0]!.note).toMatch(c.note);
+  });
+});
+
+describe('security', () => {
+  test('--block-private refuses loopback IP literals and names that resolve to private addresses, before connecting', async () => {
+    const server = await serve(await hostileRoutes());
+    const claims = [
+      { id: 'ip', quote: PLANTED, url: `${server.origin}/cookie` },
+      { id: 'name', quote: PLANTED, url: `http://localhost:${server.port}/cookie` },
+      { id: 'v6', quote: PLANTED, url: `http://[::1]:${server.port}/cookie` },
+    ];
+    const run = await checkClaims(parseClaims(claims).entries, { ...HOSTILE_LIMITS, blockPrivate: true });
+    for (const r of run.results) {
+      expect(r, r.id).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
+      expect(r.note, r.id).toMatch(/refused: .*private address.*--block-private/);
+    }
+    expect(server.hits('/cookie')).toBe(0);
+    // Without the flag, the same claims are fetched (loopback is where tests live).
+    const open = await checkClaims(parseClaims(claims.slice(0, 1)).entries, HOSTILE_LIMITS);
+    expect(open.results[0]!.label).toBe('verbatim');
+  });
+
+  test('credentials in a URL go to that origin as Basic auth, and never to the host a redirect leads to', async () => {
+    const seen: Record<string, string | undefined> = {};
+    const server = await serve([
+      { path: '/private', handler: (q, s) => { seen.first = q.headers.authorization; s.writeHead(302, { location: `http://127.0.0.2:${server.port}/elsewhere` }); s.end(); } },
+      { path: '/elsewhere', handler: (q, s) => { seen.second = q.headers.authorization; s.writeHead(200, { 'content-type': 'text/html' }); s.end(`<p>${PLANTED}</p>`); } },
+    ], ['127.0.0.1', '127.0.0.2']);
+    const run = await checkClaims(parseClaims([{ id: 'c', quote: PLANTED, url: `http://al%40ice:s3cr%3At@127.0.0.1:${server.port}/private` }]).entries, HOSTILE_LIMITS);
+    expect(run.results[0]!.label).toBe('verbatim');
+    expect(seen.first).toBe(`Basic ${Buffer.from('al@ice:s3cr:t').toString('base64')}`);
+    expect(seen.second).toBeUndefined();
+    expect(run.results[0]!.finalUrl).toBe(`http://127.0.0.2:${server.port}/elsewhere`);
+  });
+
+  test.each([
+    ['file:///etc/passwd', /must be http\(s\), not file:/],
+    ['data:text/html,<p>x</p>', /must be http\(s\), not data:/],
+    ['javascript:alert(1)', /must be http\(s\), not javascript:/],
+    ['ftp://127.0.0.1/x', /must be http\(s\), not ftp:/],
+    ['gopher://127.0.0.1/x', /must be http\(s\), not gopher:/],
+  ])('%s is refused as an invalid claim', async (url, message) => {
+    const run = await checkClaims(parseClaims([{ id: 'x', quote: 'q', url }]).entries);
+    expect(run.results[0]).toMatchObject({ label: 'no_match', diagnosis: 'invalid_claim' });
+    expect(run.results[0]!.note).toMatch(message);
+  });
+
+  test('a redirect to a non-http scheme is refused', async () => {
+    const server = await serve([{ path: '/r', redirect: { location: 'file:///etc/passwd' } }]);
+    const run = await checkClaims(parseClaims([{ id: 'x', quote: 'q', url: `${server.origin}/r` }]).entries, HOSTILE_LIMITS);
+    expect(run.results[0]).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
+    expect(run.results[0]!.note).toMatch(/redirect to a non-http\(s\) URL refused: file:/);
+  });
+});
