@@ -91,22 +91,8 @@ const HttpUrlSchema = z.string().transform((s, ctx) => {
     return z.NEVER;
   }
   parsed.hash = '';
-  // Credentials are never sent (WHATWG fetch refuses URLs with them): the source is fetched
-  // without them, and parseEntry warns about it.
-  parsed.username = '';
-  parsed.password = '';
   return parsed.href;
 });
-
-/** True when the URL carries `user:password@` (or just `user@`). */
-function hasCredentials(url: string): boolean {
-  try {
-    const parsed = new URL(url.trim());
-    return parsed.username !== '' || parsed.password !== '';
-  } catch {
-    return false;
-  }
-}
 
 const OptionalTextSchema = z.string();
 /** ISO date (2024-05-01) or date-time (2024-05-01T12:00:00Z). */
@@ -179,10 +165,6 @@ function parseEntry(raw: unknown, index: number, warnings: string[]): ClaimEntry
   }
 
   const claim: Claim = { kind: 'claim', index, id, quote, url: givenUrl, fetchUrl };
-  if (hasCredentials(givenUrl)) {
-    // The password itself is not repeated in the message.
-    warnings.push(`${where}: field ${fieldName('url', urlField!.name)} contains a user name or password ("user:...@"); they are never sent: the source is fetched without them, as ${fetchUrl}`);
-  }
 
   const optional = (field: Field, schema: z.ZodType<string>): string | undefined => {
     const f = pick(obj, field);

@@ -369,15 +369,10 @@ describe('nearestSpan (approximate alignment)', () => {
     );
   });
 
-  // KNOWN BUG in src/diagnose/align.ts (alignWindow): the backward pass reverses quote and window
-  // by code points but aligns code units, so when its best end falls inside a reversed surrogate
-  // pair the start maps to the wrong unit. Smallest case: nearestSpan('\u{1F600}a', '\u{1F469}a')
-  // reports {start: 1, end: 3, distance: 1}, but text.slice(1, 3) is '\uDC69a' (half of U+1F469
-  // and 'a'), at distance 2 from the quote. Reversing by code units (s.split('').reverse()) makes
-  // this property hold (checked); spans may then still cut a surrogate pair, as the forward pass's
-  // end already can (nearestSpan('\u{1F600}', 'x\u{1F603}') ends after the high surrogate).
-  // test.fails: this turns red once align.ts is fixed; then make it a plain test.
-  test.fails('KNOWN BUG: with astral characters, the span\'s own edit distance is the reported one', () => {
+  // The backward pass reverses by code unit, the unit both passes align, so the start maps back
+  // exactly. Spans may still cut a surrogate pair (nearestSpan('\u{1F600}', 'x\u{1F603}') ends after
+  // the high surrogate): the alignment is over code units, and the distance is measured the same way.
+  test('with astral characters, the span\'s own edit distance is the reported one', () => {
     fc.assert(
       fc.property(pair(astral), ({ quote, textValue }) => {
         const span = nearestSpan(quote, textValue)!;

@@ -23,7 +23,7 @@ const MIN_VOTE_SHARE = 0.25;
 /** Anchor hits counted at most (a quote of very common k-grams in a huge text would otherwise collect millions). */
 const MAX_HITS = 400_000;
 /** Quotes longer than this are aligned by their first MAX_QUOTE characters (the cost is quadratic in the quote). */
-const MAX_QUOTE = 4_000;
+export const MAX_QUOTE = 1_000;
 /** Texts this much longer than the quote or less are aligned whole, with no anchoring. */
 const DIRECT_FACTOR = 4;
 
@@ -64,15 +64,15 @@ function bestEnd(quote: string, text: string, from: number, to: number): { end: 
   return { end: bestEnd, distance: best };
 }
 
+/** Reversed by UTF-16 code unit, the unit both passes align: offsets then map back exactly. */
 function reversed(s: string): string {
-  return Array.from(s).reverse().join('');
+  return s.split('').reverse().join('');
 }
 
 /** Aligns the quote within `text[from, to)`: the end from a forward pass, the start from a backward pass. */
 function alignWindow(quote: string, text: string, from: number, to: number): Span {
   const { end, distance } = bestEnd(quote, text, from, to);
-  // The start: the same alignment run backwards from `end`. Reversing by code points keeps
-  // surrogate pairs intact; lengths in code units are unchanged.
+  // The start: the same alignment run backwards from `end`.
   const revQuote = reversed(quote);
   const revWindow = reversed(text.slice(from, end));
   const back = bestEnd(revQuote, revWindow, 0, revWindow.length);

@@ -4,7 +4,7 @@ import type { SourceRecord } from '../check.js';
 import { decodeHtml } from '../extract/decode.js';
 import { parseContentType } from '../extract/kind.js';
 import { viewCounts, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
-import { nearestSpan } from './align.js';
+import { MAX_QUOTE, nearestSpan } from './align.js';
 import { canon, canonText, findInterrupted, type CanonText } from './canon.js';
 import { detectShell, type Shell } from './shells.js';
 
@@ -59,6 +59,8 @@ export const NEAR_MISS_WORDS = 0.7;
 export const NEAR_MISS_CHARS = 0.6;
 /** A quote whose first or last words (at least PARTIAL_MIN_WORDS, and PARTIAL_SHARE of them) are in the source, while the rest is not close. */
 export const PARTIAL_MIN_WORDS = 6;
+/** Words a long quote may differ by in its middle and still be a near miss. */
+export const LONG_QUOTE_CHANGED_WORDS = 3;
 export const PARTIAL_SHARE = 0.35;
 
 /** What diagnosis computes once per source and reuses for every claim that cites it. */
@@ -208,6 +210,11 @@ function diagnoseText(quote: string, source: SourceRecord, views: NormalizedView
   const ends = Math.max(head, tail);
   const similarity = nearest?.similarity ?? 0;
 
+  // A quote too long to align whole (the alignment sees its first MAX_QUOTE characters): when
+  // its first and last words cover all but a few, what differs is a small change in the middle.
+  if (quote.length > MAX_QUOTE && head + tail >= ws.length - LONG_QUOTE_CHANGED_WORDS && head > 0 && tail > 0) {
+    return { diagnosis: 'near_miss', note: `a long quote: its first ${head} and last ${tail} of ${ws.length} words are in the source; the words between differ`, nearest };
+  }
   if (nearest && kept >= NEAR_MISS_WORDS && similarity >= NEAR_MISS_CHARS) {
     return { diagnosis: 'near_miss', note: `a close span keeps ${Math.round(kept * 100)}% of the quote's words (similarity ${similarity.toFixed(2)}): words changed, added or dropped`, nearest };
   }
