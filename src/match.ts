@@ -29,7 +29,7 @@ export const CONTEXT_CHARS = 80;
 
 /** Normalizes every view once per source; each claim citing the source reuses them. */
 export function normalizeViews(views: readonly TextView[]): NormalizedView[] {
-  return views.map((v) => ({ name: v.name, extractor: v.extractor, text: normalize(v.text) }));
+  return views.map((v) => ({ name: v.name, extractor: v.extractor, text: v.normalized ?? normalize(v.text) }));
 }
 
 export function viewCounts(view: ViewName, choice: HtmlViewChoice): boolean {

@@ -135,3 +135,44 @@ describe('TextQuoteSelector', () => {
     expect(selector).toEqual({ type: 'TextQuoteSelector', exact: 'approved the “budget” on Tuesday—after', prefix: 'Intro line.\n\nThe Committee  ', suffix: ' a long debate.' });
   });
 });
+
+describe('nearestSpan on quotes longer than one 32-bit block', () => {
+  /** Textbook semi-global distance with a full table (the reference for Myers' blocks). */
+  function reference(quote: string, text: string): number {
+    let col = Array.from({ length: quote.length + 1 }, (_, i) => i);
+    let best = quote.length;
+    for (const ch of text) {
+      const next = [0];
+      for (let i = 1; i <= quote.length; i++) next[i] = Math.min(col[i - 1]! + (quote[i - 1] === ch ? 0 : 1), col[i]! + 1, next[i - 1]! + 1);
+      col = next;
+      best = Math.min(best, col[quote.length]!);
+    }
+    return best;
+  }
+
+  test('agrees with the full table for quotes of 30 to 140 characters', () => {
+    let seed = 11;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const alphabet = 'abcdef ghij';
+    for (let t = 0; t < 150; t++) {
+      const text = Array.from({ length: 40 + rand(300) }, () => alphabet[rand(alphabet.length)]).join('');
+      // Half the time the quote is a damaged copy of part of the text, so small distances occur too.
+      let quote: string;
+      if (t % 2 === 0 && text.length > 40) {
+        const start = rand(text.length - 35);
+        quote = text.slice(start, start + 30 + rand(Math.min(110, text.length - start - 30) + 1)).split('').map((c) => (rand(10) === 0 ? 'x' : c)).join('');
+      } else {
+        quote = Array.from({ length: 30 + rand(110) }, () => alphabet[rand(alphabet.length)]).join('');
+      }
+      const span = nearestSpan(quote, text);
+      const whole = text.length <= 4 * quote.length + 64;
+      if (!span) {
+        // Only an anchored search (long text) may find no candidate region at all.
+        expect(whole, `${t}`).toBe(false);
+        continue;
+      }
+      if (whole) expect(span.distance, `${t}`).toBe(reference(quote, text));
+      expect(reference(quote, text.slice(span.start, span.end)), `${t}`).toBe(span.distance);
+    }
+  });
+});

@@ -1,4 +1,4 @@
-// Approximate substring alignment: the span of a text closest to a quote, found by anchoring on shared k-grams, then aligned locally.
+// Approximate substring alignment: the span of a text closest to a quote, found by anchoring on shared k-grams, then aligned locally (Myers' bit-parallel edit distance).
 
 export interface Span {
   /** Offsets of the span in the text (UTF-16 code units, end exclusive). */
@@ -35,29 +35,61 @@ function hashAt(s: string, i: number): number {
   return h;
 }
 
+/** The most significant bit of a 32-bit block. */
+const TOP_BIT = 1 << 31;
+
 /**
- * Semi-global edit distance: the whole quote against any substring of `text[from, to)`.
- * Returns the best end offset and its distance; O(quote × window) time, O(quote) memory.
+ * Semi-global edit distance: the whole quote against any substring of `text[from, to)`, by
+ * Myers' bit-parallel algorithm (1999) in 32-bit blocks: each text character updates the
+ * vertical deltas of a column of the table 32 rows at a time, O(window x quote/32). Returns the
+ * first end offset with the smallest distance, and that distance.
  */
 function bestEnd(quote: string, text: string, from: number, to: number): { end: number; distance: number } {
   const m = quote.length;
-  let col = new Int32Array(m + 1);
-  let next = new Int32Array(m + 1);
-  for (let i = 0; i <= m; i++) col[i] = i;
-  let best = col[m]!;
+  const blocks = Math.ceil(m / 32);
+  // For each character of the quote, the bit mask of its positions, block by block.
+  const peq = new Map<number, Uint32Array>();
+  for (let i = 0; i < m; i++) {
+    const c = quote.charCodeAt(i);
+    let masks = peq.get(c);
+    if (!masks) {
+      masks = new Uint32Array(blocks);
+      peq.set(c, masks);
+    }
+    masks[i >> 5]! |= 1 << (i & 31);
+  }
+  const none = new Uint32Array(blocks);
+  const pv = new Uint32Array(blocks).fill(0xffffffff); // vertical deltas +1 ...
+  const mv = new Uint32Array(blocks); // ... and -1 (the first column is 0, 1, 2, ..., m)
+  const lastTop = 1 << ((m - 1) & 31); // row m's bit in the last block
+  let score = m;
+  let best = m;
   let bestEnd = from;
   for (let j = from; j < to; j++) {
-    const c = text.charCodeAt(j);
-    next[0] = 0; // the span may start anywhere
-    for (let i = 1; i <= m; i++) {
-      const sub = col[i - 1]! + (quote.charCodeAt(i - 1) === c ? 0 : 1);
-      const del = col[i]! + 1;
-      const ins = next[i - 1]! + 1;
-      next[i] = sub < del ? (sub < ins ? sub : ins) : del < ins ? del : ins;
+    const eqs = peq.get(text.charCodeAt(j)) ?? none;
+    let hin = 0; // row 0 is all zeros: the span may start anywhere
+    for (let b = 0; b < blocks; b++) {
+      let eq = eqs[b]!;
+      const p = pv[b]!;
+      const n = mv[b]!;
+      const xv = eq | n;
+      if (hin < 0) eq |= 1;
+      const xh = (((((eq & p) + p) >>> 0) ^ p) | eq) >>> 0;
+      let ph = (n | ~(xh | p)) >>> 0;
+      let mh = (p & xh) >>> 0;
+      const top = b === blocks - 1 ? lastTop : TOP_BIT;
+      const hout = ph & top ? 1 : mh & top ? -1 : 0;
+      ph = (ph << 1) >>> 0;
+      mh = (mh << 1) >>> 0;
+      if (hin < 0) mh |= 1;
+      else if (hin > 0) ph |= 1;
+      pv[b] = mh | ~(xv | ph);
+      mv[b] = ph & xv;
+      hin = hout;
     }
-    [col, next] = [next, col];
-    if (col[m]! < best) {
-      best = col[m]!;
+    score += hin;
+    if (score < best) {
+      best = score;
       bestEnd = j + 1;
     }
   }

@@ -1,18 +1,32 @@
-// Worker thread entry: HTML extraction (jsdom + Readability) off the main thread, where it can be stopped.
+// Worker thread entry: decoding, HTML extraction (stream + linkedom + Readability) and normalization, off the main thread.
 import { parentPort } from 'node:worker_threads';
-import { htmlToViews } from './html.js';
+import { normalize } from '../normalize.js';
+import { decodeHtml } from './decode.js';
+import { htmlToViews, type HtmlViews } from './html.js';
 
 export interface HtmlJobRequest {
   id: number;
-  html: string;
+  bytes: Uint8Array;
+  /** The charset of the HTTP Content-Type, if any. */
+  httpCharset?: string;
 }
 
-export type HtmlJobReply = { id: number; ok: true; views: ReturnType<typeof htmlToViews> } | { id: number; ok: false; message: string };
+export interface HtmlJobResult {
+  views: HtmlViews;
+  /** The views normalized (design.md §3), so the main thread need not. */
+  normalized: { full: string; article?: string };
+  charset: string;
+}
 
-parentPort!.on('message', ({ id, html }: HtmlJobRequest) => {
+export type HtmlJobReply = ({ id: number; ok: true } & HtmlJobResult) | { id: number; ok: false; message: string };
+
+parentPort!.on('message', ({ id, bytes, httpCharset }: HtmlJobRequest) => {
   let reply: HtmlJobReply;
   try {
-    reply = { id, ok: true, views: htmlToViews(html) };
+    const decoded = decodeHtml(bytes, httpCharset);
+    const views = htmlToViews(decoded.text);
+    const normalized = { full: normalize(views.full), ...(views.article !== undefined ? { article: normalize(views.article) } : {}) };
+    reply = { id, ok: true, views, normalized, charset: decoded.charset };
   } catch (err) {
     reply = { id, ok: false, message: (err as Error)?.message ?? String(err) };
   }

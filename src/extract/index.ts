@@ -1,9 +1,9 @@
 // The extract stage: a fetched body becomes one or more text views (PDF, HTML article and full page, plain text).
 import { ExtractError } from './errors.js';
-import { decodeHtml, decodeText } from './decode.js';
+import { decodeText } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
 import { htmlPool } from './pool.js';
-import { pdfToText } from './pdf.js';
+import { pdfToText } from './pdf-pool.js';
 
 export { ExtractError, type ExtractErrorKind } from './errors.js';
 export { renderText } from './render.js';
@@ -18,6 +18,8 @@ export interface TextView {
   name: ViewName;
   extractor: Extractor;
   text: string;
+  /** normalize(text), when the extractor already computed it (off the main thread). */
+  normalized?: string;
 }
 
 export interface SourceText {
@@ -56,19 +58,18 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
   let result: Omit<SourceText, 'ms'>;
   switch (kind) {
     case 'pdf': {
-      const text = await pdfToText(input.body, { timeoutMs: options.timeoutMs, command: options.pdftotext, signal: options.signal });
-      result = { kind, views: [{ name: 'text', extractor: 'pdftotext', text }] };
+      const { text, normalized } = await pdfToText(input.body, { timeoutMs: options.timeoutMs, command: options.pdftotext, signal: options.signal });
+      result = { kind, views: [{ name: 'text', extractor: 'pdftotext', text, normalized }] };
       break;
     }
     case 'html': {
-      const decoded = decodeHtml(input.body, contentType.charset);
-      // In a worker: jsdom loads there (only runs that meet HTML pay for it), two pages are
-      // parsed at once, and a page that hangs or eats memory is stopped at its limit.
-      const { full, article, articleNote } = await htmlPool().extract(decoded.text, options.timeoutMs);
+      // In a worker: pages are decoded, parsed and normalized off the main thread, one per
+      // core at once, and a page that hangs or eats memory is stopped at its limit.
+      const { views: v, normalized, charset } = await htmlPool().extract(input.body, contentType.charset, options.timeoutMs);
       const views: TextView[] = [];
-      if (article !== undefined) views.push({ name: 'article', extractor: 'readability', text: article });
-      views.push({ name: 'full', extractor: 'fulltext', text: full });
-      result = { kind, views, charset: decoded.charset, note: articleNote };
+      if (v.article !== undefined) views.push({ name: 'article', extractor: 'readability', text: v.article, normalized: normalized.article });
+      views.push({ name: 'full', extractor: 'fulltext', text: v.full, normalized: normalized.full });
+      result = { kind, views, charset, note: v.articleNote };
       break;
     }
     case 'text': {

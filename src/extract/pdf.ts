@@ -1,4 +1,4 @@
-// PDF to text with poppler's pdftotext, exactly as the gold labels were made: `pdftotext -enc UTF-8 FILE -`.
+// PDF to text with poppler's pdftotext, exactly as the gold labels were made: `pdftotext -enc UTF-8 FILE -` (run inside the PDF runner process).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ export interface PdfOptions {
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 /** Runs pdftotext in its default reading-order mode (no -layout): other modes give other whitespace than the gold labels. */
-export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise<string> {
+export async function runPdftotext(bytes: Uint8Array, options: PdfOptions): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'quotecheck-pdf-'));
   const file = join(dir, 'source.pdf');
   const command = options.command ?? 'pdftotext';

@@ -2,8 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ExtractError } from './errors.js';
-import type { HtmlViews } from './html.js';
-import type { HtmlJobReply, HtmlJobRequest } from './html-worker.js';
+import type { HtmlJobReply, HtmlJobRequest, HtmlJobResult } from './html-worker.js';
 
 /** Heap per worker: a 10 MB page (the DOM cap) fits; a page that needs more is stopped, and the run goes on. */
 export const WORKER_HEAP_MB = 512;
@@ -20,9 +19,10 @@ function workerUrl(): URL {
 
 interface Job {
   id: number;
-  html: string;
+  bytes: Uint8Array;
+  httpCharset?: string;
   timeoutMs: number;
-  resolve: (views: HtmlViews) => void;
+  resolve: (result: HtmlJobResult) => void;
   reject: (err: Error) => void;
 }
 
@@ -39,10 +39,10 @@ export class HtmlPool {
 
   constructor(private readonly size = Math.max(1, availableParallelism())) {}
 
-  /** Extracts the views of one page in a worker; rejects with ExtractError on timeout, memory cap or crash. */
-  extract(html: string, timeoutMs: number): Promise<HtmlViews> {
+  /** Decodes, extracts and normalizes one page in a worker; rejects with ExtractError on timeout, memory cap or crash. */
+  extract(bytes: Uint8Array, httpCharset: string | undefined, timeoutMs: number): Promise<HtmlJobResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, html, timeoutMs, resolve, reject });
+      this.queue.push({ id: this.nextId++, bytes, httpCharset, timeoutMs, resolve, reject });
       this.pump();
     });
   }
@@ -65,7 +65,7 @@ export class HtmlPool {
       const job = slot.job;
       if (!job || reply.id !== job.id) return;
       this.finish(slot);
-      if (reply.ok) job.resolve(reply.views);
+      if (reply.ok) job.resolve({ views: reply.views, normalized: reply.normalized, charset: reply.charset });
       else job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
     });
     worker.on('error', (err: Error & { code?: string }) => {
@@ -99,7 +99,7 @@ export class HtmlPool {
         void slot!.worker.terminate();
         job.reject(new ExtractError('timeout', `HTML extraction stopped after ${job.timeoutMs / 1000} s`));
       }, job.timeoutMs);
-      const request: HtmlJobRequest = { id: job.id, html: job.html };
+      const request: HtmlJobRequest = { id: job.id, bytes: job.bytes, httpCharset: job.httpCharset };
       slot.worker.postMessage(request);
     }
   }

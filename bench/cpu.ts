@@ -1,0 +1,89 @@
+// CPU cost of quotecheck's stages, measured in one thread: HTML and PDF extraction per MB, and matching plus diagnosis per claim.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SourceRecord } from '../src/check.js';
+import { decodeHtml } from '../src/extract/decode.js';
+import { htmlToViews } from '../src/extract/html.js';
+import { extractSource } from '../src/extract/index.js';
+import { diagnose } from '../src/diagnose/index.js';
+import { findQuote, normalizeViews } from '../src/match.js';
+import { normalize } from '../src/normalize.js';
+import type { Workload } from './workload.js';
+
+export interface CpuResult {
+  html_mb: number;
+  html_mb_per_s: number;
+  pdf_mb: number;
+  pdf_mb_per_s: number;
+  match_ms_p50: number;
+  match_ms_p90: number;
+  claims_timed: number;
+}
+
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+}
+
+export async function cpuBenchmark(goldenSources: string, workload: Workload): Promise<CpuResult> {
+  // HTML: decode, stream the full view, linkedom + Readability for the article view; three passes.
+  const htmlFiles = readdirSync(join(goldenSources, 'html')).map((f) => readFileSync(join(goldenSources, 'html', f)));
+  let htmlBytes = 0;
+  let htmlMs = 0;
+  for (let pass = 0; pass < 3; pass++) {
+    for (const bytes of htmlFiles) {
+      const t = performance.now();
+      htmlToViews(decodeHtml(bytes).text);
+      htmlMs += performance.now() - t;
+      htmlBytes += bytes.length;
+    }
+  }
+  // PDF: pdftotext (a child process, so wall time of sequential runs is its CPU time).
+  const pdfFiles = readdirSync(join(goldenSources, 'pdf')).map((f) => join(goldenSources, 'pdf', f));
+  let pdfBytes = 0;
+  const t0 = performance.now();
+  for (const f of pdfFiles) {
+    try {
+      execFileSync('pdftotext', ['-enc', 'UTF-8', f, '-'], { stdio: ['ignore', 'ignore', 'ignore'] });
+    } catch {
+      // locked or broken: it still cost the time
+    }
+    pdfBytes += readFileSync(f).length;
+  }
+  const pdfMs = performance.now() - t0;
+
+  // Matching and diagnosis per claim, on the workload's own claims and documents.
+  const records = new Map<string, SourceRecord>();
+  const times: number[] = [];
+  for (const claim of workload.claims) {
+    const source = workload.sources.find((s) => claim.url.endsWith(s.path))!;
+    let record = records.get(source.file);
+    if (!record) {
+      const body = readFileSync(source.file);
+      const contentType = source.kind === 'pdf' ? 'application/pdf' : 'text/html';
+      record = { url: claim.url, fetch: { ok: true, url: claim.url, finalUrl: claim.url, status: 200, contentType, headers: { 'content-type': contentType }, body, sha256: '', redirects: [], attempts: 1, ms: 0 } };
+      try {
+        record.text = await extractSource({ body, contentType, url: claim.url }, { timeoutMs: 60_000 });
+        record.views = normalizeViews(record.text.views);
+      } catch {
+        // no text: diagnosis says so
+      }
+      records.set(source.file, record);
+    }
+    const t = performance.now();
+    const quote = normalize(claim.quote);
+    const match = record.views ? findQuote(quote, record.views) : null;
+    diagnose({ label: match ? 'verbatim' : 'no_match', quote, source: record, match });
+    times.push(performance.now() - t);
+  }
+  return {
+    html_mb: Number((htmlBytes / 1e6).toFixed(1)),
+    html_mb_per_s: Number((htmlBytes / 1e6 / (htmlMs / 1000)).toFixed(2)),
+    pdf_mb: Number((pdfBytes / 1e6).toFixed(1)),
+    pdf_mb_per_s: Number((pdfBytes / 1e6 / (pdfMs / 1000)).toFixed(2)),
+    match_ms_p50: Number(quantile(times, 0.5).toFixed(2)),
+    match_ms_p90: Number(quantile(times, 0.9).toFixed(2)),
+    claims_timed: times.length,
+  };
+}
