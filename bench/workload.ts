@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Route } from '../golden/server.js';
 import { extractSource } from '../src/extract/index.js';
+import { rng } from './random.js';
 
 export interface BenchSource {
   /** Path on the bench server (hosts spread the sources over 127.0.0.1-10). */
@@ -29,18 +30,6 @@ export interface Workload {
   claims: BenchClaim[];
   routes: Route[];
   hosts: string[];
-}
-
-/** mulberry32: small, seeded, good enough to build the same workload every time. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export const BENCH_HOSTS = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 1}`);

@@ -33,7 +33,7 @@ export interface CheckOptions {
   blockPrivate: boolean;
   backoffMinMs: number;
   backoffMaxMs: number;
-  /** Time limit for extracting one source (pdftotext, or jsdom and Readability in a worker). */
+  /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability in a worker). */
   extractTimeoutMs: number;
   /** pdftotext executable (default: from PATH). */
   pdftotext?: string;
@@ -194,7 +194,7 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
     dispatcher,
   };
   const limits = new FetchLimits(options.concurrency, options.perHost);
-  // Extraction is CPU work (jsdom) or a child process (pdftotext): one per core.
+  // Extraction is CPU work (HTML workers) or a child process (pdftotext): one per core.
   const extractLimit = pLimit(Math.max(1, availableParallelism()));
 
   const processSource = async (url: string, claims: Claim[]): Promise<void> => {

@@ -1,4 +1,4 @@
-// Type declarations for the two small WHATWG helpers jsdom itself uses (they ship none).
+// Type declarations for two small WHATWG helpers (encoding sniffing and decoding) that ship none.
 declare module 'html-encoding-sniffer' {
   /** The HTML standard's encoding sniffing: BOM, transport label, <meta> prescan, then the default. */
   export default function sniffHTMLEncoding(

@@ -6,20 +6,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import type { Route } from '../golden/server.js';
+import { rng } from '../bench/random.js';
 import { hostileRoutes } from './hostile.js';
 import { runCli, serve, tempDir, writeJson } from './helpers.js';
-
-/** mulberry32: a small seeded generator, so every run builds the same web. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'river council budget harbour school winter engine garden market station bridge museum orchard library signal county ferry quarry meadow lantern'.split(' ');
 const HOSTS = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 1}`);

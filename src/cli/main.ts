@@ -58,7 +58,7 @@ export function buildProgram(): Command {
     .option('--max-claims-mb <megabytes>', 'largest claims file read (default 64)', megabytes)
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
-      // Each command loads its own modules: `grade` should not pay for jsdom.
+      // Each command loads its own modules: `grade` should not pay for the HTTP client and parsers.
       const { runCommand } = await import('./run.js');
       process.exitCode = await runCommand({ ...o, maxBytes: o.maxMb, maxClaimsBytes: o.maxClaimsMb });
     });

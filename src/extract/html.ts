@@ -14,7 +14,7 @@ export interface HtmlViews {
 }
 
 /**
- * Limits past which a page is not parsed into a DOM (jsdom's cost grows with size, and with
+ * Limits past which a page is not parsed into a DOM (a DOM's cost grows with size, and with
  * element count times depth): such a page gets its full view from the streaming parser and no
  * article view. Real pages are far below them (the corpus: at most ~2,000 elements, depth 51).
  */

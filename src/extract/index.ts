@@ -33,7 +33,7 @@ export interface SourceText {
 }
 
 export interface ExtractOptions {
-  /** Time limit for extracting one source (pdftotext, or jsdom and Readability). */
+  /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability). */
   timeoutMs: number;
   pdftotext?: string;
   signal?: AbortSignal;
