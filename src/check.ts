@@ -97,7 +97,14 @@ function resultFor(claim: Claim, source: SourceRecord, choice: HtmlViewChoice, s
     const i = views.findIndex((v) => v.name === match.view);
     selector = textQuoteSelector(text.views[i]!, views[i]!.text, match);
   }
-  const { diagnosis, note, nearest } = diagnose({ label, quote, source, match, htmlView: choice });
+  let diagnosed: ReturnType<typeof diagnose>;
+  try {
+    diagnosed = diagnose({ label, quote, source, match, htmlView: choice });
+  } catch (err) {
+    // A fault in the diagnosis must not cost the claim its label, nor the run its other claims.
+    diagnosed = { diagnosis: label === 'verbatim' ? 'verbatim' : 'not_found', note: `diagnosis failed (a quotecheck bug; the label stands): ${(err as Error).message}`, nearest: null };
+  }
+  const { diagnosis, note, nearest } = diagnosed;
   return {
     id: claim.id,
     index: claim.index,
@@ -222,6 +229,7 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
   };
 
   const all = Promise.all([...groups].map(([url, claims]) => processSource(url, claims)));
+  all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
   try {
     if (options.signal) {
       const signal = options.signal;
