@@ -52,7 +52,7 @@ describe('HTML: blocks and <br> separate text, inline elements do not', () => {
 
 describe('charsets (HTML standard sniffing)', () => {
   test('a windows-1252 / iso-8859-1 page declared only in <meta> decodes right', () => {
-    const bytes = fixture('traf-die-tagespost.de-demut.html');
+    const bytes = fixture('../../golden/sources/html/traf-die-tagespost.de-demut.html');
     const decoded = decodeHtml(bytes);
     expect(decoded.charset).toBe('windows-1252'); // the WHATWG name for the iso-8859-1 label
     expect(decoded.charsetSource).toBe('meta');

@@ -206,7 +206,7 @@ describe('served as they come', () => {
   });
 
   test('a windows-1252 page with its charset only in <meta> (none in Content-Type) matches quotes with umlauts', async () => {
-    const server = await serve([{ path: '/demut', file: 'traf-die-tagespost.de-demut.html', headers: { 'content-type': 'text/html' } }]);
+    const server = await serve([{ path: '/demut', file: '../../golden/sources/html/traf-die-tagespost.de-demut.html', headers: { 'content-type': 'text/html' } }]);
     const r = await check([{ id: 'a', quote: 'Sorgfalt und Zurückhaltung sind mehr denn je gefragt.', url: `${server.origin}/demut` }]);
     expect(r.a).toMatchObject({ label: 'verbatim', charset: 'windows-1252' });
   });
