@@ -55,9 +55,10 @@ export async function cpuBenchmark(goldenSources: string, workload: Workload): P
 
   // Matching and diagnosis per claim, on the workload's own claims and documents.
   const records = new Map<string, SourceRecord>();
+  const byPath = new Map(workload.sources.map((s) => [s.path, s]));
   const times: number[] = [];
   for (const claim of workload.claims) {
-    const source = workload.sources.find((s) => claim.url.endsWith(s.path))!;
+    const source = byPath.get(new URL(claim.url).pathname)!;
     let record = records.get(source.file);
     if (!record) {
       const body = readFileSync(source.file);

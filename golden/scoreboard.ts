@@ -1,9 +1,10 @@
 // The golden scoreboard: oracle and baseline run through each task's real solve.sh and test.sh (quotecheck bench), and the diagnosis set's confusion matrix.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
+import { readJsonLines } from '../src/harbor/dataset.js';
 import { goldenDir, projectRoot } from './server.js';
 
 const run = promisify(execFile);
@@ -57,11 +58,8 @@ export async function scoreDiagnosis(diagnosisDir: string, outDir: string): Prom
   mkdirSync(outDir, { recursive: true });
   const report = join(outDir, 'report.jsonl');
   await run(process.execPath, [cli, 'run', '--quiet', '--claims', join(diagnosisDir, 'claims.json'), '--out', join(outDir, 'answers.json'), '--report', report]);
-  const cases = readFileSync(join(diagnosisDir, 'cases.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; expected: string });
-  const rows = new Map(readFileSync(report, 'utf8').trim().split('\n').map((l) => {
-    const r = JSON.parse(l) as { id: string; label: string; diagnosis: string; note: string | null };
-    return [r.id, r] as const;
-  }));
+  const cases = readJsonLines(join(diagnosisDir, 'cases.jsonl')) as { id: string; expected: string }[];
+  const rows = new Map(readJsonLines(report).map((r) => [String(r.id), r as { label: string; diagnosis: string; note: string | null }]));
   const codes = [...new Set(cases.map((c) => c.expected))];
   const matrix: DiagnosisScore['matrix'] = {};
   const misses: DiagnosisScore['misses'] = [];

@@ -8,7 +8,6 @@ export type AnswerFormat = 'map' | 'list';
 /** Every claim starts as `no_match`: whatever happens, an answer file written now is complete and valid. */
 export class AnswerBook {
   private readonly labels = new Map<string, Label>();
-  private decidedCount = 0;
 
   constructor(ids: readonly string[]) {
     for (const id of ids) this.labels.set(id, 'no_match');
@@ -17,15 +16,10 @@ export class AnswerBook {
   set(id: string, label: Label): void {
     if (!this.labels.has(id)) throw new Error(`unknown claim id ${JSON.stringify(id)}`);
     this.labels.set(id, label);
-    this.decidedCount++;
   }
 
   get size(): number {
     return this.labels.size;
-  }
-
-  get decided(): number {
-    return this.decidedCount;
   }
 
   /** The answers file's content: `{id: label}` or `[{id, label}]`, in input order. */

@@ -1,5 +1,5 @@
 // A hostile loopback web: servers and documents that misbehave the ways real sources do.
-// Used by test/hostile.test.ts and the chaos test, and compiled (tsconfig) for the benchmark script.
+// Used by test/hostile.test.ts and the chaos test; a module of routes, so the benchmark script can serve them too.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
@@ -9,7 +9,7 @@ import type { Route } from '../golden/server.js';
 /** A sentence planted in the hostile pages that carry text, so a test can expect it to be found. */
 export const PLANTED = 'The harbour master counted forty-two ships before the storm reached the pier.';
 
-const ROOT = resolve(import.meta.dirname, import.meta.dirname.includes('/dist/') ? '../..' : '..');
+const ROOT = resolve(import.meta.dirname, '..');
 const PDF_DIR = join(ROOT, 'golden', 'sources', 'pdf');
 
 function page(body: string): string {

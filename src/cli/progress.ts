@@ -32,7 +32,10 @@ export function createProgress(totalClaims: number, totalSources: number, stream
         if (f) failed++;
         bar.update(claims, { sources, totalSources, failed });
       },
-      stop: () => bar.stop(),
+      stop: () => {
+        // Idempotent: the run stops the bar before its summary, and again on the way out.
+        if (bar.isActive) bar.stop();
+      },
     };
   }
   const started = Date.now();

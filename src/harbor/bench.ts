@@ -4,7 +4,8 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rm
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
-import { parseLabels, grade, type Grade } from './grade.js';
+import { emptyConfusion, parseLabels, grade, type Grade } from './grade.js';
+import { parseClaims, type Claim } from '../claims.js';
 import { listTasks, readJsonIfAny, readJsonLines, type TaskDir } from './dataset.js';
 import { CONTAINER_PATHS } from './templates.js';
 
@@ -162,20 +163,25 @@ function makeShim(dir: string, quotecheckBin: string): string {
 }
 
 function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, string>): ClaimRow[] {
-  const claimsJson = readJsonIfAny(join(t.task.dir, 'environment', 'claims.json'));
-  const list = (Array.isArray(claimsJson) ? claimsJson : ((claimsJson as { claims?: unknown[] } | undefined)?.claims ?? [])) as Record<string, unknown>[];
-  const claims = new Map(list.map((c) => [String(c.id ?? c.claim_id), c]));
+  // The task's claims as quotecheck reads them (aliases and all); a file it cannot read gives bare rows.
+  let claims = new Map<string, Claim>();
+  try {
+    const { entries } = parseClaims(readJsonIfAny(join(t.task.dir, 'environment', 'claims.json')), `${t.task.name}/environment/claims.json`);
+    claims = new Map(entries.filter((e): e is Claim => e.kind === 'claim').map((c) => [c.id, c]));
+  } catch {
+    // rows still show id, answer and gold
+  }
   const report = new Map(readJsonLines(join(t.agentLogs, 'report.jsonl')).map((r) => [String(r.id), r]));
   return [...gold].map(([id, goldLabel]) => {
-    const c = claims.get(id) ?? {};
+    const c = claims.get(id);
     const r = report.get(id);
     const match = r?.match as { context?: string } | null | undefined;
     const answer = answers.get(id);
     return {
       id,
-      quote: String(c.quote ?? c.quoted_text ?? c.quote_text ?? ''),
-      url: String(c.url ?? c.source_url ?? c.source ?? ''),
-      claim: typeof c.claim === 'string' ? c.claim : undefined,
+      quote: c?.quote ?? '',
+      url: c?.url ?? '',
+      claim: c?.claim,
       answer,
       gold: goldLabel,
       correct: answer === goldLabel,
@@ -266,7 +272,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     return run;
   })));
 
-  const confusion = { verbatim: { verbatim: 0, no_match: 0, missing: 0, invalid: 0 }, no_match: { verbatim: 0, no_match: 0, missing: 0, invalid: 0 } };
+  const confusion = emptyConfusion();
   const diagnoses: Record<string, number> = {};
   for (const r of runs) {
     for (const g of ['verbatim', 'no_match'] as const) for (const a of ['verbatim', 'no_match', 'missing', 'invalid'] as const) confusion[g][a] += r.grade.confusion[g][a];

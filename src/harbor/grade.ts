@@ -56,9 +56,14 @@ export interface Grade {
   wrong: string[];
 }
 
-export function grade(answers: ReadonlyMap<string, string>, gold: ReadonlyMap<string, string>): Grade {
+/** A confusion matrix with every count at 0. */
+export function emptyConfusion(): Grade['confusion'] {
   const row = () => ({ verbatim: 0, no_match: 0, missing: 0, invalid: 0 });
-  const confusion = { verbatim: row(), no_match: row() };
+  return { verbatim: row(), no_match: row() };
+}
+
+export function grade(answers: ReadonlyMap<string, string>, gold: ReadonlyMap<string, string>): Grade {
+  const confusion = emptyConfusion();
   const wrong: string[] = [];
   let correct = 0;
   for (const [id, goldLabel] of gold) {
