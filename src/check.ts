@@ -1,6 +1,4 @@
 // The pipeline: claims -> sources (each URL fetched once) -> texts -> matches -> one result per claim.
-import { availableParallelism } from 'node:os';
-import pLimit from 'p-limit';
 import { Agent } from 'undici';
 import type { Claim, ClaimEntry } from './claims.js';
 import { ExtractError, extractSource, type SourceText } from './extract/index.js';
@@ -201,8 +199,6 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
     dispatcher,
   };
   const limits = new FetchLimits(options.concurrency, options.perHost);
-  // Extraction is CPU work (HTML workers) or a child process (pdftotext): one per core.
-  const extractLimit = pLimit(Math.max(1, availableParallelism()));
 
   const processSource = async (url: string, claims: Claim[]): Promise<void> => {
     const t0 = performance.now();
@@ -210,11 +206,10 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
     const record: SourceRecord = { url, fetch: fetched };
     if (fetched.ok && !options.signal?.aborted) {
       try {
-        record.text = await extractLimit(() =>
-          extractSource(
-            { body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl },
-            { timeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal },
-          ),
+        // Extraction bounds its own CPU work: HTML workers and pdftotext processes, one of each per core.
+        record.text = await extractSource(
+          { body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl },
+          { timeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal },
         );
         record.views = normalizeViews(record.text.views);
       } catch (err) {

@@ -1,4 +1,4 @@
-// Type declarations for two small WHATWG helpers (encoding sniffing and decoding) that ship none.
+// Type declarations for packages that ship none: two WHATWG helpers (encoding sniffing and decoding) and Readability's JSDOMParser.
 declare module 'html-encoding-sniffer' {
   /** The HTML standard's encoding sniffing: BOM, transport label, <meta> prescan, then the default. */
   export default function sniffHTMLEncoding(
@@ -16,4 +16,16 @@ declare module 'whatwg-encoding' {
   export function decode(bytes: Uint8Array, encodingName: string): string;
   /** Whether decode() implements the named encoding. */
   export function isSupported(encodingName: string): boolean;
+}
+
+declare module '@mozilla/readability/JSDOMParser.js' {
+  /**
+   * Readability's own light DOM (Firefox runs Readability over it in a worker): plain objects and
+   * arrays. Its parser wants well-formed markup; quotecheck builds its trees from htmlparser2 instead.
+   */
+  class JSDOMParser {
+    errorState: string;
+    parse(html: string, url?: string): unknown;
+  }
+  export = JSDOMParser;
 }

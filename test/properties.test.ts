@@ -115,6 +115,16 @@ describe('normalize (design §3)', () => {
     meter.expectMostRan(0.1);
   });
 
+  test('equals design §3 step by step, on ASCII (its shortcut) and on any text', () => {
+    const bySteps = (s: string) => beforeWhitespaceAndCase(s).replace(/[\s\u001C-\u001F\u0085]+/g, ' ').trim().toLowerCase();
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 40 }), text(40)), (s) => {
+        expect(normalize(s)).toBe(bySteps(s));
+      }),
+      { seed: 11, numRuns: 20_000 },
+    );
+  });
+
   test('is idempotent on any single code point and any grapheme', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 8 })), (s) => {

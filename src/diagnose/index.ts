@@ -90,18 +90,22 @@ function canonOf(source: SourceRecord, view: NormalizedView['name']): CanonText 
   return ct;
 }
 
-/** Shell detection looks at the markup, so HTML bodies are decoded again (only for claims that did not match). */
+/**
+ * Shell detection looks at the markup: an extracted page's signals were read in the extraction
+ * worker; other HTML bodies (error pages, pages that failed extraction) are decoded here.
+ */
 function shellOf(source: SourceRecord): Shell | null {
   const cache = cacheFor(source);
   if (cache.shell !== undefined) return cache.shell;
   const { fetch } = source;
   const body = fetch.body;
+  const markup = source.text?.markup;
   const type = parseContentType(fetch.contentType).essence;
   const looksHtml = source.text?.kind === 'html' || type === 'text/html' || type === 'application/xhtml+xml';
-  const html = body && looksHtml ? decodeHtml(body, parseContentType(fetch.contentType).charset).text : undefined;
+  const html = body && looksHtml && !markup ? decodeHtml(body, parseContentType(fetch.contentType).charset).text : undefined;
   const full = source.views?.find((v) => v.name === 'full')?.text ?? source.views?.[0]?.text;
   const text = full ?? (html ? html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').toLowerCase() : undefined);
-  cache.shell = detectShell({ status: fetch.status, headers: fetch.headers, html, text });
+  cache.shell = detectShell({ status: fetch.status, headers: fetch.headers, html, markup, text });
   return cache.shell;
 }
 

@@ -14,8 +14,9 @@ export interface Shell {
 export interface ShellInput {
   status?: number;
   headers?: Record<string, string>;
-  /** The decoded HTML, when the body is HTML. */
+  /** The decoded HTML, when the body is HTML (or its signals, below, read where it was decoded). */
   html?: string;
+  markup?: MarkupSignals;
   /** The page's normalized full text (design.md §3), when it was extracted. */
   text?: string;
 }
@@ -44,26 +45,46 @@ export const SHELL_MAX_TEXT = 2_500;
 /** Pages with less text than this are empty for a reader, whatever their markup. */
 export const JS_SHELL_MAX_TEXT = 200;
 
+/** What the markup says, for detectShell: read once, where the HTML is decoded (the extraction worker). */
+export interface MarkupSignals {
+  /** Challenge or captcha markup found (checked only when the text is short enough for a shell). */
+  botMarkup?: string;
+  /** JSON-LD says the article is not free. */
+  notFree: boolean;
+  /** An app root or scripts (checked only when the page is all but empty). */
+  scripted: boolean;
+}
+
+/** Reads the markup signals of a page whose normalized text is `textLength` characters long. */
+export function markupSignals(html: string, textLength: number): MarkupSignals {
+  return {
+    botMarkup: textLength < SHELL_MAX_TEXT ? BOT_MARKUP.exec(html)?.[0] : undefined,
+    notFree: NOT_FREE.test(html),
+    scripted: textLength < JS_SHELL_MAX_TEXT && (APP_ROOT.test(html) || SCRIPT_TAG.test(html)),
+  };
+}
+
 /** Recognises a shell from the response; returns the strongest finding, or null for an ordinary page. */
-export function detectShell({ status, headers, html, text }: ShellInput): Shell | null {
+export function detectShell({ status, headers, html, markup, text }: ShellInput): Shell | null {
   const mitigated = headers?.['cf-mitigated'];
   if (mitigated && /challenge/i.test(mitigated)) {
     return { kind: 'bot_check', evidence: `header cf-mitigated: ${mitigated}`, strong: true };
   }
   const textLength = text?.length ?? 0;
   const short = textLength < SHELL_MAX_TEXT;
-  if (html && BOT_MARKUP.test(html) && short) {
-    return { kind: 'bot_check', evidence: `challenge markup (${html.match(BOT_MARKUP)![0]})`, strong: true };
+  const signals = markup ?? (html !== undefined ? markupSignals(html, textLength) : undefined);
+  if (signals?.botMarkup && short) {
+    return { kind: 'bot_check', evidence: `challenge markup (${signals.botMarkup})`, strong: true };
   }
   for (const [kind, pattern] of WORDING) {
     const found = text?.match(pattern);
     if (found) return { kind, evidence: `"${found[0]}"`, strong: short || kind === 'bot_check' };
   }
   if (status === 401) return { kind: 'login', evidence: 'HTTP 401 (authentication required)', strong: true };
-  if (html && NOT_FREE.test(html)) {
+  if (signals?.notFree) {
     return { kind: 'subscription', evidence: 'JSON-LD "isAccessibleForFree": false', strong: short };
   }
-  if (html && textLength < JS_SHELL_MAX_TEXT && (APP_ROOT.test(html) || SCRIPT_TAG.test(html))) {
+  if (signals?.scripted && textLength < JS_SHELL_MAX_TEXT) {
     return { kind: 'js_shell', evidence: `${textLength} characters of text; the page is built by scripts`, strong: true };
   }
   return null;

@@ -1,5 +1,6 @@
-// Worker thread entry: decoding, HTML extraction (stream + linkedom + Readability) and normalization, off the main thread.
+// Worker thread entry: decoding, HTML extraction (one htmlparser2 pass, Readability over its light DOM) and normalization, off the main thread.
 import { parentPort } from 'node:worker_threads';
+import { markupSignals, type MarkupSignals } from '../diagnose/shells.js';
 import { normalize } from '../normalize.js';
 import { decodeHtml } from './decode.js';
 import { htmlToViews, type HtmlViews } from './html.js';
@@ -16,6 +17,8 @@ export interface HtmlJobResult {
   /** The views normalized (design.md §3), so the main thread need not. */
   normalized: { full: string; article?: string };
   charset: string;
+  /** The markup's shell signals, read here so the main thread never decodes the page again. */
+  markup: MarkupSignals;
 }
 
 export type HtmlJobReply = ({ id: number; ok: true } & HtmlJobResult) | { id: number; ok: false; message: string };
@@ -26,7 +29,8 @@ parentPort!.on('message', ({ id, bytes, httpCharset }: HtmlJobRequest) => {
     const decoded = decodeHtml(bytes, httpCharset);
     const views = htmlToViews(decoded.text);
     const normalized = { full: normalize(views.full), ...(views.article !== undefined ? { article: normalize(views.article) } : {}) };
-    reply = { id, ok: true, views, normalized, charset: decoded.charset };
+    const markup = markupSignals(decoded.text, normalized.full.length);
+    reply = { id, ok: true, views, normalized, charset: decoded.charset, markup };
   } catch (err) {
     reply = { id, ok: false, message: (err as Error)?.message ?? String(err) };
   }

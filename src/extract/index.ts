@@ -1,4 +1,5 @@
 // The extract stage: a fetched body becomes one or more text views (PDF, HTML article and full page, plain text).
+import type { MarkupSignals } from '../diagnose/shells.js';
 import { ExtractError } from './errors.js';
 import { decodeText } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
@@ -28,6 +29,8 @@ export interface SourceText {
   views: TextView[];
   /** The charset the bytes were decoded with (HTML and text). */
   charset?: string;
+  /** HTML: what the markup says for shell detection (diagnosis), read while the page was decoded. */
+  markup?: MarkupSignals;
   note?: string;
   ms: number;
 }
@@ -65,11 +68,11 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
     case 'html': {
       // In a worker: pages are decoded, parsed and normalized off the main thread, one per
       // core at once, and a page that hangs or eats memory is stopped at its limit.
-      const { views: v, normalized, charset } = await htmlPool().extract(input.body, contentType.charset, options.timeoutMs);
+      const { views: v, normalized, charset, markup } = await htmlPool().extract(input.body, contentType.charset, options.timeoutMs);
       const views: TextView[] = [];
       if (v.article !== undefined) views.push({ name: 'article', extractor: 'readability', text: v.article, normalized: normalized.article });
       views.push({ name: 'full', extractor: 'fulltext', text: v.full, normalized: normalized.full });
-      result = { kind, views, charset, note: v.articleNote };
+      result = { kind, views, charset, markup, note: v.articleNote };
       break;
     }
     case 'text': {

@@ -1,5 +1,9 @@
 // The PDF runner: one small child process that spawns pdftotext, so the main process never forks itself.
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pLimit from 'p-limit';
 import { ExtractError } from './errors.js';
 import type { PdfRunnerReply, PdfRunnerRequest } from './pdf-runner.js';
 
@@ -24,6 +28,8 @@ class PdfRunner {
   private child: ChildProcess | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
+  /** pdftotext processes at once: one per core (each is CPU-bound). */
+  private readonly limit = pLimit(Math.max(1, availableParallelism()));
 
   private start(): ChildProcess {
     const child = fork(runnerUrl(), [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -53,6 +59,21 @@ class PdfRunner {
   }
 
   run(bytes: Uint8Array, timeoutMs: number, command?: string, signal?: AbortSignal): Promise<PdfText> {
+    return this.limit(async () => {
+      if (signal?.aborted) throw new ExtractError('timeout', 'pdftotext not started: the run was stopped');
+      // pdftotext reads a file; writing it here keeps the PDF's bytes out of the runner.
+      const dir = await mkdtemp(join(tmpdir(), 'quotecheck-pdf-'));
+      try {
+        const file = join(dir, 'source.pdf');
+        await writeFile(file, bytes);
+        return await this.send(file, timeoutMs, command, signal);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  private send(file: string, timeoutMs: number, command?: string, signal?: AbortSignal): Promise<PdfText> {
     this.child ??= this.start();
     const child = this.child;
     child.ref();
@@ -64,7 +85,7 @@ class PdfRunner {
     signal?.addEventListener('abort', cancel, { once: true });
     return new Promise<PdfText>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      const request: PdfRunnerRequest = { id, bytes, timeoutMs, command };
+      const request: PdfRunnerRequest = { id, file, timeoutMs, command };
       child.send(request);
     }).finally(() => signal?.removeEventListener('abort', cancel));
   }

@@ -1,10 +1,11 @@
-// Child process entry: runs pdftotext for the main process. Forking a small process is cheap; forking the
-// main process (hundreds of MB, worker threads) costs tens of milliseconds per PDF on the main thread.
+// Child process entry: runs pdftotext for the main process. Forking costs time in proportion to the forking
+// process's memory: tens of milliseconds per PDF from the main process (hundreds of MB), a few from this one.
 import { normalize } from '../normalize.js';
 import { ExtractError } from './errors.js';
 import { runPdftotext } from './pdf.js';
 
-export type PdfRunnerRequest = { id: number; bytes: Uint8Array; timeoutMs: number; command?: string } | { cancel: number };
+/** The PDF is a file the main process wrote: the runner never holds PDF bytes, so it stays small and forks fast. */
+export type PdfRunnerRequest = { id: number; file: string; timeoutMs: number; command?: string } | { cancel: number };
 export type PdfRunnerReply = { id: number; ok: true; text: string; normalized: string } | { id: number; ok: false; kind: ExtractError['kind']; message: string };
 
 const running = new Map<number, AbortController>();
@@ -16,7 +17,7 @@ process.on('message', (msg: PdfRunnerRequest) => {
   }
   const controller = new AbortController();
   running.set(msg.id, controller);
-  runPdftotext(msg.bytes, { timeoutMs: msg.timeoutMs, command: msg.command, signal: controller.signal })
+  runPdftotext(msg.file, { timeoutMs: msg.timeoutMs, command: msg.command, signal: controller.signal })
     .then((text): PdfRunnerReply => ({ id: msg.id, ok: true, text, normalized: normalize(text) }))
     .catch((err: unknown): PdfRunnerReply => ({
       id: msg.id,

@@ -65,7 +65,7 @@ export class HtmlPool {
       const job = slot.job;
       if (!job || reply.id !== job.id) return;
       this.finish(slot);
-      if (reply.ok) job.resolve({ views: reply.views, normalized: reply.normalized, charset: reply.charset });
+      if (reply.ok) job.resolve({ views: reply.views, normalized: reply.normalized, charset: reply.charset, markup: reply.markup });
       else job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
     });
     worker.on('error', (err: Error & { code?: string }) => {

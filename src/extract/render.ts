@@ -33,7 +33,7 @@ export function renderText(root: Node): string {
   let node: Node | null = root.firstChild;
   while (node) {
     if (node.nodeType === TEXT_NODE) {
-      out.push((node as Text).data);
+      out.push(node.textContent ?? ''); // (not .data: Readability's light DOM has only textContent)
     } else if (node.nodeType === ELEMENT_NODE) {
       const tag = (node as Element).localName;
       if (tag === 'br') {

@@ -1,4 +1,4 @@
-// HTML to text without a DOM: a streaming tokenizer (htmlparser2), linear in size and depth: the full view of every page.
+// The full view without a DOM: text gathered from a streaming tokenizer's events (htmlparser2), linear in size and depth.
 import { Parser } from 'htmlparser2';
 import { BLOCKS, SKIPPED } from './render.js';
 
@@ -12,40 +12,54 @@ export interface StreamedText {
 }
 
 /**
- * One pass over the markup: text outside skipped elements, a newline at every block boundary
- * and <br>. No tree is built, so 100,000 nested elements or a 30 MB page cost time linear in
- * their size. htmlparser2 closes elements by simpler rules than the HTML standard's tree
- * construction, so on malformed markup the text could differ from a browser's in whitespace or
- * order; test/html-identity.test.ts shows it gives the same normalized text as the jsdom
- * reference on every real page shipped here. Its stats decide whether a DOM is affordable.
+ * Gathers the full view from parser events: text outside skipped elements, a newline at every
+ * block boundary and <br>. No tree is kept, so 100,000 nested elements or a 30 MB page cost time
+ * linear in their size. htmlparser2 closes elements by simpler rules than the HTML standard's
+ * tree construction, so on malformed markup the text could differ from a browser's in whitespace
+ * or order; test/html-identity.test.ts shows it gives the same normalized text as the jsdom
+ * reference on every real page shipped here. Its counts decide whether a DOM is affordable.
  */
+export class FullTextSink {
+  private readonly out: string[] = [];
+  private skipping = 0;
+  private depth = 0;
+  maxDepth = 0;
+  elements = 0;
+
+  open(name: string): void {
+    this.elements++;
+    this.depth++;
+    if (this.depth > this.maxDepth) this.maxDepth = this.depth;
+    if (SKIPPED.has(name)) this.skipping++;
+    else if (this.skipping === 0 && (name === 'br' || BLOCKS.has(name))) this.out.push('\n');
+  }
+
+  close(name: string): void {
+    this.depth = Math.max(0, this.depth - 1);
+    if (SKIPPED.has(name)) this.skipping = Math.max(0, this.skipping - 1);
+    else if (this.skipping === 0 && BLOCKS.has(name)) this.out.push('\n');
+  }
+
+  textChunk(text: string): void {
+    if (this.skipping === 0) this.out.push(text);
+  }
+
+  result(): StreamedText {
+    return { text: this.out.join(''), elements: this.elements, maxDepth: this.maxDepth };
+  }
+}
+
+/** htmlparser2's options for HTML: entities decoded, names lowercased, `<x/>` not self-closing (as in HTML). */
+export const HTML_PARSER_OPTIONS = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: false } as const;
+
+/** The full view of a page in one streaming pass. */
 export function streamText(html: string): StreamedText {
-  const out: string[] = [];
-  let skipping = 0;
-  let depth = 0;
-  let maxDepth = 0;
-  let elements = 0;
+  const sink = new FullTextSink();
   const parser = new Parser(
-    {
-      onopentag(name) {
-        elements++;
-        depth++;
-        if (depth > maxDepth) maxDepth = depth;
-        if (SKIPPED.has(name)) skipping++;
-        else if (skipping === 0 && (name === 'br' || BLOCKS.has(name))) out.push('\n');
-      },
-      onclosetag(name) {
-        depth = Math.max(0, depth - 1);
-        if (SKIPPED.has(name)) skipping = Math.max(0, skipping - 1);
-        else if (skipping === 0 && BLOCKS.has(name)) out.push('\n');
-      },
-      ontext(text) {
-        if (skipping === 0) out.push(text);
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, recognizeSelfClosing: false },
+    { onopentag: (name) => sink.open(name), onclosetag: (name) => sink.close(name), ontext: (text) => sink.textChunk(text) },
+    HTML_PARSER_OPTIONS,
   );
   parser.write(html);
   parser.end();
-  return { text: out.join(''), elements, maxDepth };
+  return sink.result();
 }
