@@ -1,10 +1,13 @@
 // design.md §4: what text each kind of body yields (block-aware HTML, charsets, pdftotext, sniffing).
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { ExtractError, extractSource, renderText, sniffKind, parseContentType } from '../src/extract/index.js';
 import { decodeHtml, decodeText } from '../src/extract/decode.js';
 import { htmlToViews } from '../src/extract/html.js';
+import { HtmlPool } from '../src/extract/pool.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES } from './helpers.js';
 
@@ -138,5 +141,40 @@ describe('PDF via pdftotext', () => {
   test('bytes that are not a PDF but claim to be one fail with pdftotext\'s reason', async () => {
     const err = await extractSource({ body: Buffer.from('not a pdf at all'), contentType: 'application/pdf', url }, opts).catch((e) => e);
     expect(err).toMatchObject({ kind: 'failed' });
+  });
+});
+
+describe('the HTML worker pool: a slow article search costs the article, not the page', () => {
+  /** A stand-in worker: answers the full view at once, then never finishes the article (or sends nothing). */
+  function standIn(sendFull: boolean): URL {
+    const dir = mkdtempSync(join(tmpdir(), 'quotecheck-pool-'));
+    const file = join(dir, 'worker.mjs');
+    writeFileSync(file, `import { parentPort } from 'node:worker_threads';
+parentPort.on('message', ({ id }) => {
+  ${sendFull ? "parentPort.postMessage({ id, ok: true, stage: 'full', final: false, full: 'The Full Text', normalizedFull: 'the full text', charset: 'utf-8', markup: { notFree: false, scripted: false } });" : ''}
+  for (;;) {} // Readability that never ends
+});
+`);
+    return pathToFileURL(file);
+  }
+
+  test('past the time limit, the page keeps its full view and says why there is no article', async () => {
+    const pool = new HtmlPool(1, standIn(true));
+    try {
+      const result = await pool.extract(new Uint8Array(), undefined, 500);
+      expect(result.views).toEqual({ full: 'The Full Text', articleNote: 'no article view: Readability stopped at the 0.5 s limit (full view only)' });
+      expect(result.normalized).toEqual({ full: 'the full text' });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a page not even parsed in time is a timeout', async () => {
+    const pool = new HtmlPool(1, standIn(false));
+    try {
+      await expect(pool.extract(new Uint8Array(), undefined, 500)).rejects.toMatchObject({ kind: 'timeout', message: 'HTML extraction stopped after 0.5 s' });
+    } finally {
+      await pool.close();
+    }
   });
 });

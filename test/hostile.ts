@@ -28,6 +28,11 @@ export function deepPage(depth: number): Buffer {
   return Buffer.from(page(`${'<div><span>'.repeat(depth / 2)}${PLANTED}${'</span></div>'.repeat(depth / 2)}`));
 }
 
+/** `count` sibling elements, the planted sentence among the last (moving children of such a parent is quadratic in a DOM of arrays). */
+export function widePage(count: number): Buffer {
+  return Buffer.from(page(`${'<div>filler item</div>'.repeat(count)}<div>${PLANTED}</div>`));
+}
+
 let bomb: Promise<Buffer> | undefined;
 /** gzip of 200 MB of zeros: ~200 KB on the wire. Made once, by streaming, so the test never holds 200 MB. */
 export function gzipBomb(): Promise<Buffer> {
@@ -124,6 +129,7 @@ export const HOSTILE_CASES: HostileCase[] = [
   { path: '/short-body', what: 'Content-Length larger than the body sent', label: 'no_match', diagnosis: 'fetch_failed', note: /connection failed|terminated|other side closed|socket/i },
   { path: '/invalid-utf8', what: 'declared UTF-8, with invalid bytes', label: 'verbatim', diagnosis: 'verbatim', note: /^$/ },
   { path: '/deep', what: '100,000 nested elements', label: 'verbatim', diagnosis: 'verbatim', note: /nested more than 400 deep \(the DOM cap\)/ },
+  { path: '/wide', what: '100,000 sibling elements', label: 'verbatim', diagnosis: 'verbatim', note: /more than 5000 children in one element \(the DOM cap\)/ },
   { path: '/huge', what: 'a 30 MB page', label: 'verbatim', diagnosis: 'verbatim', note: /MB of HTML > the 10 MB DOM cap/ },
   { path: '/truncated.pdf', what: 'a PDF cut off after 2 KB', label: 'no_match', diagnosis: 'empty', note: /pdftotext failed|no text layer/ },
   { path: '/corrupt.pdf', what: 'a PDF header followed by garbage', label: 'no_match', diagnosis: 'empty', note: /pdftotext failed|no text layer/ },
@@ -151,6 +157,8 @@ export const HOSTILE_LIMITS = {
 export async function hostileRoutes(): Promise<Route[]> {
   const chain: Route[] = Array.from({ length: 20 }, (_, i) => ({ path: `/chain/${i}`, redirect: { location: `/chain/${i + 1}` } }));
   const tracemonkey = pdf('tracemonkey.pdf');
+  // Made before serving: making it takes seconds of CPU, which must not count against a request's timeout.
+  const bombBytes = await gzipBomb();
   return [
     { path: '/drip', handler: drip },
     { path: '/hang', hang: true },
@@ -160,11 +168,12 @@ export async function hostileRoutes(): Promise<Route[]> {
     ...chain,
     { path: '/chain/20', body: page(`<p>${PLANTED}</p>`), headers: html },
     { path: '/cookie', body: page(`<p>${PLANTED}</p>`), headers: html, cookieGate: { name: 'seen', value: '1' } },
-    { path: '/bomb', handler: (_q, s) => void gzipBomb().then((b) => { s.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }); s.end(b); }) },
+    { path: '/bomb', body: bombBytes, headers: { 'content-type': 'text/html', 'content-encoding': 'gzip' } },
     { path: '/endless', handler: endless },
     { path: '/short-body', handler: shortBody },
     { path: '/invalid-utf8', body: invalidUtf8(), headers: html },
     { path: '/deep', body: deepPage(100_000), headers: html },
+    { path: '/wide', body: widePage(100_000), headers: html },
     { path: '/huge', body: hugePage(30), headers: html },
     { path: '/truncated.pdf', body: tracemonkey.subarray(0, 2048), headers: { 'content-type': 'application/pdf' } },
     { path: '/corrupt.pdf', body: Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(50_000, 0x5a)]), headers: { 'content-type': 'application/pdf' } },

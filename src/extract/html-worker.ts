@@ -3,7 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { markupSignals, type MarkupSignals } from '../diagnose/shells.js';
 import { normalize } from '../normalize.js';
 import { decodeHtml } from './decode.js';
-import { htmlToViews, type HtmlViews } from './html.js';
+import { articleView, parseHtml, type HtmlViews } from './html.js';
 
 export interface HtmlJobRequest {
   id: number;
@@ -21,18 +21,31 @@ export interface HtmlJobResult {
   markup: MarkupSignals;
 }
 
-export type HtmlJobReply = ({ id: number; ok: true } & HtmlJobResult) | { id: number; ok: false; message: string };
+/**
+ * A job answers in two messages: the full view as soon as the page is parsed (`final` when
+ * there is no article to look for), then the article view. If Readability overruns the time
+ * limit, the page keeps its full view.
+ */
+export type HtmlJobReply =
+  | { id: number; ok: true; stage: 'full'; final: boolean; full: string; normalizedFull: string; articleNote?: string; charset: string; markup: MarkupSignals }
+  | { id: number; ok: true; stage: 'article'; article?: string; normalizedArticle?: string; articleNote?: string }
+  | { id: number; ok: false; message: string };
+
+function send(reply: HtmlJobReply): void {
+  parentPort!.postMessage(reply);
+}
 
 parentPort!.on('message', ({ id, bytes, httpCharset }: HtmlJobRequest) => {
-  let reply: HtmlJobReply;
   try {
     const decoded = decodeHtml(bytes, httpCharset);
-    const views = htmlToViews(decoded.text);
-    const normalized = { full: normalize(views.full), ...(views.article !== undefined ? { article: normalize(views.article) } : {}) };
-    const markup = markupSignals(decoded.text, normalized.full.length);
-    reply = { id, ok: true, views, normalized, charset: decoded.charset, markup };
+    const page = parseHtml(decoded.text);
+    const normalizedFull = normalize(page.full);
+    const markup = markupSignals(decoded.text, normalizedFull.length);
+    send({ id, ok: true, stage: 'full', final: !page.doc, full: page.full, normalizedFull, articleNote: page.note, charset: decoded.charset, markup });
+    if (!page.doc) return;
+    const { article, articleNote } = articleView(page.doc);
+    send({ id, ok: true, stage: 'article', article, normalizedArticle: article !== undefined ? normalize(article) : undefined, articleNote });
   } catch (err) {
-    reply = { id, ok: false, message: (err as Error)?.message ?? String(err) };
+    send({ id, ok: false, message: (err as Error)?.message ?? String(err) });
   }
-  parentPort!.postMessage(reply);
 });

@@ -30,6 +30,8 @@ interface Slot {
   worker: Worker;
   job?: Job;
   timer?: NodeJS.Timeout;
+  /** The job's full view, once the worker has sent it (the article may still be coming). */
+  partial?: Omit<HtmlJobResult, 'views' | 'normalized'> & { full: string; normalizedFull: string };
 }
 
 export class HtmlPool {
@@ -37,7 +39,11 @@ export class HtmlPool {
   private readonly queue: Job[] = [];
   private nextId = 0;
 
-  constructor(private readonly size = Math.max(1, availableParallelism())) {}
+  /** `script`: the worker's module (tests give a stand-in). */
+  constructor(
+    private readonly size = Math.max(1, availableParallelism()),
+    private readonly script: URL = workerUrl(),
+  ) {}
 
   /** Decodes, extracts and normalizes one page in a worker; rejects with ExtractError on timeout, memory cap or crash. */
   extract(bytes: Uint8Array, httpCharset: string | undefined, timeoutMs: number): Promise<HtmlJobResult> {
@@ -58,20 +64,40 @@ export class HtmlPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerUrl(), { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = new Worker(this.script, { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     const slot: Slot = { worker };
     worker.unref(); // idle workers never keep the process alive
     worker.on('message', (reply: HtmlJobReply) => {
       const job = slot.job;
       if (!job || reply.id !== job.id) return;
-      this.finish(slot);
-      if (reply.ok) job.resolve({ views: reply.views, normalized: reply.normalized, charset: reply.charset, markup: reply.markup });
-      else job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
+      if (!reply.ok) {
+        this.finish(slot);
+        job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
+      } else if (reply.stage === 'full' && !reply.final) {
+        slot.partial = { full: reply.full, normalizedFull: reply.normalizedFull, charset: reply.charset, markup: reply.markup };
+      } else if (reply.stage === 'full') {
+        this.finish(slot);
+        job.resolve({ views: { full: reply.full, articleNote: reply.articleNote }, normalized: { full: reply.normalizedFull }, charset: reply.charset, markup: reply.markup });
+      } else {
+        const partial = slot.partial!;
+        this.finish(slot);
+        job.resolve({
+          views: { full: partial.full, article: reply.article, articleNote: reply.articleNote },
+          normalized: { full: partial.normalizedFull, ...(reply.normalizedArticle !== undefined ? { article: reply.normalizedArticle } : {}) },
+          charset: partial.charset,
+          markup: partial.markup,
+        });
+      }
     });
     worker.on('error', (err: Error & { code?: string }) => {
       const job = slot.job;
+      const partial = slot.partial;
       this.retire(slot);
-      if (job) {
+      if (job && partial && err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        // Parsed, but Readability hit the memory cap: the page keeps its full view.
+        const note = `no article view: Readability stopped at the ${WORKER_HEAP_MB} MB memory cap (full view only)`;
+        job.resolve({ views: { full: partial.full, articleNote: note }, normalized: { full: partial.normalizedFull }, charset: partial.charset, markup: partial.markup });
+      } else if (job) {
         job.reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? new ExtractError('failed', `HTML extraction stopped at its ${WORKER_HEAP_MB} MB memory cap`, { cause: err })
           : new ExtractError('failed', `HTML extraction crashed: ${err.message}`, { cause: err }));
@@ -95,9 +121,16 @@ export class HtmlPool {
       slot.job = job;
       slot.worker.ref(); // busy: the process waits for it
       slot.timer = setTimeout(() => {
+        const partial = slot!.partial;
         this.retire(slot!);
         void slot!.worker.terminate();
-        job.reject(new ExtractError('timeout', `HTML extraction stopped after ${job.timeoutMs / 1000} s`));
+        if (partial) {
+          // Parsed in time, but Readability overran: the page keeps its full view.
+          const note = `no article view: Readability stopped at the ${job.timeoutMs / 1000} s limit (full view only)`;
+          job.resolve({ views: { full: partial.full, articleNote: note }, normalized: { full: partial.normalizedFull }, charset: partial.charset, markup: partial.markup });
+        } else {
+          job.reject(new ExtractError('timeout', `HTML extraction stopped after ${job.timeoutMs / 1000} s`));
+        }
       }, job.timeoutMs);
       const request: HtmlJobRequest = { id: job.id, bytes: job.bytes, httpCharset: job.httpCharset };
       slot.worker.postMessage(request);
@@ -109,6 +142,7 @@ export class HtmlPool {
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = undefined;
     slot.job = undefined;
+    slot.partial = undefined;
     slot.worker.unref();
     this.pump();
   }
@@ -119,6 +153,7 @@ export class HtmlPool {
     const i = this.slots.indexOf(slot);
     if (i !== -1) this.slots.splice(i, 1);
     slot.job = undefined;
+    slot.partial = undefined;
     queueMicrotask(() => this.pump());
   }
 }

@@ -9,6 +9,8 @@ export interface StreamedText {
   elements: number;
   /** Deepest nesting of open elements. */
   maxDepth: number;
+  /** Most children (elements and text runs) of one element. */
+  maxChildren: number;
 }
 
 /**
@@ -23,12 +25,17 @@ export class FullTextSink {
   private readonly out: string[] = [];
   private skipping = 0;
   private depth = 0;
+  /** Children so far of each open element, by depth (0: the document). */
+  private readonly childCounts: number[] = [0];
   maxDepth = 0;
+  maxChildren = 0;
   elements = 0;
 
   open(name: string): void {
     this.elements++;
+    this.child();
     this.depth++;
+    this.childCounts[this.depth] = 0;
     if (this.depth > this.maxDepth) this.maxDepth = this.depth;
     if (SKIPPED.has(name)) this.skipping++;
     else if (this.skipping === 0 && (name === 'br' || BLOCKS.has(name))) this.out.push('\n');
@@ -41,11 +48,18 @@ export class FullTextSink {
   }
 
   textChunk(text: string): void {
+    this.child();
     if (this.skipping === 0) this.out.push(text);
   }
 
   result(): StreamedText {
-    return { text: this.out.join(''), elements: this.elements, maxDepth: this.maxDepth };
+    return { text: this.out.join(''), elements: this.elements, maxDepth: this.maxDepth, maxChildren: this.maxChildren };
+  }
+
+  private child(): void {
+    const n = (this.childCounts[this.depth] ?? 0) + 1;
+    this.childCounts[this.depth] = n;
+    if (n > this.maxChildren) this.maxChildren = n;
   }
 }
 
