@@ -4,7 +4,7 @@ import { ExtractError } from './errors.js';
 import { decodeText } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
 import { htmlPool } from './pool.js';
-import { pdfToText } from './pdf-pool.js';
+import { pdfToText } from './pdf.js';
 
 export { ExtractError, type ExtractErrorKind } from './errors.js';
 export { renderText } from './render.js';

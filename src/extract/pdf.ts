@@ -1,6 +1,10 @@
-// PDF to text with poppler's pdftotext, exactly as the gold labels were made: `pdftotext -enc UTF-8 FILE -` (run inside the PDF runner process).
-import { execFile } from 'node:child_process';
+// PDF to text with poppler's pdftotext, exactly as the gold labels were made: `pdftotext -enc UTF-8 FILE -`, started from a small shell.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { normalize } from '../normalize.js';
 import { ExtractError } from './errors.js';
+import { EXIT_FILE_TOO_LARGE, EXIT_NOT_FOUND, ShellPool } from './shell.js';
 
 export interface PdfOptions {
   /** pdftotext is killed after this long. */
@@ -11,35 +15,44 @@ export interface PdfOptions {
   signal?: AbortSignal;
 }
 
-/** pdftotext's text of a 352-page book is ~1 MB; this leaves room for huge documents without letting one exhaust memory. */
+export interface PdfText {
+  text: string;
+  /** normalize(text), computed here so callers need not. */
+  normalized: string;
+}
+
+/** pdftotext's text of a 352-page book is ~1 MB; this leaves room for huge documents without letting one exhaust memory or disk. */
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 
-/** Runs pdftotext on a PDF file in its default reading-order mode (no -layout): other modes give other whitespace than the gold labels. */
-export function runPdftotext(file: string, options: PdfOptions): Promise<string> {
+let shells: ShellPool | undefined;
+
+/**
+ * Runs pdftotext in its default reading-order mode (no -layout: other modes give other
+ * whitespace than the gold labels) on the bytes, written to a temporary file; its output goes
+ * to a file too. Throws ExtractError: `tool_missing`, `timeout`, `encrypted` or `failed`.
+ */
+export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise<PdfText> {
   const command = options.command ?? 'pdftotext';
-  return new Promise<string>((resolve, reject) => {
-    execFile(
-      command,
-      ['-enc', 'UTF-8', file, '-'],
-      { timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES, encoding: 'buffer', signal: options.signal },
-      (err, stdout, stderr) => {
-        if (!err) return resolve(new TextDecoder('utf-8').decode(stdout));
-        const e = err as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null; code?: number | string };
-        const said = stderr.toString('utf8').trim().split('\n').slice(-3).join(' | ');
-        if (e.code === 'ENOENT') {
-          reject(new ExtractError('tool_missing', `${command} not found: install poppler-utils (e.g. apt-get install -y poppler-utils)`, { cause: err }));
-        } else if (options.signal?.aborted) {
-          reject(new ExtractError('timeout', 'pdftotext stopped: the run was stopped', { cause: err }));
-        } else if (e.killed || e.signal === 'SIGKILL') {
-          reject(new ExtractError('timeout', `pdftotext stopped after ${options.timeoutMs / 1000} s`, { cause: err }));
-        } else if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
-          reject(new ExtractError('failed', `pdftotext output exceeds ${MAX_OUTPUT_BYTES / 1024 / 1024} MB`, { cause: err }));
-        } else if (/password/i.test(said)) {
-          reject(new ExtractError('encrypted', `PDF needs a password: ${said}`, { cause: err }));
-        } else {
-          reject(new ExtractError('failed', `pdftotext failed (exit ${String(e.code)}): ${said || e.message}`, { cause: err }));
-        }
-      },
-    );
-  });
+  const dir = await mkdtemp(join(tmpdir(), 'quotecheck-pdf-'));
+  try {
+    const pdf = join(dir, 'source.pdf');
+    const out = join(dir, 'text.txt');
+    const err = join(dir, 'stderr.txt');
+    await writeFile(pdf, bytes);
+    shells ??= new ShellPool();
+    const exit = await shells.run({ argv: [command, '-enc', 'UTF-8', pdf, '-'], stdout: out, stderr: err, maxFileBytes: MAX_OUTPUT_BYTES, timeoutMs: options.timeoutMs, signal: options.signal });
+    if (exit.stopped === 'aborted') throw new ExtractError('timeout', 'pdftotext stopped: the run was stopped');
+    if (exit.stopped === 'timeout') throw new ExtractError('timeout', `pdftotext stopped after ${options.timeoutMs / 1000} s`);
+    if (exit.status === 0) {
+      const text = new TextDecoder('utf-8').decode(await readFile(out));
+      return { text, normalized: normalize(text) };
+    }
+    const said = (await readFile(err, 'utf8').catch(() => '')).trim().split('\n').slice(-3).join(' | ');
+    if (exit.status === EXIT_NOT_FOUND) throw new ExtractError('tool_missing', `${command} not found: install poppler-utils (e.g. apt-get install -y poppler-utils)`);
+    if (exit.status === EXIT_FILE_TOO_LARGE) throw new ExtractError('failed', `pdftotext output exceeds ${MAX_OUTPUT_BYTES / 1024 / 1024} MB`);
+    if (/password/i.test(said)) throw new ExtractError('encrypted', `PDF needs a password: ${said}`);
+    throw new ExtractError('failed', `pdftotext failed (exit ${exit.status}): ${said || 'no message'}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -31,7 +31,14 @@ interface Slot {
   job?: Job;
   timer?: NodeJS.Timeout;
   /** The job's full view, once the worker has sent it (the article may still be coming). */
-  partial?: Omit<HtmlJobResult, 'views' | 'normalized'> & { full: string; normalizedFull: string };
+  partial?: PartialResult;
+}
+
+type PartialResult = Omit<HtmlJobResult, 'views' | 'normalized'> & { full: string; normalizedFull: string };
+
+/** The result of a page whose article view did not come: its full view, and why. */
+function fullViewOnly(partial: PartialResult, articleNote: string): HtmlJobResult {
+  return { views: { full: partial.full, articleNote }, normalized: { full: partial.normalizedFull }, charset: partial.charset, markup: partial.markup };
 }
 
 export class HtmlPool {
@@ -96,7 +103,7 @@ export class HtmlPool {
       if (job && partial && err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
         // Parsed, but Readability hit the memory cap: the page keeps its full view.
         const note = `no article view: Readability stopped at the ${WORKER_HEAP_MB} MB memory cap (full view only)`;
-        job.resolve({ views: { full: partial.full, articleNote: note }, normalized: { full: partial.normalizedFull }, charset: partial.charset, markup: partial.markup });
+        job.resolve(fullViewOnly(partial, note));
       } else if (job) {
         job.reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? new ExtractError('failed', `HTML extraction stopped at its ${WORKER_HEAP_MB} MB memory cap`, { cause: err })
@@ -127,7 +134,7 @@ export class HtmlPool {
         if (partial) {
           // Parsed in time, but Readability overran: the page keeps its full view.
           const note = `no article view: Readability stopped at the ${job.timeoutMs / 1000} s limit (full view only)`;
-          job.resolve({ views: { full: partial.full, articleNote: note }, normalized: { full: partial.normalizedFull }, charset: partial.charset, markup: partial.markup });
+          job.resolve(fullViewOnly(partial, note));
         } else {
           job.reject(new ExtractError('timeout', `HTML extraction stopped after ${job.timeoutMs / 1000} s`));
         }
