@@ -8,6 +8,7 @@ import { ExtractError, extractSource, renderText, sniffKind, parseContentType } 
 import { decodeHtml, decodeText } from '../src/extract/decode.js';
 import { htmlToViews } from '../src/extract/html.js';
 import { HtmlPool } from '../src/extract/pool.js';
+import { pdfToText } from '../src/extract/pdf.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES } from './helpers.js';
 
@@ -176,5 +177,41 @@ parentPort.on('message', ({ id }) => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('pdftotext from a shell: limits and stops', () => {
+  /** A stand-in pdftotext (a shell script), in a folder whose name needs quoting. */
+  function fakeTool(body: string): string {
+    const dir = mkdtempSync(join(tmpdir(), "quotecheck it's a tool "));
+    const file = join(dir, 'pdftotext');
+    writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    return file;
+  }
+  const pdf = Buffer.from('%PDF-1.4 stand-in');
+
+  test('its output is capped: past the cap it is stopped, and the note says so', async () => {
+    const tool = fakeTool('head -c 5000000 /dev/zero');
+    const err = await pdfToText(pdf, { timeoutMs: 20_000, command: tool, maxOutputBytes: 1024 * 1024 }).catch((e) => e);
+    expect(err).toMatchObject({ kind: 'failed', message: 'pdftotext output exceeds 1 MB' });
+  });
+
+  test('the run stopping kills it at once', async () => {
+    const tool = fakeTool('sleep 30');
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 200);
+    const err = await pdfToText(pdf, { timeoutMs: 20_000, command: tool, signal: controller.signal }).catch((e) => e);
+    expect(err).toMatchObject({ kind: 'timeout', message: 'pdftotext stopped: the run was stopped' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  test('its text and exit status come back as it gave them (arguments passed verbatim, quotes and spaces in paths too)', async () => {
+    const tool = fakeTool('printf "args:%s|" "$@"; echo; echo "Ünïcode – text"; echo "warning: odd" >&2');
+    const { text, normalized } = await pdfToText(pdf, { timeoutMs: 20_000, command: tool });
+    expect(text).toMatch(/^args:-enc\|args:UTF-8\|args:\/.*\/source\.pdf\|args:-\|\nÜnïcode – text\n$/);
+    expect(normalized).toContain('ünïcode - text');
+    const failing = fakeTool('echo "Syntax Error: bad xref" >&2; exit 1');
+    await expect(pdfToText(pdf, { timeoutMs: 20_000, command: failing })).rejects.toMatchObject({ kind: 'failed', message: 'pdftotext failed (exit 1): Syntax Error: bad xref' });
   });
 });

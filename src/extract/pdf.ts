@@ -13,6 +13,8 @@ export interface PdfOptions {
   command?: string;
   /** Kills pdftotext when the run stops. */
   signal?: AbortSignal;
+  /** Largest text pdftotext may write (default 256 MB): past it, it is stopped. */
+  maxOutputBytes?: number;
 }
 
 export interface PdfText {
@@ -22,7 +24,7 @@ export interface PdfText {
 }
 
 /** pdftotext's text of a 352-page book is ~1 MB; this leaves room for huge documents without letting one exhaust memory or disk. */
-const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+export const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 let shells: ShellPool | undefined;
 
@@ -33,6 +35,7 @@ let shells: ShellPool | undefined;
  */
 export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise<PdfText> {
   const command = options.command ?? 'pdftotext';
+  const maxOutput = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   const dir = await mkdtemp(join(tmpdir(), 'quotecheck-pdf-'));
   try {
     const pdf = join(dir, 'source.pdf');
@@ -40,7 +43,7 @@ export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise
     const err = join(dir, 'stderr.txt');
     await writeFile(pdf, bytes);
     shells ??= new ShellPool();
-    const exit = await shells.run({ argv: [command, '-enc', 'UTF-8', pdf, '-'], stdout: out, stderr: err, maxFileBytes: MAX_OUTPUT_BYTES, timeoutMs: options.timeoutMs, signal: options.signal });
+    const exit = await shells.run({ argv: [command, '-enc', 'UTF-8', pdf, '-'], stdout: out, stderr: err, maxFileBytes: maxOutput, timeoutMs: options.timeoutMs, signal: options.signal });
     if (exit.stopped === 'aborted') throw new ExtractError('timeout', 'pdftotext stopped: the run was stopped');
     if (exit.stopped === 'timeout') throw new ExtractError('timeout', `pdftotext stopped after ${options.timeoutMs / 1000} s`);
     if (exit.status === 0) {
@@ -49,7 +52,7 @@ export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise
     }
     const said = (await readFile(err, 'utf8').catch(() => '')).trim().split('\n').slice(-3).join(' | ');
     if (exit.status === EXIT_NOT_FOUND) throw new ExtractError('tool_missing', `${command} not found: install poppler-utils (e.g. apt-get install -y poppler-utils)`);
-    if (exit.status === EXIT_FILE_TOO_LARGE) throw new ExtractError('failed', `pdftotext output exceeds ${MAX_OUTPUT_BYTES / 1024 / 1024} MB`);
+    if (exit.status === EXIT_FILE_TOO_LARGE) throw new ExtractError('failed', `pdftotext output exceeds ${maxOutput / 1024 / 1024} MB`);
     if (/password/i.test(said)) throw new ExtractError('encrypted', `PDF needs a password: ${said}`);
     throw new ExtractError('failed', `pdftotext failed (exit ${exit.status}): ${said || 'no message'}`);
   } finally {
