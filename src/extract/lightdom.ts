@@ -4,11 +4,8 @@ import JSDOMParser from '@mozilla/readability/JSDOMParser.js';
 /** The parts of JSDOMParser's nodes this module touches (it is plain objects and arrays, no live lists). */
 export interface LightNode {
   nodeType: number;
-  localName?: string;
-  parentNode: LightElement | LightDocument | null;
   childNodes: LightNode[];
   textContent: string;
-  remove(): LightNode;
 }
 
 export interface LightElement extends LightNode {
@@ -16,7 +13,6 @@ export interface LightElement extends LightNode {
   tagName: string;
   children: LightElement[];
   appendChild(child: LightNode): void;
-  replaceChild(next: LightNode, old: LightNode): LightNode;
   setAttribute(name: string, value: string): void;
   getAttribute(name: string): string | undefined;
 }
@@ -33,7 +29,6 @@ export interface LightDocument {
   createTextNode(text: string): LightNode;
 }
 
-const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
 
 /** Elements the HTML parser puts in <head> when they come before the body starts. */
