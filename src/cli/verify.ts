@@ -1,6 +1,7 @@
 // `quotecheck verify`: one quote, one URL, an answer an LLM agent can read (or parse with --json); exit 0 verbatim, 1 no_match, 2 bad input.
 import { readFileSync } from 'node:fs';
 import type { ClaimResult } from '../check.js';
+import { VIEW_NAMES } from '../diagnose/index.js';
 import type { HtmlViewChoice } from '../match.js';
 import { toReportRecord } from '../report.js';
 import { verifyQuote } from '../verify.js';
@@ -21,10 +22,10 @@ function describe(r: ClaimResult): string {
   const source = [r.httpStatus, r.contentType, r.charset, r.extractor].filter((x) => x !== undefined).join(', ');
   lines.push(`source: ${r.url}${r.finalUrl && r.finalUrl !== r.url ? ` -> ${r.finalUrl}` : ''}${source ? ` (${source})` : ''}`);
   if (r.match) {
-    lines.push(`found in the ${r.match.view} text at offset ${r.match.offset}:`);
+    lines.push(`found in the ${VIEW_NAMES[r.match.view]} at offset ${r.match.offset}:`);
     lines.push(`  ...${r.match.prefix}[${r.match.exact}]${r.match.suffix}...`);
   }
-  if (r.nearest) lines.push(`nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${r.nearest.view} text at offset ${r.nearest.offset}):`, `  ${r.nearest.text}`);
+  if (r.nearest) lines.push(`nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${VIEW_NAMES[r.nearest.view]} at offset ${r.nearest.offset}):`, `  ${r.nearest.text}`);
   if (r.note) lines.push(`note: ${r.note}`);
   return lines.join('\n');
 }

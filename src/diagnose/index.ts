@@ -110,7 +110,7 @@ function shellOf(source: SourceRecord): Shell | null {
 }
 
 /** How notes name a view. */
-const VIEW_NAMES: Record<NormalizedView['name'], string> = { article: 'article text', full: 'full page text', text: 'extracted text' };
+export const VIEW_NAMES: Record<NormalizedView['name'], string> = { article: 'article text', full: 'full page text', text: 'extracted text' };
 
 function describeShell(shell: Shell): string {
   const what = { bot_check: 'a bot check', login: 'a login wall', subscription: 'a subscription wall', consent: 'a consent wall', js_shell: 'a JavaScript-only shell' }[shell.kind];
