@@ -24,13 +24,8 @@ const ASCII_ONLY = /^[\x00-\x7F]*$/;
 export function normalize(text: string): string {
   // The common case (English lines and words, called per line and per token by the
   // diagnosis) skips the steps that cannot apply: half the time.
-  if (ASCII_ONLY.test(text)) return text.replace(WHITESPACE_RUN, ' ').trim().toLowerCase();
-  return text
-    .normalize('NFKC')
-    .replace(SINGLE_QUOTES, "'")
-    .replace(DOUBLE_QUOTES, '"')
-    .replace(DASHES, '-')
-    .replace(WHITESPACE_RUN, ' ')
-    .trim()
-    .toLowerCase();
+  const unified = ASCII_ONLY.test(text)
+    ? text
+    : text.normalize('NFKC').replace(SINGLE_QUOTES, "'").replace(DOUBLE_QUOTES, '"').replace(DASHES, '-');
+  return unified.replace(WHITESPACE_RUN, ' ').trim().toLowerCase();
 }

@@ -36,8 +36,8 @@ interface Slot {
 
 type PartialResult = Omit<HtmlJobResult, 'views' | 'normalized'> & { full: string; normalizedFull: string };
 
-/** The result of a page whose article view did not come: its full view, and why. */
-function fullViewOnly(partial: PartialResult, articleNote: string): HtmlJobResult {
+/** A page's result with its full view only; `articleNote` says why there is no article (yet). */
+function fullViewOnly(partial: PartialResult, articleNote: string | undefined): HtmlJobResult {
   return { views: { full: partial.full, articleNote }, normalized: { full: partial.normalizedFull }, charset: partial.charset, markup: partial.markup };
 }
 
@@ -80,20 +80,21 @@ export class HtmlPool {
       if (!reply.ok) {
         this.finish(slot);
         job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
-      } else if (reply.stage === 'full' && !reply.final) {
-        slot.partial = { full: reply.full, normalizedFull: reply.normalizedFull, charset: reply.charset, markup: reply.markup };
       } else if (reply.stage === 'full') {
-        this.finish(slot);
-        job.resolve({ views: { full: reply.full, articleNote: reply.articleNote }, normalized: { full: reply.normalizedFull }, charset: reply.charset, markup: reply.markup });
+        slot.partial = { full: reply.full, normalizedFull: reply.normalizedFull, charset: reply.charset, markup: reply.markup };
+        if (reply.final) {
+          const partial = slot.partial;
+          this.finish(slot);
+          job.resolve(fullViewOnly(partial, reply.articleNote));
+        }
       } else {
-        const partial = slot.partial!;
+        const result = fullViewOnly(slot.partial!, reply.articleNote);
         this.finish(slot);
-        job.resolve({
-          views: { full: partial.full, article: reply.article, articleNote: reply.articleNote },
-          normalized: { full: partial.normalizedFull, ...(reply.normalizedArticle !== undefined ? { article: reply.normalizedArticle } : {}) },
-          charset: partial.charset,
-          markup: partial.markup,
-        });
+        if (reply.article !== undefined) {
+          result.views.article = reply.article;
+          result.normalized.article = reply.normalizedArticle;
+        }
+        job.resolve(result);
       }
     });
     worker.on('error', (err: Error & { code?: string }) => {

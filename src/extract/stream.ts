@@ -1,5 +1,4 @@
 // The full view without a DOM: text gathered from a streaming tokenizer's events (htmlparser2), linear in size and depth.
-import { Parser } from 'htmlparser2';
 import { BLOCKS, SKIPPED } from './render.js';
 
 export interface StreamedText {
@@ -65,15 +64,3 @@ export class FullTextSink {
 
 /** htmlparser2's options for HTML: entities decoded, names lowercased, `<x/>` not self-closing (as in HTML). */
 export const HTML_PARSER_OPTIONS = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: false } as const;
-
-/** The full view of a page in one streaming pass. */
-export function streamText(html: string): StreamedText {
-  const sink = new FullTextSink();
-  const parser = new Parser(
-    { onopentag: (name) => sink.open(name), onclosetag: (name) => sink.close(name), ontext: (text) => sink.textChunk(text) },
-    HTML_PARSER_OPTIONS,
-  );
-  parser.write(html);
-  parser.end();
-  return sink.result();
-}
