@@ -13,9 +13,13 @@
 //     body's text nodes with a TreeWalker, skipping script/style/noscript/template and
 //     putting a space wherever a block element or <br> separates two text nodes;
 //   - verbatim iff normalize(quote) is a substring of normalize(text).
-// It also checks that the task folders agree with labelled.jsonl. Prints every
+// The drift task (golden/drift/labelled.jsonl) is labelled as of each claim's verify date: a claim
+// with `evidence.sha256` is re-labelled on the document with that sha256, found among every file
+// the golden folder keeps (sources, edited versions, captures), whatever today's URL serves.
+// It also checks that the task folders agree with the labelled files. Prints every
 // disagreement and exits 1 if there is one.
 
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bodyText, isPdf, norm, parseHtml, pdftotext } from './lib/checker.js';
@@ -31,6 +35,8 @@ interface Row {
   url: string;
   label: Label;
   rule: string;
+  verify_date?: string;
+  evidence?: { sha256: string };
 }
 
 // windows-1252 bytes 0x80..0x9F (Encoding Standard index); other bytes map to U+00xx.
@@ -98,14 +104,45 @@ function fetchSource(url: string, routes: Route[], dir: string): Fetched {
   return { text: null, why: 'redirect loop' };
 }
 
-function main(): number {
-  const dir = goldenDir();
-  const routes = JSON.parse(fs.readFileSync(path.join(dir, 'routes.json'), 'utf8')) as Route[];
-  const rows = fs
-    .readFileSync(path.join(dir, 'labelled.jsonl'), 'utf8')
+/** Every file under `dir`, by the sha256 of its bytes. */
+function filesByHash(dir: string, into = new Map<string, string>()): Map<string, string> {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) filesByHash(full, into);
+    else into.set(createHash('sha256').update(fs.readFileSync(full)).digest('hex'), full);
+  }
+  return into;
+}
+
+/** The text of the document the evidence names, read as a fresh client would read it. */
+function documentText(file: string): Fetched {
+  const bytes = fs.readFileSync(file);
+  if (isPdf(bytes)) {
+    try {
+      return { text: pdftotext(file), why: `pdf ${path.basename(file)} (by its sha256)` };
+    } catch {
+      return { text: '', why: 'pdftotext failed' };
+    }
+  }
+  return { text: bodyText(parseHtml(decodeHtml(bytes, ''))), why: `html ${path.basename(file)} (by its sha256)` };
+}
+
+function readRows(file: string): Row[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Row);
+}
+
+function main(): number {
+  const dir = goldenDir();
+  const routes = JSON.parse(fs.readFileSync(path.join(dir, 'routes.json'), 'utf8')) as Route[];
+  const driftRoutes = path.join(dir, 'drift', 'routes.json');
+  if (fs.existsSync(driftRoutes)) routes.push(...(JSON.parse(fs.readFileSync(driftRoutes, 'utf8')) as Route[]));
+  const rows = [...readRows(path.join(dir, 'labelled.jsonl')), ...readRows(path.join(dir, 'drift', 'labelled.jsonl'))];
+  const byHash = rows.some((r) => r.evidence) ? filesByHash(path.join(dir, 'sources'), filesByHash(path.join(dir, 'drift', 'sources'))) : new Map<string, string>();
   const problems: string[] = [];
 
   for (const r of routes) if (r.file && !fs.existsSync(path.join(dir, r.file))) problems.push(`route ${r.host ?? '*'} ${r.path}: missing file ${r.file}`);
@@ -116,10 +153,17 @@ function main(): number {
   for (const row of rows) {
     if (ids.has(row.id)) problems.push(`${row.id}: duplicate id`);
     ids.add(row.id);
-    const key = row.url.replace(/#.*$/, '');
+    const evidence = row.evidence?.sha256;
+    const key = evidence ? `sha256:${evidence}` : row.url.replace(/#.*$/, '');
     let got = cache.get(key);
     if (!got) {
-      got = fetchSource(row.url, routes, dir);
+      if (evidence) {
+        const file = byHash.get(evidence);
+        got = file ? documentText(file) : { text: null, why: 'no document golden/ keeps has the evidence sha256' };
+        if (!file) problems.push(`${row.id}: evidence sha256 ${evidence} names no document in golden/sources or golden/drift/sources`);
+      } else {
+        got = fetchSource(row.url, routes, dir);
+      }
       cache.set(key, got);
     }
     const expected: Label = got.text !== null && norm(got.text).includes(norm(row.quote)) ? 'verbatim' : 'no_match';
@@ -152,6 +196,7 @@ function main(): number {
       claims.forEach((c, i) => {
         const m = mine[i];
         if (!m || c.id !== m.id || c.quote !== m.quote || c.url !== m.url || c.claim !== m.claim) problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) differs from labelled.jsonl`);
+        if (m && (c.verify_date !== m.verify_date || JSON.stringify(c.evidence) !== JSON.stringify(m.evidence))) problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) verify_date or evidence differs from the labelled file`);
         if ('label' in c) problems.push(`tasks/${t}: claim ${String(c.id)} carries a label`);
       });
       if (JSON.stringify(Object.keys(gold)) !== JSON.stringify(mine.map((m) => m.id))) problems.push(`tasks/${t}: gold.json ids or order differ`);

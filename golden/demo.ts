@@ -4,13 +4,13 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeBenchReports } from '../src/harbor/reports.js';
 import { benchGolden, diagnosisTable, scoreDiagnosis, table } from './scoreboard.js';
-import { goldenDir, projectRoot, startGoldenServer } from './server.js';
+import { GOLDEN_WAYBACK_URL, goldenDir, projectRoot, startGoldenServer } from './server.js';
 
 async function main(): Promise<number> {
   const outDir = join(projectRoot(), '.demo');
   rmSync(outDir, { recursive: true, force: true });
   const server = await startGoldenServer();
-  process.stdout.write(`golden sources served on ${server.origin} (and 127.0.0.2, 127.0.0.3)\n\n`);
+  process.stdout.write(`golden sources served on ${server.origin} (and 127.0.0.2, 127.0.0.3; the Wayback stand-in on ${GOLDEN_WAYBACK_URL})\n\n`);
   try {
     const bench = await benchGolden(outDir);
     const oracleReports = writeBenchReports(bench.oracle, join(outDir, 'oracle'));

@@ -6,24 +6,31 @@ import { promisify } from 'node:util';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
 import { readJsonLines } from '../src/harbor/dataset.js';
 import { goldenDir, projectRoot } from './server.js';
+import { DRIFT_TASK } from './drift/build.js';
 
 const run = promisify(execFile);
 
 export interface GoldenBench {
   oracle: BenchReport;
   baseline: BenchReport;
+  /** The drift task with the archive out of the picture (`--wayback off`): what judging by today's web alone scores. */
+  waybackOff: BenchReport;
 }
+
+/** The oracle of the drift task without the Wayback Machine: today's pages only. */
+export const WAYBACK_OFF_AGENT = 'quotecheck run --quiet --claims claims.json --out answers.json --wayback off';
 
 /** Runs the oracle and the baseline on every golden task as the harness would. The golden server must be running. */
 export async function benchGolden(outDir: string): Promise<GoldenBench> {
   const common = { tasksDir: join(goldenDir(), 'tasks'), quotecheckBin: join(projectRoot(), 'bin', 'quotecheck.js') };
   const oracle = await runBench({ ...common, agent: 'oracle', outDir: join(outDir, 'oracle') });
   const baseline = await runBench({ ...common, agent: 'baseline', outDir: join(outDir, 'baseline') });
-  return { oracle, baseline };
+  const waybackOff = await runBench({ ...common, tasksDir: join(common.tasksDir, DRIFT_TASK), agent: WAYBACK_OFF_AGENT, outDir: join(outDir, 'wayback-off') });
+  return { oracle, baseline, waybackOff };
 }
 
 /** Per task: claims, no_match share, oracle and baseline rewards; then all claims and the mean reward. */
-export function table({ oracle, baseline }: GoldenBench): string {
+export function table({ oracle, baseline, waybackOff }: GoldenBench): string {
   const width = Math.max(12, ...oracle.tasks.map((t) => t.task.length));
   const row = (task: string, claims: string, share: string, o: string, b: string, secs: string) =>
     `${task.padEnd(width)}  ${claims.padStart(6)}  ${share.padStart(8)}  ${o.padStart(6)}  ${b.padStart(8)}  ${secs.padStart(6)}`;
@@ -36,6 +43,11 @@ export function table({ oracle, baseline }: GoldenBench): string {
   const noMatch = oracle.tasks.reduce((n, t) => n + t.floor * t.claims, 0);
   lines.push(row('all claims', String(oracle.claims), (noMatch / oracle.claims).toFixed(3), (oracle.correct / oracle.claims).toFixed(3), (baseline.correct / baseline.claims).toFixed(3), ''));
   lines.push(row('mean reward', '', '', oracle.mean_reward.toFixed(3), baseline.mean_reward.toFixed(3), ''));
+  const off = waybackOff.tasks[0];
+  if (off) {
+    lines.push('', `${DRIFT_TASK} with --wayback off (today's pages only): ${off.reward.toFixed(3)} (${off.correct}/${off.claims}); with the archive (the oracle): ${oracle.tasks.find((t) => t.task === DRIFT_TASK)?.reward.toFixed(3) ?? '-'}`);
+    lines.push(`${oracle.drifted_sources} drifted sources; the oracle judged ${oracle.claims_from_captures} claims on Wayback captures`);
+  }
   return lines.join('\n');
 }
 

@@ -67,6 +67,10 @@ export const GOLDEN_PORT = 41733;
 /** The hosts that the golden claims use. */
 export const GOLDEN_HOSTS: readonly string[] = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 
+/** Where the golden Wayback Machine stand-in (golden/wayback.ts) listens, on GOLDEN_PORT: the drift task's archive. */
+export const GOLDEN_WAYBACK_HOST = '127.0.0.4';
+export const GOLDEN_WAYBACK_URL = `http://${GOLDEN_WAYBACK_HOST}:${GOLDEN_PORT}`;
+
 const NOT_FOUND_BODY =
   '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>404 Not Found</title></head>' +
   '<body><h1>Not Found</h1><p>No route for this path.</p></body></html>\n';
@@ -343,16 +347,31 @@ export function goldenDir(): string {
 }
 
 /**
- * Serves golden/routes.json and golden/diagnosis/routes.json (the diagnosis set, all under /diag/)
- * from golden/ on GOLDEN_PORT on 127.0.0.1, 127.0.0.2 and 127.0.0.3. Both tables name their
- * files relative to golden/.
+ * Serves golden/routes.json, golden/diagnosis/routes.json (the diagnosis set, all under /diag/) and
+ * golden/drift/routes.json (the drift task, under /drift/) from golden/ on GOLDEN_PORT on 127.0.0.1,
+ * 127.0.0.2 and 127.0.0.3, and the drift task's Wayback captures (golden/drift/wayback.json) on
+ * GOLDEN_WAYBACK_HOST. Every table names its files relative to golden/.
  */
 export async function startGoldenServer(opts: { port?: number } = {}): Promise<RunningServer> {
   const dir = goldenDir();
   const routes = loadRoutes(path.join(dir, 'routes.json'));
-  const diagnosis = path.join(dir, 'diagnosis', 'routes.json');
-  if (fs.existsSync(diagnosis)) routes.push(...loadRoutes(diagnosis));
-  return startServer({ routes, baseDir: dir, port: opts.port ?? GOLDEN_PORT, hosts: [...GOLDEN_HOSTS] });
+  for (const extra of [path.join(dir, 'diagnosis', 'routes.json'), path.join(dir, 'drift', 'routes.json')]) {
+    if (fs.existsSync(extra)) routes.push(...loadRoutes(extra));
+  }
+  const port = opts.port ?? GOLDEN_PORT;
+  const server = await startServer({ routes, baseDir: dir, port, hosts: [...GOLDEN_HOSTS] });
+  const captures = path.join(dir, 'drift', 'wayback.json');
+  if (!fs.existsSync(captures)) return server;
+  // Imported here: the route server itself needs nothing of the archive stand-in.
+  const { loadCaptures, startWaybackFake } = await import('./wayback.js');
+  let wayback;
+  try {
+    wayback = await startWaybackFake({ captures: loadCaptures(captures), baseDir: dir, host: GOLDEN_WAYBACK_HOST, port: server.port });
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  return { ...server, close: async () => void (await Promise.all([server.close(), wayback.close()])) };
 }
 
 // `node dist/golden/server.js` serves the golden benchmark until interrupted.

@@ -1,16 +1,27 @@
-// The pipeline: claims -> sources (each URL fetched once) -> texts -> matches -> one result per claim.
-import { Agent } from 'undici';
+// The pipeline: claims -> sources (each URL fetched once) -> texts (live, or as of the claim's date) -> matches -> one result per claim.
+import { Agent, type Dispatcher } from 'undici';
 import type { Claim, ClaimEntry } from './claims.js';
-import { ExtractError, extractSource, type SourceText } from './extract/index.js';
-import { FetchLimits, fetchSource, type FetchSettings, type SourceOutcome } from './fetch/index.js';
+import { FetchLimits, fetchSource, type FetchSettings } from './fetch/index.js';
 import { guardedLookup } from './fetch/guard.js';
-import { findQuote, normalizeViews, textQuoteSelector, type HtmlViewChoice, type Match, type NormalizedView, type TextQuoteSelector } from './match.js';
+import { findQuote, textQuoteSelector, type HtmlViewChoice, type Match, type TextQuoteSelector } from './match.js';
 import { normalize } from './normalize.js';
 import type { Label } from './answers.js';
 import { diagnose, type Diagnosis, type Nearest } from './diagnose/index.js';
 import { DEFAULT_OPTIONS } from './defaults.js';
+import { readSource, type SourceRecord } from './source.js';
+import { parseAsOf, type AsOfDate } from './asof/date.js';
+import { driftOf, type Drift, type EvidenceMatch } from './asof/evidence.js';
+import { judge, needsCapture, type AsOf, type Judgement, type LiveReading, type WaybackMode } from './asof/judge.js';
+import { CaptureTexts, type CaptureOutcome } from './asof/captures.js';
+import { WaybackClient, type WaybackStats } from './wayback/client.js';
 
 export { DEFAULT_OPTIONS, VERSION } from './defaults.js';
+export type { SourceRecord } from './source.js';
+
+/** Something that can watch every HTTP exchange of the run (a WARC recorder). */
+export interface ExchangeRecorder {
+  interceptor(): Dispatcher.DispatcherComposeInterceptor;
+}
 
 export interface CheckOptions {
   htmlView: HtmlViewChoice;
@@ -33,23 +44,30 @@ export interface CheckOptions {
   backoffMaxMs: number;
   /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability in a worker). */
   extractTimeoutMs: number;
+  /** When Wayback captures are looked up (design.md §8). */
+  wayback: WaybackMode;
+  /** The Wayback Machine's base URL (a loopback fake in tests). */
+  waybackUrl: string;
+  /** Requests a minute to the Wayback Machine. */
+  waybackPerMinute: number;
+  /** Longest Retry-After the Wayback Machine may ask for before it is left alone for the run. */
+  waybackMaxWaitMs: number;
+  /** Judge every claim as of this ISO date or date-time instead of its own verify date. */
+  asOf?: string;
   /** pdftotext executable (default: from PATH). */
   pdftotext?: string;
+  /** Sees every HTTP exchange (a WARC recorder's interceptor). */
+  recorder?: ExchangeRecorder;
+  /** Answers every request instead of the network (a WARC replay): texts are reported as `replay`. */
+  replay?: Dispatcher;
   /** Stops the run: claims not decided by then are answered `no_match`. */
   signal?: AbortSignal;
+  /** When the run must end (epoch ms): no Wayback wait may end after it. */
+  deadlineAt?: number;
   /** Called as each claim is decided (in decision order). */
   onResult?: (result: ClaimResult) => void;
   /** Called as each source is settled (fetched and extracted, or failed). */
   onSource?: (source: SourceRecord) => void;
-}
-
-/** What happened to one source, shared by every claim that cites it. */
-export interface SourceRecord {
-  url: string;
-  fetch: SourceOutcome;
-  text?: SourceText;
-  views?: NormalizedView[];
-  extractError?: ExtractError;
 }
 
 export interface ClaimResult {
@@ -70,6 +88,12 @@ export interface ClaimResult {
   selector?: TextQuoteSelector;
   /** For a no_match claim with text: the closest span of the source and its similarity. */
   nearest?: Nearest | null;
+  /** The live source against the claim's evidence hash. */
+  drift: Drift;
+  /** Which hash of the live source equals the evidence, when one does. */
+  evidenceMatch?: EvidenceMatch;
+  /** Which text decided the label, and why it stands for the claim's date. */
+  asOf?: AsOf;
   note?: string;
   /** Time spent on this claim's source, match and diagnosis, in milliseconds. */
   ms: number;
@@ -81,14 +105,20 @@ export interface CheckRun {
   sources: SourceRecord[];
   /** Why the run ended early, if it did: claims not decided were answered `no_match`. */
   stopped?: string;
+  /** What the Wayback Machine was asked, when it was. */
+  wayback?: WaybackStats;
   ms: number;
 }
 
-function resultFor(claim: Claim, source: SourceRecord, choice: HtmlViewChoice, sourceMs: number): ClaimResult {
+function joinNotes(...notes: (string | undefined)[]): string | undefined {
+  const parts = notes.filter((n): n is string => !!n);
+  return parts.length ? parts.join('; ') : undefined;
+}
+
+function resultFor(claim: Claim, quote: string, live: LiveReading, j: Judgement, choice: HtmlViewChoice, sourceMs: number): ClaimResult {
   const t0 = performance.now();
-  const { fetch, text, views } = source;
-  const quote = normalize(claim.quote);
-  const match = views ? findQuote(quote, views, choice) : null;
+  const { record, match } = j;
+  const { text, views } = record;
   const label: Label = match ? 'verbatim' : 'no_match';
   let selector: TextQuoteSelector | undefined;
   if (match && text && views) {
@@ -97,12 +127,16 @@ function resultFor(claim: Claim, source: SourceRecord, choice: HtmlViewChoice, s
   }
   let diagnosed: ReturnType<typeof diagnose>;
   try {
-    diagnosed = diagnose({ label, quote, source, match, htmlView: choice });
+    diagnosed = diagnose({ label, quote, source: record, match, htmlView: choice });
   } catch (err) {
     // A fault in the diagnosis must not cost the claim its label, nor the run its other claims.
     diagnosed = { diagnosis: label === 'verbatim' ? 'verbatim' : 'not_found', note: `diagnosis failed (a quotecheck bug; the label stands): ${(err as Error).message}`, nearest: null };
   }
-  const { diagnosis, note, nearest } = diagnosed;
+  const { nearest } = diagnosed;
+  // A drifted source's live text says nothing about the quote as of its date: what it would have said stays in the note.
+  const diagnosis: Diagnosis = j.drifted && label === 'no_match' ? 'drifted' : diagnosed.diagnosis;
+  const diagnosisNote = j.drifted && diagnosed.diagnosis !== 'drifted' ? `today's text: ${diagnosed.diagnosis}${diagnosed.note ? ` (${diagnosed.note})` : ''}` : diagnosed.note;
+  const liveFetch = live.record.fetch;
   return {
     id: claim.id,
     index: claim.index,
@@ -110,17 +144,20 @@ function resultFor(claim: Claim, source: SourceRecord, choice: HtmlViewChoice, s
     diagnosis,
     url: claim.url,
     quote: claim.quote,
-    finalUrl: fetch.finalUrl,
-    httpStatus: fetch.status,
-    contentType: fetch.contentType,
-    sourceSha256: fetch.ok ? fetch.sha256 : undefined,
+    finalUrl: liveFetch.finalUrl,
+    httpStatus: liveFetch.status,
+    contentType: liveFetch.contentType,
+    sourceSha256: liveFetch.ok ? liveFetch.sha256 : undefined,
     charset: text?.charset,
     extractor: match?.extractor ?? (nearest ? views?.find((v) => v.name === nearest.view)?.extractor : undefined) ?? text?.views[0]?.extractor,
     match,
     selector,
     nearest,
+    drift: live.drift,
+    evidenceMatch: live.evidenceMatch ?? undefined,
+    asOf: j.asOf,
     // A verbatim claim has no diagnosis note; the source may still have one (no article view, and why).
-    note: note ?? text?.note,
+    note: j.drifted ? joinNotes(j.note, diagnosisNote) : joinNotes(diagnosisNote ?? text?.note, j.note),
     ms: sourceMs + Math.round(performance.now() - t0),
   };
 }
@@ -134,15 +171,64 @@ function undecided(entry: ClaimEntry, why: string): ClaimResult {
     url: entry.url,
     quote: entry.kind === 'claim' ? entry.quote : undefined,
     match: null,
+    drift: 'unknown',
     note: `not decided: ${why}`,
     ms: 0,
   };
+}
+
+function invalid(entry: Extract<ClaimEntry, { kind: 'invalid' }>): ClaimResult {
+  return { id: entry.id, index: entry.index, label: 'no_match', diagnosis: 'invalid_claim', url: entry.url, match: null, drift: 'unknown', note: entry.problems.join('; '), ms: 0 };
 }
 
 function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason.message;
   return typeof reason === 'string' ? reason : 'stopped';
+}
+
+/** Claims grouped by the URL fetched for them (fragments dropped): each source is fetched once. */
+function bySource(entries: readonly ClaimEntry[], decideInvalid: (r: ClaimResult) => void): Map<string, Claim[]> {
+  const groups = new Map<string, Claim[]>();
+  for (const entry of entries) {
+    if (entry.kind === 'invalid') {
+      decideInvalid(invalid(entry));
+      continue;
+    }
+    const group = groups.get(entry.fetchUrl);
+    if (group) group.push(entry);
+    else groups.set(entry.fetchUrl, [entry]);
+  }
+  return groups;
+}
+
+/** The HTTP stack of a run: a pooled agent (guarded for --block-private), recorded or replaced by a replay. */
+function dispatcherFor(options: CheckOptions): { dispatcher: Dispatcher; close: () => void } {
+  if (options.replay) return { dispatcher: options.replay, close: () => {} };
+  const agent = new Agent({
+    connections: options.perHost * 2,
+    keepAliveTimeout: 4_000,
+    ...(options.blockPrivate ? { connect: { lookup: guardedLookup } } : {}),
+  });
+  const dispatcher = options.recorder ? agent.compose(options.recorder.interceptor()) : agent;
+  // Do not wait for in-flight work when stopping: close sockets in the background.
+  return { dispatcher, close: () => void agent.destroy().catch(() => {}) };
+}
+
+/** Each claim's "as of" date: --as-of, else its verify date; a date the archive cannot use counts as none. */
+function asOfFor(claim: Claim, override: AsOfDate | undefined): AsOfDate | undefined {
+  if (override) return override;
+  if (!claim.verifyDate) return undefined;
+  try {
+    return parseAsOf(claim.verifyDate);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Today, for claims without a date: the archive's latest captures. */
+function today(): AsOfDate {
+  return parseAsOf(new Date().toISOString().slice(0, 19) + 'Z');
 }
 
 /**
@@ -152,6 +238,7 @@ function abortReason(signal: AbortSignal): string {
  */
 export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<CheckOptions> = {}): Promise<CheckRun> {
   const options: CheckOptions = { ...DEFAULT_OPTIONS, ...opts };
+  const replaying = options.replay !== undefined;
   const started = performance.now();
   const results = new Array<ClaimResult | undefined>(entries.length);
   const sources: SourceRecord[] = [];
@@ -159,68 +246,58 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
     results[r.index] = r;
     options.onResult?.(r);
   };
+  const groups = bySource(entries, decide);
+  const asOfOverride = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
 
-  const groups = new Map<string, Claim[]>();
-  for (const entry of entries) {
-    if (entry.kind === 'invalid') {
-      decide({
-        id: entry.id,
-        index: entry.index,
-        label: 'no_match',
-        diagnosis: 'invalid_claim',
-        url: entry.url,
-        match: null,
-        note: entry.problems.join('; '),
-        ms: 0,
-      });
-      continue;
-    }
-    const group = groups.get(entry.fetchUrl);
-    if (group) group.push(entry);
-    else groups.set(entry.fetchUrl, [entry]);
-  }
-
-  const dispatcher = new Agent({
-    connections: options.perHost * 2,
-    keepAliveTimeout: 4_000,
-    ...(options.blockPrivate ? { connect: { lookup: guardedLookup } } : {}),
-  });
+  const { dispatcher, close } = dispatcherFor(options);
   const settings: FetchSettings = {
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
     maxRedirects: options.maxRedirects,
     userAgent: options.userAgent,
     retries: options.retries,
-    backoffMinMs: options.backoffMinMs,
-    backoffMaxMs: options.backoffMaxMs,
-    retryAfterCapMs: options.retryAfterCapMs,
+    // A replay has no server to be polite to: retries are immediate.
+    backoffMinMs: replaying ? 0 : options.backoffMinMs,
+    backoffMaxMs: replaying ? 0 : options.backoffMaxMs,
+    retryAfterCapMs: replaying ? 0 : options.retryAfterCapMs,
     budgetMs: options.sourceBudgetMs,
     blockPrivate: options.blockPrivate,
     dispatcher,
   };
+  const readSettings = { extractTimeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal };
   const limits = new FetchLimits(options.concurrency, options.perHost);
+  const wayback = options.wayback === 'off' ? undefined : new WaybackClient({
+    base: options.waybackUrl,
+    perMinute: replaying ? Infinity : options.waybackPerMinute,
+    request: { ...settings, blockPrivate: false },
+    maxWaitMs: options.waybackMaxWaitMs,
+    signal: options.signal,
+    deadlineAt: options.deadlineAt,
+  });
+  const captures = wayback ? new CaptureTexts(wayback, (url, fetched) => readSource(url, fetched, readSettings)) : undefined;
+
+  const decideClaim = async (claim: Claim, record: SourceRecord, sourceMs: number): Promise<void> => {
+    const quote = normalize(claim.quote);
+    const { drift, match: evidenceMatch } = driftOf(claim.evidenceSha256, record);
+    const live: LiveReading = { record, match: record.views ? findQuote(quote, record.views, options.htmlView) : null, drift, evidenceMatch };
+    const date = asOfFor(claim, asOfOverride);
+    let capture: CaptureOutcome | undefined;
+    if (captures && needsCapture(options.wayback, claim.evidenceSha256, live)) {
+      capture = await captures.find(claim.fetchUrl, date ?? today(), claim.evidenceSha256);
+    }
+    if (options.signal?.aborted) return; // the stop path answers it
+    decide(resultFor(claim, quote, live, judge(quote, options.htmlView, live, capture, date, replaying), options.htmlView, sourceMs));
+  };
 
   const processSource = async (url: string, claims: Claim[]): Promise<void> => {
     const t0 = performance.now();
     const fetched = await limits.run(url, () => fetchSource(url, settings, options.signal));
-    const record: SourceRecord = { url, fetch: fetched };
-    if (fetched.ok && !options.signal?.aborted) {
-      try {
-        // Extraction bounds its own CPU work: HTML workers and pdftotext processes, one of each per core.
-        record.text = await extractSource(
-          { body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl },
-          { timeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal },
-        );
-        record.views = normalizeViews(record.text.views);
-      } catch (err) {
-        record.extractError = err instanceof ExtractError ? err : new ExtractError('failed', `extraction failed: ${(err as Error).message}`, { cause: err });
-      }
-    }
+    const record = await readSource(url, fetched, readSettings);
     if (options.signal?.aborted) return; // the stop path answers these claims
     sources.push(record);
     options.onSource?.(record);
     const ms = Math.round(performance.now() - t0);
-    for (const claim of claims) decide(resultFor(claim, record, options.htmlView, ms));
+    await Promise.all(claims.map((claim) => decideClaim(claim, record, ms)));
   };
 
   const all = Promise.all([...groups].map(([url, claims]) => processSource(url, claims)));
@@ -239,11 +316,10 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
       await all;
     }
   } finally {
-    // Do not wait for in-flight work when stopping: close sockets in the background.
-    void dispatcher.destroy().catch(() => {});
+    close();
   }
 
   const stopped = options.signal?.aborted ? abortReason(options.signal) : undefined;
   const final = entries.map((entry, i) => results[i] ?? undecided(entry, stopped ?? 'run ended'));
-  return { results: final, sources, stopped, ms: Math.round(performance.now() - started) };
+  return { results: final, sources, stopped, wayback: wayback?.stats, ms: Math.round(performance.now() - started) };
 }

@@ -97,7 +97,11 @@ const HttpUrlSchema = z.string().transform((s, ctx) => {
 const OptionalTextSchema = z.string();
 /** ISO date (2024-05-01) or date-time (2024-05-01T12:00:00Z). */
 const IsoDateSchema = z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]);
-const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'is not a 64-digit hex sha256');
+/** 64 hex digits, optionally written with the `sha256:` prefix some datasets (and WARC digests) use. */
+const Sha256Schema = z
+  .string()
+  .transform((s) => s.trim().replace(/^sha256:/i, ''))
+  .pipe(z.string().regex(/^[0-9a-fA-F]{64}$/, 'is not a sha256 (64 hex digits, optionally prefixed "sha256:")'));
 
 /** Finds the first present alias of a field; reports which name it came from. */
 function pick(obj: Record<string, unknown>, field: Field): { name: string; value: unknown } | undefined {
@@ -179,7 +183,9 @@ function parseEntry(raw: unknown, index: number, warnings: string[]): ClaimEntry
   const evidence = obj.evidence;
   if (evidence !== undefined && evidence !== null) {
     const sha = typeof evidence === 'object' ? (evidence as Record<string, unknown>).sha256 : undefined;
-    if (sha !== undefined) {
+    if (typeof evidence !== 'object') {
+      warnings.push(`${where}: field "evidence" ignored: must be an object such as {"sha256": "..."}, got ${typeof evidence}`);
+    } else if (sha !== undefined && sha !== null) {
       const r = Sha256Schema.safeParse(sha);
       if (r.success) claim.evidenceSha256 = r.data.toLowerCase();
       else warnings.push(`${where}: field "evidence.sha256" ignored: ${issueText(r.error)}`);

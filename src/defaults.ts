@@ -3,7 +3,7 @@ import type { CheckOptions } from './check.js';
 
 export const VERSION = '0.1.0';
 
-export const DEFAULT_OPTIONS: Readonly<Omit<CheckOptions, 'signal' | 'onResult' | 'onSource' | 'pdftotext'>> = {
+export const DEFAULT_OPTIONS: Readonly<Omit<CheckOptions, 'signal' | 'onResult' | 'onSource' | 'pdftotext' | 'asOf' | 'recorder' | 'replay' | 'deadlineAt'>> = {
   htmlView: 'any',
   concurrency: 16,
   perHost: 2,
@@ -18,4 +18,9 @@ export const DEFAULT_OPTIONS: Readonly<Omit<CheckOptions, 'signal' | 'onResult' 
   backoffMinMs: 500,
   backoffMaxMs: 8_000,
   extractTimeoutMs: 60_000,
+  wayback: 'auto',
+  waybackUrl: 'https://web.archive.org',
+  // The Internet Archive's guidance for API clients: about 15 requests a minute.
+  waybackPerMinute: 15,
+  waybackMaxWaitMs: 120_000,
 };

@@ -17,6 +17,12 @@ export interface ReportRecord {
   extractor: string | null;
   match: { view: string; offset: number; context: string; selector?: ClaimResult['selector'] } | null;
   nearest: { text: string; similarity: number; view: string; offset: number } | null;
+  /** The live source against the claim's evidence hash (design.md §8). */
+  drift: ClaimResult['drift'];
+  /** Which hash of the live source equals the evidence: the body's bytes, the extracted text, or the normalized text. */
+  evidence_match: ClaimResult['evidenceMatch'] | null;
+  /** Which text decided the label, and why it stands for the claim's date. */
+  as_of: { source: string; timestamp: string | null; capture_url: string | null; proof: string | null; date: string | null; sha256: string | null } | null;
   note: string | null;
   ms: number;
 }
@@ -35,6 +41,9 @@ export function toReportRecord(r: ClaimResult): ReportRecord {
     extractor: r.extractor ?? null,
     match: r.match ? { view: r.match.view, offset: r.match.offset, context: r.match.prefix + r.match.exact + r.match.suffix, selector: r.selector } : null,
     nearest: r.nearest ?? null,
+    drift: r.drift,
+    evidence_match: r.evidenceMatch ?? null,
+    as_of: r.asOf ? { source: r.asOf.source, timestamp: r.asOf.timestamp, capture_url: r.asOf.captureUrl, proof: r.asOf.proof, date: r.asOf.date, sha256: r.asOf.sha256 } : null,
     note: r.note ?? null,
     ms: r.ms,
   };
@@ -50,6 +59,11 @@ export interface RunSummary {
   noMatch: number;
   sourcesFetched: number;
   sourcesFailed: number;
+  /** Sources that changed since a claim's evidence hash was recorded (or are gone). */
+  sourcesDrifted: number;
+  /** Claims whose label a Wayback capture decided. */
+  claimsFromWayback: number;
+  wayback?: CheckRun['wayback'];
   seconds: number;
   /** Peak resident memory of this process (worker threads included), in MB. */
   peakRssMb: number;
@@ -58,19 +72,28 @@ export interface RunSummary {
 export function summarize(run: CheckRun): RunSummary {
   const verbatim = run.results.filter((r) => r.label === 'verbatim').length;
   const failed = run.sources.filter((s) => !s.fetch.ok).length;
+  const drifted = new Set(run.results.filter((r) => r.drift === 'changed').map((r) => r.url));
   return {
     claims: run.results.length,
     verbatim,
     noMatch: run.results.length - verbatim,
     sourcesFetched: run.sources.length - failed,
     sourcesFailed: failed,
+    sourcesDrifted: drifted.size,
+    claimsFromWayback: run.results.filter((r) => r.asOf?.captureUrl).length,
+    wayback: run.wayback,
     seconds: run.ms / 1000,
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
 }
 
 export function summaryLine(s: RunSummary): string {
-  return `quotecheck: ${s.claims} claims, ${s.verbatim} verbatim, ${s.noMatch} no_match; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
+  const drifted = s.sourcesDrifted ? `, ${s.sourcesDrifted} drifted` : '';
+  const w = s.wayback;
+  const wayback = w && w.lookups > 0
+    ? `; wayback ${w.lookups} lookups, ${w.requests} requests, ${s.claimsFromWayback} claims judged on captures${w.abandoned ? ` (${w.abandoned})` : ''}`
+    : '';
+  return `quotecheck: ${s.claims} claims, ${s.verbatim} verbatim, ${s.noMatch} no_match; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
 }
 
 /** Claims per diagnosis code, in the order of design.md §5 (codes with no claims left out). */
@@ -84,9 +107,9 @@ export function diagnosisCounts(results: readonly ClaimResult[]): [Diagnosis, nu
  * The no_match claims most worth a human look, most telling first: extraction artifacts (the
  * passage is there, only mangled: the mechanical label says no_match for a true quote), then
  * near misses by similarity (misquotes, or a page that changed), then partial quotes, then
- * paywalls (nobody could check).
+ * drifted sources (the text as of the date could not be had), then paywalls (nobody could check).
  */
-const LOOK_ORDER: Partial<Record<Diagnosis, number>> = { extraction_artifact: 0, near_miss: 1, partial: 2, paywall: 3 };
+const LOOK_ORDER: Partial<Record<Diagnosis, number>> = { extraction_artifact: 0, near_miss: 1, partial: 2, drifted: 3, paywall: 4 };
 
 export function worthALook(results: readonly ClaimResult[], n = 5): ClaimResult[] {
   return results

@@ -13,7 +13,7 @@ export async function verifyQuote(url: string, quote: string, options: Partial<C
     entries = parseClaims([{ id: 'quote', quote, url }], 'verify').entries;
   } catch (err) {
     if (err instanceof ClaimsFileError) {
-      return { id: 'quote', index: 0, label: 'no_match', diagnosis: 'invalid_claim', url, quote, match: null, note: err.message, ms: 0 };
+      return { id: 'quote', index: 0, label: 'no_match', diagnosis: 'invalid_claim', url, quote, match: null, drift: 'unknown', note: err.message, ms: 0 };
     }
     throw err;
   }

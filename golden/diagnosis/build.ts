@@ -36,7 +36,7 @@ import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { copyMissingSources, fail, findElement, findPdfSpan, findTextNode, fold, H1, H2, H3, type Host, HTML_UTF8 as HTML, htmlText, isPdf, lineBreaks, normalize, PDF, pdftotext, reEsc, U, wordRe, writeFile } from '../lib/builder.js';
-import { SOURCES, type SrcKey } from '../build.js';
+import { SOURCES, type SrcKey } from '../sources.js';
 import { isMain } from '../lib/main.js';
 import { GOLDEN_PORT, goldenDir, projectRoot, type Route } from '../server.js';
 

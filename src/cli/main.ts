@@ -56,6 +56,12 @@ export function buildProgram(): Command {
     .option('--user-agent <string>', 'User-Agent header (default names quotecheck honestly)')
     .option('--max-mb <megabytes>', 'largest body accepted', megabytes)
     .option('--max-claims-mb <megabytes>', 'largest claims file read (default 64)', megabytes)
+    .option('--as-of <date>', 'judge every claim as of this ISO date or date-time instead of its verify_date')
+    .addOption(new Option('--wayback <mode>', 'look up Wayback captures: auto (sources whose evidence hash no longer matches), always (also claims without evidence not found live), off').choices(['off', 'auto', 'always']).default(DEFAULT_OPTIONS.wayback))
+    .option('--wayback-url <url>', 'the Wayback Machine (a local fake for tests)', DEFAULT_OPTIONS.waybackUrl)
+    .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
+    .option('--record <file.warc.gz>', 'keep every HTTP exchange of the run in a WARC 1.1 file')
+    .option('--replay <file.warc.gz>', 'answer every fetch from a WARC file, with no network (default: $QUOTECHECK_REPLAY)')
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       // Each command loads its own modules: `grade` should not pay for the HTTP client and parsers.

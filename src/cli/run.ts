@@ -4,7 +4,10 @@ import { checkClaims, type CheckOptions } from '../check.js';
 import { ClaimsFileError, describeClaim, readClaimsFile } from '../claims.js';
 import { diagnosisSummary, summarize, summaryLine, writeReport } from '../report.js';
 import type { HtmlViewChoice } from '../match.js';
+import type { WaybackMode } from '../asof/judge.js';
+import { AsOfDateError, parseAsOf } from '../asof/date.js';
 import { createProgress } from './progress.js';
+import { VERSION } from '../defaults.js';
 
 export interface RunCommandOptions {
   claims: string;
@@ -25,8 +28,21 @@ export interface RunCommandOptions {
   maxBytes?: number;
   /** Largest claims file read, in bytes (`--max-claims-mb`); default DEFAULT_MAX_CLAIMS_BYTES (64 MB). */
   maxClaimsBytes?: number;
+  /** Judge every claim as of this date instead of its verify date. */
+  asOf?: string;
+  wayback: WaybackMode;
+  waybackUrl: string;
+  /** Requests a minute to the Wayback Machine. */
+  waybackRate: number;
+  /** Keep every HTTP exchange in this WARC file. */
+  record?: string;
+  /** Answer every fetch from this WARC file (default: $QUOTECHECK_REPLAY). */
+  replay?: string;
   quiet?: boolean;
 }
+
+/** The environment variable that makes `run` replay, so an unchanged solve.sh can run offline. */
+export const REPLAY_ENV = 'QUOTECHECK_REPLAY';
 
 /** Exit codes: 0 done (answers written), 2 unusable input, 128+n stopped by signal n (answers written). */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -35,7 +51,34 @@ function warn(message: string): void {
   process.stderr.write(`quotecheck: ${message}\n`);
 }
 
+/** Options that are wrong whatever the claims say: one line, exit 2, before anything is read or fetched. */
+function optionProblem(opts: RunCommandOptions, replay: string | undefined): string | undefined {
+  if (opts.asOf !== undefined) {
+    try {
+      parseAsOf(opts.asOf);
+    } catch (err) {
+      if (err instanceof AsOfDateError) return `--as-of: ${err.message}`;
+      throw err;
+    }
+  }
+  let base: URL | undefined;
+  try {
+    base = new URL(opts.waybackUrl);
+  } catch {
+    // reported below
+  }
+  if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) return `--wayback-url: ${JSON.stringify(opts.waybackUrl)} is not an http(s) URL`;
+  if (opts.record && replay) return `--record and --replay${opts.replay ? '' : ` (from $${REPLAY_ENV})`} cannot be used together: a replay makes no HTTP exchanges to record`;
+  return undefined;
+}
+
 export async function runCommand(opts: RunCommandOptions): Promise<number> {
+  const replayPath = opts.replay ?? (process.env[REPLAY_ENV] || undefined);
+  const problem = optionProblem(opts, replayPath);
+  if (problem) {
+    warn(`error: ${problem}`);
+    return 2;
+  }
   let set;
   try {
     set = await readClaimsFile(opts.claims, opts.maxClaimsBytes ? { maxBytes: opts.maxClaimsBytes } : {});
@@ -65,6 +108,22 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     warn(`baseline: ${book.size} claims answered no_match without fetching; wrote ${opts.out}`);
     return 0;
   }
+
+  // Archives are opened before any fetch: a path that cannot be written or read is a clear error, not lost work.
+  const { ArchiveError, WarcRecorder, openReplay } = await import('../archive/index.js');
+  let recorder: InstanceType<typeof WarcRecorder> | undefined;
+  let replay: Awaited<ReturnType<typeof openReplay>> | undefined;
+  try {
+    if (replayPath) replay = await openReplay(replayPath);
+    if (opts.record) recorder = await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` });
+  } catch (err) {
+    if (err instanceof ArchiveError) {
+      warn(`error: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (replay) warn(`replaying ${replayPath}: no request leaves this machine`);
 
   const controller = new AbortController();
   let exitCode = 0;
@@ -97,7 +156,14 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     sourceBudgetMs: opts.sourceBudget * 1000,
     extractTimeoutMs: opts.extractTimeout * 1000,
     blockPrivate: opts.blockPrivate,
+    asOf: opts.asOf,
+    wayback: opts.wayback,
+    waybackUrl: opts.waybackUrl,
+    waybackPerMinute: opts.waybackRate,
+    recorder,
+    replay,
     signal: controller.signal,
+    deadlineAt: opts.deadline === undefined ? undefined : Date.now() + opts.deadline * 1000,
     onResult: (r) => {
       book.set(r.id, r.label);
       answers.schedule();
@@ -112,6 +178,7 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     const run = await checkClaims(set.entries, checkOptions);
     progress.stop();
     answers.write();
+    await recorder?.close();
     if (opts.report) writeReport(opts.report, run.results);
     const missingPdftotext = run.sources.find((s) => s.extractError?.kind === 'tool_missing');
     if (missingPdftotext) warn(`warning: ${missingPdftotext.extractError?.message}; PDF sources were answered no_match`);
@@ -121,9 +188,12 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     }
     if (!opts.quiet) process.stderr.write(`${diagnosisSummary(run.results)}\n`);
     warn(summaryLine(summarize(run)).replace(/^quotecheck: /, ''));
-    warn(`wrote ${opts.out}${opts.report ? ` and ${opts.report}` : ''}`);
+    if (run.wayback?.abandoned) warn(`warning: ${run.wayback.abandoned}`);
+    const written = [opts.out, opts.report, recorder ? `${opts.record} (${recorder.records()} WARC records)` : undefined].filter(Boolean);
+    warn(`wrote ${written.join(' and ')}`);
     return exitCode;
   } finally {
+    await recorder?.close();
     if (deadlineTimer) clearTimeout(deadlineTimer);
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

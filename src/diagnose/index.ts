@@ -1,6 +1,6 @@
 // Diagnosis (design.md §5): why a claim got its label, with evidence; it never changes the label.
 import type { Label } from '../answers.js';
-import type { SourceRecord } from '../check.js';
+import type { SourceRecord } from '../source.js';
 import { decodeHtml } from '../extract/decode.js';
 import { parseContentType } from '../extract/kind.js';
 import { viewCounts, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
@@ -14,6 +14,7 @@ export type Diagnosis =
   | 'near_miss'
   | 'partial'
   | 'not_found'
+  | 'drifted'
   | 'fetch_failed'
   | 'paywall'
   | 'empty'
@@ -21,7 +22,7 @@ export type Diagnosis =
   | 'invalid_claim';
 
 export const DIAGNOSES: readonly Diagnosis[] = [
-  'verbatim', 'extraction_artifact', 'near_miss', 'partial', 'not_found', 'fetch_failed', 'paywall', 'empty', 'unsupported', 'invalid_claim',
+  'verbatim', 'extraction_artifact', 'near_miss', 'partial', 'not_found', 'drifted', 'fetch_failed', 'paywall', 'empty', 'unsupported', 'invalid_claim',
 ];
 
 export interface Nearest {

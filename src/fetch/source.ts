@@ -27,6 +27,8 @@ interface SourceBase {
   headers?: Record<string, string>;
   attempts: number;
   ms: number;
+  /** When the outcome was settled (ISO 8601, UTC): the "as of" of a live text. */
+  fetchedAt: string;
 }
 
 export interface FetchedSource extends SourceBase {
@@ -91,6 +93,7 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
       sha256: createHash('sha256').update(res.body).digest('hex'),
       attempts,
       ms: Math.round(performance.now() - started),
+      fetchedAt: new Date().toISOString(),
     };
   } catch (err) {
     let e = err instanceof FetchError
@@ -111,6 +114,7 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
       body: e.body,
       attempts,
       ms: Math.round(performance.now() - started),
+      fetchedAt: new Date().toISOString(),
     };
   }
 }

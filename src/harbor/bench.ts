@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import { emptyConfusion, parseLabels, grade, type Grade } from './grade.js';
 import { parseClaims, type Claim } from '../claims.js';
 import { listTasks, readJsonIfAny, readJsonLines, type TaskDir } from './dataset.js';
-import { CONTAINER_PATHS } from './templates.js';
+import { CONTAINER_PATHS, shellQuote } from './templates.js';
 
 /** How the container paths are provided: bind mounts in a private mount namespace (root), or environment variables. */
 export type Isolation = 'namespace' | 'paths';
@@ -38,6 +38,10 @@ export interface ClaimRow {
   context?: string;
   nearest?: { text: string; similarity: number };
   httpStatus?: number;
+  /** The live source against the claim's evidence hash (design.md §8). */
+  drift?: string;
+  /** Which text decided the label (the report's `as_of`). */
+  asOf?: { source: string; timestamp: string | null; capture_url: string | null; proof: string | null; date: string | null };
 }
 
 export interface TaskRun {
@@ -68,6 +72,10 @@ export interface BenchReport {
   seconds: number;
   confusion: Grade['confusion'];
   diagnoses: Record<string, number>;
+  /** Sources whose live bytes no longer hash to a claim's evidence (or are gone), from the agent's reports. */
+  drifted_sources: number;
+  /** Claims the agent judged on a Wayback capture. */
+  claims_from_captures: number;
   tasks: TaskRun[];
 }
 
@@ -106,10 +114,6 @@ function mounts(t: Trial): [string, string][] {
   return list;
 }
 
-function quoteSh(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
  * Runs one phase (agent or verifier) with a time limit. In a namespace, the trial's folders
  * are bind-mounted at the container paths first, visible to this phase only; otherwise the
@@ -119,7 +123,7 @@ function runPhase(t: Trial, isolation: Isolation, command: string, env: NodeJS.P
   let argv: string[];
   let cwd: string;
   if (isolation === 'namespace') {
-    const setup = mounts(t).map(([from, to]) => `mount --bind ${quoteSh(from)} ${quoteSh(to)}`).join(' && ');
+    const setup = mounts(t).map(([from, to]) => `mount --bind ${shellQuote(from)} ${shellQuote(to)}`).join(' && ');
     argv = ['unshare', '--mount', '--propagation', 'private', 'bash', '-c', `${setup} && cd ${CONTAINER_PATHS.app.path} && ${command}`];
     cwd = t.root;
   } else {
@@ -157,7 +161,7 @@ function runPhase(t: Trial, isolation: Isolation, command: string, env: NodeJS.P
 function makeShim(dir: string, quotecheckBin: string): string {
   mkdirSync(dir, { recursive: true });
   const shim = join(dir, 'quotecheck');
-  writeFileSync(shim, `#!/bin/sh\nexec ${quoteSh(process.execPath)} ${quoteSh(resolve(quotecheckBin))} "$@"\n`);
+  writeFileSync(shim, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(resolve(quotecheckBin))} "$@"\n`);
   chmodSync(shim, 0o755);
   return dir;
 }
@@ -190,6 +194,8 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
       context: match?.context,
       nearest: (r?.nearest as ClaimRow['nearest'] | null | undefined) ?? undefined,
       httpStatus: typeof r?.http_status === 'number' ? r.http_status : undefined,
+      drift: typeof r?.drift === 'string' ? r.drift : undefined,
+      asOf: (r?.as_of as ClaimRow['asOf'] | null | undefined) ?? undefined,
     };
   });
 }
@@ -278,6 +284,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     for (const g of ['verbatim', 'no_match'] as const) for (const a of ['verbatim', 'no_match', 'missing', 'invalid'] as const) confusion[g][a] += r.grade.confusion[g][a];
     for (const row of r.rows) if (row.diagnosis) diagnoses[row.diagnosis] = (diagnoses[row.diagnosis] ?? 0) + 1;
   }
+  const rows = runs.flatMap((r) => r.rows);
+  const drifted = new Set(rows.filter((row) => row.drift === 'changed').map((row) => row.url.replace(/#.*$/, '')));
   const mean = (f: (r: TaskRun) => number) => (runs.length ? runs.reduce((n, r) => n + f(r), 0) / runs.length : 0);
   return {
     agent: opts.agent,
@@ -290,6 +298,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     seconds: (performance.now() - started) / 1000,
     confusion,
     diagnoses,
+    drifted_sources: drifted.size,
+    claims_from_captures: rows.filter((row) => row.asOf?.capture_url).length,
     tasks: runs,
   };
 }

@@ -24,6 +24,15 @@ function evidence(row: ClaimRow): string {
   return '';
 }
 
+/** Which text decided, when it was not simply today's page: a Wayback capture, or a recorded archive. */
+function asOf(row: ClaimRow): string {
+  const a = row.asOf;
+  if (!a || (a.source === 'live' && row.drift !== 'changed')) return '';
+  const proof = a.proof === 'sha256' ? 'its sha256 equals the evidence' : a.proof === 'nearest' ? 'nearest to the date' : 'not proven';
+  const what = a.capture_url ? `the capture of ${esc(a.timestamp)} (${link(a.capture_url)})` : `${a.source === 'replay' ? 'the recorded' : 'today\'s'} text (${esc(a.timestamp)})`;
+  return `<div class="ev asof">as of ${esc(a.date ?? 'today')}: judged on ${what}, ${proof}${row.drift ? `; drift ${esc(row.drift)}` : ''}</div>`;
+}
+
 function claimRow(row: ClaimRow): string {
   const cls = row.correct ? 'ok' : 'wrong';
   return `<tr class="claim ${cls}" data-correct="${row.correct}">
@@ -31,7 +40,7 @@ function claimRow(row: ClaimRow): string {
 <td class="quote"><q>${esc(row.quote)}</q>${row.claim ? `<div class="claimtext">${esc(row.claim)}</div>` : ''}<div class="src">${link(row.url)}</div></td>
 <td class="label answer">${esc(row.answer ?? 'missing')}</td>
 <td class="label gold">${esc(row.gold)}</td>
-<td class="diag">${row.diagnosis ? `<span class="code ${esc(row.diagnosis)}">${esc(row.diagnosis)}</span>` : '<span class="code none">no report</span>'}${row.note ? `<div class="note">${esc(row.note)}</div>` : ''}${evidence(row)}</td>
+<td class="diag">${row.diagnosis ? `<span class="code ${esc(row.diagnosis)}">${esc(row.diagnosis)}</span>` : '<span class="code none">no report</span>'}${row.note ? `<div class="note">${esc(row.note)}</div>` : ''}${evidence(row)}${asOf(row)}</td>
 </tr>`;
 }
 
@@ -52,7 +61,7 @@ details.task{margin:.6rem 0;border:1px solid #ccc;border-radius:6px;padding:.3re
 summary{cursor:pointer}.tname{font-weight:600}.reward{margin-left:.5rem}.meta{color:#666;margin-left:.5rem}.problem{color:#b00020;margin-left:.5rem}
 tr.wrong{background:#fff2f2}td.id{white-space:nowrap;font-family:monospace}q{font-style:italic}.claimtext,.note,.src{color:#555;font-size:.9em}
 .code{font-family:monospace;padding:0 .3rem;border-radius:3px;background:#eee}.code.verbatim{background:#e3f6e3}.code.not_found{background:#fde2e2}
-.code.near_miss,.code.partial,.code.extraction_artifact{background:#fff1cc}.code.fetch_failed,.code.paywall,.code.empty{background:#e8e8ff}
+.code.near_miss,.code.partial,.code.extraction_artifact{background:#fff1cc}.code.fetch_failed,.code.paywall,.code.empty{background:#e8e8ff}.code.drifted{background:#e0f0ff}
 .ev{margin-top:.25rem;font-size:.9em;word-break:break-word}mark{background:#ffe066}
 body.only-wrong tr.claim.ok{display:none}
 `;

@@ -17,6 +17,7 @@ export function benchTable(r: BenchReport): string {
   lines.push(`gold no_match                ${String(c.no_match.verbatim).padStart(9)} ${String(c.no_match.no_match).padStart(9)} ${String(c.no_match.missing).padStart(8)} ${String(c.no_match.invalid).padStart(8)}`);
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
   if (diagnoses.length) lines.push('', `diagnoses: ${diagnoses.map(([d, n]) => `${d} ${n}`).join(', ')}`);
+  if (r.drifted_sources > 0) lines.push(`drifted sources: ${r.drifted_sources} (their live bytes no longer hash to the evidence); claims judged on Wayback captures: ${r.claims_from_captures}`);
   return lines.join('\n');
 }
 

@@ -15,8 +15,29 @@ export const CONTAINER_PATHS = {
 
 const p = CONTAINER_PATHS;
 
+/** The WARC file a frozen (offline) task ships in /app: its own sources, recorded. */
+export const TASK_ARCHIVE = 'sources.warc.gz';
+
+export interface SolveOptions {
+  /** Extra `quotecheck run` arguments, e.g. a Wayback Machine stand-in for a local dataset. */
+  runArgs?: readonly string[];
+  /** The task ships its sources as /app/sources.warc.gz: the oracle replays them, offline. */
+  replay?: boolean;
+}
+
+/** One shell word: plain when it is safe as is, else single-quoted. */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 /** The oracle: quotecheck on /app/claims.json; its progress and summary go to the agent log. */
-export function solveScript(): string {
+export function solveScript(opts: SolveOptions = {}): string {
+  const extra = (opts.runArgs ?? []).map((a) => ` ${shellQuote(a)}`).join('');
+  const replay = opts.replay
+    ? `# A frozen edition: every source is answered from the task's own WARC archive, with no network.
+export QUOTECHECK_REPLAY="\${QUOTECHECK_REPLAY:-$APP/${TASK_ARCHIVE}}"
+`
+    : '';
   return `#!/usr/bin/env bash
 # Oracle: quotecheck fetches every source and writes the answers (design.md §2).
 # The answers file is written even when sources fail or the run is stopped.
@@ -24,7 +45,7 @@ set -euo pipefail
 APP="\${${p.app.env}:-${p.app.path}}"
 LOGS="\${${p.agentLogs.env}:-${p.agentLogs.path}}"
 mkdir -p "$LOGS"
-quotecheck run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl" 2>&1 | tee -a "$LOGS/quotecheck.log"
+${replay}quotecheck run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl"${extra} 2>&1 | tee -a "$LOGS/quotecheck.log"
 `;
 }
 
@@ -79,16 +100,26 @@ storage_mb = 4096
 `;
 }
 
-/** A task's environment: the quotecheck image (see the top-level Dockerfile) plus the claims. */
-export function environmentDockerfile(): string {
+/** A task's environment: the quotecheck image (see the top-level Dockerfile) plus the claims (and, frozen, the sources). */
+export function environmentDockerfile(opts: { archive?: boolean } = {}): string {
   return `FROM quotecheck:latest
 WORKDIR /app
 COPY claims.json /app/claims.json
-`;
+${opts.archive ? `COPY ${TASK_ARCHIVE} /app/${TASK_ARCHIVE}
+` : ''}`;
+}
+
+export interface InstructionOptions {
+  /** The claims carry verify dates (and evidence hashes): tell the agent to judge as of them. */
+  asOf?: boolean;
+  /** Where the Wayback Machine is, when it is not https://web.archive.org (a local stand-in). */
+  waybackUrl?: string;
+  /** The task ships its sources as /app/sources.warc.gz. */
+  archive?: boolean;
 }
 
 /** What the agent is told: the task, the exact label rule, the answer format. */
-export function instruction(claimCount: number, exampleIds: readonly string[], about?: string): string {
+export function instruction(claimCount: number, exampleIds: readonly string[], about?: string, opts: InstructionOptions = {}): string {
   const example = exampleIds.slice(0, 2).map((id, i) => `${JSON.stringify(id)}: ${i === 0 ? '"verbatim"' : '"no_match"'}`).join(', ');
   return `# Check quotes against their sources
 
@@ -123,5 +154,29 @@ Write \`/app/answers.json\`: one JSON object mapping every claim id to \`"verbat
 \`\`\`json
 { ${example} }
 \`\`\`
-${about ? `\nAbout these sources: ${about}\n` : ''}`;
+${opts.asOf ? asOfSection(opts.waybackUrl) : ''}${opts.archive ? archiveSection() : ''}${about ? `\nAbout these sources: ${about}\n` : ''}`;
+}
+
+function asOfSection(waybackUrl = 'https://web.archive.org'): string {
+  return `
+## As of the verify date
+
+Each claim was labelled on its \`verify_date\`. Judge it as of that date: sources change and disappear.
+When a claim has \`evidence.sha256\`, that is the sha256 of the source's bytes (after Content-Encoding is
+removed) when it was labelled. If today's source no longer hashes to it, or cannot be fetched, use the
+Wayback Machine at \`${waybackUrl}\`: \`/cdx/search/cdx?url=URL&to=YYYYMMDDhhmmss&filter=statuscode:200&output=json&limit=-5\`
+lists the captures up to a date, and \`/web/TIMESTAMPid_/URL\` serves a capture's original bytes. A capture whose
+sha256 equals the evidence is the text that was labelled; otherwise take the latest capture at or before the date.
+Keep to about 15 requests a minute to the archive, and wait as long as a 429's Retry-After asks.
+`;
+}
+
+function archiveSection(): string {
+  return `
+## The sources are in /app/${TASK_ARCHIVE}
+
+This is a frozen edition: every source as it was recorded, in a WARC 1.1 archive (the format of the Internet
+Archive). Read the sources from it rather than from the live web (\`quotecheck run --replay /app/${TASK_ARCHIVE}\`,
+or any WARC reader such as warcio), so that the answers do not depend on when the task is run.
+`;
 }

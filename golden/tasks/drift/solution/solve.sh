@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Oracle: quotecheck fetches every source and writes the answers (design.md §2).
+# The answers file is written even when sources fail or the run is stopped.
+set -euo pipefail
+APP="${QUOTECHECK_APP_DIR:-/app}"
+LOGS="${QUOTECHECK_AGENT_LOGS:-/logs/agent}"
+mkdir -p "$LOGS"
+quotecheck run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl" --wayback-url http://127.0.0.4:41733 --wayback-rate 600 2>&1 | tee -a "$LOGS/quotecheck.log"

@@ -1,0 +1,126 @@
+// Which text decides a claim as of its date (design.md §8): a proven text alone, else any text consulted; and how to say so.
+import { findQuote, type HtmlViewChoice, type Match } from '../match.js';
+import type { SourceRecord } from '../source.js';
+import type { CaptureOutcome } from './captures.js';
+import { timestamp14ToIso, type AsOfDate } from './date.js';
+import type { Drift, EvidenceMatch } from './evidence.js';
+
+/** `--wayback`: when captures are looked up. */
+export type WaybackMode = 'off' | 'auto' | 'always';
+
+/** The report's `as_of`: which text decided the label, and why it stands for the date. */
+export interface AsOf {
+  source: 'live' | 'wayback' | 'replay';
+  /** When that text was served (ISO 8601): the live fetch, the capture, or the recorded exchange. */
+  timestamp: string | null;
+  /** The raw Wayback capture, when a capture decided. */
+  captureUrl: string | null;
+  /** `sha256`: the text's source hashes to the evidence; `nearest`: chosen by date alone; null: no claim about the date. */
+  proof: 'sha256' | 'nearest' | null;
+  /** The date the claim is judged as of (its verify date, or --as-of), as given. */
+  date: string | null;
+  /** sha256 of the deciding text's bytes. */
+  sha256: string | null;
+}
+
+/** The live source as one claim sees it. */
+export interface LiveReading {
+  record: SourceRecord;
+  match: Match | null;
+  drift: Drift;
+  evidenceMatch: EvidenceMatch | null;
+}
+
+export interface Judgement {
+  /** The text whose match (or absence) is the label, and the record diagnosis reads. */
+  record: SourceRecord;
+  match: Match | null;
+  asOf: AsOf;
+  /** The source drifted and no text as of the date could be had: diagnosis `drifted`. */
+  drifted: boolean;
+  /** What the date logic did, for the report's note; undefined when the live text simply decided. */
+  note?: string;
+}
+
+/**
+ * Whether a claim needs the archive: `auto` when the live source is not proven the same as the
+ * evidence and the quote is not in the live text; `always` also without evidence (the live
+ * fetch failed or the quote is not there). A quote found live is verbatim already.
+ */
+export function needsCapture(mode: WaybackMode, evidence: string | undefined, live: LiveReading): boolean {
+  if (mode === 'off' || live.match || live.drift === 'same') return false;
+  return evidence !== undefined || mode === 'always';
+}
+
+const MEMENTO = /\/web\/(\d{14})id_\//;
+
+function liveAsOf(live: LiveReading, date: AsOfDate | undefined, replaying: boolean): AsOf {
+  const fetched = live.record.fetch;
+  const recorded = replaying ? httpDateToIso(fetched.headers?.['memento-datetime']) : undefined;
+  return {
+    source: replaying ? 'replay' : 'live',
+    timestamp: recorded ?? fetched.fetchedAt,
+    captureUrl: null,
+    proof: live.drift === 'same' ? 'sha256' : null,
+    date: date?.input ?? null,
+    sha256: fetched.ok ? fetched.sha256 : null,
+  };
+}
+
+function captureAsOf(outcome: Extract<CaptureOutcome, { ok: true }>, date: AsOfDate | undefined, replaying: boolean): AsOf {
+  const { capture, record, proof } = outcome.text;
+  const finalUrl = record.fetch.finalUrl ?? capture.rawUrl;
+  const ts = MEMENTO.exec(finalUrl)?.[1] ?? capture.timestamp;
+  return {
+    source: replaying ? 'replay' : 'wayback',
+    timestamp: timestamp14ToIso(ts),
+    captureUrl: finalUrl,
+    proof,
+    date: date?.input ?? null,
+    sha256: record.fetch.ok ? record.fetch.sha256 : null,
+  };
+}
+
+function httpDateToIso(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+function liveState(live: LiveReading): string {
+  const f = live.record.fetch;
+  return f.ok ? 'its sha256 differs from the evidence' : `the live fetch failed: ${f.message}`;
+}
+
+/**
+ * Decides which text a claim is judged on. A proven text decides alone (the live source, or a
+ * capture, hashing to the evidence); otherwise the quote is verbatim when it is in any text
+ * consulted (the live text, the capture chosen for the date).
+ */
+export function judge(quote: string, choice: HtmlViewChoice, live: LiveReading, capture: CaptureOutcome | undefined, date: AsOfDate | undefined, replaying: boolean): Judgement {
+  const fromLive = (note?: string, drifted = false): Judgement => ({ record: live.record, match: live.match, asOf: liveAsOf(live, date, replaying), drifted, note });
+  if (live.drift === 'same' || (live.match && !capture?.ok)) {
+    const note = live.match && live.drift === 'changed' ? 'found in the live text, though the source has changed since the evidence was recorded' : undefined;
+    return fromLive(note);
+  }
+  if (capture?.ok) {
+    const { capture: ref, record, proof, evidenceMatch } = capture.text;
+    const match = record.views ? findQuote(quote, record.views, choice) : null;
+    if (live.match && proof !== 'sha256') return fromLive();
+    const when = timestamp14ToIso(ref.timestamp);
+    const why = proof === 'sha256'
+      ? `whose ${evidenceMatch === 'bytes' ? 'bytes hash' : evidenceMatch === 'text' ? 'extracted text hashes' : 'normalized text hashes'} to the evidence`
+      : ref.after
+        ? `the earliest after ${date?.input ?? 'the date'}: there is none at or before it`
+        : `the latest at or before ${date?.input ?? 'today'}${live.drift === 'changed' ? '; none of the nearest hashes to the evidence' : ''}`;
+    const liveNote = live.drift === 'changed' ? ` (the live source: ${liveState(live)})` : live.record.fetch.ok ? '' : ` (the live fetch failed: ${(live.record.fetch as { message: string }).message})`;
+    return { record, match, asOf: captureAsOf(capture, date, replaying), drifted: false, note: `judged on the Wayback capture of ${when}, ${why}${liveNote}` };
+  }
+  const lookedUp = capture ? `; no capture as of the date could be had: ${capture.reason}` : '';
+  if (live.drift === 'changed') {
+    const since = date ? ` since ${date.input}` : '';
+    const why = capture ? capture.reason : 'captures were not looked up (--wayback off)';
+    return fromLive(`the source has changed${since} (${liveState(live)}) and no text as of that date could be had: ${why}. That the quote is not in today's text proves nothing`, true);
+  }
+  return fromLive(lookedUp ? lookedUp.slice(2) : undefined);
+}

@@ -1,0 +1,37 @@
+// A source as the pipeline holds it: the fetch outcome, its extracted text and normalized views (live page or archived capture alike).
+import { ExtractError, extractSource, type SourceText } from './extract/index.js';
+import type { SourceOutcome } from './fetch/index.js';
+import { normalizeViews, type NormalizedView } from './match.js';
+
+/** What happened to one source, shared by every claim that cites it. */
+export interface SourceRecord {
+  url: string;
+  fetch: SourceOutcome;
+  text?: SourceText;
+  views?: NormalizedView[];
+  extractError?: ExtractError;
+}
+
+export interface ReadSettings {
+  /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability in a worker). */
+  extractTimeoutMs: number;
+  pdftotext?: string;
+  signal?: AbortSignal;
+}
+
+/** Extracts and normalizes a fetched body; a failure to extract is kept on the record, never thrown. */
+export async function readSource(url: string, fetched: SourceOutcome, settings: ReadSettings): Promise<SourceRecord> {
+  const record: SourceRecord = { url, fetch: fetched };
+  if (!fetched.ok || settings.signal?.aborted) return record;
+  try {
+    // Extraction bounds its own CPU work: HTML workers and pdftotext processes, one of each per core.
+    record.text = await extractSource(
+      { body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl },
+      { timeoutMs: settings.extractTimeoutMs, pdftotext: settings.pdftotext, signal: settings.signal },
+    );
+    record.views = normalizeViews(record.text.views);
+  } catch (err) {
+    record.extractError = err instanceof ExtractError ? err : new ExtractError('failed', `extraction failed: ${(err as Error).message}`, { cause: err });
+  }
+  return record;
+}

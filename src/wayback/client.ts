@@ -1,0 +1,189 @@
+// The Wayback Machine client: captures of a URL near a date (CDX) and their raw bytes, paced, cached, and abandoned politely.
+import { createHash } from 'node:crypto';
+import { CookieJar } from 'tough-cookie';
+import type { AsOfDate } from '../asof/date.js';
+import { FetchError } from '../fetch/errors.js';
+import { requestOnce, type RequestSettings } from '../fetch/request.js';
+import type { FetchedSource } from '../fetch/source.js';
+import { cdxQueryUrl, parseCdxJson, CdxError, type CaptureRef } from './cdx.js';
+import { Pacer, PaceError } from './pace.js';
+
+/** Captures listed at or before the date: the few nearest, among which one may prove itself by its hash. */
+export const CAPTURES_LISTED = 5;
+/** 429s in a row after which the archive is left alone for the rest of the run. */
+export const MAX_RATE_LIMITED = 3;
+/** Failures in a row (5xx, network) after which the archive is taken to be down for this run. */
+export const MAX_FAILURES = 4;
+/** How long a 429 without Retry-After pauses the client. */
+const DEFAULT_PAUSE_MS = 30_000;
+
+export interface WaybackOptions {
+  /** `https://web.archive.org`, or a fake of it. */
+  base: string;
+  /** Requests a minute to the archive (all kinds together); Infinity when replaying. */
+  perMinute: number;
+  /** Per-request settings (timeout, size cap, dispatcher): the same HTTP stack as sources. */
+  request: RequestSettings;
+  /** Longest Retry-After honoured; the archive asking for more is left alone for the run. */
+  maxWaitMs: number;
+  /** The run's stop signal. */
+  signal?: AbortSignal;
+  /** No wait for the archive may end after this instant (epoch ms): the run's --deadline. */
+  deadlineAt?: number;
+}
+
+/** Why the archive could not answer: `abandoned` for the whole run, `failed` for this request only. */
+export class WaybackError extends Error {
+  override readonly name = 'WaybackError';
+  constructor(message: string, readonly kind: 'abandoned' | 'failed' | 'stopped') {
+    super(message);
+  }
+}
+
+export interface CaptureListing {
+  /** Captures with status 200 at or before the date, newest first (at most CAPTURES_LISTED). */
+  before: CaptureRef[];
+  /** When there are none: the earliest capture after the date, if any. */
+  after?: CaptureRef;
+}
+
+export interface WaybackStats {
+  /** CDX lookups (one per URL and date). */
+  lookups: number;
+  /** Every request sent to the archive, retries included. */
+  requests: number;
+  /** Captures whose bytes were fetched. */
+  captures: number;
+  /** 429 answers. */
+  rateLimited: number;
+  /** Why the archive was left alone for the rest of the run, if it was. */
+  abandoned?: string;
+}
+
+/**
+ * One client per run. Every request waits for a slot of the shared pacer; a 429 pauses all of
+ * them for its Retry-After; repeated 429s (or an archive that keeps failing) end the client's
+ * use for the run, and every later call fails at once with the reason. Lookups and capture
+ * bytes are cached, so a URL and date is looked up once however many claims need it.
+ */
+export class WaybackClient {
+  readonly stats: WaybackStats = { lookups: 0, requests: 0, captures: 0, rateLimited: 0 };
+  private readonly pacer: Pacer;
+  private readonly listings = new Map<string, Promise<CaptureListing>>();
+  private readonly bodies = new Map<string, Promise<FetchedSource>>();
+  private rateLimitedInARow = 0;
+  private failuresInARow = 0;
+
+  constructor(private readonly options: WaybackOptions) {
+    this.pacer = new Pacer(options.perMinute, options.deadlineAt);
+  }
+
+  get abandoned(): string | undefined {
+    return this.stats.abandoned;
+  }
+
+  /** The captures of `url` nearest `asOf` (latest at or before; else the earliest after). Cached per URL and date. */
+  captures(url: string, asOf: AsOfDate): Promise<CaptureListing> {
+    const key = `${asOf.end14} ${url}`;
+    let listing = this.listings.get(key);
+    if (!listing) {
+      listing = this.lookup(url, asOf);
+      this.listings.set(key, listing);
+    }
+    return listing;
+  }
+
+  /** A capture's raw bytes (`id_`), fetched once per capture. */
+  fetchCapture(capture: CaptureRef): Promise<FetchedSource> {
+    let body = this.bodies.get(capture.rawUrl);
+    if (!body) {
+      body = this.download(capture);
+      this.bodies.set(capture.rawUrl, body);
+    }
+    return body;
+  }
+
+  private async lookup(url: string, asOf: AsOfDate): Promise<CaptureListing> {
+    this.stats.lookups++;
+    const before = await this.list(cdxQueryUrl(this.options.base, url, asOf, CAPTURES_LISTED), false);
+    if (before.length > 0) return { before };
+    const [after] = await this.list(cdxQueryUrl(this.options.base, url, asOf, 1, true), true);
+    return { before, after };
+  }
+
+  private async list(query: string, after: boolean): Promise<CaptureRef[]> {
+    const res = await this.get(query);
+    try {
+      return parseCdxJson(res.body.toString('utf8'), this.options.base, after);
+    } catch (err) {
+      throw new WaybackError(`the Wayback Machine's CDX answer could not be read: ${(err as CdxError).message}`, 'failed');
+    }
+  }
+
+  private async download(capture: CaptureRef): Promise<FetchedSource> {
+    const started = performance.now();
+    const res = await this.get(capture.rawUrl);
+    this.stats.captures++;
+    return {
+      ok: true,
+      url: capture.rawUrl,
+      finalUrl: res.finalUrl,
+      redirects: res.redirects,
+      status: res.status,
+      contentType: res.headers.get('content-type') ?? undefined,
+      headers: Object.fromEntries(res.headers),
+      body: res.body,
+      sha256: createHash('sha256').update(res.body).digest('hex'),
+      attempts: 1,
+      ms: Math.round(performance.now() - started),
+      fetchedAt: new Date().toISOString(),
+    };
+  }
+
+  /** One GET through the pacer, with the archive's etiquette: Retry-After honoured, repeated refusals end its use. */
+  private async get(url: string): Promise<Awaited<ReturnType<typeof requestOnce>>> {
+    for (;;) {
+      if (this.stats.abandoned) throw new WaybackError(this.stats.abandoned, 'abandoned');
+      if (this.options.signal?.aborted) throw new WaybackError('the run was stopped', 'stopped');
+      try {
+        await this.pacer.slot(this.options.signal);
+      } catch (err) {
+        if (err instanceof PaceError) throw this.abandon(`Wayback Machine left alone: ${err.message}`);
+        throw new WaybackError('the run was stopped', 'stopped');
+      }
+      this.stats.requests++;
+      try {
+        const res = await requestOnce(url, new CookieJar(), this.options.request, this.options.signal);
+        this.rateLimitedInARow = 0;
+        this.failuresInARow = 0;
+        return res;
+      } catch (err) {
+        const e = err instanceof FetchError ? err : new FetchError(String(err), { kind: 'other' });
+        if (e.kind === 'aborted' || this.options.signal?.aborted) throw new WaybackError('the run was stopped', 'stopped');
+        if (e.status === 429) {
+          this.stats.rateLimited++;
+          this.rateLimitedInARow++;
+          if (this.rateLimitedInARow >= MAX_RATE_LIMITED) {
+            throw this.abandon(`Wayback Machine left alone for the rest of the run after ${this.rateLimitedInARow} rate-limit answers (429) in a row`);
+          }
+          const wait = e.retryAfterMs ?? DEFAULT_PAUSE_MS;
+          if (wait > this.options.maxWaitMs) {
+            throw this.abandon(`Wayback Machine left alone for the rest of the run: it asked to wait ${Math.ceil(wait / 1000)} s (429 Retry-After), more than ${Math.round(this.options.maxWaitMs / 1000)} s`);
+          }
+          this.pacer.pause(wait);
+          continue;
+        }
+        if (!e.retryable) throw new WaybackError(`the Wayback Machine answered ${e.message} for ${url}`, 'failed');
+        this.failuresInARow++;
+        if (this.failuresInARow >= MAX_FAILURES) {
+          throw this.abandon(`Wayback Machine left alone for the rest of the run after ${this.failuresInARow} failed requests in a row (last: ${e.message})`);
+        }
+      }
+    }
+  }
+
+  private abandon(reason: string): WaybackError {
+    this.stats.abandoned ??= reason;
+    return new WaybackError(this.stats.abandoned, 'abandoned');
+  }
+}
