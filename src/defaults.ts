@@ -3,6 +3,9 @@ import type { CheckOptions } from './check.js';
 
 export const VERSION = '0.1.0';
 
+/** The environment variable that makes `run` (and `verify`) replay a WARC file, so an unchanged solve.sh can run offline. */
+export const REPLAY_ENV = 'QUOTECHECK_REPLAY';
+
 export const DEFAULT_OPTIONS: Readonly<Omit<CheckOptions, 'signal' | 'onResult' | 'onSource' | 'pdftotext' | 'asOf' | 'recorder' | 'replay' | 'deadlineAt'>> = {
   htmlView: 'any',
   concurrency: 16,

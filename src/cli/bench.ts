@@ -1,4 +1,5 @@
 // `quotecheck bench`: run a Harbor dataset locally (agent, then verifier, per task), print the table, write report.json and report.html.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { runBench, type Isolation } from '../harbor/bench.js';
@@ -11,6 +12,7 @@ export interface BenchCommandOptions {
   jobs?: number;
   out: string;
   isolation: Isolation | 'auto';
+  replay?: string;
   quiet?: boolean;
 }
 
@@ -19,6 +21,10 @@ export const QUOTECHECK_BIN = fileURLToPath(new URL('../../../bin/quotecheck.js'
 
 export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   let total: number;
+  if (opts.replay && !existsSync(opts.replay)) {
+    process.stderr.write(`quotecheck bench: error: --replay ${opts.replay}: no such file\n`);
+    return 2;
+  }
   try {
     total = listTasks(opts.tasks).length;
   } catch (err) {
@@ -39,6 +45,7 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
     jobs: opts.jobs,
     outDir: opts.out,
     isolation: opts.isolation,
+    replay: opts.replay,
     quotecheckBin: QUOTECHECK_BIN,
     onTaskDone: (t) => {
       done++;

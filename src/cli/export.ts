@@ -1,20 +1,32 @@
 // `quotecheck export`: labelled claims (JSON Lines) to a Harbor dataset.
-import { ExportError, defaultPrefix, planTasks, readLabelled, writeDataset } from '../harbor/export.js';
+import { ExportError, defaultPrefix, planTasks, readLabelled, readRecordedRun, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
+import { DEFAULT_OPTIONS } from '../defaults.js';
 
 export interface ExportCommandOptions {
   labelled: string;
   out: string;
   perTask: number;
   name?: string;
+  /** A recorded run (WARC) of these claims: each task ships its own sources and replays them. */
+  warc?: string;
 }
 
 export async function exportCommand(opts: ExportCommandOptions): Promise<number> {
   try {
     const claims = readLabelled(opts.labelled);
     const tasks = planTasks(claims, opts.perTask);
-    const result = writeDataset(opts.out, tasks, opts.name ?? defaultPrefix(opts.labelled));
+    const archive = opts.warc ? await readRecordedRun(opts.warc) : undefined;
+    // The oracle must ask the archive the recording asked, or its replayed lookups are not in the file.
+    const bases = archive ? waybackBases(archive) : [];
+    const waybackUrl = bases.length === 1 && bases[0] !== DEFAULT_OPTIONS.waybackUrl ? bases[0] : undefined;
+    const result = writeDataset(opts.out, tasks, opts.name ?? defaultPrefix(opts.labelled), { frozen: archive !== undefined, waybackUrl });
     const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
-    process.stdout.write(`wrote ${result.tasks.length} tasks (${claims.length} claims, ${sources} sources) to ${opts.out}\n`);
+    let frozen = '';
+    if (archive) {
+      const written = await writeTaskArchives(result, archive);
+      frozen = `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${(written.bytes / 1e6).toFixed(1)} MB in all) in environment/sources.warc.gz`;
+    }
+    process.stdout.write(`wrote ${result.tasks.length} tasks (${claims.length} claims, ${sources} sources) to ${opts.out}${frozen}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof ExportError)) throw err;

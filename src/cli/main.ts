@@ -80,6 +80,10 @@ export function buildProgram(): Command {
     .option('--retries <n>', 'further attempts on transient failures', nonNegativeInt, DEFAULT_OPTIONS.retries)
     .option('--user-agent <string>', 'User-Agent header')
     .option('--block-private', 'refuse URLs on private networks', false)
+    .option('--as-of <date>', 'judge the quote as of this date: the Wayback capture nearest it (with --wayback always)')
+    .addOption(new Option('--wayback <mode>', 'always: look up a capture when the quote is not in today\'s text or the page is gone').choices(['off', 'auto', 'always']).default(DEFAULT_OPTIONS.wayback))
+    .option('--wayback-url <url>', 'the Wayback Machine (a local fake for tests)', DEFAULT_OPTIONS.waybackUrl)
+    .option('--replay <file.warc.gz>', 'answer from a WARC file, with no network (default: $QUOTECHECK_REPLAY)')
     .action(async (o) => {
       const { verifyCommand } = await import('./verify.js');
       process.exitCode = await verifyCommand(o);
@@ -104,6 +108,7 @@ export function buildProgram(): Command {
     .option('--jobs <n>', 'tasks run at once (default: one per core)', positiveInt)
     .option('--out <dir>', 'where trials and reports go', 'bench-out')
     .addOption(new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto').choices(['auto', 'namespace', 'paths']).default('auto'))
+    .option('--replay <file.warc.gz>', 'every task\'s quotecheck answers from this WARC archive, with no network ($QUOTECHECK_REPLAY)')
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       const { benchCommand } = await import('./bench.js');
@@ -117,6 +122,7 @@ export function buildProgram(): Command {
     .requiredOption('--out <dir>', 'new folder for the dataset')
     .option('--per-task <n>', 'about this many claims per task (claims of one source stay together)', positiveInt, 10)
     .option('--name <prefix>', 'task name prefix (default: from the file name)')
+    .option('--warc <file.warc.gz>', 'a frozen edition: each task ships its own sources from this recorded run and replays them')
     .action(async (o) => {
       const { exportCommand } = await import('./export.js');
       process.exitCode = await exportCommand(o);

@@ -7,7 +7,7 @@ import type { HtmlViewChoice } from '../match.js';
 import type { WaybackMode } from '../asof/judge.js';
 import { AsOfDateError, parseAsOf } from '../asof/date.js';
 import { createProgress } from './progress.js';
-import { VERSION } from '../defaults.js';
+import { REPLAY_ENV, VERSION } from '../defaults.js';
 
 export interface RunCommandOptions {
   claims: string;
@@ -41,8 +41,6 @@ export interface RunCommandOptions {
   quiet?: boolean;
 }
 
-/** The environment variable that makes `run` replay, so an unchanged solve.sh can run offline. */
-export const REPLAY_ENV = 'QUOTECHECK_REPLAY';
 
 /** Exit codes: 0 done (answers written), 2 unusable input, 128+n stopped by signal n (answers written). */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };

@@ -10,6 +10,7 @@ export type FetchErrorKind =
   | 'redirects' // too many redirects, a loop, or a redirect to a non-http(s) URL
   | 'aborted' // the run was stopped (deadline or signal) while this source was in flight
   | 'refused' // quotecheck will not fetch this URL (scheme, credentials policy)
+  | 'not_archived' // replaying a recorded archive (--replay) that holds no exchange for this URL
   | 'other';
 
 export interface FetchErrorDetails {
@@ -75,6 +76,14 @@ function innermostMessage(err: unknown): string {
   return message;
 }
 
+/** The archive a replay error names (src/archive/replay.ts sets `archivePath` on it). */
+function archivePath(err: unknown): string | undefined {
+  for (let e = err as { archivePath?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.archivePath === 'string' && e.archivePath) return e.archivePath;
+  }
+  return undefined;
+}
+
 /** Turns whatever the HTTP client threw into a FetchError with a kind and a retry verdict. */
 export function classifyNetworkError(err: unknown, url: string): FetchError {
   if (err instanceof FetchError) return err;
@@ -82,6 +91,11 @@ export function classifyNetworkError(err: unknown, url: string): FetchError {
   const message = innermostMessage(err);
   if (code === 'QUOTECHECK_PRIVATE_ADDRESS') {
     return new FetchError(`refused: ${message} and --block-private is on`, { kind: 'refused', retryable: false, cause: err });
+  }
+  if (code === 'QUOTECHECK_NOT_IN_ARCHIVE') {
+    // A replay never goes to the network: the URL simply was not recorded, and asking again will not change that.
+    const archive = archivePath(err);
+    return new FetchError(`not in the archive (replaying ${archive ?? 'a recorded archive'})`, { kind: 'not_archived', retryable: false, cause: err });
   }
   if (code && DNS_CODES.has(code)) {
     // EAI_AGAIN is a temporary resolver failure; the others are final.

@@ -21,6 +21,8 @@ export interface BenchOptions {
   /** The quotecheck entry point put on PATH (as in the image). */
   quotecheckBin: string;
   isolation?: Isolation | 'auto';
+  /** A WARC archive every task's quotecheck answers from (QUOTECHECK_REPLAY), with no network. */
+  replay?: string;
   onTaskDone?: (run: TaskRun) => void;
 }
 
@@ -200,7 +202,7 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
   });
 }
 
-async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' | 'outDir'>>, isolation: Isolation, shimDir: string): Promise<TaskRun> {
+async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' | 'outDir'>> & Pick<BenchOptions, 'replay'>, isolation: Isolation, shimDir: string): Promise<TaskRun> {
   const started = performance.now();
   const root = resolve(opts.outDir, 'trials', task.name);
   rmSync(root, { recursive: true, force: true });
@@ -212,6 +214,7 @@ async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' 
     for (const f of readdirSync(envDir)) if (f !== 'Dockerfile') cpSync(join(envDir, f), join(t.app, f), { recursive: true });
   }
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${shimDir}:${process.env.PATH ?? ''}` };
+  if (opts.replay) env.QUOTECHECK_REPLAY = resolve(opts.replay);
   if (isolation === 'paths') {
     env[CONTAINER_PATHS.app.env] = t.app;
     env[CONTAINER_PATHS.solution.env] = join(task.dir, 'solution');
@@ -270,10 +273,10 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     for (const { path } of Object.values(CONTAINER_PATHS)) mkdirSync(path, { recursive: true });
   }
   mkdirSync(opts.outDir, { recursive: true });
-  const shimDir = makeShim(join(opts.outDir, 'bin'), opts.quotecheckBin);
+  const shimDir = makeShim(resolve(opts.outDir, 'bin'), opts.quotecheckBin); // absolute: phases run in /app
   const limit = pLimit(opts.jobs ?? availableParallelism());
   const runs = await Promise.all(tasks.map((task) => limit(async () => {
-    const run = await runTask(task, { agent: opts.agent, outDir: opts.outDir }, isolation, shimDir);
+    const run = await runTask(task, { agent: opts.agent, outDir: opts.outDir, replay: opts.replay }, isolation, shimDir);
     opts.onTaskDone?.(run);
     return run;
   })));

@@ -1,9 +1,10 @@
 // The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of about N claims, sources never split).
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { ArchiveError, readArchive, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
 import { ClaimsFileError, parseClaims, type Claim } from '../claims.js';
 import type { Label } from '../answers.js';
-import { environmentDockerfile, instruction, solveScript, taskToml, testScript } from './templates.js';
+import { environmentDockerfile, instruction, solveScript, taskToml, testScript, TASK_ARCHIVE } from './templates.js';
 
 export interface LabelledClaim {
   claim: Claim;
@@ -104,11 +105,18 @@ function write(path: string, content: string, executable = false): void {
 }
 
 export interface ExportResult {
-  tasks: { name: string; claims: number; sources: number }[];
+  tasks: { name: string; claims: number; sources: number; dir: string; urls: string[] }[];
+}
+
+export interface DatasetOptions {
+  /** A frozen edition: each task ships its own sources as environment/sources.warc.gz, and its oracle replays them. */
+  frozen?: boolean;
+  /** The Wayback Machine the oracle asks (and the recorded captures came from), when not https://web.archive.org. */
+  waybackUrl?: string;
 }
 
 /** Writes the Harbor dataset: one folder per task with instruction, task.toml, environment, solution and tests. */
-export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string): ExportResult {
+export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string, opts: DatasetOptions = {}): ExportResult {
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
   const width = Math.max(3, String(tasks.length).length);
   const result: ExportResult = { tasks: [] };
@@ -116,16 +124,69 @@ export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: s
     const name = `${prefix}-${String(i + 1).padStart(width, '0')}`;
     const dir = join(outDir, name);
     for (const sub of ['environment', 'solution', 'tests']) mkdirSync(join(dir, sub), { recursive: true });
-    write(join(dir, 'instruction.md'), instruction(claims.length, claims.map((c) => c.claim.id)));
-    write(join(dir, 'task.toml'), taskToml({ tags: ['quote-verification', prefix] }));
-    write(join(dir, 'environment', 'Dockerfile'), environmentDockerfile());
+    const asOf = claims.some((c) => c.claim.verifyDate !== undefined || c.claim.evidenceSha256 !== undefined);
+    write(join(dir, 'instruction.md'), instruction(claims.length, claims.map((c) => c.claim.id), undefined, { asOf, archive: opts.frozen, waybackUrl: opts.waybackUrl }));
+    write(join(dir, 'task.toml'), taskToml({ tags: ['quote-verification', prefix, ...(opts.frozen ? ['frozen'] : [])] }));
+    write(join(dir, 'environment', 'Dockerfile'), environmentDockerfile({ archive: opts.frozen }));
     write(join(dir, 'environment', 'claims.json'), `${JSON.stringify(claims.map((c) => c.public), null, 2)}\n`);
-    write(join(dir, 'solution', 'solve.sh'), solveScript(), true);
+    write(join(dir, 'solution', 'solve.sh'), solveScript({ replay: opts.frozen, runArgs: opts.waybackUrl ? ['--wayback-url', opts.waybackUrl] : [] }), true);
     write(join(dir, 'tests', 'test.sh'), testScript(), true);
     write(join(dir, 'tests', 'gold.json'), `${JSON.stringify(Object.fromEntries(claims.map((c) => [c.claim.id, c.label])), null, 2)}\n`);
-    result.tasks.push({ name, claims: claims.length, sources: new Set(claims.map((c) => c.claim.fetchUrl)).size });
+    const urls = [...new Set(claims.map((c) => c.claim.fetchUrl))];
+    result.tasks.push({ name, claims: claims.length, sources: urls.length, dir, urls });
   });
   return result;
+}
+
+/** The Wayback bases an archive's captures came from (pywb's WARC-Source-URI: `{base}/web/{timestamp}id_/{url}`). */
+export function waybackBases(archive: Archive): string[] {
+  const bases = new Set<string>();
+  for (const r of archive.records) {
+    const m = r.sourceUri ? /^(.*)\/web\/\d{1,14}id_\//.exec(r.sourceUri) : null;
+    if (m?.[1]) bases.add(m[1]);
+  }
+  return [...bases];
+}
+
+/** Reads the recorded run a frozen edition is made from; a missing, unreadable or cut archive is an ExportError. */
+export async function readRecordedRun(archivePath: string): Promise<Archive> {
+  let archive: Archive;
+  try {
+    archive = await readArchive(archivePath);
+  } catch (err) {
+    if (err instanceof ArchiveError) throw new ExportError(err.message);
+    throw err;
+  }
+  if (archive.cut) throw new ExportError(`${archivePath}: ends inside a record at byte ${archive.cut.offset} (${archive.cut.reason}); a frozen edition needs a whole archive`);
+  return archive;
+}
+
+/**
+ * Gives each task of a frozen edition its own sources: the records of `archivePath` a replay of
+ * the task's URLs needs (redirects, retries, Wayback lookups and captures), as the task's
+ * environment/sources.warc.gz. A source the archive lacks is an error naming it: a frozen task
+ * must not depend on the live web.
+ */
+export async function writeTaskArchives(result: ExportResult, archive: Archive): Promise<{ records: number; bytes: number }> {
+  const archivePath = archive.path;
+  const recorded = new Set(archive.records.filter((r) => r.type === 'response' || r.type === 'metadata').map((r) => r.targetUri));
+  const bases = waybackBases(archive);
+  let records = 0;
+  let bytes = 0;
+  for (const task of result.tasks) {
+    const missing = task.urls.filter((u) => !recorded.has(u));
+    if (missing.length) {
+      throw new ExportError(`${archivePath}: has no exchange for ${missing.length} source(s) of ${task.name}, e.g. ${missing[0]}; record a run of these claims first (quotecheck run --record FILE)`);
+    }
+    const chosen = new Set<ArchivedRecord>();
+    for (const base of bases.length ? bases : [undefined]) for (const r of selectForSources(archive, task.urls, base ? { waybackBase: base } : {})) chosen.add(r);
+    const inOrder = archive.records.filter((r) => chosen.has(r));
+    const file = join(task.dir, 'environment', TASK_ARCHIVE);
+    await writeArchive(file, inOrder);
+    records += inOrder.length;
+    bytes += statSync(file).size;
+  }
+  return { records, bytes };
 }
 
 /** Task-name prefix from the labelled file's name ("skbench.jsonl" -> "skbench"), safe for folder names. */

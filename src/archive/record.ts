@@ -1,0 +1,525 @@
+// Recording: an undici interceptor that appends every HTTP exchange (each redirect hop, each retry) to a WARC 1.1 file as it happens.
+import { open, type FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import { WARCRecord } from 'warcio';
+import {
+  ArchiveError,
+  ERROR_FIELDS,
+  ORIG_HEADER_PREFIX,
+  WARC_VERSION,
+  dispatchUrl,
+  fsReason,
+  headerValue,
+  isoSeconds,
+  newRecordId,
+  oneLine,
+  parseWaybackUrl,
+  serializeRecord,
+  warcinfoRecord,
+  wireToText,
+  type HeaderPair,
+} from './warc.js';
+
+export interface RecorderOptions {
+  /** Wayback base, e.g. "https://web.archive.org": a response to `${base}/web/<14 digits>id_/<url>` carrying a Memento-Datetime header is an archived capture. */
+  waybackBase?: string;
+  /** For the warcinfo record, e.g. "quotecheck/0.1.0". */
+  software?: string;
+}
+
+/** WARC-Truncated values (WARC 1.1 §5.13) the recorder writes. */
+type Truncation = 'length' | 'time' | 'disconnect';
+
+/** Where an exchange is filed: its own URL, or for a Wayback capture the archived URL and date (pywb's convention). */
+interface Target {
+  uri: string;
+  date: string;
+  sourceUri?: string;
+  creationDate?: string;
+}
+
+// Module-private entry points: the exchange objects below append records, callers of the class cannot.
+const APPEND = Symbol('append');
+const WAYBACK = Symbol('waybackBase');
+
+/**
+ * Writes a WARC 1.1 file, one gzip member per record, appended as the run goes: records of
+ * concurrent exchanges never interleave and a killed process leaves every record before the
+ * last one whole. Use `interceptor()` with `Agent#compose` and pass the result to fetch as
+ * its dispatcher.
+ */
+export class WarcRecorder {
+  readonly path: string;
+  readonly #file: FileHandle;
+  readonly #waybackBase: string | undefined;
+  /** Writes happen one after the other in append order; this is the last one queued. */
+  #tail: Promise<void> = Promise.resolve();
+  #written = 0;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  #failure: unknown;
+
+  /** Use `WarcRecorder.open`: it creates the file and writes the warcinfo record first. */
+  constructor(path: string, file: FileHandle, options: RecorderOptions) {
+    this.path = path;
+    this.#file = file;
+    this.#waybackBase = options.waybackBase;
+  }
+
+  /** Creates (or truncates) the file and writes its warcinfo record. */
+  static async open(path: string, options: RecorderOptions = {}): Promise<WarcRecorder> {
+    let file: FileHandle;
+    try {
+      file = await open(path, 'w');
+    } catch (err) {
+      throw new ArchiveError(`cannot write the archive ${path}: ${fsReason(err)}`);
+    }
+    const recorder = new WarcRecorder(path, file, options);
+    recorder[APPEND]([warcinfoRecord(basename(path), options.software)]);
+    await recorder.#tail;
+    if (recorder.#failure !== undefined) {
+      await file.close().catch(() => {});
+      throw recorder.#failureError();
+    }
+    return recorder;
+  }
+
+  /** An undici interceptor (for `Dispatcher#compose`) that records every exchange dispatched through it. */
+  interceptor(): Dispatcher.DispatcherComposeInterceptor {
+    return (dispatch) => (opts, handler) => {
+      // After close() there is nowhere to write: exchanges go through unrecorded rather than fail.
+      if (this.#closed) return dispatch(opts, handler);
+      return dispatch(opts, new RecordingHandler(handler, new Exchange(this, opts)));
+    };
+  }
+
+  /** Records written to the file so far (the warcinfo record included). */
+  records(): number {
+    return this.#written;
+  }
+
+  /**
+   * Waits for the records queued so far, then closes the file; idempotent. Exchanges still in
+   * flight are not recorded past this point. Rejects with an ArchiveError when a write failed
+   * (the run's fetches are never failed by the recorder; the loss is reported here).
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#finish();
+    return this.#closing;
+  }
+
+  async #finish(): Promise<void> {
+    this.#closed = true;
+    await this.#tail;
+    await this.#file.close().catch((err: unknown) => {
+      this.#failure ??= err;
+    });
+    if (this.#failure !== undefined) throw this.#failureError();
+  }
+
+  #failureError(): ArchiveError {
+    return new ArchiveError(`cannot write the archive ${this.path}: ${fsReason(this.#failure)}`);
+  }
+
+  get [WAYBACK](): string | undefined {
+    return this.#waybackBase;
+  }
+
+  /**
+   * Queues records for writing, in this order. Each record is serialized (digests, gzip) at
+   * once and concurrently with others, but written strictly in queue order, each with one
+   * write, so a request always lands before its response and members never interleave.
+   */
+  [APPEND](records: WARCRecord[]): void {
+    if (this.#closed) return;
+    for (const record of records) {
+      const bytes = serializeRecord(record);
+      bytes.catch(() => {}); // a failure is taken up by the write below, in order
+      this.#tail = this.#tail.then(async () => {
+        if (this.#failure !== undefined) return;
+        try {
+          await writeFully(this.#file, await bytes);
+          this.#written++;
+        } catch (err) {
+          this.#failure = err;
+        }
+      });
+    }
+  }
+}
+
+async function writeFully(file: FileHandle, bytes: Buffer): Promise<void> {
+  // One write call per record; the loop only matters if the OS writes part of it (disk full).
+  for (let off = 0; off < bytes.length; ) {
+    const { bytesWritten } = await file.write(bytes, off, bytes.length - off);
+    if (bytesWritten <= 0) throw new Error('the file system accepted no bytes');
+    off += bytesWritten;
+  }
+}
+
+/**
+ * Digesting is synchronous (hash-wasm), so a large body is handed to warcio a megabyte at a
+ * time with a turn of the event loop in between: recording never stalls the run's sockets.
+ */
+async function* paced(chunks: readonly Buffer[]): AsyncGenerator<Uint8Array> {
+  let since = 0;
+  for (const chunk of chunks) {
+    yield chunk;
+    since += chunk.length;
+    if (since >= 1 << 20) {
+      since = 0;
+      await nextTurn();
+    }
+  }
+}
+
+/** One HTTP exchange as it happens: the request when the response starts (or fails), the response when it ends. */
+class Exchange {
+  readonly #recorder: WarcRecorder;
+  readonly #opts: Dispatcher.DispatchOptions;
+  /** WARC-Date of a live exchange: when it was dispatched. */
+  readonly #started = new Date();
+  readonly #requestId = newRecordId();
+  #target: Target | undefined;
+  #response: { id: string; status: number; statusText: string; headers: HeaderPair[] } | undefined;
+  #chunks: Buffer[] = [];
+  #settled = false;
+  #clientAbort: { reason: unknown } | undefined;
+
+  constructor(recorder: WarcRecorder, opts: Dispatcher.DispatchOptions) {
+    this.#recorder = recorder;
+    this.#opts = opts;
+  }
+
+  /** The client gave up on the exchange (cancelled body, timeout, stop signal). */
+  clientAborted(reason: unknown): void {
+    this.#clientAbort ??= { reason };
+  }
+
+  responseStart(status: number, statusText: string, headers: HeaderPair[]): void {
+    // 1xx interim responses are not the exchange's response.
+    if (this.#settled || this.#response || status < 200) return;
+    this.#response = { id: newRecordId(), status, statusText, headers };
+    this.#target = this.#targetFor(headers);
+    // The request is written now: its place (a capture or not) depends on the response headers.
+    this.#recorder[APPEND]([this.#requestRecord(this.#response.id)]);
+  }
+
+  data(chunk: Buffer): void {
+    if (this.#response && !this.#settled) this.#chunks.push(chunk);
+  }
+
+  end(): void {
+    if (this.#settled || !this.#response) return;
+    this.#settled = true;
+    this.#recorder[APPEND]([this.#responseRecord(undefined)]);
+  }
+
+  error(err: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    if (this.#response) {
+      this.#recorder[APPEND]([this.#responseRecord(this.#truncation(err))]);
+      return;
+    }
+    // No response at all: the request, and what went wrong in a metadata record.
+    this.#target = this.#targetFor(undefined);
+    const metadataId = newRecordId();
+    this.#recorder[APPEND]([this.#requestRecord(metadataId), this.#metadataRecord(metadataId, err)]);
+  }
+
+  #truncation(err: unknown): Truncation {
+    const code = errorCode(err);
+    if (code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'time';
+    if (this.#clientAbort) return errorName(this.#clientAbort.reason) === 'TimeoutError' ? 'time' : 'length';
+    return 'disconnect';
+  }
+
+  #targetFor(headers: HeaderPair[] | undefined): Target {
+    const url = dispatchUrl(this.#opts.origin, this.#opts.path);
+    const date = this.#started.toISOString();
+    const base = this.#recorder[WAYBACK];
+    const memento = headers && headerValue(headers, 'memento-datetime');
+    if (base && memento) {
+      const ref = parseWaybackUrl(url, base);
+      const when = new Date(memento);
+      if (ref && ref.modifier === 'id_' && ref.timestamp.length === 14 && !Number.isNaN(when.getTime())) {
+        // A capture is filed under the URL and date it was archived at (pywb's convention for
+        // records taken from a remote archive); where it came from, and when, is kept too.
+        return { uri: ref.original, date: isoSeconds(when), sourceUri: url, creationDate: date };
+      }
+    }
+    return { uri: url, date };
+  }
+
+  #placeFields(): HeaderPair[] {
+    const t = this.#target!;
+    const fields: HeaderPair[] = [];
+    if (t.sourceUri) fields.push(['WARC-Source-URI', t.sourceUri]);
+    if (t.creationDate) fields.push(['WARC-Creation-Date', t.creationDate]);
+    return fields;
+  }
+
+  #requestRecord(concurrentTo: string): WARCRecord {
+    const t = this.#target!;
+    const { method, path, body } = this.#opts;
+    const warcHeaders: HeaderPair[] = [['WARC-Record-ID', this.#requestId], ['WARC-Concurrent-To', concurrentTo], ...this.#placeFields()];
+    const payload = requestBody(body);
+    if (payload === undefined) warcHeaders.push(['WARC-Truncated', 'unspecified']); // a streamed body is not kept
+    return WARCRecord.create(
+      {
+        url: t.uri,
+        date: t.date,
+        type: 'request',
+        warcVersion: WARC_VERSION,
+        warcHeaders,
+        statusline: `${method} ${path} HTTP/1.1`,
+        httpHeaders: requestHeaders(this.#opts).map(([k, v]): HeaderPair => [k, wireToText(oneLine(v))]),
+      },
+      payload && payload.length ? [payload] : [],
+    );
+  }
+
+  #responseRecord(truncated: Truncation | undefined): WARCRecord {
+    const t = this.#target!;
+    const r = this.#response!;
+    const chunks = this.#chunks;
+    this.#chunks = []; // from here on the serializer holds the body, until the record is written
+    const size = chunks.reduce((n, c) => n + c.length, 0);
+    const warcHeaders: HeaderPair[] = [['WARC-Record-ID', r.id], ['WARC-Concurrent-To', this.#requestId], ...this.#placeFields()];
+    if (truncated) warcHeaders.push(['WARC-Truncated', truncated]);
+    return WARCRecord.create(
+      {
+        url: t.uri,
+        date: t.date,
+        type: 'response',
+        warcVersion: WARC_VERSION,
+        warcHeaders,
+        statusline: `HTTP/1.1 ${r.status} ${wireToText(oneLine(r.statusText))}`,
+        httpHeaders: reframed(r.headers, size).map(([k, v]): HeaderPair => [k, wireToText(v)]),
+      },
+      paced(chunks),
+    );
+  }
+
+  #metadataRecord(id: string, err: unknown): WARCRecord {
+    const t = this.#target!;
+    const { code, name, message } = describeError(err);
+    const fields = [`${ERROR_FIELDS.code}: ${oneLine(code)}`, `${ERROR_FIELDS.name}: ${oneLine(name)}`, `${ERROR_FIELDS.message}: ${oneLine(message)}`];
+    return WARCRecord.create(
+      {
+        url: t.uri,
+        date: t.date,
+        type: 'metadata',
+        warcVersion: WARC_VERSION,
+        warcHeaders: [['WARC-Record-ID', id], ['WARC-Concurrent-To', this.#requestId], ...this.#placeFields()],
+      },
+      [Buffer.from(fields.map((f) => `${f}\r\n`).join(''), 'utf8')],
+    );
+  }
+}
+
+/**
+ * The body below the dispatcher is already de-chunked, so the recorded message must say so:
+ * Transfer-Encoding goes and Content-Length is the recorded length (else a WARC reader would
+ * de-chunk or trust a length a cut body never reached). Replaced values are kept as
+ * X-Archive-Orig-* so a replay can restore the headers the client saw.
+ */
+function reframed(headers: readonly HeaderPair[], size: number): HeaderPair[] {
+  const out: HeaderPair[] = [];
+  const orig: HeaderPair[] = [];
+  let placed = false;
+  for (const [name, value] of headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'transfer-encoding' || lower === 'content-length') {
+      if (lower === 'transfer-encoding' || value.trim() !== String(size)) orig.push([`${ORIG_HEADER_PREFIX}${name}`, value]);
+      if (!placed) out.push([lower === 'content-length' ? name : 'Content-Length', String(size)]);
+      placed = true;
+      continue;
+    }
+    out.push([name, value]);
+  }
+  if (!placed) out.push(['Content-Length', String(size)]);
+  return [...out, ...orig];
+}
+
+function requestBody(body: Dispatcher.DispatchOptions['body']): Buffer | undefined {
+  if (body === undefined || body === null) return Buffer.alloc(0);
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return undefined;
+}
+
+/** The request headers as dispatched (any of undici's forms), after the Host header undici derives from the origin. */
+function requestHeaders(opts: Dispatcher.DispatchOptions): HeaderPair[] {
+  const pairs: HeaderPair[] = [];
+  const add = (name: unknown, value: unknown): void => {
+    if (value === undefined || value === null) return;
+    if (Array.isArray(value)) for (const v of value) pairs.push([String(name), String(v)]);
+    else pairs.push([String(name), Buffer.isBuffer(value) ? value.toString('latin1') : String(value)]);
+  };
+  const h = opts.headers as unknown;
+  if (Array.isArray(h)) {
+    if (h.length > 0 && Array.isArray(h[0])) for (const [k, v] of h as [unknown, unknown][]) add(k, v);
+    else for (let i = 0; i + 1 < h.length; i += 2) add(h[i], h[i + 1]);
+  } else if (h && typeof h === 'object' && typeof (h as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    for (const entry of h as Iterable<[unknown, unknown]>) add(entry[0], entry[1]);
+  } else if (h && typeof h === 'object') {
+    for (const [k, v] of Object.entries(h)) add(k, v);
+  }
+  if (!pairs.some(([k]) => k.toLowerCase() === 'host')) {
+    try {
+      pairs.unshift(['Host', new URL(String(opts.origin)).host]);
+    } catch {
+      /* no origin: nothing to derive */
+    }
+  }
+  return pairs;
+}
+
+function latin1(value: unknown): string {
+  return Buffer.isBuffer(value) ? value.toString('latin1') : String(value);
+}
+
+/**
+ * The response headers as received: from the raw header list when the dispatcher below
+ * exposes it (names in their case, order and repeats as sent), else from the parsed object.
+ */
+function receivedHeaders(controller: Dispatcher.DispatchController | undefined, headers: Record<string, unknown>): HeaderPair[] {
+  const raw = controller?.rawHeaders;
+  const pairs: HeaderPair[] = [];
+  if (Array.isArray(raw) && raw.length % 2 === 0) {
+    for (let i = 0; i < raw.length; i += 2) {
+      const value: unknown = raw[i + 1];
+      if (Array.isArray(value)) for (const v of value) pairs.push([latin1(raw[i]), latin1(v)]);
+      else pairs.push([latin1(raw[i]), latin1(value)]);
+    }
+    return pairs;
+  }
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (Array.isArray(value)) for (const v of value) pairs.push([name, latin1(v)]);
+    else if (value !== undefined) pairs.push([name, latin1(value)]);
+  }
+  return pairs;
+}
+
+function errorCode(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string') return e.code;
+  }
+  return undefined;
+}
+
+function errorName(err: unknown): string {
+  return err && typeof err === 'object' && typeof (err as Error).name === 'string' ? (err as Error).name : typeof err;
+}
+
+/** An error's code (the errno-style code, else its name: an abort has only a name), name and message. */
+function describeError(err: unknown): { code: string; name: string; message: string } {
+  const name = errorName(err);
+  const code = errorCode(err) ?? name;
+  let message = err instanceof Error || (err && typeof err === 'object' && 'message' in err) ? String((err as Error).message) : String(err);
+  // The message that goes with the code, when the code sits on a cause.
+  for (let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === code && typeof e.message === 'string' && e.message) {
+      message = e.message;
+      break;
+    }
+  }
+  return { code, name, message };
+}
+
+/** Controller handed up to the client: the same controls, but a client abort is noted before it is passed down. */
+class RecordingController implements Dispatcher.DispatchController {
+  constructor(
+    readonly inner: Dispatcher.DispatchController,
+    readonly onAbort: (reason: unknown) => void,
+  ) {}
+  get aborted(): boolean {
+    return this.inner.aborted;
+  }
+  get paused(): boolean {
+    return this.inner.paused;
+  }
+  get reason(): Error | null {
+    return this.inner.reason;
+  }
+  get rawHeaders(): Dispatcher.DispatchController['rawHeaders'] {
+    return this.inner.rawHeaders;
+  }
+  get rawTrailers(): Dispatcher.DispatchController['rawTrailers'] {
+    return this.inner.rawTrailers;
+  }
+  abort(reason: Error): void {
+    this.onAbort(reason);
+    this.inner.abort(reason);
+  }
+  pause(): void {
+    this.inner.pause();
+  }
+  resume(): void {
+    this.inner.resume();
+  }
+}
+
+/**
+ * Sits between the client's handler and the dispatcher below: sees every event, records it,
+ * passes it on unchanged. Recording faults never reach the client: a fetch must not fail
+ * because its archive could not be written.
+ */
+class RecordingHandler implements Dispatcher.DispatchHandler {
+  readonly #inner: Dispatcher.DispatchHandler;
+  readonly #exchange: Exchange;
+  #controller: RecordingController | undefined;
+
+  constructor(inner: Dispatcher.DispatchHandler, exchange: Exchange) {
+    this.#inner = inner;
+    this.#exchange = exchange;
+  }
+
+  #wrap(controller: Dispatcher.DispatchController): Dispatcher.DispatchController {
+    if (!controller) return controller;
+    if (this.#controller?.inner !== controller) {
+      this.#controller = new RecordingController(controller, (reason) => this.#exchange.clientAborted(reason));
+    }
+    return this.#controller;
+  }
+
+  #record(step: () => void): void {
+    try {
+      step();
+    } catch {
+      // A recording fault (a bug) must not break the fetch; the exchange is then not recorded.
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.#inner.onRequestStart?.(this.#wrap(controller), context);
+  }
+
+  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[2], socket: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[3]): void {
+    this.#inner.onRequestUpgrade?.(this.#wrap(controller), statusCode, headers, socket);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
+    this.#record(() => this.#exchange.responseStart(statusCode, statusMessage ?? '', receivedHeaders(controller, headers)));
+    this.#inner.onResponseStart?.(this.#wrap(controller), statusCode, headers, statusMessage);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#record(() => this.#exchange.data(chunk));
+    this.#inner.onResponseData?.(this.#wrap(controller), chunk);
+  }
+
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: Record<string, string | string[] | undefined>): void {
+    this.#record(() => this.#exchange.end());
+    this.#inner.onResponseEnd?.(this.#wrap(controller), trailers);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, err: Error): void {
+    this.#record(() => this.#exchange.error(err));
+    this.#inner.onResponseError?.(this.#wrap(controller), err);
+  }
+}

@@ -1,0 +1,175 @@
+// WARC conventions shared by the recorder, reader, replay and subsetter: field names, header text, URL forms, the warcinfo record.
+import { randomUUID } from 'node:crypto';
+import { WARCRecord, WARCSerializer } from 'warcio';
+
+/** Every failure of the archive layer (opening, writing, reading a WARC file): one line naming the file. */
+export class ArchiveError extends Error {
+  override readonly name = 'ArchiveError';
+}
+
+export const WARC_VERSION = 'WARC/1.1';
+
+/**
+ * The recorder keeps the HTTP message as received but must change its framing (a WARC reader
+ * would otherwise try to de-chunk, or trust a length the body never reached). The values it
+ * replaced are kept under this prefix, pywb's convention for "the original header", so a
+ * replay can serve the headers exactly as the live client saw them.
+ */
+export const ORIG_HEADER_PREFIX = 'X-Archive-Orig-';
+
+/** warc-fields of the metadata record written for an exchange that got no response. */
+export const ERROR_FIELDS = { code: 'fetch-error-code', name: 'fetch-error-name', message: 'fetch-error-message' } as const;
+
+/** One header as an HTTP client sees it: the name, and the value with each byte one character (latin1), as undici decodes it. */
+export type HeaderPair = [string, string];
+
+export function newRecordId(): string {
+  return `<urn:uuid:${randomUUID()}>`;
+}
+
+/** First value of a header, by case-insensitive name. */
+export function headerValue(headers: readonly HeaderPair[], name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [k, v] of headers) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * warcio writes header text as UTF-8, while the wire bytes reach us one byte per character
+ * (latin1). When the wire bytes are valid UTF-8 (ASCII or UTF-8 text: virtually every real
+ * header), decoding them as UTF-8 makes warcio write exactly the wire bytes. Other bytes
+ * cannot be written verbatim through warcio; they are kept as their latin1 reading.
+ */
+export function wireToText(latin1: string): string {
+  if (/^[\x00-\x7f]*$/.test(latin1)) return latin1;
+  try {
+    return strictUtf8.decode(Buffer.from(latin1, 'latin1'));
+  } catch {
+    return latin1;
+  }
+}
+
+/** Header lines must stay one line each: a CR or LF in a value would end the header block early. */
+export function oneLine(value: string): string {
+  return value.replace(/[\r\n]+/g, ' ');
+}
+
+/** A WARC-Date for a moment known to the second (a Memento-Datetime): no fraction, as captures are dated. */
+export function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The absolute URL of a dispatch: origin + path, as fetch built them (fragment already gone). */
+export function dispatchUrl(origin: string | URL | undefined, path: string): string {
+  const base = String(origin ?? '').replace(/\/+$/, '');
+  try {
+    return new URL(base + path).href;
+  } catch {
+    return base + path;
+  }
+}
+
+/** A URL as a lookup key: parsed and serialized (as warcio writes WARC-Target-URI), no fragment or credentials. */
+export function urlKey(url: string): string {
+  try {
+    const u = new URL(url);
+    u.hash = '';
+    u.username = '';
+    u.password = '';
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
+export function trimBase(base: string): string {
+  return base.replace(/\/+$/, '');
+}
+
+export interface WaybackRef {
+  /** The timestamp as written in the URL (1 to 14 digits). */
+  timestamp: string;
+  /** The replay modifier, e.g. "id_", or "" for none. */
+  modifier: string;
+  /** The archived URL, made absolute (Wayback accepts it without scheme or URL-encoded). */
+  original: string;
+}
+
+/** Parses `{base}/web/{timestamp}{modifier}/{original}`; undefined for any other URL. */
+export function parseWaybackUrl(url: string, base: string): WaybackRef | undefined {
+  const prefix = `${trimBase(base)}/web/`;
+  if (!url.toLowerCase().startsWith(prefix.toLowerCase())) return undefined;
+  const m = /^(\d{1,14})([a-z]{2}_)?\/(.+)$/s.exec(url.slice(prefix.length));
+  if (!m || m[1] === undefined || m[3] === undefined) return undefined;
+  return { timestamp: m[1], modifier: m[2] ?? '', original: absoluteOriginal(m[3]) };
+}
+
+/** Wayback takes the archived URL raw, URL-encoded or without scheme: this gives it as an absolute URL. */
+export function absoluteOriginal(original: string): string {
+  let o = original;
+  if (/^https?%3a/i.test(o)) {
+    try {
+      o = decodeURIComponent(o);
+    } catch {
+      /* keep it as given */
+    }
+  }
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(o)) o = `http://${o}`;
+  return urlKey(o);
+}
+
+/**
+ * Key for matching a URL with the forms Wayback lists it under: scheme, a leading "www.",
+ * host case and a trailing slash on the path do not count.
+ */
+export function looseUrlKey(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.hostname.toLowerCase().replace(/^www\./, '');
+    const port = u.port && u.port !== '80' && u.port !== '443' ? `:${u.port}` : '';
+    return `${host}${port}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  } catch {
+    return url;
+  }
+}
+
+/** The warcinfo record that opens every file quotecheck writes. */
+export function warcinfoRecord(filename: string, software: string | undefined): WARCRecord {
+  const info: Record<string, string> = {
+    software: software ?? 'quotecheck',
+    format: 'WARC File Format 1.1',
+    conformsTo: 'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
+    description: 'HTTP exchanges of a quotecheck run: every redirect hop and retry attempt; bodies as received (still content-encoded)',
+  };
+  return WARCRecord.createWARCInfo({ filename, warcVersion: WARC_VERSION, warcHeaders: { 'WARC-Record-ID': newRecordId() } }, info);
+}
+
+/** One record as one gzip member (warcio computes the block and payload digests: sha256, hex). */
+export async function serializeRecord(record: WARCRecord): Promise<Buffer> {
+  const bytes = await WARCSerializer.serialize(record, { gzip: true });
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** A file-system error as a short reason ("permission denied"), for one-line messages that already name the file. */
+export function fsReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'ENOTDIR':
+      return 'a part of the path is not a folder';
+    case 'EROFS':
+      return 'read-only file system';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    default:
+      return (err as Error | undefined)?.message ?? String(err);
+  }
+}
