@@ -320,4 +320,16 @@ describe('the CLI', () => {
     expect(row).toMatchObject({ drift: 'changed', evidence_match: null, as_of: { source: 'wayback', proof: 'sha256', date: '2024-05-01' } });
     expect(res.stderr).toMatch(/1 drifted; wayback 1 lookups, 2 requests, 1 claims judged on captures/);
   });
+
+  test('verify --as-of with --wayback always judges one quote on the capture nearest the date, and says so', async () => {
+    const server = await serve([{ path: '/story', body: NOW, headers: html }]);
+    const url = `${server.origin}/story`;
+    const wb = await archive([{ url, timestamp: '20240430120000', body: THEN, headers: html }]);
+    const res = await runCli(['verify', '--url', url, '--quote', QUOTE_THEN, '--as-of', '2024-05-01', '--wayback', 'always', '--wayback-url', wb.origin]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^verbatim/);
+    expect(res.stdout).toContain(`as of 2024-05-01: the Wayback capture of 2024-04-30T12:00:00Z (${wb.origin}/web/20240430120000id_/${url}), the nearest to the date`);
+    const today = await runCli(['verify', '--url', url, '--quote', QUOTE_THEN, '--wayback-url', wb.origin]);
+    expect(today.code).toBe(1);
+  });
 });

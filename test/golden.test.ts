@@ -1,8 +1,8 @@
 // Everything that needs the golden sources on loopback: the golden tasks run as the harness runs them (bench),
 // the diagnosis confusion matrix, export -> bench round trip, the packed package, and the HTML report in Chromium.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,9 +10,12 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
 import { writeBenchReports } from '../src/harbor/reports.js';
-import { benchGolden, scoreDiagnosis, type GoldenBench } from '../golden/scoreboard.js';
-import { goldenDir, startGoldenServer, type RunningServer } from '../golden/server.js';
-import { ROOT, runCli, tempDir } from './helpers.js';
+import { benchGolden, scoreDiagnosis, table, type GoldenBench } from '../golden/scoreboard.js';
+import { GOLDEN_WAYBACK_URL, goldenDir, startGoldenServer, type RunningServer } from '../golden/server.js';
+import { WARCParser } from 'warcio';
+import { readArchive } from '../src/archive/index.js';
+import { CLI, ROOT, runCli, tempDir, writeJson } from './helpers.js';
+import { gzipMembers, handParse } from './warc-hand.js';
 
 const TASKS = join(goldenDir(), 'tasks');
 const execFileAsync = promisify(execFile);
@@ -26,7 +29,7 @@ function countCorrect(answersPath: string, goldPath: string): { correct: number;
   return { correct: ids.filter((id) => answers[id] === gold[id]).length, total: ids.length };
 }
 
-let server: RunningServer;
+let server: RunningServer | undefined;
 let golden: GoldenBench;
 let outDir: string;
 
@@ -39,6 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  server = undefined;
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
@@ -53,6 +57,24 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
     for (const t of golden.baseline.tasks) expect(t.reward, `baseline on ${t.task}`).toBeCloseTo(t.floor, 5);
     expect(golden.oracle.mean_reward).toBe(1);
     expect(golden.baseline.mean_reward).toBeCloseTo(golden.oracle.baseline_mean_reward, 5);
+  });
+
+  test('the drift task needs the archive: 1.000 with --wayback auto (the oracle), less with today\'s pages only', () => {
+    const drift = golden.oracle.tasks.find((t) => t.task === 'drift')!;
+    expect(drift.reward).toBe(1);
+    const byId = new Map(drift.rows.map((r) => [r.id, r]));
+    // Claims whose quote is gone from today's page are judged on a capture, proven by its hash where one exists.
+    expect(byId.get('drift-01')?.asOf).toMatchObject({ source: 'wayback', proof: 'sha256', date: '2024-03-10' });
+    expect(byId.get('drift-06')?.asOf).toMatchObject({ source: 'wayback', proof: 'sha256', timestamp: '2024-02-01T10:10:10Z' });
+    expect(byId.get('drift-08')?.asOf).toMatchObject({ source: 'wayback', proof: 'nearest' });
+    expect(byId.get('drift-12')).toMatchObject({ drift: 'same', asOf: { source: 'live', proof: 'sha256' } });
+    expect(byId.get('drift-14')).toMatchObject({ drift: 'unknown' });
+    expect(golden.oracle.drifted_sources).toBe(6);
+    const off = golden.waybackOff.tasks[0]!;
+    expect(off.task).toBe('drift');
+    expect(off.reward).toBeLessThan(0.7);
+    expect(off.grade.confusion.verbatim.no_match, 'verbatim claims lost without the archive').toBe(5);
+    expect(table(golden)).toMatch(/drift with --wayback off \(today's pages only\): 0\.643/);
   });
 
   test("the verifier's reward equals an independent count on every task", () => {
@@ -128,7 +150,13 @@ describe('the HTML report, in a real browser', () => {
       const miss = task.rows.find((r) => r.diagnosis === 'near_miss')!;
       const missRow = page.locator('tr.claim', { has: page.locator('td.id', { hasText: miss.id }) });
       expect(await missRow.locator('.ev.nearest').innerText()).toMatch(/nearest \(similarity 0\.\d+\)/);
-      expect(await page.locator('#confusion').innerText()).toMatch(/verbatim\s+68\s+0\s+0\s+0/);
+      const verbatimCount = golden.oracle.confusion.verbatim.verbatim;
+      expect(verbatimCount).toBeGreaterThanOrEqual(60);
+      expect(await page.locator('#confusion').innerText()).toMatch(new RegExp(`verbatim\\s+${verbatimCount}\\s+0\\s+0\\s+0`));
+      // A claim judged as of its date says on which capture, and why that capture.
+      await page.locator('#task-drift > summary').click();
+      const judged = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'drift-01' }) });
+      expect(await judged.locator('.ev.asof').innerText()).toMatch(/as of 2024-03-10: judged on the capture of 2024-03-09T12:00:00Z \(http:\/\/127\.0\.0\.4:41733\/web\/20240309120000id_\/.*\), its sha256 equals the evidence; drift changed/);
     } finally {
       await browser.close();
     }
@@ -206,4 +234,103 @@ describe('the package as the Dockerfile installs it', () => {
     const { correct, total } = countCorrect(answers, join(task, 'tests', 'gold.json'));
     expect(correct).toBe(total);
   }, 180_000);
+});
+
+/** Whether a process can be started in a network namespace of its own (root, util-linux): no network at all, not even loopback. */
+function canUnshareNet(): boolean {
+  return process.getuid?.() === 0 && spawnSync('unshare', ['--net', 'true'], { stdio: 'ignore' }).status === 0;
+}
+
+type ReportRow = Record<string, unknown> & { id: string; as_of: Record<string, unknown> | null };
+
+const reportRows = (path: string): ReportRow[] => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ReportRow);
+
+/** A report row without what may differ between a live run and its replay: times, and which kind of text (live or replay) it was. */
+function comparable(row: ReportRow): ReportRow {
+  const { ms: _ms, ...rest } = row;
+  const asOf = row.as_of ? { ...row.as_of, source: row.as_of.source === 'replay' ? (row.as_of.capture_url ? 'wayback' : 'live') : row.as_of.source } : null;
+  // A live text's timestamp is a time like `ms`: when it was fetched, or when the replayed exchange was recorded.
+  if (asOf && !asOf.capture_url) delete asOf.timestamp;
+  return { ...rest, as_of: asOf } as ReportRow;
+}
+
+describe('sources change: the golden run recorded, then replayed with the golden server stopped', () => {
+  test('same answers and report with no network; the archive reads whole with warcio and by hand; a cut archive keeps its whole records; a frozen export scores 1.000', async () => {
+    const dir = tempDir();
+    const claims = readdirSync(TASKS).sort().flatMap((t) => readJson(join(TASKS, t, 'environment', 'claims.json')) as unknown[]);
+    const claimsPath = writeJson(join(dir, 'claims.json'), claims);
+    const warc = join(dir, 'golden.warc.gz');
+    const live = await runCli(['run', '--quiet', '--claims', claimsPath, '--out', join(dir, 'live.json'), '--report', join(dir, 'live.jsonl'), '--record', warc, '--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '6000']);
+    expect(live.code, live.stderr).toBe(0);
+    const records = Number(/\((\d+) WARC records\)/.exec(live.stderr)?.[1]);
+
+    await server!.close();
+    server = undefined;
+
+    // In a network namespace of its own (when root) the replay could not reach anything even if it tried.
+    const replayArgs = [CLI, 'run', '--quiet', '--claims', claimsPath, '--out', join(dir, 'replay.json'), '--report', join(dir, 'replay.jsonl'), '--replay', warc, '--wayback-url', GOLDEN_WAYBACK_URL];
+    const replay = canUnshareNet() ? spawnSync('unshare', ['--net', process.execPath, ...replayArgs], { encoding: 'utf8' }) : spawnSync(process.execPath, replayArgs, { encoding: 'utf8' });
+    expect(replay.status, replay.stderr).toBe(0);
+    expect(readJson(join(dir, 'replay.json'))).toEqual(readJson(join(dir, 'live.json')));
+    const liveRows = reportRows(join(dir, 'live.jsonl'));
+    const replayRows = reportRows(join(dir, 'replay.jsonl'));
+    expect(replayRows.map(comparable)).toEqual(liveRows.map(comparable));
+    expect(replayRows.every((r) => r.as_of === null || r.as_of.source === 'replay')).toBe(true);
+    // Every answer is the gold label, drift task included.
+    const gold = Object.assign({}, ...readdirSync(TASKS).map((t) => readJson(join(TASKS, t, 'tests', 'gold.json')))) as Record<string, string>;
+    expect(readJson(join(dir, 'replay.json'))).toEqual(gold);
+
+    // warcio's own parser reads every record.
+    const bytes = readFileSync(warc);
+    const types = new Map<string, number>();
+    for await (const record of new WARCParser([bytes])) {
+      const type = record.warcType ?? '?';
+      types.set(type, (types.get(type) ?? 0) + 1);
+      await record.readFully();
+    }
+    expect(types.get('warcinfo')).toBe(1);
+    expect(types.get('request')).toBe((types.get('response') ?? 0) + (types.get('metadata') ?? 0));
+    expect([...types.values()].reduce((a, b) => a + b, 0)).toBe(records);
+    // The independent reader: one gzip member per record, every payload and block digest recomputed.
+    const members = gzipMembers(bytes);
+    const hand = members.map((m) => handParse(m.bytes));
+    expect(hand).toHaveLength(records);
+    // Wayback captures are filed under their original URL, with the capture date (pywb's convention).
+    const captures = hand.filter((r) => r.fields.get('warc-type') === 'response' && r.fields.has('warc-source-uri'));
+    const judged = new Set(liveRows.map((r) => r.as_of?.capture_url).filter(Boolean));
+    expect(captures.length).toBeGreaterThanOrEqual(judged.size);
+    for (const c of captures) {
+      expect(c.fields.get('warc-source-uri')).toMatch(/\/web\/\d{14}id_\/http:\/\/127\.0\.0\.1:41733\/drift\//);
+      expect(c.fields.get('warc-target-uri')).toMatch(/^http:\/\/127\.0\.0\.1:41733\/drift\//);
+      expect(c.fields.get('warc-date')?.slice(0, 4)).toMatch(/^202[34]$/);
+    }
+
+    // Cut in the middle of a record: every whole record before it still reads.
+    const k = Math.floor(members.length / 2);
+    const cutFile = join(dir, 'cut.warc.gz');
+    writeFileSync(cutFile, bytes.subarray(0, members[k]!.offset + Math.floor(members[k]!.bytes.length / 2)));
+    const cut = await readArchive(cutFile);
+    expect(cut.records).toHaveLength(k);
+    expect(cut.cut).toBeDefined();
+
+    // bench --replay: every golden task's own solve.sh, unchanged, answers from the archive.
+    const replayed = await runCli(['bench', '--quiet', '--tasks', TASKS, '--out', join(dir, 'bench-replay'), '--replay', warc]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const replayedReport = readJson(join(dir, 'bench-replay', 'report.json')) as BenchReport;
+    for (const t of replayedReport.tasks) expect(t.reward, `${t.task} replayed: ${t.problems.join('; ')}`).toBe(1);
+
+    // A frozen edition: each task ships its own sources and scores 1.000 with nothing served.
+    const labelled = join(dir, 'labelled.jsonl');
+    writeFileSync(labelled, readFileSync(join(goldenDir(), 'labelled.jsonl'), 'utf8') + readFileSync(join(goldenDir(), 'drift', 'labelled.jsonl'), 'utf8'));
+    const out = join(dir, 'frozen');
+    const exported = await runCli(['export', '--labelled', labelled, '--out', out, '--warc', warc, '--name', 'frozen']);
+    expect(exported.code, exported.stderr).toBe(0);
+    for (const t of readdirSync(out)) {
+      expect(existsSync(join(out, t, 'environment', 'sources.warc.gz'))).toBe(true);
+      expect(readFileSync(join(out, t, 'environment', 'Dockerfile'), 'utf8')).toMatch(/COPY sources\.warc\.gz \/app\/sources\.warc\.gz/);
+      expect(readFileSync(join(out, t, 'instruction.md'), 'utf8')).toMatch(/sources are in \/app\/sources\.warc\.gz/);
+    }
+    const frozen = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir(), quotecheckBin: join(ROOT, 'bin', 'quotecheck.js') });
+    for (const t of frozen.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
+  }, 300_000);
 });

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { CookieJar } from 'tough-cookie';
 import { FetchError, type FetchErrorKind } from './errors.js';
-import { requestOnce, type RequestSettings } from './request.js';
+import { requestOnce, type RawResponse, type RequestSettings } from './request.js';
 
 export interface FetchSettings extends RequestSettings {
   /** Further attempts after the first, for retryable failures only. */
@@ -52,6 +52,24 @@ export interface FailedSource extends SourceBase {
 
 export type SourceOutcome = FetchedSource | FailedSource;
 
+/** A successful response as the pipeline keeps it: the body's sha256 (after Content-Encoding) and when it arrived. */
+export function fetchedSource(url: string, res: RawResponse, attempts: number, startedAt: number): FetchedSource {
+  return {
+    ok: true,
+    url,
+    finalUrl: res.finalUrl,
+    redirects: res.redirects,
+    status: res.status,
+    contentType: res.headers.get('content-type') ?? undefined,
+    headers: Object.fromEntries(res.headers),
+    body: res.body,
+    sha256: createHash('sha256').update(res.body).digest('hex'),
+    attempts,
+    ms: Math.round(performance.now() - startedAt),
+    fetchedAt: new Date().toISOString(),
+  };
+}
+
 /** Fetches `url` with retries; never throws: failures come back as a FailedSource. */
 export async function fetchSource(url: string, settings: FetchSettings, runSignal?: AbortSignal): Promise<SourceOutcome> {
   const started = performance.now();
@@ -81,20 +99,7 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
         },
       },
     );
-    return {
-      ok: true,
-      url,
-      finalUrl: res.finalUrl,
-      redirects: res.redirects,
-      status: res.status,
-      contentType: res.headers.get('content-type') ?? undefined,
-      headers: Object.fromEntries(res.headers),
-      body: res.body,
-      sha256: createHash('sha256').update(res.body).digest('hex'),
-      attempts,
-      ms: Math.round(performance.now() - started),
-      fetchedAt: new Date().toISOString(),
-    };
+    return fetchedSource(url, res, attempts, started);
   } catch (err) {
     let e = err instanceof FetchError
       ? err

@@ -1,10 +1,9 @@
 // The Wayback Machine client: captures of a URL near a date (CDX) and their raw bytes, paced, cached, and abandoned politely.
-import { createHash } from 'node:crypto';
 import { CookieJar } from 'tough-cookie';
 import type { AsOfDate } from '../asof/date.js';
 import { FetchError } from '../fetch/errors.js';
 import { requestOnce, type RequestSettings } from '../fetch/request.js';
-import type { FetchedSource } from '../fetch/source.js';
+import { fetchedSource, type FetchedSource } from '../fetch/source.js';
 import { cdxQueryUrl, parseCdxJson, CdxError, type CaptureRef } from './cdx.js';
 import { Pacer, PaceError } from './pace.js';
 
@@ -124,20 +123,7 @@ export class WaybackClient {
     const started = performance.now();
     const res = await this.get(capture.rawUrl);
     this.stats.captures++;
-    return {
-      ok: true,
-      url: capture.rawUrl,
-      finalUrl: res.finalUrl,
-      redirects: res.redirects,
-      status: res.status,
-      contentType: res.headers.get('content-type') ?? undefined,
-      headers: Object.fromEntries(res.headers),
-      body: res.body,
-      sha256: createHash('sha256').update(res.body).digest('hex'),
-      attempts: 1,
-      ms: Math.round(performance.now() - started),
-      fetchedAt: new Date().toISOString(),
-    };
+    return fetchedSource(capture.rawUrl, res, 1, started);
   }
 
   /** One GET through the pacer, with the archive's etiquette: Retry-After honoured, repeated refusals end its use. */
