@@ -222,18 +222,26 @@ describe('the Wayback Machine as of the date', () => {
   });
 
   test('auto never looks up claims without evidence; always does, for quotes not found live', async () => {
-    const { url, wb } = await drifted((o) => [{ url: `${o}/story`, timestamp: '20240430120000', body: THEN, headers: html }]);
+    const { server, url, wb } = await drifted((o) => [
+      { url: `${o}/story`, timestamp: '20240430120000', body: THEN, headers: html },
+      { url: `${o}/gone`, timestamp: '20240430120000', body: THEN, headers: html },
+    ]);
     const claims = [
       { id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01' },
       { id: 'live', quote: 'praised the new school lunch program', url, verify_date: '2024-05-01' },
+      { id: 'gone', quote: QUOTE_THEN, url: `${server.origin}/gone`, verify_date: '2024-05-01' },
     ];
     const auto = await check(claims, { waybackUrl: wb.origin, wayback: 'auto' });
     expect(auto.r.a).toMatchObject({ label: 'no_match', diagnosis: 'not_found', drift: 'unknown' });
+    expect(auto.r.gone).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed', drift: 'unknown' });
     expect(wb.requests).toHaveLength(0);
     const always = await check(claims, { waybackUrl: wb.origin, wayback: 'always' });
     expect(always.r.a).toMatchObject({ label: 'verbatim', drift: 'unknown', asOf: { source: 'wayback', proof: 'nearest' } });
     expect(always.r.live).toMatchObject({ label: 'verbatim', asOf: { source: 'live' } });
-    expect(always.run.wayback!.lookups).toBe(1);
+    // A source gone today (404) without evidence: its capture decides.
+    expect(always.r.gone).toMatchObject({ label: 'verbatim', drift: 'unknown', httpStatus: 404, asOf: { source: 'wayback', proof: 'nearest' } });
+    expect(always.r.gone!.note).toMatch(/the live fetch failed: HTTP 404/);
+    expect(always.run.wayback!.lookups).toBe(2);
   });
 });
 

@@ -160,8 +160,8 @@ async function writeFully(file: FileHandle, bytes: Buffer): Promise<void> {
 }
 
 /**
- * Digesting is synchronous (hash-wasm), so a large body is handed to warcio a megabyte at a
- * time with a turn of the event loop in between: recording never stalls the run's sockets.
+ * A large body is handed to warcio a megabyte at a time with a turn of the event loop in
+ * between: serializing it never stalls the run's sockets.
  */
 async function* paced(chunks: readonly Buffer[]): AsyncGenerator<Uint8Array> {
   let since = 0;

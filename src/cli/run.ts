@@ -122,6 +122,10 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     throw err;
   }
   if (replay) warn(`replaying ${replayPath}: no request leaves this machine`);
+  // The answers never depend on the archive: a write that failed (a full disk) is reported, not fatal.
+  const closeArchive = async (): Promise<void> => {
+    await recorder?.close().catch((err: Error) => warn(`warning: the archive ${opts.record} is incomplete: ${err.message}`));
+  };
 
   const controller = new AbortController();
   let exitCode = 0;
@@ -176,7 +180,7 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     const run = await checkClaims(set.entries, checkOptions);
     progress.stop();
     answers.write();
-    await recorder?.close();
+    await closeArchive();
     if (opts.report) writeReport(opts.report, run.results);
     const missingPdftotext = run.sources.find((s) => s.extractError?.kind === 'tool_missing');
     if (missingPdftotext) warn(`warning: ${missingPdftotext.extractError?.message}; PDF sources were answered no_match`);
@@ -191,7 +195,7 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     warn(`wrote ${written.join(' and ')}`);
     return exitCode;
   } finally {
-    await recorder?.close();
+    await closeArchive();
     if (deadlineTimer) clearTimeout(deadlineTimer);
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
