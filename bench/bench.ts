@@ -1,15 +1,19 @@
 // `npm run bench`: quotecheck at benchmark scale (1,405 claims over 500 sources, loopback with injected latency)
-// against the network-bound ideal, a concurrency-1 run and a plain script; CPU per stage; alignment speed.
-// Prints a table and writes bench/results.json.
+// against the network-bound ideal, a concurrency-1 run and a plain script; CPU per stage; alignment speed;
+// a recorded run replayed with no network (design.md §8: the same answers); and a drifted variant of the
+// workload judged as of the claims' dates against a Wayback Machine fake.
+// Prints a table and writes bench/results.json; exits 1 when a replay or the drift phase gives wrong answers.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { goldenDir, projectRoot, startServer } from '../golden/server.js';
+import { startWaybackFake } from '../golden/wayback.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
 import { alignBenchmark } from './align.js';
 import { cpuBenchmark } from './cpu.js';
+import { DEFAULT_DRIFT, buildDriftWorkload } from './drift.js';
 import { DEFAULT_WORKLOAD, buildWorkload, idealSeconds } from './workload.js';
 
 const run = promisify(execFile);
@@ -17,26 +21,70 @@ const run = promisify(execFile);
 const QUICK_RUNS = 3;
 /** Stands for the server's port in the workload's URLs until each server has one. */
 const PORT_PLACEHOLDER = 1;
+/** The drift phase's Wayback fake: a loopback host of its own, next to the workload's ten. */
+const WAYBACK_HOST = '127.0.0.11';
+/**
+ * Requests a minute to the Wayback fake. The fake does not firewall, so the drift phase is not held
+ * to the real archive's 15 a minute (quotecheck's default); the table says what that would cost.
+ */
+const FAKE_WAYBACK_RATE = 6000;
+/** The Internet Archive's guidance, quotecheck's default --wayback-rate. */
+const REAL_WAYBACK_RATE = DEFAULT_OPTIONS.waybackPerMinute;
 
 interface PipelineRun {
   seconds: number;
   peakRssMb?: number;
   answers: Record<string, string>;
+  /** quotecheck's stderr: the summary line and what it wrote. */
+  stderr: string;
+  /** The run's own clock from its summary line (checking the claims only: no start-up, no archive opening or closing). */
+  runSeconds?: number;
 }
 
-/** Runs the quotecheck CLI on the workload; wall time from outside, peak memory from its summary line. */
-async function runQuotecheck(claims: string, out: string, args: string[]): Promise<PipelineRun> {
+/**
+ * Runs the quotecheck CLI on the workload; wall time from outside, peak memory from its summary line.
+ * `wrapper` runs it under another command (`unshare --net`).
+ */
+async function runQuotecheck(claims: string, out: string, args: string[], wrapper: string[] = []): Promise<PipelineRun> {
+  const argv = [process.execPath, join(projectRoot(), 'bin', 'quotecheck.js'), 'run', '--quiet', '--claims', claims, '--out', out, ...args];
+  const [cmd, ...rest] = [...wrapper, ...argv] as [string, ...string[]];
   const t = performance.now();
-  const { stderr } = await run(process.execPath, [join(projectRoot(), 'bin', 'quotecheck.js'), 'run', '--quiet', '--claims', claims, '--out', out, ...args], { maxBuffer: 1 << 26 });
+  const { stderr } = await run(cmd, rest, { maxBuffer: 1 << 26 });
   const seconds = (performance.now() - t) / 1000;
   const peak = stderr.match(/peak memory (\d+) MB/);
-  return { seconds, peakRssMb: peak ? Number(peak[1]) : undefined, answers: JSON.parse(readFileSync(out, 'utf8')) };
+  const clock = stderr.match(/; ([\d.]+) s; peak memory/);
+  return { seconds, peakRssMb: peak ? Number(peak[1]) : undefined, answers: JSON.parse(readFileSync(out, 'utf8')), stderr, runSeconds: clock ? Number(clock[1]) : undefined };
+}
+
+/** The Wayback part of a summary line (design: "; wayback L lookups, R requests, C claims judged on captures"); zeros without one. */
+function waybackSummary(stderr: string): { lookups: number; requests: number; claimsOnCaptures: number } {
+  const m = stderr.match(/wayback (\d+) lookups, (\d+) requests, (\d+) claims judged on captures/);
+  return { lookups: Number(m?.[1] ?? 0), requests: Number(m?.[2] ?? 0), claimsOnCaptures: Number(m?.[3] ?? 0) };
+}
+
+/** Ids whose answers differ (or are missing from `a`), in `b`'s order. */
+function differingIds(a: Record<string, string>, b: Record<string, string>): string[] {
+  return Object.keys(b).filter((id) => a[id] !== b[id]);
+}
+
+/**
+ * Whether the replay can be shut out of the network by the kernel: as root, `unshare --net` gives
+ * it a network namespace of its own where not even loopback is up, so any socket attempt fails.
+ */
+async function netNamespaceWorks(): Promise<boolean> {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    await run('unshare', ['--net', 'true']);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function runPlain(claims: string, out: string): Promise<PipelineRun> {
   const t = performance.now();
-  await run(process.execPath, [join(projectRoot(), 'dist', 'bench', 'plain.js'), claims, out], { maxBuffer: 1 << 26 });
-  return { seconds: (performance.now() - t) / 1000, answers: JSON.parse(readFileSync(out, 'utf8')) };
+  const { stderr } = await run(process.execPath, [join(projectRoot(), 'dist', 'bench', 'plain.js'), claims, out], { maxBuffer: 1 << 26 });
+  return { seconds: (performance.now() - t) / 1000, answers: JSON.parse(readFileSync(out, 'utf8')), stderr };
 }
 
 function agreement(a: Record<string, string>, b: Record<string, string>): number {
@@ -55,20 +103,23 @@ async function main(): Promise<void> {
 
   // One server per pipeline, so each meets the same first-request 503s; each has its own claims file (its port).
   const workload = await buildWorkload(sources, PORT_PLACEHOLDER);
-  const serve = async (name: string) => {
-    const server = await startServer({ routes: workload.routes, hosts: workload.hosts });
+  // The drift phase passes its own routes and (dated) claims.
+  const serve = async (name: string, routes = workload.routes, claimsOf: readonly { url: string }[] = workload.claims) => {
+    const server = await startServer({ routes, hosts: workload.hosts });
     const claims = join(out, `claims-${name}.json`);
-    writeFileSync(claims, JSON.stringify(workload.claims.map((c) => ({ ...c, url: c.url.replace(`:${PORT_PLACEHOLDER}/`, `:${server.port}/`) }))));
+    writeFileSync(claims, JSON.stringify(claimsOf.map((c) => ({ ...c, url: c.url.replace(`:${PORT_PLACEHOLDER}/`, `:${server.port}/`) }))));
     return { server, claims };
   };
-  const webs = await Promise.all([...Array.from({ length: QUICK_RUNS }, (_, i) => `quick-${i + 1}`), 'naive', 'plain'].map(serve));
+  const webs = await Promise.all([...Array.from({ length: QUICK_RUNS }, (_, i) => `quick-${i + 1}`), 'naive', 'plain', 'record'].map((name) => serve(name)));
   const quickWebs = webs.slice(0, QUICK_RUNS);
-  const [naiveWeb, plainWeb] = webs.slice(QUICK_RUNS) as [(typeof webs)[number], (typeof webs)[number]];
+  const [naiveWeb, plainWeb, recordWeb] = webs.slice(QUICK_RUNS) as [(typeof webs)[number], (typeof webs)[number], (typeof webs)[number]];
+  const warc = join(out, 'bench.warc.gz');
   process.stdout.write(`workload: ${workload.claims.length} claims over ${workload.sources.length} sources (${workload.sources.filter((s) => s.kind === 'pdf').length} PDF), ${workload.hosts.length} hosts, latency ${DEFAULT_WORKLOAD.minDelayMs}-${DEFAULT_WORKLOAD.maxDelayMs} ms, ${workload.sources.filter((s) => s.flaky).length} sources answer 503 once\n`);
 
   const quickRuns: PipelineRun[] = [];
   let naive: PipelineRun;
   let plain: PipelineRun;
+  let recorded: PipelineRun;
   try {
     // Three runs, one after the other, each against its own server; the median is reported (on a
     // shared machine one run can be a second or two off).
@@ -76,6 +127,10 @@ async function main(): Promise<void> {
       process.stdout.write(`running quotecheck (default concurrency), run ${i + 1} of ${QUICK_RUNS}...\n`);
       quickRuns.push(await runQuotecheck(web.claims, join(out, 'answers.json'), ['--report', join(out, 'report.jsonl')]));
     }
+    // Right after the quick runs, in the same conditions and against a fresh server of its own (so
+    // its first-request 503s are recorded too): the cost of keeping every exchange in a WARC file.
+    process.stdout.write('running quotecheck --record (every exchange kept in a WARC file)...\n');
+    recorded = await runQuotecheck(recordWeb.claims, join(out, 'answers-record.json'), ['--record', warc]);
     process.stdout.write('running quotecheck at concurrency 1 and the plain script, side by side (both wait on the network)...\n');
     [naive, plain] = await Promise.all([
       runQuotecheck(naiveWeb.claims, join(out, 'answers-naive.json'), ['--concurrency', '1', '--per-host', '1']),
@@ -89,6 +144,42 @@ async function main(): Promise<void> {
   process.stdout.write('measuring CPU per stage...\n');
   const cpu = await cpuBenchmark(sources, workload);
   const align = alignBenchmark(join(sources, 'pdf'));
+
+  // Replay: every server is closed by now. Inside `unshare --net` the kernel refuses any socket, so
+  // answers that still come out identical came from the archive alone.
+  const isolated = await netNamespaceWorks();
+  const network = isolated ? 'unshare --net: no network, not even loopback' : 'plain: not root or no unshare; only the servers being closed keeps it off the network';
+  process.stdout.write(`replaying the recorded run (${network})...\n`);
+  const replayed = await runQuotecheck(recordWeb.claims, join(out, 'answers-replay.json'), ['--replay', warc], isolated ? ['unshare', '--net', '--'] : []);
+  const replayDiff = differingIds(replayed.answers, recorded.answers);
+  const warcRecords = Number(recorded.stderr.match(/\((\d+) WARC records\)/)?.[1] ?? NaN);
+
+  // Drift: the same workload with a seeded 8% of its sources changed since the claims' verify_date.
+  // At full latency (the same 50-400 ms as above): two more runs of ~12 s keep the bench under 5 minutes.
+  const drift = buildDriftWorkload(workload);
+  const asLabelled = quick.answers;
+  const [autoWeb, offWeb] = await Promise.all([serve('drift-auto', drift.routes, drift.claims), serve('drift-off', drift.routes, drift.claims)]);
+  const wayback = await startWaybackFake({ captures: drift.captures(autoWeb.server.port), host: WAYBACK_HOST });
+  let auto: PipelineRun;
+  let off: PipelineRun;
+  try {
+    process.stdout.write(`drifted workload: ${drift.drifted.length} sources serve another document today; running --wayback auto against the fake at ${wayback.origin}...\n`);
+    auto = await runQuotecheck(autoWeb.claims, join(out, 'answers-drift-auto.json'), ['--wayback', 'auto', '--wayback-url', wayback.origin, '--wayback-rate', String(FAKE_WAYBACK_RATE), '--report', join(out, 'report-drift-auto.jsonl')]);
+    process.stdout.write('running --wayback off on the drifted workload...\n');
+    off = await runQuotecheck(offWeb.claims, join(out, 'answers-drift-off.json'), ['--wayback', 'off']);
+  } finally {
+    await Promise.all([autoWeb.server.close(), offWeb.server.close(), wayback.close()]);
+  }
+  const autoWayback = waybackSummary(auto.stderr);
+  // The fake's own log: every request it received; a lookup is a CDX query for one URL (a second
+  // query for the same URL, "the earliest after the date", belongs to the same lookup).
+  const cdxUrls = new Set(wayback.requests.filter((r) => r.path.startsWith('/cdx/search/cdx')).map((r) => new URL(r.path, wayback.origin).searchParams.get('url')));
+  // Which captures were fetched (`/web/{timestamp}id_/...`): a client that chose right fetched only the originals.
+  const captureFetches = wayback.requests.filter((r) => r.path.startsWith('/web/'));
+  const wrongCaptures = captureFetches.filter((r) => !r.path.startsWith(`/web/${drift.stamps.original}id_/`));
+  const autoDiff = differingIds(auto.answers, asLabelled);
+  const offDiff = differingIds(off.answers, asLabelled);
+  const driftedIds = [...drift.driftedClaimIds];
 
   const idealQuick = idealSeconds(workload.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost, DEFAULT_OPTIONS.backoffMinMs);
   const idealNaive = idealSeconds(workload.sources, 1, 1, DEFAULT_OPTIONS.backoffMinMs);
@@ -114,16 +205,68 @@ async function main(): Promise<void> {
     match_ms_p90: cpu.match_ms_p90,
     peak_rss_mb: Math.max(...quickRuns.map((r) => r.peakRssMb ?? Infinity)),
     align,
+    record: {
+      seconds: Number(fmt(recorded.seconds)),
+      overhead_vs_quick: Number(fmt(recorded.seconds / quick.seconds - 1, 3)),
+      // Wall time beyond the run's own clock, less what a quick run spends there (start-up, exit):
+      // the time spent finishing the archive after the last claim was decided.
+      closing_seconds: Number(fmt(recorded.seconds - (recorded.runSeconds ?? NaN) - (quick.seconds - (quick.runSeconds ?? NaN)))),
+      run_seconds: recorded.runSeconds ?? null,
+      peak_rss_mb: recorded.peakRssMb ?? null,
+      archive_mb: Number(fmt(statSync(warc).size / 1e6)),
+      warc_records: warcRecords,
+      agreement_with_quick: Number(fmt(agreement(recorded.answers, quick.answers), 3)),
+    },
+    replay: {
+      seconds: Number(fmt(replayed.seconds)),
+      speedup_vs_quick: Number(fmt(quick.seconds / replayed.seconds)),
+      // The run's own clock starts after the archive is read: the rest of the wall time is start-up and reading it.
+      run_seconds: replayed.runSeconds ?? null,
+      network_isolated: isolated,
+      identical_answers: replayDiff.length === 0,
+      differing_ids: replayDiff.slice(0, 20),
+      peak_rss_mb: replayed.peakRssMb ?? null,
+    },
+    drift: {
+      verify_date: DEFAULT_DRIFT.verifyDate,
+      drifted_sources: drift.drifted.length,
+      drifted_claims: driftedIds.length,
+      drifted_verbatim_as_labelled: driftedIds.filter((id) => asLabelled[id] === 'verbatim').length,
+      wayback_rate_per_minute: FAKE_WAYBACK_RATE,
+      auto_seconds: Number(fmt(auto.seconds)),
+      off_seconds: Number(fmt(off.seconds)),
+      auto_agreement: Number(fmt(agreement(auto.answers, asLabelled), 3)),
+      auto_differing_ids: autoDiff.slice(0, 20),
+      off_agreement: Number(fmt(agreement(off.answers, asLabelled), 3)),
+      off_lost_verbatim: offDiff.filter((id) => asLabelled[id] === 'verbatim').length,
+      off_differing_outside_drift: offDiff.filter((id) => !drift.driftedClaimIds.has(id)).length,
+      wayback_lookups: autoWayback.lookups,
+      wayback_requests: autoWayback.requests,
+      claims_judged_on_captures: autoWayback.claimsOnCaptures,
+      fake_lookups: cdxUrls.size,
+      fake_requests: wayback.requests.length,
+      capture_fetches: captureFetches.length,
+      capture_fetches_not_original: wrongCaptures.length,
+      requests_per_drifted_source: Number(fmt(autoWayback.requests / drift.drifted.length)),
+      requests_per_capture_claim: Number(fmt(autoWayback.requests / Math.max(1, autoWayback.claimsOnCaptures))),
+      real_archive_seconds: Math.round(autoWayback.requests * (60 / REAL_WAYBACK_RATE)),
+    },
     bench_seconds: 0,
   };
   results.bench_seconds = Number(fmt((performance.now() - started) / 1000, 1));
 
   const check = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+  const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${fmt(pct, 1)}`;
+  const d = results.drift;
   const rows: [string, string, string, string][] = [
     ['pipeline', 'wall s', 'ideal s', 'notes'],
     ['quotecheck, concurrency 16, 2 per host', fmt(quick.seconds, 1), fmt(idealQuick, 1), `median of ${QUICK_RUNS} runs (${bySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ratio ${fmt(results.ratio_vs_ideal)} (target <= 1.25: ${check(results.ratio_vs_ideal <= 1.25)}); peak ${results.peak_rss_mb} MB (target < 600: ${check(results.peak_rss_mb < 600)}); the runs agree on ${fmt(results.runs_agreement * 100, 1)}% of answers`],
     ['quotecheck, concurrency 1', fmt(naive.seconds, 1), fmt(idealNaive, 1), `${fmt(results.ratio_vs_naive, 1)}x slower than the default; same answers on ${fmt(results.naive_agreement * 100, 1)}%`],
     ['plain script: sequential fetch, pdftotext, tag strip, includes', fmt(plain.seconds, 1), fmt(idealNaive, 1), `${fmt(results.ratio_plain_vs_quotecheck, 1)}x slower; agrees with quotecheck on ${fmt(results.plain_agreement * 100, 1)}% of claims`],
+    ['quotecheck --record bench.warc.gz', fmt(recorded.seconds, 1), fmt(idealQuick, 1), `${signed(results.record.overhead_vs_quick * 100)}% vs the median (${fmt(results.record.closing_seconds, 1)} s of it finishing the archive after the last claim); peak ${results.record.peak_rss_mb} MB; archive ${fmt(results.record.archive_mb, 1)} MB, ${warcRecords} WARC records; same answers as the median on ${fmt(results.record.agreement_with_quick * 100, 1)}%`],
+    [`quotecheck --replay (${isolated ? 'in unshare --net' : 'NOT isolated'})`, fmt(replayed.seconds, 1), '-', `speed-up over the live median ${fmt(results.replay.speedup_vs_quick)}x (own clock ${results.replay.run_seconds} s vs ${quick.runSeconds} s live; peak ${results.replay.peak_rss_mb} MB); answers identical to the recorded run: ${replayDiff.length === 0 ? 'ok' : `MISMATCH on ${replayDiff.length}`}${isolated ? '' : ' (run plainly: not root or unshare --net failed; servers closed)'}`],
+    ['drifted workload, --wayback auto', fmt(auto.seconds, 1), fmt(idealQuick, 1), `agrees with the as-labelled answers on ${fmt(results.drift.auto_agreement * 100, 1)}% (must be 100: ${autoDiff.length === 0 ? 'ok' : 'MISMATCH'}); ${signed((auto.seconds / off.seconds - 1) * 100)}% vs off`],
+    ['drifted workload, --wayback off', fmt(off.seconds, 1), fmt(idealQuick, 1), `agrees on ${fmt(results.drift.off_agreement * 100, 1)}%: ${results.drift.off_lost_verbatim} of the ${results.drift.drifted_verbatim_as_labelled} verbatim claims on drifted sources lost`],
   ];
   const w = rows.map((r) => r.map((c) => c.length)).reduce((a, b) => a.map((x, i) => Math.max(x, b[i]!)));
   process.stdout.write('\n');
@@ -135,11 +278,29 @@ stage costs (one thread)
   matching + diagnosis per claim                     p50 ${fmt(cpu.match_ms_p50)} ms, p90 ${fmt(cpu.match_ms_p90)} ms over ${cpu.claims_timed} claims (target p50 < 5: ${check(cpu.match_ms_p50 < 5)})
   alignment, ${align.quote_chars}-char quote in ${align.text_mb} MB             median ${align.align_ms_p50} ms, slowest ${align.align_ms_max} ms
 
+drift (verify_date ${d.verify_date}; evidence = sha256 of the original bytes; Wayback fake at ${FAKE_WAYBACK_RATE}/min: it does not firewall)
+  drifted                                            ${d.drifted_sources} of ${workload.sources.length} sources (seeded), ${d.drifted_claims} claims citing them, ${d.drifted_verbatim_as_labelled} of those verbatim as labelled
+  Wayback lookups / requests, quotecheck's summary   ${d.wayback_lookups} / ${d.wayback_requests}; ${d.claims_judged_on_captures} claims judged on captures
+  Wayback lookups / requests, the fake's log         ${d.fake_lookups} / ${d.fake_requests} (the same: ${check(d.fake_lookups === d.wayback_lookups && d.fake_requests === d.wayback_requests)}); ${d.capture_fetches} captures fetched, ${d.capture_fetches_not_original} of them not the original (302 or after the date)
+  requests per drifted source / per capture claim    ${fmt(d.requests_per_drifted_source)} / ${fmt(d.requests_per_capture_claim)}
+  ${`at the real archive's ${REAL_WAYBACK_RATE} requests a minute`.padEnd(51)}${d.wayback_requests} requests x ${fmt(60 / REAL_WAYBACK_RATE, 0)} s = ${d.real_archive_seconds} s (${fmt(d.real_archive_seconds / 60, 1)} min) of pacing, vs ${fmt(auto.seconds, 1)} s here
+
 machine: ${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}; bench took ${results.bench_seconds} s
 `);
   const file = join(projectRoot(), 'bench', 'results.json');
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`wrote ${file}\n`);
+
+  // Wrong answers fail the bench: a replay must give the recorded run's answers (design.md §8), and
+  // judging as of the date must give the as-labelled answers on every claim.
+  const failures: string[] = [];
+  if (replayDiff.length > 0) failures.push(`MISMATCH: the replay differs from the recorded run on ${replayDiff.length} claims: ${replayDiff.slice(0, 10).join(', ')}`);
+  if (autoDiff.length > 0) failures.push(`MISMATCH: --wayback auto differs from the as-labelled answers on ${autoDiff.length} claims: ${autoDiff.slice(0, 10).join(', ')}`);
+  if (d.fake_lookups !== d.wayback_lookups || d.fake_requests !== d.wayback_requests) {
+    failures.push(`MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`);
+  }
+  for (const f of failures) process.stdout.write(`${f}\n`);
+  if (failures.length > 0) process.exitCode = 1;
 }
 
 await main();
