@@ -329,6 +329,33 @@ describe('the CLI', () => {
     expect(res.stderr).toMatch(/1 drifted; wayback 1 lookups, 2 requests, 1 claims judged on captures/);
   });
 
+  test('run --record, then --replay with the server gone: the same answers; a URL the archive lacks is fetch_failed, "not in the archive"', async () => {
+    const server = await serve([{ path: '/story', body: THEN, headers: html }, { path: '/other', body: NOW, headers: html }]);
+    const dir = tempDir();
+    const warc = join(dir, 'run.warc.gz');
+    const recorded = writeJson(join(dir, 'recorded.json'), [{ id: 'a', quote: QUOTE_THEN, url: `${server.origin}/story` }]);
+    const rec = await runCli(['run', '--quiet', '--claims', recorded, '--out', join(dir, 'a.json'), '--record', warc]);
+    expect(rec.code, rec.stderr).toBe(0);
+    expect(rec.stderr).toMatch(/WARC records\)/);
+    await server.close();
+    const both = writeJson(join(dir, 'both.json'), [{ id: 'a', quote: QUOTE_THEN, url: `${server.origin}/story` }, { id: 'b', quote: 'praised', url: `${server.origin}/other` }]);
+    const replay = await runCli(['run', '--quiet', '--claims', both, '--out', join(dir, 'b.json'), '--report', join(dir, 'b.jsonl'), '--replay', warc]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8'))).toEqual({ a: 'verbatim', b: 'no_match' });
+    const rows = readFileSync(join(dir, 'b.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows[0]).toMatchObject({ id: 'a', as_of: { source: 'replay' } });
+    expect(rows[1]).toMatchObject({ id: 'b', diagnosis: 'fetch_failed' });
+    expect(rows[1].note).toMatch(/not in the archive \(replaying .*run\.warc\.gz\)/);
+    // A missing archive is one line and exit 2, before any fetch; so is asking to record a replay.
+    const bad = await runCli(['run', '--quiet', '--claims', both, '--out', join(dir, 'c.json'), '--replay', join(dir, 'missing.warc.gz')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/cannot read the archive .*missing\.warc\.gz: no such file or folder/);
+    const both2 = await runCli(['run', '--quiet', '--claims', both, '--out', join(dir, 'c.json'), '--record', join(dir, 'x.warc.gz'), '--replay', warc]);
+    expect(both2.code).toBe(2);
+    expect(both2.stderr).toMatch(/--record and --replay cannot be used together/);
+  });
+
   test('verify --as-of with --wayback always judges one quote on the capture nearest the date, and says so', async () => {
     const server = await serve([{ path: '/story', body: NOW, headers: html }]);
     const url = `${server.origin}/story`;

@@ -99,21 +99,21 @@ function liveState(live: LiveReading): string {
  */
 export function judge(quote: string, choice: HtmlViewChoice, live: LiveReading, capture: CaptureOutcome | undefined, date: AsOfDate | undefined, replaying: boolean): Judgement {
   const fromLive = (note?: string, drifted = false): Judgement => ({ record: live.record, match: live.match, asOf: liveAsOf(live, date, replaying), drifted, note });
-  if (live.drift === 'same' || (live.match && !capture?.ok)) {
+  // Captures are only looked up for quotes not in today's text (needsCapture), so a live match decides.
+  if (live.drift === 'same' || live.match) {
     const note = live.match && live.drift === 'changed' ? 'found in the live text, though the source has changed since the evidence was recorded' : undefined;
     return fromLive(note);
   }
   if (capture?.ok) {
     const { capture: ref, record, proof, evidenceMatch } = capture.text;
     const match = record.views ? findQuote(quote, record.views, choice) : null;
-    if (live.match && proof !== 'sha256') return fromLive();
     const when = timestamp14ToIso(ref.timestamp);
     const why = proof === 'sha256'
       ? `whose ${evidenceMatch === 'bytes' ? 'bytes hash' : evidenceMatch === 'text' ? 'extracted text hashes' : 'normalized text hashes'} to the evidence`
       : ref.after
         ? `the earliest after ${date?.input ?? 'the date'}: there is none at or before it`
         : `the latest at or before ${date?.input ?? 'today'}${live.drift === 'changed' ? '; none of the nearest hashes to the evidence' : ''}`;
-    const liveNote = live.drift === 'changed' ? ` (the live source: ${liveState(live)})` : live.record.fetch.ok ? '' : ` (the live fetch failed: ${(live.record.fetch as { message: string }).message})`;
+    const liveNote = live.drift === 'changed' || !live.record.fetch.ok ? ` (the live source: ${liveState(live)})` : '';
     return { record, match, asOf: captureAsOf(capture, date, replaying), drifted: false, note: `judged on the Wayback capture of ${when}, ${why}${liveNote}` };
   }
   const lookedUp = capture ? `; no capture as of the date could be had: ${capture.reason}` : '';
