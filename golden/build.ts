@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { collapse, copyMissingSources, fail, findElement, findPdfSpan, findTextNode, H1, H2, H3, type Host, HTML_UTF8, htmlText, isPdf as isPdfBytes, isShown, lineBreaks, normalize, PDF, pdftotext, reEsc, U, wordRe, writeFile } from './lib/builder.js';
+import type { Labelled } from './lib/builder.js';
 import { isMain } from './lib/main.js';
 import { buildDrift, DRIFT_TASK } from './drift/build.js';
 import { GOLDEN_PORT, goldenDir, type Route } from './server.js';
@@ -1169,15 +1170,6 @@ function resolve(url: string, routes: RouteSpec[]): Served {
 // ---------------------------------------------------------------------------
 // Deriving and checking one label
 
-interface Labelled {
-  task: string;
-  id: string;
-  claim: string;
-  quote: string;
-  url: string;
-  label: 'verbatim' | 'no_match';
-  rule: string;
-}
 
 function deriveClaim(task: TaskSpec, c: ClaimSpec): Labelled {
   const served = resolve(c.url, task.routes);

@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { copyMissingSources, fail, findElement, findPdfSpan, H1, HTML_UTF8, htmlText, normalize, PDF, pdftotext, U, wordRe, writeFile } from '../lib/builder.js';
+import type { Labelled } from '../lib/builder.js';
 import { SOURCES, type SrcKey } from '../sources.js';
 import { isMain } from '../lib/main.js';
 import { GOLDEN_WAYBACK_URL, goldenDir, type Route } from '../server.js';
@@ -234,17 +235,6 @@ function textOf(d: Doc): DocText {
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-interface Labelled {
-  task: string;
-  id: string;
-  claim: string;
-  quote: string;
-  url: string;
-  verify_date: string;
-  evidence?: { sha256: string };
-  label: 'verbatim' | 'no_match';
-  rule: string;
-}
 
 function locate(id: string, t: DocText, span: string): string {
   if (t.pdf) {
