@@ -15,8 +15,10 @@ export interface BenchSource {
   bytes: number;
   /** Injected latency before the response, ms. */
   delayMs: number;
-  /** Answers 503 once before the document. */
+  /** Answers once with an error status (503, or 429) before the document. */
   flaky: boolean;
+  /** The error status's Retry-After, when it sends one (ms). */
+  retryAfterMs?: number;
 }
 
 export interface BenchClaim {
@@ -37,16 +39,34 @@ export const BENCH_HOSTS = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 1
 export interface WorkloadOptions {
   sources: number;
   claims: number;
+  /** Loopback hosts the sources are spread over (at most 10). */
+  hosts: number;
   /** Share of PDF sources (the shared corpus has 27 PDFs to 63 HTML pages: 30%). */
   pdfShare: number;
   minDelayMs: number;
   maxDelayMs: number;
-  /** Share of sources that answer 503 once. */
+  /** Share of sources that answer an error status once. */
   flakyShare: number;
+  /** When set, the flaky sources answer 503 or 429 (half each) with this Retry-After; otherwise 503 without one. */
+  flakyRetryAfterSec?: number;
   seed: number;
 }
 
-export const DEFAULT_WORKLOAD: WorkloadOptions = { sources: 500, claims: 1405, pdfShare: 0.3, minDelayMs: 50, maxDelayMs: 400, flakyShare: 0.04, seed: 1405 };
+/** The whole benchmark: SKBench's 1,405 claims over ~500 sources. */
+export const DEFAULT_WORKLOAD: WorkloadOptions = { sources: 500, claims: 1405, hosts: 10, pdfShare: 0.3, minDelayMs: 50, maxDelayMs: 400, flakyShare: 0.04, seed: 1405 };
+
+/**
+ * One benchmark task's worth: about 560 claims over 130 sources on 8 hosts, a tenth of them
+ * answering 503 or 429 with Retry-After before the document (the waits a task's run cannot avoid).
+ */
+export const TASK_WORKLOAD: WorkloadOptions = { sources: 130, claims: 560, hosts: 8, pdfShare: 0.3, minDelayMs: 50, maxDelayMs: 400, flakyShare: 0.1, flakyRetryAfterSec: 1, seed: 560 };
+
+/** A one-line description of a workload, for the bench's output. */
+export function describeWorkload(w: Workload, opts: WorkloadOptions): string {
+  const flaky = w.sources.filter((s) => s.flaky).length;
+  const faults = opts.flakyRetryAfterSec === undefined ? `${flaky} sources answer 503 once` : `${flaky} sources answer 503 or 429 with Retry-After: ${opts.flakyRetryAfterSec} once`;
+  return `${w.claims.length} claims over ${w.sources.length} sources (${w.sources.filter((s) => s.kind === 'pdf').length} PDF), ${w.hosts.length} hosts, latency ${opts.minDelayMs}-${opts.maxDelayMs} ms, ${faults}`;
+}
 
 /** Words of a document's text, for cutting quotes. */
 async function documentWords(path: string, kind: 'html' | 'pdf'): Promise<string[]> {
@@ -69,13 +89,14 @@ export async function buildWorkload(goldenSources: string, port: number, opts: W
   for (const f of html) words.set(f, await documentWords(f, 'html'));
   for (const f of pdf) words.set(f, await documentWords(f, 'pdf'));
 
+  const hosts = BENCH_HOSTS.slice(0, opts.hosts);
   const sources: BenchSource[] = [];
   for (let i = 0; i < opts.sources; i++) {
     const kind = random() < opts.pdfShare ? 'pdf' : 'html';
     const file = kind === 'pdf' ? pick(pdf) : pick(html);
     sources.push({
       path: `/doc/${i}${kind === 'pdf' ? '.pdf' : '.html'}`,
-      host: BENCH_HOSTS[Math.floor(random() * BENCH_HOSTS.length)]!,
+      host: hosts[Math.floor(random() * hosts.length)]!,
       file,
       kind,
       bytes: readFileSync(file).length,
@@ -83,6 +104,7 @@ export async function buildWorkload(goldenSources: string, port: number, opts: W
       flaky: random() < opts.flakyShare,
     });
   }
+  if (opts.flakyRetryAfterSec !== undefined) for (const s of sources) if (s.flaky) s.retryAfterMs = opts.flakyRetryAfterSec * 1000;
 
   // Every source gets a claim; the rest go mostly to a few popular sources (Zipf-like weights).
   const counts = sources.map(() => 1);
@@ -119,22 +141,29 @@ export async function buildWorkload(goldenSources: string, port: number, opts: W
     }
   });
 
-  const routes: Route[] = sources.map((s) => ({
+  const routes: Route[] = sources.map((s, i) => ({
     path: s.path,
     host: s.host,
     file: s.file,
     headers: { 'content-type': s.kind === 'pdf' ? 'application/pdf' : 'text/html; charset=utf-8' },
     delayMs: s.delayMs,
-    ...(s.flaky ? { failFirst: { count: 1, status: 503 } } : {}),
+    ...(s.flaky ? { failFirst: failFirst(s, i) } : {}),
   }));
-  return { sources, claims, routes, hosts: BENCH_HOSTS };
+  return { sources, claims, routes, hosts };
+}
+
+/** The error a flaky source answers first: 503 without a header, or (with Retry-After) 503 and 429 in turn. */
+function failFirst(s: BenchSource, index: number): NonNullable<Route['failFirst']> {
+  if (s.retryAfterMs === undefined) return { count: 1, status: 503 };
+  return { count: 1, status: index % 2 === 0 ? 503 : 429, headers: { 'retry-after': String(s.retryAfterMs / 1000) } };
 }
 
 /**
  * The network-bound ideal for given concurrency limits: sources in claim order, each taking only
- * the latency it cannot avoid (its delay; twice its delay plus the minimum backoff when it answers
- * 503 first), scheduled greedily under the global and per-host limits. Extraction and matching
- * cost nothing here: the ratio to it is what quotecheck's own work adds.
+ * the latency it cannot avoid (its delay; when it answers an error first, twice its delay plus the
+ * wait it asked for in Retry-After, or the minimum backoff without one), scheduled greedily under
+ * the global and per-host limits. Extraction and matching cost nothing here: the ratio to it is
+ * what quotecheck's own work adds.
  */
 export function idealSeconds(sources: readonly BenchSource[], concurrency: number, perHost: number, backoffMinMs: number): number {
   const globalFree: number[] = Array.from({ length: concurrency }, () => 0);
@@ -146,7 +175,7 @@ export function idealSeconds(sources: readonly BenchSource[], concurrency: numbe
     const g = globalFree.indexOf(Math.min(...globalFree));
     const h = slots.indexOf(Math.min(...slots));
     const start = Math.max(globalFree[g]!, slots[h]!);
-    const cost = s.flaky ? 2 * s.delayMs + backoffMinMs : s.delayMs;
+    const cost = s.flaky ? 2 * s.delayMs + (s.retryAfterMs ?? backoffMinMs) : s.delayMs;
     globalFree[g] = slots[h] = start + cost;
     end = Math.max(end, start + cost);
   }

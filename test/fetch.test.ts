@@ -3,7 +3,8 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions } from '../src/check.js';
 import { parseClaims } from '../src/claims.js';
-import { fetchSource } from '../src/fetch/index.js';
+import { FetchError, fetchSource } from '../src/fetch/index.js';
+import { retryDelay } from '../src/fetch/source.js';
 import { serve } from './helpers.js';
 
 /** Fast settings: short backoff so retry tests take milliseconds, not seconds. */
@@ -32,6 +33,34 @@ describe('retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(r.a!.label).toBe('verbatim');
     expect(server.hits('/busy')).toBe(2);
+  });
+
+  test('503 twice with Retry-After: 1: the two waits are what the server asked, not backoff on top (about 2 s, not 7)', async () => {
+    const server = await serve([{ path: '/later', body: PAGE, headers: html, failFirst: { count: 2, status: 503, headers: { 'retry-after': '1' } } }]);
+    const started = Date.now();
+    // The default backoff (0.5 s doubling, up to 8 s) would add 1.5-3 s here if it were added to the asked waits.
+    const r = await check([{ id: 'a', quote: 'approved the budget', url: `${server.origin}/later` }], { backoffMinMs: 500, backoffMaxMs: 8_000 });
+    const elapsed = Date.now() - started;
+    expect(r.a!.label).toBe('verbatim');
+    expect(server.hits('/later')).toBe(3);
+    expect(elapsed).toBeGreaterThanOrEqual(2000);
+    expect(elapsed).toBeLessThan(2900);
+  });
+
+  test('the wait before a retry: Retry-After as asked (capped); otherwise exponential backoff with jitter', () => {
+    const settings = { backoffMinMs: 500, backoffMaxMs: 8_000, retryAfterCapMs: 30_000 };
+    const asked = (ms: number) => new FetchError('HTTP 429', { kind: 'http_status', status: 429, retryable: true, retryAfterMs: ms });
+    expect(retryDelay(asked(1000), 3, settings)).toBe(1000);
+    expect(retryDelay(asked(0), 1, settings)).toBe(0);
+    expect(retryDelay(asked(120_000), 1, settings)).toBe(30_000);
+    const plain = new FetchError('HTTP 503', { kind: 'http_status', status: 503, retryable: true });
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      for (let i = 0; i < 20; i++) {
+        const d = retryDelay(plain, attempt, settings);
+        expect(d).toBeGreaterThanOrEqual(Math.min(500 * 2 ** (attempt - 1), 8_000));
+        expect(d).toBeLessThanOrEqual(Math.min(1000 * 2 ** (attempt - 1), 8_000));
+      }
+    }
   });
 
   test.each([

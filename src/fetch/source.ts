@@ -9,10 +9,10 @@ import { requestOnce, type RawResponse, type RequestSettings } from './request.j
 export interface FetchSettings extends RequestSettings {
   /** Further attempts after the first, for retryable failures only. */
   retries: number;
-  /** First backoff delay; doubles per attempt, times a random factor in [1, 2). */
+  /** First backoff delay; doubles per attempt, times a random factor in [1, 2). Not used when the server sent Retry-After. */
   backoffMinMs: number;
   backoffMaxMs: number;
-  /** Longest Retry-After honoured; a server asking for more gets this much. */
+  /** Longest Retry-After honoured (the wait before the next attempt); a server asking for more gets this much. */
   retryAfterCapMs: number;
   /** Time for the whole source: every attempt and every wait between them. */
   budgetMs: number;
@@ -70,6 +70,18 @@ export function fetchedSource(url: string, res: RawResponse, attempts: number, s
   };
 }
 
+/**
+ * How long to wait before the next attempt. A server that says when to come back (Retry-After)
+ * is taken at its word, up to the cap, as urllib3 does: waiting longer only slows the run, and
+ * waiting less gets another 429. Otherwise exponential backoff with jitter: the minimum delay
+ * doubled per attempt, times a random factor in [1, 2), at most the maximum.
+ */
+export function retryDelay(error: FetchError, attemptNumber: number, settings: Pick<FetchSettings, 'backoffMinMs' | 'backoffMaxMs' | 'retryAfterCapMs'>): number {
+  if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, settings.retryAfterCapMs);
+  const exponential = settings.backoffMinMs * 2 ** (attemptNumber - 1) * (1 + Math.random());
+  return Math.min(Math.round(exponential), settings.backoffMaxMs);
+}
+
 /** Fetches `url` with retries; never throws: failures come back as a FailedSource. */
 export async function fetchSource(url: string, settings: FetchSettings, runSignal?: AbortSignal): Promise<SourceOutcome> {
   const started = performance.now();
@@ -85,16 +97,14 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
       },
       {
         retries: settings.retries,
-        factor: 2,
-        minTimeout: settings.backoffMinMs,
-        maxTimeout: settings.backoffMaxMs,
-        randomize: true,
+        // The wait between attempts is ours (onFailedAttempt): p-retry adds none.
+        minTimeout: 0,
+        maxTimeout: 0,
         signal,
         shouldRetry: ({ error }) => error instanceof FetchError && error.retryable,
-        onFailedAttempt: async ({ error, retriesLeft }) => {
-          // Retry-After comes on top of the backoff: we wait at least as long as asked.
-          if (retriesLeft > 0 && error instanceof FetchError && error.retryable && error.retryAfterMs !== undefined) {
-            await sleep(Math.min(error.retryAfterMs, settings.retryAfterCapMs), undefined, { signal });
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          if (retriesLeft > 0 && error instanceof FetchError && error.retryable) {
+            await sleep(retryDelay(error, attemptNumber, settings), undefined, { signal });
           }
         },
       },
