@@ -133,8 +133,11 @@ Fetch every source URL (each URL once is enough) and decide for every claim whet
 - the text of an HTML page is its visible text (body text without script, style, noscript and template;
   block elements and \`<br>\` separated by whitespace, inline elements not), or the article view that
   Mozilla Readability extracts from it;
-- decode HTML as a browser does: BOM, then the charset of the Content-Type header, then a \`<meta>\`
-  charset in the first 1024 bytes, then UTF-8 (windows-1252 when the bytes are not valid UTF-8).
+- decode HTML as a browser does (HTML standard §13.2.3): the BOM, then the charset of the Content-Type
+  header, then a \`<meta charset>\` or \`http-equiv\` Content-Type declaration in the head before any body
+  content, wherever it sits in the bytes (not inside a comment or a script; a UTF-16 label means UTF-8,
+  \`x-user-defined\` means windows-1252), then UTF-8 when the bytes are valid UTF-8, then the legacy encoding
+  the bytes look like (as browsers guess), windows-1252 when nothing fits.
 
 Before comparing, normalize both the quote and the source text, in this order:
 
