@@ -9,6 +9,7 @@ import type { Label } from './answers.js';
 import { diagnose, type Diagnosis, type Nearest } from './diagnose/index.js';
 import { DEFAULT_OPTIONS } from './defaults.js';
 import { readSource, type SourceRecord } from './source.js';
+import type { CharsetSource } from './extract/index.js';
 import { parseAsOf, type AsOfDate } from './asof/date.js';
 import { driftOf, type Drift, type EvidenceMatch } from './asof/evidence.js';
 import { judge, needsCapture, type AsOf, type Judgement, type LiveReading, type WaybackMode } from './asof/judge.js';
@@ -82,6 +83,8 @@ export interface ClaimResult {
   contentType?: string;
   sourceSha256?: string;
   charset?: string;
+  /** Where the charset came from (design.md §4): the BOM, the HTTP header, a <meta>, detection from the bytes, or the default. */
+  charsetSource?: CharsetSource;
   extractor?: string;
   match: Match | null;
   /** For a verbatim claim: the match as a W3C TextQuoteSelector over the page's own text. */
@@ -149,6 +152,7 @@ function resultFor(claim: Claim, quote: string, live: LiveReading, j: Judgement,
     contentType: liveFetch.contentType,
     sourceSha256: liveFetch.ok ? liveFetch.sha256 : undefined,
     charset: text?.charset,
+    charsetSource: text?.charsetSource,
     extractor: match?.extractor ?? (nearest ? views?.find((v) => v.name === nearest.view)?.extractor : undefined) ?? text?.views[0]?.extractor,
     match,
     selector,

@@ -14,6 +14,7 @@ export interface ReportRecord {
   content_type: string | null;
   source_sha256: string | null;
   charset: string | null;
+  charset_source: ClaimResult['charsetSource'] | null;
   extractor: string | null;
   match: { view: string; offset: number; context: string; selector?: ClaimResult['selector'] } | null;
   nearest: { text: string; similarity: number; view: string; offset: number } | null;
@@ -38,6 +39,7 @@ export function toReportRecord(r: ClaimResult): ReportRecord {
     content_type: r.contentType ?? null,
     source_sha256: r.sourceSha256 ?? null,
     charset: r.charset ?? null,
+    charset_source: r.charsetSource ?? null,
     extractor: r.extractor ?? null,
     match: r.match ? { view: r.match.view, offset: r.match.offset, context: r.match.prefix + r.match.exact + r.match.suffix, selector: r.selector } : null,
     nearest: r.nearest ?? null,

@@ -1,12 +1,4 @@
-// Type declarations for packages that ship none: two WHATWG helpers (encoding sniffing and decoding) and Readability's JSDOMParser.
-declare module 'html-encoding-sniffer' {
-  /** The HTML standard's encoding sniffing: BOM, transport label, <meta> prescan, then the default. */
-  export default function sniffHTMLEncoding(
-    bytes: Uint8Array,
-    options?: { transportLayerEncodingLabel?: string; defaultEncoding?: string | null },
-  ): string | null;
-}
-
+// Type declarations for packages that ship none: the WHATWG decoding helper and Readability's JSDOMParser.
 declare module 'whatwg-encoding' {
   /** Maps an encoding label ("latin1", "sjis") to its WHATWG name ("windows-1252", "Shift_JIS"), or null. */
   export function labelToName(label: string): string | null;

@@ -82,7 +82,7 @@ describe('quotecheck run: answers and report', () => {
     expect(r.stderr).toMatch(/3 claims, 1 verbatim, 2 no_match; sources 1 fetched, 1 failed; [\d.]+ s/);
     const rows = readFileSync(join(dir, 'r.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(Object.keys(rows[1])).toEqual(expect.arrayContaining(['id', 'label', 'diagnosis', 'url', 'final_url', 'http_status', 'content_type', 'source_sha256', 'extractor', 'match', 'nearest', 'note', 'ms']));
-    expect(rows[1]).toMatchObject({ id: 'a', label: 'verbatim', http_status: 200, content_type: 'text/html; charset=utf-8', extractor: expect.stringMatching(/readability|fulltext/), charset: 'UTF-8' });
+    expect(rows[1]).toMatchObject({ id: 'a', label: 'verbatim', http_status: 200, content_type: 'text/html; charset=utf-8', extractor: expect.stringMatching(/readability|fulltext/), charset: 'UTF-8', charset_source: 'http' });
     expect(rows[1].source_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[1].match).toMatchObject({ offset: 0, context: expect.stringContaining('the committee approved the budget') });
     expect(rows[2]).toMatchObject({ id: 'm', diagnosis: 'fetch_failed', http_status: 404, match: null });

@@ -81,7 +81,7 @@ describe('charsets (HTML standard sniffing)', () => {
   test('undeclared: UTF-8 when valid, windows-1252 when not', () => {
     expect(decodeHtml(Buffer.from('<p>naïve “quotes”</p>'))).toMatchObject({ charset: 'UTF-8', charsetSource: 'default' });
     const legacy = decodeHtml(Buffer.from([0x3c, 0x70, 0x3e, 0x93, 0x68, 0x69, 0x94, 0x20, 0x80]));
-    expect(legacy).toMatchObject({ charset: 'windows-1252', charsetSource: 'fallback' });
+    expect(legacy).toMatchObject({ charset: 'windows-1252', charsetSource: 'default' });
     expect(legacy.text).toBe('<p>“hi” €');
     expect(decodeText(Buffer.from([0xe9]))).toMatchObject({ text: 'é', charset: 'windows-1252' });
   });

@@ -2,7 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { markupSignals, type MarkupSignals } from '../diagnose/shells.js';
 import { normalize } from '../normalize.js';
-import { decodeHtml } from './decode.js';
+import { decodeHtml, type CharsetSource } from './decode.js';
 import { articleView, parseHtml, type HtmlViews } from './html.js';
 
 export interface HtmlJobRequest {
@@ -17,6 +17,8 @@ export interface HtmlJobResult {
   /** The views normalized (design.md §3), so the main thread need not. */
   normalized: { full: string; article?: string };
   charset: string;
+  /** Where the charset came from (design.md §2: bom, http, meta, detected, default). */
+  charsetSource: CharsetSource;
   /** The markup's shell signals, read here so the main thread never decodes the page again. */
   markup: MarkupSignals;
 }
@@ -27,7 +29,7 @@ export interface HtmlJobResult {
  * limit, the page keeps its full view.
  */
 export type HtmlJobReply =
-  | { id: number; ok: true; stage: 'full'; final: boolean; full: string; normalizedFull: string; articleNote?: string; charset: string; markup: MarkupSignals }
+  | { id: number; ok: true; stage: 'full'; final: boolean; full: string; normalizedFull: string; articleNote?: string; charset: string; charsetSource: CharsetSource; markup: MarkupSignals }
   | { id: number; ok: true; stage: 'article'; article?: string; normalizedArticle?: string; articleNote?: string }
   | { id: number; ok: false; message: string };
 
@@ -41,7 +43,7 @@ parentPort!.on('message', ({ id, bytes, httpCharset }: HtmlJobRequest) => {
     const page = parseHtml(decoded.text);
     const normalizedFull = normalize(page.full);
     const markup = markupSignals(decoded.text, normalizedFull.length);
-    send({ id, ok: true, stage: 'full', final: !page.doc, full: page.full, normalizedFull, articleNote: page.note, charset: decoded.charset, markup });
+    send({ id, ok: true, stage: 'full', final: !page.doc, full: page.full, normalizedFull, articleNote: page.note, charset: decoded.charset, charsetSource: decoded.charsetSource, markup });
     if (!page.doc) return;
     const { article, articleNote } = articleView(page.doc);
     send({ id, ok: true, stage: 'article', article, normalizedArticle: article !== undefined ? normalize(article) : undefined, articleNote });

@@ -1,13 +1,14 @@
 // The extract stage: a fetched body becomes one or more text views (PDF, HTML article and full page, plain text).
 import type { MarkupSignals } from '../diagnose/shells.js';
 import { ExtractError } from './errors.js';
-import { decodeText } from './decode.js';
+import { decodeText, type CharsetSource } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
 import { htmlPool } from './pool.js';
 import { pdfToText } from './pdf.js';
 
 export { ExtractError, type ExtractErrorKind } from './errors.js';
 export { renderText } from './render.js';
+export type { CharsetSource } from './decode.js';
 export { parseContentType, sniffKind, hasPdfMagic, type SourceKind } from './kind.js';
 
 /** `article`: Readability's main content; `full`: the page's visible text; `text`: the only view of a PDF or text file. */
@@ -29,6 +30,8 @@ export interface SourceText {
   views: TextView[];
   /** The charset the bytes were decoded with (HTML and text). */
   charset?: string;
+  /** Where that charset came from (HTML and text; design.md §2): bom, http, meta, detected or default. */
+  charsetSource?: CharsetSource;
   /** HTML: what the markup says for shell detection (diagnosis), read while the page was decoded. */
   markup?: MarkupSignals;
   note?: string;
@@ -68,16 +71,16 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
     case 'html': {
       // In a worker: pages are decoded, parsed and normalized off the main thread, one per
       // core at once, and a page that hangs or eats memory is stopped at its limit.
-      const { views: v, normalized, charset, markup } = await htmlPool().extract(input.body, contentType.charset, options.timeoutMs);
+      const { views: v, normalized, charset, charsetSource, markup } = await htmlPool().extract(input.body, contentType.charset, options.timeoutMs);
       const views: TextView[] = [];
       if (v.article !== undefined) views.push({ name: 'article', extractor: 'readability', text: v.article, normalized: normalized.article });
       views.push({ name: 'full', extractor: 'fulltext', text: v.full, normalized: normalized.full });
-      result = { kind, views, charset, markup, note: v.articleNote };
+      result = { kind, views, charset, charsetSource, markup, note: v.articleNote };
       break;
     }
     case 'text': {
       const decoded = decodeText(input.body, contentType.charset);
-      result = { kind, views: [{ name: 'text', extractor: 'text', text: decoded.text }], charset: decoded.charset };
+      result = { kind, views: [{ name: 'text', extractor: 'text', text: decoded.text }], charset: decoded.charset, charsetSource: decoded.charsetSource };
       break;
     }
     case 'unsupported':

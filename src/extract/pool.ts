@@ -38,7 +38,7 @@ type PartialResult = Omit<HtmlJobResult, 'views' | 'normalized'> & { full: strin
 
 /** A page's result with its full view only; `articleNote` says why there is no article (yet). */
 function fullViewOnly(partial: PartialResult, articleNote: string | undefined): HtmlJobResult {
-  return { views: { full: partial.full, articleNote }, normalized: { full: partial.normalizedFull }, charset: partial.charset, markup: partial.markup };
+  return { views: { full: partial.full, articleNote }, normalized: { full: partial.normalizedFull }, charset: partial.charset, charsetSource: partial.charsetSource, markup: partial.markup };
 }
 
 export class HtmlPool {
@@ -81,7 +81,7 @@ export class HtmlPool {
         this.finish(slot);
         job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
       } else if (reply.stage === 'full') {
-        slot.partial = { full: reply.full, normalizedFull: reply.normalizedFull, charset: reply.charset, markup: reply.markup };
+        slot.partial = { full: reply.full, normalizedFull: reply.normalizedFull, charset: reply.charset, charsetSource: reply.charsetSource, markup: reply.markup };
         if (reply.final) {
           const partial = slot.partial;
           this.finish(slot);
