@@ -2,7 +2,9 @@
 import { describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
 import { parseClaims } from '../src/claims.js';
-import { HOSTILE_CASES, HOSTILE_LIMITS, PLANTED, hostileRoutes } from './hostile.js';
+import { articleView, DOM_LIMITS, parseHtml } from '../src/extract/html.js';
+import { normalize } from '../src/normalize.js';
+import { HOSTILE_CASES, HOSTILE_LIMITS, LONG_PLANTED, PLANTED, hostileRoutes, longChapterPage, longPageRoutes } from './hostile.js';
 import { serve } from './helpers.js';
 
 describe('hostile sources', () => {
@@ -27,6 +29,42 @@ describe('hostile sources', () => {
     expect(run.results[0]).toMatchObject({ label: c.label, diagnosis: c.diagnosis });
     expect(run.results[0]!.note).toMatch(c.note);
   });
+});
+
+describe('long real pages keep their article view (the DOM caps are sized from them: src/extract/html.ts)', () => {
+  test('a 20,000-paragraph chapter (<p> or <br> paragraphs) and a long report: the quote from the middle is found in the article view', async () => {
+    const server = await serve(longPageRoutes());
+    const paths = ['/long/chapter', '/long/chapter-br', '/long/report'];
+    const claims = paths.map((path, i) => ({ id: `long${i}`, quote: LONG_PLANTED, url: `${server.origin}${path}` }));
+    const run = await checkClaims(parseClaims(claims).entries, { ...HOSTILE_LIMITS, timeoutMs: 20_000, sourceBudgetMs: 100_000, extractTimeoutMs: 60_000, htmlView: 'article' });
+    run.results.forEach((r, i) => {
+      expect({ path: paths[i], label: r.label, diagnosis: r.diagnosis, view: r.match?.view }).toEqual({ path: paths[i], label: 'verbatim', diagnosis: 'verbatim', view: 'article' });
+    });
+  }, 150_000);
+
+  test('the chapter is within every cap, and its article holds all 20,000 paragraphs', () => {
+    const page = parseHtml(longChapterPage(20_000, 'p'));
+    expect(page.note).toBeUndefined();
+    const article = normalize(articleView(page.doc!).article!);
+    expect(article).toContain(normalize(LONG_PLANTED));
+    expect(article.length).toBeGreaterThan(0.9 * normalize(page.full).length);
+  }, 60_000);
+});
+
+describe('DOM caps: a page past one gets its full view from the streaming parser, in bounded time', () => {
+  test.each([
+    ['children of one node', () => `<html><body><div>${'<i>x</i> '.repeat(DOM_LIMITS.maxChildren / 2 + 5_000)}</div><p>${PLANTED}</p></body></html>`, /more than 200000 children in one element \(the DOM cap\)/],
+    ['elements', () => `<html><body>${'<p><b>x</b> <i>y</i></p>'.repeat(DOM_LIMITS.maxElements / 3 + 1000)}<p>${PLANTED}</p></body></html>`, /more than 200000 elements \(the DOM cap\)/],
+    ['ancestor-descendant pairs (many 390-deep chains)', () => `<html><body>${Array.from({ length: 120 }, () => `${'<div>'.repeat(390)}words${'</div>'.repeat(390)}`).join('')}<p>${PLANTED}</p></body></html>`, /more than 6000000 ancestor-descendant pairs of elements \(the DOM cap\)/],
+  ])('%s', (_cap, make, note) => {
+    const html = make();
+    const started = performance.now();
+    const page = parseHtml(html);
+    expect(page.doc).toBeUndefined();
+    expect(page.note).toMatch(note);
+    expect(normalize(page.full)).toContain(normalize(PLANTED));
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 60_000);
 });
 
 describe('security', () => {

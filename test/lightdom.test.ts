@@ -1,23 +1,59 @@
-// Readability's light DOM as built from htmlparser2: the document's shape, title and inline-style
-// answers match a browser's DOM (jsdom) where pages commonly leave tags out or put content astray.
+// Readability's light DOM as the tree builder makes it: the same tree as a browser's DOM (jsdom, through parse5) on
+// well-formed pages, on pages that leave tags out, and on each error-handling pattern of the HTML standard's parser;
+// the tokenizer's script data states; the DOM operations Readability relies on.
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import { Parser } from 'htmlparser2';
 import { describe, expect, test } from 'vitest';
-import { inlineStyle, LightTreeBuilder, type LightDocument, type LightElement } from '../src/extract/lightdom.js';
-import { htmlToViews } from '../src/extract/html.js';
+import { articleView, htmlToViews, parseHtml } from '../src/extract/html.js';
+import { buildDocument, inlineStyle, parseDocument, type LightDocument, type LightElement } from '../src/extract/lightdom.js';
 import { renderText } from '../src/extract/render.js';
-import { HTML_PARSER_OPTIONS } from '../src/extract/stream.js';
+import { scriptDataEnd } from '../src/extract/stream.js';
 import { normalize } from '../src/normalize.js';
+import { FIXTURES } from './helpers.js';
+
+// jsdom's parse5 tree adapter appends foster-parented text at the end of the table's parent instead of before the
+// table (the standard, parse5's own adapter and browsers insert it before); test/html-identity.test.ts has the same
+// correction, explained there.
+// (The parse5 that jsdom itself loads, wherever npm put it.)
+const { Parser: Parse5Parser } = (await import(pathToFileURL(createRequire(createRequire(import.meta.url).resolve('jsdom')).resolve('parse5')).href)) as typeof import('parse5');
+{
+  type P = { _shouldFosterParentOnInsertion(): boolean; _findFosterParentingLocation(): { parent: { _insert?: (n: unknown, r: unknown) => void }; beforeElement: { previousSibling: { nodeType: number; data: string } | null; _ownerDocument: { createTextNode(s: string): unknown } } | null }; _insertCharacters(t: { chars: string }): void };
+  const proto = Parse5Parser.prototype as unknown as P;
+  const original = proto._insertCharacters;
+  proto._insertCharacters = function insertCharacters(this: P, token: { chars: string }) {
+    if (this._shouldFosterParentOnInsertion()) {
+      const { parent, beforeElement } = this._findFosterParentingLocation();
+      if (beforeElement && parent._insert) {
+        const prev = beforeElement.previousSibling;
+        if (prev && prev.nodeType === 3) prev.data += token.chars;
+        else parent._insert(beforeElement._ownerDocument.createTextNode(token.chars), beforeElement);
+        return;
+      }
+    }
+    original.call(this, token);
+  };
+}
 
 const { window } = new JSDOM('', { virtualConsole: new VirtualConsole() });
 const parser = new window.DOMParser();
+const jsdom = (html: string) => parser.parseFromString(html, 'text/html');
 
-function light(html: string): LightDocument {
-  const tree = new LightTreeBuilder();
-  const p = new Parser({ onopentag: (n, a) => tree.open(n, a), onclosetag: (n) => tree.close(n), ontext: (t) => tree.textChunk(t) }, HTML_PARSER_OPTIONS);
-  p.write(html);
-  p.end();
-  return tree.finish();
+/** A tree as text: elements (with their namespace when not HTML), text, comments; the document's children down. */
+type AnyNode = { nodeType: number; childNodes: ArrayLike<AnyNode>; textContent: string | null; localName?: string; namespaceURI?: string | null };
+function dump(node: AnyNode, depth = 0, out: string[] = []): string {
+  for (const c of Array.from(node.childNodes)) {
+    const pad = '  '.repeat(depth);
+    if (c.nodeType === 1) {
+      const ns = c.namespaceURI && !c.namespaceURI.endsWith('xhtml') ? ` (${c.namespaceURI.split('/').pop()})` : '';
+      out.push(`${pad}<${c.localName}${ns}>`);
+      dump(c, depth + 1, out);
+    } else if (c.nodeType === 3) out.push(`${pad}"${c.textContent}"`);
+    else if (c.nodeType === 8) out.push(`${pad}<!--${c.textContent}-->`);
+  }
+  return out.join('\n');
 }
 
 /** The shape that matters to Readability and the views: tags of the root, head and body children, the title and the body's text. */
@@ -51,18 +87,202 @@ const PAGES: [string, string][] = [
 
 describe('light DOM shape = jsdom', () => {
   test.each(PAGES)('%s', (_what, html) => {
-    expect(shape(light(html))).toEqual(shape(parser.parseFromString(html, 'text/html')));
+    expect(shape(parseDocument(html))).toEqual(shape(jsdom(html)));
+    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
   });
 
   test('a namespace prefix stays in the tag name (<o:p> is not a <p>)', () => {
-    const doc = light('<html><body><o:p>word</o:p></body></html>');
+    const doc = parseDocument('<html><body><o:p>word</o:p></body></html>');
     expect(doc.body!.children[0]!.localName).toBe('o:p');
+    expect(doc.body!.children[0]!.tagName).toBe('O:P');
   });
 
   test('the page text equals jsdom on the same pages', () => {
     for (const [, html] of PAGES) {
-      expect(normalize(htmlToViews(html).full)).toBe(normalize(renderText(parser.parseFromString(html, 'text/html').body)));
+      expect(normalize(htmlToViews(html).full)).toBe(normalize(renderText(jsdom(html).body)));
     }
+  });
+});
+
+/** One case per error-handling pattern of the standard's tree construction (§13.2.6), in miniature. */
+const PATTERNS: [string, string][] = [
+  ['misnested formatting and blocks (adoption agency)', '<b><p>x</b>y</p>'],
+  ['a block inside a formatting element, closed by its end tag', '<p><strong>cost<div>note</div>more</strong></p>'],
+  ['</p> without <p>', '<div>a</p>b</div>'],
+  ['an unclosed <a> across paragraphs (reconstructed in each)', '<p><a href=/m>map<p>next<p>last'],
+  ['a second <a> closes the first', '<a href=1>one<a href=2>two</a>'],
+  ['Noah\'s ark: at most three identical formatting entries', '<b><b><b><b><b><p>x'],
+  ['stray text in a table (foster parenting)', '<table>caption text<tr><td>a</td>stray<td>b</td></tr>more</table>'],
+  ['a block in a table (foster parenting)', '<table><tr><td>a</td></tr><div>moved out</div></table>'],
+  ['formatting fostered out of a table, then misnested', '<table><b><tr><td>a</b>b</td></tr></table>c'],
+  ['implied tbody and tr', '<table><td>a<td>b<tr><th>c</table>'],
+  ['a table inside a table closes it', '<table><tr><td><table><tr><td>in</table></td></tr><table><tr><td>next'],
+  ['<template> in the head and the body', '<head><template><p>t</p></template></head><body><template><tr><td>x</td></tr></template><p>y'],
+  ['<noscript> in the head, scripting disabled', '<head><noscript><img src=p><p>nojs</p></noscript><meta name=a></head><p>b'],
+  ['<noscript> text in the head', '<head><noscript>no js here</noscript></head>x'],
+  ['<noscript> in the body holds markup', '<p>a<noscript><p>b</p></noscript>c'],
+  ['a frameset document', '<head></head><frameset><frame src=a><noframes><p>nf</p></noframes></frameset><p>gone'],
+  ['svg with title, desc, text and breakout', '<p>x<svg><title>t</title><desc>d</desc><text>label<tspan>s</tspan></text><foreignObject><p>fo</p></foreignObject><p>out</svg>y'],
+  ['math with semantics and annotation', '<p><math><semantics><mrow><mi>x</mi><mo>=</mo><mn>2</mn></mrow><annotation encoding="application/x-tex">x=2</annotation></semantics></math></p>'],
+  ['CDATA in svg is text, in HTML a comment', '<svg><text><![CDATA[a<b]]></text></svg><p><![CDATA[gone]]>kept'],
+  ['React comments between text runs', '<div>From <!-- -->1 July<!-- -->, four<!--$--> bins</div>'],
+  ['<plaintext> takes the rest of the page', '<p>a<plaintext><b>x</b></plaintext>y'],
+  ['<textarea> and <title> are RCDATA', '<textarea>\n<b>x</b>&amp;</textarea><title>t&amp;<i>u</i></title>'],
+  ['<xmp>, <iframe>, <noembed> are raw text', '<xmp><b>a</b>&amp;</xmp><iframe><p>b</p></iframe><noembed><i>c</i></noembed>'],
+  ['<select> keeps only options', '<select><b>x</b><option>o<div>d</div><optgroup label=g><option>p</select>z'],
+  ['<select> in a table', '<table><tr><td><select><option>a<tr><td>b</table>'],
+  ['<style> in a <select> is ignored, its content is markup', '<select><style><option>x</option></style></select>'],
+  ['entities without semicolons', '<p>&amp &copy2024 &notit; &notin; &ampersand &lt3 &#128; &#0; &#xD800; &#x110000;</p><a href="?a=1&para=2&copy=3">l</a>'],
+  ['NUL bytes', '<p>a\0b</p><script>x\0y</script><svg><text>c\0d</text></svg>'],
+  ['<image> is <img>', '<p>a<image src=x>b</p><svg><image href=y /></svg>'],
+  ['nested forms', '<form id=a><p>x<form id=b><p>y</form>z</form>w'],
+  ['deep inline nesting', `<p>${'<span><font>'.repeat(150)}deep${'</font></span>'.repeat(40)}</p>after`],
+  ['misplaced html, head and body tags', 'stray<!doctype html><html><head><div>d</div></head><meta name=x><body class=a><p>p<body class=b></body><p>after</html><p>after html'],
+  ['a list item closes an open one, not across a div', '<ul><li>a<div><li>b</div><li>c</ul>'],
+  ['headings close headings', '<h1>a<h2>b</h1>c'],
+  ['<pre> drops a leading newline', '<pre>\nline</pre><pre>\n\nline2</pre><listing>\nl</listing>'],
+  ['<button> in a button closes it', '<button>a<button>b</button>c'],
+  ['quirks mode: <table> does not close <p>', '<p>a<table><tr><td>b</table>c'],
+  ['no-quirks: <table> closes <p>', '<!doctype html><p>a<table><tr><td>b</table>c'],
+  ['ruby', '<ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp></ruby>'],
+  ['<col> and <caption>', '<table><caption>c<col><colgroup><col></colgroup><tr><td>x</table>'],
+];
+
+describe('each error-handling pattern: the same tree as jsdom', () => {
+  test.each(PATTERNS)('%s', (_what, html) => {
+    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+  });
+
+  test.each(readdirSync(join(FIXTURES, 'malformed')).map((f) => [f]))('malformed page %s', (file) => {
+    const html = readFileSync(join(FIXTURES, 'malformed', file), 'utf8');
+    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+  });
+
+  test('random tag soup (seeded): the same tree as jsdom', () => {
+    const tags = 'p,b,i,a,div,span,table,tr,td,th,tbody,caption,colgroup,col,li,ul,dd,dt,h1,h2,form,select,option,optgroup,button,pre,textarea,title,script,style,svg,math,mi,foreignObject,desc,template,noscript,head,body,html,br,img,image,hr,input,nobr,font,em,u,object,marquee,frameset,frame,noframes,plaintext,xmp,iframe,ruby,rt,rp,center,section'.split(',');
+    const texts = ['x', 'y z', ' ', '\n', '&amp;', '&nbsp;', '<!-- c -->', '&notit;'];
+    let seed = 20240601;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) >>> 0;
+      let t = seed;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
+    const differing: string[] = [];
+    for (let k = 0; k < 600; k++) {
+      const parts = random() < 0.5 ? ['<!doctype html>'] : [];
+      for (let j = 3 + Math.floor(random() * 25); j > 0; j--) {
+        const r = random();
+        parts.push(r < 0.45 ? `<${pick(tags)}${random() < 0.1 ? ' id=q' : ''}${random() < 0.05 ? '/' : ''}>` : r < 0.75 ? `</${pick(tags)}>` : pick(texts));
+      }
+      const html = parts.join('');
+      if (dump(parseDocument(html) as unknown as AnyNode) !== dump(jsdom(html) as unknown as AnyNode)) differing.push(html);
+    }
+    expect(differing).toEqual([]);
+  });
+});
+
+describe('script data: the standard\'s escaped and double escaped states (htmlparser2 alone ends a script at the first </script)', () => {
+  /** Which `</script` (counting from 1, any case) ends the script; 0 when none does. */
+  const endsAt = (script: string, nth: number) => {
+    let at = -1;
+    for (let k = 0; k < nth; k++) at = script.toLowerCase().indexOf('</script', at + 1);
+    return nth === 0 ? -1 : at;
+  };
+  test.each([
+    ['plain script', 'var a = 1;</script>', 1],
+    ['</script> needs whitespace, / or > after it', 'a</scriptx></script >', 2],
+    ['<!-- ... --> without <script>: the first </script> ends it', '<!-- a --></script>', 1],
+    ['escaped: </script> still ends it', '<!-- document.write("x</script>"); --></script>', 1],
+    ['double escaped: <script> inside <!-- keeps </script> in', '<!-- document.write("<script src=x></script>") --></script>', 2],
+    ['--> leaves the escaped states', '<!--<script>--></script>', 1],
+    ['double escaped, closed, then back in escaped: the next </script> ends it', '<!--<script></script>x</script>after --></script>', 2],
+    ['nested script opened and closed twice', '<!--<script>a</script><script>b</script>--></script>', 3],
+    ['case-insensitive names', '<!--<SCRIPT>x</ScRiPt>--></SCRIPT>', 2],
+    ['<scr" + "ipt is not a script tag', '<!-- "<scr"+"ipt>" --></script>', 1],
+    ['<!--> is an empty escape', '<!-->x</script>', 1],
+    ['an unclosed comment with a script inside runs to the end', '<!--<script>x</script> no end', 0],
+    ['no end tag at all', 'var x = "<!--";', 0],
+    ['</script at the very end is not an end tag', 'x</script', 0],
+  ])('%s', (_what, script, nth) => {
+    expect(scriptDataEnd(script, 0)).toBe(endsAt(script, nth));
+  });
+
+  test.each([
+    ['<script><!-- document.write("<script src=x></script>") --></script><p>after</p>'],
+    ['<script><!--<script>--></script>x'],
+    ['<script><!--<script></script>--></script>y</script>z'],
+    ['<p>a<script><!-- <script> </script> not yet --></script>b</p>'],
+    ['<p>a<script><!--<script>unclosed'],
+    ['<script>a</script><script><!--</script>b'],
+  ])('parsed as jsdom parses it: %s', (html) => {
+    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    // and the streamed view (pages past the caps) hides the script text too
+    expect(normalize(parseHtml(html, { maxBytes: -1, maxElements: 1, maxDepth: 1, maxChildren: 1 }).full)).toBe(normalize(renderText(jsdom(html).body)));
+  });
+});
+
+describe('DOM operations Readability uses, as a browser DOM answers them', () => {
+  test('innerHTML round-trips through the fragment parser (Readability re-parses the page when it retries)', () => {
+    const html = '<div><p>a<!-- c -->b</p><table><tr><td>x</td></tr></table><svg><title>t</title></svg><xmp><b></xmp><textarea>&lt;</textarea><br><template><p>t</p></template></div>';
+    const doc = parseDocument(html);
+    const div = doc.body!.children[0]!;
+    const before = dump(div as unknown as AnyNode);
+    div.innerHTML = div.innerHTML;
+    expect(dump(div as unknown as AnyNode)).toBe(before);
+    const ref = jsdom(html).body.firstElementChild!;
+    expect(dump(div as unknown as AnyNode)).toBe(dump(ref as unknown as AnyNode));
+  });
+
+  test('innerHTML parses a fragment in its context, as a browser does', () => {
+    const doc = parseDocument('<div id=d></div>');
+    const div = doc.body!.children[0]!;
+    const markup = '<p>a<td>dropped</td><tr>also<b>x<p>y</b>z';
+    div.innerHTML = markup;
+    const ref = jsdom('<div></div>').body.firstElementChild!;
+    ref.innerHTML = markup;
+    expect(dump(div as unknown as AnyNode)).toBe(dump(ref as unknown as AnyNode));
+  });
+
+  test('getElementsByTagName and querySelectorAll: document order, HTML names case-insensitive, SVG elements by their own name', () => {
+    const html = '<div><h2>a</h2><h1>b</h1><svg><a><text>s</text></a></svg><p><a href=x>l</a><h1>c</h1></p></div>';
+    const doc = parseDocument(html) as unknown as Document;
+    const ref = jsdom(html);
+    const names = (list: ArrayLike<Element>) => Array.from(list, (e) => `${e.localName}:${e.textContent}`);
+    expect(names(doc.body.querySelectorAll('h1,h2'))).toEqual(names(ref.body.querySelectorAll('h1,h2')));
+    expect(names(doc.body.getElementsByTagName('a'))).toEqual(names(ref.body.getElementsByTagName('a')));
+    expect(names(doc.body.getElementsByTagName('A'))).toEqual(names(ref.body.getElementsByTagName('A')));
+    expect(doc.getElementsByTagName('*').length).toBe(ref.getElementsByTagName('*').length);
+  });
+
+  test('SVG and MathML elements look to Readability as they do in jsdom (tag name case, class name, style)', () => {
+    const doc = parseDocument('<svg class="share-icon"><foreignObject/></svg><math style="display:none"><mi>x</mi></math>');
+    const [svg, math] = doc.body!.children as unknown as Element[];
+    expect(svg!.tagName).toBe('svg');
+    expect(typeof svg!.className).not.toBe('string');
+    expect(svg!.children[0]!.tagName).toBe('foreignObject');
+    expect(math!.tagName).toBe('math');
+    expect((math as unknown as { style?: unknown }).style).toBeUndefined();
+  });
+});
+
+describe('DOM caps: counted by the tree builder as it builds', () => {
+  test('elements, depth and children of one node each stop it, naming the cap', () => {
+    expect(buildDocument('<p>x</p>'.repeat(50), { maxElements: 40, maxDepth: 100, maxChildren: 100 }).over).toMatch(/more than 40 elements/);
+    expect(buildDocument('<div>'.repeat(50), { maxElements: 1000, maxDepth: 20, maxChildren: 100 }).over).toMatch(/nested more than 20 deep/);
+    expect(buildDocument('<br>'.repeat(50), { maxElements: 1000, maxDepth: 100, maxChildren: 30 }).over).toMatch(/more than 30 children/);
+    expect(buildDocument('<p>x</p>'.repeat(50), { maxElements: 1000, maxDepth: 100, maxChildren: 100 }).doc).toBeDefined();
+  });
+
+  test('misnested formatting that browsers reopen in every block is bounded by the element cap', () => {
+    // Each <b> is left open by </div>, and reopened with all the others in the next block: quadratic in a browser.
+    const html = '<div><b id=1></div>'.replace('1', '0') + Array.from({ length: 3000 }, (_, i) => `<div><b id=${i}>x</div>`).join('');
+    const started = performance.now();
+    const result = buildDocument(html, { maxElements: 50_000, maxDepth: 5_000, maxChildren: 50_000 });
+    expect(result.over).toMatch(/more than 50000 elements/);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 
@@ -90,13 +310,21 @@ describe('Readability on the light DOM', () => {
     expect(views.full).toContain('Copyright footer');
   });
 
+  test('a comment between text runs splits Readability\'s paragraphs as over a browser DOM', () => {
+    const html = `<html><body><div>${'<p>Some long paragraph of text with enough words and commas, clauses, to be content.</p>'.repeat(4)}<div>Joined<!-- -->words</div></div></body></html>`;
+    const page = parseHtml(html);
+    const ours = articleView(page.doc as LightDocument).article!;
+    expect(normalize(ours)).toContain('joined words');
+    expect(normalize(page.full)).toContain('joinedwords');
+  });
+
   test('markup errors stay off stdout (JSDOMParser would print them)', () => {
     const writes: string[] = [];
     const log = console.log;
     console.log = (...args: unknown[]) => void writes.push(args.join(' '));
     try {
       const para = '<p>Words and words, and more words, in a paragraph long enough to be an article for Readability to keep.</p>';
-      // Readability re-parses with JSDOMParser's own parser (noscript images, retries); nothing may be printed.
+      // Readability re-parses noscript images and, when it retries, the page (innerHTML); nothing may be printed.
       htmlToViews(`<html><body><noscript><img src="a.png" alt='x"y'></noscript><div>${para.repeat(8)}</div></body></html>`);
     } finally {
       console.log = log;

@@ -1,7 +1,7 @@
 // HTML to text in one parse: the page's full visible text and Readability's article view (over Readability's light DOM), both rendered block-aware.
 import { Readability } from '@mozilla/readability';
 import { Parser } from 'htmlparser2';
-import { LightTreeBuilder, type LightDocument } from './lightdom.js';
+import { buildDocument, type LightDocument, type TreeLimits } from './lightdom.js';
 import { renderText } from './render.js';
 import { FullTextSink, HTML_PARSER_OPTIONS } from './stream.js';
 
@@ -15,13 +15,38 @@ export interface HtmlViews {
 }
 
 /**
- * Limits past which a page gets no DOM: such a page gets its full view from the streaming pass
- * and no article view. A DOM's cost grows with size, with element count times depth, and, in the
- * light DOM (children are arrays: moving a node out of a parent is linear in its children), with
- * the square of the widest element's children. Real pages are far below them (the corpus: at most
- * ~2,000 elements, depth 51, 478 children of one element).
+ * Limits past which a page gets no DOM: such a page gets its full view from the streaming pass and no
+ * article view. Sized from measurements (`node --expose-gc --max-old-space-size=512
+ * dist/bench/long-pages.js --heap-probe`: this project's 2-core machine, Node 20, one thread, medians of
+ * three runs, the machine shared, so ±30%), so that no plausible real page reaches them while a page at
+ * all of them still finishes well inside the 60 s extraction limit and the worker's 512 MB heap:
+ *
+ * | page (generated, seeded: test/hostile.ts)       |    MB | elements | pairs¹ | build      | Readability        | tree heap        | needs heap² |
+ * |-------------------------------------------------|-------|----------|--------|------------|--------------------|------------------|-------------|
+ * | chapter, 20,000 <p> in one <div>                |  3.81 |   20,659 |  0.06M | 19 MB/s    | 0.85 s, 222 ms/MB  | 16 MB, 818 B/el  | 128 MB      |
+ * | chapter, 20,000 <br><br>-separated paragraphs   |  3.85 |   40,235 |  0.12M | 18 MB/s    | 0.88 s, 228 ms/MB  | 11 MB            | 128 MB      |
+ * | one-page novel, 60,000 <p> (122,411 children)   | 11.36 |   61,440 |  0.18M | 19 MB/s    | 1.9 s, 170 ms/MB   | 39 MB            | 192 MB      |
+ * | report: sections, tables, 9,000 footnotes       |  6.96 |  131,218 |  1.19M | 7.2 MB/s   | 4.3 s, 612 ms/MB   | 71 MB, 569 B/el  | 192 MB      |
+ * | the same report, twice as long                  | 13.68 |  249,134 |  2.24M | 8.1 MB/s   | 10–14 s, 760–995 ms/MB | 165 MB       | 320 MB      |
+ * | 10,000 paragraphs in 20 wrapper <div>s each     |  4.94 |  210,003 |  2.52M | 3.5 MB/s   | 11.4 s             | 157 MB, 786 B/el | 384 MB      |
+ * | 300,000 <span>s (hostile: dense)                |  4.29 |  300,004 |  0.90M | 2.1 MB/s   | 7.5 s              | 231 MB, 808 B/el | 384 MB      |
+ * | 100,000 sibling <div>s (hostile /wide)          |  2.10 |  100,006 |  0.20M | 3.2 MB/s   | 2.6 s (27 s before removal was O(1)) | 34 MB | 128 MB |
+ * | 50 chains 400 deep (hostile)                    |  0.21 |   20,003 |  4.03M | 1.1 MB/s   | 6.1 s              | 11 MB            | 128 MB      |
+ *
+ * ¹ ancestor-descendant pairs of elements (the sum of their depths, also the sum of all subtree sizes);
+ * ² the smallest old-space heap, of 128, 192, ... 512 MB, in which parse and Readability complete.
+ * The corpus's largest real page has 1.4 MB, 1,965 elements, depth 52, 532 children of one node, 22,812 pairs.
+ *
+ * So Readability costs about 25–35 µs per element plus 1.5 µs per ancestor-descendant pair (its scoring
+ * walks subtrees: 400-deep chains pay for their depth squared), and its peak heap is ~2.4 times the tree's,
+ * ~1.9 KB per element on element-dense pages. Hence: 16 MB (the one-page novel fits, the 30 MB hostile page
+ * does not); 200,000 elements (peak heap ≤ ~400 MB of the worker's 512, ≤ ~7 s); 6 M pairs (≤ ~9 s); depth
+ * 400 (real pages stay under ~250; Blink's parser stops nesting at 512); 200,000 children of one node (the
+ * novel has 122,411). At all the caps at once: ~16 s on an idle core. Width costs nothing quadratic any more:
+ * removal from the light DOM is O(1) (lightdom.ts). Past the caps: the doubled report, the dense and the
+ * chained pages get the full view only.
  */
-export const DOM_LIMITS = { maxBytes: 10 * 1024 * 1024, maxElements: 150_000, maxDepth: 400, maxChildren: 5_000 };
+export const DOM_LIMITS = { maxBytes: 16 * 1024 * 1024, maxElements: 200_000, maxDepth: 400, maxChildren: 200_000, maxDepthSum: 6_000_000 };
 
 /** A page parsed: its full view, and the tree Readability will read (unless the page is past a DOM cap). */
 export interface ParsedPage {
@@ -31,56 +56,43 @@ export interface ParsedPage {
   note?: string;
 }
 
-/** Which DOM cap the page has passed so far, if any. */
-function overCap(sink: FullTextSink, limits: typeof DOM_LIMITS): string | undefined {
-  if (sink.elements > limits.maxElements) return `more than ${limits.maxElements} elements (the DOM cap)`;
-  if (sink.maxDepth > limits.maxDepth) return `elements nested more than ${limits.maxDepth} deep (the DOM cap)`;
-  if (sink.maxChildren > limits.maxChildren) return `more than ${limits.maxChildren} children in one element (the DOM cap)`;
-  return undefined;
-}
-
-/**
- * One htmlparser2 pass builds a tree in JSDOMParser's light DOM (lightdom.ts), the DOM
- * Readability's own tests run on; the full view is that tree's body rendered. The same pass
- * streams the full view's text and counts elements, depth and children (stream.ts): past a DOM
- * cap the tree is dropped and the streamed text serves.
- */
-export function parseHtml(html: string, limits = DOM_LIMITS): ParsedPage {
+/** The full view from the streaming pass (stream.ts): htmlparser2's Parser and a text sink, linear in size and depth. */
+function streamedText(html: string): string {
   const sink = new FullTextSink();
-  let tree: LightTreeBuilder | undefined;
-  let over: string | undefined;
-  if (html.length > limits.maxBytes) over = `${(html.length / 1024 / 1024).toFixed(1)} MB of HTML > the ${limits.maxBytes / 1024 / 1024} MB DOM cap`;
-  else tree = new LightTreeBuilder();
-  const check = () => {
-    over = overCap(sink, limits);
-    if (over) tree = undefined;
-  };
   const parser = new Parser(
     {
-      onopentag(name, attributes) {
-        sink.open(name);
-        if (tree) check();
-        tree?.open(name, attributes);
-      },
-      onclosetag(name) {
-        sink.close(name);
-        tree?.close(name);
-      },
-      ontext(text) {
-        sink.textChunk(text);
-        if (tree) check();
-        tree?.textChunk(text);
-      },
+      onopentagname: (name) => sink.open(name),
+      onclosetag: (name) => sink.close(name),
+      ontext: (text) => sink.textChunk(text),
     },
     HTML_PARSER_OPTIONS,
   );
   parser.write(html);
   parser.end();
-  if (!tree) return { full: sink.result().text, note: `no article view: ${over} (full text from a streaming parser)` };
-  const doc = tree.finish();
-  // The full view from the tree (before Readability changes it): content the tree builder moved
-  // (a <div> in the head, text after </body>) is where a browser shows it.
-  return { full: renderText(doc.body as unknown as Node), doc };
+  return sink.result().text;
+}
+
+/**
+ * One pass of htmlparser2's tokenizer (with the standard's script data states, stream.ts) builds the page
+ * into JSDOMParser's light DOM by the HTML standard's tree construction (lightdom.ts), the DOM Readability's
+ * own tests run on; the full view is that tree's body rendered. A page past a DOM cap gets no tree: over
+ * `maxBytes` it is not built; past the element, depth, children or ancestor-pair cap (counted by the tree
+ * builder as it builds, so the work spent is bounded by the cap) building stops. Such a page's full view
+ * comes from the streaming pass (stream.ts), linear in size and depth: a second pass, only for those pages.
+ */
+export function parseHtml(html: string, limits: TreeLimits & { maxBytes: number } = DOM_LIMITS): ParsedPage {
+  let over: string | undefined;
+  if (html.length > limits.maxBytes) over = `${(html.length / 1024 / 1024).toFixed(1)} MB of HTML > the ${limits.maxBytes / 1024 / 1024} MB DOM cap`;
+  else {
+    const built = buildDocument(html, limits);
+    if (built.doc) {
+      // The full view from the tree (before Readability changes it): content the tree builder moved (a <div>
+      // in the head, text after </body>, a table's stray text) is where a browser shows it.
+      return { full: built.doc.body ? renderText(built.doc.body as unknown as Node) : '', doc: built.doc };
+    }
+    over = built.over;
+  }
+  return { full: streamedText(html), note: `no article view: ${over} (full text from a streaming parser)` };
 }
 
 /** Readability's article in a parsed page (it rearranges the tree: render the full view first). */
@@ -95,13 +107,14 @@ export function articleView(doc: LightDocument): Pick<HtmlViews, 'article' | 'ar
 }
 
 /**
- * Both views of a page: parseHtml, then articleView. The reference is jsdom (a spec-compliant
- * parser) and Readability over it: on every real page of the corpus both views give the same
- * normalized text as the reference (test/html-identity.test.ts), at about a tenth of the cost.
+ * Both views of a page: parseHtml, then articleView (the worker runs the two steps itself). The reference
+ * is jsdom (parse5, the standard's parser) with Readability over it, rendered by a renderer written from the
+ * standard's rendering section: on every real page of the corpus and every malformed page of
+ * test/fixtures/malformed, both views give the same normalized text (test/html-identity.test.ts).
  * Nothing runs scripts, loads resources or parses style sheets (jsdom's CSS parser throws on
  * some real pages' style sheets; text needs no CSS).
  */
-export function htmlToViews(html: string, limits = DOM_LIMITS): HtmlViews {
+export function htmlToViews(html: string, limits: TreeLimits & { maxBytes: number } = DOM_LIMITS): HtmlViews {
   const page = parseHtml(html, limits);
   if (!page.doc) return { full: page.full, articleNote: page.note };
   return { full: page.full, ...articleView(page.doc) };
