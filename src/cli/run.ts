@@ -108,18 +108,21 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
   }
 
   // Archives are opened before any fetch: a path that cannot be written or read is a clear error, not lost work.
-  const { ArchiveError, WarcRecorder, openReplay } = await import('../archive/index.js');
-  let recorder: InstanceType<typeof WarcRecorder> | undefined;
-  let replay: Awaited<ReturnType<typeof openReplay>> | undefined;
-  try {
-    if (replayPath) replay = await openReplay(replayPath);
-    if (opts.record) recorder = await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` });
-  } catch (err) {
-    if (err instanceof ArchiveError) {
-      warn(`error: ${err.message}`);
-      return 2;
+  // The WARC code (warcio) is loaded only for them: it costs a third of a second at start-up.
+  let recorder: import('../archive/index.js').WarcRecorder | undefined;
+  let replay: import('../archive/index.js').ReplayDispatcher | undefined;
+  if (replayPath || opts.record) {
+    const { ArchiveError, WarcRecorder, openReplay } = await import('../archive/index.js');
+    try {
+      if (replayPath) replay = await openReplay(replayPath);
+      if (opts.record) recorder = await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` });
+    } catch (err) {
+      if (err instanceof ArchiveError) {
+        warn(`error: ${err.message}`);
+        return 2;
+      }
+      throw err;
     }
-    throw err;
   }
   if (replay) warn(`replaying ${replayPath}: no request leaves this machine`);
   // The answers never depend on the archive: a write that failed (a full disk) is reported, not fatal.
