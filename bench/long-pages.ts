@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { articleView, parseHtml } from '../src/extract/html.js';
-import { buildDocument, type LightDocument } from '../src/extract/lightdom.js';
+import { buildDocument, type LightDocument } from '../src/extract/lightdom/index.js';
 import { normalize } from '../src/normalize.js';
 import { deepPage, LONG_PLANTED, longChapterPage, longReportPage, widePage } from '../test/hostile.js';
 

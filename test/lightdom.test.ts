@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { describe, expect, test } from 'vitest';
 import { articleView, htmlToViews, parseHtml } from '../src/extract/html.js';
-import { buildDocument, inlineStyle, parseDocument, type LightDocument, type LightElement } from '../src/extract/lightdom.js';
+import { buildDocument, inlineStyle, parseDocument, type LightDocument, type LightElement } from '../src/extract/lightdom/index.js';
 import { renderText } from '../src/extract/render.js';
 import { scriptDataEnd } from '../src/extract/stream.js';
 import { normalize } from '../src/normalize.js';

@@ -1,7 +1,7 @@
 // HTML to text in one parse: the page's full visible text and Readability's article view (over Readability's light DOM), both rendered block-aware.
 import { Readability } from '@mozilla/readability';
 import { Parser } from 'htmlparser2';
-import { buildDocument, type LightDocument, type TreeLimits } from './lightdom.js';
+import { buildDocument, type LightDocument, type TreeLimits } from './lightdom/index.js';
 import { renderText } from './render.js';
 import { FullTextSink, HTML_PARSER_OPTIONS } from './stream.js';
 
@@ -43,7 +43,7 @@ export interface HtmlViews {
  * does not); 200,000 elements (peak heap ≤ ~400 MB of the worker's 512, ≤ ~7 s); 6 M pairs (≤ ~9 s); depth
  * 400 (real pages stay under ~250; Blink's parser stops nesting at 512); 200,000 children of one node (the
  * novel has 122,411). At all the caps at once: ~16 s on an idle core. Width costs nothing quadratic any more:
- * removal from the light DOM is O(1) (lightdom.ts). Past the caps: the doubled report, the dense and the
+ * removal from the light DOM is O(1) (lightdom/). Past the caps: the doubled report, the dense and the
  * chained pages get the full view only.
  */
 export const DOM_LIMITS = { maxBytes: 16 * 1024 * 1024, maxElements: 200_000, maxDepth: 400, maxChildren: 200_000, maxDepthSum: 6_000_000 };
@@ -74,7 +74,7 @@ function streamedText(html: string): string {
 
 /**
  * One pass of htmlparser2's tokenizer (with the standard's script data states, stream.ts) builds the page
- * into JSDOMParser's light DOM by the HTML standard's tree construction (lightdom.ts), the DOM Readability's
+ * into JSDOMParser's light DOM by the HTML standard's tree construction (lightdom/), the DOM Readability's
  * own tests run on; the full view is that tree's body rendered. A page past a DOM cap gets no tree: over
  * `maxBytes` it is not built; past the element, depth, children or ancestor-pair cap (counted by the tree
  * builder as it builds, so the work spent is bounded by the cap) building stops. Such a page's full view

@@ -188,7 +188,7 @@ export function scriptDataEnd(s: string, from: number): number {
   return -1;
 }
 
-/** htmlparser2's tokenizer internals read and set here and in lightdom.ts (TypeScript-private, plain properties at run time). */
+/** htmlparser2's tokenizer internals read and set here and in lightdom/tokenizer.ts (TypeScript-private, plain properties at run time). */
 export interface TokenizerInternals {
   /** Whether the tag being read switches the tokenizer to raw text, RCDATA or script data at its `>`. */
   isSpecial: boolean;

@@ -1,0 +1,213 @@
+// Creating and inserting nodes (§13.2.6.1): the appropriate place, foster parenting, template contents, and the limits on elements.
+import JSDOMParser from '@mozilla/readability/JSDOMParser.js';
+import type { TreeLimits } from './limits.js';
+import { Attr, ELEMENT_NODE, LightElementNode, NS, NS_URI, SvgAnimatedString, TEXT_NODE, type AttrShape, type LightDocument, type LightElement, type LightNode } from './nodes.js';
+import { OpenElements } from './stack.js';
+import { TABLE_STRUCTURE } from './tags.js';
+import type { Attrs } from './tokens.js';
+
+/** Where a node goes: the parent, and the child to insert it before (none: append). */
+type Place = [LightNode, LightElement | undefined];
+
+/**
+ * The tree builder's second layer: the document, and the nodes made and inserted into it. It counts what it
+ * makes against the limits: elements, children of one node, ancestor-descendant pairs.
+ */
+export abstract class NodeInsertion extends OpenElements {
+  readonly doc: LightDocument;
+  /** Elements made so far. */
+  elements = 0;
+  /** The sum of the elements' depths when made (their ancestor-descendant pairs). */
+  depthSum = 0;
+  maxChildren = 0;
+
+  protected fosterParenting = false;
+  /** Template elements' contents: kept out of the tree (a template's content is a separate fragment). */
+  private readonly contents = new WeakMap<LightElement, LightElement>();
+  /** The last foster parent, and the index of its table there (foster parenting inserts many nodes before one table). */
+  private fosterCache?: { parent: LightNode; table: LightElement; index: number; childIndex: number };
+
+  constructor(limits: TreeLimits, url: string) {
+    super(limits);
+    this.doc = new JSDOMParser().parse('', url) as unknown as LightDocument;
+  }
+
+  protected createElement(name: string, ns: NS, attrs: Attrs): LightElement {
+    // JSDOMParser's createElement drops a namespace prefix ("o:p" would become a <p>); the HTML parser does not.
+    const el = new LightElementNode(name, ns === NS.HTML ? upperCase(name) : name) as LightElement & { style?: unknown; className?: unknown };
+    if (ns !== NS.HTML) {
+      el.namespaceURI = NS_URI[ns];
+      if (ns === NS.MATHML) Object.defineProperty(el, 'style', { value: undefined, writable: true }); // jsdom's MathML elements have no style (Readability checks)
+      else Object.defineProperty(el, 'className', { value: new SvgAnimatedString(), writable: true }); // as jsdom's: not a string, so Readability's class tests skip it
+    }
+    if (attrs.length > 0) {
+      const list = el.attributes as unknown as AttrShape[];
+      for (let i = 0; i < attrs.length; i += 2) list.push(new Attr(attrs[i]!, attrs[i + 1]!));
+    }
+    if (++this.elements > this.limits.maxElements) this.over ??= `more than ${this.limits.maxElements} elements (the DOM cap)`;
+    this.depthSum += this.els.length;
+    if (this.depthSum > (this.limits.maxDepthSum ?? Infinity)) this.over ??= `more than ${this.limits.maxDepthSum} ancestor-descendant pairs of elements (the DOM cap)`;
+    return el;
+  }
+
+  private counted(parent: LightNode): void {
+    const n = parent.childNodes.length;
+    if (n > this.maxChildren) {
+      this.maxChildren = n;
+      if (n > this.limits.maxChildren) this.over ??= `more than ${this.limits.maxChildren} children in one element (the DOM cap)`;
+    }
+  }
+
+  protected appendNode(parent: LightNode, node: LightNode): void {
+    (parent as LightElement).appendChild(node);
+    this.counted(parent);
+  }
+
+  /** Inserts `node` into `parent` before `ref` (JSDOMParser has no insertBefore). */
+  private insertBefore(parent: LightNode, node: LightNode, ref: LightElement): void {
+    const nodes = parent.childNodes;
+    const cache = this.fosterCache;
+    let index = cache && cache.parent === parent && cache.table === ref && nodes[cache.index] === ref ? cache.index : nodes.indexOf(ref);
+    nodes.splice(index, 0, node);
+    const prev = index > 0 ? nodes[index - 1]! : null;
+    node.parentNode = parent;
+    node.previousSibling = prev;
+    node.nextSibling = ref;
+    if (prev) prev.nextSibling = node;
+    ref.previousSibling = node;
+    let childIndex = cache && cache.parent === parent && cache.table === ref ? cache.childIndex : -1;
+    if (node.nodeType === ELEMENT_NODE) {
+      const el = node as LightElement;
+      const kids = (parent as LightElement).children;
+      const at = kids[childIndex] === ref ? childIndex : kids.indexOf(ref);
+      childIndex = at + 1;
+      kids.splice(at, 0, el);
+      el.previousElementSibling = at > 0 ? kids[at - 1]! : null;
+      el.nextElementSibling = ref;
+      if (el.previousElementSibling) el.previousElementSibling.nextElementSibling = el;
+      ref.previousElementSibling = el;
+    }
+    index++;
+    this.fosterCache = { parent, table: ref, index, childIndex };
+    this.counted(parent);
+  }
+
+  /** Takes `node` out of its parent (fast when it is the last child, as open elements usually are). */
+  protected detach(node: LightNode): void {
+    const parent = node.parentNode as LightElement | null;
+    if (!parent) return;
+    const nodes = parent.childNodes;
+    if (nodes[nodes.length - 1] === node) {
+      nodes.pop();
+      const prev = node.previousSibling;
+      if (prev) prev.nextSibling = null;
+      if (node.nodeType === ELEMENT_NODE) {
+        const el = node as LightElement;
+        parent.children.pop();
+        if (el.previousElementSibling) el.previousElementSibling.nextElementSibling = null;
+        el.previousElementSibling = el.nextElementSibling = null;
+      }
+      node.parentNode = node.previousSibling = node.nextSibling = null;
+      return;
+    }
+    (node as unknown as { remove(): void }).remove();
+  }
+
+  /** Moves all children of `from` to `to` (the adoption agency's step), in one go. */
+  protected adoptChildren(from: LightElement, to: LightElement): void {
+    const nodes = from.childNodes;
+    const kids = from.children;
+    from.childNodes = [];
+    from.children = [];
+    for (const n of nodes) n.parentNode = to;
+    if (to.childNodes.length === 0) {
+      to.childNodes = nodes;
+      to.children = kids;
+    } else {
+      for (const n of nodes) to.appendChild(n);
+    }
+  }
+
+  /** The appropriate place for inserting a node (§13.2.6.1): the parent, and the node to insert before, if any. */
+  private insertionPlace(): Place {
+    const top = this.top;
+    if (top < 0) return [this.doc as unknown as LightNode, undefined];
+    return this.placeFor(this.els[top]!, this.names[top]!, this.nss[top] === NS.HTML, this.fosterParenting);
+  }
+
+  /** The appropriate place with `el` as the target (the adoption agency's override target fosters whatever the flag says, as in parse5). */
+  protected placeFor(el: LightElement, name: string, html: boolean, foster: boolean): Place {
+    if (foster && html && TABLE_STRUCTURE.has(name)) {
+      const table = this.indexOf('table');
+      const template = this.indexOf('template');
+      if (template > table) return [this.contentOf(this.els[template]!), undefined];
+      if (table === -1) return [this.els[0]!, undefined];
+      const tableEl = this.els[table]!;
+      if (tableEl.parentNode) return [tableEl.parentNode, tableEl];
+      return [this.els[table - 1]!, undefined];
+    }
+    if (html && name === 'template') return [this.contentOf(el), undefined];
+    return [el, undefined];
+  }
+
+  private contentOf(template: LightElement): LightElement {
+    let content = this.contents.get(template);
+    if (!content) {
+      content = this.doc.createElement('#document-fragment');
+      this.contents.set(template, content);
+    }
+    return content;
+  }
+
+  protected currentTemplateContentOrNode(): LightNode {
+    const top = this.top;
+    if (top < 0) return this.doc as unknown as LightNode;
+    const el = this.els[top]!;
+    return this.names[top] === 'template' && this.nss[top] === NS.HTML ? this.contentOf(el) : el;
+  }
+
+  protected insertAt(node: LightNode, place: Place): void {
+    if (place[1]) this.insertBefore(place[0], node, place[1]);
+    else this.appendNode(place[0], node);
+  }
+
+  /** Inserts an element for the token where it belongs and pushes it on the stack. */
+  protected insertElement(name: string, attrs: Attrs, ns: NS = NS.HTML): LightElement {
+    const el = this.createElement(name, ns, attrs);
+    this.insertAt(el, this.insertionPlace());
+    this.push(el, name, ns);
+    return el;
+  }
+
+  /** Inserts a void element (not pushed). */
+  protected appendElement(name: string, attrs: Attrs, ns: NS = NS.HTML): LightElement {
+    const el = this.createElement(name, ns, attrs);
+    this.insertAt(el, this.insertionPlace());
+    return el;
+  }
+
+  protected insertCharacters(data: string): void {
+    if (data === '') return;
+    const [parent, before] = this.insertionPlace();
+    if (parent.nodeType === 9 /* document */) return;
+    const prev = before ? before.previousSibling : parent.childNodes[parent.childNodes.length - 1];
+    if (prev && prev.nodeType === TEXT_NODE) {
+      prev.textContent += data;
+      return;
+    }
+    const node = this.doc.createTextNode(data);
+    if (before) this.insertBefore(parent, node, before);
+    else this.appendNode(parent, node);
+  }
+}
+
+/** An HTML element's tagName: its name uppercased, cached for the first thousand names a process sees. */
+const UPPER = new Map<string, string>();
+function upperCase(name: string): string {
+  let upper = UPPER.get(name);
+  if (upper === undefined) {
+    upper = name.toUpperCase();
+    if (UPPER.size < 1000) UPPER.set(name, upper);
+  }
+  return upper;
+}

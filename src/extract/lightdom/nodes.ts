@@ -1,0 +1,165 @@
+// The light DOM's nodes: JSDOMParser's node classes as this code uses them, their namespaces, and how nodes are made.
+import JSDOMParser from '@mozilla/readability/JSDOMParser.js';
+
+/** The parts of JSDOMParser's nodes this module touches (it is plain objects and arrays, no live lists). */
+export interface LightNode {
+  nodeType: number;
+  childNodes: LightNode[];
+  textContent: string;
+  parentNode: LightNode | null;
+  nextSibling: LightNode | null;
+  previousSibling: LightNode | null;
+}
+
+export interface LightElement extends LightNode {
+  localName: string;
+  tagName: string;
+  /** HTML_NS unless the element is SVG or MathML (as in a browser's DOM). */
+  namespaceURI: string;
+  children: LightElement[];
+  nextElementSibling: LightElement | null;
+  previousElementSibling: LightElement | null;
+  attributes: { name: string; value: string }[];
+  appendChild(child: LightNode): void;
+  setAttribute(name: string, value: string): void;
+  getAttribute(name: string): string | undefined;
+  hasAttribute(name: string): boolean;
+  innerHTML: string;
+}
+
+export interface LightDocument {
+  childNodes: LightNode[];
+  children: LightElement[];
+  documentElement?: LightElement;
+  head?: LightElement;
+  body?: LightElement;
+  title: string;
+  appendChild(child: LightNode): void;
+  createElement(tag: string): LightElement;
+  createTextNode(text: string): LightNode;
+}
+
+export const HTML_NS = 'http://www.w3.org/1999/xhtml';
+export const SVG_NS = 'http://www.w3.org/2000/svg';
+export const MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
+
+/** The tree builder's namespaces (an index into NS_URI), kept beside each element on its stack of open elements. */
+export const enum NS { HTML, SVG, MATHML }
+export const NS_URI = [HTML_NS, SVG_NS, MATHML_NS] as const;
+
+export const ELEMENT_NODE = 1;
+export const TEXT_NODE = 3;
+export const COMMENT_NODE = 8;
+
+/** A document of JSDOMParser's, for its node classes (nodes do not belong to a document: createElement is `new Element`). */
+export const SHARED_DOC = new JSDOMParser().parse('<p></p>', 'http://localhost/') as unknown as LightDocument;
+export const ElementProto = Object.getPrototypeOf(SHARED_DOC.children[0]) as Record<string, unknown>;
+const TextProto = Object.getPrototypeOf(SHARED_DOC.createTextNode('')) as object;
+export const NodeProto = Object.getPrototypeOf(TextProto) as Record<string, unknown>;
+export const DocumentProto = Object.getPrototypeOf(SHARED_DOC) as Record<string, unknown>;
+/** The prototype of an element's `style` (JSDOMParser's Style, which reads and writes the style attribute). */
+export const StyleProto = Object.getPrototypeOf((SHARED_DOC.children[0] as unknown as { style: object }).style) as object;
+
+/**
+ * Comment nodes, kept where the standard puts them: Readability tells them from text and elements (a comment ends a
+ * run of phrasing content it wraps in a <p>, so `a<!-- -->b` in a div is two paragraphs in its article, as in a
+ * browser). JSDOMParser's own parser drops comments; its Comment class is not exported, so this is its shape.
+ */
+const CommentProto = Object.create(NodeProto, {
+  nodeName: { value: '#comment' },
+  nodeType: { value: COMMENT_NODE },
+  innerHTML: {
+    get(this: LightNode) {
+      return `<!--${this.textContent}-->`;
+    },
+  },
+}) as object;
+
+export function createComment(data: string): LightNode {
+  const node = Object.create(CommentProto) as LightNode;
+  node.childNodes = [];
+  node.textContent = data;
+  return node;
+}
+
+// Adjustments to the shared prototypes, made once, so that this DOM answers as the reference DOM (jsdom) does
+// where Readability asks. They only affect JSDOMParser's classes, which nothing else uses. Those that need
+// nothing but the node classes are here; the others are made by the module that owns what they do (slots.ts:
+// child removal; queries.ts: getElementsByTagName, querySelectorAll, style; serialize.ts: innerHTML).
+{
+  const parserProto = Object.getPrototypeOf(new JSDOMParser()) as { error(m: string): void };
+  // JSDOMParser prints markup errors to the console; in a worker that is our stdout. Keep them on the parser (its
+  // errorState), which is where its own tests look. (Its parser no longer runs: innerHTML is parsed by the tree
+  // builder, see serialize.ts.)
+  parserProto.error = function error(this: { errorState: string }, message: string) {
+    this.errorState += `${message}\n`;
+  };
+  ElementProto.namespaceURI = HTML_NS;
+}
+
+/** JSDOMParser's Attribute objects, made directly (its constructor is not exported): same prototype, same fields. */
+const AttrProto = (() => {
+  const probe = SHARED_DOC.createElement('p');
+  probe.setAttribute('x', 'y');
+  return Object.getPrototypeOf(probe.attributes[0]) as object;
+})();
+export interface AttrShape {
+  name: string;
+  _value: string;
+}
+export const Attr = function Attr(this: AttrShape, name: string, value: string) {
+  this.name = name;
+  this._value = value;
+} as unknown as new (name: string, value: string) => AttrShape;
+(Attr as unknown as { prototype: object }).prototype = AttrProto;
+
+/** JSDOMParser's Style, made directly (its constructor is not exported). */
+const Style = function Style(this: { node: unknown }, node: unknown) {
+  this.node = node;
+} as unknown as new (node: unknown) => object;
+(Style as unknown as { prototype: object }).prototype = StyleProto;
+
+interface ElementFields {
+  _matchingTag: string;
+  attributes: unknown[];
+  childNodes: unknown[];
+  children: unknown[];
+  nextElementSibling: unknown;
+  previousElementSibling: unknown;
+  localName: string;
+  tagName: string;
+}
+/**
+ * JSDOMParser's Element, made without its constructor's name handling (it strips a prefix, and lowercases and
+ * uppercases every name): the same fields in the same order, the same prototype.
+ */
+export const LightElementNode = function LightElementNode(this: ElementFields, localName: string, tagName: string) {
+  this._matchingTag = localName;
+  this.attributes = [];
+  this.childNodes = [];
+  this.children = [];
+  this.nextElementSibling = this.previousElementSibling = null;
+  this.localName = localName;
+  this.tagName = tagName;
+} as unknown as new (localName: string, tagName: string) => LightElement;
+/**
+ * The element's style, made when asked for (JSDOMParser makes one per element up front: an object per element
+ * kept for the page's life, which costs the parse a tenth of its time in garbage collection). A style only reads
+ * and writes its element's style attribute, so a new one per access behaves the same.
+ */
+const LightElementProto = Object.create(ElementProto, {
+  style: {
+    configurable: true,
+    get(this: LightElement) {
+      return new Style(this);
+    },
+  },
+}) as object;
+(LightElementNode as unknown as { prototype: object }).prototype = LightElementProto;
+
+/** SVG elements' className in jsdom: an SVGAnimatedString, not a string. */
+export class SvgAnimatedString {
+  toString(): string {
+    return '[object SVGAnimatedString]';
+  }
+}

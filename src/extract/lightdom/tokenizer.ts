@@ -1,0 +1,137 @@
+// From htmlparser2's tokenizer to the tree builder (TokenGlue): its callbacks made into the tree builder's tokens.
+import type { Tokenizer } from 'htmlparser2';
+import { EMPTY_SEQUENCE, type TokenizerInternals } from '../stream.js';
+import type { LightTreeBuilder } from './tree.js';
+
+type TokenizerCallbacks = ConstructorParameters<typeof Tokenizer>[1];
+
+/**
+ * htmlparser2's tokenizer callbacks turned into the tree builder's tokens: tag names and attribute names
+ * lowercased, the first of repeated attributes kept, NULs in names and values made U+FFFD, text and entities
+ * as they come, comments, the doctype. Indices are into the one string the tokenizer is given (pages and
+ * fragments are tokenized in one write). As in the standard, the tree builder decides after each start tag
+ * whether the tokenizer reads what follows as text (see startTag), and whether a tag is in foreign content.
+ */
+export class TokenGlue implements TokenizerCallbacks {
+  private tagName = '';
+  private attrs: string[] = [];
+  private attrName = '';
+  private attrValue = '';
+  /** The tokenizer, whose state the tree builder sets after a start tag, as the standard's does. */
+  tokenizer?: unknown;
+
+  constructor(
+    private readonly html: string,
+    public tree: LightTreeBuilder | undefined,
+  ) {}
+
+  /**
+   * htmlparser2 switches to raw text (or RCDATA, script data, PLAINTEXT) after <script>, <style>, <title>,
+   * <textarea>, <xmp>, <iframe>, <noembed>, <noframes> and <plaintext> by their name alone; in the standard it
+   * is the tree builder that switches, when it inserts one of them. Where it ignores the tag (a <style> or
+   * <plaintext> in a <select>, a <script> in a frameset), the content stays markup: undo the switch.
+   */
+  private startTag(selfClosing: boolean): void {
+    const tree = this.tree;
+    if (!tree) return;
+    tree.startTag({ name: this.tagName, attrs: this.attrs, selfClosing });
+    const t = this.tokenizer as (TokenizerInternals & { pause(): void }) | undefined;
+    if (!t) return;
+    if (t.isSpecial && !tree.textStarted) {
+      t.isSpecial = false;
+      t.currentSequence = EMPTY_SEQUENCE;
+    }
+    if (tree.over) t.pause(); // past a cap: stop here
+  }
+
+  onopentagname(start: number, end: number): void {
+    this.tagName = cleanName(this.html.slice(start, end));
+    this.attrs = [];
+  }
+
+  onattribname(start: number, end: number): void {
+    this.attrName = cleanName(this.html.slice(start, end));
+    this.attrValue = '';
+  }
+
+  onattribdata(start: number, end: number): void {
+    this.attrValue += this.html.slice(start, end);
+  }
+
+  onattribentity(cp: number): void {
+    this.attrValue += String.fromCodePoint(cp);
+  }
+
+  onattribend(): void {
+    const attrs = this.attrs;
+    const name = this.attrName;
+    for (let i = 0; i < attrs.length; i += 2) {
+      if (attrs[i] === name) {
+        this.attrValue = '';
+        return;
+      }
+    }
+    const value = this.attrValue;
+    attrs.push(name, value.includes('\0') ? value.replace(/\0/g, '\uFFFD') : value);
+    this.attrValue = '';
+  }
+
+  onopentagend(): void {
+    this.startTag(false);
+  }
+
+  onselfclosingtag(): void {
+    this.startTag(true);
+  }
+
+  onclosetag(start: number, end: number): void {
+    this.tree?.endTag(cleanName(this.html.slice(start, end)));
+    if (this.tree?.over) (this.tokenizer as { pause(): void } | undefined)?.pause();
+  }
+
+  ontext(start: number, end: number): void {
+    if (!this.tree) return;
+    const text = this.html.slice(start, end);
+    // The standard's input stream has no CR: CRLF and CR are LF (§13.2.3.5).
+    this.tree.text(text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text);
+  }
+
+  ontextentity(cp: number): void {
+    this.tree?.text(String.fromCodePoint(cp));
+  }
+
+  oncomment(start: number, end: number, offset: number): void {
+    this.tree?.comment(this.html.slice(start, end - offset));
+    if (this.tree?.over) (this.tokenizer as { pause(): void } | undefined)?.pause();
+  }
+
+  oncdata(start: number, end: number, offset: number): void {
+    // CDATA sections are text in foreign content, bogus comments elsewhere.
+    const data = this.html.slice(start, end - offset);
+    if (this.tree?.inForeignContent()) this.tree.text(data);
+    else this.tree?.comment(`[CDATA[${data}]]`);
+  }
+
+  ondeclaration(start: number, end: number): void {
+    this.tree?.doctype(this.html.slice(start, end));
+  }
+
+  onprocessinginstruction(): void {}
+
+  onend(): void {}
+
+  isInForeignContext(): boolean {
+    return this.tree?.inForeignContent() ?? false;
+  }
+}
+
+function cleanName(raw: string): string {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || c === 0) {
+      const name = raw.toLowerCase();
+      return name.includes('\0') ? name.replace(/\0/g, '\uFFFD') : name;
+    }
+  }
+  return raw;
+}

@@ -1,0 +1,252 @@
+// LightTreeBuilder: tree construction (HTML standard §13.2.6, as parse5, jsdom's parser, implements it), tokens in, a document out.
+import { EndTagRules } from './end-tags.js';
+import { NO_LIMITS, type TreeLimits } from './limits.js';
+import { Mode } from './modes.js';
+import { createComment, HTML_NS, NS, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './nodes.js';
+import { quirksMode } from './doctype.js';
+import { TABLE_STRUCTURE } from './tags.js';
+import type { StartTag } from './tokens.js';
+
+const WHITESPACE = /^[\t\n\f\r ]*$/;
+const LEADING_WHITESPACE = /^[\t\n\f\r ]*/;
+
+/**
+ * Builds a document from tokens (start tags, end tags, text, comments, the doctype; see TokenGlue for
+ * htmlparser2's) by the HTML standard's tree construction stage: the insertion modes, the stack of open
+ * elements, the list of active formatting elements with the adoption agency algorithm, foster parenting,
+ * implied and ignored tags, <template> contents kept out of the tree, foreign (SVG, MathML) content, frameset
+ * documents, and a scripting-disabled parser, as jsdom's DOMParser (parse5) builds its documents: <noscript>
+ * holds markup. Its element, text and comment nodes are JSDOMParser's (comments made in their shape).
+ *
+ * It counts what it builds and stops building (setting `over`) past its limits: elements made, depth of
+ * the stack of open elements, children of one node, ancestor-descendant pairs. Every search of the stack is
+ * bounded by the depth limit, so a page costs at most its tokens times that.
+ *
+ * Checked against jsdom node for node: every page of test/fixtures/malformed, one case per error-handling
+ * pattern, and seeded random tag soup (test/lightdom.test.ts).
+ *
+ * The builder is one class in layers, a file each, each on the one before: the stack of open elements
+ * (stack.ts), creating and inserting nodes (insert.ts), the active formatting elements and the adoption agency
+ * (formatting.ts), the insertion mode and its shared steps (modes.ts), the rules for start tags (start-tags.ts)
+ * and for end tags (end-tags.ts); here, the tokens' entry points and the rules for text.
+ */
+export class LightTreeBuilder extends EndTagRules {
+  private pendingText: string[] = [];
+
+  constructor(limits: TreeLimits = NO_LIMITS, context?: LightElement, url = 'http://localhost/') {
+    super(limits, context, url);
+  }
+
+  // --- tokens ------------------------------------------------------------------------------------------------
+
+  /** Character data (entities decoded); adjacent runs are gathered and handled at the next other token. */
+  text(data: string): void {
+    this.pendingText.push(data);
+  }
+
+  startTag(token: StartTag): void {
+    this.flushText();
+    this.skipNextNewline = false;
+    this.textStarted = false;
+    this.processStartTag(token);
+  }
+
+  endTag(name: string): void {
+    this.flushText();
+    this.skipNextNewline = false;
+    this.processEndTag(name);
+  }
+
+  comment(data: string): void {
+    this.flushText();
+    this.skipNextNewline = false;
+    const mode = this.mode;
+    const toDocument = mode === Mode.Initial || mode === Mode.BeforeHtml || mode === Mode.AfterAfterBody || mode === Mode.AfterAfterFrameset;
+    const parent = toDocument ? (this.doc as unknown as LightNode) : mode === Mode.AfterBody && !this.currentIsForeign() ? this.els[0]! : this.currentTemplateContentOrNode();
+    this.appendNode(parent, createComment(data.replace(/\0/g, '\uFFFD')));
+  }
+
+  /** A DOCTYPE token (its text after `<!`), which decides quirks mode. */
+  doctype(raw: string): void {
+    this.flushText();
+    if (this.mode !== Mode.Initial) return;
+    this.quirks = quirksMode(raw);
+    this.mode = Mode.BeforeHtml;
+  }
+
+  /** The end of the input: the document, its html, head and body made if missing, its title read. */
+  finish(): LightDocument {
+    this.flushText();
+    // The end-of-file token: in text, the element ends; open templates close; before the body, the missing
+    // elements are made; after, nothing changes the tree.
+    if (this.mode === Mode.Text) {
+      this.pop();
+      this.mode = this.originalMode;
+    }
+    if (this.templateModes.length > 0) {
+      while (this.indexOf('template') !== -1) {
+        this.popUntil('template');
+        this.clearFormattingToMarker();
+      }
+      this.templateModes.length = 0;
+      this.resetInsertionMode();
+    }
+    for (let guard = 0; guard < 8 && this.mode <= Mode.AfterHead; guard++) this.anythingElseBeforeBody();
+    const doc = this.doc;
+    const html = doc.children.find((c) => c.localName === 'html') ?? (this.els[0] as LightElement);
+    doc.documentElement = html;
+    doc.head = this.headElement ?? html?.children.find((c) => c.localName === 'head');
+    doc.body = html?.children.find((c) => c.namespaceURI === HTML_NS && (c.localName === 'body' || c.localName === 'frameset'));
+    doc.title = documentTitle(html);
+    return doc;
+  }
+
+  /** For the tokenizer: whether the next tag is in foreign content, where <title>, <style>, <script>... hold markup. */
+  inForeignContent(): boolean {
+    this.flushText();
+    const top = this.els.length - 1;
+    if (top < 0) return false;
+    if (top === 0 && this.context) return this.context.namespaceURI !== HTML_NS;
+    return this.nss[top] !== NS.HTML && !this.isIntegrationPoint(top);
+  }
+
+  /** The fragment's root, whose children are the parsed fragment (fragment parsing). */
+  fragmentRoot(): LightElement {
+    this.flushText();
+    return this.els[0]!;
+  }
+
+  // Characters ----------------------------------------------------------------------------------------------
+
+  private flushText(): void {
+    if (this.pendingText.length === 0) return;
+    const text = this.pendingText.length === 1 ? this.pendingText[0]! : this.pendingText.join('');
+    this.pendingText = [];
+    this.characters(text);
+  }
+
+  private characters(input: string): void {
+    let text = input;
+    if (this.skipNextNewline) {
+      // A newline right after <pre>, <listing> or <textarea> is not content.
+      this.skipNextNewline = false;
+      if (text.charCodeAt(0) === 0x0a) text = text.slice(1);
+    }
+    if (this.mode === Mode.Text) {
+      // RAWTEXT, RCDATA, script data, PLAINTEXT: a NUL is U+FFFD.
+      this.insertCharacters(text.replace(/\0/g, '\uFFFD'));
+      return;
+    }
+    if (this.inForeignText()) {
+      text = text.replace(/\0/g, '\uFFFD');
+      this.insertCharacters(text);
+      if (!WHITESPACE.test(text)) this.framesetOk = false;
+      return;
+    }
+    // In HTML content a NUL character is dropped (ignored by every insertion mode that sees one).
+    if (text.includes('\0')) text = text.replace(/\0/g, '');
+    while (text !== '') text = this.charactersInMode(text);
+  }
+
+  /** Whether character tokens now go by the rules for foreign content. */
+  private inForeignText(): boolean {
+    const top = this.top;
+    return top >= 0 && this.nss[top] !== NS.HTML && !this.isIntegrationPoint(top);
+  }
+
+  /** Handles text in the current mode; returns what is left to reprocess (after a mode change), or ''. */
+  private charactersInMode(text: string): string {
+    switch (this.mode) {
+      case Mode.Initial:
+      case Mode.BeforeHtml:
+      case Mode.BeforeHead: {
+        const ws = LEADING_WHITESPACE.exec(text)![0].length;
+        if (ws === text.length) return '';
+        this.anythingElseBeforeBody();
+        return text.slice(ws);
+      }
+      case Mode.InHead:
+      case Mode.InHeadNoscript:
+      case Mode.AfterHead: {
+        const ws = LEADING_WHITESPACE.exec(text)![0].length;
+        this.insertCharacters(text.slice(0, ws));
+        if (ws === text.length) return '';
+        this.anythingElseBeforeBody();
+        return text.slice(ws);
+      }
+      case Mode.InBody:
+      case Mode.InCaption:
+      case Mode.InCell:
+      case Mode.InTemplate:
+        this.reconstructFormatting();
+        this.insertCharacters(text);
+        if (!WHITESPACE.test(text)) this.framesetOk = false;
+        return '';
+      case Mode.InSelect:
+      case Mode.InSelectInTable:
+        this.insertCharacters(text);
+        return '';
+      case Mode.InTable:
+      case Mode.InTableBody:
+      case Mode.InRow:
+        if (TABLE_STRUCTURE.has(this.currentName()) && !this.currentIsForeign()) {
+          // "in table text": whitespace stays in the table; anything else is foster parented, all of it.
+          if (WHITESPACE.test(text)) this.insertCharacters(text);
+          else this.inTableAnythingElse(() => this.charactersInBody(text));
+        } else {
+          this.inTableAnythingElse(() => this.charactersInBody(text));
+        }
+        return '';
+      case Mode.InColumnGroup: {
+        const ws = LEADING_WHITESPACE.exec(text)![0].length;
+        this.insertCharacters(text.slice(0, ws));
+        if (ws === text.length) return '';
+        if (!this.currentIs('colgroup')) return '';
+        this.pop();
+        this.mode = Mode.InTable;
+        return text.slice(ws);
+      }
+      case Mode.AfterBody:
+      case Mode.AfterAfterBody: {
+        const ws = LEADING_WHITESPACE.exec(text)![0].length;
+        if (ws > 0) this.charactersInBody(text.slice(0, ws));
+        if (ws === text.length) return '';
+        this.mode = Mode.InBody;
+        return text.slice(ws);
+      }
+      case Mode.InFrameset:
+      case Mode.AfterFrameset:
+        this.insertCharacters(text.replace(/[^\t\n\f\r ]/g, ''));
+        return '';
+      case Mode.AfterAfterFrameset: {
+        const ws = text.replace(/[^\t\n\f\r ]/g, '');
+        if (ws) this.charactersInBody(ws);
+        return '';
+      }
+      default:
+        this.insertCharacters(text);
+        return '';
+    }
+  }
+
+  private charactersInBody(text: string): void {
+    this.reconstructFormatting();
+    this.insertCharacters(text);
+    if (!WHITESPACE.test(text)) this.framesetOk = false;
+  }
+}
+
+/** document.title: the first HTML <title>'s own text, ASCII whitespace stripped and collapsed. */
+function documentTitle(root: LightElement | undefined): string {
+  if (!root) return '';
+  const stack: LightElement[] = [root];
+  while (stack.length > 0) {
+    const el = stack.pop()!;
+    if (el.localName === 'title' && el.namespaceURI === HTML_NS) {
+      const own = el.childNodes.filter((n) => n.nodeType === TEXT_NODE).map((n) => n.textContent).join('');
+      return own.replace(/[\t\n\f\r ]+/g, ' ').trim();
+    }
+    for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i]!);
+  }
+  return '';
+}
