@@ -22,10 +22,17 @@ const ASCII_ONLY = /^[\x00-\x7F]*$/;
  * and ellipses are left as NFKC leaves them, so the label stays the mechanical test.
  */
 export function normalize(text: string): string {
+  return unify(text).replace(WHITESPACE_RUN, ' ').trim().toLowerCase();
+}
+
+/**
+ * normalize()'s character steps alone: NFKC, then curly quotes and dashes to ASCII. Whitespace
+ * is left as it is, line breaks included (no NFKC mapping makes or removes one).
+ */
+export function unify(text: string): string {
   // The common case (English lines and words, called per line and per token by the
   // diagnosis) skips the steps that cannot apply: half the time.
-  const unified = ASCII_ONLY.test(text)
+  return ASCII_ONLY.test(text)
     ? text
     : text.normalize('NFKC').replace(SINGLE_QUOTES, "'").replace(DOUBLE_QUOTES, '"').replace(DASHES, '-');
-  return unified.replace(WHITESPACE_RUN, ' ').trim().toLowerCase();
 }

@@ -1,10 +1,15 @@
 // Diagnosis building blocks: approximate alignment, artifact canon, page furniture, shell detection, selectors.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { nearestSpan } from '../src/diagnose/align.js';
 import { canon, canonText, findInterrupted } from '../src/diagnose/canon.js';
 import { detectShell } from '../src/diagnose/shells.js';
 import { findQuote, normalizeViews, textQuoteSelector } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
+import { pdfToText } from '../src/extract/pdf.js';
+import { FIXTURES } from './helpers.js';
 
 /** Reference: semi-global edit distance by the textbook O(m·n) table. */
 function naiveBest(quote: string, text: string): number {
@@ -69,6 +74,41 @@ describe('canon: what extraction changes, ignored', () => {
     ['\u200Ciphone 11\u200C', 'iphone11'],
   ])('%j ~ %j', (a, b) => {
     expect(canon(normalize(a))).toBe(canon(normalize(b)));
+  });
+});
+
+describe('canonText: the whole text at once gives each line its canon(normalize(line))', () => {
+  /** The definition, line by line. */
+  function byLine(raw: string): { text: string; lines: { raw: string; start: number; end: number; pageStart: boolean }[] } {
+    const lines: { raw: string; start: number; end: number; pageStart: boolean }[] = [];
+    let offset = 0;
+    let pageStart = false;
+    for (const piece of raw.split(/(\f|\r\n|\n|\r)/)) {
+      if (piece === '\f') pageStart = true;
+      if (/^(\f|\r\n|\n|\r)$/.test(piece)) continue;
+      const c = canon(normalize(piece));
+      lines.push({ raw: piece, start: offset, end: offset + c.length, pageStart });
+      offset += c.length;
+      pageStart = false;
+    }
+    return { text: lines.map((l) => canon(normalize(l.raw))).join(''), lines };
+  }
+  const shape = (ct: ReturnType<typeof canonText>) => ({ text: ct.text, lines: ct.lines.map(({ raw, start, end, pageStart }) => ({ raw, start, end, pageStart })) });
+  // Characters where a shortcut could go wrong: breaks of every kind, whitespace canon() drops but a
+  // line break is not, NFKC's compatibility forms, casing that depends on context (final sigma,
+  // dotted I), combining marks after a break, soft hyphens and zero-width characters.
+  const alphabet = ['a', 'Z', ' ', '\n', '\r', '\r\n', '\f', '\t', '\u00A0', '\u2028', '\u0085', '\u001C', '\u00AD', '\u200B', '\uFEFF', '-', '\u2014',
+    '\u201C', '\u2019', '\uFB01', '\u2460', '\uFF21', '\u03A3', '\u0130', '\u0301', '\u1E9E', '\u00BD', '7', '\uD83D\uDE00'];
+  test('on random texts made of them', () => {
+    fc.assert(fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }), (chars) => {
+      const raw = chars.join('');
+      expect(shape(canonText(raw))).toEqual(byLine(raw));
+    }), { numRuns: 3000 });
+  });
+  test('on a real PDF text (pdftotext: pages, hyphens, ligatures)', async () => {
+    const { text } = await pdfToText(readFileSync(join(FIXTURES, 'tracemonkey-p1.pdf')), { timeoutMs: 20_000 });
+    expect(text.length).toBeGreaterThan(1000);
+    expect(shape(canonText(text))).toEqual(byLine(text));
   });
 });
 

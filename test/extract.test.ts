@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { ExtractError, extractSource, renderText, sniffKind, parseContentType } from '../src/extract/index.js';
 import { decodeHtml, decodeText } from '../src/extract/decode.js';
 import { htmlToViews } from '../src/extract/html.js';
-import { HtmlPool } from '../src/extract/pool.js';
+import { HtmlPool, defaultPoolSize } from '../src/extract/pool.js';
 import { pdfToText } from '../src/extract/pdf.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES } from './helpers.js';
@@ -174,6 +174,48 @@ parentPort.on('message', ({ id }) => {
     const pool = new HtmlPool(1, standIn(false));
     try {
       await expect(pool.extract(new Uint8Array(), undefined, 500)).rejects.toMatchObject({ kind: 'timeout', message: 'HTML extraction stopped after 0.5 s' });
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('the HTML worker pool: a worker per core the main thread leaves free, and a slow page does not hold up the rest', () => {
+  /** A stand-in worker: a page whose bytes say "slow" takes 1.5 s of CPU; any other answers at once. */
+  function timedStandIn(): URL {
+    const dir = mkdtempSync(join(tmpdir(), 'quotecheck-pool-'));
+    const file = join(dir, 'worker.mjs');
+    writeFileSync(file, `import { parentPort } from 'node:worker_threads';
+parentPort.on('message', ({ id, bytes }) => {
+  const text = new TextDecoder().decode(bytes);
+  if (text === 'slow') { const end = Date.now() + 1500; while (Date.now() < end) {} }
+  parentPort.postMessage({ id, ok: true, stage: 'full', final: true, full: text, normalizedFull: text, charset: 'utf-8', markup: { notFree: false, scripted: false } });
+});
+`);
+    return pathToFileURL(file);
+  }
+  const page = (s: string) => new TextEncoder().encode(s);
+
+  test('by default one worker per core, less one for the main thread, never none', () => {
+    expect([1, 2, 4, 8].map((cores) => defaultPoolSize(cores))).toEqual([1, 1, 3, 7]);
+  });
+
+  test('pages queue behind a busy worker while it is quick; a job past the slow-job time gets a worker beside it, which leaves after', async () => {
+    const pool = new HtmlPool(1, timedStandIn(), 300);
+    try {
+      const t0 = performance.now();
+      const slow = pool.extract(page('slow'), undefined, 20_000);
+      const quick = pool.extract(page('quick'), undefined, 20_000);
+      expect(pool.workers).toBe(1); // the second page waits: the pool's size is 1
+      const quickDone = await quick.then(() => performance.now() - t0);
+      // Answered beside the slow page (after the slow-job time, about 0.3 s), not behind it (1.5 s).
+      expect(quickDone).toBeLessThan(1200);
+      expect(pool.workers).toBe(2);
+      expect((await slow).views.full).toBe('slow');
+      // The slow job is over: the pool is back to its size.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(pool.workers).toBe(1);
+      expect((await pool.extract(page('again'), undefined, 20_000)).views.full).toBe('again');
     } finally {
       await pool.close();
     }

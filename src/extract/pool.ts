@@ -1,4 +1,4 @@
-// A pool of worker threads for HTML extraction: two cores at work, and a page that hangs or eats memory is stopped, not fatal.
+// A pool of worker threads for HTML extraction: one per core the main thread leaves free, and a page that hangs or eats memory is stopped, not fatal.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ExtractError } from './errors.js';
@@ -6,6 +6,24 @@ import type { HtmlJobReply, HtmlJobRequest, HtmlJobResult } from './html-worker.
 
 /** Heap per worker: a 10 MB page (the DOM cap) fits; a page that needs more is stopped, and the run goes on. */
 export const WORKER_HEAP_MB = 512;
+
+/**
+ * Workers by default: a core each, less the one the main thread needs. The main thread is busy a
+ * fifth to a quarter of a run (HTTP, pdftotext's output, matching, diagnosis) and pdftotext runs
+ * beside it; every worker compiles and collects garbage for itself (on the bench, a second worker
+ * on a 2-core machine added a core-second of that and made the run about a second slower).
+ */
+export function defaultPoolSize(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
+}
+
+/**
+ * A job running longer than this is a slow page, not a busy pool: the pool starts another worker
+ * beside it (up to one per slow job), so that one page at its limit (60 s by default) does not
+ * hold up every other page. A warm worker reads 5 MB of HTML a second; the DOM caps keep a page
+ * under 16 MB.
+ */
+export const SLOW_JOB_MS = 2_000;
 
 /**
  * Workers run compiled code. From the source tree (vitest runs src/*.ts) the worker is the
@@ -30,6 +48,9 @@ interface Slot {
   worker: Worker;
   job?: Job;
   timer?: NodeJS.Timeout;
+  /** Fires when the job has run SLOW_JOB_MS: the slot stops counting against the pool's size. */
+  slowTimer?: NodeJS.Timeout;
+  slow?: boolean;
   /** The job's full view, once the worker has sent it (the article may still be coming). */
   partial?: PartialResult;
 }
@@ -46,11 +67,22 @@ export class HtmlPool {
   private readonly queue: Job[] = [];
   private nextId = 0;
 
-  /** `script`: the worker's module (tests give a stand-in). */
+  /** `size`: workers busy at once, slow jobs apart; `script`: the worker's module (tests give a stand-in). */
   constructor(
-    private readonly size = Math.max(1, availableParallelism()),
+    private readonly size = defaultPoolSize(),
     private readonly script: URL = workerUrl(),
+    private readonly slowJobMs = SLOW_JOB_MS,
   ) {}
+
+  /** Workers alive now (busy, idle, and those beside slow jobs). */
+  get workers(): number {
+    return this.slots.length;
+  }
+
+  /** Workers the pool may have: its size, plus one for each job that has run past slowJobMs. */
+  private capacity(): number {
+    return this.size + this.slots.filter((s) => s.slow).length;
+  }
 
   /** Decodes, extracts and normalizes one page in a worker; rejects with ExtractError on timeout, memory cap or crash. */
   extract(bytes: Uint8Array, httpCharset: string | undefined, timeoutMs: number): Promise<HtmlJobResult> {
@@ -64,7 +96,7 @@ export class HtmlPool {
   async close(): Promise<void> {
     for (const job of this.queue.splice(0)) job.reject(new ExtractError('failed', 'extraction pool closed'));
     await Promise.all(this.slots.splice(0).map((s) => {
-      if (s.timer) clearTimeout(s.timer);
+      this.clearTimers(s);
       s.job?.reject(new ExtractError('failed', 'extraction pool closed'));
       return s.worker.terminate();
     }));
@@ -123,11 +155,16 @@ export class HtmlPool {
   private pump(): void {
     while (this.queue.length > 0) {
       let slot = this.slots.find((s) => !s.job);
-      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot && this.slots.length < this.capacity()) slot = this.spawn();
       if (!slot) return;
       const job = this.queue.shift()!;
       slot.job = job;
       slot.worker.ref(); // busy: the process waits for it
+      slot.slowTimer = setTimeout(() => {
+        slot!.slow = true;
+        this.pump();
+      }, this.slowJobMs);
+      slot.slowTimer.unref();
       slot.timer = setTimeout(() => {
         const partial = slot!.partial;
         this.retire(slot!);
@@ -145,19 +182,30 @@ export class HtmlPool {
     }
   }
 
-  /** The job is done: the slot takes the next one. */
+  /** The job is done: the slot takes the next one, or leaves if it was only there beside a slow job. */
   private finish(slot: Slot): void {
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = undefined;
+    this.clearTimers(slot);
     slot.job = undefined;
     slot.partial = undefined;
     slot.worker.unref();
+    if (this.slots.length > this.capacity()) {
+      this.retire(slot);
+      void slot.worker.terminate();
+      return;
+    }
     this.pump();
+  }
+
+  private clearTimers(slot: Slot): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    if (slot.slowTimer) clearTimeout(slot.slowTimer);
+    slot.timer = slot.slowTimer = undefined;
+    slot.slow = false;
   }
 
   /** The worker is gone (timeout, crash, exit): forget it; a new one is spawned when needed. */
   private retire(slot: Slot): void {
-    if (slot.timer) clearTimeout(slot.timer);
+    this.clearTimers(slot);
     const i = this.slots.indexOf(slot);
     if (i !== -1) this.slots.splice(i, 1);
     slot.job = undefined;
