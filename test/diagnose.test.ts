@@ -9,7 +9,7 @@ import { detectShell } from '../src/diagnose/shells.js';
 import { findQuote, normalizeViews, textQuoteSelector } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
 import { pdfToText } from '../src/extract/pdf.js';
-import { FIXTURES } from './helpers.js';
+import { CODE_POINTS, FIXTURES } from './helpers.js';
 
 /** Reference: semi-global edit distance by the textbook O(m·n) table. */
 function naiveBest(quote: string, text: string): number {
@@ -104,6 +104,17 @@ describe('canonText: the whole text at once gives each line its canon(normalize(
       const raw = chars.join('');
       expect(shape(canonText(raw))).toEqual(byLine(raw));
     }), { numRuns: 3000 });
+  });
+  test('on every code point of the BMP, plane 1 and plane 14 (the rest is CJK ideographs, unassigned or private use), in a line and at a line break', () => {
+    const wrong: string[] = [];
+    for (const cp of CODE_POINTS) {
+      const c = String.fromCodePoint(cp);
+      // (A character canon() drops between "\r" and "\n" sends canonText line by line: the second text alone.)
+      for (const raw of [`A${c}\u03A3 x\n\u03A3${c}\fy${c}`, `a\r${c}\nb`]) {
+        if (JSON.stringify(shape(canonText(raw))) !== JSON.stringify(byLine(raw))) wrong.push(`U+${cp.toString(16).toUpperCase()} in ${JSON.stringify(raw)}`);
+      }
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
   });
   test('on a real PDF text (pdftotext: pages, hyphens, ligatures)', async () => {
     const { text } = await pdfToText(readFileSync(join(FIXTURES, 'tracemonkey-p1.pdf')), { timeoutMs: 20_000 });

@@ -55,3 +55,13 @@ export function runCli(args: string[], opts: { cwd?: string; input?: string; onS
     opts.onSpawn?.(child);
   });
 }
+
+/**
+ * Every code point of the BMP (surrogates apart), plane 1 and plane 14 (tags and variation
+ * selectors, which casing ignores): where whitespace, quotes, dashes, case-ignorable and
+ * compatibility characters live. Planes 2 and 3 are CJK ideographs; the rest is unassigned or private use.
+ */
+export const CODE_POINTS: readonly number[] = [
+  ...Array.from({ length: 0x20000 }, (_, cp) => cp).filter((cp) => cp < 0xd800 || cp > 0xdfff),
+  ...Array.from({ length: 0x200 }, (_, i) => 0xe0000 + i),
+];

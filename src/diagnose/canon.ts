@@ -37,10 +37,14 @@ export interface CanonText {
 
 /** The line breaks canonText keeps (a form feed also marks a page break), captured so that split() keeps them. */
 const LINE_BREAKS = /(\f|\r\n|\n|\r)/;
-/** normalize()'s whitespace less the line breaks: made a space before lowercasing, as normalize() does. */
-const SPACE_IN_LINE = /[^\S\n\r\f]|[\u001C-\u001F\u0085]/g;
+/**
+ * normalize()'s whitespace less the line breaks (\n, \r, \f) and the plain space, made a space before
+ * lowercasing as normalize() does. `\s` is spelled out: a positive class scans several times faster
+ * than `[^\S\n\r\f]` (a test checks canonText against the line-by-line definition on every code point).
+ */
+const SPACE_IN_LINE = /[\t\v\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF\u001C-\u001F\u0085]/g;
 /** IGNORABLE less the line breaks: what canon() removes from inside a line. */
-const IGNORABLE_IN_LINE = /[^\S\n\r\f]|[\u001C-\u001F\u0085\u00AD\u200B-\u200D\u2060\uFEFF-]/g;
+const IGNORABLE_IN_LINE = /[\t\v \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF\u001C-\u001F\u0085\u00AD\u200B-\u200D\u2060-]/g;
 
 /**
  * canon(normalize(line)) for every line of `raw`, computed on the whole text at once: NFKC, the
@@ -67,12 +71,18 @@ export function canonText(raw: string): CanonText {
       continue;
     }
     const c = canonPieces[i]!;
-    lines.push({ start: offset, end: offset + c.length, raw: rawPieces[i]!, blank: c.length === 0, pageStart, numeric: /^\d+$/.test(c) });
+    lines.push({ start: offset, end: offset + c.length, raw: rawPieces[i]!, blank: c.length === 0, pageStart, numeric: isNumeric(c) });
     parts.push(c);
     offset += c.length;
     pageStart = false;
   }
   return { text: parts.join(''), lines };
+}
+
+/** Only ASCII digits (most lines start with a letter: the regular expression is rarely needed). */
+function isNumeric(c: string): boolean {
+  const first = c.charCodeAt(0);
+  return first >= 48 && first <= 57 && /^\d+$/.test(c);
 }
 
 /** Index of the last non-blank line that starts before `offset`: the line holding the character before it. */
