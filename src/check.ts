@@ -6,7 +6,7 @@ import { guardedLookup } from './fetch/guard.js';
 import { findQuote, textQuoteSelector, type HtmlViewChoice, type Match, type TextQuoteSelector } from './match.js';
 import { normalize } from './normalize.js';
 import type { Label } from './answers.js';
-import { diagnose, type Diagnosis, type Nearest } from './diagnose/index.js';
+import { diagnose, forgetSource, type Diagnosis, type Nearest } from './diagnose/index.js';
 import { DEFAULT_OPTIONS } from './defaults.js';
 import { readSource, type SourceRecord } from './source.js';
 import type { CharsetSource } from './extract/index.js';
@@ -302,6 +302,7 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
     options.onSource?.(record);
     const ms = Math.round(performance.now() - t0);
     await Promise.all(claims.map((claim) => decideClaim(claim, record, ms)));
+    forgetSource(record);
   };
 
   const all = Promise.all([...groups].map(([url, claims]) => processSource(url, claims)));

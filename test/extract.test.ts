@@ -1,6 +1,6 @@
 // design.md §4: what text each kind of body yields (block-aware HTML, charsets, pdftotext, sniffing).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
@@ -9,6 +9,7 @@ import { decodeHtml, decodeText } from '../src/extract/decode.js';
 import { htmlToViews } from '../src/extract/html.js';
 import { HtmlPool, defaultPoolSize } from '../src/extract/pool.js';
 import { pdfToText } from '../src/extract/pdf.js';
+import { SHELL_NICENESS } from '../src/extract/shell.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES } from './helpers.js';
 
@@ -236,6 +237,12 @@ describe('pdftotext from a shell: limits and stops', () => {
     const tool = fakeTool('head -c 5000000 /dev/zero');
     const err = await pdfToText(pdf, { timeoutMs: 20_000, command: tool, maxOutputBytes: 1024 * 1024 }).catch((e) => e);
     expect(err).toMatchObject({ kind: 'failed', message: 'pdftotext output exceeds 1 MB' });
+  });
+
+  test('it runs below the run\'s own priority (batch work must not hold up fetching or the HTML worker)', async () => {
+    const tool = fakeTool('echo "niceness $(nice)"');
+    const { text } = await pdfToText(pdf, { timeoutMs: 20_000, command: tool });
+    expect(text.trim()).toBe(`niceness ${Math.min(19, getPriority() + SHELL_NICENESS)}`);
   });
 
   test('the run stopping kills it at once', async () => {

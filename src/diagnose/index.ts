@@ -71,6 +71,15 @@ interface SourceCache {
 }
 const caches = new WeakMap<SourceRecord, SourceCache>();
 
+/**
+ * Drops what the diagnosis computed for a source, once every claim citing it is decided. The run
+ * keeps its source records to the end; their canonical texts (an object per line) would otherwise
+ * stay too, and every garbage collection would walk them again (on the bench, a third of a second).
+ */
+export function forgetSource(source: SourceRecord): void {
+  caches.delete(source);
+}
+
 function cacheFor(source: SourceRecord): SourceCache {
   let c = caches.get(source);
   if (!c) {
