@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
 import { readJsonLines } from '../src/harbor/dataset.js';
-import { goldenDir, projectRoot } from './server.js';
+import { GOLDEN_PORT, goldenDir, projectRoot, startGoldenServer, type RunningServer } from './server.js';
 import { DRIFT_TASK } from './drift/build.js';
 
 const run = promisify(execFile);
@@ -20,20 +20,41 @@ export interface GoldenBench {
 /** The oracle of the drift task without the Wayback Machine: today's pages only. */
 export const WAYBACK_OFF_AGENT = 'quotecheck run --quiet --claims claims.json --out answers.json --wayback off';
 
-/** Runs the oracle and the baseline on every golden task as the harness would. The golden server must be running. */
-export async function benchGolden(outDir: string): Promise<GoldenBench> {
-  const common = { tasksDir: join(goldenDir(), 'tasks'), quotecheckBin: join(projectRoot(), 'bin', 'quotecheck.js') };
+/**
+ * The golden server, or null when its port is taken: most often by a golden server the user started
+ * (`node dist/golden/server.js &`, as the README's bench section says), which serves the same files.
+ * Any other failure (no loopback aliases, ...) is thrown.
+ */
+export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | null> {
+  try {
+    return await startGoldenServer({ port });
+  } catch (err) {
+    // server.ts reports EADDRINUSE as "port N on HOST is in use: ...".
+    if (!/ is in use/.test((err as Error).message)) throw err;
+    return null;
+  }
+}
+
+/** Runs the oracle and the baseline on every golden task as the harness would. The golden server must be running; `sourcesHint` says what to check when a task's sources all fail. */
+export async function benchGolden(outDir: string, sourcesHint?: string): Promise<GoldenBench> {
+  const common = { tasksDir: join(goldenDir(), 'tasks'), quotecheckBin: join(projectRoot(), 'bin', 'quotecheck.js'), sourcesHint };
   const oracle = await runBench({ ...common, agent: 'oracle', outDir: join(outDir, 'oracle') });
   const baseline = await runBench({ ...common, agent: 'baseline', outDir: join(outDir, 'baseline') });
   const waybackOff = await runBench({ ...common, tasksDir: join(common.tasksDir, DRIFT_TASK), agent: WAYBACK_OFF_AGENT, outDir: join(outDir, 'wayback-off') });
   return { oracle, baseline, waybackOff };
 }
 
-/** Per task: claims, no_match share, oracle and baseline rewards; then all claims and the mean reward. */
+/**
+ * Why the columns read as they do: the baseline answers no_match everywhere, so it scores exactly the no_match
+ * share; "all claims" pools the claims (a big task weighs more), "mean reward" averages the tasks (each weighs the same).
+ */
+export const SCOREBOARD_LEGEND = 'baseline answers no_match for every claim, so it scores each task\'s no_match share; "all claims" is correct/claims over every claim (big tasks weigh more), "mean reward" the mean of the task rewards (each task weighs the same)';
+
+/** Per task: claims, no_match share, oracle and baseline rewards; then all claims, the mean reward and the legend. */
 export function table({ oracle, baseline, waybackOff }: GoldenBench): string {
   const width = Math.max(12, ...oracle.tasks.map((t) => t.task.length));
   const row = (task: string, claims: string, share: string, o: string, b: string, secs: string) =>
-    `${task.padEnd(width)}  ${claims.padStart(6)}  ${share.padStart(8)}  ${o.padStart(6)}  ${b.padStart(8)}  ${secs.padStart(6)}`;
+    `${task.padEnd(width)}  ${claims.padStart(6)}  ${share.padStart(8)}  ${o.padStart(6)}  ${b.padStart(8)}  ${secs.padStart(6)}`.trimEnd();
   const lines = [row('task', 'claims', 'no_match', 'oracle', 'baseline', 'secs'), '-'.repeat(width + 46)];
   for (const t of oracle.tasks) {
     const b = baseline.tasks.find((x) => x.task === t.task);
@@ -43,11 +64,13 @@ export function table({ oracle, baseline, waybackOff }: GoldenBench): string {
   const noMatch = oracle.tasks.reduce((n, t) => n + t.floor * t.claims, 0);
   lines.push(row('all claims', String(oracle.claims), (noMatch / oracle.claims).toFixed(3), (oracle.correct / oracle.claims).toFixed(3), (baseline.correct / baseline.claims).toFixed(3), ''));
   lines.push(row('mean reward', '', '', oracle.mean_reward.toFixed(3), baseline.mean_reward.toFixed(3), ''));
+  lines.push('', SCOREBOARD_LEGEND);
   const off = waybackOff.tasks[0];
   if (off) {
     lines.push('', `${DRIFT_TASK} with --wayback off (today's pages only): ${off.reward.toFixed(3)} (${off.correct}/${off.claims}); with the archive (the oracle): ${oracle.tasks.find((t) => t.task === DRIFT_TASK)?.reward.toFixed(3) ?? '-'}`);
     lines.push(`${oracle.drifted_sources} drifted sources; the oracle judged ${oracle.claims_from_captures} claims on Wayback captures`);
   }
+  for (const a of oracle.advice ?? []) lines.push('', a);
   return lines.join('\n');
 }
 

@@ -1,6 +1,6 @@
 // The pipeline: claims -> sources (each URL fetched once) -> texts (live, or as of the claim's date) -> matches -> one result per claim.
 import { Agent, type Dispatcher } from 'undici';
-import type { Claim, ClaimEntry } from './claims.js';
+import { ClaimsFileError, parseClaims, type Claim, type ClaimEntry, type ClaimSet } from './claims.js';
 import { FetchLimits, fetchSource, type FetchSettings } from './fetch/index.js';
 import { guardedLookup } from './fetch/guard.js';
 import { findQuote, textQuoteSelector, type HtmlViewChoice, type Match, type TextQuoteSelector } from './match.js';
@@ -105,6 +105,8 @@ export interface ClaimResult {
 export interface CheckRun {
   /** One result per claim, in input order. */
   results: ClaimResult[];
+  /** Problems that did not invalidate a claim (a malformed optional field, dropped), as parseClaims reports them. */
+  warnings: string[];
   sources: SourceRecord[];
   /** Why the run ended early, if it did: claims not decided were answered `no_match`. */
   stopped?: string;
@@ -130,7 +132,7 @@ function resultFor(claim: Claim, quote: string, live: LiveReading, j: Judgement,
   }
   let diagnosed: ReturnType<typeof diagnose>;
   try {
-    diagnosed = diagnose({ label, quote, source: record, match, htmlView: choice });
+    diagnosed = diagnose({ label, quote, rawQuote: claim.quote, source: record, match, htmlView: choice });
   } catch (err) {
     // A fault in the diagnosis must not cost the claim its label, nor the run its other claims.
     diagnosed = { diagnosis: label === 'verbatim' ? 'verbatim' : 'not_found', note: `diagnosis failed (a quotecheck bug; the label stands): ${(err as Error).message}`, nearest: null };
@@ -191,19 +193,87 @@ function abortReason(signal: AbortSignal): string {
   return typeof reason === 'string' ? reason : 'stopped';
 }
 
+/** A valid claim and its place in the list given to checkClaims (where its result goes). */
+interface Slotted {
+  claim: Claim;
+  slot: number;
+}
+
 /** Claims grouped by the URL fetched for them (fragments dropped): each source is fetched once. */
-function bySource(entries: readonly ClaimEntry[], decideInvalid: (r: ClaimResult) => void): Map<string, Claim[]> {
-  const groups = new Map<string, Claim[]>();
-  for (const entry of entries) {
+function bySource(entries: readonly ClaimEntry[], decideInvalid: (r: ClaimResult, slot: number) => void): Map<string, Slotted[]> {
+  const groups = new Map<string, Slotted[]>();
+  entries.forEach((entry, slot) => {
     if (entry.kind === 'invalid') {
-      decideInvalid(invalid(entry));
-      continue;
+      decideInvalid(invalid(entry), slot);
+      return;
     }
     const group = groups.get(entry.fetchUrl);
-    if (group) group.push(entry);
-    else groups.set(entry.fetchUrl, [entry]);
-  }
+    if (group) group.push({ claim: entry, slot });
+    else groups.set(entry.fetchUrl, [{ claim: entry, slot }]);
+  });
   return groups;
+}
+
+/**
+ * A claim as a library user writes it: one entry of a claims file (design.md §1). At run time the
+ * aliases of the claims file are accepted too (`claim_id`, `quoted_text`, `source_url`, ...), and
+ * unknown fields are ignored.
+ */
+export interface ClaimInput {
+  id: string | number;
+  quote: string;
+  url: string;
+  claim?: string;
+  verify_date?: string;
+  evidence?: { sha256?: string };
+}
+
+/** What checkClaims takes: plain claims, the entries parseClaims returns, or its whole result. */
+export type ClaimsInput = readonly ClaimInput[] | readonly ClaimEntry[] | ClaimSet;
+
+/** Where checkClaims's errors say they come from. */
+const CALLER = 'checkClaims';
+
+/** Whether `x` is an entry made by parseClaims (or readClaimsFile), rather than a plain claim. */
+function isEntry(x: unknown): x is ClaimEntry {
+  if (typeof x !== 'object' || x === null) return false;
+  const e = x as Partial<Claim> & { kind?: unknown; problems?: unknown };
+  if (typeof e.index !== 'number' || typeof e.id !== 'string') return false;
+  if (e.kind === 'claim') return typeof e.fetchUrl === 'string' && typeof e.quote === 'string' && typeof e.url === 'string';
+  return e.kind === 'invalid' && Array.isArray(e.problems);
+}
+
+function describeValue(x: unknown): string {
+  return x === null ? 'null' : Array.isArray(x) ? 'an array' : typeof x;
+}
+
+/**
+ * The entries to check: parsed entries as they are; plain claims validated by the claims file's
+ * own rules (parseClaims). Throws ClaimsFileError naming what is wrong when nothing can be checked.
+ */
+function entriesOf(input: ClaimsInput): { entries: readonly ClaimEntry[]; warnings: string[] } {
+  if (!Array.isArray(input)) {
+    const set = input as Partial<ClaimSet> | null;
+    if (typeof set === 'object' && set !== null && Array.isArray(set.entries) && set.entries.every(isEntry)) {
+      return { entries: set.entries, warnings: Array.isArray(set.warnings) ? [...set.warnings] : [] };
+    }
+    throw new ClaimsFileError(`${CALLER}: expected an array of claims ({id, quote, url} objects) or what parseClaims returns, got ${describeValue(input)}`);
+  }
+  const list: readonly unknown[] = input;
+  const firstEntry = list.findIndex(isEntry);
+  if (firstEntry === -1) {
+    if (list.length === 0) return { entries: [], warnings: [] };
+    const set = parseClaims(list, CALLER);
+    return { entries: set.entries, warnings: set.warnings };
+  }
+  const firstPlain = list.findIndex((x) => !isEntry(x));
+  if (firstPlain !== -1) {
+    throw new ClaimsFileError(
+      `${CALLER}: item ${firstEntry + 1} of the list is an entry from parseClaims but item ${firstPlain + 1} is not (${describeValue(list[firstPlain])}); ` +
+        'pass either plain {id, quote, url} objects or the entries of parseClaims, not both',
+    );
+  }
+  return { entries: list as readonly ClaimEntry[], warnings: [] };
 }
 
 /** The HTTP stack of a run: a pooled agent (guarded for --block-private), recorded or replaced by a replay. */
@@ -236,18 +306,21 @@ function today(): AsOfDate {
 }
 
 /**
- * Checks every claim. Never throws for a bad source: each claim gets a result. When
- * `options.signal` aborts, the run returns at once with the claims not yet decided
- * answered `no_match`.
+ * Checks every claim: plain `{id, quote, url}` objects (validated as a claims file is: a claim
+ * without an id or a duplicate id throws ClaimsFileError; an empty quote or a non-http URL gives
+ * that claim the diagnosis `invalid_claim`), or the entries of parseClaims. Never throws for a bad
+ * source: each claim gets a result, in the order given. When `options.signal` aborts, the run
+ * returns at once with the claims not yet decided answered `no_match`.
  */
-export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<CheckOptions> = {}): Promise<CheckRun> {
+export async function checkClaims(claims: ClaimsInput, opts: Partial<CheckOptions> = {}): Promise<CheckRun> {
+  const { entries, warnings } = entriesOf(claims);
   const options: CheckOptions = { ...DEFAULT_OPTIONS, ...opts };
   const replaying = options.replay !== undefined;
   const started = performance.now();
   const results = new Array<ClaimResult | undefined>(entries.length);
   const sources: SourceRecord[] = [];
-  const decide = (r: ClaimResult): void => {
-    results[r.index] = r;
+  const decide = (r: ClaimResult, slot: number): void => {
+    results[slot] = r;
     options.onResult?.(r);
   };
   const groups = bySource(entries, decide);
@@ -280,7 +353,7 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
   });
   const captures = wayback ? new CaptureTexts(wayback, (url, fetched) => readSource(url, fetched, readSettings)) : undefined;
 
-  const decideClaim = async (claim: Claim, record: SourceRecord, sourceMs: number): Promise<void> => {
+  const decideClaim = async ({ claim, slot }: Slotted, record: SourceRecord, sourceMs: number): Promise<void> => {
     const quote = normalize(claim.quote);
     const { drift, match: evidenceMatch } = driftOf(claim.evidenceSha256, record);
     const live: LiveReading = { record, match: record.views ? findQuote(quote, record.views, options.htmlView) : null, drift, evidenceMatch };
@@ -290,10 +363,10 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
       capture = await captures.find(claim.fetchUrl, date ?? today(), claim.evidenceSha256);
     }
     if (options.signal?.aborted) return; // the stop path answers it
-    decide(resultFor(claim, quote, live, judge(quote, options.htmlView, live, capture, date, replaying), options.htmlView, sourceMs));
+    decide(resultFor(claim, quote, live, judge(quote, options.htmlView, live, capture, date, replaying), options.htmlView, sourceMs), slot);
   };
 
-  const processSource = async (url: string, claims: Claim[]): Promise<void> => {
+  const processSource = async (url: string, group: Slotted[]): Promise<void> => {
     const t0 = performance.now();
     const fetched = await limits.run(url, () => fetchSource(url, settings, options.signal));
     const record = await readSource(url, fetched, readSettings);
@@ -301,11 +374,11 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
     sources.push(record);
     options.onSource?.(record);
     const ms = Math.round(performance.now() - t0);
-    await Promise.all(claims.map((claim) => decideClaim(claim, record, ms)));
+    await Promise.all(group.map((c) => decideClaim(c, record, ms)));
     forgetSource(record);
   };
 
-  const all = Promise.all([...groups].map(([url, claims]) => processSource(url, claims)));
+  const all = Promise.all([...groups].map(([url, group]) => processSource(url, group)));
   all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
   try {
     if (options.signal) {
@@ -326,5 +399,5 @@ export async function checkClaims(entries: readonly ClaimEntry[], opts: Partial<
 
   const stopped = options.signal?.aborted ? abortReason(options.signal) : undefined;
   const final = entries.map((entry, i) => results[i] ?? undecided(entry, stopped ?? 'run ended'));
-  return { results: final, sources, stopped, wayback: wayback?.stats, ms: Math.round(performance.now() - started) };
+  return { results: final, warnings, sources, stopped, wayback: wayback?.stats, ms: Math.round(performance.now() - started) };
 }

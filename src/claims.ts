@@ -2,6 +2,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { normalize } from './normalize.js';
+import { describeFsError } from './answers.js';
 
 /** A claim that can be checked: every field the pipeline relies on is present and valid. */
 export interface Claim {
@@ -111,9 +112,12 @@ function pick(obj: Record<string, unknown>, field: Field): { name: string; value
   return undefined;
 }
 
-/** How messages name a claim: `claim #3 (id "c3")`, the index counting from 0. */
+/**
+ * How messages name a claim: `claim #3 (id "c3")`, counting from 1 as people do (the third claim
+ * of the file), though `index` fields stay 0-based for code.
+ */
 export function describeClaim(index: number, id?: string): string {
-  return id === undefined ? `claim #${index}` : `claim #${index} (id ${JSON.stringify(id)})`;
+  return id === undefined ? `claim #${index + 1}` : `claim #${index + 1} (id ${JSON.stringify(id)})`;
 }
 
 function fieldName(field: Field, from: string): string {
@@ -220,7 +224,7 @@ export function parseClaims(json: unknown, source = 'claims.json'): ClaimSet {
     }
     const first = seen.get(entry.id);
     if (first !== undefined) {
-      throw new ClaimsFileError(`${source}: ${describeClaim(index, entry.id)}: duplicate id, first used by claim #${first}; ids must be unique`);
+      throw new ClaimsFileError(`${source}: ${describeClaim(index, entry.id)}: duplicate id, first used by claim #${first + 1}; ids must be unique`);
     }
     seen.set(entry.id, index);
     entries.push(entry);
@@ -290,10 +294,149 @@ function tooDeepAt(text: string, max: number): number {
   return -1;
 }
 
-function lineAndColumn(text: string, offset: number): string {
+/** `line 3, column 7` of a 0-based offset (columns count UTF-16 units from 1, as editors near enough do). */
+export function lineAndColumn(text: string, offset: number): string {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
+}
+
+const JSON_WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * Where JSON `text` first goes wrong and why: V8's JSON.parse errors give no position for some
+ * mistakes ("Unexpected token 'a', "abc" is not valid JSON"), so a small scanner of the JSON grammar
+ * (RFC 8259) finds it. Undefined when the scanner finds nothing wrong.
+ */
+export function jsonSyntaxErrorAt(text: string): { offset: number; reason: string } | undefined {
+  let i = 0;
+  class Stop {
+    constructor(readonly offset: number, readonly reason: string) {}
+  }
+  const what = (at: number) => (at >= text.length ? 'the end of the file' : JSON.stringify(String.fromCodePoint(text.codePointAt(at)!)));
+  const stop = (reason: string): never => {
+    throw new Stop(i, `${reason}, found ${what(i)}`);
+  };
+  const ws = () => {
+    while (i < text.length && JSON_WS.has(text.charCodeAt(i))) i++;
+  };
+  const string = () => {
+    i++; // opening quote
+    for (;;) {
+      if (i >= text.length) stop('expected the string\'s closing \'"\'');
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        i++;
+        return;
+      }
+      if (c < 0x20) stop('a line break or control character inside a string must be escaped');
+      if (c === 0x5c) {
+        const e = text[i + 1];
+        if (e === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+            i += 2;
+            stop('expected four hex digits after \\u');
+          }
+          i += 6;
+        } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
+        else {
+          i++;
+          stop('invalid escape in a string');
+        }
+      } else i++;
+    }
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') stop('expected a property name in double quotes');
+        string();
+        ws();
+        if (text[i] !== ':') stop('expected \':\' after a property name');
+        i++;
+        value();
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return;
+        }
+        stop('expected \',\' or \'}\' after a property value');
+      }
+    }
+    if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return;
+        }
+        stop('expected \',\' or \']\' after an array element');
+      }
+    }
+    if (c === '"') return string();
+    for (const word of ['true', 'false', 'null']) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return;
+      }
+    }
+    JSON_NUMBER.lastIndex = i;
+    if (JSON_NUMBER.test(text)) {
+      i = JSON_NUMBER.lastIndex;
+      return;
+    }
+    stop('expected a value');
+  };
+  try {
+    if (text.charCodeAt(0) === 0xfeff) i = 1; // a BOM: TextDecoder drops it, a hand-read file may not
+    value();
+    ws();
+    if (i < text.length) stop('expected the end of the file after the JSON value');
+    return undefined;
+  } catch (err) {
+    if (err instanceof Stop) return { offset: err.offset, reason: err.reason };
+    throw err;
+  }
+}
+
+/**
+ * Parses JSON; a syntax error becomes one line with the line and column of the mistake, e.g.
+ * `line 3, column 12: expected ',' or '}' after a property value, found "\""`.
+ * Throws `new make(message)` so each caller keeps its own error class.
+ */
+export function parseJsonText<E extends Error>(text: string, make: new (message: string) => E, prefix: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const at = jsonSyntaxErrorAt(text);
+    if (at) throw new make(`${prefix}: ${lineAndColumn(text, at.offset)}: ${at.reason}`);
+    throw new make(`${prefix}: ${(err as Error).message}`);
+  }
 }
 
 /** Decodes claims file bytes: UTF-8 only (a BOM is allowed); the error names where decoding first fails. */
@@ -323,8 +466,7 @@ export async function readClaimsFile(path: string, options: ReadClaimsOptions = 
     bytes = await readAtMost(handle, maxBytes);
   } catch (err) {
     if (err instanceof ClaimsFileError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ClaimsFileError(`${path}: cannot read claims file (${code ?? (err as Error).message})`);
+    throw new ClaimsFileError(`${path}: cannot read claims file: ${describeFsError(err)}`);
   } finally {
     await handle?.close();
   }
@@ -345,11 +487,6 @@ export async function readClaimsFile(path: string, options: ReadClaimsOptions = 
         `a claims file is an array of claim objects (or {"claims": [...]}) and needs only a few levels`,
     );
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new ClaimsFileError(`${path}: is not valid JSON: ${(err as Error).message}`);
-  }
+  const json = parseJsonText(text, ClaimsFileError, `${path}: is not valid JSON`);
   return parseClaims(json, path);
 }

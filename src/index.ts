@@ -2,11 +2,12 @@
 export { normalize } from './normalize.js';
 export { parseClaims, readClaimsFile, ClaimsFileError, type Claim, type InvalidClaim, type ClaimEntry, type ClaimSet } from './claims.js';
 export { verifyQuote } from './verify.js';
-export { checkClaims, DEFAULT_OPTIONS, VERSION, type CheckOptions, type CheckRun, type ClaimResult, type SourceRecord } from './check.js';
+export { checkClaims, DEFAULT_OPTIONS, VERSION, type CheckOptions, type CheckRun, type ClaimInput, type ClaimsInput, type ClaimResult, type SourceRecord } from './check.js';
 export { fetchSource, FetchError, type FetchSettings, type SourceOutcome } from './fetch/index.js';
 export { extractSource, ExtractError, renderText, type SourceText, type TextView, type ViewName, type Extractor } from './extract/index.js';
 export { findQuote, normalizeViews, textQuoteSelector, type Match, type HtmlViewChoice, type TextQuoteSelector } from './match.js';
-export { diagnose, DIAGNOSES, type Diagnosis, type Nearest } from './diagnose/index.js';
+export { diagnose, DIAGNOSES, type Diagnosis, type Nearest, type DiffOp, type DiffRun } from './diagnose/index.js';
+export { wordDiff } from './diagnose/diff.js';
 export { AnswerBook, AnswersFile, type Label, type AnswerFormat } from './answers.js';
-export { toReportRecord, summarize, type ReportRecord } from './report.js';
+export { toReportRecord, toVerifyResult, summarize, type ReportRecord, type VerifyResult } from './report.js';
 export { grade, parseLabels, type Grade } from './harbor/grade.js';

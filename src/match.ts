@@ -152,3 +152,60 @@ export function textQuoteSelector(view: TextView, normalized: string, match: Mat
     suffix: raw.slice(end, end + SELECTOR_CONTEXT),
   };
 }
+
+/** Whitespace by design.md §3: where words end. */
+const SPACE = /[\s\u001C-\u001F\u0085]/;
+/** Scripts written without spaces: each character is a word, so a boundary next to one never cuts a word. */
+const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+/** A run of whitespace, collapsed to one space in a span shown to people. */
+const SPACE_RUN = /[\s\u001C-\u001F\u0085]+/g;
+/**
+ * How far an edge of a span moves to reach the edge of the word it cuts. A longer run without
+ * spaces (words pdftotext glued together, a URL) is cut where the span ends: widening to its edges
+ * would show a paragraph for a sentence.
+ */
+export const MAX_WIDEN = 40;
+
+/** Whether offset `i` of `text` falls inside a word (or between the halves of a surrogate pair). */
+function cutsWord(text: string, i: number): boolean {
+  if (i <= 0 || i >= text.length) return false;
+  const after = text.charCodeAt(i);
+  if (after >= 0xdc00 && after <= 0xdfff && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff) return true;
+  const before = String.fromCodePoint(text.codePointAt(i - 1 - (isLowSurrogate(text, i - 1) ? 1 : 0))!);
+  const next = String.fromCodePoint(text.codePointAt(i)!);
+  return !SPACE.test(before) && !SPACE.test(next) && !NO_SPACE_SCRIPT.test(before) && !NO_SPACE_SCRIPT.test(next);
+}
+
+function isLowSurrogate(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return i > 0 && c >= 0xdc00 && c <= 0xdfff && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff;
+}
+
+/**
+ * `[start, end)` of `text` without whitespace at its ends and widened to whole words: an
+ * alignment works on characters and may start or end inside a word, which a reader should never
+ * see. Each edge moves at most MAX_WIDEN characters.
+ */
+export function widenToWords(text: string, start: number, end: number): { start: number; end: number } {
+  let s = Math.max(0, start);
+  let e = Math.min(text.length, end);
+  while (s < e && SPACE.test(text[s]!)) s++;
+  while (e > s && SPACE.test(text[e - 1]!)) e--;
+  let ws = s;
+  while (cutsWord(text, ws) && s - ws < MAX_WIDEN) ws--;
+  let we = e;
+  while (cutsWord(text, we) && we - e < MAX_WIDEN) we++;
+  return { start: cutsWord(text, ws) ? s : ws, end: cutsWord(text, we) ? e : we };
+}
+
+/**
+ * A span of a view's normalized text in the page's own wording: mapped back to the view's raw
+ * text token by token (as textQuoteSelector maps a match), widened to whole words, whitespace runs
+ * collapsed to one space. Null when the raw and normalized texts cannot be aligned token by token.
+ */
+export function rawSpan(view: TextView, normalized: string, start: number, end: number): string | null {
+  const map = tokenMap(view, normalized);
+  if (!map || map.normStart.length === 0 || end <= start) return null;
+  const raw = widenToWords(view.text, rawOffset(map, start, false), rawOffset(map, end, true));
+  return view.text.slice(raw.start, raw.end).replace(SPACE_RUN, ' ').trim();
+}

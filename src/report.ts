@@ -1,7 +1,7 @@
 // The evidence report (design.md §2): one JSON line per claim, plus the run's one-line summary.
 import { writeFileAtomicSync } from './answers.js';
 import type { CheckRun, ClaimResult } from './check.js';
-import { DIAGNOSES, type Diagnosis } from './diagnose/index.js';
+import { DIAGNOSES, type Diagnosis, type DiffRun } from './diagnose/index.js';
 
 /** One line of the `--report` JSON Lines file, with the field names of design.md §2. */
 export interface ReportRecord {
@@ -17,7 +17,8 @@ export interface ReportRecord {
   charset_source: ClaimResult['charsetSource'] | null;
   extractor: string | null;
   match: { view: string; offset: number; context: string; selector?: ClaimResult['selector'] } | null;
-  nearest: { text: string; similarity: number; view: string; offset: number } | null;
+  /** The closest span of a no_match claim's source: normalized (`text`) and in the page's own wording (`raw`), with the word diff of the quote against it. */
+  nearest: { text: string; raw: string; diff: DiffRun[]; similarity: number; view: string; offset: number } | null;
   /** The live source against the claim's evidence hash (design.md §8). */
   drift: ClaimResult['drift'];
   /** Which hash of the live source equals the evidence: the body's bytes, the extracted text, or the normalized text. */
@@ -42,13 +43,25 @@ export function toReportRecord(r: ClaimResult): ReportRecord {
     charset_source: r.charsetSource ?? null,
     extractor: r.extractor ?? null,
     match: r.match ? { view: r.match.view, offset: r.match.offset, context: r.match.prefix + r.match.exact + r.match.suffix, selector: r.selector } : null,
-    nearest: r.nearest ?? null,
+    nearest: r.nearest ? { text: r.nearest.text, raw: r.nearest.raw, diff: r.nearest.diff, similarity: r.nearest.similarity, view: r.nearest.view, offset: r.nearest.offset } : null,
     drift: r.drift,
     evidence_match: r.evidenceMatch ?? null,
     as_of: r.asOf ? { source: r.asOf.source, timestamp: r.asOf.timestamp, capture_url: r.asOf.captureUrl, proof: r.asOf.proof, date: r.asOf.date, sha256: r.asOf.sha256 } : null,
     note: r.note ?? null,
     ms: r.ms,
   };
+}
+
+/**
+ * One quote's verdict: what verifyQuote returns and `quotecheck verify --json` prints. The fields
+ * and names of a report line (design.md §2) without `id` (a single quote has none), and `quote`,
+ * the quote as given.
+ */
+export type VerifyResult = Omit<ReportRecord, 'id'> & { quote: string };
+
+export function toVerifyResult(r: ClaimResult, quote: string): VerifyResult {
+  const { id: _id, ...record } = toReportRecord(r);
+  return { ...record, quote };
 }
 
 export function writeReport(path: string, results: readonly ClaimResult[]): void {

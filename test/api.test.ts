@@ -1,6 +1,6 @@
 // The library API as an agent builder imports it: the package's own entry point, the same code the CLI runs.
 import { describe, expect, test } from 'vitest';
-import { checkClaims, normalize, parseClaims, verifyQuote, type ClaimResult } from 'quotecheck';
+import { checkClaims, normalize, parseClaims, verifyQuote, type VerifyResult } from 'quotecheck';
 import { serve } from './helpers.js';
 
 const PAGE = '<html><body><article><p>The committee approved the “budget” on Tuesday—after a long debate.</p></article></body></html>';
@@ -12,9 +12,9 @@ describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () 
 
   test('verifyQuote returns label, diagnosis and evidence', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: { 'content-type': 'text/html' } }]);
-    const hit: ClaimResult = await verifyQuote(`${server.origin}/p`, 'approved the "budget" on Tuesday-after');
-    expect(hit).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', httpStatus: 200 });
-    expect(hit.selector?.exact).toBe('approved the “budget” on Tuesday—after');
+    const hit: VerifyResult = await verifyQuote(`${server.origin}/p`, 'approved the "budget" on Tuesday-after');
+    expect(hit).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', http_status: 200 });
+    expect(hit.match?.selector?.exact).toBe('approved the “budget” on Tuesday—after');
     const miss = await verifyQuote(`${server.origin}/p`, 'The committee rejected the budget on Tuesday after a long debate.');
     expect(miss).toMatchObject({ label: 'no_match', diagnosis: 'near_miss' });
     expect(miss.nearest?.similarity).toBeGreaterThan(0.8);

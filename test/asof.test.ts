@@ -125,8 +125,8 @@ describe('drift proof', () => {
   test('a malformed evidence hash is a warning naming the claim, never a crash', () => {
     const set = parseClaims([{ id: 'a', quote: 'q', url: 'http://127.0.0.1/', evidence: { sha256: 'xyz' } }, { id: 'b', quote: 'q', url: 'http://127.0.0.1/', evidence: 'abc' }]);
     expect(set.entries.map((e) => e.kind)).toEqual(['claim', 'claim']);
-    expect(set.warnings.join('\n')).toMatch(/claim #0 \(id "a"\): field "evidence.sha256" ignored/);
-    expect(set.warnings.join('\n')).toMatch(/claim #1 \(id "b"\): field "evidence" ignored/);
+    expect(set.warnings.join('\n')).toMatch(/claim #1 \(id "a"\): field "evidence.sha256" ignored/);
+    expect(set.warnings.join('\n')).toMatch(/claim #2 \(id "b"\): field "evidence" ignored/);
   });
 });
 

@@ -212,8 +212,8 @@ describe('quotes', () => {
     const report = join(dir, 'report.jsonl');
     const r = await runCli(['run', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/claim #1 \(id "empty"\): field "quote" is empty or only whitespace; answered no_match/);
-    expect(r.stderr).toMatch(/claim #2 \(id "blank"\): field "quote" is empty or only whitespace; answered no_match/);
+    expect(r.stderr).toMatch(/claim #2 \(id "empty"\): field "quote" is empty or only whitespace; answered no_match/);
+    expect(r.stderr).toMatch(/claim #3 \(id "blank"\): field "quote" is empty or only whitespace; answered no_match/);
     expect(r.stderr).not.toMatch(NO_STACK);
     expect(readJson(out)).toEqual({ good: 'verbatim', empty: 'no_match', blank: 'no_match' });
     const rows = reportRows(report);
@@ -237,7 +237,7 @@ describe('quotes', () => {
     const report = join(dir, 'report.jsonl');
     const r = await runCli(['run', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/claim #0 \(id "half"\): field "quote" has an unpaired surrogate U\+D83D .* at character 3: it is not valid Unicode text; answered no_match/);
+    expect(r.stderr).toMatch(/claim #1 \(id "half"\): field "quote" has an unpaired surrogate U\+D83D .* at character 3: it is not valid Unicode text; answered no_match/);
     expect(readJson(out)).toEqual({ half: 'no_match', whole: 'verbatim' });
     expect(reportRows(report).map((x) => x.diagnosis)).toEqual(['invalid_claim', 'verbatim']);
   });

@@ -55,7 +55,7 @@ describe('parseClaims', () => {
   test('a malformed optional field is dropped with a warning naming claim and field', () => {
     const set = parseClaims([{ ...ok, verify_date: 'last tuesday', evidence: { sha256: 'xyz' } }]);
     expect(set.entries[0]!.kind).toBe('claim');
-    expect(set.warnings.join('\n')).toMatch(/claim #0 \(id "a"\): field "verify_date" ignored/);
+    expect(set.warnings.join('\n')).toMatch(/claim #1 \(id "a"\): field "verify_date" ignored/);
     expect(set.warnings.join('\n')).toMatch(/field "evidence.sha256" ignored/);
   });
 
@@ -65,10 +65,10 @@ describe('parseClaims', () => {
     [{ items: [] }, /expected a JSON array of claims/],
     ['hello', /expected a JSON array of claims/],
     [{ claims: 'x' }, /"claims" must be an array/],
-    [[ok, 'not an object'], /claim #1: must be a JSON object, got string/],
-    [[ok, { quote: 'q', url: 'http://127.0.0.1/' }], /claim #1: field "id" is missing/],
-    [[ok, { id: '  ', quote: 'q', url: 'http://127.0.0.1/' }], /claim #1: field "id" must be a non-empty string/],
-    [[ok, { ...ok, quote: 'other' }], /claim #1 \(id "a"\): duplicate id, first used by claim #0/],
+    [[ok, 'not an object'], /claim #2: must be a JSON object, got string/],
+    [[ok, { quote: 'q', url: 'http://127.0.0.1/' }], /claim #2: field "id" is missing/],
+    [[ok, { id: '  ', quote: 'q', url: 'http://127.0.0.1/' }], /claim #2: field "id" must be a non-empty string/],
+    [[ok, { ...ok, quote: 'other' }], /claim #2 \(id "a"\): duplicate id, first used by claim #1/],
   ])('whole-file error: %j', (json, message) => {
     expect(() => parseClaims(json)).toThrowError(ClaimsFileError);
     expect(() => parseClaims(json)).toThrowError(message);
@@ -94,6 +94,6 @@ describe('readClaimsFile', () => {
   });
 
   test('a missing file is a ClaimsFileError', async () => {
-    await expect(readClaimsFile('/nonexistent/claims.json')).rejects.toThrowError(/cannot read claims file \(ENOENT\)/);
+    await expect(readClaimsFile('/nonexistent/claims.json')).rejects.toThrowError(/cannot read claims file: no such file/);
   });
 });

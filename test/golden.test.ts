@@ -54,7 +54,7 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
       expect(t.reward, `oracle on ${t.task}: ${t.problems.join('; ')}`).toBe(1);
       expect(t.problems, t.task).toEqual([]);
     }
-    for (const t of golden.baseline.tasks) expect(t.reward, `baseline on ${t.task}`).toBeCloseTo(t.floor, 5);
+    for (const t of golden.baseline.tasks) expect(t.reward, `baseline on ${t.task}`).toBeCloseTo(t.baseline, 5);
     expect(golden.oracle.mean_reward).toBe(1);
     expect(golden.baseline.mean_reward).toBeCloseTo(golden.oracle.baseline_mean_reward, 5);
   });
@@ -108,7 +108,7 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
     // Answers verbatim for everything: scores the verbatim share.
     const agent = `node -e "const c=require(process.env.QUOTECHECK_APP_DIR+'/claims.json'); require('fs').writeFileSync(process.env.QUOTECHECK_APP_DIR+'/answers.json', JSON.stringify(Object.fromEntries(c.map(x=>[x.id,'verbatim']))))"`;
     const report = await runBench({ tasksDir: join(TASKS, 'news-wire'), agent, outDir: dir, quotecheckBin: join(ROOT, 'bin', 'quotecheck.js'), isolation: 'paths' });
-    expect(report.tasks[0]!.reward).toBeCloseTo(1 - report.tasks[0]!.floor, 5);
+    expect(report.tasks[0]!.reward).toBeCloseTo(1 - report.tasks[0]!.baseline, 5);
   }, 60_000);
 });
 

@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { WARCRecord, WARCSerializer } from 'warcio';
+import { describeFsError } from '../answers.js';
 
 /** Every failure of the archive layer (opening, writing, reading a WARC file): one line naming the file. */
 export class ArchiveError extends Error {
@@ -204,6 +205,6 @@ export function fsReason(err: unknown): string {
     case 'ENOSPC':
       return 'no space left on the device';
     default:
-      return (err as Error | undefined)?.message ?? String(err);
+      return describeFsError(err);
   }
 }

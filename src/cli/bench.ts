@@ -1,5 +1,6 @@
 // `quotecheck bench`: run a Harbor dataset locally (agent, then verifier, per task), print the table, write report.json and report.html.
 import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { runBench, type Isolation } from '../harbor/bench.js';
@@ -19,17 +20,42 @@ export interface BenchCommandOptions {
 /** This package's own entry point: what `quotecheck` on the trials' PATH runs. */
 export const QUOTECHECK_BIN = fileURLToPath(new URL('../../../bin/quotecheck.js', import.meta.url));
 
+/** This package's root: the nearest folder above this module with a package.json (from dist/src/cli/ or src/cli/). Its golden/ folder exists only in a checkout. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) return dirname(dirname(QUOTECHECK_BIN));
+    dir = parent;
+  }
+  return dir;
+}
+
+/** What the golden tasks' sources need: the golden server, which the demo starts itself and `bench` does not. */
+export const GOLDEN_SERVER_HINT = 'the golden tasks\' sources come from the golden server (127.0.0.1:41733): is it running? Start it with `node dist/golden/server.js &` (after `npm run build`)';
+
+/** Whether `tasksDir` is (inside) this repository's golden/ folder, whose sources only the golden server serves. */
+export function isGoldenTasks(tasksDir: string, root = packageRoot()): boolean {
+  const golden = join(root, 'golden');
+  if (!existsSync(join(golden, 'server.ts'))) return false;
+  const rel = relative(golden, resolve(tasksDir));
+  // Inside golden/ when the relative path neither climbs out (..) nor is absolute (another drive or root).
+  return rel === '' || (rel.split(sep)[0] !== '..' && !isAbsolute(rel));
+}
+
 export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   let total: number;
+  // An empty --replay (a default of "$QUOTECHECK_REPLAY, else none" may give one) means none.
+  if (opts.replay === '') opts = { ...opts, replay: undefined };
   if (opts.replay && !existsSync(opts.replay)) {
-    process.stderr.write(`quotecheck bench: error: --replay ${opts.replay}: no such file\n`);
+    process.stderr.write(`quotecheck: error: --replay ${opts.replay}: no such file\n`);
     return 2;
   }
   try {
     total = listTasks(opts.tasks).length;
   } catch (err) {
     if (err instanceof DatasetError) {
-      process.stderr.write(`quotecheck bench: error: ${err.message}\n`);
+      process.stderr.write(`quotecheck: error: ${err.message}\n`);
       return 2;
     }
     throw err;
@@ -46,6 +72,8 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
     outDir: opts.out,
     isolation: opts.isolation,
     replay: opts.replay,
+    // A replay needs no server: then the generic advice (is the source in the archive?) is the right one.
+    sourcesHint: !opts.replay && isGoldenTasks(opts.tasks) ? GOLDEN_SERVER_HINT : undefined,
     quotecheckBin: QUOTECHECK_BIN,
     onTaskDone: (t) => {
       done++;

@@ -1,6 +1,9 @@
 // `quotecheck export`: labelled claims (JSON Lines) to a Harbor dataset.
+import { existsSync, readdirSync } from 'node:fs';
+import { OutputPathError, checkOutputPath, describeFsError, plural } from '../answers.js';
 import { ExportError, defaultPrefix, planTasks, readLabelled, readRecordedRun, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
+import { errorLine } from './progress.js';
 
 export interface ExportCommandOptions {
   labelled: string;
@@ -13,6 +16,9 @@ export interface ExportCommandOptions {
 
 export async function exportCommand(opts: ExportCommandOptions): Promise<number> {
   try {
+    // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
+    checkOutputPath(opts.out, '--out', { folder: true, createFolders: true });
+    if (existsSync(opts.out) && readdirSync(opts.out).length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
     const claims = readLabelled(opts.labelled);
     const tasks = planTasks(claims, opts.perTask);
     const archive = opts.warc ? await readRecordedRun(opts.warc) : undefined;
@@ -26,11 +32,18 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       const written = await writeTaskArchives(result, archive);
       frozen = `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${(written.bytes / 1e6).toFixed(1)} MB in all) in environment/sources.warc.gz`;
     }
-    process.stdout.write(`wrote ${result.tasks.length} tasks (${claims.length} claims, ${sources} sources) to ${opts.out}${frozen}\n`);
+    process.stdout.write(`wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}\n`);
     return 0;
   } catch (err) {
-    if (!(err instanceof ExportError)) throw err;
-    process.stderr.write(`quotecheck export: error: ${err.message}\n`);
-    return 2;
+    if (err instanceof ExportError || err instanceof OutputPathError) {
+      errorLine(err.message);
+      return 2;
+    }
+    // A write that fails half-way (a full disk, a folder made read-only): one line, not a stack trace.
+    if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined) {
+      errorLine(`writing the dataset to ${opts.out} failed: ${describeFsError(err)} (${(err as NodeJS.ErrnoException).path ?? opts.out})`);
+      return 2;
+    }
+    throw err;
   }
 }

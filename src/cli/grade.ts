@@ -1,7 +1,9 @@
-// `quotecheck grade`: the verifier's command; prints accuracy and the confusion matrix, writes the reward.
+// `quotecheck grade`: the verifier's command; prints accuracy, the confusion matrix and the wrong ids, writes the reward.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { OutputPathError, checkOutputPath, describeFsError } from '../answers.js';
 import { GradeInputError, formatGrade, formatReward, grade, readLabelFile } from '../harbor/grade.js';
+import { errorLine } from './progress.js';
 
 export interface GradeCommandOptions {
   answers: string;
@@ -11,18 +13,24 @@ export interface GradeCommandOptions {
 
 export async function gradeCommand(opts: GradeCommandOptions): Promise<number> {
   try {
+    // The reward's folder is created if missing (a verifier's log folder may not exist yet).
+    if (opts.reward) checkOutputPath(opts.reward, '--reward', { createFolders: true });
     const gold = await readLabelFile(opts.gold, 'gold');
     const answers = await readLabelFile(opts.answers, 'answers');
     const g = grade(answers, gold);
     process.stdout.write(`${formatGrade(g)}\n`);
     if (opts.reward) {
-      mkdirSync(dirname(opts.reward), { recursive: true });
-      writeFileSync(opts.reward, `${formatReward(g.reward)}\n`);
+      try {
+        mkdirSync(dirname(opts.reward), { recursive: true });
+        writeFileSync(opts.reward, `${formatReward(g.reward)}\n`);
+      } catch (err) {
+        throw new GradeInputError(`cannot write --reward ${opts.reward}: ${describeFsError(err)}`);
+      }
     }
     return 0;
   } catch (err) {
-    if (!(err instanceof GradeInputError)) throw err;
-    process.stderr.write(`quotecheck grade: error: ${err.message}\n`);
+    if (!(err instanceof GradeInputError) && !(err instanceof OutputPathError)) throw err;
+    errorLine(err.message);
     return 2;
   }
 }

@@ -1,6 +1,11 @@
 // The command line: argument parsing (commander) and dispatch to one module per command.
+import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_OPTIONS, VERSION } from '../defaults.js';
+import { DEFAULT_OPTIONS, REPLAY_ENV, VERSION } from '../defaults.js';
+import { RETRYABLE_STATUSES } from '../fetch/policy.js';
+
+/** `export --per-task`: about ten claims a task, as the golden tasks have. */
+const DEFAULT_PER_TASK = 10;
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -26,11 +31,44 @@ function megabytes(value: string): number {
   return Math.round(n * 1024 * 1024);
 }
 
+const MB = 1024 * 1024;
+/** `run --max-claims-mb`'s default, shown in help; the limit itself is claims.ts's DEFAULT_MAX_CLAIMS_BYTES (a test holds them equal; importing claims.ts here would load zod for --help). */
+const DEFAULT_MAX_CLAIMS_MB = 64;
+
+/** The statuses `--retries` retries, listed from the retry policy itself so help and code cannot disagree. */
+const RETRIED = `network errors, timeouts and HTTP ${[...RETRYABLE_STATUSES].join(', ')} (never other 4xx)`;
+
+/** How help shows an option's default: every option says it, in one format, `(default: X)`, or `(required)`. */
+export function defaultShown(option: Option): string | undefined {
+  if (option.long === '--help' || option.long === '--version') return undefined;
+  if (option.mandatory) return 'required';
+  if (option.defaultValueDescription) return `default: ${option.defaultValueDescription}`;
+  const value: unknown = option.defaultValue;
+  if (value === undefined) return 'default: none';
+  if (typeof value === 'boolean') return `default: ${value ? 'on' : 'off'}`;
+  return `default: ${String(value)}`;
+}
+
+/** Help for the commands this file documents: choices and default after each description, one format. */
+const HELP_CONFIG = {
+  optionDescription(option: Option): string {
+    const extra = [option.argChoices ? `one of ${option.argChoices.join(', ')}` : undefined, defaultShown(option)].filter(Boolean);
+    return extra.length ? `${option.description} (${extra.join('; ')})` : option.description;
+  },
+};
+
+/** An option whose default is described rather than a value commander passes (the code's own default applies). */
+function described(flags: string, description: string, shown: string): Option {
+  return new Option(flags, description).default(undefined, shown);
+}
+
 export function buildProgram(): Command {
   const program = new Command('quotecheck')
     .description('Checks quotes against their sources: fetch, extract, normalize, match; labels each claim verbatim or no_match.')
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
+    // One prefix for every message, commander's usage errors included: "quotecheck: error: ...".
+    .configureOutput({ outputError: (str, write) => write(`quotecheck: ${str}`) })
     // Usage errors exit 2, like every other bad input; set before the commands so they inherit it.
     .exitOverride((err) => {
       process.exit(err.exitCode === 0 ? 0 : 2);
@@ -38,30 +76,31 @@ export function buildProgram(): Command {
 
   program
     .command('run')
-    .description('label every claim of a claims file; the answers file is always written')
-    .option('--claims <path>', 'claims file (design.md §1)', 'claims.json')
+    .description('label every claim of a claims file; the answers file is written by every run that gets past input validation')
+    .configureHelp(HELP_CONFIG)
+    .option('--claims <path>', 'claims file: a JSON array of {id, quote, url} (README, Contracts)', 'claims.json')
     .option('--out <path>', 'answers file to write', 'answers.json')
     .option('--report <path>', 'also write the evidence report, one JSON line per claim')
-    .option('--baseline', 'fetch nothing, answer no_match for every claim (the floor)', false)
-    .addOption(new Option('--format <format>', 'answers as {id: label} or [{id, label}]').choices(['map', 'list']).default('map'))
+    .option('--baseline', 'fetch nothing, answer no_match for every claim (the baseline every agent must beat)', false)
+    .addOption(new Option('--format <format>', 'answers as {id: label} (map) or [{id, label}] (list)').choices(['map', 'list']).default('map'))
     .addOption(new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either').choices(['article', 'full', 'any']).default(DEFAULT_OPTIONS.htmlView))
     .option('--concurrency <n>', 'sources fetched at once', positiveInt, DEFAULT_OPTIONS.concurrency)
     .option('--per-host <n>', 'sources fetched at once from one host', positiveInt, DEFAULT_OPTIONS.perHost)
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
-    .option('--retries <n>', 'further attempts on network errors, 408, 425, 429, 5xx', nonNegativeInt, DEFAULT_OPTIONS.retries)
+    .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
     .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
     .option('--source-budget <seconds>', 'time for one source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
     .option('--extract-timeout <seconds>', 'time to extract one source (pdftotext, or the HTML parser)', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
-    .option('--block-private', 'refuse URLs on private networks (loopback, 10/8, 192.168/16, link-local, ...)', false)
-    .option('--user-agent <string>', 'User-Agent header (default names quotecheck honestly)')
-    .option('--max-mb <megabytes>', 'largest body accepted', megabytes)
-    .option('--max-claims-mb <megabytes>', 'largest claims file read (default 64)', megabytes)
-    .option('--as-of <date>', 'judge every claim as of this ISO date or date-time instead of its verify_date')
+    .option('--block-private', 'refuse URLs on private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, ...)', false)
+    .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
+    .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(megabytes))
+    .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(DEFAULT_MAX_CLAIMS_MB)).argParser(megabytes))
+    .addOption(described('--as-of <date>', 'judge every claim as of this ISO date or date-time', 'each claim\'s verify_date'))
     .addOption(new Option('--wayback <mode>', 'look up Wayback captures: auto (sources whose evidence hash no longer matches), always (also claims without evidence not found live), off').choices(['off', 'auto', 'always']).default(DEFAULT_OPTIONS.wayback))
-    .option('--wayback-url <url>', 'the Wayback Machine (a local fake for tests)', DEFAULT_OPTIONS.waybackUrl)
+    .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
     .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
     .option('--record <file.warc.gz>', 'keep every HTTP exchange of the run in a WARC 1.1 file')
-    .option('--replay <file.warc.gz>', 'answer every fetch from a WARC file, with no network (default: $QUOTECHECK_REPLAY)')
+    .addOption(described('--replay <file.warc.gz>', 'answer every fetch from a WARC file, with no network', `$${REPLAY_ENV}`))
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       // Each command loads its own modules: `grade` should not pay for the HTTP client and parsers.
@@ -72,18 +111,19 @@ export function buildProgram(): Command {
   program
     .command('verify')
     .description('check one quote against one URL; exit 0 verbatim, 1 no_match, 2 bad input')
+    .configureHelp(HELP_CONFIG)
     .requiredOption('--url <url>', 'the source URL')
     .requiredOption('--quote <text>', 'the quote ("-" reads it from stdin)')
-    .option('--json', 'print one JSON object (the report fields of design.md §2, plus the quote)', false)
-    .addOption(new Option('--html-view <view>', 'which HTML text may match').choices(['article', 'full', 'any']).default(DEFAULT_OPTIONS.htmlView))
+    .option('--json', 'print one JSON object: the evidence report fields (README, Contracts) plus the quote', false)
+    .addOption(new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either').choices(['article', 'full', 'any']).default(DEFAULT_OPTIONS.htmlView))
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
-    .option('--retries <n>', 'further attempts on transient failures', nonNegativeInt, DEFAULT_OPTIONS.retries)
-    .option('--user-agent <string>', 'User-Agent header')
+    .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
+    .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
     .option('--block-private', 'refuse URLs on private networks', false)
-    .option('--as-of <date>', 'judge the quote as of this date: the Wayback capture nearest it (with --wayback always)')
+    .addOption(described('--as-of <date>', 'judge the quote as of this date: the Wayback capture nearest it (with --wayback always)', 'today'))
     .addOption(new Option('--wayback <mode>', 'always: look up a capture when the quote is not in today\'s text or the page is gone').choices(['off', 'auto', 'always']).default(DEFAULT_OPTIONS.wayback))
-    .option('--wayback-url <url>', 'the Wayback Machine (a local fake for tests)', DEFAULT_OPTIONS.waybackUrl)
-    .option('--replay <file.warc.gz>', 'answer from a WARC file, with no network (default: $QUOTECHECK_REPLAY)')
+    .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
+    .addOption(described('--replay <file.warc.gz>', 'answer from a WARC file, with no network', `$${REPLAY_ENV}`))
     .action(async (o) => {
       const { verifyCommand } = await import('./verify.js');
       process.exitCode = await verifyCommand(o);
@@ -91,10 +131,11 @@ export function buildProgram(): Command {
 
   program
     .command('grade')
-    .description('grade an answers file against gold labels; reward = correct / gold claims')
+    .description('grade an answers file against gold labels; reward = correct / gold claims; names the wrong ids')
+    .configureHelp(HELP_CONFIG)
     .requiredOption('--answers <path>', 'answers file ({id: label} or [{id, label}])')
     .requiredOption('--gold <path>', 'gold labels ({id: label} or [{id, label}])')
-    .option('--reward <path>', 'write the reward (a decimal) to this file')
+    .option('--reward <path>', 'write the reward (a decimal) to this file; missing folders are created')
     .action(async (o) => {
       const { gradeCommand } = await import('./grade.js');
       process.exitCode = await gradeCommand(o);
@@ -103,12 +144,13 @@ export function buildProgram(): Command {
   program
     .command('bench')
     .description('run every task of a Harbor dataset locally: agent, then the task\'s verifier; report.json and report.html')
+    .configureHelp(HELP_CONFIG)
     .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml), or one task folder')
     .option('--agent <agent>', 'oracle (the task\'s solve.sh), baseline (all no_match), or a shell command run in /app', 'oracle')
-    .option('--jobs <n>', 'tasks run at once (default: one per core)', positiveInt)
+    .addOption(new Option('--jobs <n>', 'tasks run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
     .option('--out <dir>', 'where trials and reports go', 'bench-out')
-    .addOption(new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto').choices(['auto', 'namespace', 'paths']).default('auto'))
-    .option('--replay <file.warc.gz>', 'every task\'s quotecheck answers from this WARC archive, with no network ($QUOTECHECK_REPLAY)')
+    .addOption(new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible').choices(['auto', 'namespace', 'paths']).default('auto'))
+    .addOption(new Option('--replay <file.warc.gz>', 'every task\'s quotecheck answers from this WARC archive, with no network').default(process.env.QUOTECHECK_REPLAY ?? '', '$QUOTECHECK_REPLAY, else none'))
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       const { benchCommand } = await import('./bench.js');
@@ -118,10 +160,11 @@ export function buildProgram(): Command {
   program
     .command('export')
     .description('write a Harbor dataset from labelled claims (JSON Lines with a "label" per claim)')
-    .requiredOption('--labelled <file>', 'labelled claims, one JSON object per line')
-    .requiredOption('--out <dir>', 'new folder for the dataset')
-    .option('--per-task <n>', 'about this many claims per task (claims of one source stay together)', positiveInt, 10)
-    .option('--name <prefix>', 'task name prefix (default: from the file name)')
+    .configureHelp(HELP_CONFIG)
+    .requiredOption('--labelled <file>', 'labelled claims: one JSON object per line (a JSON array is accepted too)')
+    .requiredOption('--out <dir>', 'new (or empty) folder for the dataset')
+    .option('--per-task <n>', 'about this many claims per task (claims of one source stay together)', positiveInt, DEFAULT_PER_TASK)
+    .addOption(described('--name <prefix>', 'task name prefix', 'the --labelled file\'s name'))
     .option('--warc <file.warc.gz>', 'a frozen edition: each task ships its own sources from this recorded run and replays them')
     .action(async (o) => {
       const { exportCommand } = await import('./export.js');

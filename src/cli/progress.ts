@@ -1,5 +1,18 @@
-// Progress on stderr: a bar on a terminal, a plain line every few seconds otherwise.
+// What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise) and the one message prefix.
 import cliProgress from 'cli-progress';
+
+/** Every command's messages start with this, errors with `quotecheck: error: `, warnings with `quotecheck: warning: `. */
+export const MESSAGE_PREFIX = 'quotecheck: ';
+
+/** One line on stderr with the common prefix. */
+export function messageLine(message: string, stream: NodeJS.WritableStream = process.stderr): void {
+  stream.write(`${MESSAGE_PREFIX}${message}\n`);
+}
+
+/** An error on stderr: one line, `quotecheck: error: ...`, the same in every command. */
+export function errorLine(message: string, stream: NodeJS.WritableStream = process.stderr): void {
+  messageLine(`error: ${message}`, stream);
+}
 
 export interface Progress {
   claimDone(): void;
@@ -39,7 +52,7 @@ export function createProgress(totalClaims: number, totalSources: number, stream
     };
   }
   const started = Date.now();
-  const line = () => stream.write(`quotecheck: ${claims}/${totalClaims} claims, ${sources}/${totalSources} sources (${failed} failed), ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  const line = () => stream.write(`${MESSAGE_PREFIX}${claims}/${totalClaims} claims, ${sources}/${totalSources} sources (${failed} failed), ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   const timer = setInterval(line, PLAIN_INTERVAL_MS);
   timer.unref();
   return {

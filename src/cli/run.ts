@@ -1,12 +1,13 @@
 // `quotecheck run`: claims.json in, answers.json (and the evidence report) out, whatever happens.
-import { AnswerBook, AnswersFile, type AnswerFormat } from '../answers.js';
+import { resolve } from 'node:path';
+import { AnswerBook, AnswersFile, OutputPathError, checkOutputPath, describeFsError, plural, type AnswerFormat } from '../answers.js';
 import { checkClaims, type CheckOptions } from '../check.js';
 import { ClaimsFileError, describeClaim, readClaimsFile } from '../claims.js';
 import { diagnosisSummary, summarize, summaryLine, writeReport } from '../report.js';
 import type { HtmlViewChoice } from '../match.js';
 import type { WaybackMode } from '../asof/judge.js';
 import { AsOfDateError, parseAsOf } from '../asof/date.js';
-import { createProgress } from './progress.js';
+import { createProgress, errorLine, messageLine } from './progress.js';
 import { REPLAY_ENV, VERSION } from '../defaults.js';
 
 export interface RunCommandOptions {
@@ -45,8 +46,29 @@ export interface RunCommandOptions {
 /** Exit codes: 0 done (answers written), 2 unusable input, 128+n stopped by signal n (answers written). */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
-function warn(message: string): void {
-  process.stderr.write(`quotecheck: ${message}\n`);
+const warn = (message: string): void => messageLine(message);
+
+/**
+ * Every file the run will write, checked before the claims are read or anything is fetched:
+ * a path that cannot be written is one line and exit 2, not a stack trace after all the work.
+ */
+function outputPathProblem(opts: RunCommandOptions): string | undefined {
+  const outputs: [string, string | undefined][] = [['--out', opts.out], ['--report', opts.report], ['--record', opts.record]];
+  try {
+    for (const [flag, path] of outputs) if (path !== undefined) checkOutputPath(path, flag);
+  } catch (err) {
+    if (err instanceof OutputPathError) return err.message;
+    throw err;
+  }
+  const given = outputs.filter((o): o is [string, string] => o[1] !== undefined);
+  for (let i = 0; i < given.length; i++) {
+    const [flag, path] = given[i]!;
+    if (resolve(path) === resolve(opts.claims)) return `${flag} ${path}: is the claims file; writing it would destroy the claims`;
+    for (const [otherFlag, other] of given.slice(i + 1)) {
+      if (resolve(path) === resolve(other)) return `${flag} and ${otherFlag} name the same file ${path}; give each its own`;
+    }
+  }
+  return undefined;
 }
 
 /** Options that are wrong whatever the claims say: one line, exit 2, before anything is read or fetched. */
@@ -72,9 +94,11 @@ function optionProblem(opts: RunCommandOptions, replay: string | undefined): str
 
 export async function runCommand(opts: RunCommandOptions): Promise<number> {
   const replayPath = opts.replay ?? (process.env[REPLAY_ENV] || undefined);
-  const problem = optionProblem(opts, replayPath);
+  // Input validation, in this order: options, output paths, the claims file, then (when fetching)
+  // the archives. A run refused here exits 2 and writes no answers file; every run past it writes one.
+  const problem = optionProblem(opts, replayPath) ?? outputPathProblem(opts);
   if (problem) {
-    warn(`error: ${problem}`);
+    errorLine(problem);
     return 2;
   }
   let set;
@@ -82,47 +106,52 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     set = await readClaimsFile(opts.claims, opts.maxClaimsBytes ? { maxBytes: opts.maxClaimsBytes } : {});
   } catch (err) {
     if (err instanceof ClaimsFileError) {
-      warn(`error: ${err.message}`);
+      errorLine(err.message);
       return 2;
     }
     throw err;
   }
   for (const entry of set.entries) {
-    if (entry.kind === 'invalid') warn(`${opts.claims}: ${describeClaim(entry.index, entry.id)}: ${entry.problems.join('; ')}; answered no_match`);
+    if (entry.kind === 'invalid') warn(`warning: ${opts.claims}: ${describeClaim(entry.index, entry.id)}: ${entry.problems.join('; ')}; answered no_match`);
   }
   for (const w of set.warnings) warn(`warning: ${w}`);
 
-  const book = new AnswerBook(set.entries.map((e) => e.id));
-  const answers = new AnswersFile(opts.out, opts.format, book);
-  try {
-    answers.write(); // every claim answered no_match before any work: the file exists from the start
-  } catch (err) {
-    warn(`error: cannot write answers file ${opts.out}: ${(err as Error).message}`);
-    return 2;
-  }
-
-  if (opts.baseline) {
-    if (opts.report) warn('warning: --report is ignored with --baseline (nothing is fetched, so there is no evidence)');
-    warn(`baseline: ${book.size} claims answered no_match without fetching; wrote ${opts.out}`);
-    return 0;
-  }
-
-  // Archives are opened before any fetch: a path that cannot be written or read is a clear error, not lost work.
-  // The WARC code (warcio) is loaded only for them: it costs a third of a second at start-up.
+  // Archives are opened before any fetch, and before the first answers are written: a path that cannot be
+  // written or read is a clear error, not lost work. The WARC code (warcio) is loaded only for them: it
+  // costs a third of a second at start-up. A baseline fetches nothing, so it opens none.
   let recorder: import('../archive/index.js').WarcRecorder | undefined;
   let replay: import('../archive/index.js').ReplayDispatcher | undefined;
-  if (replayPath || opts.record) {
+  if (!opts.baseline && (replayPath || opts.record)) {
     const { ArchiveError, WarcRecorder, openReplay } = await import('../archive/index.js');
     try {
       if (replayPath) replay = await openReplay(replayPath);
       if (opts.record) recorder = await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` });
     } catch (err) {
       if (err instanceof ArchiveError) {
-        warn(`error: ${err.message}`);
+        errorLine(err.message);
         return 2;
       }
       throw err;
     }
+  }
+
+  const book = new AnswerBook(set.entries.map((e) => e.id));
+  const answers = new AnswersFile(opts.out, opts.format, book);
+  try {
+    answers.write(); // every claim answered no_match before any work: the file exists from the start
+  } catch (err) {
+    // The path was checked above; this is a race (the folder removed) or a full disk.
+    errorLine(`cannot write --out ${opts.out}: ${describeFsError(err)}`);
+    await recorder?.close().catch(() => {});
+    return 2;
+  }
+
+  if (opts.baseline) {
+    for (const [flag, path] of [['--report', opts.report], ['--record', opts.record]] as const) {
+      if (path !== undefined) warn(`warning: ${flag} is ignored with --baseline (nothing is fetched, so there is nothing to keep)`);
+    }
+    warn(`baseline: ${plural(book.size, 'claim')} answered no_match without fetching; wrote ${opts.out}`);
+    return 0;
   }
   if (replay) warn(`replaying ${replayPath}: no request leaves this machine`);
   // The answers never depend on the archive: a write that failed (a full disk) is reported, not fatal.
@@ -184,19 +213,28 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     progress.stop();
     answers.write();
     await closeArchive();
-    if (opts.report) writeReport(opts.report, run.results);
+    let reportFailed = false;
+    if (opts.report) {
+      try {
+        writeReport(opts.report, run.results);
+      } catch (err) {
+        // Checked at start-up; a full disk or a removed folder now. The answers are written already.
+        errorLine(`cannot write --report ${opts.report}: ${describeFsError(err)}; the answers in ${opts.out} are complete`);
+        reportFailed = true;
+      }
+    }
     const missingPdftotext = run.sources.find((s) => s.extractError?.kind === 'tool_missing');
     if (missingPdftotext) warn(`warning: ${missingPdftotext.extractError?.message}; PDF sources were answered no_match`);
     if (run.stopped) {
       const undecided = run.results.filter((r) => r.note?.startsWith('not decided')).length;
-      warn(`stopped early (${run.stopped}): ${undecided} claim(s) not decided were answered no_match`);
+      warn(`stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`);
     }
     if (!opts.quiet) process.stderr.write(`${diagnosisSummary(run.results)}\n`);
     warn(summaryLine(summarize(run)).replace(/^quotecheck: /, ''));
     if (run.wayback?.abandoned) warn(`warning: ${run.wayback.abandoned}`);
-    const written = [opts.out, opts.report, recorder ? `${opts.record} (${recorder.records()} WARC records)` : undefined].filter(Boolean);
+    const written = [opts.out, reportFailed ? undefined : opts.report, recorder ? `${opts.record} (${plural(recorder.records(), 'WARC record')})` : undefined].filter(Boolean);
     warn(`wrote ${written.join(' and ')}`);
-    return exitCode;
+    return reportFailed && exitCode === 0 ? 2 : exitCode;
   } finally {
     await closeArchive();
     if (deadlineTimer) clearTimeout(deadlineTimer);

@@ -1,10 +1,10 @@
 // `quotecheck verify`: one quote, one URL, an answer an LLM agent can read (or parse with --json); exit 0 verbatim, 1 no_match, 2 bad input.
 import { readFileSync } from 'node:fs';
 import type { ClaimResult } from '../check.js';
-import { VIEW_NAMES } from '../diagnose/index.js';
+import { VIEW_NAMES, type Diagnosis, type DiffRun } from '../diagnose/index.js';
 import type { HtmlViewChoice } from '../match.js';
-import { toReportRecord } from '../report.js';
-import { verifyQuote } from '../verify.js';
+import { toVerifyResult } from '../report.js';
+import { checkQuote } from '../verify.js';
 import type { WaybackMode } from '../asof/judge.js';
 import { AsOfDateError, parseAsOf } from '../asof/date.js';
 import { REPLAY_ENV } from '../defaults.js';
@@ -24,7 +24,27 @@ export interface VerifyCommandOptions {
   replay?: string;
 }
 
-function describe(r: ClaimResult): string {
+/** Diagnoses whose nearest span is the quote with words changed: their difference is shown word by word. */
+const DIFF_SHOWN: ReadonlySet<Diagnosis> = new Set(['near_miss', 'partial', 'extraction_artifact']);
+
+/** On a terminal: missing words red and struck through, extra words green (SGR codes, each closed by its own reset). */
+const COLOURS = { missing: ['\x1b[31;9m', '\x1b[29;39m'], extra: ['\x1b[32m', '\x1b[39m'] } as const;
+/** Elsewhere: git's plain word-diff markers. */
+const MARKERS = { missing: ['[-', '-]'], extra: ['{+', '+}'] } as const;
+
+/** Whether to colour: stdout is a terminal and NO_COLOR (https://no-color.org) is unset or empty. */
+export function useColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && !env.NO_COLOR;
+}
+
+/** The word diff on one line: equal words as they are, missing and extra words coloured or marked. */
+export function renderDiff(diff: readonly DiffRun[], colour: boolean): string {
+  const marks = colour ? COLOURS : MARKERS;
+  return diff.map((run) => (run.op === 'equal' ? run.text : `${marks[run.op][0]}${run.text}${marks[run.op][1]}`)).join(' ');
+}
+
+/** What `verify` prints without --json, for a person or an agent to read. */
+export function describe(r: ClaimResult, colour = false): string {
   const lines = [`${r.label} (diagnosis: ${r.diagnosis})`];
   const source = [r.httpStatus, r.contentType, r.charset, r.extractor].filter((x) => x !== undefined).join(', ');
   lines.push(`source: ${r.url}${r.finalUrl && r.finalUrl !== r.url ? ` -> ${r.finalUrl}` : ''}${source ? ` (${source})` : ''}`);
@@ -32,7 +52,14 @@ function describe(r: ClaimResult): string {
     lines.push(`found in the ${VIEW_NAMES[r.match.view]} at offset ${r.match.offset}:`);
     lines.push(`  ...${r.match.prefix}[${r.match.exact}]${r.match.suffix}...`);
   }
-  if (r.nearest) lines.push(`nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${VIEW_NAMES[r.nearest.view]} at offset ${r.nearest.offset}):`, `  ${r.nearest.text}`);
+  if (r.nearest) {
+    // The similarity is said here only: the diagnosis note leaves it to the nearest span.
+    lines.push(`nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${VIEW_NAMES[r.nearest.view]} at offset ${r.nearest.offset}):`, `  ${r.nearest.raw}`);
+    if (DIFF_SHOWN.has(r.diagnosis) && r.nearest.diff.some((run) => run.op !== 'equal')) {
+      const legend = colour ? 'red, struck: only in the quote; green: only in the source' : '[-only in the quote-] {+only in the source+}';
+      lines.push(`the quote against it (${legend}):`, `  ${renderDiff(r.nearest.diff, colour)}`);
+    }
+  }
   if (r.asOf && (r.asOf.captureUrl || r.drift === 'changed' || r.asOf.source === 'replay')) {
     lines.push(`as of ${r.asOf.date ?? 'today'}: ${r.asOf.captureUrl ? `the Wayback capture of ${r.asOf.timestamp} (${r.asOf.captureUrl})` : `${r.asOf.source === 'replay' ? 'the recorded' : 'today\'s'} text of ${r.asOf.timestamp}`}${r.asOf.proof === 'sha256' ? ', proven by its sha256' : r.asOf.proof === 'nearest' ? ', the nearest to the date' : ''}`);
   }
@@ -48,7 +75,7 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
       parseAsOf(opts.asOf);
     } catch (err) {
       if (!(err instanceof AsOfDateError)) throw err;
-      process.stderr.write(`quotecheck verify: error: --as-of: ${err.message}\n`);
+      process.stderr.write(`quotecheck: error: --as-of: ${err.message}\n`);
       return 2;
     }
   }
@@ -60,7 +87,7 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
       replay = await openReplay(replayPath);
     } catch (err) {
       if (!(err instanceof ArchiveError)) throw err;
-      process.stderr.write(`quotecheck verify: error: ${err.message}\n`);
+      process.stderr.write(`quotecheck: error: ${err.message}\n`);
       return 2;
     }
   }
@@ -75,11 +102,11 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
     replay,
     ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
   };
-  const result = await verifyQuote(opts.url, quote, options);
-  if (opts.json) process.stdout.write(`${JSON.stringify({ ...toReportRecord(result), quote })}\n`);
-  else process.stdout.write(`${describe(result)}\n`);
+  const result = await checkQuote(opts.url, quote, options);
+  if (opts.json) process.stdout.write(`${JSON.stringify(toVerifyResult(result, quote))}\n`);
+  else process.stdout.write(`${describe(result, useColour(process.stdout))}\n`);
   if (result.diagnosis === 'invalid_claim') {
-    if (!opts.json) process.stderr.write(`quotecheck verify: error: ${result.note}\n`);
+    if (!opts.json) process.stderr.write(`quotecheck: error: ${result.note}\n`);
     return 2;
   }
   return result.label === 'verbatim' ? 0 : 1;

@@ -3,8 +3,9 @@ import type { Label } from '../answers.js';
 import type { SourceRecord } from '../source.js';
 import { decodeHtml } from '../extract/decode.js';
 import { parseContentType } from '../extract/kind.js';
-import { viewCounts, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
+import { rawSpan, viewCounts, widenToWords, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
 import { MAX_QUOTE, nearestSpan } from './align.js';
+import { wordDiff, type DiffRun } from './diff.js';
 import { canon, canonText, findInterrupted, type CanonText } from './canon.js';
 import { detectShell, type Shell } from './shells.js';
 
@@ -25,9 +26,20 @@ export const DIAGNOSES: readonly Diagnosis[] = [
   'verbatim', 'extraction_artifact', 'near_miss', 'partial', 'not_found', 'drifted', 'fetch_failed', 'paywall', 'empty', 'unsupported', 'invalid_claim',
 ];
 
+export type { DiffOp, DiffRun } from './diff.js';
+
+/** The closest span of the source to a quote that is not in it (design.md §2 `nearest`). */
 export interface Nearest {
-  /** The closest span of the source (normalized text). */
+  /** The span in the view's normalized text, whole words (never cut mid-word). */
   text: string;
+  /**
+   * The same span in the page's own wording (case, curly quotes, dashes as the page writes them;
+   * whitespace runs as one space), mapped back from the normalized text; the normalized text when
+   * the two cannot be aligned.
+   */
+  raw: string;
+  /** The quote against the span, word by word: equal, missing (only in the quote) and extra (only in the source) runs. */
+  diff: DiffRun[];
   /** 1 - edit distance / quote length: 1 is identical. */
   similarity: number;
   view: NormalizedView['name'];
@@ -45,6 +57,8 @@ export interface DiagnosisInput {
   label: Label;
   /** The normalized quote. */
   quote: string;
+  /** The quote as given, for the missing words of `nearest.diff` (the normalized quote when absent). */
+  rawQuote?: string;
   source: SourceRecord;
   match: Match | null;
   htmlView?: HtmlViewChoice;
@@ -183,7 +197,7 @@ function clip(s: string, n = 160): string {
 }
 
 /** Diagnoses a claim that has text to compare against but did not match. */
-function diagnoseText(quote: string, source: SourceRecord, views: NormalizedView[]): DiagnosisResult {
+function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, views: NormalizedView[]): DiagnosisResult {
   const shell = shellOf(source);
   if (shell?.strong) {
     return { diagnosis: shell.kind === 'js_shell' ? 'empty' : 'paywall', note: describeShell(shell), nearest: null };
@@ -193,13 +207,13 @@ function diagnoseText(quote: string, source: SourceRecord, views: NormalizedView
   for (const view of views) {
     const ct = canonOf(source, view.name);
     if (canonQuote.length > 0 && ct.text.includes(canonQuote)) {
-      return { diagnosis: 'extraction_artifact', note: `in the ${VIEW_NAMES[view.name]} once whitespace, hyphens, soft hyphens and zero-width characters are ignored (extraction glued, split or hyphenated words)`, nearest: nearestIn(quote, views) };
+      return { diagnosis: 'extraction_artifact', note: `in the ${VIEW_NAMES[view.name]} once whitespace, hyphens, soft hyphens and zero-width characters are ignored (extraction glued, split or hyphenated words)`, nearest: nearestIn(quote, rawQuote, source, views) };
     }
   }
   for (const view of views) {
     const found = findInterrupted(canonQuote, canonOf(source, view.name));
     if (found) {
-      return { diagnosis: 'extraction_artifact', note: `in the ${VIEW_NAMES[view.name]}, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`, nearest: nearestIn(quote, views) };
+      return { diagnosis: 'extraction_artifact', note: `in the ${VIEW_NAMES[view.name]}, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`, nearest: nearestIn(quote, rawQuote, source, views) };
     }
   }
 
@@ -212,11 +226,11 @@ function diagnoseText(quote: string, source: SourceRecord, views: NormalizedView
       const note = found.length === pieces.length
         ? `each of the ${pieces.length} piece(s) around the ellipsis is in the source, but not as one passage`
         : `${found.length} of ${pieces.length} pieces around the ellipsis are in the source`;
-      return { diagnosis: 'partial', note, nearest: nearestIn(quote, views) };
+      return { diagnosis: 'partial', note, nearest: nearestIn(quote, rawQuote, source, views) };
     }
   }
 
-  const nearest = nearestIn(quote, views);
+  const nearest = nearestIn(quote, rawQuote, source, views);
   const ws = words(quote);
   const kept = nearest ? commonWords(ws, words(nearest.text)) / ws.length : 0;
   const head = coveredWords(quote, texts, false);
@@ -230,7 +244,7 @@ function diagnoseText(quote: string, source: SourceRecord, views: NormalizedView
     return { diagnosis: 'near_miss', note: `a long quote: its first ${head} and last ${tail} of ${ws.length} words are in the source; the words between differ`, nearest };
   }
   if (nearest && kept >= NEAR_MISS_WORDS && similarity >= NEAR_MISS_CHARS) {
-    return { diagnosis: 'near_miss', note: `a close span keeps ${Math.round(kept * 100)}% of the quote's words (similarity ${similarity.toFixed(2)}): words changed, added or dropped`, nearest };
+    return { diagnosis: 'near_miss', note: `a close span keeps ${Math.round(kept * 100)}% of the quote's words: words changed, added or dropped`, nearest };
   }
   if (ends >= PARTIAL_MIN_WORDS && ends >= PARTIAL_SHARE * ws.length) {
     const where = head >= tail ? `its first ${head}` : `its last ${tail}`;
@@ -239,22 +253,29 @@ function diagnoseText(quote: string, source: SourceRecord, views: NormalizedView
   if (shell) {
     return { diagnosis: 'paywall', note: `${describeShell(shell)}; the quote may be in the part it withholds`, nearest };
   }
-  return { diagnosis: 'not_found', note: nearest ? `nothing close: the nearest span keeps ${Math.round(kept * 100)}% of the quote's words (similarity ${similarity.toFixed(2)})` : 'nothing close in the source', nearest };
+  return { diagnosis: 'not_found', note: nearest ? `nothing close: the nearest span keeps ${Math.round(kept * 100)}% of the quote's words` : 'nothing close in the source', nearest };
 }
 
-/** The closest span over all eligible views. */
-function nearestIn(quote: string, views: readonly NormalizedView[]): Nearest | null {
-  let best: Nearest | null = null;
+/**
+ * The closest span over all eligible views, widened to whole words, with the page's own wording
+ * and the word diff of the quote against it.
+ */
+function nearestIn(quote: string, rawQuote: string, source: SourceRecord, views: readonly NormalizedView[]): Nearest | null {
+  let best: { view: NormalizedView; start: number; end: number; similarity: number } | null = null;
   for (const view of views) {
     const span = nearestSpan(quote, view.text);
-    if (span && (!best || span.similarity > best.similarity)) {
-      best = { text: view.text.slice(span.start, span.end), similarity: Number(span.similarity.toFixed(3)), view: view.name, offset: span.start };
-    }
+    if (span && (!best || span.similarity > best.similarity)) best = { view, start: span.start, end: span.end, similarity: span.similarity };
   }
-  return best;
+  if (!best) return null;
+  const { view } = best;
+  const { start, end } = widenToWords(view.text, best.start, best.end);
+  const text = view.text.slice(start, end);
+  const rawView = source.text?.views.find((v) => v.name === view.name);
+  const raw = (rawView && rawSpan(rawView, view.text, start, end)) ?? text;
+  return { text, raw, diff: wordDiff(rawQuote, raw), similarity: Number(best.similarity.toFixed(3)), view: view.name, offset: start };
 }
 
-export function diagnose({ label, quote, source, match, htmlView = 'any' }: DiagnosisInput): DiagnosisResult {
+export function diagnose({ label, quote, rawQuote, source, match, htmlView = 'any' }: DiagnosisInput): DiagnosisResult {
   if (label === 'verbatim' && match) return { diagnosis: 'verbatim', nearest: null };
   const { fetch, extractError } = source;
   if (!fetch.ok) {
@@ -270,5 +291,5 @@ export function diagnose({ label, quote, source, match, htmlView = 'any' }: Diag
   }
   const views = (source.views ?? []).filter((v) => viewCounts(v.name, htmlView));
   if (views.length === 0) return { diagnosis: 'empty', note: `no ${htmlView} text in this source`, nearest: null };
-  return diagnoseText(quote, source, views);
+  return diagnoseText(quote, rawQuote ?? quote, source, views);
 }

@@ -23,7 +23,43 @@ export interface BenchOptions {
   isolation?: Isolation | 'auto';
   /** A WARC archive every task's quotecheck answers from (QUOTECHECK_REPLAY), with no network. */
   replay?: string;
+  /**
+   * What to check when every source of a task fails (e.g. "is the golden server running?");
+   * without it the advice is worked out from where the sources are.
+   */
+  sourcesHint?: string;
   onTaskDone?: (run: TaskRun) => void;
+}
+
+/** One word-level difference run of a nearest span (design.md §2 `nearest.diff`). */
+export interface DiffRun {
+  op: 'equal' | 'missing' | 'extra';
+  text: string;
+}
+
+/** The nearest span as the report gives it: normalized text, the page's own wording and the diff when present. */
+export interface NearestEvidence {
+  text: string;
+  raw?: string;
+  diff?: DiffRun[];
+  similarity: number;
+}
+
+/** Where the quote was found, in the page's own wording (the report's TextQuoteSelector). */
+export interface MatchSelector {
+  exact: string;
+  prefix: string;
+  suffix: string;
+}
+
+/** A task none of whose sources could be fetched: its no_match answers say nothing about its quotes. */
+export interface SourcesFailure {
+  /** Distinct source URLs. */
+  sources: number;
+  /** Their hosts (host:port), sorted. */
+  hosts: string[];
+  /** The most common reason the agent's report gives. */
+  reason: string;
 }
 
 /** One claim as the report shows it. */
@@ -37,8 +73,11 @@ export interface ClaimRow {
   correct: boolean;
   diagnosis?: string;
   note?: string;
+  /** The matched context, normalized (what the label was decided on). */
   context?: string;
-  nearest?: { text: string; similarity: number };
+  /** The match in the page's own wording, when the report has it. */
+  selector?: MatchSelector;
+  nearest?: NearestEvidence;
   httpStatus?: number;
   /** The live source against the claim's evidence hash (design.md §8). */
   drift?: string;
@@ -51,13 +90,17 @@ export interface TaskRun {
   reward: number;
   claims: number;
   correct: number;
-  /** Share of gold no_match labels: what the all-no_match baseline scores. */
+  /** Share of gold no_match labels: what the baseline (all no_match) scores. */
+  baseline: number;
+  /** @deprecated The same number as `baseline`, under its old name; kept for readers of report.json. */
   floor: number;
   agentExit: number | null;
   verifierExit: number | null;
   seconds: number;
   /** What went wrong, if anything did (timeout, no reward file, ...). */
   problems: string[];
+  /** Set when every source the agent reported on failed to fetch. */
+  sourcesFailed?: SourcesFailure;
   grade: Grade;
   rows: ClaimRow[];
 }
@@ -78,6 +121,8 @@ export interface BenchReport {
   drifted_sources: number;
   /** Claims the agent judged on a Wayback capture. */
   claims_from_captures: number;
+  /** What to check, one line each, when something went wrong for a whole task (every source failed). */
+  advice: string[];
   tasks: TaskRun[];
 }
 
@@ -168,6 +213,73 @@ function makeShim(dir: string, quotecheckBin: string): string {
   return dir;
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const DIFF_OPS: ReadonlySet<string> = new Set(['equal', 'missing', 'extra']);
+
+/** The report's TextQuoteSelector, if well formed: the report is the agent's output, so nothing is assumed. */
+function parseSelector(v: unknown): MatchSelector | undefined {
+  if (!isRecord(v) || typeof v.exact !== 'string' || v.exact === '') return undefined;
+  return { exact: v.exact, prefix: typeof v.prefix === 'string' ? v.prefix : '', suffix: typeof v.suffix === 'string' ? v.suffix : '' };
+}
+
+/** The report's nearest span; `raw` and `diff` only when well formed (older reports have neither). */
+function parseNearest(v: unknown): NearestEvidence | undefined {
+  if (!isRecord(v) || typeof v.text !== 'string' || typeof v.similarity !== 'number') return undefined;
+  const out: NearestEvidence = { text: v.text, similarity: v.similarity };
+  if (typeof v.raw === 'string' && v.raw !== '') out.raw = v.raw;
+  if (Array.isArray(v.diff) && v.diff.length > 0 && v.diff.every((d) => isRecord(d) && typeof d.op === 'string' && DIFF_OPS.has(d.op) && typeof d.text === 'string')) {
+    out.diff = (v.diff as DiffRun[]).map((d) => ({ op: d.op, text: d.text }));
+  }
+  return out;
+}
+
+/** host:port of a URL, or the URL itself when it does not parse. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Every source failed to fetch: the agent's report says fetch_failed for every claim it judged
+ * (claims rejected as invalid aside). Undefined when the report is missing or anything was fetched.
+ */
+export function sourcesFailure(rows: readonly ClaimRow[]): SourcesFailure | undefined {
+  const judged = rows.filter((r) => r.diagnosis !== undefined && r.diagnosis !== 'invalid_claim');
+  if (judged.length === 0 || judged.some((r) => r.diagnosis !== 'fetch_failed')) return undefined;
+  const reasons = new Map<string, number>();
+  for (const r of judged) if (r.note) reasons.set(r.note, (reasons.get(r.note) ?? 0) + 1);
+  const reason = [...reasons].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'no reason given';
+  return {
+    sources: new Set(judged.map((r) => r.url.replace(/#.*$/, ''))).size,
+    hosts: [...new Set(judged.map((r) => hostOf(r.url)))].sort(),
+    reason,
+  };
+}
+
+/** Loopback hosts (127/8, localhost, ::1): sources a local server must be serving. */
+function isLoopback(host: string): boolean {
+  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return /^127\./.test(name) || name === 'localhost' || name === '::1';
+}
+
+/** The one thing to check when every source of some task failed. */
+function sourcesAdvice(failed: readonly TaskRun[], total: number, opts: Pick<BenchOptions, 'sourcesHint' | 'replay'>): string[] {
+  if (failed.length === 0) return [];
+  const hosts = [...new Set(failed.flatMap((t) => t.sourcesFailed!.hosts))].sort();
+  const names = failed.map((t) => t.task);
+  const which = failed.length === total
+    ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`)
+    : `${failed.length} of ${total} tasks (${names.join(', ')})`;
+  const check = opts.sourcesHint
+    ?? (opts.replay ? `do the sources appear in the archive ${opts.replay}? (a replay answers only what was recorded)`
+      : hosts.every(isLoopback) ? `they are on loopback (${hosts.join(', ')}): is the server that serves them running?`
+        : `can this machine reach ${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}? (DNS, proxy, firewall)`);
+  return [`every source failed in ${which}, so ${failed.length === 1 ? 'its' : 'their'} no_match answers say nothing about the quotes: ${failed[0]!.sourcesFailed!.reason}. Check: ${check}`];
+}
+
 function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, string>): ClaimRow[] {
   // The task's claims as quotecheck reads them (aliases and all); a file it cannot read gives bare rows.
   let claims = new Map<string, Claim>();
@@ -181,7 +293,7 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
   return [...gold].map(([id, goldLabel]) => {
     const c = claims.get(id);
     const r = report.get(id);
-    const match = r?.match as { context?: string } | null | undefined;
+    const match = r?.match as { context?: unknown; selector?: unknown } | null | undefined;
     const answer = answers.get(id);
     return {
       id,
@@ -193,8 +305,9 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
       correct: answer === goldLabel,
       diagnosis: typeof r?.diagnosis === 'string' ? r.diagnosis : undefined,
       note: typeof r?.note === 'string' ? r.note : undefined,
-      context: match?.context,
-      nearest: (r?.nearest as ClaimRow['nearest'] | null | undefined) ?? undefined,
+      context: typeof match?.context === 'string' ? match.context : undefined,
+      selector: parseSelector(match?.selector),
+      nearest: parseNearest(r?.nearest),
       httpStatus: typeof r?.http_status === 'number' ? r.http_status : undefined,
       drift: typeof r?.drift === 'string' ? r.drift : undefined,
       asOf: (r?.as_of as ClaimRow['asOf'] | null | undefined) ?? undefined,
@@ -246,18 +359,24 @@ async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' 
   }
   const g = grade(answers, gold);
   const noMatch = [...gold.values()].filter((l) => l === 'no_match').length;
+  const rows = claimRows(t, answers, gold);
+  const failed = sourcesFailure(rows);
+  if (failed) problems.push(`every source failed (${failed.sources} ${failed.sources === 1 ? 'source' : 'sources'} on ${failed.hosts.join(', ')})`);
+  const baseline = gold.size === 0 ? 0 : noMatch / gold.size;
   return {
     task: task.name,
     reward,
     claims: gold.size,
     correct: g.correct,
-    floor: gold.size === 0 ? 0 : noMatch / gold.size,
+    baseline,
+    floor: baseline,
     agentExit: agent.code,
     verifierExit: verifier.code,
     seconds: (performance.now() - started) / 1000,
     problems,
+    ...(failed ? { sourcesFailed: failed } : {}),
     grade: g,
-    rows: claimRows(t, answers, gold),
+    rows,
   };
 }
 
@@ -295,7 +414,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     isolation,
     tasks_dir: resolve(opts.tasksDir),
     mean_reward: mean((r) => r.reward),
-    baseline_mean_reward: mean((r) => r.floor),
+    baseline_mean_reward: mean((r) => r.baseline),
     claims: runs.reduce((n, r) => n + r.claims, 0),
     correct: runs.reduce((n, r) => n + r.correct, 0),
     seconds: (performance.now() - started) / 1000,
@@ -303,6 +422,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     diagnoses,
     drifted_sources: drifted.size,
     claims_from_captures: rows.filter((row) => row.asOf?.capture_url).length,
+    advice: sourcesAdvice(runs.filter((r) => r.sourcesFailed), runs.length, opts),
     tasks: runs,
   };
 }

@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { describeFsError } from '../answers.js';
 
 export interface TaskDir {
   name: string;
@@ -29,7 +30,9 @@ function readTask(dir: string): TaskDir {
   try {
     toml = parseToml(readFileSync(tomlPath, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    throw new DatasetError(`${tomlPath}: ${(err as Error).message.split('\n')[0]}`);
+    // A file-system error in words ("permission denied"), a TOML error as smol-toml words its first line.
+    const why = (err as NodeJS.ErrnoException).code !== undefined ? describeFsError(err) : (err as Error).message.split('\n')[0];
+    throw new DatasetError(`${tomlPath}: ${why}`);
   }
   for (const needed of ['tests/test.sh']) {
     if (!existsSync(join(dir, needed))) throw new DatasetError(`${dir}: missing ${needed}`);
@@ -45,7 +48,8 @@ function readTask(dir: string): TaskDir {
 /** The tasks of a dataset folder (each subfolder with a task.toml), or the folder itself if it is one task. */
 export function listTasks(folder: string): TaskDir[] {
   const tasksDir = resolve(folder);
-  if (!existsSync(tasksDir) || !statSync(tasksDir).isDirectory()) throw new DatasetError(`${tasksDir}: not a folder`);
+  if (!existsSync(tasksDir)) throw new DatasetError(`${tasksDir}: no such folder`);
+  if (!statSync(tasksDir).isDirectory()) throw new DatasetError(`${tasksDir}: not a folder`);
   if (existsSync(join(tasksDir, 'task.toml'))) return [readTask(tasksDir)];
   const tasks = readdirSync(tasksDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(tasksDir, d.name, 'task.toml')))

@@ -2,8 +2,8 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { ArchiveError, readArchive, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
-import { ClaimsFileError, parseClaims, type Claim } from '../claims.js';
-import type { Label } from '../answers.js';
+import { ClaimsFileError, jsonSyntaxErrorAt, parseClaims, parseJsonText, type Claim } from '../claims.js';
+import { describeFsError, plural, type Label } from '../answers.js';
 import { environmentDockerfile, instruction, solveScript, taskToml, testScript, TASK_ARCHIVE } from './templates.js';
 
 export interface LabelledClaim {
@@ -20,44 +20,97 @@ export class ExportError extends Error {
 /** Where the gold label may be given. */
 const LABEL_FIELDS = ['label', 'gold', 'gold_label', 'expected_label'] as const;
 
+/** One labelled claim as read, and how messages name it: `file:7` (JSON Lines) or `file: claim #7` (a JSON array). */
+interface RawLabelled {
+  raw: Record<string, unknown>;
+  where: string;
+  /** The same without the file: `line 7` or `claim #7`. */
+  label: string;
+}
+
+const JSONL_HINT = 'labelled claims are JSON Lines (one claim object per line) or a JSON array of claim objects';
+
+/** Reads a JSON array of claims (or `{"claims": [...]}`) as a whole; each claim is named by its position. */
+function readLabelledArray(path: string, json: unknown): RawLabelled[] {
+  const list = Array.isArray(json) ? json : (json as { claims?: unknown }).claims;
+  if (!Array.isArray(list)) throw new ExportError(`${path}: expected ${JSONL_HINT}`);
+  return list.map((obj, i) => {
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ExportError(`${path}: claim #${i + 1}: expected a JSON object; ${JSONL_HINT}`);
+    return { raw: obj as Record<string, unknown>, where: `${path}: claim #${i + 1}`, label: `claim #${i + 1}` };
+  });
+}
+
+/** A JSON Lines line that does not parse: the line and column of the mistake. */
+function lineError(path: string, lineNo: number, line: string, err: unknown): ExportError {
+  const at = jsonSyntaxErrorAt(line);
+  const why = at ? `line ${lineNo}, column ${at.offset + 1}: not valid JSON: ${at.reason}` : `line ${lineNo}: not valid JSON: ${(err as Error).message}`;
+  return new ExportError(`${path}: ${why}`);
+}
+
+/** Parses the labelled file: JSON Lines, or (when the file is one JSON document) a JSON array or `{"claims": [...]}`. */
+function readLabelledRaw(path: string, text: string): RawLabelled[] {
+  const body = text.replace(/^\uFEFF/, '');
+  // A file that opens with "[" is one JSON array, pretty-printed or not: read it whole.
+  if (body.trimStart().startsWith('[')) {
+    return readLabelledArray(path, parseJsonText(body, ExportError, `${path}: is not valid JSON (${JSONL_HINT})`));
+  }
+  const rows: RawLabelled[] = [];
+  const lines = body.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!line.trim()) continue;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(line);
+    } catch (err) {
+      // The first line does not parse alone: perhaps the file is one pretty-printed {"claims": [...]}.
+      if (rows.length === 0) {
+        let whole: unknown;
+        try {
+          whole = JSON.parse(body);
+        } catch {
+          throw lineError(path, i + 1, line, err);
+        }
+        if (whole && typeof whole === 'object' && Array.isArray((whole as { claims?: unknown }).claims)) return readLabelledArray(path, whole);
+      }
+      throw lineError(path, i + 1, line, err);
+    }
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ExportError(`${path}: line ${i + 1}: expected a JSON object; ${JSONL_HINT}`);
+    rows.push({ raw: obj as Record<string, unknown>, where: `${path}:${i + 1}`, label: `line ${i + 1}` });
+  }
+  return rows;
+}
+
 /**
- * Reads labelled claims (JSON Lines: a claim per line, with its gold label). Every problem
- * names the line; a claim that quotecheck could not check (bad URL, empty quote) is an error
- * here, because a benchmark should not ship it.
+ * Reads labelled claims (JSON Lines: a claim per line, with its gold label; a JSON array of such
+ * claims is accepted too). Every problem names the line (or the claim's position in an array);
+ * a claim that quotecheck could not check (bad URL, empty quote) is an error here, because a
+ * benchmark should not ship it.
  */
 export function readLabelled(path: string): LabelledClaim[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ExportError(`cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new ExportError(`cannot read --labelled ${path}: ${describeFsError(err)}`);
   }
-  const raws: Record<string, unknown>[] = [];
-  const lineOf: number[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(line);
-    } catch (err) {
-      throw new ExportError(`${path}:${i + 1}: not valid JSON: ${(err as Error).message}`);
-    }
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ExportError(`${path}:${i + 1}: expected a JSON object`);
-    raws.push(obj as Record<string, unknown>);
-    lineOf.push(i + 1);
-  });
-  if (raws.length === 0) throw new ExportError(`${path}: no claims`);
+  const rows = readLabelledRaw(path, text);
+  if (rows.length === 0) throw new ExportError(`${path}: no claims`);
+  const raws = rows.map((r) => r.raw);
   let entries;
   try {
     entries = parseClaims(raws, path).entries;
   } catch (err) {
-    if (err instanceof ClaimsFileError) throw new ExportError(err.message.replace(/claim #(\d+)/, (_, n: string) => `line ${lineOf[Number(n)]}`));
+    if (err instanceof ClaimsFileError) {
+      // parseClaims names claims by position ("claim #3", from 1); name them as the file does.
+      throw new ExportError(err.message.replace(/claim #(\d+)/g, (m, n: string) => rows[Number(n) - 1]?.label ?? m));
+    }
     throw err;
   }
   return entries.map((entry, i) => {
-    const where = `${path}:${lineOf[i]} (id ${JSON.stringify(entry.id)})`;
+    const where = `${rows[i]!.where} (id ${JSON.stringify(entry.id)})`;
     if (entry.kind === 'invalid') throw new ExportError(`${where}: ${entry.problems.join('; ')}`);
-    const raw = raws[i]!;
+    const raw = rows[i]!.raw;
     const field = LABEL_FIELDS.find((f) => raw[f] !== undefined);
     const label = field ? raw[field] : undefined;
     if (label !== 'verbatim' && label !== 'no_match') {
@@ -176,7 +229,7 @@ export async function writeTaskArchives(result: ExportResult, archive: Archive):
   for (const task of result.tasks) {
     const missing = task.urls.filter((u) => !recorded.has(u));
     if (missing.length) {
-      throw new ExportError(`${archivePath}: has no exchange for ${missing.length} source(s) of ${task.name}, e.g. ${missing[0]}; record a run of these claims first (quotecheck run --record FILE)`);
+      throw new ExportError(`${archivePath}: has no exchange for ${plural(missing.length, 'source')} of ${task.name}, e.g. ${missing[0]}; record a run of these claims first (quotecheck run --record FILE)`);
     }
     const chosen = new Set<ArchivedRecord>();
     for (const base of bases.length ? bases : [undefined]) for (const r of selectForSources(archive, task.urls, base ? { waybackBase: base } : {})) chosen.add(r);

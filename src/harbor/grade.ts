@@ -1,6 +1,7 @@
 // The verifier: answers graded against gold labels; reward = correct / gold claims.
 import { readFile } from 'node:fs/promises';
-import type { Label } from '../answers.js';
+import { describeFsError, plural, type Label } from '../answers.js';
+import { parseJsonText } from '../claims.js';
 
 const LABELS: readonly Label[] = ['verbatim', 'no_match'];
 
@@ -14,14 +15,9 @@ export async function readLabelFile(path: string, what: string): Promise<Map<str
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new GradeInputError(`cannot read ${what} file ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new GradeInputError(`cannot read ${what} file ${path}: ${describeFsError(err)}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new GradeInputError(`${what} file ${path} is not valid JSON: ${(err as Error).message}`);
-  }
+  const json = parseJsonText(text, GradeInputError, `${what} file ${path} is not valid JSON`);
   return parseLabels(json, `${what} file ${path}`);
 }
 
@@ -31,7 +27,7 @@ export function parseLabels(json: unknown, where: string): Map<string, string> {
     json.forEach((row, i) => {
       const r = row as { id?: unknown; label?: unknown } | null;
       if (!r || typeof r !== 'object' || (typeof r.id !== 'string' && typeof r.id !== 'number')) {
-        throw new GradeInputError(`${where}: entry #${i} has no "id"`);
+        throw new GradeInputError(`${where}: entry #${i + 1} has no "id"`);
       }
       labels.set(String(r.id), String(r.label));
     });
@@ -54,7 +50,19 @@ export interface Grade {
   extra: string[];
   /** Gold ids answered wrongly, missing or with an invalid label. */
   wrong: string[];
+  /** The same, in gold order, each with the gold label and what was answered (undefined: no answer). */
+  mistakes: Mistake[];
 }
+
+export interface Mistake {
+  id: string;
+  expected: Label;
+  /** The answer as given (possibly not a label at all); undefined when the id was not answered. */
+  given: string | undefined;
+}
+
+/** How many wrong ids `formatGrade` names before "and N more": enough to act on, short enough to read. */
+export const WRONG_IDS_SHOWN = 20;
 
 /** A confusion matrix with every count at 0. */
 export function emptyConfusion(): Grade['confusion'] {
@@ -65,6 +73,7 @@ export function emptyConfusion(): Grade['confusion'] {
 export function grade(answers: ReadonlyMap<string, string>, gold: ReadonlyMap<string, string>): Grade {
   const confusion = emptyConfusion();
   const wrong: string[] = [];
+  const mistakes: Mistake[] = [];
   let correct = 0;
   for (const [id, goldLabel] of gold) {
     if (!LABELS.includes(goldLabel as Label)) throw new GradeInputError(`gold label for ${JSON.stringify(id)} is ${JSON.stringify(goldLabel)}, not verbatim or no_match`);
@@ -72,10 +81,13 @@ export function grade(answers: ReadonlyMap<string, string>, gold: ReadonlyMap<st
     const column = answered === undefined ? 'missing' : LABELS.includes(answered as Label) ? (answered as Label) : 'invalid';
     confusion[goldLabel as Label][column]++;
     if (answered === goldLabel) correct++;
-    else wrong.push(id);
+    else {
+      wrong.push(id);
+      mistakes.push({ id, expected: goldLabel as Label, given: answered });
+    }
   }
   const extra = [...answers.keys()].filter((id) => !gold.has(id));
-  return { gold: gold.size, correct, reward: gold.size === 0 ? 0 : correct / gold.size, confusion, extra, wrong };
+  return { gold: gold.size, correct, reward: gold.size === 0 ? 0 : correct / gold.size, confusion, extra, wrong, mistakes };
 }
 
 /** The reward as the verifier writes it: a plain decimal. */
@@ -91,6 +103,17 @@ export function formatGrade(g: Grade): string {
     `gold verbatim    ${String(c.verbatim.verbatim).padStart(17)} ${String(c.verbatim.no_match).padStart(9)} ${String(c.verbatim.missing).padStart(8)} ${String(c.verbatim.invalid).padStart(8)}`,
     `gold no_match    ${String(c.no_match.verbatim).padStart(17)} ${String(c.no_match.no_match).padStart(9)} ${String(c.no_match.missing).padStart(8)} ${String(c.no_match.invalid).padStart(8)}`,
   ];
-  if (g.extra.length) lines.push(`${g.extra.length} answer(s) with no gold label, ignored: ${g.extra.slice(0, 10).join(', ')}${g.extra.length > 10 ? ', ...' : ''}`);
+  if (g.mistakes.length) {
+    lines.push(`${plural(g.mistakes.length, 'wrong answer')}${g.mistakes.length > WRONG_IDS_SHOWN ? ` (the first ${WRONG_IDS_SHOWN})` : ''}:`);
+    for (const m of g.mistakes.slice(0, WRONG_IDS_SHOWN)) {
+      const given = m.given === undefined ? 'no answer' : LABELS.includes(m.given as Label) ? m.given : `${JSON.stringify(m.given)} (not a label)`;
+      lines.push(`  ${JSON.stringify(m.id)}: expected ${m.expected}, given ${given}`);
+    }
+    if (g.mistakes.length > WRONG_IDS_SHOWN) lines.push(`  and ${g.mistakes.length - WRONG_IDS_SHOWN} more`);
+  }
+  if (g.extra.length) {
+    const shown = g.extra.slice(0, WRONG_IDS_SHOWN).map((id) => JSON.stringify(id)).join(', ');
+    lines.push(`${plural(g.extra.length, 'answer')} with no gold label, ignored: ${shown}${g.extra.length > WRONG_IDS_SHOWN ? ` and ${g.extra.length - WRONG_IDS_SHOWN} more` : ''}`);
+  }
   return lines.join('\n');
 }

@@ -1,6 +1,12 @@
 // A self-contained HTML report of a bench run: per task and per claim, with the evidence behind each answer.
 import { normalize } from '../normalize.js';
-import type { BenchReport, ClaimRow, TaskRun } from './bench.js';
+import type { BenchReport, ClaimRow, DiffRun, MatchSelector, TaskRun } from './bench.js';
+
+/** The context a TextQuoteSelector keeps on each side (src/match.ts): a side this long was cut there. */
+const SELECTOR_CONTEXT_CHARS = 32;
+
+/** The same name everywhere (table header, task summary, terminal table): what answering no_match for every claim scores. */
+export const BASELINE_NAME = 'baseline';
 
 function esc(s: unknown): string {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -11,17 +17,49 @@ function link(url: string): string {
   return /^https?:\/\//i.test(url) ? `<a href="${esc(url)}" rel="noreferrer noopener">${esc(url)}</a>` : esc(url);
 }
 
-/** The matched context with the quote itself highlighted. */
-function evidence(row: ClaimRow): string {
-  if (row.context) {
-    // The context is normalized text; so is the quote it contains.
-    const q = normalize(row.quote);
-    const i = q ? row.context.indexOf(q) : -1;
-    const body = i >= 0 ? `${esc(row.context.slice(0, i))}<mark>${esc(q)}</mark>${esc(row.context.slice(i + q.length))}` : esc(row.context);
-    return `<div class="ev match">found: …${body}…</div>`;
+/** The element id of a task's section, and the link to it (a task name may hold any character). */
+const taskId = (task: string): string => `task-${task}`;
+const taskHref = (task: string): string => `#${encodeURIComponent(taskId(task))}`;
+
+/** A selector's context, cut back to whole words where the selector cut it mid-word; says whether it was cut. */
+function wholeWords(side: string, keep: 'end' | 'start'): { text: string; cut: boolean } {
+  if (side.length < SELECTOR_CONTEXT_CHARS) return { text: side, cut: false };
+  if (keep === 'end') {
+    const i = side.search(/\s/);
+    return { text: i >= 0 ? side.slice(i) : '', cut: true };
   }
-  if (row.nearest) return `<div class="ev nearest">nearest (similarity ${row.nearest.similarity.toFixed(2)}): ${esc(row.nearest.text)}</div>`;
-  return '';
+  const m = /\s\S*$/.exec(side);
+  return { text: m ? side.slice(0, m.index) : '', cut: true };
+}
+
+/** The match in the page's own wording: the selector's prefix, the quote as the page writes it (marked), the suffix. */
+function selectorEvidence(s: MatchSelector): string {
+  const prefix = wholeWords(s.prefix, 'end');
+  const suffix = wholeWords(s.suffix, 'start');
+  return `${prefix.cut ? '…' : ''}${esc(prefix.text)}<mark>${esc(s.exact)}</mark>${esc(suffix.text)}${suffix.cut ? '…' : ''}`;
+}
+
+/** The normalized context (older reports): the quote, normalized the same way, marked in it. */
+function contextEvidence(context: string, quote: string): string {
+  const q = normalize(quote);
+  const i = q ? context.indexOf(q) : -1;
+  const body = i >= 0 ? `${esc(context.slice(0, i))}<mark>${esc(q)}</mark>${esc(context.slice(i + q.length))}` : esc(context);
+  return `…${body}…`;
+}
+
+/** The word-level difference of quote and span: missing words (in the quote only) struck, extra words (in the source only) inserted. */
+function diffHtml(diff: readonly DiffRun[]): string {
+  return diff.map((d) => (d.op === 'missing' ? `<del>${esc(d.text)}</del>` : d.op === 'extra' ? `<ins>${esc(d.text)}</ins>` : `<span>${esc(d.text)}</span>`)).join(' ');
+}
+
+/** The evidence behind the answer: where the quote was found, or the nearest span and how it differs. */
+function evidence(row: ClaimRow): string {
+  if (row.selector) return `<div class="ev match">found: ${selectorEvidence(row.selector)}</div>`;
+  if (row.context) return `<div class="ev match">found: ${contextEvidence(row.context, row.quote)}</div>`;
+  if (!row.nearest) return '';
+  const n = row.nearest;
+  const diff = n.diff ? `<div class="diff" title="struck: in the quote, not in the source; inserted: in the source, not in the quote">difference: ${diffHtml(n.diff)}</div>` : '';
+  return `<div class="ev nearest">nearest (similarity ${n.similarity.toFixed(2)}): <q class="span">${esc(n.raw ?? n.text)}</q>${diff}</div>`;
 }
 
 /** Which text decided, when it was not simply today's page: a Wayback capture, or a recorded archive. */
@@ -46,8 +84,8 @@ function claimRow(row: ClaimRow): string {
 
 function taskSection(t: TaskRun): string {
   const wrong = t.rows.filter((r) => !r.correct).length;
-  return `<details class="task" id="task-${esc(t.task)}"${wrong > 0 || t.problems.length > 0 ? ' open' : ''}>
-<summary><span class="tname">${esc(t.task)}</span> <span class="reward">reward ${t.reward.toFixed(3)}</span> <span class="meta">${t.correct}/${t.claims} correct · floor ${t.floor.toFixed(3)} · ${t.seconds.toFixed(1)} s</span>${t.problems.length ? ` <span class="problem">${esc(t.problems.join('; '))}</span>` : ''}</summary>
+  return `<details class="task" id="${esc(taskId(t.task))}" data-wrong="${wrong}"${wrong > 0 || t.problems.length > 0 ? ' open' : ''}>
+<summary><span class="tname">${esc(t.task)}</span> <span class="reward">reward ${t.reward.toFixed(3)}</span> <span class="meta">${t.correct}/${t.claims} correct · ${BASELINE_NAME} ${t.baseline.toFixed(3)} · ${t.seconds.toFixed(1)} s</span>${t.problems.length ? ` <span class="problem">${esc(t.problems.join('; '))}</span>` : ''}</summary>
 <table class="claims"><thead><tr><th>id</th><th>quote and source</th><th>answer</th><th>gold</th><th>diagnosis and evidence</th></tr></thead>
 <tbody>${t.rows.map(claimRow).join('\n')}</tbody></table>
 </details>`;
@@ -56,20 +94,58 @@ function taskSection(t: TaskRun): string {
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d1d1f}
 h1{font-size:1.5rem}table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}
-.summary td.num,.tasks td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.summary,table.confusion,table.diagnoses{width:auto}
+th.num,td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.summary td{font-variant-numeric:tabular-nums}
+.advice{border:1px solid #b00020;background:#fff2f2;border-radius:6px;padding:.4rem .8rem}.advice li{margin:.2rem 0}
 details.task{margin:.6rem 0;border:1px solid #ccc;border-radius:6px;padding:.3rem .6rem}
 summary{cursor:pointer}.tname{font-weight:600}.reward{margin-left:.5rem}.meta{color:#666;margin-left:.5rem}.problem{color:#b00020;margin-left:.5rem}
 tr.wrong{background:#fff2f2}td.id{white-space:nowrap;font-family:monospace}q{font-style:italic}.claimtext,.note,.src{color:#555;font-size:.9em}
 .code{font-family:monospace;padding:0 .3rem;border-radius:3px;background:#eee}.code.verbatim{background:#e3f6e3}.code.not_found{background:#fde2e2}
 .code.near_miss,.code.partial,.code.extraction_artifact{background:#fff1cc}.code.fetch_failed,.code.paywall,.code.empty{background:#e8e8ff}.code.drifted{background:#e0f0ff}
 .ev{margin-top:.25rem;font-size:.9em;word-break:break-word}mark{background:#ffe066}
-body.only-wrong tr.claim.ok{display:none}
+.diff{margin-top:.15rem}del{color:#b00020;background:#fde2e2}ins{color:#0a6b2a;background:#e3f6e3;text-decoration:none;border-bottom:1px solid #0a6b2a}
+body.only-wrong tr.claim.ok,body.only-wrong details.task[data-wrong="0"]{display:none}
 `;
 
-/** Renders the report: summary, confusion matrix, diagnoses, tasks, then each task's claims. No external resources. */
+/**
+ * Following a link to a task opens its section (a closed <details> shows only its summary), as does
+ * arriving with its fragment or going back to it; ticking "show only wrong answers" opens every task
+ * that has one, so what the filter leaves is on screen. A reload may restore the tick: it is applied at once.
+ */
+const SCRIPT = `
+(function () {
+  function openTask(id) {
+    var el = id && document.getElementById(id);
+    if (el && el.tagName === 'DETAILS') el.open = true;
+  }
+  function fromHash(hash) {
+    try { return decodeURIComponent(hash.replace(/^#/, '')); } catch (e) { return ''; }
+  }
+  document.addEventListener('click', function (e) {
+    var a = e.target && e.target.closest ? e.target.closest('a[href^="#task-"]') : null;
+    if (a) openTask(fromHash(a.getAttribute('href')));
+  });
+  window.addEventListener('hashchange', function () { openTask(fromHash(location.hash)); });
+  openTask(fromHash(location.hash));
+  var box = document.getElementById('only-wrong');
+  function filter() {
+    document.body.classList.toggle('only-wrong', box.checked);
+    if (!box.checked) return;
+    document.querySelectorAll('details.task').forEach(function (d) { if (d.getAttribute('data-wrong') !== '0') d.open = true; });
+  }
+  box.addEventListener('change', filter);
+  filter();
+})();
+`;
+
+const num = (v: string | number): string => `<td class="num">${esc(v)}</td>`;
+
+/** Renders the report: summary, advice, confusion matrix, diagnoses, tasks, then each task's claims. No external resources. */
 export function renderHtmlReport(r: BenchReport): string {
   const c = r.confusion;
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
+  const advice = r.advice ?? [];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>quotecheck bench: ${esc(r.agent)} on ${esc(r.tasks_dir)}</title><style>${STYLE}</style></head>
@@ -77,26 +153,29 @@ export function renderHtmlReport(r: BenchReport): string {
 <h1>quotecheck bench report</h1>
 <table class="summary">
 <tr><th>agent</th><td id="agent">${esc(r.agent)}</td></tr>
-<tr><th>tasks</th><td>${esc(r.tasks_dir)} (${r.tasks.length} tasks, ${r.claims} claims)</td></tr>
-<tr><th>mean reward</th><td class="num" id="mean-reward">${r.mean_reward.toFixed(3)}</td></tr>
-<tr><th>baseline (all no_match)</th><td class="num" id="baseline-reward">${r.baseline_mean_reward.toFixed(3)}</td></tr>
-<tr><th>claims correct</th><td class="num">${r.correct}/${r.claims}</td></tr>
+<tr><th>tasks</th><td>${esc(r.tasks_dir)} (${r.tasks.length} ${r.tasks.length === 1 ? 'task' : 'tasks'}, ${r.claims} ${r.claims === 1 ? 'claim' : 'claims'})</td></tr>
+<tr><th>mean reward</th><td id="mean-reward">${r.mean_reward.toFixed(3)}</td></tr>
+<tr><th>${BASELINE_NAME} (all no_match)</th><td id="baseline-reward">${r.baseline_mean_reward.toFixed(3)}</td></tr>
+<tr><th>claims correct</th><td>${r.correct}/${r.claims}</td></tr>
 <tr><th>paths</th><td>${r.isolation === 'namespace' ? 'container paths bind-mounted in a private mount namespace' : 'container paths overridden by environment variables'}</td></tr>
-<tr><th>time</th><td class="num">${r.seconds.toFixed(1)} s</td></tr>
+<tr><th>time</th><td>${r.seconds.toFixed(1)} s</td></tr>
 </table>
+${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}
 <h2>Confusion matrix</h2>
-<table class="confusion" id="confusion"><thead><tr><th>gold \\ answered</th><th>verbatim</th><th>no_match</th><th>missing</th><th>invalid</th></tr></thead><tbody>
-<tr><th>verbatim</th><td class="num">${c.verbatim.verbatim}</td><td class="num">${c.verbatim.no_match}</td><td class="num">${c.verbatim.missing}</td><td class="num">${c.verbatim.invalid}</td></tr>
-<tr><th>no_match</th><td class="num">${c.no_match.verbatim}</td><td class="num">${c.no_match.no_match}</td><td class="num">${c.no_match.missing}</td><td class="num">${c.no_match.invalid}</td></tr>
+<table class="confusion" id="confusion"><thead><tr><th>gold \\ answered</th><th class="num">verbatim</th><th class="num">no_match</th><th class="num">missing</th><th class="num">invalid</th></tr></thead><tbody>
+<tr><th>verbatim</th>${num(c.verbatim.verbatim)}${num(c.verbatim.no_match)}${num(c.verbatim.missing)}${num(c.verbatim.invalid)}</tr>
+<tr><th>no_match</th>${num(c.no_match.verbatim)}${num(c.no_match.no_match)}${num(c.no_match.missing)}${num(c.no_match.invalid)}</tr>
 </tbody></table>
 <h2>Diagnoses</h2>
-${diagnoses.length ? `<table class="diagnoses" id="diagnoses"><tbody>${diagnoses.map(([d, n]) => `<tr><td><span class="code ${esc(d)}">${esc(d)}</span></td><td class="num">${n}</td></tr>`).join('')}</tbody></table>` : '<p>The agent wrote no evidence report (the oracle writes /logs/agent/report.jsonl).</p>'}
+${diagnoses.length ? `<table class="diagnoses" id="diagnoses"><thead><tr><th>diagnosis</th><th class="num">claims</th></tr></thead><tbody>${diagnoses.map(([d, n]) => `<tr><td><span class="code ${esc(d)}">${esc(d)}</span></td>${num(n)}</tr>`).join('')}</tbody></table>` : '<p>The agent wrote no evidence report (the oracle writes /logs/agent/report.jsonl).</p>'}
 <h2>Tasks</h2>
-<table class="tasks" id="tasks"><thead><tr><th>task</th><th>claims</th><th>reward</th><th>baseline</th><th>problems</th></tr></thead><tbody>
-${r.tasks.map((t) => `<tr><td><a href="#task-${esc(t.task)}">${esc(t.task)}</a></td><td class="num">${t.claims}</td><td class="num">${t.reward.toFixed(3)}</td><td class="num">${t.floor.toFixed(3)}</td><td>${esc(t.problems.join('; '))}</td></tr>`).join('\n')}
+<p class="legend">${BASELINE_NAME}: the reward of answering no_match for every claim, i.e. the task's share of gold no_match labels.</p>
+<table class="tasks" id="tasks"><thead><tr><th>task</th><th class="num">claims</th><th class="num">correct</th><th class="num">reward</th><th class="num">${BASELINE_NAME}</th><th class="num">secs</th><th>problems</th></tr></thead><tbody>
+${r.tasks.map((t) => `<tr><td><a href="${esc(taskHref(t.task))}">${esc(t.task)}</a></td>${num(t.claims)}${num(t.correct)}${num(t.reward.toFixed(3))}${num(t.baseline.toFixed(3))}${num(t.seconds.toFixed(1))}<td>${esc(t.problems.join('; '))}</td></tr>`).join('\n')}
 </tbody></table>
-<p><label><input type="checkbox" id="only-wrong" onchange="document.body.classList.toggle('only-wrong', this.checked)"> show only wrong answers</label></p>
+<p><label><input type="checkbox" id="only-wrong"> show only wrong answers</label></p>
 ${r.tasks.map(taskSection).join('\n')}
+<script>${SCRIPT}</script>
 </body></html>
 `;
 }

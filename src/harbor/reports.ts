@@ -2,15 +2,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchReport } from './bench.js';
-import { renderHtmlReport } from './html.js';
+import { BASELINE_NAME, renderHtmlReport } from './html.js';
 
 export function benchTable(r: BenchReport): string {
   const w = Math.max(10, ...r.tasks.map((t) => t.task.length));
   const row = (a: string, b: string, c: string, d: string, e: string) => `${a.padEnd(w)}  ${b.padStart(6)}  ${c.padStart(7)}  ${d.padStart(8)}  ${e}`;
-  const lines = [row('task', 'claims', 'reward', 'baseline', 'problems'), '-'.repeat(w + 40)];
-  for (const t of r.tasks) lines.push(row(t.task, String(t.claims), t.reward.toFixed(3), t.floor.toFixed(3), t.problems.join('; ')));
+  const lines = [row('task', 'claims', 'reward', BASELINE_NAME, 'problems'), '-'.repeat(w + 40)];
+  for (const t of r.tasks) lines.push(row(t.task, String(t.claims), t.reward.toFixed(3), t.baseline.toFixed(3), t.problems.join('; ')));
   lines.push('-'.repeat(w + 40));
   lines.push(row('mean', String(r.claims), r.mean_reward.toFixed(3), r.baseline_mean_reward.toFixed(3), `${r.correct}/${r.claims} claims correct`));
+  lines.push(`${BASELINE_NAME}: the reward of answering no_match for every claim (each task's share of gold no_match labels)`);
   const c = r.confusion;
   lines.push('', 'confusion (gold \\ answered)   verbatim  no_match  missing  invalid');
   lines.push(`gold verbatim                ${String(c.verbatim.verbatim).padStart(9)} ${String(c.verbatim.no_match).padStart(9)} ${String(c.verbatim.missing).padStart(8)} ${String(c.verbatim.invalid).padStart(8)}`);
@@ -18,6 +19,7 @@ export function benchTable(r: BenchReport): string {
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
   if (diagnoses.length) lines.push('', `diagnoses: ${diagnoses.map(([d, n]) => `${d} ${n}`).join(', ')}`);
   if (r.drifted_sources > 0) lines.push(`drifted sources: ${r.drifted_sources} (their live bytes no longer hash to the evidence); claims judged on Wayback captures: ${r.claims_from_captures}`);
+  for (const a of r.advice ?? []) lines.push('', a);
   return lines.join('\n');
 }
 

@@ -1,0 +1,184 @@
+// The bench's HTML report, checked in headless Chromium from the page itself: column alignment, the wrong-answers toggle, task links, evidence.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
+import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
+import { renderHtmlReport } from '../src/harbor/html.js';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) console.warn(`test/report-html.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
+
+/** Sub-pixel rounding of text boxes: anything within this is the same edge. */
+const EDGE_PX = 1;
+
+const row = (over: Partial<ClaimRow> & Pick<ClaimRow, 'id'>): ClaimRow => ({
+  quote: 'a quote', url: 'http://127.0.0.1:9/page', gold: 'verbatim', answer: 'verbatim', correct: true, diagnosis: 'verbatim', ...over,
+});
+
+function task(name: string, rows: ClaimRow[], over: Partial<TaskRun> = {}): TaskRun {
+  const correct = rows.filter((r) => r.correct).length;
+  const baseline = rows.filter((r) => r.gold === 'no_match').length / rows.length;
+  return {
+    task: name, reward: correct / rows.length, claims: rows.length, correct, baseline, floor: baseline,
+    agentExit: 0, verifierExit: 0, seconds: 12.25, problems: [], grade: { correct } as Grade, rows, ...over,
+  };
+}
+
+/** Two tasks: "clean" (all right: its section starts closed) and "mixed" (two wrong answers, with evidence of every kind). */
+function sampleReport(): BenchReport {
+  const clean = task('clean', [
+    row({ id: 'c-1', quote: 'The Budget Was Approved', selector: { exact: 'The Budget Was Approved', prefix: 'xxxxxx On Tuesday, after debate, ', suffix: ' by the full Committee in March.' } }),
+    row({ id: 'c-2', quote: 'nothing to see', gold: 'no_match', answer: 'no_match', diagnosis: 'not_found' }),
+  ]);
+  const mixed = task('mixed', [
+    row({ id: 'm-1', quote: 'the cat sat on the mat', gold: 'no_match', answer: 'verbatim', correct: false, diagnosis: 'near_miss',
+      nearest: { text: 'the cat sat upon the mat', raw: 'The Cat sat UPON the mat', similarity: 0.91, diff: [{ op: 'equal', text: 'the cat sat' }, { op: 'missing', text: 'on' }, { op: 'extra', text: 'UPON' }, { op: 'equal', text: 'the mat' }] } }),
+    row({ id: 'm-2', quote: 'old style', gold: 'no_match', answer: 'no_match', diagnosis: 'near_miss', nearest: { text: 'old styles', similarity: 0.8 } }),
+    row({ id: 'm-3', quote: 'Context Only', gold: 'verbatim', answer: 'no_match', correct: false, diagnosis: 'fetch_failed', note: 'connection failed' }),
+    row({ id: 'm-4', quote: 'Mixed Case Words', context: 'before mixed case words after' }),
+  ], { problems: ['agent exited 1'] });
+  return {
+    agent: 'oracle', isolation: 'paths', tasks_dir: '/tmp/tasks', mean_reward: (clean.reward + mixed.reward) / 2,
+    baseline_mean_reward: (clean.baseline + mixed.baseline) / 2, claims: 6, correct: clean.correct + mixed.correct, seconds: 24.5,
+    confusion: emptyConfusion(), diagnoses: { near_miss: 2, verbatim: 2, not_found: 1, fetch_failed: 1 }, drifted_sources: 0, claims_from_captures: 0,
+    advice: ['every source failed in 1 of 2 tasks (mixed): connection failed. Check: is the server running?'],
+    tasks: [clean, mixed],
+  };
+}
+
+/** Right edge of the text inside an element (not of its box: a cell is as wide as its column whatever its alignment). */
+async function textRight(page: Page, selector: string, index: number): Promise<number> {
+  return page.locator(selector).nth(index).evaluate((el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return range.getBoundingClientRect().right;
+  });
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
+  let browser: BrowserContext;
+  let profile: string;
+  let pages: string;
+  let url: string;
+  const report = sampleReport();
+
+  beforeAll(async () => {
+    profile = mkdtempSync(join(tmpdir(), 'quotecheck-chromium-'));
+    pages = mkdtempSync(join(tmpdir(), 'quotecheck-report-'));
+    const file = join(pages, 'report.html');
+    writeFileSync(file, renderHtmlReport(report));
+    url = pathToFileURL(file).href;
+    // A fresh profile (Playwright takes it as the persistent context's folder, not as --user-data-dir).
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    for (const dir of [profile, pages]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(hash = ''): Promise<Page> {
+    const page = await browser.newPage();
+    await page.goto(url + hash);
+    return page;
+  }
+
+  test('numeric columns are right-aligned under their headers; text columns start where their headers do', async () => {
+    const page = await open();
+    for (const table of ['#tasks', '#confusion', '#diagnoses']) {
+      const heads = page.locator(`${table} thead th`);
+      const n = await heads.count();
+      let numeric = 0;
+      for (let col = 0; col < n; col++) {
+        const isNum = await heads.nth(col).evaluate((el) => el.classList.contains('num'));
+        const cells = `${table} tbody tr > :nth-child(${col + 1})`;
+        const count = await page.locator(cells).count();
+        expect(count).toBeGreaterThan(0);
+        const head = await heads.nth(col).boundingBox();
+        for (let i = 0; i < count; i++) {
+          const cell = await page.locator(cells).nth(i).boundingBox();
+          expect(Math.abs(cell!.x - head!.x), `${table} column ${col + 1}: cell ${i} under its header`).toBeLessThanOrEqual(EDGE_PX);
+          if (isNum) {
+            expect(Math.abs((await textRight(page, cells, i)) - (await textRight(page, `${table} thead th`, col))), `${table} column ${col + 1}: number ${i} ends where its header ends`).toBeLessThanOrEqual(EDGE_PX);
+          }
+        }
+        if (isNum) numeric++;
+      }
+      expect(numeric, `${table} has numeric columns`).toBeGreaterThan(0);
+    }
+    // The tasks table's numeric columns, by name.
+    expect(await page.locator('#tasks thead th.num').allInnerTexts()).toEqual(['claims', 'correct', 'reward', 'baseline', 'secs']);
+    await page.close();
+  });
+
+  test('"show only wrong answers" leaves exactly the wrong answers on screen, opening their tasks', async () => {
+    const page = await open();
+    // The reader closed the task with wrong answers; the toggle must open it again.
+    await page.locator('#task-mixed > summary').click();
+    expect(await page.locator('#task-mixed').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await page.locator('tr.claim:visible').count()).toBe(0); // "clean" starts closed, "mixed" is closed now
+    await page.locator('#only-wrong').check();
+    const visible = await page.locator('tr.claim:visible td.id').allInnerTexts();
+    expect(visible.sort()).toEqual(['m-1', 'm-3']);
+    expect(await page.locator('#task-mixed').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(await page.locator('#task-clean').isVisible()).toBe(false); // no wrong answer: nothing to show
+    await page.locator('#only-wrong').uncheck();
+    expect(await page.locator('#task-clean').isVisible()).toBe(true);
+    expect((await page.locator('tr.claim:visible td.id').allInnerTexts()).sort()).toEqual(['m-1', 'm-2', 'm-3', 'm-4']);
+    await page.close();
+  });
+
+  test('following a task link, or arriving with its fragment, opens the task', async () => {
+    const page = await open();
+    expect(await page.locator('#task-clean').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    await page.locator('#tasks a', { hasText: 'clean' }).click();
+    expect(await page.locator('#task-clean').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(await page.locator('#task-clean tr.claim:visible').count()).toBe(2);
+    // Closed again by the reader, the same link (same fragment: no hashchange) opens it again.
+    await page.locator('#task-clean > summary').click();
+    await page.locator('#tasks a', { hasText: 'clean' }).click();
+    expect(await page.locator('#task-clean').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    await page.close();
+    const arriving = await open('#task-clean');
+    expect(await arriving.locator('#task-clean').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    await arriving.close();
+  });
+
+  test('evidence in the page\'s own case, whole words, the difference struck and inserted; one name for the no_match share', async () => {
+    const page = await open('#task-clean');
+    const found = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'c-1' }) }).locator('.ev.match');
+    expect(await found.locator('mark').innerText()).toBe('The Budget Was Approved');
+    // The selector's 32-character context was cut mid-word ("xxxxxx", "March."): whole words only, marked as cut.
+    expect(await found.innerText()).toBe('found: … On Tuesday, after debate, The Budget Was Approved by the full Committee in…');
+
+    const m1 = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'm-1' }) }).locator('.ev.nearest');
+    expect(await m1.locator('q.span').innerText()).toBe('The Cat sat UPON the mat');
+    expect(await m1.locator('del').allInnerTexts()).toEqual(['on']);
+    expect(await m1.locator('ins').allInnerTexts()).toEqual(['UPON']);
+    expect(await m1.locator('del').evaluate((e) => getComputedStyle(e).textDecorationLine)).toBe('line-through');
+    expect(await m1.innerText()).toMatch(/^nearest \(similarity 0\.91\): /);
+    expect((await m1.innerText()).match(/similarity/g)).toHaveLength(1);
+    // A report without raw or diff (older agents): the span as given, and no difference line.
+    const m2 = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'm-2' }) }).locator('.ev.nearest');
+    expect(await m2.locator('q.span').innerText()).toBe('old styles');
+    expect(await m2.locator('.diff').count()).toBe(0);
+    // Only a normalized context: the quote is still marked in it.
+    const m4 = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'm-4' }) }).locator('.ev.match mark');
+    expect(await m4.innerText()).toBe('mixed case words');
+
+    const text = await page.locator('body').innerText();
+    expect(text).not.toMatch(/floor/i);
+    expect(await page.locator('#task-mixed .meta').innerText()).toContain('baseline 0.500');
+    expect(await page.locator('#advice').innerText()).toContain('every source failed in 1 of 2 tasks (mixed)');
+    await page.close();
+  });
+});
