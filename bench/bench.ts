@@ -57,15 +57,20 @@ async function runQuotecheck(claims: string, out: string, args: string[], wrappe
   const t = performance.now();
   const { stderr } = await run(cmd, rest, { maxBuffer: 1 << 26 });
   const seconds = (performance.now() - t) / 1000;
-  const peak = stderr.match(/peak memory (\d+) MB/);
+  const peak = stderr.match(/peak memory ([\d,]+) MB/);
   const clock = stderr.match(/; ([\d.]+) s; peak memory/);
-  return { seconds, peakRssMb: peak ? Number(peak[1]) : undefined, answers: JSON.parse(readFileSync(out, 'utf8')), stderr, runSeconds: clock ? Number(clock[1]) : undefined };
+  return { seconds, peakRssMb: peak ? count(peak[1]) : undefined, answers: JSON.parse(readFileSync(out, 'utf8')), stderr, runSeconds: clock ? Number(clock[1]) : undefined };
+}
+
+/** A number as quotecheck's summary line writes it ("1,041"); `missing` when there is none. */
+function count(text: string | undefined, missing = 0): number {
+  return text === undefined ? missing : Number(text.replaceAll(',', ''));
 }
 
 /** The Wayback part of a summary line (design: "; wayback L lookups, R requests, C claims judged on captures"); zeros without one. */
 function waybackSummary(stderr: string): { lookups: number; requests: number; claimsOnCaptures: number } {
-  const m = stderr.match(/wayback (\d+) lookups, (\d+) requests, (\d+) claims judged on captures/);
-  return { lookups: Number(m?.[1] ?? 0), requests: Number(m?.[2] ?? 0), claimsOnCaptures: Number(m?.[3] ?? 0) };
+  const m = stderr.match(/wayback ([\d,]+) lookups?, ([\d,]+) requests?, ([\d,]+) claims? judged on captures/);
+  return { lookups: count(m?.[1]), requests: count(m?.[2]), claimsOnCaptures: count(m?.[3]) };
 }
 
 /** Ids whose answers differ (or are missing from `a`), in `b`'s order. */
@@ -170,7 +175,7 @@ async function main(): Promise<void> {
   process.stdout.write(`replaying the recorded run (${network})...\n`);
   const replayed = await runQuotecheck(recordWeb.claims, join(out, 'answers-replay.json'), ['--replay', warc], isolated ? ['unshare', '--net', '--'] : []);
   const replayDiff = differingIds(replayed.answers, recorded.answers);
-  const warcRecords = Number(recorded.stderr.match(/\((\d+) WARC records\)/)?.[1] ?? NaN);
+  const warcRecords = count(recorded.stderr.match(/\(([\d,]+) WARC records?\)/)?.[1], NaN);
 
   // Drift: the same workload with a seeded 8% of its sources changed since the claims' verify_date.
   // At full latency (the same 50-400 ms as above): two more runs of ~13 s.

@@ -1,5 +1,5 @@
 // The evidence report (design.md §2): one JSON line per claim, plus the run's one-line summary.
-import { writeFileAtomicSync } from './answers.js';
+import { plural, writeFileAtomicSync } from './answers.js';
 import type { CheckRun, ClaimResult } from './check.js';
 import { DIAGNOSES, type Diagnosis, type DiffRun } from './diagnose/index.js';
 
@@ -106,9 +106,9 @@ export function summaryLine(s: RunSummary): string {
   const drifted = s.sourcesDrifted ? `, ${s.sourcesDrifted} drifted` : '';
   const w = s.wayback;
   const wayback = w && w.lookups > 0
-    ? `; wayback ${w.lookups} lookups, ${w.requests} requests, ${s.claimsFromWayback} claims judged on captures${w.abandoned ? ` (${w.abandoned})` : ''}`
+    ? `; wayback ${plural(w.lookups, 'lookup')}, ${plural(w.requests, 'request')}, ${plural(s.claimsFromWayback, 'claim')} judged on captures${w.abandoned ? ` (${w.abandoned})` : ''}`
     : '';
-  return `quotecheck: ${s.claims} claims, ${s.verbatim} verbatim, ${s.noMatch} no_match; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
+  return `quotecheck: ${plural(s.claims, 'claim')}, ${s.verbatim} verbatim, ${s.noMatch} no_match; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
 }
 
 /** Claims per diagnosis code, in the order of design.md §5 (codes with no claims left out). */

@@ -326,7 +326,7 @@ describe('the CLI', () => {
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ a: 'verbatim' });
     const row = JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8'));
     expect(row).toMatchObject({ drift: 'changed', evidence_match: null, as_of: { source: 'wayback', proof: 'sha256', date: '2024-05-01' } });
-    expect(res.stderr).toMatch(/1 drifted; wayback 1 lookups, 2 requests, 1 claims judged on captures/);
+    expect(res.stderr).toMatch(/1 drifted; wayback 1 lookup, 2 requests, 1 claim judged on captures/);
   });
 
   test('run --record, then --replay with the server gone: the same answers; a URL the archive lacks is fetch_failed, "not in the archive"', async () => {
