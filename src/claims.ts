@@ -307,7 +307,9 @@ const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 /**
  * Where JSON `text` first goes wrong and why: V8's JSON.parse errors give no position for some
  * mistakes ("Unexpected token 'a', "abc" is not valid JSON"), so a small scanner of the JSON grammar
- * (RFC 8259) finds it. Undefined when the scanner finds nothing wrong.
+ * (RFC 8259) finds it. Undefined when the scanner finds nothing wrong. (VS Code's jsonc-parser, tried
+ * for this, reports where the bad token starts: the opening quote of a string with a raw line break
+ * in it, not the line break; this scanner names the character itself.)
  */
 export function jsonSyntaxErrorAt(text: string): { offset: number; reason: string } | undefined {
   let i = 0;
