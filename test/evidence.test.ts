@@ -40,12 +40,29 @@ describe('wordDiff: the quote against the span, word by word', () => {
     ]);
   });
 
-  test('scripts without spaces are compared character by character', () => {
+  test('punctuation is not a difference: quotes around a word, a comma after it, a dash joining two words', () => {
+    expect(wordDiff('the mayor said the vote was the right call for our town', 'The Mayor said the vote “was the wrong call for our town,”')).toEqual([
+      { op: 'equal', text: 'The Mayor said the vote “was the' },
+      { op: 'missing', text: 'right' },
+      { op: 'extra', text: 'wrong' },
+      { op: 'equal', text: 'call for our town,”' },
+    ]);
+    expect(wordDiff('on Wednesday after a debate', 'on Tuesday—after a debate')).toEqual([
+      { op: 'equal', text: 'on' },
+      { op: 'missing', text: 'Wednesday' },
+      { op: 'extra', text: 'Tuesday—' },
+      { op: 'equal', text: 'after a debate' },
+    ]);
+    // A word that is all punctuation is compared as it is: a dash the quote adds is a difference.
+    expect(wordDiff('a — b', 'a b')).toEqual([{ op: 'equal', text: 'a' }, { op: 'missing', text: '—' }, { op: 'equal', text: 'b' }]);
+  });
+
+  test('scripts without spaces are compared character by character, and shown without spaces', () => {
     expect(wordDiff('委员会批准了预算', '委员会否决了预算')).toEqual([
-      { op: 'equal', text: '委 员 会' },
-      { op: 'missing', text: '批 准' },
-      { op: 'extra', text: '否 决' },
-      { op: 'equal', text: '了 预 算' },
+      { op: 'equal', text: '委员会' },
+      { op: 'missing', text: '批准' },
+      { op: 'extra', text: '否决' },
+      { op: 'equal', text: '了预算' },
     ]);
   });
 
@@ -96,9 +113,9 @@ describe('nearest in the page\'s own wording, with its diff', () => {
       { op: 'missing', text: 'committee' },
       { op: 'extra', text: 'Subcommittee' },
       { op: 'equal', text: 'approved the “Budget” on' },
-      { op: 'missing', text: 'Wednesday-after' },
-      { op: 'extra', text: 'Tuesday—after' },
-      { op: 'equal', text: 'a long debate over schools and roads.' },
+      { op: 'missing', text: 'Wednesday-' },
+      { op: 'extra', text: 'Tuesday—' },
+      { op: 'equal', text: 'after a long debate over schools and roads.' },
     ]);
     // The similarity is said once: in nearest, not again in the note.
     expect(r.note).not.toMatch(/similarity/);

@@ -86,9 +86,9 @@ describe('verifyQuote returns what `verify --json` prints', () => {
     expect(miss.nearest?.raw).toBe('The committee approved the “budget” on Tuesday—after a long debate.');
     expect(miss.nearest?.diff).toEqual([
       { op: 'equal', text: 'The committee approved the “budget” on' },
-      { op: 'missing', text: 'Wednesday after' },
-      { op: 'extra', text: 'Tuesday—after' },
-      { op: 'equal', text: 'a long debate.' },
+      { op: 'missing', text: 'Wednesday' },
+      { op: 'extra', text: 'Tuesday—' },
+      { op: 'equal', text: 'after a long debate.' },
     ]);
   });
 

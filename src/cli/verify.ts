@@ -50,7 +50,9 @@ export function describe(r: ClaimResult, colour = false): string {
   lines.push(`source: ${r.url}${r.finalUrl && r.finalUrl !== r.url ? ` -> ${r.finalUrl}` : ''}${source ? ` (${source})` : ''}`);
   if (r.match) {
     lines.push(`found in the ${VIEW_NAMES[r.match.view]} at offset ${r.match.offset}:`);
-    lines.push(`  ...${r.match.prefix}[${r.match.exact}]${r.match.suffix}...`);
+    // In the page's own wording (the TextQuoteSelector) where it could be mapped back; else normalized.
+    const shown = r.selector ?? r.match;
+    lines.push(`  ...${shown.prefix}[${shown.exact}]${shown.suffix}...`);
   }
   if (r.nearest) {
     // The similarity is said here only: the diagnosis note leaves it to the nearest span.
