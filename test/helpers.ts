@@ -42,9 +42,13 @@ export interface CliResult {
 }
 
 /** Runs the built CLI (`npm test` builds first); `onSpawn` may signal the child. */
-export function runCli(args: string[], opts: { cwd?: string; input?: string; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CliResult> {
+export function runCli(args: string[], opts: { cwd?: string; input?: string; onSpawn?: (child: ChildProcess) => void; asUid?: number } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    // `asUid` (root only): the CLI runs as that user (util-linux's setpriv), for what root is never refused.
+    const [cmd, ...argv] = opts.asUid === undefined
+      ? [process.execPath, CLI, ...args]
+      : ['setpriv', `--reuid=${opts.asUid}`, `--regid=${opts.asUid}`, '--clear-groups', process.execPath, CLI, ...args];
+    const child = spawn(cmd!, argv, { cwd: opts.cwd, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';

@@ -10,6 +10,8 @@ import { runCli, serve, tempDir, writeJson, type CliResult } from './helpers.js'
 const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const IS_ROOT = process.getuid?.() === 0;
+/** The unprivileged user the not-writable case runs as when the tests run as root. */
+const NOBODY = 65534;
 
 /** Exit 2 with exactly one line on stderr, that line being `expected`. */
 function expectOneLine(r: CliResult, expected: string | RegExp): void {
@@ -75,13 +77,16 @@ describe('run: every output path is checked before anything is fetched', () => {
     expect(existsSync(same)).toBe(false);
   });
 
-  test.skipIf(IS_ROOT)('a folder that is not writable: permission denied, in words', async () => {
+  test('a folder that is not writable: permission denied, in words', async () => {
     const { chmodSync } = await import('node:fs');
     const { dir, claims } = await setup();
     const locked = join(dir, 'locked');
     mkdirSync(locked);
     chmodSync(locked, 0o555);
-    const r = await runCli(['run', '--claims', claims, '--out', join(locked, 'a.json')]);
+    // Root may write anywhere: as root, the CLI runs as nobody (65534), who may read the claims but not write there.
+    chmodSync(dir, 0o755);
+    chmodSync(claims, 0o644);
+    const r = await runCli(['run', '--claims', claims, '--out', join(locked, 'a.json')], IS_ROOT ? { asUid: NOBODY } : {});
     expectOneLine(r, `quotecheck: error: --out ${join(locked, 'a.json')}: folder ${locked} is not writable (permission denied)`);
   });
 
