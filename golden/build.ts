@@ -9,6 +9,11 @@
 //   golden/labelled.jsonl          every claim with its label and the rule it follows from
 //   golden/tasks/<task>/...        Harbor tasks (design §6)
 //
+//   node dist/golden/build.js --out DIR [--with-skill] [--with-mcp]
+// writes only the task folders, into DIR, in the variant asked for (the skill shipped in each task, quotecheck's
+// MCP server declared in each task.toml: the same templates `quotecheck export --with-skill --with-mcp` uses);
+// golden/ itself is left as it is.
+//
 // Labels follow design §3 and never come from running quotecheck:
 //   verbatim  iff normalize(quote) is a substring of normalize(source text), where the
 //             source text is pdftotext's output for PDFs and, for HTML, the page's
@@ -25,7 +30,8 @@ import type { Labelled } from './lib/builder.js';
 import { isMain } from './lib/main.js';
 import { buildDrift, DRIFT_TASK } from './drift/build.js';
 import { GOLDEN_PORT, goldenDir, type Route } from './server.js';
-import { environmentDockerfile, instruction, solveScript, taskToml, testScript } from '../src/harbor/templates.js';
+import { parseArgs } from 'node:util';
+import { bundledSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, type TaskVariant } from '../src/harbor/templates.js';
 
 export { normalize };
 
@@ -1301,9 +1307,32 @@ function deriveClaim(task: TaskSpec, c: ClaimSpec): Labelled {
 // ---------------------------------------------------------------------------
 // Writing the task folders
 
-function main(): void {
+/** The golden sources are on loopback, which `quotecheck mcp` refuses unless told: its tasks' MCP server allows it. */
+export const GOLDEN_MCP_ARGS = ['--allow-private'] as const;
+
+/** One place the task folders are written to, in one variant. */
+export interface GoldenOutput {
+  /** Where the task folders go. golden/tasks gets routes.json and labelled.jsonl beside it; anywhere else, only
+   *  the task folders are written (golden/ is left as committed). */
+  tasksDir: string;
+  /** What every task ships besides the instruction (the skill, the MCP server); default neither, as committed. */
+  variant?: TaskVariant;
+}
+
+export interface GoldenBuildOptions {
+  /** Default: golden/tasks, plain. Several outputs share one derivation of the labels (the slow part). */
+  outputs?: GoldenOutput[];
+}
+
+/** Builds the golden tasks (and, into golden/ itself, their routes and labels); prints the per-task summary. */
+export function buildGolden(opts: GoldenBuildOptions = {}): void {
   ensureSources();
   const dir = goldenDir();
+  const outputs = (opts.outputs ?? [{ tasksDir: path.join(dir, 'tasks') }]).map(({ tasksDir, variant = {} }) => ({
+    tasksDir,
+    variant: variant.mcp ? { ...variant, mcpArgs: [...GOLDEN_MCP_ARGS, ...(variant.mcpArgs ?? [])] } : variant,
+  }));
+  const inGolden = outputs.some((o) => path.resolve(o.tasksDir) === path.resolve(dir, 'tasks'));
   const ids = new Set<string>();
   const routeKeys = new Set<string>();
   const routes: Route[] = [];
@@ -1330,39 +1359,60 @@ function main(): void {
     }
     all.push(...labelled);
 
-    const tdir = path.join(dir, 'tasks', t.name);
-    fs.rmSync(tdir, { recursive: true, force: true });
-    // The task files are the same templates `quotecheck export` writes (src/harbor/templates.ts).
-    writeFile(path.join(tdir, 'instruction.md'), instruction(labelled.length, labelled.map((l) => l.id), t.about));
-    writeFile(path.join(tdir, 'task.toml'), taskToml({ author: 'quotecheck golden benchmark', difficulty: t.difficulty, tags: ['quotecheck', ...t.tags] }));
-    writeFile(path.join(tdir, 'environment', 'Dockerfile'), environmentDockerfile());
-    writeFile(
-      path.join(tdir, 'environment', 'claims.json'),
-      JSON.stringify(labelled.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url })), null, 2) + '\n',
-    );
-    writeFile(path.join(tdir, 'solution', 'solve.sh'), solveScript(), 0o755);
-    writeFile(path.join(tdir, 'tests', 'test.sh'), testScript(), 0o755);
-    writeFile(
-      path.join(tdir, 'tests', 'gold.json'),
-      JSON.stringify(Object.fromEntries(labelled.map((l) => [l.id, l.label])), null, 2) + '\n',
-    );
+    for (const { tasksDir, variant = {} } of outputs) {
+      const tdir = path.join(tasksDir, t.name);
+      fs.rmSync(tdir, { recursive: true, force: true });
+      // The task files are the same templates `quotecheck export` writes (src/harbor/templates.ts).
+      writeFile(path.join(tdir, 'instruction.md'), instruction(labelled.length, labelled.map((l) => l.id), t.about));
+      writeFile(
+        path.join(tdir, 'task.toml'),
+        taskToml({ author: 'quotecheck golden benchmark', difficulty: t.difficulty, tags: ['quotecheck', ...t.tags, ...variantTags(variant)], ...variantTomlOptions(variant) }),
+      );
+      writeFile(path.join(tdir, 'environment', 'Dockerfile'), environmentDockerfile(variant));
+      writeFile(
+        path.join(tdir, 'environment', 'claims.json'),
+        JSON.stringify(labelled.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url })), null, 2) + '\n',
+      );
+      if (variant.skill) installSkill(path.join(tdir, 'environment'), bundledSkillDir());
+      writeFile(path.join(tdir, 'solution', 'solve.sh'), solveScript(), 0o755);
+      writeFile(path.join(tdir, 'tests', 'test.sh'), testScript(), 0o755);
+      writeFile(
+        path.join(tdir, 'tests', 'gold.json'),
+        JSON.stringify(Object.fromEntries(labelled.map((l) => [l.id, l.label])), null, 2) + '\n',
+      );
+    }
     const v = labelled.filter((l) => l.label === 'verbatim').length;
     summary.push(`${t.name.padEnd(22)} ${String(labelled.length).padStart(3)} claims  ${String(v).padStart(3)} verbatim  ${String(labelled.length - v).padStart(3)} no_match`);
   }
   // The drift task has its own builder (sources that changed since their verify date, and their captures).
-  const drift = buildDrift();
+  const drift = buildDrift({ outputs });
   const dv = drift.filter((l) => l.label === 'verbatim').length;
   summary.push(`${DRIFT_TASK.padEnd(22)} ${String(drift.length).padStart(3)} claims  ${String(dv).padStart(3)} verbatim  ${String(drift.length - dv).padStart(3)} no_match  (golden/drift/labelled.jsonl)`);
-  // remove task folders that are no longer in the spec
-  const tasksDir = path.join(dir, 'tasks');
-  for (const d of fs.readdirSync(tasksDir)) if (d !== DRIFT_TASK && !TASKS.some((t) => t.name === d)) fs.rmSync(path.join(tasksDir, d), { recursive: true, force: true });
-
-  writeFile(path.join(dir, 'routes.json'), JSON.stringify(routes, null, 2) + '\n');
-  writeFile(path.join(dir, 'labelled.jsonl'), all.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  if (inGolden) {
+    // remove task folders that are no longer in the spec
+    const tasksDir = path.join(dir, 'tasks');
+    for (const d of fs.readdirSync(tasksDir)) if (d !== DRIFT_TASK && !TASKS.some((t) => t.name === d)) fs.rmSync(path.join(tasksDir, d), { recursive: true, force: true });
+    writeFile(path.join(dir, 'routes.json'), JSON.stringify(routes, null, 2) + '\n');
+    writeFile(path.join(dir, 'labelled.jsonl'), all.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  }
   const v = all.filter((l) => l.label === 'verbatim').length + dv;
   const n = all.length + drift.length;
   console.log(summary.join('\n'));
   console.log(`${'total'.padEnd(22)} ${String(n).padStart(3)} claims  ${String(v).padStart(3)} verbatim  ${String(n - v).padStart(3)} no_match (${((100 * (n - v)) / n).toFixed(1)}% no_match)`);
 }
 
-if (isMain(import.meta.url)) main();
+/** `node dist/golden/build.js [--out DIR] [--with-skill] [--with-mcp]`: a bad option is one line and exit 2. */
+function main(argv: string[]): number {
+  let values: { out?: string; 'with-skill'?: boolean; 'with-mcp'?: boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { out: { type: 'string' }, 'with-skill': { type: 'boolean' }, 'with-mcp': { type: 'boolean' } }, strict: true, allowPositionals: false }));
+  } catch (err) {
+    console.error(`golden/build: error: ${(err as Error).message} (usage: build.js [--out DIR] [--with-skill] [--with-mcp])`);
+    return 2;
+  }
+  const variant = { skill: values['with-skill'] === true, mcp: values['with-mcp'] === true };
+  buildGolden({ outputs: [{ tasksDir: values.out ?? path.join(goldenDir(), 'tasks'), variant }] });
+  return 0;
+}
+
+if (isMain(import.meta.url)) process.exitCode = main(process.argv.slice(2));

@@ -24,7 +24,7 @@ import { SOURCES, type SrcKey } from '../sources.js';
 import { isMain } from '../lib/main.js';
 import { GOLDEN_WAYBACK_URL, goldenDir, type Route } from '../server.js';
 import type { Capture } from '../wayback.js';
-import { environmentDockerfile, instruction, solveScript, taskToml, testScript } from '../../src/harbor/templates.js';
+import { bundledSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, type TaskVariant } from '../../src/harbor/templates.js';
 
 export const DRIFT_TASK = 'drift';
 
@@ -336,30 +336,48 @@ export const DRIFT_ABOUT =
   '"moved" page, a page whose bytes change on every load, and two unchanged pages. The Wayback Machine stand-in at ' +
   `${GOLDEN_WAYBACK_URL} holds the captures.`;
 
+export interface DriftBuildOptions {
+  /** Where the task folder goes, in which variant (default golden/tasks, plain). Outside golden/tasks, only the task
+   *  folder is written: the edited documents, routes, captures and labels stay in golden/drift as committed. */
+  outputs?: { tasksDir: string; variant?: TaskVariant }[];
+}
+
 /** Writes the drift task's documents, routes, captures, labels and task folder; returns the labelled claims. */
-export function buildDrift(): Labelled[] {
+export function buildDrift(opts: DriftBuildOptions = {}): Labelled[] {
   copyMissingSources(['bbc', 'reuters', 'physorg', 'sciencealert', 'scotus', 'politifact', 'smithsonian', 'aljazeera'].map((k) => SOURCES[k as SrcKey].file));
   const dir = goldenDir();
-  for (const d of Object.values(DOCS)) writeFile(path.join(dir, d.file), d.make!());
+  const outputs = opts.outputs ?? [{ tasksDir: path.join(dir, 'tasks') }];
+  const inGolden = outputs.some((o) => path.resolve(o.tasksDir) === path.resolve(dir, 'tasks'));
+  if (inGolden) for (const d of Object.values(DOCS)) writeFile(path.join(dir, d.file), d.make!());
   const labelled = CLAIMS.map(derive);
   const sources = Object.values(S) as DriftSource[];
-  writeFile(path.join(dir, 'drift', 'routes.json'), JSON.stringify(sources.flatMap(routesFor), null, 2) + '\n');
-  writeFile(path.join(dir, 'drift', 'wayback.json'), JSON.stringify(sources.flatMap(capturesFor), null, 2) + '\n');
-  writeFile(path.join(dir, 'drift', 'labelled.jsonl'), labelled.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  if (inGolden) {
+    writeFile(path.join(dir, 'drift', 'routes.json'), JSON.stringify(sources.flatMap(routesFor), null, 2) + '\n');
+    writeFile(path.join(dir, 'drift', 'wayback.json'), JSON.stringify(sources.flatMap(capturesFor), null, 2) + '\n');
+    writeFile(path.join(dir, 'drift', 'labelled.jsonl'), labelled.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  }
 
-  const tdir = path.join(dir, 'tasks', DRIFT_TASK);
-  fs.rmSync(tdir, { recursive: true, force: true });
-  writeFile(path.join(tdir, 'instruction.md'), instruction(labelled.length, labelled.map((l) => l.id), DRIFT_ABOUT, { asOf: true, waybackUrl: GOLDEN_WAYBACK_URL }));
-  writeFile(path.join(tdir, 'task.toml'), taskToml({ author: 'quotecheck golden benchmark', difficulty: 'hard', tags: ['quotecheck', 'drift', 'wayback', 'as-of-date'] }));
-  writeFile(path.join(tdir, 'environment', 'Dockerfile'), environmentDockerfile());
-  writeFile(
-    path.join(tdir, 'environment', 'claims.json'),
-    JSON.stringify(labelled.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url, verify_date: l.verify_date, ...(l.evidence ? { evidence: l.evidence } : {}) })), null, 2) + '\n',
-  );
-  // The archive here is a loopback stand-in that does not firewall anyone: no need for the real one's pace.
-  writeFile(path.join(tdir, 'solution', 'solve.sh'), solveScript({ runArgs: ['--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '600'] }), 0o755);
-  writeFile(path.join(tdir, 'tests', 'test.sh'), testScript(), 0o755);
-  writeFile(path.join(tdir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(labelled.map((l) => [l.id, l.label])), null, 2) + '\n');
+  for (const { tasksDir, variant: given = {} } of outputs) {
+    // The MCP server of the drift task asks the Wayback stand-in, as its solve.sh does.
+    const variant: TaskVariant = given.mcp ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', GOLDEN_WAYBACK_URL] } : given;
+    const tdir = path.join(tasksDir, DRIFT_TASK);
+    fs.rmSync(tdir, { recursive: true, force: true });
+    writeFile(path.join(tdir, 'instruction.md'), instruction(labelled.length, labelled.map((l) => l.id), DRIFT_ABOUT, { asOf: true, waybackUrl: GOLDEN_WAYBACK_URL }));
+    writeFile(
+      path.join(tdir, 'task.toml'),
+      taskToml({ author: 'quotecheck golden benchmark', difficulty: 'hard', tags: ['quotecheck', 'drift', 'wayback', 'as-of-date', ...variantTags(variant)], ...variantTomlOptions(variant) }),
+    );
+    writeFile(path.join(tdir, 'environment', 'Dockerfile'), environmentDockerfile(variant));
+    if (variant.skill) installSkill(path.join(tdir, 'environment'), bundledSkillDir());
+    writeFile(
+      path.join(tdir, 'environment', 'claims.json'),
+      JSON.stringify(labelled.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url, verify_date: l.verify_date, ...(l.evidence ? { evidence: l.evidence } : {}) })), null, 2) + '\n',
+    );
+    // The archive here is a loopback stand-in that does not firewall anyone: no need for the real one's pace.
+    writeFile(path.join(tdir, 'solution', 'solve.sh'), solveScript({ runArgs: ['--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '600'] }), 0o755);
+    writeFile(path.join(tdir, 'tests', 'test.sh'), testScript(), 0o755);
+    writeFile(path.join(tdir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(labelled.map((l) => [l.id, l.label])), null, 2) + '\n');
+  }
   return labelled;
 }
 

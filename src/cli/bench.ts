@@ -3,13 +3,15 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
-import { runBench, type Isolation } from '../harbor/bench.js';
+import { runBench, type BenchReport, type Isolation } from '../harbor/bench.js';
+import { agentFolders, compareRuns, comparisonTable, type BenchRun } from '../harbor/compare.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
-import { benchTable, writeBenchReports } from '../harbor/reports.js';
+import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
 
 export interface BenchCommandOptions {
   tasks: string;
-  agent: string;
+  /** One agent (today's layout under --out) or several, run one after another, each in its own folder, then compared. */
+  agent?: string | string[];
   jobs?: number;
   out: string;
   isolation: Isolation | 'auto';
@@ -60,16 +62,60 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
     }
     throw err;
   }
+  const given = typeof opts.agent === 'string' ? [opts.agent] : opts.agent ?? [];
+  const agents = given.length ? given : ['oracle'];
+  const empty = agents.findIndex((a) => a.trim() === '');
+  if (empty >= 0) {
+    process.stderr.write(`quotecheck: error: --agent number ${empty + 1} is empty (give oracle, baseline or a shell command)\n`);
+    return 2;
+  }
+  const paths = (r: BenchReport) => `${r.isolation === 'namespace' ? 'container paths bind-mounted in private mount namespaces' : 'container paths given by QUOTECHECK_*_DIR variables'}; ${r.seconds.toFixed(1)} s`;
+  if (agents.length === 1) {
+    const report = await runAgent(opts, agents[0]!, opts.out, total, false);
+    const written = writeBenchReports(report, opts.out);
+    process.stdout.write(`${benchTable(report)}\n\nagent ${report.agent}; ${paths(report)}\n`);
+    process.stdout.write(`wrote ${written.json} and ${written.html}\n`);
+    return 0;
+  }
+  // Several agents: one after another (they would compete for the same cores and sources), each in its own folder.
+  const folders = agentFolders(agents);
+  const runs: BenchRun[] = [];
+  for (const [i, agent] of agents.entries()) {
+    const dir = join(opts.out, folders[i]!);
+    const report = await runAgent(opts, agent, dir, total, true);
+    writeBenchReports(report, dir);
+    process.stdout.write(`agent ${agent}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims right); ${paths(report)}; report in ${join(dir, 'report.html')}\n`);
+    runs.push({ report, dir: folders[i]! });
+  }
+  // The diagnoses come from the oracle's evidence reports: run it too when it is not one of the agents.
+  let oracle = runs[agents.indexOf('oracle')];
+  if (!oracle) {
+    const dir = join(opts.out, 'oracle');
+    if (!opts.quiet) process.stderr.write('bench: running the oracle too, for the diagnoses the comparison is split by\n');
+    const report = await runAgent(opts, 'oracle', dir, total, true);
+    writeBenchReports(report, dir);
+    process.stdout.write(`oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${join(dir, 'report.html')}\n`);
+    oracle = { report, dir: 'oracle' };
+  }
+  const comparison = compareRuns(runs, oracle);
+  const written = writeComparisonReports(comparison, opts.out);
+  process.stdout.write(`\n${comparisonTable(comparison)}\n\nwrote ${written.json} and ${written.html}\n`);
+  return 0;
+}
+
+/** Runs one agent over the dataset into `outDir`, with progress on stderr (named by the agent when several run). */
+async function runAgent(opts: BenchCommandOptions, agent: string, outDir: string, total: number, several: boolean): Promise<BenchReport> {
+  const who = several ? `${agent}: ` : '';
   const bar = !opts.quiet && process.stderr.isTTY
-    ? new cliProgress.SingleBar({ stream: process.stderr, format: 'bench |{bar}| {value}/{total} tasks | {task}', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+    ? new cliProgress.SingleBar({ stream: process.stderr, format: `bench ${who.replace(/[{}]/g, '')}|{bar}| {value}/{total} tasks | {task}`, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : undefined;
   bar?.start(total, 0, { task: '' });
   let done = 0;
   const report = await runBench({
     tasksDir: opts.tasks,
-    agent: opts.agent,
+    agent,
     jobs: opts.jobs,
-    outDir: opts.out,
+    outDir,
     isolation: opts.isolation,
     replay: opts.replay,
     // A replay needs no server: then the generic advice (is the source in the archive?) is the right one.
@@ -78,12 +124,9 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
     onTaskDone: (t) => {
       done++;
       if (bar) bar.update(done, { task: t.task });
-      else if (!opts.quiet) process.stderr.write(`bench: ${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}\n`);
+      else if (!opts.quiet) process.stderr.write(`bench: ${who}${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}\n`);
     },
   });
   bar?.stop();
-  const written = writeBenchReports(report, opts.out);
-  process.stdout.write(`${benchTable(report)}\n\nagent ${report.agent}; ${report.isolation === 'namespace' ? 'container paths bind-mounted in private mount namespaces' : 'container paths given by QUOTECHECK_*_DIR variables'}; ${report.seconds.toFixed(1)} s\n`);
-  process.stdout.write(`wrote ${written.json} and ${written.html}\n`);
-  return 0;
+  return report;
 }

@@ -2,6 +2,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { OutputPathError, checkOutputPath, describeFsError, plural } from '../answers.js';
 import { ExportError, defaultPrefix, planTasks, readLabelled, readRecordedRun, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
+import { TASK_SKILLS_DIR, TemplateError, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { errorLine } from './progress.js';
 
@@ -12,6 +13,10 @@ export interface ExportCommandOptions {
   name?: string;
   /** A recorded run (WARC) of these claims: each task ships its own sources and replays them. */
   warc?: string;
+  /** Ship a skill in every task (Harbor's skills_dir): `true` for quotecheck's own, or a skill folder. */
+  withSkill?: boolean | string;
+  /** Declare quotecheck's MCP server (`quotecheck mcp`) in every task's task.toml. */
+  withMcp?: boolean;
 }
 
 export async function exportCommand(opts: ExportCommandOptions): Promise<number> {
@@ -19,23 +24,35 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
     checkOutputPath(opts.out, '--out', { folder: true, createFolders: true });
     if (existsSync(opts.out) && readdirSync(opts.out).length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
+    // So is the skill folder: a typo in --with-skill is found before anything is read or written.
+    const skillDir = opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
     const claims = readLabelled(opts.labelled);
     const tasks = planTasks(claims, opts.perTask);
     const archive = opts.warc ? await readRecordedRun(opts.warc) : undefined;
     // The oracle must ask the archive the recording asked, or its replayed lookups are not in the file.
     const bases = archive ? waybackBases(archive) : [];
     const waybackUrl = bases.length === 1 && bases[0] !== DEFAULT_OPTIONS.waybackUrl ? bases[0] : undefined;
-    const result = writeDataset(opts.out, tasks, opts.name ?? defaultPrefix(opts.labelled), { frozen: archive !== undefined, waybackUrl });
+    const result = writeDataset(opts.out, tasks, opts.name ?? defaultPrefix(opts.labelled), {
+      frozen: archive !== undefined,
+      waybackUrl,
+      variant: { skill: skillDir !== undefined, mcp: opts.withMcp === true },
+      skillDir,
+    });
     const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
     let frozen = '';
     if (archive) {
       const written = await writeTaskArchives(result, archive);
       frozen = `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${(written.bytes / 1e6).toFixed(1)} MB in all) in environment/sources.warc.gz`;
     }
-    process.stdout.write(`wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}\n`);
+    const ships = [
+      ...(skillDir ? [`the skill ${skillDir} (skills_dir ${TASK_SKILLS_DIR})`] : []),
+      ...(opts.withMcp ? ['the MCP server `quotecheck mcp`'] : []),
+    ];
+    const shipped = ships.length ? `; every task ships ${ships.join(' and ')}` : '';
+    process.stdout.write(`wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}\n`);
     return 0;
   } catch (err) {
-    if (err instanceof ExportError || err instanceof OutputPathError) {
+    if (err instanceof ExportError || err instanceof OutputPathError || err instanceof TemplateError) {
       errorLine(err.message);
       return 2;
     }

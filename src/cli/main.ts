@@ -32,6 +32,8 @@ function megabytes(value: string): number {
 }
 
 const MB = 1024 * 1024;
+/** `mcp --cache-mb`: room for a few dozen PDFs and pages in one agent session. */
+const DEFAULT_MCP_CACHE_MB = 256;
 /** `run --max-claims-mb`'s default, shown in help; the limit itself is claims.ts's DEFAULT_MAX_CLAIMS_BYTES (a test holds them equal; importing claims.ts here would load zod for --help). */
 const DEFAULT_MAX_CLAIMS_MB = 64;
 
@@ -130,6 +132,23 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('mcp')
+    .description('serve verify_quote, read_source, search_source and check_claims to an agent over MCP (stdio); ends when stdin closes')
+    .configureHelp(HELP_CONFIG)
+    .option('--allow-private', 'allow URLs on private networks (loopback, 10/8, ...): for local testing only; the tools refuse them by default', false)
+    .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
+    .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
+    .option('--source-budget <seconds>', 'time for one source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
+    .option('--extract-timeout <seconds>', 'time to extract one source', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
+    .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
+    .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
+    .addOption(new Option('--cache-mb <megabytes>', 'HTTP responses kept for the session (least recently used dropped first)').argParser(megabytes).default(DEFAULT_MCP_CACHE_MB * MB, String(DEFAULT_MCP_CACHE_MB)))
+    .action(async (o) => {
+      const { mcpCommand } = await import('./mcp.js');
+      process.exitCode = await mcpCommand(o);
+    });
+
+  program
     .command('grade')
     .description('grade an answers file against gold labels; reward = correct / gold claims; names the wrong ids')
     .configureHelp(HELP_CONFIG)
@@ -146,7 +165,8 @@ export function buildProgram(): Command {
     .description('run every task of a Harbor dataset locally: agent, then the task\'s verifier; report.json and report.html')
     .configureHelp(HELP_CONFIG)
     .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml), or one task folder')
-    .option('--agent <agent>', 'oracle (the task\'s solve.sh), baseline (all no_match), or a shell command run in /app', 'oracle')
+    // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be kept alongside, so it is described and applied in bench.ts).
+    .addOption(described('--agent <agent>', 'oracle (the task\'s solve.sh), baseline (all no_match), or a shell command run in /app; repeat to compare agents side by side', 'oracle').argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]))
     .addOption(new Option('--jobs <n>', 'tasks run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
     .option('--out <dir>', 'where trials and reports go', 'bench-out')
     .addOption(new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible').choices(['auto', 'namespace', 'paths']).default('auto'))
@@ -158,6 +178,18 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('compare')
+    .description('finished bench runs side by side: mean reward and accuracy split by the oracle\'s diagnosis of each claim')
+    .configureHelp(HELP_CONFIG)
+    .argument('<run-dir...>', 'bench --out folders (one agent each, or a comparison of several)')
+    .addOption(described('--oracle <dir>', 'the oracle\'s run folder, whose evidence reports give each claim\'s diagnosis', 'the run whose agent is oracle'))
+    .option('--out <dir>', 'also write report.json and report.html into this folder')
+    .action(async (runs: string[], o) => {
+      const { compareCommand } = await import('./compare.js');
+      process.exitCode = await compareCommand({ ...o, runs });
+    });
+
+  program
     .command('export')
     .description('write a Harbor dataset from labelled claims (JSON Lines with a "label" per claim)')
     .configureHelp(HELP_CONFIG)
@@ -166,6 +198,8 @@ export function buildProgram(): Command {
     .option('--per-task <n>', 'about this many claims per task (claims of one source stay together)', positiveInt, DEFAULT_PER_TASK)
     .addOption(described('--name <prefix>', 'task name prefix', 'the --labelled file\'s name'))
     .option('--warc <file.warc.gz>', 'a frozen edition: each task ships its own sources from this recorded run and replays them')
+    .addOption(described('--with-skill [dir]', 'ship a skill in every task (Harbor\'s [environment] skills_dir): quotecheck\'s own, or the skill folder given', 'off'))
+    .option('--with-mcp', 'declare quotecheck\'s MCP server (`quotecheck mcp`, stdio) in every task\'s [[environment.mcp_servers]]', false)
     .action(async (o) => {
       const { exportCommand } = await import('./export.js');
       process.exitCode = await exportCommand(o);

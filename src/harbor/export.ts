@@ -4,7 +4,7 @@ import { ArchiveError, readArchive, selectForSources, writeArchive, type Archive
 import { basename, extname, join } from 'node:path';
 import { ClaimsFileError, jsonSyntaxErrorAt, parseClaims, parseJsonText, type Claim } from '../claims.js';
 import { describeFsError, plural, type Label } from '../answers.js';
-import { environmentDockerfile, instruction, solveScript, taskToml, testScript, TASK_ARCHIVE } from './templates.js';
+import { bundledSkillDir, checkSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 
 export interface LabelledClaim {
   claim: Claim;
@@ -166,11 +166,20 @@ export interface DatasetOptions {
   frozen?: boolean;
   /** The Wayback Machine the oracle asks (and the recorded captures came from), when not https://web.archive.org. */
   waybackUrl?: string;
+  /** What each task gives the agent besides the instruction: the skill, the MCP server, both or neither. */
+  variant?: TaskVariant;
+  /** With `variant.skill`: the skill folder to ship (default: quotecheck's own skills/quote-verification/). */
+  skillDir?: string;
 }
 
 /** Writes the Harbor dataset: one folder per task with instruction, task.toml, environment, solution and tests. */
 export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string, opts: DatasetOptions = {}): ExportResult {
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
+  const given = opts.variant ?? {};
+  // A dataset whose archive is not the Wayback Machine (a stand-in) points the MCP server at it, as solve.sh does.
+  const variant: TaskVariant = given.mcp && opts.waybackUrl ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', opts.waybackUrl] } : given;
+  // The skill folder is checked before any task is written: a bad one costs nothing.
+  const skillDir = variant.skill ? checkSkillDir(opts.skillDir ?? bundledSkillDir()) : undefined;
   const width = Math.max(3, String(tasks.length).length);
   const result: ExportResult = { tasks: [] };
   tasks.forEach((claims, i) => {
@@ -179,9 +188,11 @@ export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: s
     for (const sub of ['environment', 'solution', 'tests']) mkdirSync(join(dir, sub), { recursive: true });
     const asOf = claims.some((c) => c.claim.verifyDate !== undefined || c.claim.evidenceSha256 !== undefined);
     write(join(dir, 'instruction.md'), instruction(claims.length, claims.map((c) => c.claim.id), undefined, { asOf, archive: opts.frozen, waybackUrl: opts.waybackUrl }));
-    write(join(dir, 'task.toml'), taskToml({ tags: ['quote-verification', prefix, ...(opts.frozen ? ['frozen'] : [])] }));
-    write(join(dir, 'environment', 'Dockerfile'), environmentDockerfile({ archive: opts.frozen }));
+    const tags = ['quote-verification', prefix, ...(opts.frozen ? ['frozen'] : []), ...variantTags(variant)];
+    write(join(dir, 'task.toml'), taskToml({ tags, ...variantTomlOptions(variant) }));
+    write(join(dir, 'environment', 'Dockerfile'), environmentDockerfile({ archive: opts.frozen, ...variant }));
     write(join(dir, 'environment', 'claims.json'), `${JSON.stringify(claims.map((c) => c.public), null, 2)}\n`);
+    if (skillDir) installSkill(join(dir, 'environment'), skillDir);
     write(join(dir, 'solution', 'solve.sh'), solveScript({ replay: opts.frozen, runArgs: opts.waybackUrl ? ['--wayback-url', opts.waybackUrl] : [] }), true);
     write(join(dir, 'tests', 'test.sh'), testScript(), true);
     write(join(dir, 'tests', 'gold.json'), `${JSON.stringify(Object.fromEntries(claims.map((c) => [c.claim.id, c.label])), null, 2)}\n`);

@@ -1,6 +1,7 @@
 // A self-contained HTML report of a bench run: per task and per claim, with the evidence behind each answer.
 import { normalize } from '../normalize.js';
 import type { BenchReport, ClaimRow, DiffRun, MatchSelector, TaskRun } from './bench.js';
+import { groupName, SOURCE_DRIFTED, type Comparison, type GroupScore } from './compare.js';
 
 /** The context a TextQuoteSelector keeps on each side (src/match.ts): a side this long was cut there. */
 const SELECTOR_CONTEXT_CHARS = 32;
@@ -176,6 +177,44 @@ ${r.tasks.map((t) => `<tr><td><a href="${esc(taskHref(t.task))}">${esc(t.task)}<
 <p><label><input type="checkbox" id="only-wrong"> show only wrong answers</label></p>
 ${r.tasks.map(taskSection).join('\n')}
 <script>${SCRIPT}</script>
+</body></html>
+`;
+}
+
+const percent = (n: number, d: number): string => `${d ? Math.round((100 * n) / d) : 0}%`;
+
+/** One agent's cell for one diagnosis: accuracy, counts, and how often it answered verbatim (in the tooltip). */
+function groupCell(agent: string, diagnosis: string, g: GroupScore | undefined): string {
+  if (!g) return '<td class="num">-</td>';
+  const title = `${agent} answers verbatim on ${percent(g.answered_verbatim, g.claims)} of ${groupName(diagnosis)} (${g.answered_verbatim}/${g.claims})`;
+  return `<td class="num" title="${esc(title)}">${percent(g.correct, g.claims)} (${g.correct}/${g.claims})</td>`;
+}
+
+/** A link to an agent's own report, when its folder is known (relative to this report). */
+function agentReportLink(dir: string | undefined): string {
+  return dir ? `<a href="${esc(`${dir.split('/').map(encodeURIComponent).join('/')}/report.html`)}">${esc(dir)}</a>` : '';
+}
+
+/** The side-by-side comparison of agents: mean reward, then accuracy split by the oracle's diagnosis of each claim. No external resources. */
+export function renderComparisonHtml(c: Comparison): string {
+  const advice = c.agents.flatMap((a) => a.advice.map((line) => `${a.label}: ${line}`));
+  const heads = c.agents.map((a) => `<th class="num" title="${esc(a.agent)}">${esc(a.label)}</th>`).join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>quotecheck comparison: ${esc(c.agents.map((a) => a.label).join(', '))}</title><style>${STYLE}</style></head>
+<body>
+<h1>quotecheck comparison</h1>
+<table class="summary" id="agents"><thead><tr><th>agent</th><th class="num">mean reward</th><th class="num">${BASELINE_NAME}</th><th class="num">claims right</th><th>report</th><th>command</th></tr></thead><tbody>
+${c.agents.map((a) => `<tr><td>${esc(a.label)}</td>${num(a.mean_reward.toFixed(3))}${num(a.baseline_mean_reward.toFixed(3))}${num(`${percent(a.correct, a.claims)} (${a.correct}/${a.claims})`)}<td>${agentReportLink(a.dir)}</td><td><code>${esc(a.agent)}</code></td></tr>`).join('\n')}
+</tbody></table>
+${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}
+<h2>Accuracy by the oracle's diagnosis</h2>
+<p class="legend">Each claim is grouped by what the oracle's evidence report says about it (from ${esc(c.oracle)}); a cell is the share of those claims the agent answered right. Claims on drifted sources (${SOURCE_DRIFTED}: the live page no longer hashes to the claim's evidence) overlap the other rows.</p>
+<table class="diagnoses" id="by-diagnosis"><thead><tr><th>diagnosis</th><th class="num">claims</th>${heads}</tr></thead><tbody>
+${c.groups.map((g) => `<tr data-diagnosis="${esc(g.diagnosis)}"><td><span class="code ${esc(g.diagnosis)}">${esc(g.diagnosis)}</span></td>${num(g.claims)}${c.agents.map((a) => groupCell(a.label, g.diagnosis, a.by_diagnosis[g.diagnosis])).join('')}</tr>`).join('\n')}
+</tbody></table>
+<h2>In words</h2>
+<ul id="sentences">${c.sentences.map((s) => `<li>${esc(s)}</li>`).join('')}</ul>
 </body></html>
 `;
 }

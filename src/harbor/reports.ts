@@ -1,8 +1,9 @@
-// Bench results for people and programs: the text table, report.json and report.html.
-import { writeFileSync } from 'node:fs';
+// Bench results for people and programs: the text table, report.json and report.html (of one agent, or of several compared).
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchReport } from './bench.js';
-import { BASELINE_NAME, renderHtmlReport } from './html.js';
+import { comparisonJson, type Comparison } from './compare.js';
+import { BASELINE_NAME, renderComparisonHtml, renderHtmlReport } from './html.js';
 
 export function benchTable(r: BenchReport): string {
   const w = Math.max(10, ...r.tasks.map((t) => t.task.length));
@@ -35,5 +36,15 @@ export function writeBenchReports(report: BenchReport, dir: string): { json: str
   const html = join(dir, 'report.html');
   writeFileSync(json, reportJson(report));
   writeFileSync(html, renderHtmlReport(report));
+  return { json, html };
+}
+
+/** Writes a comparison of agents as report.json and report.html into `dir` (beside the agents' own folders); returns their paths. */
+export function writeComparisonReports(c: Comparison, dir: string): { json: string; html: string } {
+  mkdirSync(dir, { recursive: true });
+  const json = join(dir, 'report.json');
+  const html = join(dir, 'report.html');
+  writeFileSync(json, comparisonJson(c));
+  writeFileSync(html, renderComparisonHtml(c));
   return { json, html };
 }

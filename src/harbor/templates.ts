@@ -1,4 +1,8 @@
-// The files of a Harbor task (design.md §6): instruction, task.toml, Dockerfile, oracle solve.sh and verifier test.sh.
+// The files of a Harbor task (design.md §6): instruction, task.toml, Dockerfile, oracle solve.sh and verifier test.sh,
+// and the variants that ship quotecheck's skill (a skills folder) and its MCP server (a task.toml entry) to the agent.
+import { cpSync, existsSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Container paths. Each script honours an environment variable for its folders, so a
@@ -66,23 +70,119 @@ exit 0
 `;
 }
 
+/*
+ * Harbor's task configuration, as its TaskConfig model reads task.toml: src/harbor/models/task/config.py of
+ * laude-institute/harbor, followed as of commit 73fd120e731217b38f31667932ea26a28cdd4fff (the fork LegoX/harbor,
+ * the copy the project's search index holds). Top level: schema_version (str; `version` is renamed to it), task,
+ * metadata, verifier, agent, environment, solution, source. [verifier] timeout_sec: float. [agent] timeout_sec:
+ * float. [environment] build_timeout_sec: float, cpus/memory_mb/storage_mb: int, skills_dir: str (a path in the
+ * environment whose contents are copied to the agent's skills folder), mcp_servers: a list of {name, transport
+ * ("sse" | "streamable-http" | "stdio"), url (for sse/http), command (required for stdio), args: list[str]}.
+ */
+
+/** A task's variant: what it gives the agent besides the instruction. The instruction is the same in every variant, so
+ *  that runs with and without the skill or the tool compare like for like (as SkillsBench does). */
+export interface TaskVariant {
+  /** Ship a skill folder in the environment and point Harbor's `[environment] skills_dir` at it. */
+  skill?: boolean;
+  /** Declare quotecheck's MCP server (`quotecheck mcp`, stdio) in `[[environment.mcp_servers]]`. */
+  mcp?: boolean;
+  /** Further `quotecheck mcp` arguments: the golden tasks' sources are on loopback, which the server refuses by
+   *  default (`--allow-private`), and the drift task's archive is a stand-in (`--wayback-url`). */
+  mcpArgs?: readonly string[];
+}
+
+/** Where a task's skills live in the container (Harbor's skills_dir); each skill is a folder with a SKILL.md in it. */
+export const TASK_SKILLS_DIR = '/skills';
+/** The same folder in the task's environment/ (the Docker build context), which the Dockerfile copies. */
+export const ENV_SKILLS_FOLDER = 'skills';
+
+/** One `[[environment.mcp_servers]]` entry of Harbor's task.toml (stdio transport: a command the agent starts). */
+export interface McpServerEntry {
+  name: string;
+  transport: 'stdio';
+  command: string;
+  args: string[];
+}
+
+/** quotecheck's MCP server, started by the agent's harness inside the container (`quotecheck` is on the image's PATH). */
+export const QUOTECHECK_MCP_SERVER: Readonly<McpServerEntry> = Object.freeze({ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp'] });
+
+export class TemplateError extends Error {
+  override readonly name = 'TemplateError';
+}
+
+/** The skill quotecheck ships (skills/quote-verification/ at the package root), found from this module's place in src/ or dist/src/. */
+export function bundledSkillDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'skills', 'quote-verification');
+    if (existsSync(join(candidate, 'SKILL.md'))) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) throw new TemplateError(`quotecheck's skill (skills/quote-verification/SKILL.md) is not installed above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+}
+
+/** Checks a skill folder (a folder holding SKILL.md) and returns its absolute path; a clear error otherwise. */
+export function checkSkillDir(skillDir: string): string {
+  const abs = resolve(skillDir);
+  let isDir = false;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    throw new TemplateError(`skill folder ${skillDir}: no such folder`);
+  }
+  if (!isDir) throw new TemplateError(`skill folder ${skillDir}: not a folder (give the folder that holds SKILL.md)`);
+  if (!existsSync(join(abs, 'SKILL.md'))) throw new TemplateError(`skill folder ${skillDir}: has no SKILL.md`);
+  return abs;
+}
+
+/**
+ * Copies a skill folder (all of it: SKILL.md and whatever it refers to) into a task's environment/skills/<name>/,
+ * the build context the Dockerfile copies to TASK_SKILLS_DIR. Returns the skill's name (its folder's name).
+ */
+export function installSkill(environmentDir: string, skillDir: string): string {
+  const src = checkSkillDir(skillDir);
+  const name = basename(src);
+  cpSync(src, join(environmentDir, ENV_SKILLS_FOLDER, name), { recursive: true });
+  return name;
+}
+
 export interface TaskTomlOptions {
   author?: string;
   difficulty?: string;
   tags?: string[];
   agentTimeoutSec?: number;
   verifierTimeoutSec?: number;
+  /** Harbor's `[environment] skills_dir`: the container folder whose skills the agent gets. */
+  skillsDir?: string;
+  /** Harbor's `[[environment.mcp_servers]]`: servers the agent's harness connects to. */
+  mcpServers?: readonly McpServerEntry[];
 }
 
-/** Harbor's task.toml (schema version 1.0): timeouts for agent and verifier, resources for the environment. */
+/** A TOML string (a JSON string is a valid TOML basic string for the characters used here: escapes are the same). */
+const tomlString = (s: string): string => JSON.stringify(s);
+
+function mcpServerTable(server: McpServerEntry): string {
+  return `
+[[environment.mcp_servers]]
+name = ${tomlString(server.name)}
+transport = ${tomlString(server.transport)}
+command = ${tomlString(server.command)}
+args = [${server.args.map(tomlString).join(', ')}]
+`;
+}
+
+/** Harbor's task.toml (schema version 1.0): timeouts for agent and verifier, resources (and skills, MCP servers) for the environment. */
 export function taskToml(opts: TaskTomlOptions = {}): string {
-  const tags = (opts.tags ?? ['quote-verification']).map((t) => JSON.stringify(t)).join(', ');
+  const tags = (opts.tags ?? ['quote-verification']).map((t) => tomlString(t)).join(', ');
   return `version = "1.0"
 
 [metadata]
-author_name = ${JSON.stringify(opts.author ?? 'quotecheck export')}
+author_name = ${tomlString(opts.author ?? 'quotecheck export')}
 author_email = "quotecheck@quotecheck.invalid"
-difficulty = ${JSON.stringify(opts.difficulty ?? 'medium')}
+difficulty = ${tomlString(opts.difficulty ?? 'medium')}
 category = "quote-verification"
 tags = [${tags}]
 
@@ -97,15 +197,42 @@ build_timeout_sec = 600.0
 cpus = 1
 memory_mb = 2048
 storage_mb = 4096
-`;
+${opts.skillsDir !== undefined ? `skills_dir = ${tomlString(opts.skillsDir)}\n` : ''}${(opts.mcpServers ?? []).map(mcpServerTable).join('')}`;
 }
 
-/** A task's environment: the quotecheck image (see the top-level Dockerfile) plus the claims (and, frozen, the sources). */
-export function environmentDockerfile(opts: { archive?: boolean } = {}): string {
+/** task.toml options for a variant: the skills folder and the MCP server it declares. */
+export function variantTomlOptions(variant: TaskVariant): Pick<TaskTomlOptions, 'skillsDir' | 'mcpServers'> {
+  return {
+    ...(variant.skill ? { skillsDir: TASK_SKILLS_DIR } : {}),
+    ...(variant.mcp ? { mcpServers: [{ ...QUOTECHECK_MCP_SERVER, args: [...QUOTECHECK_MCP_SERVER.args, ...(variant.mcpArgs ?? [])] }] } : {}),
+  };
+}
+
+/** The tags a variant adds to task.toml's metadata, so a dataset's variants can be told apart in Harbor's results. */
+export function variantTags(variant: TaskVariant): string[] {
+  return [...(variant.skill ? ['with-skill'] : []), ...(variant.mcp ? ['with-mcp'] : [])];
+}
+
+export interface DockerfileOptions extends TaskVariant {
+  /** The task ships its sources as /app/sources.warc.gz. */
+  archive?: boolean;
+}
+
+/**
+ * A task's environment: the quotecheck image (see the top-level Dockerfile, which puts `quotecheck` on PATH) plus
+ * the claims (and, frozen, the sources; with the skill, the skills folder). With the MCP server, the build runs
+ * `quotecheck mcp --help` so that an image without quotecheck on PATH, or with a quotecheck too old to serve MCP,
+ * fails at build time rather than leaving the agent without its tool.
+ */
+export function environmentDockerfile(opts: DockerfileOptions = {}): string {
   return `FROM quotecheck:latest
 WORKDIR /app
 COPY claims.json /app/claims.json
 ${opts.archive ? `COPY ${TASK_ARCHIVE} /app/${TASK_ARCHIVE}
+` : ''}${opts.skill ? `# The skill folder Harbor's [environment] skills_dir names; the agent's harness copies it to its skills.
+COPY ${ENV_SKILLS_FOLDER}/ ${TASK_SKILLS_DIR}/
+` : ''}${opts.mcp ? `# The MCP server task.toml declares runs as \`${[QUOTECHECK_MCP_SERVER.command, ...QUOTECHECK_MCP_SERVER.args].join(' ')}\`: it must be on PATH.
+RUN command -v ${QUOTECHECK_MCP_SERVER.command} && ${QUOTECHECK_MCP_SERVER.command} ${QUOTECHECK_MCP_SERVER.args.join(' ')} --help > /dev/null
 ` : ''}`;
 }
 

@@ -1,0 +1,56 @@
+// `quotecheck compare RUN_DIR...`: finished bench runs side by side, split by the oracle's diagnosis of each claim; stdout, and report.json/report.html with --out.
+import { existsSync, statSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { CompareError, compareRuns, comparisonTable, readRunFolder, type BenchRun } from '../harbor/compare.js';
+import { writeComparisonReports } from '../harbor/reports.js';
+
+export interface CompareCommandOptions {
+  runs: string[];
+  /** The oracle's run folder, when none of the runs is the oracle's. */
+  oracle?: string;
+  /** Folder for report.json and report.html. */
+  out?: string;
+}
+
+/** A folder the reports link from: each run's folder is given relative to it, so the links work wherever it is opened. */
+function relativeTo(base: string, run: BenchRun): BenchRun {
+  return run.dir === undefined ? run : { ...run, dir: relative(resolve(base), resolve(run.dir)) || '.' };
+}
+
+export async function compareCommand(opts: CompareCommandOptions): Promise<number> {
+  if (opts.out !== undefined && existsSync(opts.out) && !statSync(opts.out).isDirectory()) {
+    process.stderr.write(`quotecheck: error: --out ${opts.out}: not a folder\n`);
+    return 2;
+  }
+  let runs: BenchRun[];
+  let oracle: BenchRun | undefined;
+  try {
+    const folders = opts.runs.map((d) => readRunFolder(d));
+    runs = folders.flatMap((f) => f.runs);
+    if (opts.oracle !== undefined) {
+      const given = readRunFolder(opts.oracle);
+      oracle = given.oracle ?? given.runs[0];
+      if (oracle?.report.agent !== 'oracle') process.stderr.write(`quotecheck: warning: --oracle ${opts.oracle}: its agent is ${oracle?.report.agent}, not the oracle; its diagnoses are used as given\n`);
+    } else {
+      oracle = folders.find((f) => f.oracle)?.oracle;
+    }
+  } catch (err) {
+    if (err instanceof CompareError) {
+      process.stderr.write(`quotecheck: error: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (!oracle) {
+    process.stderr.write(`quotecheck: error: no oracle run among ${opts.runs.join(', ')}: the comparison is split by the oracle's diagnoses; add an oracle run's folder or pass --oracle DIR\n`);
+    return 2;
+  }
+  const base = opts.out ?? '.';
+  const comparison = compareRuns(runs.map((r) => relativeTo(base, r)), relativeTo(base, oracle));
+  process.stdout.write(`${comparisonTable(comparison)}\n`);
+  if (opts.out !== undefined) {
+    const written = writeComparisonReports(comparison, opts.out);
+    process.stdout.write(`\nwrote ${written.json} and ${written.html}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,240 @@
+// Where an agent fails: bench with several agents and `compare` over finished runs, split by the oracle's diagnosis; the comparison page in headless Chromium.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
+import { agentFolders, compareRuns, comparisonTable, readRunFolder, type Comparison } from '../src/harbor/compare.js';
+import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
+import { renderComparisonHtml } from '../src/harbor/html.js';
+import { solveScript, taskToml, testScript } from '../src/harbor/templates.js';
+import { runCli, serve, tempDir } from './helpers.js';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+/** Sub-pixel rounding of text boxes: anything within this is the same edge. */
+const EDGE_PX = 1;
+
+/** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
+function report(agent: string, tasks: Record<string, { id: string; gold: string; answer: string; diagnosis?: string; drift?: string }[]>): BenchReport {
+  const runs: TaskRun[] = Object.entries(tasks).map(([name, claims]) => {
+    const rows: ClaimRow[] = claims.map((c) => ({ id: c.id, quote: 'q', url: 'http://127.0.0.1:9/', gold: c.gold, answer: c.answer, correct: c.gold === c.answer, diagnosis: c.diagnosis, drift: c.drift }));
+    const correct = rows.filter((r) => r.correct).length;
+    const baseline = rows.filter((r) => r.gold === 'no_match').length / rows.length;
+    return { task: name, reward: correct / rows.length, claims: rows.length, correct, baseline, floor: baseline, agentExit: 0, verifierExit: 0, seconds: 1, problems: [], grade: { correct } as Grade, rows };
+  });
+  const claims = runs.reduce((n, t) => n + t.claims, 0);
+  return {
+    agent, isolation: 'paths', tasks_dir: '/tmp/t', mean_reward: runs.reduce((n, t) => n + t.reward, 0) / runs.length,
+    baseline_mean_reward: runs.reduce((n, t) => n + t.baseline, 0) / runs.length, claims, correct: runs.reduce((n, t) => n + t.correct, 0),
+    seconds: 1, confusion: emptyConfusion(), diagnoses: {}, drifted_sources: 0, claims_from_captures: 0, advice: [], tasks: runs,
+  };
+}
+
+/** Gold and the oracle's diagnosis of ten claims in two tasks: 5 extraction artifacts, 2 verbatim, 2 near misses, 1 not found (on a drifted source). */
+const CLAIMS: Record<string, { id: string; gold: string; diagnosis: string; drift?: string }[]> = {
+  a: [
+    { id: 'x1', gold: 'no_match', diagnosis: 'extraction_artifact' },
+    { id: 'x2', gold: 'no_match', diagnosis: 'extraction_artifact' },
+    { id: 'x3', gold: 'no_match', diagnosis: 'extraction_artifact' },
+    { id: 'v1', gold: 'verbatim', diagnosis: 'verbatim' },
+    { id: 'n1', gold: 'no_match', diagnosis: 'near_miss' },
+  ],
+  b: [
+    { id: 'x4', gold: 'no_match', diagnosis: 'extraction_artifact' },
+    { id: 'x5', gold: 'no_match', diagnosis: 'extraction_artifact' },
+    { id: 'v2', gold: 'verbatim', diagnosis: 'verbatim', drift: 'changed' },
+    { id: 'n2', gold: 'no_match', diagnosis: 'near_miss' },
+    { id: 'f1', gold: 'no_match', diagnosis: 'not_found', drift: 'changed' },
+  ],
+};
+
+/** An agent that "fixes" two of the five artifacts (answers verbatim: wrong, the label is mechanical) and misses a verbatim quote. */
+const SLOPPY: Record<string, string> = { x1: 'verbatim', x4: 'verbatim', v2: 'no_match' };
+
+function sampleComparison(): Comparison {
+  const oracle = report('oracle', Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ ...c, answer: c.gold }))])));
+  const sloppy = report('sloppy-agent', Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ id: c.id, gold: c.gold, answer: SLOPPY[c.id] ?? c.gold, diagnosis: 'verbatim' }))])));
+  const baseline = report('baseline', Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ id: c.id, gold: c.gold, answer: 'no_match' }))])));
+  return compareRuns([{ report: oracle, dir: 'oracle' }, { report: sloppy, dir: 'agent-2' }, { report: baseline, dir: 'baseline' }], { report: oracle, dir: 'oracle' });
+}
+
+describe('compareRuns', () => {
+  test('splits each agent\'s accuracy by the oracle\'s diagnosis, not the agent\'s own, with a sentence for each group', () => {
+    const c = sampleComparison();
+    expect(c.groups).toEqual([
+      { diagnosis: 'verbatim', claims: 2 }, { diagnosis: 'extraction_artifact', claims: 5 }, { diagnosis: 'near_miss', claims: 2 },
+      { diagnosis: 'not_found', claims: 1 }, { diagnosis: 'source_drifted', claims: 2 },
+    ]);
+    const sloppy = c.agents[1]!;
+    // The agent's own report says "verbatim" for everything; the split still follows the oracle.
+    expect(sloppy.by_diagnosis.extraction_artifact).toEqual({ claims: 5, correct: 3, answered_verbatim: 2, accuracy: 0.6 });
+    expect(sloppy.by_diagnosis.verbatim).toEqual({ claims: 2, correct: 1, answered_verbatim: 1, accuracy: 0.5 });
+    expect(sloppy.by_diagnosis.source_drifted).toEqual({ claims: 2, correct: 1, answered_verbatim: 0, accuracy: 0.5 });
+    expect(c.sentences).toContain('sloppy-agent answers verbatim on 40% of extraction artifacts (2/5), right on 60% (3/5)');
+    expect(c.sentences).toContain('baseline answers verbatim on 0% of verbatim quotes (0/2), right on 0% (0/2)');
+    expect(c.agents[0]!.by_diagnosis.near_miss!.accuracy).toBe(1);
+    expect(c.oracle).toBe('oracle');
+    const text = comparisonTable(c);
+    expect(text.split('\n')[0]).toMatch(/^\s+oracle\s+sloppy-agent\s+baseline$/);
+    expect(text).toMatch(/^extraction_artifact \(5\)\s+100% \(5\/5\)\s+60% \(3\/5\)\s+100% \(5\/5\)$/m);
+    expect(text).toMatch(/^mean reward\s+1\.000\s+0\.700\s+0\.800$/m);
+  });
+
+  test('claims the oracle did not judge are their own group; two runs of one agent are told apart by folder', () => {
+    const oracle = report('oracle', { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim', diagnosis: 'verbatim' }] });
+    const other = report('baseline', { a: [{ id: 'v1', gold: 'verbatim', answer: 'no_match' }], extra: [{ id: 'e1', gold: 'no_match', answer: 'no_match' }] });
+    const c = compareRuns([{ report: other, dir: 'one' }, { report: other, dir: 'two' }], { report: oracle, dir: 'o' });
+    expect(c.groups.map((g) => g.diagnosis)).toEqual(['verbatim', 'no_diagnosis']);
+    expect(c.agents.map((a) => a.label)).toEqual(['baseline (one)', 'baseline (two)']);
+    expect(c.sentences).toContain('baseline (one) answers verbatim on 0% of claims without an oracle diagnosis (0/1), right on 100% (1/1)');
+  });
+
+  test('agent folders: oracle and baseline by name, commands by position, the same agent twice kept apart', () => {
+    expect(agentFolders(['oracle', 'baseline', 'my-agent --fast', 'baseline'])).toEqual(['oracle', 'baseline', 'agent-3', 'baseline-4']);
+  });
+});
+
+/** A Harbor task from quotecheck's own templates (the oracle does not retry). */
+function makeTask(root: string, name: string, claims: { id: string; quote: string; url: string; gold: string }[]): void {
+  const dir = join(root, name);
+  for (const d of ['environment', 'solution', 'tests']) mkdirSync(join(dir, d), { recursive: true });
+  writeFileSync(join(dir, 'task.toml'), taskToml({ agentTimeoutSec: 60, verifierTimeoutSec: 30 }));
+  writeFileSync(join(dir, 'environment', 'claims.json'), JSON.stringify(claims.map(({ gold: _g, ...c }) => c)));
+  writeFileSync(join(dir, 'solution', 'solve.sh'), solveScript({ runArgs: ['--retries', '0', '--timeout', '5'] }));
+  writeFileSync(join(dir, 'tests', 'test.sh'), testScript());
+  writeFileSync(join(dir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(claims.map((c) => [c.id, c.gold]))));
+  for (const f of ['solution/solve.sh', 'tests/test.sh']) chmodSync(join(dir, f), 0o755);
+}
+
+/** An agent that answers verbatim for every claim (it "sees" the words in an artifact). */
+const ALL_VERBATIM = `node -e "const c=require('./claims.json');require('fs').writeFileSync('answers.json',JSON.stringify(Object.fromEntries(c.map((x)=>[x.id,'verbatim']))))"`;
+
+const PAGE = '<html><body><article><p>The committee approved the budget on Tuesday after a long debate about schools and roads.</p></article></body></html>';
+
+describe('bench with several agents, and compare', () => {
+  test('runs each agent in its own folder, the oracle too for the diagnoses, and compares them on stdout, report.json and report.html; compare reads them back', async () => {
+    const live = await serve([{ path: '/news', body: PAGE, headers: { 'content-type': 'text/html' } }]);
+    const tasks = tempDir();
+    makeTask(tasks, 'one', [
+      { id: 'v', quote: 'approved the budget on Tuesday', url: `${live.origin}/news`, gold: 'verbatim' },
+      { id: 'x', quote: 'approved thebudget on Tuesday', url: `${live.origin}/news`, gold: 'no_match' },
+      { id: 'f', quote: 'an entirely invented sentence about lunar tides and harbour cranes', url: `${live.origin}/news`, gold: 'no_match' },
+    ]);
+    const out = join(tempDir(), 'bench');
+    const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', '--agent', 'baseline', '--agent', ALL_VERBATIM]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // Each agent in its own folder with today's layout; the oracle, not among them, ran too.
+    for (const d of ['baseline', 'agent-2', 'oracle']) {
+      expect(existsSync(join(out, d, 'report.json')), d).toBe(true);
+      expect(existsSync(join(out, d, 'trials', 'one', 'app', 'answers.json')), d).toBe(true);
+    }
+    expect(r.stdout).toContain('oracle (run for the diagnoses): mean reward 1.000');
+    // A long command is a short column, named in a legend.
+    expect(r.stdout).toMatch(/^\s+baseline\s+agent-2$/m);
+    expect(r.stdout.split('\n')).toContain(`agent-2: ${ALL_VERBATIM}`);
+    expect(r.stdout).toMatch(/^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)$/m);
+    expect(r.stdout).toContain('agent-2 answers verbatim on 100% of extraction artifacts (1/1), right on 0% (0/1)');
+    expect(r.stdout).toContain('baseline answers verbatim on 0% of verbatim quotes (0/1), right on 0% (0/1)');
+    const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Comparison & { kind: string };
+    expect(json.kind).toBe('comparison');
+    expect(json.oracle).toBe('oracle');
+    expect(json.agents.map((a) => [a.agent, a.label, a.dir])).toEqual([['baseline', 'baseline', 'baseline'], [ALL_VERBATIM, 'agent-2', 'agent-2']]);
+    expect(json.agents[0]!.mean_reward).toBeCloseTo(2 / 3, 5); // the verifier's reward.txt, six decimals
+    expect(json.agents[1]!.mean_reward).toBeCloseTo(1 / 3, 5);
+    expect(json.groups).toEqual([{ diagnosis: 'verbatim', claims: 1 }, { diagnosis: 'extraction_artifact', claims: 1 }, { diagnosis: 'not_found', claims: 1 }]);
+    expect(json.agents[1]!.by_diagnosis.not_found).toEqual({ claims: 1, correct: 0, answered_verbatim: 1, accuracy: 0 });
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('answers verbatim on 100% of extraction artifacts');
+
+    // compare: the comparison folder itself, or the runs one by one (the oracle found by its agent), gives the same numbers.
+    const again = await runCli(['compare', out]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)$/m);
+    const cmpOut = join(tempDir(), 'cmp');
+    const oneByOne = await runCli(['compare', join(out, 'agent-2'), join(out, 'oracle'), '--out', cmpOut]);
+    expect(oneByOne.code).toBe(0);
+    const cmp = JSON.parse(readFileSync(join(cmpOut, 'report.json'), 'utf8')) as Comparison;
+    expect(cmp.agents.map((a) => [a.label, a.agent])).toEqual([['agent-1', ALL_VERBATIM], ['oracle', 'oracle']]);
+    expect(cmp.agents[0]!.by_diagnosis).toEqual(json.agents[1]!.by_diagnosis);
+    // Links from the comparison to each run's own report work from where it was written.
+    expect(existsSync(join(cmpOut, cmp.agents[0]!.dir!, 'report.html'))).toBe(true);
+
+    // A run without an oracle run to split by, a folder that is no run: one line each, exit 2.
+    const noOracle = await runCli(['compare', join(out, 'baseline')]);
+    expect(noOracle.code).toBe(2);
+    expect(noOracle.stderr).toMatch(/^quotecheck: error: no oracle run among .*baseline: .*pass --oracle DIR\n$/);
+    const withOracle = await runCli(['compare', join(out, 'baseline'), '--oracle', join(out, 'oracle')]);
+    expect(withOracle.code).toBe(0);
+    expect(withOracle.stdout).toContain('baseline answers verbatim on 0% of extraction artifacts (0/1), right on 100% (1/1)');
+    const notRun = await runCli(['compare', tasks]);
+    expect(notRun.code).toBe(2);
+    expect(notRun.stderr).toBe(`quotecheck: error: run ${tasks}: no report.json (not a finished bench run)\n`);
+  }, 60_000);
+
+  test('compare fills diagnoses from the trials\' evidence reports when report.json rows lack them', async () => {
+    const dir = tempDir();
+    const oracle = report('oracle', { t: [{ id: 'x', gold: 'no_match', answer: 'no_match' }] });
+    writeFileSync(join(dir, 'report.json'), JSON.stringify(oracle));
+    mkdirSync(join(dir, 'trials', 't', 'logs', 'agent'), { recursive: true });
+    writeFileSync(join(dir, 'trials', 't', 'logs', 'agent', 'report.jsonl'), `${JSON.stringify({ id: 'x', label: 'no_match', diagnosis: 'paywall', drift: 'changed' })}\n`);
+    const { runs, oracle: found } = readRunFolder(dir);
+    expect(found).toBe(runs[0]);
+    expect(runs[0]!.report.tasks[0]!.rows[0]).toMatchObject({ diagnosis: 'paywall', drift: 'changed' });
+    expect(compareRuns(runs, found!).groups).toEqual([{ diagnosis: 'paywall', claims: 1 }, { diagnosis: 'source_drifted', claims: 1 }]);
+  });
+});
+
+describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () => {
+  let browser: BrowserContext;
+  let profile: string;
+  let pages: string;
+  let url: string;
+
+  beforeAll(async () => {
+    profile = mkdtempSync(join(tmpdir(), 'quotecheck-chromium-'));
+    pages = mkdtempSync(join(tmpdir(), 'quotecheck-compare-'));
+    writeFileSync(join(pages, 'report.html'), renderComparisonHtml(sampleComparison()));
+    mkdirSync(join(pages, 'agent-2'));
+    writeFileSync(join(pages, 'agent-2', 'report.html'), '<!doctype html><title>agent-2 run</title><p id="agent">sloppy-agent</p>');
+    url = pathToFileURL(join(pages, 'report.html')).href;
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    for (const dir of [profile, pages]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('agents side by side: the accuracy per oracle diagnosis under each agent, numbers right-aligned, the sentences, links to each run', async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    expect(await page.locator('#by-diagnosis thead th').allInnerTexts()).toEqual(['diagnosis', 'claims', 'oracle', 'sloppy-agent', 'baseline']);
+    const artifacts = page.locator('#by-diagnosis tr[data-diagnosis="extraction_artifact"] td');
+    expect(await artifacts.allInnerTexts()).toEqual(['extraction_artifact', '5', '100% (5/5)', '60% (3/5)', '100% (5/5)']);
+    expect(await artifacts.nth(3).getAttribute('title')).toBe('sloppy-agent answers verbatim on 40% of extraction artifacts (2/5)');
+    expect(await page.locator('#agents tbody tr').first().locator('td').allInnerTexts()).toEqual(['oracle', '1.000', '0.800', '100% (10/10)', 'oracle', 'oracle']);
+    expect(await page.locator('#sentences li').allInnerTexts()).toContain('sloppy-agent answers verbatim on 40% of extraction artifacts (2/5), right on 60% (3/5)');
+    // Every numeric column's numbers end where its header ends.
+    for (const table of ['#agents', '#by-diagnosis']) {
+      const heads = page.locator(`${table} thead th`);
+      for (let col = 0; col < await heads.count(); col++) {
+        if (!(await heads.nth(col).evaluate((el) => el.classList.contains('num')))) continue;
+        const headRight = await heads.nth(col).evaluate((el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect().right; });
+        const rights = await page.locator(`${table} tbody tr > :nth-child(${col + 1})`).evaluateAll((els) => els.map((el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect().right; }));
+        expect(rights.length).toBeGreaterThan(0);
+        for (const right of rights) expect(Math.abs(right - headRight), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
+      }
+    }
+    await page.locator('#agents a', { hasText: 'agent-2' }).click();
+    await page.waitForURL(/agent-2\/report\.html$/);
+    expect(await page.locator('#agent').innerText()).toBe('sloppy-agent');
+    await page.close();
+  });
+});
