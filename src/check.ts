@@ -100,6 +100,8 @@ export interface ClaimResult {
   note?: string;
   /** Time spent on this claim's source, match and diagnosis, in milliseconds. */
   ms: number;
+  /** Set when the run stopped (deadline, signal) before this claim was decided: it is answered `no_match`, and `note` says why. */
+  undecided?: true;
 }
 
 export interface CheckRun {
@@ -180,6 +182,7 @@ function undecided(entry: ClaimEntry, why: string): ClaimResult {
     drift: 'unknown',
     note: `not decided: ${why}`,
     ms: 0,
+    undecided: true,
   };
 }
 

@@ -34,4 +34,21 @@ describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () 
     expect(seen.sort()).toEqual(['a', 'b']);
     expect(run.sources).toHaveLength(1);
   });
+
+  test('a claim the run stopped before deciding says so in a field (undecided), not only in its note', async () => {
+    const server = await serve([
+      { path: '/p', body: PAGE, headers: { 'content-type': 'text/html' } },
+      { path: '/hang', hang: true },
+    ]);
+    const stop = new AbortController();
+    const run = await checkClaims([
+      { id: 'fast', quote: 'long debate', url: `${server.origin}/p` },
+      { id: 'slow', quote: 'long debate', url: `${server.origin}/hang` },
+    ], { signal: stop.signal, onResult: (r) => { if (r.id === 'fast') setTimeout(() => stop.abort('deadline'), 50); } });
+    const [fast, slow] = run.results;
+    expect(fast).toMatchObject({ id: 'fast', label: 'verbatim' });
+    expect(fast!.undecided).toBeUndefined();
+    expect(slow).toMatchObject({ id: 'slow', label: 'no_match', undecided: true });
+    expect(run.stopped).toBe('deadline');
+  });
 });

@@ -226,7 +226,7 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
     const missingPdftotext = run.sources.find((s) => s.extractError?.kind === 'tool_missing');
     if (missingPdftotext) warn(`warning: ${missingPdftotext.extractError?.message}; PDF sources were answered no_match`);
     if (run.stopped) {
-      const undecided = run.results.filter((r) => r.note?.startsWith('not decided')).length;
+      const undecided = run.results.filter((r) => r.undecided).length;
       warn(`stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`);
     }
     if (!opts.quiet) process.stderr.write(`${diagnosisSummary(run.results)}\n`);

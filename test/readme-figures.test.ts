@@ -1,0 +1,96 @@
+// The README's performance figures are bench/results.json's, rounded as the README shows them: a bench re-run without updating the README fails here.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ROOT } from './helpers.js';
+
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const results = JSON.parse(readFileSync(join(ROOT, 'bench', 'results.json'), 'utf8'));
+
+/** The README's table row that starts with `label` (the first cell, as written). */
+function row(label: string): string {
+  const line = readme.split('\n').find((l) => l.startsWith(`| ${label} |`));
+  if (line === undefined) throw new Error(`README has no table row starting "| ${label} |"`);
+  return line;
+}
+
+/** The number the pattern's group captures in the row (thousands separators dropped). */
+function figure(label: string, pattern: RegExp): number {
+  const m = row(label).match(pattern);
+  if (!m) throw new Error(`README row "${label}" has no figure matching ${pattern}`);
+  return Number(m[1]!.replaceAll(',', ''));
+}
+
+/**
+ * Asserts that the README's figure is `value` rounded to the README's `decimals`: within half a unit
+ * of the last shown place (results.json keeps two decimals, so 12.45 may have been 12.452 and shown 12.5).
+ */
+function expectShown(readmeFigure: number, value: number, decimals: number): void {
+  expect(Math.abs(readmeFigure - value), `README shows ${readmeFigure}, results.json has ${value}`).toBeLessThanOrEqual(0.5 * 10 ** -decimals + 1e-9);
+}
+
+const BENCH = 'benchmark profile (16 at once, 2 per host)';
+const TASK = 'task profile (560 claims, 130 sources, 17 asking to wait)';
+
+describe('README Performance agrees with bench/results.json', () => {
+  test('the two profiles: wall, every run, ideal, ratio, peak memory', () => {
+    expectShown(figure(BENCH, /\| ([\d.]+) s \(runs/), results.quotecheck_seconds, 1);
+    expect(row(BENCH).match(/runs: ([\d., ]+)\)/)![1]!.split(', ').map(Number)).toEqual(results.quotecheck_runs_seconds.map((s: number) => Number(s.toFixed(1))));
+    expectShown(figure(BENCH, /\| ([\d.]+) s \| [\d.]+x/), results.ideal_seconds, 1);
+    expectShown(figure(BENCH, /([\d.]+)x the ideal/), results.ratio_vs_ideal, 2);
+    expect(figure(BENCH, /peak memory (\d+) MB/)).toBe(results.peak_rss_mb);
+    const task = results.task_profile;
+    expectShown(figure(TASK, /\| ([\d.]+) s \(runs/), task.seconds, 1);
+    expect(row(TASK).match(/runs: ([\d., ]+)\)/)![1]!.split(', ').map(Number)).toEqual(task.runs_seconds.map((s: number) => Number(s.toFixed(1))));
+    expectShown(figure(TASK, /\| ([\d.]+) s \| [\d.]+x/), task.ideal_seconds, 1);
+    expectShown(figure(TASK, /([\d.]+)x the ideal/), task.ratio_vs_ideal, 2);
+    expect(figure(TASK, /peak memory (\d+) MB/)).toBe(task.peak_rss_mb);
+    expect(row(TASK)).toContain(`${task.claims} claims, ${task.sources} sources, ${task.sources_with_retry_after} asking to wait`);
+  });
+
+  test('concurrency 1 and the plain script', () => {
+    const naive = 'benchmark profile, concurrency 1';
+    expectShown(figure(naive, /^\| [^|]+ \| ([\d.]+) s/), results.naive_seconds, 1);
+    expectShown(figure(naive, /\| ([\d.]+) s \| [\d.]+x/), results.naive_ideal_seconds, 1);
+    expectShown(figure(naive, /([\d.]+)x slower/), results.ratio_vs_naive, 1);
+    expectShown(figure('plain script', /^\| [^|]+ \| ([\d.]+) s/), results.plain_seconds, 1);
+    expectShown(figure('plain script', /([\d.]+)x slower/), results.ratio_plain_vs_quotecheck, 1);
+    expectShown(figure('plain script', /on ([\d.]+)% of claims/), results.plain_agreement * 100, 1);
+  });
+
+  test('stage costs', () => {
+    const html = 'HTML extraction (decode, one htmlparser2 pass, Readability)';
+    expectShown(figure(html, /([\d.]+) MB\/s per core warm/), results.html_mb_per_s, 1);
+    expectShown(figure(html, /([\d.]+) MB\/s on the first pass/), results.html_cold_mb_per_s, 1);
+    expectShown(figure('PDF extraction (pdftotext)', /([\d.]+) MB\/s/), results.pdf_mb_per_s, 1);
+    expectShown(figure('matching and diagnosis per claim', /p50 ([\d.]+) ms/), results.match_ms_p50, 2);
+    expectShown(figure('matching and diagnosis per claim', /p90 ([\d.]+) ms/), results.match_ms_p90, 1);
+    expectShown(figure('alignment, 300-character quote in 5 MB', /\| (\d+) ms/), results.align.align_ms_p50, 0);
+  });
+
+  test('record, replay and the drifted workload', () => {
+    const record = '`--record bench.warc.gz`';
+    expectShown(figure(record, /^\| [^|]+ \| ([\d.]+) s/), results.record.seconds, 1);
+    expectShown(figure(record, /\+(\d+)% over/), results.record.overhead_vs_quick * 100, 0);
+    expectShown(figure(record, /archive ([\d.]+) MB/), results.record.archive_mb, 1);
+    expect(figure(record, /([\d,]+) records/)).toBe(results.record.warc_records);
+    expect(figure(record, /peak memory (\d+) MB/)).toBe(results.record.peak_rss_mb);
+    const replay = '`--replay bench.warc.gz`, inside `unshare --net` (no network at all)';
+    expectShown(figure(replay, /^\| [^|]+ \| ([\d.]+) s/), results.replay.seconds, 1);
+    expectShown(figure(replay, /([\d.]+)x the live median/), results.replay.speedup_vs_quick, 2);
+    expectShown(figure(replay, /own clock: ([\d.]+) s/), results.replay.run_seconds, 1);
+    expect(figure(replay, /peak memory (\d+) MB/)).toBe(results.replay.peak_rss_mb);
+    const d = results.drift;
+    const auto = `drifted workload (${d.drifted_sources} of ${results.workload.sources} sources serve another document today), \`--wayback auto\``;
+    expectShown(figure(auto, /^\| [^|]+ \| ([\d.]+) s/), d.auto_seconds, 1);
+    expectShown(figure(auto, /on (\d+)% of/), d.auto_agreement * 100, 0);
+    expect(figure(auto, /(\d+) lookups/)).toBe(d.wayback_lookups);
+    expect(figure(auto, /(\d+) requests/)).toBe(d.wayback_requests);
+    expectShown(figure(auto, /\(([\d.]+) a drifted source/), d.requests_per_drifted_source, 0);
+    expectShown(figure(auto, /, ([\d.]+) a claim judged/), d.requests_per_capture_claim, 2);
+    const off = 'the same, `--wayback off`';
+    expectShown(figure(off, /^\| [^|]+ \| ([\d.]+) s/), d.off_seconds, 1);
+    expectShown(figure(off, /on ([\d.]+)%/), d.off_agreement * 100, 1);
+    expect(figure(off, /all (\d+) verbatim claims/)).toBe(d.drifted_verbatim_as_labelled);
+  });
+});
