@@ -1,13 +1,13 @@
 // `bench` and the demo say what went wrong: a task whose sources all failed, what to check, one name for the no_match share, the scoreboard's legend.
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
 import { benchTable } from '../src/harbor/reports.js';
-import { solveScript, taskToml, testScript } from '../src/harbor/templates.js';
 import { GOLDEN_SERVER_HINT, isGoldenTasks } from '../src/cli/bench.js';
 import { SCOREBOARD_LEGEND, serveGolden, table } from '../golden/scoreboard.js';
+import { makeTask } from './harbor-helpers.js';
 import { CLI, ROOT, runCli, serve, tempDir } from './helpers.js';
 
 /** A loopback port nothing listens on (taken, then released). */
@@ -19,17 +19,6 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** A Harbor task built from quotecheck's own templates; the oracle does not retry, so a dead source fails at once. */
-function makeTask(root: string, name: string, claims: { id: string; quote: string; url: string; gold: string }[]): void {
-  const dir = join(root, name);
-  for (const d of ['environment', 'solution', 'tests']) mkdirSync(join(dir, d), { recursive: true });
-  writeFileSync(join(dir, 'task.toml'), taskToml({ agentTimeoutSec: 60, verifierTimeoutSec: 30 }));
-  writeFileSync(join(dir, 'environment', 'claims.json'), JSON.stringify(claims.map(({ gold: _g, ...c }) => c)));
-  writeFileSync(join(dir, 'solution', 'solve.sh'), solveScript({ runArgs: ['--retries', '0', '--timeout', '5'] }));
-  writeFileSync(join(dir, 'tests', 'test.sh'), testScript());
-  writeFileSync(join(dir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(claims.map((c) => [c.id, c.gold]))));
-  for (const f of ['solution/solve.sh', 'tests/test.sh']) chmodSync(join(dir, f), 0o755);
-}
 
 async function dataset(): Promise<{ dir: string; port: number }> {
   const port = await closedPort();

@@ -1,19 +1,17 @@
 // Where an agent fails: bench with several agents and `compare` over finished runs, split by the oracle's diagnosis; the comparison page in headless Chromium.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
 import { agentFolders, compareRuns, comparisonTable, readRunFolder, type Comparison } from '../src/harbor/compare.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
-import { solveScript, taskToml, testScript } from '../src/harbor/templates.js';
+import { HAVE_CHROMIUM, launchChromium, makeTask } from './harbor-helpers.js';
 import { runCli, serve, tempDir } from './helpers.js';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 /** Sub-pixel rounding of text boxes: anything within this is the same edge. */
 const EDGE_PX = 1;
 
@@ -97,17 +95,6 @@ describe('compareRuns', () => {
   });
 });
 
-/** A Harbor task from quotecheck's own templates (the oracle does not retry). */
-function makeTask(root: string, name: string, claims: { id: string; quote: string; url: string; gold: string }[]): void {
-  const dir = join(root, name);
-  for (const d of ['environment', 'solution', 'tests']) mkdirSync(join(dir, d), { recursive: true });
-  writeFileSync(join(dir, 'task.toml'), taskToml({ agentTimeoutSec: 60, verifierTimeoutSec: 30 }));
-  writeFileSync(join(dir, 'environment', 'claims.json'), JSON.stringify(claims.map(({ gold: _g, ...c }) => c)));
-  writeFileSync(join(dir, 'solution', 'solve.sh'), solveScript({ runArgs: ['--retries', '0', '--timeout', '5'] }));
-  writeFileSync(join(dir, 'tests', 'test.sh'), testScript());
-  writeFileSync(join(dir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(claims.map((c) => [c.id, c.gold]))));
-  for (const f of ['solution/solve.sh', 'tests/test.sh']) chmodSync(join(dir, f), 0o755);
-}
 
 /** An agent that answers verbatim for every claim (it "sees" the words in an artifact). */
 const ALL_VERBATIM = `node -e "const c=require('./claims.json');require('fs').writeFileSync('answers.json',JSON.stringify(Object.fromEntries(c.map((x)=>[x.id,'verbatim']))))"`;
@@ -200,12 +187,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () =
     mkdirSync(join(pages, 'agent-2'));
     writeFileSync(join(pages, 'agent-2', 'report.html'), '<!doctype html><title>agent-2 run</title><p id="agent">sloppy-agent</p>');
     url = pathToFileURL(join(pages, 'report.html')).href;
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium(profile);
   }, 30_000);
   afterAll(async () => {
     await browser?.close();

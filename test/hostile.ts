@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { createGzip } from 'node:zlib';
 import type { Route } from '../golden/server.js';
+import { rng } from '../bench/random.js';
 
 /** A sentence planted in the hostile pages that carry text, so a test can expect it to be found. */
 export const PLANTED = 'The harbour master counted forty-two ships before the storm reached the pier.';
@@ -70,24 +71,13 @@ function prose(random: () => number, sentences: number): string {
   return out.join(' ');
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A long web-fiction chapter as serial-fiction sites serve one: site chrome, then one <div> holding every
  * paragraph of the chapter (20,000 by default, ~3 MB), then the comments. LONG_PLANTED is the middle paragraph.
  * `style` 'p' gives <p> paragraphs; 'br' gives text runs separated by <br><br> (the other common way).
  */
 export function longChapterPage(paragraphs = 20_000, style: 'p' | 'br' = 'p', seed = 7): string {
-  const random = mulberry32(seed);
+  const random = rng(seed);
   const paras: string[] = [];
   for (let i = 0; i < paragraphs; i++) {
     const text = i === paragraphs >> 1 ? LONG_PLANTED : prose(random, 1 + Math.floor(random() * 3));
@@ -121,7 +111,7 @@ ${comments}
  * the end (`chapters` of 8 sections × 3 subsections; the default is ~8 MB, ~140,000 elements, 9,000 footnotes).
  */
 export function longReportPage(chapters = 24, seed = 11): string {
-  const random = mulberry32(seed);
+  const random = rng(seed);
   const middle = Math.ceil(chapters / 2);
   let footnote = 0;
   const notes: string[] = [];

@@ -3,12 +3,11 @@
 // a renderer written here from the HTML standard's rendering section, on every real page we ship and on malformed
 // pages written to exercise the parser's error handling. Pages past a DOM cap get the streamed text; it is checked too.
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Readability } from '@mozilla/readability';
 import { JSDOM, VirtualConsole } from 'jsdom';
+import './jsdom-reference.js';
 import { describe, expect, test } from 'vitest';
 import { decodeHtml } from '../src/extract/decode.js';
 import { articleView, DOM_LIMITS, parseHtml } from '../src/extract/html.js';
@@ -101,33 +100,7 @@ function referenceText(root: Node): string {
 // ---------------------------------------------------------------------------------------------------------------
 // The reference DOM: jsdom's DOMParser (no scripts, no style sheets: scripting disabled, as jsdom parses).
 //
-// One correction: jsdom's parse5 tree adapter appends foster-parented text (a table's stray text) at the end of the
-// table's parent instead of before the table (its insertTextBefore calls `_append`, which drops the reference node),
-// where the standard (§13.2.6.1, the appropriate place for inserting a node), parse5's own tree adapter and every
-// browser put it. Elements are foster-parented correctly. The fix below inserts the text where the standard says.
-// (The parse5 that jsdom itself loads, wherever npm put it.)
-const { Parser: Parse5Parser } = (await import(pathToFileURL(createRequire(createRequire(import.meta.url).resolve('jsdom')).resolve('parse5')).href)) as typeof import('parse5');
-{
-  type ParserInternals = {
-    _shouldFosterParentOnInsertion(): boolean;
-    _findFosterParentingLocation(): { parent: { _insert?: (node: unknown, ref: unknown) => void }; beforeElement: { previousSibling: { nodeType: number; data: string } | null; _ownerDocument: { createTextNode(s: string): unknown } } | null };
-    _insertCharacters(token: { chars: string }): void;
-  };
-  const proto = Parse5Parser.prototype as unknown as ParserInternals;
-  const original = proto._insertCharacters;
-  proto._insertCharacters = function insertCharacters(this: ParserInternals, token: { chars: string }) {
-    if (this._shouldFosterParentOnInsertion()) {
-      const { parent, beforeElement } = this._findFosterParentingLocation();
-      if (beforeElement && parent._insert) {
-        const prev = beforeElement.previousSibling;
-        if (prev && prev.nodeType === 3) prev.data += token.chars;
-        else parent._insert(beforeElement._ownerDocument.createTextNode(token.chars), beforeElement);
-        return;
-      }
-    }
-    original.call(this, token);
-  };
-}
+// One correction to jsdom's parse5 tree adapter (foster-parented text): test/jsdom-reference.ts, imported above.
 
 const { window } = new JSDOM('', { virtualConsole: new VirtualConsole() });
 const domParser = new window.DOMParser();

@@ -2,10 +2,9 @@
 // well-formed pages, on pages that leave tags out, and on each error-handling pattern of the HTML standard's parser;
 // the tokenizer's script data states; the DOM operations Readability relies on.
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { JSDOM, VirtualConsole } from 'jsdom';
+import './jsdom-reference.js';
 import { describe, expect, test } from 'vitest';
 import { articleView, htmlToViews, parseHtml } from '../src/extract/html.js';
 import { buildDocument, inlineStyle, parseDocument, type LightDocument, type LightElement } from '../src/extract/lightdom/index.js';
@@ -14,28 +13,6 @@ import { scriptDataEnd } from '../src/extract/stream.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES } from './helpers.js';
 
-// jsdom's parse5 tree adapter appends foster-parented text at the end of the table's parent instead of before the
-// table (the standard, parse5's own adapter and browsers insert it before); test/html-identity.test.ts has the same
-// correction, explained there.
-// (The parse5 that jsdom itself loads, wherever npm put it.)
-const { Parser: Parse5Parser } = (await import(pathToFileURL(createRequire(createRequire(import.meta.url).resolve('jsdom')).resolve('parse5')).href)) as typeof import('parse5');
-{
-  type P = { _shouldFosterParentOnInsertion(): boolean; _findFosterParentingLocation(): { parent: { _insert?: (n: unknown, r: unknown) => void }; beforeElement: { previousSibling: { nodeType: number; data: string } | null; _ownerDocument: { createTextNode(s: string): unknown } } | null }; _insertCharacters(t: { chars: string }): void };
-  const proto = Parse5Parser.prototype as unknown as P;
-  const original = proto._insertCharacters;
-  proto._insertCharacters = function insertCharacters(this: P, token: { chars: string }) {
-    if (this._shouldFosterParentOnInsertion()) {
-      const { parent, beforeElement } = this._findFosterParentingLocation();
-      if (beforeElement && parent._insert) {
-        const prev = beforeElement.previousSibling;
-        if (prev && prev.nodeType === 3) prev.data += token.chars;
-        else parent._insert(beforeElement._ownerDocument.createTextNode(token.chars), beforeElement);
-        return;
-      }
-    }
-    original.call(this, token);
-  };
-}
 
 const { window } = new JSDOM('', { virtualConsole: new VirtualConsole() });
 const parser = new window.DOMParser();

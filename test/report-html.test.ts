@@ -1,16 +1,15 @@
 // The bench's HTML report, checked in headless Chromium from the page itself: column alignment, the wrong-answers toggle, task links, evidence.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderHtmlReport } from '../src/harbor/html.js';
+import { CHROMIUM, HAVE_CHROMIUM, launchChromium } from './harbor-helpers.js';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) console.warn(`test/report-html.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
 
 /** Sub-pixel rounding of text boxes: anything within this is the same edge. */
@@ -74,12 +73,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
     writeFileSync(file, renderHtmlReport(report));
     url = pathToFileURL(file).href;
     // A fresh profile (Playwright takes it as the persistent context's folder, not as --user-data-dir).
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium(profile);
   }, 30_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,0 +1,31 @@
+// Test helpers for the Harbor side: a task built from quotecheck's own templates, and headless Chromium for the HTML reports.
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { solveScript, taskToml, testScript } from '../src/harbor/templates.js';
+
+/** Debian's Chromium (CI installs it); tests that need it are skipped, saying so, when it is missing. */
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+
+/** Headless Chromium in a fresh profile (Playwright takes it as the persistent context's folder, not as --user-data-dir), off the network. */
+export function launchChromium(profile: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A Harbor task built from quotecheck's own templates; the oracle does not retry, so a dead source fails at once. */
+export function makeTask(root: string, name: string, claims: { id: string; quote: string; url: string; gold: string }[]): void {
+  const dir = join(root, name);
+  for (const d of ['environment', 'solution', 'tests']) mkdirSync(join(dir, d), { recursive: true });
+  writeFileSync(join(dir, 'task.toml'), taskToml({ agentTimeoutSec: 60, verifierTimeoutSec: 30 }));
+  writeFileSync(join(dir, 'environment', 'claims.json'), JSON.stringify(claims.map(({ gold: _g, ...c }) => c)));
+  writeFileSync(join(dir, 'solution', 'solve.sh'), solveScript({ runArgs: ['--retries', '0', '--timeout', '5'] }));
+  writeFileSync(join(dir, 'tests', 'test.sh'), testScript());
+  writeFileSync(join(dir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(claims.map((c) => [c.id, c.gold]))));
+  for (const f of ['solution/solve.sh', 'tests/test.sh']) chmodSync(join(dir, f), 0o755);
+}
