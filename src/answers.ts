@@ -1,6 +1,6 @@
-// Answers (design.md §2), written atomically and always; and the rules every file quotecheck writes follows: output paths checked before any work, file-system errors in words.
-import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, parse as parsePath, resolve } from 'node:path';
+// Answers (design.md §2): one label per claim id in input order, written atomically and always.
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 export type Label = 'verbatim' | 'no_match';
 export type AnswerFormat = 'map' | 'list';
@@ -81,119 +81,5 @@ export class AnswersFile {
         // The final write() reports the error; an intermediate one must not kill the run.
       }
     }, this.intervalMs);
-  }
-}
-
-/** Node's file-system error codes in words, for one-line messages that already name the file. */
-const FS_REASONS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file',
-  EISDIR: 'is a folder',
-  ENOTDIR: 'a part of the path is not a folder',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'disk quota exceeded',
-  EMFILE: 'too many open files',
-  ENFILE: 'too many open files',
-  EEXIST: 'already exists',
-  ENAMETOOLONG: 'file name too long',
-  ELOOP: 'too many symbolic links',
-  EBUSY: 'busy',
-  ETXTBSY: 'busy',
-  EIO: 'input/output error',
-};
-
-/**
- * A file-system error as a short reason ("no such file", "is a folder", "permission denied"),
- * never a raw errno code: the one wording every command uses. An unknown code keeps node's
- * own words without the code and the path (which the caller's message already names).
- */
-export function describeFsError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code && FS_REASONS[code]) return FS_REASONS[code];
-  const message = err instanceof Error ? err.message : String(err);
-  // node's form is "ECODE: words, syscall 'path'": keep the words.
-  const m = /^[A-Z][A-Z0-9_]+: ([^,]+)/.exec(message);
-  return m?.[1] ?? message;
-}
-
-/** "1 claim", "2 claims"; `many` for words whose plural is not word + "s". */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-}
-
-/** An output path that cannot be written; `message` is one line naming the option and the path. */
-export class OutputPathError extends Error {
-  override readonly name = 'OutputPathError';
-}
-
-export interface OutputPathOptions {
-  /** The writer creates missing folders (mkdir -p): a missing folder is fine when its nearest existing ancestor is a writable folder. */
-  createFolders?: boolean;
-  /** The path is a folder the writer fills (export --out), not a file. */
-  folder?: boolean;
-}
-
-/** Can the process create and rename entries in `dir`? access(2) answers without leaving a probe file behind (and reports a read-only mount). */
-function writableFolder(dir: string): boolean {
-  try {
-    accessSync(dir, constants.W_OK | constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined {
-  try {
-    return statSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-/**
- * Checks, before any work, that `path` (given as option `flag`) can be written the way quotecheck
- * writes it: a temp file in the same folder renamed over it, so what matters is that the path is
- * not a folder or a device and that its folder exists and is writable. Nothing is created: a run
- * refused later leaves no file behind. Throws OutputPathError with one line, e.g.
- * `--report /tmp/x: is a folder` or `--report /a/b/r.jsonl: folder /a/b does not exist`.
- */
-export function checkOutputPath(path: string, flag: string, opts: OutputPathOptions = {}): void {
-  const fail = (why: string): never => {
-    throw new OutputPathError(`${flag} ${path}: ${why}`);
-  };
-  if (path.trim() === '') throw new OutputPathError(`${flag}: the path is empty; give a ${opts.folder ? 'folder' : 'file'} name`);
-  const full = resolve(path);
-  try {
-    const info = statOrUndefined(full);
-    if (info) {
-      if (opts.folder) {
-        if (!info.isDirectory()) fail('exists and is not a folder');
-        if (!writableFolder(full)) fail('folder is not writable (permission denied)');
-        return;
-      }
-      if (info.isDirectory()) fail('is a folder; give a file name');
-      // The temp file + rename would replace a device or a pipe (as root, even /dev/null) with a regular file.
-      if (!info.isFile()) fail('is not a regular file');
-    }
-    let dir = dirname(full);
-    const root = parsePath(full).root;
-    for (;;) {
-      const dirInfo = statOrUndefined(dir);
-      if (dirInfo) {
-        if (!dirInfo.isDirectory()) fail(`${dir} is not a folder`);
-        if (!writableFolder(dir)) fail(`folder ${dir} is not writable (permission denied)`);
-        return;
-      }
-      if (!opts.createFolders || dir === root) fail(`folder ${dir} does not exist`);
-      dir = dirname(dir);
-    }
-  } catch (err) {
-    if (err instanceof OutputPathError) throw err;
-    fail(describeFsError(err));
   }
 }

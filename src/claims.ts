@@ -2,7 +2,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { normalize } from './normalize.js';
-import { describeFsError } from './answers.js';
+import { describeFsError } from './messages.js';
 
 /** A claim that can be checked: every field the pipeline relies on is present and valid. */
 export interface Claim {

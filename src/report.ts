@@ -1,5 +1,6 @@
 // The evidence report (design.md §2): one JSON line per claim, plus the run's one-line summary.
-import { plural, writeFileAtomicSync } from './answers.js';
+import { writeFileAtomicSync } from './answers.js';
+import { plural } from './messages.js';
 import type { CheckRun, ClaimResult } from './check.js';
 import { DIAGNOSES, type Diagnosis, type DiffRun } from './diagnose/index.js';
 

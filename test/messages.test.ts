@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { Option } from 'commander';
 import { describe, expect, test } from 'vitest';
-import { describeFsError, plural } from '../src/answers.js';
+import { describeFsError, plural } from '../src/messages.js';
 import { ClaimsFileError, parseClaims, readClaimsFile, DEFAULT_MAX_CLAIMS_BYTES } from '../src/claims.js';
 import { buildProgram, defaultShown } from '../src/cli/main.js';
 import { RETRYABLE_STATUSES } from '../src/fetch/policy.js';

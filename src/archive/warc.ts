@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { WARCRecord, WARCSerializer } from 'warcio';
-import { describeFsError } from '../answers.js';
+import { describeFsError } from '../messages.js';
 
 /** Every failure of the archive layer (opening, writing, reading a WARC file): one line naming the file. */
 export class ArchiveError extends Error {

@@ -1,6 +1,7 @@
 // `quotecheck export`: labelled claims (JSON Lines) to a Harbor dataset.
 import { existsSync, readdirSync } from 'node:fs';
-import { OutputPathError, checkOutputPath, describeFsError, plural } from '../answers.js';
+import { describeFsError, plural } from '../messages.js';
+import { OutputPathError, checkOutputPath } from '../outputs.js';
 import { ExportError, defaultPrefix, planTasks, readLabelled, readRecordedRun, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
 import { TASK_SKILLS_DIR, TemplateError, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';

@@ -1,7 +1,8 @@
 // `quotecheck grade`: the verifier's command; prints accuracy, the confusion matrix and the wrong ids, writes the reward.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { OutputPathError, checkOutputPath, describeFsError } from '../answers.js';
+import { describeFsError } from '../messages.js';
+import { OutputPathError, checkOutputPath } from '../outputs.js';
 import { GradeInputError, formatGrade, formatReward, grade, readLabelFile } from '../harbor/grade.js';
 import { errorLine } from './progress.js';
 

@@ -1,6 +1,8 @@
 // `quotecheck run`: claims.json in, answers.json (and the evidence report) out, whatever happens.
 import { resolve } from 'node:path';
-import { AnswerBook, AnswersFile, OutputPathError, checkOutputPath, describeFsError, plural, type AnswerFormat } from '../answers.js';
+import { AnswerBook, AnswersFile, type AnswerFormat } from '../answers.js';
+import { describeFsError, plural } from '../messages.js';
+import { OutputPathError, checkOutputPath } from '../outputs.js';
 import { checkClaims, type CheckOptions } from '../check.js';
 import { ClaimsFileError, describeClaim, readClaimsFile } from '../claims.js';
 import { diagnosisSummary, summarize, summaryLine, writeReport } from '../report.js';

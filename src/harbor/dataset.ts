@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { describeFsError } from '../answers.js';
+import { describeFsError } from '../messages.js';
 
 export interface TaskDir {
   name: string;

@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { ArchiveError, readArchive, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
 import { ClaimsFileError, jsonSyntaxErrorAt, parseClaims, parseJsonText, type Claim } from '../claims.js';
-import { describeFsError, plural, type Label } from '../answers.js';
+import { type Label } from '../answers.js';
+import { describeFsError, plural } from '../messages.js';
 import { bundledSkillDir, checkSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 
 export interface LabelledClaim {

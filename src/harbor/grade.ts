@@ -1,6 +1,7 @@
 // The verifier: answers graded against gold labels; reward = correct / gold claims.
 import { readFile } from 'node:fs/promises';
-import { describeFsError, plural, type Label } from '../answers.js';
+import { type Label } from '../answers.js';
+import { describeFsError, plural } from '../messages.js';
 import { parseJsonText } from '../claims.js';
 
 const LABELS: readonly Label[] = ['verbatim', 'no_match'];

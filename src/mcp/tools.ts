@@ -2,7 +2,9 @@
 import { dirname, join, resolve } from 'node:path';
 import { Agent } from 'undici';
 import { z } from 'zod';
-import { AnswerBook, AnswersFile, OutputPathError, checkOutputPath, describeFsError } from '../answers.js';
+import { AnswerBook, AnswersFile } from '../answers.js';
+import { describeFsError } from '../messages.js';
+import { OutputPathError, checkOutputPath } from '../outputs.js';
 import { AsOfDateError, parseAsOf } from '../asof/date.js';
 import { checkClaims, type CheckOptions } from '../check.js';
 import { ClaimsFileError, readClaimsFile } from '../claims.js';

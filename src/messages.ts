@@ -1,0 +1,40 @@
+// How quotecheck words things in its one-line messages: file-system errors in words (never a raw errno code), counts with the right plural.
+
+/** Node's file-system error codes in words, for one-line messages that already name the file. */
+const FS_REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  EEXIST: 'already exists',
+  ENAMETOOLONG: 'file name too long',
+  ELOOP: 'too many symbolic links',
+  EBUSY: 'busy',
+  ETXTBSY: 'busy',
+  EIO: 'input/output error',
+};
+
+/**
+ * A file-system error as a short reason ("no such file", "is a folder", "permission denied"),
+ * never a raw errno code: the one wording every command uses. An unknown code keeps node's
+ * own words without the code and the path (which the caller's message already names).
+ */
+export function describeFsError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code && FS_REASONS[code]) return FS_REASONS[code];
+  const message = err instanceof Error ? err.message : String(err);
+  // node's form is "ECODE: words, syscall 'path'": keep the words.
+  const m = /^[A-Z][A-Z0-9_]+: ([^,]+)/.exec(message);
+  return m?.[1] ?? message;
+}
+
+/** "1 claim", "2 claims"; `many` for words whose plural is not word + "s". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
