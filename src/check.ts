@@ -19,7 +19,7 @@ import { WaybackClient, type WaybackStats } from './wayback/client.js';
 export { DEFAULT_OPTIONS, VERSION } from './defaults.js';
 export type { SourceRecord } from './source.js';
 
-/** Something that can watch every HTTP exchange of the run (a WARC recorder). */
+/** An undici interceptor under every HTTP exchange of the run: a WARC recorder watches them; the MCP server's cache also answers them. */
 export interface ExchangeRecorder {
   interceptor(): Dispatcher.DispatcherComposeInterceptor;
 }
@@ -57,7 +57,7 @@ export interface CheckOptions {
   asOf?: string;
   /** pdftotext executable (default: from PATH). */
   pdftotext?: string;
-  /** Sees every HTTP exchange (a WARC recorder's interceptor). */
+  /** Sits under every HTTP exchange (a WARC recorder's interceptor, or the MCP server's response cache). */
   recorder?: ExchangeRecorder;
   /** Answers every request instead of the network (a WARC replay): texts are reported as `replay`. */
   replay?: Dispatcher;
