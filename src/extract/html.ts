@@ -1,9 +1,8 @@
 // HTML to text in one parse: the page's full visible text and Readability's article view (over Readability's light DOM), both rendered block-aware.
 import { Readability } from '@mozilla/readability';
-import { Parser } from 'htmlparser2';
 import { buildDocument, type LightDocument, type TreeLimits } from './lightdom/index.js';
 import { renderText } from './render.js';
-import { FullTextSink, HTML_PARSER_OPTIONS } from './stream.js';
+import { streamedText } from './stream.js';
 
 export interface HtmlViews {
   /** The whole body's visible text. */
@@ -54,22 +53,6 @@ export interface ParsedPage {
   doc?: LightDocument;
   /** Why there is no tree, when there is none. */
   note?: string;
-}
-
-/** The full view from the streaming pass (stream.ts): htmlparser2's Parser and a text sink, linear in size and depth. */
-function streamedText(html: string): string {
-  const sink = new FullTextSink();
-  const parser = new Parser(
-    {
-      onopentagname: (name) => sink.open(name),
-      onclosetag: (name) => sink.close(name),
-      ontext: (text) => sink.textChunk(text),
-    },
-    HTML_PARSER_OPTIONS,
-  );
-  parser.write(html);
-  parser.end();
-  return sink.result().text;
 }
 
 /**

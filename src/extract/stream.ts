@@ -1,6 +1,6 @@
 // The full view without a DOM: text gathered from a streaming tokenizer's events (htmlparser2), linear in size and depth;
 // and the tokenizer both passes use, htmlparser2's with the HTML standard's script data states.
-import { Tokenizer } from 'htmlparser2';
+import { Parser, Tokenizer } from 'htmlparser2';
 import { BLOCKS, FOREIGN_SKIPPED, SKIPPED } from './render.js';
 
 export interface StreamedText {
@@ -253,3 +253,19 @@ export class ScriptAwareTokenizer extends Tokenizer {}
 
 /** htmlparser2's options for HTML: entities decoded, names lowercased, `<x/>` not self-closing (as in HTML), scripts ended as the standard says. */
 export const HTML_PARSER_OPTIONS = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: false, Tokenizer: ScriptAwareTokenizer } as const;
+
+/** The full view from the streaming pass: htmlparser2's Parser and a text sink, linear in size and depth (pages past a DOM cap, error pages). */
+export function streamedText(html: string): string {
+  const sink = new FullTextSink();
+  const parser = new Parser(
+    {
+      onopentagname: (name) => sink.open(name),
+      onclosetag: (name) => sink.close(name),
+      ontext: (text) => sink.textChunk(text),
+    },
+    HTML_PARSER_OPTIONS,
+  );
+  parser.write(html);
+  parser.end();
+  return sink.result().text;
+}
