@@ -1,6 +1,7 @@
 // The full view without a DOM: text gathered from a streaming tokenizer's events (htmlparser2), linear in size and depth;
 // and the tokenizer both passes use, htmlparser2's with the HTML standard's script data states.
 import { Parser, Tokenizer } from 'htmlparser2';
+import { isAsciiWhitespace } from './ascii-whitespace.js';
 import { BLOCKS, FOREIGN_SKIPPED, SKIPPED } from './render.js';
 
 export interface StreamedText {
@@ -82,7 +83,7 @@ const GT = 0x3e;
 
 /** Whitespace, `/` or `>`: what may follow a tag name (CR counts: the standard's input stream has none, it is LF by then). */
 function endsTagName(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === GT;
+  return isAsciiWhitespace(c) || c === SLASH || c === GT;
 }
 
 /** Whether `s` has "script" (any case) at `at`, followed by whitespace, `/` or `>`. */
