@@ -3,7 +3,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { ClaimsFileError, parseClaims, type Claim, type ClaimEntry, type ClaimSet } from './claims.js';
 import { FetchLimits, fetchSource, type FetchSettings } from './fetch/index.js';
 import { guardedLookup } from './fetch/guard.js';
-import { findQuote, textQuoteSelector, type HtmlViewChoice, type Match, type TextQuoteSelector } from './match.js';
+import { findQuote, textQuoteSelector, type Match, type TextQuoteSelector } from './match.js';
 import { normalize } from './normalize.js';
 import type { Label } from './answers.js';
 import { diagnose, forgetSource, type Diagnosis, type Nearest } from './diagnose/index.js';
@@ -12,9 +12,10 @@ import { readSource, type SourceRecord } from './source.js';
 import type { CharsetSource } from './extract/index.js';
 import { parseAsOf, type AsOfDate } from './asof/date.js';
 import { driftOf, type Drift, type EvidenceMatch } from './asof/evidence.js';
-import { judge, needsCapture, type AsOf, type Judgement, type LiveReading, type WaybackMode } from './asof/judge.js';
+import { judge, needsCapture, type AsOf, type Judgement, type LiveReading } from './asof/judge.js';
 import { CaptureTexts, type CaptureOutcome } from './asof/captures.js';
 import { WaybackClient, type WaybackStats } from './wayback/client.js';
+import type { HtmlViewChoice, RunSettings } from './settings.js';
 
 export { DEFAULT_OPTIONS, VERSION } from './defaults.js';
 export type { SourceRecord } from './source.js';
@@ -24,35 +25,8 @@ export interface ExchangeRecorder {
   interceptor(): Dispatcher.DispatcherComposeInterceptor;
 }
 
-export interface CheckOptions {
-  htmlView: HtmlViewChoice;
-  /** Sources fetched at once, in all. */
-  concurrency: number;
-  /** Sources fetched at once from one host. */
-  perHost: number;
-  /** Per-attempt limit for one HTTP request, in milliseconds. */
-  timeoutMs: number;
-  retries: number;
-  maxBytes: number;
-  maxRedirects: number;
-  userAgent: string;
-  retryAfterCapMs: number;
-  /** Time for one source's fetch, all attempts and waits included. */
-  sourceBudgetMs: number;
-  /** Refuse private-network targets (loopback, RFC 1918, link-local, ...), for hosted use. */
-  blockPrivate: boolean;
-  backoffMinMs: number;
-  backoffMaxMs: number;
-  /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability in a worker). */
-  extractTimeoutMs: number;
-  /** When Wayback captures are looked up (design.md §8). */
-  wayback: WaybackMode;
-  /** The Wayback Machine's base URL (a loopback fake in tests). */
-  waybackUrl: string;
-  /** Requests a minute to the Wayback Machine. */
-  waybackPerMinute: number;
-  /** Longest Retry-After the Wayback Machine may ask for before it is left alone for the run. */
-  waybackMaxWaitMs: number;
+/** A run's settings (settings.ts) with the optional ones and the run's hooks. */
+export interface CheckOptions extends RunSettings {
   /** Judge every claim as of this ISO date or date-time instead of its own verify date. */
   asOf?: string;
   /** pdftotext executable (default: from PATH). */

@@ -1,12 +1,12 @@
 // Defaults and version: what the CLI needs before it loads any pipeline code.
-import type { CheckOptions } from './check.js';
+import type { RunSettings } from './settings.js';
 
 export const VERSION = '0.1.0';
 
 /** The environment variable that makes `run` (and `verify`) replay a WARC file, so an unchanged solve.sh can run offline. */
 export const REPLAY_ENV = 'QUOTECHECK_REPLAY';
 
-export const DEFAULT_OPTIONS: Readonly<Omit<CheckOptions, 'signal' | 'onResult' | 'onSource' | 'pdftotext' | 'asOf' | 'recorder' | 'replay' | 'deadlineAt'>> = {
+export const DEFAULT_OPTIONS: Readonly<RunSettings> = {
   htmlView: 'any',
   concurrency: 16,
   perHost: 2,

@@ -1,9 +1,9 @@
 // Matching: the label is exactly "the normalized quote is a substring of a normalized view" (design.md §3).
 import type { Extractor, TextView, ViewName } from './extract/index.js';
 import { normalize } from './normalize.js';
+import type { HtmlViewChoice } from './settings.js';
 
-/** Which HTML views may make a quote verbatim (`--html-view`). PDFs and text files have one view, always used. */
-export type HtmlViewChoice = 'article' | 'full' | 'any';
+export type { HtmlViewChoice } from './settings.js';
 
 export interface NormalizedView {
   name: ViewName;

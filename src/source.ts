@@ -1,7 +1,9 @@
 // A source as the pipeline holds it: the fetch outcome, its extracted text and normalized views (live page or archived capture alike).
-import { ExtractError, extractSource, type SourceText } from './extract/index.js';
+import { ExtractError, extractSource, readErrorPage, type ErrorPage, type SourceText } from './extract/index.js';
 import type { SourceOutcome } from './fetch/index.js';
 import { normalizeViews, type NormalizedView } from './match.js';
+
+export type { ErrorPage, MarkupSignals } from './extract/index.js';
 
 /** What happened to one source, shared by every claim that cites it. */
 export interface SourceRecord {
@@ -10,6 +12,8 @@ export interface SourceRecord {
   text?: SourceText;
   views?: NormalizedView[];
   extractError?: ExtractError;
+  /** A failed fetch's HTML error page, read for diagnosis (a bot check, login or subscription wall answering 403, 401...). */
+  errorPage?: ErrorPage;
 }
 
 export interface ReadSettings {
@@ -19,10 +23,24 @@ export interface ReadSettings {
   signal?: AbortSignal;
 }
 
+/** An error page read for diagnosis; a fault reading it costs only the diagnosis its evidence (the fetch failed either way). */
+function errorPageOf(body: Uint8Array, contentType: string | undefined): ErrorPage | undefined {
+  try {
+    return readErrorPage(body, contentType);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Extracts and normalizes a fetched body; a failure to extract is kept on the record, never thrown. */
 export async function readSource(url: string, fetched: SourceOutcome, settings: ReadSettings): Promise<SourceRecord> {
   const record: SourceRecord = { url, fetch: fetched };
-  if (!fetched.ok || settings.signal?.aborted) return record;
+  if (!fetched.ok) {
+    // Only the error page's text and markup: it is not the document, so it gets no views to match.
+    if (fetched.body) record.errorPage = errorPageOf(fetched.body, fetched.contentType);
+    return record;
+  }
+  if (settings.signal?.aborted) return record;
   try {
     // Extraction bounds its own CPU work: HTML workers and pdftotext processes, one of each per core.
     record.text = await extractSource(

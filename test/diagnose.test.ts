@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { nearestSpan } from '../src/diagnose/align.js';
 import { canon, canonText, findInterrupted } from '../src/diagnose/canon.js';
 import { detectShell } from '../src/diagnose/shells.js';
+import { markupSignals } from '../src/extract/markup.js';
 import { findQuote, normalizeViews, textQuoteSelector } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
 import { pdfToText } from '../src/extract/pdf.js';
@@ -151,28 +152,31 @@ describe('findInterrupted: page furniture inside a quote', () => {
 });
 
 describe('detectShell', () => {
+  /** detectShell over a page as the pipeline gives it: the markup's signals read where the HTML is decoded (extract/markup.ts). */
+  const detectPageShell = ({ html, ...page }: { status: number; headers?: Record<string, string>; html: string; text: string }) =>
+    detectShell({ ...page, markup: markupSignals(html, page.text.length) });
   test('a bot check announced by its header, even with status 403', () => {
-    expect(detectShell({ status: 403, headers: { 'cf-mitigated': 'challenge' }, html: '<html></html>', text: '' })).toMatchObject({ kind: 'bot_check', strong: true });
+    expect(detectPageShell({ status: 403, headers: { 'cf-mitigated': 'challenge' }, html: '<html></html>', text: '' })).toMatchObject({ kind: 'bot_check', strong: true });
   });
   test('bot-check wording on a short page', () => {
-    expect(detectShell({ status: 200, html: '<p>x</p>', text: normalize('Just a moment... Checking if the site connection is secure') })).toMatchObject({ kind: 'bot_check', strong: true });
+    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: normalize('Just a moment... Checking if the site connection is secure') })).toMatchObject({ kind: 'bot_check', strong: true });
   });
   test('a subscription wall: strong when the page is short, weak on a long page', () => {
     const wall = normalize('Headline. First paragraph of the story. Subscribe to continue reading. Already a subscriber? Log in');
-    expect(detectShell({ status: 200, html: '<p>x</p>', text: wall })).toMatchObject({ kind: 'subscription', strong: true });
-    expect(detectShell({ status: 200, html: '<p>x</p>', text: `${'long article text. '.repeat(300)} ${wall}` })).toMatchObject({ kind: 'subscription', strong: false });
+    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: wall })).toMatchObject({ kind: 'subscription', strong: true });
+    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: `${'long article text. '.repeat(300)} ${wall}` })).toMatchObject({ kind: 'subscription', strong: false });
   });
   test('JSON-LD isAccessibleForFree false', () => {
     const html = '<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree": false}</script><p>Intro</p>';
-    expect(detectShell({ status: 200, html, text: 'intro' })).toMatchObject({ kind: 'subscription', evidence: expect.stringContaining('isAccessibleForFree') });
+    expect(detectPageShell({ status: 200, html, text: 'intro' })).toMatchObject({ kind: 'subscription', evidence: expect.stringContaining('isAccessibleForFree') });
   });
   test('a JavaScript-only app shell', () => {
     const html = '<html><body><div id="root"></div><script src="/static/js/main.js"></script></body></html>';
-    expect(detectShell({ status: 200, html, text: '' })).toMatchObject({ kind: 'js_shell', strong: true });
+    expect(detectPageShell({ status: 200, html, text: '' })).toMatchObject({ kind: 'js_shell', strong: true });
   });
   test('an ordinary article that mentions subscribing is not a shell', () => {
     const text = normalize(`${'The council met on Monday to discuss the new bridge. '.repeat(80)} Subscribe to our newsletter for more local news.`);
-    expect(detectShell({ status: 200, html: '<article><p>...</p></article>', text })).toBeNull();
+    expect(detectPageShell({ status: 200, html: '<article><p>...</p></article>', text })).toBeNull();
   });
 });
 

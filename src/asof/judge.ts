@@ -1,12 +1,13 @@
 // Which text decides a claim as of its date (design.md §8): a proven text alone, else any text consulted; and how to say so.
-import { findQuote, type HtmlViewChoice, type Match } from '../match.js';
+import { findQuote, type Match } from '../match.js';
+import type { HtmlViewChoice } from '../settings.js';
 import type { SourceRecord } from '../source.js';
 import type { CaptureOutcome } from './captures.js';
 import { timestamp14ToIso, type AsOfDate } from './date.js';
 import type { Drift, EvidenceMatch } from './evidence.js';
+import type { WaybackMode } from '../settings.js';
 
-/** `--wayback`: when captures are looked up. */
-export type WaybackMode = 'off' | 'auto' | 'always';
+export type { WaybackMode } from '../settings.js';
 
 /** The report's `as_of`: which text decided the label, and why it stands for the date. */
 export interface AsOf {

@@ -1,8 +1,6 @@
 // Diagnosis (design.md §5): why a claim got its label, with evidence; it never changes the label.
 import type { Label } from '../answers.js';
 import type { SourceRecord } from '../source.js';
-import { decodeHtml } from '../extract/decode.js';
-import { parseContentType } from '../extract/kind.js';
 import { rawSpan, viewCounts, widenToWords, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
 import { MAX_QUOTE, nearestSpan } from './align.js';
 import { wordDiff, type DiffRun } from './diff.js';
@@ -115,21 +113,15 @@ function canonOf(source: SourceRecord, view: NormalizedView['name']): CanonText 
 }
 
 /**
- * Shell detection looks at the markup: an extracted page's signals were read in the extraction
- * worker; other HTML bodies (error pages, pages that failed extraction) are decoded here.
+ * Shell detection reads what the source record holds: an extracted page's markup signals (read in the
+ * extraction worker) and full view, or an HTML error page's signals and text (read by readSource).
  */
 function shellOf(source: SourceRecord): Shell | null {
   const cache = cacheFor(source);
   if (cache.shell !== undefined) return cache.shell;
-  const { fetch } = source;
-  const body = fetch.body;
-  const markup = source.text?.markup;
-  const type = parseContentType(fetch.contentType).essence;
-  const looksHtml = source.text?.kind === 'html' || type === 'text/html' || type === 'application/xhtml+xml';
-  const html = body && looksHtml && !markup ? decodeHtml(body, parseContentType(fetch.contentType).charset).text : undefined;
-  const full = source.views?.find((v) => v.name === 'full')?.text ?? source.views?.[0]?.text;
-  const text = full ?? (html ? html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').toLowerCase() : undefined);
-  cache.shell = detectShell({ status: fetch.status, headers: fetch.headers, html, markup, text });
+  const { fetch, text, views, errorPage } = source;
+  const full = views?.find((v) => v.name === 'full')?.text ?? views?.[0]?.text;
+  cache.shell = detectShell({ status: fetch.status, headers: fetch.headers, markup: text?.markup ?? errorPage?.markup, text: full ?? errorPage?.text });
   return cache.shell;
 }
 

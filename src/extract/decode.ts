@@ -1,6 +1,7 @@
 // Bytes to text as a browser decodes them (design.md §4, HTML standard §13.2.3): BOM, HTTP charset, a <meta> declaration in the head wherever it sits, UTF-8 when valid, the legacy encoding the bytes look like (chardet), windows-1252.
 import chardet from 'chardet';
 import { decode, getBOMEncoding, isSupported, labelToName } from 'whatwg-encoding';
+import { ASCII_WHITESPACE, isAsciiWhitespace } from './ascii-whitespace.js';
 
 /** Where the charset came from: design.md §2's vocabulary (report field `charset_source`). */
 export type CharsetSource = 'bom' | 'http' | 'meta' | 'detected' | 'default';
@@ -34,9 +35,12 @@ const MORE_LABELS = new Map<string, string>([
   ['iso-2022-cn', 'replacement'], ['iso-2022-cn-ext', 'replacement'], ['iso-2022-kr', 'replacement'],
 ]);
 
+/** Leading and trailing ASCII whitespace (String#trim strips more). */
+const SURROUNDING_WHITESPACE = new RegExp(`^[${ASCII_WHITESPACE}]+|[${ASCII_WHITESPACE}]+$`, 'g');
+
 /** The Encoding Standard's "get an encoding": the label without surrounding ASCII whitespace, ASCII case-insensitively; null when unknown. */
 function getEncoding(label: string): string | null {
-  const trimmed = label.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '');
+  const trimmed = label.replace(SURROUNDING_WHITESPACE, '');
   // Every label is printable ASCII; this also keeps String#trim's wider whitespace out of labelToName.
   if (!/^[\x21-\x7e]+$/.test(trimmed)) return null;
   const lower = trimmed.toLowerCase();
@@ -108,12 +112,8 @@ function documentDeclared(name: string | null): string | null {
 // The <meta> scan: a small HTML tokenizer over the bytes (ASCII-compatible encodings only; a
 // UTF-16 page has a BOM or an HTTP charset, or is caught by the XML check below).
 
-const TAB = 0x09, LF = 0x0a, FF = 0x0c, CR = 0x0d, SPACE = 0x20, BANG = 0x21, DQUOTE = 0x22, SQUOTE = 0x27;
+const SPACE = 0x20, BANG = 0x21, DQUOTE = 0x22, SQUOTE = 0x27;
 const DASH = 0x2d, SLASH = 0x2f, LT = 0x3c, EQUALS = 0x3d, GT = 0x3e, QUESTION = 0x3f;
-
-function isSpace(c: number | undefined): boolean {
-  return c === SPACE || c === LF || c === TAB || c === CR || c === FF;
-}
 
 function isAsciiAlpha(c: number | undefined): boolean {
   if (c === undefined) return false;
@@ -153,7 +153,7 @@ interface AttributeSpan {
 function getAttribute(b: Buffer, pos: number): { pos: number; attr?: AttributeSpan } | null {
   const n = b.length;
   // 1. Skip whitespace and '/' (a self-closing slash is just a separator here).
-  while (pos < n && (isSpace(b[pos]) || b[pos] === SLASH)) pos++;
+  while (pos < n && (isAsciiWhitespace(b[pos]) || b[pos] === SLASH)) pos++;
   if (pos >= n) return null;
   // 2. '>': the tag ends, no attribute.
   if (b[pos] === GT) return { pos };
@@ -162,18 +162,18 @@ function getAttribute(b: Buffer, pos: number): { pos: number; attr?: AttributeSp
   for (;;) {
     if (pos >= n) return null;
     const c = b[pos];
-    if (c === EQUALS || isSpace(c)) break;
+    if (c === EQUALS || isAsciiWhitespace(c)) break;
     if (c === SLASH || c === GT) return { pos, attr: { nameStart, nameEnd: pos, valueStart: pos, valueEnd: pos } };
     pos++;
   }
   const nameEnd = pos;
   // 6-8. Spaces, then '=' or the attribute has no value.
-  while (pos < n && isSpace(b[pos])) pos++;
+  while (pos < n && isAsciiWhitespace(b[pos])) pos++;
   if (pos >= n) return null;
   if (b[pos] !== EQUALS) return { pos, attr: { nameStart, nameEnd, valueStart: pos, valueEnd: pos } };
   pos++;
   // 9. Spaces before the value.
-  while (pos < n && isSpace(b[pos])) pos++;
+  while (pos < n && isAsciiWhitespace(b[pos])) pos++;
   if (pos >= n) return null;
   // 10. A quoted value runs to the same quote; '>' ends the tag with an empty value.
   const q = b[pos];
@@ -185,7 +185,7 @@ function getAttribute(b: Buffer, pos: number): { pos: number; attr?: AttributeSp
   if (q === GT) return { pos, attr: { nameStart, nameEnd, valueStart: pos, valueEnd: pos } };
   // 11-12. An unquoted value runs to whitespace or '>'.
   const valueStart = pos++;
-  while (pos < n && !isSpace(b[pos]) && b[pos] !== GT) pos++;
+  while (pos < n && !isAsciiWhitespace(b[pos]) && b[pos] !== GT) pos++;
   if (pos >= n) return null;
   return { pos, attr: { nameStart, nameEnd, valueStart, valueEnd: pos } };
 }
@@ -203,7 +203,7 @@ interface Tag {
 function readTag(b: Buffer, at: number, start: boolean): Tag | null {
   const n = b.length;
   let pos = at;
-  while (pos < n && !isSpace(b[pos]) && b[pos] !== SLASH && b[pos] !== GT) pos++;
+  while (pos < n && !isAsciiWhitespace(b[pos]) && b[pos] !== SLASH && b[pos] !== GT) pos++;
   if (pos >= n) return null;
   const name = b.toString('latin1', at, pos).toLowerCase();
   const attributes = start && name === 'meta' ? new Map<string, string>() : undefined;
@@ -224,7 +224,7 @@ function readTag(b: Buffer, at: number, start: boolean): Tag | null {
 function namedAt(b: Buffer, at: number, name: string): boolean {
   for (let k = 0; k < name.length; k++) if (((b[at + k] ?? 0) | 0x20) !== name.charCodeAt(k)) return false;
   const after = b[at + name.length];
-  return isSpace(after) || after === SLASH || after === GT;
+  return isAsciiWhitespace(after) || after === SLASH || after === GT;
 }
 
 /** Index just past the `>` at or after `from` (bogus comments, DOCTYPE), or the end. */
@@ -323,12 +323,12 @@ function charsetFromContent(s: string): string | null {
     const at = s.indexOf('charset', pos);
     if (at === -1) return null;
     pos = at + 7;
-    while (isSpace(s.charCodeAt(pos))) pos++;
+    while (isAsciiWhitespace(s.charCodeAt(pos))) pos++;
     if (s[pos] === '=') break;
     // Not "charset=": look again from the character after it.
   }
   pos++;
-  while (isSpace(s.charCodeAt(pos))) pos++;
+  while (isAsciiWhitespace(s.charCodeAt(pos))) pos++;
   const c = s[pos];
   if (c === undefined) return null;
   if (c === '"' || c === "'") {
@@ -336,7 +336,7 @@ function charsetFromContent(s: string): string | null {
     return close === -1 ? null : getEncoding(s.slice(pos + 1, close));
   }
   let end = pos;
-  while (end < s.length && !isSpace(s.charCodeAt(end)) && s[end] !== ';') end++;
+  while (end < s.length && !isAsciiWhitespace(s.charCodeAt(end)) && s[end] !== ';') end++;
   return getEncoding(s.slice(pos, end));
 }
 
@@ -383,7 +383,7 @@ function metaCharset(b: Buffer): string | null {
     const textEnd = lt === -1 ? n : lt;
     if (!body && templates === 0) {
       for (let i = pos; i < textEnd; i++) {
-        if (!isSpace(b[i])) {
+        if (!isAsciiWhitespace(b[i])) {
           body = true;
           break;
         }
@@ -531,7 +531,7 @@ function textSample(b: Buffer): Buffer {
     const textEnd = lt === -1 ? n : lt;
     for (let i = pos; i < textEnd && len < out.length; i++) {
       const c = b[i]!;
-      if (isSpace(c)) {
+      if (isAsciiWhitespace(c)) {
         if (!space) out[len++] = SPACE;
         space = true;
       } else {

@@ -1,9 +1,9 @@
 // Worker thread entry: decoding, HTML extraction (one htmlparser2 pass, Readability over its light DOM) and normalization, off the main thread.
 import { parentPort } from 'node:worker_threads';
-import { markupSignals, type MarkupSignals } from '../diagnose/shells.js';
 import { normalize } from '../normalize.js';
 import { decodeHtml, type CharsetSource } from './decode.js';
 import { articleView, parseHtml, type HtmlViews } from './html.js';
+import { markupSignals, type MarkupSignals } from './markup.js';
 
 export interface HtmlJobRequest {
   id: number;

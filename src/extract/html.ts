@@ -1,9 +1,8 @@
 // HTML to text in one parse: the page's full visible text and Readability's article view (over Readability's light DOM), both rendered block-aware.
 import { Readability } from '@mozilla/readability';
-import { Parser } from 'htmlparser2';
 import { buildDocument, type LightDocument, type TreeLimits } from './lightdom/index.js';
-import { renderText } from './render.js';
-import { FullTextSink, HTML_PARSER_OPTIONS } from './stream.js';
+import { renderText, type RenderNode } from './render.js';
+import { streamedText } from './stream.js';
 
 export interface HtmlViews {
   /** The whole body's visible text. */
@@ -56,22 +55,6 @@ export interface ParsedPage {
   note?: string;
 }
 
-/** The full view from the streaming pass (stream.ts): htmlparser2's Parser and a text sink, linear in size and depth. */
-function streamedText(html: string): string {
-  const sink = new FullTextSink();
-  const parser = new Parser(
-    {
-      onopentagname: (name) => sink.open(name),
-      onclosetag: (name) => sink.close(name),
-      ontext: (text) => sink.textChunk(text),
-    },
-    HTML_PARSER_OPTIONS,
-  );
-  parser.write(html);
-  parser.end();
-  return sink.result().text;
-}
-
 /**
  * One pass of htmlparser2's tokenizer (with the standard's script data states, stream.ts) builds the page
  * into JSDOMParser's light DOM by the HTML standard's tree construction (lightdom/), the DOM Readability's
@@ -88,17 +71,25 @@ export function parseHtml(html: string, limits: TreeLimits & { maxBytes: number 
     if (built.doc) {
       // The full view from the tree (before Readability changes it): content the tree builder moved (a <div>
       // in the head, text after </body>, a table's stray text) is where a browser shows it.
-      return { full: built.doc.body ? renderText(built.doc.body as unknown as Node) : '', doc: built.doc };
+      return { full: built.doc.body ? renderText(built.doc.body) : '', doc: built.doc };
     }
     over = built.over;
   }
   return { full: streamedText(html), note: `no article view: ${over} (full text from a streaming parser)` };
 }
 
+/**
+ * What Readability's constructor is typed to take: the DOM's Document. It reads only what JSDOMParser's light
+ * DOM has (Firefox runs it over that DOM), so the light document stands in for one. src/ is compiled without
+ * the DOM type library (tsconfig.src.json), where the name does not resolve and this is `any`.
+ */
+type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
+
 /** Readability's article in a parsed page (it rearranges the tree: render the full view first). */
 export function articleView(doc: LightDocument): Pick<HtmlViews, 'article' | 'articleNote'> {
   try {
-    const result = new Readability<Element>(doc as unknown as Document, { serializer: (el) => el as Element }).parse();
+    // The serializer hands back the article's root node itself (no HTML string): renderText reads it.
+    const result = new Readability<RenderNode>(doc as unknown as ReadabilityDocument, { serializer: (node) => node as unknown as RenderNode }).parse();
     if (result?.content) return { article: renderText(result.content) };
     return { articleNote: 'Readability found no article' };
   } catch (err) {

@@ -1,8 +1,8 @@
 // The extract stage: a fetched body becomes one or more text views (PDF, HTML article and full page, plain text).
-import type { MarkupSignals } from '../diagnose/shells.js';
 import { ExtractError } from './errors.js';
 import { decodeText, type CharsetSource } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
+import type { MarkupSignals } from './markup.js';
 import { htmlPool } from './pool.js';
 import { pdfToText } from './pdf.js';
 
@@ -10,6 +10,8 @@ export { ExtractError, type ExtractErrorKind } from './errors.js';
 export { renderText } from './render.js';
 export type { CharsetSource } from './decode.js';
 export { parseContentType, sniffKind, hasPdfMagic, type SourceKind } from './kind.js';
+export { markupSignals, type MarkupSignals } from './markup.js';
+export { readErrorPage, type ErrorPage } from './error-page.js';
 
 /** `article`: Readability's main content; `full`: the page's visible text; `text`: the only view of a PDF or text file. */
 export type ViewName = 'article' | 'full' | 'text';

@@ -36,22 +36,40 @@ export const BLOCKS: ReadonlySet<string> = new Set([
   'th', 'thead', 'tr', 'ul', 'xmp',
 ]);
 
+/**
+ * The parts of a DOM node renderText reads: nodes of a browser's DOM, of jsdom's and of the light DOM
+ * (lightdom/) all have them. Declared here so that src/ needs no DOM type library (tsconfig.src.json).
+ */
+export interface RenderNode {
+  readonly nodeType: number;
+  readonly textContent: string | null;
+  readonly firstChild: RenderNode | null;
+  readonly nextSibling: RenderNode | null;
+  readonly parentNode: RenderNode | null;
+}
+
+/** An element as renderText reads it: its local name, and its namespace (null or absent in DOMs without namespaces). */
+export interface RenderElement extends RenderNode {
+  readonly localName: string;
+  readonly namespaceURI?: string | null;
+}
+
 const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
 const HTML_NS = 'http://www.w3.org/1999/xhtml';
 
 /** HTML elements, and elements of DOMs that have no namespaces. */
-function isHtml(el: Element): boolean {
+function isHtml(el: RenderElement): boolean {
   const ns = el.namespaceURI;
   return ns === HTML_NS || ns === null || ns === undefined;
 }
 
 /** Whether an element's content is not rendered (HTML elements by SKIPPED, SVG and MathML ones by FOREIGN_SKIPPED). */
-function skipped(el: Element): boolean {
+function skipped(el: RenderElement): boolean {
   return isHtml(el) ? SKIPPED.has(el.localName) : FOREIGN_SKIPPED.has(el.localName);
 }
 
-function isBlock(el: Element): boolean {
+function isBlock(el: RenderElement): boolean {
   return isHtml(el) && BLOCKS.has(el.localName);
 }
 
@@ -61,14 +79,14 @@ function isBlock(el: Element): boolean {
  * 100,000 nested elements cannot overflow the stack. (Readability's own `textContent` glues
  * `<li>a</li><li>b</li>` into "ab", which no reader sees.)
  */
-export function renderText(root: Node): string {
+export function renderText(root: RenderNode): string {
   const out: string[] = [];
-  let node: Node | null = root.firstChild;
+  let node: RenderNode | null = root.firstChild;
   while (node) {
     if (node.nodeType === TEXT_NODE) {
       out.push(node.textContent ?? ''); // (not .data: Readability's light DOM has only textContent)
     } else if (node.nodeType === ELEMENT_NODE) {
-      const el = node as Element;
+      const el = node as RenderElement;
       if (el.localName === 'br' && isHtml(el)) {
         out.push('\n');
       } else if (!skipped(el)) {
@@ -84,7 +102,7 @@ export function renderText(root: Node): string {
     // Climb until there is a next sibling, closing the blocks we leave.
     while (node && node !== root && !node.nextSibling) {
       node = node.parentNode;
-      if (node && node !== root && isBlock(node as Element)) out.push('\n');
+      if (node && node !== root && isBlock(node as RenderElement)) out.push('\n');
     }
     if (!node || node === root) break;
     node = node.nextSibling;

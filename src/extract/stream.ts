@@ -1,6 +1,7 @@
 // The full view without a DOM: text gathered from a streaming tokenizer's events (htmlparser2), linear in size and depth;
 // and the tokenizer both passes use, htmlparser2's with the HTML standard's script data states.
-import { Tokenizer } from 'htmlparser2';
+import { Parser, Tokenizer } from 'htmlparser2';
+import { isAsciiWhitespace } from './ascii-whitespace.js';
 import { BLOCKS, FOREIGN_SKIPPED, SKIPPED } from './render.js';
 
 export interface StreamedText {
@@ -82,7 +83,7 @@ const GT = 0x3e;
 
 /** Whitespace, `/` or `>`: what may follow a tag name (CR counts: the standard's input stream has none, it is LF by then). */
 function endsTagName(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === GT;
+  return isAsciiWhitespace(c) || c === SLASH || c === GT;
 }
 
 /** Whether `s` has "script" (any case) at `at`, followed by whitespace, `/` or `>`. */
@@ -253,3 +254,19 @@ export class ScriptAwareTokenizer extends Tokenizer {}
 
 /** htmlparser2's options for HTML: entities decoded, names lowercased, `<x/>` not self-closing (as in HTML), scripts ended as the standard says. */
 export const HTML_PARSER_OPTIONS = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: false, Tokenizer: ScriptAwareTokenizer } as const;
+
+/** The full view from the streaming pass: htmlparser2's Parser and a text sink, linear in size and depth (pages past a DOM cap, error pages). */
+export function streamedText(html: string): string {
+  const sink = new FullTextSink();
+  const parser = new Parser(
+    {
+      onopentagname: (name) => sink.open(name),
+      onclosetag: (name) => sink.close(name),
+      ontext: (text) => sink.textChunk(text),
+    },
+    HTML_PARSER_OPTIONS,
+  );
+  parser.write(html);
+  parser.end();
+  return sink.result().text;
+}

@@ -1,4 +1,5 @@
 // Quirks mode from a DOCTYPE token (§13.2.6.4.1): the public and system identifiers that select it.
+import { ASCII_WHITESPACE } from '../ascii-whitespace.js';
 
 // Quirks mode (§13.2.6.4.1): only one thing in tree construction depends on it, <table> closing an open <p>.
 const QUIRKS_PUBLIC_PREFIXES = [
@@ -21,14 +22,21 @@ const QUIRKS_PUBLIC_PREFIXES = [
 ];
 const QUIRKS_PUBLIC_IDS = new Set(['-//w3o//dtd w3 html strict 3.0//en//', '-/w3c/dtd html 4.0 transitional/en', 'html']);
 
+/** A DOCTYPE token's text after `<!`: its name, and the rest. */
+const DOCTYPE = new RegExp(`^doctype(?:[${ASCII_WHITESPACE}]+([^${ASCII_WHITESPACE}>]*))?(.*)$`, 'is');
+/** The public identifier, and the system identifier after it if any. */
+const PUBLIC_ID = new RegExp(`^[${ASCII_WHITESPACE}]*public[${ASCII_WHITESPACE}]*(["'])(.*?)\\1(?:[${ASCII_WHITESPACE}]*(["'])(.*?)\\3)?`, 'is');
+/** A system identifier without a public one. */
+const SYSTEM_ID = new RegExp(`^[${ASCII_WHITESPACE}]*system[${ASCII_WHITESPACE}]*(["'])(.*?)\\1`, 'is');
+
 /** Whether a DOCTYPE (the text after `<!`) puts the document in quirks mode. */
 export function quirksMode(raw: string): boolean {
-  const m = /^doctype(?:[\t\n\f\r ]+([^\t\n\f\r >]*))?(.*)$/is.exec(raw);
+  const m = DOCTYPE.exec(raw);
   if (!m) return true;
   if ((m[1] ?? '').toLowerCase() !== 'html') return true;
   const rest = m[2] ?? '';
-  const pub = /^[\t\n\f\r ]*public[\t\n\f\r ]*(["'])(.*?)\1(?:[\t\n\f\r ]*(["'])(.*?)\3)?/is.exec(rest);
-  const sys = pub ? (pub[3] !== undefined ? pub[4] : undefined) : /^[\t\n\f\r ]*system[\t\n\f\r ]*(["'])(.*?)\1/is.exec(rest)?.[2];
+  const pub = PUBLIC_ID.exec(rest);
+  const sys = pub ? (pub[3] !== undefined ? pub[4] : undefined) : SYSTEM_ID.exec(rest)?.[2];
   if (sys !== undefined && sys.toLowerCase() === 'http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd') return true;
   if (!pub) return false;
   const id = pub[2]!.toLowerCase();

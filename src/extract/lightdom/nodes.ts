@@ -7,6 +7,8 @@ export interface LightNode {
   childNodes: LightNode[];
   textContent: string;
   parentNode: LightNode | null;
+  /** A getter (JSDOMParser's, replaced in slots.ts). */
+  readonly firstChild: LightNode | null;
   nextSibling: LightNode | null;
   previousSibling: LightNode | null;
 }

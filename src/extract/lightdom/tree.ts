@@ -6,9 +6,14 @@ import { createComment, HTML_NS, NS, TEXT_NODE, type LightDocument, type LightEl
 import { quirksMode } from './doctype.js';
 import { TABLE_STRUCTURE } from './tags.js';
 import type { StartTag } from './tokens.js';
+import { ASCII_WHITESPACE } from '../ascii-whitespace.js';
 
-const WHITESPACE = /^[\t\n\f\r ]*$/;
-const LEADING_WHITESPACE = /^[\t\n\f\r ]*/;
+const WHITESPACE = new RegExp(`^[${ASCII_WHITESPACE}]*$`);
+const LEADING_WHITESPACE = new RegExp(`^[${ASCII_WHITESPACE}]*`);
+/** What is not ASCII whitespace (removed where only whitespace may be inserted). */
+const NOT_WHITESPACE = new RegExp(`[^${ASCII_WHITESPACE}]`, 'g');
+/** A run of ASCII whitespace (collapsed in document.title). */
+const WHITESPACE_RUN = new RegExp(`[${ASCII_WHITESPACE}]+`, 'g');
 
 /**
  * Builds a document from tokens (start tags, end tags, text, comments, the doctype; see TokenGlue for
@@ -216,10 +221,10 @@ export class LightTreeBuilder extends EndTagRules {
       }
       case Mode.InFrameset:
       case Mode.AfterFrameset:
-        this.insertCharacters(text.replace(/[^\t\n\f\r ]/g, ''));
+        this.insertCharacters(text.replace(NOT_WHITESPACE, ''));
         return '';
       case Mode.AfterAfterFrameset: {
-        const ws = text.replace(/[^\t\n\f\r ]/g, '');
+        const ws = text.replace(NOT_WHITESPACE, '');
         if (ws) this.charactersInBody(ws);
         return '';
       }
@@ -244,7 +249,7 @@ function documentTitle(root: LightElement | undefined): string {
     const el = stack.pop()!;
     if (el.localName === 'title' && el.namespaceURI === HTML_NS) {
       const own = el.childNodes.filter((n) => n.nodeType === TEXT_NODE).map((n) => n.textContent).join('');
-      return own.replace(/[\t\n\f\r ]+/g, ' ').trim();
+      return own.replace(WHITESPACE_RUN, ' ').trim();
     }
     for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i]!);
   }

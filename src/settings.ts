@@ -1,0 +1,39 @@
+// The run's tunable settings (what DEFAULT_OPTIONS fills in and the CLI flags set): types only, importing nothing, so defaults.ts and check.ts both depend on it and not on each other.
+
+/** Which HTML views may make a quote verbatim (`--html-view`). PDFs and text files have one view, always used. */
+export type HtmlViewChoice = 'article' | 'full' | 'any';
+
+/** `--wayback`: when captures are looked up. */
+export type WaybackMode = 'off' | 'auto' | 'always';
+
+/** Every setting of a run that has a default (DEFAULT_OPTIONS); CheckOptions adds the optional ones and the run's hooks. */
+export interface RunSettings {
+  htmlView: HtmlViewChoice;
+  /** Sources fetched at once, in all. */
+  concurrency: number;
+  /** Sources fetched at once from one host. */
+  perHost: number;
+  /** Per-attempt limit for one HTTP request, in milliseconds. */
+  timeoutMs: number;
+  retries: number;
+  maxBytes: number;
+  maxRedirects: number;
+  userAgent: string;
+  retryAfterCapMs: number;
+  /** Time for one source's fetch, all attempts and waits included. */
+  sourceBudgetMs: number;
+  /** Refuse private-network targets (loopback, RFC 1918, link-local, ...), for hosted use. */
+  blockPrivate: boolean;
+  backoffMinMs: number;
+  backoffMaxMs: number;
+  /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability in a worker). */
+  extractTimeoutMs: number;
+  /** When Wayback captures are looked up (design.md §8). */
+  wayback: WaybackMode;
+  /** The Wayback Machine's base URL (a loopback fake in tests). */
+  waybackUrl: string;
+  /** Requests a minute to the Wayback Machine. */
+  waybackPerMinute: number;
+  /** Longest Retry-After the Wayback Machine may ask for before it is left alone for the run. */
+  waybackMaxWaitMs: number;
+}
