@@ -29,7 +29,7 @@ export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | n
   try {
     return await startGoldenServer({ port });
   } catch (err) {
-    // server.ts reports EADDRINUSE as "port N on HOST is in use: ...".
+    // The golden server reports EADDRINUSE as "port N on HOST is in use: ..." (golden/loopback.ts explainListenError).
     if (!/ is in use/.test((err as Error).message)) throw err;
     return null;
   }

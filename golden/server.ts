@@ -1,16 +1,16 @@
 // Loopback HTTP server that serves benchmark sources from a route table.
 //
 // Used by the golden benchmark (golden/routes.json and golden/diagnosis/routes.json), by tests and by the demo.
-// Only node:http, node:zlib and node:fs: no dependencies. It listens on
+// Only node: built-ins, no dependencies; listening and closing are golden/loopback.ts's. It listens on
 // loopback addresses only (127.0.0.1 by default; other 127.x.y.z addresses
 // stand in for other hosts, design §7).
 
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { explainListenError, listenLoopback, readJsonArray, respond, type Loopback } from './loopback.js';
 
 export interface Route {
   /** Exact request path including the query string, e.g. "/news/a.html". */
@@ -112,14 +112,7 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
 
 /** Reads a JSON route table: an array of Route objects without handler. */
 export function loadRoutes(file: string): Route[] {
-  const text = fs.readFileSync(file, 'utf8');
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`route table ${file} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (!Array.isArray(data)) throw new Error(`route table ${file} must be a JSON array of routes`);
+  const data = readJsonArray(file, 'route table', 'routes');
   data.forEach((r: unknown, i: number) => {
     if (typeof r !== 'object' || r === null || typeof (r as { path?: unknown }).path !== 'string') {
       throw new Error(`route table ${file}: route #${i} has no string "path"`);
@@ -131,202 +124,163 @@ export function loadRoutes(file: string): Route[] {
   return data as Route[];
 }
 
+/** What one server instance keeps between requests. */
+interface RouteTable {
+  routes: Route[];
+  baseDir: string;
+  hitCounts: Map<string, number>;
+  /** Answers already given from a route's failFirst. */
+  failCounts: Map<Route, number>;
+  fileCache: Map<string, Buffer>;
+}
+
+/** One request and what it needs to be answered. */
+interface Exchange {
+  table: RouteTable;
+  route: Route;
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+  reqPath: string;
+  loop: Loopback;
+}
+
+/** A route for this exact host wins over a route for any host. */
+function findRoute(routes: Route[], reqPath: string, hostname: string): Route | undefined {
+  let anyHost: Route | undefined;
+  for (const r of routes) {
+    if (r.path !== reqPath) continue;
+    if (r.host !== undefined) {
+      if (r.host.toLowerCase() === hostname) return r;
+    } else if (anyHost === undefined) {
+      anyHost = r;
+    }
+  }
+  return anyHost;
+}
+
+/** The route's body: its file (read once per server) or its inline body. */
+function bodyOf(table: RouteTable, route: Route): Buffer {
+  if (route.file !== undefined) {
+    const full = path.resolve(table.baseDir, route.file);
+    let buf = table.fileCache.get(full);
+    if (buf === undefined) {
+      buf = fs.readFileSync(full);
+      table.fileCache.set(full, buf);
+    }
+    return buf;
+  }
+  if (route.body === undefined) return Buffer.alloc(0);
+  return typeof route.body === 'string' ? Buffer.from(route.body, 'utf8') : route.body;
+}
+
+/** Answers, gzipped when asked for and the request accepts it. */
+function send(ex: Exchange, status: number, headers: Record<string, string>, body: Buffer, gzip = false): void {
+  if (gzip && acceptsGzip(ex.req.headers['accept-encoding'])) {
+    respond(ex.req, ex.res, status, { ...headers, 'content-encoding': 'gzip' }, zlib.gzipSync(body));
+  } else {
+    respond(ex.req, ex.res, status, headers, body);
+  }
+}
+
+/** A fault answers instead of the route's body (true) or lets the request through (false). */
+type Fault = (ex: Exchange) => boolean;
+
+/** failFirst: the first `count` requests get its response (counted per server instance). */
+function failFirst(ex: Exchange): boolean {
+  const ff = ex.route.failFirst;
+  if (!ff || ff.count <= 0) return false;
+  const seen = ex.table.failCounts.get(ex.route) ?? 0;
+  if (seen >= ff.count) return false;
+  ex.table.failCounts.set(ex.route, seen + 1);
+  send(ex, ff.status, ff.headers ?? {}, Buffer.from(ff.body ?? '', 'utf8'));
+  return true;
+}
+
+/** redirect: "{port}" in the location becomes the server's own port. */
+function redirect(ex: Exchange): boolean {
+  if (!ex.route.redirect) return false;
+  const location = ex.route.redirect.location.replace(/\{port\}/g, String(ex.loop.port));
+  send(ex, ex.route.redirect.status ?? 302, { location }, Buffer.alloc(0));
+  return true;
+}
+
+/** cookieGate: without the cookie, a 302 to the same URL that sets it. */
+function cookieGate(ex: Exchange): boolean {
+  if (!ex.route.cookieGate) return false;
+  const { name, value } = ex.route.cookieGate;
+  const cookies = String(ex.req.headers.cookie ?? '')
+    .split(';')
+    .map((c) => c.trim());
+  if (cookies.includes(`${name}=${value}`)) return false;
+  send(ex, 302, { location: ex.reqPath, 'set-cookie': `${name}=${value}; Path=/` }, Buffer.alloc(0));
+  return true;
+}
+
+/** In this order: a failFirst response wins over a redirect, a redirect over the cookie gate. */
+const FAULTS: readonly Fault[] = [failFirst, redirect, cookieGate];
+
+/** The route's answer: the first fault that applies, else its body (a 500 when its file cannot be read). */
+function answer(ex: Exchange): void {
+  if (FAULTS.some((fault) => fault(ex))) return;
+  let body: Buffer;
+  try {
+    body = bodyOf(ex.table, ex.route);
+  } catch (err) {
+    send(ex, 500, { 'content-type': 'text/plain; charset=utf-8' },
+      Buffer.from(`golden server: cannot read ${ex.route.file}: ${(err as Error).message}\n`));
+    return;
+  }
+  send(ex, ex.route.status ?? 200, ex.route.headers ?? {}, body, ex.route.gzip === true);
+}
+
+/** Counts the hit, finds the route, then answers now, later (delayMs), never (hang) or by its own handler. */
+function handle(table: RouteTable, req: http.IncomingMessage, res: http.ServerResponse, loop: Loopback): void {
+  const reqPath = req.url ?? '/';
+  table.hitCounts.set(reqPath, (table.hitCounts.get(reqPath) ?? 0) + 1);
+  const route = findRoute(table.routes, reqPath, hostnameOf(req.headers.host));
+  if (route === undefined) {
+    respond(req, res, 404, { 'content-type': 'text/html; charset=utf-8' }, Buffer.from(NOT_FOUND_BODY));
+    return;
+  }
+  if (route.handler) {
+    route.handler(req, res);
+    return;
+  }
+  if (route.hang) return; // never answer; close() destroys the socket
+  const ex: Exchange = { table, route, req, res, reqPath, loop };
+  if (route.delayMs !== undefined && route.delayMs > 0) {
+    loop.later(route.delayMs, () => {
+      if (!loop.closing && !res.destroyed) answer(ex);
+    });
+    return;
+  }
+  answer(ex);
+}
+
 /** Starts one http.Server per host (all on the same port) serving the route table. */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const routes = opts.routes;
-  const baseDir = opts.baseDir ?? process.cwd();
   const hosts = opts.hosts && opts.hosts.length > 0 ? [...opts.hosts] : ['127.0.0.1'];
-  const hitCounts = new Map<string, number>();
-  const failCounts = new Map<Route, number>();
-  const fileCache = new Map<string, Buffer>();
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
-  let closing = false;
-
-  function findRoute(reqPath: string, hostname: string): Route | undefined {
-    // A route for this exact host wins over a route for any host.
-    let anyHost: Route | undefined;
-    for (const r of routes) {
-      if (r.path !== reqPath) continue;
-      if (r.host !== undefined) {
-        if (r.host.toLowerCase() === hostname) return r;
-      } else if (anyHost === undefined) {
-        anyHost = r;
-      }
-    }
-    return anyHost;
-  }
-
-  function bodyOf(route: Route): Buffer {
-    if (route.file !== undefined) {
-      const full = path.resolve(baseDir, route.file);
-      let buf = fileCache.get(full);
-      if (buf === undefined) {
-        buf = fs.readFileSync(full);
-        fileCache.set(full, buf);
-      }
-      return buf;
-    }
-    if (route.body === undefined) return Buffer.alloc(0);
-    return typeof route.body === 'string' ? Buffer.from(route.body, 'utf8') : route.body;
-  }
-
-  function send(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    status: number,
-    headers: Record<string, string>,
-    body: Buffer,
-    gzip: boolean,
-  ): void {
-    let payload = body;
-    const out: Record<string, string> = { ...headers };
-    if (gzip && acceptsGzip(req.headers['accept-encoding'])) {
-      payload = zlib.gzipSync(body);
-      out['content-encoding'] = 'gzip';
-    }
-    out['content-length'] = String(payload.length);
-    res.writeHead(status, out);
-    if (req.method === 'HEAD') res.end();
-    else res.end(payload);
-  }
-
-  function answer(route: Route, req: http.IncomingMessage, res: http.ServerResponse, reqPath: string): void {
-    if (route.failFirst && route.failFirst.count > 0) {
-      const seen = failCounts.get(route) ?? 0;
-      if (seen < route.failFirst.count) {
-        failCounts.set(route, seen + 1);
-        const ff = route.failFirst;
-        send(req, res, ff.status, ff.headers ?? {}, Buffer.from(ff.body ?? '', 'utf8'), false);
-        return;
-      }
-    }
-    if (route.redirect) {
-      const location = route.redirect.location.replace(/\{port\}/g, String(port));
-      send(req, res, route.redirect.status ?? 302, { location }, Buffer.alloc(0), false);
-      return;
-    }
-    if (route.cookieGate) {
-      const { name, value } = route.cookieGate;
-      const cookies = String(req.headers.cookie ?? '')
-        .split(';')
-        .map((c) => c.trim());
-      if (!cookies.includes(`${name}=${value}`)) {
-        send(req, res, 302, { location: reqPath, 'set-cookie': `${name}=${value}; Path=/` }, Buffer.alloc(0), false);
-        return;
-      }
-    }
-    let body: Buffer;
-    try {
-      body = bodyOf(route);
-    } catch (err) {
-      send(req, res, 500, { 'content-type': 'text/plain; charset=utf-8' },
-        Buffer.from(`golden server: cannot read ${route.file}: ${(err as Error).message}\n`), false);
-      return;
-    }
-    send(req, res, route.status ?? 200, route.headers ?? {}, body, route.gzip === true);
-  }
-
-  function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const reqPath = req.url ?? '/';
-    hitCounts.set(reqPath, (hitCounts.get(reqPath) ?? 0) + 1);
-    const route = findRoute(reqPath, hostnameOf(req.headers.host));
-    if (route === undefined) {
-      send(req, res, 404, { 'content-type': 'text/html; charset=utf-8' }, Buffer.from(NOT_FOUND_BODY), false);
-      return;
-    }
-    if (route.handler) {
-      route.handler(req, res);
-      return;
-    }
-    if (route.hang) return; // never answer; close() destroys the socket
-    if (route.delayMs !== undefined && route.delayMs > 0) {
-      const t = setTimeout(() => {
-        timers.delete(t);
-        if (!closing && !res.destroyed) answer(route, req, res, reqPath);
-      }, route.delayMs);
-      timers.add(t);
-      return;
-    }
-    answer(route, req, res, reqPath);
-  }
-
-  const servers: http.Server[] = [];
-  let port = opts.port ?? 0;
-
-  const closeAll = async (): Promise<void> => {
-    closing = true;
-    for (const t of timers) clearTimeout(t);
-    timers.clear();
-    await Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            if (!s.listening) {
-              resolve();
-              return;
-            }
-            s.close(() => resolve());
-            s.closeAllConnections();
-          }),
-      ),
-    );
-    for (const sock of sockets) sock.destroy();
-    sockets.clear();
+  const table: RouteTable = {
+    routes: opts.routes,
+    baseDir: opts.baseDir ?? process.cwd(),
+    hitCounts: new Map(),
+    failCounts: new Map(),
+    fileCache: new Map(),
   };
-
-  for (const host of hosts) {
-    const server = http.createServer((req, res) => {
-      try {
-        handle(req, res);
-      } catch (err) {
-        if (!res.headersSent) {
-          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        }
-        res.end(`golden server error: ${(err as Error).message}\n`);
-      }
-    });
-    server.on('connection', (sock: Socket) => {
-      sockets.add(sock);
-      sock.on('close', () => sockets.delete(sock));
-    });
-    servers.push(server);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const onError = (err: NodeJS.ErrnoException): void => {
-          server.off('listening', onListening);
-          if (err.code === 'EADDRINUSE') {
-            reject(new Error(`port ${port} on ${host} is in use: is another demo running?`));
-          } else if (err.code === 'EADDRNOTAVAIL') {
-            reject(new Error(`cannot listen on ${host}:${port}: address not available (loopback aliases 127.x.y.z are needed)`));
-          } else {
-            reject(err);
-          }
-        };
-        const onListening = (): void => {
-          server.off('error', onError);
-          resolve();
-        };
-        server.once('error', onError);
-        server.once('listening', onListening);
-        server.listen(port, host);
-      });
-    } catch (err) {
-      servers.pop();
-      await closeAll();
-      throw err;
-    }
-    if (port === 0) port = (server.address() as AddressInfo).port;
-  }
-
-  const first = hosts[0] ?? '127.0.0.1';
-  const originFor = (host: string): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const loop = await listenLoopback({
+    hosts,
+    port: opts.port,
+    name: 'golden server',
+    handler: (req, res, l) => handle(table, req, res, l),
+    explain: explainListenError,
+  });
+  const originFor = (host: string): string => loop.originFor(host);
   return {
-    port,
-    origin: originFor(first),
+    port: loop.port,
+    origin: originFor(hosts[0] ?? '127.0.0.1'),
     originFor,
-    hits: (p: string) => hitCounts.get(p) ?? 0,
-    close: closeAll,
+    hits: (p: string) => table.hitCounts.get(p) ?? 0,
+    close: () => loop.close(),
   };
 }
 

@@ -6,13 +6,13 @@
 //   - CDX server API: github.com/internetarchive/wayback/tree/master/wayback-cdx-server (README),
 //   - replay ("Archival URL") semantics of the Wayback Machine (OpenWayback ReplayRequestParser),
 //   - Memento headers (RFC 7089).
-// Only node: built-ins, like golden/server.ts. It listens on loopback addresses only.
+// Only node: built-ins, like golden/server.ts. It listens on loopback addresses only (golden/loopback.ts).
 
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
+import { isLoopback, listenLoopback, readJsonArray, respond, type Loopback } from './loopback.js';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -325,13 +325,7 @@ function fieldOf(row: Indexed, field: CdxField): string {
 
 /** Reads a JSON array of Capture objects (bodies inline as strings, or files relative to the fake's baseDir). */
 export function loadCaptures(file: string): Capture[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new Error(`capture table ${file} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (!Array.isArray(data)) throw new Error(`capture table ${file} must be a JSON array of captures`);
+  const data = readJsonArray(file, 'capture table', 'captures');
   data.forEach((c: unknown, i: number) => {
     const o = c as Partial<Capture> | null;
     if (typeof o !== 'object' || o === null || typeof o.url !== 'string' || typeof o.timestamp !== 'string' || !TS14.test(o.timestamp)) {
@@ -624,197 +618,188 @@ function headerSafe(url: string): string {
   return url.replace(/[^\x21-\x7e]/gu, (ch) => encodeURIComponent(ch));
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+/** The archive one fake serves: its captures in CDX order and grouped by urlkey for replay. */
+interface Archive {
+  baseDir: string;
+  index: Indexed[];
+  byKey: Map<string, Indexed[]>;
+}
+
+function groupByKey(rows: Indexed[]): Map<string, Indexed[]> {
+  const map = new Map<string, Indexed[]>();
+  for (const r of rows) {
+    const list = map.get(r.urlkey);
+    if (list) list.push(r);
+    else map.set(r.urlkey, [r]);
+  }
+  return map;
+}
+
+/** Indexes captures into the archive; throws, leaving it as it was, when one is invalid. */
+function setArchive(archive: Archive, captures: Capture[]): void {
+  const next = buildIndex(captures, archive.baseDir);
+  archive.index = next;
+  archive.byKey = groupByKey(next);
+}
+
+/** What the faults count across requests. */
+interface FaultState {
+  opts: WaybackFakeOptions;
+  failed429: number;
+  /** Arrival times inside the current rate-limit window. */
+  arrivals: number[];
+}
+
+/** A fault answers instead of the archive, or lets the request through (undefined). */
+type Fault = (f: FaultState, now: number) => Answer | undefined;
+
+function down(f: FaultState): Answer | undefined {
+  return f.opts.down ? text(503, 'Service Unavailable') : undefined;
+}
+
+function fail429(f: FaultState): Answer | undefined {
+  if (!f.opts.fail429 || f.failed429 >= f.opts.fail429.count) return undefined;
+  f.failed429++;
+  const ra = f.opts.fail429.retryAfter;
+  return text(429, 'Too Many Requests', ra === undefined ? {} : { 'retry-after': ra });
+}
+
+function rateLimit(f: FaultState, now: number): Answer | undefined {
+  const limit = f.opts.rateLimit;
+  if (!limit) return undefined;
+  // Every arrival counts, also the refused ones: a client that keeps hammering stays refused.
+  const windowMs = limit.windowMs ?? 60_000;
+  f.arrivals.push(now);
+  while (f.arrivals.length > 0 && (f.arrivals[0] ?? 0) <= now - windowMs) f.arrivals.shift();
+  if (f.arrivals.length <= limit.perMinute) return undefined;
+  const ra = limit.retryAfterSec;
+  return text(429, 'Too Many Requests', ra === undefined ? {} : { 'retry-after': String(ra) });
+}
+
+/** Faults first: down, then the fail429 budget, then the sliding-window rate limit (which counts only what gets this far). */
+const FAULTS: readonly Fault[] = [down, fail429, rateLimit];
+
+function fault(f: FaultState, now: number): Answer | undefined {
+  for (const check of FAULTS) {
+    const a = check(f, now);
+    if (a) return a;
+  }
+  return undefined;
+}
+
+function cdx(archive: Archive, target: URL): Answer {
+  const q = parseCdxQuery(target.searchParams);
+  if (typeof q === 'string') return text(400, q);
+  const { type, body } = formatCdx(runCdxQuery(archive.index, q), q);
+  return { status: 200, headers: { 'content-type': type }, body: Buffer.from(body, 'utf8') };
+}
+
+function replayUrl(origin: string, ts: string, flag: string, url: string): string {
+  return `${origin}/web/${ts}${flag}/${url}`;
+}
+
+function notArchived(): Answer {
+  return { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: Buffer.from(NOT_ARCHIVED_BODY) };
+}
+
+function replay(archive: Archive, origin: string, r: ReplayRequest): Answer {
+  let key: string;
+  try {
+    key = surtKey(r.url);
+  } catch {
+    return notArchived();
+  }
+  const captures = archive.byKey.get(key) ?? [];
+  // The flag is kept on redirects, as the real Wayback Machine does (id_ stays id_).
+  const exact = TS14.test(r.timestamp) ? captures.find((c) => c.timestamp === r.timestamp) : undefined;
+  if (exact !== undefined) return memento(origin, exact, r.flag);
+  if (captures.length === 0) return notArchived();
+  // A partial timestamp asks for the LATEST time within its range (OpenWayback
+  // ReplayRequestParser: Timestamp.parseAfter); none asks for the latest capture.
+  const want = r.timestamp === '' ? Number.MAX_SAFE_INTEGER : timestampMs(padTimestamp(r.timestamp, 'latest'));
+  const best = nearest(captures, want)!;
+  // Not a memento: no Memento-Datetime on this redirect.
+  return {
+    status: 302,
+    headers: { location: replayUrl(origin, best.timestamp, r.flag, headerSafe(best.original)), 'content-type': 'text/plain; charset=utf-8' },
+    body: Buffer.alloc(0),
+  };
+}
+
+/** A capture replayed: original headers as X-Archive-Orig-*, Memento headers, raw bytes for id_, else rewritten HTML. */
+function memento(origin: string, c: Indexed, flag: string): Answer {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(c.headers)) headers[`x-archive-orig-${name.toLowerCase()}`] = value;
+  if (c.contentType !== undefined) headers['content-type'] = c.contentType;
+  headers['memento-datetime'] = httpDate(c.timestamp);
+  const original = headerSafe(c.original);
+  headers.link =
+    `<${original}>; rel="original", <${origin}/web/${original}>; rel="timegate", ` +
+    `<${replayUrl(origin, c.timestamp, '', original)}>; rel="memento"; datetime="${httpDate(c.timestamp)}"`;
+  // A replayed redirect points at the archived copy of its target at the same time.
+  if (c.location !== undefined) headers.location = replayUrl(origin, c.timestamp, flag, c.location);
+  const body = flag === 'id_' || !isHtml(c.contentType) ? c.body : rewriteHtml(c.body, c, origin);
+  return { status: c.status, headers, body };
+}
+
+/** GET and HEAD only: the CDX API, replay, else 404. */
+function route(archive: Archive, origin: string, req: http.IncomingMessage, targetRaw: string): Answer {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return text(405, 'Method Not Allowed', { allow: 'GET, HEAD' });
+  const target = new URL(targetRaw, origin);
+  if (target.pathname === '/cdx/search/cdx') return cdx(archive, target);
+  const r = parseReplayPath(targetRaw);
+  if (r) return replay(archive, origin, r);
+  return text(404, 'Not Found');
+}
+
+/** What one running fake holds: its archive, its faults' counters, its request log. */
+interface Fake {
+  host: string;
+  archive: Archive;
+  faults: FaultState;
+  requests: RequestLogEntry[];
+}
+
+/** Logs the request, answers it (a fault, else the archive; a 500 when that throws), after delayMs when set. */
+function handle(fake: Fake, req: http.IncomingMessage, res: http.ServerResponse, loop: Loopback): void {
+  const now = Date.now();
+  const targetRaw = req.url ?? '/';
+  const entry: RequestLogEntry = { path: targetRaw, at: now, status: 0 };
+  fake.requests.push(entry);
+  let answer: Answer;
+  try {
+    answer = fault(fake.faults, now) ?? route(fake.archive, loop.originFor(fake.host), req, targetRaw);
+  } catch (err) {
+    answer = text(500, `wayback fake error: ${(err as Error).message}`);
+  }
+  const send = (): void => {
+    if (loop.closing || res.destroyed) return;
+    entry.status = answer.status;
+    respond(req, res, answer.status, answer.headers, answer.body);
+  };
+  const delay = fake.faults.opts.delayMs ?? 0;
+  if (delay <= 0) send();
+  else loop.later(delay, send);
 }
 
 /** Starts the fake on a loopback address. */
 export async function startWaybackFake(opts: WaybackFakeOptions): Promise<RunningWayback> {
   const host = opts.host ?? '127.0.0.1';
   if (!isLoopback(host)) throw new Error(`wayback fake: ${host} is not a loopback address (design §7)`);
-  const baseDir = opts.baseDir ?? process.cwd();
-  let index = buildIndex(opts.captures, baseDir);
-  let byKey = groupByKey(index);
-  const requests: RequestLogEntry[] = [];
-  const arrivals: number[] = []; // arrival times inside the current rate-limit window
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
-  let failed429 = 0;
-  let closing = false;
-  let origin = '';
-
-  function groupByKey(rows: Indexed[]): Map<string, Indexed[]> {
-    const map = new Map<string, Indexed[]>();
-    for (const r of rows) {
-      const list = map.get(r.urlkey);
-      if (list) list.push(r);
-      else map.set(r.urlkey, [r]);
-    }
-    return map;
-  }
-
-  /** Faults first: down, then the fail429 budget, then the sliding-window rate limit. */
-  function fault(now: number): Answer | undefined {
-    if (opts.down) return text(503, 'Service Unavailable');
-    if (opts.fail429 && failed429 < opts.fail429.count) {
-      failed429++;
-      const ra = opts.fail429.retryAfter;
-      return text(429, 'Too Many Requests', ra === undefined ? {} : { 'retry-after': ra });
-    }
-    if (opts.rateLimit) {
-      // Every arrival counts, also the refused ones: a client that keeps hammering stays refused.
-      const windowMs = opts.rateLimit.windowMs ?? 60_000;
-      arrivals.push(now);
-      while (arrivals.length > 0 && (arrivals[0] ?? 0) <= now - windowMs) arrivals.shift();
-      if (arrivals.length > opts.rateLimit.perMinute) {
-        const ra = opts.rateLimit.retryAfterSec;
-        return text(429, 'Too Many Requests', ra === undefined ? {} : { 'retry-after': String(ra) });
-      }
-    }
-    return undefined;
-  }
-
-  function cdx(target: URL): Answer {
-    const q = parseCdxQuery(target.searchParams);
-    if (typeof q === 'string') return text(400, q);
-    const { type, body } = formatCdx(runCdxQuery(index, q), q);
-    return { status: 200, headers: { 'content-type': type }, body: Buffer.from(body, 'utf8') };
-  }
-
-  function replayUrl(ts: string, flag: string, url: string): string {
-    return `${origin}/web/${ts}${flag}/${url}`;
-  }
-
-  function replay(r: ReplayRequest): Answer {
-    let key: string;
-    try {
-      key = surtKey(r.url);
-    } catch {
-      return { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: Buffer.from(NOT_ARCHIVED_BODY) };
-    }
-    const captures = byKey.get(key) ?? [];
-    const raw = r.flag === 'id_';
-    // The flag is kept on redirects, as the real Wayback Machine does (id_ stays id_).
-    const flag = r.flag;
-    const exact = TS14.test(r.timestamp) ? captures.find((c) => c.timestamp === r.timestamp) : undefined;
-    if (exact === undefined) {
-      if (captures.length === 0) {
-        return { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: Buffer.from(NOT_ARCHIVED_BODY) };
-      }
-      // A partial timestamp asks for the LATEST time within its range (OpenWayback
-      // ReplayRequestParser: Timestamp.parseAfter); none asks for the latest capture.
-      const want = r.timestamp === '' ? Number.MAX_SAFE_INTEGER : timestampMs(padTimestamp(r.timestamp, 'latest'));
-      const best = nearest(captures, want)!;
-      // Not a memento: no Memento-Datetime on this redirect.
-      return {
-        status: 302,
-        headers: { location: replayUrl(best.timestamp, flag, headerSafe(best.original)), 'content-type': 'text/plain; charset=utf-8' },
-        body: Buffer.alloc(0),
-      };
-    }
-    return memento(exact, raw, flag);
-  }
-
-  function memento(c: Indexed, raw: boolean, flag: string): Answer {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(c.headers)) headers[`x-archive-orig-${name.toLowerCase()}`] = value;
-    if (c.contentType !== undefined) headers['content-type'] = c.contentType;
-    headers['memento-datetime'] = httpDate(c.timestamp);
-    const original = headerSafe(c.original);
-    headers.link =
-      `<${original}>; rel="original", <${origin}/web/${original}>; rel="timegate", ` +
-      `<${replayUrl(c.timestamp, '', original)}>; rel="memento"; datetime="${httpDate(c.timestamp)}"`;
-    // A replayed redirect points at the archived copy of its target at the same time.
-    if (c.location !== undefined) headers.location = replayUrl(c.timestamp, flag, c.location);
-    const body = raw || !isHtml(c.contentType) ? c.body : rewriteHtml(c.body, c, origin);
-    return { status: c.status, headers, body };
-  }
-
-  function route(req: http.IncomingMessage, targetRaw: string): Answer {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return text(405, 'Method Not Allowed', { allow: 'GET, HEAD' });
-    const target = new URL(targetRaw, origin);
-    if (target.pathname === '/cdx/search/cdx') return cdx(target);
-    const r = parseReplayPath(targetRaw);
-    if (r) return replay(r);
-    return text(404, 'Not Found');
-  }
-
-  function send(req: http.IncomingMessage, res: http.ServerResponse, entry: RequestLogEntry, a: Answer): void {
-    if (closing || res.destroyed) return;
-    entry.status = a.status;
-    res.writeHead(a.status, { ...a.headers, 'content-length': String(a.body.length) });
-    if (req.method === 'HEAD') res.end();
-    else res.end(a.body);
-  }
-
-  function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const now = Date.now();
-    const targetRaw = req.url ?? '/';
-    const entry: RequestLogEntry = { path: targetRaw, at: now, status: 0 };
-    requests.push(entry);
-    let answer: Answer;
-    try {
-      answer = fault(now) ?? route(req, targetRaw);
-    } catch (err) {
-      answer = text(500, `wayback fake error: ${(err as Error).message}`);
-    }
-    const delay = opts.delayMs ?? 0;
-    if (delay <= 0) {
-      send(req, res, entry, answer);
-      return;
-    }
-    const t = setTimeout(() => {
-      timers.delete(t);
-      send(req, res, entry, answer);
-    }, delay);
-    timers.add(t);
-  }
-
-  const server = http.createServer((req, res) => {
-    try {
-      handle(req, res);
-    } catch (err) {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(`wayback fake error: ${(err as Error).message}\n`);
-    }
+  const archive: Archive = { baseDir: opts.baseDir ?? process.cwd(), index: [], byKey: new Map() };
+  setArchive(archive, opts.captures);
+  const fake: Fake = { host, archive, faults: { opts, failed429: 0, arrivals: [] }, requests: [] };
+  const loop = await listenLoopback({
+    hosts: [host],
+    port: opts.port,
+    name: 'wayback fake',
+    handler: (req, res, l) => handle(fake, req, res, l),
   });
-  server.on('connection', (sock: Socket) => {
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-
   return {
-    origin,
-    port,
-    requests,
-    setCaptures(captures: Capture[]): void {
-      const next = buildIndex(captures, baseDir);
-      index = next;
-      byKey = groupByKey(next);
-    },
-    async close(): Promise<void> {
-      closing = true;
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await new Promise<void>((resolve) => {
-        if (!server.listening) {
-          resolve();
-          return;
-        }
-        server.close(() => resolve());
-        server.closeAllConnections();
-        for (const sock of sockets) sock.destroy();
-      });
-      sockets.clear();
-    },
+    origin: loop.originFor(host),
+    port: loop.port,
+    requests: fake.requests,
+    setCaptures: (captures: Capture[]) => setArchive(archive, captures),
+    close: () => loop.close(),
   };
 }

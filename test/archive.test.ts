@@ -23,6 +23,7 @@ import {
   writeArchive,
   type Archive,
 } from '../src/archive/index.js';
+import { closedPort } from '../golden/loopback.js';
 import { fetchSource, type FetchSettings, type SourceOutcome } from '../src/fetch/source.js';
 import { serve } from './helpers.js';
 import { gzipMembers, handParse, httpHeader } from './warc-hand.js';
@@ -90,15 +91,6 @@ async function withoutNetwork<T>(run: () => Promise<T>): Promise<{ result: T; to
     dns.lookup = lookup;
     dns.promises.lookup = promisesLookup;
   }
-}
-
-/** A loopback port with nothing listening: a connection to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,19 +6,10 @@ import { describe, expect, test } from 'vitest';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
 import { benchTable } from '../src/harbor/reports.js';
 import { GOLDEN_SERVER_HINT, isGoldenTasks } from '../src/cli/bench.js';
+import { closedPort } from '../golden/loopback.js';
 import { SCOREBOARD_LEGEND, serveGolden, table } from '../golden/scoreboard.js';
 import { makeTask } from './harbor-helpers.js';
 import { CLI, ROOT, runCli, serve, tempDir } from './helpers.js';
-
-/** A loopback port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
 
 async function dataset(): Promise<{ dir: string; port: number }> {
   const port = await closedPort();
