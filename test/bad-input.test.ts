@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, createWriteStream, existsSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { rng } from '../bench/random.js';
 import { ClaimsFileError, readClaimsFile } from '../src/claims.js';
 import { findQuote, normalizeViews } from '../src/match.js';
 import { runCli, serve, tempDir, writeJson, type CliResult } from './helpers.js';
@@ -24,14 +25,13 @@ function expectRefused(r: CliResult, file: string, message: RegExp, out?: string
   if (out) expect(existsSync(out)).toBe(false);
 }
 
-/** Deterministic prose (a small LCG over a word list): long, varied and free of repeats that matter. */
+/** Deterministic prose (bench/random.ts's seeded generator over a word list): long, varied and free of repeats that matter. */
 function prose(length: number, seed = 1): string {
   const words = 'the committee approved a budget of several million for roads schools and water after long debate over costs delays audits and the mayor said it was fair though critics disagreed strongly'.split(' ');
-  let x = seed;
+  const random = rng(seed);
   let out = '';
   while (out.length < length) {
-    x = (x * 48271) % 2147483647;
-    out += `${words[x % words.length]}${x % 7 === 0 ? ', ' : ' '}`;
+    out += `${words[Math.floor(random() * words.length)]}${random() < 1 / 7 ? ', ' : ' '}`;
   }
   return out.slice(0, length).trim();
 }

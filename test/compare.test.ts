@@ -1,6 +1,5 @@
 // Where an agent fails: bench with several agents and `compare` over finished runs, split by the oracle's diagnosis; the comparison page in headless Chromium.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext } from 'playwright-core';
@@ -10,7 +9,7 @@ import { agentFolders, compareRuns, comparisonTable, readRunFolder, type Compari
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
 import { HAVE_CHROMIUM, launchChromium, makeTask } from './harbor-helpers.js';
-import { runCli, serve, tempDir } from './helpers.js';
+import { fileTempDir, runCli, serve, tempDir } from './helpers.js';
 
 /** Sub-pixel rounding of text boxes: anything within this is the same edge. */
 const EDGE_PX = 1;
@@ -181,8 +180,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () =
   let url: string;
 
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'quotecheck-chromium-'));
-    pages = mkdtempSync(join(tmpdir(), 'quotecheck-compare-'));
+    profile = fileTempDir('quotecheck-chromium-');
+    pages = fileTempDir('quotecheck-compare-');
     writeFileSync(join(pages, 'report.html'), renderComparisonHtml(sampleComparison()));
     mkdirSync(join(pages, 'agent-2'));
     writeFileSync(join(pages, 'agent-2', 'report.html'), '<!doctype html><title>agent-2 run</title><p id="agent">sloppy-agent</p>');
@@ -191,7 +190,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () =
   }, 30_000);
   afterAll(async () => {
     await browser?.close();
-    for (const dir of [profile, pages]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   test('agents side by side: the accuracy per oracle diagnosis under each agent, numbers right-aligned, the sentences, links to each run', async () => {

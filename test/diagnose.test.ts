@@ -10,7 +10,7 @@ import { findQuote, normalizeViews, textQuoteSelector } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
 import { pdfToText } from '../src/extract/pdf.js';
 import { rng } from '../bench/random.js';
-import { editDistance, nearestDistance } from './edit-distance.js';
+import { editDistance, nearestDistance } from './references.js';
 import { CODE_POINTS, FIXTURES } from './helpers.js';
 
 describe('nearestSpan', () => {

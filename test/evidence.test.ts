@@ -175,6 +175,7 @@ describe('verify shows the difference', () => {
     expect(r.stdout).not.toContain('\x1b[');
     expect(r.stdout.match(/similarity/g)).toHaveLength(1);
     const j = await runCli(['verify', '--json', '--url', `${server.origin}/p`, '--quote', quote]);
+    expect(j.code, j.stderr).toBe(1);
     const out = JSON.parse(j.stdout);
     expect(out.nearest.raw).toBe('Members said the vote was close, and the Mayor’s office welcomed it.');
     expect(out.nearest.diff).toContainEqual({ op: 'extra', text: 'welcomed' });

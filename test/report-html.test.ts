@@ -1,6 +1,5 @@
 // The bench's HTML report, checked in headless Chromium from the page itself: column alignment, the wrong-answers toggle, task links, evidence.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext, type Page } from 'playwright-core';
@@ -9,6 +8,7 @@ import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderHtmlReport } from '../src/harbor/html.js';
 import { CHROMIUM, HAVE_CHROMIUM, launchChromium } from './harbor-helpers.js';
+import { fileTempDir } from './helpers.js';
 
 if (!HAVE_CHROMIUM) console.warn(`test/report-html.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
 
@@ -67,8 +67,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
   const report = sampleReport();
 
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'quotecheck-chromium-'));
-    pages = mkdtempSync(join(tmpdir(), 'quotecheck-report-'));
+    profile = fileTempDir('quotecheck-chromium-');
+    pages = fileTempDir('quotecheck-report-');
     const file = join(pages, 'report.html');
     writeFileSync(file, renderHtmlReport(report));
     url = pathToFileURL(file).href;
@@ -77,7 +77,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
   }, 30_000);
   afterAll(async () => {
     await browser?.close();
-    for (const dir of [profile, pages]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   async function open(hash = ''): Promise<Page> {
