@@ -5,7 +5,6 @@ import { promisify } from 'node:util';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
 import { writeBenchReports } from '../src/harbor/reports.js';
@@ -14,6 +13,7 @@ import { GOLDEN_WAYBACK_URL, goldenDir, startGoldenServer, type RunningServer } 
 import { WARCParser } from 'warcio';
 import { readArchive } from '../src/archive/index.js';
 import { CLI, ROOT, fileTempDir, runCli, tempDir, writeJson } from './helpers.js';
+import { launchChromium } from './harbor-helpers.js';
 import { gzipMembers, handParse } from './warc-hand.js';
 
 const TASKS = join(goldenDir(), 'tasks');
@@ -116,10 +116,7 @@ describe('the HTML report, in a real browser', () => {
     // A report with wrong answers in it: the baseline's.
     const { html } = writeBenchReports(golden.baseline, dir);
     const oracle = writeBenchReports(golden.oracle, tempDir());
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    const browser = await launchChromium(tempDir('quotecheck-chromium-'));
     try {
       const page = await browser.newPage();
       await page.goto(pathToFileURL(html).href);
