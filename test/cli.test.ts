@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
-import { runCli, serve, tempDir, writeJson } from './helpers.js';
+import { claimsRun, runCli, serve, tempDir, writeJson } from './helpers.js';
 
 const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -223,13 +223,12 @@ describe('quotecheck verify', () => {
 describe('quotecheck run: the closing summary', () => {
   test('counts per diagnosis and the claims worth a look', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }, { path: '/gone', status: 404 }]);
-    const dir = tempDir();
-    const claims = writeJson(join(dir, 'claims.json'), [
+    const { claims, out } = claimsRun([
       { id: 'ok', quote: 'approved the budget', url: `${server.origin}/s` },
       { id: 'mis', quote: 'The committee approved the budget on Monday after a long debate.', url: `${server.origin}/s` },
       { id: 'gone', quote: 'x', url: `${server.origin}/gone` },
     ]);
-    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'a.json')]);
+    const r = await runCli(['run', '--claims', claims, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/diagnoses: verbatim 1, near_miss 1, fetch_failed 1/);
     expect(r.stderr).toMatch(/worth a human look:\n\s+mis\s+near_miss \(similarity 0\.\d+\)/);

@@ -41,6 +41,14 @@ export function fileTempDir(prefix = 'quotecheck-test-'): string {
   return dir;
 }
 
+/** A claims file in a temp folder (removed after the test), and where a run there writes: `content` as it is (text or bytes), anything else as JSON. */
+export function claimsRun(content: unknown): { dir: string; claims: string; out: string; report: string } {
+  const dir = tempDir();
+  const claims = join(dir, 'claims.json');
+  writeFileSync(claims, typeof content === 'string' || Buffer.isBuffer(content) ? content : JSON.stringify(content));
+  return { dir, claims, out: join(dir, 'answers.json'), report: join(dir, 'report.jsonl') };
+}
+
 export function writeJson(path: string, value: unknown): string {
   writeFileSync(path, JSON.stringify(value));
   return path;

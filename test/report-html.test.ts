@@ -1,7 +1,6 @@
 // The bench's HTML report, checked in headless Chromium from the page itself: column alignment, the wrong-answers toggle, task links, evidence.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
