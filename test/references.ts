@@ -1,19 +1,11 @@
 // Reference implementations the tests compare quotecheck against, written plainly from the design rather than for speed:
 // design.md §3's normalization step by step, and the textbook edit distances the aligner (src/diagnose/align.ts) must reach.
 
-/** Steps 1-3 of design §3 (everything before whitespace and case), each a pass of its own. */
-export function beforeWhitespaceAndCase(s: string): string {
-  return s
-    .normalize('NFKC')
-    .replace(/[\u2018\u2019\u201A\u201B\u2032\u2035]/g, "'")
-    .replace(/[\u201C\u201D\u201E\u201F\u2033\u2036]/g, '"')
-    .replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, '-');
-}
-
-/** design.md §3 as plainly as it can be written: each step a pass of its own, every whitespace run replaced, then trimmed and lowercased. */
-export function designNormalize(s: string): string {
-  return beforeWhitespaceAndCase(s).replace(/[\s\u001C-\u001F\u0085]+/g, ' ').trim().toLowerCase();
-}
+/**
+ * design.md §3 as plainly as it can be written, each step a pass of its own: the golden builder's (golden/lib/builder.ts),
+ * written from the design and not from src/normalize.ts. `beforeWhitespaceAndCase`: steps 1-3 only; `designNormalize`: all five.
+ */
+export { fold as beforeWhitespaceAndCase, normalize as designNormalize } from '../golden/lib/builder.js';
 
 // The edit distances: the textbook dynamic programme over UTF-16 code units, as the aligner counts, without its
 // shortcuts (anchors, windows, Myers' bit vectors).
