@@ -3,16 +3,15 @@
 // Fixed fast-check seeds: a failure names its seed and replays the same way.
 import { createHash } from 'node:crypto';
 import dns from 'node:dns';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import type http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { Agent, fetch, type Dispatcher } from 'undici';
 import { WARCParser } from 'warcio';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import {
   ArchiveError,
   ReplayDispatcher,
@@ -25,7 +24,7 @@ import {
 } from '../src/archive/index.js';
 import { closedPort } from '../golden/loopback.js';
 import { fetchSource, type FetchSettings, type SourceOutcome } from '../src/fetch/source.js';
-import { serve } from './helpers.js';
+import { fileTempDir, serve } from './helpers.js';
 import { gzipMembers, handParse, httpHeader } from './warc-hand.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -58,15 +57,7 @@ function summary(o: SourceOutcome) {
     : { ok: false, error: o.error, status: o.status, finalUrl: o.finalUrl, attempts: o.attempts, message: o.message, body: o.body ? sha256(o.body) : undefined, headers };
 }
 
-const folders: string[] = [];
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'quotecheck-archive-'));
-  folders.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
+const folder = () => fileTempDir('quotecheck-archive-');
 
 // ---------------------------------------------------------------------------------------------
 // Network detector: any socket connect or DNS lookup while patched is counted (and refused).

@@ -9,7 +9,7 @@ import { Pacer, PaceError } from '../src/wayback/pace.js';
 import { normalize } from '../src/normalize.js';
 import { toReportRecord, summarize, summaryLine } from '../src/report.js';
 import { startWaybackFake, type Capture, type RunningWayback, type WaybackFakeOptions } from '../golden/wayback.js';
-import { runCli, serve, tempDir, writeJson } from './helpers.js';
+import { claimsRun, runCli, serve, tempDir, writeJson } from './helpers.js';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 
@@ -304,15 +304,17 @@ describe('etiquette', () => {
 
 describe('the CLI', () => {
   test('a bad --as-of or --wayback-url is one line and exit 2, before any fetch', async () => {
-    const dir = tempDir();
-    const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: 'http://127.0.0.1:9/' }]);
-    const bad = await runCli(['run', '--claims', claims, '--out', join(dir, 'a.json'), '--as-of', '2024-02-30']);
+    const server = await serve([{ path: '/story', body: NOW, headers: html }]);
+    const { claims, out } = claimsRun([{ id: 'a', quote: 'q', url: `${server.origin}/story` }]);
+    const bad = await runCli(['run', '--claims', claims, '--out', out, '--as-of', '2024-02-30']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/--as-of: "2024-02-30" is not a calendar date/);
-    const url = await runCli(['run', '--claims', claims, '--out', join(dir, 'a.json'), '--wayback-url', 'ftp://archive']);
+    const url = await runCli(['run', '--claims', claims, '--out', out, '--wayback-url', 'ftp://archive']);
     expect(url.code).toBe(2);
+    expect(url.stderr.trim().split('\n')).toHaveLength(1);
     expect(url.stderr).toMatch(/--wayback-url: "ftp:\/\/archive" is not an http\(s\) URL/);
+    expect(server.hits('/story')).toBe(0);
   });
 
   test('run writes drift and as_of in the report and counts drifted sources in its summary', async () => {
@@ -353,6 +355,7 @@ describe('the CLI', () => {
     expect(bad.stderr).toMatch(/cannot read the archive .*missing\.warc\.gz: no such file or folder/);
     const both2 = await runCli(['run', '--quiet', '--claims', both, '--out', join(dir, 'c.json'), '--record', join(dir, 'x.warc.gz'), '--replay', warc]);
     expect(both2.code).toBe(2);
+    expect(both2.stderr.trim().split('\n')).toHaveLength(1);
     expect(both2.stderr).toMatch(/--record and --replay cannot be used together/);
   });
 

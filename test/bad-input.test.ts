@@ -2,12 +2,13 @@
 // quotes, URLs with credentials and fragments. Each case ends with a clear message naming what is
 // wrong (and exit 2 when nothing can be answered), never a stack trace or an exhausted heap.
 import { execFileSync } from 'node:child_process';
-import { closeSync, createWriteStream, existsSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { rng } from '../bench/random.js';
 import { ClaimsFileError, readClaimsFile } from '../src/claims.js';
 import { findQuote, normalizeViews } from '../src/match.js';
-import { runCli, serve, tempDir, writeJson, type CliResult } from './helpers.js';
+import { claimsRun, runCli, serve, tempDir, writeJson, type CliResult } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
@@ -24,14 +25,13 @@ function expectRefused(r: CliResult, file: string, message: RegExp, out?: string
   if (out) expect(existsSync(out)).toBe(false);
 }
 
-/** Deterministic prose (a small LCG over a word list): long, varied and free of repeats that matter. */
+/** Deterministic prose (bench/random.ts's seeded generator over a word list): long, varied and free of repeats that matter. */
 function prose(length: number, seed = 1): string {
   const words = 'the committee approved a budget of several million for roads schools and water after long debate over costs delays audits and the mayor said it was fair though critics disagreed strongly'.split(' ');
-  let x = seed;
+  const random = rng(seed);
   let out = '';
   while (out.length < length) {
-    x = (x * 48271) % 2147483647;
-    out += `${words[x % words.length]}${x % 7 === 0 ? ', ' : ' '}`;
+    out += `${words[Math.floor(random() * words.length)]}${random() < 1 / 7 ? ', ' : ' '}`;
   }
   return out.slice(0, length).trim();
 }
@@ -59,9 +59,7 @@ describe('a claims file of 50,000 valid claims', () => {
   });
 
   test('every id is answered, in input order (CLI, --baseline)', async () => {
-    const dir = tempDir();
-    const file = writeJson(join(dir, 'claims.json'), claims);
-    const out = join(dir, 'answers.json');
+    const { claims: file, out } = claimsRun(claims);
     const r = await runCli(['run', '--claims', file, '--out', out, '--baseline']);
     expect(r.code, r.stderr).toBe(0);
     const answers = readJson(out);
@@ -139,36 +137,27 @@ describe('deeply nested JSON', () => {
     ['a claim nested inside 10,000 objects inside "claims"', () => `{"claims": [${'{"wrap": '.repeat(10_000)}${claim}${'}'.repeat(10_000)}]}`],
     ['a valid claim with an unknown field nested 100,000 deep', () => `[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'['.repeat(100_000)}${']'.repeat(100_000)}}]`],
   ])('%s: exit 2, the depth named, no stack trace', async (_, make) => {
-    const dir = tempDir();
-    const file = join(dir, 'claims.json');
-    writeFileSync(file, make());
-    const out = join(dir, 'answers.json');
+    const { claims: file, out } = claimsRun(make());
     const r = await runCli(['run', '--claims', file, '--out', out, '--baseline']);
     expectRefused(r, file, /JSON nested more than 1000 levels deep \(at line 1, column \d+\)/, out);
   });
 
   test('nesting a few hundred levels deep in an unknown field is still read (and ignored)', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'claims.json');
-    writeFileSync(file, `[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'{"a": '.repeat(500)}1${'}'.repeat(500)}}]`);
-    const r = await runCli(['run', '--claims', file, '--out', join(dir, 'answers.json'), '--baseline']);
+    const { claims: file, out } = claimsRun(`[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'{"a": '.repeat(500)}1${'}'.repeat(500)}}]`);
+    const r = await runCli(['run', '--claims', file, '--out', out, '--baseline']);
     expect(r.code, r.stderr).toBe(0);
-    expect(readJson(join(dir, 'answers.json'))).toEqual({ x: 'no_match' });
+    expect(readJson(out)).toEqual({ x: 'no_match' });
   });
 
   test('brackets inside strings do not count', async () => {
-    const dir = tempDir();
-    const file = writeJson(join(dir, 'claims.json'), [{ id: 'x', quote: `${'['.repeat(5000)} "\\ ${'{'.repeat(5000)}`, url: 'http://127.0.0.1:9/' }]);
+    const { claims: file } = claimsRun([{ id: 'x', quote: `${'['.repeat(5000)} "\\ ${'{'.repeat(5000)}`, url: 'http://127.0.0.1:9/' }]);
     expect((await readClaimsFile(file)).entries[0]).toMatchObject({ kind: 'claim', id: 'x' });
   });
 });
 
 describe('bytes that are not UTF-8', () => {
   test('exit 2 naming the file and the line of the first bad byte', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'claims.json');
-    writeFileSync(file, Buffer.concat([Buffer.from('[\n{"id": "a", "quote": "caf'), Buffer.from([0xe9]), Buffer.from('", "url": "http://127.0.0.1:9/"}\n]')]));
-    const out = join(dir, 'answers.json');
+    const { claims: file, out } = claimsRun(Buffer.concat([Buffer.from('[\n{"id": "a", "quote": "caf'), Buffer.from([0xe9]), Buffer.from('", "url": "http://127.0.0.1:9/"}\n]')]));
     expectRefused(await runCli(['run', '--claims', file, '--out', out]), file, /is not valid UTF-8 \(first bad byte on line 2\); save it as UTF-8/, out);
   });
 });
@@ -181,13 +170,10 @@ describe('quotes', () => {
     const server = await serve([{ path: '/big', body: page, headers: html }]);
     const mid = big.indexOf(' ', 50_000) + 1; // the first letter of a word in the middle
     const changed = big.slice(0, mid) + (big[mid] === 'x' ? 'y' : 'x') + big.slice(mid + 1);
-    const dir = tempDir();
-    const file = writeJson(join(dir, 'claims.json'), [
+    const { claims: file, out, report } = claimsRun([
       { id: 'whole', quote: big, url: `${server.origin}/big` },
       { id: 'one-char-off', quote: changed, url: `${server.origin}/big` },
     ]);
-    const out = join(dir, 'answers.json');
-    const report = join(dir, 'report.jsonl');
     const r = await runCli(['run', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(NO_STACK);
@@ -201,15 +187,12 @@ describe('quotes', () => {
 
   test('empty and whitespace-only quotes: answered no_match, diagnosis invalid_claim, named on stderr', async () => {
     const server = await serve([{ path: '/p', body: '<html><body><p>The committee approved the budget.</p></body></html>', headers: html }]);
-    const dir = tempDir();
-    const file = writeJson(join(dir, 'claims.json'), [
+    const { claims: file, out, report } = claimsRun([
       { id: 'good', quote: 'approved the budget', url: `${server.origin}/p` },
       { id: 'empty', quote: '', url: `${server.origin}/p` },
       // Every kind of whitespace design §3 folds: ASCII, NBSP, em space, ideographic space, NEL, U+001C.
       { id: 'blank', quote: ' \t\n\r\u00A0\u2003\u3000\u0085\u001C\u2028', url: `${server.origin}/p` },
     ]);
-    const out = join(dir, 'answers.json');
-    const report = join(dir, 'report.jsonl');
     const r = await runCli(['run', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/claim #2 \(id "empty"\): field "quote" is empty or only whitespace; answered no_match/);
@@ -230,11 +213,7 @@ describe('quotes', () => {
     // character beyond U+FFFF that starts with it.
     expect(findQuote('\uD83D', normalizeViews([{ name: 'text', extractor: 'text', text: 'I \u{1F600} it' }]))).not.toBeNull();
     const server = await serve([{ path: '/p', body: '<html><body><p>We \u{1F600} it.</p></body></html>', headers: html }]);
-    const dir = tempDir();
-    const file = join(dir, 'claims.json');
-    writeFileSync(file, `[{"id": "half", "quote": "We \\ud83d", "url": "${server.origin}/p"}, {"id": "whole", "quote": "We \\ud83d\\ude00 it", "url": "${server.origin}/p"}]`);
-    const out = join(dir, 'answers.json');
-    const report = join(dir, 'report.jsonl');
+    const { claims: file, out, report } = claimsRun(`[{"id": "half", "quote": "We \\ud83d", "url": "${server.origin}/p"}, {"id": "whole", "quote": "We \\ud83d\\ude00 it", "url": "${server.origin}/p"}]`);
     const r = await runCli(['run', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/claim #1 \(id "half"\): field "quote" has an unpaired surrogate U\+D83D .* at character 3: it is not valid Unicode text; answered no_match/);
@@ -264,13 +243,10 @@ describe('URLs', () => {
 
   test('credentials in the URL: sent as Basic auth to that origin (fetch() itself refuses such URLs), never echoed on stderr', async () => {
     const { server, seen } = await recordingServer();
-    const dir = tempDir();
-    const file = writeJson(join(dir, 'claims.json'), [
+    const { claims: file, out, report } = claimsRun([
       { id: 'cred', quote: 'approved the budget', url: `http://reader:s3cr3t-pw@127.0.0.1:${server.port}/p#frag` },
       { id: 'cred-again', quote: 'on Tuesday', url: `http://reader:s3cr3t-pw@127.0.0.1:${server.port}/p` },
     ]);
-    const out = join(dir, 'answers.json');
-    const report = join(dir, 'report.jsonl');
     const r = await runCli(['run', '--claims', file, '--out', out, '--report', report, '--retries', '0']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('s3cr3t-pw');
@@ -287,14 +263,11 @@ describe('URLs', () => {
 
   test('fragments are dropped for fetching: two claims differing only in the fragment make one request, without it', async () => {
     const { server, seen } = await recordingServer();
-    const dir = tempDir();
-    const file = writeJson(join(dir, 'claims.json'), [
+    const { claims: file, out, report } = claimsRun([
       { id: 'f1', quote: 'approved the budget', url: `${server.origin}/p#frag` },
       { id: 'f2', quote: 'on Tuesday', url: `${server.origin}/p#:~:text=Tuesday` },
       { id: 'f3', quote: 'not on this page', url: `${server.origin}/p#frag` },
     ]);
-    const out = join(dir, 'answers.json');
-    const report = join(dir, 'report.jsonl');
     const r = await runCli(['run', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(readJson(out)).toEqual({ f1: 'verbatim', f2: 'verbatim', f3: 'no_match' });

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ClaimsFileError, parseClaims, readClaimsFile, type Claim } from '../src/claims.js';
-import { tempDir } from './helpers.js';
+import { claimsRun, tempDir } from './helpers.js';
 
 const ok = { id: 'a', quote: 'some words', url: 'http://127.0.0.1/x' };
 
@@ -77,9 +77,7 @@ describe('parseClaims', () => {
 
 describe('readClaimsFile', () => {
   test('names the file and the JSON error', async () => {
-    const dir = tempDir();
-    const file = join(dir, 'claims.json');
-    writeFileSync(file, '[{"id": "a",]');
+    const { claims: file } = claimsRun('[{"id": "a",]');
     await expect(readClaimsFile(file)).rejects.toThrowError(/claims\.json: is not valid JSON/);
   });
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
-import { runCli, serve, tempDir, writeJson } from './helpers.js';
+import { claimsRun, runCli, serve, tempDir, writeJson } from './helpers.js';
 
 const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -87,7 +87,8 @@ describe('quotecheck run: answers and report', () => {
     expect(rows[1].match).toMatchObject({ offset: 0, context: expect.stringContaining('the committee approved the budget') });
     expect(rows[2]).toMatchObject({ id: 'm', diagnosis: 'fetch_failed', http_status: 404, match: null });
 
-    await runCli(['run', '--claims', claims, '--out', join(dir, 'list.json'), '--format', 'list', '--quiet']);
+    const list = await runCli(['run', '--claims', claims, '--out', join(dir, 'list.json'), '--format', 'list', '--quiet']);
+    expect(list.code, list.stderr).toBe(0);
     expect(readJson(join(dir, 'list.json'))).toEqual([{ id: 'z', label: 'no_match' }, { id: 'a', label: 'verbatim' }, { id: 'm', label: 'no_match' }]);
   });
 
@@ -182,8 +183,9 @@ describe('quotecheck grade', () => {
   });
 });
 
+const STORY = '<html><body><article><p>The committee approved the budget on Tuesday after a long debate.</p><p>Members said the vote was close.</p></article></body></html>';
+
 describe('quotecheck verify', () => {
-  const STORY = '<html><body><article><p>The committee approved the budget on Tuesday after a long debate.</p><p>Members said the vote was close.</p></article></body></html>';
 
   test('verbatim: exit 0, says where it matched', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
@@ -216,16 +218,18 @@ describe('quotecheck verify', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/field "url" must be http\(s\), not file:/);
   });
+});
 
-  test('run ends with counts per diagnosis and the claims worth a look', async () => {
+describe('quotecheck run: the closing summary', () => {
+  test('counts per diagnosis and the claims worth a look', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }, { path: '/gone', status: 404 }]);
-    const dir = tempDir();
-    const claims = writeJson(join(dir, 'claims.json'), [
+    const { claims, out } = claimsRun([
       { id: 'ok', quote: 'approved the budget', url: `${server.origin}/s` },
       { id: 'mis', quote: 'The committee approved the budget on Monday after a long debate.', url: `${server.origin}/s` },
       { id: 'gone', quote: 'x', url: `${server.origin}/gone` },
     ]);
-    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'a.json')]);
+    const r = await runCli(['run', '--claims', claims, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/diagnoses: verbatim 1, near_miss 1, fetch_failed 1/);
     expect(r.stderr).toMatch(/worth a human look:\n\s+mis\s+near_miss \(similarity 0\.\d+\)/);
   });

@@ -1,19 +1,13 @@
 // Where an agent fails: bench with several agents and `compare` over finished runs, split by the oracle's diagnosis; the comparison page in headless Chromium.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { type BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
 import { agentFolders, compareRuns, comparisonTable, readRunFolder, type Comparison } from '../src/harbor/compare.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
-import { HAVE_CHROMIUM, launchChromium, makeTask } from './harbor-helpers.js';
+import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './harbor-helpers.js';
 import { runCli, serve, tempDir } from './helpers.js';
-
-/** Sub-pixel rounding of text boxes: anything within this is the same edge. */
-const EDGE_PX = 1;
 
 /** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(agent: string, tasks: Record<string, { id: string; gold: string; answer: string; diagnosis?: string; drift?: string }[]>): BenchReport {
@@ -175,28 +169,15 @@ describe('bench with several agents, and compare', () => {
 });
 
 describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () => {
-  let browser: BrowserContext;
-  let profile: string;
-  let pages: string;
-  let url: string;
-
-  beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'quotecheck-chromium-'));
-    pages = mkdtempSync(join(tmpdir(), 'quotecheck-compare-'));
-    writeFileSync(join(pages, 'report.html'), renderComparisonHtml(sampleComparison()));
-    mkdirSync(join(pages, 'agent-2'));
-    writeFileSync(join(pages, 'agent-2', 'report.html'), '<!doctype html><title>agent-2 run</title><p id="agent">sloppy-agent</p>');
-    url = pathToFileURL(join(pages, 'report.html')).href;
-    browser = await launchChromium(profile);
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-    for (const dir of [profile, pages]) if (dir) rmSync(dir, { recursive: true, force: true });
+  const open = pageInChromium('compare', (dir) => {
+    writeFileSync(join(dir, 'report.html'), renderComparisonHtml(sampleComparison()));
+    mkdirSync(join(dir, 'agent-2'));
+    writeFileSync(join(dir, 'agent-2', 'report.html'), '<!doctype html><title>agent-2 run</title><p id="agent">sloppy-agent</p>');
+    return join(dir, 'report.html');
   });
 
   test('agents side by side: the accuracy per oracle diagnosis under each agent, numbers right-aligned, the sentences, links to each run', async () => {
-    const page = await browser.newPage();
-    await page.goto(url);
+    const page = await open();
     expect(await page.locator('#by-diagnosis thead th').allInnerTexts()).toEqual(['diagnosis', 'claims', 'oracle', 'sloppy-agent', 'baseline']);
     const artifacts = page.locator('#by-diagnosis tr[data-diagnosis="extraction_artifact"] td');
     expect(await artifacts.allInnerTexts()).toEqual(['extraction_artifact', '5', '100% (5/5)', '60% (3/5)', '100% (5/5)']);
@@ -208,10 +189,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () =
       const heads = page.locator(`${table} thead th`);
       for (let col = 0; col < await heads.count(); col++) {
         if (!(await heads.nth(col).evaluate((el) => el.classList.contains('num')))) continue;
-        const headRight = await heads.nth(col).evaluate((el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect().right; });
-        const rights = await page.locator(`${table} tbody tr > :nth-child(${col + 1})`).evaluateAll((els) => els.map((el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect().right; }));
+        const [headRight] = await textRights(heads.nth(col));
+        const rights = await textRights(page.locator(`${table} tbody tr > :nth-child(${col + 1})`));
         expect(rights.length).toBeGreaterThan(0);
-        for (const right of rights) expect(Math.abs(right - headRight), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
+        for (const right of rights) expect(Math.abs(right - headRight!), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
       }
     }
     await page.locator('#agents a', { hasText: 'agent-2' }).click();

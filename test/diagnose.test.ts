@@ -10,22 +10,9 @@ import { markupSignals } from '../src/extract/markup.js';
 import { findQuote, normalizeViews, textQuoteSelector } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
 import { pdfToText } from '../src/extract/pdf.js';
+import { rng } from '../bench/random.js';
+import { editDistance, nearestDistance } from './references.js';
 import { CODE_POINTS, FIXTURES } from './helpers.js';
-
-/** Reference: semi-global edit distance by the textbook O(m·n) table. */
-function naiveBest(quote: string, text: string): number {
-  let best = quote.length;
-  for (let s = 0; s <= text.length; s++) {
-    const prev = Array.from({ length: quote.length + 1 }, (_, i) => i);
-    for (let j = s; j < text.length; j++) {
-      const cur = [0];
-      for (let i = 1; i <= quote.length; i++) cur[i] = Math.min(prev[i - 1]! + (quote[i - 1] === text[j] ? 0 : 1), prev[i]! + 1, cur[i - 1]! + 1);
-      for (let i = 0; i <= quote.length; i++) prev[i] = cur[i]!;
-      best = Math.min(best, prev[quote.length]!);
-    }
-  }
-  return best;
-}
 
 describe('nearestSpan', () => {
   test('finds an exact occurrence with similarity 1', () => {
@@ -35,17 +22,17 @@ describe('nearestSpan', () => {
     expect(span.similarity).toBe(1);
   });
 
-  test('agrees with the textbook edit distance on small random inputs', () => {
-    let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  test('agrees with the textbook edit distance on small random inputs, and the span it reports is that close', () => {
+    const random = rng(7);
+    const rand = (n: number) => Math.floor(random() * n);
     for (let t = 0; t < 200; t++) {
       const alphabet = 'abcde ';
       const text = Array.from({ length: 5 + rand(30) }, () => alphabet[rand(alphabet.length)]).join('');
       const quote = Array.from({ length: 1 + rand(8) }, () => alphabet[rand(alphabet.length)]).join('');
       const span = nearestSpan(quote, text)!;
-      expect(span.distance, `${quote} in ${text}`).toBe(naiveBest(quote, text));
+      expect(span.distance, `${quote} in ${text}`).toBe(nearestDistance(quote, text));
       // The reported span really is that close.
-      expect(naiveBest(quote, text.slice(span.start, span.end))).toBe(span.distance);
+      expect(editDistance(quote, text.slice(span.start, span.end)), `${quote} in ${text}`).toBe(span.distance);
     }
   });
 
@@ -192,22 +179,9 @@ describe('TextQuoteSelector', () => {
 });
 
 describe('nearestSpan on quotes longer than one 32-bit block', () => {
-  /** Textbook semi-global distance with a full table (the reference for Myers' blocks). */
-  function reference(quote: string, text: string): number {
-    let col = Array.from({ length: quote.length + 1 }, (_, i) => i);
-    let best = quote.length;
-    for (const ch of text) {
-      const next = [0];
-      for (let i = 1; i <= quote.length; i++) next[i] = Math.min(col[i - 1]! + (quote[i - 1] === ch ? 0 : 1), col[i]! + 1, next[i - 1]! + 1);
-      col = next;
-      best = Math.min(best, col[quote.length]!);
-    }
-    return best;
-  }
-
-  test('agrees with the full table for quotes of 30 to 140 characters', () => {
-    let seed = 11;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  test('agrees with the full table for quotes of 30 to 140 characters, and the span it reports is that close', () => {
+    const random = rng(11);
+    const rand = (n: number) => Math.floor(random() * n);
     const alphabet = 'abcdef ghij';
     for (let t = 0; t < 150; t++) {
       const text = Array.from({ length: 40 + rand(300) }, () => alphabet[rand(alphabet.length)]).join('');
@@ -226,8 +200,8 @@ describe('nearestSpan on quotes longer than one 32-bit block', () => {
         expect(whole, `${t}`).toBe(false);
         continue;
       }
-      if (whole) expect(span.distance, `${t}`).toBe(reference(quote, text));
-      expect(reference(quote, text.slice(span.start, span.end)), `${t}`).toBe(span.distance);
+      if (whole) expect(span.distance, `${t}`).toBe(nearestDistance(quote, text));
+      expect(editDistance(quote, text.slice(span.start, span.end)), `${t}`).toBe(span.distance);
     }
   });
 });

@@ -1,5 +1,4 @@
 // The difference in the page's own words: nearest.raw (whole words, the page's wording) and nearest.diff, in the library, the report and `verify`.
-import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
@@ -8,7 +7,7 @@ import { MAX_WIDEN, widenToWords } from '../src/match.js';
 import { toReportRecord } from '../src/report.js';
 import { normalize } from '../src/normalize.js';
 import { describe as describeResult, renderDiff, useColour } from '../src/cli/verify.js';
-import { runCli, serve, tempDir, writeJson } from './helpers.js';
+import { claimsRun, runCli, serve } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const PAGE =
@@ -150,11 +149,10 @@ describe('nearest in the page\'s own wording, with its diff', () => {
 
   test('the --report JSON Lines carry nearest.raw and nearest.diff', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
-    const dir = tempDir();
-    const claims = writeJson(join(dir, 'claims.json'), [{ id: 'm', quote: 'Members said the vote was very close, and the Mayor\'s office welcomed it.', url: `${server.origin}/p` }]);
-    const r = await runCli(['run', '--quiet', '--claims', claims, '--out', join(dir, 'a.json'), '--report', join(dir, 'r.jsonl')]);
+    const { claims, out, report } = claimsRun([{ id: 'm', quote: 'Members said the vote was very close, and the Mayor\'s office welcomed it.', url: `${server.origin}/p` }]);
+    const r = await runCli(['run', '--quiet', '--claims', claims, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
-    const row = JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8').trim());
+    const row = JSON.parse(readFileSync(report, 'utf8').trim());
     expect(row.nearest.raw).toBe('Members said the vote was close, and the Mayor’s office welcomed it.');
     expect(row.nearest.diff).toEqual([
       { op: 'equal', text: 'Members said the vote was' },
@@ -175,6 +173,7 @@ describe('verify shows the difference', () => {
     expect(r.stdout).not.toContain('\x1b[');
     expect(r.stdout.match(/similarity/g)).toHaveLength(1);
     const j = await runCli(['verify', '--json', '--url', `${server.origin}/p`, '--quote', quote]);
+    expect(j.code, j.stderr).toBe(1);
     const out = JSON.parse(j.stdout);
     expect(out.nearest.raw).toBe('Members said the vote was close, and the Mayor’s office welcomed it.');
     expect(out.nearest.diff).toContainEqual({ op: 'extra', text: 'welcomed' });

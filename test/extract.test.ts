@@ -1,6 +1,6 @@
 // design.md §4: what text each kind of body yields (block-aware HTML, charsets, pdftotext, sniffing).
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { getPriority, tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
@@ -11,7 +11,7 @@ import { HtmlPool, defaultPoolSize } from '../src/extract/pool.js';
 import { pdfToText } from '../src/extract/pdf.js';
 import { SHELL_NICENESS } from '../src/extract/shell.js';
 import { normalize } from '../src/normalize.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES, tempDir } from './helpers.js';
 
 const opts = { timeoutMs: 30_000 };
 const fixture = (name: string) => readFileSync(join(FIXTURES, name));
@@ -149,7 +149,7 @@ describe('PDF via pdftotext', () => {
 describe('the HTML worker pool: a slow article search costs the article, not the page', () => {
   /** A stand-in worker: answers the full view at once, then never finishes the article (or sends nothing). */
   function standIn(sendFull: boolean): URL {
-    const dir = mkdtempSync(join(tmpdir(), 'quotecheck-pool-'));
+    const dir = tempDir('quotecheck-pool-');
     const file = join(dir, 'worker.mjs');
     writeFileSync(file, `import { parentPort } from 'node:worker_threads';
 parentPort.on('message', ({ id }) => {
@@ -184,7 +184,7 @@ parentPort.on('message', ({ id }) => {
 describe('the HTML worker pool: a worker per core the main thread leaves free, and a slow page does not hold up the rest', () => {
   /** A stand-in worker: a page whose bytes say "slow" takes 1.5 s of CPU; any other answers at once. */
   function timedStandIn(): URL {
-    const dir = mkdtempSync(join(tmpdir(), 'quotecheck-pool-'));
+    const dir = tempDir('quotecheck-pool-');
     const file = join(dir, 'worker.mjs');
     writeFileSync(file, `import { parentPort } from 'node:worker_threads';
 parentPort.on('message', ({ id, bytes }) => {
@@ -226,7 +226,7 @@ parentPort.on('message', ({ id, bytes }) => {
 describe('pdftotext from a shell: limits and stops', () => {
   /** A stand-in pdftotext (a shell script), in a folder whose name needs quoting. */
   function fakeTool(body: string): string {
-    const dir = mkdtempSync(join(tmpdir(), "quotecheck it's a tool "));
+    const dir = tempDir("quotecheck it's a tool ");
     const file = join(dir, 'pdftotext');
     writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
     return file;

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { startServer, type Route, type RunningServer } from '../golden/server.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -22,11 +22,31 @@ export async function serve(routes: Route[], hosts?: string[]): Promise<RunningS
   return server;
 }
 
-/** A temp folder removed after the test. */
-export function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'quotecheck-test-'));
+/** A temp folder removed after the test; `prefix` starts its name. */
+export function tempDir(prefix = 'quotecheck-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+const fileFolders: string[] = [];
+afterAll(() => {
+  for (const dir of fileFolders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temp folder shared by the tests of a file (made in beforeAll): removed after the file's last test and its own afterAll hooks. */
+export function fileTempDir(prefix = 'quotecheck-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  fileFolders.push(dir);
+  return dir;
+}
+
+/** A claims file in a temp folder (removed after the test), and where a run there writes: `content` as it is (text or bytes), anything else as JSON. */
+export function claimsRun(content: unknown): { dir: string; claims: string; out: string; report: string } {
+  const dir = tempDir();
+  const claims = join(dir, 'claims.json');
+  writeFileSync(claims, typeof content === 'string' || Buffer.isBuffer(content) ? content : JSON.stringify(content));
+  return { dir, claims, out: join(dir, 'answers.json'), report: join(dir, 'report.jsonl') };
 }
 
 export function writeJson(path: string, value: unknown): string {
@@ -41,14 +61,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI (`npm test` builds first); `onSpawn` may signal the child. */
-export function runCli(args: string[], opts: { cwd?: string; input?: string; onSpawn?: (child: ChildProcess) => void; asUid?: number } = {}): Promise<CliResult> {
+/**
+ * Runs the built CLI (`npm test` builds first); `onSpawn` may signal the child. Stdin: `input`, then closed;
+ * with `openStdin`, a pipe that `onSpawn` writes and closes; else none (/dev/null).
+ */
+export function runCli(args: string[], opts: { cwd?: string; input?: string; openStdin?: boolean; onSpawn?: (child: ChildProcess) => void; asUid?: number } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     // `asUid` (root only): the CLI runs as that user (util-linux's setpriv), for what root is never refused.
     const [cmd, ...argv] = opts.asUid === undefined
       ? [process.execPath, CLI, ...args]
       : ['setpriv', `--reuid=${opts.asUid}`, `--regid=${opts.asUid}`, '--clear-groups', process.execPath, CLI, ...args];
-    const child = spawn(cmd!, argv, { cwd: opts.cwd, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd!, argv, { cwd: opts.cwd, stdio: [opts.input === undefined && !opts.openStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';

@@ -12,6 +12,7 @@ import { describe, expect, test } from 'vitest';
 import { decodeHtml } from '../src/extract/decode.js';
 import { articleView, DOM_LIMITS, parseHtml } from '../src/extract/html.js';
 import { normalize } from '../src/normalize.js';
+import { SOURCES } from '../golden/sources.js';
 import { FIXTURES, ROOT } from './helpers.js';
 
 /** Every HTML page of the real-world corpus: the golden sources and cases, and the rest (gzipped) in test/fixtures/corpus. */
@@ -120,8 +121,13 @@ function production(html: string): { full: string; article: string | null; tree:
 }
 
 describe('production HTML path = jsdom + the standard\'s rendering', () => {
-  test('every HTML page of the corpus is here (63 real pages, plus the diagnosis cases), and the malformed pages', () => {
-    expect(corpus.filter((p) => p.includes(join('golden', 'sources')) || p.includes('corpus')).length).toBeGreaterThanOrEqual(63);
+  test('every HTML page of the corpus is here: each golden source page (golden/sources.ts), as many shared-corpus pages as test/fixtures/README.md says, and the malformed pages', () => {
+    const goldenPages = Object.values(SOURCES).filter((d) => d.file.startsWith('html/')).map((d) => join(ROOT, 'golden', 'sources', d.file));
+    expect(goldenPages.length).toBeGreaterThan(0);
+    expect(corpus).toEqual(expect.arrayContaining(goldenPages));
+    const said = /the (\d+) real pages of the shared corpus/.exec(readFileSync(join(FIXTURES, 'README.md'), 'utf8'));
+    expect(said, 'test/fixtures/README.md names the count of corpus/*.html.gz').not.toBeNull();
+    expect(htmlFiles(join(FIXTURES, 'corpus'))).toHaveLength(Number(said![1]));
     expect(malformed.length).toBeGreaterThanOrEqual(20);
   });
 

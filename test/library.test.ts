@@ -68,9 +68,10 @@ describe('verifyQuote returns what `verify --json` prints', () => {
   test('the same fields and values, no id', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const url = `${server.origin}/p`;
-    for (const quote of ['approved the "budget" on Tuesday-after', 'The committee approved the budget on Wednesday after a long debate.']) {
+    for (const [quote, exit] of [['approved the "budget" on Tuesday-after', 0], ['The committee approved the budget on Wednesday after a long debate.', 1]] as const) {
       const lib: VerifyResult = await verifyQuote(url, quote);
       const cli = await runCli(['verify', '--json', '--url', url, '--quote', quote]);
+      expect(cli.code, cli.stderr).toBe(exit); // 0 verbatim, 1 no_match
       const printed = JSON.parse(cli.stdout) as Record<string, unknown>;
       expect(lib).not.toHaveProperty('id');
       expect(printed).not.toHaveProperty('id');

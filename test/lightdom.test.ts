@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import './jsdom-reference.js';
 import { describe, expect, test } from 'vitest';
+import { rng } from '../bench/random.js';
 import { articleView, htmlToViews, parseHtml } from '../src/extract/html.js';
 import { buildDocument, inlineStyle, parseDocument, type LightDocument, type LightElement } from '../src/extract/lightdom/index.js';
 import { renderText } from '../src/extract/render.js';
@@ -138,14 +139,7 @@ describe('each error-handling pattern: the same tree as jsdom', () => {
   test('random tag soup (seeded): the same tree as jsdom', () => {
     const tags = 'p,b,i,a,div,span,table,tr,td,th,tbody,caption,colgroup,col,li,ul,dd,dt,h1,h2,form,select,option,optgroup,button,pre,textarea,title,script,style,svg,math,mi,foreignObject,desc,template,noscript,head,body,html,br,img,image,hr,input,nobr,font,em,u,object,marquee,frameset,frame,noframes,plaintext,xmp,iframe,ruby,rt,rp,center,section'.split(',');
     const texts = ['x', 'y z', ' ', '\n', '&amp;', '&nbsp;', '<!-- c -->', '&notit;'];
-    let seed = 20240601;
-    const random = () => {
-      seed = (seed + 0x6d2b79f5) >>> 0;
-      let t = seed;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const random = rng(20240601);
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
     const differing: string[] = [];
     for (let k = 0; k < 600; k++) {

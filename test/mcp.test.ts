@@ -1,5 +1,4 @@
 // `quotecheck mcp` driven by the MCP SDK's own Client over stdio: the tools listed, each called against loopback sources, bad inputs, a hanging source, a clean exit.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWaybackFake } from '../golden/wayback.js';
-import { CLI, serve, tempDir, writeJson } from './helpers.js';
+import { CLI, runCli, serve, tempDir, writeJson } from './helpers.js';
 
 const ARTICLE = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Council</title></head><body>
 <nav>Home | News | Sport</nav>
@@ -273,35 +272,38 @@ describe('quotecheck mcp', () => {
   });
 
   it('stdout carries only the protocol, and closing stdin ends the server with exit 0', async () => {
-    const child = spawn(process.execPath, [CLI, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
-    child.stdin.write(`${JSON.stringify(init)}\n`);
-    await new Promise<void>((resolve) => {
-      const check = (): void => (stdout.includes('\n') ? resolve() : void setTimeout(check, 20));
-      check();
+    const { code, stdout, stderr } = await runCli(['mcp'], {
+      openStdin: true,
+      onSpawn: (child) => {
+        child.stdin!.write(`${JSON.stringify(init)}\n`);
+        // Once the answer is out, closing stdin is all that ends the server.
+        let answer = '';
+        child.stdout!.on('data', (d) => {
+          answer += d;
+          if (answer.includes('\n')) child.stdin!.end();
+        });
+      },
     });
-    child.stdin.end();
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    expect(code).toBe(0);
+    expect(code, stderr).toBe(0);
     for (const line of stdout.split('\n').filter(Boolean)) expect(JSON.parse(line).jsonrpc).toBe('2.0');
     expect(JSON.parse(stdout.split('\n')[0]!).result.serverInfo.name).toBe('quotecheck');
     expect(stderr).toMatch(/quotecheck mcp .*serving verify_quote/);
   });
 
   it('SIGINT ends the server cleanly', async () => {
-    const child = spawn(process.execPath, [CLI, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    await new Promise<void>((resolve) => {
-      const check = (): void => (stderr.includes('serving') ? resolve() : void setTimeout(check, 20));
-      check();
+    // Stdin stays open: the signal, not the end of input, ends the server.
+    const r = await runCli(['mcp'], {
+      openStdin: true,
+      onSpawn: (child) => {
+        let stderr = '';
+        child.stderr!.on('data', (d) => {
+          stderr += d;
+          if (stderr.includes('serving')) child.kill('SIGINT');
+        });
+      },
     });
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    expect(code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/serving/);
   });
 });

@@ -137,6 +137,7 @@ describe('plurals', () => {
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: 'http://127.0.0.1:9/' }]);
     const r = await runCli(['run', '--baseline', '--claims', claims, '--out', join(dir, 'answers.json')]);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/baseline: 1 claim answered no_match/);
     const labelled = join(dir, 'l.jsonl');
     writeFileSync(labelled, '{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/", "label": "no_match"}\n');

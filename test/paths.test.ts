@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { OutputPathError, checkOutputPath } from '../src/outputs.js';
-import { runCli, serve, tempDir, writeJson, type CliResult } from './helpers.js';
+import { claimsRun, runCli, serve, tempDir, writeJson, type CliResult } from './helpers.js';
 
 const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -135,10 +135,7 @@ describe('grade and export check their output paths first', () => {
 
 describe('the answers file: written by every run past input validation, by none that fails it', () => {
   test('an invalid claims file: exit 2, no answers file; an answers file already there is left as it was', async () => {
-    const dir = tempDir();
-    const claims = join(dir, 'claims.json');
-    writeFileSync(claims, '[{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/"},\n  {"id": "b" "quote": "q"}]');
-    const out = join(dir, 'answers.json');
+    const { claims, out } = claimsRun('[{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/"},\n  {"id": "b" "quote": "q"}]');
     const r = await runCli(['run', '--claims', claims, '--out', out]);
     expectOneLine(r, `quotecheck: error: ${claims}: is not valid JSON: line 2, column 14: expected ',' or '}' after a property value, found "\\""`);
     expect(existsSync(out)).toBe(false);
@@ -152,12 +149,10 @@ describe('the answers file: written by every run past input validation, by none 
       { path: '/fast', body: PAGE, headers: html },
       { path: '/slow', hang: true },
     ]);
-    const dir = tempDir();
-    const claims = writeJson(join(dir, 'claims.json'), [
+    const { dir, claims, out } = claimsRun([
       { id: 'fast', quote: 'approved the budget', url: `${server.origin}/fast` },
       { id: 'slow', quote: 'approved the budget', url: `${server.origin}/slow` },
     ]);
-    const out = join(dir, 'answers.json');
     const r = await runCli(['run', '--claims', claims, '--out', out, '--quiet'], {
       onSpawn: (child) => {
         void (async () => {

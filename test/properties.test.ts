@@ -5,8 +5,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { nearestSpan } from '../src/diagnose/align.js';
 import type { TextView } from '../src/extract/index.js';
-import { findQuote, normalizeViews, viewCounts, type HtmlViewChoice, type NormalizedView } from '../src/match.js';
+import { findQuote, normalizeViews, type HtmlViewChoice, type NormalizedView } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
+import { beforeWhitespaceAndCase, designNormalize, editDistance, nearestDistance } from './references.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i));
 
@@ -44,15 +45,6 @@ function graphemeBoundaries(s: string): number[] {
   return out;
 }
 
-/** Steps 1-3 of design §3 (everything before whitespace and case), rewritten here from the design. */
-function beforeWhitespaceAndCase(s: string): string {
-  return s
-    .normalize('NFKC')
-    .replace(/[\u2018\u2019\u201A\u201B\u2032\u2035]/g, "'")
-    .replace(/[\u201C\u201D\u201E\u201F\u2033\u2036]/g, '"')
-    .replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, '-');
-}
-
 /**
  * Whether normalizing the three pieces of a cut text separately gives the pieces of the whole
  * text normalized. Two steps of design §3 are not "local", whatever the cut:
@@ -71,6 +63,18 @@ function cutIsLocal(t: string, i: number, j: number): boolean {
   if (nfkc.join('') !== t.normalize('NFKC')) return false;
   const pre = parts.map(beforeWhitespaceAndCase);
   return pre.map((p) => p.toLowerCase()).join('') === pre.join('').toLowerCase();
+}
+
+/** Character-by-character (code point) comparison at every offset; the code-unit offset of the first match, or -1. */
+function naiveIndexOf(quote: string, textValue: string): number {
+  const q = Array.from(quote);
+  const t = Array.from(textValue);
+  for (let o = 0; o + q.length <= t.length; o++) {
+    let k = 0;
+    while (k < q.length && t[o + k] === q[k]) k++;
+    if (k === q.length) return t.slice(0, o).join('').length;
+  }
+  return -1;
 }
 
 const textView = (t: string): NormalizedView[] => normalizeViews([{ name: 'text', extractor: 'text', text: t } satisfies TextView]);
@@ -99,41 +103,37 @@ describe('normalize (design §3)', () => {
   // "j\u030C" and normalize of that is "\u01F0". Thirty such composites exist in Unicode 15 (ǰ ẖ ẗ ẘ ẙ and
   // polytonic Greek such as ᾶ from Α + U+0342). So the property is stated exactly: normalize is
   // idempotent whenever its output is already NFKC, and in general one more normalize only composes.
-  test('is idempotent whenever its output is in NFKC; otherwise the second pass only composes, and the third changes nothing', () => {
-    const meter = skipMeter();
+  test('is idempotent whenever its output is NFKC; otherwise the second pass only composes (NFC of the output) and the third changes nothing; an output not in NFKC holds a combining mark, and is rare', () => {
+    let notNfkc = 0;
+    let runs = 0;
     fc.assert(
       fc.property(text(60), (s) => {
+        runs++;
         const once = normalize(s);
         const twice = normalize(once);
         expect(twice).toBe(once.normalize('NFKC'));
+        // Only composition is left for the second pass: no compatibility mapping, no quote, dash, space or case change.
+        expect(twice).toBe(once.normalize('NFC'));
         expect(normalize(twice)).toBe(twice);
-        meter.pre(once === once.normalize('NFKC'));
-        expect(twice).toBe(once);
+        if (once !== twice) {
+          notNfkc++;
+          // What lowercasing can newly compose is a base letter with a combining mark that follows it.
+          expect(once, JSON.stringify(s)).toMatch(/\p{M}/u);
+        }
       }),
       { seed: 20240501, numRuns: 20_000 },
     );
-    meter.expectMostRan(0.1);
+    // The generator does reach the exception (J, Α and their marks are among its pieces), and it stays an exception.
+    expect(notNfkc).toBeGreaterThan(0);
+    expect(notNfkc / runs).toBeLessThan(0.1);
   });
 
   test('equals design §3 step by step, on ASCII (its shortcut) and on any text', () => {
-    const bySteps = (s: string) => beforeWhitespaceAndCase(s).replace(/[\s\u001C-\u001F\u0085]+/g, ' ').trim().toLowerCase();
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 40 }), text(40)), (s) => {
-        expect(normalize(s)).toBe(bySteps(s));
+        expect(normalize(s)).toBe(designNormalize(s));
       }),
       { seed: 11, numRuns: 20_000 },
-    );
-  });
-
-  test('is idempotent on any single code point and any grapheme', () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 8 })), (s) => {
-        const once = normalize(s);
-        // Grapheme strings can hold the uppercase + combining mark pairs above: same exception.
-        fc.pre(once === once.normalize('NFKC'));
-        expect(normalize(once)).toBe(once);
-      }),
-      { seed: 7, numRuns: 10_000 },
     );
   });
 
@@ -155,7 +155,7 @@ describe('a quote cut from the text is always found', () => {
       return { t, i: Math.min(x, y), j: Math.max(x, y) };
     });
 
-  test('for every cut at grapheme boundaries that normalizes locally (see cutIsLocal)', () => {
+  test('for every cut at grapheme boundaries that normalizes locally (see cutIsLocal): at its first occurrence, with the text around it as evidence', () => {
     const meter = skipMeter();
     fc.assert(
       fc.property(cut, ({ t, i, j }) => {
@@ -165,8 +165,10 @@ describe('a quote cut from the text is always found', () => {
         const views = textView(t);
         const m = findQuote(q, views);
         expect(m).not.toBeNull();
-        expect(m!.exact).toBe(q);
-        expect(views[0]!.text.slice(m!.offset, m!.offset + q.length)).toBe(q);
+        // The first occurrence (by a code point comparison, not indexOf), with the evidence around it taken from the text there.
+        const normalized = views[0]!.text;
+        expect(m!.offset).toBe(naiveIndexOf(q, normalized));
+        expect(m!.prefix + m!.exact + m!.suffix).toBe(normalized.slice(Math.max(0, m!.offset - 80), m!.offset + q.length + 80));
       }),
       { seed: 42, numRuns: 20_000 },
     );
@@ -233,18 +235,6 @@ describe('inserting a character into a found quote', () => {
 });
 
 describe('findQuote agrees with a naive matcher', () => {
-  /** Character-by-character (code point) comparison at every offset; the code-unit offset of the first match, or -1. */
-  function naiveIndexOf(quote: string, textValue: string): number {
-    const q = Array.from(quote);
-    const t = Array.from(textValue);
-    for (let o = 0; o + q.length <= t.length; o++) {
-      let k = 0;
-      while (k < q.length && t[o + k] === q[k]) k++;
-      if (k === q.length) return t.slice(0, o).join('').length;
-    }
-    return -1;
-  }
-
   const smallPiece = fc.oneof(
     fc.constantFrom('a', 'b', 'e', '\u00E9', '\u0301', ' ', '\u{1D49C}', '\u{1D49D}', '\u{1F600}', '\u{1F3FD}', '\u03C3', '\u03C2', '\u0308'),
     piece,
@@ -270,12 +260,13 @@ describe('findQuote agrees with a naive matcher', () => {
       return { views, choice, quote: points.slice(Math.min(x, y), Math.max(x, y)).join('') };
     });
 
+  /** Which views count, as design §3 says (the text view always; an HTML view when chosen, or with `any`), and the first that holds the quote. */
   function reference(quote: string, views: readonly NormalizedView[], choice: HtmlViewChoice) {
     if (quote === '') return null;
     for (const v of views) {
       if (!(v.name === 'text' || choice === 'any' || v.name === choice)) continue;
       const offset = naiveIndexOf(quote, v.text);
-      if (offset !== -1) return { view: v.name, offset };
+      if (offset !== -1) return { view: v.name, offset, text: v.text };
     }
     return null;
   }
@@ -288,14 +279,14 @@ describe('findQuote agrees with a naive matcher', () => {
       return;
     }
     expect(m).not.toBeNull();
-    expect({ view: m!.view, offset: m!.offset }).toEqual(ref);
-    const viewText = views.find((v) => v.name === ref.view && viewCounts(v.name, choice) && naiveIndexOf(quote, v.text) !== -1)!.text;
-    expect(m!.exact).toBe(quote);
-    expect(m!.prefix).toBe(viewText.slice(Math.max(0, ref.offset - 80), ref.offset));
-    expect(m!.suffix).toBe(viewText.slice(ref.offset + quote.length, ref.offset + quote.length + 80));
+    expect({ view: m!.view, offset: m!.offset }).toEqual({ view: ref.view, offset: ref.offset });
+    // The evidence: the quote as it stands in that view, with up to 80 code units of that view's text each side.
+    expect(m!.exact).toBe(ref.text.slice(ref.offset, ref.offset + quote.length));
+    expect(m!.prefix).toBe(ref.text.slice(Math.max(0, ref.offset - 80), ref.offset));
+    expect(m!.suffix).toBe(ref.text.slice(ref.offset + quote.length, ref.offset + quote.length + 80));
   }
 
-  test('on raw strings and on normalized quote and views, with astral characters and combining marks', () => {
+  test('the same view and offset as the naive matcher, and the evidence from that view, on raw strings and on normalized quote and views, with astral characters and combining marks', () => {
     fc.assert(
       fc.property(input, ({ views, choice, quote }) => {
         const raw: NormalizedView[] = views.map((v) => ({ name: v.name, extractor: 'text', text: v.text }));
@@ -309,28 +300,6 @@ describe('findQuote agrees with a naive matcher', () => {
 });
 
 describe('nearestSpan (approximate alignment)', () => {
-  /** Edit distance in UTF-16 code units (as the aligner counts), the textbook dynamic programme. */
-  function editDistance(a: string, b: string): number {
-    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      const cur = [i];
-      for (let j = 1; j <= b.length; j++) {
-        cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1));
-      }
-      prev = cur;
-    }
-    return prev[b.length]!;
-  }
-
-  /** The naive optimum: every span of the text, each aligned whole (O(n^2) spans × O(m·n) each). */
-  function bestDistance(quote: string, t: string): number {
-    let best = quote.length; // the empty span
-    for (let s = 0; s < t.length; s++) {
-      for (let e = s + 1; e <= t.length; e++) best = Math.min(best, editDistance(quote, t.slice(s, e)));
-    }
-    return best;
-  }
-
   /** Quotes and texts of the Basic Multilingual Plane, combining marks included. */
   const bmp = fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom('a', 'b', 'c', ' ', 'e', '\u00E9', '\u0301', '\u0308') },
@@ -356,7 +325,7 @@ describe('nearestSpan (approximate alignment)', () => {
     expect(span).not.toBeNull();
     expect(0 <= span.start && span.start <= span.end && span.end <= textValue.length).toBe(true);
     expect(span.distance).toBeLessThanOrEqual(quote.length);
-    expect(span.distance).toBe(bestDistance(quote, textValue));
+    expect(span.distance).toBe(nearestDistance(quote, textValue));
     expect(span.distance === 0).toBe(textValue.includes(quote));
     expect(span.similarity).toBeCloseTo(Math.max(0, 1 - span.distance / quote.length), 12);
     return span;
@@ -407,9 +376,27 @@ describe('nearestSpan (approximate alignment)', () => {
         const span = nearestSpan(quote, textValue)!;
         expect(span.distance).toBe(0);
         expect(textValue.slice(span.start, span.end)).toBe(quote);
-        expect(editDistance(quote, textValue.slice(span.start, span.end))).toBe(span.distance);
       }),
       { seed: 11, numRuns: 300 },
+    );
+  });
+
+  test('long texts (anchored search): a planted copy with one edit is found at most that far, and the span\'s own edit distance is the reported one', () => {
+    // One edit in a quote of 31 or more code points leaves a run of 15 on one side of it: an anchor sees it.
+    const edit = fc.record({ op: fc.constantFrom('insert', 'delete', 'replace'), at: fc.nat(), ch: fc.constantFrom('z', '\u00E9', '\u{1F600}') });
+    fc.assert(
+      fc.property(strings(astral, 31, 60).filter((q) => Array.from(q).length >= 31), strings(astral, 400, 3000), fc.nat(), edit, (quote, t, at, { op, at: k, ch }) => {
+        const points = Array.from(quote);
+        const i = k % points.length;
+        const copy = [...points.slice(0, i), ...(op === 'delete' ? [] : [ch]), ...points.slice(op === 'insert' ? i : i + 1)].join('');
+        const pos = at % (t.length + 1);
+        const textValue = t.slice(0, pos) + copy + t.slice(pos);
+        const span = nearestSpan(quote, textValue)!;
+        expect(span).not.toBeNull();
+        expect(span.distance).toBeLessThanOrEqual(editDistance(quote, copy));
+        expect(editDistance(quote, textValue.slice(span.start, span.end))).toBe(span.distance);
+      }),
+      { seed: 12, numRuns: 300 },
     );
   });
 });

@@ -1,19 +1,13 @@
 // The bench's HTML report, checked in headless Chromium from the page itself: column alignment, the wrong-answers toggle, task links, evidence.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderHtmlReport } from '../src/harbor/html.js';
-import { CHROMIUM, HAVE_CHROMIUM, launchChromium } from './harbor-helpers.js';
+import { CHROMIUM, EDGE_PX, HAVE_CHROMIUM, pageInChromium, textRights } from './harbor-helpers.js';
 
 if (!HAVE_CHROMIUM) console.warn(`test/report-html.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
-
-/** Sub-pixel rounding of text boxes: anything within this is the same edge. */
-const EDGE_PX = 1;
 
 const row = (over: Partial<ClaimRow> & Pick<ClaimRow, 'id'>): ClaimRow => ({
   quote: 'a quote', url: 'http://127.0.0.1:9/page', gold: 'verbatim', answer: 'verbatim', correct: true, diagnosis: 'verbatim', ...over,
@@ -50,41 +44,13 @@ function sampleReport(): BenchReport {
   };
 }
 
-/** Right edge of the text inside an element (not of its box: a cell is as wide as its column whatever its alignment). */
-async function textRight(page: Page, selector: string, index: number): Promise<number> {
-  return page.locator(selector).nth(index).evaluate((el) => {
-    const range = document.createRange();
-    range.selectNodeContents(el);
-    return range.getBoundingClientRect().right;
-  });
-}
-
 describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
-  let browser: BrowserContext;
-  let profile: string;
-  let pages: string;
-  let url: string;
   const report = sampleReport();
-
-  beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), 'quotecheck-chromium-'));
-    pages = mkdtempSync(join(tmpdir(), 'quotecheck-report-'));
-    const file = join(pages, 'report.html');
+  const open = pageInChromium('report', (dir) => {
+    const file = join(dir, 'report.html');
     writeFileSync(file, renderHtmlReport(report));
-    url = pathToFileURL(file).href;
-    // A fresh profile (Playwright takes it as the persistent context's folder, not as --user-data-dir).
-    browser = await launchChromium(profile);
-  }, 30_000);
-  afterAll(async () => {
-    await browser?.close();
-    for (const dir of [profile, pages]) if (dir) rmSync(dir, { recursive: true, force: true });
+    return file;
   });
-
-  async function open(hash = ''): Promise<Page> {
-    const page = await browser.newPage();
-    await page.goto(url + hash);
-    return page;
-  }
 
   test('numeric columns are right-aligned under their headers; text columns start where their headers do', async () => {
     const page = await open();
@@ -102,7 +68,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
           const cell = await page.locator(cells).nth(i).boundingBox();
           expect(Math.abs(cell!.x - head!.x), `${table} column ${col + 1}: cell ${i} under its header`).toBeLessThanOrEqual(EDGE_PX);
           if (isNum) {
-            expect(Math.abs((await textRight(page, cells, i)) - (await textRight(page, `${table} thead th`, col))), `${table} column ${col + 1}: number ${i} ends where its header ends`).toBeLessThanOrEqual(EDGE_PX);
+            const [cellRight] = await textRights(page.locator(cells).nth(i));
+            const [headRight] = await textRights(heads.nth(col));
+            expect(Math.abs(cellRight! - headRight!), `${table} column ${col + 1}: number ${i} ends where its header ends`).toBeLessThanOrEqual(EDGE_PX);
           }
         }
         if (isNum) numeric++;

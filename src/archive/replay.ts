@@ -1,10 +1,10 @@
 // Replay: an undici Dispatcher that answers every request from a recorded WARC archive and never touches the network.
 import { Dispatcher, errors as undiciErrors } from 'undici';
+import { NOT_IN_ARCHIVE } from '../fetch/errors.js';
 import { readArchive, type Archive, type ArchivedRecord } from './read.js';
 import { ERROR_FIELDS, ORIG_HEADER_PREFIX, dispatchUrl, headerValue, urlKey, type HeaderPair } from './warc.js';
 
-/** `code` of the error a replay fails with for a URL the archive does not hold (src/fetch/errors.ts classifies it). */
-export const NOT_IN_ARCHIVE = 'QUOTECHECK_NOT_IN_ARCHIVE';
+export { NOT_IN_ARCHIVE };
 
 export class NotInArchiveError extends Error {
   override readonly name = 'NotInArchiveError';

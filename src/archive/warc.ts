@@ -187,24 +187,10 @@ function fillDigests(record: Buffer): void {
   }
 }
 
-/** A file-system error as a short reason ("permission denied"), for one-line messages that already name the file. */
+/** A file-system error as a short reason ("permission denied"), for one-line messages that already name the file: messages.ts's words, "folder" said where an archive path may be one. */
 export function fsReason(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return 'no such file or folder';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a folder';
-    case 'ENOTDIR':
-      return 'a part of the path is not a folder';
-    case 'EROFS':
-      return 'read-only file system';
-    case 'ENOSPC':
-      return 'no space left on the device';
-    default:
-      return describeFsError(err);
-  }
+  if (code === 'ENOENT') return 'no such file or folder';
+  if (code === 'EISDIR') return 'it is a folder';
+  return describeFsError(err);
 }

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism, setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 import pLimit from 'p-limit';
+import { shellQuote } from '../shell-quote.js';
 
 export interface ShellJob {
   /** The command and its arguments (passed verbatim: each is single-quoted for the shell). */
@@ -37,11 +38,6 @@ export const EXIT_NOT_FOUND = 127;
  * finishing early and leaving the HTML worker alone on one core at the end.
  */
 export const SHELL_NICENESS = 10;
-
-/** One argument, single-quoted for sh. */
-function shellQuote(s: string): string {
-  return `'${s.replaceAll("'", `'\\''`)}'`;
-}
 
 interface Running {
   job: ShellJob;

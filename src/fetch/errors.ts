@@ -13,6 +13,11 @@ export type FetchErrorKind =
   | 'not_archived' // replaying a recorded archive (--replay) that holds no exchange for this URL
   | 'other';
 
+/** `code` of the error the --block-private lookup fails with (src/fetch/guard.ts); classified as `refused`. */
+export const PRIVATE_ADDRESS_CODE = 'QUOTECHECK_PRIVATE_ADDRESS';
+/** `code` of the error a replay fails with for a URL the archive does not hold (src/archive/replay.ts); classified as `not_archived`. */
+export const NOT_IN_ARCHIVE = 'QUOTECHECK_NOT_IN_ARCHIVE';
+
 export interface FetchErrorDetails {
   kind: FetchErrorKind;
   /** Whether another attempt could succeed (network errors, 408/425/429/5xx). */
@@ -84,15 +89,20 @@ function archivePath(err: unknown): string | undefined {
   return undefined;
 }
 
+/** The run stopped (deadline or signal) while this source was in flight: the request layer and the retry loop both say so. */
+export function stoppedError(cause: unknown, finalUrl?: string): FetchError {
+  return new FetchError('stopped before the source was fetched (deadline or signal)', { kind: 'aborted', finalUrl, cause });
+}
+
 /** Turns whatever the HTTP client threw into a FetchError with a kind and a retry verdict. */
 export function classifyNetworkError(err: unknown, url: string): FetchError {
   if (err instanceof FetchError) return err;
   const code = errorCode(err);
   const message = innermostMessage(err);
-  if (code === 'QUOTECHECK_PRIVATE_ADDRESS') {
+  if (code === PRIVATE_ADDRESS_CODE) {
     return new FetchError(`refused: ${message} and --block-private is on`, { kind: 'refused', retryable: false, cause: err });
   }
-  if (code === 'QUOTECHECK_NOT_IN_ARCHIVE') {
+  if (code === NOT_IN_ARCHIVE) {
     // A replay never goes to the network: the URL simply was not recorded, and asking again will not change that.
     const archive = archivePath(err);
     return new FetchError(`not in the archive (replaying ${archive ?? 'a recorded archive'})`, { kind: 'not_archived', retryable: false, cause: err });

@@ -1,7 +1,7 @@
 // Refusing private-network targets (--block-private): for hosted use, where claims' URLs come from strangers.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { FetchError } from './errors.js';
+import { FetchError, PRIVATE_ADDRESS_CODE } from './errors.js';
 
 /** Loopback, private, link-local, carrier-grade NAT, "this network", unique-local and mapped forms. */
 const PRIVATE = new BlockList();
@@ -11,8 +11,6 @@ for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], 
 for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
   PRIVATE.addSubnet(net, bits, 'ipv6');
 }
-
-export const PRIVATE_ADDRESS_CODE = 'QUOTECHECK_PRIVATE_ADDRESS';
 
 export function isPrivateAddress(ip: string): boolean {
   const bare = ip.replace(/^\[|\]$/g, '');

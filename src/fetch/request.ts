@@ -2,7 +2,7 @@
 import { fetch, type Dispatcher } from 'undici';
 import type { ReadableStream } from 'node:stream/web';
 import type { CookieJar } from 'tough-cookie';
-import { FetchError, classifyNetworkError } from './errors.js';
+import { FetchError, classifyNetworkError, stoppedError } from './errors.js';
 import { RETRYABLE_STATUSES, parseRetryAfter } from './policy.js';
 import { checkHost } from './guard.js';
 
@@ -141,9 +141,7 @@ export async function requestOnce(url: string, jar: CookieJar, settings: Request
     }
   } catch (err) {
     if (err instanceof FetchError) throw withFinalUrl(err, current);
-    if (signal?.aborted) {
-      throw new FetchError('stopped before the source was fetched (deadline or signal)', { kind: 'aborted', finalUrl: current, cause: err });
-    }
+    if (signal?.aborted) throw stoppedError(err, current);
     if (timeout.aborted) {
       throw new FetchError(`timed out after ${settings.timeoutMs / 1000} s`, { kind: 'timeout', retryable: true, finalUrl: current, cause: err });
     }

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { CookieJar } from 'tough-cookie';
-import { FetchError, type FetchErrorKind } from './errors.js';
+import { FetchError, stoppedError, type FetchErrorKind } from './errors.js';
 import { requestOnce, type RawResponse, type RequestSettings } from './request.js';
 
 export interface FetchSettings extends RequestSettings {
@@ -113,7 +113,7 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
   } catch (err) {
     let e = err instanceof FetchError
       ? err
-      : new FetchError(signal.aborted ? 'stopped before the source was fetched (deadline or signal)' : String((err as Error)?.message ?? err), { kind: signal.aborted ? 'aborted' : 'other', cause: err });
+      : signal.aborted ? stoppedError(err) : new FetchError(String((err as Error)?.message ?? err), { kind: 'other', cause: err });
     if (budget.aborted && !runSignal?.aborted && (e.kind === 'aborted' || e.kind === 'timeout')) {
       e = new FetchError(`source time budget of ${settings.budgetMs / 1000} s used up`, { kind: 'timeout', finalUrl: e.finalUrl, cause: err });
     }

@@ -96,14 +96,14 @@ export function formatReward(reward: number): string {
   return String(Number(reward.toFixed(6)));
 }
 
+/** The gold × answered confusion matrix as text: a header and one row per gold label (`quotecheck grade`, `quotecheck bench`). */
+export function confusionLines(c: Grade['confusion']): string[] {
+  const row = (gold: Label) => `gold ${gold.padEnd(24)}${String(c[gold].verbatim).padStart(9)} ${String(c[gold].no_match).padStart(9)} ${String(c[gold].missing).padStart(8)} ${String(c[gold].invalid).padStart(8)}`;
+  return ['confusion (gold \\ answered)   verbatim  no_match  missing  invalid', ...LABELS.map(row)];
+}
+
 export function formatGrade(g: Grade): string {
-  const c = g.confusion;
-  const lines = [
-    `accuracy ${g.reward.toFixed(3)} (${g.correct}/${g.gold} correct)`,
-    '                 answered verbatim  no_match  missing  invalid',
-    `gold verbatim    ${String(c.verbatim.verbatim).padStart(17)} ${String(c.verbatim.no_match).padStart(9)} ${String(c.verbatim.missing).padStart(8)} ${String(c.verbatim.invalid).padStart(8)}`,
-    `gold no_match    ${String(c.no_match.verbatim).padStart(17)} ${String(c.no_match.no_match).padStart(9)} ${String(c.no_match.missing).padStart(8)} ${String(c.no_match.invalid).padStart(8)}`,
-  ];
+  const lines = [`accuracy ${g.reward.toFixed(3)} (${g.correct}/${g.gold} correct)`, ...confusionLines(g.confusion)];
   if (g.mistakes.length) {
     lines.push(`${plural(g.mistakes.length, 'wrong answer')}${g.mistakes.length > WRONG_IDS_SHOWN ? ` (the first ${WRONG_IDS_SHOWN})` : ''}:`);
     for (const m of g.mistakes.slice(0, WRONG_IDS_SHOWN)) {

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchReport } from './bench.js';
 import { comparisonJson, type Comparison } from './compare.js';
+import { confusionLines } from './grade.js';
 import { BASELINE_NAME, renderComparisonHtml, renderHtmlReport } from './html.js';
 
 export function benchTable(r: BenchReport): string {
@@ -13,10 +14,7 @@ export function benchTable(r: BenchReport): string {
   lines.push('-'.repeat(w + 40));
   lines.push(row('mean', String(r.claims), r.mean_reward.toFixed(3), r.baseline_mean_reward.toFixed(3), `${r.correct}/${r.claims} claims correct`));
   lines.push(`${BASELINE_NAME}: the reward of answering no_match for every claim (each task's share of gold no_match labels)`);
-  const c = r.confusion;
-  lines.push('', 'confusion (gold \\ answered)   verbatim  no_match  missing  invalid');
-  lines.push(`gold verbatim                ${String(c.verbatim.verbatim).padStart(9)} ${String(c.verbatim.no_match).padStart(9)} ${String(c.verbatim.missing).padStart(8)} ${String(c.verbatim.invalid).padStart(8)}`);
-  lines.push(`gold no_match                ${String(c.no_match.verbatim).padStart(9)} ${String(c.no_match.no_match).padStart(9)} ${String(c.no_match.missing).padStart(8)} ${String(c.no_match.invalid).padStart(8)}`);
+  lines.push('', ...confusionLines(r.confusion));
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
   if (diagnoses.length) lines.push('', `diagnoses: ${diagnoses.map(([d, n]) => `${d} ${n}`).join(', ')}`);
   if (r.drifted_sources > 0) lines.push(`drifted sources: ${r.drifted_sources} (their live bytes no longer hash to the evidence); claims judged on Wayback captures: ${r.claims_from_captures}`);

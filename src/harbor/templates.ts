@@ -3,6 +3,7 @@
 import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shellQuote } from '../shell-quote.js';
 
 /**
  * Container paths. Each script honours an environment variable for its folders, so a
@@ -29,10 +30,7 @@ export interface SolveOptions {
   replay?: boolean;
 }
 
-/** One shell word: plain when it is safe as is, else single-quoted. */
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote };
 
 /** The oracle: quotecheck on /app/claims.json; its progress and summary go to the agent log. */
 export function solveScript(opts: SolveOptions = {}): string {
