@@ -354,33 +354,34 @@ class JsonScanner {
   }
 
   #object(): void {
-    this.#i++; // '{'
+    this.#sequence('}', () => this.#member(), 'expected \',\' or \'}\' after a property value');
+  }
+
+  /** `"name": value`. */
+  #member(): void {
     this.#ws();
-    if (this.#eat('}')) return;
-    for (;;) {
-      this.#ws();
-      if (this.text[this.#i] !== '"') this.#stop('expected a property name in double quotes');
-      this.#string();
-      this.#ws();
-      if (!this.#eat(':')) this.#stop('expected \':\' after a property name');
-      this.#value();
-      this.#ws();
-      if (this.#eat(',')) continue;
-      if (this.#eat('}')) return;
-      this.#stop('expected \',\' or \'}\' after a property value');
-    }
+    if (this.text[this.#i] !== '"') this.#stop('expected a property name in double quotes');
+    this.#string();
+    this.#ws();
+    if (!this.#eat(':')) this.#stop('expected \':\' after a property name');
+    this.#value();
   }
 
   #array(): void {
-    this.#i++; // '['
+    this.#sequence(']', () => this.#value(), 'expected \',\' or \']\' after an array element');
+  }
+
+  /** An object's members or an array's elements: from the opening bracket, items separated by ',' up to `close`. */
+  #sequence(close: '}' | ']', item: () => void, expected: string): void {
+    this.#i++; // the opening bracket
     this.#ws();
-    if (this.#eat(']')) return;
+    if (this.#eat(close)) return;
     for (;;) {
-      this.#value();
+      item();
       this.#ws();
       if (this.#eat(',')) continue;
-      if (this.#eat(']')) return;
-      this.#stop('expected \',\' or \']\' after an array element');
+      if (this.#eat(close)) return;
+      this.#stop(expected);
     }
   }
 
