@@ -8,13 +8,13 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { goldenDir, projectRoot, startServer } from '../golden/server.js';
+import { goldenDir, projectRoot, startServer, type RunningServer } from '../golden/server.js';
 import { startWaybackFake } from '../golden/wayback.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
-import { alignBenchmark } from './align.js';
-import { cpuBenchmark } from './cpu.js';
-import { DEFAULT_DRIFT, buildDriftWorkload } from './drift.js';
-import { DEFAULT_WORKLOAD, TASK_WORKLOAD, buildWorkload, describeWorkload, idealSeconds } from './workload.js';
+import { alignBenchmark, type AlignResult } from './align.js';
+import { cpuBenchmark, type CpuResult } from './cpu.js';
+import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
+import { DEFAULT_WORKLOAD, TASK_WORKLOAD, buildWorkload, describeWorkload, idealSeconds, type Workload } from './workload.js';
 
 const run = promisify(execFile);
 /**
@@ -105,8 +105,34 @@ function agreement(a: Record<string, string>, b: Record<string, string>): number
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
 
-async function main(): Promise<void> {
-  const started = performance.now();
+/** The median run by wall time, and the runs fastest first (the table lists them). */
+function medianRun(runs: readonly PipelineRun[]): { median: PipelineRun; bySpeed: PipelineRun[] } {
+  const bySpeed = [...runs].sort((a, b) => a.seconds - b.seconds);
+  return { median: bySpeed[Math.floor(bySpeed.length / 2)]!, bySpeed };
+}
+
+/** A web server of the workload and the claims file that points at it. */
+interface Web {
+  server: RunningServer;
+  claims: string;
+}
+
+/** The workloads and their servers, started before any run. */
+interface Setup {
+  out: string;
+  sources: string;
+  workload: Workload;
+  task: Workload;
+  serve: (name: string, routes?: Workload['routes'], claimsOf?: readonly { url: string }[]) => Promise<Web>;
+  webs: Web[];
+  quickWebs: Web[];
+  naiveWeb: Web;
+  plainWeb: Web;
+  recordWeb: Web;
+  warc: string;
+}
+
+async function setUp(): Promise<Setup> {
   const out = join(projectRoot(), 'bench', 'out');
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
@@ -129,15 +155,25 @@ async function main(): Promise<void> {
   // The second profile: one benchmark task's worth, where a few asked waits (Retry-After) are the critical path.
   const task = await buildWorkload(sources, PORT_PLACEHOLDER, TASK_WORKLOAD);
   process.stdout.write(`task profile: ${describeWorkload(task, TASK_WORKLOAD)}\n`);
+  return { out, sources, workload, task, serve, webs, quickWebs, naiveWeb, plainWeb, recordWeb, warc };
+}
 
+/** The live runs: each profile QUICK_RUNS times, then --record, then concurrency 1 beside the plain script. */
+interface ProfileRuns {
+  quickRuns: PipelineRun[];
+  taskRuns: PipelineRun[];
+  naive: PipelineRun;
+  plain: PipelineRun;
+  recorded: PipelineRun;
+}
+
+async function runProfiles(s: Setup): Promise<ProfileRuns> {
+  const { out, task, warc } = s;
   const quickRuns: PipelineRun[] = [];
   const taskRuns: PipelineRun[] = [];
-  let naive: PipelineRun;
-  let plain: PipelineRun;
-  let recorded: PipelineRun;
   try {
     // Each run against its own server; the two profiles alternate; the median of each is reported.
-    for (const [i, web] of quickWebs.entries()) {
+    for (const [i, web] of s.quickWebs.entries()) {
       process.stdout.write(`running quotecheck (default concurrency), run ${i + 1} of ${QUICK_RUNS}...\n`);
       quickRuns.push(await runQuotecheck(web.claims, join(out, 'answers.json'), ['--report', join(out, 'report.jsonl')]));
       process.stdout.write(`running quotecheck on the task profile, run ${i + 1} of ${QUICK_RUNS}...\n`);
@@ -153,35 +189,60 @@ async function main(): Promise<void> {
     // Right after the quick runs, in the same conditions and against a fresh server of its own (so
     // its first-request 503s are recorded too): the cost of keeping every exchange in a WARC file.
     process.stdout.write('running quotecheck --record (every exchange kept in a WARC file)...\n');
-    recorded = await runQuotecheck(recordWeb.claims, join(out, 'answers-record.json'), ['--record', warc]);
+    const recorded = await runQuotecheck(s.recordWeb.claims, join(out, 'answers-record.json'), ['--record', warc]);
     process.stdout.write('running quotecheck at concurrency 1 and the plain script, side by side (both wait on the network)...\n');
-    [naive, plain] = await Promise.all([
-      runQuotecheck(naiveWeb.claims, join(out, 'answers-naive.json'), ['--concurrency', '1', '--per-host', '1']),
-      runPlain(plainWeb.claims, join(out, 'answers-plain.json')),
+    const [naive, plain] = await Promise.all([
+      runQuotecheck(s.naiveWeb.claims, join(out, 'answers-naive.json'), ['--concurrency', '1', '--per-host', '1']),
+      runPlain(s.plainWeb.claims, join(out, 'answers-plain.json')),
     ]);
+    return { quickRuns, taskRuns, naive, plain, recorded };
   } finally {
-    await Promise.all(webs.map((w) => w.server.close()));
+    await Promise.all(s.webs.map((w) => w.server.close()));
   }
-  const bySpeed = [...quickRuns].sort((a, b) => a.seconds - b.seconds);
-  const quick = bySpeed[Math.floor(bySpeed.length / 2)]!;
-  process.stdout.write('measuring CPU per stage...\n');
-  const cpu = await cpuBenchmark(sources, workload);
-  const align = alignBenchmark(join(sources, 'pdf'));
+}
 
+/** The recorded run replayed, and how its answers compare. */
+interface ReplayPhase {
+  replayed: PipelineRun;
+  isolated: boolean;
+  replayDiff: string[];
+  warcRecords: number;
+}
+
+async function runReplay(s: Setup, recorded: PipelineRun): Promise<ReplayPhase> {
   // Replay: every server is closed by now. Inside `unshare --net` the kernel refuses any socket, so
   // answers that still come out identical came from the archive alone.
   const isolated = await netNamespaceWorks();
   const network = isolated ? 'unshare --net: no network, not even loopback' : 'plain: not root or no unshare; only the servers being closed keeps it off the network';
   process.stdout.write(`replaying the recorded run (${network})...\n`);
-  const replayed = await runQuotecheck(recordWeb.claims, join(out, 'answers-replay.json'), ['--replay', warc], isolated ? ['unshare', '--net', '--'] : []);
+  const replayed = await runQuotecheck(s.recordWeb.claims, join(s.out, 'answers-replay.json'), ['--replay', s.warc], isolated ? ['unshare', '--net', '--'] : []);
   const replayDiff = differingIds(replayed.answers, recorded.answers);
   const warcRecords = count(recorded.stderr.match(/\(([\d,]+) WARC records?\)/)?.[1], NaN);
+  return { replayed, isolated, replayDiff, warcRecords };
+}
 
+/** The drifted workload judged with --wayback auto and off, and what the Wayback fake saw. */
+interface DriftPhase {
+  drift: DriftWorkload;
+  auto: PipelineRun;
+  off: PipelineRun;
+  autoWayback: ReturnType<typeof waybackSummary>;
+  /** Lookups in the fake's own log: the URLs it was asked CDX queries for. */
+  fakeLookups: number;
+  fakeRequests: number;
+  captureFetches: number;
+  wrongCaptures: number;
+  autoDiff: string[];
+  offDiff: string[];
+  driftedIds: string[];
+}
+
+async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<DriftPhase> {
+  const { out } = s;
   // Drift: the same workload with a seeded 8% of its sources changed since the claims' verify_date.
   // At full latency (the same 50-400 ms as above): two more runs of ~13 s.
-  const drift = buildDriftWorkload(workload);
-  const asLabelled = quick.answers;
-  const [autoWeb, offWeb] = await Promise.all([serve('drift-auto', drift.routes, drift.claims), serve('drift-off', drift.routes, drift.claims)]);
+  const drift = buildDriftWorkload(s.workload);
+  const [autoWeb, offWeb] = await Promise.all([s.serve('drift-auto', drift.routes, drift.claims), s.serve('drift-off', drift.routes, drift.claims)]);
   const wayback = await startWaybackFake({ captures: drift.captures(autoWeb.server.port), host: WAYBACK_HOST });
   let auto: PipelineRun;
   let off: PipelineRun;
@@ -193,23 +254,124 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([autoWeb.server.close(), offWeb.server.close(), wayback.close()]);
   }
-  const autoWayback = waybackSummary(auto.stderr);
   // The fake's own log: every request it received; a lookup is a CDX query for one URL (a second
   // query for the same URL, "the earliest after the date", belongs to the same lookup).
   const cdxUrls = new Set(wayback.requests.filter((r) => r.path.startsWith('/cdx/search/cdx')).map((r) => new URL(r.path, wayback.origin).searchParams.get('url')));
   // Which captures were fetched (`/web/{timestamp}id_/...`): a client that chose right fetched only the originals.
   const captureFetches = wayback.requests.filter((r) => r.path.startsWith('/web/'));
   const wrongCaptures = captureFetches.filter((r) => !r.path.startsWith(`/web/${drift.stamps.original}id_/`));
-  const autoDiff = differingIds(auto.answers, asLabelled);
-  const offDiff = differingIds(off.answers, asLabelled);
-  const driftedIds = [...drift.driftedClaimIds];
+  return {
+    drift,
+    auto,
+    off,
+    autoWayback: waybackSummary(auto.stderr),
+    fakeLookups: cdxUrls.size,
+    fakeRequests: wayback.requests.length,
+    captureFetches: captureFetches.length,
+    wrongCaptures: wrongCaptures.length,
+    autoDiff: differingIds(auto.answers, asLabelled),
+    offDiff: differingIds(off.answers, asLabelled),
+    driftedIds: [...drift.driftedClaimIds],
+  };
+}
 
-  const idealQuick = idealSeconds(workload.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost, DEFAULT_OPTIONS.backoffMinMs);
-  const idealNaive = idealSeconds(workload.sources, 1, 1, DEFAULT_OPTIONS.backoffMinMs);
-  const idealTask = idealSeconds(task.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost, DEFAULT_OPTIONS.backoffMinMs);
-  const taskBySpeed = [...taskRuns].sort((a, b) => a.seconds - b.seconds);
-  const taskMedian = taskBySpeed[Math.floor(taskBySpeed.length / 2)]!;
-  const results = {
+/** Everything measured, phase by phase, that the figures and the printed table are made from. */
+interface Measured extends Setup, ProfileRuns, ReplayPhase {
+  quick: PipelineRun;
+  bySpeed: PipelineRun[];
+  taskMedian: PipelineRun;
+  taskBySpeed: PipelineRun[];
+  cpu: CpuResult;
+  align: AlignResult;
+  asLabelled: Record<string, string>;
+  driftPhase: DriftPhase;
+  idealQuick: number;
+  idealNaive: number;
+  idealTask: number;
+}
+
+/** bench/results.json's task_profile: the one-task workload's median against its ideal. */
+function taskProfileFigures(m: Measured) {
+  const { task, taskRuns, taskMedian, idealTask } = m;
+  return {
+    claims: task.claims.length,
+    sources: task.sources.length,
+    hosts: task.hosts.length,
+    sources_with_retry_after: task.sources.filter((s) => s.retryAfterMs !== undefined).length,
+    seconds: Number(fmt(taskMedian.seconds)),
+    runs_seconds: taskRuns.map((r) => Number(fmt(r.seconds))),
+    ideal_seconds: Number(fmt(idealTask)),
+    ratio_vs_ideal: Number(fmt(taskMedian.seconds / idealTask)),
+    peak_rss_mb: Math.max(...taskRuns.map((r) => r.peakRssMb ?? Infinity)),
+  };
+}
+
+/** bench/results.json's record: what keeping every exchange in a WARC file costs. */
+function recordFigures(m: Measured) {
+  const { recorded, quick } = m;
+  return {
+    seconds: Number(fmt(recorded.seconds)),
+    overhead_vs_quick: Number(fmt(recorded.seconds / quick.seconds - 1, 3)),
+    // Wall time beyond the run's own clock, less what a quick run spends there (start-up, exit):
+    // the time spent finishing the archive after the last claim was decided.
+    closing_seconds: Number(fmt(recorded.seconds - (recorded.runSeconds ?? NaN) - (quick.seconds - (quick.runSeconds ?? NaN)))),
+    run_seconds: recorded.runSeconds ?? null,
+    peak_rss_mb: recorded.peakRssMb ?? null,
+    archive_mb: Number(fmt(statSync(m.warc).size / 1e6)),
+    warc_records: m.warcRecords,
+    agreement_with_quick: Number(fmt(agreement(recorded.answers, quick.answers), 3)),
+  };
+}
+
+/** bench/results.json's replay: the recorded run answered from its archive. */
+function replayFigures(m: Measured) {
+  const { replayed, quick } = m;
+  return {
+    seconds: Number(fmt(replayed.seconds)),
+    speedup_vs_quick: Number(fmt(quick.seconds / replayed.seconds)),
+    // The run's own clock starts after the archive is read: the rest of the wall time is start-up and reading it.
+    run_seconds: replayed.runSeconds ?? null,
+    network_isolated: m.isolated,
+    identical_answers: m.replayDiff.length === 0,
+    differing_ids: m.replayDiff.slice(0, 20),
+    peak_rss_mb: replayed.peakRssMb ?? null,
+  };
+}
+
+/** bench/results.json's drift: the drifted workload judged as of its date, and what the Wayback Machine was asked. */
+function driftFigures(m: Measured) {
+  const { drift, auto, off, autoWayback, autoDiff, offDiff, driftedIds } = m.driftPhase;
+  const { asLabelled } = m;
+  return {
+    verify_date: DEFAULT_DRIFT.verifyDate,
+    drifted_sources: drift.drifted.length,
+    drifted_claims: driftedIds.length,
+    drifted_verbatim_as_labelled: driftedIds.filter((id) => asLabelled[id] === 'verbatim').length,
+    wayback_rate_per_minute: FAKE_WAYBACK_RATE,
+    auto_seconds: Number(fmt(auto.seconds)),
+    off_seconds: Number(fmt(off.seconds)),
+    auto_agreement: Number(fmt(agreement(auto.answers, asLabelled), 3)),
+    auto_differing_ids: autoDiff.slice(0, 20),
+    off_agreement: Number(fmt(agreement(off.answers, asLabelled), 3)),
+    off_lost_verbatim: offDiff.filter((id) => asLabelled[id] === 'verbatim').length,
+    off_differing_outside_drift: offDiff.filter((id) => !drift.driftedClaimIds.has(id)).length,
+    wayback_lookups: autoWayback.lookups,
+    wayback_requests: autoWayback.requests,
+    claims_judged_on_captures: autoWayback.claimsOnCaptures,
+    fake_lookups: m.driftPhase.fakeLookups,
+    fake_requests: m.driftPhase.fakeRequests,
+    capture_fetches: m.driftPhase.captureFetches,
+    capture_fetches_not_original: m.driftPhase.wrongCaptures,
+    requests_per_drifted_source: Number(fmt(autoWayback.requests / drift.drifted.length)),
+    requests_per_capture_claim: Number(fmt(autoWayback.requests / Math.max(1, autoWayback.claimsOnCaptures))),
+    real_archive_seconds: Math.round(autoWayback.requests * (60 / REAL_WAYBACK_RATE)),
+  };
+}
+
+/** bench/results.json: the figures in the order the file has always had them. */
+function figures(m: Measured) {
+  const { workload, quick, quickRuns, naive, plain, cpu, idealQuick, idealNaive } = m;
+  return {
     machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? 'unknown', node: process.version },
     workload: { claims: workload.claims.length, sources: workload.sources.length, pdf_sources: workload.sources.filter((s) => s.kind === 'pdf').length },
     quotecheck_seconds: Number(fmt(quick.seconds)),
@@ -230,71 +392,24 @@ async function main(): Promise<void> {
     match_ms_p50: cpu.match_ms_p50,
     match_ms_p90: cpu.match_ms_p90,
     peak_rss_mb: Math.max(...quickRuns.map((r) => r.peakRssMb ?? Infinity)),
-    task_profile: {
-      claims: task.claims.length,
-      sources: task.sources.length,
-      hosts: task.hosts.length,
-      sources_with_retry_after: task.sources.filter((s) => s.retryAfterMs !== undefined).length,
-      seconds: Number(fmt(taskMedian.seconds)),
-      runs_seconds: taskRuns.map((r) => Number(fmt(r.seconds))),
-      ideal_seconds: Number(fmt(idealTask)),
-      ratio_vs_ideal: Number(fmt(taskMedian.seconds / idealTask)),
-      peak_rss_mb: Math.max(...taskRuns.map((r) => r.peakRssMb ?? Infinity)),
-    },
-    align,
-    record: {
-      seconds: Number(fmt(recorded.seconds)),
-      overhead_vs_quick: Number(fmt(recorded.seconds / quick.seconds - 1, 3)),
-      // Wall time beyond the run's own clock, less what a quick run spends there (start-up, exit):
-      // the time spent finishing the archive after the last claim was decided.
-      closing_seconds: Number(fmt(recorded.seconds - (recorded.runSeconds ?? NaN) - (quick.seconds - (quick.runSeconds ?? NaN)))),
-      run_seconds: recorded.runSeconds ?? null,
-      peak_rss_mb: recorded.peakRssMb ?? null,
-      archive_mb: Number(fmt(statSync(warc).size / 1e6)),
-      warc_records: warcRecords,
-      agreement_with_quick: Number(fmt(agreement(recorded.answers, quick.answers), 3)),
-    },
-    replay: {
-      seconds: Number(fmt(replayed.seconds)),
-      speedup_vs_quick: Number(fmt(quick.seconds / replayed.seconds)),
-      // The run's own clock starts after the archive is read: the rest of the wall time is start-up and reading it.
-      run_seconds: replayed.runSeconds ?? null,
-      network_isolated: isolated,
-      identical_answers: replayDiff.length === 0,
-      differing_ids: replayDiff.slice(0, 20),
-      peak_rss_mb: replayed.peakRssMb ?? null,
-    },
-    drift: {
-      verify_date: DEFAULT_DRIFT.verifyDate,
-      drifted_sources: drift.drifted.length,
-      drifted_claims: driftedIds.length,
-      drifted_verbatim_as_labelled: driftedIds.filter((id) => asLabelled[id] === 'verbatim').length,
-      wayback_rate_per_minute: FAKE_WAYBACK_RATE,
-      auto_seconds: Number(fmt(auto.seconds)),
-      off_seconds: Number(fmt(off.seconds)),
-      auto_agreement: Number(fmt(agreement(auto.answers, asLabelled), 3)),
-      auto_differing_ids: autoDiff.slice(0, 20),
-      off_agreement: Number(fmt(agreement(off.answers, asLabelled), 3)),
-      off_lost_verbatim: offDiff.filter((id) => asLabelled[id] === 'verbatim').length,
-      off_differing_outside_drift: offDiff.filter((id) => !drift.driftedClaimIds.has(id)).length,
-      wayback_lookups: autoWayback.lookups,
-      wayback_requests: autoWayback.requests,
-      claims_judged_on_captures: autoWayback.claimsOnCaptures,
-      fake_lookups: cdxUrls.size,
-      fake_requests: wayback.requests.length,
-      capture_fetches: captureFetches.length,
-      capture_fetches_not_original: wrongCaptures.length,
-      requests_per_drifted_source: Number(fmt(autoWayback.requests / drift.drifted.length)),
-      requests_per_capture_claim: Number(fmt(autoWayback.requests / Math.max(1, autoWayback.claimsOnCaptures))),
-      real_archive_seconds: Math.round(autoWayback.requests * (60 / REAL_WAYBACK_RATE)),
-    },
+    task_profile: taskProfileFigures(m),
+    align: m.align,
+    record: recordFigures(m),
+    replay: replayFigures(m),
+    drift: driftFigures(m),
     bench_seconds: 0,
   };
-  results.bench_seconds = Number(fmt((performance.now() - started) / 1000, 1));
+}
 
-  const check = (ok: boolean) => (ok ? 'ok' : 'MISSED');
-  const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${fmt(pct, 1)}`;
-  const d = results.drift;
+type Results = ReturnType<typeof figures>;
+
+const check = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${fmt(pct, 1)}`;
+
+/** The table of pipelines: wall time, the network-bound ideal, and what each run shows. */
+function printTable(m: Measured, results: Results): void {
+  const { quick, bySpeed, task, taskMedian, taskBySpeed, naive, plain, recorded, replayed, isolated, replayDiff, warcRecords, idealQuick, idealNaive, idealTask } = m;
+  const { auto, off, autoDiff } = m.driftPhase;
   const rows: [string, string, string, string][] = [
     ['pipeline', 'wall s', 'ideal s', 'notes'],
     ['quotecheck, concurrency 16, 2 per host', fmt(quick.seconds, 1), fmt(idealQuick, 1), `median of ${QUICK_RUNS} runs (${bySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ratio ${fmt(results.ratio_vs_ideal)} (target <= ${TARGET_RATIO}: ${check(results.ratio_vs_ideal <= TARGET_RATIO)}); peak ${results.peak_rss_mb} MB (target < 600: ${check(results.peak_rss_mb < 600)}); the runs agree on ${fmt(results.runs_agreement * 100, 1)}% of answers`],
@@ -309,6 +424,13 @@ async function main(): Promise<void> {
   const w = rows.map((r) => r.map((c) => c.length)).reduce((a, b) => a.map((x, i) => Math.max(x, b[i]!)));
   process.stdout.write('\n');
   for (const r of rows) process.stdout.write(`${r[0].padEnd(w[0]!)}  ${r[1].padStart(w[1]!)}  ${r[2].padStart(w[2]!)}  ${r[3]}\n`);
+}
+
+/** Below the table: each stage's CPU cost, the drift phase's Wayback traffic, and the machine. */
+function printDetails(m: Measured, results: Results): void {
+  const { cpu, align, workload } = m;
+  const { auto } = m.driftPhase;
+  const d = results.drift;
   process.stdout.write(`
 stage costs (one thread)
   HTML extraction (htmlparser2 + Readability)       ${fmt(cpu.html_mb_per_s)} MB/s per core over ${cpu.html_mb} MB, warm (target >= 5: ${check(cpu.html_mb_per_s >= 5)}); first pass, cold: ${fmt(cpu.html_cold_mb_per_s)} MB/s
@@ -325,20 +447,69 @@ drift (verify_date ${d.verify_date}; evidence = sha256 of the original bytes; Wa
 
 machine: ${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}; bench took ${results.bench_seconds} s
 `);
+}
+
+/**
+ * Wrong answers fail the bench: a replay must give the recorded run's answers (design.md §8), and
+ * judging as of the date must give the as-labelled answers on every claim.
+ */
+function failures(m: Measured, results: Results): string[] {
+  const { replayDiff } = m;
+  const { autoDiff } = m.driftPhase;
+  const d = results.drift;
+  const found: string[] = [];
+  if (replayDiff.length > 0) found.push(`MISMATCH: the replay differs from the recorded run on ${replayDiff.length} claims: ${replayDiff.slice(0, 10).join(', ')}`);
+  if (autoDiff.length > 0) found.push(`MISMATCH: --wayback auto differs from the as-labelled answers on ${autoDiff.length} claims: ${autoDiff.slice(0, 10).join(', ')}`);
+  if (d.fake_lookups !== d.wayback_lookups || d.fake_requests !== d.wayback_requests) {
+    found.push(`MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`);
+  }
+  return found;
+}
+
+/** Every phase in turn, in the order that keeps each measurement's conditions (see each phase). */
+async function measure(): Promise<Measured> {
+  const setup = await setUp();
+  const profiles = await runProfiles(setup);
+  const { median: quick, bySpeed } = medianRun(profiles.quickRuns);
+  process.stdout.write('measuring CPU per stage...\n');
+  const cpu = await cpuBenchmark(setup.sources, setup.workload);
+  const align = alignBenchmark(join(setup.sources, 'pdf'));
+  const replay = await runReplay(setup, profiles.recorded);
+  const asLabelled = quick.answers;
+  const driftPhase = await runDrift(setup, asLabelled);
+  const { median: taskMedian, bySpeed: taskBySpeed } = medianRun(profiles.taskRuns);
+  const ideal = (sources: Workload['sources'], concurrency: number, perHost: number) => idealSeconds(sources, concurrency, perHost, DEFAULT_OPTIONS.backoffMinMs);
+  return {
+    ...setup,
+    ...profiles,
+    ...replay,
+    quick,
+    bySpeed,
+    taskMedian,
+    taskBySpeed,
+    cpu,
+    align,
+    asLabelled,
+    driftPhase,
+    idealQuick: ideal(setup.workload.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost),
+    idealNaive: ideal(setup.workload.sources, 1, 1),
+    idealTask: ideal(setup.task.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost),
+  };
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const m = await measure();
+  const results = figures(m);
+  results.bench_seconds = Number(fmt((performance.now() - started) / 1000, 1));
+  printTable(m, results);
+  printDetails(m, results);
   const file = join(projectRoot(), 'bench', 'results.json');
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`wrote ${file}\n`);
-
-  // Wrong answers fail the bench: a replay must give the recorded run's answers (design.md §8), and
-  // judging as of the date must give the as-labelled answers on every claim.
-  const failures: string[] = [];
-  if (replayDiff.length > 0) failures.push(`MISMATCH: the replay differs from the recorded run on ${replayDiff.length} claims: ${replayDiff.slice(0, 10).join(', ')}`);
-  if (autoDiff.length > 0) failures.push(`MISMATCH: --wayback auto differs from the as-labelled answers on ${autoDiff.length} claims: ${autoDiff.slice(0, 10).join(', ')}`);
-  if (d.fake_lookups !== d.wayback_lookups || d.fake_requests !== d.wayback_requests) {
-    failures.push(`MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`);
-  }
-  for (const f of failures) process.stdout.write(`${f}\n`);
-  if (failures.length > 0) process.exitCode = 1;
+  const found = failures(m, results);
+  for (const f of found) process.stdout.write(`${f}\n`);
+  if (found.length > 0) process.exitCode = 1;
 }
 
 await main();

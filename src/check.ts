@@ -282,29 +282,10 @@ function today(): AsOfDate {
   return parseAsOf(new Date().toISOString().slice(0, 19) + 'Z');
 }
 
-/**
- * Checks every claim: plain `{id, quote, url}` objects (validated as a claims file is: a claim
- * without an id or a duplicate id throws ClaimsFileError; an empty quote or a non-http URL gives
- * that claim the diagnosis `invalid_claim`), or the entries of parseClaims. Never throws for a bad
- * source: each claim gets a result, in the order given. When `options.signal` aborts, the run
- * returns at once with the claims not yet decided answered `no_match`.
- */
-export async function checkClaims(claims: ClaimsInput, opts: Partial<CheckOptions> = {}): Promise<CheckRun> {
-  const { entries, warnings } = entriesOf(claims);
-  const options: CheckOptions = { ...DEFAULT_OPTIONS, ...opts };
+/** A run's fetch settings, from its options and its HTTP stack. */
+function fetchSettingsFor(options: CheckOptions, dispatcher: Dispatcher): FetchSettings {
   const replaying = options.replay !== undefined;
-  const started = performance.now();
-  const results = new Array<ClaimResult | undefined>(entries.length);
-  const sources: SourceRecord[] = [];
-  const decide = (r: ClaimResult, slot: number): void => {
-    results[slot] = r;
-    options.onResult?.(r);
-  };
-  const groups = bySource(entries, decide);
-  const asOfOverride = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
-
-  const { dispatcher, close } = dispatcherFor(options);
-  const settings: FetchSettings = {
+  return {
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
     maxRedirects: options.maxRedirects,
@@ -318,63 +299,125 @@ export async function checkClaims(claims: ClaimsInput, opts: Partial<CheckOption
     blockPrivate: options.blockPrivate,
     dispatcher,
   };
-  const readSettings = { extractTimeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal };
-  const limits = new FetchLimits(options.concurrency, options.perHost);
-  const wayback = options.wayback === 'off' ? undefined : new WaybackClient({
+}
+
+/** A run's Wayback client, over the run's HTTP stack (so a replay answers it too); none with `wayback: 'off'`. */
+function waybackFor(options: CheckOptions, settings: FetchSettings): WaybackClient | undefined {
+  if (options.wayback === 'off') return undefined;
+  return new WaybackClient({
     base: options.waybackUrl,
-    perMinute: replaying ? Infinity : options.waybackPerMinute,
+    perMinute: options.replay !== undefined ? Infinity : options.waybackPerMinute,
     request: { ...settings, blockPrivate: false },
     maxWaitMs: options.waybackMaxWaitMs,
     signal: options.signal,
     deadlineAt: options.deadlineAt,
   });
-  const captures = wayback ? new CaptureTexts(wayback, (url, fetched) => readSource(url, fetched, readSettings)) : undefined;
+}
 
-  const decideClaim = async ({ claim, slot }: Slotted, record: SourceRecord, sourceMs: number): Promise<void> => {
+/** Waits for `work`, or until `signal` aborts, whichever comes first: a stopped run returns at once. */
+async function untilDoneOrStopped(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) {
+    await work;
+    return;
+  }
+  await Promise.race([
+    work,
+    new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    }),
+  ]);
+}
+
+/**
+ * The work of one checkClaims call: each source fetched and read once, then each of its claims
+ * matched, dated (a Wayback capture when the live text cannot stand for the claim's date) and
+ * decided. Results go to `decide` as they come; the sources read are kept in `sources`.
+ */
+class Run {
+  readonly sources: SourceRecord[] = [];
+  readonly wayback: WaybackClient | undefined;
+  readonly #options: CheckOptions;
+  readonly #settings: FetchSettings;
+  readonly #readSettings: Parameters<typeof readSource>[2];
+  readonly #limits: FetchLimits;
+  readonly #captures: CaptureTexts | undefined;
+  readonly #asOfOverride: AsOfDate | undefined;
+  readonly #decide: (r: ClaimResult, slot: number) => void;
+
+  constructor(options: CheckOptions, dispatcher: Dispatcher, asOfOverride: AsOfDate | undefined, decide: (r: ClaimResult, slot: number) => void) {
+    this.#options = options;
+    this.#decide = decide;
+    this.#asOfOverride = asOfOverride;
+    this.#settings = fetchSettingsFor(options, dispatcher);
+    this.#readSettings = { extractTimeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal };
+    this.#limits = new FetchLimits(options.concurrency, options.perHost);
+    this.wayback = waybackFor(options, this.#settings);
+    this.#captures = this.wayback ? new CaptureTexts(this.wayback, (url, fetched) => readSource(url, fetched, this.#readSettings)) : undefined;
+  }
+
+  /** Every source at once (FetchLimits paces them), until all are done or the run is stopped. */
+  async processAll(groups: Map<string, Slotted[]>): Promise<void> {
+    const all = Promise.all([...groups].map(([url, group]) => this.#processSource(url, group)));
+    all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
+    await untilDoneOrStopped(all, this.#options.signal);
+  }
+
+  async #processSource(url: string, group: Slotted[]): Promise<void> {
+    const { signal } = this.#options;
+    const t0 = performance.now();
+    const fetched = await this.#limits.run(url, () => fetchSource(url, this.#settings, signal));
+    const record = await readSource(url, fetched, this.#readSettings);
+    if (signal?.aborted) return; // the stop path answers these claims
+    this.sources.push(record);
+    this.#options.onSource?.(record);
+    const ms = Math.round(performance.now() - t0);
+    await Promise.all(group.map((c) => this.#decideClaim(c, record, ms)));
+    forgetSource(record);
+  }
+
+  async #decideClaim({ claim, slot }: Slotted, record: SourceRecord, sourceMs: number): Promise<void> {
+    const { htmlView, wayback, signal } = this.#options;
     const quote = normalize(claim.quote);
     const { drift, match: evidenceMatch } = driftOf(claim.evidenceSha256, record);
-    const live: LiveReading = { record, match: record.views ? findQuote(quote, record.views, options.htmlView) : null, drift, evidenceMatch };
-    const date = asOfFor(claim, asOfOverride);
+    const live: LiveReading = { record, match: record.views ? findQuote(quote, record.views, htmlView) : null, drift, evidenceMatch };
+    const date = asOfFor(claim, this.#asOfOverride);
     let capture: CaptureOutcome | undefined;
-    if (captures && needsCapture(options.wayback, claim.evidenceSha256, live)) {
-      capture = await captures.find(claim.fetchUrl, date ?? today(), claim.evidenceSha256);
+    if (this.#captures && needsCapture(wayback, claim.evidenceSha256, live)) {
+      capture = await this.#captures.find(claim.fetchUrl, date ?? today(), claim.evidenceSha256);
     }
-    if (options.signal?.aborted) return; // the stop path answers it
-    decide(resultFor(claim, quote, live, judge(quote, options.htmlView, live, capture, date, replaying), options.htmlView, sourceMs), slot);
-  };
+    if (signal?.aborted) return; // the stop path answers it
+    const replaying = this.#options.replay !== undefined;
+    this.#decide(resultFor(claim, quote, live, judge(quote, htmlView, live, capture, date, replaying), htmlView, sourceMs), slot);
+  }
+}
 
-  const processSource = async (url: string, group: Slotted[]): Promise<void> => {
-    const t0 = performance.now();
-    const fetched = await limits.run(url, () => fetchSource(url, settings, options.signal));
-    const record = await readSource(url, fetched, readSettings);
-    if (options.signal?.aborted) return; // the stop path answers these claims
-    sources.push(record);
-    options.onSource?.(record);
-    const ms = Math.round(performance.now() - t0);
-    await Promise.all(group.map((c) => decideClaim(c, record, ms)));
-    forgetSource(record);
+/**
+ * Checks every claim: plain `{id, quote, url}` objects (validated as a claims file is: a claim
+ * without an id or a duplicate id throws ClaimsFileError; an empty quote or a non-http URL gives
+ * that claim the diagnosis `invalid_claim`), or the entries of parseClaims. Never throws for a bad
+ * source: each claim gets a result, in the order given. When `options.signal` aborts, the run
+ * returns at once with the claims not yet decided answered `no_match`.
+ */
+export async function checkClaims(claims: ClaimsInput, opts: Partial<CheckOptions> = {}): Promise<CheckRun> {
+  const { entries, warnings } = entriesOf(claims);
+  const options: CheckOptions = { ...DEFAULT_OPTIONS, ...opts };
+  const started = performance.now();
+  const results = new Array<ClaimResult | undefined>(entries.length);
+  const decide = (r: ClaimResult, slot: number): void => {
+    results[slot] = r;
+    options.onResult?.(r);
   };
-
-  const all = Promise.all([...groups].map(([url, group]) => processSource(url, group)));
-  all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
+  const groups = bySource(entries, decide);
+  const asOfOverride = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
+  const { dispatcher, close } = dispatcherFor(options);
+  const run = new Run(options, dispatcher, asOfOverride, decide);
   try {
-    if (options.signal) {
-      const signal = options.signal;
-      await Promise.race([
-        all,
-        new Promise<void>((resolve) => {
-          if (signal.aborted) resolve();
-          signal.addEventListener('abort', () => resolve(), { once: true });
-        }),
-      ]);
-    } else {
-      await all;
-    }
+    await run.processAll(groups);
   } finally {
     close();
   }
-
   const stopped = options.signal?.aborted ? abortReason(options.signal) : undefined;
   const final = entries.map((entry, i) => results[i] ?? undecided(entry, stopped ?? 'run ended'));
-  return { results: final, warnings, sources, stopped, wayback: wayback?.stats, ms: Math.round(performance.now() - started) };
+  return { results: final, warnings, sources: run.sources, stopped, wayback: run.wayback?.stats, ms: Math.round(performance.now() - started) };
 }

@@ -60,3 +60,14 @@ function sameDate(ms: number, parts: RegExpExecArray): boolean {
   const date = new Date(ms);
   return date.getUTCFullYear() === Number(parts[1]) && date.getUTCMonth() + 1 === Number(parts[2]) && date.getUTCDate() === Number(parts[3]);
 }
+
+/** Why `input` is not a date parseAsOf accepts, or undefined when it is one: for callers that report rather than throw. */
+export function asOfProblem(input: string): string | undefined {
+  try {
+    parseAsOf(input);
+    return undefined;
+  } catch (err) {
+    if (err instanceof AsOfDateError) return err.message;
+    throw err;
+  }
+}

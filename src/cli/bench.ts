@@ -7,6 +7,7 @@ import { runBench, type BenchReport, type Isolation } from '../harbor/bench.js';
 import { agentFolders, compareRuns, comparisonTable, type BenchRun } from '../harbor/compare.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
 import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
+import { refuseInput } from './progress.js';
 
 export interface BenchCommandOptions {
   tasks: string;
@@ -56,11 +57,7 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   try {
     total = listTasks(opts.tasks).length;
   } catch (err) {
-    if (err instanceof DatasetError) {
-      process.stderr.write(`quotecheck: error: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+    return refuseInput(err, DatasetError);
   }
   const given = typeof opts.agent === 'string' ? [opts.agent] : opts.agent ?? [];
   const agents = given.length ? given : ['oracle'];

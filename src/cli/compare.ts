@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { CompareError, compareRuns, comparisonTable, readRunFolder, type BenchRun } from '../harbor/compare.js';
 import { writeComparisonReports } from '../harbor/reports.js';
+import { refuseInput } from './progress.js';
 
 export interface CompareCommandOptions {
   runs: string[];
@@ -35,11 +36,7 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
       oracle = folders.find((f) => f.oracle)?.oracle;
     }
   } catch (err) {
-    if (err instanceof CompareError) {
-      process.stderr.write(`quotecheck: error: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
+    return refuseInput(err, CompareError);
   }
   if (!oracle) {
     process.stderr.write(`quotecheck: error: no oracle run among ${opts.runs.join(', ')}: the comparison is split by the oracle's diagnoses; add an oracle run's folder or pass --oracle DIR\n`);

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { describeFsError } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
 import { GradeInputError, formatGrade, formatReward, grade, readLabelFile } from '../harbor/grade.js';
-import { errorLine } from './progress.js';
+import { refuseInput } from './progress.js';
 
 export interface GradeCommandOptions {
   answers: string;
@@ -30,8 +30,6 @@ export async function gradeCommand(opts: GradeCommandOptions): Promise<number> {
     }
     return 0;
   } catch (err) {
-    if (!(err instanceof GradeInputError) && !(err instanceof OutputPathError)) throw err;
-    errorLine(err.message);
-    return 2;
+    return refuseInput(err, GradeInputError, OutputPathError);
   }
 }

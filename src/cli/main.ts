@@ -64,18 +64,8 @@ function described(flags: string, description: string, shown: string): Option {
   return new Option(flags, description).default(undefined, shown);
 }
 
-export function buildProgram(): Command {
-  const program = new Command('quotecheck')
-    .description('Checks quotes against their sources: fetch, extract, normalize, match; labels each claim verbatim or no_match.')
-    .version(VERSION)
-    .showHelpAfterError('(run with --help for usage)')
-    // One prefix for every message, commander's usage errors included: "quotecheck: error: ...".
-    .configureOutput({ outputError: (str, write) => write(`quotecheck: ${str}`) })
-    // Usage errors exit 2, like every other bad input; set before the commands so they inherit it.
-    .exitOverride((err) => {
-      process.exit(err.exitCode === 0 ? 0 : 2);
-    });
-
+/** `run`: label every claim of a claims file (src/cli/run.ts). */
+function addRunCommand(program: Command): void {
   program
     .command('run')
     .description('label every claim of a claims file; the answers file is written by every run that gets past input validation')
@@ -109,7 +99,10 @@ export function buildProgram(): Command {
       const { runCommand } = await import('./run.js');
       process.exitCode = await runCommand({ ...o, maxBytes: o.maxMb, maxClaimsBytes: o.maxClaimsMb });
     });
+}
 
+/** `verify`: one quote against one URL (src/cli/verify.ts). */
+function addVerifyCommand(program: Command): void {
   program
     .command('verify')
     .description('check one quote against one URL; exit 0 verbatim, 1 no_match, 2 bad input')
@@ -130,7 +123,10 @@ export function buildProgram(): Command {
       const { verifyCommand } = await import('./verify.js');
       process.exitCode = await verifyCommand(o);
     });
+}
 
+/** `mcp`: the tools served to an agent over stdio (src/cli/mcp.ts). */
+function addMcpCommand(program: Command): void {
   program
     .command('mcp')
     .description('serve verify_quote, read_source, search_source and check_claims to an agent over MCP (stdio); ends when stdin closes')
@@ -147,7 +143,10 @@ export function buildProgram(): Command {
       const { mcpCommand } = await import('./mcp.js');
       process.exitCode = await mcpCommand(o);
     });
+}
 
+/** `grade`: an answers file against gold labels (src/cli/grade.ts). */
+function addGradeCommand(program: Command): void {
   program
     .command('grade')
     .description('grade an answers file against gold labels; reward = correct / gold claims; names the wrong ids')
@@ -159,7 +158,10 @@ export function buildProgram(): Command {
       const { gradeCommand } = await import('./grade.js');
       process.exitCode = await gradeCommand(o);
     });
+}
 
+/** `bench`: every task of a Harbor dataset, run locally (src/cli/bench.ts). */
+function addBenchCommand(program: Command): void {
   program
     .command('bench')
     .description('run every task of a Harbor dataset locally: agent, then the task\'s verifier; report.json and report.html')
@@ -176,7 +178,10 @@ export function buildProgram(): Command {
       const { benchCommand } = await import('./bench.js');
       process.exitCode = await benchCommand(o);
     });
+}
 
+/** `compare`: finished bench runs side by side (src/cli/compare.ts). */
+function addCompareCommand(program: Command): void {
   program
     .command('compare')
     .description('finished bench runs side by side: mean reward and accuracy split by the oracle\'s diagnosis of each claim')
@@ -188,7 +193,10 @@ export function buildProgram(): Command {
       const { compareCommand } = await import('./compare.js');
       process.exitCode = await compareCommand({ ...o, runs });
     });
+}
 
+/** `export`: a Harbor dataset from labelled claims (src/cli/export.ts). */
+function addExportCommand(program: Command): void {
   program
     .command('export')
     .description('write a Harbor dataset from labelled claims (JSON Lines with a "label" per claim)')
@@ -204,7 +212,27 @@ export function buildProgram(): Command {
       const { exportCommand } = await import('./export.js');
       process.exitCode = await exportCommand(o);
     });
+}
 
+export function buildProgram(): Command {
+  const program = new Command('quotecheck')
+    .description('Checks quotes against their sources: fetch, extract, normalize, match; labels each claim verbatim or no_match.')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    // One prefix for every message, commander's usage errors included: "quotecheck: error: ...".
+    .configureOutput({ outputError: (str, write) => write(`quotecheck: ${str}`) })
+    // Usage errors exit 2, like every other bad input; set before the commands so they inherit it.
+    .exitOverride((err) => {
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    });
+  // One function a command; help lists them in this order.
+  addRunCommand(program);
+  addVerifyCommand(program);
+  addMcpCommand(program);
+  addGradeCommand(program);
+  addBenchCommand(program);
+  addCompareCommand(program);
+  addExportCommand(program);
   return program;
 }
 

@@ -1,14 +1,9 @@
 // `quotecheck mcp`: the MCP server over stdio (src/mcp/server.ts), with the command's options turned into settings.
 import { serveStdio } from '../mcp/server.js';
+import { pipelineLimits, type LimitOptions } from './limits.js';
 
-export interface McpCommandOptions {
+export interface McpCommandOptions extends LimitOptions {
   allowPrivate: boolean;
-  timeout: number;
-  retries: number;
-  sourceBudget: number;
-  extractTimeout: number;
-  waybackUrl: string;
-  waybackRate: number;
   /** `--cache-mb`, already in bytes. */
   cacheMb: number;
 }
@@ -16,12 +11,7 @@ export interface McpCommandOptions {
 export async function mcpCommand(o: McpCommandOptions): Promise<number> {
   await serveStdio({
     blockPrivate: !o.allowPrivate,
-    timeoutMs: o.timeout * 1000,
-    retries: o.retries,
-    sourceBudgetMs: o.sourceBudget * 1000,
-    extractTimeoutMs: o.extractTimeout * 1000,
-    waybackUrl: o.waybackUrl,
-    waybackPerMinute: o.waybackRate,
+    ...pipelineLimits(o),
     cacheBytes: o.cacheMb,
   });
   // SIGINT/SIGTERM are a normal end for a server its client stops.

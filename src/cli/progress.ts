@@ -14,6 +14,16 @@ export function errorLine(message: string, stream: NodeJS.WritableStream = proce
   messageLine(`error: ${message}`, stream);
 }
 
+/**
+ * The one way a command refuses bad input: an error of one of the `expected` kinds is one error
+ * line and exit code 2; anything else is a bug, thrown on for its stack.
+ */
+export function refuseInput(err: unknown, ...expected: (abstract new (...args: never[]) => Error)[]): 2 {
+  if (!expected.some((kind) => err instanceof kind)) throw err;
+  errorLine((err as Error).message);
+  return 2;
+}
+
 export interface Progress {
   claimDone(): void;
   sourceDone(failed: boolean): void;

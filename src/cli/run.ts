@@ -3,13 +3,15 @@ import { resolve } from 'node:path';
 import { AnswerBook, AnswersFile, type AnswerFormat } from '../answers.js';
 import { describeFsError, plural } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
-import { checkClaims, type CheckOptions } from '../check.js';
-import { ClaimsFileError, describeClaim, readClaimsFile } from '../claims.js';
+import { checkClaims, type CheckOptions, type CheckRun } from '../check.js';
+import { ClaimsFileError, describeClaim, readClaimsFile, type ClaimSet } from '../claims.js';
 import { diagnosisSummary, summarize, summaryLine, writeReport } from '../report.js';
 import type { HtmlViewChoice } from '../match.js';
 import type { WaybackMode } from '../asof/judge.js';
-import { AsOfDateError, parseAsOf } from '../asof/date.js';
-import { createProgress, errorLine, messageLine } from './progress.js';
+import { asOfProblem } from '../asof/date.js';
+import type { ReplayDispatcher, WarcRecorder } from '../archive/index.js';
+import { createProgress, errorLine, messageLine, refuseInput, type Progress } from './progress.js';
+import { pipelineLimits } from './limits.js';
 import { REPLAY_ENV, VERSION } from '../defaults.js';
 
 export interface RunCommandOptions {
@@ -75,14 +77,8 @@ function outputPathProblem(opts: RunCommandOptions): string | undefined {
 
 /** Options that are wrong whatever the claims say: one line, exit 2, before anything is read or fetched. */
 function optionProblem(opts: RunCommandOptions, replay: string | undefined): string | undefined {
-  if (opts.asOf !== undefined) {
-    try {
-      parseAsOf(opts.asOf);
-    } catch (err) {
-      if (err instanceof AsOfDateError) return `--as-of: ${err.message}`;
-      throw err;
-    }
-  }
+  const asOf = opts.asOf === undefined ? undefined : asOfProblem(opts.asOf);
+  if (asOf) return `--as-of: ${asOf}`;
   let base: URL | undefined;
   try {
     base = new URL(opts.waybackUrl);
@@ -94,114 +90,120 @@ function optionProblem(opts: RunCommandOptions, replay: string | undefined): str
   return undefined;
 }
 
-export async function runCommand(opts: RunCommandOptions): Promise<number> {
-  const replayPath = opts.replay ?? (process.env[REPLAY_ENV] || undefined);
-  // Input validation, in this order: options, output paths, the claims file, then (when fetching)
-  // the archives. A run refused here exits 2 and writes no answers file; every run past it writes one.
-  const problem = optionProblem(opts, replayPath) ?? outputPathProblem(opts);
-  if (problem) {
-    errorLine(problem);
-    return 2;
-  }
-  let set;
+/** The claims file, or exit 2 when it cannot be used; each claim answered no_match for a reason is one warning. */
+async function readClaims(opts: RunCommandOptions): Promise<ClaimSet | 2> {
+  let set: ClaimSet;
   try {
     set = await readClaimsFile(opts.claims, opts.maxClaimsBytes ? { maxBytes: opts.maxClaimsBytes } : {});
   } catch (err) {
-    if (err instanceof ClaimsFileError) {
-      errorLine(err.message);
-      return 2;
-    }
-    throw err;
+    return refuseInput(err, ClaimsFileError);
   }
   for (const entry of set.entries) {
     if (entry.kind === 'invalid') warn(`warning: ${opts.claims}: ${describeClaim(entry.index, entry.id)}: ${entry.problems.join('; ')}; answered no_match`);
   }
   for (const w of set.warnings) warn(`warning: ${w}`);
+  return set;
+}
 
-  // Archives are opened before any fetch, and before the first answers are written: a path that cannot be
-  // written or read is a clear error, not lost work. The WARC code (warcio) is loaded only for them: it
-  // costs a third of a second at start-up. A baseline fetches nothing, so it opens none.
-  let recorder: import('../archive/index.js').WarcRecorder | undefined;
-  let replay: import('../archive/index.js').ReplayDispatcher | undefined;
-  if (!opts.baseline && (replayPath || opts.record)) {
-    const { ArchiveError, WarcRecorder, openReplay } = await import('../archive/index.js');
-    try {
-      if (replayPath) replay = await openReplay(replayPath);
-      if (opts.record) recorder = await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` });
-    } catch (err) {
-      if (err instanceof ArchiveError) {
-        errorLine(err.message);
-        return 2;
-      }
-      throw err;
-    }
-  }
+type Archives = { recorder?: WarcRecorder; replay?: ReplayDispatcher };
 
-  const book = new AnswerBook(set.entries.map((e) => e.id));
-  const answers = new AnswersFile(opts.out, opts.format, book);
+/**
+ * Archives are opened before any fetch, and before the first answers are written: a path that cannot be
+ * written or read is a clear error, not lost work. The WARC code (warcio) is loaded only for them: it
+ * costs a third of a second at start-up. A baseline fetches nothing, so it opens none.
+ */
+async function openArchives(opts: RunCommandOptions, replayPath: string | undefined): Promise<Archives | 2> {
+  if (opts.baseline || !(replayPath || opts.record)) return {};
+  const { ArchiveError, WarcRecorder, openReplay } = await import('../archive/index.js');
   try {
-    answers.write(); // every claim answered no_match before any work: the file exists from the start
+    const replay = replayPath ? await openReplay(replayPath) : undefined;
+    const recorder = opts.record ? await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` }) : undefined;
+    return { recorder, replay };
+  } catch (err) {
+    return refuseInput(err, ArchiveError);
+  }
+}
+
+/** The answers file, written at once with every claim no_match, so that it exists from the start; exit 2 if it cannot be. */
+async function startAnswers(opts: RunCommandOptions, set: ClaimSet, recorder: WarcRecorder | undefined): Promise<AnswersFile | 2> {
+  const answers = new AnswersFile(opts.out, opts.format, new AnswerBook(set.entries.map((e) => e.id)));
+  try {
+    answers.write();
+    return answers;
   } catch (err) {
     // The path was checked above; this is a race (the folder removed) or a full disk.
     errorLine(`cannot write --out ${opts.out}: ${describeFsError(err)}`);
     await recorder?.close().catch(() => {});
     return 2;
   }
+}
 
-  if (opts.baseline) {
-    for (const [flag, path] of [['--report', opts.report], ['--record', opts.record]] as const) {
-      if (path !== undefined) warn(`warning: ${flag} is ignored with --baseline (nothing is fetched, so there is nothing to keep)`);
-    }
-    warn(`baseline: ${plural(book.size, 'claim')} answered no_match without fetching; wrote ${opts.out}`);
-    return 0;
+/** --baseline: the no_match answers are written already; say so, and which options had nothing to do. */
+function finishBaseline(opts: RunCommandOptions, answers: AnswersFile): 0 {
+  for (const [flag, path] of [['--report', opts.report], ['--record', opts.record]] as const) {
+    if (path !== undefined) warn(`warning: ${flag} is ignored with --baseline (nothing is fetched, so there is nothing to keep)`);
   }
-  if (replay) warn(`replaying ${replayPath}: no request leaves this machine`);
-  // The answers never depend on the archive: a write that failed (a full disk) is reported, not fatal.
-  const closeArchive = async (): Promise<void> => {
-    await recorder?.close().catch((err: Error) => warn(`warning: the archive ${opts.record} is incomplete: ${err.message}`));
-  };
+  warn(`baseline: ${plural(answers.book.size, 'claim')} answered no_match without fetching; wrote ${opts.out}`);
+  return 0;
+}
 
-  const controller = new AbortController();
-  let exitCode = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) {
+/**
+ * What stops a run early: SIGINT/SIGTERM and --deadline abort `signal`; the run then writes what it
+ * decided and exits with `exitCode` (128+n for signal n). `dispose` puts the process's handlers back.
+ */
+class Stopper {
+  readonly #controller = new AbortController();
+  readonly #deadlineTimer: NodeJS.Timeout | undefined;
+  exitCode = 0;
+
+  readonly #answers: AnswersFile;
+
+  constructor(answers: AnswersFile, deadline: number | undefined) {
+    this.#answers = answers;
+    process.on('SIGTERM', this.#onSignal);
+    process.on('SIGINT', this.#onSignal);
+    this.#deadlineTimer = deadline === undefined
+      ? undefined
+      : setTimeout(() => this.#controller.abort(new Error(`deadline of ${deadline} s reached`)), deadline * 1000);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  readonly #onSignal = (signal: NodeJS.Signals): void => {
+    if (this.#controller.signal.aborted) {
       // A second signal: the user means it. Write what is decided and leave at once.
-      answers.write();
+      this.#answers.write();
       process.exit(SIGNAL_EXIT[signal] ?? 1);
     }
-    exitCode = SIGNAL_EXIT[signal] ?? 1;
-    controller.abort(new Error(`received ${signal}`));
+    this.exitCode = SIGNAL_EXIT[signal] ?? 1;
+    this.#controller.abort(new Error(`received ${signal}`));
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  const deadlineTimer = opts.deadline === undefined
-    ? undefined
-    : setTimeout(() => controller.abort(new Error(`deadline of ${opts.deadline} s reached`)), opts.deadline * 1000);
 
-  const valid = set.entries.filter((e) => e.kind === 'claim');
-  const progress = opts.quiet
-    ? { claimDone() {}, sourceDone() {}, stop() {} }
-    : createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
+  dispose(): void {
+    if (this.#deadlineTimer) clearTimeout(this.#deadlineTimer);
+    process.off('SIGTERM', this.#onSignal);
+    process.off('SIGINT', this.#onSignal);
+  }
+}
 
+/** The pipeline's options from the command's: units converted, and each decided claim written and counted as it comes. */
+function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: AbortSignal, answers: AnswersFile, progress: Progress): Partial<CheckOptions> {
   const checkOptions: Partial<CheckOptions> = {
     htmlView: opts.htmlView,
     concurrency: opts.concurrency,
     perHost: opts.perHost,
-    timeoutMs: opts.timeout * 1000,
-    retries: opts.retries,
-    sourceBudgetMs: opts.sourceBudget * 1000,
-    extractTimeoutMs: opts.extractTimeout * 1000,
+    ...pipelineLimits(opts),
     blockPrivate: opts.blockPrivate,
     asOf: opts.asOf,
     wayback: opts.wayback,
-    waybackUrl: opts.waybackUrl,
-    waybackPerMinute: opts.waybackRate,
-    recorder,
-    replay,
-    signal: controller.signal,
+    recorder: archives.recorder,
+    replay: archives.replay,
+    signal,
     deadlineAt: opts.deadline === undefined ? undefined : Date.now() + opts.deadline * 1000,
     onResult: (r) => {
-      book.set(r.id, r.label);
+      answers.book.set(r.id, r.label);
       answers.schedule();
       progress.claimDone();
     },
@@ -209,39 +211,82 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
   };
   if (opts.userAgent) checkOptions.userAgent = opts.userAgent;
   if (opts.maxBytes) checkOptions.maxBytes = opts.maxBytes;
+  return checkOptions;
+}
 
+/** Writes the evidence report to `path` (--report); false, after one error line, when it cannot: the answers are complete regardless. */
+function writeReportFile(path: string, run: CheckRun, out: string): boolean {
   try {
-    const run = await checkClaims(set.entries, checkOptions);
+    writeReport(path, run.results);
+    return true;
+  } catch (err) {
+    // Checked at start-up; a full disk or a removed folder now. The answers are written already.
+    errorLine(`cannot write --report ${path}: ${describeFsError(err)}; the answers in ${out} are complete`);
+    return false;
+  }
+}
+
+/** The lines after a run: what went missing, why it stopped, the diagnoses, the summary and what was written. */
+function summariseRun(opts: RunCommandOptions, run: CheckRun, recorder: WarcRecorder | undefined, reportFailed: boolean): void {
+  const missingPdftotext = run.sources.find((s) => s.extractError?.kind === 'tool_missing');
+  if (missingPdftotext) warn(`warning: ${missingPdftotext.extractError?.message}; PDF sources were answered no_match`);
+  if (run.stopped) {
+    const undecided = run.results.filter((r) => r.undecided).length;
+    warn(`stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`);
+  }
+  if (!opts.quiet) process.stderr.write(`${diagnosisSummary(run.results)}\n`);
+  warn(summaryLine(summarize(run)).replace(/^quotecheck: /, ''));
+  if (run.wayback?.abandoned) warn(`warning: ${run.wayback.abandoned}`);
+  const written = [opts.out, reportFailed ? undefined : opts.report, recorder ? `${opts.record} (${plural(recorder.records(), 'WARC record')})` : undefined].filter(Boolean);
+  warn(`wrote ${written.join(' and ')}`);
+}
+
+/** Input validation: everything a run needs before its first fetch, or the exit code 2 that refuses it. */
+async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archives: Archives; answers: AnswersFile } | 2> {
+  const replayPath = opts.replay ?? (process.env[REPLAY_ENV] || undefined);
+  // In this order: options, output paths, the claims file, then (when fetching) the archives.
+  // A run refused here exits 2 and writes no answers file; every run past it writes one.
+  const problem = optionProblem(opts, replayPath) ?? outputPathProblem(opts);
+  if (problem) {
+    errorLine(problem);
+    return 2;
+  }
+  const set = await readClaims(opts);
+  if (set === 2) return 2;
+  const archives = await openArchives(opts, replayPath);
+  if (archives === 2) return 2;
+  const answers = await startAnswers(opts, set, archives.recorder);
+  if (answers === 2) return 2;
+  if (archives.replay) warn(`replaying ${replayPath}: no request leaves this machine`);
+  return { set, archives, answers };
+}
+
+export async function runCommand(opts: RunCommandOptions): Promise<number> {
+  const prepared = await prepare(opts);
+  if (prepared === 2) return 2;
+  const { set, archives, answers } = prepared;
+  if (opts.baseline) return finishBaseline(opts, answers);
+  const { recorder } = archives;
+  // The answers never depend on the archive: a write that failed (a full disk) is reported, not fatal.
+  const closeArchive = async (): Promise<void> => {
+    await recorder?.close().catch((err: Error) => warn(`warning: the archive ${opts.record} is incomplete: ${err.message}`));
+  };
+  const stopper = new Stopper(answers, opts.deadline);
+  const valid = set.entries.filter((e) => e.kind === 'claim');
+  const progress: Progress = opts.quiet
+    ? { claimDone() {}, sourceDone() {}, stop() {} }
+    : createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
+  try {
+    const run = await checkClaims(set.entries, checkOptionsFor(opts, archives, stopper.signal, answers, progress));
     progress.stop();
     answers.write();
     await closeArchive();
-    let reportFailed = false;
-    if (opts.report) {
-      try {
-        writeReport(opts.report, run.results);
-      } catch (err) {
-        // Checked at start-up; a full disk or a removed folder now. The answers are written already.
-        errorLine(`cannot write --report ${opts.report}: ${describeFsError(err)}; the answers in ${opts.out} are complete`);
-        reportFailed = true;
-      }
-    }
-    const missingPdftotext = run.sources.find((s) => s.extractError?.kind === 'tool_missing');
-    if (missingPdftotext) warn(`warning: ${missingPdftotext.extractError?.message}; PDF sources were answered no_match`);
-    if (run.stopped) {
-      const undecided = run.results.filter((r) => r.undecided).length;
-      warn(`stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`);
-    }
-    if (!opts.quiet) process.stderr.write(`${diagnosisSummary(run.results)}\n`);
-    warn(summaryLine(summarize(run)).replace(/^quotecheck: /, ''));
-    if (run.wayback?.abandoned) warn(`warning: ${run.wayback.abandoned}`);
-    const written = [opts.out, reportFailed ? undefined : opts.report, recorder ? `${opts.record} (${plural(recorder.records(), 'WARC record')})` : undefined].filter(Boolean);
-    warn(`wrote ${written.join(' and ')}`);
-    return reportFailed && exitCode === 0 ? 2 : exitCode;
+    const reportFailed = opts.report !== undefined && !writeReportFile(opts.report, run, opts.out);
+    summariseRun(opts, run, recorder, reportFailed);
+    return reportFailed && stopper.exitCode === 0 ? 2 : stopper.exitCode;
   } finally {
     await closeArchive();
-    if (deadlineTimer) clearTimeout(deadlineTimer);
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    stopper.dispose();
     progress.stop();
   }
 }

@@ -6,7 +6,7 @@ import type { HtmlViewChoice } from '../match.js';
 import { toVerifyResult } from '../report.js';
 import { checkQuote } from '../verify.js';
 import type { WaybackMode } from '../asof/judge.js';
-import { AsOfDateError, parseAsOf } from '../asof/date.js';
+import { asOfProblem } from '../asof/date.js';
 import { REPLAY_ENV } from '../defaults.js';
 
 export interface VerifyCommandOptions {
@@ -72,14 +72,10 @@ export function describe(r: ClaimResult, colour = false): string {
 export async function verifyCommand(opts: VerifyCommandOptions): Promise<number> {
   // "--quote -" reads the quote from stdin: long quotes need no shell quoting.
   const quote = opts.quote === '-' ? readFileSync(0, 'utf8') : opts.quote;
-  if (opts.asOf !== undefined) {
-    try {
-      parseAsOf(opts.asOf);
-    } catch (err) {
-      if (!(err instanceof AsOfDateError)) throw err;
-      process.stderr.write(`quotecheck: error: --as-of: ${err.message}\n`);
-      return 2;
-    }
+  const asOf = opts.asOf === undefined ? undefined : asOfProblem(opts.asOf);
+  if (asOf) {
+    process.stderr.write(`quotecheck: error: --as-of: ${asOf}\n`);
+    return 2;
   }
   const replayPath = opts.replay ?? (process.env[REPLAY_ENV] || undefined);
   let replay;

@@ -46,18 +46,14 @@ export interface GroupScore {
   accuracy: number;
 }
 
-/** One agent in the comparison. */
-export interface AgentScore {
+/** One agent in the comparison: its run's totals as the run's report gives them, and its scores by diagnosis. */
+export interface AgentScore extends Pick<BenchReport, 'mean_reward' | 'baseline_mean_reward' | 'claims' | 'correct'> {
   /** oracle, baseline or the shell command, as the run's report gives it. */
   agent: string;
   /** The agent's name in columns and sentences: the agent itself when short, agent-N (its position) for a long command. */
   label: string;
   /** The run's folder (its report.json, report.html and trials/), when known. */
   dir?: string;
-  mean_reward: number;
-  baseline_mean_reward: number;
-  claims: number;
-  correct: number;
   /** Keyed by the oracle's diagnosis (DIAGNOSIS_ORDER, NO_DIAGNOSIS) and SOURCE_DRIFTED; only groups with claims. */
   by_diagnosis: Record<string, GroupScore>;
   /** The run's own advice (e.g. every source of a task failed). */

@@ -28,21 +28,21 @@ export function reportJson(r: BenchReport): string {
   return `${JSON.stringify({ ...r, tasks }, null, 2)}\n`;
 }
 
+/** report.json and report.html, the two files every bench and comparison folder has; returns their paths. */
+function writeReportPair(dir: string, json: string, html: string): { json: string; html: string } {
+  const paths = { json: join(dir, 'report.json'), html: join(dir, 'report.html') };
+  writeFileSync(paths.json, json);
+  writeFileSync(paths.html, html);
+  return paths;
+}
+
 /** Writes report.json and report.html into `dir`; returns their paths. */
 export function writeBenchReports(report: BenchReport, dir: string): { json: string; html: string } {
-  const json = join(dir, 'report.json');
-  const html = join(dir, 'report.html');
-  writeFileSync(json, reportJson(report));
-  writeFileSync(html, renderHtmlReport(report));
-  return { json, html };
+  return writeReportPair(dir, reportJson(report), renderHtmlReport(report));
 }
 
 /** Writes a comparison of agents as report.json and report.html into `dir` (beside the agents' own folders); returns their paths. */
 export function writeComparisonReports(c: Comparison, dir: string): { json: string; html: string } {
   mkdirSync(dir, { recursive: true });
-  const json = join(dir, 'report.json');
-  const html = join(dir, 'report.html');
-  writeFileSync(json, comparisonJson(c));
-  writeFileSync(html, renderComparisonHtml(c));
-  return { json, html };
+  return writeReportPair(dir, comparisonJson(c), renderComparisonHtml(c));
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AnswerBook, AnswersFile } from '../answers.js';
 import { describeFsError } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
-import { AsOfDateError, parseAsOf } from '../asof/date.js';
+import { asOfProblem } from '../asof/date.js';
 import { checkClaims, type CheckOptions } from '../check.js';
 import { ClaimsFileError, readClaimsFile } from '../claims.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
@@ -203,14 +203,8 @@ export class SourceTools {
   }
 
   async verify(input: Infer<typeof verifyInput>): Promise<Infer<typeof verifyOutput>> {
-    if (input.as_of !== undefined) {
-      try {
-        parseAsOf(input.as_of);
-      } catch (err) {
-        if (err instanceof AsOfDateError) throw new ToolInputError(`as_of: ${err.message}`);
-        throw err;
-      }
-    }
+    const asOf = input.as_of === undefined ? undefined : asOfProblem(input.as_of);
+    if (asOf) throw new ToolInputError(`as_of: ${asOf}`);
     const result = await verifyQuote(input.url, input.quote, {
       ...this.#pipeline(),
       htmlView: input.html_view ?? DEFAULT_OPTIONS.htmlView,
