@@ -31,21 +31,8 @@ import path from 'node:path';
 import { Readability } from '@mozilla/readability';
 import { bodyText, isPdf, norm, parseHtml, pdftotext } from '../lib/checker.js';
 import { isMain } from '../lib/main.js';
+import { readJsonl, type CaseRow, type ClaimRow } from '../lib/rows.js';
 import { GOLDEN_PORT, goldenDir, startGoldenServer, type Route } from '../server.js';
-
-interface CaseRow {
-  id: string;
-  quote: string;
-  url: string;
-  expected: string;
-  rule: string;
-}
-interface ClaimRow {
-  id: string;
-  claim: string;
-  quote: string;
-  url: string;
-}
 
 const CODES: Record<string, [number, number]> = {
   extraction_artifact: [9, Infinity],
@@ -224,7 +211,7 @@ function signature(c: CaseRow, got: Got): string | null {
 async function main(): Promise<number> {
   const dir = path.join(goldenDir(), 'diagnosis');
   const problems: string[] = [];
-  const rows = fs.readFileSync(path.join(dir, 'cases.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as CaseRow);
+  const rows = readJsonl<CaseRow>(path.join(dir, 'cases.jsonl'));
   const claims = JSON.parse(fs.readFileSync(path.join(dir, 'claims.json'), 'utf8')) as ClaimRow[];
   const routes = JSON.parse(fs.readFileSync(path.join(dir, 'routes.json'), 'utf8')) as Route[];
 

@@ -24,7 +24,8 @@ import { SOURCES, type SrcKey } from '../sources.js';
 import { isMain } from '../lib/main.js';
 import { GOLDEN_WAYBACK_URL, goldenDir, type Route } from '../server.js';
 import type { Capture } from '../wayback.js';
-import { bundledSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, type TaskVariant } from '../../src/harbor/templates.js';
+import type { TaskVariant } from '../../src/harbor/templates.js';
+import { writeTaskFolder } from '../lib/tasks.js';
 
 export const DRIFT_TASK = 'drift';
 
@@ -360,23 +361,15 @@ export function buildDrift(opts: DriftBuildOptions = {}): Labelled[] {
   for (const { tasksDir, variant: given = {} } of outputs) {
     // The MCP server of the drift task asks the Wayback stand-in, as its solve.sh does.
     const variant: TaskVariant = given.mcp ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', GOLDEN_WAYBACK_URL] } : given;
-    const tdir = path.join(tasksDir, DRIFT_TASK);
-    fs.rmSync(tdir, { recursive: true, force: true });
-    writeFile(path.join(tdir, 'instruction.md'), instruction(labelled.length, labelled.map((l) => l.id), DRIFT_ABOUT, { asOf: true, waybackUrl: GOLDEN_WAYBACK_URL }));
-    writeFile(
-      path.join(tdir, 'task.toml'),
-      taskToml({ author: 'quotecheck golden benchmark', difficulty: 'hard', tags: ['quotecheck', 'drift', 'wayback', 'as-of-date', ...variantTags(variant)], ...variantTomlOptions(variant) }),
-    );
-    writeFile(path.join(tdir, 'environment', 'Dockerfile'), environmentDockerfile(variant));
-    if (variant.skill) installSkill(path.join(tdir, 'environment'), bundledSkillDir());
-    writeFile(
-      path.join(tdir, 'environment', 'claims.json'),
-      JSON.stringify(labelled.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url, verify_date: l.verify_date, ...(l.evidence ? { evidence: l.evidence } : {}) })), null, 2) + '\n',
-    );
     // The archive here is a loopback stand-in that does not firewall anyone: no need for the real one's pace.
-    writeFile(path.join(tdir, 'solution', 'solve.sh'), solveScript({ runArgs: ['--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '600'] }), 0o755);
-    writeFile(path.join(tdir, 'tests', 'test.sh'), testScript(), 0o755);
-    writeFile(path.join(tdir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(labelled.map((l) => [l.id, l.label])), null, 2) + '\n');
+    writeTaskFolder(path.join(tasksDir, DRIFT_TASK), labelled, {
+      about: DRIFT_ABOUT,
+      difficulty: 'hard',
+      tags: ['drift', 'wayback', 'as-of-date'],
+      variant,
+      instructionOptions: { asOf: true, waybackUrl: GOLDEN_WAYBACK_URL },
+      solveOptions: { runArgs: ['--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '600'] },
+    });
   }
   return labelled;
 }

@@ -25,20 +25,8 @@ export const U = (host: Host, p: string): string => `http://${host}:${GOLDEN_POR
 export const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8' };
 export const PDF = { 'content-type': 'application/pdf' };
 
-/** One claim of a golden task as labelled.jsonl holds it: the claim, its gold label and the rule the label follows from. */
-export interface Labelled {
-  task: string;
-  id: string;
-  claim: string;
-  quote: string;
-  url: string;
-  /** As of when the label holds (the drift task). */
-  verify_date?: string;
-  /** sha256 of the source bytes the label was made on (the drift task). */
-  evidence?: { sha256: string };
-  label: 'verbatim' | 'no_match';
-  rule: string;
-}
+/** One claim of a golden task as labelled.jsonl holds it (golden/lib/rows.ts, which the checkers read it with). */
+export type { LabelledRow as Labelled } from './rows.js';
 
 export function fail(id: string, msg: string): never {
   throw new Error(`${id}: ${msg}`);
