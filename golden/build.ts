@@ -86,7 +86,7 @@ const ClaimSchema = z.strictObject({
   id: s,
   url: s,
   claim: s,
-  q: z.union(Object.values(QUOTES)),
+  q: z.union(Object.values(QUOTES), { error: `fits none of the quote kinds (${Object.keys(QUOTES).join(', ')}; see QUOTES in golden/build.ts)` }),
   /** 'whatwg': the label holds under the Encoding Standard's windows-1252 only (bytes 0x80-0x9F) */
   decoding: z.literal('whatwg').optional(),
 });

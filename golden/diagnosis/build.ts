@@ -121,7 +121,7 @@ const QUOTES = {
   /** extraction_artifact: the quote as a reader sees it; `near` is the extracted text (in the source) */
   artifact: z.strictObject({ artifact: s, near: s, kind: keyOf(ARTIFACT_KINDS), furniture: z.array(s).optional(), why: s }),
   /** near_miss: a 10-40 word span with small edits */
-  edits: z.strictObject({ span: s, edits: z.array(z.union(Object.values(EDITS))) }),
+  edits: z.strictObject({ span: s, edits: z.array(z.union(Object.values(EDITS), { error: `fits none of the edit kinds (${Object.keys(EDITS).join(', ')})` })) }),
   /** partial: two spans (>= 6 words each) from different places joined by `sep` */
   splice: z.strictObject({ splice: z.tuple([s, s]), sep: z.enum([' ... ', ' […] ', ' [...] ', '… ']) }),
   /** partial: a span (>= 10 words) followed by >= 8 invented words */
@@ -163,7 +163,11 @@ const EXPECTED: Record<QuoteKind, Expected> = {
 /** The schema `v` fits, among strict schemas of which at most one fits. */
 const kindIn = <K extends string>(table: Record<K, z.ZodType>, v: unknown): K => (Object.keys(table) as K[]).find((k) => table[k].safeParse(v).success)!;
 
-const CaseSchema = z.strictObject({ url: s, claim: s, q: z.union(Object.values(QUOTES)) });
+const CaseSchema = z.strictObject({
+  url: s,
+  claim: s,
+  q: z.union(Object.values(QUOTES), { error: `fits none of the quote kinds (${Object.keys(QUOTES).join(', ')}; see QUOTES in golden/diagnosis/build.ts)` }),
+});
 type CaseSpec = { url: string; claim: string; q: QuoteSpec };
 type RouteSpec = z.infer<typeof RouteSchema> & SpecRoute;
 
