@@ -6,6 +6,9 @@
 // they re-verify the builders' labels, so they use their own implementation
 // (golden/lib/checker.ts), written separately. Like all of golden/, this module shares
 // no code with src/.
+//
+// The builders' other shared modules: lib/routes.ts (route tables, following a URL),
+// lib/spec.ts (reading and validating the spec files), lib/tasks.ts (writing a task folder).
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
