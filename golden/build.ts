@@ -26,11 +26,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { collapse, copyMissingSources, fail, findElement, findPdfSpan, findTextNode, htmlText, isPdf as isPdfBytes, isShown, lineBreaks, normalize, pdftotext, reEsc, wordRe, writeFile } from './lib/builder.js';
+import { collapse, copyMissingSources, fail, findElement, findPdfSpan, findTextNode, HOSTS, htmlText, isPdf as isPdfBytes, isShown, lineBreaks, normalize, pdftotext, reEsc, wordRe, writeFile } from './lib/builder.js';
 import type { Labelled } from './lib/builder.js';
 import { isMain } from './lib/main.js';
 import { followRoutes, routeTable } from './lib/routes.js';
-import { HOSTS, keyOf, readSpec, routeFields } from './lib/spec.js';
+import { keyOf, readSpec, routeFields } from './lib/spec.js';
 import { buildDrift, DRIFT_TASK } from './drift/build.js';
 import { GOLDEN_PORT, goldenDir, type Route } from './server.js';
 import { parseArgs } from 'node:util';

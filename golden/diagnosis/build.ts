@@ -36,12 +36,12 @@ import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { z } from 'zod';
-import { copyMissingSources, fail, findElement, findPdfSpan, findTextNode, fold, htmlText, isPdf, lineBreaks, normalize, pdftotext, reEsc, wordRe, writeFile } from '../lib/builder.js';
+import { copyMissingSources, fail, findElement, findPdfSpan, findTextNode, fold, HOSTS, htmlText, isPdf, lineBreaks, normalize, pdftotext, reEsc, wordRe, writeFile } from '../lib/builder.js';
 import { SOURCES, type SrcKey } from '../sources.js';
 import { isMain } from '../lib/main.js';
 import type { CaseRow, ClaimRow } from '../lib/rows.js';
 import { followRoutes, routeTable, type SpecRoute } from '../lib/routes.js';
-import { HOSTS, keyOf, readSpec, routeFields } from '../lib/spec.js';
+import { keyOf, readSpec, routeFields } from '../lib/spec.js';
 import { GOLDEN_PORT, goldenDir, projectRoot } from '../server.js';
 
 export { normalize };

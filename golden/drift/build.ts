@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyMissingSources, fail, findElement, findPdfSpan, H1, HTML_UTF8, htmlText, normalize, PDF, pdftotext, U, wordRe, writeFile } from '../lib/builder.js';
+import { copyMissingSources, fail, findElement, findPdfSpan, H1, HTML_UTF8, htmlText, normalize, pdftotext, U, wordRe, writeFile } from '../lib/builder.js';
 import type { Labelled } from '../lib/builder.js';
 import { SOURCES, type SrcKey } from '../sources.js';
 import { isMain } from '../lib/main.js';

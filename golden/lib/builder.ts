@@ -23,10 +23,10 @@ import { GOLDEN_PORT, goldenDir, projectRoot } from '../server.js';
 export const H1 = '127.0.0.1';
 export const H2 = '127.0.0.2';
 export const H3 = '127.0.0.3';
-export type Host = typeof H1 | typeof H2 | typeof H3;
+export const HOSTS = [H1, H2, H3] as const;
+export type Host = (typeof HOSTS)[number];
 export const U = (host: Host, p: string): string => `http://${host}:${GOLDEN_PORT}${p}`;
 export const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8' };
-export const PDF = { 'content-type': 'application/pdf' };
 
 /** One claim of a golden task as labelled.jsonl holds it (golden/lib/rows.ts, which the checkers read it with). */
 export type { LabelledRow as Labelled } from './rows.js';

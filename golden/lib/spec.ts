@@ -38,5 +38,3 @@ export const routeFields = {
   /** words for the rule text, e.g. "3 redirects" (not served) */
   note: z.string().optional(),
 };
-
-export const HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'] as const;
