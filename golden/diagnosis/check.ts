@@ -59,6 +59,20 @@ interface Got {
   why: string;
 }
 
+/**
+ * fetch, tried once more when the connection is reset under the request: the server closed a kept-alive
+ * connection as the request went out on it (it happens on a loaded machine, between two slow pdftotext runs).
+ */
+async function fetchOnceMore(target: URL): Promise<Response> {
+  const init: RequestInit = { redirect: 'manual', headers: { 'accept-encoding': 'identity' } };
+  try {
+    return await fetch(target, init);
+  } catch (err) {
+    if ((err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err;
+    return fetch(target, init);
+  }
+}
+
 async function fetchAs(url: string, port: number): Promise<Got> {
   let u = new URL(url);
   const seen = new Set<string>();
@@ -70,7 +84,7 @@ async function fetchAs(url: string, port: number): Promise<Got> {
     seen.add(key);
     let res: Response;
     try {
-      res = await fetch(target, { redirect: 'manual', headers: { 'accept-encoding': 'identity' } });
+      res = await fetchOnceMore(target);
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause;
       return { status: 0, contentType: '', kind: 'none', views: [], why: `no response (${cause?.code ?? (err as Error).message})` };
