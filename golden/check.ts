@@ -24,20 +24,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bodyText, isPdf, norm, parseHtml, pdftotext } from './lib/checker.js';
 import { isMain } from './lib/main.js';
+import { readJsonl, type Label, type LabelledRow } from './lib/rows.js';
 import { goldenDir, type Route } from './server.js';
 
-type Label = 'verbatim' | 'no_match';
-interface Row {
-  task: string;
-  id: string;
-  claim: string;
-  quote: string;
-  url: string;
-  label: Label;
-  rule: string;
-  verify_date?: string;
-  evidence?: { sha256: string };
-}
+type Row = LabelledRow;
 
 // windows-1252 bytes 0x80..0x9F (Encoding Standard index); other bytes map to U+00xx.
 const CP1252_HIGH: Record<number, number> = {
@@ -127,13 +117,40 @@ function documentText(file: string): Fetched {
   return { text: bodyText(parseHtml(decodeHtml(bytes, ''))), why: `html ${path.basename(file)} (by its sha256)` };
 }
 
-function readRows(file: string): Row[] {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Row);
+const readRows = (file: string): Row[] => (fs.existsSync(file) ? readJsonl<Row>(file) : []);
+
+/** The task folders agree with the labelled rows (files, modes, claims without labels, gold.json); returns the tasks seen. */
+function checkTaskFolders(rows: Row[], tasksDir: string, problems: string[]): Set<string> {
+  const taskNames = fs.readdirSync(tasksDir).filter((d) => fs.statSync(path.join(tasksDir, d)).isDirectory());
+  const seenTasks = new Set(rows.map((r) => r.task));
+  for (const t of taskNames) if (!seenTasks.has(t)) problems.push(`tasks/${t}: not in labelled.jsonl`);
+  for (const t of seenTasks) {
+    const tdir = path.join(tasksDir, t);
+    const mine = rows.filter((r) => r.task === t);
+    for (const f of ['instruction.md', 'task.toml', 'environment/Dockerfile', 'environment/claims.json', 'solution/solve.sh', 'tests/test.sh', 'tests/gold.json']) {
+      if (!fs.existsSync(path.join(tdir, f))) problems.push(`tasks/${t}/${f}: missing`);
+    }
+    for (const f of ['solution/solve.sh', 'tests/test.sh']) {
+      const file = path.join(tdir, f);
+      if (fs.existsSync(file) && (fs.statSync(file).mode & 0o111) === 0) problems.push(`tasks/${t}/${f}: not executable`);
+    }
+    try {
+      const claims = JSON.parse(fs.readFileSync(path.join(tdir, 'environment/claims.json'), 'utf8')) as Record<string, unknown>[];
+      const gold = JSON.parse(fs.readFileSync(path.join(tdir, 'tests/gold.json'), 'utf8')) as Record<string, string>;
+      if (claims.length !== mine.length) problems.push(`tasks/${t}: ${claims.length} claims, labelled.jsonl has ${mine.length}`);
+      claims.forEach((c, i) => {
+        const m = mine[i];
+        if (!m || c.id !== m.id || c.quote !== m.quote || c.url !== m.url || c.claim !== m.claim) problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) differs from labelled.jsonl`);
+        if (m && (c.verify_date !== m.verify_date || JSON.stringify(c.evidence) !== JSON.stringify(m.evidence))) problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) verify_date or evidence differs from the labelled file`);
+        if ('label' in c) problems.push(`tasks/${t}: claim ${String(c.id)} carries a label`);
+      });
+      if (JSON.stringify(Object.keys(gold)) !== JSON.stringify(mine.map((m) => m.id))) problems.push(`tasks/${t}: gold.json ids or order differ`);
+      for (const m of mine) if (gold[m.id] !== m.label) problems.push(`tasks/${t}: gold.json ${m.id}=${gold[m.id]}, labelled ${m.label}`);
+    } catch (err) {
+      problems.push(`tasks/${t}: ${(err as Error).message}`);
+    }
+  }
+  return seenTasks;
 }
 
 function main(): number {
@@ -175,36 +192,7 @@ function main(): number {
   }
 
   // the task folders must agree with labelled.jsonl
-  const tasksDir = path.join(dir, 'tasks');
-  const taskNames = fs.readdirSync(tasksDir).filter((d) => fs.statSync(path.join(tasksDir, d)).isDirectory());
-  const seenTasks = new Set(rows.map((r) => r.task));
-  for (const t of taskNames) if (!seenTasks.has(t)) problems.push(`tasks/${t}: not in labelled.jsonl`);
-  for (const t of seenTasks) {
-    const tdir = path.join(tasksDir, t);
-    const mine = rows.filter((r) => r.task === t);
-    for (const f of ['instruction.md', 'task.toml', 'environment/Dockerfile', 'environment/claims.json', 'solution/solve.sh', 'tests/test.sh', 'tests/gold.json']) {
-      if (!fs.existsSync(path.join(tdir, f))) problems.push(`tasks/${t}/${f}: missing`);
-    }
-    for (const f of ['solution/solve.sh', 'tests/test.sh']) {
-      const file = path.join(tdir, f);
-      if (fs.existsSync(file) && (fs.statSync(file).mode & 0o111) === 0) problems.push(`tasks/${t}/${f}: not executable`);
-    }
-    try {
-      const claims = JSON.parse(fs.readFileSync(path.join(tdir, 'environment/claims.json'), 'utf8')) as Record<string, unknown>[];
-      const gold = JSON.parse(fs.readFileSync(path.join(tdir, 'tests/gold.json'), 'utf8')) as Record<string, string>;
-      if (claims.length !== mine.length) problems.push(`tasks/${t}: ${claims.length} claims, labelled.jsonl has ${mine.length}`);
-      claims.forEach((c, i) => {
-        const m = mine[i];
-        if (!m || c.id !== m.id || c.quote !== m.quote || c.url !== m.url || c.claim !== m.claim) problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) differs from labelled.jsonl`);
-        if (m && (c.verify_date !== m.verify_date || JSON.stringify(c.evidence) !== JSON.stringify(m.evidence))) problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) verify_date or evidence differs from the labelled file`);
-        if ('label' in c) problems.push(`tasks/${t}: claim ${String(c.id)} carries a label`);
-      });
-      if (JSON.stringify(Object.keys(gold)) !== JSON.stringify(mine.map((m) => m.id))) problems.push(`tasks/${t}: gold.json ids or order differ`);
-      for (const m of mine) if (gold[m.id] !== m.label) problems.push(`tasks/${t}: gold.json ${m.id}=${gold[m.id]}, labelled ${m.label}`);
-    } catch (err) {
-      problems.push(`tasks/${t}: ${(err as Error).message}`);
-    }
-  }
+  const seenTasks = checkTaskFolders(rows, path.join(dir, 'tasks'), problems);
 
   for (const p of problems) console.log(`DISAGREE ${p}`);
   console.log(

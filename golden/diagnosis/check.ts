@@ -31,21 +31,8 @@ import path from 'node:path';
 import { Readability } from '@mozilla/readability';
 import { bodyText, isPdf, norm, parseHtml, pdftotext } from '../lib/checker.js';
 import { isMain } from '../lib/main.js';
+import { readJsonl, type CaseRow, type ClaimRow } from '../lib/rows.js';
 import { GOLDEN_PORT, goldenDir, startGoldenServer, type Route } from '../server.js';
-
-interface CaseRow {
-  id: string;
-  quote: string;
-  url: string;
-  expected: string;
-  rule: string;
-}
-interface ClaimRow {
-  id: string;
-  claim: string;
-  quote: string;
-  url: string;
-}
 
 const CODES: Record<string, [number, number]> = {
   extraction_artifact: [9, Infinity],
@@ -72,6 +59,20 @@ interface Got {
   why: string;
 }
 
+/**
+ * fetch, tried once more when the connection is reset under the request: the server closed a kept-alive
+ * connection as the request went out on it (it happens on a loaded machine, between two slow pdftotext runs).
+ */
+async function fetchOnceMore(target: URL): Promise<Response> {
+  const init: RequestInit = { redirect: 'manual', headers: { 'accept-encoding': 'identity' } };
+  try {
+    return await fetch(target, init);
+  } catch (err) {
+    if ((err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err;
+    return fetch(target, init);
+  }
+}
+
 async function fetchAs(url: string, port: number): Promise<Got> {
   let u = new URL(url);
   const seen = new Set<string>();
@@ -83,7 +84,7 @@ async function fetchAs(url: string, port: number): Promise<Got> {
     seen.add(key);
     let res: Response;
     try {
-      res = await fetch(target, { redirect: 'manual', headers: { 'accept-encoding': 'identity' } });
+      res = await fetchOnceMore(target);
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause;
       return { status: 0, contentType: '', kind: 'none', views: [], why: `no response (${cause?.code ?? (err as Error).message})` };
@@ -224,7 +225,7 @@ function signature(c: CaseRow, got: Got): string | null {
 async function main(): Promise<number> {
   const dir = path.join(goldenDir(), 'diagnosis');
   const problems: string[] = [];
-  const rows = fs.readFileSync(path.join(dir, 'cases.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as CaseRow);
+  const rows = readJsonl<CaseRow>(path.join(dir, 'cases.jsonl'));
   const claims = JSON.parse(fs.readFileSync(path.join(dir, 'claims.json'), 'utf8')) as ClaimRow[];
   const routes = JSON.parse(fs.readFileSync(path.join(dir, 'routes.json'), 'utf8')) as Route[];
 

@@ -6,8 +6,9 @@
 // the claim's evidence), a live version (what the golden server serves today: edited, gone, moved, or the
 // same) and Wayback captures (served by the golden Wayback stand-in, golden/wayback.ts). Labels are made
 // on the LABELLED version with the span rules of golden/build.ts (design §3), never by running quotecheck;
-// the builder also states, and asserts, whether today's text still has the quote. Writes
-//   golden/drift/sources/*          the edited versions (made from real pages by the edits below)
+// the builder also states, and asserts, whether today's text still has the quote. It reads its spec,
+// golden/drift/spec.json (the documents, the sources and their captures, the claims), and writes
+//   golden/drift/sources/*          the edited versions (made from real pages by the edits in the spec)
 //   golden/drift/routes.json        the live routes; golden/server.ts serves them next to routes.json
 //   golden/drift/wayback.json       the captures; golden/server.ts serves them on GOLDEN_WAYBACK_URL
 //   golden/drift/labelled.jsonl     every claim with verify_date, evidence, label and rule
@@ -18,15 +19,66 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyMissingSources, fail, findElement, findPdfSpan, H1, HTML_UTF8, htmlText, normalize, PDF, pdftotext, U, wordRe, writeFile } from '../lib/builder.js';
+import { copyMissingSources, fail, findElement, findPdfSpan, H1, HTML_UTF8, htmlText, normalize, pdftotext, U, wordRe, writeFile } from '../lib/builder.js';
 import type { Labelled } from '../lib/builder.js';
 import { SOURCES, type SrcKey } from '../sources.js';
 import { isMain } from '../lib/main.js';
+import { readSpec } from '../lib/spec.js';
+import { z } from 'zod';
 import { GOLDEN_WAYBACK_URL, goldenDir, type Route } from '../server.js';
 import type { Capture } from '../wayback.js';
-import { bundledSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, type TaskVariant } from '../../src/harbor/templates.js';
+import type { TaskVariant } from '../../src/harbor/templates.js';
+import { writeTaskFolder } from '../lib/tasks.js';
 
 export const DRIFT_TASK = 'drift';
+
+// ---------------------------------------------------------------------------
+// The spec: golden/drift/spec.json. `documents`: the versions of real pages this task adds under
+// golden/drift/sources/, made by edits of a real page (each anchor must occur once) or kept as written
+// (the "moved" notice). `sources`: per source, the labelled version, today's version, the captures and
+// what happened since (documents are named by their key there, or by a golden/sources.ts key for a real
+// page). `claims`: `{id, src, claim, q}`, the quote made by one of QUOTES.
+
+const s = z.string();
+
+const DocSpec = z.union([
+  z.strictObject({
+    file: s,
+    from: z.enum(Object.keys(SOURCES) as [SrcKey, ...SrcKey[]]),
+    edits: z.array(z.union([z.strictObject({ replace: s, with: s }), z.strictObject({ insertBefore: s, text: s })])),
+  }),
+  z.strictObject({ file: s, pub: s }),
+]);
+
+const SourceSpec = z.strictObject({
+  /** The claim URL's path on 127.0.0.1. */
+  path: s,
+  verifyDate: s,
+  /** The version the labeller fetched on the verify date. */
+  labelled: s,
+  /** Whether the claims carry the labelled version's sha256 as evidence. */
+  evidence: z.boolean(),
+  contentType: z.record(s, s),
+  live: z.union([z.strictObject({ doc: s, headers: z.record(s, s) }), z.strictObject({ status: z.number().int() }), z.strictObject({ movedTo: s, doc: s })]),
+  /** Wayback captures of the claim URL: a document (status 200), or a non-200 capture that clients must skip. */
+  captures: z.array(z.strictObject({ timestamp: s, doc: s.optional(), status: z.number().int().optional(), location: s.optional() })),
+  /** What happened to the source since the verify date, for the rules. */
+  story: s,
+});
+
+/** How a claim's quote is made, by kind (strict schemas: a `q` fits one). */
+const QUOTES = {
+  fabricated: z.strictObject({ fabricated: s }),
+  swap: z.strictObject({ span: s, swap: z.tuple([s, s]) }),
+  span: z.strictObject({ span: s }),
+};
+type QuoteSpec = z.infer<(typeof QUOTES)[keyof typeof QUOTES]>;
+
+const SpecSchema = z.strictObject({
+  documents: z.record(s, DocSpec),
+  sources: z.record(s, SourceSpec),
+  claims: z.array(z.strictObject({ id: s, src: s, claim: s, q: z.union(Object.values(QUOTES), { error: `fits none of the quote kinds (${Object.keys(QUOTES).join(', ')})` }) })),
+});
 
 // ---------------------------------------------------------------------------
 // Documents: real pages (golden/sources/), and versions of them made by small edits.
@@ -63,143 +115,56 @@ function edited(from: Doc, name: string, edits: Edit[]): Doc {
   };
 }
 
-/** A page written whole (a "moved" notice). */
-function written(name: string, pub: string, html: string): Doc {
-  return { file: `drift/sources/${name}`, pub, make: () => Buffer.from(html, 'utf8') };
-}
-
-const bbc = real('bbc');
-const reuters = real('reuters');
-const physorg = real('physorg');
-const sciencealert = real('sciencealert');
-const scotus = real('scotus');
-const politifact = real('politifact');
-
-const BBC_SENTENCE = 'The 48-year-old Australian was evicted in April and sentenced to 50 weeks in jail for breaching his bail conditions.';
-const PHYSORG_SENTENCE = 'The study found the spacecraft mass could be reduced by a third by removing the crew quarters with a similar reduction in consumables';
-const TITAN_SENTENCE = 'Rainfall occurs everywhere on Titan, but the equatorial regions are drier than the poles';
-
-const DOCS = {
-  bbcCorrected: edited(bbc, 'bbc-assange-corrected.html', [{ replace: BBC_SENTENCE, with: 'The Australian, now 48, was evicted in April and jailed for 50 weeks for breaching bail.' }]),
-  physorgTrimmed: edited(physorg, 'physorg-hibernation-trimmed.html', [{ replace: `${PHYSORG_SENTENCE}, equivalent to several tons of saved mass. `, with: '' }]),
-  titanRewritten: edited(sciencealert, 'sciencealert-titan-rewritten.html', [{ replace: TITAN_SENTENCE, with: 'Rain falls all over Titan, though its equator is drier than its poles' }]),
-  titanCached: edited(sciencealert, 'sciencealert-titan-cached.html', [{ insertBefore: '</head>', text: '<!-- page cache: generated 2024-01-20T06:12:44Z, edge node 7 -->\n' }]),
-  politifactRendered: edited(politifact, 'politifact-tariffs-rendered.html', [{ insertBefore: '</head>', text: '<!-- rendered 2026-11-30T08:00:00Z by edge-7; request id 5f1c9a2e -->\n' }]),
-  transcriptsMoved: written('transcripts-moved.html', 'Supreme Court (moved notice)', '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Transcripts have moved</title></head>\n<body><main><h1>Transcripts have moved</h1><p>Argument transcripts from the 2008 term are now in our new archive. Please search the archive by docket number.</p></main></body></html>\n'),
-};
-
 // ---------------------------------------------------------------------------
 // Sources: what the labeller saw, what is served today, what the archive holds.
 
 type Live = { doc: Doc; headers: Record<string, string> } | { status: number } | { movedTo: string; doc: Doc };
 
 interface DriftSource {
-  /** The claim URL's path on 127.0.0.1. */
   path: string;
   verifyDate: string;
-  /** The version the labeller fetched on the verify date. */
   labelled: Doc;
-  /** Whether the claims carry the labelled version's sha256 as evidence. */
   evidence: boolean;
   live: Live;
-  /** Wayback captures of the claim URL: a document (status 200), or a non-200 capture that clients must skip. */
   captures: { timestamp: string; doc?: Doc; status?: number; location?: string }[];
-  /** What happened to the source since the verify date, for the rules. */
   story: string;
   contentType: Record<string, string>;
 }
 
-const S = {
-  bbc: {
-    path: '/drift/news/assange-sweden.html', verifyDate: '2024-03-10', labelled: bbc, evidence: true, contentType: HTML_UTF8,
-    live: { doc: DOCS.bbcCorrected, headers: HTML_UTF8 },
-    captures: [
-      { timestamp: '20240309120000', doc: bbc },
-      { timestamp: '20240309230000', status: 302, location: '/drift/news/assange-sweden.html?amp=1' },
-      { timestamp: '20240315080000', doc: DOCS.bbcCorrected },
-    ],
-    story: 'a correction rewrote one sentence; captures on 2024-03-09 (the labelled bytes), a 302 capture late that day, and one after the correction',
-  },
-  reuters: {
-    path: '/drift/markets/oil-prices.html', verifyDate: '2023-11-20', labelled: reuters, evidence: true, contentType: HTML_UTF8,
-    live: { status: 410 },
-    captures: [
-      { timestamp: '20231118094500', doc: reuters },
-      { timestamp: '20240102000000', status: 404 },
-    ],
-    story: 'the page was removed (410 Gone); one capture before the verify date, and a 404 capture after the removal',
-  },
-  physorg: {
-    path: '/drift/science/hibernation.html', verifyDate: '2024-02-25', labelled: physorg, evidence: true, contentType: HTML_UTF8,
-    live: { doc: DOCS.physorgTrimmed, headers: HTML_UTF8 },
-    captures: [
-      { timestamp: '20240201101010', doc: physorg },
-      { timestamp: '20240220171717', doc: DOCS.physorgTrimmed },
-    ],
-    story: 'a sentence was cut; the latest capture before the verify date (2024-02-20) is the cut version, an earlier one (2024-02-01) has the labelled bytes',
-  },
-  sciencealert: {
-    path: '/drift/space/titan-map.html', verifyDate: '2024-01-15', labelled: sciencealert, evidence: true, contentType: HTML_UTF8,
-    live: { doc: DOCS.titanRewritten, headers: HTML_UTF8 },
-    captures: [{ timestamp: '20240120061244', doc: DOCS.titanCached }],
-    story: 'a sentence was rewritten; the only capture is from after the verify date (2024-01-20), a cached copy whose bytes differ from the labelled ones but whose text does not',
-  },
-  scotus: {
-    path: '/drift/records/scotus-07-1315-transcript.pdf', verifyDate: '2023-06-01', labelled: scotus, evidence: true, contentType: PDF,
-    live: { movedTo: '/drift/records/moved.html', doc: DOCS.transcriptsMoved },
-    captures: [{ timestamp: '20230530120000', doc: scotus }],
-    story: 'the PDF now redirects (301) to a "transcripts have moved" page; one capture of the PDF before the verify date',
-  },
-  politifact: {
-    path: '/drift/factcheck/tariffs.html', verifyDate: '2024-04-05', labelled: politifact, evidence: true, contentType: HTML_UTF8,
-    live: { doc: DOCS.politifactRendered, headers: HTML_UTF8 },
-    captures: [{ timestamp: '20240405070000', doc: politifact }],
-    story: 'the page\'s bytes change on every load (a render comment), its text does not; a capture on the verify date has the labelled bytes',
-  },
-  smithsonian: {
-    path: '/drift/science/plague.html', verifyDate: '2024-05-01', labelled: real('smithsonian'), evidence: true, contentType: HTML_UTF8,
-    live: { doc: real('smithsonian'), headers: HTML_UTF8 },
-    captures: [],
-    story: 'unchanged: today\'s bytes hash to the evidence',
-  },
-  aljazeera: {
-    path: '/drift/science/moon-landers.html', verifyDate: '2024-05-02', labelled: real('aljazeera'), evidence: false, contentType: HTML_UTF8,
-    live: { doc: real('aljazeera'), headers: HTML_UTF8 },
-    captures: [],
-    story: 'unchanged; the claim carries no evidence hash',
-  },
-} satisfies Record<string, DriftSource>;
-
-type SourceKey = keyof typeof S;
-
-// ---------------------------------------------------------------------------
-// Claims
-
-type QuoteSpec = { span: string } | { span: string; swap: [string, string] } | { fabricated: string };
-
 interface ClaimSpec {
   id: string;
-  src: SourceKey;
+  src: string;
   claim: string;
   q: QuoteSpec;
 }
 
-const CLAIMS: ClaimSpec[] = [
-  { id: 'drift-01', src: 'bbc', claim: 'The BBC reported that Assange was sentenced to 50 weeks for breaching bail.', q: { span: BBC_SENTENCE } },
-  { id: 'drift-02', src: 'bbc', claim: 'The BBC reported that Sweden dropped its rape investigation into Julian Assange.', q: { span: 'Prosecutors in Sweden have dropped an investigation into a rape allegation made against Wikileaks co-founder Julian Assange in 2010.' } },
-  { id: 'drift-03', src: 'bbc', claim: 'The BBC reported that Assange planned to appeal from Quito.', q: { fabricated: 'Assange told supporters by video link that he would appeal the ruling from a hotel in Quito next winter.' } },
-  { id: 'drift-04', src: 'reuters', claim: 'Reuters linked the fall in oil prices to Russia’s stance on output cuts.', q: { span: 'Oil fell after sources told Reuters that Russia is unlikely to agree to cut its oil output further at a meeting with fellow exporters next month.' } },
-  { id: 'drift-05', src: 'reuters', claim: 'Reuters cited persistent uncertainty over the US-China trade war.', q: { span: 'Traders cited the lingering uncertainty over whether the United States and China could agree to end a near 1-1/2 year trade war', swap: ['lingering', 'persistent'] } },
-  { id: 'drift-06', src: 'physorg', claim: 'Phys.org reported that hibernation could cut spacecraft mass by a third.', q: { span: PHYSORG_SENTENCE } },
-  { id: 'drift-07', src: 'physorg', claim: 'Phys.org quoted the CDF team on adjusting the spacecraft architecture.', q: { span: 'We worked on adjusting the architecture of the spacecraft, its logistics, protection against radiation' } },
-  { id: 'drift-08', src: 'sciencealert', claim: 'ScienceAlert reported that Titan’s equator is drier than its poles.', q: { span: TITAN_SENTENCE } },
-  { id: 'drift-09', src: 'scotus', claim: 'The transcript lists counsel for both parties.', q: { span: 'Angeles, Cal.; on behalf of the Petitioner. CHARLES M. SEVILLA, ESQ., San Diego, Cal.; on behalf of the Respondent.' } },
-  { id: 'drift-10', src: 'politifact', claim: 'PolitiFact wrote that most economists see consumers as the main victims of tariffs.', q: { span: 'Most mainstream economists, however, argue that consumers are the primary victims of tariffs.' } },
-  { id: 'drift-11', src: 'politifact', claim: 'PolitiFact said tariffs were refunded to shoppers.', q: { fabricated: 'Every shopper received a tariff refund check in the mail before the holidays, the agency confirmed.' } },
-  { id: 'drift-12', src: 'smithsonian', claim: 'Smithsonian described pneumonic plague as highly contagious.', q: { span: 'It is highly contagious, spreading from person to person via infected respiratory droplets.' } },
-  { id: 'drift-13', src: 'smithsonian', claim: 'Smithsonian reported nationwide fear after three plague cases in China.', q: { span: 'Three cases of plague have been diagnosed in China, sparking widespread fears about the spread of the disease', swap: ['widespread', 'nationwide'] } },
-  { id: 'drift-14', src: 'aljazeera', claim: 'Al Jazeera wrote that NASA sees evidence of the ingredients for life on Europa.', q: { span: 'NASA believes this discovery is further evidence that the essential ingredients for life - chemical elements, sources of energy and liquid water - are on Europa.' } },
-];
+interface DriftSpec {
+  /** the documents of golden/drift/sources/ */
+  docs: Doc[];
+  sources: Record<string, DriftSource>;
+  claims: ClaimSpec[];
+}
+
+let loaded: DriftSpec | undefined;
+/** golden/drift/spec.json, read once, with every document it names resolved. */
+function spec(): DriftSpec {
+  if (loaded) return loaded;
+  const data = readSpec('drift/spec.json', SpecSchema);
+  const docs = new Map<string, Doc>();
+  for (const [k, d] of Object.entries(data.documents)) {
+    docs.set(k, 'from' in d ? edited(real(d.from), d.file, d.edits) : { file: `drift/sources/${d.file}`, pub: d.pub });
+  }
+  const doc = (where: string, k: string): Doc => docs.get(k) ?? (k in SOURCES ? real(k as SrcKey) : fail(where, `no document "${k}"`));
+  const sources: Record<string, DriftSource> = {};
+  for (const [k, x] of Object.entries(data.sources)) {
+    const live: Live = 'doc' in x.live ? { ...x.live, doc: doc(k, x.live.doc) } : x.live;
+    const captures = x.captures.map(({ doc: d, ...c }) => ({ ...c, ...(d ? { doc: doc(k, d) } : {}) }));
+    sources[k] = { ...x, labelled: doc(k, x.labelled), live, captures };
+  }
+  for (const c of data.claims) if (!(c.src in sources)) fail(c.id, `no source "${c.src}"`);
+  loaded = { docs: [...docs.values()], sources, claims: data.claims };
+  return loaded;
+}
 
 // ---------------------------------------------------------------------------
 // Texts and labels (design §3 and §4; the same span rules as golden/build.ts)
@@ -284,7 +249,7 @@ function liveTexts(s: DriftSource): string[] | null {
 }
 
 function derive(c: ClaimSpec): Labelled {
-  const s: DriftSource = S[c.src];
+  const s = spec().sources[c.src]!;
   const t = textOf(s.labelled);
   const { quote, label, how } = labelOn(c, t);
   const evidence = sha256(bytesOf(s.labelled));
@@ -348,9 +313,10 @@ export function buildDrift(opts: DriftBuildOptions = {}): Labelled[] {
   const dir = goldenDir();
   const outputs = opts.outputs ?? [{ tasksDir: path.join(dir, 'tasks') }];
   const inGolden = outputs.some((o) => path.resolve(o.tasksDir) === path.resolve(dir, 'tasks'));
-  if (inGolden) for (const d of Object.values(DOCS)) writeFile(path.join(dir, d.file), d.make!());
-  const labelled = CLAIMS.map(derive);
-  const sources = Object.values(S) as DriftSource[];
+  const { docs, sources: bySource, claims } = spec();
+  if (inGolden) for (const d of docs) if (d.make) writeFile(path.join(dir, d.file), d.make());
+  const labelled = claims.map(derive);
+  const sources = Object.values(bySource);
   if (inGolden) {
     writeFile(path.join(dir, 'drift', 'routes.json'), JSON.stringify(sources.flatMap(routesFor), null, 2) + '\n');
     writeFile(path.join(dir, 'drift', 'wayback.json'), JSON.stringify(sources.flatMap(capturesFor), null, 2) + '\n');
@@ -360,23 +326,15 @@ export function buildDrift(opts: DriftBuildOptions = {}): Labelled[] {
   for (const { tasksDir, variant: given = {} } of outputs) {
     // The MCP server of the drift task asks the Wayback stand-in, as its solve.sh does.
     const variant: TaskVariant = given.mcp ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', GOLDEN_WAYBACK_URL] } : given;
-    const tdir = path.join(tasksDir, DRIFT_TASK);
-    fs.rmSync(tdir, { recursive: true, force: true });
-    writeFile(path.join(tdir, 'instruction.md'), instruction(labelled.length, labelled.map((l) => l.id), DRIFT_ABOUT, { asOf: true, waybackUrl: GOLDEN_WAYBACK_URL }));
-    writeFile(
-      path.join(tdir, 'task.toml'),
-      taskToml({ author: 'quotecheck golden benchmark', difficulty: 'hard', tags: ['quotecheck', 'drift', 'wayback', 'as-of-date', ...variantTags(variant)], ...variantTomlOptions(variant) }),
-    );
-    writeFile(path.join(tdir, 'environment', 'Dockerfile'), environmentDockerfile(variant));
-    if (variant.skill) installSkill(path.join(tdir, 'environment'), bundledSkillDir());
-    writeFile(
-      path.join(tdir, 'environment', 'claims.json'),
-      JSON.stringify(labelled.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url, verify_date: l.verify_date, ...(l.evidence ? { evidence: l.evidence } : {}) })), null, 2) + '\n',
-    );
     // The archive here is a loopback stand-in that does not firewall anyone: no need for the real one's pace.
-    writeFile(path.join(tdir, 'solution', 'solve.sh'), solveScript({ runArgs: ['--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '600'] }), 0o755);
-    writeFile(path.join(tdir, 'tests', 'test.sh'), testScript(), 0o755);
-    writeFile(path.join(tdir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(labelled.map((l) => [l.id, l.label])), null, 2) + '\n');
+    writeTaskFolder(path.join(tasksDir, DRIFT_TASK), labelled, {
+      about: DRIFT_ABOUT,
+      difficulty: 'hard',
+      tags: ['drift', 'wayback', 'as-of-date'],
+      variant,
+      instructionOptions: { asOf: true, waybackUrl: GOLDEN_WAYBACK_URL },
+      solveOptions: { runArgs: ['--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '600'] },
+    });
   }
   return labelled;
 }

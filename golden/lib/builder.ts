@@ -6,6 +6,9 @@
 // they re-verify the builders' labels, so they use their own implementation
 // (golden/lib/checker.ts), written separately. Like all of golden/, this module shares
 // no code with src/.
+//
+// The builders' other shared modules: lib/routes.ts (route tables, following a URL),
+// lib/spec.ts (reading and validating the spec files), lib/tasks.ts (writing a task folder).
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,25 +23,13 @@ import { GOLDEN_PORT, goldenDir, projectRoot } from '../server.js';
 export const H1 = '127.0.0.1';
 export const H2 = '127.0.0.2';
 export const H3 = '127.0.0.3';
-export type Host = typeof H1 | typeof H2 | typeof H3;
+export const HOSTS = [H1, H2, H3] as const;
+export type Host = (typeof HOSTS)[number];
 export const U = (host: Host, p: string): string => `http://${host}:${GOLDEN_PORT}${p}`;
 export const HTML_UTF8 = { 'content-type': 'text/html; charset=utf-8' };
-export const PDF = { 'content-type': 'application/pdf' };
 
-/** One claim of a golden task as labelled.jsonl holds it: the claim, its gold label and the rule the label follows from. */
-export interface Labelled {
-  task: string;
-  id: string;
-  claim: string;
-  quote: string;
-  url: string;
-  /** As of when the label holds (the drift task). */
-  verify_date?: string;
-  /** sha256 of the source bytes the label was made on (the drift task). */
-  evidence?: { sha256: string };
-  label: 'verbatim' | 'no_match';
-  rule: string;
-}
+/** One claim of a golden task as labelled.jsonl holds it (golden/lib/rows.ts, which the checkers read it with). */
+export type { LabelledRow as Labelled } from './rows.js';
 
 export function fail(id: string, msg: string): never {
   throw new Error(`${id}: ${msg}`);

@@ -5,6 +5,7 @@
 // This is a second implementation, written apart from the builders' (golden/lib/builder.ts),
 // so that a re-check does not repeat a builder's mistake. Never import golden/lib/builder.ts,
 // golden/build.ts or golden/diagnosis/build.ts here, nor anything from src/.
+// (golden/lib/rows.ts is neutral: the shapes of the files both sides write and read, no labelling.)
 
 import { execFileSync } from 'node:child_process';
 import { JSDOM, VirtualConsole } from 'jsdom';
