@@ -212,6 +212,24 @@ describe('export, then bench: a labelled file round-trips', () => {
   }, 300_000);
 });
 
+describe('the golden tasks in SkillsBench 1.1\'s layout (task.md, oracle/, verifier/)', () => {
+  test('exported by their task field, benched at /oracle and /verifier: the same reward on every task as the Harbor layout, oracle and baseline', async () => {
+    const out = join(tempDir(), 'skillsbench');
+    const r = await runCli(['export', '--labelled', join(goldenDir(), 'labelled.jsonl'), '--out', out, '--layout', 'skillsbench', '--task-field', 'task']);
+    expect(r.code, r.stderr).toBe(0);
+    const rewards = (report: BenchReport) => Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
+    const oracle = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir(), quotecheckBin: join(ROOT, 'bin', 'quotecheck.js') });
+    const baseline = await runBench({ tasksDir: out, agent: 'baseline', outDir: tempDir(), quotecheckBin: join(ROOT, 'bin', 'quotecheck.js') });
+    // Every golden task but drift (its claims are in drift/labelled.jsonl, and its oracle needs the Wayback stand-in).
+    const names = oracle.tasks.map((t) => t.task);
+    expect(names).toEqual(golden.oracle.tasks.map((t) => t.task).filter((n) => n !== 'drift'));
+    const harbor = (report: BenchReport) => Object.fromEntries(report.tasks.filter((t) => names.includes(t.task)).map((t) => [t.task, t.reward]));
+    expect(rewards(oracle)).toEqual(harbor(golden.oracle));
+    expect(rewards(baseline)).toEqual(harbor(golden.baseline));
+    for (const t of oracle.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
+  }, 300_000);
+});
+
 describe('the package as the Dockerfile installs it', () => {
   test('npm pack, install the tarball with production dependencies into an empty folder, run its quotecheck on a golden task', async () => {
     const work = tempDir();

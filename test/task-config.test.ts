@@ -67,7 +67,7 @@ function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = [
   if (skill) {
     expect(config.environment?.skills_dir).toBe('/skills');
     // The folder skills_dir names is in the image: the Dockerfile copies the build context's skills/ there.
-    expect(dockerfile).toContain('COPY skills/ /skills/');
+    expect(dockerfile.split('\n')).toContain('COPY skills /skills');
     expect(readFileSync(join(dir, 'environment', 'skills', 'quote-verification', 'SKILL.md'), 'utf8')).toBe(SKILL_MD);
   } else {
     expect(config.environment?.skills_dir).toBeUndefined();

@@ -1,8 +1,9 @@
-// `quotecheck export`: labelled claims (JSON Lines) to a Harbor dataset.
+// `quotecheck export`: labelled claims (JSON Lines) to a dataset in Harbor's layout or SkillsBench 1.1's.
 import { existsSync, readdirSync } from 'node:fs';
 import { describeFsError, plural } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
-import { ExportError, defaultPrefix, planTasks, readLabelled, readRecordedRun, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
+import { ExportError, defaultPrefix, planTasks, readLabelled, readRecordedRun, tasksByName, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
+import type { Layout } from '../harbor/layout.js';
 import { TASK_SKILLS_DIR, TemplateError, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { errorLine } from './progress.js';
@@ -18,6 +19,10 @@ export interface ExportCommandOptions {
   withSkill?: boolean | string;
   /** Declare quotecheck's MCP server (`quotecheck mcp`) in every task's task.toml. */
   withMcp?: boolean;
+  /** Harbor's layout (SkillsBench 1.0) or SkillsBench 1.1's task.md. */
+  layout?: Layout;
+  /** A field of the labelled claims that names each claim's task: tasks as the file has them, not by size. */
+  taskField?: string;
 }
 
 export async function exportCommand(opts: ExportCommandOptions): Promise<number> {
@@ -27,8 +32,9 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     if (existsSync(opts.out) && readdirSync(opts.out).length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
     // So is the skill folder: a typo in --with-skill is found before anything is read or written.
     const skillDir = opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
-    const claims = readLabelled(opts.labelled);
-    const tasks = planTasks(claims, opts.perTask);
+    const claims = readLabelled(opts.labelled, { taskField: opts.taskField });
+    const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
+    const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
     const archive = opts.warc ? await readRecordedRun(opts.warc) : undefined;
     // The oracle must ask the archive the recording asked, or its replayed lookups are not in the file.
     const bases = archive ? waybackBases(archive) : [];
@@ -38,6 +44,8 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       waybackUrl,
       variant: { skill: skillDir !== undefined, mcp: opts.withMcp === true },
       skillDir,
+      layout: opts.layout ?? 'harbor',
+      taskNames: named?.names,
     });
     const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
     let frozen = '';

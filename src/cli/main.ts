@@ -164,9 +164,9 @@ function addGradeCommand(program: Command): void {
 function addBenchCommand(program: Command): void {
   program
     .command('bench')
-    .description('run every task of a Harbor dataset locally: agent, then the task\'s verifier; report.json and report.html')
+    .description('run every task of a dataset (Harbor or SkillsBench 1.1 layout) locally: agent, then the task\'s verifier; report.json and report.html')
     .configureHelp(HELP_CONFIG)
-    .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml), or one task folder')
+    .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
     // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be kept alongside, so it is described and applied in bench.ts).
     .addOption(described('--agent <agent>', 'oracle (the task\'s solve.sh), baseline (all no_match), or a shell command run in /app; repeat to compare agents side by side', 'oracle').argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]))
     .addOption(new Option('--jobs <n>', 'tasks run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
@@ -199,7 +199,7 @@ function addCompareCommand(program: Command): void {
 function addExportCommand(program: Command): void {
   program
     .command('export')
-    .description('write a Harbor dataset from labelled claims (JSON Lines with a "label" per claim)')
+    .description('write a dataset (Harbor\'s layout, or SkillsBench 1.1\'s task.md) from labelled claims (JSON Lines with a "label" per claim)')
     .configureHelp(HELP_CONFIG)
     .requiredOption('--labelled <file>', 'labelled claims: one JSON object per line (a JSON array is accepted too)')
     .requiredOption('--out <dir>', 'new (or empty) folder for the dataset')
@@ -208,6 +208,8 @@ function addExportCommand(program: Command): void {
     .option('--warc <file.warc.gz>', 'a frozen edition: each task ships its own sources from this recorded run and replays them')
     .addOption(described('--with-skill [dir]', 'ship a skill in every task (Harbor\'s [environment] skills_dir): quotecheck\'s own, or the skill folder given', 'off'))
     .option('--with-mcp', 'declare quotecheck\'s MCP server (`quotecheck mcp`, stdio) in every task\'s [[environment.mcp_servers]]', false)
+    .addOption(new Option('--layout <layout>', 'harbor: instruction.md, task.toml, solution/, tests/ (Harbor, SkillsBench 1.0); skillsbench: task.md with YAML front matter, oracle/, verifier/ (SkillsBench 1.1: EvalScope, AgentCompass)').choices(['harbor', 'skillsbench']).default('harbor'))
+    .option('--task-field <field>', 'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task')
     .action(async (o) => {
       const { exportCommand } = await import('./export.js');
       process.exitCode = await exportCommand(o);

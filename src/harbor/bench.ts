@@ -1,4 +1,4 @@
-// Running a Harbor dataset locally as the harness would: each task's agent, then its own verifier, at the container paths.
+// Running a dataset locally as the harness would: each task's agent, then its own verifier, at its layout's container paths.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -8,6 +8,7 @@ import { emptyConfusion, parseLabels, grade, type Grade } from './grade.js';
 import { parseClaims, type Claim } from '../claims.js';
 import { listTasks, readJsonIfAny, readJsonLines, type TaskDir } from './dataset.js';
 import { CONTAINER_PATHS, shellQuote } from './templates.js';
+import { LAYOUTS } from './layout.js';
 
 /** How the container paths are provided: bind mounts in a private mount namespace (root), or environment variables. */
 export type Isolation = 'namespace' | 'paths';
@@ -133,16 +134,25 @@ export function canUseNamespaces(): boolean {
   return probe.status === 0;
 }
 
-function agentCommand(agent: string, isolation: Isolation): string {
+/** Where a trial's oracle and verifier folders are, as its phases see them: the layout's container paths, or the task's own folders. */
+function phasePaths(task: TaskDir, isolation: Isolation): { oracle: string; verifier: string } {
+  const { oracle, verifier } = LAYOUTS[task.layout];
+  return isolation === 'namespace'
+    ? { oracle: oracle.path, verifier: verifier.path }
+    : { oracle: join(task.dir, oracle.folder), verifier: join(task.dir, verifier.folder) };
+}
+
+function agentCommand(agent: string, task: TaskDir, isolation: Isolation): string {
   const app = isolation === 'namespace' ? CONTAINER_PATHS.app.path : `$${CONTAINER_PATHS.app.env}`;
-  const solution = isolation === 'namespace' ? CONTAINER_PATHS.solution.path : `$${CONTAINER_PATHS.solution.env}`;
-  if (agent === 'oracle') return `bash "${solution}/solve.sh"`;
+  if (agent === 'oracle') return `bash ${shellQuote(`${phasePaths(task, isolation).oracle}/solve.sh`)}`;
   if (agent === 'baseline') return `quotecheck run --baseline --claims "${app}/claims.json" --out "${app}/answers.json"`;
   return agent;
 }
 
-function verifierCommand(isolation: Isolation): string {
-  return isolation === 'namespace' ? `bash ${CONTAINER_PATHS.tests.path}/test.sh` : `bash "$${CONTAINER_PATHS.tests.env}/test.sh"`;
+/** The verifier as the harnesses run it: its standard output kept as test-stdout.txt beside the reward. */
+function verifierCommand(task: TaskDir, isolation: Isolation): string {
+  const logs = isolation === 'namespace' ? CONTAINER_PATHS.verifierLogs.path : `$${CONTAINER_PATHS.verifierLogs.env}`;
+  return `bash ${shellQuote(`${phasePaths(task, isolation).verifier}/test.sh`)} > "${logs}/test-stdout.txt"`;
 }
 
 interface Trial {
@@ -153,10 +163,11 @@ interface Trial {
   agentLogs: string;
 }
 
-/** The folders a trial mounts, host side -> container side. */
+/** The folders a trial mounts, host side -> container side, at the paths of the task's layout. */
 function mounts(t: Trial): [string, string][] {
-  const list: [string, string][] = [[t.app, CONTAINER_PATHS.app.path], [join(t.task.dir, 'tests'), CONTAINER_PATHS.tests.path]];
-  if (existsSync(join(t.task.dir, 'solution'))) list.push([join(t.task.dir, 'solution'), CONTAINER_PATHS.solution.path]);
+  const { oracle, verifier } = LAYOUTS[t.task.layout];
+  const list: [string, string][] = [[t.app, CONTAINER_PATHS.app.path], [join(t.task.dir, verifier.folder), verifier.path]];
+  if (existsSync(join(t.task.dir, oracle.folder))) list.push([join(t.task.dir, oracle.folder), oracle.path]);
   list.push([t.verifierLogs, CONTAINER_PATHS.verifierLogs.path], [t.agentLogs, CONTAINER_PATHS.agentLogs.path]);
   return list;
 }
@@ -329,17 +340,20 @@ async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' 
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${shimDir}:${process.env.PATH ?? ''}` };
   if (opts.replay) env.QUOTECHECK_REPLAY = resolve(opts.replay);
   if (isolation === 'paths') {
+    // The verifier finds its gold file beside itself, wherever its folder is: no variable for it.
     env[CONTAINER_PATHS.app.env] = t.app;
-    env[CONTAINER_PATHS.solution.env] = join(task.dir, 'solution');
-    env[CONTAINER_PATHS.tests.env] = join(task.dir, 'tests');
+    env[CONTAINER_PATHS.solution.env] = join(task.dir, LAYOUTS[task.layout].oracle.folder);
     env[CONTAINER_PATHS.verifierLogs.env] = t.verifierLogs;
     env[CONTAINER_PATHS.agentLogs.env] = t.agentLogs;
   }
   const problems: string[] = [];
-  const agent = await runPhase(t, isolation, agentCommand(opts.agent, isolation), env, task.agentTimeoutSec, 'agent-output.txt');
+  const agent = await runPhase(t, isolation, agentCommand(opts.agent, task, isolation), env, task.agentTimeoutSec, 'agent-output.txt');
   if (agent.timedOut) problems.push(`agent stopped at its ${task.agentTimeoutSec} s timeout`);
   else if (agent.code !== 0) problems.push(`agent exited ${agent.code}`);
-  const verifier = await runPhase(t, isolation, verifierCommand(isolation), env, task.verifierTimeoutSec, 'verifier-output.txt');
+  // Harnesses may delete and recreate /logs/verifier just before the verifier: whatever the agent left there is gone.
+  rmSync(t.verifierLogs, { recursive: true, force: true });
+  mkdirSync(t.verifierLogs, { recursive: true });
+  const verifier = await runPhase(t, isolation, verifierCommand(task, isolation), env, task.verifierTimeoutSec, 'verifier-output.txt');
   if (verifier.timedOut) problems.push(`verifier stopped at its ${task.verifierTimeoutSec} s timeout`);
 
   const rewardText = existsSync(join(t.verifierLogs, 'reward.txt')) ? readFileSync(join(t.verifierLogs, 'reward.txt'), 'utf8').trim() : '';
@@ -348,7 +362,8 @@ async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' 
     problems.push(rewardText === '' ? 'no reward file' : `reward file says ${JSON.stringify(rewardText.slice(0, 40))}`);
     reward = 0;
   }
-  const gold = parseLabels(readJsonIfAny(join(task.dir, 'tests', 'gold.json')) ?? {}, `${task.name}/tests/gold.json`);
+  const goldFile = `${LAYOUTS[task.layout].verifier.folder}/gold.json`;
+  const gold = parseLabels(readJsonIfAny(join(task.dir, goldFile)) ?? {}, `${task.name}/${goldFile}`);
   const answersJson = readJsonIfAny(join(t.app, 'answers.json'));
   if (answersJson === undefined) problems.push('no answers file');
   let answers = new Map<string, string>();
@@ -389,7 +404,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     : canUseNamespaces() ? 'namespace' : 'paths';
   if (isolation === 'namespace') {
     // Mount points for the bind mounts; each trial's mounts live in its own namespace.
-    for (const { path } of Object.values(CONTAINER_PATHS)) mkdirSync(path, { recursive: true });
+    const layoutPaths = Object.values(LAYOUTS).flatMap((l) => [l.oracle.path, l.verifier.path]);
+    for (const path of [...Object.values(CONTAINER_PATHS).map((c) => c.path), ...layoutPaths]) mkdirSync(path, { recursive: true });
   }
   mkdirSync(opts.outDir, { recursive: true });
   const shimDir = makeShim(resolve(opts.outDir, 'bin'), opts.quotecheckBin); // absolute: phases run in /app

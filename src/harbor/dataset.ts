@@ -1,12 +1,15 @@
-// A Harbor dataset on disk: its tasks, their timeouts (task.toml), claims and gold labels.
+// A dataset on disk, in either layout (Harbor's task.toml, SkillsBench 1.1's task.md): its tasks, their timeouts, claims and gold labels.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { parse as parseYaml } from 'yaml';
 import { describeFsError } from '../messages.js';
+import { LAYOUTS, type Layout } from './layout.js';
 
 export interface TaskDir {
   name: string;
   dir: string;
+  layout: Layout;
   agentTimeoutSec: number;
   verifierTimeoutSec: number;
 }
@@ -15,7 +18,7 @@ export class DatasetError extends Error {
   override readonly name = 'DatasetError';
 }
 
-/** Harbor's defaults when task.toml leaves a timeout out. */
+/** Harbor's defaults when a task leaves a timeout out. */
 const DEFAULT_AGENT_TIMEOUT_SEC = 600;
 const DEFAULT_VERIFIER_TIMEOUT_SEC = 120;
 
@@ -24,38 +27,79 @@ function timeout(toml: Record<string, unknown>, section: string, fallback: numbe
   return typeof value === 'number' && value > 0 ? value : fallback;
 }
 
-function readTask(dir: string): TaskDir {
-  const tomlPath = join(dir, 'task.toml');
-  let toml: Record<string, unknown>;
+/** A file-system error in words ("permission denied"), a parser's error as its first line. */
+function readProblem(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code !== undefined ? describeFsError(err) : (err as Error).message.split('\n')[0]!;
+}
+
+/** Harbor's task.toml, as a table. */
+function readToml(path: string): Record<string, unknown> {
   try {
-    toml = parseToml(readFileSync(tomlPath, 'utf8')) as Record<string, unknown>;
+    return parseToml(readFileSync(path, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    // A file-system error in words ("permission denied"), a TOML error as smol-toml words its first line.
-    const why = (err as NodeJS.ErrnoException).code !== undefined ? describeFsError(err) : (err as Error).message.split('\n')[0];
-    throw new DatasetError(`${tomlPath}: ${why}`);
+    throw new DatasetError(`${path}: ${readProblem(err)}`);
   }
-  for (const needed of ['tests/test.sh']) {
-    if (!existsSync(join(dir, needed))) throw new DatasetError(`${dir}: missing ${needed}`);
+}
+
+/**
+ * The front matter of a SkillsBench 1.1 task.md: the YAML between the opening `---` line and the next one.
+ * A task.md without it, or whose front matter is not a mapping, is an error (as it is to the harnesses).
+ */
+export function readFrontMatter(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new DatasetError(`${path}: ${readProblem(err)}`);
   }
+  const m = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!m) throw new DatasetError(`${path}: no front matter (a task.md opens with a --- line, its YAML settings, then another --- line)`);
+  let value: unknown;
+  try {
+    value = parseYaml(m[1]!);
+  } catch (err) {
+    throw new DatasetError(`${path}: front matter is not valid YAML: ${readProblem(err)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DatasetError(`${path}: front matter is not a mapping of settings`);
+  return value as Record<string, unknown>;
+}
+
+/** A task's layout: task.md wins when a folder has both, as SkillsBench 1.1 harnesses have it. */
+function layoutOf(dir: string): Layout | undefined {
+  if (existsSync(join(dir, LAYOUTS.skillsbench.definition))) return 'skillsbench';
+  if (existsSync(join(dir, LAYOUTS.harbor.definition))) return 'harbor';
+  return undefined;
+}
+
+function readTask(dir: string, layout: Layout): TaskDir {
+  const spec = LAYOUTS[layout];
+  const config = layout === 'harbor' ? readToml(join(dir, spec.definition)) : readFrontMatter(join(dir, spec.definition));
+  const needed = `${spec.verifier.folder}/test.sh`;
+  if (!existsSync(join(dir, needed))) throw new DatasetError(`${dir}: missing ${needed}`);
   return {
     name: basename(dir),
     dir,
-    agentTimeoutSec: timeout(toml, 'agent', DEFAULT_AGENT_TIMEOUT_SEC),
-    verifierTimeoutSec: timeout(toml, 'verifier', DEFAULT_VERIFIER_TIMEOUT_SEC),
+    layout,
+    agentTimeoutSec: timeout(config, 'agent', DEFAULT_AGENT_TIMEOUT_SEC),
+    verifierTimeoutSec: timeout(config, 'verifier', DEFAULT_VERIFIER_TIMEOUT_SEC),
   };
 }
 
-/** The tasks of a dataset folder (each subfolder with a task.toml), or the folder itself if it is one task. */
+/** The tasks of a dataset folder (each subfolder with a task.toml or a task.md), or the folder itself if it is one task. */
 export function listTasks(folder: string): TaskDir[] {
   const tasksDir = resolve(folder);
   if (!existsSync(tasksDir)) throw new DatasetError(`${tasksDir}: no such folder`);
   if (!statSync(tasksDir).isDirectory()) throw new DatasetError(`${tasksDir}: not a folder`);
-  if (existsSync(join(tasksDir, 'task.toml'))) return [readTask(tasksDir)];
+  const own = layoutOf(tasksDir);
+  if (own) return [readTask(tasksDir, own)];
   const tasks = readdirSync(tasksDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(tasksDir, d.name, 'task.toml')))
-    .map((d) => readTask(join(tasksDir, d.name)))
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => {
+      const layout = layoutOf(join(tasksDir, d.name));
+      return layout ? [readTask(join(tasksDir, d.name), layout)] : [];
+    })
     .sort((a, b) => a.name.localeCompare(b.name));
-  if (tasks.length === 0) throw new DatasetError(`${tasksDir}: no tasks (folders with a task.toml)`);
+  if (tasks.length === 0) throw new DatasetError(`${tasksDir}: no tasks (folders with a task.toml or a task.md)`);
   return tasks;
 }
 

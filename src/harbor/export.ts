@@ -5,6 +5,7 @@ import { basename, extname, join } from 'node:path';
 import { ClaimsFileError, jsonSyntaxErrorAt, parseClaims, parseJsonText, type Claim } from '../claims.js';
 import { type Label } from '../answers.js';
 import { describeFsError, plural } from '../messages.js';
+import { LAYOUTS, frontMatter, type Layout } from './layout.js';
 import { bundledSkillDir, checkSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 
 export interface LabelledClaim {
@@ -12,6 +13,13 @@ export interface LabelledClaim {
   label: Label;
   /** The claim as it goes into the task's claims.json: canonical fields, no label. */
   public: Record<string, unknown>;
+  /** The task the labelled file puts the claim in (`readLabelled`'s `taskField`), when it names one. */
+  task?: string;
+}
+
+export interface ReadLabelledOptions {
+  /** A field of every claim that names its task (e.g. `task`): claims are grouped by it instead of by size. */
+  taskField?: string;
 }
 
 export class ExportError extends Error {
@@ -88,7 +96,7 @@ function readLabelledRaw(path: string, text: string): RawLabelled[] {
  * a claim that quotecheck could not check (bad URL, empty quote) is an error here, because a
  * benchmark should not ship it.
  */
-export function readLabelled(path: string): LabelledClaim[] {
+export function readLabelled(path: string, opts: ReadLabelledOptions = {}): LabelledClaim[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -123,8 +131,28 @@ export function readLabelled(path: string): LabelledClaim[] {
     pub.url = entry.url;
     if (entry.verifyDate !== undefined) pub.verify_date = entry.verifyDate;
     if (entry.evidenceSha256 !== undefined) pub.evidence = { sha256: entry.evidenceSha256 };
-    return { claim: entry, label, public: pub };
+    return { claim: entry, label, public: pub, ...(opts.taskField !== undefined ? { task: taskName(raw, opts.taskField, where) } : {}) };
   });
+}
+
+/** The task a claim names in `field`: a non-empty string that is safe as a folder name. */
+function taskName(raw: Record<string, unknown>, field: string, where: string): string {
+  const value = raw[field];
+  if (typeof value !== 'string' || value.trim() === '') throw new ExportError(`${where}: field ${JSON.stringify(field)} must name the claim's task (a non-empty string), got ${JSON.stringify(value)}`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value)) throw new ExportError(`${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be letters, digits, '.', '_' or '-', starting with a letter or digit: it names a folder`);
+  return value;
+}
+
+/** Tasks as the labelled file names them (`readLabelled`'s `taskField`): one per name, in the order names first appear. */
+export function tasksByName(claims: readonly LabelledClaim[]): { names: string[]; tasks: LabelledClaim[][] } {
+  const byName = new Map<string, LabelledClaim[]>();
+  for (const c of claims) {
+    const name = c.task ?? '';
+    const list = byName.get(name);
+    if (list) list.push(c);
+    else byName.set(name, [c]);
+  }
+  return { names: [...byName.keys()], tasks: [...byName.values()] };
 }
 
 /**
@@ -171,9 +199,54 @@ export interface DatasetOptions {
   variant?: TaskVariant;
   /** With `variant.skill`: the skill folder to ship (default: quotecheck's own skills/quote-verification/). */
   skillDir?: string;
+  /** The folder layout: Harbor's (default) or SkillsBench 1.1's task.md. */
+  layout?: Layout;
+  /** The tasks' folder names, one per task (default: the prefix and the task's number). */
+  taskNames?: readonly string[];
 }
 
-/** Writes the Harbor dataset: one folder per task with instruction, task.toml, environment, solution and tests. */
+/** What every task of a dataset shares: its prefix, layout, variant and options. */
+interface TaskPlan {
+  prefix: string;
+  layout: Layout;
+  variant: TaskVariant;
+  skillDir?: string;
+  opts: DatasetOptions;
+}
+
+/** Task timeouts, the same in both layouts (Harbor's defaults for this kind of task). */
+const AGENT_TIMEOUT_SEC = 600;
+const VERIFIER_TIMEOUT_SEC = 120;
+
+/** The task's definition: task.toml and instruction.md (Harbor), or task.md, front matter then instruction (SkillsBench 1.1). */
+function writeDefinition(dir: string, name: string, claims: readonly LabelledClaim[], plan: TaskPlan): void {
+  const asOf = claims.some((c) => c.claim.verifyDate !== undefined || c.claim.evidenceSha256 !== undefined);
+  const text = instruction(claims.length, claims.map((c) => c.claim.id), undefined, { asOf, archive: plan.opts.frozen, waybackUrl: plan.opts.waybackUrl });
+  const tags = ['quote-verification', plan.prefix, ...(plan.opts.frozen ? ['frozen'] : []), ...variantTags(plan.variant)];
+  const toml = variantTomlOptions(plan.variant);
+  if (plan.layout === 'harbor') {
+    write(join(dir, 'instruction.md'), text);
+    write(join(dir, 'task.toml'), taskToml({ tags, agentTimeoutSec: AGENT_TIMEOUT_SEC, verifierTimeoutSec: VERIFIER_TIMEOUT_SEC, ...toml }));
+    return;
+  }
+  const description = `Check ${plural(claims.length, 'quote')} against their sources: verbatim or no_match`;
+  write(join(dir, 'task.md'), `${frontMatter({ name: `quotecheck/${name}`, description, tags, agentTimeoutSec: AGENT_TIMEOUT_SEC, verifierTimeoutSec: VERIFIER_TIMEOUT_SEC, ...toml })}\n${text}`);
+}
+
+/** One task's folder: definition, environment (Dockerfile, claims, skill), oracle and verifier in the layout's folders. */
+function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], plan: TaskPlan): void {
+  const { oracle, verifier } = LAYOUTS[plan.layout];
+  for (const sub of ['environment', oracle.folder, verifier.folder]) mkdirSync(join(dir, sub), { recursive: true });
+  writeDefinition(dir, name, claims, plan);
+  write(join(dir, 'environment', 'Dockerfile'), environmentDockerfile({ archive: plan.opts.frozen, layout: plan.layout, ...plan.variant }));
+  write(join(dir, 'environment', 'claims.json'), `${JSON.stringify(claims.map((c) => c.public), null, 2)}\n`);
+  if (plan.skillDir) installSkill(join(dir, 'environment'), plan.skillDir);
+  write(join(dir, oracle.folder, 'solve.sh'), solveScript({ replay: plan.opts.frozen, runArgs: plan.opts.waybackUrl ? ['--wayback-url', plan.opts.waybackUrl] : [] }), true);
+  write(join(dir, verifier.folder, 'test.sh'), testScript(), true);
+  write(join(dir, verifier.folder, 'gold.json'), `${JSON.stringify(Object.fromEntries(claims.map((c) => [c.claim.id, c.label])), null, 2)}\n`);
+}
+
+/** Writes the dataset: one folder per task, in Harbor's layout or SkillsBench 1.1's. */
 export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string, opts: DatasetOptions = {}): ExportResult {
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
   const given = opts.variant ?? {};
@@ -181,22 +254,13 @@ export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: s
   const variant: TaskVariant = given.mcp && opts.waybackUrl ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', opts.waybackUrl] } : given;
   // The skill folder is checked before any task is written: a bad one costs nothing.
   const skillDir = variant.skill ? checkSkillDir(opts.skillDir ?? bundledSkillDir()) : undefined;
+  const plan: TaskPlan = { prefix, layout: opts.layout ?? 'harbor', variant, skillDir, opts };
   const width = Math.max(3, String(tasks.length).length);
   const result: ExportResult = { tasks: [] };
   tasks.forEach((claims, i) => {
-    const name = `${prefix}-${String(i + 1).padStart(width, '0')}`;
+    const name = opts.taskNames?.[i] ?? `${prefix}-${String(i + 1).padStart(width, '0')}`;
     const dir = join(outDir, name);
-    for (const sub of ['environment', 'solution', 'tests']) mkdirSync(join(dir, sub), { recursive: true });
-    const asOf = claims.some((c) => c.claim.verifyDate !== undefined || c.claim.evidenceSha256 !== undefined);
-    write(join(dir, 'instruction.md'), instruction(claims.length, claims.map((c) => c.claim.id), undefined, { asOf, archive: opts.frozen, waybackUrl: opts.waybackUrl }));
-    const tags = ['quote-verification', prefix, ...(opts.frozen ? ['frozen'] : []), ...variantTags(variant)];
-    write(join(dir, 'task.toml'), taskToml({ tags, ...variantTomlOptions(variant) }));
-    write(join(dir, 'environment', 'Dockerfile'), environmentDockerfile({ archive: opts.frozen, ...variant }));
-    write(join(dir, 'environment', 'claims.json'), `${JSON.stringify(claims.map((c) => c.public), null, 2)}\n`);
-    if (skillDir) installSkill(join(dir, 'environment'), skillDir);
-    write(join(dir, 'solution', 'solve.sh'), solveScript({ replay: opts.frozen, runArgs: opts.waybackUrl ? ['--wayback-url', opts.waybackUrl] : [] }), true);
-    write(join(dir, 'tests', 'test.sh'), testScript(), true);
-    write(join(dir, 'tests', 'gold.json'), `${JSON.stringify(Object.fromEntries(claims.map((c) => [c.claim.id, c.label])), null, 2)}\n`);
+    writeTask(dir, name, claims, plan);
     const urls = [...new Set(claims.map((c) => c.claim.fetchUrl))];
     result.tasks.push({ name, claims: claims.length, sources: urls.length, dir, urls });
   });

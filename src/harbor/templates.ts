@@ -4,6 +4,7 @@ import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../shell-quote.js';
+import { COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
 
 /**
  * Container paths. Each script honours an environment variable for its folders, so a
@@ -51,16 +52,21 @@ ${replay}quotecheck run --claims "$APP/claims.json" --out "$APP/answers.json" --
 `;
 }
 
-/** The verifier: grades /app/answers.json against /tests/gold.json; the reward file is never left empty. */
+/**
+ * The verifier: grades /app/answers.json against the gold.json beside it; the reward file is never left empty.
+ * It finds its gold file from its own place, so the same script works wherever a harness copies the verifier
+ * folder: /tests (Harbor), /verifier (EvalScope, AgentCompass).
+ */
 export function testScript(): string {
   return `#!/usr/bin/env bash
 # Verifier: reward = correct answers / gold claims, written to /logs/verifier/reward.txt.
+# The gold labels are in gold.json beside this script, wherever the harness put it (/tests, /verifier).
 # A missing or unreadable answers file scores 0; the reward file is never left empty.
 APP="\${${p.app.env}:-${p.app.path}}"
-TESTS="\${${p.tests.env}:-${p.tests.path}}"
+HERE="\${${p.tests.env}:-$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)}"
 LOGS="\${${p.verifierLogs.env}:-${p.verifierLogs.path}}"
 mkdir -p "$LOGS"
-if ! quotecheck grade --answers "$APP/answers.json" --gold "$TESTS/gold.json" --reward "$LOGS/reward.txt"; then
+if ! quotecheck grade --answers "$APP/answers.json" --gold "$HERE/gold.json" --reward "$LOGS/reward.txt"; then
   echo 0 > "$LOGS/reward.txt"
 fi
 [ -s "$LOGS/reward.txt" ] || echo 0 > "$LOGS/reward.txt"
@@ -90,10 +96,7 @@ export interface TaskVariant {
   mcpArgs?: readonly string[];
 }
 
-/** Where a task's skills live in the container (Harbor's skills_dir); each skill is a folder with a SKILL.md in it. */
-export const TASK_SKILLS_DIR = '/skills';
-/** The same folder in the task's environment/ (the Docker build context), which the Dockerfile copies. */
-export const ENV_SKILLS_FOLDER = 'skills';
+export { ENV_SKILLS_FOLDER, TASK_SKILLS_DIR } from './layout.js';
 
 /** One `[[environment.mcp_servers]]` entry of Harbor's task.toml (stdio transport: a command the agent starts). */
 export interface McpServerEntry {
@@ -214,22 +217,32 @@ export function variantTags(variant: TaskVariant): string[] {
 export interface DockerfileOptions extends TaskVariant {
   /** The task ships its sources as /app/sources.warc.gz. */
   archive?: boolean;
+  /** Whose layout the task is in (default `harbor`): it decides how the skills are copied in. */
+  layout?: Layout;
+}
+
+/** The Dockerfile lines that put the skill folder in the image, for each layout. */
+function skillLines(layout: Layout): string {
+  // SkillsBench 1.1 harnesses strip the one-line `COPY skills /skills` for runs without skills: no other line may
+  // name a skills path, or a no-skill build would keep a trace of them.
+  if (layout === 'skillsbench') return `${COPY_SKILLS_LINE}\n`;
+  return `# The skill folder Harbor's [environment] skills_dir names; the agent's harness copies it to its skills.
+${COPY_SKILLS_LINE}
+`;
 }
 
 /**
  * A task's environment: the quotecheck image (see the top-level Dockerfile, which puts `quotecheck` on PATH) plus
  * the claims (and, frozen, the sources; with the skill, the skills folder). With the MCP server, the build runs
  * `quotecheck mcp --help` so that an image without quotecheck on PATH, or with a quotecheck too old to serve MCP,
- * fails at build time rather than leaving the agent without its tool.
+ * fails at build time rather than leaving the agent without its tool. WORKDIR /app is where the agent starts.
  */
 export function environmentDockerfile(opts: DockerfileOptions = {}): string {
   return `FROM quotecheck:latest
 WORKDIR /app
 COPY claims.json /app/claims.json
 ${opts.archive ? `COPY ${TASK_ARCHIVE} /app/${TASK_ARCHIVE}
-` : ''}${opts.skill ? `# The skill folder Harbor's [environment] skills_dir names; the agent's harness copies it to its skills.
-COPY ${ENV_SKILLS_FOLDER}/ ${TASK_SKILLS_DIR}/
-` : ''}${opts.mcp ? `# The MCP server task.toml declares runs as \`${[QUOTECHECK_MCP_SERVER.command, ...QUOTECHECK_MCP_SERVER.args].join(' ')}\`: it must be on PATH.
+` : ''}${opts.skill ? skillLines(opts.layout ?? 'harbor') : ''}${opts.mcp ? `# The MCP server the task declares runs as \`${[QUOTECHECK_MCP_SERVER.command, ...QUOTECHECK_MCP_SERVER.args].join(' ')}\`: it must be on PATH.
 RUN command -v ${QUOTECHECK_MCP_SERVER.command} && ${QUOTECHECK_MCP_SERVER.command} ${QUOTECHECK_MCP_SERVER.args.join(' ')} --help > /dev/null
 ` : ''}`;
 }

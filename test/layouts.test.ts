@@ -1,0 +1,193 @@
+// Both task layouts as each harness reads them: SkillsBench 1.1's task.md (EvalScope, AgentCompass) and Harbor's,
+// played here as the harnesses do it: front matter split by hand, skills stripped for no-skill runs, the oracle and
+// the verifier run at the container paths each layout uses.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { runBench } from '../src/harbor/bench.js';
+import { listTasks } from '../src/harbor/dataset.js';
+import { shellQuote } from '../src/harbor/templates.js';
+import { CLI, ROOT, runCli, serve, tempDir } from './helpers.js';
+
+type Layout = 'harbor' | 'skillsbench';
+
+/**
+ * Front matter as the simplest readers take it (EvalScope's SkillsBench adapter): the text between the first
+ * `---` pair, one `key: value` a line, nesting by indentation; quoted strings unquoted, numbers as numbers.
+ * Lines it does not understand (list items) are skipped, as such readers skip them.
+ */
+function naiveFrontMatter(text: string): { settings: Record<string, unknown>; body: string } {
+  const lines = text.split('\n');
+  if (lines[0] !== '---') throw new Error('task.md does not open with ---');
+  const end = lines.indexOf('---', 1);
+  if (end < 0) throw new Error('task.md has no closing ---');
+  const root: Record<string, unknown> = {};
+  const stack: { indent: number; table: Record<string, unknown> }[] = [{ indent: -1, table: root }];
+  for (const line of lines.slice(1, end)) {
+    const m = /^( *)([A-Za-z_][\w-]*):(?: (.*))?$/.exec(line);
+    if (!m) continue;
+    const indent = m[1]!.length;
+    while (stack.length > 1 && stack.at(-1)!.indent >= indent) stack.pop();
+    const parent = stack.at(-1)!.table;
+    const raw = (m[3] ?? '').trim();
+    if (raw === '') {
+      const table: Record<string, unknown> = {};
+      parent[m[2]!] = table;
+      stack.push({ indent, table });
+    } else {
+      parent[m[2]!] = /^".*"$/.test(raw) ? JSON.parse(raw) : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+    }
+  }
+  return { settings: root, body: lines.slice(end + 1).join('\n') };
+}
+
+/** What a harness's no-skill mode does to a Dockerfile: drops the line that copies the skills in. */
+const stripSkills = (dockerfile: string): string => dockerfile.split('\n').filter((l) => !/^\s*COPY\s+skills\s/i.test(l)).join('\n');
+
+/** A labelled file of claims against one loopback page: half are on it. */
+async function labelledDataset(dir: string): Promise<string> {
+  const page = '<html><head><title>Harbour report</title></head><body><article><p>The harbour master counted forty-two ships before the storm.</p><p>Nobody left the pier that night.</p></article></body></html>';
+  const server = await serve([{ path: '/report', body: page, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+  const url = `${server.origin}/report`;
+  const rows = [
+    { task: 'harbour', id: 'h1', quote: 'counted forty-two ships', url, label: 'verbatim' },
+    { task: 'harbour', id: 'h2', quote: 'counted forty-three ships', url, label: 'no_match' },
+    { task: 'pier', id: 'p1', quote: 'Nobody left the pier that night.', url: `${url}#pier`, label: 'verbatim' },
+    { task: 'pier', id: 'p2', quote: 'Everybody left the pier', url, label: 'no_match' },
+    { task: 'pier', id: 'p3', quote: 'the storm never came', url, label: 'no_match' },
+  ];
+  const file = join(dir, 'labelled.jsonl');
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return file;
+}
+
+async function exportAs(labelled: string, out: string, layout: Layout, ...extra: string[]): Promise<void> {
+  const r = await runCli(['export', '--labelled', labelled, '--out', out, '--layout', layout, '--task-field', 'task', ...extra]);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+}
+
+const canUnshare = process.getuid?.() === 0 && spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
+
+describe('export --layout skillsbench: what EvalScope and AgentCompass read', () => {
+  it('task.md: front matter a line-by-line reader parses as YAML does, then the same instruction as Harbor\'s', async () => {
+    const dir = tempDir();
+    const labelled = await labelledDataset(dir);
+    await exportAs(labelled, join(dir, 'sb'), 'skillsbench');
+    await exportAs(labelled, join(dir, 'hb'), 'harbor');
+    expect(readdirSync(join(dir, 'sb')).sort()).toEqual(['harbour', 'pier']);
+    for (const task of ['harbour', 'pier']) {
+      const t = join(dir, 'sb', task);
+      for (const f of ['task.md', 'environment/Dockerfile', 'environment/claims.json', 'oracle/solve.sh', 'verifier/test.sh', 'verifier/gold.json']) expect(existsSync(join(t, f)), f).toBe(true);
+      for (const f of ['task.toml', 'instruction.md', 'solution', 'tests']) expect(existsSync(join(t, f)), f).toBe(false);
+      const text = readFileSync(join(t, 'task.md'), 'utf8');
+      const { settings, body } = naiveFrontMatter(text);
+      expect(settings).toMatchObject({ schema_version: '1.3', agent: { timeout_sec: 600 }, verifier: { timeout_sec: 120 }, environment: { network_mode: 'public', workdir: '/app' } });
+      expect((settings.task as Record<string, unknown>).name).toBe(`quotecheck/${task}`);
+      // A YAML parser reads the same settings.
+      const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as Record<string, unknown>;
+      for (const key of ['schema_version', 'task', 'agent', 'verifier', 'environment']) expect(yaml[key], key).toEqual(settings[key]);
+      // The instruction is the one the Harbor layout gives, and the Dockerfile starts the agent in /app.
+      expect(body.trim()).toBe(readFileSync(join(dir, 'hb', task, 'instruction.md'), 'utf8').trim());
+      expect(readFileSync(join(t, 'environment', 'Dockerfile'), 'utf8')).toMatch(/^WORKDIR \/app$/m);
+      expect(readFileSync(join(t, 'verifier', 'gold.json'), 'utf8')).toBe(readFileSync(join(dir, 'hb', task, 'tests', 'gold.json'), 'utf8'));
+    }
+  });
+
+  it('--with-skill: environment/skills/ and one COPY line; a no-skill build keeps no trace of a skills path', async () => {
+    const dir = tempDir();
+    const labelled = await labelledDataset(dir);
+    await exportAs(labelled, join(dir, 'sb'), 'skillsbench', '--with-skill');
+    await exportAs(labelled, join(dir, 'plain'), 'skillsbench');
+    for (const task of ['harbour', 'pier']) {
+      const env = join(dir, 'sb', task, 'environment');
+      expect(readFileSync(join(env, 'skills', 'quote-verification', 'SKILL.md'), 'utf8')).toBe(readFileSync(join(ROOT, 'skills', 'quote-verification', 'SKILL.md'), 'utf8'));
+      const dockerfile = readFileSync(join(env, 'Dockerfile'), 'utf8');
+      expect(dockerfile.split('\n').filter((l) => /skills/i.test(l))).toEqual(['COPY skills /skills']);
+      const stripped = stripSkills(dockerfile);
+      expect(stripped).not.toMatch(/skills/i);
+      // Stripped, it is the Dockerfile of the dataset exported without the skill.
+      expect(stripped).toBe(readFileSync(join(dir, 'plain', task, 'environment', 'Dockerfile'), 'utf8'));
+    }
+  });
+
+  it('bench reads both layouts: oracle 1.000 and the baseline at the no_match share, the same rewards task by task', async () => {
+    const dir = tempDir();
+    const labelled = await labelledDataset(dir);
+    const rewards: Record<string, Record<string, number>> = {};
+    for (const layout of ['harbor', 'skillsbench'] as const) {
+      const out = join(dir, layout);
+      await exportAs(labelled, out, layout);
+      expect(listTasks(out).map((t) => [t.name, t.layout, t.agentTimeoutSec, t.verifierTimeoutSec])).toEqual([['harbour', layout, 600, 120], ['pier', layout, 600, 120]]);
+      for (const agent of ['oracle', 'baseline']) {
+        const report = await runBench({ tasksDir: out, agent, outDir: join(dir, `run-${layout}-${agent}`), quotecheckBin: CLI });
+        for (const t of report.tasks) expect(t.problems, `${layout} ${agent} ${t.task}`).toEqual([]);
+        rewards[`${layout} ${agent}`] = Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
+      }
+    }
+    expect(rewards['harbor oracle']).toEqual({ harbour: 1, pier: 1 });
+    expect(rewards['harbor baseline']!.harbour).toBe(0.5);
+    expect(rewards['harbor baseline']!.pier).toBeCloseTo(2 / 3, 5); // reward.txt holds 6 decimals
+    expect(rewards['skillsbench oracle']).toEqual(rewards['harbor oracle']);
+    expect(rewards['skillsbench baseline']).toEqual(rewards['harbor baseline']);
+  }, 180_000);
+});
+
+describe.skipIf(!canUnshare)('the scripts at each harness\'s container paths (private mount namespace)', () => {
+  /** Runs the oracle, then (as EvalScope does) recreates /logs/verifier and runs the verifier with its output in test-stdout.txt. */
+  async function runAtContainerPaths(task: string, oracle: string, verifier: string, work: string): Promise<{ reward: string; stdout: string; code: number | null }> {
+    const app = join(work, 'app');
+    const logs = join(work, 'logs');
+    const bin = join(work, 'bin');
+    for (const d of [app, logs, bin]) mkdirSync(d, { recursive: true });
+    cpSync(join(task, 'environment', 'claims.json'), join(app, 'claims.json'));
+    writeFileSync(join(bin, 'quotecheck'), `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(CLI)} "$@"\n`);
+    chmodSync(join(bin, 'quotecheck'), 0o755);
+    const [oracleFolder, verifierFolder] = oracle === '/oracle' ? ['oracle', 'verifier'] : ['solution', 'tests'];
+    const mounts = [[app, '/app'], [logs, '/logs'], [join(task, oracleFolder!), oracle], [join(task, verifierFolder!), verifier]]
+      .map(([from, to]) => `mkdir -p ${to} && mount --bind ${shellQuote(from!)} ${to}`).join(' && ');
+    const script = `${mounts} && cd /app && bash ${oracle}/solve.sh > /dev/null 2>&1; rm -rf /logs/verifier && mkdir -p /logs/verifier && bash ${verifier}/test.sh > /logs/verifier/test-stdout.txt`;
+    // Asynchronously: the loopback server the oracle fetches from answers from this very process.
+    const code = await new Promise<number | null>((resolve) => {
+      spawn('unshare', ['--mount', '--propagation', 'private', 'bash', '-c', script], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, stdio: 'ignore' }).on('close', resolve);
+    });
+    return { reward: readFileSync(join(logs, 'verifier', 'reward.txt'), 'utf8').trim(), stdout: readFileSync(join(logs, 'verifier', 'test-stdout.txt'), 'utf8'), code };
+  }
+
+  it.each([
+    ['skillsbench', '/oracle', '/verifier'],
+    ['harbor', '/solution', '/tests'],
+  ] as const)('%s: bash %s/solve.sh, then bash %s/test.sh > /logs/verifier/test-stdout.txt: reward 1', async (layout, oracle, verifier) => {
+    const dir = tempDir();
+    const labelled = await labelledDataset(dir);
+    await exportAs(labelled, join(dir, 'ds'), layout);
+    const { reward, stdout, code } = await runAtContainerPaths(join(dir, 'ds', 'pier'), oracle, verifier, join(dir, 'work'));
+    expect(code).toBe(0);
+    expect(reward).toBe('1');
+    expect(stdout).toMatch(/accuracy 1\.000 \(3\/3 correct\)/);
+  }, 60_000);
+});
+
+describe('test.sh finds its gold file wherever the verifier folder is copied', () => {
+  it('run from another folder, by a relative path, with no container path set up: it grades against the gold.json beside it', async () => {
+    const dir = tempDir();
+    const labelled = await labelledDataset(dir);
+    await exportAs(labelled, join(dir, 'ds'), 'skillsbench');
+    const copied = join(dir, 'elsewhere', 'verifier');
+    mkdirSync(join(dir, 'elsewhere'));
+    cpSync(join(dir, 'ds', 'harbour', 'verifier'), copied, { recursive: true });
+    const app = join(dir, 'app');
+    mkdirSync(app);
+    writeFileSync(join(app, 'answers.json'), JSON.stringify({ h1: 'verbatim', h2: 'verbatim' }));
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'quotecheck'), `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(CLI)} "$@"\n`);
+    chmodSync(join(bin, 'quotecheck'), 0o755);
+    const logs = join(dir, 'logs');
+    const r = spawnSync('bash', ['verifier/test.sh'], { cwd: join(dir, 'elsewhere'), env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, QUOTECHECK_APP_DIR: app, QUOTECHECK_VERIFIER_LOGS: logs }, encoding: 'utf8' }); // grading fetches nothing: spawnSync is fine
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(join(logs, 'reward.txt'), 'utf8').trim()).toBe('0.5');
+  });
+});
