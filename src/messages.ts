@@ -1,4 +1,5 @@
 // How quotecheck words things in its one-line messages: file-system errors in words (never a raw errno code), counts with the right plural.
+import { readFileSync } from 'node:fs';
 
 /** Node's file-system error codes in words, for one-line messages that already name the file. */
 const FS_REASONS: Readonly<Record<string, string>> = {
@@ -32,6 +33,18 @@ export function describeFsError(err: unknown): string {
   // node's form is "ECODE: words, syscall 'path'": keep the words.
   const m = /^[A-Z][A-Z0-9_]+: ([^,]+)/.exec(message);
   return m?.[1] ?? message;
+}
+
+/**
+ * Reads a UTF-8 text file; when the file system refuses, throws what `fail` makes of the reason in
+ * words (describeFsError) and the error's code, so each caller words it for its own input.
+ */
+export function readTextFile(path: string, fail: (reason: string, code: string | undefined) => Error): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw fail(describeFsError(err), (err as NodeJS.ErrnoException).code);
+  }
 }
 
 /** "1 claim", "2 claims"; `many` for words whose plural is not word + "s". */

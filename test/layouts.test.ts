@@ -191,3 +191,45 @@ describe('test.sh finds its gold file wherever the verifier folder is copied', (
     expect(readFileSync(join(logs, 'reward.txt'), 'utf8').trim()).toBe('0.5');
   });
 });
+
+describe('bad input names what is wrong', () => {
+  it('a task.md without front matter, or with YAML that is not a mapping: the file and the reason', () => {
+    const dir = tempDir();
+    for (const [name, text, why] of [
+      ['bare', '# Just an instruction\n', 'no front matter'],
+      ['list', '---\n- a\n- b\n---\nText\n', 'front matter is not a mapping'],
+      ['broken', '---\nagent: [unclosed\n---\nText\n', 'front matter is not valid YAML'],
+    ] as const) {
+      mkdirSync(join(dir, name, 'verifier'), { recursive: true });
+      writeFileSync(join(dir, name, 'task.md'), text);
+      writeFileSync(join(dir, name, 'verifier', 'test.sh'), 'exit 0\n');
+      expect(() => listTasks(join(dir, name))).toThrowError(`${join(dir, name, 'task.md')}: ${why}`);
+    }
+  });
+
+  it('--task-field: a claim without the field, or with a name that cannot be a folder, is an error naming its line', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'labelled.jsonl');
+    const claim = { id: 'a', quote: 'words', url: 'https://example.org/a', label: 'verbatim' };
+    writeFileSync(file, `${JSON.stringify({ ...claim, task: 'one' })}\n${JSON.stringify({ ...claim, id: 'b' })}\n`);
+    let r = await runCli(['export', '--labelled', file, '--out', join(dir, 'out1'), '--task-field', 'task']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`quotecheck: error: ${file}:2 (id "b"): field "task" must name the claim's task (a non-empty string), got undefined\n`);
+    writeFileSync(file, `${JSON.stringify({ ...claim, task: '../escape' })}\n`);
+    r = await runCli(['export', '--labelled', file, '--out', join(dir, 'out2'), '--task-field', 'task']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/:1 \(id "a"\): task name "\.\.\/escape" \(field "task"\) must be letters, digits/);
+    expect(existsSync(join(dir, 'out2'))).toBe(false);
+  });
+
+  it('--with-mcp in the SkillsBench layout: the MCP server is the last entry of the front matter, read as Harbor\'s mcp_servers', async () => {
+    const dir = tempDir();
+    const labelled = await labelledDataset(dir);
+    await exportAs(labelled, join(dir, 'sb'), 'skillsbench', '--with-mcp');
+    const text = readFileSync(join(dir, 'sb', 'pier', 'task.md'), 'utf8');
+    const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as { environment: Record<string, unknown> };
+    expect(yaml.environment.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp'] }]);
+    // The simple reader still gets every plain key before the list.
+    expect(naiveFrontMatter(text).settings).toMatchObject({ agent: { timeout_sec: 600 }, verifier: { timeout_sec: 120 }, environment: { network_mode: 'public' } });
+  });
+});

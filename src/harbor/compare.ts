@@ -1,8 +1,9 @@
 // Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or finished bench runs.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BenchReport, ClaimRow, TaskRun } from './bench.js';
 import { readJsonLines } from './dataset.js';
+import { readTextFile } from '../messages.js';
 
 /**
  * The rows of the comparison, in the order a reader scans them: found, then the no_match kinds
@@ -224,13 +225,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Reads a JSON file, with errors naming it. */
 function readJson(path: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new CompareError(`${what}: ${code === 'ENOENT' ? 'no report.json (not a finished bench run)' : code === 'EACCES' ? 'report.json: permission denied' : `report.json: ${(err as Error).message}`}`);
-  }
+  const text = readTextFile(path, (reason, code) => new CompareError(`${what}: ${code === 'ENOENT' ? 'no report.json (not a finished bench run)' : `report.json: ${reason}`}`));
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
-import { describeFsError } from '../messages.js';
+import { readTextFile } from '../messages.js';
 import { LAYOUTS, type Layout } from './layout.js';
 
 export interface TaskDir {
@@ -27,17 +27,16 @@ function timeout(toml: Record<string, unknown>, section: string, fallback: numbe
   return typeof value === 'number' && value > 0 ? value : fallback;
 }
 
-/** A file-system error in words ("permission denied"), a parser's error as its first line. */
-function readProblem(err: unknown): string {
-  return (err as NodeJS.ErrnoException).code !== undefined ? describeFsError(err) : (err as Error).message.split('\n')[0]!;
-}
+/** A parser's error, as the first line of its message. */
+const firstLine = (err: unknown): string => (err as Error).message.split('\n')[0]!;
 
 /** Harbor's task.toml, as a table. */
 function readToml(path: string): Record<string, unknown> {
+  const text = readTextFile(path, (reason) => new DatasetError(`${path}: ${reason}`));
   try {
-    return parseToml(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return parseToml(text) as Record<string, unknown>;
   } catch (err) {
-    throw new DatasetError(`${path}: ${readProblem(err)}`);
+    throw new DatasetError(`${path}: ${firstLine(err)}`);
   }
 }
 
@@ -46,19 +45,14 @@ function readToml(path: string): Record<string, unknown> {
  * A task.md without it, or whose front matter is not a mapping, is an error (as it is to the harnesses).
  */
 export function readFrontMatter(path: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new DatasetError(`${path}: ${readProblem(err)}`);
-  }
+  const text = readTextFile(path, (reason) => new DatasetError(`${path}: ${reason}`));
   const m = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!m) throw new DatasetError(`${path}: no front matter (a task.md opens with a --- line, its YAML settings, then another --- line)`);
   let value: unknown;
   try {
     value = parseYaml(m[1]!);
   } catch (err) {
-    throw new DatasetError(`${path}: front matter is not valid YAML: ${readProblem(err)}`);
+    throw new DatasetError(`${path}: front matter is not valid YAML: ${firstLine(err)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DatasetError(`${path}: front matter is not a mapping of settings`);
   return value as Record<string, unknown>;

@@ -1,10 +1,10 @@
 // The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of about N claims, sources never split).
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { ArchiveError, readArchive, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
 import { ClaimsFileError, jsonSyntaxErrorAt, parseClaims, parseJsonText, type Claim } from '../claims.js';
 import { type Label } from '../answers.js';
-import { describeFsError, plural } from '../messages.js';
+import { plural, readTextFile } from '../messages.js';
 import { LAYOUTS, frontMatter, type Layout } from './layout.js';
 import { bundledSkillDir, checkSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 
@@ -97,12 +97,7 @@ function readLabelledRaw(path: string, text: string): RawLabelled[] {
  * benchmark should not ship it.
  */
 export function readLabelled(path: string, opts: ReadLabelledOptions = {}): LabelledClaim[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ExportError(`cannot read --labelled ${path}: ${describeFsError(err)}`);
-  }
+  const text = readTextFile(path, (reason) => new ExportError(`cannot read --labelled ${path}: ${reason}`));
   const rows = readLabelledRaw(path, text);
   if (rows.length === 0) throw new ExportError(`${path}: no claims`);
   const raws = rows.map((r) => r.raw);
