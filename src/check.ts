@@ -91,8 +91,9 @@ export interface CheckRun {
   ms: number;
 }
 
+/** Notes joined with "; ", each once (a fallback may also be why there is no article view). */
 function joinNotes(...notes: (string | undefined)[]): string | undefined {
-  const parts = notes.filter((n): n is string => !!n);
+  const parts = [...new Set(notes.filter((n): n is string => !!n))];
   return parts.length ? parts.join('; ') : undefined;
 }
 
@@ -139,7 +140,8 @@ function resultFor(claim: Claim, quote: string, live: LiveReading, j: Judgement,
     evidenceMatch: live.evidenceMatch ?? undefined,
     asOf: j.asOf,
     // A verbatim claim has no diagnosis note; the source may still have one (no article view, and why).
-    note: j.drifted ? joinNotes(j.note, diagnosisNote) : joinNotes(diagnosisNote ?? text?.note, j.note),
+    // Every fallback the source's extraction took is named, whatever the label (design.md §4).
+    note: j.drifted ? joinNotes(j.note, diagnosisNote, ...(text?.fallbacks ?? [])) : joinNotes(diagnosisNote ?? text?.note, ...(text?.fallbacks ?? []), j.note),
     ms: sourceMs + Math.round(performance.now() - t0),
   };
 }

@@ -2,6 +2,7 @@
 import chardet from 'chardet';
 import { decode, getBOMEncoding, isSupported, labelToName } from 'whatwg-encoding';
 import { ASCII_WHITESPACE, isAsciiWhitespace } from './ascii-whitespace.js';
+import { describeError } from './errors.js';
 
 /** Where the charset came from: design.md §2's vocabulary (report field `charset_source`). */
 export type CharsetSource = 'bom' | 'http' | 'meta' | 'detected' | 'default';
@@ -16,6 +17,12 @@ export interface Decoded {
    * bytes are valid UTF-8, or windows-1252 when nothing fits.
    */
   charsetSource: CharsetSource;
+  /**
+   * Steps of the decoding order that threw (a dependency's fault: whatwg-encoding, chardet, a
+   * scanner), each said in a few words; the next step of the order decided instead. Absent when
+   * none did. The report's `note` names them (design.md §4: a page never fails on its charset).
+   */
+  fallbacks?: string[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -77,19 +84,65 @@ const UTF8_FATAL = new TextDecoder('utf-8', { fatal: true });
  * ISO-8859-1: 0x93 would become U+0093 instead of the curly quote U+201C. Only the few that
  * iconv-lite lacks (ISO-2022-JP, ISO-8859-8-I, x-mac-cyrillic) go to TextDecoder.
  */
-function decodeAs(bytes: Uint8Array, charset: string, charsetSource: CharsetSource): Decoded {
-  if (charset === 'UTF-8') return { text: UTF8.decode(bytes), charset, charsetSource };
-  if (isSupported(charset)) return { text: decode(bytes, charset), charset, charsetSource };
-  return { text: new TextDecoder(charset).decode(bytes), charset, charsetSource };
+function decodeBytes(bytes: Uint8Array, charset: string): string {
+  if (charset === 'UTF-8') return UTF8.decode(bytes);
+  if (isSupported(charset)) return decode(bytes, charset);
+  return new TextDecoder(charset).decode(bytes);
 }
 
-/** A throw from any sniffer is "no answer": the next step of the order decides (a page must never fail on its charset). */
-function attempt<T>(sniff: () => T | null): T | null {
+/**
+ * windows-1252's bytes 0x80 to 0x9F; every other byte is its own code point. The five bytes the
+ * Encoding Standard maps to C1 controls (0x81, 0x8D, 0x8F, 0x90, 0x9D) are U+FFFD here, as
+ * whatwg-encoding (iconv-lite) decodes them: the fallback gives the text the usual path gives.
+ */
+const WINDOWS_1252_HIGH = '\u20ac\ufffd\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\ufffd\u017d\ufffd'
+  + '\ufffd\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\ufffd\u017e\u0178';
+
+/** windows-1252 without any dependency: the last resort when whatwg-encoding throws on it (it decodes every byte). */
+function windows1252(b: Buffer): string {
+  const latin1 = b.toString('latin1');
+  return /[\x80-\x9f]/.test(latin1) ? latin1.replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!) : latin1;
+}
+
+/**
+ * A step of the decoding order whose dependency threw is "no answer": the next step decides (a
+ * page must never fail on its charset), and `fallbacks` records which step threw.
+ */
+function attempt<T>(step: string, fallbacks: string[], sniff: () => T | null): T | null {
   try {
     return sniff();
-  } catch {
+  } catch (err) {
+    fallbacks.push(`${step} threw (${describeError(err)}): the next step of the decoding order decided`);
     return null;
   }
+}
+
+/** One step of the decoding order: where its answer comes from, and the charset it names (null: no answer), with the text when the step decoded it already. */
+interface Step {
+  source: CharsetSource;
+  name: string;
+  sniff: () => { charset: string; text?: string } | null;
+}
+
+/**
+ * The first step that names a charset the bytes then decode in; a step that throws, or whose
+ * charset fails to decode, passes to the next. windows-1252, which decodes every byte, ends the
+ * order (whatwg-encoding's, else the table above).
+ */
+function decodeInOrder(b: Buffer, steps: Step[], fallbacks: string[]): Decoded {
+  for (const step of steps) {
+    const found = attempt(step.name, fallbacks, step.sniff);
+    if (!found) continue;
+    const { charset } = found;
+    const text = found.text ?? attempt(`decoding as ${charset} (${step.name})`, fallbacks, () => decodeBytes(b, charset));
+    if (text !== null) return decoded(text, charset, step.source, fallbacks);
+  }
+  const text = attempt('decoding as windows-1252 (whatwg-encoding)', fallbacks, () => decodeBytes(b, 'windows-1252')) ?? windows1252(b);
+  return decoded(text, 'windows-1252', 'default', fallbacks);
+}
+
+function decoded(text: string, charset: string, charsetSource: CharsetSource, fallbacks: string[]): Decoded {
+  return fallbacks.length ? { text, charset, charsetSource, fallbacks } : { text, charset, charsetSource };
 }
 
 /** A decodable encoding from a BOM-less label (HTTP or document), or null to keep looking. */
@@ -572,18 +625,33 @@ function detectLegacy(b: Buffer, html: boolean): string | null {
   return null;
 }
 
+/** A charset answer, or no answer. */
+function named(charset: string | null): { charset: string } | null {
+  return charset ? { charset } : null;
+}
+
+/** The first steps of the order, both kinds of document: the BOM, then the HTTP charset. */
+function declaredSteps(b: Buffer, httpCharset: string | undefined): Step[] {
+  return [
+    { source: 'bom', name: 'BOM sniffing', sniff: () => named(getBOMEncoding(b)) },
+    { source: 'http', name: 'the HTTP charset label', sniff: () => (httpCharset === undefined ? null : named(usable(getEncoding(httpCharset)))) },
+  ];
+}
+
 /**
  * No BOM, HTTP charset or declaration: bytes that are valid UTF-8 are UTF-8 (most of today's
  * web); otherwise the legacy encoding they look like, as browsers guess (chardetng,
  * compact_enc_det); windows-1252, the web's legacy default, which decodes every byte, when no
  * guess is confident. chardet runs only here: never on valid UTF-8 or on declared pages.
  */
-function undeclared(b: Buffer, html: boolean): Decoded {
-  const utf8 = validUtf8(b);
-  if (utf8 !== null) return { text: utf8, charset: 'UTF-8', charsetSource: 'default' };
-  const guess = attempt(() => detectLegacy(b, html));
-  if (guess) return decodeAs(b, guess, 'detected');
-  return decodeAs(b, 'windows-1252', 'default');
+function undeclaredSteps(b: Buffer, html: boolean): Step[] {
+  return [
+    { source: 'default', name: 'UTF-8 validation', sniff: () => {
+      const text = validUtf8(b);
+      return text === null ? null : { charset: 'UTF-8', text };
+    } },
+    { source: 'detected', name: 'charset detection (chardet)', sniff: () => named(detectLegacy(b, html)) },
+  ];
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -594,25 +662,21 @@ function asBuffer(bytes: Uint8Array): Buffer {
  * Decodes an HTML document as a browser would (HTML standard §13.2.3; design.md §4): a BOM,
  * then the HTTP charset, then a `<meta charset>` / `http-equiv` Content-Type declaration in the
  * head wherever it sits (or the XML declaration), then UTF-8 when the bytes are valid UTF-8, then
- * the legacy encoding they look like, else windows-1252. Never throws on any bytes.
+ * the legacy encoding they look like, else windows-1252. Never throws on any bytes: a step that
+ * throws passes to the next, and `fallbacks` says so.
  */
 export function decodeHtml(bytes: Uint8Array, httpCharset?: string): Decoded {
   const b = asBuffer(bytes);
-  const bom = getBOMEncoding(b);
-  if (bom) return decodeAs(b, bom, 'bom');
-  const http = httpCharset === undefined ? null : attempt(() => usable(getEncoding(httpCharset)));
-  if (http) return decodeAs(b, http, 'http');
-  const declared = attempt(() => metaCharset(b)) ?? attempt(() => xmlDeclaration(b));
-  if (declared) return decodeAs(b, declared, 'meta');
-  return undeclared(b, true);
+  return decodeInOrder(b, [
+    ...declaredSteps(b, httpCharset),
+    { source: 'meta', name: 'the <meta> charset scan', sniff: () => named(metaCharset(b)) },
+    { source: 'meta', name: 'the XML declaration scan', sniff: () => named(xmlDeclaration(b)) },
+    ...undeclaredSteps(b, true),
+  ], []);
 }
 
-/** Decodes a plain-text (or JSON, CSV, ...) body: a BOM, then the HTTP charset, then UTF-8 when valid, the legacy encoding it looks like, or windows-1252. */
+/** Decodes a plain-text (or JSON, CSV, ...) body: a BOM, then the HTTP charset, then UTF-8 when valid, the legacy encoding it looks like, or windows-1252. Never throws, as decodeHtml. */
 export function decodeText(bytes: Uint8Array, httpCharset?: string): Decoded {
   const b = asBuffer(bytes);
-  const bom = getBOMEncoding(b);
-  if (bom) return decodeAs(b, bom, 'bom');
-  const http = httpCharset === undefined ? null : attempt(() => usable(getEncoding(httpCharset)));
-  if (http) return decodeAs(b, http, 'http');
-  return undeclared(b, false);
+  return decodeInOrder(b, [...declaredSteps(b, httpCharset), ...undeclaredSteps(b, false)], []);
 }

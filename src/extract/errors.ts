@@ -14,3 +14,10 @@ export class ExtractError extends Error {
     super(message, options);
   }
 }
+
+/** What threw, in a few words. */
+export function describeError(err: unknown): string {
+  const e = err as { name?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return typeof e?.name === 'string' && e.name !== 'Error' ? `${e.name}: ${message}` : message;
+}

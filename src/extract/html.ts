@@ -1,6 +1,10 @@
 // HTML to text in one parse: the page's full visible text and Readability's article view (over Readability's light DOM), both rendered block-aware.
 import { Readability } from '@mozilla/readability';
+import { normalize } from '../normalize.js';
+import { decodeHtml, type CharsetSource } from './decode.js';
+import { describeError } from './errors.js';
 import { buildDocument, type LightDocument, type TreeLimits } from './lightdom/index.js';
+import { markupSignals, type MarkupSignals } from './markup.js';
 import { renderText, type RenderNode } from './render.js';
 import { streamedText } from './stream.js';
 
@@ -11,6 +15,8 @@ export interface HtmlViews {
   article?: string;
   /** Why there is no article view, when there is none. */
   articleNote?: string;
+  /** Stages whose dependency threw, and what the page kept instead (the report's note names them). */
+  fallbacks?: string[];
 }
 
 /**
@@ -53,6 +59,8 @@ export interface ParsedPage {
   doc?: LightDocument;
   /** Why there is no tree, when there is none. */
   note?: string;
+  /** Set when the DOM build threw: the full view came from the streaming parser. */
+  fallback?: string;
 }
 
 /**
@@ -67,13 +75,19 @@ export function parseHtml(html: string, limits: TreeLimits & { maxBytes: number 
   let over: string | undefined;
   if (html.length > limits.maxBytes) over = `${(html.length / 1024 / 1024).toFixed(1)} MB of HTML > the ${limits.maxBytes / 1024 / 1024} MB DOM cap`;
   else {
-    const built = buildDocument(html, limits);
-    if (built.doc) {
-      // The full view from the tree (before Readability changes it): content the tree builder moved (a <div>
-      // in the head, text after </body>, a table's stray text) is where a browser shows it.
-      return { full: built.doc.body ? renderText(built.doc.body) : '', doc: built.doc };
+    try {
+      const built = buildDocument(html, limits);
+      if (built.doc) {
+        // The full view from the tree (before Readability changes it): content the tree builder moved (a <div>
+        // in the head, text after </body>, a table's stray text) is where a browser shows it.
+        return { full: built.doc.body ? renderText(built.doc.body) : '', doc: built.doc };
+      }
+      over = built.over;
+    } catch (err) {
+      // A fault in the tree builder or the renderer costs the page its article view, not its text (as the caps do).
+      const fallback = `the DOM build threw (${describeError(err)}): full view from the streaming parser, no article view`;
+      return { full: streamedText(html), note: fallback, fallback };
     }
-    over = built.over;
   }
   return { full: streamedText(html), note: `no article view: ${over} (full text from a streaming parser)` };
 }
@@ -85,15 +99,16 @@ export function parseHtml(html: string, limits: TreeLimits & { maxBytes: number 
  */
 type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
 
-/** Readability's article in a parsed page (it rearranges the tree: render the full view first). */
-export function articleView(doc: LightDocument): Pick<HtmlViews, 'article' | 'articleNote'> {
+/** Readability's article in a parsed page (it rearranges the tree: render the full view first). Readability throwing keeps the full view: `fallbacks` says so. */
+export function articleView(doc: LightDocument): Pick<HtmlViews, 'article' | 'articleNote' | 'fallbacks'> {
   try {
     // The serializer hands back the article's root node itself (no HTML string): renderText reads it.
     const result = new Readability<RenderNode>(doc as unknown as ReadabilityDocument, { serializer: (node) => node as unknown as RenderNode }).parse();
     if (result?.content) return { article: renderText(result.content) };
     return { articleNote: 'Readability found no article' };
   } catch (err) {
-    return { articleNote: `Readability failed: ${(err as Error).message}` };
+    const fallback = `Readability threw (${describeError(err)}): the full view stands, no article view`;
+    return { articleNote: fallback, fallbacks: [fallback] };
   }
 }
 
@@ -107,6 +122,77 @@ export function articleView(doc: LightDocument): Pick<HtmlViews, 'article' | 'ar
  */
 export function htmlToViews(html: string, limits: TreeLimits & { maxBytes: number } = DOM_LIMITS): HtmlViews {
   const page = parseHtml(html, limits);
-  if (!page.doc) return { full: page.full, articleNote: page.note };
+  if (!page.doc) return { full: page.full, articleNote: page.note, ...(page.fallback ? { fallbacks: [page.fallback] } : {}) };
   return { full: page.full, ...articleView(page.doc) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker's job (html-worker.ts runs it on its thread; tests may run it in-process)
+
+export interface HtmlJobRequest {
+  id: number;
+  bytes: Uint8Array;
+  /** The charset of the HTTP Content-Type, if any. */
+  httpCharset?: string;
+}
+
+export interface HtmlJobResult {
+  views: HtmlViews;
+  /** The views normalized (design.md §3), so the main thread need not. */
+  normalized: { full: string; article?: string };
+  charset: string;
+  /** Where the charset came from (design.md §2: bom, http, meta, detected, default). */
+  charsetSource: CharsetSource;
+  /** The markup's shell signals, read here so the main thread never decodes the page again. */
+  markup: MarkupSignals;
+  /** Stages whose dependency threw, and what the page kept instead (decoding, DOM build, Readability, the worker). */
+  fallbacks?: string[];
+}
+
+/**
+ * A job answers in two messages: the full view as soon as the page is parsed (`final` when
+ * there is no article to look for), then the article view. If Readability overruns the time
+ * limit, or anything throws after the full view, the page keeps its full view. `fallbacks` in
+ * each message: the stages that threw before it was sent.
+ */
+export type HtmlJobReply =
+  | { id: number; ok: true; stage: 'full'; final: boolean; full: string; normalizedFull: string; articleNote?: string; charset: string; charsetSource: CharsetSource; markup: MarkupSignals; fallbacks?: string[] }
+  | { id: number; ok: true; stage: 'article'; article?: string; normalizedArticle?: string; articleNote?: string; fallbacks?: string[] }
+  | { id: number; ok: false; message: string };
+
+/** Signals that claim nothing: a page whose markup could not be read is judged by its text alone. */
+const NO_SIGNALS: MarkupSignals = { notFree: false, scripted: false };
+
+/**
+ * Decodes, parses and normalizes one page, sending its replies: every stage that throws falls back
+ * to the next (decoding order, streamed full view, no article view), and only a page no stage got text
+ * from answers `ok: false`.
+ */
+export function runHtmlJob({ id, bytes, httpCharset }: HtmlJobRequest, send: (reply: HtmlJobReply) => void): void {
+  let sentFull = false;
+  try {
+    const decoded = decodeHtml(bytes, httpCharset);
+    const fallbacks = [...(decoded.fallbacks ?? [])];
+    const page = parseHtml(decoded.text);
+    if (page.fallback) fallbacks.push(page.fallback);
+    const normalizedFull = normalize(page.full);
+    let markup = NO_SIGNALS;
+    try {
+      markup = markupSignals(decoded.text, normalizedFull.length);
+    } catch (err) {
+      fallbacks.push(`reading the markup's shell signals threw (${describeError(err)}): none assumed`);
+    }
+    send({ id, ok: true, stage: 'full', final: !page.doc, full: page.full, normalizedFull, articleNote: page.note, charset: decoded.charset, charsetSource: decoded.charsetSource, markup, ...(fallbacks.length ? { fallbacks } : {}) });
+    sentFull = true;
+    if (!page.doc) return;
+    const { article, articleNote, fallbacks: articleFallbacks } = articleView(page.doc);
+    send({ id, ok: true, stage: 'article', article, normalizedArticle: article !== undefined ? normalize(article) : undefined, articleNote, ...(articleFallbacks ? { fallbacks: articleFallbacks } : {}) });
+  } catch (err) {
+    if (sentFull) {
+      const fallback = `the article stage threw (${describeError(err)}): the full view stands, no article view`;
+      send({ id, ok: true, stage: 'article', articleNote: fallback, fallbacks: [fallback] });
+    } else {
+      send({ id, ok: false, message: describeError(err) });
+    }
+  }
 }

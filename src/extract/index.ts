@@ -37,6 +37,12 @@ export interface SourceText {
   /** HTML: what the markup says for shell detection (diagnosis), read while the page was decoded. */
   markup?: MarkupSignals;
   note?: string;
+  /**
+   * Stages whose dependency threw, and what the source kept instead (a step of the decoding order,
+   * the DOM build, Readability, the worker after the full view, pdftotext after printing text): the
+   * report's `note` names each. Absent when none did.
+   */
+  fallbacks?: string[];
   ms: number;
 }
 
@@ -54,10 +60,17 @@ export interface ExtractInput {
   url: string;
 }
 
+/** The `fallbacks` field when there are any (absent otherwise, so that results without one compare as before). */
+function withFallbacks(fallbacks: string[] | undefined): { fallbacks?: string[] } {
+  return fallbacks?.length ? { fallbacks } : {};
+}
+
 /**
  * Extracts text views from a body. Throws ExtractError when there is no text to match
  * against: `unsupported` type, `empty` text (a scan without text layer), `encrypted`,
- * `failed`, `timeout` or `tool_missing`.
+ * `failed`, `timeout` or `tool_missing`. A stage whose dependency throws falls back to the
+ * next (decoding order, streamed full view, no article view, pdftotext's printed text), and
+ * `fallbacks` names it: a source is `empty` only when no stage produced text.
  */
 export async function extractSource(input: ExtractInput, options: ExtractOptions): Promise<SourceText> {
   const started = performance.now();
@@ -66,23 +79,23 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
   let result: Omit<SourceText, 'ms'>;
   switch (kind) {
     case 'pdf': {
-      const { text, normalized } = await pdfToText(input.body, { timeoutMs: options.timeoutMs, command: options.pdftotext, signal: options.signal });
-      result = { kind, views: [{ name: 'text', extractor: 'pdftotext', text, normalized }] };
+      const { text, normalized, fallback } = await pdfToText(input.body, { timeoutMs: options.timeoutMs, command: options.pdftotext, signal: options.signal });
+      result = { kind, views: [{ name: 'text', extractor: 'pdftotext', text, normalized }], ...withFallbacks(fallback ? [fallback] : undefined) };
       break;
     }
     case 'html': {
       // In a worker: pages are decoded, parsed and normalized off the main thread, one per
       // core at once, and a page that hangs or eats memory is stopped at its limit.
-      const { views: v, normalized, charset, charsetSource, markup } = await htmlPool().extract(input.body, contentType.charset, options.timeoutMs);
+      const { views: v, normalized, charset, charsetSource, markup, fallbacks } = await htmlPool().extract(input.body, contentType.charset, options.timeoutMs);
       const views: TextView[] = [];
       if (v.article !== undefined) views.push({ name: 'article', extractor: 'readability', text: v.article, normalized: normalized.article });
       views.push({ name: 'full', extractor: 'fulltext', text: v.full, normalized: normalized.full });
-      result = { kind, views, charset, charsetSource, markup, note: v.articleNote };
+      result = { kind, views, charset, charsetSource, markup, note: v.articleNote, ...withFallbacks(fallbacks) };
       break;
     }
     case 'text': {
       const decoded = decodeText(input.body, contentType.charset);
-      result = { kind, views: [{ name: 'text', extractor: 'text', text: decoded.text }], charset: decoded.charset, charsetSource: decoded.charsetSource };
+      result = { kind, views: [{ name: 'text', extractor: 'text', text: decoded.text }], charset: decoded.charset, charsetSource: decoded.charsetSource, ...withFallbacks(decoded.fallbacks) };
       break;
     }
     case 'unsupported':

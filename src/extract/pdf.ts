@@ -21,6 +21,24 @@ export interface PdfText {
   text: string;
   /** normalize(text), computed here so callers need not. */
   normalized: string;
+  /** Set when pdftotext failed or crashed after printing text, and that text was kept: what happened. */
+  fallback?: string;
+}
+
+const UTF8_FATAL = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * What pdftotext printed before it failed, when that is text: valid UTF-8 (it writes `-enc UTF-8`),
+ * not blank, without NUL bytes. Otherwise null (nothing, or garbage: the failure stands).
+ */
+function printedText(bytes: Uint8Array | undefined): string | null {
+  if (!bytes || bytes.length === 0 || bytes.includes(0)) return null;
+  try {
+    const text = UTF8_FATAL.decode(bytes);
+    return text.trim() === '' ? null : text;
+  } catch {
+    return null;
+  }
 }
 
 /** pdftotext's text of a 352-page book is ~1 MB; this leaves room for huge documents without letting one exhaust memory or disk. */
@@ -31,7 +49,9 @@ let shells: ShellPool | undefined;
 /**
  * Runs pdftotext in its default reading-order mode (no -layout: other modes give other
  * whitespace than the gold labels) on the bytes, written to a temporary file; its output goes
- * to a file too. Throws ExtractError: `tool_missing`, `timeout`, `encrypted` or `failed`.
+ * to a file too. Throws ExtractError: `tool_missing`, `timeout`, `encrypted` or `failed`. When
+ * pdftotext exits non-zero or crashes after printing text (a damaged page further on), that text
+ * is kept and `fallback` says so; when it printed nothing, its failure stands as before.
  */
 export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise<PdfText> {
   const command = options.command ?? 'pdftotext';
@@ -53,6 +73,11 @@ export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise
     const said = (await readFile(err, 'utf8').catch(() => '')).trim().split('\n').slice(-3).join(' | ');
     if (exit.status === EXIT_NOT_FOUND) throw new ExtractError('tool_missing', `${command} not found: install poppler-utils (e.g. apt-get install -y poppler-utils)`);
     if (exit.status === EXIT_FILE_TOO_LARGE) throw new ExtractError('failed', `pdftotext output exceeds ${maxOutput / 1024 / 1024} MB`);
+    const printed = printedText(await readFile(out).catch(() => undefined));
+    if (printed !== null) {
+      const how = exit.status > 128 ? `was killed by signal ${exit.status - 128}` : `exited ${exit.status}`;
+      return { text: printed, normalized: normalize(printed), fallback: `pdftotext ${how}${said ? ` (${said})` : ''} after printing text: the text it printed was kept` };
+    }
     if (/password/i.test(said)) throw new ExtractError('encrypted', `PDF needs a password: ${said}`);
     throw new ExtractError('failed', `pdftotext failed (exit ${exit.status}): ${said || 'no message'}`);
   } finally {

@@ -1,8 +1,8 @@
 // A pool of worker threads for HTML extraction: one per core the main thread leaves free, and a page that hangs or eats memory is stopped, not fatal.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { ExtractError } from './errors.js';
-import type { HtmlJobReply, HtmlJobRequest, HtmlJobResult } from './html-worker.js';
+import { describeError, ExtractError } from './errors.js';
+import type { HtmlJobReply, HtmlJobRequest, HtmlJobResult } from './html.js';
 
 /** Heap per worker: a 10 MB page (the DOM cap) fits; a page that needs more is stopped, and the run goes on. */
 export const WORKER_HEAP_MB = 512;
@@ -57,9 +57,16 @@ interface Slot {
 
 type PartialResult = Omit<HtmlJobResult, 'views' | 'normalized'> & { full: string; normalizedFull: string };
 
-/** A page's result with its full view only; `articleNote` says why there is no article (yet). */
-function fullViewOnly(partial: PartialResult, articleNote: string | undefined): HtmlJobResult {
-  return { views: { full: partial.full, articleNote }, normalized: { full: partial.normalizedFull }, charset: partial.charset, charsetSource: partial.charsetSource, markup: partial.markup };
+/** A page's result with its full view only; `articleNote` says why there is no article (yet); `fallbacks` adds to those the full view came with. */
+function fullViewOnly(partial: PartialResult, articleNote: string | undefined, fallbacks: string[] = []): HtmlJobResult {
+  const all = [...(partial.fallbacks ?? []), ...fallbacks];
+  return { views: { full: partial.full, articleNote }, normalized: { full: partial.normalizedFull }, charset: partial.charset, charsetSource: partial.charsetSource, markup: partial.markup, ...(all.length ? { fallbacks: all } : {}) };
+}
+
+/** The worker failed after sending the full view: the page keeps it, and says so. */
+function afterFullView(partial: PartialResult, what: string): HtmlJobResult {
+  const fallback = `${what} after the full view: the full view stands, no article view`;
+  return fullViewOnly(partial, fallback, [fallback]);
 }
 
 export class HtmlPool {
@@ -110,17 +117,19 @@ export class HtmlPool {
       const job = slot.job;
       if (!job || reply.id !== job.id) return;
       if (!reply.ok) {
+        const partial = slot.partial;
         this.finish(slot);
-        job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
+        if (partial) job.resolve(afterFullView(partial, `HTML extraction failed (${reply.message})`));
+        else job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
       } else if (reply.stage === 'full') {
-        slot.partial = { full: reply.full, normalizedFull: reply.normalizedFull, charset: reply.charset, charsetSource: reply.charsetSource, markup: reply.markup };
+        slot.partial = { full: reply.full, normalizedFull: reply.normalizedFull, charset: reply.charset, charsetSource: reply.charsetSource, markup: reply.markup, fallbacks: reply.fallbacks };
         if (reply.final) {
           const partial = slot.partial;
           this.finish(slot);
           job.resolve(fullViewOnly(partial, reply.articleNote));
         }
       } else {
-        const result = fullViewOnly(slot.partial!, reply.articleNote);
+        const result = fullViewOnly(slot.partial!, reply.articleNote, reply.fallbacks);
         this.finish(slot);
         if (reply.article !== undefined) {
           result.views.article = reply.article;
@@ -137,16 +146,20 @@ export class HtmlPool {
         // Parsed, but Readability hit the memory cap: the page keeps its full view.
         const note = `no article view: Readability stopped at the ${WORKER_HEAP_MB} MB memory cap (full view only)`;
         job.resolve(fullViewOnly(partial, note));
+      } else if (job && partial) {
+        job.resolve(afterFullView(partial, `the HTML worker crashed (${describeError(err)})`));
       } else if (job) {
         job.reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? new ExtractError('failed', `HTML extraction stopped at its ${WORKER_HEAP_MB} MB memory cap`, { cause: err })
           : new ExtractError('failed', `HTML extraction crashed: ${err.message}`, { cause: err }));
       }
     });
-    worker.on('exit', () => {
+    worker.on('exit', (code) => {
       const job = slot.job;
+      const partial = slot.partial;
       this.retire(slot);
-      job?.reject(new ExtractError('failed', 'HTML extraction worker exited'));
+      if (job && partial) job.resolve(afterFullView(partial, `the HTML worker exited (code ${code})`));
+      else job?.reject(new ExtractError('failed', 'HTML extraction worker exited'));
     });
     this.slots.push(slot);
     return slot;
