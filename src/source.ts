@@ -1,5 +1,6 @@
 // A source as the pipeline holds it: the fetch outcome, its extracted text and normalized views (live page or archived capture alike).
 import { ExtractError, extractSource, readErrorPage, type ErrorPage, type SourceText } from './extract/index.js';
+import { readEmptyPage } from './extract/error-page.js';
 import type { SourceOutcome } from './fetch/index.js';
 import { normalizeViews, type NormalizedView } from './match.js';
 
@@ -12,7 +13,7 @@ export interface SourceRecord {
   text?: SourceText;
   views?: NormalizedView[];
   extractError?: ExtractError;
-  /** A failed fetch's HTML error page, read for diagnosis (a bot check, login or subscription wall answering 403, 401...). */
+  /** A failed fetch's HTML error page, read for diagnosis (a bot check, login or subscription wall answering 403, 401...); or an HTML page extraction found empty (a redirect shell). */
   errorPage?: ErrorPage;
 }
 
@@ -50,6 +51,7 @@ export async function readSource(url: string, fetched: SourceOutcome, settings: 
     record.views = normalizeViews(record.text.views);
   } catch (err) {
     record.extractError = err instanceof ExtractError ? err : new ExtractError('failed', `extraction failed: ${(err as Error).message}`, { cause: err });
+    if (record.extractError.kind === 'empty') record.errorPage = readEmptyPage(fetched.body, fetched.contentType, fetched.finalUrl);
   }
   return record;
 }

@@ -1,27 +1,71 @@
 // One quote against one URL: the library call behind `quotecheck verify`, for agents that check as they go.
-import { checkClaims, type CheckOptions, type ClaimResult } from './check.js';
+import { checkClaims, type CheckOptions, type ClaimResult, type SourceRecord } from './check.js';
 import { ClaimsFileError, parseClaims } from './claims.js';
+import { redirectShell } from './diagnose/index.js';
 import { toVerifyResult, type VerifyResult } from './report.js';
 
 /** The id the one quote is checked under inside the pipeline; it never reaches the caller. */
 const INTERNAL_ID = 'quote';
 
 /**
- * Checks one quote and returns the pipeline's own result (camelCase fields, the match with its
- * normalized context): what the CLI's text output is made from. Library users want verifyQuote.
+ * Where a redirect shell sends the reader, and whether the quote is there: the source was a page with no
+ * document text that names another URL in a meta refresh or a one-line script (diagnosis `empty`), and
+ * `verify` fetched that URL once, with the same settings. The label stays the test on the page itself.
  */
-export async function checkQuote(url: string, quote: string, options: Partial<CheckOptions> = {}): Promise<ClaimResult> {
+export interface RedirectCheck {
+  /** The URL the page sends the reader to, resolved against the page's URL. */
+  target: string;
+  /** How the page sends the reader there. */
+  via: 'meta refresh' | 'script';
+  /** Whether the quote is at the target: its label there is verbatim. */
+  found: boolean;
+  /** The quote's diagnosis at the target. */
+  diagnosis: ClaimResult['diagnosis'];
+  /** The final URL the target answered from, when it answered. */
+  final_url: string | null;
+  /** The diagnosis note at the target. */
+  note: string | null;
+}
+
+/** What `verify` checks: the pipeline's result for the quote, and for a redirect shell, the quote at its target. */
+export type QuoteCheck = ClaimResult & { redirect?: RedirectCheck };
+
+/** verifyQuote's result: the record of `quotecheck verify --json`, with `redirect` when the source is a redirect shell. */
+export type VerifyQuoteResult = VerifyResult & { redirect?: RedirectCheck };
+
+/** One quote through the pipeline: its result and the live source it was checked on (absent when the run read none). */
+async function checkOne(url: string, quote: string, options: Partial<CheckOptions>): Promise<{ result: ClaimResult; source?: SourceRecord }> {
   let entries;
   try {
     entries = parseClaims([{ id: INTERNAL_ID, quote, url }], 'verify').entries;
   } catch (err) {
     if (err instanceof ClaimsFileError) {
-      return { id: INTERNAL_ID, index: 0, label: 'no_match', diagnosis: 'invalid_claim', url, quote, match: null, drift: 'unknown', note: err.message, ms: 0 };
+      return { result: { id: INTERNAL_ID, index: 0, label: 'no_match', diagnosis: 'invalid_claim', url, quote, match: null, drift: 'unknown', note: err.message, ms: 0 } };
     }
     throw err;
   }
   const run = await checkClaims(entries, options);
-  return run.results[0]!;
+  return { result: run.results[0]!, source: run.sources[0] };
+}
+
+/**
+ * Checks one quote and returns the pipeline's own result (camelCase fields, the match with its
+ * normalized context): what the CLI's text output is made from. Library users want verifyQuote.
+ * When the quote is not on the page and the page is a redirect shell (diagnosis.ts redirectShell),
+ * the target is fetched once more with the same settings and the quote checked there (`redirect`);
+ * the target's own redirects are not followed further.
+ */
+export async function checkQuote(url: string, quote: string, options: Partial<CheckOptions> = {}): Promise<QuoteCheck> {
+  const { result, source } = await checkOne(url, quote, options);
+  const redirect = result.label === 'no_match' && source ? redirectShell(source) : null;
+  if (!redirect || options.signal?.aborted) return result;
+  // The caller's hooks expect the one claim they asked about; the target's check is verify's own.
+  const { onResult: _onResult, onSource: _onSource, ...same } = options;
+  const there = (await checkOne(redirect.target, quote, same)).result;
+  return {
+    ...result,
+    redirect: { target: redirect.target, via: redirect.via, found: there.label === 'verbatim', diagnosis: there.diagnosis, final_url: there.finalUrl ?? null, note: there.note ?? null },
+  };
 }
 
 /**
@@ -29,8 +73,15 @@ export async function checkQuote(url: string, quote: string, options: Partial<Ch
  * of `quotecheck verify --json` (VerifyResult: a report line of design.md §2 without `id`, plus
  * `quote`): label, diagnosis and evidence (`match` with its TextQuoteSelector, or `nearest` with
  * the span in the page's own wording and the word diff). Never throws for a bad source; a bad
- * quote or URL gives the diagnosis `invalid_claim`, with the reason in `note`.
+ * quote or URL gives the diagnosis `invalid_claim`, with the reason in `note`. When the source is a
+ * redirect shell and the quote is not on it, `redirect` says whether the quote is at its target.
  */
-export async function verifyQuote(url: string, quote: string, options: Partial<CheckOptions> = {}): Promise<VerifyResult> {
-  return toVerifyResult(await checkQuote(url, quote, options), quote);
+export async function verifyQuote(url: string, quote: string, options: Partial<CheckOptions> = {}): Promise<VerifyQuoteResult> {
+  return toVerifyQuoteResult(await checkQuote(url, quote, options), quote);
+}
+
+/** A checked quote as `verify --json` prints it: the report record, and `redirect` when there is one. */
+export function toVerifyQuoteResult(r: QuoteCheck, quote: string): VerifyQuoteResult {
+  const record = toVerifyResult(r, quote);
+  return r.redirect ? { ...record, redirect: r.redirect } : record;
 }

@@ -161,6 +161,17 @@ describe('detectShell', () => {
     const html = '<html><body><div id="root"></div><script src="/static/js/main.js"></script></body></html>';
     expect(detectPageShell({ status: 200, html, text: '' })).toMatchObject({ kind: 'js_shell', strong: true });
   });
+  test('a meta refresh page is a redirect shell naming its target; a long article with a meta refresh is not', () => {
+    const refresh = '<meta http-equiv="refresh" content="0; url=https://example.com/story">';
+    expect(detectPageShell({ status: 200, html: `<html><head>${refresh}</head><body>Redirecting...</body></html>`, text: 'redirecting...' }))
+      .toMatchObject({ kind: 'redirect', strong: true, evidence: 'meta refresh to https://example.com/story', redirect: { target: 'https://example.com/story', via: 'meta refresh' } });
+    const text = normalize('The council met on Monday to discuss the new bridge. '.repeat(80));
+    expect(detectPageShell({ status: 200, html: `<html><head>${refresh}</head><body><article><p>...</p></article></body></html>`, text })).toBeNull();
+  });
+  test('a one-line script redirect on an empty page is a redirect shell, not a JavaScript-only shell', () => {
+    const html = '<html><body><script>window.location.href = "https://example.com/next";</script></body></html>';
+    expect(detectPageShell({ status: 200, html, text: '' })).toMatchObject({ kind: 'redirect', evidence: 'script to https://example.com/next' });
+  });
   test('an ordinary article that mentions subscribing is not a shell', () => {
     const text = normalize(`${'The council met on Monday to discuss the new bridge. '.repeat(80)} Subscribe to our newsletter for more local news.`);
     expect(detectPageShell({ status: 200, html: '<article><p>...</p></article>', text })).toBeNull();

@@ -1,10 +1,8 @@
 // `quotecheck verify`: one quote, one URL, an answer an LLM agent can read (or parse with --json); exit 0 verbatim, 1 no_match, 2 bad input.
 import { readFileSync } from 'node:fs';
-import type { ClaimResult } from '../check.js';
 import { VIEW_NAMES, type Diagnosis, type DiffRun } from '../diagnose/index.js';
 import type { HtmlViewChoice } from '../match.js';
-import { toVerifyResult } from '../report.js';
-import { checkQuote } from '../verify.js';
+import { checkQuote, toVerifyQuoteResult, type QuoteCheck, type RedirectCheck } from '../verify.js';
 import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import { REPLAY_ENV } from '../defaults.js';
@@ -44,7 +42,7 @@ export function renderDiff(diff: readonly DiffRun[], colour: boolean): string {
 }
 
 /** What `verify` prints without --json, for a person or an agent to read. */
-export function describe(r: ClaimResult, colour = false): string {
+export function describe(r: QuoteCheck, colour = false): string {
   const lines = [`${r.label} (diagnosis: ${r.diagnosis})`];
   const source = [r.httpStatus, r.contentType, r.charset, r.extractor].filter((x) => x !== undefined).join(', ');
   lines.push(`source: ${r.url}${r.finalUrl && r.finalUrl !== r.url ? ` -> ${r.finalUrl}` : ''}${source ? ` (${source})` : ''}`);
@@ -66,7 +64,16 @@ export function describe(r: ClaimResult, colour = false): string {
     lines.push(`as of ${r.asOf.date ?? 'today'}: ${r.asOf.captureUrl ? `the Wayback capture of ${r.asOf.timestamp} (${r.asOf.captureUrl})` : `${r.asOf.source === 'replay' ? 'the recorded' : 'today\'s'} text of ${r.asOf.timestamp}`}${r.asOf.proof === 'sha256' ? ', proven by its sha256' : r.asOf.proof === 'nearest' ? ', the nearest to the date' : ''}`);
   }
   if (r.note) lines.push(`note: ${r.note}`);
+  if (r.redirect) lines.push(describeRedirect(r.redirect));
   return lines.join('\n');
+}
+
+/** Where a redirect shell sends the reader, and whether the quote is there (the label above stays the page's own). */
+export function describeRedirect(r: RedirectCheck): string {
+  const where = `the page redirects (${r.via}) to ${r.target}`;
+  if (r.found) return `${where}: the quote is there (verbatim)`;
+  const why = r.diagnosis === 'fetch_failed' || r.diagnosis === 'invalid_claim' ? `the target could not be checked (${r.diagnosis}${r.note ? `: ${r.note}` : ''})` : `the quote is not there either (diagnosis: ${r.diagnosis}${r.note ? `; ${r.note}` : ''})`;
+  return `${where}: ${why}`;
 }
 
 export async function verifyCommand(opts: VerifyCommandOptions): Promise<number> {
@@ -101,7 +108,7 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
     ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
   };
   const result = await checkQuote(opts.url, quote, options);
-  if (opts.json) process.stdout.write(`${JSON.stringify(toVerifyResult(result, quote))}\n`);
+  if (opts.json) process.stdout.write(`${JSON.stringify(toVerifyQuoteResult(result, quote))}\n`);
   else process.stdout.write(`${describe(result, useColour(process.stdout))}\n`);
   if (result.diagnosis === 'invalid_claim') {
     if (!opts.json) process.stderr.write(`quotecheck: error: ${result.note}\n`);

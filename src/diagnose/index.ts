@@ -114,22 +114,35 @@ function canonOf(source: SourceRecord, view: NormalizedView['name']): CanonText 
 
 /**
  * Shell detection reads what the source record holds: an extracted page's markup signals (read in the
- * extraction worker) and full view, or an HTML error page's signals and text (read by readSource).
+ * extraction worker) and full view, or the signals and text of an HTML page that is not the document (an
+ * error page, or a page extraction found empty), read by readSource.
  */
 function shellOf(source: SourceRecord): Shell | null {
   const cache = cacheFor(source);
   if (cache.shell !== undefined) return cache.shell;
   const { fetch, text, views, errorPage } = source;
   const full = views?.find((v) => v.name === 'full')?.text ?? views?.[0]?.text;
-  cache.shell = detectShell({ status: fetch.status, headers: fetch.headers, markup: text?.markup ?? errorPage?.markup, text: full ?? errorPage?.text });
+  cache.shell = detectShell({ status: fetch.status, headers: fetch.headers, markup: text?.markup ?? errorPage?.markup, text: full ?? errorPage?.text, url: fetch.finalUrl ?? source.url });
   return cache.shell;
+}
+
+/**
+ * Where a source sends its reader, when it is a redirect shell: a page with too little text to be the document
+ * that names another URL in a meta refresh or a one-line script (design.md §5 `empty`). Null for any other page.
+ * `verify` checks the quote there too; the run never fetches it (the label is the test on the fetched page).
+ */
+export function redirectShell(source: SourceRecord): { target: string; via: 'meta refresh' | 'script' } | null {
+  if (!source.fetch.ok || (source.extractError && source.extractError.kind !== 'empty')) return null;
+  const shell = shellOf(source);
+  return shell?.kind === 'redirect' && shell.strong && shell.redirect ? shell.redirect : null;
 }
 
 /** How notes name a view. */
 export const VIEW_NAMES: Record<NormalizedView['name'], string> = { article: 'article text', full: 'full page text', text: 'extracted text' };
 
 function describeShell(shell: Shell): string {
-  const what = { bot_check: 'a bot check', login: 'a login wall', subscription: 'a subscription wall', consent: 'a consent wall', js_shell: 'a JavaScript-only shell' }[shell.kind];
+  if (shell.kind === 'redirect') return `the page is a redirect shell (${shell.evidence}): the document is at its target`;
+  const what = { bot_check: 'a bot check', login: 'a login wall', subscription: 'a subscription wall', consent: 'a consent wall', js_shell: 'a JavaScript-only shell' }[shell.kind as Exclude<Shell['kind'], 'redirect'>];
   return `the response is ${what} (${shell.evidence})`;
 }
 
@@ -192,7 +205,8 @@ function clip(s: string, n = 160): string {
 function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, views: NormalizedView[]): DiagnosisResult {
   const shell = shellOf(source);
   if (shell?.strong) {
-    return { diagnosis: shell.kind === 'js_shell' ? 'empty' : 'paywall', note: describeShell(shell), nearest: null };
+    // No document text: a script-built shell, or a redirect shell (the document is at its target).
+    return { diagnosis: shell.kind === 'js_shell' || shell.kind === 'redirect' ? 'empty' : 'paywall', note: describeShell(shell), nearest: null };
   }
 
   const canonQuote = canon(quote);
@@ -267,21 +281,27 @@ function nearestIn(quote: string, rawQuote: string, source: SourceRecord, views:
   return { text, raw, diff: wordDiff(rawQuote, raw), similarity: Number(best.similarity.toFixed(3)), view: view.name, offset: start };
 }
 
+/** The note of a page with no text to match that is a redirect shell: where its document is. */
+function redirectNote(source: SourceRecord): string | undefined {
+  const shell = redirectShell(source) ? shellOf(source) : null;
+  return shell ? describeShell(shell) : undefined;
+}
+
 export function diagnose({ label, quote, rawQuote, source, match, htmlView = 'any' }: DiagnosisInput): DiagnosisResult {
   if (label === 'verbatim' && match) return { diagnosis: 'verbatim', nearest: null };
   const { fetch, extractError } = source;
   if (!fetch.ok) {
     const shell = fetch.body || fetch.headers ? shellOf(source) : null;
-    if (shell && shell.kind !== 'js_shell' && (shell.strong || fetch.status === 401 || fetch.status === 403)) {
+    if (shell && shell.kind !== 'js_shell' && shell.kind !== 'redirect' && (shell.strong || fetch.status === 401 || fetch.status === 403)) {
       return { diagnosis: 'paywall', note: `${fetch.message}: ${describeShell(shell)}`, nearest: null };
     }
     return { diagnosis: 'fetch_failed', note: fetch.message, nearest: null };
   }
   if (extractError) {
     if (extractError.kind === 'unsupported') return { diagnosis: 'unsupported', note: extractError.message, nearest: null };
-    return { diagnosis: 'empty', note: extractError.message, nearest: null };
+    return { diagnosis: 'empty', note: redirectNote(source) ?? extractError.message, nearest: null };
   }
   const views = (source.views ?? []).filter((v) => viewCounts(v.name, htmlView));
-  if (views.length === 0) return { diagnosis: 'empty', note: `no ${htmlView} text in this source`, nearest: null };
+  if (views.length === 0) return { diagnosis: 'empty', note: redirectNote(source) ?? `no ${htmlView} text in this source`, nearest: null };
   return diagnoseText(quote, rawQuote ?? quote, source, views);
 }

@@ -1,11 +1,14 @@
-// Pages that stand in for the document: bot checks, login, subscription and consent walls, JS-only app shells.
+// Pages that stand in for the document: bot checks, login, subscription and consent walls, JS-only app shells, redirect shells.
 // Recognised by their headers, markup and text, never by site names. Classification only: the markup and text are read where the page is decoded (extract/).
 import { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../shell-limits.js';
 import type { MarkupSignals } from '../source.js';
 
+/** A redirect the page's markup asks for (extract/markup.ts), target as written. */
+type MarkupRedirect = NonNullable<MarkupSignals['redirect']>;
+
 export { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../shell-limits.js';
 
-export type ShellKind = 'bot_check' | 'login' | 'subscription' | 'consent' | 'js_shell';
+export type ShellKind = 'bot_check' | 'login' | 'subscription' | 'consent' | 'js_shell' | 'redirect';
 
 export interface Shell {
   kind: ShellKind;
@@ -13,6 +16,8 @@ export interface Shell {
   evidence: string;
   /** Strong evidence says the page is not the document at all; weak evidence says its text may be cut short. */
   strong: boolean;
+  /** A redirect shell's target, resolved against the page's URL (and its `<base href>`), and how the page sends the reader there. */
+  redirect?: { target: string; via: MarkupRedirect['via'] };
 }
 
 export interface ShellInput {
@@ -22,6 +27,8 @@ export interface ShellInput {
   markup?: MarkupSignals;
   /** The page's normalized full text (design.md §3): the extracted full view, or an error page's text. */
   text?: string;
+  /** The page's URL (after HTTP redirects), to resolve a redirect target against. */
+  url?: string;
 }
 
 /**
@@ -36,7 +43,7 @@ const WORDING: readonly (readonly [ShellKind, RegExp])[] = [
 ];
 
 /** Recognises a shell from the response; returns the strongest finding, or null for an ordinary page. */
-export function detectShell({ status, headers, markup, text }: ShellInput): Shell | null {
+export function detectShell({ status, headers, markup, text, url }: ShellInput): Shell | null {
   const mitigated = headers?.['cf-mitigated'];
   if (mitigated && /challenge/i.test(mitigated)) {
     return { kind: 'bot_check', evidence: `header cf-mitigated: ${mitigated}`, strong: true };
@@ -51,6 +58,12 @@ export function detectShell({ status, headers, markup, text }: ShellInput): Shel
     if (found) return { kind, evidence: `"${found[0]}"`, strong: short || kind === 'bot_check' };
   }
   if (status === 401) return { kind: 'login', evidence: 'HTTP 401 (authentication required)', strong: true };
+  // A page that sends the reader elsewhere and has too little text to be the document itself (markup.ts reads
+  // a meta refresh only below SHELL_MAX_TEXT, a script redirect only below JS_SHELL_MAX_TEXT).
+  const redirect = markup?.redirect && short ? resolveRedirect(markup.redirect, url) : undefined;
+  if (redirect) {
+    return { kind: 'redirect', evidence: `${redirect.via} to ${redirect.target}`, strong: true, redirect };
+  }
   if (markup?.notFree) {
     return { kind: 'subscription', evidence: 'JSON-LD "isAccessibleForFree": false', strong: short };
   }
@@ -58,4 +71,28 @@ export function detectShell({ status, headers, markup, text }: ShellInput): Shel
     return { kind: 'js_shell', evidence: `${textLength} characters of text; the page is built by scripts`, strong: true };
   }
   return null;
+}
+
+/**
+ * A redirect's target as a browser would go there: resolved against the `<base href>` and the page's URL. None
+ * when it is not an http(s) URL (`javascript:`, `data:`, unparsable) or is the page itself (a refresh that reloads).
+ */
+export function resolveRedirect(redirect: MarkupRedirect, pageUrl: string | undefined): { target: string; via: MarkupRedirect['via'] } | undefined {
+  let target: URL;
+  try {
+    const base = redirect.base !== undefined && pageUrl !== undefined ? new URL(redirect.base, pageUrl) : pageUrl;
+    target = new URL(redirect.target, base);
+  } catch {
+    return undefined;
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return undefined;
+  if (pageUrl !== undefined) {
+    const page = URL.canParse(pageUrl) ? new URL(pageUrl) : undefined;
+    if (page && withoutHash(page) === withoutHash(target)) return undefined;
+  }
+  return { target: target.href, via: redirect.via };
+}
+
+function withoutHash(u: URL): string {
+  return u.href.slice(0, u.href.length - u.hash.length);
 }

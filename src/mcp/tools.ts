@@ -88,6 +88,8 @@ export const verifyOutput = {
   as_of: z.looseObject({ source: z.string(), timestamp: nullableString, capture_url: nullableString, proof: nullableString }).nullable(),
   note: nullableString,
   ms: z.number(),
+  redirect: z.looseObject({ target: z.string(), via: z.string(), found: z.boolean(), diagnosis: z.string(), final_url: nullableString, note: nullableString }).optional()
+    .describe('when the page is a redirect shell (a meta refresh or one-line script redirect and no text of its own): its target, fetched once, and whether the quote is there; the label stays the page\'s own'),
 };
 
 export const readInput = {
