@@ -131,6 +131,20 @@ describe('pages at the DOM caps', () => {
     );
   }, testTimeout(3 * 10));
 
+  test('nesting far past the cap (the streaming pass): linear, where htmlparser2\'s own stack made it quadratic', async () => {
+    // 400,000 unclosed <b> (1.2 MB) took over a minute in the streaming pass (its open-element arrays were
+    // shifted at the front); 200,000 <b> then as many <p> took 20 s. Now each is well under a second or two.
+    const page = pages[0]!;
+    const after = page.boundaries.find((p) => p >= page.quoteEnd)!;
+    for (const ins of ['<b>'.repeat(400_000), '<b>'.repeat(100_000) + '<p>x'.repeat(100_000), '<span>'.repeat(399) + '</x></p>'.repeat(500_000)]) {
+      const edits: Edit[] = [{ pos: after, del: 0, ins: Buffer.from(ins) }];
+      const started = performance.now();
+      const result = await extractWithinLimits(applyEdits(page.bytes, edits), [{ pos: after, del: 0, ins: Buffer.from(ins.slice(0, 30)) }]);
+      expect(performance.now() - started, ins.slice(0, 30)).toBeLessThan(15_000);
+      expect(found(result, page.quote)).toBe(true);
+    }
+  }, 120_000);
+
   test('ancestor-descendant pairs around the 6,000,000 cap: extraction settles in time, and the quote is still found', async () => {
     const page = pages[3]!;
     const after = page.boundaries.find((p) => p >= page.quoteEnd)!;
