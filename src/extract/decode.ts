@@ -294,8 +294,11 @@ function pastComment(b: Buffer, lt: number): number {
   if (b[lt + 4] === GT) return lt + 5;
   if (b[lt + 4] === DASH && b[lt + 5] === GT) return lt + 6;
   const close = b.indexOf('-->', lt + 4, 'latin1');
-  const bang = b.indexOf('--!>', lt + 4, 'latin1');
-  if (bang !== -1 && (close === -1 || bang < close)) return bang + 4;
+  // `--!>` counts only before the `-->`: searched to the end from every comment, a page of many comments and
+  // no `--!>` would cost the square of its length (80,000 comments: past the extraction time limit).
+  const end = close === -1 ? b.length : close;
+  const bangAt = b.subarray(lt + 4, end).indexOf('--!>', 0, 'latin1');
+  if (bangAt !== -1) return lt + 4 + bangAt + 4;
   return close === -1 ? b.length : close + 3;
 }
 
