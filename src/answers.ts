@@ -48,27 +48,50 @@ export function writeFileAtomicSync(path: string, content: string): void {
   }
 }
 
+/** How soon after a decision the answers file is rewritten, for a run of up to LARGE_RUN_CLAIMS claims. */
+export const WRITE_INTERVAL_MS = 250;
+/** Past this many claims a rewrite is large (hundreds of kilobytes): rewrites are spaced LARGE_WRITE_INTERVAL_MS apart. */
+export const LARGE_RUN_CLAIMS = 5_000;
+export const LARGE_WRITE_INTERVAL_MS = 1_000;
+
+/**
+ * The least time between two rewrites of an answers file of `claims` claims. Each rewrite is the whole
+ * file: at 50,000 claims (about 1.5 MB) four a second would be megabytes a second of writes for no
+ * reader's benefit, so a large run's file is rewritten at most once a second (plus the final write).
+ */
+export function writeIntervalFor(claims: number): number {
+  return claims > LARGE_RUN_CLAIMS ? LARGE_WRITE_INTERVAL_MS : WRITE_INTERVAL_MS;
+}
+
 /**
  * Keeps an answers file in step with an AnswerBook: written at once (all `no_match`), then
- * again as claims are decided (at most every `intervalMs`), so a run killed at any moment
- * leaves a valid file with everything decided so far. Writes are synchronous (a few
- * milliseconds even for 50,000 claims), so no older write can land after a newer one.
+ * again as claims are decided (at most once every `intervalMs`, which grows with the run's size:
+ * writeIntervalFor), so a run killed at any moment leaves a valid file with everything decided
+ * so far. Writes are synchronous (a few milliseconds even for 50,000 claims), so no older write
+ * can land after a newer one.
  */
 export class AnswersFile {
   private timer: NodeJS.Timeout | undefined;
+  #writes = 0;
 
   constructor(
     readonly path: string,
     readonly format: AnswerFormat,
     readonly book: AnswerBook,
-    private readonly intervalMs = 250,
+    private readonly intervalMs = writeIntervalFor(book.size),
   ) {}
+
+  /** How many times the file has been written (the first, the intermediate and the final writes). */
+  get writes(): number {
+    return this.#writes;
+  }
 
   /** Writes the current answers now; throws if the path cannot be written. */
   write(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     writeFileAtomicSync(this.path, this.book.serialize(this.format));
+    this.#writes++;
   }
 
   /** Asks for a write soon; a burst of decisions makes one write. A failed write is retried by the next one. */
