@@ -1,6 +1,5 @@
 // A source as the pipeline holds it: the fetch outcome, its extracted text and normalized views (live page or archived capture alike).
 import { ExtractError, extractSource, readErrorPage, type ErrorPage, type SourceText } from './extract/index.js';
-import { readEmptyPage } from './extract/error-page.js';
 import type { SourceOutcome } from './fetch/index.js';
 import { normalizeViews, type NormalizedView } from './match.js';
 
@@ -51,7 +50,8 @@ export async function readSource(url: string, fetched: SourceOutcome, settings: 
     record.views = normalizeViews(record.text.views);
   } catch (err) {
     record.extractError = err instanceof ExtractError ? err : new ExtractError('failed', `extraction failed: ${(err as Error).message}`, { cause: err });
-    if (record.extractError.kind === 'empty') record.errorPage = readEmptyPage(fetched.body, fetched.contentType, fetched.finalUrl);
+    // A page with no text keeps what its markup showed (a redirect shell): the worker read it, no second pass here.
+    if (record.extractError.markup) record.errorPage = { markup: record.extractError.markup, text: '' };
   }
   return record;
 }

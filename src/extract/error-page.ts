@@ -1,7 +1,7 @@
-// Reading an HTML error page (a response that is not the document, so never extracted into views), or an HTML page with no text (extraction said `empty`): its markup signals and normalized text, for diagnosis.
+// Reading an HTML error page (a response that is not the document, so never extracted into views): its markup signals and normalized text, for diagnosis.
 import { normalize } from '../normalize.js';
 import { decodeHtml } from './decode.js';
-import { parseContentType, sniffKind } from './kind.js';
+import { parseContentType } from './kind.js';
 import { markupSignals, type MarkupSignals } from './markup.js';
 import { streamedText } from './stream.js';
 
@@ -24,21 +24,6 @@ export function readErrorPage(body: Uint8Array, contentType: string | undefined)
   const type = parseContentType(contentType);
   if (!type.essence || !HTML_TYPES.has(type.essence)) return undefined;
   return readPage(body, type.charset);
-}
-
-/**
- * Reads a fetched page that extraction found without text (ExtractError `empty`), when it is HTML as extraction
- * sniffed it (kind.ts): a page with no text has no views, and diagnosis still asks what its markup says (a meta
- * refresh, a script redirect). Read as an error page is; such pages are small, and only they are read twice.
- * Never throws: a fault here costs only the diagnosis its evidence (the page is empty either way).
- */
-export function readEmptyPage(body: Uint8Array, contentType: string | undefined, url: string): ErrorPage | undefined {
-  try {
-    const type = parseContentType(contentType);
-    return sniffKind(body, type, url) === 'html' ? readPage(body, type.charset) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function readPage(body: Uint8Array, charset: string | undefined): ErrorPage {

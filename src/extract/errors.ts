@@ -1,4 +1,5 @@
 // Extraction failures, by kind: the diagnosis maps them to `empty`, `unsupported` or a note.
+import type { MarkupSignals } from './markup.js';
 
 export type ExtractErrorKind =
   | 'empty' // extracted, but there is no text (scanned PDF without a text layer, JS-only shell)
@@ -10,8 +11,11 @@ export type ExtractErrorKind =
 
 export class ExtractError extends Error {
   override readonly name = 'ExtractError';
-  constructor(readonly kind: ExtractErrorKind, message: string, options?: { cause?: unknown }) {
+  /** For an HTML page with no text (`empty`): what its markup showed (a meta refresh, a script redirect), read once in the worker, for diagnosis. */
+  readonly markup?: MarkupSignals;
+  constructor(readonly kind: ExtractErrorKind, message: string, options?: { cause?: unknown; markup?: MarkupSignals }) {
     super(message, options);
+    if (options?.markup) this.markup = options.markup;
   }
 }
 

@@ -102,7 +102,7 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
       throw new ExtractError('unsupported', `cannot extract text from ${contentType.essence ?? 'this binary content'}`);
   }
   if (result.views.every((v) => v.text.trim() === '')) {
-    throw new ExtractError('empty', kind === 'pdf' ? 'the PDF has no text layer (a scan?)' : 'the document has no text');
+    throw new ExtractError('empty', kind === 'pdf' ? 'the PDF has no text layer (a scan?)' : 'the document has no text', { markup: result.markup });
   }
   return { ...result, ms: Math.round(performance.now() - started) };
 }
