@@ -1,5 +1,6 @@
 // The pipeline: claims -> sources (each URL fetched once) -> texts (live, or as of the claim's date) -> matches -> one result per claim.
 import { Agent, type Dispatcher } from 'undici';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { ClaimsFileError, parseClaims, type Claim, type ClaimEntry, type ClaimSet } from './claims.js';
 import { FetchLimits, fetchSource, type FetchSettings } from './fetch/index.js';
 import { guardedLookup } from './fetch/guard.js';
@@ -39,9 +40,12 @@ export interface CheckOptions extends RunSettings {
   signal?: AbortSignal;
   /** When the run must end (epoch ms): no Wayback wait may end after it. */
   deadlineAt?: number;
-  /** Called as each claim is decided (in decision order). */
+  /**
+   * Called as each claim is decided (in decision order); when the run stops early, once more for
+   * each claim it did not decide (`undecided: true`, answered `no_match`), so every claim is seen once.
+   */
   onResult?: (result: ClaimResult) => void;
-  /** Called as each source is settled (fetched and extracted, or failed). */
+  /** Called as each source is settled (fetched and extracted, or failed). The run keeps no reference to it after its claims are decided. */
   onSource?: (source: SourceRecord) => void;
 }
 
@@ -78,17 +82,25 @@ export interface ClaimResult {
   undecided?: true;
 }
 
-export interface CheckRun {
-  /** One result per claim, in input order. */
-  results: ClaimResult[];
+/** What streamClaims returns: the run's own facts. Each claim's result and each source went to `onResult` and `onSource` as they came, and were not kept. */
+export interface StreamedRun {
+  /** Claims in the input (each was passed to `onResult` once). */
+  claims: number;
   /** Problems that did not invalidate a claim (a malformed optional field, dropped), as parseClaims reports them. */
   warnings: string[];
-  sources: SourceRecord[];
   /** Why the run ended early, if it did: claims not decided were answered `no_match`. */
   stopped?: string;
   /** What the Wayback Machine was asked, when it was. */
   wayback?: WaybackStats;
   ms: number;
+}
+
+/** What checkClaims returns: the run, with every result and every source kept. */
+export interface CheckRun extends StreamedRun {
+  /** One result per claim, in input order. */
+  results: ClaimResult[];
+  /** Every source read, in the order they were settled (with their texts: memory grows with the run; streamClaims keeps none). */
+  sources: SourceRecord[];
 }
 
 /** Notes joined with "; ", each once (a fallback may also be why there is no article view). */
@@ -332,17 +344,33 @@ async function untilDoneOrStopped(work: Promise<unknown>, signal: AbortSignal | 
 }
 
 /**
+ * Sources a run holds (fetched, being read or decided) per fetch slot. Past it, fetching waits for
+ * extraction to catch up: memory follows --concurrency and the largest sources, while two per slot
+ * keep the network busy as extraction works through the ones already fetched.
+ */
+export const HELD_PER_FETCH_SLOT = 2;
+
+/** Takes a slot of `limit` and holds it until the returned function is called. */
+function acquire(limit: LimitFunction): Promise<() => void> {
+  return new Promise((granted) => {
+    void limit(() => new Promise<void>((release) => granted(release)));
+  });
+}
+
+/**
  * The work of one checkClaims call: each source fetched and read once, then each of its claims
  * matched, dated (a Wayback capture when the live text cannot stand for the claim's date) and
- * decided. Results go to `decide` as they come; the sources read are kept in `sources`.
+ * decided. Results go to `decide` and sources to `onSource` as they come; nothing of a source is
+ * kept once its claims are decided, so memory follows the sources in flight, not the run's size.
  */
 class Run {
-  readonly sources: SourceRecord[] = [];
   readonly wayback: WaybackClient | undefined;
   readonly #options: CheckOptions;
   readonly #settings: FetchSettings;
   readonly #readSettings: Parameters<typeof readSource>[2];
   readonly #limits: FetchLimits;
+  /** Sources fetched and not yet decided: bounded, so a fast network cannot pile up bodies waiting for extraction. */
+  readonly #held: LimitFunction;
   readonly #captures: CaptureTexts | undefined;
   readonly #asOfOverride: AsOfDate | undefined;
   readonly #decide: (r: ClaimResult, slot: number) => void;
@@ -354,6 +382,7 @@ class Run {
     this.#settings = fetchSettingsFor(options, dispatcher);
     this.#readSettings = { extractTimeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal };
     this.#limits = new FetchLimits(options.concurrency, options.perHost);
+    this.#held = pLimit(options.concurrency * HELD_PER_FETCH_SLOT);
     this.wayback = waybackFor(options, this.#settings);
     this.#captures = this.wayback ? new CaptureTexts(this.wayback, (url, fetched) => readSource(url, fetched, this.#readSettings)) : undefined;
   }
@@ -368,14 +397,27 @@ class Run {
   async #processSource(url: string, group: Slotted[]): Promise<void> {
     const { signal } = this.#options;
     const t0 = performance.now();
-    const fetched = await this.#limits.run(url, () => fetchSource(url, this.#settings, signal));
-    const record = await readSource(url, fetched, this.#readSettings);
-    if (signal?.aborted) return; // the stop path answers these claims
-    this.sources.push(record);
-    this.#options.onSource?.(record);
-    const ms = Math.round(performance.now() - t0);
-    await Promise.all(group.map((c) => this.#decideClaim(c, record, ms)));
-    forgetSource(record);
+    let release: (() => void) | undefined;
+    try {
+      // A source takes a held slot only once its host and a fetch slot are free (no queueing behind a busy host).
+      const fetched = await this.#limits.run(url, async () => {
+        release = await acquire(this.#held);
+        return fetchSource(url, this.#settings, signal);
+      });
+      const record = await readSource(url, fetched, this.#readSettings);
+      if (signal?.aborted) return; // the stop path answers these claims
+      this.#options.onSource?.(record);
+      const ms = Math.round(performance.now() - t0);
+      try {
+        await Promise.all(group.map((c) => this.#decideClaim(c, record, ms)));
+      } finally {
+        // No other claim cites this URL (claims are grouped by it): what was read for it goes now.
+        forgetSource(record);
+        this.#captures?.forget(url);
+      }
+    } finally {
+      release?.();
+    }
   }
 
   async #decideClaim({ claim, slot }: Slotted, record: SourceRecord, sourceMs: number): Promise<void> {
@@ -394,32 +436,66 @@ class Run {
   }
 }
 
+/** Where a run's results go: `decide` is called once per claim, with its place in the input. */
+type Decide = (result: ClaimResult, slot: number) => void;
+
 /**
- * Checks every claim: plain `{id, quote, url}` objects (validated as a claims file is: a claim
- * without an id or a duplicate id throws ClaimsFileError; an empty quote or a non-http URL gives
- * that claim the diagnosis `invalid_claim`), or the entries of parseClaims. Never throws for a bad
- * source: each claim gets a result, in the order given. When `options.signal` aborts, the run
- * returns at once with the claims not yet decided answered `no_match`.
+ * The run itself, shared by checkClaims and streamClaims: every claim goes to `decide` once,
+ * decided or (when the run stopped first) answered `no_match` as undecided. Keeps only a flag per claim.
  */
-export async function checkClaims(claims: ClaimsInput, opts: Partial<CheckOptions> = {}): Promise<CheckRun> {
+async function runClaims(claims: ClaimsInput, opts: Partial<CheckOptions>, decide: Decide): Promise<StreamedRun> {
   const { entries, warnings } = entriesOf(claims);
   const options: CheckOptions = { ...DEFAULT_OPTIONS, ...opts };
   const started = performance.now();
-  const results = new Array<ClaimResult | undefined>(entries.length);
-  const decide = (r: ClaimResult, slot: number): void => {
-    results[slot] = r;
-    options.onResult?.(r);
+  const decided = new Uint8Array(entries.length);
+  const decideOnce: Decide = (r, slot) => {
+    decided[slot] = 1;
+    decide(r, slot);
   };
-  const groups = bySource(entries, decide);
+  const groups = bySource(entries, decideOnce);
   const asOfOverride = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
   const { dispatcher, close } = dispatcherFor(options);
-  const run = new Run(options, dispatcher, asOfOverride, decide);
+  const run = new Run(options, dispatcher, asOfOverride, decideOnce);
   try {
     await run.processAll(groups);
   } finally {
     close();
   }
   const stopped = options.signal?.aborted ? abortReason(options.signal) : undefined;
-  const final = entries.map((entry, i) => results[i] ?? undecided(entry, stopped ?? 'run ended'));
-  return { results: final, warnings, sources: run.sources, stopped, wayback: run.wayback?.stats, ms: Math.round(performance.now() - started) };
+  entries.forEach((entry, slot) => {
+    if (!decided[slot]) decide(undecided(entry, stopped ?? 'run ended'), slot);
+  });
+  return { claims: entries.length, warnings, stopped, wayback: run.wayback?.stats, ms: Math.round(performance.now() - started) };
+}
+
+/**
+ * Checks every claim: plain `{id, quote, url}` objects (validated as a claims file is: a claim
+ * without an id or a duplicate id throws ClaimsFileError; an empty quote or a non-http URL gives
+ * that claim the diagnosis `invalid_claim`), or the entries of parseClaims. Never throws for a bad
+ * source: each claim gets a result, in the order given. When `options.signal` aborts, the run
+ * returns at once with the claims not yet decided answered `no_match`. Every result and source is
+ * kept for the returned CheckRun; for a run whose size is not known, streamClaims keeps none.
+ */
+export async function checkClaims(claims: ClaimsInput, opts: Partial<CheckOptions> = {}): Promise<CheckRun> {
+  const results: ClaimResult[] = [];
+  const sources: SourceRecord[] = [];
+  const onSource = (s: SourceRecord): void => {
+    sources.push(s);
+    opts.onSource?.(s);
+  };
+  const run = await runClaims(claims, { ...opts, onSource }, (r, slot) => {
+    results[slot] = r;
+    opts.onResult?.(r);
+  });
+  return { ...run, results, sources };
+}
+
+/**
+ * checkClaims for runs of any size: each claim's result goes to `onResult` as it is decided (and,
+ * after a stop, each undecided claim's), each source to `onSource` as it is settled, and neither is
+ * kept. Memory follows the work in flight (`concurrency` sources and their claims), not the number
+ * of claims or sources: a service can check claims all day. Throws as checkClaims does.
+ */
+export async function streamClaims(claims: ClaimsInput, opts: Partial<CheckOptions> = {}): Promise<StreamedRun> {
+  return runClaims(claims, opts, (r) => opts.onResult?.(r));
 }

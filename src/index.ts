@@ -3,7 +3,7 @@ export { normalize } from './normalize.js';
 export { parseClaims, readClaimsFile, ClaimsFileError, type Claim, type InvalidClaim, type ClaimEntry, type ClaimSet } from './claims.js';
 export { verifyQuote } from './verify.js';
 export type { RedirectCheck, VerifyQuoteResult } from './verify.js';
-export { checkClaims, DEFAULT_OPTIONS, VERSION, type CheckOptions, type CheckRun, type ClaimInput, type ClaimsInput, type ClaimResult, type SourceRecord } from './check.js';
+export { checkClaims, streamClaims, DEFAULT_OPTIONS, VERSION, type CheckOptions, type CheckRun, type StreamedRun, type ClaimInput, type ClaimsInput, type ClaimResult, type SourceRecord } from './check.js';
 export type { RunSettings, WaybackMode } from './settings.js';
 export { fetchSource, FetchError, type FetchSettings, type SourceOutcome } from './fetch/index.js';
 export { extractSource, ExtractError, renderText, type SourceText, type TextView, type ViewName, type Extractor } from './extract/index.js';
@@ -11,5 +11,6 @@ export { findQuote, normalizeViews, textQuoteSelector, type Match, type HtmlView
 export { diagnose, DIAGNOSES, type Diagnosis, type Nearest, type DiffOp, type DiffRun } from './diagnose/index.js';
 export { wordDiff } from './diagnose/diff.js';
 export { AnswerBook, AnswersFile, type Label, type AnswerFormat } from './answers.js';
-export { toReportRecord, toVerifyResult, summarize, type ReportRecord, type VerifyResult } from './report.js';
+export { toReportRecord, toVerifyResult, summarize, summaryLine, RunTally, type ReportRecord, type RunSummary, type LookRecord, type VerifyResult } from './report.js';
+export { ReportFile, reorderReport, type ReportOrder } from './report-file.js';
 export { grade, parseLabels, type Grade } from './harbor/grade.js';

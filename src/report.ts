@@ -1,7 +1,7 @@
 // The evidence report (design.md §2): one JSON line per claim, plus the run's one-line summary.
-import { writeFileAtomicSync } from './answers.js';
 import { plural } from './messages.js';
-import type { CheckRun, ClaimResult } from './check.js';
+import type { CheckRun, ClaimResult, StreamedRun } from './check.js';
+import type { SourceRecord } from './source.js';
 import { DIAGNOSES, type Diagnosis, type DiffRun } from './diagnose/index.js';
 
 /** One line of the `--report` JSON Lines file, with the field names of design.md §2. */
@@ -65,10 +65,6 @@ export function toVerifyResult(r: ClaimResult, quote: string): VerifyResult {
   return { ...record, quote };
 }
 
-export function writeReport(path: string, results: readonly ClaimResult[]): void {
-  writeFileAtomicSync(path, results.map((r) => JSON.stringify(toReportRecord(r))).join('\n') + '\n');
-}
-
 export interface RunSummary {
   claims: number;
   verbatim: number;
@@ -85,22 +81,131 @@ export interface RunSummary {
   peakRssMb: number;
 }
 
+/**
+ * The no_match claims most worth a human look, most telling first: extraction artifacts (the
+ * passage is there, only mangled: the mechanical label says no_match for a true quote), then
+ * near misses by similarity (misquotes, or a page that changed), then partial quotes, then
+ * drifted sources (the text as of the date could not be had), then paywalls (nobody could check).
+ */
+const LOOK_ORDER: Partial<Record<Diagnosis, number>> = { extraction_artifact: 0, near_miss: 1, partial: 2, drifted: 3, paywall: 4 };
+
+/** Claims listed under "worth a human look" at the end of a run. */
+export const LOOK_LISTED = 5;
+
+/** Longest note shown for a claim worth a look (the rest is cut with "..."). */
+const LOOK_NOTE_CHARS = 140;
+
+/** A claim worth a human look, as the end of a run lists it: what the line shows, not the claim's whole result. */
+export interface LookRecord {
+  id: string;
+  /** The claim's place in the input: ties are listed in input order, whatever order the claims were decided in. */
+  index: number;
+  diagnosis: Diagnosis;
+  similarity?: number;
+  note?: string;
+}
+
+function lookRank(a: LookRecord, b: LookRecord): number {
+  return LOOK_ORDER[a.diagnosis]! - LOOK_ORDER[b.diagnosis]! || (b.similarity ?? 0) - (a.similarity ?? 0) || a.index - b.index;
+}
+
+/**
+ * What the end of a run reports, gathered as claims are decided and sources settled: counts and a
+ * few small records, never the results or the sources themselves, so it stays the same size
+ * however many claims pass through it.
+ */
+export class RunTally {
+  claims = 0;
+  verbatim = 0;
+  /** Claims the run stopped before deciding (answered no_match). */
+  undecided = 0;
+  claimsFromWayback = 0;
+  sourcesFetched = 0;
+  sourcesFailed = 0;
+  /** Why PDF sources could not be read, when pdftotext is missing (the first such source's message). */
+  toolMissing: string | undefined;
+  readonly #driftedUrls = new Set<string>();
+  readonly #diagnoses = new Map<Diagnosis, number>();
+  readonly #look: LookRecord[] = [];
+
+  constructor(readonly listed = LOOK_LISTED) {}
+
+  addResult(r: ClaimResult): void {
+    this.claims++;
+    if (r.label === 'verbatim') this.verbatim++;
+    if (r.undecided) this.undecided++;
+    if (r.asOf?.captureUrl) this.claimsFromWayback++;
+    if (r.drift === 'changed' && r.url !== undefined) this.#driftedUrls.add(r.url);
+    this.#diagnoses.set(r.diagnosis, (this.#diagnoses.get(r.diagnosis) ?? 0) + 1);
+    if (LOOK_ORDER[r.diagnosis] !== undefined) this.#consider(r);
+  }
+
+  addSource(s: SourceRecord): void {
+    if (s.fetch.ok) this.sourcesFetched++;
+    else this.sourcesFailed++;
+    if (s.extractError?.kind === 'tool_missing') this.toolMissing ??= s.extractError.message;
+  }
+
+  /** Keeps `r` if it is among the `listed` most worth a look so far. */
+  #consider(r: ClaimResult): void {
+    const note = r.note && r.note.length > LOOK_NOTE_CHARS ? `${r.note.slice(0, LOOK_NOTE_CHARS - 3)}...` : r.note;
+    const rec: LookRecord = { id: r.id, index: r.index, diagnosis: r.diagnosis, similarity: r.nearest?.similarity, note };
+    if (this.#look.length === this.listed && lookRank(rec, this.#look[this.listed - 1]!) >= 0) return;
+    this.#look.push(rec);
+    this.#look.sort(lookRank);
+    if (this.#look.length > this.listed) this.#look.pop();
+  }
+
+  /** Claims per diagnosis code, in the order of design.md §5 (codes with no claims left out). */
+  diagnosisCounts(): [Diagnosis, number][] {
+    return DIAGNOSES.filter((d) => this.#diagnoses.has(d)).map((d) => [d, this.#diagnoses.get(d)!]);
+  }
+
+  /** The no_match claims most worth a human look (LOOK_ORDER), most telling first. */
+  worthALook(): readonly LookRecord[] {
+    return this.#look;
+  }
+
+  /** The end-of-run diagnosis summary: counts, then the claims worth a look, one line each. */
+  diagnosisSummary(): string {
+    const lines = [`diagnoses: ${this.diagnosisCounts().map(([d, c]) => `${d} ${c}`).join(', ')}`];
+    if (this.#look.length > 0) {
+      lines.push('worth a human look:');
+      for (const r of this.#look) {
+        const sim = r.similarity !== undefined ? ` (similarity ${r.similarity.toFixed(2)})` : '';
+        lines.push(`  ${r.id}  ${r.diagnosis}${sim}${r.note ? `: ${r.note}` : ''}`);
+      }
+    }
+    return lines.join('\n');
+  }
+
+  /** The summary line's figures, with the run's clock and Wayback counts. */
+  summary(run: Pick<StreamedRun, 'ms' | 'wayback'>): RunSummary {
+    return {
+      claims: this.claims,
+      verbatim: this.verbatim,
+      noMatch: this.claims - this.verbatim,
+      sourcesFetched: this.sourcesFetched,
+      sourcesFailed: this.sourcesFailed,
+      sourcesDrifted: this.#driftedUrls.size,
+      claimsFromWayback: this.claimsFromWayback,
+      wayback: run.wayback,
+      seconds: run.ms / 1000,
+      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    };
+  }
+}
+
+/** A tally of results (and sources) already in hand. */
+export function tallyOf(results: readonly ClaimResult[], sources: readonly SourceRecord[] = [], listed = LOOK_LISTED): RunTally {
+  const tally = new RunTally(listed);
+  for (const r of results) tally.addResult(r);
+  for (const s of sources) tally.addSource(s);
+  return tally;
+}
+
 export function summarize(run: CheckRun): RunSummary {
-  const verbatim = run.results.filter((r) => r.label === 'verbatim').length;
-  const failed = run.sources.filter((s) => !s.fetch.ok).length;
-  const drifted = new Set(run.results.filter((r) => r.drift === 'changed').map((r) => r.url));
-  return {
-    claims: run.results.length,
-    verbatim,
-    noMatch: run.results.length - verbatim,
-    sourcesFetched: run.sources.length - failed,
-    sourcesFailed: failed,
-    sourcesDrifted: drifted.size,
-    claimsFromWayback: run.results.filter((r) => r.asOf?.captureUrl).length,
-    wayback: run.wayback,
-    seconds: run.ms / 1000,
-    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
-  };
+  return tallyOf(run.results, run.sources).summary(run);
 }
 
 export function summaryLine(s: RunSummary): string {
@@ -114,37 +219,10 @@ export function summaryLine(s: RunSummary): string {
 
 /** Claims per diagnosis code, in the order of design.md §5 (codes with no claims left out). */
 export function diagnosisCounts(results: readonly ClaimResult[]): [Diagnosis, number][] {
-  const counts = new Map<Diagnosis, number>();
-  for (const r of results) counts.set(r.diagnosis, (counts.get(r.diagnosis) ?? 0) + 1);
-  return DIAGNOSES.filter((d) => counts.has(d)).map((d) => [d, counts.get(d)!]);
+  return tallyOf(results).diagnosisCounts();
 }
 
-/**
- * The no_match claims most worth a human look, most telling first: extraction artifacts (the
- * passage is there, only mangled: the mechanical label says no_match for a true quote), then
- * near misses by similarity (misquotes, or a page that changed), then partial quotes, then
- * drifted sources (the text as of the date could not be had), then paywalls (nobody could check).
- */
-const LOOK_ORDER: Partial<Record<Diagnosis, number>> = { extraction_artifact: 0, near_miss: 1, partial: 2, drifted: 3, paywall: 4 };
-
-export function worthALook(results: readonly ClaimResult[], n = 5): ClaimResult[] {
-  return results
-    .filter((r) => LOOK_ORDER[r.diagnosis] !== undefined)
-    .sort((a, b) => LOOK_ORDER[a.diagnosis]! - LOOK_ORDER[b.diagnosis]! || (b.nearest?.similarity ?? 0) - (a.nearest?.similarity ?? 0))
-    .slice(0, n);
-}
-
-/** The end-of-run diagnosis summary: counts, then the claims worth a look, one line each. */
-export function diagnosisSummary(results: readonly ClaimResult[], n = 5): string {
-  const lines = [`diagnoses: ${diagnosisCounts(results).map(([d, c]) => `${d} ${c}`).join(', ')}`];
-  const look = worthALook(results, n);
-  if (look.length > 0) {
-    lines.push('worth a human look:');
-    for (const r of look) {
-      const sim = r.nearest ? ` (similarity ${r.nearest.similarity.toFixed(2)})` : '';
-      const note = r.note ? `: ${r.note.length > 140 ? `${r.note.slice(0, 137)}...` : r.note}` : '';
-      lines.push(`  ${r.id}  ${r.diagnosis}${sim}${note}`);
-    }
-  }
-  return lines.join('\n');
+/** The end-of-run diagnosis summary of results in hand: counts, then the `n` claims most worth a look. */
+export function diagnosisSummary(results: readonly ClaimResult[], n = LOOK_LISTED): string {
+  return tallyOf(results, [], n).diagnosisSummary();
 }

@@ -344,7 +344,7 @@ describe('the CLI', () => {
     const replay = await runCli(['run', '--quiet', '--claims', both, '--out', join(dir, 'b.json'), '--report', join(dir, 'b.jsonl'), '--replay', warc]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8'))).toEqual({ a: 'verbatim', b: 'no_match' });
-    const rows = readFileSync(join(dir, 'b.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(join(dir, 'b.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).sort((x, y) => x.id.localeCompare(y.id));
     expect(rows[0]).toMatchObject({ id: 'a', as_of: { source: 'replay' } });
     expect(rows[1]).toMatchObject({ id: 'b', diagnosis: 'fetch_failed' });
     expect(rows[1].note).toMatch(/not in the archive \(replaying .*run\.warc\.gz\)/);

@@ -12,7 +12,12 @@ import { claimsRun, runCli, serve, tempDir, writeJson, type CliResult } from './
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
-const reportRows = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+/** The report's rows in the claims file's order (a run appends them as claims are decided). */
+function reportRows(path: string, claimsFile: string): Record<string, any>[] {
+  const ids = (JSON.parse(readFileSync(claimsFile, 'utf8')) as { id: string }[]).map((c) => c.id);
+  const rows = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return ids.map((id) => rows.find((r) => r.id === id));
+}
 const NO_STACK = /\n\s+at /;
 
 /** A claims file's CLI verdict: exit 2, one clear error line naming the file, no stack trace, no answers. */
@@ -179,7 +184,7 @@ describe('quotes', () => {
     expect(r.stderr).not.toMatch(NO_STACK);
     expect(r.stderr.length).toBeLessThan(5_000); // the quote is never echoed whole
     expect(readJson(out)).toEqual({ whole: 'verbatim', 'one-char-off': 'no_match' });
-    const [whole, off] = reportRows(report);
+    const [whole, off] = reportRows(report, file);
     expect(whole).toMatchObject({ id: 'whole', label: 'verbatim', diagnosis: 'verbatim' });
     // Too long to align whole, but its first and last words are there: a small change in the middle.
     expect(off).toMatchObject({ id: 'one-char-off', label: 'no_match', diagnosis: 'near_miss' });
@@ -199,7 +204,7 @@ describe('quotes', () => {
     expect(r.stderr).toMatch(/claim #3 \(id "blank"\): field "quote" is empty or only whitespace; answered no_match/);
     expect(r.stderr).not.toMatch(NO_STACK);
     expect(readJson(out)).toEqual({ good: 'verbatim', empty: 'no_match', blank: 'no_match' });
-    const rows = reportRows(report);
+    const rows = reportRows(report, file);
     expect(rows.map((x) => [x.id, x.label, x.diagnosis])).toEqual([
       ['good', 'verbatim', 'verbatim'],
       ['empty', 'no_match', 'invalid_claim'],
@@ -218,7 +223,7 @@ describe('quotes', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/claim #1 \(id "half"\): field "quote" has an unpaired surrogate U\+D83D .* at character 3: it is not valid Unicode text; answered no_match/);
     expect(readJson(out)).toEqual({ half: 'no_match', whole: 'verbatim' });
-    expect(reportRows(report).map((x) => x.diagnosis)).toEqual(['invalid_claim', 'verbatim']);
+    expect(reportRows(report, file).map((x) => x.diagnosis)).toEqual(['invalid_claim', 'verbatim']);
   });
 });
 
@@ -254,7 +259,7 @@ describe('URLs', () => {
     expect(readJson(out)).toEqual({ cred: 'verbatim', 'cred-again': 'verbatim' });
     // One request for both claims (they differ only in the fragment), no fragment, the credentials as a header.
     expect(seen).toEqual([{ url: '/p', authorization: `Basic ${Buffer.from('reader:s3cr3t-pw').toString('base64')}` }]);
-    const rows = reportRows(report);
+    const rows = reportRows(report, file);
     expect(rows.map((x) => [x.label, x.http_status, x.final_url])).toEqual([
       ['verbatim', 200, `${server.origin}/p`],
       ['verbatim', 200, `${server.origin}/p`],
@@ -273,7 +278,7 @@ describe('URLs', () => {
     expect(readJson(out)).toEqual({ f1: 'verbatim', f2: 'verbatim', f3: 'no_match' });
     expect(seen).toEqual([{ url: '/p', authorization: undefined }]);
     expect(server.hits('/p')).toBe(1);
-    const rows = reportRows(report);
+    const rows = reportRows(report, file);
     expect(rows.map((x) => x.url)).toEqual([`${server.origin}/p#frag`, `${server.origin}/p#:~:text=Tuesday`, `${server.origin}/p#frag`]);
     expect(rows.every((x) => x.final_url === `${server.origin}/p`)).toBe(true);
   });

@@ -52,7 +52,8 @@ describe('quotecheck run: bad input', () => {
     expect(r.stderr).toMatch(/claim #3 \(id "ftp"\): field "url" must be http\(s\), not ftp:/);
     expect(readJson(out)).toEqual({ good: 'verbatim', empty: 'no_match', ftp: 'no_match' });
     const rows = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(rows.map((x) => [x.id, x.diagnosis])).toEqual([['good', 'verbatim'], ['empty', 'invalid_claim'], ['ftp', 'invalid_claim']]);
+    // In decision order: the invalid claims are decided before any fetch.
+    expect(rows.map((x) => [x.id, x.diagnosis])).toEqual([['empty', 'invalid_claim'], ['ftp', 'invalid_claim'], ['good', 'verbatim']]);
   });
 
   test.each([
@@ -68,7 +69,7 @@ describe('quotecheck run: bad input', () => {
 });
 
 describe('quotecheck run: answers and report', () => {
-  test('map and list formats, input order, report fields of design.md §2, summary line', async () => {
+  test('map and list formats, input order, report fields of design.md §2 (--report-order input), summary line', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }, { path: '/gone', status: 404 }]);
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), { claims: [
@@ -76,7 +77,7 @@ describe('quotecheck run: answers and report', () => {
       { id: 'a', quoted_text: 'The Committee approved  the budget', source_url: `${server.origin}/p` },
       { id: 'm', quote: 'x', url: `${server.origin}/gone` },
     ] });
-    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'map.json'), '--report', join(dir, 'r.jsonl')]);
+    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'map.json'), '--report', join(dir, 'r.jsonl'), '--report-order', 'input']);
     expect(r.code).toBe(0);
     expect(Object.entries(readJson(join(dir, 'map.json')))).toEqual([['z', 'no_match'], ['a', 'verbatim'], ['m', 'no_match']]);
     expect(r.stderr).toMatch(/3 claims, 1 verbatim, 2 no_match; sources 1 fetched, 1 failed; [\d.]+ s/);

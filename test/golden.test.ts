@@ -259,7 +259,8 @@ function canUnshareNet(): boolean {
 
 type ReportRow = Record<string, unknown> & { id: string; as_of: Record<string, unknown> | null };
 
-const reportRows = (path: string): ReportRow[] => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ReportRow);
+/** A report's rows by id: a run appends them as claims are decided, in an order the network decides. */
+const reportRows = (path: string): ReportRow[] => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ReportRow).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
 /** A report row without what may differ between a live run and its replay: times, and which kind of text (live or replay) it was. */
 function comparable(row: ReportRow): ReportRow {

@@ -19,9 +19,14 @@ export interface CaptureText {
 
 export type CaptureOutcome = { ok: true; text: CaptureText } | { ok: false; reason: string };
 
-/** Fetches and reads captures once each, however many claims and dates ask for them. */
+/**
+ * Fetches and reads captures once each, however many claims and dates ask for them, until the run
+ * says a URL is done (forget): then its captures' texts are let go, so a run holds the captures of
+ * the sources in flight only.
+ */
 export class CaptureTexts {
-  private readonly records = new Map<string, Promise<SourceRecord>>();
+  /** Capture texts by the URL they were found for, then by the capture's raw URL. */
+  private readonly records = new Map<string, Map<string, Promise<SourceRecord>>>();
 
   constructor(
     private readonly client: WaybackClient,
@@ -51,7 +56,7 @@ export class CaptureTexts {
     for (const capture of tries) {
       let record: SourceRecord;
       try {
-        record = await this.load(capture);
+        record = await this.load(url, capture);
       } catch (err) {
         lastReason = reasonOf(err);
         if (err instanceof WaybackError && err.kind !== 'failed') break;
@@ -65,11 +70,28 @@ export class CaptureTexts {
     return fallback ? { ok: true, text: fallback } : { ok: false, reason: lastReason || 'no capture could be read' };
   }
 
-  private load(capture: CaptureRef): Promise<SourceRecord> {
-    let record = this.records.get(capture.rawUrl);
+  /** Lets go of every capture read for `url` (and the client's cache of them): no claim will ask again. */
+  forget(url: string): void {
+    const loaded = this.records.get(url);
+    this.records.delete(url);
+    this.client.forget(url, loaded?.keys() ?? []);
+  }
+
+  /** URLs whose capture texts are held now. */
+  get held(): number {
+    return this.records.size;
+  }
+
+  private load(url: string, capture: CaptureRef): Promise<SourceRecord> {
+    let loaded = this.records.get(url);
+    if (!loaded) {
+      loaded = new Map();
+      this.records.set(url, loaded);
+    }
+    let record = loaded.get(capture.rawUrl);
     if (!record) {
       record = this.client.fetchCapture(capture).then((fetched) => this.read(capture.original, fetched));
-      this.records.set(capture.rawUrl, record);
+      loaded.set(capture.rawUrl, record);
     }
     return record;
   }

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_OPTIONS, REPLAY_ENV, VERSION } from '../defaults.js';
 import { RETRYABLE_STATUSES } from '../fetch/policy.js';
+import { REPORT_ORDERS } from '../report-file.js';
 
 /** `export --per-task`: about ten claims a task, as the golden tasks have. */
 const DEFAULT_PER_TASK = 10;
@@ -72,7 +73,8 @@ function addRunCommand(program: Command): void {
     .configureHelp(HELP_CONFIG)
     .option('--claims <path>', 'claims file: a JSON array of {id, quote, url} (README, Contracts)', 'claims.json')
     .option('--out <path>', 'answers file to write', 'answers.json')
-    .option('--report <path>', 'also write the evidence report, one JSON line per claim')
+    .option('--report <path>', 'also write the evidence report, one JSON line per claim, appended as each claim is decided')
+    .addOption(new Option('--report-order <order>', 'the report\'s line order: as claims are decided, or the claims file\'s (rewritten once at the end)').choices([...REPORT_ORDERS]).default('decision'))
     .option('--baseline', 'fetch nothing, answer no_match for every claim (the baseline every agent must beat)', false)
     .addOption(new Option('--format <format>', 'answers as {id: label} (map) or [{id, label}] (list)').choices(['map', 'list']).default('map'))
     .addOption(new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either').choices(['article', 'full', 'any']).default(DEFAULT_OPTIONS.htmlView))

@@ -3,9 +3,10 @@ import { resolve } from 'node:path';
 import { AnswerBook, AnswersFile, type AnswerFormat } from '../answers.js';
 import { describeFsError, plural } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
-import { checkClaims, type CheckOptions, type CheckRun } from '../check.js';
+import { streamClaims, type CheckOptions, type StreamedRun } from '../check.js';
 import { ClaimsFileError, describeClaim, readClaimsFile, type ClaimSet } from '../claims.js';
-import { diagnosisSummary, summarize, summaryLine, writeReport } from '../report.js';
+import { RunTally, summaryLine } from '../report.js';
+import { ReportFile, reorderReport, type ReportOrder } from '../report-file.js';
 import type { HtmlViewChoice } from '../match.js';
 import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
@@ -18,6 +19,8 @@ export interface RunCommandOptions {
   claims: string;
   out: string;
   report?: string;
+  /** The report's line order: as claims are decided (appended as they come), or the input's (rewritten at the end). */
+  reportOrder: ReportOrder;
   baseline: boolean;
   format: AnswerFormat;
   htmlView: HtmlViewChoice;
@@ -188,8 +191,17 @@ class Stopper {
   }
 }
 
-/** The pipeline's options from the command's: units converted, and each decided claim written and counted as it comes. */
-function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: AbortSignal, answers: AnswersFile, progress: Progress): Partial<CheckOptions> {
+/** Where each decided claim goes, in this order: the report (a line now), the answers (rewritten soon), the end-of-run tally, the progress bar. */
+interface Sinks {
+  answers: AnswersFile;
+  report: ReportFile | undefined;
+  tally: RunTally;
+  progress: Progress;
+}
+
+/** The pipeline's options from the command's: units converted, and each decided claim and settled source passed to the sinks. */
+function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: AbortSignal, sinks: Sinks): Partial<CheckOptions> {
+  const { answers, report, tally, progress } = sinks;
   const checkOptions: Partial<CheckOptions> = {
     htmlView: opts.htmlView,
     concurrency: opts.concurrency,
@@ -203,39 +215,61 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
     signal,
     deadlineAt: opts.deadline === undefined ? undefined : Date.now() + opts.deadline * 1000,
     onResult: (r) => {
+      // The report line first: a claim the answers file shows decided is always in the report.
+      report?.append(r);
       answers.book.set(r.id, r.label);
       answers.schedule();
-      progress.claimDone();
+      tally.addResult(r);
+      if (!r.undecided) progress.claimDone();
     },
-    onSource: (s) => progress.sourceDone(!s.fetch.ok),
+    onSource: (s) => {
+      tally.addSource(s);
+      progress.sourceDone(!s.fetch.ok);
+    },
   };
   if (opts.userAgent) checkOptions.userAgent = opts.userAgent;
   if (opts.maxBytes) checkOptions.maxBytes = opts.maxBytes;
   return checkOptions;
 }
 
-/** Writes the evidence report to `path` (--report); false, after one error line, when it cannot: the answers are complete regardless. */
-function writeReportFile(path: string, run: CheckRun, out: string): boolean {
+/** The report file, created (emptied) before the first claim is decided; undefined, after one error line, when it cannot be. */
+function openReport(opts: RunCommandOptions): ReportFile | undefined | 2 {
+  if (opts.report === undefined) return undefined;
   try {
-    writeReport(path, run.results);
+    return new ReportFile(opts.report);
+  } catch (err) {
+    // Checked at start-up; a race (the folder removed) or a full disk now. The answers are written regardless.
+    errorLine(`cannot write --report ${opts.report}: ${describeFsError(err)}; the answers in ${opts.out} will be complete`);
+    return 2;
+  }
+}
+
+/** Ends the report: closed, and with --report-order input rewritten in the claims' order. False, after one error line, when it is incomplete. */
+function finishReport(opts: RunCommandOptions, report: ReportFile, set: ClaimSet): boolean {
+  report.close();
+  if (report.failure !== undefined) {
+    errorLine(`cannot write --report ${report.path}: ${report.failure}; it has the first ${plural(report.lines, 'claim')} decided; the answers in ${opts.out} are complete`);
+    return false;
+  }
+  if (opts.reportOrder !== 'input') return true;
+  try {
+    reorderReport(report.path, set.entries.map((e) => e.id));
     return true;
   } catch (err) {
-    // Checked at start-up; a full disk or a removed folder now. The answers are written already.
-    errorLine(`cannot write --report ${path}: ${describeFsError(err)}; the answers in ${out} are complete`);
+    errorLine(`cannot rewrite --report ${report.path} in input order: ${describeFsError(err)}; it is complete, in decision order; the answers in ${opts.out} are complete`);
     return false;
   }
 }
 
 /** The lines after a run: what went missing, why it stopped, the diagnoses, the summary and what was written. */
-function summariseRun(opts: RunCommandOptions, run: CheckRun, recorder: WarcRecorder | undefined, reportFailed: boolean): void {
-  const missingPdftotext = run.sources.find((s) => s.extractError?.kind === 'tool_missing');
-  if (missingPdftotext) warn(`warning: ${missingPdftotext.extractError?.message}; PDF sources were answered no_match`);
+function summariseRun(opts: RunCommandOptions, run: StreamedRun, tally: RunTally, recorder: WarcRecorder | undefined, reportFailed: boolean): void {
+  if (tally.toolMissing) warn(`warning: ${tally.toolMissing}; PDF sources were answered no_match`);
   if (run.stopped) {
-    const undecided = run.results.filter((r) => r.undecided).length;
+    const { undecided } = tally;
     warn(`stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`);
   }
-  if (!opts.quiet) process.stderr.write(`${diagnosisSummary(run.results)}\n`);
-  warn(summaryLine(summarize(run)).replace(/^quotecheck: /, ''));
+  if (!opts.quiet) process.stderr.write(`${tally.diagnosisSummary()}\n`);
+  warn(summaryLine(tally.summary(run)).replace(/^quotecheck: /, ''));
   if (run.wayback?.abandoned) warn(`warning: ${run.wayback.abandoned}`);
   const written = [opts.out, reportFailed ? undefined : opts.report, recorder ? `${opts.record} (${plural(recorder.records(), 'WARC record')})` : undefined].filter(Boolean);
   warn(`wrote ${written.join(' and ')}`);
@@ -271,20 +305,23 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
   const closeArchive = async (): Promise<void> => {
     await recorder?.close().catch((err: Error) => warn(`warning: the archive ${opts.record} is incomplete: ${err.message}`));
   };
+  const report = openReport(opts);
   const stopper = new Stopper(answers, opts.deadline);
   const valid = set.entries.filter((e) => e.kind === 'claim');
   const progress: Progress = opts.quiet
     ? { claimDone() {}, sourceDone() {}, stop() {} }
     : createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
+  const sinks: Sinks = { answers, report: report === 2 ? undefined : report, tally: new RunTally(), progress };
   try {
-    const run = await checkClaims(set.entries, checkOptionsFor(opts, archives, stopper.signal, answers, progress));
+    const run = await streamClaims(set.entries, checkOptionsFor(opts, archives, stopper.signal, sinks));
     progress.stop();
     answers.write();
     await closeArchive();
-    const reportFailed = opts.report !== undefined && !writeReportFile(opts.report, run, opts.out);
-    summariseRun(opts, run, recorder, reportFailed);
+    const reportFailed = report === 2 || (sinks.report !== undefined && !finishReport(opts, sinks.report, set));
+    summariseRun(opts, run, sinks.tally, recorder, reportFailed);
     return reportFailed && stopper.exitCode === 0 ? 2 : stopper.exitCode;
   } finally {
+    sinks.report?.close();
     await closeArchive();
     stopper.dispose();
     progress.stop();

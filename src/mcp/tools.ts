@@ -6,7 +6,8 @@ import { AnswerBook, AnswersFile } from '../answers.js';
 import { describeFsError } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
 import { asOfProblem } from '../asof/date.js';
-import { checkClaims, type CheckOptions } from '../check.js';
+import { streamClaims, type CheckOptions, type ClaimResult } from '../check.js';
+import { RunTally } from '../report.js';
 import { ClaimsFileError, readClaimsFile } from '../claims.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { DIAGNOSES } from '../diagnose/index.js';
@@ -343,25 +344,26 @@ export class SourceTools {
     };
     // Written at once (every claim no_match) and as claims are decided, as `run` does: a stopped call leaves answers.
     write();
-    const run = await checkClaims(set, {
+    // Streamed, as `run` does: a call of any size holds its sources in flight only, and a tally.
+    const tally = new RunTally();
+    const listed: ClaimResult[] = [];
+    const run = await streamClaims(set, {
       ...this.#pipeline(),
       onResult: (r) => {
         book.set(r.id, r.label);
         file.schedule();
+        tally.addResult(r);
+        if (r.index < MAX_LISTED_CLAIMS) listed.push(r);
       },
     });
-    for (const r of run.results) book.set(r.id, r.label);
     write();
-    const diagnoses: Record<string, number> = {};
-    for (const r of run.results) diagnoses[r.diagnosis] = (diagnoses[r.diagnosis] ?? 0) + 1;
-    const verbatim = run.results.filter((r) => r.label === 'verbatim').length;
-    const listed = run.results.slice(0, MAX_LISTED_CLAIMS);
+    listed.sort((a, b) => a.index - b.index);
     return {
       answers_path: answersPath,
-      claims: run.results.length,
-      verbatim,
-      no_match: run.results.length - verbatim,
-      diagnoses,
+      claims: tally.claims,
+      verbatim: tally.verbatim,
+      no_match: tally.claims - tally.verbatim,
+      diagnoses: Object.fromEntries(tally.diagnosisCounts()),
       results: listed.map((r) => ({ id: r.id, label: r.label, diagnosis: r.diagnosis, note: r.note ?? null })),
       listed: listed.length,
       warnings: run.warnings,

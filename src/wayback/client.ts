@@ -68,7 +68,8 @@ export interface WaybackStats {
 export class WaybackClient {
   readonly stats: WaybackStats = { lookups: 0, requests: 0, captures: 0, rateLimited: 0 };
   private readonly pacer: Pacer;
-  private readonly listings = new Map<string, Promise<CaptureListing>>();
+  /** Lookups by URL, then by date (`end14`). */
+  private readonly listings = new Map<string, Map<string, Promise<CaptureListing>>>();
   private readonly bodies = new Map<string, Promise<FetchedSource>>();
   private rateLimitedInARow = 0;
   private failuresInARow = 0;
@@ -83,13 +84,28 @@ export class WaybackClient {
 
   /** The captures of `url` nearest `asOf` (latest at or before; else the earliest after). Cached per URL and date. */
   captures(url: string, asOf: AsOfDate): Promise<CaptureListing> {
-    const key = `${asOf.end14} ${url}`;
-    let listing = this.listings.get(key);
+    let byDate = this.listings.get(url);
+    if (!byDate) {
+      byDate = new Map();
+      this.listings.set(url, byDate);
+    }
+    let listing = byDate.get(asOf.end14);
     if (!listing) {
       listing = this.lookup(url, asOf);
-      this.listings.set(key, listing);
+      byDate.set(asOf.end14, listing);
     }
     return listing;
+  }
+
+  /** Drops what is cached for `url` (its lookups) and for the captures named: nothing will ask for them again. */
+  forget(url: string, captureRawUrls: Iterable<string>): void {
+    this.listings.delete(url);
+    for (const raw of captureRawUrls) this.bodies.delete(raw);
+  }
+
+  /** URLs with cached lookups and captures with cached bytes: what the client holds now. */
+  get cached(): { urls: number; captures: number } {
+    return { urls: this.listings.size, captures: this.bodies.size };
   }
 
   /** A capture's raw bytes (`id_`), fetched once per capture. */

@@ -1,0 +1,130 @@
+// The --report file as a run writes it: one line appended per decided claim, so a run killed at any moment leaves every decision made so far.
+import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { describeFsError } from './messages.js';
+import { toReportRecord } from './report.js';
+import type { ClaimResult } from './check.js';
+
+/** The order of a report's lines: as claims were decided (streamed), or the input's (rewritten once at the end). */
+export type ReportOrder = 'decision' | 'input';
+export const REPORT_ORDERS: readonly ReportOrder[] = ['decision', 'input'];
+
+/**
+ * A report being written. Each line is one `write(2)` of the whole line with its newline, straight
+ * to the file (no buffer in this process), so a SIGKILL can lose nothing already appended; a line
+ * cut by a crash of the machine itself is the only damage, and readers skip a last line without
+ * its newline. A write that fails (a full disk) stops the appending; `failure` says why.
+ */
+export class ReportFile {
+  #fd: number | undefined;
+  #failure: string | undefined;
+  #lines = 0;
+
+  /** Creates (or empties) the file at `path`; throws the file system's error when it cannot. */
+  constructor(readonly path: string) {
+    this.#fd = openSync(path, 'w');
+  }
+
+  /** Lines written so far. */
+  get lines(): number {
+    return this.#lines;
+  }
+
+  /** Why appending stopped, when a write failed (the file system's message). */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
+  append(result: ClaimResult): void {
+    if (this.#fd === undefined) return;
+    const line = Buffer.from(`${JSON.stringify(toReportRecord(result))}\n`);
+    try {
+      let done = 0;
+      while (done < line.length) done += writeSync(this.#fd, line, done, line.length - done);
+      this.#lines++;
+    } catch (err) {
+      this.#failure = describeFsError(err);
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.#fd === undefined) return;
+    const fd = this.#fd;
+    this.#fd = undefined;
+    closeSync(fd);
+  }
+}
+
+/** Bytes read at a time when a report is scanned for its lines. */
+const SCAN_CHUNK = 1 << 20;
+
+/** Where each whole line of a JSON Lines file starts and ends, by its `id`: a cut last line, or one that does not parse, is left out. */
+function lineSpans(fd: number): Map<string, [number, number]> {
+  const spans = new Map<string, [number, number]>();
+  const chunk = Buffer.alloc(SCAN_CHUNK);
+  let pending: Buffer[] = [];
+  let lineStart = 0;
+  let pos = 0;
+  for (;;) {
+    const n = readSync(fd, chunk, 0, chunk.length, pos);
+    if (n === 0) break;
+    let from = 0;
+    for (let nl = chunk.indexOf(10, from); nl !== -1 && nl < n; nl = chunk.indexOf(10, from)) {
+      const line = Buffer.concat([...pending, chunk.subarray(from, nl)]);
+      pending = [];
+      const id = idOf(line);
+      if (id !== undefined) spans.set(id, [lineStart, line.length + 1]);
+      lineStart = pos + nl + 1;
+      from = nl + 1;
+    }
+    pending.push(Buffer.from(chunk.subarray(from, n)));
+    pos += n;
+  }
+  return spans;
+}
+
+function idOf(line: Buffer): string | undefined {
+  try {
+    const record = JSON.parse(line.toString('utf8')) as { id?: unknown };
+    return typeof record.id === 'string' ? record.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Rewrites the report at `path` with its lines in the order of `ids` (`--report-order input`), via a
+ * temp file and a rename: a run killed while it runs keeps the report in decision order. Reads one
+ * line at a time by its offset, so the rewrite holds two numbers per claim, not the report.
+ * Lines whose id is not in `ids` keep their place after the others.
+ */
+export function reorderReport(path: string, ids: readonly string[]): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.reorder.tmp`);
+  const src = openSync(path, 'r');
+  let out: number | undefined;
+  try {
+    const spans = lineSpans(src);
+    out = openSync(tmp, 'w');
+    const copy = ([start, length]: [number, number]): void => {
+      const buf = Buffer.alloc(length);
+      readSync(src, buf, 0, length, start);
+      writeSync(out!, buf);
+    };
+    for (const id of ids) {
+      const span = spans.get(id);
+      if (span) copy(span);
+      spans.delete(id);
+    }
+    for (const span of spans.values()) copy(span);
+    closeSync(out);
+    out = undefined;
+    renameSync(tmp, path);
+  } catch (err) {
+    if (out !== undefined) closeSync(out);
+    rmSync(tmp, { force: true });
+    throw err;
+  } finally {
+    closeSync(src);
+  }
+}
