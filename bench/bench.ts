@@ -1,19 +1,23 @@
 // `npm run bench`: quotecheck at benchmark scale (1,405 claims over 500 sources, loopback with injected latency)
 // against the network-bound ideal, a concurrency-1 run and a plain script; CPU per stage; alignment speed;
 // a recorded run replayed with no network (design.md §8: the same answers); and a drifted variant of the
-// workload judged as of the claims' dates against a Wayback Machine fake.
-// Prints a table and writes bench/results.json; exits 1 when a replay or the drift phase gives wrong answers.
+// workload judged as of the claims' dates against a Wayback Machine fake; then the scale phase (bench/scale.ts):
+// the workload at 1x and over 10 times as many distinct sources. `npm run bench -- --scale N` (N an integer >= 2)
+// runs only the scale phase, at N, and merges its figures into bench/results.json under `scale`.
+// Prints a table and writes bench/results.json; exits 1 when a replay, the drift phase or the scale phase gives
+// wrong answers, 2 on a bad argument.
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { goldenDir, projectRoot, startServer, type RunningServer } from '../golden/server.js';
 import { startWaybackFake } from '../golden/wayback.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
 import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
+import { DEFAULT_SCALE, printScaleTable, runScalePhase, scaleFailures, scaleFigures, type ScaleFigures, type ScalePhase } from './scale.js';
 import { DEFAULT_WORKLOAD, TASK_WORKLOAD, buildWorkload, describeWorkload, idealSeconds, type Workload } from './workload.js';
 
 const run = promisify(execFile);
@@ -285,6 +289,7 @@ interface Measured extends Setup, ProfileRuns, ReplayPhase {
   align: AlignResult;
   asLabelled: Record<string, string>;
   driftPhase: DriftPhase;
+  scalePhase: ScalePhase;
   idealQuick: number;
   idealNaive: number;
   idealTask: number;
@@ -397,6 +402,7 @@ function figures(m: Measured) {
     record: recordFigures(m),
     replay: replayFigures(m),
     drift: driftFigures(m),
+    scale: scaleFigures(m.scalePhase),
     bench_seconds: 0,
   };
 }
@@ -463,7 +469,7 @@ function failures(m: Measured, results: Results): string[] {
   if (d.fake_lookups !== d.wayback_lookups || d.fake_requests !== d.wayback_requests) {
     found.push(`MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`);
   }
-  return found;
+  return [...found, ...scaleFailures(results.scale)];
 }
 
 /** Every phase in turn, in the order that keeps each measurement's conditions (see each phase). */
@@ -477,6 +483,8 @@ async function measure(): Promise<Measured> {
   const replay = await runReplay(setup, profiles.recorded);
   const asLabelled = quick.answers;
   const driftPhase = await runDrift(setup, asLabelled);
+  // Last, each run against a fresh server: 1x, 10x, 1x.
+  const scalePhase = await runScalePhase(setup.workload, DEFAULT_SCALE, setup.out, runQuotecheck);
   const { median: taskMedian, bySpeed: taskBySpeed } = medianRun(profiles.taskRuns);
   const ideal = (sources: Workload['sources'], concurrency: number, perHost: number) => idealSeconds(sources, concurrency, perHost, DEFAULT_OPTIONS.backoffMinMs);
   return {
@@ -491,10 +499,59 @@ async function measure(): Promise<Measured> {
     align,
     asLabelled,
     driftPhase,
+    scalePhase,
     idealQuick: ideal(setup.workload.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost),
     idealNaive: ideal(setup.workload.sources, 1, 1),
     idealTask: ideal(setup.task.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost),
   };
+}
+
+/** The command line: nothing (the whole bench) or `--scale N` (only the scale phase); a bad one exits 2 with one line. */
+function benchArgs(argv: string[]): { scale?: number } {
+  try {
+    const { values } = parseArgs({ args: argv, options: { scale: { type: 'string' } }, strict: true, allowPositionals: false });
+    if (values.scale === undefined) return {};
+    if (!/^\d+$/.test(values.scale.trim()) || Number(values.scale) < 2) throw new Error(`--scale must be an integer >= 2, got ${JSON.stringify(values.scale)}`);
+    return { scale: Number(values.scale) };
+  } catch (err) {
+    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N])\n`);
+    process.exit(2);
+  }
+}
+
+/**
+ * bench/results.json with `scale` replaced, every other key as it was; a file without one gets it
+ * before bench_seconds (results.json's order), a missing file only it.
+ */
+function mergeScale(file: string, scale: ScaleFigures): Record<string, unknown> {
+  let old: Record<string, unknown> = {};
+  try {
+    old = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  if ('scale' in old) return { ...old, scale };
+  const merged: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(old)) {
+    if (key === 'bench_seconds') merged.scale = scale;
+    merged[key] = value;
+  }
+  return { ...merged, scale };
+}
+
+/** `--scale N`: only the scale phase, at N, its figures merged into bench/results.json. */
+async function mainScale(factor: number): Promise<void> {
+  const out = join(projectRoot(), 'bench', 'out');
+  mkdirSync(out, { recursive: true });
+  const workload = await buildWorkload(join(goldenDir(), 'sources'), PORT_PLACEHOLDER);
+  const scale = scaleFigures(await runScalePhase(workload, factor, out, runQuotecheck));
+  printScaleTable(scale);
+  const file = join(projectRoot(), 'bench', 'results.json');
+  writeFileSync(file, `${JSON.stringify(mergeScale(file, scale), null, 2)}\n`);
+  process.stdout.write(`wrote the scale figures into ${file}\n`);
+  const found = scaleFailures(scale);
+  for (const f of found) process.stdout.write(`${f}\n`);
+  if (found.length > 0) process.exitCode = 1;
 }
 
 async function main(): Promise<void> {
@@ -504,6 +561,7 @@ async function main(): Promise<void> {
   results.bench_seconds = Number(fmt((performance.now() - started) / 1000, 1));
   printTable(m, results);
   printDetails(m, results);
+  printScaleTable(results.scale);
   const file = join(projectRoot(), 'bench', 'results.json');
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`wrote ${file}\n`);
@@ -512,4 +570,5 @@ async function main(): Promise<void> {
   if (found.length > 0) process.exitCode = 1;
 }
 
-await main();
+const args = benchArgs(process.argv.slice(2));
+await (args.scale === undefined ? main() : mainScale(args.scale));

@@ -93,4 +93,27 @@ describe('README Performance agrees with bench/results.json', () => {
     expectShown(figure(off, /on ([\d.]+)%/), d.off_agreement * 100, 1);
     expect(figure(off, /all (\d+) verbatim claims/)).toBe(d.drifted_verbatim_as_labelled);
   });
+
+  test('the scale phase: both scales, time per claim against 1x and the targets', () => {
+    const s = results.scale;
+    const big = `${s.factor}x`;
+    for (const [label, r] of [['1x', s.one_x], [big, s.scaled]] as const) {
+      expect(figure(label, /^\| [^|]+ \| ([\d,]+) \|/)).toBe(r.claims);
+      expect(figure(label, /^\| [^|]+ \| [\d,]+ \| ([\d,]+) \|/)).toBe(r.sources);
+      expectShown(figure(label, /^(?:\| [^|]+ ){3}\| ([\d.]+) s/), r.wall_seconds, 1);
+      expectShown(figure(label, /\| ([\d.]+) ms \|/), r.ms_per_claim, 2);
+      expectShown(figure(label, /\| ([\d.]+) s \([\d.]+x\) \|/), r.ideal_seconds, 1);
+      expectShown(figure(label, / s \(([\d.]+)x\) \|/), r.ratio_vs_ideal, 2);
+      expect(figure(label, /\| ([\d,]+) MB \|/)).toBe(r.peak_rss_mb);
+    }
+    // 1x is the mean of the two runs around the scaled one, as the README says.
+    expect(s.one_x_wall).toMatch(/^mean of the two 1x runs/);
+    expect(readme).toContain('the 1x figures are the mean of the two 1x runs');
+    expect(row('1x').match(/\(mean of ([\d., ]+)\)/)![1]!.split(', ').map(Number)).toEqual(s.one_x.runs_seconds.map((x: number) => Number(x.toFixed(1))));
+    expectShown(figure(big, /([\d.]+)x the 1x time per claim/), s.ms_per_claim_ratio, 2);
+    expect(row(big)).toContain(`per claim (target ${s.target_ms_per_claim_ratio}: ${s.ms_per_claim_target_met ? 'met' : 'missed'})`);
+    expect(row(big)).toContain(`peak memory target ${s.target_peak_rss_mb} MB: ${s.peak_rss_target_met ? 'met' : 'missed'}`);
+    expect(s.replica_disagreements + s.one_x_runs_disagreements).toBe(0);
+    expect(row(big)).toContain("every replica's answers are the 1x answers");
+  });
 });
