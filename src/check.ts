@@ -344,11 +344,13 @@ async function untilDoneOrStopped(work: Promise<unknown>, signal: AbortSignal | 
 }
 
 /**
- * Sources a run holds (fetched, being read or decided) per fetch slot. Past it, fetching waits for
- * extraction to catch up: memory follows --concurrency and the largest sources, while two per slot
- * keep the network busy as extraction works through the ones already fetched.
+ * Sources a run holds once fetched (waiting to be read, being read or decided), per fetch slot. Past
+ * it, fetching waits for extraction to catch up, so the bodies in memory are at most
+ * `concurrency` x (1 + this) whatever the run's size: memory follows --concurrency and the largest
+ * sources. Without the bound a fast network piles bodies up (a test saw 265 of 300 waiting); at 2,
+ * 4 and 8 per slot, and without it, the bench's 1x workload took the same time within its noise.
  */
-export const HELD_PER_FETCH_SLOT = 2;
+export const HELD_PER_FETCH_SLOT = 4;
 
 /** Takes a slot of `limit` and holds it until the returned function is called. */
 function acquire(limit: LimitFunction): Promise<() => void> {
@@ -369,7 +371,7 @@ class Run {
   readonly #settings: FetchSettings;
   readonly #readSettings: Parameters<typeof readSource>[2];
   readonly #limits: FetchLimits;
-  /** Sources fetched and not yet decided: bounded, so a fast network cannot pile up bodies waiting for extraction. */
+  /** Sources fetched and not yet decided (HELD_PER_FETCH_SLOT): bounded, so a fast network cannot pile up bodies waiting for extraction. */
   readonly #held: LimitFunction;
   readonly #captures: CaptureTexts | undefined;
   readonly #asOfOverride: AsOfDate | undefined;
@@ -399,10 +401,11 @@ class Run {
     const t0 = performance.now();
     let release: (() => void) | undefined;
     try {
-      // A source takes a held slot only once its host and a fetch slot are free (no queueing behind a busy host).
+      // A fetched source keeps its fetch slot until it has a held slot: when extraction falls behind, fetching waits.
       const fetched = await this.#limits.run(url, async () => {
+        const outcome = await fetchSource(url, this.#settings, signal);
         release = await acquire(this.#held);
-        return fetchSource(url, this.#settings, signal);
+        return outcome;
       });
       const record = await readSource(url, fetched, this.#readSettings);
       if (signal?.aborted) return; // the stop path answers these claims
