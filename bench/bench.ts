@@ -18,7 +18,7 @@ import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
 import { DEFAULT_SCALE, printScaleTable, runScalePhase, scaleFailures, scaleFigures, type ScaleFigures, type ScalePhase } from './scale.js';
-import { DEFAULT_WORKLOAD, TASK_WORKLOAD, buildWorkload, describeWorkload, idealSeconds, type Workload } from './workload.js';
+import { DEFAULT_WORKLOAD, TASK_WORKLOAD, buildWorkload, claimsOnPort, describeWorkload, idealSeconds, type Workload } from './workload.js';
 
 const run = promisify(execFile);
 /**
@@ -148,7 +148,7 @@ async function setUp(): Promise<Setup> {
   const serve = async (name: string, routes = workload.routes, claimsOf: readonly { url: string }[] = workload.claims) => {
     const server = await startServer({ routes, hosts: workload.hosts });
     const claims = join(out, `claims-${name}.json`);
-    writeFileSync(claims, JSON.stringify(claimsOf.map((c) => ({ ...c, url: c.url.replace(`:${PORT_PLACEHOLDER}/`, `:${server.port}/`) }))));
+    writeFileSync(claims, JSON.stringify(claimsOnPort(claimsOf, server.port)));
     return { server, claims };
   };
   const webs = await Promise.all([...Array.from({ length: QUICK_RUNS }, (_, i) => `quick-${i + 1}`), 'naive', 'plain', 'record'].map((name) => serve(name)));
@@ -184,7 +184,7 @@ async function runProfiles(s: Setup): Promise<ProfileRuns> {
       const server = await startServer({ routes: task.routes, hosts: task.hosts });
       try {
         const claims = join(out, `claims-task-${i + 1}.json`);
-        writeFileSync(claims, JSON.stringify(task.claims.map((c) => ({ ...c, url: c.url.replace(`:${PORT_PLACEHOLDER}/`, `:${server.port}/`) }))));
+        writeFileSync(claims, JSON.stringify(claimsOnPort(task.claims, server.port)));
         taskRuns.push(await runQuotecheck(claims, join(out, 'answers-task.json'), []));
       } finally {
         await server.close();

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type Route } from '../golden/server.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
-import { idealSeconds, type BenchClaim, type BenchSource, type Workload } from './workload.js';
+import { claimsOnPort, idealSeconds, type BenchClaim, type BenchSource, type Workload } from './workload.js';
 
 /** `npm run bench` runs the scale phase at this factor; `--scale N` at N. */
 export const DEFAULT_SCALE = 10;
@@ -53,15 +53,6 @@ export function scaleWorkload(base: Workload, factor: number): Workload {
     claims.push(...base.claims.map((c) => ({ ...c, id: replicaId(c.id, k), url: prefixedUrl(c.url, prefix) })));
   }
   return { sources, claims, routes, hosts: base.hosts };
-}
-
-/** The workload's claims pointed at a server's port. */
-function claimsOnPort(claims: readonly BenchClaim[], port: number): BenchClaim[] {
-  return claims.map((c) => {
-    const u = new URL(c.url);
-    u.port = String(port);
-    return { ...c, url: u.href };
-  });
 }
 
 /** One quotecheck run (`--report` too, as a real run writes one) against a fresh server of its own, closed after. */

@@ -158,6 +158,15 @@ function failFirst(s: BenchSource, index: number): NonNullable<Route['failFirst'
   return { count: 1, status: index % 2 === 0 ? 503 : 429, headers: { 'retry-after': String(s.retryAfterMs / 1000) } };
 }
 
+/** A workload's claims (or any claims with a `url`) pointed at a server's port: a workload is built before its server has one. */
+export function claimsOnPort<T extends { url: string }>(claims: readonly T[], port: number): T[] {
+  return claims.map((c) => {
+    const u = new URL(c.url);
+    u.port = String(port);
+    return { ...c, url: u.href };
+  });
+}
+
 /**
  * The network-bound ideal for given concurrency limits: sources in claim order, each taking only
  * the latency it cannot avoid (its delay; when it answers an error first, twice its delay plus the

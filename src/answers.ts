@@ -32,7 +32,8 @@ export class AnswerBook {
 }
 
 let tempCounter = 0;
-function tempPath(path: string): string {
+/** A temp file's path beside `path` (same folder, so a rename over `path` is atomic), unique in this process. */
+export function tempPath(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${tempCounter++}.tmp`);
 }
 

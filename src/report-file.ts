@@ -1,6 +1,6 @@
 // The --report file as a run writes it: one line appended per decided claim, so a run killed at any moment leaves every decision made so far.
 import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { tempPath } from './answers.js';
 import { describeFsError } from './messages.js';
 import { toReportRecord } from './report.js';
 import type { ClaimResult } from './check.js';
@@ -69,16 +69,18 @@ function lineSpans(fd: number): Map<string, [number, number]> {
   for (;;) {
     const n = readSync(fd, chunk, 0, chunk.length, pos);
     if (n === 0) break;
+    const data = chunk.subarray(0, n);
     let from = 0;
-    for (let nl = chunk.indexOf(10, from); nl !== -1 && nl < n; nl = chunk.indexOf(10, from)) {
-      const line = Buffer.concat([...pending, chunk.subarray(from, nl)]);
+    for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, from)) {
+      // A line that began in an earlier read is put together; one within this read is used in place.
+      const line = pending.length > 0 ? Buffer.concat([...pending, data.subarray(from, nl)]) : data.subarray(from, nl);
       pending = [];
       const id = idOf(line);
       if (id !== undefined) spans.set(id, [lineStart, line.length + 1]);
       lineStart = pos + nl + 1;
       from = nl + 1;
     }
-    pending.push(Buffer.from(chunk.subarray(from, n)));
+    pending.push(Buffer.from(data.subarray(from))); // a copy: the next read reuses the chunk
     pos += n;
   }
   return spans;
@@ -100,7 +102,7 @@ function idOf(line: Buffer): string | undefined {
  * Lines whose id is not in `ids` keep their place after the others.
  */
 export function reorderReport(path: string, ids: readonly string[]): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.reorder.tmp`);
+  const tmp = tempPath(path);
   const src = openSync(path, 'r');
   let out: number | undefined;
   try {

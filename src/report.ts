@@ -196,16 +196,12 @@ export class RunTally {
   }
 }
 
-/** A tally of results (and sources) already in hand. */
-export function tallyOf(results: readonly ClaimResult[], sources: readonly SourceRecord[] = [], listed = LOOK_LISTED): RunTally {
-  const tally = new RunTally(listed);
-  for (const r of results) tally.addResult(r);
-  for (const s of sources) tally.addSource(s);
-  return tally;
-}
-
+/** The summary of a run whose results and sources are in hand (checkClaims). */
 export function summarize(run: CheckRun): RunSummary {
-  return tallyOf(run.results, run.sources).summary(run);
+  const tally = new RunTally();
+  for (const r of run.results) tally.addResult(r);
+  for (const s of run.sources) tally.addSource(s);
+  return tally.summary(run);
 }
 
 export function summaryLine(s: RunSummary): string {
@@ -215,14 +211,4 @@ export function summaryLine(s: RunSummary): string {
     ? `; wayback ${plural(w.lookups, 'lookup')}, ${plural(w.requests, 'request')}, ${plural(s.claimsFromWayback, 'claim')} judged on captures${w.abandoned ? ` (${w.abandoned})` : ''}`
     : '';
   return `quotecheck: ${plural(s.claims, 'claim')}, ${s.verbatim} verbatim, ${s.noMatch} no_match; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
-}
-
-/** Claims per diagnosis code, in the order of design.md §5 (codes with no claims left out). */
-export function diagnosisCounts(results: readonly ClaimResult[]): [Diagnosis, number][] {
-  return tallyOf(results).diagnosisCounts();
-}
-
-/** The end-of-run diagnosis summary of results in hand: counts, then the `n` claims most worth a look. */
-export function diagnosisSummary(results: readonly ClaimResult[], n = LOOK_LISTED): string {
-  return tallyOf(results, [], n).diagnosisSummary();
 }

@@ -232,7 +232,7 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
   return checkOptions;
 }
 
-/** The report file, created (emptied) before the first claim is decided; undefined, after one error line, when it cannot be. */
+/** The report file, created (emptied) before the first claim is decided; none without --report; 2, after one error line, when it cannot be created. */
 function openReport(opts: RunCommandOptions): ReportFile | undefined | 2 {
   if (opts.report === undefined) return undefined;
   try {
