@@ -1,6 +1,7 @@
-# quotecheck image: Node 20, poppler's pdftotext and quotecheck on PATH, running as a non-root user.
-# A Harbor task builds on it:  FROM quotecheck:latest / COPY claims.json /app/claims.json
-#   docker build -t quotecheck:latest .
+# quotecheck's own image, for people who want the tool in a container: Node 20, poppler's pdftotext and quotecheck on
+# PATH, running as a non-root user.   docker build -t quotecheck:latest .
+# Benchmark tasks do NOT build on it: a task's agent image starts from public images only and has no quotecheck in it
+# (design.md §6); the oracle and the verifier bring their own self-contained builds (dist/bundle/, made below too).
 
 # Build stage: compile TypeScript and pack the package exactly as npm would publish it.
 FROM node:20-bookworm-slim AS build
@@ -9,7 +10,12 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.src.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.src.json && npm pack --silent && mv quotecheck-*.tgz /quotecheck.tgz
+COPY scripts ./scripts
+COPY skills ./skills
+COPY bin ./bin
+COPY README.md ./
+# dist/src (the package) and dist/bundle (the self-contained builds a task ships, by scripts/bundle.ts), then the pack.
+RUN npx tsc -p tsconfig.json && node dist/scripts/bundle.js && npm pack --silent && mv quotecheck-*.tgz /quotecheck.tgz
 
 # Runtime stage: the packed package plus its production dependencies, pinned by the lockfile.
 FROM node:20-bookworm-slim

@@ -4,6 +4,8 @@
 // workload judged as of the claims' dates against a Wayback Machine fake; then the scale phase (bench/scale.ts):
 // the workload at 1x and over 10 times as many distinct sources. `npm run bench -- --scale N` (N an integer >= 2)
 // runs only the scale phase, at N, and merges its figures into bench/results.json under `scale`.
+// `npm run bench -- --startup` measures only the shipped build (bench/startup.ts): its size and start-up against the
+// installed CLI, merged into bench/results.json under `startup`.
 // Prints a table and writes bench/results.json; exits 1 when a replay, the drift phase or the scale phase gives
 // wrong answers, 2 on a bad argument.
 import { execFile } from 'node:child_process';
@@ -17,6 +19,7 @@ import { DEFAULT_OPTIONS } from '../src/defaults.js';
 import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
+import { measureStartup, startupTable, type StartupFigures } from './startup.js';
 import { DEFAULT_SCALE, printScaleTable, runScalePhase, scaleFailures, scaleFigures, type ScaleFigures, type ScalePhase } from './scale.js';
 import { DEFAULT_WORKLOAD, TASK_WORKLOAD, buildWorkload, claimsOnPort, describeWorkload, idealSeconds, type Workload } from './workload.js';
 
@@ -290,6 +293,7 @@ interface Measured extends Setup, ProfileRuns, ReplayPhase {
   asLabelled: Record<string, string>;
   driftPhase: DriftPhase;
   scalePhase: ScalePhase;
+  startup: StartupFigures;
   idealQuick: number;
   idealNaive: number;
   idealTask: number;
@@ -403,6 +407,7 @@ function figures(m: Measured) {
     replay: replayFigures(m),
     drift: driftFigures(m),
     scale: scaleFigures(m.scalePhase),
+    startup: m.startup,
     bench_seconds: 0,
   };
 }
@@ -485,6 +490,8 @@ async function measure(): Promise<Measured> {
   const driftPhase = await runDrift(setup, asLabelled);
   // Last, each run against a fresh server: 1x, 10x, 1x.
   const scalePhase = await runScalePhase(setup.workload, DEFAULT_SCALE, setup.out, runQuotecheck);
+  process.stdout.write('measuring the shipped build\'s start-up...\n');
+  const startup = measureStartup(setup.out);
   const { median: taskMedian, bySpeed: taskBySpeed } = medianRun(profiles.taskRuns);
   const ideal = (sources: Workload['sources'], concurrency: number, perHost: number) => idealSeconds(sources, concurrency, perHost, DEFAULT_OPTIONS.backoffMinMs);
   return {
@@ -500,43 +507,45 @@ async function measure(): Promise<Measured> {
     asLabelled,
     driftPhase,
     scalePhase,
+    startup,
     idealQuick: ideal(setup.workload.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost),
     idealNaive: ideal(setup.workload.sources, 1, 1),
     idealTask: ideal(setup.task.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost),
   };
 }
 
-/** The command line: nothing (the whole bench) or `--scale N` (only the scale phase); a bad one exits 2 with one line. */
-function benchArgs(argv: string[]): { scale?: number } {
+/** The command line: nothing (the whole bench), `--scale N` (only the scale phase) or `--startup` (only the shipped build's); a bad one exits 2 with one line. */
+function benchArgs(argv: string[]): { scale?: number; startup?: boolean } {
   try {
-    const { values } = parseArgs({ args: argv, options: { scale: { type: 'string' } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({ args: argv, options: { scale: { type: 'string' }, startup: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    if (values.startup) return { startup: true };
     if (values.scale === undefined) return {};
     if (!/^\d+$/.test(values.scale.trim()) || Number(values.scale) < 2) throw new Error(`--scale must be an integer >= 2, got ${JSON.stringify(values.scale)}`);
     return { scale: Number(values.scale) };
   } catch (err) {
-    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N])\n`);
+    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup])\n`);
     process.exit(2);
   }
 }
 
 /**
- * bench/results.json with `scale` replaced, every other key as it was; a file without one gets it
+ * bench/results.json with `key` replaced, every other key as it was; a file without it gets it
  * before bench_seconds (results.json's order), a missing file only it.
  */
-function mergeScale(file: string, scale: ScaleFigures): Record<string, unknown> {
+function mergeKey(file: string, key: string, value: unknown): Record<string, unknown> {
   let old: Record<string, unknown> = {};
   try {
     old = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  if ('scale' in old) return { ...old, scale };
+  if (key in old) return { ...old, [key]: value };
   const merged: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(old)) {
-    if (key === 'bench_seconds') merged.scale = scale;
-    merged[key] = value;
+  for (const [k, v] of Object.entries(old)) {
+    if (k === 'bench_seconds') merged[key] = value;
+    merged[k] = v;
   }
-  return { ...merged, scale };
+  return { ...merged, [key]: value };
 }
 
 /** `--scale N`: only the scale phase, at N, its figures merged into bench/results.json. */
@@ -547,7 +556,7 @@ async function mainScale(factor: number): Promise<void> {
   const scale = scaleFigures(await runScalePhase(workload, factor, out, runQuotecheck));
   printScaleTable(scale);
   const file = join(projectRoot(), 'bench', 'results.json');
-  writeFileSync(file, `${JSON.stringify(mergeScale(file, scale), null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify(mergeKey(file, 'scale', scale), null, 2)}\n`);
   process.stdout.write(`wrote the scale figures into ${file}\n`);
   const found = scaleFailures(scale);
   for (const f of found) process.stdout.write(`${f}\n`);
@@ -562,6 +571,7 @@ async function main(): Promise<void> {
   printTable(m, results);
   printDetails(m, results);
   printScaleTable(results.scale);
+  process.stdout.write(`\n${startupTable(results.startup)}\n`);
   const file = join(projectRoot(), 'bench', 'results.json');
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`wrote ${file}\n`);
@@ -570,5 +580,15 @@ async function main(): Promise<void> {
   if (found.length > 0) process.exitCode = 1;
 }
 
+/** `--startup`: only the shipped build's size and start-up against the installed CLI, merged into bench/results.json. */
+function mainStartup(): void {
+  const startup = measureStartup(join(projectRoot(), 'bench', 'out'));
+  process.stdout.write(`${startupTable(startup)}\n`);
+  const file = join(projectRoot(), 'bench', 'results.json');
+  writeFileSync(file, `${JSON.stringify(mergeKey(file, 'startup', startup), null, 2)}\n`);
+  process.stdout.write(`wrote the start-up figures into ${file}\n`);
+}
+
 const args = benchArgs(process.argv.slice(2));
-await (args.scale === undefined ? main() : mainScale(args.scale));
+if (args.startup) mainStartup();
+else await (args.scale === undefined ? main() : mainScale(args.scale));

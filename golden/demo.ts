@@ -31,7 +31,7 @@ async function main(): Promise<number> {
     const diagnosis = await scoreDiagnosis(join(goldenDir(), 'diagnosis'), join(outDir, 'diagnosis'));
     process.stdout.write(`diagnosis of ${diagnosis.total} labelled no_match cases (golden/diagnosis):\n${diagnosisTable(diagnosis)}\n\n`);
     for (const m of diagnosis.misses) process.stdout.write(`  ${m.id}: expected ${m.expected}, got ${m.got}: ${m.note}\n`);
-    process.stdout.write(`tasks ran through their own solve.sh and test.sh (${bench.oracle.isolation === 'namespace' ? 'container paths bind-mounted' : 'container paths by QUOTECHECK_*_DIR'});\n`);
+    process.stdout.write(`tasks ran through their own solve.sh and test.sh (${bench.oracle.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, golden/ hidden from the agents' : 'container paths by QUOTECHECK_*_DIR: not root, so the agents were not isolated'});\n`);
     process.stdout.write(`open ${oracleReports.html} for every claim's evidence (the baseline's: ${join(outDir, 'baseline', 'report.html')});\n`);
     process.stdout.write(`each task's answers: ${outDir}/{oracle,baseline}/trials/<task>/app/answers.json; the oracle's evidence report: ${outDir}/oracle/trials/<task>/logs/agent/report.jsonl\n`);
     const failed = bench.oracle.tasks.filter((t) => t.reward < 1);

@@ -1,10 +1,12 @@
 // The golden scoreboard: oracle and baseline run through each task's real solve.sh and test.sh (quotecheck bench), and the diagnosis set's confusion matrix.
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
 import { readJsonLines } from '../src/harbor/dataset.js';
+import { BUNDLE_FILES, shippedDir } from '../src/harbor/ship.js';
+import { shellQuote } from '../src/shell-quote.js';
 import { GOLDEN_PORT, goldenDir, projectRoot, startGoldenServer, type RunningServer } from './server.js';
 import { DRIFT_TASK } from './drift/build.js';
 
@@ -17,8 +19,13 @@ export interface GoldenBench {
   waybackOff: BenchReport;
 }
 
-/** The oracle of the drift task without the Wayback Machine: today's pages only. */
-export const WAYBACK_OFF_AGENT = 'quotecheck run --quiet --claims claims.json --out answers.json --wayback off';
+/**
+ * The oracle of the drift task without the Wayback Machine: today's pages only. An agent command, so it runs the
+ * shipped build by its absolute path (a plain task's image has no quotecheck on PATH).
+ */
+export function waybackOffAgent(): string {
+  return `node ${shellQuote(join(shippedDir(), basename(BUNDLE_FILES.quotecheck)))} run --quiet --claims claims.json --out answers.json --wayback off`;
+}
 
 /**
  * The golden server, or null when its port is taken: most often by a golden server the user started
@@ -37,10 +44,11 @@ export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | n
 
 /** Runs the oracle and the baseline on every golden task as the harness would. The golden server must be running; `sourcesHint` says what to check when a task's sources all fail. */
 export async function benchGolden(outDir: string, sourcesHint?: string): Promise<GoldenBench> {
-  const common = { tasksDir: join(goldenDir(), 'tasks'), quotecheckBin: join(projectRoot(), 'bin', 'quotecheck.js'), sourcesHint };
+  // All of golden/ is out of the agents' sight, not only the tasks: labelled.jsonl holds every label.
+  const common = { tasksDir: join(goldenDir(), 'tasks'), sourcesHint, hide: [goldenDir()] };
   const oracle = await runBench({ ...common, agent: 'oracle', outDir: join(outDir, 'oracle') });
   const baseline = await runBench({ ...common, agent: 'baseline', outDir: join(outDir, 'baseline') });
-  const waybackOff = await runBench({ ...common, tasksDir: join(common.tasksDir, DRIFT_TASK), agent: WAYBACK_OFF_AGENT, outDir: join(outDir, 'wayback-off') });
+  const waybackOff = await runBench({ ...common, tasksDir: join(common.tasksDir, DRIFT_TASK), agent: waybackOffAgent(), outDir: join(outDir, 'wayback-off') });
   return { oracle, baseline, waybackOff };
 }
 

@@ -9,7 +9,7 @@ import { GOLDEN_SERVER_HINT, isGoldenTasks } from '../src/cli/bench.js';
 import { closedPort } from '../golden/loopback.js';
 import { SCOREBOARD_LEGEND, serveGolden, table } from '../golden/scoreboard.js';
 import { makeTask } from './harbor-helpers.js';
-import { CLI, ROOT, runCli, serve, tempDir } from './helpers.js';
+import { ROOT, runCli, serve, tempDir } from './helpers.js';
 
 async function dataset(): Promise<{ dir: string; port: number }> {
   const port = await closedPort();
@@ -27,7 +27,7 @@ async function dataset(): Promise<{ dir: string; port: number }> {
 describe('a task whose sources all fail', () => {
   test('runBench names it, counts its sources and hosts, and says what to check', async () => {
     const { dir, port } = await dataset();
-    const report = await runBench({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), quotecheckBin: CLI, isolation: 'paths' });
+    const report = await runBench({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
     const dead = report.tasks.find((t) => t.task === 'dead')!;
     const live = report.tasks.find((t) => t.task === 'live')!;
     expect(dead.sourcesFailed).toMatchObject({ sources: 2, hosts: [`127.0.0.1:${port}`] });
@@ -42,7 +42,7 @@ describe('a task whose sources all fail', () => {
     expect(text).not.toMatch(/floor/);
     expect(text.split('\n')[0]).toMatch(/\bbaseline\b/);
     // A caller's hint (the golden server) replaces the generic one.
-    const hinted = await runBench({ tasksDir: join(dir, 'dead'), agent: 'oracle', outDir: tempDir(), quotecheckBin: CLI, isolation: 'paths', sourcesHint: 'is the golden server running?' });
+    const hinted = await runBench({ tasksDir: join(dir, 'dead'), agent: 'oracle', outDir: tempDir(), isolation: 'paths', sourcesHint: 'is the golden server running?' });
     expect(hinted.advice).toEqual([expect.stringMatching(/^every source failed in task dead, .*Check: is the golden server running\?$/)]);
   }, 30_000);
 
@@ -60,7 +60,7 @@ describe('a task whose sources all fail', () => {
 
   test('nothing is said when the agent wrote no evidence report (the baseline) or something was fetched', async () => {
     const { dir } = await dataset();
-    const report = await runBench({ tasksDir: dir, agent: 'baseline', outDir: tempDir(), quotecheckBin: CLI, isolation: 'paths' });
+    const report = await runBench({ tasksDir: dir, agent: 'baseline', outDir: tempDir(), isolation: 'paths' });
     expect(report.advice).toEqual([]);
     expect(report.tasks.every((t) => t.sourcesFailed === undefined)).toBe(true);
   }, 30_000);

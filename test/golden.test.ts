@@ -1,6 +1,7 @@
 // Everything that needs the golden sources on loopback: the golden tasks run as the harness runs them (bench),
 // the diagnosis confusion matrix, export -> bench round trip, the packed package, and the HTML report in Chromium.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { GOLDEN_WAYBACK_URL, goldenDir, startGoldenServer, type RunningServer } 
 import { WARCParser } from 'warcio';
 import { readArchive } from '../src/archive/index.js';
 import { CLI, ROOT, fileTempDir, runCli, tempDir, writeJson } from './helpers.js';
-import { launchChromium } from './harbor-helpers.js';
+import { checkTaskFolder, launchChromium } from './harbor-helpers.js';
 import { gzipMembers, handParse } from './warc-hand.js';
 
 const TASKS = join(goldenDir(), 'tasks');
@@ -96,7 +97,7 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
   });
 
   test('without root, the same tasks run with the path override (QUOTECHECK_*_DIR) and score the same', async () => {
-    const report = await runBench({ tasksDir: join(TASKS, 'pdf-papers'), agent: 'oracle', outDir: tempDir(), quotecheckBin: join(ROOT, 'bin', 'quotecheck.js'), isolation: 'paths' });
+    const report = await runBench({ tasksDir: join(TASKS, 'pdf-papers'), agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
     expect(report.isolation).toBe('paths');
     expect(report.tasks[0]!.reward).toBe(1);
   }, 120_000);
@@ -105,7 +106,7 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
     const dir = tempDir();
     // Answers verbatim for everything: scores the verbatim share.
     const agent = `node -e "const c=require(process.env.QUOTECHECK_APP_DIR+'/claims.json'); require('fs').writeFileSync(process.env.QUOTECHECK_APP_DIR+'/answers.json', JSON.stringify(Object.fromEntries(c.map(x=>[x.id,'verbatim']))))"`;
-    const report = await runBench({ tasksDir: join(TASKS, 'news-wire'), agent, outDir: dir, quotecheckBin: join(ROOT, 'bin', 'quotecheck.js'), isolation: 'paths' });
+    const report = await runBench({ tasksDir: join(TASKS, 'news-wire'), agent, outDir: dir, isolation: 'paths' });
     expect(report.tasks[0]!.reward).toBeCloseTo(1 - report.tasks[0]!.baseline, 5);
   }, 60_000);
 });
@@ -207,7 +208,7 @@ describe('export, then bench: a labelled file round-trips', () => {
     const sizes = tasks.map((t) => (readJson(join(out, t, 'environment', 'claims.json')) as unknown[]).length);
     expect(Math.max(...sizes.slice(0, -1))).toBeLessThanOrEqual(16); // about ten: a source's claims may push a task past 10
 
-    const report: BenchReport = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir(), quotecheckBin: join(ROOT, 'bin', 'quotecheck.js') });
+    const report: BenchReport = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
     for (const t of report.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
   }, 300_000);
 });
@@ -218,8 +219,8 @@ describe('the golden tasks in SkillsBench 1.1\'s layout (task.md, oracle/, verif
     const r = await runCli(['export', '--labelled', join(goldenDir(), 'labelled.jsonl'), '--out', out, '--layout', 'skillsbench', '--task-field', 'task']);
     expect(r.code, r.stderr).toBe(0);
     const rewards = (report: BenchReport) => Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
-    const oracle = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir(), quotecheckBin: join(ROOT, 'bin', 'quotecheck.js') });
-    const baseline = await runBench({ tasksDir: out, agent: 'baseline', outDir: tempDir(), quotecheckBin: join(ROOT, 'bin', 'quotecheck.js') });
+    const oracle = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
+    const baseline = await runBench({ tasksDir: out, agent: 'baseline', outDir: tempDir() });
     // Every golden task but drift (its claims are in drift/labelled.jsonl, and its oracle needs the Wayback stand-in).
     const names = oracle.tasks.map((t) => t.task);
     expect(names).toEqual(golden.oracle.tasks.map((t) => t.task).filter((n) => n !== 'drift'));
@@ -342,12 +343,37 @@ describe('sources change: the golden run recorded, then replayed with the golden
     const out = join(dir, 'frozen');
     const exported = await runCli(['export', '--labelled', labelled, '--out', out, '--warc', warc, '--name', 'frozen']);
     expect(exported.code, exported.stderr).toBe(0);
+    const evidence = new Set<string>();
+    const bodies = new Set<string>();
     for (const t of readdirSync(out)) {
-      expect(existsSync(join(out, t, 'environment', 'sources.warc.gz'))).toBe(true);
-      expect(readFileSync(join(out, t, 'environment', 'Dockerfile'), 'utf8')).toMatch(/COPY sources\.warc\.gz \/app\/sources\.warc\.gz/);
+      const env = join(out, t, 'environment');
+      expect(existsSync(join(env, 'sources.warc.gz'))).toBe(true);
+      expect(readFileSync(join(env, 'Dockerfile'), 'utf8')).toMatch(/COPY sources\.warc\.gz \/app\/sources\.warc\.gz/);
       expect(readFileSync(join(out, t, 'instruction.md'), 'utf8')).toMatch(/sources are in \/app\/sources\.warc\.gz/);
+      // No oracle in the agent's image: a frozen task is a plain task plus its archive and a WARC reader.
+      checkTaskFolder(join(out, t));
+      // The agent's way into the archive is that reader, not the oracle: every claim's source has a response there.
+      const extracted = join(dir, 'extracted', t);
+      const x = spawnSync(process.execPath, [join(env, 'warc-extract.mjs'), join(env, 'sources.warc.gz'), extracted], { encoding: 'utf8' });
+      expect(x.status, x.stderr).toBe(0);
+      const index = readJson(join(extracted, 'index.json')) as { url: string; status: number; file?: string }[];
+      const claimsOfTask = readJson(join(env, 'claims.json')) as { url: string; evidence?: { sha256: string } }[];
+      for (const c of claimsOfTask) {
+        expect(index.some((e) => e.url === c.url.replace(/#.*$/, '')), `${t}: ${c.url} in the extracted index`).toBe(true);
+        if (c.evidence) evidence.add(c.evidence.sha256);
+      }
+      for (const e of index.filter((e) => e.file)) {
+        const body = readFileSync(join(extracted, e.file!));
+        if (e.file!.endsWith('.pdf')) expect(body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+        bodies.add(createHash('sha256').update(body).digest('hex'));
+      }
     }
-    const frozen = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir(), quotecheckBin: join(ROOT, 'bin', 'quotecheck.js') });
+    // Every text that decided a label (live or a capture, by its bytes' sha256) is among what the reader extracts.
+    const decided = liveRows.map((r) => r.as_of?.sha256).filter((h): h is string => typeof h === 'string');
+    expect(decided.length).toBeGreaterThan(100);
+    expect(decided.filter((h) => !bodies.has(h))).toEqual([]);
+    expect([...evidence].some((h) => bodies.has(h)), 'a labelled version of a drifted page, by its evidence hash').toBe(true);
+    const frozen = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
     for (const t of frozen.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
   }, 300_000);
 });

@@ -1,10 +1,13 @@
 // Test helpers for the Harbor side: a task built from quotecheck's own templates, and headless Chromium for the HTML reports.
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
-import { solveScript, taskToml, testScript } from '../src/harbor/templates.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { Label } from '../src/answers.js';
+import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
+import { writeTaskFolder } from '../src/harbor/task-writer.js';
+import { instruction } from '../src/harbor/templates.js';
 import { fileTempDir } from './helpers.js';
 
 /** Debian's Chromium (CI installs it); tests that need it are skipped, saying so, when it is missing. */
@@ -55,14 +58,81 @@ export function textRights(elements: Locator): Promise<number[]> {
   }));
 }
 
-/** A Harbor task built from quotecheck's own templates; the oracle does not retry, so a dead source fails at once. */
-export function makeTask(root: string, name: string, claims: { id: string; quote: string; url: string; gold: string }[]): void {
+/** A Harbor task written by quotecheck's own task writer (oracle and grader shipped in it); the oracle does not retry, so a dead source fails at once. */
+export function makeTask(root: string, name: string, claims: { id: string; quote: string; url: string; gold: string }[], layout: Layout = 'harbor'): string {
   const dir = join(root, name);
-  for (const d of ['environment', 'solution', 'tests']) mkdirSync(join(dir, d), { recursive: true });
-  writeFileSync(join(dir, 'task.toml'), taskToml({ agentTimeoutSec: 60, verifierTimeoutSec: 30 }));
-  writeFileSync(join(dir, 'environment', 'claims.json'), JSON.stringify(claims.map(({ gold: _g, ...c }) => c)));
-  writeFileSync(join(dir, 'solution', 'solve.sh'), solveScript({ runArgs: ['--retries', '0', '--timeout', '5'] }));
-  writeFileSync(join(dir, 'tests', 'test.sh'), testScript());
-  writeFileSync(join(dir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(claims.map((c) => [c.id, c.gold]))));
-  for (const f of ['solution/solve.sh', 'tests/test.sh']) chmodSync(join(dir, f), 0o755);
+  writeTaskFolder(dir, {
+    name,
+    layout,
+    claims: claims.map(({ gold: _g, ...c }) => c),
+    gold: Object.fromEntries(claims.map((c) => [c.id, c.gold as Label])),
+    instruction: instruction(claims.length, claims.map((c) => c.id)),
+    description: `Check ${claims.length} quotes`,
+    config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
+    variant: {},
+    solve: { runArgs: ['--retries', '0', '--timeout', '5'] },
+  });
+  return dir;
+}
+
+/**
+ * Docker's official images (public, built by any harness without a registry login). A task's agent image must start
+ * from one of them: never from an image someone has to build first (quotecheck:latest was one).
+ */
+const OFFICIAL_IMAGES = new Set(['node', 'debian', 'ubuntu', 'python', 'alpine', 'buildpack-deps']);
+
+/** The Dockerfile's instructions, continuation lines joined, comments dropped. */
+function dockerInstructions(text: string): string[] {
+  return text.replace(/\\\n/g, ' ').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l && !l.startsWith('#'));
+}
+
+/** Every file under `dir`, relative to it. */
+function filesUnder(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((d) => {
+    const rel = prefix ? `${prefix}/${d.name}` : d.name;
+    return d.isDirectory() ? filesUnder(dir, rel) : [rel];
+  });
+}
+
+/**
+ * What design.md §6 promises of a task's folder, checked file by file: the agent's image starts from public images
+ * only and copies nothing its build context lacks; a task that does not give the tool has no quotecheck anywhere in
+ * it (Dockerfile, instruction, every file of the environment but the recorded archive, whose WARC headers name the
+ * recording software), and one that gives it has the shipped build where its Dockerfile or skill expects it; the
+ * oracle ships its own quotecheck and the verifier its own grader. Returns the Dockerfile's instructions.
+ */
+export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: boolean; mcp?: boolean } = {}): string[] {
+  const layout = opts.layout ?? 'harbor';
+  const env = join(dir, 'environment');
+  const steps = dockerInstructions(readFileSync(join(env, 'Dockerfile'), 'utf8'));
+  const froms = steps.filter((s) => /^FROM\s/i.test(s));
+  expect(froms.length, `${dir}: FROM lines`).toBeGreaterThan(0);
+  for (const from of froms) {
+    const image = from.split(/\s+/)[1]!;
+    const m = /^(?:docker\.io\/library\/)?([a-z0-9-]+):([\w.-]+)$/.exec(image);
+    expect(m && OFFICIAL_IMAGES.has(m[1]!), `${dir}: ${from} is not a public official image with a tag`).toBe(true);
+  }
+  for (const copy of steps.filter((s) => /^(COPY|ADD)\s/i.test(s))) {
+    const args = copy.split(/\s+/).slice(1).filter((a) => !a.startsWith('--'));
+    for (const source of args.slice(0, -1)) expect(existsSync(join(env, source)), `${dir}: ${copy}: ${source} is not in the build context`).toBe(true);
+  }
+  expect(steps.at(-1), `${dir}: the image ends as the agent's user`).toBe('USER agent');
+  const instructionText = readFileSync(join(dir, layout === 'harbor' ? 'instruction.md' : 'task.md'), 'utf8');
+  const body = layout === 'harbor' ? instructionText : instructionText.split('\n---\n').slice(1).join('\n---\n');
+  if (!opts.skill && !opts.mcp) {
+    expect(steps.join('\n'), `${dir}: Dockerfile`).not.toMatch(/quotecheck/i);
+    expect(body, `${dir}: instruction`).not.toMatch(/quotecheck/i);
+    for (const file of filesUnder(env).filter((f) => !f.endsWith('.warc.gz'))) {
+      expect(file, `${dir}: environment file name`).not.toMatch(/quotecheck/i);
+      expect(readFileSync(join(env, file), 'latin1'), `${dir}: environment/${file}`).not.toMatch(/quotecheck/i);
+    }
+  } else {
+    expect(body, `${dir}: the instruction says the tool is provided`).toMatch(/## A tool is provided/);
+  }
+  if (opts.skill) expect(existsSync(join(env, 'skills', 'quote-verification', 'quotecheck', 'quotecheck.mjs')), `${dir}: the skill carries the tool`).toBe(true);
+  if (opts.mcp) expect(existsSync(join(env, 'quotecheck', 'quotecheck.mjs')), `${dir}: the MCP server's quotecheck`).toBe(true);
+  const { oracle, verifier } = LAYOUTS[layout];
+  for (const f of ['solve.sh', 'quotecheck/quotecheck.mjs', 'quotecheck/html-worker.mjs']) expect(existsSync(join(dir, oracle.folder, f)), `${dir}: ${oracle.folder}/${f}`).toBe(true);
+  for (const f of ['test.sh', 'grade.mjs', 'gold.json']) expect(existsSync(join(dir, verifier.folder, f)), `${dir}: ${verifier.folder}/${f}`).toBe(true);
+  return steps;
 }

@@ -9,7 +9,8 @@ import { parse as parseYaml } from 'yaml';
 import { runBench } from '../src/harbor/bench.js';
 import { listTasks } from '../src/harbor/dataset.js';
 import { shellQuote } from '../src/harbor/templates.js';
-import { CLI, ROOT, runCli, serve, tempDir } from './helpers.js';
+import { ROOT, runCli, serve, tempDir } from './helpers.js';
+import { checkTaskFolder } from './harbor-helpers.js';
 
 type Layout = 'harbor' | 'skillsbench';
 
@@ -93,6 +94,9 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
       expect(body.trim()).toBe(readFileSync(join(dir, 'hb', task, 'instruction.md'), 'utf8').trim());
       expect(readFileSync(join(t, 'environment', 'Dockerfile'), 'utf8')).toMatch(/^WORKDIR \/app$/m);
       expect(readFileSync(join(t, 'verifier', 'gold.json'), 'utf8')).toBe(readFileSync(join(dir, 'hb', task, 'tests', 'gold.json'), 'utf8'));
+      // Public base image, nothing of quotecheck for the agent; the oracle and the grader in their own folders.
+      checkTaskFolder(t, { layout: 'skillsbench' });
+      checkTaskFolder(join(dir, 'hb', task));
     }
   });
 
@@ -108,8 +112,12 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
       expect(dockerfile.split('\n').filter((l) => /skills/i.test(l))).toEqual(['COPY skills /skills']);
       const stripped = stripSkills(dockerfile);
       expect(stripped).not.toMatch(/skills/i);
-      // Stripped, it is the Dockerfile of the dataset exported without the skill.
+      // Stripped, it is the Dockerfile of the dataset exported without the skill: the tool, which travels inside the
+      // skill folder, goes with it.
       expect(stripped).toBe(readFileSync(join(dir, 'plain', task, 'environment', 'Dockerfile'), 'utf8'));
+      expect(existsSync(join(env, 'skills', 'quote-verification', 'quotecheck', 'quotecheck.mjs'))).toBe(true);
+      expect(stripped).not.toMatch(/quotecheck/i);
+      checkTaskFolder(join(dir, 'sb', task), { layout: 'skillsbench', skill: true });
     }
   });
 
@@ -122,7 +130,7 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
       await exportAs(labelled, out, layout);
       expect(listTasks(out).map((t) => [t.name, t.layout, t.agentTimeoutSec, t.verifierTimeoutSec])).toEqual([['harbour', layout, 600, 120], ['pier', layout, 600, 120]]);
       for (const agent of ['oracle', 'baseline']) {
-        const report = await runBench({ tasksDir: out, agent, outDir: join(dir, `run-${layout}-${agent}`), quotecheckBin: CLI });
+        const report = await runBench({ tasksDir: out, agent, outDir: join(dir, `run-${layout}-${agent}`) });
         for (const t of report.tasks) expect(t.problems, `${layout} ${agent} ${t.task}`).toEqual([]);
         rewards[`${layout} ${agent}`] = Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
       }
@@ -143,7 +151,8 @@ describe.skipIf(!canUnshare)('the scripts at each harness\'s container paths (pr
     const bin = join(work, 'bin');
     for (const d of [app, logs, bin]) mkdirSync(d, { recursive: true });
     cpSync(join(task, 'environment', 'claims.json'), join(app, 'claims.json'));
-    writeFileSync(join(bin, 'quotecheck'), `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(CLI)} "$@"\n`);
+    // A `quotecheck` first on PATH that fails loudly: the oracle runs the build its task ships, the verifier its own grader.
+    writeFileSync(join(bin, 'quotecheck'), '#!/bin/sh\necho "not this quotecheck" >&2\nexit 99\n');
     chmodSync(join(bin, 'quotecheck'), 0o755);
     const [oracleFolder, verifierFolder] = oracle === '/oracle' ? ['oracle', 'verifier'] : ['solution', 'tests'];
     const mounts = [[app, '/app'], [logs, '/logs'], [join(task, oracleFolder!), oracle], [join(task, verifierFolder!), verifier]]
@@ -181,12 +190,8 @@ describe('test.sh finds its gold file wherever the verifier folder is copied', (
     const app = join(dir, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'answers.json'), JSON.stringify({ h1: 'verbatim', h2: 'verbatim' }));
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'quotecheck'), `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(CLI)} "$@"\n`);
-    chmodSync(join(bin, 'quotecheck'), 0o755);
     const logs = join(dir, 'logs');
-    const r = spawnSync('bash', ['verifier/test.sh'], { cwd: join(dir, 'elsewhere'), env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, QUOTECHECK_APP_DIR: app, QUOTECHECK_VERIFIER_LOGS: logs }, encoding: 'utf8' }); // grading fetches nothing: spawnSync is fine
+    const r = spawnSync('bash', ['verifier/test.sh'], { cwd: join(dir, 'elsewhere'), env: { ...process.env, QUOTECHECK_APP_DIR: app, QUOTECHECK_VERIFIER_LOGS: logs }, encoding: 'utf8' }); // grading fetches nothing: spawnSync is fine
     expect(r.status, r.stderr).toBe(0);
     expect(readFileSync(join(logs, 'reward.txt'), 'utf8').trim()).toBe('0.5');
   });

@@ -10,7 +10,8 @@ import { buildProgram, defaultShown } from '../src/cli/main.js';
 import { RETRYABLE_STATUSES } from '../src/fetch/policy.js';
 import { listTasks } from '../src/harbor/dataset.js';
 import { ExportError, readLabelled } from '../src/harbor/export.js';
-import { WRONG_IDS_SHOWN, formatGrade, grade, readLabelFile } from '../src/harbor/grade.js';
+import { WRONG_IDS_SHOWN, formatGrade, grade } from '../src/harbor/grade.js';
+import { readLabels } from '../src/harbor/verifier.js';
 import { ROOT, runCli, serve, tempDir, writeJson } from './helpers.js';
 
 const ERRNO = /\bE[A-Z]{2,}\b/;
@@ -28,7 +29,8 @@ describe('file-system errors in words', () => {
     const dir = tempDir();
     await expect(readClaimsFile(join(dir, 'none.json'))).rejects.toThrowError(`${join(dir, 'none.json')}: cannot read claims file: no such file`);
     await expect(readClaimsFile(dir)).rejects.toThrowError(`${dir}: cannot read claims file: is a folder`);
-    await expect(readLabelFile(dir, 'gold')).rejects.toThrowError(`cannot read gold file ${dir}: is a folder`);
+    expect(() => readLabels(dir, 'gold')).toThrowError(`gold file ${dir} is a folder, not a regular file: not graded`);
+    expect(() => readLabels(join(dir, 'none.json'), 'gold')).toThrowError(`cannot read gold file ${join(dir, 'none.json')}: no such file`);
     expect(() => readLabelled(join(dir, 'none.jsonl'))).toThrowError(`cannot read --labelled ${join(dir, 'none.jsonl')}: no such file`);
   });
 
@@ -63,7 +65,7 @@ describe('invalid JSON: line and column', () => {
   test('grade: an answers file that is not JSON names the line and column', async () => {
     const file = join(tempDir(), 'answers.json');
     writeFileSync(file, '{\n  "a": "verbatim"\n  "b": "no_match"\n}\n');
-    await expect(readLabelFile(file, 'answers')).rejects.toThrowError(`answers file ${file} is not valid JSON: line 3, column 3: expected ',' or '}' after a property value, found "\\""`);
+    expect(() => readLabels(file, 'answers')).toThrowError(`answers file ${file} is not valid JSON: line 3, column 3: expected ',' or '}' after a property value, found "\\""`);
   });
 });
 

@@ -116,4 +116,19 @@ describe('README Performance agrees with bench/results.json', () => {
     expect(s.replica_disagreements + s.one_x_runs_disagreements).toBe(0);
     expect(row(big)).toContain("every replica's answers are the 1x answers");
   });
+
+  test('the shipped build: its size and its start-up against the installed CLI', () => {
+    const st = results.startup;
+    const size = 'shipped build (`solution/quotecheck/`)';
+    expectShown(figure(size, /\| ([\d.]+) MB in \d+ files/), st.bundle_total_mb, 1);
+    expect(figure(size, /MB in (\d+) files/)).toBe(Object.keys(st.bundle_bytes).length);
+    const run = 'start-up, `run --baseline` of one claim';
+    expect(figure(run, /\| (\d+) ms \(installed/)).toBe(Math.round(st.run_bundle_seconds * 1000));
+    expect(figure(run, /installed CLI: (\d+) ms/)).toBe(Math.round(st.run_installed_seconds * 1000));
+    expectShown(figure(run, /; ([\d.]+)x/), st.run_speedup, 2);
+    const version = 'start-up, `--version`';
+    expect(figure(version, /\| (\d+) ms \(installed/)).toBe(Math.round(st.version_bundle_seconds * 1000));
+    expect(figure(version, /installed CLI: (\d+) ms/)).toBe(Math.round(st.version_installed_seconds * 1000));
+    expect(readme).toContain(`median of ${st.runs}`);
+  });
 });

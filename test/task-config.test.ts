@@ -8,6 +8,7 @@ import { buildGolden } from '../golden/build.js';
 import { planTasks, readLabelled, writeDataset } from '../src/harbor/export.js';
 import { GOLDEN_WAYBACK_URL } from '../golden/server.js';
 import { ROOT, runCli, tempDir } from './helpers.js';
+import { checkTaskFolder } from './harbor-helpers.js';
 
 /*
  * Harbor's TaskConfig (src/harbor/models/task/config.py of laude-institute/harbor, as of commit
@@ -28,8 +29,8 @@ const TaskConfig = z.strictObject({
   version: z.string().optional(),
   task: z.record(z.string(), z.unknown()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
-  verifier: z.strictObject({ timeout_sec: z.number().positive(), env: z.record(z.string(), z.string()).optional() }).optional(),
-  agent: z.strictObject({ timeout_sec: z.number().positive().optional() }).optional(),
+  verifier: z.strictObject({ timeout_sec: z.number().positive(), env: z.record(z.string(), z.string()).optional(), user: z.union([z.string(), z.number().int()]).optional() }).optional(),
+  agent: z.strictObject({ timeout_sec: z.number().positive().optional(), user: z.union([z.string(), z.number().int()]).optional() }).optional(),
   environment: z.strictObject({
     build_timeout_sec: z.number().positive().optional(),
     docker_image: z.string().optional(),
@@ -64,6 +65,7 @@ function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = [
   const dockerfile = readFileSync(join(dir, 'environment', 'Dockerfile'), 'utf8');
   const skill = variant === 'skill' || variant === 'both';
   const mcp = variant === 'mcp' || variant === 'both';
+  const steps = checkTaskFolder(dir, { skill, mcp });
   if (skill) {
     expect(config.environment?.skills_dir).toBe('/skills');
     // The folder skills_dir names is in the image: the Dockerfile copies the build context's skills/ there.
@@ -76,8 +78,8 @@ function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = [
   }
   if (mcp) {
     expect(config.environment?.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: mcpArgs }]);
-    // The build fails unless the server's command is on PATH and knows `mcp`.
-    expect(dockerfile).toMatch(/^RUN command -v quotecheck && quotecheck mcp --help > \/dev\/null$/m);
+    // The shipped build is put on PATH, and the build fails unless the server's command runs and knows `mcp`.
+    expect(steps).toContain('RUN ln -s /opt/quotecheck/quotecheck.mjs /usr/local/bin/quotecheck && quotecheck mcp --help > /dev/null');
   } else {
     expect(config.environment?.mcp_servers).toBeUndefined();
     expect(dockerfile).not.toContain('mcp');
@@ -85,6 +87,9 @@ function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = [
   const tags = (config.metadata?.tags ?? []) as string[];
   expect(tags.includes('with-skill')).toBe(skill);
   expect(tags.includes('with-mcp')).toBe(mcp);
+  expect(tags.includes('quotecheck-provided')).toBe(skill || mcp);
+  // The verifier runs as root (the image's USER is the agent's).
+  expect(config.verifier?.user).toBe('root');
   return config;
 }
 
@@ -126,7 +131,7 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
     const claims = readLabelled(labelledFile(dir));
-    writeDataset(out, planTasks(claims, 6), 'edition', { frozen: true, waybackUrl: 'http://127.0.0.4:41733', variant: { mcp: true } });
+    writeDataset(out, planTasks(claims, 6), 'edition', { waybackUrl: 'http://127.0.0.4:41733', variant: { mcp: true } });
     for (const t of taskDirs(out)) {
       checkTask(t, 'mcp', ['mcp', '--wayback-url', 'http://127.0.0.4:41733']);
       expect(readFileSync(join(t, 'solution', 'solve.sh'), 'utf8')).toContain('--wayback-url http://127.0.0.4:41733');

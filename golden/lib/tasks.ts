@@ -1,12 +1,16 @@
-// Writing one Harbor task folder of the golden benchmark from its labelled claims, with the same
-// templates `quotecheck export` uses (src/harbor/templates.ts). Shared by golden/build.ts and
-// golden/drift/build.ts.
+// Writing one Harbor task folder of the golden benchmark from its labelled claims, through the same task writer
+// `quotecheck export` uses (src/harbor/task-writer.ts); and giving the committed golden tasks the files git does not
+// keep (the oracle's quotecheck and the verifier's grader, built by scripts/bundle.ts). Shared by golden/build.ts,
+// golden/drift/build.ts, scripts/bundle.ts and the test suite's setup.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundledSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, type TaskVariant } from '../../src/harbor/templates.js';
+import { LAYOUTS } from '../../src/harbor/layout.js';
+import { installGrader, installQuotecheck } from '../../src/harbor/ship.js';
+import { writeTaskFolder as writeTask } from '../../src/harbor/task-writer.js';
+import { bundledSkillDir, instruction, solveScript, type TaskVariant } from '../../src/harbor/templates.js';
 import type { LabelledRow } from './rows.js';
-import { writeFile } from './builder.js';
+import { goldenDir } from '../server.js';
 
 export interface TaskFolder {
   /** one paragraph for instruction.md */
@@ -19,20 +23,38 @@ export interface TaskFolder {
   solveOptions?: Parameters<typeof solveScript>[0];
 }
 
-/** Replaces `tdir` with the task: instruction, task.toml, environment (claims without labels), solve.sh, test.sh, gold.json. */
+/** Replaces `tdir` with the task: instruction, task.toml, environment (claims without labels), solution, tests. */
 export function writeTaskFolder(tdir: string, rows: readonly LabelledRow[], t: TaskFolder): void {
   const { variant } = t;
   fs.rmSync(tdir, { recursive: true, force: true });
-  writeFile(path.join(tdir, 'instruction.md'), instruction(rows.length, rows.map((l) => l.id), t.about, t.instructionOptions));
-  writeFile(
-    path.join(tdir, 'task.toml'),
-    taskToml({ author: 'quotecheck golden benchmark', difficulty: t.difficulty, tags: ['quotecheck', ...t.tags, ...variantTags(variant)], ...variantTomlOptions(variant) }),
-  );
-  writeFile(path.join(tdir, 'environment', 'Dockerfile'), environmentDockerfile(variant));
-  const claims = rows.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url, verify_date: l.verify_date, ...(l.evidence ? { evidence: l.evidence } : {}) }));
-  writeFile(path.join(tdir, 'environment', 'claims.json'), JSON.stringify(claims, null, 2) + '\n');
-  if (variant.skill) installSkill(path.join(tdir, 'environment'), bundledSkillDir());
-  writeFile(path.join(tdir, 'solution', 'solve.sh'), solveScript(t.solveOptions), 0o755);
-  writeFile(path.join(tdir, 'tests', 'test.sh'), testScript(), 0o755);
-  writeFile(path.join(tdir, 'tests', 'gold.json'), JSON.stringify(Object.fromEntries(rows.map((l) => [l.id, l.label])), null, 2) + '\n');
+  writeTask(tdir, {
+    name: path.basename(tdir),
+    layout: 'harbor',
+    claims: rows.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url, verify_date: l.verify_date, ...(l.evidence ? { evidence: l.evidence } : {}) })),
+    gold: Object.fromEntries(rows.map((l) => [l.id, l.label])),
+    instruction: instruction(rows.length, rows.map((l) => l.id), t.about, { ...t.instructionOptions, variant }),
+    description: `Check ${rows.length} quotes against their sources: verbatim or no_match`,
+    config: { author: 'quotecheck golden benchmark', difficulty: t.difficulty, tags: ['quotecheck', ...t.tags], agentTimeoutSec: 600, verifierTimeoutSec: 120 },
+    variant,
+    ...(variant.skill ? { skillDir: bundledSkillDir() } : {}),
+    solve: t.solveOptions,
+  });
+}
+
+/**
+ * Gives every committed golden task (golden/tasks/<task>/) the shipped files git does not keep: the oracle's
+ * quotecheck in solution/quotecheck/ and the grader in tests/grade.mjs, fresh from dist/bundle/. Returns how many tasks.
+ */
+export function installGoldenShipped(tasksDir = path.join(goldenDir(), 'tasks')): number {
+  const { oracle, verifier } = LAYOUTS.harbor;
+  let n = 0;
+  for (const name of fs.readdirSync(tasksDir).sort()) {
+    const dir = path.join(tasksDir, name);
+    if (!fs.existsSync(path.join(dir, 'task.toml'))) continue;
+    fs.rmSync(path.join(dir, oracle.folder, 'quotecheck'), { recursive: true, force: true });
+    installQuotecheck(path.join(dir, oracle.folder));
+    installGrader(path.join(dir, verifier.folder));
+    n++;
+  }
+  return n;
 }

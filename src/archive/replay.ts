@@ -2,7 +2,7 @@
 import { Dispatcher, errors as undiciErrors } from 'undici';
 import { NOT_IN_ARCHIVE } from '../fetch/errors.js';
 import { readArchive, type Archive, type ArchivedRecord } from './read.js';
-import { ERROR_FIELDS, ORIG_HEADER_PREFIX, dispatchUrl, headerValue, urlKey, type HeaderPair } from './warc.js';
+import { ERROR_FIELDS, ORIG_HEADER_PREFIX, dechunk, dispatchUrl, headerValue, urlKey, type HeaderPair } from './warc.js';
 
 export { NOT_IN_ARCHIVE };
 
@@ -188,21 +188,6 @@ function recordedError(fields: Record<string, string>): Error {
 function truncationError(truncated: string): Error {
   if (truncated === 'time') return Object.assign(new Error('Body Timeout Error'), { code: 'UND_ERR_BODY_TIMEOUT' });
   return Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
-}
-
-function dechunk(body: Buffer): Buffer | undefined {
-  const parts: Buffer[] = [];
-  for (let p = 0; ; ) {
-    const eol = body.indexOf('\r\n', p);
-    if (eol < 0) return undefined;
-    const size = Number.parseInt(body.toString('latin1', p, eol).split(';')[0]!.trim(), 16);
-    if (!Number.isFinite(size) || size < 0) return undefined;
-    if (size === 0) return Buffer.concat(parts);
-    const start = eol + 2;
-    if (start + size > body.length) return undefined;
-    parts.push(body.subarray(start, start + size));
-    p = start + size + 2;
-  }
 }
 
 /** The controller a replayed request's handler gets: pause/resume drive delivery, abort ends it at once. */

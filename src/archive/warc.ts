@@ -194,3 +194,19 @@ export function fsReason(err: unknown): string {
   if (code === 'EISDIR') return 'it is a folder';
   return describeFsError(err);
 }
+
+/** A chunked body (RFC 9112 §7.1) as its content, or undefined when the framing is broken. Only records from other tools keep it: quotecheck stores bodies de-chunked. */
+export function dechunk(body: Buffer): Buffer | undefined {
+  const parts: Buffer[] = [];
+  for (let p = 0; ; ) {
+    const eol = body.indexOf('\r\n', p);
+    if (eol < 0) return undefined;
+    const size = Number.parseInt(body.toString('latin1', p, eol).split(';')[0]!.trim(), 16);
+    if (!Number.isFinite(size) || size < 0) return undefined;
+    if (size === 0) return Buffer.concat(parts);
+    const start = eol + 2;
+    if (start + size > body.length) return undefined;
+    parts.push(body.subarray(start, start + size));
+    p = start + size + 2;
+  }
+}

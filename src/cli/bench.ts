@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
-import { runBench, type BenchReport, type Isolation } from '../harbor/bench.js';
+import { BenchSetupError, isolationLimits, resolveIsolation, runBench, type BenchReport, type Isolation } from '../harbor/bench.js';
 import { agentFolders, compareRuns, comparisonTable, type BenchRun } from '../harbor/compare.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
 import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
@@ -20,18 +20,18 @@ export interface BenchCommandOptions {
   quiet?: boolean;
 }
 
-/** This package's own entry point: what `quotecheck` on the trials' PATH runs. */
-export const QUOTECHECK_BIN = fileURLToPath(new URL('../../../bin/quotecheck.js', import.meta.url));
-
 /** This package's root: the nearest folder above this module with a package.json (from dist/src/cli/ or src/cli/). Its golden/ folder exists only in a checkout. */
 function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) return dirname(dirname(QUOTECHECK_BIN));
-    dir = parent;
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return here;
   }
-  return dir;
+}
+
+/** The one line `--isolation paths` gets on stderr: what it does not stop. */
+export function pathsWarning(): string {
+  return `bench: paths isolation (not root): ${isolationLimits('paths').join('; ')}\n`;
 }
 
 /** What the golden tasks' sources need: the golden server, which the demo starts itself and `bench` does not. */
@@ -66,7 +66,19 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
     process.stderr.write(`quotecheck: error: --agent number ${empty + 1} is empty (give oracle, baseline or a shell command)\n`);
     return 2;
   }
-  const paths = (r: BenchReport) => `${r.isolation === 'namespace' ? 'container paths bind-mounted in private mount namespaces' : 'container paths given by QUOTECHECK_*_DIR variables'}; ${r.seconds.toFixed(1)} s`;
+  const paths = (r: BenchReport) => `${r.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, the dataset hidden' : 'container paths given by QUOTECHECK_*_DIR variables'}; ${r.seconds.toFixed(1)} s`;
+  try {
+    // Decided once for every agent, and said once when it cannot stop what an agent may do.
+    const isolation = resolveIsolation(opts.isolation);
+    if (isolation === 'paths') process.stderr.write(pathsWarning());
+    return await runAgents({ ...opts, isolation }, agents, total, paths);
+  } catch (err) {
+    return refuseInput(err, BenchSetupError);
+  }
+}
+
+/** Runs the agents (one, or several compared) and prints and writes their reports. */
+async function runAgents(opts: BenchCommandOptions, agents: string[], total: number, paths: (r: BenchReport) => string): Promise<number> {
   if (agents.length === 1) {
     const report = await runAgent(opts, agents[0]!, opts.out, total, false);
     const written = writeBenchReports(report, opts.out);
@@ -117,7 +129,9 @@ async function runAgent(opts: BenchCommandOptions, agent: string, outDir: string
     replay: opts.replay,
     // A replay needs no server: then the generic advice (is the source in the archive?) is the right one.
     sourcesHint: !opts.replay && isGoldenTasks(opts.tasks) ? GOLDEN_SERVER_HINT : undefined,
-    quotecheckBin: QUOTECHECK_BIN,
+    // Several agents' runs share --out: none may read another's (the oracle's answers are nearly the gold). The golden
+    // tasks' labels are also in golden/labelled.jsonl, beside them.
+    hide: [opts.out, ...(isGoldenTasks(opts.tasks) ? [join(packageRoot(), 'golden')] : [])],
     onTaskDone: (t) => {
       done++;
       if (bar) bar.update(done, { task: t.task });

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describeFsError, plural } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
-import { ExportError, defaultPrefix, planTasks, readLabelled, readRecordedRun, tasksByName, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
+import { ExportError, TASK_NAME_RULE, defaultPrefix, isTaskName, planTasks, readLabelled, readRecordedRun, tasksByName, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
 import type { Layout } from '../harbor/layout.js';
 import { TASK_SKILLS_DIR, TemplateError, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
@@ -30,6 +30,8 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
     checkOutputPath(opts.out, '--out', { folder: true, createFolders: true });
     if (existsSync(opts.out) && readdirSync(opts.out).length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
+    // So is the name: it becomes folder names inside --out (`--name ../../x` must not write outside it).
+    if (opts.name !== undefined && !isTaskName(opts.name)) throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
     // So is the skill folder: a typo in --with-skill is found before anything is read or written.
     const skillDir = opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
     const claims = readLabelled(opts.labelled, { taskField: opts.taskField });
@@ -54,10 +56,11 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       frozen = `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${(written.bytes / 1e6).toFixed(1)} MB in all) in environment/sources.warc.gz`;
     }
     const ships = [
-      ...(skillDir ? [`the skill ${skillDir} (skills_dir ${TASK_SKILLS_DIR})`] : []),
+      ...(skillDir ? [`the skill ${skillDir} (skills_dir ${TASK_SKILLS_DIR}, quotecheck inside it)`] : []),
       ...(opts.withMcp ? ['the MCP server `quotecheck mcp`'] : []),
     ];
-    const shipped = ships.length ? `; every task ships ${ships.join(' and ')}` : '';
+    // Tasks that give the agent quotecheck are tool-use tasks: their tags and instruction say so, and so does this line.
+    const shipped = ships.length ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking` : '';
     process.stdout.write(`wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}\n`);
     return 0;
   } catch (err) {

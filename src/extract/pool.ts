@@ -27,11 +27,13 @@ export const SLOW_JOB_MS = 2_000;
 
 /**
  * Workers run compiled code. From the source tree (vitest runs src/*.ts) the worker is the
- * compiled one in dist/, which `npm test` builds first.
+ * compiled one in dist/, which `npm test` builds first. In the self-contained build a task ships
+ * (scripts/bundle.ts), this module is part of quotecheck.mjs and the worker is html-worker.mjs beside it.
  */
 function workerUrl(): URL {
   const here = import.meta.url;
   if (here.endsWith('.ts')) return new URL(here.replace(/\/src\/extract\/pool\.ts$/, '/dist/src/extract/html-worker.js'));
+  if (here.endsWith('.mjs')) return new URL('./html-worker.mjs', here);
   return new URL('./html-worker.js', here);
 }
 

@@ -49,6 +49,23 @@ interface Running {
 }
 
 /**
+ * Every shell started in this process, ended (with the command it is running) when the process exits: an idle
+ * shell would go by itself at the end of its input, but one waiting for a pdftotext would outlive the run by as long
+ * as that takes, and a task's harness counts what the agent phase leaves running.
+ */
+const started = new Set<Shell>();
+let endAtExit = false;
+
+function track(shell: Shell): void {
+  started.add(shell);
+  if (endAtExit) return;
+  endAtExit = true;
+  process.on('exit', () => {
+    for (const s of started) s.end();
+  });
+}
+
+/**
  * One /bin/sh reading jobs from its standard input, one at a time. For each it starts the
  * command in the background, says its pid, waits and says its status; quotecheck kills the
  * pid at the time limit or on abort. A shell that dies fails its job; the next job starts a new one.
@@ -79,7 +96,18 @@ class Shell {
     });
   }
 
+  /** Kills the running command and the shell at once (SIGKILL: nothing else can run during a process's exit). */
+  end(): void {
+    if (this.running) this.kill(this.running);
+    try {
+      this.child?.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+
   private start(): ChildProcess {
+    track(this);
     const child = spawn('/bin/sh', [], { stdio: ['pipe', 'pipe', 'ignore'] });
     child.on('error', (err) => this.fail(child, new Error(`cannot run /bin/sh: ${err.message}`)));
     if (child.pid !== undefined) {

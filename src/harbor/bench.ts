@@ -1,16 +1,24 @@
 // Running a dataset locally as the harness would: each task's agent, then its own verifier, at its layout's container paths.
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, homedir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import pLimit from 'p-limit';
 import { emptyConfusion, parseLabels, grade, type Grade } from './grade.js';
 import { parseClaims, type Claim } from '../claims.js';
-import { listTasks, readJsonIfAny, readJsonLines, type TaskDir } from './dataset.js';
-import { CONTAINER_PATHS, shellQuote } from './templates.js';
-import { LAYOUTS } from './layout.js';
+import { listTasks, readJsonIfAny, type TaskDir } from './dataset.js';
+import { canIsolate, hidingConflict, parseStatus, phaseArgv, VERIFIER_PATH, type Bind, type PhaseSpec, type PhaseStatus } from './isolation.js';
+import { CONTAINER_PATHS, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE, shellQuote } from './templates.js';
+import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
+import { readRegularFile } from './safe-read.js';
+import { BUNDLE_FILES, SHIPPED_FOLDER, shippedDir } from './ship.js';
+import { MAX_LABELS_BYTES } from './verifier.js';
 
-/** How the container paths are provided: bind mounts in a private mount namespace (root), or environment variables. */
+/**
+ * How the phases are kept apart (design.md §6): as root, each in its own mount and PID namespaces with the container
+ * paths bind-mounted and the dataset out of reach; otherwise the container paths are given by environment variables.
+ */
 export type Isolation = 'namespace' | 'paths';
 
 export interface BenchOptions {
@@ -19,9 +27,9 @@ export interface BenchOptions {
   agent: string;
   jobs?: number;
   outDir: string;
-  /** The quotecheck entry point put on PATH (as in the image). */
-  quotecheckBin: string;
   isolation?: Isolation | 'auto';
+  /** Further host folders no phase may see (namespace isolation), besides the dataset and `outDir`: e.g. the folder of several agents' runs. */
+  hide?: string[];
   /** A WARC archive every task's quotecheck answers from (QUOTECHECK_REPLAY), with no network. */
   replay?: string;
   /**
@@ -109,6 +117,8 @@ export interface TaskRun {
 export interface BenchReport {
   agent: string;
   isolation: Isolation;
+  /** What this isolation does not stop, one clause each (absent in reports written before bench said so). */
+  isolation_limits?: string[];
   tasks_dir: string;
   mean_reward: number;
   /** Mean of the per-task no_match shares: the baseline's mean reward. */
@@ -127,11 +137,43 @@ export interface BenchReport {
   tasks: TaskRun[];
 }
 
-/** Whether bind mounts in a private mount namespace are possible here (root and util-linux unshare). */
-export function canUseNamespaces(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' });
-  return probe.status === 0;
+/** A bench option that cannot work here: said before any task runs. */
+export class BenchSetupError extends Error {
+  override readonly name = 'BenchSetupError';
+}
+
+/** Bench's own read-only folder in the agent phase: the `quotecheck` command of such a variant (bin/) and the --replay archive (replay/). */
+export const BENCH_DIR = '/opt/quotecheck-bench';
+
+/** Largest evidence report read for the report's rows. */
+const MAX_REPORT_BYTES = 64 * 1024 * 1024;
+/** A reward file holds one number. */
+const MAX_REWARD_BYTES = 4096;
+
+/** What namespace isolation still leaves the agent: said in report.json, so no reader takes it for a container. */
+const NAMESPACE_LIMITS: readonly string[] = [
+  'the agent phase shares the host network, and can read (not write) the host file system outside the dataset and --out folders',
+];
+
+/** What `--isolation paths` cannot give: said once on stderr by the CLI and in report.json. */
+const PATHS_LIMITS: readonly string[] = [
+  'the agent phase can read and write the dataset (tests/, gold.json, solution/) and bench\'s --out folder',
+  'processes the agent leaves running are not stopped before the verifier',
+  'the agent phase runs as bench\'s own user, with its privileges, and sees the whole file system',
+  'run bench as root for namespace isolation (its own mount and PID namespaces, Docker\'s capabilities, the dataset hidden)',
+];
+
+/** What an isolation mode does not stop, one clause each (report.json's isolation_limits). */
+export function isolationLimits(isolation: Isolation): string[] {
+  return [...(isolation === 'namespace' ? NAMESPACE_LIMITS : PATHS_LIMITS)];
+}
+
+/** Namespaces when this machine allows them (asked for, or auto); paths otherwise. Asked for namespaces it cannot give, says so. */
+export function resolveIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation {
+  if (wanted === 'paths') return wanted;
+  if (canIsolate()) return 'namespace';
+  if (wanted === 'namespace') throw new BenchSetupError('--isolation namespace needs root and util-linux\'s unshare (mount and PID namespaces) and setpriv; use --isolation paths, which says what it cannot stop');
+  return 'paths';
 }
 
 /** Where a trial's oracle and verifier folders are, as its phases see them: the layout's container paths, or the task's own folders. */
@@ -142,10 +184,13 @@ function phasePaths(task: TaskDir, isolation: Isolation): { oracle: string; veri
     : { oracle: join(task.dir, oracle.folder), verifier: join(task.dir, verifier.folder) };
 }
 
+/** The self-contained quotecheck bench runs for the baseline (the build a task's oracle ships), by absolute path. */
+const shippedCli = (): string => join(shippedDir(), basename(BUNDLE_FILES.quotecheck));
+
 function agentCommand(agent: string, task: TaskDir, isolation: Isolation): string {
   const app = isolation === 'namespace' ? CONTAINER_PATHS.app.path : `$${CONTAINER_PATHS.app.env}`;
   if (agent === 'oracle') return `bash ${shellQuote(`${phasePaths(task, isolation).oracle}/solve.sh`)}`;
-  if (agent === 'baseline') return `quotecheck run --baseline --claims "${app}/claims.json" --out "${app}/answers.json"`;
+  if (agent === 'baseline') return `${shellQuote(process.execPath)} ${shellQuote(shippedCli())} run --baseline --claims "${app}/claims.json" --out "${app}/answers.json"`;
   return agent;
 }
 
@@ -157,71 +202,169 @@ function verifierCommand(task: TaskDir, isolation: Isolation): string {
 
 interface Trial {
   task: TaskDir;
+  agent: string;
   root: string;
   app: string;
   verifierLogs: string;
   agentLogs: string;
+  /** Host side of BENCH_DIR: bin/quotecheck for a variant with the tool, replay/ for --replay. */
+  benchDir: string;
+  /** The variant's own quotecheck (environment/quotecheck/), when the task gives the agent the tool. */
+  tool?: string;
+  /** environment/skills/, which the image has at /skills (the skill variant; quotecheck travels inside it). */
+  skills?: string;
+  /** environment/warc-extract.mjs, which a frozen task's image has on PATH as warc-extract. */
+  warcReader?: string;
+  /** The --replay archive, absolute. */
+  replay?: string;
+  /** Host folders no phase sees (namespace isolation): the dataset, --out. */
+  hidden: readonly string[];
 }
 
-/** The folders a trial mounts, host side -> container side, at the paths of the task's layout. */
-function mounts(t: Trial): [string, string][] {
-  const { oracle, verifier } = LAYOUTS[t.task.layout];
-  const list: [string, string][] = [[t.app, CONTAINER_PATHS.app.path], [join(t.task.dir, verifier.folder), verifier.path]];
-  if (existsSync(join(t.task.dir, oracle.folder))) list.push([join(t.task.dir, oracle.folder), oracle.path]);
-  list.push([t.verifierLogs, CONTAINER_PATHS.verifierLogs.path], [t.agentLogs, CONTAINER_PATHS.agentLogs.path]);
-  return list;
+/** Every container folder a phase may get; those a phase does not get are covered empty. */
+function containerDirs(): string[] {
+  const layoutDirs = Object.values(LAYOUTS).flatMap((l) => [l.oracle.path, l.verifier.path]);
+  return [...new Set([...Object.values(CONTAINER_PATHS).map((c) => c.path), ...layoutDirs, TOOL_DIR, BENCH_DIR, TASK_SKILLS_DIR])];
+}
+
+/** The rest of containerDirs(), for PhaseSpec.empty. */
+const unbound = (binds: readonly Bind[]): string[] => containerDirs().filter((d) => !binds.some((b) => b.to === d));
+
+/** Where the replay archive is in the agent phase. */
+const replayPath = (t: Trial): string => `${BENCH_DIR}/replay/${basename(t.replay!)}`;
+
+/**
+ * The agent phase sees /app and /logs/agent, a scratch /logs/verifier (emptied before the verifier), the oracle
+ * folder read-only for the oracle only (a harness uploads it only then), and nothing of the tests.
+ */
+function agentSpec(t: Trial): PhaseSpec {
+  const { oracle } = LAYOUTS[t.task.layout];
+  const binds: Bind[] = [
+    { from: t.app, to: CONTAINER_PATHS.app.path, writable: true },
+    { from: t.agentLogs, to: CONTAINER_PATHS.agentLogs.path, writable: true },
+    { from: t.verifierLogs, to: CONTAINER_PATHS.verifierLogs.path, writable: true },
+  ];
+  if (t.agent === 'oracle' && existsSync(join(t.task.dir, oracle.folder))) binds.push({ from: join(t.task.dir, oracle.folder), to: oracle.path, writable: false });
+  if (t.tool) binds.push({ from: t.tool, to: TOOL_DIR, writable: false });
+  if (t.skills) binds.push({ from: t.skills, to: TASK_SKILLS_DIR, writable: false });
+  if (t.tool || t.replay || t.warcReader) binds.push({ from: t.benchDir, to: BENCH_DIR, writable: false });
+  if (t.replay) binds.push({ from: t.replay, to: replayPath(t), writable: false });
+  return { binds, empty: unbound(binds), hidden: t.hidden, command: agentCommand(t.agent, t.task, 'namespace'), cwd: CONTAINER_PATHS.app.path };
+}
+
+/** The verifier phase sees /app and its own folder read-only, and the emptied /logs/verifier. */
+function verifierSpec(t: Trial): PhaseSpec {
+  const { verifier } = LAYOUTS[t.task.layout];
+  const binds: Bind[] = [
+    { from: t.app, to: CONTAINER_PATHS.app.path, writable: false },
+    { from: join(t.task.dir, verifier.folder), to: verifier.path, writable: false },
+    { from: t.verifierLogs, to: CONTAINER_PATHS.verifierLogs.path, writable: true },
+  ];
+  return { binds, empty: unbound(binds), hidden: t.hidden, command: verifierCommand(t.task, 'namespace'), cwd: CONTAINER_PATHS.app.path };
+}
+
+interface PhaseResult {
+  code: number | null;
+  timedOut: boolean;
+  /** Namespace isolation only: what the phase's init reported. */
+  status?: PhaseStatus;
 }
 
 /**
- * Runs one phase (agent or verifier) with a time limit. In a namespace, the trial's folders
- * are bind-mounted at the container paths first, visible to this phase only; otherwise the
- * scripts find them through environment variables.
+ * Runs one phase with a time limit: in namespace isolation `spec`'s namespaces (the init's status on fd 3), else
+ * `command` in the trial's /app. At the limit the whole process group goes; in a namespace that takes the init,
+ * and with it every process of the phase.
  */
-function runPhase(t: Trial, isolation: Isolation, command: string, env: NodeJS.ProcessEnv, timeoutSec: number, log: string): Promise<{ code: number | null; timedOut: boolean }> {
-  let argv: string[];
-  let cwd: string;
-  if (isolation === 'namespace') {
-    const setup = mounts(t).map(([from, to]) => `mount --bind ${shellQuote(from)} ${shellQuote(to)}`).join(' && ');
-    argv = ['unshare', '--mount', '--propagation', 'private', 'bash', '-c', `${setup} && cd ${CONTAINER_PATHS.app.path} && ${command}`];
-    cwd = t.root;
-  } else {
-    argv = ['bash', '-c', command];
-    cwd = t.app;
-  }
+function runPhase(t: Trial, run: { spec: PhaseSpec } | { command: string }, env: NodeJS.ProcessEnv, timeoutSec: number, log: string): Promise<PhaseResult> {
+  const isolated = 'spec' in run;
+  // The init's working folder is /, never a folder it then hides.
+  const [cmd, ...args] = isolated ? phaseArgv(run.spec) : ['bash', '-c', run.command];
   return new Promise((resolvePhase) => {
-    const out = join(t.root, log);
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd!, args, { cwd: isolated ? '/' : t.app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(isolated ? ['pipe' as const] : [])] });
     const chunks: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => chunks.push(d));
-    child.stderr.on('data', (d: Buffer) => chunks.push(d));
+    let statusText = '';
+    child.stdout!.on('data', (d: Buffer) => chunks.push(d));
+    child.stderr!.on('data', (d: Buffer) => chunks.push(d));
+    (child.stdio[3] as Readable | undefined)?.on('data', (d: Buffer) => (statusText += d.toString()));
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       try {
-        process.kill(-child.pid!, 'SIGKILL'); // the whole process group: bash and what it started
+        process.kill(-child.pid!, 'SIGKILL'); // the whole process group: unshare, the init, or bash and what it started
       } catch {
         // already gone
       }
+      // Without namespaces a process that left the group may hold the pipes open: stop waiting for them.
+      for (const s of child.stdio) s?.destroy();
     }, timeoutSec * 1000);
-    child.on('close', (code) => {
+    const done = (code: number | null) => {
       clearTimeout(timer);
-      writeFileSync(out, Buffer.concat(chunks));
-      resolvePhase({ code, timedOut });
-    });
-    child.on('error', () => {
-      clearTimeout(timer);
-      resolvePhase({ code: null, timedOut });
-    });
+      writeFileSync(join(t.root, log), Buffer.concat(chunks));
+      resolvePhase({ code, timedOut, ...(isolated ? { status: parseStatus(statusText) } : {}) });
+    };
+    child.on('close', (code) => done(code));
+    child.on('error', () => done(null));
   });
 }
 
-/** A `quotecheck` command on PATH that runs this quotecheck, as the image has it. */
-function makeShim(dir: string, quotecheckBin: string): string {
-  mkdirSync(dir, { recursive: true });
-  const shim = join(dir, 'quotecheck');
-  writeFileSync(shim, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(resolve(quotecheckBin))} "$@"\n`);
-  chmodSync(shim, 0o755);
-  return dir;
+/**
+ * The commands a task's image puts on PATH, as bench's own bin/: `quotecheck` (the variant's build of it, as its
+ * image links it) and `warc-extract` (a frozen task's reader). Returns the folder as the agent phase sees it.
+ */
+function writeCommands(t: Trial, isolation: Isolation): string {
+  const bin = join(t.benchDir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const command = (name: string, script: string): void => {
+    writeFileSync(join(bin, name), `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(script)} "$@"\n`);
+    chmodSync(join(bin, name), 0o755);
+  };
+  if (t.tool) command('quotecheck', join(isolation === 'namespace' ? TOOL_DIR : t.tool, basename(BUNDLE_FILES.quotecheck)));
+  if (t.warcReader) {
+    // A copy beside the command: the dataset (where the task's own copy is) is hidden from the agent.
+    copyFileSync(t.warcReader, join(bin, WARC_READER_FILE));
+    command(WARC_READER_COMMAND, join(isolation === 'namespace' ? `${BENCH_DIR}/bin` : bin, WARC_READER_FILE));
+  }
+  return isolation === 'namespace' ? `${BENCH_DIR}/bin` : bin;
+}
+
+/** The agent's environment: bench's own (an agent command needs its keys and tools), with the container paths and the variant's tool. */
+function agentEnv(t: Trial, isolation: Isolation): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const c of Object.values(CONTAINER_PATHS)) if ('env' in c) delete env[c.env];
+  if (t.tool || t.warcReader) env.PATH = `${writeCommands(t, isolation)}:${env.PATH ?? ''}`;
+  if (t.replay) env.QUOTECHECK_REPLAY = isolation === 'namespace' ? replayPath(t) : t.replay;
+  if (isolation === 'paths') {
+    env[CONTAINER_PATHS.app.env] = t.app;
+    env[CONTAINER_PATHS.verifierLogs.env] = t.verifierLogs;
+    env[CONTAINER_PATHS.agentLogs.env] = t.agentLogs;
+    if (t.agent === 'oracle') env[CONTAINER_PATHS.solution.env] = join(t.task.dir, LAYOUTS[t.task.layout].oracle.folder);
+  }
+  return env;
+}
+
+/** The verifier's environment: a fixed minimum, nothing of bench's (test.sh itself runs its grader under env -i). */
+function verifierEnv(t: Trial, isolation: Isolation): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: VERIFIER_PATH, HOME: homedir(), LANG: 'C.UTF-8' };
+  if (isolation === 'paths') {
+    // The verifier finds its gold file beside itself, wherever its folder is: no variable for it.
+    env[CONTAINER_PATHS.app.env] = t.app;
+    env[CONTAINER_PATHS.verifierLogs.env] = t.verifierLogs;
+  }
+  return env;
+}
+
+/** "1 process", "2 processes". */
+const processes = (n: number): string => `${n} ${n === 1 ? 'process' : 'processes'}`;
+
+/** What went wrong in a phase, in the words of TaskRun.problems. */
+function phaseProblems(name: 'agent' | 'verifier', r: PhaseResult, timeoutSec: number): string[] {
+  if (r.timedOut) return [`${name} stopped at its ${timeoutSec} s timeout`];
+  if (r.status && !r.status.ready) return [`bench could not isolate the ${name} phase (exit ${r.code}; see ${name}-output.txt)`];
+  const out: string[] = [];
+  if (name === 'agent' && r.code !== 0) out.push(`agent exited ${r.code}`);
+  const left = r.status?.left ?? 0;
+  if (left > 0) out.push(`the ${name} left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped${name === 'agent' ? ' before the verifier' : ''}`);
+  return out;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -291,6 +434,24 @@ function sourcesAdvice(failed: readonly TaskRun[], total: number, opts: Pick<Ben
   return [`every source failed in ${which}, so ${failed.length === 1 ? 'its' : 'their'} no_match answers say nothing about the quotes: ${failed[0]!.sourcesFailed!.reason}. Check: ${check}`];
 }
 
+/** The objects of a JSON Lines text; lines that do not parse are skipped. */
+function jsonLines(text: string): Record<string, unknown>[] {
+  return text.split('\n').filter((l) => l.trim()).flatMap((l) => {
+    try {
+      const v: unknown = JSON.parse(l);
+      return isRecord(v) ? [v] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The agent's evidence report, if it wrote one as a plain file: the agent owns /logs/agent, so it is read the safe way. */
+function agentReport(t: Trial): Record<string, unknown>[] {
+  const read = readRegularFile(join(t.agentLogs, 'report.jsonl'), MAX_REPORT_BYTES);
+  return read.ok ? jsonLines(read.bytes.toString('utf8')) : [];
+}
+
 function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, string>): ClaimRow[] {
   // The task's claims as quotecheck reads them (aliases and all); a file it cannot read gives bare rows.
   let claims = new Map<string, Claim>();
@@ -300,7 +461,7 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
   } catch {
     // rows still show id, answer and gold
   }
-  const report = new Map(readJsonLines(join(t.agentLogs, 'report.jsonl')).map((r) => [String(r.id), r]));
+  const report = new Map(agentReport(t).map((r) => [String(r.id), r]));
   return [...gold].map(([id, goldLabel]) => {
     const c = claims.get(id);
     const r = report.get(id);
@@ -326,52 +487,114 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
   });
 }
 
-async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' | 'outDir'>> & Pick<BenchOptions, 'replay'>, isolation: Isolation, shimDir: string): Promise<TaskRun> {
-  const started = performance.now();
-  const root = resolve(opts.outDir, 'trials', task.name);
+/**
+ * What the task's image holds in /app: the files its Dockerfile copies there (`COPY claims.json /app/claims.json`,
+ * a frozen task's archive), as [environment file, path under /app]. A task without a Dockerfile, or one that copies
+ * nothing to /app, gets every environment file but those an image keeps elsewhere.
+ */
+function appFiles(envDir: string): [string, string][] {
+  const elsewhere = new Set(['Dockerfile', SHIPPED_FOLDER, ENV_SKILLS_FOLDER, WARC_READER_FILE]);
+  const all = (): [string, string][] => (existsSync(envDir) ? readdirSync(envDir).filter((f) => !elsewhere.has(f)).map((f) => [f, f]) : []);
+  let text: string;
+  try {
+    text = readFileSync(join(envDir, 'Dockerfile'), 'utf8');
+  } catch {
+    return all();
+  }
+  const app = CONTAINER_PATHS.app.path;
+  const copies: [string, string][] = [];
+  for (const line of text.replace(/\\\r?\n/g, ' ').split('\n')) {
+    const words = line.trim().split(/\s+/);
+    if (!/^(COPY|ADD)$/i.test(words[0] ?? '')) continue;
+    const args = words.slice(1).filter((w) => !w.startsWith('--'));
+    const dest = args.pop();
+    if (!dest || (dest !== app && !dest.startsWith(`${app}/`))) continue;
+    const under = dest.slice(app.length).replace(/^\/+/, '');
+    for (const src of args) {
+      const rel = src === '.' ? '' : src;
+      const into = dest.endsWith('/') || args.length > 1 || src === '.' ? join(under, rel === '' ? '' : basename(rel)) : under;
+      copies.push([rel, into]);
+    }
+  }
+  return copies.length ? copies : all();
+}
+
+/** The trial's folders, made fresh: /app holds what the task's image would (appFiles). */
+function makeTrial(task: TaskDir, agent: string, outDir: string, replay: string | undefined, hidden: readonly string[]): Trial {
+  const root = resolve(outDir, 'trials', task.name);
   rmSync(root, { recursive: true, force: true });
-  const t: Trial = { task, root, app: join(root, 'app'), verifierLogs: join(root, 'logs', 'verifier'), agentLogs: join(root, 'logs', 'agent') };
-  for (const d of [t.app, t.verifierLogs, t.agentLogs]) mkdirSync(d, { recursive: true });
-  // What the task's image would hold in /app: the environment folder's files (claims.json), not its Dockerfile.
   const envDir = join(task.dir, 'environment');
-  if (existsSync(envDir)) {
-    for (const f of readdirSync(envDir)) if (f !== 'Dockerfile') cpSync(join(envDir, f), join(t.app, f), { recursive: true });
+  const tool = join(envDir, SHIPPED_FOLDER);
+  const skills = join(envDir, ENV_SKILLS_FOLDER);
+  const warcReader = join(envDir, WARC_READER_FILE);
+  const t: Trial = {
+    task, agent, root, hidden,
+    app: join(root, 'app'), verifierLogs: join(root, 'logs', 'verifier'), agentLogs: join(root, 'logs', 'agent'), benchDir: join(root, 'bench'),
+    ...(existsSync(join(tool, basename(BUNDLE_FILES.quotecheck))) ? { tool } : {}),
+    ...(existsSync(skills) ? { skills } : {}),
+    ...(existsSync(warcReader) ? { warcReader } : {}),
+    ...(replay ? { replay } : {}),
+  };
+  for (const d of [t.app, t.verifierLogs, t.agentLogs, t.benchDir]) mkdirSync(d, { recursive: true });
+  for (const [from, to] of appFiles(envDir)) {
+    const source = join(envDir, from);
+    if (existsSync(source)) cpSync(source, join(t.app, to), { recursive: true });
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${shimDir}:${process.env.PATH ?? ''}` };
-  if (opts.replay) env.QUOTECHECK_REPLAY = resolve(opts.replay);
-  if (isolation === 'paths') {
-    // The verifier finds its gold file beside itself, wherever its folder is: no variable for it.
-    env[CONTAINER_PATHS.app.env] = t.app;
-    env[CONTAINER_PATHS.solution.env] = join(task.dir, LAYOUTS[task.layout].oracle.folder);
-    env[CONTAINER_PATHS.verifierLogs.env] = t.verifierLogs;
-    env[CONTAINER_PATHS.agentLogs.env] = t.agentLogs;
+  if (replay) {
+    // The mount point the archive is bound onto, inside BENCH_DIR.
+    mkdirSync(join(t.benchDir, 'replay'));
+    writeFileSync(join(t.benchDir, 'replay', basename(replay)), '');
   }
-  const problems: string[] = [];
-  const agent = await runPhase(t, isolation, agentCommand(opts.agent, task, isolation), env, task.agentTimeoutSec, 'agent-output.txt');
-  if (agent.timedOut) problems.push(`agent stopped at its ${task.agentTimeoutSec} s timeout`);
-  else if (agent.code !== 0) problems.push(`agent exited ${agent.code}`);
+  return t;
+}
+
+/** The reward the verifier wrote, as a regular file in /logs/verifier; anything else scores 0 and says why. */
+function readReward(t: Trial, problems: string[]): number {
+  const read = readRegularFile(join(t.verifierLogs, 'reward.txt'), MAX_REWARD_BYTES);
+  if (!read.ok) {
+    problems.push(read.missing ? 'no reward file' : `reward file not read: it ${read.reason}`);
+    return 0;
+  }
+  const text = read.bytes.toString('utf8').trim();
+  const reward = Number(text);
+  if (text === '' || !Number.isFinite(reward)) {
+    problems.push(text === '' ? 'no reward file' : `reward file says ${JSON.stringify(text.slice(0, 40))}`);
+    return 0;
+  }
+  return reward;
+}
+
+/** The agent's answers, for the report's rows (the reward is the verifier's alone): read the safe way, they are the agent's. */
+function readAnswers(t: Trial, problems: string[]): Map<string, string> {
+  const read = readRegularFile(join(t.app, 'answers.json'), MAX_LABELS_BYTES);
+  if (!read.ok) {
+    problems.push(read.missing ? 'no answers file' : `answers file not read: /app/answers.json ${read.reason}`);
+    return new Map();
+  }
+  try {
+    return parseLabels(JSON.parse(read.bytes.toString('utf8')), 'answers');
+  } catch (err) {
+    problems.push(err instanceof SyntaxError ? 'answers file is not JSON' : (err as Error).message);
+    return new Map();
+  }
+}
+
+async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' | 'outDir'>> & Pick<BenchOptions, 'replay'>, isolation: Isolation, hidden: readonly string[]): Promise<TaskRun> {
+  const started = performance.now();
+  const t = makeTrial(task, opts.agent, opts.outDir, opts.replay ? resolve(opts.replay) : undefined, hidden);
+  const isolated = isolation === 'namespace';
+  const agent = await runPhase(t, isolated ? { spec: agentSpec(t) } : { command: agentCommand(opts.agent, task, isolation) }, agentEnv(t, isolation), task.agentTimeoutSec, 'agent-output.txt');
+  const problems = phaseProblems('agent', agent, task.agentTimeoutSec);
   // Harnesses may delete and recreate /logs/verifier just before the verifier: whatever the agent left there is gone.
   rmSync(t.verifierLogs, { recursive: true, force: true });
   mkdirSync(t.verifierLogs, { recursive: true });
-  const verifier = await runPhase(t, isolation, verifierCommand(task, isolation), env, task.verifierTimeoutSec, 'verifier-output.txt');
-  if (verifier.timedOut) problems.push(`verifier stopped at its ${task.verifierTimeoutSec} s timeout`);
+  const verifier = await runPhase(t, isolated ? { spec: verifierSpec(t) } : { command: verifierCommand(task, isolation) }, verifierEnv(t, isolation), task.verifierTimeoutSec, 'verifier-output.txt');
+  problems.push(...phaseProblems('verifier', verifier, task.verifierTimeoutSec));
 
-  const rewardText = existsSync(join(t.verifierLogs, 'reward.txt')) ? readFileSync(join(t.verifierLogs, 'reward.txt'), 'utf8').trim() : '';
-  let reward = Number(rewardText);
-  if (rewardText === '' || !Number.isFinite(reward)) {
-    problems.push(rewardText === '' ? 'no reward file' : `reward file says ${JSON.stringify(rewardText.slice(0, 40))}`);
-    reward = 0;
-  }
+  const reward = readReward(t, problems);
   const goldFile = `${LAYOUTS[task.layout].verifier.folder}/gold.json`;
   const gold = parseLabels(readJsonIfAny(join(task.dir, goldFile)) ?? {}, `${task.name}/${goldFile}`);
-  const answersJson = readJsonIfAny(join(t.app, 'answers.json'));
-  if (answersJson === undefined) problems.push('no answers file');
-  let answers = new Map<string, string>();
-  try {
-    answers = answersJson === undefined ? answers : parseLabels(answersJson, 'answers');
-  } catch (err) {
-    problems.push((err as Error).message);
-  }
+  const answers = readAnswers(t, problems);
   const g = grade(answers, gold);
   const noMatch = [...gold.values()].filter((l) => l === 'no_match').length;
   const rows = claimRows(t, answers, gold);
@@ -395,23 +618,32 @@ async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' 
   };
 }
 
+/**
+ * The host folders hidden from every phase: the dataset and the output (and any the caller adds), as real paths
+ * (mount points are). None may hold a container path, or hiding it would hide the trial's own folders.
+ */
+function hiddenFolders(opts: BenchOptions): string[] {
+  const hidden = [opts.tasksDir, opts.outDir, ...(opts.hide ?? [])].map((d) => realpathSync(d));
+  const conflict = hidingConflict(hidden, containerDirs());
+  if (conflict) throw new BenchSetupError(conflict);
+  return hidden;
+}
+
 /** Runs every task of the dataset (several at a time) and gathers rewards, answers and evidence. */
 export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const started = performance.now();
   const tasks = listTasks(opts.tasksDir);
-  const isolation: Isolation = opts.isolation === 'namespace' || opts.isolation === 'paths'
-    ? opts.isolation
-    : canUseNamespaces() ? 'namespace' : 'paths';
-  if (isolation === 'namespace') {
-    // Mount points for the bind mounts; each trial's mounts live in its own namespace.
-    const layoutPaths = Object.values(LAYOUTS).flatMap((l) => [l.oracle.path, l.verifier.path]);
-    for (const path of [...Object.values(CONTAINER_PATHS).map((c) => c.path), ...layoutPaths]) mkdirSync(path, { recursive: true });
-  }
+  const isolation = resolveIsolation(opts.isolation);
   mkdirSync(opts.outDir, { recursive: true });
-  const shimDir = makeShim(resolve(opts.outDir, 'bin'), opts.quotecheckBin); // absolute: phases run in /app
+  let hidden: string[] = [];
+  if (isolation === 'namespace') {
+    hidden = hiddenFolders(opts);
+    // Mount points for the binds; each phase's mounts live in its own namespace.
+    for (const path of containerDirs()) mkdirSync(path, { recursive: true });
+  }
   const limit = pLimit(opts.jobs ?? availableParallelism());
   const runs = await Promise.all(tasks.map((task) => limit(async () => {
-    const run = await runTask(task, { agent: opts.agent, outDir: opts.outDir, replay: opts.replay }, isolation, shimDir);
+    const run = await runTask(task, { agent: opts.agent, outDir: opts.outDir, replay: opts.replay }, isolation, hidden);
     opts.onTaskDone?.(run);
     return run;
   })));
@@ -428,6 +660,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   return {
     agent: opts.agent,
     isolation,
+    isolation_limits: isolationLimits(isolation),
     tasks_dir: resolve(opts.tasksDir),
     mean_reward: mean((r) => r.reward),
     baseline_mean_reward: mean((r) => r.baseline),

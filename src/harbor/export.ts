@@ -1,12 +1,13 @@
 // The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of about N claims, sources never split).
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { ArchiveError, readArchive, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
 import { ClaimsFileError, jsonSyntaxErrorAt, parseClaims, parseJsonText, type Claim } from '../claims.js';
 import { type Label } from '../answers.js';
 import { plural, readTextFile } from '../messages.js';
-import { LAYOUTS, frontMatter, type Layout } from './layout.js';
-import { bundledSkillDir, checkSkillDir, environmentDockerfile, installSkill, instruction, solveScript, taskToml, testScript, variantTags, variantTomlOptions, TASK_ARCHIVE, type TaskVariant } from './templates.js';
+import type { Layout } from './layout.js';
+import { bundledSkillDir, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';
+import { writeTaskFolder } from './task-writer.js';
 
 export interface LabelledClaim {
   claim: Claim;
@@ -130,11 +131,21 @@ export function readLabelled(path: string, opts: ReadLabelledOptions = {}): Labe
   });
 }
 
+/**
+ * A task name: it names a folder inside the dataset and, in task.md, the task (`quotecheck/<name>`), so it is letters,
+ * digits, '.', '_' or '-', starting with a letter or digit: no '/', no '..', nothing a harness could read as a path.
+ */
+const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const TASK_NAME_RULE = "letters, digits, '.', '_' or '-', starting with a letter or digit";
+
+/** Whether `name` is safe as a task's folder name (TASK_NAME). */
+export const isTaskName = (name: string): boolean => TASK_NAME.test(name) && name.length <= 128;
+
 /** The task a claim names in `field`: a non-empty string that is safe as a folder name. */
 function taskName(raw: Record<string, unknown>, field: string, where: string): string {
   const value = raw[field];
   if (typeof value !== 'string' || value.trim() === '') throw new ExportError(`${where}: field ${JSON.stringify(field)} must name the claim's task (a non-empty string), got ${JSON.stringify(value)}`);
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value)) throw new ExportError(`${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be letters, digits, '.', '_' or '-', starting with a letter or digit: it names a folder`);
+  if (!isTaskName(value)) throw new ExportError(`${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be ${TASK_NAME_RULE}: it names a folder`);
   return value;
 }
 
@@ -176,11 +187,6 @@ export function planTasks(claims: readonly LabelledClaim[], perTask: number): La
   return tasks;
 }
 
-function write(path: string, content: string, executable = false): void {
-  writeFileSync(path, content);
-  if (executable) chmodSync(path, 0o755);
-}
-
 export interface ExportResult {
   tasks: { name: string; claims: number; sources: number; dir: string; urls: string[] }[];
 }
@@ -213,37 +219,28 @@ interface TaskPlan {
 const AGENT_TIMEOUT_SEC = 600;
 const VERIFIER_TIMEOUT_SEC = 120;
 
-/** The task's definition: task.toml and instruction.md (Harbor), or task.md, front matter then instruction (SkillsBench 1.1). */
-function writeDefinition(dir: string, name: string, claims: readonly LabelledClaim[], plan: TaskPlan): void {
-  const asOf = claims.some((c) => c.claim.verifyDate !== undefined || c.claim.evidenceSha256 !== undefined);
-  const text = instruction(claims.length, claims.map((c) => c.claim.id), undefined, { asOf, archive: plan.opts.frozen, waybackUrl: plan.opts.waybackUrl });
-  const tags = ['quote-verification', plan.prefix, ...(plan.opts.frozen ? ['frozen'] : []), ...variantTags(plan.variant)];
-  const toml = variantTomlOptions(plan.variant);
-  if (plan.layout === 'harbor') {
-    write(join(dir, 'instruction.md'), text);
-    write(join(dir, 'task.toml'), taskToml({ tags, agentTimeoutSec: AGENT_TIMEOUT_SEC, verifierTimeoutSec: VERIFIER_TIMEOUT_SEC, ...toml }));
-    return;
-  }
-  const description = `Check ${plural(claims.length, 'quote')} against their sources: verbatim or no_match`;
-  write(join(dir, 'task.md'), `${frontMatter({ name: `quotecheck/${name}`, description, tags, agentTimeoutSec: AGENT_TIMEOUT_SEC, verifierTimeoutSec: VERIFIER_TIMEOUT_SEC, ...toml })}\n${text}`);
-}
-
-/** One task's folder: definition, environment (Dockerfile, claims, skill), oracle and verifier in the layout's folders. */
+/** One task's folder: definition, environment (Dockerfile, claims, what the variant gives), oracle and verifier. */
 function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], plan: TaskPlan): void {
-  const { oracle, verifier } = LAYOUTS[plan.layout];
-  for (const sub of ['environment', oracle.folder, verifier.folder]) mkdirSync(join(dir, sub), { recursive: true });
-  writeDefinition(dir, name, claims, plan);
-  write(join(dir, 'environment', 'Dockerfile'), environmentDockerfile({ archive: plan.opts.frozen, layout: plan.layout, ...plan.variant }));
-  write(join(dir, 'environment', 'claims.json'), `${JSON.stringify(claims.map((c) => c.public), null, 2)}\n`);
-  if (plan.skillDir) installSkill(join(dir, 'environment'), plan.skillDir);
-  write(join(dir, oracle.folder, 'solve.sh'), solveScript({ replay: plan.opts.frozen, runArgs: plan.opts.waybackUrl ? ['--wayback-url', plan.opts.waybackUrl] : [] }), true);
-  write(join(dir, verifier.folder, 'test.sh'), testScript(), true);
-  write(join(dir, verifier.folder, 'gold.json'), `${JSON.stringify(Object.fromEntries(claims.map((c) => [c.claim.id, c.label])), null, 2)}\n`);
+  const asOf = claims.some((c) => c.claim.verifyDate !== undefined || c.claim.evidenceSha256 !== undefined);
+  writeTaskFolder(dir, {
+    name,
+    layout: plan.layout,
+    claims: claims.map((c) => c.public),
+    gold: Object.fromEntries(claims.map((c) => [c.claim.id, c.label])),
+    instruction: instruction(claims.length, claims.map((c) => c.claim.id), undefined, { asOf, archive: plan.opts.frozen, waybackUrl: plan.opts.waybackUrl, variant: plan.variant }),
+    description: `Check ${plural(claims.length, 'quote')} against their sources: verbatim or no_match`,
+    config: { tags: ['quote-verification', plan.prefix, ...(plan.opts.frozen ? ['frozen'] : [])], agentTimeoutSec: AGENT_TIMEOUT_SEC, verifierTimeoutSec: VERIFIER_TIMEOUT_SEC },
+    variant: plan.variant,
+    skillDir: plan.skillDir,
+    frozen: plan.opts.frozen,
+    solve: { replay: plan.opts.frozen, runArgs: plan.opts.waybackUrl ? ['--wayback-url', plan.opts.waybackUrl] : [] },
+  });
 }
 
 /** Writes the dataset: one folder per task, in Harbor's layout or SkillsBench 1.1's. */
 export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string, opts: DatasetOptions = {}): ExportResult {
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
+  if (!isTaskName(prefix)) throw new ExportError(`task name prefix ${JSON.stringify(prefix)} must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
   const given = opts.variant ?? {};
   // A dataset whose archive is not the Wayback Machine (a stand-in) points the MCP server at it, as solve.sh does.
   const variant: TaskVariant = given.mcp && opts.waybackUrl ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', opts.waybackUrl] } : given;

@@ -1,8 +1,6 @@
-// The verifier: answers graded against gold labels; reward = correct / gold claims.
-import { readFile } from 'node:fs/promises';
+// Grading: answers against gold labels; reward = correct / gold claims (the file rules are verifier.ts's).
 import { type Label } from '../answers.js';
-import { describeFsError, plural } from '../messages.js';
-import { parseJsonText } from '../claims.js';
+import { plural } from '../messages.js';
 
 const LABELS: readonly Label[] = ['verbatim', 'no_match'];
 
@@ -10,18 +8,7 @@ export class GradeInputError extends Error {
   override readonly name = 'GradeInputError';
 }
 
-/** Reads `{id: label}` or `[{id, label}]` (either answers format) into a map; labels are kept as given. */
-export async function readLabelFile(path: string, what: string): Promise<Map<string, string>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new GradeInputError(`cannot read ${what} file ${path}: ${describeFsError(err)}`);
-  }
-  const json = parseJsonText(text, GradeInputError, `${what} file ${path} is not valid JSON`);
-  return parseLabels(json, `${what} file ${path}`);
-}
-
+/** `{id: label}` or `[{id, label}]` (either answers format) as a map; labels are kept as given. */
 export function parseLabels(json: unknown, where: string): Map<string, string> {
   const labels = new Map<string, string>();
   if (Array.isArray(json)) {

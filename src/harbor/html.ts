@@ -158,7 +158,7 @@ export function renderHtmlReport(r: BenchReport): string {
 <tr><th>mean reward</th><td id="mean-reward">${r.mean_reward.toFixed(3)}</td></tr>
 <tr><th>${BASELINE_NAME} (all no_match)</th><td id="baseline-reward">${r.baseline_mean_reward.toFixed(3)}</td></tr>
 <tr><th>claims correct</th><td>${r.correct}/${r.claims}</td></tr>
-<tr><th>paths</th><td>${r.isolation === 'namespace' ? 'container paths bind-mounted in a private mount namespace' : 'container paths overridden by environment variables'}</td></tr>
+<tr><th>isolation</th><td id="isolation">${r.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, the dataset hidden' : 'container paths overridden by environment variables'}${(r.isolation_limits ?? []).length ? `<ul class="limits">${(r.isolation_limits ?? []).map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}</td></tr>
 <tr><th>time</th><td>${r.seconds.toFixed(1)} s</td></tr>
 </table>
 ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}

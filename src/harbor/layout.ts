@@ -68,6 +68,8 @@ export function frontMatter(fm: FrontMatter): string {
     `  timeout_sec: ${fm.agentTimeoutSec.toFixed(1)}`,
     'verifier:',
     `  timeout_sec: ${fm.verifierTimeoutSec.toFixed(1)}`,
+    // The image's user is the agent's; the verifier runs as root, which can remove whatever the agent left in its way.
+    '  user: "root"',
     'environment:',
     '  network_mode: "public"',
     '  workdir: "/app"',

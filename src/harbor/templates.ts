@@ -1,9 +1,11 @@
-// The files of a Harbor task (design.md §6): instruction, task.toml, Dockerfile, oracle solve.sh and verifier test.sh,
-// and the variants that ship quotecheck's skill (a skills folder) and its MCP server (a task.toml entry) to the agent.
+// The text of a Harbor task's files (design.md §6): instruction, task.toml, the agent's Dockerfile (public images, no
+// quotecheck), the oracle's solve.sh (the quotecheck shipped beside it) and the verifier's test.sh (its own grader, a
+// clean environment), and the variants that give the agent quotecheck on purpose (its skill, its MCP server).
 import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../shell-quote.js';
+import { BUNDLE_FILES, SHIPPED_FOLDER, installQuotecheck } from './ship.js';
 import { COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
 
 /**
@@ -14,7 +16,8 @@ import { COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } fro
 export const CONTAINER_PATHS = {
   app: { path: '/app', env: 'QUOTECHECK_APP_DIR' },
   solution: { path: '/solution', env: 'QUOTECHECK_SOLUTION_DIR' },
-  tests: { path: '/tests', env: 'QUOTECHECK_TESTS_DIR' },
+  /** No variable: the verifier finds its gold beside test.sh, and nothing in the environment can move it. */
+  tests: { path: '/tests' },
   verifierLogs: { path: '/logs/verifier', env: 'QUOTECHECK_VERIFIER_LOGS' },
   agentLogs: { path: '/logs/agent', env: 'QUOTECHECK_AGENT_LOGS' },
 } as const;
@@ -33,7 +36,21 @@ export interface SolveOptions {
 
 export { shellQuote };
 
-/** The oracle: quotecheck on /app/claims.json; its progress and summary go to the agent log. */
+/** The quotecheck a task ships beside solve.sh (and, with the tool, in the agent's image): `<folder>/quotecheck.mjs`. */
+export const SHIPPED_ENTRY = `${SHIPPED_FOLDER}/${basename(BUNDLE_FILES.quotecheck)}`;
+
+/** The verifier's grader beside test.sh: `node grade.mjs --answers A --gold G --logs DIR`. */
+export const GRADER_FILE = basename(BUNDLE_FILES.grader);
+
+/** The frozen edition's WARC reader, in the environment folder, and where the image puts it on PATH. */
+export const WARC_READER_FILE = basename(BUNDLE_FILES.warcExtract);
+export const WARC_READER_COMMAND = 'warc-extract';
+
+/**
+ * The oracle: the quotecheck shipped in the solution folder beside this script (a self-contained build that needs
+ * only Node.js: no quotecheck is installed in the agent's image), on /app/claims.json; its progress and summary go to
+ * the agent log.
+ */
 export function solveScript(opts: SolveOptions = {}): string {
   const extra = (opts.runArgs ?? []).map((a) => ` ${shellQuote(a)}`).join('');
   const replay = opts.replay
@@ -44,32 +61,77 @@ export QUOTECHECK_REPLAY="\${QUOTECHECK_REPLAY:-$APP/${TASK_ARCHIVE}}"
   return `#!/usr/bin/env bash
 # Oracle: quotecheck fetches every source and writes the answers (design.md §2).
 # The answers file is written even when sources fail or the run is stopped.
+# quotecheck is the self-contained build beside this script (it needs only Node.js), wherever the harness put it.
 set -euo pipefail
+HERE="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
 APP="\${${p.app.env}:-${p.app.path}}"
 LOGS="\${${p.agentLogs.env}:-${p.agentLogs.path}}"
 mkdir -p "$LOGS"
-${replay}quotecheck run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl"${extra} 2>&1 | tee -a "$LOGS/quotecheck.log"
+${replay}node "$HERE/${SHIPPED_ENTRY}" run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl"${extra} 2>&1 | tee -a "$LOGS/quotecheck.log"
 `;
 }
 
+/** How long the grader may take inside test.sh before it is stopped and the reward stays 0 (the verifier's own limit is longer). */
+export const GRADER_TIMEOUT_SEC = 60;
+
 /**
- * The verifier: grades /app/answers.json against the gold.json beside it; the reward file is never left empty.
- * It finds its gold file from its own place, so the same script works wherever a harness copies the verifier
- * folder: /tests (Harbor), /verifier (EvalScope, AgentCompass).
+ * The verifier. It grades /app/answers.json against the gold.json beside it, wherever the harness put its folder
+ * (/tests for Harbor, /verifier for EvalScope and AgentCompass), and trusts nothing the agent could have touched:
+ * - it runs itself again under `env -i` first, so no PATH, BASH_ENV, NODE_OPTIONS or exported function the agent left
+ *   reaches the grader, and calls every program by an absolute system path;
+ * - the grader is grade.mjs beside it (Node's own modules only), run by Node.js at an absolute path;
+ * - the reward is 0 from the start (stale reward.txt and reward.json removed, never written through a link), the
+ *   grader replaces it with the grade, and a grader that fails or hangs leaves the 0;
+ * - the answers are graded only when they are a regular file, not the gold, under the size cap (verifier.ts).
+ * QUOTECHECK_APP_DIR and QUOTECHECK_VERIFIER_LOGS move /app and /logs/verifier for runs without root (bench --isolation paths).
  */
 export function testScript(): string {
   return `#!/usr/bin/env bash
-# Verifier: reward = correct answers / gold claims, written to /logs/verifier/reward.txt.
-# The gold labels are in gold.json beside this script, wherever the harness put it (/tests, /verifier).
-# A missing or unreadable answers file scores 0; the reward file is never left empty.
-APP="\${${p.app.env}:-${p.app.path}}"
-HERE="\${${p.tests.env}:-$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)}"
-LOGS="\${${p.verifierLogs.env}:-${p.verifierLogs.path}}"
-mkdir -p "$LOGS"
-if ! quotecheck grade --answers "$APP/answers.json" --gold "$HERE/gold.json" --reward "$LOGS/reward.txt"; then
-  echo 0 > "$LOGS/reward.txt"
+# Verifier: reward = correct answers / gold claims, written to /logs/verifier/reward.txt; the reason for a 0 is printed.
+# The gold labels are in gold.json beside this script, wherever the harness put it (/tests, /verifier); the grader is
+# grade.mjs beside it. Nothing from the agent's environment is used: see the second half.
+if [ "\${1-}" != --clean ]; then
+  # Run again with an empty environment (no PATH, BASH_ENV, NODE_OPTIONS, functions), the folders as arguments.
+  /usr/bin/env -i /bin/bash --noprofile --norc -- "\${BASH_SOURCE[0]}" --clean "\${${p.app.env}:-${p.app.path}}" "\${${p.verifierLogs.env}:-${p.verifierLogs.path}}"
+  exit 0
 fi
-[ -s "$LOGS/reward.txt" ] || echo 0 > "$LOGS/reward.txt"
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+APP="$2"
+LOGS="$3"
+HERE="$(cd -P -- "$(dirname -- "\${BASH_SOURCE[0]}")" && pwd -P)"
+
+# Reward 0, by temp file and rename: whatever is at reward.txt or reward.json (a stale 1, a link, a FIFO, a
+# read-only file or folder) is removed or moved aside first, and nothing is written through a link.
+reward_zero() {
+  if [ -L "$LOGS" ] || { [ -e "$LOGS" ] && [ ! -d "$LOGS" ]; }; then rm -f -- "$LOGS"; fi
+  mkdir -p -- "$LOGS" || return 1
+  if [ -O "$LOGS" ]; then chmod u+rwx -- "$LOGS"; fi
+  for name in reward.txt reward.json; do
+    if [ -e "$LOGS/$name" ] || [ -L "$LOGS/$name" ]; then
+      rm -rf -- "$LOGS/$name" 2>/dev/null || mv -f -T -- "$LOGS/$name" "$LOGS/.stale-$name-$$"
+    fi
+  done
+  local tmp
+  tmp="$(mktemp -- "$LOGS/.reward.XXXXXX")" && printf '0\\n' > "$tmp" && chmod 644 -- "$tmp" && mv -f -T -- "$tmp" "$LOGS/reward.txt"
+}
+reward_zero
+
+# Node.js by absolute path: the image's (node's official images keep it in /usr/local/bin) or the system's.
+NODE=""
+for candidate in /usr/local/bin/node /usr/bin/node; do
+  if [ -x "$candidate" ]; then NODE="$candidate"; break; fi
+done
+if [ -z "$NODE" ]; then
+  echo "reward 0: the verifier found no Node.js at /usr/local/bin/node or /usr/bin/node"
+  exit 0
+fi
+# The grader writes the reward itself (0 until it knows better); if it fails or runs out of time, the 0 stands.
+/usr/bin/timeout -k 5 ${GRADER_TIMEOUT_SEC} "$NODE" -- "$HERE/${GRADER_FILE}" --answers "$APP/answers.json" --gold "$HERE/gold.json" --logs "$LOGS"
+status=$?
+if [ "$status" -ne 0 ]; then
+  echo "reward 0: the grader failed (exit status $status)"
+  reward_zero
+fi
 exit 0
 `;
 }
@@ -84,8 +146,9 @@ exit 0
  * ("sse" | "streamable-http" | "stdio"), url (for sse/http), command (required for stdio), args: list[str]}.
  */
 
-/** A task's variant: what it gives the agent besides the instruction. The instruction is the same in every variant, so
- *  that runs with and without the skill or the tool compare like for like (as SkillsBench does). */
+/** A task's variant: what it gives the agent besides the instruction. A plain task gives nothing and never names
+ *  quotecheck; the skill and the MCP server each put the shipped quotecheck in the agent's image on purpose, and the
+ *  task's tags and instruction say so: such runs measure tool use, not fact-checking. */
 export interface TaskVariant {
   /** Ship a skill folder in the environment and point Harbor's `[environment] skills_dir` at it. */
   skill?: boolean;
@@ -141,12 +204,17 @@ export function checkSkillDir(skillDir: string): string {
 
 /**
  * Copies a skill folder (all of it: SKILL.md and whatever it refers to) into a task's environment/skills/<name>/,
- * the build context the Dockerfile copies to TASK_SKILLS_DIR. Returns the skill's name (its folder's name).
+ * the build context the Dockerfile copies to TASK_SKILLS_DIR, with the shipped quotecheck inside it as
+ * `<name>/quotecheck/`: the tool travels with the skill, so a harness that strips the skills for a run without them
+ * strips the tool too. Returns the skill's name (its folder's name).
  */
 export function installSkill(environmentDir: string, skillDir: string): string {
   const src = checkSkillDir(skillDir);
   const name = basename(src);
-  cpSync(src, join(environmentDir, ENV_SKILLS_FOLDER, name), { recursive: true });
+  if (existsSync(join(src, SHIPPED_FOLDER))) throw new TemplateError(`skill folder ${skillDir}: already has a ${SHIPPED_FOLDER} entry, where the task puts the shipped quotecheck; rename it`);
+  const to = join(environmentDir, ENV_SKILLS_FOLDER, name);
+  cpSync(src, to, { recursive: true });
+  installQuotecheck(to);
   return name;
 }
 
@@ -189,6 +257,8 @@ tags = [${tags}]
 
 [verifier]
 timeout_sec = ${(opts.verifierTimeoutSec ?? 120).toFixed(1)}
+# The image's user is the agent's; the verifier runs as root, which can remove whatever the agent left in its way.
+user = "root"
 
 [agent]
 timeout_sec = ${(opts.agentTimeoutSec ?? 600).toFixed(1)}
@@ -209,42 +279,89 @@ export function variantTomlOptions(variant: TaskVariant): Pick<TaskTomlOptions, 
   };
 }
 
+/** The tag every variant that gives the agent quotecheck carries, so results of tool-use runs are never mistaken for fact-checking. */
+export const TOOL_PROVIDED_TAG = 'quotecheck-provided';
+
+/** Whether a variant puts quotecheck in the agent's image (the skill carries it; the MCP server runs it). */
+export const givesTool = (variant: TaskVariant): boolean => variant.skill === true || variant.mcp === true;
+
 /** The tags a variant adds to task.toml's metadata, so a dataset's variants can be told apart in Harbor's results. */
 export function variantTags(variant: TaskVariant): string[] {
-  return [...(variant.skill ? ['with-skill'] : []), ...(variant.mcp ? ['with-mcp'] : [])];
+  return [...(variant.skill ? ['with-skill'] : []), ...(variant.mcp ? ['with-mcp'] : []), ...(givesTool(variant) ? [TOOL_PROVIDED_TAG] : [])];
 }
 
 export interface DockerfileOptions extends TaskVariant {
-  /** The task ships its sources as /app/sources.warc.gz. */
+  /** The task ships its sources as /app/sources.warc.gz (and the WARC reader to read them). */
   archive?: boolean;
   /** Whose layout the task is in (default `harbor`): it decides how the skills are copied in. */
   layout?: Layout;
 }
 
+/**
+ * The agent's base image: Node.js 20 on Debian 12, from Docker's official images (public: every harness builds from it,
+ * and it is cached after the first task). Node.js is there for what a harness brings at its time (the oracle's
+ * quotecheck, the verifier's grader), and agents written for Node (Claude Code, Codex) install on it as they are.
+ */
+export const AGENT_BASE_IMAGE = 'node:20-bookworm-slim';
+
+/** The agent's user: it owns /app and /logs/agent. A uid of its own, not the base image's `node` (1000). */
+export const AGENT_USER = 'agent';
+export const AGENT_UID = 1001;
+
 /** The Dockerfile lines that put the skill folder in the image, for each layout. */
 function skillLines(layout: Layout): string {
   // SkillsBench 1.1 harnesses strip the one-line `COPY skills /skills` for runs without skills: no other line may
-  // name a skills path, or a no-skill build would keep a trace of them.
+  // name a skills path, or a no-skill build would keep a trace of them (and the tool, which travels inside the skill).
   if (layout === 'skillsbench') return `${COPY_SKILLS_LINE}\n`;
-  return `# The skill folder Harbor's [environment] skills_dir names; the agent's harness copies it to its skills.
+  return `# The skill folder Harbor's [environment] skills_dir names (quotecheck inside it); the harness copies it to the agent's skills.
 ${COPY_SKILLS_LINE}
 `;
 }
 
+/** Where the MCP variant installs the shipped quotecheck in the image, and the command on PATH that runs it. */
+export const TOOL_DIR = '/opt/quotecheck';
+
 /**
- * A task's environment: the quotecheck image (see the top-level Dockerfile, which puts `quotecheck` on PATH) plus
- * the claims (and, frozen, the sources; with the skill, the skills folder). With the MCP server, the build runs
- * `quotecheck mcp --help` so that an image without quotecheck on PATH, or with a quotecheck too old to serve MCP,
- * fails at build time rather than leaving the agent without its tool. WORKDIR /app is where the agent starts.
+ * A task's environment (design.md §6): public base images only, so any harness builds it; a fact-checker's tools
+ * (poppler's pdftotext, the way the labels were made; curl and CA certificates; Node.js) and nothing of quotecheck,
+ * unless the variant gives it on purpose. The same file for every task of a dataset: only the claims (and a frozen
+ * task's archive) differ, copied last, so the image is built once and every task reuses its layers.
  */
 export function environmentDockerfile(opts: DockerfileOptions = {}): string {
-  return `FROM quotecheck:latest
-WORKDIR /app
-COPY claims.json /app/claims.json
-${opts.archive ? `COPY ${TASK_ARCHIVE} /app/${TASK_ARCHIVE}
-` : ''}${opts.skill ? skillLines(opts.layout ?? 'harbor') : ''}${opts.mcp ? `# The MCP server the task declares runs as \`${[QUOTECHECK_MCP_SERVER.command, ...QUOTECHECK_MCP_SERVER.args].join(' ')}\`: it must be on PATH.
-RUN command -v ${QUOTECHECK_MCP_SERVER.command} && ${QUOTECHECK_MCP_SERVER.command} ${QUOTECHECK_MCP_SERVER.args.join(' ')} --help > /dev/null
-` : ''}`;
+  const lines = [
+    '# The agent\'s image: public base images and Debian packages only, so any harness builds it.',
+    `FROM ${AGENT_BASE_IMAGE}`,
+    '# A fact-checker\'s tools: pdftotext (poppler), curl and CA certificates; Node.js comes with the base image.',
+    'RUN apt-get update \\',
+    ' && apt-get install -y --no-install-recommends poppler-utils ca-certificates curl \\',
+    ' && rm -rf /var/lib/apt/lists/*',
+    `# The agent's user owns /app and /logs/agent. /logs/verifier is root's, writable by anyone but sticky (as /tmp is),`,
+    '# so the agent can neither make it read-only nor remove what the verifier writes there.',
+    `RUN useradd --create-home --uid ${AGENT_UID} ${AGENT_USER} \\`,
+    ' && mkdir -p /app /logs/agent /logs/verifier \\',
+    ` && chown ${AGENT_USER}:${AGENT_USER} /app /logs/agent \\`,
+    ' && chmod 1777 /logs/verifier',
+  ];
+  if (opts.mcp) {
+    lines.push(
+      `# quotecheck, given on purpose (this variant measures tool use): the self-contained build, and its MCP server on PATH.`,
+      `COPY ${SHIPPED_FOLDER} ${TOOL_DIR}`,
+      `RUN ln -s ${TOOL_DIR}/${basename(BUNDLE_FILES.quotecheck)} /usr/local/bin/${QUOTECHECK_MCP_SERVER.command} \\`,
+      ` && ${QUOTECHECK_MCP_SERVER.command} ${QUOTECHECK_MCP_SERVER.args.join(' ')} --help > /dev/null`,
+    );
+  }
+  if (opts.archive) {
+    lines.push(
+      `# A plain WARC reader for the recorded sources (every response body as a file); it labels nothing.`,
+      `COPY ${WARC_READER_FILE} /usr/local/lib/${WARC_READER_FILE}`,
+      `RUN ln -s /usr/local/lib/${WARC_READER_FILE} /usr/local/bin/${WARC_READER_COMMAND}`,
+    );
+  }
+  if (opts.skill) lines.push(skillLines(opts.layout ?? 'harbor').trimEnd());
+  lines.push('WORKDIR /app', 'COPY claims.json /app/claims.json');
+  if (opts.archive) lines.push(`COPY ${TASK_ARCHIVE} /app/${TASK_ARCHIVE}`);
+  lines.push(`USER ${AGENT_USER}`);
+  return `${lines.join('\n')}\n`;
 }
 
 export interface InstructionOptions {
@@ -254,9 +371,11 @@ export interface InstructionOptions {
   waybackUrl?: string;
   /** The task ships its sources as /app/sources.warc.gz. */
   archive?: boolean;
+  /** What the task gives the agent: the instruction says so when it is quotecheck. */
+  variant?: TaskVariant;
 }
 
-/** What the agent is told: the task, the exact label rule, the answer format. */
+/** What the agent is told: the task, the exact label rule, the answer format. A plain task never names quotecheck. */
 export function instruction(claimCount: number, exampleIds: readonly string[], about?: string, opts: InstructionOptions = {}): string {
   const example = exampleIds.slice(0, 2).map((id, i) => `${JSON.stringify(id)}: ${i === 0 ? '"verbatim"' : '"no_match"'}`).join(', ');
   return `# Check quotes against their sources
@@ -295,29 +414,53 @@ Write \`/app/answers.json\`: one JSON object mapping every claim id to \`"verbat
 \`\`\`json
 { ${example} }
 \`\`\`
-${opts.asOf ? asOfSection(opts.waybackUrl) : ''}${opts.archive ? archiveSection() : ''}${about ? `\nAbout these sources: ${about}\n` : ''}`;
+${opts.asOf ? asOfSection(opts.waybackUrl, opts.archive === true) : ''}${opts.archive ? archiveSection() : ''}${toolSection(opts.variant ?? {})}${about ? `\nAbout these sources: ${about}\n` : ''}`;
 }
 
-function asOfSection(waybackUrl = 'https://web.archive.org'): string {
+function asOfSection(waybackUrl = 'https://web.archive.org', frozen = false): string {
+  const where = frozen
+    ? `use the
+Wayback Machine's answers recorded in the archive (below): the lookups \`${waybackUrl}/cdx/search/cdx?url=URL&...\` and the
+captures \`${waybackUrl}/web/TIMESTAMPid_/URL\` (a capture's original bytes) the labels were judged on.`
+    : `use the
+Wayback Machine at \`${waybackUrl}\`: \`/cdx/search/cdx?url=URL&to=YYYYMMDDhhmmss&filter=statuscode:200&output=json&limit=-5\`
+lists the captures up to a date, and \`/web/TIMESTAMPid_/URL\` serves a capture's original bytes.`;
   return `
 ## As of the verify date
 
 Each claim was labelled on its \`verify_date\`. Judge it as of that date: sources change and disappear.
 When a claim has \`evidence.sha256\`, that is the sha256 of the source's bytes (after Content-Encoding is
-removed) when it was labelled. If today's source no longer hashes to it, or cannot be fetched, use the
-Wayback Machine at \`${waybackUrl}\`: \`/cdx/search/cdx?url=URL&to=YYYYMMDDhhmmss&filter=statuscode:200&output=json&limit=-5\`
-lists the captures up to a date, and \`/web/TIMESTAMPid_/URL\` serves a capture's original bytes. A capture whose
+removed) when it was labelled. If today's source no longer hashes to it, or cannot be fetched, ${where} A capture whose
 sha256 equals the evidence is the text that was labelled; otherwise take the latest capture at or before the date.
-Keep to about 15 requests a minute to the archive, and wait as long as a 429's Retry-After asks.
-`;
+${frozen ? '' : 'Keep to about 15 requests a minute to the archive, and wait as long as a 429\'s Retry-After asks.\n'}`;
 }
 
 function archiveSection(): string {
   return `
 ## The sources are in /app/${TASK_ARCHIVE}
 
-This is a frozen edition: every source as it was recorded, in a WARC 1.1 archive (the format of the Internet
-Archive). Read the sources from it rather than from the live web (\`quotecheck run --replay /app/${TASK_ARCHIVE}\`,
-or any WARC reader such as warcio), so that the answers do not depend on when the task is run.
+This is a frozen edition: every source as it was recorded, in a WARC 1.1 file (ISO 28500, the format of the Internet
+Archive): one record per HTTP request and response, every redirect hop and retry included, each record its own gzip
+member, each response's body as it came over the wire (still content-encoded). Read the sources from it, not from the
+live web, so that the answers do not depend on when the task is run:
+
+- \`${WARC_READER_COMMAND} /app/${TASK_ARCHIVE} DIR\` writes every recorded response body, de-chunked and
+  content-decoded, to \`DIR/bodies/\`, and an index of them to \`DIR/index.json\` (url, status, content type, file);
+- any WARC reader opens it too (Python's \`warcio\`: \`warcio index\` lists the records), and \`zcat\` shows its
+  headers as text.
+`;
+}
+
+/** What a variant that gives quotecheck tells the agent; nothing for a plain task. */
+function toolSection(variant: TaskVariant): string {
+  if (!givesTool(variant)) return '';
+  const ways = [
+    ...(variant.mcp ? [`its MCP server \`${QUOTECHECK_MCP_SERVER.name}\` (tools \`verify_quote\`, \`read_source\`, \`search_source\`, \`check_claims\`) and the \`${QUOTECHECK_MCP_SERVER.command}\` command`] : []),
+    ...(variant.skill ? ['the skill `quote-verification` among your skills (in `/skills`), which carries the tool in its own folder and says how to use it'] : []),
+  ];
+  return `
+## A tool is provided
+
+This task gives you quotecheck, a tool that does this checking: ${ways.join('; and ')}. You may use it.
 `;
 }

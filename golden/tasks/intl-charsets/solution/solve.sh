@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Oracle: quotecheck fetches every source and writes the answers (design.md §2).
 # The answers file is written even when sources fail or the run is stopped.
+# quotecheck is the self-contained build beside this script (it needs only Node.js), wherever the harness put it.
 set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 APP="${QUOTECHECK_APP_DIR:-/app}"
 LOGS="${QUOTECHECK_AGENT_LOGS:-/logs/agent}"
 mkdir -p "$LOGS"
-quotecheck run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl" 2>&1 | tee -a "$LOGS/quotecheck.log"
+node "$HERE/quotecheck/quotecheck.mjs" run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl" 2>&1 | tee -a "$LOGS/quotecheck.log"

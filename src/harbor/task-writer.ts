@@ -1,0 +1,75 @@
+// One task's folder on disk (design.md §6), in either layout: its definition, the agent's environment, the oracle with
+// the quotecheck it ships, the verifier with its own grader and the gold. `quotecheck export`, the golden builder and
+// the tests all write tasks through it, so every task follows the same rules.
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Label } from '../answers.js';
+import { LAYOUTS, frontMatter, type Layout } from './layout.js';
+import { installGrader, installQuotecheck, installWarcReader } from './ship.js';
+import { environmentDockerfile, installSkill, solveScript, taskToml, testScript, variantTags, variantTomlOptions, type SolveOptions, type TaskTomlOptions, type TaskVariant } from './templates.js';
+
+export interface TaskFolderSpec {
+  /** The task's name: its folder's, and in task.md `quotecheck/<name>`. */
+  name: string;
+  layout: Layout;
+  /** The claims as the agent gets them in /app/claims.json: no labels. */
+  claims: readonly Record<string, unknown>[];
+  /** The gold label of every claim, for the verifier only. */
+  gold: Readonly<Record<string, Label>>;
+  /** instruction.md (Harbor), or task.md's body (SkillsBench 1.1). */
+  instruction: string;
+  /** task.md's one-line description (SkillsBench 1.1). */
+  description: string;
+  /** Metadata and timeouts of task.toml or the front matter; the variant's own settings and tags are added. */
+  config: Pick<TaskTomlOptions, 'author' | 'difficulty' | 'tags'> & { agentTimeoutSec: number; verifierTimeoutSec: number };
+  /** What the task gives the agent besides the instruction. */
+  variant: TaskVariant;
+  /** With `variant.skill`: the skill folder to ship. */
+  skillDir?: string;
+  /** A frozen edition: the environment gets the WARC reader (the archive itself is written afterwards, per task). */
+  frozen?: boolean;
+  solve?: SolveOptions;
+}
+
+function write(path: string, content: string, executable = false): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, content);
+  if (executable) chmodSync(path, 0o755);
+}
+
+/** The task's definition: task.toml and instruction.md (Harbor), or task.md, front matter then instruction (SkillsBench 1.1). */
+function writeDefinition(dir: string, spec: TaskFolderSpec): void {
+  const tags = [...(spec.config.tags ?? []), ...variantTags(spec.variant)];
+  const settings = { ...spec.config, tags, ...variantTomlOptions(spec.variant) };
+  if (spec.layout === 'harbor') {
+    write(join(dir, 'instruction.md'), spec.instruction);
+    write(join(dir, 'task.toml'), taskToml(settings));
+    return;
+  }
+  write(join(dir, 'task.md'), `${frontMatter({ ...settings, name: `quotecheck/${spec.name}`, description: spec.description })}\n${spec.instruction}`);
+}
+
+/**
+ * Writes the task into `dir`: the definition; environment/ (the agent's Dockerfile and claims, and only what the
+ * variant gives: the skill with quotecheck inside it, quotecheck for the MCP server, the WARC reader of a frozen
+ * edition); the oracle folder (solve.sh and the shipped quotecheck it runs); the verifier folder (test.sh, its grader
+ * and gold.json). The shipped files are byte-identical in every task.
+ */
+export function writeTaskFolder(dir: string, spec: TaskFolderSpec): void {
+  const { oracle, verifier } = LAYOUTS[spec.layout];
+  const env = join(dir, 'environment');
+  writeDefinition(dir, spec);
+  write(join(env, 'Dockerfile'), environmentDockerfile({ archive: spec.frozen, layout: spec.layout, ...spec.variant }));
+  write(join(env, 'claims.json'), `${JSON.stringify(spec.claims, null, 2)}\n`);
+  if (spec.variant.skill) {
+    if (!spec.skillDir) throw new Error(`task ${spec.name}: a skill variant needs a skill folder`);
+    installSkill(env, spec.skillDir);
+  }
+  if (spec.variant.mcp) installQuotecheck(env);
+  if (spec.frozen) installWarcReader(env);
+  write(join(dir, oracle.folder, 'solve.sh'), solveScript(spec.solve), true);
+  installQuotecheck(join(dir, oracle.folder));
+  write(join(dir, verifier.folder, 'test.sh'), testScript(), true);
+  installGrader(join(dir, verifier.folder));
+  write(join(dir, verifier.folder, 'gold.json'), `${JSON.stringify(spec.gold, null, 2)}\n`);
+}

@@ -1,0 +1,359 @@
+// `bench` as a harness that the agent cannot fool (design.md §6): every attack an agent can make from the agent phase, run through the real bench with namespace isolation, scores 0 and says why.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { runBench, type BenchOptions, type BenchReport, type TaskRun } from '../src/harbor/bench.js';
+import { canIsolate, DOCKER_CAPABILITY_MASK } from '../src/harbor/isolation.js';
+import type { Layout } from '../src/harbor/layout.js';
+import { writeTaskFolder } from '../src/harbor/task-writer.js';
+import { taskToml, type TaskVariant } from '../src/harbor/templates.js';
+import { shellQuote as q } from '../src/shell-quote.js';
+import { makeTask } from './harbor-helpers.js';
+import { runCli, serve, tempDir } from './helpers.js';
+
+const ISOLATED = canIsolate();
+
+/**
+ * Datasets and outputs live outside /tmp: the agent phase gets a fresh /tmp, which would hide a dataset there
+ * anyway, and the point is that the hiding mounts do it wherever the dataset is.
+ */
+const hostFolders: string[] = [];
+afterAll(() => {
+  for (const dir of hostFolders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function hostDir(): string {
+  const dir = mkdtempSync('/var/tmp/quotecheck-isolation-');
+  hostFolders.push(dir);
+  return dir;
+}
+
+const PAGE = '<html><body><article><p>The lighthouse keeper logged every ship that passed the point in winter.</p></article></body></html>';
+
+interface Fixture {
+  /** The dataset: one task. */
+  tasks: string;
+  task: string;
+  /** The task's gold.json on the host. */
+  gold: string;
+  base: string;
+}
+
+/** A one-task dataset against a loopback page: one verbatim claim, one no_match (the baseline scores 0.5). */
+async function dataset(opts: { layout?: Layout; variant?: TaskVariant } = {}): Promise<Fixture> {
+  const server = await serve([{ path: '/log', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+  const claims = [
+    { id: 'v', quote: 'logged every ship that passed', url: `${server.origin}/log`, gold: 'verbatim' as const },
+    { id: 'n', quote: 'logged no ship at all', url: `${server.origin}/log`, gold: 'no_match' as const },
+  ];
+  const base = hostDir();
+  const tasks = join(base, 'tasks');
+  const layout = opts.layout ?? 'harbor';
+  if (!opts.variant) makeTask(tasks, 'lighthouse', claims, layout);
+  else {
+    writeTaskFolder(join(tasks, 'lighthouse'), {
+      name: 'lighthouse', layout, claims: claims.map(({ gold: _g, ...c }) => c), gold: Object.fromEntries(claims.map((c) => [c.id, c.gold])),
+      instruction: 'Check the quotes.', description: 'Check the quotes', config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
+      variant: opts.variant, solve: { runArgs: ['--retries', '0', '--timeout', '5'] },
+    });
+  }
+  const verifierFolder = layout === 'harbor' ? 'tests' : 'verifier';
+  return { tasks, task: join(tasks, 'lighthouse'), gold: join(tasks, 'lighthouse', verifierFolder, 'gold.json'), base };
+}
+
+interface Bench {
+  report: BenchReport;
+  run: TaskRun;
+  /** A file of the trial (app/answers.json, agent-output.txt, logs/verifier/test-stdout.txt), or '' when missing. */
+  file: (path: string) => string;
+}
+
+let outs = 0;
+/** Runs one agent over the fixture's dataset with namespace isolation, into a fresh --out beside the dataset. */
+async function bench(f: Fixture, agent: string, extra: Partial<BenchOptions> = {}): Promise<Bench> {
+  const outDir = extra.outDir ?? join(f.base, `out-${++outs}`);
+  const report = await runBench({ tasksDir: f.tasks, agent, isolation: 'namespace', jobs: 1, ...extra, outDir });
+  const trial = join(outDir, 'trials', 'lighthouse');
+  const file = (path: string) => (existsSync(join(trial, path)) ? readFileSync(join(trial, path), 'utf8') : '');
+  return { report, run: report.tasks[0]!, file };
+}
+
+/** The processes on this machine whose command line holds `token`. */
+function processesWith(token: string): string[] {
+  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(token);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
+/** What the verifier said, with what the agent printed: the reason a 0 was given is in one of them. */
+const said = (b: Bench): string => `${b.file('agent-output.txt')}\n${b.file('logs/verifier/test-stdout.txt')}`;
+
+describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', () => {
+  test('sees /app and its logs only: no tests, no solution, no dataset, no --out; the host is read-only; a fresh /tmp and a minimal /dev', async () => {
+    const f = await dataset();
+    const out = join(f.base, 'out-probe');
+    // Each line: name=yes when the check succeeds in the agent phase.
+    const probe = [
+      'p() { if eval "$2" >/dev/null 2>&1; then echo "$1=yes"; else echo "$1=no"; fi; }',
+      `p tests '[ -n "$(ls -A /tests)" ]'`,
+      `p solution '[ -n "$(ls -A /solution)" ]'`,
+      `p verifier_logs '[ -n "$(ls -A /logs/verifier)" ]'`,
+      `p dataset '[ -n "$(ls -A ${q(f.tasks)})" ]'`,
+      `p out '[ -n "$(ls -A ${q(out)})" ]'`,
+      `p write_beside_dataset 'touch ${q(join(f.base, 'planted'))}'`,
+      `p write_etc 'touch /etc/quotecheck-planted'`,
+      `p write_tmp 'touch /tmp/x'`,
+      `p write_app 'touch /app/x && touch /logs/agent/x'`,
+      // A device node made in /app cannot be opened there (the bind is nodev), and no disk is in /dev.
+      `p open_own_device 'mknod /app/zero c 1 5 && head -c 1 /app/zero'`,
+      `p proc_sys 'cat /proc/sys/kernel/printk_ratelimit > /proc/sys/kernel/printk_ratelimit'`,
+      'echo "dev=$(ls /dev | tr "\\n" " ")"',
+    ].join('\n');
+    const { run, file } = await bench(f, `bash -c ${q(probe)} > /app/probe.txt`, { outDir: out });
+    expect(run.problems).toEqual(['no answers file']);
+    const seen = Object.fromEntries(file('app/probe.txt').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    expect(seen).toEqual({
+      tests: 'no', solution: 'no', verifier_logs: 'no', dataset: 'no', out: 'no', write_beside_dataset: 'no', write_etc: 'no',
+      write_tmp: 'yes', write_app: 'yes', open_own_device: 'no', proc_sys: 'no',
+      dev: 'fd full null ptmx pts random shm stderr stdin stdout tty urandom zero',
+    });
+    expect(existsSync(join(f.base, 'planted'))).toBe(false);
+    expect(existsSync('/etc/quotecheck-planted')).toBe(false);
+  });
+
+  test('runs as root with Docker\'s default capabilities only, so it cannot unmount what hides the dataset or enter another namespace', async () => {
+    const f = await dataset();
+    const attempts = [
+      'grep ^Cap /proc/self/status > /app/caps.txt',
+      `umount ${q(f.tasks)} 2>> /app/attempts.txt && echo umount-dataset-worked >> /app/attempts.txt`,
+      'umount /tmp 2>> /app/attempts.txt && echo umount-tmp-worked >> /app/attempts.txt',
+      'nsenter -t 1 -m true 2>> /app/attempts.txt && echo nsenter-worked >> /app/attempts.txt',
+      'unshare --mount true 2>> /app/attempts.txt && echo unshare-worked >> /app/attempts.txt',
+      'mount -t tmpfs x /app 2>> /app/attempts.txt && echo mount-worked >> /app/attempts.txt',
+      'ls /proc/1/cwd/ 2>> /app/attempts.txt && echo init-cwd-worked >> /app/attempts.txt',
+      `cp ${q(f.gold)} /app/answers.json`,
+    ].join('; ');
+    const { run, file } = await bench(f, attempts);
+    const caps = Object.fromEntries(file('app/caps.txt').trim().split('\n').map((l) => l.split(/:\s+/) as [string, string]));
+    expect(BigInt(`0x${caps.CapBnd}`)).toBe(DOCKER_CAPABILITY_MASK);
+    expect(BigInt(`0x${caps.CapEff}`)).toBe(DOCKER_CAPABILITY_MASK);
+    expect(BigInt(`0x${caps.CapInh}`)).toBe(0n);
+    expect(BigInt(`0x${caps.CapAmb}`)).toBe(0n);
+    const tried = file('app/attempts.txt');
+    expect(tried).not.toMatch(/-worked/);
+    expect(tried).toMatch(/must be superuser|Operation not permitted|Permission denied/);
+    expect(run.reward).toBe(0);
+    expect(run.problems).toEqual(expect.arrayContaining(['agent exited 1', 'no answers file']));
+  });
+
+  test('cp /tests/gold.json (Harbor\'s layout) finds nothing: reward 0, and the reason is said', async () => {
+    const f = await dataset();
+    const b = await bench(f, 'cp /tests/gold.json /app/answers.json');
+    expect(b.run.reward).toBe(0);
+    expect(b.run.problems).toEqual(expect.arrayContaining(['agent exited 1', 'no answers file']));
+    expect(said(b)).toContain("cp: cannot stat '/tests/gold.json': No such file or directory");
+  });
+
+  test('cp /verifier/gold.json (SkillsBench 1.1\'s layout) finds nothing either', async () => {
+    const f = await dataset({ layout: 'skillsbench' });
+    expect(existsSync(join(f.task, 'task.md'))).toBe(true);
+    const b = await bench(f, 'cp /verifier/gold.json /app/answers.json');
+    expect(b.run.reward).toBe(0);
+    expect(b.run.problems).toContain('no answers file');
+    expect(said(b)).toContain("cp: cannot stat '/verifier/gold.json': No such file or directory");
+  });
+
+  test('the dataset\'s gold.json cannot be read or rewritten by its absolute host path', async () => {
+    const f = await dataset();
+    const before = readFileSync(f.gold);
+    const b = await bench(f, `cp ${q(f.gold)} /app/answers.json; echo '{"v":"no_match","n":"verbatim"}' > ${q(f.gold)}`);
+    expect(readFileSync(f.gold)).toEqual(before);
+    expect(b.run.reward).toBe(0);
+    expect(b.run.problems).toContain('no answers file');
+    expect(said(b)).toContain(`cp: cannot stat '${f.gold}': No such file or directory`);
+    expect(said(b)).toMatch(new RegExp(`${f.gold.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (No such file or directory|Read-only file system)`));
+  });
+
+  test('a process the agent leaves running is gone before the verifier runs, and the problems say so', async () => {
+    const f = await dataset();
+    const token = `qc-leftover-${randomBytes(6).toString('hex')}`;
+    const loop = `while :; do cp /tests/gold.json /app/answers.json; echo 1 > /logs/verifier/reward.txt; sleep 0.05; done # ${token}`;
+    const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`);
+    expect(b.run.reward).toBe(0);
+    // The loop, and maybe the sleep or cp it was running when the agent's command returned.
+    expect(b.run.problems).toEqual(expect.arrayContaining([expect.stringMatching(/^the agent left [12] process(es)? running; (it was|they were) stopped before the verifier$/)]));
+    expect(b.file('logs/verifier/reward.txt').trim()).toBe('0');
+    // Nowhere on this machine is the loop still running.
+    expect(processesWith(token)).toEqual([]);
+  });
+
+  test('at its time limit the phase ends with every process it started, detached ones too', async () => {
+    const f = await dataset();
+    writeFileSync(join(f.task, 'task.toml'), taskToml({ agentTimeoutSec: 1, verifierTimeoutSec: 30 }));
+    const token = `qc-timeout-${randomBytes(6).toString('hex')}`;
+    const b = await bench(f, `setsid sh -c ${q(`sleep 300 # ${token}`)} >/dev/null 2>&1 & exec sh -c ${q(`sleep 300 # ${token}`)}`);
+    expect(b.run.problems).toEqual(expect.arrayContaining(['agent stopped at its 1 s timeout', 'no answers file']));
+    expect(b.run.reward).toBe(0);
+    expect(processesWith(token)).toEqual([]);
+  });
+
+  test('reward.txt and reward.json planted in /logs/verifier are thrown away: the verifier\'s own reward counts', async () => {
+    const f = await dataset();
+    const b = await bench(f, 'echo 1 > /logs/verifier/reward.txt; echo \'{"reward": 1}\' > /logs/verifier/reward.json; chmod 444 /logs/verifier/reward.txt');
+    expect(b.run.reward).toBe(0);
+    expect(b.run.problems).toContain('no answers file');
+    expect(b.file('logs/verifier/reward.txt').trim()).toBe('0');
+    expect(b.file('logs/verifier/reward.json')).toBe('');
+  });
+
+  test('answers that are a FIFO, a symlink to the gold or a device: bench reads none of them (and does not hang)', async () => {
+    for (const [make, kind] of [
+      ['mkfifo /app/answers.json; mkfifo /logs/agent/report.jsonl', 'a named pipe (FIFO)'],
+      ['ln -s /tests/gold.json /app/answers.json', 'a symbolic link (to /tests/gold.json)'],
+      ['mknod /app/answers.json c 1 5', 'a character device'],
+    ] as const) {
+      const f = await dataset();
+      const b = await bench(f, make);
+      expect(b.run.reward, make).toBe(0);
+      expect(b.run.problems, make).toContain(`answers file not read: /app/answers.json is ${kind}`);
+    }
+  });
+
+  test('a verifier\'s reward.txt that is not a regular file is not trusted', async () => {
+    const f = await dataset();
+    // A verifier (not quotecheck's) that leaves reward.txt as a link to a file holding 1.
+    writeFileSync(join(f.task, 'tests', 'test.sh'), '#!/bin/bash\necho 1 > /logs/verifier/one.txt\nln -s one.txt /logs/verifier/reward.txt\n');
+    chmodSync(join(f.task, 'tests', 'test.sh'), 0o755);
+    const b = await bench(f, 'baseline');
+    expect(b.run.reward).toBe(0);
+    expect(b.run.problems).toContain('reward file not read: it is a symbolic link (to one.txt)');
+  });
+});
+
+describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the baseline and the verifier', () => {
+  /** A `quotecheck` on bench's own PATH that fails: the oracle and the baseline must not use it. */
+  function fakeQuotecheckOnPath(): () => void {
+    const bin = hostDir();
+    writeFileSync(join(bin, 'quotecheck'), '#!/bin/sh\necho "fake quotecheck" >&2\nexit 99\n');
+    chmodSync(join(bin, 'quotecheck'), 0o755);
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved ?? ''}`;
+    return () => {
+      process.env.PATH = saved;
+    };
+  }
+
+  test('the oracle scores 1.000 and the baseline its no_match share, with a failing quotecheck first on PATH; neither leaves a process', async () => {
+    const restore = fakeQuotecheckOnPath();
+    try {
+      const f = await dataset();
+      // The fake is what an agent calling `quotecheck` would get: the test means something.
+      const probe = await bench(f, 'quotecheck --version; echo $? > /app/exit.txt');
+      expect(probe.file('app/exit.txt').trim()).toBe('99');
+      const oracle = await bench(f, 'oracle');
+      expect(oracle.run.reward).toBe(1);
+      expect(oracle.run.problems).toEqual([]);
+      expect(oracle.report.isolation).toBe('namespace');
+      const baseline = await bench(f, 'baseline');
+      expect(baseline.run.reward).toBe(0.5);
+      expect(baseline.run.baseline).toBe(0.5);
+      expect(baseline.run.problems).toEqual([]);
+    } finally {
+      restore();
+    }
+  });
+
+  test('a variant that gives the agent quotecheck has it at /opt/quotecheck (read-only) and on PATH as `quotecheck`', async () => {
+    const restore = fakeQuotecheckOnPath();
+    try {
+      const f = await dataset({ variant: { mcp: true } });
+      expect(existsSync(join(f.task, 'environment', 'quotecheck', 'quotecheck.mjs'))).toBe(true);
+      const agent = 'command -v quotecheck > /app/which.txt; touch /opt/quotecheck/x 2> /app/touch.txt; quotecheck run --claims /app/claims.json --out /app/answers.json --retries 0 --timeout 5';
+      const b = await bench(f, agent);
+      expect(b.file('app/which.txt').trim()).toBe('/opt/quotecheck-bench/bin/quotecheck');
+      expect(b.file('app/touch.txt')).toMatch(/Read-only file system/);
+      expect(b.run.reward).toBe(1);
+      expect(b.run.problems).toEqual([]);
+      // /app holds what the image puts there, not the tool.
+      expect(b.file('app/quotecheck/quotecheck.mjs')).toBe('');
+    } finally {
+      restore();
+    }
+  });
+
+  test('the verifier gets a minimal environment, /app read-only, Docker\'s capabilities, and its own PID namespace', async () => {
+    const f = await dataset();
+    writeFileSync(join(f.task, 'tests', 'test.sh'), [
+      '#!/bin/bash',
+      'env > /logs/verifier/env.txt',
+      'grep ^CapBnd /proc/self/status > /logs/verifier/caps.txt',
+      'touch /app/verifier-was-here 2> /logs/verifier/touch.txt',
+      'ls -A /solution /logs/agent > /logs/verifier/ls.txt 2>&1',
+      "ls /proc | grep -c '^[0-9]' > /logs/verifier/processes.txt",
+      'echo 0.25 > /logs/verifier/reward.txt',
+    ].join('\n'));
+    process.env.QUOTECHECK_ISOLATION_SECRET = 'agent-only';
+    try {
+      const b = await bench(f, 'oracle');
+      const env = Object.fromEntries(b.file('logs/verifier/env.txt').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      expect(env.PATH).toBe('/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin');
+      expect(env.LANG).toBe('C.UTF-8');
+      expect(Object.keys(env).filter((k) => !['PATH', 'HOME', 'LANG', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(k))).toEqual([]);
+      expect(BigInt(`0x${b.file('logs/verifier/caps.txt').split(/\s+/)[1]}`)).toBe(DOCKER_CAPABILITY_MASK);
+      expect(b.file('logs/verifier/touch.txt')).toMatch(/Read-only file system/);
+      expect(b.file('logs/verifier/ls.txt').trim()).toBe('/logs/agent:\n\n/solution:');
+      // Its own PID namespace: the init, the shell, test.sh and ls, not the machine's processes.
+      expect(Number(b.file('logs/verifier/processes.txt'))).toBeLessThan(8);
+      expect(b.run.reward).toBe(0.25);
+    } finally {
+      delete process.env.QUOTECHECK_ISOLATION_SECRET;
+    }
+  });
+
+  test('--replay is readable in the agent phase wherever the archive is (here in /tmp, which the phase gets fresh)', async () => {
+    const f = await dataset();
+    const archive = join(tempDir(), 'sources.warc.gz');
+    writeFileSync(archive, 'not really a WARC');
+    const b = await bench(f, 'cat "$QUOTECHECK_REPLAY" > /app/replay.txt; echo "$QUOTECHECK_REPLAY" > /app/where.txt', { replay: archive });
+    expect(b.file('app/replay.txt')).toBe('not really a WARC');
+    expect(b.file('app/where.txt').trim()).toBe('/opt/quotecheck-bench/replay/sources.warc.gz');
+  });
+
+  test('an --out (or dataset) that holds a container path is refused before anything runs', async () => {
+    const f = await dataset();
+    await expect(runBench({ tasksDir: f.tasks, agent: 'baseline', outDir: '/opt', isolation: 'namespace' })).rejects.toThrow(/\/opt holds \/opt\/quotecheck, which the trials need/);
+  });
+});
+
+describe('bench with paths isolation (not root)', () => {
+  test.skipIf(!ISOLATED)('--isolation namespace where it cannot be given (not root) is refused in one line, before anything runs', async () => {
+    const tasks = tempDir();
+    chmodSync(tasks, 0o755); // readable by the user the CLI runs as
+    makeTask(tasks, 'lighthouse', [{ id: 'v', quote: 'logged every ship', url: 'http://127.0.0.1:9/log', gold: 'verbatim' }]);
+    const out = join(tasks, 'never-made');
+    const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'namespace'], { asUid: 65534 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^quotecheck: error: --isolation namespace needs root and util-linux's unshare .* use --isolation paths, which says what it cannot stop\n$/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  test('says plainly what it cannot stop: once on stderr, and in report.json', async () => {
+    const server = await serve([{ path: '/log', body: PAGE, headers: { 'content-type': 'text/html' } }]);
+    const tasks = tempDir();
+    makeTask(tasks, 'lighthouse', [{ id: 'v', quote: 'logged every ship', url: `${server.origin}/log`, gold: 'verbatim' }]);
+    const out = join(tempDir(), 'bench');
+    const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', '--agent', 'baseline', '--agent', 'baseline']);
+    expect(r.code).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('bench: paths isolation (not root): '));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/the agent phase can read and write the dataset \(tests\/, gold\.json, solution\/\)/);
+    expect(warnings[0]).toMatch(/processes the agent leaves running are not stopped before the verifier/);
+    const report = JSON.parse(readFileSync(join(out, 'baseline', 'report.json'), 'utf8')) as BenchReport;
+    expect(report.isolation).toBe('paths');
+    expect(report.isolation_limits).toEqual(expect.arrayContaining([expect.stringMatching(/can read and write the dataset/)]));
+  }, 60_000);
+});

@@ -1,0 +1,313 @@
+// The verifier against an agent that tries to score without solving (design.md §6): every attack runs through the
+// real test.sh at the container paths (/app, /tests or /verifier, /logs/verifier bind-mounted in a private mount
+// namespace, as a harness lays them out), as root or as the agent's user, and must score 0 with its reason said.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
+import { MAX_LABELS_BYTES, readLabels, removeEntry, replaceFile, verify } from '../src/harbor/verifier.js';
+import { makeTask } from './harbor-helpers.js';
+import { tempDir } from './helpers.js';
+
+/** The agent's user in the task image (templates.ts AGENT_UID); here a uid with no account, which is all a uid needs. */
+const AGENT_UID = 1001;
+
+const CLAIMS = [
+  { id: 'a', quote: 'alpha', url: 'http://127.0.0.1:9/a', gold: 'verbatim' },
+  { id: 'b', quote: 'beta', url: 'http://127.0.0.1:9/b', gold: 'no_match' },
+  { id: 'c', quote: 'gamma', url: 'http://127.0.0.1:9/c', gold: 'no_match' },
+];
+const GOLD = { a: 'verbatim', b: 'no_match', c: 'no_match' };
+
+const canUnshare = process.getuid?.() === 0 && spawnSync('unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
+
+/** A container's folders on the host: /app, /logs (verifier and agent), the verifier folder of the task's layout. */
+interface Box {
+  root: string;
+  app: string;
+  logs: string;
+  verifierLogs: string;
+  tests: string;
+  layout: Layout;
+}
+
+/** A fresh box with the verifier folder of a real task (test.sh, grade.mjs, gold.json), readable by the agent's uid. */
+function makeBox(layout: Layout = 'harbor'): Box {
+  const root = tempDir('quotecheck-verifier-');
+  chmodSync(root, 0o755);
+  const task = makeTask(join(root, 'dataset'), 't', CLAIMS, layout);
+  const box: Box = { root, app: join(root, 'app'), logs: join(root, 'logs'), verifierLogs: join(root, 'logs', 'verifier'), tests: join(root, 'tests'), layout };
+  for (const d of [box.app, box.verifierLogs, join(box.logs, 'agent')]) mkdirSync(d, { recursive: true });
+  cpSync(join(task, LAYOUTS[layout].verifier.folder), box.tests, { recursive: true });
+  for (const d of [root, box.app, box.logs, box.verifierLogs, box.tests]) chmodSync(d, 0o755);
+  return box;
+}
+
+interface RunOptions {
+  /** Run the verifier as this uid (the agent's user, when a harness runs the verifier as the image's USER). */
+  uid?: number;
+  /** More bind mounts inside the namespace: [host path, container path]. */
+  mounts?: [string, string][];
+  /** The harness's command: `bash <verifier>/test.sh` by default (as Harbor and EvalScope run it). */
+  command?: string;
+  /** The verifier's environment (default: a harness's plain one). */
+  env?: NodeJS.ProcessEnv;
+}
+
+const q = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
+
+/** Runs the verifier as a harness does, in a private mount and PID namespace; returns its output and the reward file. */
+function runVerifier(box: Box, opts: RunOptions = {}): { stdout: string; reward: string | undefined; rewardKind: string } {
+  const verifierPath = LAYOUTS[box.layout].verifier.path;
+  for (const p of ['/app', '/logs', verifierPath]) mkdirSync(p, { recursive: true });
+  const mounts: [string, string][] = [[box.app, '/app'], [box.logs, '/logs'], [box.tests, verifierPath], ...(opts.mounts ?? [])];
+  const setup = mounts.map(([from, to]) => `mount --bind ${q(from)} ${q(to)}`).join(' && ');
+  const command = opts.command ?? `bash ${verifierPath}/test.sh`;
+  const as = opts.uid === undefined ? '' : `setpriv --reuid=${opts.uid} --regid=${opts.uid} --clear-groups -- `;
+  const r = spawnSync('unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'bash', '-c', `${setup} && cd /app && ${as}${command}`], {
+    env: opts.env ?? { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', LANG: 'C.UTF-8' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (r.error) throw r.error;
+  const file = join(box.verifierLogs, 'reward.txt');
+  let rewardKind = 'missing';
+  let reward: string | undefined;
+  if (existsSync(file) || isLink(file)) {
+    const st = lstatSync(file);
+    rewardKind = st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : 'other';
+    if (st.isFile()) reward = readFileSync(file, 'utf8').trim();
+  }
+  return { stdout: `${r.stdout}${r.stderr}`, reward, rewardKind };
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+const HONEST = JSON.stringify(GOLD);
+
+/** Fake programs for every name test.sh or a grader could be looked up by: each claims a perfect score. */
+function fakeBin(dir: string, rewardPath: string): string {
+  mkdirSync(dir, { recursive: true });
+  const fake = `#!/bin/sh\necho FAKE "$0" "$@"\necho 1 > ${rewardPath} 2>/dev/null\nexit 0\n`;
+  for (const name of ['node', 'quotecheck', 'env', 'timeout', 'mktemp', 'rm', 'mv', 'mkdir', 'chmod', 'cat', 'python3']) {
+    writeFileSync(join(dir, name), fake);
+    chmodSync(join(dir, name), 0o755);
+  }
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 and say why', () => {
+  test('honest answers are graded: the control every attack is measured against', () => {
+    const box = makeBox();
+    writeFileSync(join(box.app, 'answers.json'), HONEST);
+    const r = runVerifier(box);
+    expect(r.reward).toBe('1');
+    expect(r.stdout).toMatch(/accuracy 1\.000 \(3\/3 correct\)/);
+    // Graded as the agent's own user too (a harness that runs the verifier as the image's USER).
+    const mine = makeBox();
+    writeFileSync(join(mine.app, 'answers.json'), '{"a": "verbatim", "b": "verbatim", "c": "no_match"}');
+    chmodSync(mine.verifierLogs, 0o1777);
+    expect(runVerifier(mine, { uid: AGENT_UID }).reward).toBe('0.666667');
+  });
+
+  test.each(['harbor', 'skillsbench'] as const)('a symlink to the gold at its future path (%s layout)', (layout) => {
+    const box = makeBox(layout);
+    const gold = `${LAYOUTS[layout].verifier.path}/gold.json`;
+    symlinkSync(gold, join(box.app, 'answers.json'));
+    const r = runVerifier(box);
+    expect(r.reward).toBe('0');
+    expect(r.stdout).toContain(`answers file /app/answers.json is a symbolic link (to ${gold}), not a regular file: not graded`);
+  });
+
+  test('a hard link to the gold (a process that outlived the agent made it once the tests were uploaded)', () => {
+    const box = makeBox();
+    linkSync(join(box.tests, 'gold.json'), join(box.app, 'answers.json'));
+    const r = runVerifier(box);
+    expect(r.reward).toBe('0');
+    expect(r.stdout).toContain('answers file /app/answers.json is the gold file itself (a link to it): not graded');
+  });
+
+  test('a planted reward.json (Harbor reads it before reward.txt) and a stale reward.txt are removed', () => {
+    const box = makeBox();
+    writeFileSync(join(box.verifierLogs, 'reward.json'), '{"reward": 1}');
+    writeFileSync(join(box.verifierLogs, 'reward.txt'), '1\n');
+    const r = runVerifier(box);
+    expect(r.reward).toBe('0');
+    expect(existsSync(join(box.verifierLogs, 'reward.json'))).toBe(false);
+    expect(r.stdout).toContain('reward 0: cannot read answers file /app/answers.json: no such file');
+  });
+
+  test('a read-only reward.txt holding 1 in a folder made read-only, verifier as root and as the folder\'s owner', () => {
+    for (const uid of [undefined, AGENT_UID]) {
+      const box = makeBox();
+      writeFileSync(join(box.verifierLogs, 'reward.txt'), '1\n');
+      chmodSync(join(box.verifierLogs, 'reward.txt'), 0o444);
+      spawnSync('chown', ['-R', `${AGENT_UID}:${AGENT_UID}`, box.verifierLogs]);
+      chmodSync(box.verifierLogs, 0o555);
+      const r = runVerifier(box, { uid });
+      expect(r.reward, `as ${uid ?? 'root'}: ${r.stdout}`).toBe('0');
+      expect(r.rewardKind).toBe('file');
+    }
+  });
+
+  test('reward.txt as a symlink to a read-only file holding 1: replaced, never written through', () => {
+    const box = makeBox();
+    const one = join(box.root, 'one.txt');
+    writeFileSync(one, '1\n');
+    chmodSync(one, 0o444);
+    symlinkSync(one, join(box.verifierLogs, 'reward.txt'));
+    const r = runVerifier(box);
+    expect(r.rewardKind).toBe('file');
+    expect(r.reward).toBe('0');
+    expect(readFileSync(one, 'utf8')).toBe('1\n');
+  });
+
+  test('reward.txt as a FIFO or a folder of read-only folders: the verifier neither hangs nor fails, reward 0', () => {
+    const fifo = makeBox();
+    spawnSync('mkfifo', [join(fifo.verifierLogs, 'reward.txt')]);
+    expect(runVerifier(fifo).reward).toBe('0');
+    const folder = makeBox();
+    mkdirSync(join(folder.verifierLogs, 'reward.txt', 'deep'), { recursive: true });
+    writeFileSync(join(folder.verifierLogs, 'reward.txt', 'deep', 'x'), '1');
+    spawnSync('chown', ['-R', `${AGENT_UID}:${AGENT_UID}`, folder.verifierLogs]);
+    chmodSync(join(folder.verifierLogs, 'reward.txt', 'deep'), 0o555);
+    chmodSync(folder.verifierLogs, 0o1777);
+    const r = runVerifier(folder, { uid: AGENT_UID });
+    expect(r.rewardKind, r.stdout).toBe('file');
+    expect(r.reward).toBe('0');
+  });
+
+  test('/logs/verifier replaced by a symlink: the verifier makes its own folder and writes nothing through the link', () => {
+    const box = makeBox();
+    const elsewhere = join(box.root, 'elsewhere');
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, 'reward.txt'), '1\n');
+    cpSync(box.verifierLogs, join(box.root, 'unused'), { recursive: true });
+    spawnSync('rm', ['-rf', box.verifierLogs]);
+    symlinkSync(elsewhere, box.verifierLogs);
+    writeFileSync(join(box.app, 'answers.json'), '{"a": "verbatim", "b": "no_match"}');
+    const r = runVerifier(box);
+    expect(lstatSync(box.verifierLogs).isDirectory()).toBe(true);
+    expect(r.reward).toBe('0.666667');
+    expect(readFileSync(join(elsewhere, 'reward.txt'), 'utf8')).toBe('1\n');
+  });
+
+  test('answers that block or never end: a FIFO, a link to /dev/zero, a character device, a file over the cap', () => {
+    const fifo = makeBox();
+    spawnSync('mkfifo', [join(fifo.app, 'answers.json')]);
+    const started = Date.now();
+    const f = runVerifier(fifo);
+    expect(f.reward).toBe('0');
+    expect(f.stdout).toContain('answers file /app/answers.json is a named pipe (FIFO), not a regular file: not graded');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const zero = makeBox();
+    symlinkSync('/dev/zero', join(zero.app, 'answers.json'));
+    expect(runVerifier(zero).stdout).toContain('is a symbolic link (to /dev/zero), not a regular file');
+    const device = makeBox();
+    spawnSync('mknod', [join(device.app, 'answers.json'), 'c', '1', '5']); // what /dev/zero is
+    const d = runVerifier(device);
+    expect(d.reward).toBe('0');
+    expect(d.stdout).toContain('answers file /app/answers.json is a character device, not a regular file: not graded');
+    const big = makeBox();
+    writeFileSync(join(big.app, 'answers.json'), `${HONEST}${' '.repeat(MAX_LABELS_BYTES)}`);
+    const b = runVerifier(big);
+    expect(b.reward).toBe('0');
+    expect(b.stdout).toMatch(/is [\d,]+ bytes, over the 16,777,216-byte limit: not graded/);
+  });
+
+  test('a fake grader on PATH, as root: test.sh runs its own grader by absolute path under env -i', () => {
+    const box = makeBox();
+    writeFileSync(join(box.app, 'answers.json'), '{}');
+    // A root agent's programs in /usr/local/sbin, first on the default PATH (here a folder mounted over it).
+    const fakes = fakeBin(join(box.root, 'sbin'), '/logs/verifier/reward.txt');
+    const r = runVerifier(box, { mounts: [[fakes, '/usr/local/sbin']], env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', NODE_OPTIONS: '--title=fake' } });
+    expect(r.stdout).not.toContain('FAKE');
+    expect(r.reward).toBe('0');
+    expect(r.stdout).toMatch(/accuracy 0\.000 \(0\/3 correct\)/);
+  });
+
+  test('under a login shell as the agent\'s user: ~/.local/bin on PATH and NODE_OPTIONS from ~/.profile reach nothing', () => {
+    const box = makeBox();
+    writeFileSync(join(box.app, 'answers.json'), '{}');
+    const home = join(box.root, 'home');
+    fakeBin(join(home, '.local', 'bin'), '/logs/verifier/reward.txt');
+    writeFileSync(join(home, 'evil.cjs'), "require('fs').writeFileSync('/logs/verifier/reward.txt', '1\\n'); console.log('FAKE preload'); process.exit(0);\n");
+    // What Debian's own ~/.profile does (~/.local/bin first on PATH), plus what an agent would add.
+    writeFileSync(join(home, '.profile'), [
+      'if [ -d "$HOME/.local/bin" ]; then PATH="$HOME/.local/bin:$PATH"; fi',
+      `export NODE_OPTIONS="--require $HOME/evil.cjs"`,
+      'export PATH',
+      '',
+    ].join('\n'));
+    spawnSync('chown', ['-R', `${AGENT_UID}:${AGENT_UID}`, home]);
+    chmodSync(box.verifierLogs, 0o1777);
+    const r = runVerifier(box, {
+      uid: AGENT_UID,
+      env: { HOME: home, PATH: '/usr/local/bin:/usr/bin:/bin' },
+      command: "/bin/bash -lc 'bash /tests/test.sh'",
+    });
+    expect(r.stdout).not.toContain('FAKE');
+    expect(r.reward).toBe('0');
+    expect(r.stdout).toMatch(/accuracy 0\.000 \(0\/3 correct\)/);
+  });
+});
+
+describe('the verifier\'s file rules (verifier.ts)', () => {
+  test('readLabels: a regular file only, never the gold by another name', () => {
+    const dir = tempDir();
+    const gold = join(dir, 'gold.json');
+    writeFileSync(gold, HONEST);
+    const { identity } = readLabels(gold, 'gold');
+    linkSync(gold, join(dir, 'hard.json'));
+    expect(() => readLabels(join(dir, 'hard.json'), 'answers', { notSameAs: identity })).toThrowError(/is the gold file itself/);
+    symlinkSync(gold, join(dir, 'soft.json'));
+    expect(() => readLabels(join(dir, 'soft.json'), 'answers')).toThrowError(/is a symbolic link \(to .*gold\.json\)/);
+    mkdirSync(join(dir, 'folder.json'));
+    expect(() => readLabels(join(dir, 'folder.json'), 'answers')).toThrowError(/is a folder, not a regular file/);
+    writeFileSync(join(dir, 'big.json'), '{}'.padEnd(101));
+    expect(() => readLabels(join(dir, 'big.json'), 'answers', { maxBytes: 100 })).toThrowError(/is 101 bytes, over the 100-byte limit/);
+    expect(readLabels(join(dir, 'big.json'), 'answers', { maxBytes: 101 }).labels.size).toBe(0);
+    writeFileSync(join(dir, 'latin1.json'), Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]));
+    expect(() => readLabels(join(dir, 'latin1.json'), 'answers')).toThrowError(/is not valid UTF-8/);
+  });
+
+  test('replaceFile replaces a link, a FIFO or a folder at the path, and removeEntry never follows a link', () => {
+    const dir = tempDir();
+    const target = join(dir, 'target.txt');
+    writeFileSync(target, 'keep\n');
+    symlinkSync(target, join(dir, 'r.txt'));
+    replaceFile(join(dir, 'r.txt'), '0\n');
+    expect(readFileSync(target, 'utf8')).toBe('keep\n');
+    expect(lstatSync(join(dir, 'r.txt')).isFile()).toBe(true);
+    mkdirSync(join(dir, 'd.txt', 'x'), { recursive: true });
+    replaceFile(join(dir, 'd.txt'), '0\n');
+    expect(readFileSync(join(dir, 'd.txt'), 'utf8')).toBe('0\n');
+    symlinkSync(dir, join(dir, 'loop'));
+    removeEntry(join(dir, 'loop'));
+    expect(readFileSync(target, 'utf8')).toBe('keep\n');
+    // No temp file is left behind.
+    expect(readdirSync(dir).filter((n) => n.startsWith('.')).length).toBe(0);
+  });
+
+  test('verify: the reward is 0 from the start; a broken gold is the task\'s error, with the 0 left standing', () => {
+    const dir = tempDir();
+    const logs = join(dir, 'logs');
+    writeFileSync(join(dir, 'gold.json'), '{ not json');
+    writeFileSync(join(dir, 'answers.json'), HONEST);
+    mkdirSync(logs);
+    writeFileSync(join(logs, 'reward.txt'), '1\n');
+    expect(() => verify({ answers: join(dir, 'answers.json'), gold: join(dir, 'gold.json'), logsDir: logs })).toThrowError(/gold file .* is not valid JSON/);
+    expect(readFileSync(join(logs, 'reward.txt'), 'utf8')).toBe('0\n');
+    writeFileSync(join(dir, 'gold.json'), HONEST);
+    expect(verify({ answers: join(dir, 'answers.json'), gold: join(dir, 'gold.json'), logsDir: logs }).reward).toBe(1);
+    expect(readFileSync(join(logs, 'reward.txt'), 'utf8')).toBe('1\n');
+  });
+});
