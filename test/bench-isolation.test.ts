@@ -7,7 +7,7 @@ import { runBench, type BenchOptions, type BenchReport, type TaskRun } from '../
 import { canIsolate, DOCKER_CAPABILITY_MASK } from '../src/harbor/isolation.js';
 import type { Layout } from '../src/harbor/layout.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
-import { taskToml, type TaskVariant } from '../src/harbor/templates.js';
+import { bundledSkillDir, taskToml, type TaskVariant } from '../src/harbor/templates.js';
 import { shellQuote as q } from '../src/shell-quote.js';
 import { makeTask } from './harbor-helpers.js';
 import { runCli, serve, tempDir } from './helpers.js';
@@ -40,7 +40,7 @@ interface Fixture {
 }
 
 /** A one-task dataset against a loopback page: one verbatim claim, one no_match (the baseline scores 0.5). */
-async function dataset(opts: { layout?: Layout; variant?: TaskVariant } = {}): Promise<Fixture> {
+async function dataset(opts: { layout?: Layout; variant?: TaskVariant; frozen?: boolean } = {}): Promise<Fixture> {
   const server = await serve([{ path: '/log', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
   const claims = [
     { id: 'v', quote: 'logged every ship that passed', url: `${server.origin}/log`, gold: 'verbatim' as const },
@@ -55,7 +55,16 @@ async function dataset(opts: { layout?: Layout; variant?: TaskVariant } = {}): P
       name: 'lighthouse', layout, claims: claims.map(({ gold: _g, ...c }) => c), gold: Object.fromEntries(claims.map((c) => [c.id, c.gold])),
       instruction: 'Check the quotes.', description: 'Check the quotes', config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
       variant: opts.variant, solve: { runArgs: ['--retries', '0', '--timeout', '5'] },
+      ...(opts.variant.skill ? { skillDir: bundledSkillDir() } : {}),
+      ...(opts.frozen ? { frozen: true } : {}),
     });
+  }
+  if (opts.frozen) {
+    // A frozen task's archive: a recorded run of its own claims.
+    const work = tempDir();
+    writeFileSync(join(work, 'claims.json'), JSON.stringify(claims.map(({ gold: _g, ...c }) => c)));
+    const r = await runCli(['run', '--quiet', '--claims', join(work, 'claims.json'), '--out', join(work, 'a.json'), '--record', join(tasks, 'lighthouse', 'environment', 'sources.warc.gz')]);
+    expect(r.code, r.stderr).toBe(0);
   }
   const verifierFolder = layout === 'harbor' ? 'tests' : 'verifier';
   return { tasks, task: join(tasks, 'lighthouse'), gold: join(tasks, 'lighthouse', verifierFolder, 'gold.json'), base };
@@ -280,6 +289,30 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
       expect(b.run.problems).toEqual([]);
       // /app holds what the image puts there, not the tool.
       expect(b.file('app/quotecheck/quotecheck.mjs')).toBe('');
+    } finally {
+      restore();
+    }
+  });
+
+  test('a frozen task with the skill: /app holds what the image copies there, the skill (and the tool inside it) is at /skills, warc-extract on PATH', async () => {
+    const restore = fakeQuotecheckOnPath();
+    try {
+      const f = await dataset({ variant: { skill: true }, frozen: true });
+      const tool = '/skills/quote-verification/quotecheck/quotecheck.mjs';
+      const agent = [
+        'ls -A /app > /app/ls.txt',
+        `test -r ${tool} && echo skill-tool > /app/skill.txt`,
+        'warc-extract /app/sources.warc.gz /tmp/sources > /app/extract.txt',
+        'grep -c "\"url\"" /tmp/sources/index.json > /app/entries.txt',
+        `node ${tool} run --replay /app/sources.warc.gz --claims /app/claims.json --out /app/answers.json --quiet`,
+      ].join('; ');
+      const b = await bench(f, agent);
+      expect(b.file('app/ls.txt').split('\n').filter((n) => n && n !== 'ls.txt').sort()).toEqual(['claims.json', 'sources.warc.gz']);
+      expect(b.file('app/skill.txt').trim()).toBe('skill-tool');
+      expect(b.file('app/extract.txt')).toMatch(/^200\ttext\/html\tbodies\/1\.html\thttp:\/\/127\.0\.0\.1:\d+\/log$/m);
+      expect(Number(b.file('app/entries.txt'))).toBeGreaterThanOrEqual(1);
+      expect(b.run.reward).toBe(1);
+      expect(b.run.problems).toEqual([]);
     } finally {
       restore();
     }

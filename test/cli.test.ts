@@ -1,5 +1,6 @@
 // The command line as users run it: exit codes, messages, answers always written, signals and deadlines.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
@@ -172,6 +173,21 @@ describe('quotecheck grade', () => {
     expect(r.stdout).toMatch(/accuracy 0\.500 \(2\/4 correct\)/);
     expect(r.stdout).toMatch(/^1 answer with no gold label, ignored: "zz"$/m);
     expect(r.stdout).toMatch(/^2 wrong answers:\n  "b": expected no_match, given verbatim\n  "d": expected verbatim, given no answer$/m);
+  });
+
+  test('--answers by the verifier\'s rules: a link to the gold or a FIFO is refused (exit 2, reward 0), never followed or waited on', async () => {
+    const dir = tempDir();
+    const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim' });
+    const reward = join(dir, 'reward.txt');
+    symlinkSync(gold, join(dir, 'link.json'));
+    const linked = await runCli(['grade', '--answers', join(dir, 'link.json'), '--gold', gold, '--reward', reward]);
+    expect(linked.code).toBe(2);
+    expect(linked.stderr).toBe(`quotecheck: error: answers file ${join(dir, 'link.json')} is a symbolic link (to ${gold}), not a regular file: not graded\n`);
+    expect(readFileSync(reward, 'utf8')).toBe('0\n');
+    execFileSync('mkfifo', [join(dir, 'fifo.json')]);
+    const fifo = await runCli(['grade', '--answers', join(dir, 'fifo.json'), '--gold', gold]);
+    expect(fifo.code).toBe(2);
+    expect(fifo.stderr).toContain('is a named pipe (FIFO), not a regular file: not graded');
   });
 
   test('an unreadable answers file: exit 2 with a clear message', async () => {

@@ -3,7 +3,7 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -33,14 +33,23 @@ let server: RunningServer | undefined;
 let golden: GoldenBench;
 let outDir: string;
 
+const PATH_BEFORE = process.env.PATH;
+
 beforeAll(async () => {
   server = await startGoldenServer();
   // Shared by every test of this file (tempDir() folders go after each test).
   outDir = fileTempDir('quotecheck-golden-');
+  // A `quotecheck` first on every phase's PATH that fails loudly: each task's oracle runs the build its task ships,
+  // its verifier its own grader, and nothing installed is reachable by name.
+  const bin = join(outDir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'quotecheck'), '#!/bin/sh\necho "not this quotecheck" >&2\nexit 99\n', { mode: 0o755 });
+  process.env.PATH = `${bin}:${PATH_BEFORE}`;
   golden = await benchGolden(outDir);
 }, 300_000);
 
 afterAll(async () => {
+  process.env.PATH = PATH_BEFORE;
   await server?.close();
   server = undefined;
 });

@@ -212,6 +212,19 @@ describe('bad input names what is wrong', () => {
     }
   });
 
+  it('--name that is not a task name (a path, a dot-dot, a slash): one line, exit 2, nothing written anywhere', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'labelled.jsonl');
+    writeFileSync(file, `${JSON.stringify({ id: 'a', quote: 'words', url: 'https://example.org/a', label: 'verbatim' })}\n`);
+    const out = join(dir, 'deep', 'out');
+    for (const name of ['../../x', '/tmp/x', 'a/b', '..', '.hidden', '']) {
+      const r = await runCli(['export', '--labelled', file, '--out', out, '--name', name]);
+      expect(r.code, name).toBe(2);
+      expect(r.stderr).toBe(`quotecheck: error: --name ${JSON.stringify(name)}: must be letters, digits, '.', '_' or '-', starting with a letter or digit (at most 128): it names the task folders\n`);
+    }
+    expect(readdirSync(dir)).toEqual(['labelled.jsonl']);
+  });
+
   it('--task-field: a claim without the field, or with a name that cannot be a folder, is an error naming its line', async () => {
     const dir = tempDir();
     const file = join(dir, 'labelled.jsonl');
@@ -235,6 +248,7 @@ describe('bad input names what is wrong', () => {
     const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as { environment: Record<string, unknown> };
     expect(yaml.environment.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp'] }]);
     // The simple reader still gets every plain key before the list.
-    expect(naiveFrontMatter(text).settings).toMatchObject({ agent: { timeout_sec: 600 }, verifier: { timeout_sec: 120 }, environment: { network_mode: 'public' } });
+    expect(naiveFrontMatter(text).settings).toMatchObject({ agent: { timeout_sec: 600 }, verifier: { timeout_sec: 120, user: 'root' }, environment: { network_mode: 'public' } });
+    checkTaskFolder(join(dir, 'sb', 'pier'), { layout: 'skillsbench', mcp: true });
   });
 });

@@ -9,6 +9,7 @@ import { planTasks, readLabelled, writeDataset } from '../src/harbor/export.js';
 import { GOLDEN_WAYBACK_URL } from '../golden/server.js';
 import { ROOT, runCli, tempDir } from './helpers.js';
 import { checkTaskFolder } from './harbor-helpers.js';
+import { shippedDir } from '../src/harbor/ship.js';
 
 /*
  * Harbor's TaskConfig (src/harbor/models/task/config.py of laude-institute/harbor, as of commit
@@ -124,6 +125,15 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     const tasks = taskDirs(out);
     expect(tasks).toHaveLength(2);
     for (const t of tasks) checkTask(t, variant);
+    // One image for the whole dataset (the Dockerfile is the same in every task), and the shipped files byte-identical
+    // in every task and to the build: a dataset kept in git stores them once.
+    const same = (rel: string) => expect(readFileSync(join(tasks[1]!, rel)).equals(readFileSync(join(tasks[0]!, rel))), rel).toBe(true);
+    same('environment/Dockerfile');
+    same('tests/grade.mjs');
+    for (const f of readdirSync(shippedDir())) {
+      same(`solution/quotecheck/${f}`);
+      expect(readFileSync(join(tasks[0]!, 'solution', 'quotecheck', f)).equals(readFileSync(join(shippedDir(), f))), f).toBe(true);
+    }
     if (variant !== 'plain') expect(r.stdout).toMatch(/every task ships/);
   });
 

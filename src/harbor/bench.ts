@@ -635,6 +635,11 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const tasks = listTasks(opts.tasksDir);
   const isolation = resolveIsolation(opts.isolation);
   mkdirSync(opts.outDir, { recursive: true });
+  // The trials hold what agents made, as root in namespace isolation: a set-user-ID copy of a shell, a device node.
+  // Only bench's own user may enter them, so no other user of this machine can run or open what an agent left.
+  const trials = join(opts.outDir, 'trials');
+  mkdirSync(trials, { recursive: true });
+  chmodSync(trials, 0o700);
   let hidden: string[] = [];
   if (isolation === 'namespace') {
     hidden = hiddenFolders(opts);

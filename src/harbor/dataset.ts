@@ -1,10 +1,11 @@
 // A dataset on disk, in either layout (Harbor's task.toml, SkillsBench 1.1's task.md): its tasks, their timeouts, claims and gold labels.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { readTextFile } from '../messages.js';
 import { LAYOUTS, type Layout } from './layout.js';
+import { readRegularFile } from './safe-read.js';
 
 export interface TaskDir {
   name: string;
@@ -97,10 +98,25 @@ export function listTasks(folder: string): TaskDir[] {
   return tasks;
 }
 
-/** Reads a JSON file, or undefined when it is missing or unreadable (an agent may write nothing). */
+/**
+ * Largest JSON or JSON Lines file read back from a dataset or a run: a claims file's own limit. A run's files were
+ * written by the agent under test, so they are read as planted files are (safe-read.ts): a regular file only, never
+ * through a link, never blocking on a FIFO.
+ */
+const MAX_RUN_FILE_BYTES = 64 * 1024 * 1024;
+
+/** The text of a file the agent may have planted, or undefined when it is missing, not a regular file or too large. */
+function readPlanted(path: string): string | undefined {
+  const read = readRegularFile(path, MAX_RUN_FILE_BYTES);
+  return read.ok ? read.bytes.toString('utf8') : undefined;
+}
+
+/** Reads a JSON file, or undefined when it is missing or unreadable (an agent may write nothing, or something else). */
 export function readJsonIfAny(path: string): unknown {
+  const text = readPlanted(path);
+  if (text === undefined) return undefined;
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
@@ -108,8 +124,7 @@ export function readJsonIfAny(path: string): unknown {
 
 /** Reads a JSON Lines file into objects, skipping lines that do not parse. */
 export function readJsonLines(path: string): Record<string, unknown>[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
+  return (readPlanted(path) ?? '')
     .split('\n')
     .filter((l) => l.trim())
     .flatMap((l) => {

@@ -373,6 +373,8 @@ export interface InstructionOptions {
   archive?: boolean;
   /** What the task gives the agent: the instruction says so when it is quotecheck. */
   variant?: TaskVariant;
+  /** With `variant.skill`: the skill's name, its folder's (default quote-verification, quotecheck's own). */
+  skillName?: string;
 }
 
 /** What the agent is told: the task, the exact label rule, the answer format. A plain task never names quotecheck. */
@@ -414,7 +416,7 @@ Write \`/app/answers.json\`: one JSON object mapping every claim id to \`"verbat
 \`\`\`json
 { ${example} }
 \`\`\`
-${opts.asOf ? asOfSection(opts.waybackUrl, opts.archive === true) : ''}${opts.archive ? archiveSection() : ''}${toolSection(opts.variant ?? {})}${about ? `\nAbout these sources: ${about}\n` : ''}`;
+${opts.asOf ? asOfSection(opts.waybackUrl, opts.archive === true) : ''}${opts.archive ? archiveSection() : ''}${toolSection(opts.variant ?? {}, opts.skillName)}${about ? `\nAbout these sources: ${about}\n` : ''}`;
 }
 
 function asOfSection(waybackUrl = 'https://web.archive.org', frozen = false): string {
@@ -452,11 +454,11 @@ live web, so that the answers do not depend on when the task is run:
 }
 
 /** What a variant that gives quotecheck tells the agent; nothing for a plain task. */
-function toolSection(variant: TaskVariant): string {
+function toolSection(variant: TaskVariant, skillName = 'quote-verification'): string {
   if (!givesTool(variant)) return '';
   const ways = [
     ...(variant.mcp ? [`its MCP server \`${QUOTECHECK_MCP_SERVER.name}\` (tools \`verify_quote\`, \`read_source\`, \`search_source\`, \`check_claims\`) and the \`${QUOTECHECK_MCP_SERVER.command}\` command`] : []),
-    ...(variant.skill ? ['the skill `quote-verification` among your skills (in `/skills`), which carries the tool in its own folder and says how to use it'] : []),
+    ...(variant.skill ? [`the skill \`${skillName}\` among your skills (in \`${TASK_SKILLS_DIR}\`), which carries the tool in its own folder and says how to use it`] : []),
   ];
   return `
 ## A tool is provided

@@ -1,0 +1,91 @@
+// The self-contained build a task ships (dist/bundle/quotecheck/, scripts/bundle.ts), run by itself from a folder of
+// its own with no package around it: every command a task uses works from it (run with its HTML worker threads and
+// pdftotext shells, verify, mcp, grade, export), and its grader needs nothing but Node.js.
+import { execFile, spawnSync } from 'node:child_process';
+import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, test } from 'vitest';
+import { BUNDLE_FILES, shippedDir } from '../src/harbor/ship.js';
+import { serve, tempDir, writeJson } from './helpers.js';
+
+const execFileAsync = promisify(execFile);
+
+/** A copy of the shipped folder alone in a temp folder: no node_modules, no dist/, no package.json above it. */
+function isolatedCopy(): string {
+  const dir = join(tempDir('quotecheck-shipped-'), 'quotecheck');
+  cpSync(shippedDir(), dir, { recursive: true });
+  return dir;
+}
+
+const entry = (dir: string, file: string): string => join(dir, basename(file));
+
+const PAGE = '<html><head><title>Harbour</title></head><body><article><p>The harbour master counted forty-two ships before the storm.</p><p>Nobody left the pier.</p></article></body></html>';
+
+describe('the shipped build, alone', () => {
+  test('run: an HTML page through the worker threads and a PDF through pdftotext, as the installed CLI answers them', async () => {
+    const server = await serve([
+      { path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } },
+      { path: '/paper.pdf', file: 'tracemonkey-p1.pdf', headers: { 'content-type': 'application/pdf' } },
+    ]);
+    const dir = isolatedCopy();
+    const work = tempDir();
+    const claims = writeJson(join(work, 'claims.json'), [
+      { id: 'h1', quote: 'counted forty-two ships', url: `${server.origin}/page` },
+      { id: 'h2', quote: 'counted forty-three ships', url: `${server.origin}/page` },
+      { id: 'p1', quote: 'Trace-based Just-in-Time Type Specialization', url: `${server.origin}/paper.pdf` },
+    ]);
+    const out = join(work, 'answers.json');
+    const report = join(work, 'report.jsonl');
+    // Asynchronously: the loopback server answers from this very process. Its own folder as the working folder.
+    await execFileAsync(process.execPath, [entry(dir, BUNDLE_FILES.quotecheck), 'run', '--quiet', '--claims', claims, '--out', out, '--report', report], { cwd: dir });
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ h1: 'verbatim', h2: 'no_match', p1: 'verbatim' });
+    const rows = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; extractor: string; diagnosis: string });
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.extractor]))).toEqual({ h1: 'readability', h2: 'readability', p1: 'pdftotext' });
+    expect(rows.find((r) => r.id === 'h2')!.diagnosis).toBe('near_miss');
+  });
+
+  test('verify, grade and export; the MCP server lists its tools to the SDK\'s own client', async () => {
+    const server = await serve([{ path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+    const dir = isolatedCopy();
+    const cli = entry(dir, BUNDLE_FILES.quotecheck);
+    const verify = await execFileAsync(process.execPath, [cli, 'verify', '--url', `${server.origin}/page`, '--quote', 'Nobody left the pier', '--json']);
+    expect(JSON.parse(verify.stdout)).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim' });
+
+    const work = tempDir();
+    writeJson(join(work, 'gold.json'), { a: 'verbatim', b: 'no_match' });
+    writeJson(join(work, 'answers.json'), { a: 'verbatim', b: 'verbatim' });
+    const graded = spawnSync(process.execPath, [cli, 'grade', '--answers', join(work, 'answers.json'), '--gold', join(work, 'gold.json'), '--reward', join(work, 'reward.txt')], { encoding: 'utf8' });
+    expect(graded.status, graded.stderr).toBe(0);
+    expect(readFileSync(join(work, 'reward.txt'), 'utf8')).toBe('0.5\n');
+
+    // export from the build itself ships the build itself, byte for byte.
+    writeFileSync(join(work, 'l.jsonl'), `${JSON.stringify({ id: 'a', quote: 'q', url: 'https://example.org/a', label: 'verbatim' })}\n`);
+    const exported = spawnSync(process.execPath, [cli, 'export', '--labelled', join(work, 'l.jsonl'), '--out', join(work, 'ds'), '--name', 'x'], { encoding: 'utf8' });
+    expect(exported.status, exported.stderr).toBe(0);
+    for (const f of readdirSync(dir)) expect(readFileSync(join(work, 'ds', 'x-001', 'solution', 'quotecheck', f)).equals(readFileSync(join(dir, f))), f).toBe(true);
+
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', '--allow-private'], stderr: 'pipe' });
+    const client = new Client({ name: 'quotecheck-shipped-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['check_claims', 'read_source', 'search_source', 'verify_quote']);
+      const r = await client.callTool({ name: 'verify_quote', arguments: { url: `${server.origin}/page`, quote: 'counted forty-two ships' } });
+      expect(JSON.stringify(r.content)).toContain('verbatim');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  test('the grader imports Node\'s own modules and nothing else', () => {
+    const grader = readFileSync(join(shippedDir(), basename(BUNDLE_FILES.grader)), 'utf8');
+    const imports = [...grader.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)].map((m) => m[1]);
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((m) => !m!.startsWith('node:'))).toEqual([]);
+    expect(grader).not.toMatch(/\brequire\(/);
+  });
+});
+
