@@ -1,6 +1,6 @@
 // `bench` as a harness that the agent cannot fool (design.md §6): every attack an agent can make from the agent phase, run through the real bench with namespace isolation, scores 0 and says why.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { runBench, type BenchOptions, type BenchReport, type TaskRun } from '../src/harbor/bench.js';
@@ -15,8 +15,8 @@ import { runCli, serve, tempDir } from './helpers.js';
 const ISOLATED = canIsolate();
 
 /**
- * Datasets and outputs live outside /tmp: the agent phase gets a fresh /tmp, which would hide a dataset there
- * anyway, and the point is that the hiding mounts do it wherever the dataset is.
+ * Datasets and outputs live outside /tmp here (the test below puts some inside it): the hiding mounts must do their
+ * work wherever the dataset is.
  */
 const hostFolders: string[] = [];
 afterAll(() => {
@@ -102,7 +102,33 @@ function processesWith(token: string): string[] {
 const said = (b: Bench): string => `${b.file('agent-output.txt')}\n${b.file('logs/verifier/test-stdout.txt')}`;
 
 describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', () => {
-  test('sees /app and its logs only: no tests, no solution, no dataset, no --out; the host is read-only; a fresh /tmp and a minimal /dev', async () => {
+  test('/tmp is the host\'s as it is, writes to it are the phase\'s own, and a dataset and --out inside it stay hidden', async () => {
+    const f = await dataset();
+    // The same dataset, and the run's --out, in the host's /tmp (where a checkout, or an agent, may well live).
+    const inTmp = tempDir('quotecheck-tmp-dataset-');
+    const tasks = join(inTmp, 'tasks');
+    cpSync(f.tasks, tasks, { recursive: true });
+    const note = join(inTmp, 'agent-notes.txt');
+    writeFileSync(note, 'the agent\'s own file in /tmp\n');
+    const out = join(inTmp, 'out');
+    const probe = [
+      `cat ${q(note)} > /app/note.txt`,
+      `ls -A ${q(tasks)} > /app/tasks.txt 2>&1`,
+      `ls -A ${q(out)} > /app/out.txt 2>&1`,
+      `echo changed > ${q(note)} && echo wrote >> /app/note.txt`,
+      `cp ${q(join(tasks, 'lighthouse', 'tests', 'gold.json'))} /app/answers.json`,
+    ].join('; ');
+    const report = await runBench({ tasksDir: tasks, agent: probe, isolation: 'namespace', jobs: 1, outDir: out });
+    const trial = (path: string) => readFileSync(join(out, 'trials', 'lighthouse', path), 'utf8');
+    expect(trial('app/note.txt')).toBe('the agent\'s own file in /tmp\nwrote\n');
+    expect(readFileSync(note, 'utf8'), 'the write stayed in the phase').toBe('the agent\'s own file in /tmp\n');
+    expect(trial('app/tasks.txt')).toBe('');
+    expect(trial('app/out.txt')).toBe('');
+    expect(report.tasks[0]!.reward).toBe(0);
+    expect(report.tasks[0]!.problems).toContain('no answers file');
+  });
+
+  test('sees /app and its logs only: no tests, no solution, no dataset, no --out; the host is read-only; a private /tmp and a minimal /dev', async () => {
     const f = await dataset();
     const out = join(f.base, 'out-probe');
     // Each line: name=yes when the check succeeds in the agent phase.
@@ -347,7 +373,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     }
   });
 
-  test('--replay is readable in the agent phase wherever the archive is (here in /tmp, which the phase gets fresh)', async () => {
+  test('--replay is readable in the agent phase wherever the archive is (here in /tmp)', async () => {
     const f = await dataset();
     const archive = join(tempDir(), 'sources.warc.gz');
     writeFileSync(archive, 'not really a WARC');

@@ -79,6 +79,20 @@ export function hidingConflict(hidden: readonly string[], containerPaths: readon
 
 const q = shellQuote;
 
+/**
+ * The phase's /tmp: the host's /tmp as it is (an agent, or the checkout bench runs from, may live there), with
+ * every write going to a private layer thrown away with the phase (an overlay: the host's /tmp below, a fresh tmpfs
+ * above). The host's /tmp is held open on fd 4 before the fresh tmpfs covers it, so the overlay can name it
+ * (/proc/self/fd/4 is that folder); the fresh tmpfs, on fd 5, holds the overlay's own folders. Where the kernel has
+ * no overlayfs, the fresh tmpfs alone stays: a private, empty /tmp.
+ */
+const TMP_SETUP = `exec 4</tmp
+mount -t tmpfs -o nosuid,nodev,mode=1777 bench-tmp /tmp
+mkdir /tmp/.upper /tmp/.work
+exec 5</tmp
+mount -t overlay -o nosuid,nodev,lowerdir=/proc/self/fd/4,upperdir=/proc/self/fd/5/.upper,workdir=/proc/self/fd/5/.work bench-tmp /tmp 2>/dev/null || true
+exec 4<&- 5<&-`;
+
 /** A minimal /dev as Docker makes it: a few character devices, a private devpts and shm, then read-only (no device node can be added). */
 const DEV_SETUP = `mount -t tmpfs -o nosuid,mode=755,size=64k bench-dev /dev
 for node in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
@@ -134,7 +148,7 @@ echo "${LEFT} $n" >&3`;
 
 /**
  * The bash script the phase's init (PID 1 of a fresh PID namespace, in its own mount namespace) runs: the binds,
- * the hiding, a fresh /tmp and /dev, the host read-only; then the command with Docker's capabilities, and the count
+ * a private /tmp over the host's, the hiding, a fresh /dev, the host read-only; then the command with Docker's capabilities, and the count
  * of what it left running. Any set-up step that fails ends the phase before the command runs (no "ready" line).
  */
 export function phaseScript(spec: PhaseSpec): string {
@@ -148,9 +162,10 @@ export function phaseScript(spec: PhaseSpec): string {
       `mount -o remount,bind,${b.writable ? 'rw' : 'ro'},nosuid,nodev ${q(b.to)}`,
     ]),
     ...spec.empty.map((dir) => `mount -t tmpfs -o ro,nosuid,nodev,noexec,size=4k,mode=755 bench-empty ${q(dir)}`),
-    // After the binds: the trial's own folders live in --out, and the oracle and verifier folders in the dataset.
+    TMP_SETUP,
+    // After the binds (the trial's own folders live in --out, the oracle and verifier folders in the dataset) and
+    // after /tmp (its overlay shows the host's /tmp whole, so what is hidden there is covered on top of it).
     ...hidden.map((dir) => `mount -t tmpfs -o ro,nosuid,nodev,noexec,size=4k,mode=755 bench-hidden ${q(dir)}`),
-    'mount -t tmpfs -o nosuid,nodev,mode=1777 bench-tmp /tmp',
     DEV_SETUP,
     readOnlyRest(['/proc', '/dev', '/tmp', ...hidden], writable),
     `cd ${q(spec.cwd)}`,
