@@ -275,6 +275,11 @@ describe('the verifier\'s file rules (verifier.ts)', () => {
     writeFileSync(join(dir, 'big.json'), '{}'.padEnd(101));
     expect(() => readLabels(join(dir, 'big.json'), 'answers', { maxBytes: 100 })).toThrowError(/is 101 bytes, over the 100-byte limit/);
     expect(readLabels(join(dir, 'big.json'), 'answers', { maxBytes: 101 }).labels.size).toBe(0);
+    // Deeper than a label file is: refused before parsing (millions of nested arrays would take gigabytes of heap).
+    writeFileSync(join(dir, 'deep.json'), '['.repeat(4_000_000));
+    expect(() => readLabels(join(dir, 'deep.json'), 'answers')).toThrowError(/is nested deeper than a label file is \(at line 1, column 3\)/);
+    writeFileSync(join(dir, 'list.json'), JSON.stringify([{ id: 'a', label: 'verbatim' }]));
+    expect([...readLabels(join(dir, 'list.json'), 'answers').labels]).toEqual([['a', 'verbatim']]);
     writeFileSync(join(dir, 'latin1.json'), Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]));
     expect(() => readLabels(join(dir, 'latin1.json'), 'answers')).toThrowError(/is not valid UTF-8/);
   });

@@ -13,7 +13,7 @@ import { CONTAINER_PATHS, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE, shell
 import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
 import { readRegularFile } from './safe-read.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, shippedDir } from './ship.js';
-import { MAX_LABELS_BYTES } from './verifier.js';
+import { MAX_LABELS_BYTES, parseLabelBytes } from './verifier.js';
 
 /**
  * How the phases are kept apart (design.md §6): as root, each in its own mount and PID namespaces with the container
@@ -572,9 +572,9 @@ function readAnswers(t: Trial, problems: string[]): Map<string, string> {
     return new Map();
   }
   try {
-    return parseLabels(JSON.parse(read.bytes.toString('utf8')), 'answers');
+    return parseLabelBytes(read.bytes, 'answers file');
   } catch (err) {
-    problems.push(err instanceof SyntaxError ? 'answers file is not JSON' : (err as Error).message);
+    problems.push((err as Error).message);
     return new Map();
   }
 }

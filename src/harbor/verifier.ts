@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { parseJsonText } from '../json-text.js';
+import { lineAndColumn, parseJsonText, tooDeepAt } from '../json-text.js';
 import { formatGrade, formatReward, grade, GradeInputError, parseLabels, type Grade } from './grade.js';
 import { readRegularFile, type FileIdentity } from './safe-read.js';
 
@@ -46,14 +46,27 @@ export function readLabels(path: string, what: string, opts: ReadLabelsOptions =
   if (opts.notSameAs && dev === opts.notSameAs.dev && ino === opts.notSameAs.ino) {
     throw new RefusedFileError(`${what} file ${path} is the gold file itself (a link to it): not graded`);
   }
+  return { labels: parseLabelBytes(read.bytes, `${what} file ${path}`), identity: read.identity };
+}
+
+/**
+ * Deepest nesting a label file has: `{"id": "label"}` is 1, `[{"id": ..., "label": ...}]` is 2. Anything deeper is
+ * not an answers file, and a few megabytes of `[[[[...` would cost gigabytes of heap to parse (claims.ts says how
+ * much): it is refused before it is parsed.
+ */
+const MAX_LABELS_DEPTH = 2;
+
+/** A label file's bytes (UTF-8 JSON, either answers format) as a map; every failure a GradeInputError naming `where`. */
+export function parseLabelBytes(bytes: Uint8Array, where: string): Map<string, string> {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new GradeInputError(`${what} file ${path} is not valid UTF-8`);
+    throw new GradeInputError(`${where} is not valid UTF-8`);
   }
-  const json = parseJsonText(text, GradeInputError, `${what} file ${path} is not valid JSON`);
-  return { labels: parseLabels(json, `${what} file ${path}`), identity: read.identity };
+  const deep = tooDeepAt(text, MAX_LABELS_DEPTH);
+  if (deep >= 0) throw new GradeInputError(`${where} is nested deeper than a label file is (at ${lineAndColumn(text, deep)}): expected {"<id>": "<label>"} or [{"id", "label"}]`);
+  return parseLabels(parseJsonText(text, GradeInputError, `${where} is not valid JSON`), where);
 }
 
 /** A fresh name in `dir` that nothing else uses: a reward's temp file, or the new name of a stale one. */
