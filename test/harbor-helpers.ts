@@ -116,7 +116,8 @@ export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: bo
     const args = copy.split(/\s+/).slice(1).filter((a) => !a.startsWith('--'));
     for (const source of args.slice(0, -1)) expect(existsSync(join(env, source)), `${dir}: ${copy}: ${source} is not in the build context`).toBe(true);
   }
-  expect(steps.at(-1), `${dir}: the image ends as the agent's user`).toBe('USER agent');
+  // The agent's user owns /app and /logs/agent, not /logs/verifier (root's, sticky); task.toml runs the agent as it.
+  expect(steps.some((st) => /^RUN useradd .* agent /.test(st) && st.includes('chown agent:agent /app /logs/agent ') && st.endsWith('chmod 1777 /logs/verifier')), `${dir}: the agent's user`).toBe(true);
   const instructionText = readFileSync(join(dir, layout === 'harbor' ? 'instruction.md' : 'task.md'), 'utf8');
   const body = layout === 'harbor' ? instructionText : instructionText.split('\n---\n').slice(1).join('\n---\n');
   if (!opts.skill && !opts.mcp) {

@@ -248,7 +248,7 @@ describe('bad input names what is wrong', () => {
     const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as { environment: Record<string, unknown> };
     expect(yaml.environment.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp'] }]);
     // The simple reader still gets every plain key before the list.
-    expect(naiveFrontMatter(text).settings).toMatchObject({ agent: { timeout_sec: 600 }, verifier: { timeout_sec: 120, user: 'root' }, environment: { network_mode: 'public' } });
+    expect(naiveFrontMatter(text).settings).toMatchObject({ agent: { timeout_sec: 600, user: 'agent' }, verifier: { timeout_sec: 120, user: 'root' }, environment: { network_mode: 'public' } });
     checkTaskFolder(join(dir, 'sb', 'pier'), { layout: 'skillsbench', mcp: true });
   });
 });

@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, test } from 'vitest';
 import { BUNDLE_FILES, shippedDir } from '../src/harbor/ship.js';
+import { makeTask } from './harbor-helpers.js';
 import { serve, tempDir, writeJson } from './helpers.js';
 
 const execFileAsync = promisify(execFile);
@@ -79,6 +80,17 @@ describe('the shipped build, alone', () => {
       await client.close();
     }
   }, 60_000);
+
+  test('solve.sh writes the answers even where the agent\'s log folder cannot be written (it says so, and skips the report)', async () => {
+    const server = await serve([{ path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+    const dir = tempDir();
+    const task = makeTask(dir, 't', [{ id: 'h1', quote: 'counted forty-two ships', url: `${server.origin}/page`, gold: 'verbatim' }]);
+    const app = join(dir, 'app');
+    cpSync(join(task, 'environment', 'claims.json'), join(app, 'claims.json'));
+    const r = await execFileAsync('bash', [join(task, 'solution', 'solve.sh')], { env: { ...process.env, QUOTECHECK_APP_DIR: app, QUOTECHECK_AGENT_LOGS: '/dev/null/logs' } });
+    expect(r.stderr).toContain('solve.sh: /dev/null/logs cannot be written: no evidence report');
+    expect(JSON.parse(readFileSync(join(app, 'answers.json'), 'utf8'))).toEqual({ h1: 'verbatim' });
+  });
 
   test('the grader imports Node\'s own modules and nothing else', () => {
     const grader = readFileSync(join(shippedDir(), basename(BUNDLE_FILES.grader)), 'utf8');

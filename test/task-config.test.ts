@@ -89,7 +89,8 @@ function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = [
   expect(tags.includes('with-skill')).toBe(skill);
   expect(tags.includes('with-mcp')).toBe(mcp);
   expect(tags.includes('quotecheck-provided')).toBe(skill || mcp);
-  // The verifier runs as root (the image's USER is the agent's).
+  // The agent runs as the image's `agent`, the verifier as root.
+  expect(config.agent?.user).toBe('agent');
   expect(config.verifier?.user).toBe('root');
   return config;
 }

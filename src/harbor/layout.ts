@@ -66,9 +66,11 @@ export function frontMatter(fm: FrontMatter): string {
     `  tags: [${fm.tags.map(yamlString).join(', ')}]`,
     'agent:',
     `  timeout_sec: ${fm.agentTimeoutSec.toFixed(1)}`,
+    // Not root: the agent cannot replace the programs the verifier runs (templates.ts AGENT_USER, made by the image).
+    '  user: "agent"',
     'verifier:',
     `  timeout_sec: ${fm.verifierTimeoutSec.toFixed(1)}`,
-    // The image's user is the agent's; the verifier runs as root, which can remove whatever the agent left in its way.
+    // As root: it removes whatever the agent left in its way.
     '  user: "root"',
     'environment:',
     '  network_mode: "public"',

@@ -66,8 +66,15 @@ set -euo pipefail
 HERE="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
 APP="\${${p.app.env}:-${p.app.path}}"
 LOGS="\${${p.agentLogs.env}:-${p.agentLogs.path}}"
-mkdir -p "$LOGS"
-${replay}node "$HERE/${SHIPPED_ENTRY}" run --claims "$APP/claims.json" --out "$APP/answers.json" --report "$LOGS/report.jsonl"${extra} 2>&1 | tee -a "$LOGS/quotecheck.log"
+${replay}run() { node "$HERE/${SHIPPED_ENTRY}" run --claims "$APP/claims.json" --out "$APP/answers.json" "$@"${extra}; }
+# The evidence report and the log go to the agent's log folder; when a harness made it unwritable for this user, the
+# answers are written all the same: they are what counts.
+if mkdir -p "$LOGS" 2>/dev/null && [ -w "$LOGS" ]; then
+  run --report "$LOGS/report.jsonl" 2>&1 | tee -a "$LOGS/quotecheck.log"
+else
+  echo "solve.sh: $LOGS cannot be written: no evidence report" >&2
+  run
+fi
 `;
 }
 
@@ -257,11 +264,13 @@ tags = [${tags}]
 
 [verifier]
 timeout_sec = ${(opts.verifierTimeoutSec ?? 120).toFixed(1)}
-# The image's user is the agent's; the verifier runs as root, which can remove whatever the agent left in its way.
+# As root: it removes whatever the agent left in its way, and reads nothing the agent's user could have written for it.
 user = "root"
 
 [agent]
 timeout_sec = ${(opts.agentTimeoutSec ?? 600).toFixed(1)}
+# Not root: the agent cannot replace the programs the verifier runs (the image makes this user; its default is root).
+user = ${tomlString(AGENT_USER)}
 
 [environment]
 build_timeout_sec = 600.0
@@ -304,7 +313,11 @@ export interface DockerfileOptions extends TaskVariant {
  */
 export const AGENT_BASE_IMAGE = 'node:20-bookworm-slim';
 
-/** The agent's user: it owns /app and /logs/agent. A uid of its own, not the base image's `node` (1000). */
+/**
+ * The agent's user: it owns /app and /logs/agent. A uid of its own, not the base image's `node` (1000). The image's
+ * default user stays root, as harnesses expect (they install an agent's own tools and set up the log folders as
+ * root before the agent runs); task.toml's `[agent] user` is what runs the agent as this user.
+ */
 export const AGENT_USER = 'agent';
 export const AGENT_UID = 1001;
 
@@ -335,8 +348,8 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
     'RUN apt-get update \\',
     ' && apt-get install -y --no-install-recommends poppler-utils ca-certificates curl \\',
     ' && rm -rf /var/lib/apt/lists/*',
-    `# The agent's user owns /app and /logs/agent. /logs/verifier is root's, writable by anyone but sticky (as /tmp is),`,
-    '# so the agent can neither make it read-only nor remove what the verifier writes there.',
+    `# The agent's user (task.toml's [agent] user) owns /app and /logs/agent. /logs/verifier is root's, writable by anyone`,
+    '# but sticky (as /tmp is), so the agent can neither make it read-only nor remove what the verifier writes there.',
     `RUN useradd --create-home --uid ${AGENT_UID} ${AGENT_USER} \\`,
     ' && mkdir -p /app /logs/agent /logs/verifier \\',
     ` && chown ${AGENT_USER}:${AGENT_USER} /app /logs/agent \\`,
@@ -360,7 +373,6 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
   if (opts.skill) lines.push(skillLines(opts.layout ?? 'harbor').trimEnd());
   lines.push('WORKDIR /app', 'COPY claims.json /app/claims.json');
   if (opts.archive) lines.push(`COPY ${TASK_ARCHIVE} /app/${TASK_ARCHIVE}`);
-  lines.push(`USER ${AGENT_USER}`);
   return `${lines.join('\n')}\n`;
 }
 
