@@ -20,7 +20,7 @@ import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
 import { measureStartup, startupTable, type StartupFigures } from './startup.js';
-import { DEFAULT_SCALE, printScaleTable, runScalePhase, scaleFailures, scaleFigures, type ScaleFigures, type ScalePhase } from './scale.js';
+import { DEFAULT_SCALE, printScaleTable, runScalePhase, scaleFailures, scaleFigures, type ScalePhase } from './scale.js';
 import { DEFAULT_WORKLOAD, TASK_WORKLOAD, buildWorkload, claimsOnPort, describeWorkload, idealSeconds, type Workload } from './workload.js';
 
 const run = promisify(execFile);

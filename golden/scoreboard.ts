@@ -1,11 +1,11 @@
 // The golden scoreboard: oracle and baseline run through each task's real solve.sh and test.sh (quotecheck bench), and the diagnosis set's confusion matrix.
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
 import { readJsonLines } from '../src/harbor/dataset.js';
-import { BUNDLE_FILES, shippedDir } from '../src/harbor/ship.js';
+import { shippedCli } from '../src/harbor/ship.js';
 import { shellQuote } from '../src/shell-quote.js';
 import { GOLDEN_PORT, goldenDir, projectRoot, startGoldenServer, type RunningServer } from './server.js';
 import { DRIFT_TASK } from './drift/build.js';
@@ -24,7 +24,7 @@ export interface GoldenBench {
  * shipped build by its absolute path (a plain task's image has no quotecheck on PATH).
  */
 export function waybackOffAgent(): string {
-  return `node ${shellQuote(join(shippedDir(), basename(BUNDLE_FILES.quotecheck)))} run --quiet --claims claims.json --out answers.json --wayback off`;
+  return `node ${shellQuote(shippedCli())} run --quiet --claims claims.json --out answers.json --wayback off`;
 }
 
 /**

@@ -4,28 +4,17 @@
 //
 //   node dist/scripts/bundle.js    build dist/bundle/quotecheck/ and (in a checkout) give the golden tasks their oracle and grader
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_FILES, BUNDLE_FOLDER } from '../src/harbor/ship.js';
+import { packageRoot } from '../src/package-root.js';
 
 /** The project's root: this file is scripts/bundle.ts, or dist/scripts/bundle.js once compiled. */
 export function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsPackage(dir)) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
-  return dir;
-}
-
-function existsPackage(dir: string): boolean {
-  try {
-    return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name === 'quotecheck';
-  } catch {
-    return false;
-  }
+  const root = packageRoot(dirname(fileURLToPath(import.meta.url)));
+  if (!root) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+  return root;
 }
 
 /**

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
 import { MAX_LABELS_BYTES, readLabels, removeEntry, replaceFile, verify } from '../src/harbor/verifier.js';
+import { shellQuote as q } from '../src/shell-quote.js';
 import { makeTask } from './harbor-helpers.js';
 import { tempDir } from './helpers.js';
 
@@ -55,7 +56,6 @@ interface RunOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const q = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** Runs the verifier as a harness does, in a private mount and PID namespace; returns its output and the reward file. */
 function runVerifier(box: Box, opts: RunOptions = {}): { stdout: string; reward: string | undefined; rewardKind: string } {

@@ -8,6 +8,7 @@ import { agentFolders, compareRuns, comparisonTable, type BenchRun } from '../ha
 import { DatasetError, listTasks } from '../harbor/dataset.js';
 import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
 import { refuseInput } from './progress.js';
+import { packageRoot } from '../package-root.js';
 
 export interface BenchCommandOptions {
   tasks: string;
@@ -20,13 +21,10 @@ export interface BenchCommandOptions {
   quiet?: boolean;
 }
 
-/** This package's root: the nearest folder above this module with a package.json (from dist/src/cli/ or src/cli/). Its golden/ folder exists only in a checkout. */
-function packageRoot(): string {
+/** This package's root (package-root.ts), from dist/src/cli/ or src/cli/; this module's folder when there is none. Its golden/ folder exists only in a checkout. */
+function ownRoot(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  for (let dir = here; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) return here;
-  }
+  return packageRoot(here) ?? here;
 }
 
 /** The one line `--isolation paths` gets on stderr: what it does not stop. */
@@ -38,7 +36,7 @@ export function pathsWarning(): string {
 export const GOLDEN_SERVER_HINT = 'the golden tasks\' sources come from the golden server (127.0.0.1:41733): is it running? Start it with `node dist/golden/server.js &` (after `npm run build`)';
 
 /** Whether `tasksDir` is (inside) this repository's golden/ folder, whose sources only the golden server serves. */
-export function isGoldenTasks(tasksDir: string, root = packageRoot()): boolean {
+export function isGoldenTasks(tasksDir: string, root = ownRoot()): boolean {
   const golden = join(root, 'golden');
   if (!existsSync(join(golden, 'server.ts'))) return false;
   const rel = relative(golden, resolve(tasksDir));
@@ -131,7 +129,7 @@ async function runAgent(opts: BenchCommandOptions, agent: string, outDir: string
     sourcesHint: !opts.replay && isGoldenTasks(opts.tasks) ? GOLDEN_SERVER_HINT : undefined,
     // Several agents' runs share --out: none may read another's (the oracle's answers are nearly the gold). The golden
     // tasks' labels are also in golden/labelled.jsonl, beside them.
-    hide: [opts.out, ...(isGoldenTasks(opts.tasks) ? [join(packageRoot(), 'golden')] : [])],
+    hide: [opts.out, ...(isGoldenTasks(opts.tasks) ? [join(ownRoot(), 'golden')] : [])],
     onTaskDone: (t) => {
       done++;
       if (bar) bar.update(done, { task: t.task });

@@ -7,12 +7,12 @@ import type { Readable } from 'node:stream';
 import pLimit from 'p-limit';
 import { emptyConfusion, parseLabels, grade, type Grade } from './grade.js';
 import { parseClaims, type Claim } from '../claims.js';
-import { listTasks, readJsonIfAny, type TaskDir } from './dataset.js';
+import { listTasks, readJsonIfAny, readJsonLines, type TaskDir } from './dataset.js';
 import { canIsolate, hidingConflict, parseStatus, phaseArgv, VERIFIER_PATH, type Bind, type PhaseSpec, type PhaseStatus } from './isolation.js';
 import { CONTAINER_PATHS, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE, shellQuote } from './templates.js';
 import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
 import { readRegularFile } from './safe-read.js';
-import { BUNDLE_FILES, SHIPPED_FOLDER, shippedDir } from './ship.js';
+import { BUNDLE_FILES, SHIPPED_FOLDER, shippedCli } from './ship.js';
 import { MAX_LABELS_BYTES, parseLabelBytes } from './verifier.js';
 
 /**
@@ -145,8 +145,6 @@ export class BenchSetupError extends Error {
 /** Bench's own read-only folder in the agent phase: the `quotecheck` command of such a variant (bin/) and the --replay archive (replay/). */
 export const BENCH_DIR = '/opt/quotecheck-bench';
 
-/** Largest evidence report read for the report's rows. */
-const MAX_REPORT_BYTES = 64 * 1024 * 1024;
 /** A reward file holds one number. */
 const MAX_REWARD_BYTES = 4096;
 
@@ -183,9 +181,6 @@ function phasePaths(task: TaskDir, isolation: Isolation): { oracle: string; veri
     ? { oracle: oracle.path, verifier: verifier.path }
     : { oracle: join(task.dir, oracle.folder), verifier: join(task.dir, verifier.folder) };
 }
-
-/** The self-contained quotecheck bench runs for the baseline (the build a task's oracle ships), by absolute path. */
-const shippedCli = (): string => join(shippedDir(), basename(BUNDLE_FILES.quotecheck));
 
 function agentCommand(agent: string, task: TaskDir, isolation: Isolation): string {
   const app = isolation === 'namespace' ? CONTAINER_PATHS.app.path : `$${CONTAINER_PATHS.app.env}`;
@@ -434,24 +429,6 @@ function sourcesAdvice(failed: readonly TaskRun[], total: number, opts: Pick<Ben
   return [`every source failed in ${which}, so ${failed.length === 1 ? 'its' : 'their'} no_match answers say nothing about the quotes: ${failed[0]!.sourcesFailed!.reason}. Check: ${check}`];
 }
 
-/** The objects of a JSON Lines text; lines that do not parse are skipped. */
-function jsonLines(text: string): Record<string, unknown>[] {
-  return text.split('\n').filter((l) => l.trim()).flatMap((l) => {
-    try {
-      const v: unknown = JSON.parse(l);
-      return isRecord(v) ? [v] : [];
-    } catch {
-      return [];
-    }
-  });
-}
-
-/** The agent's evidence report, if it wrote one as a plain file: the agent owns /logs/agent, so it is read the safe way. */
-function agentReport(t: Trial): Record<string, unknown>[] {
-  const read = readRegularFile(join(t.agentLogs, 'report.jsonl'), MAX_REPORT_BYTES);
-  return read.ok ? jsonLines(read.bytes.toString('utf8')) : [];
-}
-
 function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, string>): ClaimRow[] {
   // The task's claims as quotecheck reads them (aliases and all); a file it cannot read gives bare rows.
   let claims = new Map<string, Claim>();
@@ -461,7 +438,8 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
   } catch {
     // rows still show id, answer and gold
   }
-  const report = new Map(agentReport(t).map((r) => [String(r.id), r]));
+  // The agent owns /logs/agent: readJsonLines reads its report the safe way (a regular file only, never blocking).
+  const report = new Map(readJsonLines(join(t.agentLogs, 'report.jsonl')).map((r) => [String(r.id), r]));
   return [...gold].map(([id, goldLabel]) => {
     const c = claims.get(id);
     const r = report.get(id);

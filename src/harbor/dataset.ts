@@ -122,14 +122,15 @@ export function readJsonIfAny(path: string): unknown {
   }
 }
 
-/** Reads a JSON Lines file into objects, skipping lines that do not parse. */
+/** Reads a JSON Lines file into its objects, skipping lines that do not parse or are not objects. */
 export function readJsonLines(path: string): Record<string, unknown>[] {
   return (readPlanted(path) ?? '')
     .split('\n')
     .filter((l) => l.trim())
     .flatMap((l) => {
       try {
-        return [JSON.parse(l) as Record<string, unknown>];
+        const v: unknown = JSON.parse(l);
+        return typeof v === 'object' && v !== null && !Array.isArray(v) ? [v as Record<string, unknown>] : [];
       } catch {
         return [];
       }

@@ -183,8 +183,16 @@ export function phaseArgv(spec: PhaseSpec): string[] {
   return ['unshare', '--mount', '--propagation', 'private', '--pid', '--fork', '--kill-child', '--mount-proc', 'bash', '-c', phaseScript(spec)];
 }
 
+/** The probe's answer, once per process: it starts a namespace, and a run with several agents asks for each. */
+let isolates: boolean | undefined;
+
 /** Whether phases can be isolated here: root, util-linux unshare (mount and PID namespaces) and setpriv. */
 export function canIsolate(): boolean {
+  isolates ??= probeIsolation();
+  return isolates;
+}
+
+function probeIsolation(): boolean {
   if (process.getuid?.() !== 0) return false;
   const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', '--pid', '--fork', '--kill-child', '--mount-proc',
     'setpriv', '--inh-caps=-all', `--bounding-set=-all,${DOCKER_CAPABILITIES.map((c) => `+${c}`).join(',')}`, '--', 'true'], { stdio: 'ignore' });

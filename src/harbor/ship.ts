@@ -1,8 +1,9 @@
 // What a task ships of quotecheck (design.md §6): the self-contained builds in dist/bundle/quotecheck/ (made by
 // scripts/bundle.ts), found and copied into a task: the oracle's folder, the verifier's grader, the frozen WARC reader.
 import { copyFileSync, cpSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../package-root.js';
 
 /** dist/<this>/: where `npm run build` writes the builds. */
 export const BUNDLE_FOLDER = 'bundle';
@@ -33,20 +34,15 @@ export class ShipError extends Error {
 export function shippedDir(): string {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.mjs')) return dirname(here);
-  let dir = dirname(here);
-  for (;;) {
-    const candidate = join(dir, 'dist', BUNDLE_FOLDER, SHIPPED_FOLDER);
-    if (existsSync(join(dir, 'package.json'))) {
-      if (!existsSync(join(dir, 'dist', BUNDLE_FOLDER, BUNDLE_FILES.quotecheck))) {
-        throw new ShipError(`quotecheck's self-contained build is missing (${join(dir, 'dist', BUNDLE_FOLDER, BUNDLE_FILES.quotecheck)}): run \`npm run build\` first`);
-      }
-      return candidate;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new ShipError(`no package.json above ${here}: cannot find quotecheck's self-contained build`);
-    dir = parent;
-  }
+  const root = packageRoot(dirname(here));
+  if (!root) throw new ShipError(`no package.json above ${here}: cannot find quotecheck's self-contained build`);
+  const cli = join(root, 'dist', BUNDLE_FOLDER, BUNDLE_FILES.quotecheck);
+  if (!existsSync(cli)) throw new ShipError(`quotecheck's self-contained build is missing (${cli}): run \`npm run build\` first`);
+  return dirname(cli);
 }
+
+/** The shipped command line, by absolute path: what bench's baseline and a command-line agent run with `node`. */
+export const shippedCli = (): string => join(shippedDir(), basename(BUNDLE_FILES.quotecheck));
 
 /** A file of the shipped folder by its BUNDLE_FILES path. */
 const shippedFile = (path: string): string => join(shippedDir(), path.slice(SHIPPED_FOLDER.length + 1));
