@@ -1,5 +1,5 @@
 // `quotecheck mcp` driven by the MCP SDK's own Client over stdio: the tools listed, each called against loopback sources, bad inputs, a hanging source, a clean exit.
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -64,6 +64,10 @@ describe('quotecheck mcp', () => {
     const verify = tools.find((t) => t.name === 'verify_quote')!;
     expect(verify.inputSchema.required).toEqual(['url', 'quote']);
     expect(Object.keys(verify.inputSchema.properties!)).toEqual(['url', 'quote', 'html_view', 'as_of']);
+    // The caps are in the schemas a client reads, so a model can know them before it calls.
+    expect(verify.inputSchema.properties).toMatchObject({ url: { maxLength: 8192 }, quote: { maxLength: 20_000 } });
+    expect(tools.find((t) => t.name === 'search_source')!.inputSchema.properties).toMatchObject({ query: { maxLength: 1000 } });
+    expect(tools.find((t) => t.name === 'check_claims')!.inputSchema.properties).toMatchObject({ claims_path: { maxLength: 4096 }, answers_path: { maxLength: 4096 } });
   });
 
   it('verify_quote answers the verify --json record, and a misquote with its diff; the source is fetched once per session', async () => {
@@ -166,23 +170,24 @@ describe('quotecheck mcp', () => {
     expect(exact.results[0]).toMatchObject({ similarity: 1, text: 'opposition members said', raw: 'Opposition members said' });
   });
 
-  it('check_claims runs the pipeline on a claims file and writes the answers', async () => {
+  it('check_claims runs the pipeline on a claims file under its root and writes the answers there', async () => {
     const server = await sources();
-    const { client } = await connect();
-    const dir = tempDir();
-    const claims = writeJson(join(dir, 'claims.json'), [
+    const dir = realpathSync(tempDir());
+    const { client } = await connect(['--allow-private', ...FAST, '--root', dir]);
+    writeJson(join(dir, 'claims.json'), [
       { id: 'a', quote: 'The budget now goes to the regional assembly', url: `${server.origin}/article.html` },
       { id: 'b', quote: 'The budget was rejected outright by the assembly', url: `${server.origin}/article.html` },
       { id: 'c', quote: 'anything', url: `${server.origin}/gone` },
     ]);
-    const r = await call(client, 'check_claims', { claims_path: claims });
-    expect(r.isError).toBeFalsy();
+    // Paths are relative to the root (an absolute path inside it is the same file).
+    const r = await call(client, 'check_claims', { claims_path: 'claims.json' });
+    expect(r.isError, text(r)).toBeFalsy();
     const s = r.structuredContent as Record<string, any>;
     expect(s).toMatchObject({ answers_path: join(dir, 'answers.json'), claims: 3, verbatim: 1, no_match: 2, listed: 3 });
     expect(s.results.map((x: { id: string; diagnosis: string }) => [x.id, x.diagnosis])).toEqual([['a', 'verbatim'], ['b', expect.any(String)], ['c', 'fetch_failed']]);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ a: 'verbatim', b: 'no_match', c: 'no_match' });
     const other = join(dir, 'out.json');
-    await call(client, 'check_claims', { claims_path: claims, answers_path: other });
+    await call(client, 'check_claims', { claims_path: join(dir, 'claims.json'), answers_path: 'out.json' });
     expect(JSON.parse(readFileSync(other, 'utf8'))).toEqual({ a: 'verbatim', b: 'no_match', c: 'no_match' });
     // The second run answered from the session's cache (a 404 is final, so it is kept too).
     expect(server.hits('/article.html')).toBe(1);
@@ -191,8 +196,8 @@ describe('quotecheck mcp', () => {
 
   it('bad inputs are tool errors with one clear line, and the server keeps serving', async () => {
     const server = await sources();
-    const { client, stderr } = await connect();
-    const dir = tempDir();
+    const dir = realpathSync(tempDir());
+    const { client, stderr } = await connect(['--allow-private', ...FAST, '--root', dir]);
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['verify_quote', { url: 'ftp://example.com/x', quote: 'words' }, /http/],
       ['verify_quote', { url: `${server.origin}/article.html`, quote: '   ' }, /quote/],
@@ -206,9 +211,10 @@ describe('quotecheck mcp', () => {
       ['read_source', { url: `${server.origin}/gone` }, /^cannot read .*\/gone: .*404/],
       ['search_source', { url: `${server.origin}/article.html`, query: ' \n ' }, /^query: nothing left/],
       ['search_source', { url: `${server.origin}/article.html`, query: 'x', max_results: 500 }, /max_results/],
-      ['check_claims', { claims_path: join(dir, 'missing.json') }, /^claims_path: .*missing\.json: cannot read claims file: no such file/],
+      ['check_claims', { claims_path: 'missing.json' }, /^claims_path "missing\.json": no such file$/],
+      ['check_claims', { claims_path: join(dir, 'missing.json') }, /^claims_path ".*missing\.json": no such file$/],
       ['check_claims', { claims_path: writeJson(join(dir, 'c.json'), [{ id: 'a', quote: 'q', url: 'http://x/' }]), answers_path: dir }, /^answers_path .*: is a folder/],
-      ['check_claims', { claims_path: join(dir, 'c.json'), answers_path: join(dir, 'c.json') }, /^answers_path: names the claims file/],
+      ['check_claims', { claims_path: 'c.json', answers_path: join(dir, 'c.json') }, /^answers_path ".*c\.json": is the claims file/],
     ];
     for (const [name, args, expected] of cases) {
       const r = await call(client, name, args);
@@ -228,10 +234,10 @@ describe('quotecheck mcp', () => {
     const { client } = await connect(FAST);
     const r = await call(client, 'read_source', { url: `${server.origin}/article.html` });
     expect(r.isError).toBe(true);
-    expect(text(r)).toMatch(/refused: 127\.0\.0\.1 is a private address/);
+    expect(text(r)).toMatch(/refused: 127\.0\.0\.1 is (a private address|.*--allow-private)/);
     const v = (await call(client, 'verify_quote', { url: `${server.origin}/article.html`, quote: 'Opposition members said' })).structuredContent as Record<string, any>;
     expect(v).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
-    expect(v.note).toMatch(/private address/);
+    expect(v.note).toMatch(/refused: 127\.0\.0\.1 is (a private address|.*--allow-private)/);
     expect(server.hits('/article.html')).toBe(0);
   });
 

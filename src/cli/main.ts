@@ -140,7 +140,10 @@ function addMcpCommand(program: Command): void {
     .option('--extract-timeout <seconds>', 'time to extract one source', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
     .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
-    .addOption(new Option('--cache-mb <megabytes>', 'HTTP responses kept for the session (least recently used dropped first)').argParser(megabytes).default(DEFAULT_MCP_CACHE_MB * MB, String(DEFAULT_MCP_CACHE_MB)))
+    .addOption(new Option('--cache-mb <megabytes>', 'memory kept for the session: HTTP bodies and extracted texts, in bytes (least recently used dropped first)').argParser(megabytes).default(DEFAULT_MCP_CACHE_MB * MB, String(DEFAULT_MCP_CACHE_MB)))
+    .addOption(described('--root <dir>', 'the folder check_claims reads claims from and writes answers to: paths are resolved there, nothing outside it is opened', 'the working directory'))
+    // The default lives in src/mcp/bounds.ts (DEFAULT_CALL_TIMEOUT_SECONDS; a test holds the two equal): loading it here would load zod for --help.
+    .addOption(described('--call-timeout <seconds>', 'the longest one tool call may take; a call stopped there answers an error naming the limit', '300').argParser(positiveSeconds))
     .action(async (o) => {
       const { mcpCommand } = await import('./mcp.js');
       process.exitCode = await mcpCommand(o);

@@ -1,4 +1,4 @@
-// The MCP server's per-session source cache: every HTTP exchange kept (bounded in bytes, least recently used dropped first) so a source is fetched once per session whichever tool asks.
+// The MCP server's per-session memory: one budget in bytes for everything kept (ByteBudget), and the source cache under it: every HTTP exchange kept, least recently used dropped first, so a source is fetched once per session whichever tool asks.
 import type { Dispatcher } from 'undici';
 import { RETRYABLE_STATUSES } from '../fetch/policy.js';
 
@@ -46,22 +46,83 @@ function cookieOf(headers: Dispatcher.DispatchOptions['headers']): string {
 }
 
 /**
+ * One budget of bytes for everything the MCP server keeps between calls: the HTTP cache's bodies and the
+ * extracted sources SourceTools keeps for paging (`--cache-mb`). Entries are ordered by use; keeping one that
+ * puts the total over the budget drops the least recently used others (each owner is told, and forgets it).
+ */
+export class ByteBudget {
+  readonly #entries = new Map<string, { bytes: number; drop: () => void }>();
+  #bytes = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** Bytes kept now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * Counts `key` at `bytes` (most recently used), dropping the least recently used others beyond the budget;
+   * false, and nothing counted, when it alone is over the budget: the owner must not keep it.
+   */
+  keep(key: string, bytes: number, drop: () => void): boolean {
+    this.forget(key);
+    if (bytes > this.maxBytes) return false;
+    this.#entries.set(key, { bytes, drop });
+    this.#bytes += bytes;
+    for (const [k, v] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#entries.delete(k);
+      this.#bytes -= v.bytes;
+      v.drop();
+    }
+    return true;
+  }
+
+  /** Marks `key` most recently used. */
+  touch(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    // Map order is insertion order: re-inserting marks it most recently used.
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+  }
+
+  /** No longer counts `key` (its owner dropped it); its drop callback is not called. */
+  forget(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+  }
+}
+
+/**
  * A bounded cache of HTTP responses, used as an undici interceptor under every fetch the MCP
  * server makes (the pipeline's, through CheckOptions.recorder, and its own). Only complete GET
  * responses are kept, and never a retryable status (a retry must reach the server again); a
  * timeout, a reset or a body cut at the size limit is never stored, so the next call tries
  * afresh. Keys are the URL and the request's cookies, so a cookie gate replays step by step.
+ * The bodies count against the session's ByteBudget, shared with the extracted sources.
  */
 export class SourceCache {
   readonly #entries = new Map<string, Stored>();
   #bytes = 0;
   #hits = 0;
   #misses = 0;
+  /** The session's budget: these bodies and whatever else shares it. */
+  readonly budget: ByteBudget;
 
   constructor(
-    /** Total body bytes kept; the least recently used responses are dropped beyond it. */
-    readonly maxBytes: number,
-  ) {}
+    /** Total bytes kept, or a budget shared with other keepers; the least recently used are dropped beyond it. */
+    budget: number | ByteBudget,
+  ) {
+    this.budget = typeof budget === 'number' ? new ByteBudget(budget) : budget;
+  }
+
+  get maxBytes(): number {
+    return this.budget.maxBytes;
+  }
 
   stats(): SourceCacheStats {
     return { hits: this.#hits, misses: this.#misses, entries: this.#entries.size, bytes: this.#bytes };
@@ -69,28 +130,24 @@ export class SourceCache {
 
   #get(key: string): Stored | undefined {
     const hit = this.#entries.get(key);
-    if (hit) {
-      // Map order is insertion order: re-inserting marks it most recently used.
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-    }
+    if (hit) this.budget.touch(`http\n${key}`);
     return hit;
   }
 
   #put(key: string, value: Stored): void {
-    if (value.body.length > this.maxBytes) return;
     const old = this.#entries.get(key);
     if (old) {
-      this.#bytes -= old.body.length;
       this.#entries.delete(key);
+      this.#bytes -= old.body.length;
     }
+    const kept = this.budget.keep(`http\n${key}`, value.body.length, () => {
+      if (this.#entries.get(key) !== value) return;
+      this.#entries.delete(key);
+      this.#bytes -= value.body.length;
+    });
+    if (!kept) return;
     this.#entries.set(key, value);
     this.#bytes += value.body.length;
-    for (const [k, v] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#entries.delete(k);
-      this.#bytes -= v.body.length;
-    }
   }
 
   /** An interceptor for `Agent#compose` (or CheckOptions.recorder's): answers from the cache, or fetches and keeps. */

@@ -1,8 +1,9 @@
-// The MCP server: quotecheck's tools registered on the official SDK's McpServer, served over stdio (stdout carries only the protocol).
+// The MCP server: quotecheck's tools registered on the official SDK's McpServer, each call under a time limit, served over stdio through the size guard (stdout carries only the protocol).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../defaults.js';
+import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES, count } from './bounds.js';
 import { SourceCache } from './cache.js';
 import {
   SourceTools,
@@ -19,30 +20,75 @@ import {
 } from './tools.js';
 
 export type McpSettings = Omit<ToolSettings, 'cache'> & {
-  /** Bytes of HTTP responses kept for the session. */
+  /** Bytes kept for the session: HTTP bodies and extracted sources (`--cache-mb`). */
   cacheBytes: number;
+  /** The longest one tool call may take (`--call-timeout`). */
+  callTimeoutMs: number;
 };
+
+/** A record's JSON in the readable part is indented when small, compact when large (a result carries it twice). */
+const PRETTY_JSON_CHARS = 64 * 1024;
 
 /** The readable part of a result: a summary line an agent can act on, then the whole record as JSON. */
 function ok(summary: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: `${summary}\n${JSON.stringify(structured, null, 2)}` }], structuredContent: structured };
+  const pretty = JSON.stringify(structured, null, 2);
+  const json = pretty.length > PRETTY_JSON_CHARS ? JSON.stringify(structured) : pretty;
+  return { content: [{ type: 'text', text: `${summary}\n${json}` }], structuredContent: structured };
 }
 
-/** Any failure becomes a tool result with isError and one line: a bad call never takes the server down. */
-async function guarded(tool: string, work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+function failed(text: string): CallToolResult {
+  return { content: [{ type: 'text', text: text.replace(/\s*\n\s*/g, ' ') }], isError: true };
+}
+
+/** Why a call was stopped: its time limit. */
+class CallTimeLimit extends Error {
+  override readonly name = 'CallTimeLimit';
+}
+
+/**
+ * Runs one tool call under the session's time limit and the client's cancellation: `work` gets a signal that
+ * aborts at either, and the call answers at once then (isError naming the limit) while the work winds down.
+ * Any failure becomes a tool result with isError and one line: a bad call never takes the server down.
+ */
+async function guarded(
+  tool: string,
+  limitMs: number,
+  cancelled: AbortSignal,
+  work: (signal: AbortSignal) => Promise<CallToolResult>,
+  stoppedNote = '',
+): Promise<CallToolResult> {
+  const stop = new AbortController();
+  const seconds = limitMs / 1000;
+  const timer = setTimeout(() => stop.abort(new CallTimeLimit(`${tool}: stopped at the ${count(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`)), limitMs);
+  const onCancel = (): void => stop.abort(cancelled.reason);
+  cancelled.addEventListener('abort', onCancel, { once: true });
+  const stopped = new Promise<CallToolResult>((resolve) => {
+    stop.signal.addEventListener('abort', () => {
+      const reason: unknown = stop.signal.reason;
+      resolve(failed(reason instanceof CallTimeLimit ? reason.message : `${tool}: cancelled by the client`));
+    }, { once: true });
+  });
+  const running = work(stop.signal);
+  // Once the call has answered (stopped), whatever its work still throws is of no one's concern.
+  running.catch(() => {});
   try {
-    return await work();
+    return await Promise.race([running, stopped]);
   } catch (err) {
     const message = err instanceof ToolInputError ? err.message : `${tool} failed (a quotecheck bug): ${(err as Error)?.message ?? String(err)}`;
     if (!(err instanceof ToolInputError)) process.stderr.write(`quotecheck mcp: ${tool}: ${(err as Error)?.stack ?? String(err)}\n`);
-    return { content: [{ type: 'text', text: message.replace(/\s*\n\s*/g, ' ') }], isError: true };
+    return failed(message);
+  } finally {
+    clearTimeout(timer);
+    cancelled.removeEventListener('abort', onCancel);
   }
 }
 
 /** The server with its four tools; `close` ends the session's HTTP connections. */
 export function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools } {
   const tools = new SourceTools({ ...settings, cache: new SourceCache(settings.cacheBytes) });
-  const server = new McpServer({ name: 'quotecheck', version: VERSION });
+  // Arguments are a few strings and numbers: a call with thousands of members is refused before zod walks it.
+  const server = new McpServer({ name: 'quotecheck', version: VERSION }, { maxToolInputElements: 64 });
+  const limit = settings.callTimeoutMs;
 
   server.registerTool('verify_quote', {
     title: 'Verify a quote against its source',
@@ -54,8 +100,8 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
     inputSchema: verifyInput,
     outputSchema: verifyOutput,
     annotations: { readOnlyHint: true, openWorldHint: true },
-  }, (input) => guarded('verify_quote', async () => {
-    const r = await tools.verify(input);
+  }, (input, extra) => guarded('verify_quote', limit, extra.signal, async (signal) => {
+    const r = await tools.verify(input, signal);
     return ok(`${r.label} (diagnosis: ${r.diagnosis})${r.note ? `: ${r.note}` : ''}`, r);
   }));
 
@@ -67,8 +113,8 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
     inputSchema: readInput,
     outputSchema: readOutput,
     annotations: { readOnlyHint: true, openWorldHint: true },
-  }, (input) => guarded('read_source', async () => {
-    const r = await tools.read(input);
+  }, (input, extra) => guarded('read_source', limit, extra.signal, async (signal) => {
+    const r = await tools.read(input, signal);
     return ok(`${r.view} view of ${r.final_url}: characters ${r.offset}-${r.offset + r.text.length} of ${r.total_length}${r.next_offset === null ? '' : `; next page at offset ${r.next_offset}`}`, r);
   }));
 
@@ -80,8 +126,8 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
     inputSchema: searchInput,
     outputSchema: searchOutput,
     annotations: { readOnlyHint: true, openWorldHint: true },
-  }, (input) => guarded('search_source', async () => {
-    const r = await tools.search(input);
+  }, (input, extra) => guarded('search_source', limit, extra.signal, async (signal) => {
+    const r = await tools.search(input, signal);
     const best = r.results[0];
     return ok(`${r.exact ? 'the phrase is in the source' : 'the phrase is not in the source as it is'}; ${r.results.length} passage(s)${best ? `, best similarity ${best.similarity} in the ${best.view} view at offset ${best.offset}` : ''}`, r);
   }));
@@ -94,21 +140,27 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
     inputSchema: checkInput,
     outputSchema: checkOutput,
     annotations: { readOnlyHint: false, openWorldHint: true },
-  }, (input) => guarded('check_claims', async () => {
-    const r = await tools.check(input);
+  }, (input, extra) => guarded('check_claims', limit, extra.signal, async (signal) => {
+    const r = await tools.check(input, signal);
     return ok(`${r.claims} claims: ${r.verbatim} verbatim, ${r.no_match} no_match; answers written to ${r.answers_path}`, r);
-  }));
+  }, '; the answers file holds the claims decided by then, the others no_match'));
 
   return { server, tools };
 }
 
 /**
  * Serves the tools on stdin/stdout until stdin closes or SIGINT/SIGTERM arrives; resolves then.
- * Nothing but the protocol is written to stdout: messages go to stderr.
+ * Nothing but the protocol is written to stdout: messages go to stderr. Requests are read a line at a
+ * time up to MAX_REQUEST_BYTES (a longer one is answered with an error, the session goes on), and every
+ * result passes the guard that holds it under MAX_RESPONSE_BYTES (src/mcp/bounds.ts).
  */
 export async function serveStdio(settings: McpSettings): Promise<void> {
   const { server, tools } = createServer(settings);
-  const transport = new StdioServerTransport();
+  let transport!: GuardedTransport;
+  const lines = new BoundedLines(MAX_REQUEST_BYTES, (bytes, id) => transport.refuseOversize(bytes, id, MAX_REQUEST_BYTES));
+  process.stdin.pipe(lines);
+  // The SDK's reader gets whole lines only, each under the cap: its own limit (which would end the session) is never reached.
+  transport = new GuardedTransport(new StdioServerTransport(lines, process.stdout, { maxBufferSize: MAX_REQUEST_BYTES + 1024 * 1024 }), MAX_RESPONSE_BYTES);
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
   let closing = false;

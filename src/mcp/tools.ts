@@ -1,14 +1,14 @@
 // The MCP tools' work, apart from the protocol: verify a quote, read a source page by page, search it, check a claims file; each input and output with its zod schema.
-import { dirname, join, resolve } from 'node:path';
+import { posix } from 'node:path';
 import { Agent } from 'undici';
 import { z } from 'zod';
-import { AnswerBook, AnswersFile } from '../answers.js';
+import { AnswerBook } from '../answers.js';
 import { describeFsError } from '../messages.js';
-import { OutputPathError, checkOutputPath } from '../outputs.js';
 import { asOfProblem } from '../asof/date.js';
 import { streamClaims, type CheckOptions, type ClaimResult } from '../check.js';
 import { RunTally } from '../report.js';
-import { ClaimsFileError, readClaimsFile } from '../claims.js';
+import { ClaimsFileError, DEFAULT_MAX_CLAIMS_BYTES, MAX_CLAIMS_JSON_DEPTH, describeClaim, lineAndColumn, parseClaims, parseJsonText, type ClaimSet } from '../claims.js';
+import { tooDeepAt } from '../json-text.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { DIAGNOSES } from '../diagnose/index.js';
 import { nearestSpan } from '../diagnose/align.js';
@@ -19,6 +19,20 @@ import { normalize } from '../normalize.js';
 import { readSource, type SourceRecord } from '../source.js';
 import { verifyQuote } from '../verify.js';
 import type { SourceCache } from './cache.js';
+import {
+  MAX_CLAIMS_PER_CALL,
+  MAX_PATH_CHARS,
+  MAX_QUERY_CHARS,
+  MAX_QUOTE_CHARS,
+  MAX_URL_CHARS,
+  PART_BYTES,
+  capped,
+  count,
+  echo,
+  jsonBytes,
+  sliceEnd,
+} from './bounds.js';
+import { AnswersWriter, PathError, shownPath, type RootFolder } from './files.js';
 
 /** read_source's page when none is asked for: about five pages of prose, well inside a model's context. */
 export const DEFAULT_PAGE_CHARS = 20_000;
@@ -27,12 +41,16 @@ export const MAX_PAGE_CHARS = 100_000;
 /** search_source's results when none is asked for, and at most. */
 export const DEFAULT_RESULTS = 5;
 export const MAX_RESULTS = 20;
-/** The longest phrase searched for (the alignment looks at this much of a quote, src/diagnose/align.ts). */
-export const MAX_QUERY_CHARS = 1_000;
-/** Extracted sources kept for paging and searching (the HTTP cache keeps the bytes of many more). */
-const RECORDS_KEPT = 16;
-/** check_claims lists at most this many claims in its result; the answers file has them all. */
+/** The longest as_of taken: an ISO date-time with fractions and an offset is about 35 characters. */
+const MAX_AS_OF_CHARS = 64;
+/** check_claims lists at most this many claims in its result (and fewer when their text passes PART_BYTES); the answers file has them all. */
 const MAX_LISTED_CLAIMS = 200;
+/** check_claims lists at most this many of the claims file's warnings. */
+const MAX_LISTED_WARNINGS = 20;
+/** A passage's text or raw wording longer than this is given shortened (a hostile page can make a raw span huge). */
+const MAX_PASSAGE_CHARS = 4_000;
+/** verify_quote's evidence strings (nearest.raw, a redirect's target) longer than this are given shortened. */
+const MAX_EVIDENCE_CHARS = 2 * MAX_QUOTE_CHARS;
 
 /** A bad input or an unreadable source: the tool answers isError with this one line. */
 export class ToolInputError extends Error {
@@ -50,6 +68,8 @@ export interface ToolSettings {
   /** Requests a minute to the Wayback Machine. */
   waybackPerMinute: number;
   cache: SourceCache;
+  /** The folder check_claims reads and writes in (design.md §9). */
+  root: RootFolder;
 }
 
 const views = ['article', 'full', 'text'] as const;
@@ -57,13 +77,13 @@ const htmlViews = ['article', 'full', 'any'] as const;
 
 // ---- schemas -------------------------------------------------------------------------------
 
-const url = z.string().min(1).describe('http(s) URL of the source');
+const url = capped('url', MAX_URL_CHARS).min(1).describe(`http(s) URL of the source (at most ${count(MAX_URL_CHARS)} characters)`);
 
 export const verifyInput = {
   url,
-  quote: z.string().min(1).describe('the passage claimed to occur in the source, as the claim gives it'),
+  quote: capped('quote', MAX_QUOTE_CHARS).min(1).describe(`the passage claimed to occur in the source, as the claim gives it (at most ${count(MAX_QUOTE_CHARS)} characters)`),
   html_view: z.enum(htmlViews).optional().describe('which HTML text may match: Readability article, full page, or either (default any)'),
-  as_of: z.string().optional().describe('judge the quote as of this ISO date or date-time: the Wayback capture nearest it when today\'s page lacks it'),
+  as_of: capped('as_of', MAX_AS_OF_CHARS).optional().describe('judge the quote as of this ISO date or date-time: the Wayback capture nearest it when today\'s page lacks it'),
 };
 
 const diffRun = z.object({ op: z.enum(['equal', 'missing', 'extra']), text: z.string() });
@@ -120,7 +140,7 @@ export const readOutput = {
 
 export const searchInput = {
   url,
-  query: z.string().min(1).describe('the phrase to look for, e.g. the quote or part of it'),
+  query: capped('query', MAX_QUERY_CHARS).min(1).describe(`the phrase to look for, e.g. the quote or part of it (at most ${count(MAX_QUERY_CHARS)} characters)`),
   max_results: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`passages returned (default ${DEFAULT_RESULTS})`),
 };
 
@@ -139,11 +159,14 @@ export const searchOutput = {
   query: z.string(),
   exact: z.boolean().describe('whether the normalized query is in a view (what would make a quote verbatim)'),
   results: z.array(passage),
+  note: nullableString.describe('why fewer passages than asked for are given, when the answer had to be kept small'),
 };
 
 export const checkInput = {
-  claims_path: z.string().min(1).describe('a claims file: a JSON array of {id, quote, url} (or {"claims": [...]})'),
-  answers_path: z.string().min(1).optional().describe('where the answers go (default answers.json beside the claims file)'),
+  claims_path: capped('claims_path', MAX_PATH_CHARS).min(1)
+    .describe(`a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${count(MAX_CLAIMS_PER_CALL)} claims`),
+  answers_path: capped('answers_path', MAX_PATH_CHARS).min(1).optional()
+    .describe('where the answers go, under the root folder: a plain file name in an existing folder (default answers.json beside the claims file)'),
 };
 
 export const checkOutput = {
@@ -153,7 +176,7 @@ export const checkOutput = {
   no_match: z.number(),
   diagnoses: z.record(z.string(), z.number()),
   results: z.array(z.object({ id: z.string(), label: z.enum(['verbatim', 'no_match']), diagnosis: z.string(), note: nullableString })),
-  listed: z.number().describe(`claims listed in results (at most ${MAX_LISTED_CLAIMS})`),
+  listed: z.number().describe(`claims listed in results (at most ${MAX_LISTED_CLAIMS}, fewer when their ids and notes are long)`),
   warnings: z.array(z.string()),
   ms: z.number(),
 };
@@ -205,21 +228,71 @@ export class SourceTools {
     await this.#agent.destroy().catch(() => {});
   }
 
-  async verify(input: Infer<typeof verifyInput>): Promise<Infer<typeof verifyOutput>> {
+  /** One quote against its source; `signal` (the call's time limit) stops the pipeline. */
+  async verify(input: Infer<typeof verifyInput>, signal?: AbortSignal): Promise<Infer<typeof verifyOutput>> {
     const asOf = input.as_of === undefined ? undefined : asOfProblem(input.as_of);
     if (asOf) throw new ToolInputError(`as_of: ${asOf}`);
     const result = await verifyQuote(input.url, input.quote, {
       ...this.#pipeline(),
+      signal,
       htmlView: input.html_view ?? DEFAULT_OPTIONS.htmlView,
       // A date asked for is a date to judge by: look for a capture whenever today's text lacks the quote.
       ...(input.as_of !== undefined ? { asOf: input.as_of, wayback: 'always' as const } : {}),
     });
     if (result.diagnosis === 'invalid_claim') throw new ToolInputError(result.note ?? 'invalid quote or URL');
-    return result as Infer<typeof verifyOutput>;
+    // The caller's own inputs come back shortened when long; so does evidence a hostile page can make huge.
+    return {
+      ...result,
+      quote: echo(result.quote),
+      url: result.url === null ? null : echo(result.url),
+      // A long quote's words come back in the diff's runs: a run is shortened as an echo is.
+      ...(result.nearest ? { nearest: { ...result.nearest, raw: echo(result.nearest.raw, MAX_EVIDENCE_CHARS), diff: result.nearest.diff.map((run) => ({ ...run, text: echo(run.text) })) } } : {}),
+      ...(result.redirect ? { redirect: { ...result.redirect, target: echo(result.redirect.target, MAX_URL_CHARS) } } : {}),
+    } as Infer<typeof verifyOutput>;
+  }
+
+  /** Counts a kept record again, with its token maps once a search built them. */
+  #recount(record: SourceRecord, searched: boolean): void {
+    // A record's url is its key: the URL without its fragment, as #source made it.
+    const key = record.url;
+    const pending = this.#records.get(key);
+    if (!pending) return;
+    const bytes = recordBytes(record) + (searched ? tokenMapBytes(record) : 0);
+    if (!this.#settings.cache.budget.keep(`record\n${key}`, bytes, () => this.#drop(key, pending))) this.#drop(key, pending);
+  }
+
+  /** Forgets the record of `key` if `pending` is still it. */
+  #drop(key: string, pending: Promise<SourceRecord>): void {
+    if (this.#records.get(key) === pending) this.#records.delete(key);
+  }
+
+  /**
+   * Fetches and extracts a source for paging and searching. A usable record is kept under the session's byte
+   * budget (shared with the HTTP cache: least recently used dropped first); a failure, or a record larger than
+   * the whole budget, is not kept (the next call tries again; a non-retryable answer comes from the HTTP cache).
+   * Its work is bounded by the source budget and the extraction time limit, not by one caller's signal: callers
+   * asking for the same source share it.
+   */
+  #load(key: string): Promise<SourceRecord> {
+    const { budget } = this.#settings.cache;
+    const pending: Promise<SourceRecord> = fetchSource(key, this.#fetch)
+      .then((fetched) => readSource(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs }))
+      .then(
+        (record) => {
+          const usable = record.fetch.ok && record.text && record.views && !record.extractError;
+          if (!usable || !budget.keep(`record\n${key}`, recordBytes(record), () => this.#drop(key, pending))) this.#drop(key, pending);
+          return record;
+        },
+        (err: unknown) => {
+          this.#drop(key, pending);
+          throw err;
+        },
+      );
+    return pending;
   }
 
   /** The source fetched and extracted once (kept for paging); an unreadable source is a ToolInputError naming why. */
-  async #source(rawUrl: string): Promise<SourceRecord & Required<Pick<SourceRecord, 'text' | 'views'>>> {
+  async #source(rawUrl: string, signal?: AbortSignal): Promise<SourceRecord & Required<Pick<SourceRecord, 'text' | 'views'>>> {
     let parsed: URL;
     try {
       parsed = new URL(rawUrl);
@@ -230,29 +303,23 @@ export class SourceTools {
     parsed.hash = '';
     const key = parsed.href;
     let pending = this.#records.get(key);
-    if (pending) {
-      this.#records.delete(key);
+    if (pending) this.#settings.cache.budget.touch(`record\n${key}`);
+    else {
+      pending = this.#load(key);
       this.#records.set(key, pending);
-    } else {
-      pending = fetchSource(key, this.#fetch).then((fetched) => readSource(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs }));
-      this.#records.set(key, pending);
-      while (this.#records.size > RECORDS_KEPT) this.#records.delete(this.#records.keys().next().value!);
     }
-    const record = await pending;
-    if (!record.fetch.ok) {
-      // A failure is not kept: the next call tries again (a non-retryable answer comes from the HTTP cache).
-      if (this.#records.get(key) === pending) this.#records.delete(key);
-      throw new ToolInputError(`cannot read ${key}: ${record.fetch.message}`);
-    }
+    const record = await untilAborted(pending, signal);
+    const shown = echo(key);
+    if (!record.fetch.ok) throw new ToolInputError(`cannot read ${shown}: ${record.fetch.message}`);
     if (record.extractError || !record.text || !record.views) {
-      if (this.#records.get(key) === pending) this.#records.delete(key);
-      throw new ToolInputError(`no text in ${key}: ${record.extractError?.message ?? 'nothing extracted'}`);
+      throw new ToolInputError(`no text in ${shown}: ${record.extractError?.message ?? 'nothing extracted'}`);
     }
     return record as SourceRecord & Required<Pick<SourceRecord, 'text' | 'views'>>;
   }
 
-  async read(input: Infer<typeof readInput>): Promise<Infer<typeof readOutput>> {
-    const record = await this.#source(input.url);
+  /** A page of a source's text: at most `length` characters, and fewer when their JSON would pass PART_BYTES. */
+  async read(input: Infer<typeof readInput>, signal?: AbortSignal): Promise<Infer<typeof readOutput>> {
+    const record = await this.#source(input.url, signal);
     const fetched = record.fetch as Extract<SourceRecord['fetch'], { ok: true }>;
     const { text } = record;
     const view = input.view ? text.views.find((v) => v.name === input.view) : text.views[0];
@@ -260,9 +327,9 @@ export class SourceTools {
     const total = view.text.length;
     const offset = input.offset ?? 0;
     if (offset > total) throw new ToolInputError(`offset: ${offset} is past the end of the ${view.name} view (${total} characters)`);
-    const end = Math.min(total, offset + (input.length ?? DEFAULT_PAGE_CHARS));
+    const end = sliceEnd(view.text, offset, input.length ?? DEFAULT_PAGE_CHARS, PART_BYTES);
     return {
-      url: record.url,
+      url: echo(record.url),
       final_url: fetched.finalUrl,
       http_status: fetched.status,
       content_type: fetched.contentType ?? null,
@@ -278,17 +345,19 @@ export class SourceTools {
     };
   }
 
-  async search(input: Infer<typeof searchInput>): Promise<Infer<typeof searchOutput>> {
+  /** The passages closest to a phrase: at most `max_results`, and fewer when their JSON would pass PART_BYTES. */
+  async search(input: Infer<typeof searchInput>, signal?: AbortSignal): Promise<Infer<typeof searchOutput>> {
     const query = normalize(input.query);
     if (query === '') throw new ToolInputError('query: nothing left after normalization (only whitespace)');
-    if (query.length > MAX_QUERY_CHARS) throw new ToolInputError(`query: ${query.length} characters, over the ${MAX_QUERY_CHARS} searched; search for a part of it`);
-    const record = await this.#source(input.url);
+    if (query.length > MAX_QUERY_CHARS) throw new ToolInputError(`query: ${count(query.length)} characters once normalized, over the ${count(MAX_QUERY_CHARS)}-character cap; search for a part of it`);
+    const record = await this.#source(input.url, signal);
     const max = input.max_results ?? DEFAULT_RESULTS;
     const found: Infer<typeof searchOutput>['results'] = [];
     for (const [i, view] of record.views.entries()) {
       // The best span, then the best with it blanked out, and so on: the alignment finds one span a pass.
       let masked = view.text;
       for (let n = 0; n < max; n++) {
+        if (signal?.aborted) break;
         const span = nearestSpan(query, masked);
         if (!span || span.end <= span.start || span.similarity <= 0) break;
         const { start, end } = widenToWords(view.text, span.start, span.end);
@@ -306,40 +375,65 @@ export class SourceTools {
         });
       }
     }
+    // rawSpan built each view's token map (src/match.ts), which lives as long as the record: it counts too.
+    this.#recount(record, true);
     found.sort((a, b) => b.similarity - a.similarity || a.offset - b.offset);
+    const results: Infer<typeof searchOutput>['results'] = [];
+    let bytes = 0;
+    for (const f of found.slice(0, max)) {
+      const shown = { ...f, text: echo(f.text, MAX_PASSAGE_CHARS), raw: echo(f.raw, MAX_PASSAGE_CHARS) };
+      bytes += jsonBytes(shown);
+      if (bytes > PART_BYTES && results.length > 0) break;
+      results.push(shown);
+    }
+    const left = Math.min(found.length, max) - results.length;
     return {
-      url: record.url,
+      url: echo(record.url),
       final_url: record.fetch.finalUrl ?? record.url,
-      query: input.query,
+      query: echo(input.query),
       exact: record.views.some((v) => v.text.includes(query)),
-      results: found.slice(0, max),
+      results,
+      note: left > 0 ? `${left} more passage(s) left out to keep the answer under ${count(PART_BYTES)} bytes of text; search for a longer phrase` : null,
     };
   }
 
-  async check(input: Infer<typeof checkInput>): Promise<Infer<typeof checkOutput>> {
-    const claimsPath = resolve(input.claims_path);
-    const answersPath = resolve(input.answers_path ?? join(dirname(claimsPath), 'answers.json'));
-    if (answersPath === claimsPath) throw new ToolInputError('answers_path: names the claims file; give another file');
+  /**
+   * The pipeline on a claims file under the root, the answers written beside it (or where answers_path says,
+   * under the root). Every check comes before any work: the paths, the file's size, its claims (count, quote
+   * and URL lengths). `signal` (the call's time limit) stops the run: undecided claims are answered no_match.
+   */
+  async check(input: Infer<typeof checkInput>, signal?: AbortSignal): Promise<Infer<typeof checkOutput>> {
+    const { root } = this.#settings;
+    const shownClaims = `claims_path ${shownPath(input.claims_path)}`;
+    const answersInput = input.answers_path ?? posix.join(posix.dirname(input.claims_path), 'answers.json');
+    let target;
+    let set: ClaimSet;
     try {
-      checkOutputPath(answersPath, 'answers_path');
+      const claimsFile = root.read(input.claims_path, 'claims_path', DEFAULT_MAX_CLAIMS_BYTES);
+      set = claimsOf(claimsFile.bytes, shownClaims);
+      target = root.answersTarget(answersInput, 'answers_path', claimsFile.identity);
     } catch (err) {
-      if (err instanceof OutputPathError) throw new ToolInputError(err.message);
+      if (err instanceof PathError || err instanceof ClaimsFileError) throw new ToolInputError(err.message);
       throw err;
     }
-    let set;
-    try {
-      set = await readClaimsFile(claimsPath);
-    } catch (err) {
-      if (err instanceof ClaimsFileError) throw new ToolInputError(`claims_path: ${err.message}`);
-      throw err;
+    if (set.entries.length > MAX_CLAIMS_PER_CALL) {
+      throw new ToolInputError(`${shownClaims}: ${count(set.entries.length)} claims, over the ${count(MAX_CLAIMS_PER_CALL)}-claim cap for one check_claims call; split the file, or label it with \`quotecheck run\``);
+    }
+    for (const e of set.entries) {
+      if (e.kind !== 'claim') continue;
+      for (const [field, value, cap] of [['quote', e.quote, MAX_QUOTE_CHARS], ['url', e.url, MAX_URL_CHARS]] as const) {
+        if (value.length > cap) {
+          throw new ToolInputError(`${shownClaims}: ${describeClaim(e.index, echo(e.id, 100))}: ${field}: ${count(value.length)} characters, over the ${count(cap)}-character cap`);
+        }
+      }
     }
     const book = new AnswerBook(set.entries.map((e) => e.id));
-    const file = new AnswersFile(answersPath, 'map', book);
+    const file = new AnswersWriter(target, book);
     const write = (): void => {
       try {
         file.write();
       } catch (err) {
-        throw new ToolInputError(`answers_path ${answersPath}: cannot be written: ${describeFsError(err)}`);
+        throw new ToolInputError(`answers_path ${shownPath(answersInput)}: cannot be written: ${describeFsError(err)}`);
       }
     };
     // Written at once (every claim no_match) and as claims are decided, as `run` does: a stopped call leaves answers.
@@ -347,27 +441,106 @@ export class SourceTools {
     // Streamed, as `run` does: a call of any size holds its sources in flight only, and a tally.
     const tally = new RunTally();
     const listed: ClaimResult[] = [];
-    const run = await streamClaims(set, {
-      ...this.#pipeline(),
-      onResult: (r) => {
-        book.set(r.id, r.label);
-        file.schedule();
-        tally.addResult(r);
-        if (r.index < MAX_LISTED_CLAIMS) listed.push(r);
-      },
-    });
+    let run;
+    try {
+      run = await streamClaims(set, {
+        ...this.#pipeline(),
+        signal,
+        onResult: (r) => {
+          book.set(r.id, r.label);
+          file.schedule();
+          tally.addResult(r);
+          if (r.index < MAX_LISTED_CLAIMS) listed.push(r);
+        },
+      });
+    } finally {
+      file.cancel();
+    }
     write();
     listed.sort((a, b) => a.index - b.index);
+    const results: Infer<typeof checkOutput>['results'] = [];
+    let bytes = 0;
+    for (const r of listed) {
+      const item = { id: echo(r.id, 200), label: r.label, diagnosis: r.diagnosis, note: r.note === undefined ? null : echo(r.note) };
+      bytes += jsonBytes(item);
+      if (bytes > PART_BYTES) break;
+      results.push(item);
+    }
+    const warnings = run.warnings.slice(0, MAX_LISTED_WARNINGS).map((w) => echo(w, 500));
+    if (run.warnings.length > MAX_LISTED_WARNINGS) warnings.push(`... and ${count(run.warnings.length - MAX_LISTED_WARNINGS)} more warnings`);
     return {
-      answers_path: answersPath,
+      answers_path: target.path,
       claims: tally.claims,
       verbatim: tally.verbatim,
       no_match: tally.claims - tally.verbatim,
       diagnoses: Object.fromEntries(tally.diagnosisCounts()),
-      results: listed.map((r) => ({ id: r.id, label: r.label, diagnosis: r.diagnosis, note: r.note ?? null })),
-      listed: listed.length,
-      warnings: run.warnings,
+      results,
+      listed: results.length,
+      warnings,
       ms: run.ms,
     };
   }
+}
+
+/** What an extracted source costs kept: its body's bytes, and two bytes a UTF-16 unit of each text it holds (raw views, normalized views). */
+export function recordBytes(record: SourceRecord): number {
+  let units = 0;
+  const views = record.text?.views ?? [];
+  for (const [i, v] of views.entries()) {
+    units += v.text.length;
+    // normalizeViews hands the extractor's normalized text on as the view's own: one string, counted once.
+    if (v.normalized !== undefined && v.normalized !== record.views?.[i]?.text) units += v.normalized.length;
+  }
+  for (const v of record.views ?? []) units += v.text.length;
+  return (record.fetch.ok ? record.fetch.body.byteLength : 0) + 2 * units;
+}
+
+/**
+ * At most what the token maps of a record's views take (src/match.ts: four Int32Arrays, 16 bytes a token): a token
+ * is at least one character and a separator, so half a token a character.
+ */
+function tokenMapBytes(record: SourceRecord): number {
+  let bytes = 0;
+  for (const v of record.text?.views ?? []) bytes += 16 * Math.ceil(v.text.length / 2);
+  return bytes;
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (the work itself goes on, shared with other callers). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const stop = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', stop);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', stop);
+        reject(err as Error);
+      },
+    );
+  });
+}
+
+/**
+ * A claims file's bytes as readClaimsFile (src/claims.ts) reads them, after RootFolder read them safely: UTF-8
+ * (a BOM allowed), nested no deeper than MAX_CLAIMS_JSON_DEPTH, JSON, then the claims; errors name `source`.
+ */
+function claimsOf(bytes: Buffer, source: string): ClaimSet {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const lenient = new TextDecoder('utf-8').decode(bytes);
+    const line = lenient.slice(0, lenient.indexOf('\uFFFD')).split('\n').length;
+    throw new ClaimsFileError(`${source}: is not valid UTF-8 (first bad byte on line ${line}); save it as UTF-8`);
+  }
+  const deep = tooDeepAt(text, MAX_CLAIMS_JSON_DEPTH);
+  if (deep !== -1) {
+    throw new ClaimsFileError(`${source}: JSON nested more than ${MAX_CLAIMS_JSON_DEPTH} levels deep (at ${lineAndColumn(text, deep)}); a claims file is an array of claim objects (or {"claims": [...]})`);
+  }
+  return parseClaims(parseJsonText(text, ClaimsFileError, `${source}: is not valid JSON`), source);
 }
