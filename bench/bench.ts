@@ -59,7 +59,7 @@ interface PipelineRun {
  * `wrapper` runs it under another command (`unshare --net`).
  */
 async function runQuotecheck(claims: string, out: string, args: string[], wrapper: string[] = []): Promise<PipelineRun> {
-  const argv = [process.execPath, join(projectRoot(), 'bin', 'quotecheck.js'), 'run', '--quiet', '--claims', claims, '--out', out, ...args];
+  const argv = [process.execPath, join(projectRoot(), 'bin', 'quotecheck.js'), 'run', '--allow-private', '--quiet', '--claims', claims, '--out', out, ...args];
   const [cmd, ...rest] = [...wrapper, ...argv] as [string, ...string[]];
   const t = performance.now();
   const { stderr } = await run(cmd, rest, { maxBuffer: 1 << 26 });

@@ -35,7 +35,7 @@ import { buildDrift, DRIFT_TASK } from './drift/build.js';
 import { GOLDEN_PORT, goldenDir, type Route } from './server.js';
 import { parseArgs } from 'node:util';
 import type { TaskVariant } from '../src/harbor/templates.js';
-import { writeTaskFolder } from './lib/tasks.js';
+import { GOLDEN_PRIVATE_ARGS, writeTaskFolder } from './lib/tasks.js';
 
 export { normalize };
 
@@ -497,9 +497,6 @@ function deriveClaim(task: TaskSpec, c: ClaimSpec): Labelled {
 // ---------------------------------------------------------------------------
 // Writing the task folders
 
-/** The golden sources are on loopback, which `quotecheck mcp` refuses unless told: its tasks' MCP server allows it. */
-export const GOLDEN_MCP_ARGS = ['--allow-private'] as const;
-
 /** One place the task folders are written to, in one variant. */
 export interface GoldenOutput {
   /** Where the task folders go. golden/tasks gets routes.json and labelled.jsonl beside it; anywhere else, only
@@ -537,7 +534,7 @@ export function buildGolden(opts: GoldenBuildOptions = {}): void {
   const dir = goldenDir();
   const outputs = (opts.outputs ?? [{ tasksDir: path.join(dir, 'tasks') }]).map(({ tasksDir, variant = {} }) => ({
     tasksDir,
-    variant: variant.mcp ? { ...variant, mcpArgs: [...GOLDEN_MCP_ARGS, ...(variant.mcpArgs ?? [])] } : variant,
+    variant: variant.mcp ? { ...variant, mcpArgs: [...GOLDEN_PRIVATE_ARGS, ...(variant.mcpArgs ?? [])] } : variant,
   }));
   const inGolden = outputs.some((o) => path.resolve(o.tasksDir) === path.resolve(dir, 'tasks'));
   const tasks = loadTasks();

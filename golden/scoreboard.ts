@@ -24,7 +24,7 @@ export interface GoldenBench {
  * shipped build by its absolute path (a plain task's image has no quotecheck on PATH).
  */
 export function waybackOffAgent(): string {
-  return `node ${shellQuote(shippedCli())} run --quiet --claims claims.json --out answers.json --wayback off`;
+  return `node ${shellQuote(shippedCli())} run --allow-private --quiet --claims claims.json --out answers.json --wayback off`;
 }
 
 /**
@@ -100,7 +100,7 @@ export async function scoreDiagnosis(diagnosisDir: string, outDir: string): Prom
   const cli = join(projectRoot(), 'bin', 'quotecheck.js');
   mkdirSync(outDir, { recursive: true });
   const report = join(outDir, 'report.jsonl');
-  await run(process.execPath, [cli, 'run', '--quiet', '--claims', join(diagnosisDir, 'claims.json'), '--out', join(outDir, 'answers.json'), '--report', report]);
+  await run(process.execPath, [cli, 'run', '--allow-private', '--quiet', '--claims', join(diagnosisDir, 'claims.json'), '--out', join(outDir, 'answers.json'), '--report', report]);
   const cases = readJsonLines(join(diagnosisDir, 'cases.jsonl')) as { id: string; expected: string }[];
   const rows = new Map(readJsonLines(report).map((r) => [String(r.id), r as { label: string; diagnosis: string; note: string | null }]));
   const codes = [...new Set(cases.map((c) => c.expected))];

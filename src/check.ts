@@ -1,9 +1,9 @@
 // The pipeline: claims -> sources (each URL fetched once) -> texts (live, or as of the claim's date) -> matches -> one result per claim.
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { ClaimsFileError, parseClaims, type Claim, type ClaimEntry, type ClaimSet } from './claims.js';
 import { FetchLimits, fetchSource, type FetchSettings } from './fetch/index.js';
-import { guardedLookup } from './fetch/guard.js';
+import { guardedAgent } from './fetch/guard.js';
 import { findQuote, textQuoteSelector, type Match, type TextQuoteSelector } from './match.js';
 import { normalize } from './normalize.js';
 import type { Label } from './answers.js';
@@ -267,17 +267,27 @@ function entriesOf(input: ClaimsInput): { entries: readonly ClaimEntry[]; warnin
   return { entries: list as readonly ClaimEntry[], warnings: [] };
 }
 
-/** The HTTP stack of a run: a pooled agent (guarded for --block-private), recorded or replaced by a replay. */
-function dispatcherFor(options: CheckOptions): { dispatcher: Dispatcher; close: () => void } {
-  if (options.replay) return { dispatcher: options.replay, close: () => {} };
-  const agent = new Agent({
-    connections: options.perHost * 2,
-    keepAliveTimeout: 4_000,
-    ...(options.blockPrivate ? { connect: { lookup: guardedLookup } } : {}),
-  });
-  const dispatcher = options.recorder ? agent.compose(options.recorder.interceptor()) : agent;
+/** A run's two HTTP stacks: one for sources, one for the Wayback Machine (whose configured origin it may reach whatever its address). */
+interface RunStacks {
+  sources: Dispatcher;
+  archive: Dispatcher;
+  close: () => void;
+}
+
+/**
+ * The HTTP stacks of a run: pooled agents under the network rule (src/fetch/guard.ts), recorded, or
+ * both replaced by a replay (which never reaches the network, so there is nothing to guard). The
+ * archive's agent trusts the archive's own origin only: a capture that redirects elsewhere is judged
+ * like a source.
+ */
+function stacksFor(options: CheckOptions): RunStacks {
+  if (options.replay) return { sources: options.replay, archive: options.replay, close: () => {} };
+  const pool = { connections: options.perHost * 2, keepAliveTimeout: 4_000 };
+  const agents = [guardedAgent({ allowPrivate: options.allowPrivate }, pool)];
+  if (options.wayback !== 'off') agents.push(guardedAgent({ allowPrivate: options.allowPrivate, trustedOrigin: options.waybackUrl }, pool));
+  const [sources, archive = sources] = agents.map((agent) => (options.recorder ? agent.compose(options.recorder.interceptor()) : agent)) as [Dispatcher, Dispatcher?];
   // Do not wait for in-flight work when stopping: close sockets in the background.
-  return { dispatcher, close: () => void agent.destroy().catch(() => {}) };
+  return { sources, archive, close: () => agents.forEach((agent) => void agent.destroy().catch(() => {})) };
 }
 
 /** Each claim's "as of" date: --as-of, else its verify date; a date the archive cannot use counts as none. */
@@ -310,18 +320,17 @@ function fetchSettingsFor(options: CheckOptions, dispatcher: Dispatcher): FetchS
     backoffMaxMs: replaying ? 0 : options.backoffMaxMs,
     retryAfterCapMs: replaying ? 0 : options.retryAfterCapMs,
     budgetMs: options.sourceBudgetMs,
-    blockPrivate: options.blockPrivate,
     dispatcher,
   };
 }
 
 /** A run's Wayback client, over the run's HTTP stack (so a replay answers it too); none with `wayback: 'off'`. */
-function waybackFor(options: CheckOptions, settings: FetchSettings): WaybackClient | undefined {
+function waybackFor(options: CheckOptions, settings: FetchSettings, archive: Dispatcher): WaybackClient | undefined {
   if (options.wayback === 'off') return undefined;
   return new WaybackClient({
     base: options.waybackUrl,
     perMinute: options.replay !== undefined ? Infinity : options.waybackPerMinute,
-    request: { ...settings, blockPrivate: false },
+    request: { ...settings, dispatcher: archive },
     maxWaitMs: options.waybackMaxWaitMs,
     signal: options.signal,
     deadlineAt: options.deadlineAt,
@@ -377,15 +386,15 @@ class Run {
   readonly #asOfOverride: AsOfDate | undefined;
   readonly #decide: (r: ClaimResult, slot: number) => void;
 
-  constructor(options: CheckOptions, dispatcher: Dispatcher, asOfOverride: AsOfDate | undefined, decide: (r: ClaimResult, slot: number) => void) {
+  constructor(options: CheckOptions, stacks: RunStacks, asOfOverride: AsOfDate | undefined, decide: (r: ClaimResult, slot: number) => void) {
     this.#options = options;
     this.#decide = decide;
     this.#asOfOverride = asOfOverride;
-    this.#settings = fetchSettingsFor(options, dispatcher);
+    this.#settings = fetchSettingsFor(options, stacks.sources);
     this.#readSettings = { extractTimeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal };
     this.#limits = new FetchLimits(options.concurrency, options.perHost);
     this.#held = pLimit(options.concurrency * HELD_PER_FETCH_SLOT);
-    this.wayback = waybackFor(options, this.#settings);
+    this.wayback = waybackFor(options, this.#settings, stacks.archive);
     this.#captures = this.wayback ? new CaptureTexts(this.wayback, (url, fetched) => readSource(url, fetched, this.#readSettings)) : undefined;
   }
 
@@ -457,12 +466,12 @@ async function runClaims(claims: ClaimsInput, opts: Partial<CheckOptions>, decid
   };
   const groups = bySource(entries, decideOnce);
   const asOfOverride = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
-  const { dispatcher, close } = dispatcherFor(options);
-  const run = new Run(options, dispatcher, asOfOverride, decideOnce);
+  const stacks = stacksFor(options);
+  const run = new Run(options, stacks, asOfOverride, decideOnce);
   try {
     await run.processAll(groups);
   } finally {
-    close();
+    stacks.close();
   }
   const stopped = options.signal?.aborted ? abortReason(options.signal) : undefined;
   entries.forEach((entry, slot) => {

@@ -17,7 +17,7 @@ export const DEFAULT_OPTIONS: Readonly<RunSettings> = {
   userAgent: `quotecheck/${VERSION} (quote verification for benchmarks; +https://www.npmjs.com/package/quotecheck)`,
   retryAfterCapMs: 30_000,
   sourceBudgetMs: 120_000,
-  blockPrivate: false,
+  allowPrivate: false,
   backoffMinMs: 500,
   backoffMaxMs: 8_000,
   extractTimeoutMs: 60_000,

@@ -22,8 +22,11 @@ export interface RunSettings {
   retryAfterCapMs: number;
   /** Time for one source's fetch, all attempts and waits included. */
   sourceBudgetMs: number;
-  /** Refuse private-network targets (loopback, RFC 1918, link-local, ...), for hosted use. */
-  blockPrivate: boolean;
+  /**
+   * Reach private networks too (`--allow-private`): loopback, RFC 1918, link-local, unique-local and every
+   * address that is not global unicast (src/fetch/guard.ts). Off by default: claims' URLs come from strangers.
+   */
+  allowPrivate: boolean;
   backoffMinMs: number;
   backoffMaxMs: number;
   /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability in a worker). */

@@ -12,13 +12,13 @@ describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () 
 
   test('verifyQuote returns label, diagnosis and evidence', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: { 'content-type': 'text/html' } }]);
-    const hit: VerifyResult = await verifyQuote(`${server.origin}/p`, 'approved the "budget" on Tuesday-after');
+    const hit: VerifyResult = await verifyQuote(`${server.origin}/p`, 'approved the "budget" on Tuesday-after', { allowPrivate: true });
     expect(hit).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', http_status: 200 });
     expect(hit.match?.selector?.exact).toBe('approved the “budget” on Tuesday—after');
-    const miss = await verifyQuote(`${server.origin}/p`, 'The committee rejected the budget on Tuesday after a long debate.');
+    const miss = await verifyQuote(`${server.origin}/p`, 'The committee rejected the budget on Tuesday after a long debate.', { allowPrivate: true });
     expect(miss).toMatchObject({ label: 'no_match', diagnosis: 'near_miss' });
     expect(miss.nearest?.similarity).toBeGreaterThan(0.8);
-    const bad = await verifyQuote('mailto:someone@example.com', 'x');
+    const bad = await verifyQuote('mailto:someone@example.com', 'x', { allowPrivate: true });
     expect(bad).toMatchObject({ label: 'no_match', diagnosis: 'invalid_claim' });
   });
 
@@ -29,7 +29,7 @@ describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () 
       { id: 'b', quote: 'long debate', url: `${server.origin}/p` },
       { id: 'a', quote: 'short debate', url: `${server.origin}/p` },
     ]);
-    const run = await checkClaims(entries, { onResult: (r) => seen.push(r.id) });
+    const run = await checkClaims(entries, { allowPrivate: true, onResult: (r) => seen.push(r.id) });
     expect(run.results.map((r) => [r.id, r.label])).toEqual([['b', 'verbatim'], ['a', 'no_match']]);
     expect(seen.sort()).toEqual(['a', 'b']);
     expect(run.sources).toHaveLength(1);
@@ -44,7 +44,7 @@ describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () 
     const run = await checkClaims([
       { id: 'fast', quote: 'long debate', url: `${server.origin}/p` },
       { id: 'slow', quote: 'long debate', url: `${server.origin}/hang` },
-    ], { signal: stop.signal, onResult: (r) => { if (r.id === 'fast') setTimeout(() => stop.abort('deadline'), 50); } });
+    ], { allowPrivate: true, signal: stop.signal, onResult: (r) => { if (r.id === 'fast') setTimeout(() => stop.abort('deadline'), 50); } });
     const [fast, slow] = run.results;
     expect(fast).toMatchObject({ id: 'fast', label: 'verbatim' });
     expect(fast!.undecided).toBeUndefined();

@@ -54,7 +54,7 @@ async function dataset(opts: { layout?: Layout; variant?: TaskVariant; frozen?: 
     writeTaskFolder(join(tasks, 'lighthouse'), {
       name: 'lighthouse', layout, claims: claims.map(({ gold: _g, ...c }) => c), gold: Object.fromEntries(claims.map((c) => [c.id, c.gold])),
       instruction: 'Check the quotes.', description: 'Check the quotes', config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
-      variant: opts.variant, solve: { runArgs: ['--retries', '0', '--timeout', '5'] },
+      variant: opts.variant, solve: { runArgs: ['--allow-private', '--retries', '0', '--timeout', '5'] },
       ...(opts.variant.skill ? { skillDir: bundledSkillDir() } : {}),
       ...(opts.frozen ? { frozen: true } : {}),
     });
@@ -63,7 +63,7 @@ async function dataset(opts: { layout?: Layout; variant?: TaskVariant; frozen?: 
     // A frozen task's archive: a recorded run of its own claims.
     const work = tempDir();
     writeFileSync(join(work, 'claims.json'), JSON.stringify(claims.map(({ gold: _g, ...c }) => c)));
-    const r = await runCli(['run', '--quiet', '--claims', join(work, 'claims.json'), '--out', join(work, 'a.json'), '--record', join(tasks, 'lighthouse', 'environment', 'sources.warc.gz')]);
+    const r = await runCli(['run', '--allow-private', '--quiet', '--claims', join(work, 'claims.json'), '--out', join(work, 'a.json'), '--record', join(tasks, 'lighthouse', 'environment', 'sources.warc.gz')]);
     expect(r.code, r.stderr).toBe(0);
   }
   const verifierFolder = layout === 'harbor' ? 'tests' : 'verifier';
@@ -307,7 +307,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     try {
       const f = await dataset({ variant: { mcp: true } });
       expect(existsSync(join(f.task, 'environment', 'quotecheck', 'quotecheck.mjs'))).toBe(true);
-      const agent = 'command -v quotecheck > /app/which.txt; touch /opt/quotecheck/x 2> /app/touch.txt; quotecheck run --claims /app/claims.json --out /app/answers.json --retries 0 --timeout 5';
+      const agent = 'command -v quotecheck > /app/which.txt; touch /opt/quotecheck/x 2> /app/touch.txt; quotecheck run --allow-private --claims /app/claims.json --out /app/answers.json --retries 0 --timeout 5';
       const b = await bench(f, agent);
       expect(b.file('app/which.txt').trim()).toBe('/opt/quotecheck-bench/bin/quotecheck');
       expect(b.file('app/touch.txt')).toMatch(/Read-only file system/);

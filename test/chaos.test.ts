@@ -80,7 +80,7 @@ describe('chaos', () => {
     const out = join(dir, 'answers.json');
     const deadline = 90;
     const started = Date.now();
-    const r = await runCli(['run', '--claims', writeJson(join(dir, 'claims.json'), claims), '--out', out, '--report', join(dir, 'report.jsonl'),
+    const r = await runCli(['run', '--allow-private', '--claims', writeJson(join(dir, 'claims.json'), claims), '--out', out, '--report', join(dir, 'report.jsonl'),
       '--deadline', String(deadline), '--timeout', '2', '--retries', '1', '--source-budget', '5', '--max-mb', '40', '--quiet']);
     const seconds = (Date.now() - started) / 1000;
     expect(r.code, r.stderr).toBe(0);
@@ -108,7 +108,7 @@ describe('chaos', () => {
     const dir = tempDir();
     const out = join(dir, 'answers.json');
     let sawPartial = false;
-    const r = await runCli(['run', '--claims', writeJson(join(dir, 'claims.json'), claims), '--out', out, '--timeout', '60', '--quiet'], {
+    const r = await runCli(['run', '--allow-private', '--claims', writeJson(join(dir, 'claims.json'), claims), '--out', out, '--timeout', '60', '--quiet'], {
       onSpawn: async (child) => {
         // Read the file while the run writes it: every read is complete JSON with every id.
         for (let i = 0; i < 400; i++) {

@@ -23,7 +23,7 @@ describe('quotecheck run: bad input', () => {
   test('a claim without id: exit 2 naming the claim index and the field', async () => {
     const dir = tempDir();
     writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: 'http://127.0.0.1:9/' }, { quote: 'q', url: 'http://127.0.0.1:9/' }]);
-    const r = await runCli(['run', '--baseline'], { cwd: dir });
+    const r = await runCli(['run', '--allow-private', '--baseline'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/claim #2: field "id" is missing/);
   });
@@ -31,7 +31,7 @@ describe('quotecheck run: bad input', () => {
   test('duplicate ids: exit 2 naming both claims', async () => {
     const dir = tempDir();
     const claims = writeJson(join(dir, 'c.json'), [{ id: 'x', quote: 'q', url: 'http://127.0.0.1:9/' }, { id: 'x', quote: 'r', url: 'http://127.0.0.1:9/' }]);
-    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'a.json')]);
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'a.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/claim #2 \(id "x"\): duplicate id, first used by claim #1;/);
     expect(existsSync(join(dir, 'a.json'))).toBe(false);
@@ -47,7 +47,7 @@ describe('quotecheck run: bad input', () => {
     ]);
     const out = join(dir, 'answers.json');
     const report = join(dir, 'report.jsonl');
-    const r = await runCli(['run', '--claims', claims, '--out', out, '--report', report]);
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--report', report]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/claim #2 \(id "empty"\): field "quote" is empty or only whitespace/);
     expect(r.stderr).toMatch(/claim #3 \(id "ftp"\): field "url" must be http\(s\), not ftp:/);
@@ -63,7 +63,7 @@ describe('quotecheck run: bad input', () => {
     [['--format', 'csv'], /--format/],
     [['--html-view', 'body'], /--html-view/],
   ])('bad option %j: exit 2 naming it', async (args, message) => {
-    const r = await runCli(['run', ...args]);
+    const r = await runCli(['run', '--allow-private', ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
   });
@@ -78,7 +78,7 @@ describe('quotecheck run: answers and report', () => {
       { id: 'a', quoted_text: 'The Committee approved  the budget', source_url: `${server.origin}/p` },
       { id: 'm', quote: 'x', url: `${server.origin}/gone` },
     ] });
-    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'map.json'), '--report', join(dir, 'r.jsonl'), '--report-order', 'input']);
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'map.json'), '--report', join(dir, 'r.jsonl'), '--report-order', 'input']);
     expect(r.code).toBe(0);
     expect(Object.entries(readJson(join(dir, 'map.json')))).toEqual([['z', 'no_match'], ['a', 'verbatim'], ['m', 'no_match']]);
     expect(r.stderr).toMatch(/3 claims, 1 verbatim, 2 no_match; sources 1 fetched, 1 failed; [\d.]+ s/);
@@ -89,7 +89,7 @@ describe('quotecheck run: answers and report', () => {
     expect(rows[1].match).toMatchObject({ offset: 0, context: expect.stringContaining('the committee approved the budget') });
     expect(rows[2]).toMatchObject({ id: 'm', diagnosis: 'fetch_failed', http_status: 404, match: null });
 
-    const list = await runCli(['run', '--claims', claims, '--out', join(dir, 'list.json'), '--format', 'list', '--quiet']);
+    const list = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'list.json'), '--format', 'list', '--quiet']);
     expect(list.code, list.stderr).toBe(0);
     expect(readJson(join(dir, 'list.json'))).toEqual([{ id: 'z', label: 'no_match' }, { id: 'a', label: 'verbatim' }, { id: 'm', label: 'no_match' }]);
   });
@@ -98,7 +98,7 @@ describe('quotecheck run: answers and report', () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const dir = tempDir();
     writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'approved the budget', url: `${server.origin}/p` }, { id: 'b', quote: 'x', url: `${server.origin}/p` }]);
-    const r = await runCli(['run', '--baseline'], { cwd: dir });
+    const r = await runCli(['run', '--allow-private', '--baseline'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(readJson(join(dir, 'answers.json'))).toEqual({ a: 'no_match', b: 'no_match' });
     expect(server.hits('/p')).toBe(0);
@@ -108,7 +108,7 @@ describe('quotecheck run: answers and report', () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: `${server.origin}/p` }]);
-    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'no', 'such', 'dir', 'answers.json')]);
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'no', 'such', 'dir', 'answers.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`quotecheck: error: --out ${join(dir, 'no', 'such', 'dir', 'answers.json')}: folder ${join(dir, 'no', 'such', 'dir')} does not exist\n`);
     expect(server.hits('/p')).toBe(0);
@@ -128,7 +128,7 @@ describe('quotecheck run: stopping early never loses answers', () => {
 
   test('SIGTERM in the middle of a run leaves a complete, valid answers file with what was decided', async () => {
     const { dir, claims, out } = await setup();
-    const r = await runCli(['run', '--claims', claims, '--out', out, '--timeout', '60', '--report', join(dir, 'r.jsonl')], {
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--timeout', '60', '--report', join(dir, 'r.jsonl')], {
       onSpawn: async (child) => {
         // Wait until the fast claim's verbatim is on disk (incremental writes), then stop the run.
         for (let i = 0; i < 200; i++) {
@@ -151,7 +151,7 @@ describe('quotecheck run: stopping early never loses answers', () => {
   test('--deadline stops the run in time and answers the rest no_match', async () => {
     const { claims, out } = await setup();
     const started = Date.now();
-    const r = await runCli(['run', '--claims', claims, '--out', out, '--timeout', '60', '--deadline', '1.5']);
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--timeout', '60', '--deadline', '1.5']);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/deadline of 1.5 s reached/);
@@ -206,7 +206,7 @@ describe('quotecheck verify', () => {
 
   test('verbatim: exit 0, says where it matched', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCli(['verify', '--url', `${server.origin}/s`, '--quote', 'approved the budget on Tuesday']);
+    const r = await runCli(['verify', '--allow-private', '--url', `${server.origin}/s`, '--quote', 'approved the budget on Tuesday']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^verbatim \(diagnosis: verbatim\)/);
     // In the page's own wording and case, not the normalized text.
@@ -215,7 +215,7 @@ describe('quotecheck verify', () => {
 
   test('a misquote: exit 1, diagnosis near_miss with the nearest span', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCli(['verify', '--url', `${server.origin}/s`, '--quote', 'The committee approved the budget on Wednesday after a long debate.']);
+    const r = await runCli(['verify', '--allow-private', '--url', `${server.origin}/s`, '--quote', 'The committee approved the budget on Wednesday after a long debate.']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^no_match \(diagnosis: near_miss\)/);
     expect(r.stdout).toMatch(/The committee approved the budget on Tuesday after a long debate\./);
@@ -223,7 +223,7 @@ describe('quotecheck verify', () => {
 
   test('--json gives the report record with a TextQuoteSelector; --quote - reads stdin', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCli(['verify', '--json', '--url', `${server.origin}/s`, '--quote', '-'], { input: 'Members said  the vote\nwas close.' });
+    const r = await runCli(['verify', '--allow-private', '--json', '--url', `${server.origin}/s`, '--quote', '-'], { input: 'Members said  the vote\nwas close.' });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', http_status: 200 });
@@ -231,7 +231,7 @@ describe('quotecheck verify', () => {
   });
 
   test('bad input: exit 2 naming the field', async () => {
-    const r = await runCli(['verify', '--url', 'file:///etc/passwd', '--quote', 'root']);
+    const r = await runCli(['verify', '--allow-private', '--url', 'file:///etc/passwd', '--quote', 'root']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/field "url" must be http\(s\), not file:/);
   });
@@ -245,7 +245,7 @@ describe('quotecheck run: the closing summary', () => {
       { id: 'mis', quote: 'The committee approved the budget on Monday after a long debate.', url: `${server.origin}/s` },
       { id: 'gone', quote: 'x', url: `${server.origin}/gone` },
     ]);
-    const r = await runCli(['run', '--claims', claims, '--out', out]);
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/diagnoses: verbatim 1, near_miss 1, fetch_failed 1/);
     expect(r.stderr).toMatch(/worth a human look:\n\s+mis\s+near_miss \(similarity 0\.\d+\)/);

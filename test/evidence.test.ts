@@ -102,7 +102,7 @@ describe('nearest in the page\'s own wording, with its diff', () => {
   test('a misquote: raw is the page\'s wording in whole words, diff quotes the difference; the report carries both', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const quote = 'The committee approved the "budget" on Wednesday-after a long debate over schools and roads.';
-    const run = await checkClaims([{ id: 'm', quote, url: `${server.origin}/p` }]);
+    const run = await checkClaims([{ id: 'm', quote, url: `${server.origin}/p` }], { allowPrivate: true });
     const r = run.results[0]!;
     expect(r).toMatchObject({ label: 'no_match', diagnosis: 'near_miss' });
     expect(r.nearest!.raw).toBe('the Subcommittee approved the “Budget” on Tuesday—after a long debate over schools and roads.');
@@ -135,7 +135,7 @@ describe('nearest in the page\'s own wording, with its diff', () => {
       piece[7] = piece[7]!.length > 3 ? piece[7]!.slice(0, -2) : piece[7]!;
       claims.push({ id: `cut${start}`, quote: piece.join(' '), url: `${server.origin}/p` });
     }
-    const run = await checkClaims(claims);
+    const run = await checkClaims(claims, { allowPrivate: true });
     const spaced = ` ${PAGE_TEXT} `;
     const normalized = ` ${normalize(PAGE_TEXT)} `;
     for (const r of run.results) {
@@ -150,7 +150,7 @@ describe('nearest in the page\'s own wording, with its diff', () => {
   test('the --report JSON Lines carry nearest.raw and nearest.diff', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const { claims, out, report } = claimsRun([{ id: 'm', quote: 'Members said the vote was very close, and the Mayor\'s office welcomed it.', url: `${server.origin}/p` }]);
-    const r = await runCli(['run', '--quiet', '--claims', claims, '--out', out, '--report', report]);
+    const r = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     const row = JSON.parse(readFileSync(report, 'utf8').trim());
     expect(row.nearest.raw).toBe('Members said the vote was close, and the Mayor’s office welcomed it.');
@@ -166,13 +166,13 @@ describe('verify shows the difference', () => {
   test('without a terminal: the page\'s wording, plain [-missing-]{+extra+} markers, the similarity once; --json has raw and diff', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const quote = 'Members said the vote was very close, and the Mayor\'s office opposed it.';
-    const r = await runCli(['verify', '--url', `${server.origin}/p`, '--quote', quote]);
+    const r = await runCli(['verify', '--allow-private', '--url', `${server.origin}/p`, '--quote', quote]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toContain('  Members said the vote was close, and the Mayor’s office welcomed it.\n');
     expect(r.stdout).toContain('  Members said the vote was [-very-] close, and the Mayor’s office [-opposed-] {+welcomed+} it.\n');
     expect(r.stdout).not.toContain('\x1b[');
     expect(r.stdout.match(/similarity/g)).toHaveLength(1);
-    const j = await runCli(['verify', '--json', '--url', `${server.origin}/p`, '--quote', quote]);
+    const j = await runCli(['verify', '--allow-private', '--json', '--url', `${server.origin}/p`, '--quote', quote]);
     expect(j.code, j.stderr).toBe(1);
     const out = JSON.parse(j.stdout);
     expect(out.nearest.raw).toBe('Members said the vote was close, and the Mayor’s office welcomed it.');
@@ -188,7 +188,7 @@ describe('verify shows the difference', () => {
     expect(useColour({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
     expect(useColour({ isTTY: false }, {})).toBe(false);
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
-    const run = await checkClaims([{ id: 'x', quote: 'Members said the vote was close, and the Mayor\'s office opposed it.', url: `${server.origin}/p` }]);
+    const run = await checkClaims([{ id: 'x', quote: 'Members said the vote was close, and the Mayor\'s office opposed it.', url: `${server.origin}/p` }], { allowPrivate: true });
     const text = describeResult(run.results[0]!, true);
     expect(text).toContain('\x1b[31;9mopposed\x1b[29;39m \x1b[32mwelcomed\x1b[39m');
     expect(text).toContain('red, struck: only in the quote; green: only in the source');

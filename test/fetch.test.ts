@@ -14,7 +14,7 @@ const PAGE = '<html><body><article><h1>Report</h1><p>The committee approved the 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 
 async function check(claims: { id: string; quote: string; url: string }[], opts: Partial<CheckOptions> = {}) {
-  const run = await checkClaims(parseClaims(claims).entries, { ...fast, ...opts });
+  const run = await checkClaims(parseClaims(claims).entries, { allowPrivate: true, ...fast, ...opts });
   return Object.fromEntries(run.results.map((r) => [r.id, r]));
 }
 
@@ -98,7 +98,7 @@ describe('retries', () => {
     const server = await serve([]);
     const url = `${server.origin}/x`;
     await server.close();
-    const outcome = await fetchSource(url, { timeoutMs: 1000, retries: 1, backoffMinMs: 10, backoffMaxMs: 10, retryAfterCapMs: 0, budgetMs: 10_000, maxBytes: 1e6, maxRedirects: 10, userAgent: 'test' });
+    const outcome = await fetchSource(url, { timeoutMs: 1000, retries: 1, backoffMinMs: 10, backoffMaxMs: 10, retryAfterCapMs: 0, budgetMs: 10_000, maxBytes: 1e6, maxRedirects: 10, userAgent: 'test', allowPrivate: true });
     expect(outcome).toMatchObject({ ok: false, error: 'connection', attempts: 2 });
     expect(outcome.ok ? '' : outcome.message).toMatch(/ECONNREFUSED/);
   });

@@ -181,7 +181,7 @@ describe('whole runs over mutated pages (checkClaims against a loopback server)'
           { id: 'absent', quote: 'a sentence that is on none of these pages at all', url: `${server.origin}/page` },
           { id: 'orig', quote: page.quote, url: `${server.origin}/same` },
         ];
-        const run = await checkClaims(claims, { extractTimeoutMs: EXTRACT_TIMEOUT_MS, retries: 0, wayback: 'off' });
+        const run = await checkClaims(claims, { allowPrivate: true, extractTimeoutMs: EXTRACT_TIMEOUT_MS, retries: 0, wayback: 'off' });
         expect(run.results.map((r) => r.id)).toEqual(['q', 'absent', 'orig']);
         for (const r of run.results) expect(['verbatim', 'no_match']).toContain(r.label);
         expect(run.results[1]!.label).toBe('no_match');

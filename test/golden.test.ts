@@ -187,7 +187,7 @@ describe('diagnosis on golden/diagnosis', () => {
 describe('export, then bench: a labelled file round-trips', () => {
   test('tasks of about 10 claims, sources never split, no labels in claims.json, oracle 1.000', async () => {
     const out = join(tempDir(), 'dataset');
-    const r = await runCli(['export', '--labelled', join(goldenDir(), 'labelled.jsonl'), '--out', out, '--per-task', '10', '--name', 'rt']);
+    const r = await runCli(['export', '--allow-private', '--labelled', join(goldenDir(), 'labelled.jsonl'), '--out', out, '--per-task', '10', '--name', 'rt']);
     expect(r.code, r.stderr).toBe(0);
     const labelled = readFileSync(join(goldenDir(), 'labelled.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const tasks = readdirSync(out).sort();
@@ -225,7 +225,7 @@ describe('export, then bench: a labelled file round-trips', () => {
 describe('the golden tasks in SkillsBench 1.1\'s layout (task.md, oracle/, verifier/)', () => {
   test('exported by their task field, benched at /oracle and /verifier: the same reward on every task as the Harbor layout, oracle and baseline', async () => {
     const out = join(tempDir(), 'skillsbench');
-    const r = await runCli(['export', '--labelled', join(goldenDir(), 'labelled.jsonl'), '--out', out, '--layout', 'skillsbench', '--task-field', 'task']);
+    const r = await runCli(['export', '--allow-private', '--labelled', join(goldenDir(), 'labelled.jsonl'), '--out', out, '--layout', 'skillsbench', '--task-field', 'task']);
     expect(r.code, r.stderr).toBe(0);
     const rewards = (report: BenchReport) => Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
     const oracle = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
@@ -256,7 +256,7 @@ describe('the package as the Dockerfile installs it', () => {
     const task = join(TASKS, 'pdf-papers');
     const answers = join(work, 'answers.json');
     // Asynchronously: the golden server answers from this very process.
-    await execFileAsync(process.execPath, [join(app, 'bin', 'quotecheck.js'), 'run', '--quiet', '--claims', join(task, 'environment', 'claims.json'), '--out', answers]);
+    await execFileAsync(process.execPath, [join(app, 'bin', 'quotecheck.js'), 'run', '--allow-private', '--quiet', '--claims', join(task, 'environment', 'claims.json'), '--out', answers]);
     const { correct, total } = countCorrect(answers, join(task, 'tests', 'gold.json'));
     expect(correct).toBe(total);
   }, 180_000);
@@ -287,7 +287,7 @@ describe('sources change: the golden run recorded, then replayed with the golden
     const claims = readdirSync(TASKS).sort().flatMap((t) => readJson(join(TASKS, t, 'environment', 'claims.json')) as unknown[]);
     const claimsPath = writeJson(join(dir, 'claims.json'), claims);
     const warc = join(dir, 'golden.warc.gz');
-    const live = await runCli(['run', '--quiet', '--claims', claimsPath, '--out', join(dir, 'live.json'), '--report', join(dir, 'live.jsonl'), '--record', warc, '--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '6000']);
+    const live = await runCli(['run', '--allow-private', '--quiet', '--claims', claimsPath, '--out', join(dir, 'live.json'), '--report', join(dir, 'live.jsonl'), '--record', warc, '--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '6000']);
     expect(live.code, live.stderr).toBe(0);
     const records = Number(/\((\d+) WARC records\)/.exec(live.stderr)?.[1]);
 

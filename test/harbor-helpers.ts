@@ -70,7 +70,7 @@ export function makeTask(root: string, name: string, claims: { id: string; quote
     description: `Check ${claims.length} quotes`,
     config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
     variant: {},
-    solve: { runArgs: ['--retries', '0', '--timeout', '5'] },
+    solve: { runArgs: ['--allow-private', '--retries', '0', '--timeout', '5'] },
   });
   return dir;
 }

@@ -13,7 +13,7 @@ describe('hostile sources', () => {
     const plain = HOSTILE_CASES.filter((c) => !c.limits);
     const claims = plain.map((c, i) => ({ id: `h${i}`, quote: PLANTED, url: `${server.origin}${c.path}` }));
     const started = Date.now();
-    const run = await checkClaims(parseClaims(claims).entries, HOSTILE_LIMITS);
+    const run = await checkClaims(parseClaims(claims).entries, { ...HOSTILE_LIMITS, allowPrivate: true });
     // Nothing waits past its limits: the slowest case is a source's whole time budget.
     expect(Date.now() - started).toBeLessThan(HOSTILE_LIMITS.sourceBudgetMs + 30_000);
     plain.forEach((c, i) => {
@@ -25,7 +25,7 @@ describe('hostile sources', () => {
 
   test.each(HOSTILE_CASES.filter((c) => c.limits).map((c) => [c.path, c] as const))('%s under its own limit', async (_path, c) => {
     const server = await serve(await hostileRoutes());
-    const run = await checkClaims(parseClaims([{ id: 'x', quote: PLANTED, url: `${server.origin}${c.path}` }]).entries, { ...HOSTILE_LIMITS, ...c.limits });
+    const run = await checkClaims(parseClaims([{ id: 'x', quote: PLANTED, url: `${server.origin}${c.path}` }]).entries, { allowPrivate: true, ...HOSTILE_LIMITS, ...c.limits });
     expect(run.results[0]).toMatchObject({ label: c.label, diagnosis: c.diagnosis });
     expect(run.results[0]!.note).toMatch(c.note);
   });
@@ -36,7 +36,7 @@ describe('long real pages keep their article view (the DOM caps are sized from t
     const server = await serve(longPageRoutes());
     const paths = ['/long/chapter', '/long/chapter-br', '/long/report'];
     const claims = paths.map((path, i) => ({ id: `long${i}`, quote: LONG_PLANTED, url: `${server.origin}${path}` }));
-    const run = await checkClaims(parseClaims(claims).entries, { ...HOSTILE_LIMITS, timeoutMs: 20_000, sourceBudgetMs: 100_000, extractTimeoutMs: 60_000, htmlView: 'article' });
+    const run = await checkClaims(parseClaims(claims).entries, { allowPrivate: true, ...HOSTILE_LIMITS, timeoutMs: 20_000, sourceBudgetMs: 100_000, extractTimeoutMs: 60_000, htmlView: 'article' });
     run.results.forEach((r, i) => {
       expect({ path: paths[i], label: r.label, diagnosis: r.diagnosis, view: r.match?.view }).toEqual({ path: paths[i], label: 'verbatim', diagnosis: 'verbatim', view: 'article' });
     });
@@ -68,21 +68,21 @@ describe('DOM caps: a page past one gets its full view from the streaming parser
 });
 
 describe('security', () => {
-  test('--block-private refuses loopback IP literals and names that resolve to private addresses, before connecting', async () => {
+  test('by default the library refuses loopback IP literals and names that resolve to private addresses, before connecting', async () => {
     const server = await serve(await hostileRoutes());
     const claims = [
       { id: 'ip', quote: PLANTED, url: `${server.origin}/cookie` },
       { id: 'name', quote: PLANTED, url: `http://localhost:${server.port}/cookie` },
       { id: 'v6', quote: PLANTED, url: `http://[::1]:${server.port}/cookie` },
     ];
-    const run = await checkClaims(parseClaims(claims).entries, { ...HOSTILE_LIMITS, blockPrivate: true });
+    const run = await checkClaims(parseClaims(claims).entries, HOSTILE_LIMITS);
     for (const r of run.results) {
       expect(r, r.id).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
-      expect(r.note, r.id).toMatch(/refused: .*private address.*--block-private/);
+      expect(r.note, r.id).toMatch(/refused: .*loopback \((127\.0\.0\.0\/8|::1\/128)\): not a global address; pass --allow-private/);
     }
     expect(server.hits('/cookie')).toBe(0);
-    // Without the flag, the same claims are fetched (loopback is where tests live).
-    const open = await checkClaims(parseClaims(claims.slice(0, 1)).entries, HOSTILE_LIMITS);
+    // Allowed, the same claims are fetched (loopback is where tests live).
+    const open = await checkClaims(parseClaims(claims.slice(0, 1)).entries, { ...HOSTILE_LIMITS, allowPrivate: true });
     expect(open.results[0]!.label).toBe('verbatim');
   });
 
@@ -92,7 +92,7 @@ describe('security', () => {
       { path: '/private', handler: (q, s) => { seen.first = q.headers.authorization; s.writeHead(302, { location: `http://127.0.0.2:${server.port}/elsewhere` }); s.end(); } },
       { path: '/elsewhere', handler: (q, s) => { seen.second = q.headers.authorization; s.writeHead(200, { 'content-type': 'text/html' }); s.end(`<p>${PLANTED}</p>`); } },
     ], ['127.0.0.1', '127.0.0.2']);
-    const run = await checkClaims(parseClaims([{ id: 'c', quote: PLANTED, url: `http://al%40ice:s3cr%3At@127.0.0.1:${server.port}/private` }]).entries, HOSTILE_LIMITS);
+    const run = await checkClaims(parseClaims([{ id: 'c', quote: PLANTED, url: `http://al%40ice:s3cr%3At@127.0.0.1:${server.port}/private` }]).entries, { ...HOSTILE_LIMITS, allowPrivate: true });
     expect(run.results[0]!.label).toBe('verbatim');
     expect(seen.first).toBe(`Basic ${Buffer.from('al@ice:s3cr:t').toString('base64')}`);
     expect(seen.second).toBeUndefined();
@@ -106,14 +106,14 @@ describe('security', () => {
     ['ftp://127.0.0.1/x', /must be http\(s\), not ftp:/],
     ['gopher://127.0.0.1/x', /must be http\(s\), not gopher:/],
   ])('%s is refused as an invalid claim', async (url, message) => {
-    const run = await checkClaims(parseClaims([{ id: 'x', quote: 'q', url }]).entries);
+    const run = await checkClaims(parseClaims([{ id: 'x', quote: 'q', url }]).entries, { allowPrivate: true });
     expect(run.results[0]).toMatchObject({ label: 'no_match', diagnosis: 'invalid_claim' });
     expect(run.results[0]!.note).toMatch(message);
   });
 
   test('a redirect to a non-http scheme is refused', async () => {
     const server = await serve([{ path: '/r', redirect: { location: 'file:///etc/passwd' } }]);
-    const run = await checkClaims(parseClaims([{ id: 'x', quote: 'q', url: `${server.origin}/r` }]).entries, HOSTILE_LIMITS);
+    const run = await checkClaims(parseClaims([{ id: 'x', quote: 'q', url: `${server.origin}/r` }]).entries, { ...HOSTILE_LIMITS, allowPrivate: true });
     expect(run.results[0]).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
     expect(run.results[0]!.note).toMatch(/redirect to a non-http\(s\) URL refused: file:/);
   });

@@ -65,7 +65,7 @@ async function labelledDataset(dir: string): Promise<string> {
 }
 
 async function exportAs(labelled: string, out: string, layout: Layout, ...extra: string[]): Promise<void> {
-  const r = await runCli(['export', '--labelled', labelled, '--out', out, '--layout', layout, '--task-field', 'task', ...extra]);
+  const r = await runCli(['export', '--allow-private', '--labelled', labelled, '--out', out, '--layout', layout, '--task-field', 'task', ...extra]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
 }
@@ -246,7 +246,7 @@ describe('bad input names what is wrong', () => {
     await exportAs(labelled, join(dir, 'sb'), 'skillsbench', '--with-mcp');
     const text = readFileSync(join(dir, 'sb', 'pier', 'task.md'), 'utf8');
     const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as { environment: Record<string, unknown> };
-    expect(yaml.environment.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp'] }]);
+    expect(yaml.environment.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp', '--allow-private'] }]); // exported with --allow-private: the sources are on loopback
     // The simple reader still gets every plain key before the list.
     expect(naiveFrontMatter(text).settings).toMatchObject({ agent: { timeout_sec: 600, user: 'agent' }, verifier: { timeout_sec: 120, user: 'root' }, environment: { network_mode: 'public' } });
     checkTaskFolder(join(dir, 'sb', 'pier'), { layout: 'skillsbench', mcp: true });

@@ -16,7 +16,7 @@ describe('checkClaims takes plain claim objects', () => {
       { id: 'empty', quote: '   ', url },
       { id: 'ftp', quote: 'the vote', url: 'ftp://example.org/x' },
     ];
-    const run = await checkClaims([...claims, { claim_id: 'alias', quoted_text: 'long debate', source_url: url } as unknown as ClaimInput]);
+    const run = await checkClaims([...claims, { claim_id: 'alias', quoted_text: 'long debate', source_url: url } as unknown as ClaimInput], { allowPrivate: true });
     expect(run.results.map((r) => [r.id, r.label, r.diagnosis])).toEqual([
       ['a', 'verbatim', 'verbatim'],
       ['7', 'no_match', 'near_miss'],
@@ -31,21 +31,21 @@ describe('checkClaims takes plain claim objects', () => {
 
   test('a dropped optional field is reported in run.warnings, as parseClaims reports it', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
-    const run = await checkClaims([{ id: 'd', quote: 'long debate', url: `${server.origin}/p`, verify_date: 'last tuesday' }]);
+    const run = await checkClaims([{ id: 'd', quote: 'long debate', url: `${server.origin}/p`, verify_date: 'last tuesday' }], { allowPrivate: true });
     expect(run.results[0]!.label).toBe('verbatim');
     expect(run.warnings).toHaveLength(1);
     expect(run.warnings[0]).toMatch(/id "d".*field "verify_date" ignored/);
   });
 
   test('what cannot be checked is one clear error naming it', async () => {
-    const noId = checkClaims([{ quote: 'x', url: 'http://127.0.0.1:9/' } as unknown as ClaimInput]);
+    const noId = checkClaims([{ quote: 'x', url: 'http://127.0.0.1:9/' } as unknown as ClaimInput], { allowPrivate: true });
     await expect(noId).rejects.toThrow(ClaimsFileError);
     await expect(noId).rejects.toThrow(/^checkClaims: .*field "id" is missing/);
-    await expect(checkClaims([{ id: 'a', quote: 'x', url: 'http://127.0.0.1:9/' }, { id: 'a', quote: 'y', url: 'http://127.0.0.1:9/' }])).rejects.toThrow(/checkClaims: .*duplicate id/);
-    await expect(checkClaims('claims.json' as unknown as ClaimInput[])).rejects.toThrow(/^checkClaims: expected an array of claims \(\{id, quote, url\} objects\) or what parseClaims returns, got string$/);
-    await expect(checkClaims(['a quote'] as unknown as ClaimInput[])).rejects.toThrow(/^checkClaims: .*must be a JSON object, got string/);
+    await expect(checkClaims([{ id: 'a', quote: 'x', url: 'http://127.0.0.1:9/' }, { id: 'a', quote: 'y', url: 'http://127.0.0.1:9/' }], { allowPrivate: true })).rejects.toThrow(/checkClaims: .*duplicate id/);
+    await expect(checkClaims('claims.json' as unknown as ClaimInput[], { allowPrivate: true })).rejects.toThrow(/^checkClaims: expected an array of claims \(\{id, quote, url\} objects\) or what parseClaims returns, got string$/);
+    await expect(checkClaims(['a quote'] as unknown as ClaimInput[], { allowPrivate: true })).rejects.toThrow(/^checkClaims: .*must be a JSON object, got string/);
     const { entries } = parseClaims([{ id: 'p', quote: 'x', url: 'http://127.0.0.1:9/' }]);
-    await expect(checkClaims([...entries, { id: 'q', quote: 'y', url: 'http://127.0.0.1:9/' }] as unknown as ClaimInput[]))
+    await expect(checkClaims([...entries, { id: 'q', quote: 'y', url: 'http://127.0.0.1:9/' }] as unknown as ClaimInput[], { allowPrivate: true }))
       .rejects.toThrow(/^checkClaims: item 1 of the list is an entry from parseClaims but item 2 is not \(object\); pass either plain/);
   });
 
@@ -57,9 +57,9 @@ describe('checkClaims takes plain claim objects', () => {
       { id: 'y', quote: 'long debate', url },
       { id: 'z', quote: 'the vote was close', url },
     ]);
-    const whole = await checkClaims(set);
+    const whole = await checkClaims(set, { allowPrivate: true });
     expect(whole.results.map((r) => [r.id, r.label])).toEqual([['x', 'no_match'], ['y', 'verbatim'], ['z', 'verbatim']]);
-    const later = await checkClaims(set.entries.filter((e) => e.id !== 'x'));
+    const later = await checkClaims(set.entries.filter((e) => e.id !== 'x'), { allowPrivate: true });
     expect(later.results.map((r) => [r.id, r.label, r.index])).toEqual([['y', 'verbatim', 1], ['z', 'verbatim', 2]]);
   });
 });
@@ -69,8 +69,8 @@ describe('verifyQuote returns what `verify --json` prints', () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const url = `${server.origin}/p`;
     for (const [quote, exit] of [['approved the "budget" on Tuesday-after', 0], ['The committee approved the budget on Wednesday after a long debate.', 1]] as const) {
-      const lib: VerifyResult = await verifyQuote(url, quote);
-      const cli = await runCli(['verify', '--json', '--url', url, '--quote', quote]);
+      const lib: VerifyResult = await verifyQuote(url, quote, { allowPrivate: true });
+      const cli = await runCli(['verify', '--allow-private', '--json', '--url', url, '--quote', quote]);
       expect(cli.code, cli.stderr).toBe(exit); // 0 verbatim, 1 no_match
       const printed = JSON.parse(cli.stdout) as Record<string, unknown>;
       expect(lib).not.toHaveProperty('id');
@@ -80,10 +80,10 @@ describe('verifyQuote returns what `verify --json` prints', () => {
       const untimed = (r: Record<string, unknown>) => ({ ...r, ms: 0, as_of: { ...(r.as_of as object), timestamp: null } });
       expect(untimed(lib as unknown as Record<string, unknown>)).toEqual(untimed(printed));
     }
-    const hit = await verifyQuote(url, 'approved the "budget" on Tuesday-after');
+    const hit = await verifyQuote(url, 'approved the "budget" on Tuesday-after', { allowPrivate: true });
     expect(hit).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', http_status: 200, quote: 'approved the "budget" on Tuesday-after' });
     expect(hit.match?.selector?.exact).toBe('approved the “budget” on Tuesday—after');
-    const miss = await verifyQuote(url, 'The committee approved the "budget" on Wednesday after a long debate.');
+    const miss = await verifyQuote(url, 'The committee approved the "budget" on Wednesday after a long debate.', { allowPrivate: true });
     expect(miss.nearest?.raw).toBe('The committee approved the “budget” on Tuesday—after a long debate.');
     expect(miss.nearest?.diff).toEqual([
       { op: 'equal', text: 'The committee approved the “budget” on' },
@@ -94,11 +94,11 @@ describe('verifyQuote returns what `verify --json` prints', () => {
   });
 
   test('a bad URL or quote: invalid_claim with the reason, no placeholder id', async () => {
-    const bad = await verifyQuote('mailto:someone@example.com', 'x');
+    const bad = await verifyQuote('mailto:someone@example.com', 'x', { allowPrivate: true });
     expect(bad).toMatchObject({ label: 'no_match', diagnosis: 'invalid_claim', url: 'mailto:someone@example.com', quote: 'x', match: null, nearest: null });
     expect(bad).not.toHaveProperty('id');
     expect(bad.note).toMatch(/field "url" must be http\(s\), not mailto:/);
-    const empty = await verifyQuote('http://127.0.0.1:9/', ' ');
+    const empty = await verifyQuote('http://127.0.0.1:9/', ' ', { allowPrivate: true });
     expect(empty.note).toMatch(/field "quote" is empty or only whitespace/);
     expect(empty.note).not.toMatch(/"quote"\)|id "quote"/);
   });

@@ -92,6 +92,7 @@ describe('a run holds the sources in flight, not the sources it has seen', () =>
     const watch = new Watch();
     const tally = new RunTally();
     const run = await streamClaims(claims, {
+      allowPrivate: true,
       ...settings,
       onSource: watch.onSource,
       onResult: (r) => {
@@ -113,7 +114,7 @@ describe('a run holds the sources in flight, not the sources it has seen', () =>
   test('the count sees what is kept: checkClaims keeps every source for the CheckRun it returns', async () => {
     const { claims } = await site();
     const watch = new Watch();
-    const run = await checkClaims(claims, { ...settings, onSource: watch.onSource });
+    const run = await checkClaims(claims, { allowPrivate: true, ...settings, onSource: watch.onSource });
     expect(await watch.afterRun()).toBe(SOURCES);
     expect(run.sources).toHaveLength(SOURCES);
   }, 120_000);
@@ -150,7 +151,7 @@ describe('captures are let go with their source', () => {
       return find.apply(this, args);
     });
     const labels: Record<string, string> = {};
-    await streamClaims(claims, { ...settings, concurrency: 4, perHost: 4, wayback: 'auto', waybackUrl: archive.origin, waybackPerMinute: 60_000, onResult: (r) => { labels[r.id] = r.label; } });
+    await streamClaims(claims, { allowPrivate: true, ...settings, concurrency: 4, perHost: 4, wayback: 'auto', waybackUrl: archive.origin, waybackPerMinute: 60_000, onResult: (r) => { labels[r.id] = r.label; } });
     expect(Object.values(labels).filter((l) => l === 'verbatim')).toHaveLength(drifted);
     expect(instances.size).toBe(1);
     const [texts] = [...instances];

@@ -138,7 +138,7 @@ describe('plurals', () => {
   test('a baseline run of one claim says "1 claim"; an export of one claim, "1 task (1 claim, 1 source)"', async () => {
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: 'http://127.0.0.1:9/' }]);
-    const r = await runCli(['run', '--baseline', '--claims', claims, '--out', join(dir, 'answers.json')]);
+    const r = await runCli(['run', '--allow-private', '--baseline', '--claims', claims, '--out', join(dir, 'answers.json')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/baseline: 1 claim answered no_match/);
     const labelled = join(dir, 'l.jsonl');
@@ -153,10 +153,10 @@ describe('one error prefix across commands', () => {
   test('run, grade, export and commander\'s own usage errors all say "quotecheck: error: ", in words', async () => {
     const dir = tempDir();
     const results = await Promise.all([
-      runCli(['run', '--claims', join(dir, 'none.json'), '--out', join(dir, 'a.json')]),
+      runCli(['run', '--allow-private', '--claims', join(dir, 'none.json'), '--out', join(dir, 'a.json')]),
       runCli(['grade', '--answers', join(dir, 'none.json'), '--gold', join(dir, 'none.json')]),
       runCli(['export', '--labelled', join(dir, 'none.jsonl'), '--out', join(dir, 'ds')]),
-      runCli(['run', '--no-such-option']),
+      runCli(['run', '--allow-private', '--no-such-option']),
       runCli(['grade']),
     ]);
     for (const r of results) {
@@ -180,7 +180,7 @@ describe('every file quotecheck writes ends with a newline', () => {
     const labelled = join(dir, 'l.jsonl');
     writeFileSync(labelled, '{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/a", "label": "no_match", "verify_date": "2024-01-01"}\n');
     const runs = await Promise.all([
-      runCli(['run', '--claims', claims, '--out', out, '--report', report, '--format', 'list', '--quiet']),
+      runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--report', report, '--format', 'list', '--quiet']),
       runCli(['export', '--labelled', labelled, '--out', join(dir, 'ds')]),
     ]);
     for (const r of runs) expect(r.code, r.stderr).toBe(0);

@@ -36,7 +36,7 @@ describe('run: every output path is checked before anything is fetched', () => {
     const folder = join(dir, 'reports');
     mkdirSync(folder);
     const out = join(dir, 'answers.json');
-    const r = await runCli(['run', '--claims', claims, '--out', out, '--report', folder]);
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--report', folder]);
     expectOneLine(r, `quotecheck: error: --report ${folder}: is a folder; give a file name`);
     expect(hits()).toBe(0);
     expect(existsSync(out)).toBe(false);
@@ -45,7 +45,7 @@ describe('run: every output path is checked before anything is fetched', () => {
   test('--report into a missing folder: names the folder; the folder is not created', async () => {
     const { dir, claims, hits } = await setup();
     const missing = join(dir, 'no', 'such');
-    const r = await runCli(['run', '--claims', claims, '--out', join(dir, 'answers.json'), '--report', join(missing, 'r.jsonl')]);
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'answers.json'), '--report', join(missing, 'r.jsonl')]);
     expectOneLine(r, `quotecheck: error: --report ${join(missing, 'r.jsonl')}: folder ${missing} does not exist`);
     expect(hits()).toBe(0);
     expect(existsSync(join(dir, 'no'))).toBe(false);
@@ -60,8 +60,8 @@ describe('run: every output path is checked before anything is fetched', () => {
     ['--report', 'a device', () => '/dev/null', () => '--report /dev/null: is not a regular file'],
   ])('%s %s: one line naming the option and the path', async (flag, _what, path, message) => {
     const { dir, claims, hits } = await setup();
-    const args = ['run', '--claims', claims, '--out', join(dir, 'answers.json'), flag, path(dir)];
-    const r = await runCli(flag === '--out' ? ['run', '--claims', claims, flag, path(dir)] : args);
+    const args = ['run', '--allow-private', '--claims', claims, '--out', join(dir, 'answers.json'), flag, path(dir)];
+    const r = await runCli(flag === '--out' ? ['run', '--allow-private', '--claims', claims, flag, path(dir)] : args);
     expectOneLine(r, `quotecheck: error: ${message(dir)}`);
     expect(hits()).toBe(0);
     expect(readdirSync(dir)).toEqual(['claims.json']);
@@ -70,10 +70,10 @@ describe('run: every output path is checked before anything is fetched', () => {
   test('--out naming the claims file, or the same file as --report, is refused before it is overwritten', async () => {
     const { dir, claims } = await setup();
     const before = readFileSync(claims, 'utf8');
-    expectOneLine(await runCli(['run', '--claims', claims, '--out', claims]), `quotecheck: error: --out ${claims}: is the claims file; writing it would destroy the claims`);
+    expectOneLine(await runCli(['run', '--allow-private', '--claims', claims, '--out', claims]), `quotecheck: error: --out ${claims}: is the claims file; writing it would destroy the claims`);
     expect(readFileSync(claims, 'utf8')).toBe(before);
     const same = join(dir, 'x.json');
-    expectOneLine(await runCli(['run', '--claims', claims, '--out', same, '--report', same]), `quotecheck: error: --out and --report name the same file ${same}; give each its own`);
+    expectOneLine(await runCli(['run', '--allow-private', '--claims', claims, '--out', same, '--report', same]), `quotecheck: error: --out and --report name the same file ${same}; give each its own`);
     expect(existsSync(same)).toBe(false);
   });
 
@@ -86,7 +86,7 @@ describe('run: every output path is checked before anything is fetched', () => {
     // Root may write anywhere: as root, the CLI runs as nobody (65534), who may read the claims but not write there.
     chmodSync(dir, 0o755);
     chmodSync(claims, 0o644);
-    const r = await runCli(['run', '--claims', claims, '--out', join(locked, 'a.json')], IS_ROOT ? { asUid: NOBODY } : {});
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(locked, 'a.json')], IS_ROOT ? { asUid: NOBODY } : {});
     expectOneLine(r, `quotecheck: error: --out ${join(locked, 'a.json')}: folder ${locked} is not writable (permission denied)`);
   });
 
@@ -136,11 +136,11 @@ describe('grade and export check their output paths first', () => {
 describe('the answers file: written by every run past input validation, by none that fails it', () => {
   test('an invalid claims file: exit 2, no answers file; an answers file already there is left as it was', async () => {
     const { claims, out } = claimsRun('[{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/"},\n  {"id": "b" "quote": "q"}]');
-    const r = await runCli(['run', '--claims', claims, '--out', out]);
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out]);
     expectOneLine(r, `quotecheck: error: ${claims}: is not valid JSON: line 2, column 14: expected ',' or '}' after a property value, found "\\""`);
     expect(existsSync(out)).toBe(false);
     writeFileSync(out, '{"old": "verbatim"}\n');
-    expect((await runCli(['run', '--claims', claims, '--out', out])).code).toBe(2);
+    expect((await runCli(['run', '--allow-private', '--claims', claims, '--out', out])).code).toBe(2);
     expect(readFileSync(out, 'utf8')).toBe('{"old": "verbatim"}\n');
   });
 
@@ -153,7 +153,7 @@ describe('the answers file: written by every run past input validation, by none 
       { id: 'fast', quote: 'approved the budget', url: `${server.origin}/fast` },
       { id: 'slow', quote: 'approved the budget', url: `${server.origin}/slow` },
     ]);
-    const r = await runCli(['run', '--claims', claims, '--out', out, '--quiet'], {
+    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--quiet'], {
       onSpawn: (child) => {
         void (async () => {
           // Wait until the fast claim is decided and written (writes are at most a quarter second apart), then kill.

@@ -144,7 +144,7 @@ describe('a redirect shell in a run: diagnosis `empty` with its target, label un
       { id: 'long', quote: QUOTE, url: at('/long') },
       { id: 'on-shell', quote: 'Redirecting... click here', url: at('/dir/shell') },
     ], 'claims');
-    const run = await checkClaims(entries, { blockPrivate: false, retries: 0, timeoutMs: 5000 });
+    const run = await checkClaims(entries, { allowPrivate: true, retries: 0, timeoutMs: 5000 });
     const byId = Object.fromEntries(run.results.map((r) => [r.id, r]));
     const shell = (id: string, via: string, target: string) => {
       expect(byId[id], id).toMatchObject({ label: 'no_match', diagnosis: 'empty', note: `the page is a redirect shell (${via} to ${at(target)}): the document is at its target` });
@@ -165,7 +165,7 @@ describe('a redirect shell in a run: diagnosis `empty` with its target, label un
 describe('verify on a redirect shell: the quote at its target', () => {
   test('verifyQuote: found at the target, not found there, and an ordinary page gets no `redirect`', async () => {
     const server = await serve(ROUTES);
-    const options = { blockPrivate: false, retries: 0, timeoutMs: 5000 };
+    const options = { allowPrivate: true, retries: 0, timeoutMs: 5000 };
     const found = await verifyQuote(`${server.origin}/dir/shell`, QUOTE, options);
     expect(found).toMatchObject({ label: 'no_match', diagnosis: 'empty', redirect: { target: `${server.origin}/quoted-charset`, via: 'meta refresh', found: true, diagnosis: 'verbatim', final_url: `${server.origin}/quoted-charset`, note: null } });
     const missing = await verifyQuote(`${server.origin}/shell-script-href`, QUOTE, options);
@@ -182,15 +182,15 @@ describe('verify on a redirect shell: the quote at its target', () => {
 
   test('the CLI says where the page redirects and whether the quote is there; --json adds `redirect`; the exit code is the page\'s own label', async () => {
     const server = await serve(ROUTES);
-    const found = await runCli(['verify', '--url', `${server.origin}/shell`, '--quote', QUOTE]);
+    const found = await runCli(['verify', '--allow-private', '--url', `${server.origin}/shell`, '--quote', QUOTE]);
     expect(found.code).toBe(1);
     expect(found.stdout).toMatch(/^no_match \(diagnosis: empty\)/);
     expect(found.stdout).toContain(`note: the page is a redirect shell (meta refresh to ${server.origin}/quoted-charset): the document is at its target`);
     expect(found.stdout).toContain(`the page redirects (meta refresh) to ${server.origin}/quoted-charset: the quote is there (verbatim)`);
-    const missing = await runCli(['verify', '--url', `${server.origin}/shell-other`, '--quote', QUOTE]);
+    const missing = await runCli(['verify', '--allow-private', '--url', `${server.origin}/shell-other`, '--quote', QUOTE]);
     expect(missing.code).toBe(1);
     expect(missing.stdout).toContain(`the page redirects (meta refresh) to ${server.origin}/other: the quote is not there either (diagnosis: not_found`);
-    const json = await runCli(['verify', '--json', '--url', `${server.origin}/shell-script`, '--quote', QUOTE]);
+    const json = await runCli(['verify', '--allow-private', '--json', '--url', `${server.origin}/shell-script`, '--quote', QUOTE]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ label: 'no_match', diagnosis: 'empty', redirect: { target: `${server.origin}/quoted-charset`, via: 'script', found: true, diagnosis: 'verbatim' } });
   });

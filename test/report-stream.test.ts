@@ -83,7 +83,7 @@ describe('quotecheck run --report streams', () => {
     const out = join(dir, 'answers.json');
     const report = join(dir, 'report.jsonl');
     let seen = 0;
-    const r = await runCli(['run', '--quiet', '--claims', claims, '--out', out, '--report', report, '--concurrency', '3', '--per-host', '3'], {
+    const r = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report, '--concurrency', '3', '--per-host', '3'], {
       onSpawn: async (child) => {
         for (let i = 0; i < 600; i++) {
           await sleep(20);
@@ -116,11 +116,11 @@ describe('quotecheck run --report streams', () => {
 
   test('a whole run: a line per claim in decision order, or in the claims file\'s order with --report-order input (no temp file left)', async () => {
     const { claims, dir, ids } = await slowSite(12, 2);
-    const decision = await runCli(['run', '--quiet', '--claims', claims, '--out', join(dir, 'a.json'), '--report', join(dir, 'decision.jsonl')]);
+    const decision = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'a.json'), '--report', join(dir, 'decision.jsonl')]);
     expect(decision.code, decision.stderr).toBe(0);
     const streamed = wholeLines(join(dir, 'decision.jsonl')).rows.map((x) => x.id);
     expect([...streamed].sort()).toEqual([...ids].sort());
-    const input = await runCli(['run', '--quiet', '--claims', claims, '--out', join(dir, 'b.json'), '--report', join(dir, 'input.jsonl'), '--report-order', 'input']);
+    const input = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'b.json'), '--report', join(dir, 'input.jsonl'), '--report-order', 'input']);
     expect(input.code, input.stderr).toBe(0);
     expect(wholeLines(join(dir, 'input.jsonl')).rows.map((x) => x.id)).toEqual(ids);
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json', 'claims.json', 'decision.jsonl', 'input.jsonl']);
@@ -128,7 +128,7 @@ describe('quotecheck run --report streams', () => {
   }, 60_000);
 
   test('--report-order takes decision or input only', async () => {
-    const r = await runCli(['run', '--report-order', 'random']);
+    const r = await runCli(['run', '--allow-private', '--report-order', 'random']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--report-order.*random.*decision, input/s);
   });

@@ -41,7 +41,7 @@ describe('the shipped build, alone', () => {
     const out = join(work, 'answers.json');
     const report = join(work, 'report.jsonl');
     // Asynchronously: the loopback server answers from this very process. Its own folder as the working folder.
-    await execFileAsync(process.execPath, [entry(dir, BUNDLE_FILES.quotecheck), 'run', '--quiet', '--claims', claims, '--out', out, '--report', report], { cwd: dir });
+    await execFileAsync(process.execPath, [entry(dir, BUNDLE_FILES.quotecheck), 'run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report], { cwd: dir });
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ h1: 'verbatim', h2: 'no_match', p1: 'verbatim' });
     const rows = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; extractor: string; diagnosis: string });
     expect(Object.fromEntries(rows.map((r) => [r.id, r.extractor]))).toEqual({ h1: 'readability', h2: 'readability', p1: 'pdftotext' });
@@ -52,7 +52,7 @@ describe('the shipped build, alone', () => {
     const server = await serve([{ path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
     const dir = isolatedCopy();
     const cli = entry(dir, BUNDLE_FILES.quotecheck);
-    const verify = await execFileAsync(process.execPath, [cli, 'verify', '--url', `${server.origin}/page`, '--quote', 'Nobody left the pier', '--json']);
+    const verify = await execFileAsync(process.execPath, [cli, 'verify', '--allow-private', '--url', `${server.origin}/page`, '--quote', 'Nobody left the pier', '--json']);
     expect(JSON.parse(verify.stdout)).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim' });
 
     const work = tempDir();

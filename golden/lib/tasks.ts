@@ -12,6 +12,12 @@ import { bundledSkillDir, instruction, solveScript, type TaskVariant } from '../
 import type { LabelledRow } from './rows.js';
 import { goldenDir } from '../server.js';
 
+/**
+ * The golden sources are on loopback, which quotecheck refuses unless told (src/fetch/guard.ts): the oracle's
+ * `run` and the tasks' MCP server are given this.
+ */
+export const GOLDEN_PRIVATE_ARGS = ['--allow-private'] as const;
+
 export interface TaskFolder {
   /** one paragraph for instruction.md */
   about: string;
@@ -37,7 +43,7 @@ export function writeTaskFolder(tdir: string, rows: readonly LabelledRow[], t: T
     config: { author: 'quotecheck golden benchmark', difficulty: t.difficulty, tags: ['quotecheck', ...t.tags], agentTimeoutSec: 600, verifierTimeoutSec: 120 },
     variant,
     ...(variant.skill ? { skillDir: bundledSkillDir() } : {}),
-    solve: t.solveOptions,
+    solve: { ...t.solveOptions, runArgs: [...GOLDEN_PRIVATE_ARGS, ...(t.solveOptions?.runArgs ?? [])] },
   });
 }
 

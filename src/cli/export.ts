@@ -19,6 +19,8 @@ export interface ExportCommandOptions {
   withSkill?: boolean | string;
   /** Declare quotecheck's MCP server (`quotecheck mcp`) in every task's task.toml. */
   withMcp?: boolean;
+  /** The sources are on a private network: the oracle (and the MCP server) get --allow-private. */
+  allowPrivate?: boolean;
   /** Harbor's layout (SkillsBench 1.0) or SkillsBench 1.1's task.md. */
   layout?: Layout;
   /** A field of the labelled claims that names each claim's task: tasks as the file has them, not by size. */
@@ -44,6 +46,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     const result = writeDataset(opts.out, tasks, opts.name ?? defaultPrefix(opts.labelled), {
       frozen: archive !== undefined,
       waybackUrl,
+      allowPrivate: opts.allowPrivate === true,
       variant: { skill: skillDir !== undefined, mcp: opts.withMcp === true },
       skillDir,
       layout: opts.layout ?? 'harbor',

@@ -39,6 +39,8 @@ const DEFAULT_MCP_CACHE_MB = 256;
 const DEFAULT_MAX_CLAIMS_MB = 64;
 
 /** The statuses `--retries` retries, listed from the retry policy itself so help and code cannot disagree. */
+/** What `--allow-private` does, for every command that fetches (the MCP server's says the same). */
+const ALLOW_PRIVATE_HELP = 'also reach private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, unique-local, ...): refused by default, as claims\' URLs come from strangers';
 const RETRIED = `network errors, timeouts and HTTP ${[...RETRYABLE_STATUSES].join(', ')} (never other 4xx)`;
 
 /** How help shows an option's default: every option says it, in one format, `(default: X)`, or `(required)`. */
@@ -85,7 +87,8 @@ function addRunCommand(program: Command): void {
     .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
     .option('--source-budget <seconds>', 'time for one source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
     .option('--extract-timeout <seconds>', 'time to extract one source (pdftotext, or the HTML parser)', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
-    .option('--block-private', 'refuse URLs on private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, ...)', false)
+    .option('--allow-private', ALLOW_PRIVATE_HELP, false)
+    .addOption(new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)').default(undefined, 'on').conflicts('allowPrivate'))
     .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
     .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(megabytes))
     .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(DEFAULT_MAX_CLAIMS_MB)).argParser(megabytes))
@@ -116,7 +119,8 @@ function addVerifyCommand(program: Command): void {
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
     .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
     .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
-    .option('--block-private', 'refuse URLs on private networks', false)
+    .option('--allow-private', ALLOW_PRIVATE_HELP, false)
+    .addOption(new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)').default(undefined, 'on').conflicts('allowPrivate'))
     .addOption(described('--as-of <date>', 'judge the quote as of this date: the Wayback capture nearest it (with --wayback always)', 'today'))
     .addOption(new Option('--wayback <mode>', 'always: look up a capture when the quote is not in today\'s text or the page is gone').choices(['off', 'auto', 'always']).default(DEFAULT_OPTIONS.wayback))
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
@@ -213,6 +217,7 @@ function addExportCommand(program: Command): void {
     .option('--warc <file.warc.gz>', 'a frozen edition: each task ships its own sources from this recorded run and replays them')
     .addOption(described('--with-skill [dir]', 'ship a skill in every task (Harbor\'s [environment] skills_dir): quotecheck\'s own, or the skill folder given', 'off'))
     .option('--with-mcp', 'declare quotecheck\'s MCP server (`quotecheck mcp`, stdio) in every task\'s [[environment.mcp_servers]]', false)
+    .option('--allow-private', 'the sources are on a private network (tests, an intranet): the oracle\'s run and the MCP server may reach it', false)
     .addOption(new Option('--layout <layout>', 'harbor: instruction.md, task.toml, solution/, tests/ (Harbor, SkillsBench 1.0); skillsbench: task.md with YAML front matter, oracle/, verifier/ (SkillsBench 1.1: EvalScope, AgentCompass)').choices(['harbor', 'skillsbench']).default('harbor'))
     .option('--task-field <field>', 'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task')
     .action(async (o) => {

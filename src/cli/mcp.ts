@@ -27,7 +27,7 @@ export async function mcpCommand(o: McpCommandOptions): Promise<number> {
   await serveStdio({
     root,
     callTimeoutMs: (o.callTimeout ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000,
-    blockPrivate: !o.allowPrivate,
+    allowPrivate: o.allowPrivate,
     ...pipelineLimits(o),
     cacheBytes: o.cacheMb,
   });

@@ -31,7 +31,8 @@ export interface RunCommandOptions {
   deadline?: number;
   sourceBudget: number;
   extractTimeout: number;
-  blockPrivate: boolean;
+  /** `--allow-private`: reach private networks too (refused by default). */
+  allowPrivate: boolean;
   userAgent?: string;
   maxBytes?: number;
   /** Largest claims file read, in bytes (`--max-claims-mb`); default DEFAULT_MAX_CLAIMS_BYTES (64 MB). */
@@ -207,7 +208,7 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
     concurrency: opts.concurrency,
     perHost: opts.perHost,
     ...pipelineLimits(opts),
-    blockPrivate: opts.blockPrivate,
+    allowPrivate: opts.allowPrivate,
     asOf: opts.asOf,
     wayback: opts.wayback,
     recorder: archives.recorder,

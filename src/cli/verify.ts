@@ -15,7 +15,8 @@ export interface VerifyCommandOptions {
   timeout: number;
   retries: number;
   userAgent?: string;
-  blockPrivate: boolean;
+  /** `--allow-private`: reach private networks too (refused by default). */
+  allowPrivate: boolean;
   asOf?: string;
   wayback: WaybackMode;
   waybackUrl: string;
@@ -100,7 +101,7 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
     htmlView: opts.htmlView,
     timeoutMs: opts.timeout * 1000,
     retries: opts.retries,
-    blockPrivate: opts.blockPrivate,
+    allowPrivate: opts.allowPrivate,
     asOf: opts.asOf,
     wayback: opts.wayback,
     waybackUrl: opts.waybackUrl,

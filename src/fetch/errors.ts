@@ -13,7 +13,7 @@ export type FetchErrorKind =
   | 'not_archived' // replaying a recorded archive (--replay) that holds no exchange for this URL
   | 'other';
 
-/** `code` of the error the --block-private lookup fails with (src/fetch/guard.ts); classified as `refused`. */
+/** `code` of the error a connection refused by the network rule fails with (src/fetch/guard.ts); classified as `refused`. */
 export const PRIVATE_ADDRESS_CODE = 'QUOTECHECK_PRIVATE_ADDRESS';
 /** `code` of the error a replay fails with for a URL the archive does not hold (src/archive/replay.ts); classified as `not_archived`. */
 export const NOT_IN_ARCHIVE = 'QUOTECHECK_NOT_IN_ARCHIVE';
@@ -100,7 +100,7 @@ export function classifyNetworkError(err: unknown, url: string): FetchError {
   const code = errorCode(err);
   const message = innermostMessage(err);
   if (code === PRIVATE_ADDRESS_CODE) {
-    return new FetchError(`refused: ${message} and --block-private is on`, { kind: 'refused', retryable: false, cause: err });
+    return new FetchError(`refused: ${message}`, { kind: 'refused', retryable: false, cause: err });
   }
   if (code === NOT_IN_ARCHIVE) {
     // A replay never goes to the network: the URL simply was not recorded, and asking again will not change that.

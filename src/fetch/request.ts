@@ -4,7 +4,7 @@ import type { ReadableStream } from 'node:stream/web';
 import type { CookieJar } from 'tough-cookie';
 import { FetchError, classifyNetworkError, stoppedError } from './errors.js';
 import { RETRYABLE_STATUSES, parseRetryAfter } from './policy.js';
-import { checkHost } from './guard.js';
+import { defaultDispatcher } from './guard.js';
 
 export interface RequestSettings {
   /** Limit for one attempt, from connect to the last body byte. */
@@ -14,9 +14,13 @@ export interface RequestSettings {
   /** Redirects followed before giving up (browsers use 20; 10 is plenty for publishers). */
   maxRedirects: number;
   userAgent: string;
+  /**
+   * The HTTP stack; it owns the network rule (src/fetch/guard.ts). Without one, a shared agent that
+   * refuses private networks unless `allowPrivate`.
+   */
   dispatcher?: Dispatcher;
-  /** Refuse private-network targets (IP literals here; names through the dispatcher's guarded lookup). */
-  blockPrivate?: boolean;
+  /** Without a dispatcher: reach private networks too (loopback, RFC 1918, ...). Default false. */
+  allowPrivate?: boolean;
 }
 
 export interface RawResponse {
@@ -84,16 +88,16 @@ export async function requestOnce(url: string, jar: CookieJar, settings: Request
   const redirects: string[] = [];
   const { href: start, origin, authorization } = withoutCredentials(url);
   let current = start;
+  const dispatcher = settings.dispatcher ?? defaultDispatcher(settings.allowPrivate ?? false);
   try {
     for (;;) {
-      if (settings.blockPrivate) checkHost(new URL(current));
       const cookie = await jar.getCookieString(current);
       const res = await fetch(current, {
         redirect: 'manual',
         // Credentials from the claim's URL go to its own origin only, never to a redirect's.
         headers: requestHeaders(settings.userAgent, cookie, new URL(current).origin === origin ? authorization : undefined),
         signal: attemptSignal,
-        dispatcher: settings.dispatcher,
+        dispatcher,
       });
       for (const setCookie of res.headers.getSetCookie()) {
         await jar.setCookie(setCookie, current, { ignoreError: true });

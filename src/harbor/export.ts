@@ -196,6 +196,8 @@ export interface DatasetOptions {
   frozen?: boolean;
   /** The Wayback Machine the oracle asks (and the recorded captures came from), when not https://web.archive.org. */
   waybackUrl?: string;
+  /** The sources are on a private network (tests, an intranet): the oracle's run and the tasks' MCP server get --allow-private. */
+  allowPrivate?: boolean;
   /** What each task gives the agent besides the instruction: the skill, the MCP server, both or neither. */
   variant?: TaskVariant;
   /** With `variant.skill`: the skill folder to ship (default: quotecheck's own skills/quote-verification/). */
@@ -219,6 +221,14 @@ interface TaskPlan {
 const AGENT_TIMEOUT_SEC = 600;
 const VERIFIER_TIMEOUT_SEC = 120;
 
+/**
+ * What quotecheck is told in a task (the oracle's `run`, the MCP server): a Wayback Machine that is not
+ * https://web.archive.org (a stand-in), and --allow-private for sources on a private network.
+ */
+function toolArgs(opts: DatasetOptions): string[] {
+  return [...(opts.allowPrivate ? ['--allow-private'] : []), ...(opts.waybackUrl ? ['--wayback-url', opts.waybackUrl] : [])];
+}
+
 /** One task's folder: definition, environment (Dockerfile, claims, what the variant gives), oracle and verifier. */
 function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], plan: TaskPlan): void {
   const asOf = claims.some((c) => c.claim.verifyDate !== undefined || c.claim.evidenceSha256 !== undefined);
@@ -233,7 +243,7 @@ function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], 
     variant: plan.variant,
     skillDir: plan.skillDir,
     frozen: plan.opts.frozen,
-    solve: { replay: plan.opts.frozen, runArgs: plan.opts.waybackUrl ? ['--wayback-url', plan.opts.waybackUrl] : [] },
+    solve: { replay: plan.opts.frozen, runArgs: toolArgs(plan.opts) },
   });
 }
 
@@ -242,8 +252,9 @@ export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: s
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
   if (!isTaskName(prefix)) throw new ExportError(`task name prefix ${JSON.stringify(prefix)} must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
   const given = opts.variant ?? {};
-  // A dataset whose archive is not the Wayback Machine (a stand-in) points the MCP server at it, as solve.sh does.
-  const variant: TaskVariant = given.mcp && opts.waybackUrl ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', opts.waybackUrl] } : given;
+  // The MCP server gets what solve.sh's run gets: the archive stand-in, and the private network the sources are on.
+  const extra = toolArgs(opts);
+  const variant: TaskVariant = given.mcp && extra.length ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), ...extra] } : given;
   // The skill folder is checked before any task is written: a bad one costs nothing.
   const skillDir = variant.skill ? checkSkillDir(opts.skillDir ?? bundledSkillDir()) : undefined;
   const plan: TaskPlan = { prefix, layout: opts.layout ?? 'harbor', variant, skillDir, opts };

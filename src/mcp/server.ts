@@ -175,6 +175,6 @@ export async function serveStdio(settings: McpSettings): Promise<void> {
   process.once('SIGTERM', shutdown);
   transport.onclose = shutdown;
   await server.connect(transport);
-  process.stderr.write(`quotecheck mcp ${VERSION}: serving verify_quote, read_source, search_source, check_claims on stdio${settings.blockPrivate ? '' : ' (private networks allowed)'}\n`);
+  process.stderr.write(`quotecheck mcp ${VERSION}: serving verify_quote, read_source, search_source, check_claims on stdio${settings.allowPrivate ? ' (private networks allowed)' : ''}\n`);
   await finished;
 }

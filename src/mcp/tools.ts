@@ -1,6 +1,6 @@
 // The MCP tools' work, apart from the protocol: verify a quote, read a source page by page, search it, check a claims file; each input and output with its zod schema.
 import { posix } from 'node:path';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { z } from 'zod';
 import { AnswerBook } from '../answers.js';
 import { describeFsError } from '../messages.js';
@@ -13,7 +13,7 @@ import { DEFAULT_OPTIONS } from '../defaults.js';
 import { DIAGNOSES } from '../diagnose/index.js';
 import { nearestSpan } from '../diagnose/align.js';
 import { fetchSource, type FetchSettings } from '../fetch/index.js';
-import { guardedLookup } from '../fetch/guard.js';
+import { guardedAgent } from '../fetch/guard.js';
 import { rawSpan, widenToWords } from '../match.js';
 import { normalize } from '../normalize.js';
 import { readSource, type SourceRecord } from '../source.js';
@@ -58,8 +58,8 @@ export class ToolInputError extends Error {
 }
 
 export interface ToolSettings {
-  /** Refuse private-network targets (design.md §9: on unless --allow-private). */
-  blockPrivate: boolean;
+  /** Reach private networks too (--allow-private); off by default (design.md §9). */
+  allowPrivate: boolean;
   timeoutMs: number;
   retries: number;
   sourceBudgetMs: number;
@@ -194,7 +194,7 @@ export class SourceTools {
 
   constructor(settings: ToolSettings) {
     this.#settings = settings;
-    this.#agent = new Agent({ keepAliveTimeout: 4_000, ...(settings.blockPrivate ? { connect: { lookup: guardedLookup } } : {}) });
+    this.#agent = guardedAgent({ allowPrivate: settings.allowPrivate }, { keepAliveTimeout: 4_000 });
     this.#fetch = {
       timeoutMs: settings.timeoutMs,
       maxBytes: DEFAULT_OPTIONS.maxBytes,
@@ -205,7 +205,6 @@ export class SourceTools {
       backoffMaxMs: DEFAULT_OPTIONS.backoffMaxMs,
       retryAfterCapMs: DEFAULT_OPTIONS.retryAfterCapMs,
       budgetMs: settings.sourceBudgetMs,
-      blockPrivate: settings.blockPrivate,
       dispatcher: this.#agent.compose(settings.cache.interceptor()),
     };
   }
@@ -217,7 +216,7 @@ export class SourceTools {
       retries: this.#settings.retries,
       sourceBudgetMs: this.#settings.sourceBudgetMs,
       extractTimeoutMs: this.#settings.extractTimeoutMs,
-      blockPrivate: this.#settings.blockPrivate,
+      allowPrivate: this.#settings.allowPrivate,
       waybackUrl: this.#settings.waybackUrl,
       waybackPerMinute: this.#settings.waybackPerMinute,
       recorder: this.#settings.cache,

@@ -6,7 +6,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 APP="${QUOTECHECK_APP_DIR:-/app}"
 LOGS="${QUOTECHECK_AGENT_LOGS:-/logs/agent}"
-run() { node "$HERE/quotecheck/quotecheck.mjs" run --claims "$APP/claims.json" --out "$APP/answers.json" "$@"; }
+run() { node "$HERE/quotecheck/quotecheck.mjs" run --claims "$APP/claims.json" --out "$APP/answers.json" "$@" --allow-private; }
 # The evidence report and the log go to the agent's log folder; when a harness made it unwritable for this user, the
 # answers are written all the same: they are what counts.
 if mkdir -p "$LOGS" 2>/dev/null && [ -w "$LOGS" ]; then
