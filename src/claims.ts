@@ -312,22 +312,29 @@ export async function readClaimsFile(path: string, options: ReadClaimsOptions = 
     await handle?.close();
   }
   if (bytes === null) throw tooLarge(path, undefined, maxBytes);
+  return parseClaimsBytes(bytes, path);
+}
 
+/**
+ * A claims file's bytes, however they were read (readClaimsFile; the MCP server reads under its root): UTF-8
+ * (a BOM allowed), nested no deeper than MAX_CLAIMS_JSON_DEPTH, JSON, then the claims. Errors name `source`.
+ */
+export function parseClaimsBytes(bytes: Buffer, source: string): ClaimSet {
   let text: string;
   try {
-    text = decodeUtf8(bytes, path);
+    text = decodeUtf8(bytes, source);
   } catch (err) {
     if (err instanceof ClaimsFileError) throw err;
     // e.g. more text than a JavaScript string holds, when the size limit was raised far enough
-    throw new ClaimsFileError(`${path}: cannot be decoded as text: ${(err as Error).message}`);
+    throw new ClaimsFileError(`${source}: cannot be decoded as text: ${(err as Error).message}`);
   }
   const deep = tooDeepAt(text, MAX_CLAIMS_JSON_DEPTH);
   if (deep !== -1) {
     throw new ClaimsFileError(
-      `${path}: JSON nested more than ${MAX_CLAIMS_JSON_DEPTH} levels deep (at ${lineAndColumn(text, deep)}); ` +
+      `${source}: JSON nested more than ${MAX_CLAIMS_JSON_DEPTH} levels deep (at ${lineAndColumn(text, deep)}); ` +
         `a claims file is an array of claim objects (or {"claims": [...]}) and needs only a few levels`,
     );
   }
-  const json = parseJsonText(text, ClaimsFileError, `${path}: is not valid JSON`);
-  return parseClaims(json, path);
+  const json = parseJsonText(text, ClaimsFileError, `${source}: is not valid JSON`);
+  return parseClaims(json, source);
 }

@@ -246,7 +246,7 @@ describe('bad input names what is wrong', () => {
     await exportAs(labelled, join(dir, 'sb'), 'skillsbench', '--with-mcp');
     const text = readFileSync(join(dir, 'sb', 'pier', 'task.md'), 'utf8');
     const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as { environment: Record<string, unknown> };
-    expect(yaml.environment.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp', '--allow-private'] }]); // exported with --allow-private: the sources are on loopback
+    expect(yaml.environment.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp', '--root', '/app', '--allow-private'] }]); // exported with --allow-private: the sources are on loopback
     // The simple reader still gets every plain key before the list.
     expect(naiveFrontMatter(text).settings).toMatchObject({ agent: { timeout_sec: 600, user: 'agent' }, verifier: { timeout_sec: 120, user: 'root' }, environment: { network_mode: 'public' } });
     checkTaskFolder(join(dir, 'sb', 'pier'), { layout: 'skillsbench', mcp: true });

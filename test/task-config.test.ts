@@ -56,7 +56,7 @@ function taskDirs(dataset: string): string[] {
 }
 
 /** Checks one task folder against the schema and against what its variant promises; returns the parsed config. */
-function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = ['mcp']): z.infer<typeof TaskConfig> {
+function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = ['mcp', '--root', '/app']): z.infer<typeof TaskConfig> {
   const parsed = TaskConfig.safeParse(parseToml(readFileSync(join(dir, 'task.toml'), 'utf8')));
   if (!parsed.success) throw new Error(`${dir}/task.toml: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const config = parsed.data;
@@ -144,7 +144,7 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     const claims = readLabelled(labelledFile(dir));
     writeDataset(out, planTasks(claims, 6), 'edition', { waybackUrl: 'http://127.0.0.4:41733', variant: { mcp: true } });
     for (const t of taskDirs(out)) {
-      checkTask(t, 'mcp', ['mcp', '--wayback-url', 'http://127.0.0.4:41733']);
+      checkTask(t, 'mcp', ['mcp', '--root', '/app', '--wayback-url', 'http://127.0.0.4:41733']);
       expect(readFileSync(join(t, 'solution', 'solve.sh'), 'utf8')).toContain('--wayback-url http://127.0.0.4:41733');
     }
   });
@@ -195,7 +195,7 @@ describe('the golden tasks in every variant', () => {
       const tasks = taskDirs(join(dir, v));
       expect(tasks.map((d) => d.split('/').pop()).sort()).toEqual(committed);
       // The golden sources are on loopback (the server refuses it unless told); the drift task's archive is a stand-in.
-      for (const t of tasks) checkTask(t, v, ['mcp', '--allow-private', ...(t.endsWith('/drift') ? ['--wayback-url', GOLDEN_WAYBACK_URL] : [])]);
+      for (const t of tasks) checkTask(t, v, ['mcp', '--root', '/app', '--allow-private', ...(t.endsWith('/drift') ? ['--wayback-url', GOLDEN_WAYBACK_URL] : [])]);
     }
     for (const name of committed) {
       for (const file of ['task.toml', 'instruction.md', 'environment/Dockerfile', 'environment/claims.json', 'solution/solve.sh', 'tests/test.sh', 'tests/gold.json']) {

@@ -18,14 +18,13 @@ const GLOBAL_RANGES: ReadonlySet<string> = new Set(['unicast', 'as112', 'amt', '
 
 /**
  * Single addresses the IANA special-purpose registries mark globally reachable inside a block they do
- * not (ipaddr.js names the whole block): the anycast services of RFC 7723, RFC 8155 and RFC 9665.
+ * not (ipaddr.js names the whole block): the anycast services of RFC 7723 and RFC 8155.
  */
 const GLOBAL_EXCEPTIONS: ReadonlyArray<[string, number]> = [
   ['192.0.0.9', 32],
   ['192.0.0.10', 32],
   ['2001:1::1', 128],
   ['2001:1::2', 128],
-  ['2001:1::3', 128],
 ].map(([a, bits]) => [a as string, bits as number]);
 
 /**

@@ -414,6 +414,9 @@ function isLoopback(host: string): boolean {
   return /^127\./.test(name) || name === 'localhost' || name === '::1';
 }
 
+/** A claim's note when the network rule refused its source (src/fetch/guard.ts). */
+const REFUSED_PRIVATE = /^refused: .*not a global address/;
+
 /** The one thing to check when every source of some task failed. */
 function sourcesAdvice(failed: readonly TaskRun[], total: number, opts: Pick<BenchOptions, 'sourcesHint' | 'replay'>): string[] {
   if (failed.length === 0) return [];
@@ -422,8 +425,10 @@ function sourcesAdvice(failed: readonly TaskRun[], total: number, opts: Pick<Ben
   const which = failed.length === total
     ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`)
     : `${failed.length} of ${total} tasks (${names.join(', ')})`;
+  const refused = failed.every((t) => REFUSED_PRIVATE.test(t.sourcesFailed!.reason));
   const check = opts.sourcesHint
-    ?? (opts.replay ? `do the sources appear in the archive ${opts.replay}? (a replay answers only what was recorded)`
+    ?? (refused ? `they are on a private network (${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}), which quotecheck refuses unless told: export the dataset with --allow-private (it goes into solve.sh), or pass it to the agent's quotecheck`
+      : opts.replay ? `do the sources appear in the archive ${opts.replay}? (a replay answers only what was recorded)`
       : hosts.every(isLoopback) ? `they are on loopback (${hosts.join(', ')}): is the server that serves them running?`
         : `can this machine reach ${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}? (DNS, proxy, firewall)`);
   return [`every source failed in ${which}, so ${failed.length === 1 ? 'its' : 'their'} no_match answers say nothing about the quotes: ${failed[0]!.sourcesFailed!.reason}. Check: ${check}`];

@@ -176,8 +176,12 @@ export interface McpServerEntry {
   args: string[];
 }
 
-/** quotecheck's MCP server, started by the agent's harness inside the container (`quotecheck` is on the image's PATH). */
-export const QUOTECHECK_MCP_SERVER: Readonly<McpServerEntry> = Object.freeze({ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp'] });
+/**
+ * quotecheck's MCP server, started by the agent's harness inside the container (`quotecheck` is on the image's PATH).
+ * Its files are under /app whatever folder the harness starts it in: check_claims reads claims.json and writes
+ * answers.json there (the server reads and writes only under its --root).
+ */
+export const QUOTECHECK_MCP_SERVER: Readonly<McpServerEntry> = Object.freeze({ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp', '--root', CONTAINER_PATHS.app.path] });
 
 export class TemplateError extends Error {
   override readonly name = 'TemplateError';
@@ -360,7 +364,7 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
       `# quotecheck, given on purpose (this variant measures tool use): the self-contained build, and its MCP server on PATH.`,
       `COPY ${SHIPPED_FOLDER} ${TOOL_DIR}`,
       `RUN ln -s ${TOOL_DIR}/${basename(BUNDLE_FILES.quotecheck)} /usr/local/bin/${QUOTECHECK_MCP_SERVER.command} \\`,
-      ` && ${QUOTECHECK_MCP_SERVER.command} ${QUOTECHECK_MCP_SERVER.args.join(' ')} --help > /dev/null`,
+      ` && ${QUOTECHECK_MCP_SERVER.command} ${QUOTECHECK_MCP_SERVER.args[0]} --help > /dev/null`,
     );
   }
   if (opts.archive) {

@@ -7,8 +7,7 @@ import { describeFsError } from '../messages.js';
 import { asOfProblem } from '../asof/date.js';
 import { streamClaims, type CheckOptions, type ClaimResult } from '../check.js';
 import { RunTally } from '../report.js';
-import { ClaimsFileError, DEFAULT_MAX_CLAIMS_BYTES, MAX_CLAIMS_JSON_DEPTH, describeClaim, lineAndColumn, parseClaims, parseJsonText, type ClaimSet } from '../claims.js';
-import { tooDeepAt } from '../json-text.js';
+import { ClaimsFileError, DEFAULT_MAX_CLAIMS_BYTES, describeClaim, parseClaimsBytes, type ClaimSet } from '../claims.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { DIAGNOSES } from '../diagnose/index.js';
 import { nearestSpan } from '../diagnose/align.js';
@@ -409,7 +408,7 @@ export class SourceTools {
     let set: ClaimSet;
     try {
       const claimsFile = root.read(input.claims_path, 'claims_path', DEFAULT_MAX_CLAIMS_BYTES);
-      set = claimsOf(claimsFile.bytes, shownClaims);
+      set = parseClaimsBytes(claimsFile.bytes, shownClaims);
       target = root.answersTarget(answersInput, 'answers_path', claimsFile.identity);
     } catch (err) {
       if (err instanceof PathError || err instanceof ClaimsFileError) throw new ToolInputError(err.message);
@@ -522,24 +521,4 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
       },
     );
   });
-}
-
-/**
- * A claims file's bytes as readClaimsFile (src/claims.ts) reads them, after RootFolder read them safely: UTF-8
- * (a BOM allowed), nested no deeper than MAX_CLAIMS_JSON_DEPTH, JSON, then the claims; errors name `source`.
- */
-function claimsOf(bytes: Buffer, source: string): ClaimSet {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    const lenient = new TextDecoder('utf-8').decode(bytes);
-    const line = lenient.slice(0, lenient.indexOf('\uFFFD')).split('\n').length;
-    throw new ClaimsFileError(`${source}: is not valid UTF-8 (first bad byte on line ${line}); save it as UTF-8`);
-  }
-  const deep = tooDeepAt(text, MAX_CLAIMS_JSON_DEPTH);
-  if (deep !== -1) {
-    throw new ClaimsFileError(`${source}: JSON nested more than ${MAX_CLAIMS_JSON_DEPTH} levels deep (at ${lineAndColumn(text, deep)}); a claims file is an array of claim objects (or {"claims": [...]})`);
-  }
-  return parseClaims(parseJsonText(text, ClaimsFileError, `${source}: is not valid JSON`), source);
 }

@@ -144,6 +144,8 @@ export class WaybackClient {
 
   /** One GET through the pacer, with the archive's etiquette: Retry-After honoured, repeated refusals end its use. */
   private async get(url: string): Promise<Awaited<ReturnType<typeof requestOnce>>> {
+    // The archive's agent trusts its origin whatever its address (src/check.ts): only requests built from the base go there.
+    if (new URL(url).origin !== new URL(this.options.base).origin) throw new WaybackError(`refused: ${url} is not on the archive's origin ${new URL(this.options.base).origin}`, 'failed');
     for (;;) {
       if (this.stats.abandoned) throw new WaybackError(this.stats.abandoned, 'abandoned');
       if (this.options.signal?.aborted) throw new WaybackError('the run was stopped', 'stopped');
