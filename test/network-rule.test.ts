@@ -270,7 +270,7 @@ describe('an archive that redirects a capture into the private network', () => {
 
   test('MCP: verify_quote with as_of through the hostile archive answers without the internal page, and the server answers the next call', async () => {
     const { secret, hostile, claimUrl } = await archiveSetup();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--wayback-url', hostile.origin, '--timeout', '3', '--retries', '0'], stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--wayback-url', hostile.origin, '--wayback-rate', '600', '--timeout', '3', '--retries', '0'], stderr: 'pipe' });
     const client = new Client({ name: 'network-rule-test', version: '1.0.0' });
     await client.connect(transport);
     closers.push(() => client.close());
