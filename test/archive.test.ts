@@ -448,6 +448,40 @@ describe('Wayback captures', () => {
     expect(result.original).toMatchObject({ ok: false, error: 'not_archived' });
   });
 
+  test('the warcinfo names the base; a replay asking another (the default) is answered from the recorded one, redirects kept at the asked base', async () => {
+    const { base, urls, path, outcomes } = await recordWayback();
+    const full = await readArchive(path);
+    expect(full.records[0]).toMatchObject({ type: 'warcinfo', fields: { 'wayback-base': base } });
+    const replay = await openReplay(path);
+    expect(replay.waybackBase).toBe(base);
+    expect(replay.describeWaybackBase()).toBe(`Wayback requests are answered from its recording of ${base}, not https://web.archive.org`);
+    const asked = (u: string) => `https://web.archive.org${u.slice(base.length)}`;
+    const { result, touched } = await withoutNetwork(async () => ({
+      nearest: await fetchSource(asked(urls.nearest), settings(replay)),
+      cdx: await fetchSource(asked(urls.cdx), settings(replay)),
+    }));
+    expect(touched).toBe(0);
+    expect(summary(result.nearest)).toEqual({ ...summary(outcomes.nearest), finalUrl: asked(urls.capture), redirects: [asked(urls.nearest)] });
+    expect(summary(result.cdx)).toEqual({ ...summary(outcomes.cdx), finalUrl: asked(urls.cdx) });
+    // An absolute Location at the recorded base is moved to the asked one: the client stays on the archive it asked.
+    const server = await serve([
+      { path: '/web/2021id_/http://example.org/x', handler: (req, res) => void res.writeHead(302, { location: `http://${req.headers.host}/web/20200101000000id_/http://example.org/x` }).end() },
+      { path: '/web/20200101000000id_/http://example.org/x', handler: (_req, res) => void res.writeHead(200, { 'content-type': 'text/html', 'memento-datetime': MEMENTO }).end(CAPTURED) },
+    ]);
+    const absolute = join(folder(), 'absolute.warc.gz');
+    const recorder = await WarcRecorder.open(absolute, { waybackBase: server.origin });
+    const agent = new Agent();
+    const live = await fetchSource(`${server.origin}/web/2021id_/${ORIGINAL}`, settings(agent.compose(recorder.interceptor())));
+    await recorder.close();
+    await agent.close();
+    await server.close();
+    expect(live).toMatchObject({ ok: true, finalUrl: `${server.origin}/web/20200101000000id_/${ORIGINAL}` });
+    const moved = await fetchSource(`https://web.archive.org/web/2021id_/${ORIGINAL}`, settings(await openReplay(absolute)));
+    expect(moved).toMatchObject({ ok: true, sha256: live.ok ? live.sha256 : '', finalUrl: `https://web.archive.org/web/20200101000000id_/${ORIGINAL}` });
+    // A replay that asks the recorded base itself needs nothing moved.
+    expect((await openReplay(path, { waybackUrl: `${base}/` })).describeWaybackBase()).toBe(`Wayback requests are answered from its recording of ${base}`);
+  });
+
   test('a subset for the original URL holds its CDX query, the redirect hop and the capture', async () => {
     const { base, urls, path, outcomes } = await recordWayback();
     const full = await readArchive(path);

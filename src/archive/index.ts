@@ -1,6 +1,6 @@
 // The archive layer: WARC 1.1 recording of every HTTP exchange, reading, replay without network, and subsets per source.
 export { WarcRecorder, type RecorderOptions } from './record.js';
-export { readArchive, ArchiveError, type Archive, type ArchivedRecord, type HttpRequestHead, type HttpResponseHead } from './read.js';
-export { ReplayDispatcher, openReplay, NotInArchiveError, NOT_IN_ARCHIVE } from './replay.js';
+export { readArchive, recordedWaybackBases, ArchiveError, type Archive, type ArchivedRecord, type HttpRequestHead, type HttpResponseHead } from './read.js';
+export { ReplayDispatcher, openReplay, NotInArchiveError, NOT_IN_ARCHIVE, type ReplayOptions } from './replay.js';
 export { selectForSources, writeArchive } from './subset.js';
 export type { HeaderPair } from './warc.js';

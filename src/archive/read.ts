@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import zlib from 'node:zlib';
 import { WARCParser } from 'warcio';
-import { ArchiveError, fsReason, type HeaderPair } from './warc.js';
+import { ArchiveError, WAYBACK_BASE_FIELD, fsReason, normalBase, type HeaderPair } from './warc.js';
 
 export { ArchiveError } from './warc.js';
 
@@ -340,4 +340,29 @@ function parseFields(block: Buffer): Record<string, string> {
     if (!(name in fields)) fields[name] = line.slice(colon + 1).trim();
   }
   return fields;
+}
+
+/** A capture's WARC-Source-URI: `{base}/web/{timestamp}id_/{url}`. */
+const CAPTURE_SOURCE = /^(https?:\/\/.*?)\/web\/\d{1,14}id_\//i;
+/** A CDX query's URL: `{base}/cdx/search/cdx?...`. */
+const CDX_QUERY = /^(https?:\/\/.*?)\/cdx\/search\/cdx(?:\?|$)/i;
+
+/**
+ * The Wayback Machine base(s) a recorded run asked: the `wayback-base` field of its warcinfo record(s). An archive
+ * written before the field existed (or by another tool) has them inferred from what was recorded: the bases of
+ * the captures' WARC-Source-URIs and of the CDX queries' URLs. Several only in an archive joined from runs
+ * against different bases; none when nothing says (no base recorded, no archive request).
+ */
+export function recordedWaybackBases(archive: Archive): string[] {
+  const bases = new Set<string>();
+  const infos = archive.records.filter((r) => r.type === 'warcinfo');
+  for (const info of infos) for (const base of (info.fields?.[WAYBACK_BASE_FIELD] ?? '').split(/\s+/)) if (base) bases.add(normalBase(base));
+  // A file (or part of a joined file) whose warcinfo says nothing is read for its bases.
+  if (infos.length === 0 || infos.some((info) => info.fields?.[WAYBACK_BASE_FIELD] === undefined)) {
+    for (const r of archive.records) {
+      const m = r.sourceUri ? CAPTURE_SOURCE.exec(r.sourceUri) : CDX_QUERY.exec(r.targetUri ?? '');
+      if (m?.[1]) bases.add(normalBase(m[1]));
+    }
+  }
+  return [...bases];
 }

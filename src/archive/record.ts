@@ -23,7 +23,11 @@ import {
 } from './warc.js';
 
 export interface RecorderOptions {
-  /** Wayback base, e.g. "https://web.archive.org": a response to `${base}/web/<14 digits>id_/<url>` carrying a Memento-Datetime header is an archived capture. */
+  /**
+   * Wayback base, e.g. "https://web.archive.org": a response to `${base}/web/<14 digits>id_/<url>` carrying a
+   * Memento-Datetime header is an archived capture. Written in the warcinfo record, so a replay answers archive
+   * requests from it whatever its own --wayback-url.
+   */
   waybackBase?: string;
   /** For the warcinfo record, e.g. "quotecheck/0.1.0". */
   software?: string;
@@ -77,7 +81,7 @@ export class WarcRecorder {
       throw new ArchiveError(`cannot write the archive ${path}: ${fsReason(err)}`);
     }
     const recorder = new WarcRecorder(path, file, options);
-    recorder[APPEND]([warcinfoRecord(basename(path), options.software)]);
+    recorder[APPEND]([warcinfoRecord(basename(path), options.software, options.waybackBase ? [options.waybackBase] : [])]);
     await recorder.#tail;
     if (recorder.#failure !== undefined) {
       await file.close().catch(() => {});

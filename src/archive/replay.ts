@@ -1,8 +1,16 @@
 // Replay: an undici Dispatcher that answers every request from a recorded WARC archive and never touches the network.
 import { Dispatcher, errors as undiciErrors } from 'undici';
 import { NOT_IN_ARCHIVE } from '../fetch/errors.js';
-import { readArchive, type Archive, type ArchivedRecord } from './read.js';
-import { ERROR_FIELDS, ORIG_HEADER_PREFIX, dechunk, dispatchUrl, headerValue, urlKey, type HeaderPair } from './warc.js';
+import { readArchive, recordedWaybackBases, type Archive, type ArchivedRecord } from './read.js';
+import { ArchiveError, ERROR_FIELDS, ORIG_HEADER_PREFIX, dechunk, dispatchUrl, headerValue, normalBase, urlKey, type HeaderPair } from './warc.js';
+
+/** The Wayback Machine a run asks unless told otherwise (DEFAULT_OPTIONS.waybackUrl). */
+const DEFAULT_WAYBACK = 'https://web.archive.org';
+
+export interface ReplayOptions {
+  /** The Wayback Machine the run asks (its --wayback-url; default https://web.archive.org). */
+  waybackUrl?: string;
+}
 
 export { NOT_IN_ARCHIVE };
 
@@ -35,6 +43,15 @@ type Sequence = ArchivedRecord[];
  */
 export class ReplayDispatcher extends Dispatcher {
   readonly archive: Archive;
+  /** The Wayback Machine base(s) the recording asked (its warcinfo says, else inferred from its archive requests). */
+  readonly recordedBases: readonly string[];
+  /**
+   * The recorded base archive requests are answered from, whatever the run's --wayback-url: the only one
+   * recorded, or among several the one --wayback-url names. Undefined when the archive recorded none.
+   */
+  readonly waybackBase: string | undefined;
+  /** The base the run asks (normalized): its requests there are answered from `waybackBase`'s records. */
+  readonly askedBase: string;
   readonly #live = new Map<string, Sequence>();
   readonly #captures = new Map<string, Sequence>();
   readonly #served = new Map<Sequence, number>();
@@ -42,9 +59,13 @@ export class ReplayDispatcher extends Dispatcher {
   #closed = false;
   #destroyed = false;
 
-  constructor(archive: Archive) {
+  /** Throws an ArchiveError when the archive recorded several Wayback bases and `waybackUrl` names none of them. */
+  constructor(archive: Archive, options: ReplayOptions = {}) {
     super();
     this.archive = archive;
+    this.askedBase = normalBase(options.waybackUrl ?? DEFAULT_WAYBACK);
+    this.recordedBases = recordedWaybackBases(archive);
+    this.waybackBase = chooseBase(archive.path, this.recordedBases, this.askedBase);
     for (const record of archive.records) {
       if (!isServable(record) || !record.targetUri) continue;
       const [index, key] = record.sourceUri ? [this.#captures, urlKey(record.sourceUri)] : [this.#live, urlKey(record.targetUri)];
@@ -56,6 +77,27 @@ export class ReplayDispatcher extends Dispatcher {
 
   get path(): string {
     return this.archive.path;
+  }
+
+  /**
+   * Which recorded Wayback base answers the run's archive requests, in words (for the run's one line about it);
+   * undefined when the archive recorded none.
+   */
+  describeWaybackBase(): string | undefined {
+    const base = this.waybackBase;
+    if (base === undefined) return undefined;
+    const several = this.recordedBases.length > 1 ? ` (it holds answers from ${this.recordedBases.join(', ')})` : '';
+    const asked = base === this.askedBase ? '' : `, not ${this.askedBase}`;
+    return `Wayback requests are answered from its recording of ${base}${asked}${several}`;
+  }
+
+  /** A request to the asked base when the recording asked another: the same path and query at the recorded base. */
+  #recordedUrl(url: string): string | undefined {
+    const base = this.waybackBase;
+    if (base === undefined || base === this.askedBase) return undefined;
+    const prefix = `${this.askedBase}/`;
+    if (!url.toLowerCase().startsWith(prefix.toLowerCase())) return undefined;
+    return urlKey(`${base}/${url.slice(prefix.length)}`);
   }
 
   /** The next record for a URL: live exchanges first, else captures fetched from it. */
@@ -74,7 +116,15 @@ export class ReplayDispatcher extends Dispatcher {
     let outcome: Outcome;
     if (this.#destroyed) outcome = { error: new undiciErrors.ClientDestroyedError() };
     else if (this.#closed) outcome = { error: new undiciErrors.ClientClosedError() };
-    else outcome = outcomeOf(this.#take(url), url, this.archive.path, opts.method === 'HEAD');
+    else {
+      // A URL recorded as asked is served as it is (a source may live on an archive's host); else an archive
+      // request is answered from the recorded base, its redirects pointing back at the asked one.
+      let record = this.#take(url);
+      const recorded = record ? undefined : this.#recordedUrl(url);
+      if (recorded !== undefined) record = this.#take(recorded);
+      outcome = outcomeOf(record, url, this.archive.path, opts.method === 'HEAD');
+      if (recorded !== undefined && record && 'headers' in outcome) outcome.headers = rebased(outcome.headers, this.waybackBase!, this.askedBase);
+    }
     const exchange = new ReplayExchange(h, outcome, () => this.#inFlight.delete(exchange));
     this.#inFlight.add(exchange);
     exchange.start();
@@ -111,9 +161,28 @@ export class ReplayDispatcher extends Dispatcher {
   }
 }
 
-/** Reads the archive and returns a dispatcher serving it. */
-export async function openReplay(path: string): Promise<ReplayDispatcher> {
-  return new ReplayDispatcher(await readArchive(path));
+/**
+ * Reads the archive and returns a dispatcher serving it. Its Wayback answers are served whatever `waybackUrl`
+ * says (the base they were recorded from is in the archive); an ArchiveError when the archive recorded several
+ * bases and `waybackUrl` names none of them.
+ */
+export async function openReplay(path: string, options: ReplayOptions = {}): Promise<ReplayDispatcher> {
+  return new ReplayDispatcher(await readArchive(path), options);
+}
+
+/** The recorded base to answer from: the one recorded, or among several the asked one; refused when that is ambiguous. */
+function chooseBase(path: string, recorded: readonly string[], asked: string): string | undefined {
+  if (recorded.length <= 1) return recorded[0];
+  if (recorded.includes(asked)) return asked;
+  throw new ArchiveError(`${path} holds Wayback answers recorded from several archives (${recorded.join(', ')}); give --wayback-url with the one to replay`);
+}
+
+/** A recorded response's Location at the recorded base, moved to the asked base (the client follows it there, and replay answers it). */
+function rebased(headers: HeaderPair[], from: string, to: string): HeaderPair[] {
+  return headers.map(([name, value]): HeaderPair => {
+    if (name.toLowerCase() !== 'location' || !value.toLowerCase().startsWith(`${from}/`.toLowerCase())) return [name, value];
+    return [name, `${to}/${value.slice(from.length + 1)}`];
+  });
 }
 
 function isServable(record: ArchivedRecord): boolean {

@@ -2,7 +2,7 @@
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import zlib from 'node:zlib';
-import type { ArchivedRecord, Archive } from './read.js';
+import { recordedWaybackBases, type ArchivedRecord, type Archive } from './read.js';
 import { ArchiveError, absoluteOriginal, fsReason, headerValue, looseUrlKey, parseWaybackUrl, serializeRecord, trimBase, urlKey, warcinfoRecord } from './warc.js';
 
 const DEFAULT_WAYBACK = 'https://web.archive.org';
@@ -78,10 +78,13 @@ export function selectForSources(archive: Archive, sourceUrls: readonly string[]
 
 /**
  * Writes a new archive: a fresh warcinfo record, then each record's own gzip member, byte for
- * byte. Written to a temporary file and renamed, so a reader never sees half an archive.
+ * byte. Written to a temporary file and renamed, so a reader never sees half an archive. The
+ * warcinfo names the Wayback base(s) the records were recorded from (`waybackBases`, else those
+ * the records themselves show), so a replay of the subset needs no --wayback-url either.
  */
-export async function writeArchive(path: string, records: readonly ArchivedRecord[], options: { software?: string } = {}): Promise<void> {
-  const info = await serializeRecord(warcinfoRecord(basename(path), options.software));
+export async function writeArchive(path: string, records: readonly ArchivedRecord[], options: { software?: string; waybackBases?: readonly string[] } = {}): Promise<void> {
+  const bases = options.waybackBases ?? recordedWaybackBases({ path, records: records.filter((r) => r.type !== 'warcinfo') });
+  const info = await serializeRecord(warcinfoRecord(basename(path), options.software, bases));
   const members = records.map((r) => (isGzipMember(r.raw) ? r.raw : zlib.gzipSync(r.raw)));
   const temp = `${path}.tmp-${process.pid}-${Date.now()}`;
   try {

@@ -91,6 +91,18 @@ export function trimBase(base: string): string {
   return base.replace(/\/+$/, '');
 }
 
+/** A Wayback base as compared and written: parsed (scheme and host lower case, default port dropped), no trailing slash. */
+export function normalBase(base: string): string {
+  try {
+    const u = new URL(base);
+    u.hash = '';
+    u.search = '';
+    return trimBase(u.href);
+  } catch {
+    return trimBase(base);
+  }
+}
+
 export interface WaybackRef {
   /** The timestamp as written in the URL (1 to 14 digits). */
   timestamp: string;
@@ -138,14 +150,22 @@ export function looseUrlKey(url: string): string {
   }
 }
 
-/** The warcinfo record that opens every file quotecheck writes. */
-export function warcinfoRecord(filename: string, software: string | undefined): WARCRecord {
+/**
+ * The warcinfo field (WARC 1.1 §6.2 allows any named field) naming the Wayback Machine base(s) a run asked, so a replay
+ * answers archive requests from them whatever its own --wayback-url: bases separated by a space (URLs have none).
+ */
+export const WAYBACK_BASE_FIELD = 'wayback-base';
+
+/** The warcinfo record that opens every file quotecheck writes; `waybackBases`: the Wayback Machine(s) its exchanges asked. */
+export function warcinfoRecord(filename: string, software: string | undefined, waybackBases: readonly string[] = []): WARCRecord {
   const info: Record<string, string> = {
     software: software ?? 'quotecheck',
     format: 'WARC File Format 1.1',
     conformsTo: 'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
     description: 'HTTP exchanges of a quotecheck run: every redirect hop and retry attempt; bodies as received (still content-encoded)',
   };
+  const bases = [...new Set(waybackBases.map(normalBase))];
+  if (bases.length) info[WAYBACK_BASE_FIELD] = bases.join(' ');
   return WARCRecord.createWARCInfo({ filename, warcVersion: WARC_VERSION, warcHeaders: { 'WARC-Record-ID': newRecordId() } }, info);
 }
 

@@ -120,7 +120,7 @@ async function openArchives(opts: RunCommandOptions, replayPath: string | undefi
   if (opts.baseline || !(replayPath || opts.record)) return {};
   const { ArchiveError, WarcRecorder, openReplay } = await import('../archive/index.js');
   try {
-    const replay = replayPath ? await openReplay(replayPath) : undefined;
+    const replay = replayPath ? await openReplay(replayPath, { waybackUrl: opts.waybackUrl }) : undefined;
     const recorder = opts.record ? await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` }) : undefined;
     return { recorder, replay };
   } catch (err) {
@@ -208,6 +208,8 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
     concurrency: opts.concurrency,
     perHost: opts.perHost,
     ...pipelineLimits(opts),
+    // A replay asks the Wayback Machine the recording asked: its lookups and capture URLs are the recorded ones.
+    ...(archives.replay?.waybackBase ? { waybackUrl: archives.replay.waybackBase } : {}),
     allowPrivate: opts.allowPrivate,
     asOf: opts.asOf,
     wayback: opts.wayback,
@@ -292,7 +294,10 @@ async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archiv
   if (archives === 2) return 2;
   const answers = await startAnswers(opts, set, archives.recorder);
   if (answers === 2) return 2;
-  if (archives.replay) warn(`replaying ${replayPath}: no request leaves this machine`);
+  if (archives.replay) {
+    const base = archives.replay.describeWaybackBase();
+    warn(`replaying ${replayPath}: no request leaves this machine${base ? `; ${base}` : ''}`);
+  }
   return { set, archives, answers };
 }
 

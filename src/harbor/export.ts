@@ -1,6 +1,6 @@
 // The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of about N claims, sources never split).
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { ArchiveError, readArchive, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
+import { ArchiveError, readArchive, recordedWaybackBases, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
 import { ClaimsFileError, jsonSyntaxErrorAt, parseClaims, parseJsonText, type Claim } from '../claims.js';
 import { type Label } from '../answers.js';
@@ -194,7 +194,7 @@ export interface ExportResult {
 export interface DatasetOptions {
   /** A frozen edition: each task ships its own sources as environment/sources.warc.gz, and its oracle replays them. */
   frozen?: boolean;
-  /** The Wayback Machine the oracle asks (and the recorded captures came from), when not https://web.archive.org. */
+  /** The Wayback Machine the oracle asks, when not https://web.archive.org; a frozen edition's replay needs none (its WARC names the base). */
   waybackUrl?: string;
   /** The sources are on a private network (tests, an intranet): the oracle's run and the tasks' MCP server get --allow-private. */
   allowPrivate?: boolean;
@@ -223,10 +223,11 @@ const VERIFIER_TIMEOUT_SEC = 120;
 
 /**
  * What quotecheck is told in a task (the oracle's `run`, the MCP server): a Wayback Machine that is not
- * https://web.archive.org (a stand-in), and --allow-private for sources on a private network.
+ * https://web.archive.org (a stand-in) in a plain edition, and --allow-private for sources on a private network.
+ * A frozen edition's replay answers archive requests from the base its WARC recorded: it is told no --wayback-url.
  */
 function toolArgs(opts: DatasetOptions): string[] {
-  return [...(opts.allowPrivate ? ['--allow-private'] : []), ...(opts.waybackUrl ? ['--wayback-url', opts.waybackUrl] : [])];
+  return [...(opts.allowPrivate ? ['--allow-private'] : []), ...(opts.waybackUrl && !opts.frozen ? ['--wayback-url', opts.waybackUrl] : [])];
 }
 
 /** One task's folder: definition, environment (Dockerfile, claims, what the variant gives), oracle and verifier. */
@@ -270,14 +271,9 @@ export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: s
   return result;
 }
 
-/** The Wayback bases an archive's captures came from (pywb's WARC-Source-URI: `{base}/web/{timestamp}id_/{url}`). */
+/** The Wayback bases a recorded run asked: its warcinfo's `wayback-base`, else those its captures (WARC-Source-URI) and CDX queries show. */
 export function waybackBases(archive: Archive): string[] {
-  const bases = new Set<string>();
-  for (const r of archive.records) {
-    const m = r.sourceUri ? /^(.*)\/web\/\d{1,14}id_\//.exec(r.sourceUri) : null;
-    if (m?.[1]) bases.add(m[1]);
-  }
-  return [...bases];
+  return recordedWaybackBases(archive);
 }
 
 /** Reads the recorded run a frozen edition is made from; a missing, unreadable or cut archive is an ExportError. */
@@ -314,7 +310,7 @@ export async function writeTaskArchives(result: ExportResult, archive: Archive):
     for (const base of bases.length ? bases : [undefined]) for (const r of selectForSources(archive, task.urls, base ? { waybackBase: base } : {})) chosen.add(r);
     const inOrder = archive.records.filter((r) => chosen.has(r));
     const file = join(task.dir, 'environment', TASK_ARCHIVE);
-    await writeArchive(file, inOrder);
+    await writeArchive(file, inOrder, { waybackBases: bases });
     records += inOrder.length;
     bytes += statSync(file).size;
   }
