@@ -1,9 +1,9 @@
 // Where an agent fails: bench with several agents and `compare` over finished runs, split by the oracle's diagnosis; the comparison page in headless Chromium.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
-import { agentFolders, compareRuns, comparisonTable, readRunFolder, type Comparison } from '../src/harbor/compare.js';
+import { agentFolders, compareRuns, comparisonTable, readRunFolder, shownPath, type Comparison } from '../src/harbor/compare.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
 import { pathsWarning } from '../src/cli/bench.js';
@@ -11,7 +11,7 @@ import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './
 import { runCli, serve, tempDir } from './helpers.js';
 
 /** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
-function report(agent: string, tasks: Record<string, { id: string; gold: string; answer: string; diagnosis?: string; drift?: string }[]>): BenchReport {
+function report(agent: string, tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string }[]>, name?: string): BenchReport {
   const runs: TaskRun[] = Object.entries(tasks).map(([name, claims]) => {
     const rows: ClaimRow[] = claims.map((c) => ({ id: c.id, quote: 'q', url: 'http://127.0.0.1:9/', gold: c.gold, answer: c.answer, correct: c.gold === c.answer, diagnosis: c.diagnosis, drift: c.drift }));
     const correct = rows.filter((r) => r.correct).length;
@@ -20,7 +20,7 @@ function report(agent: string, tasks: Record<string, { id: string; gold: string;
   });
   const claims = runs.reduce((n, t) => n + t.claims, 0);
   return {
-    agent, isolation: 'paths', tasks_dir: '/tmp/t', mean_reward: runs.reduce((n, t) => n + t.reward, 0) / runs.length,
+    agent, ...(name !== undefined ? { name } : {}), isolation: 'paths', tasks_dir: '/tmp/t', mean_reward: runs.reduce((n, t) => n + t.reward, 0) / runs.length,
     baseline_mean_reward: runs.reduce((n, t) => n + t.baseline, 0) / runs.length, claims, correct: runs.reduce((n, t) => n + t.correct, 0),
     seconds: 1, confusion: emptyConfusion(), diagnoses: {}, drifted_sources: 0, claims_from_captures: 0, advice: [], tasks: runs,
   };
@@ -63,9 +63,9 @@ describe('compareRuns', () => {
     ]);
     const sloppy = c.agents[1]!;
     // The agent's own report says "verbatim" for everything; the split still follows the oracle.
-    expect(sloppy.by_diagnosis.extraction_artifact).toEqual({ claims: 5, correct: 3, answered_verbatim: 2, accuracy: 0.6 });
-    expect(sloppy.by_diagnosis.verbatim).toEqual({ claims: 2, correct: 1, answered_verbatim: 1, accuracy: 0.5 });
-    expect(sloppy.by_diagnosis.source_drifted).toEqual({ claims: 2, correct: 1, answered_verbatim: 0, accuracy: 0.5 });
+    expect(sloppy.by_diagnosis.extraction_artifact).toEqual({ claims: 5, correct: 3, wrong: 2, missing: 0, invalid: 0, answered_verbatim: 2, accuracy: 0.6 });
+    expect(sloppy.by_diagnosis.verbatim).toEqual({ claims: 2, correct: 1, wrong: 1, missing: 0, invalid: 0, answered_verbatim: 1, accuracy: 0.5 });
+    expect(sloppy.by_diagnosis.source_drifted).toEqual({ claims: 2, correct: 1, wrong: 1, missing: 0, invalid: 0, answered_verbatim: 0, accuracy: 0.5 });
     expect(c.sentences).toContain('sloppy-agent answers verbatim on 40% of extraction artifacts (2/5), right on 60% (3/5)');
     expect(c.sentences).toContain('baseline answers verbatim on 0% of verbatim quotes (0/2), right on 0% (0/2)');
     expect(c.agents[0]!.by_diagnosis.near_miss!.accuracy).toBe(1);
@@ -88,8 +88,89 @@ describe('compareRuns', () => {
   test('agent folders: oracle and baseline by name, commands by position, the same agent twice kept apart', () => {
     expect(agentFolders(['oracle', 'baseline', 'my-agent --fast', 'baseline'])).toEqual(['oracle', 'baseline', 'agent-3', 'baseline-4']);
   });
+
+  test('each run keeps the name bench gave it (report.json\'s name), never renumbered by its place in the comparison', () => {
+    const oracle = report('oracle', { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim', diagnosis: 'verbatim' }] }, 'oracle');
+    const cmd = 'my-agent --claims claims.json --out answers.json';
+    const two = report(cmd, { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim' }] }, 'agent-2');
+    const three = report(`${cmd} --fast`, { a: [{ id: 'v1', gold: 'verbatim', answer: 'no_match' }] }, 'agent-3');
+    const mine = report('short-cmd', { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim' }] }, 'mine');
+    const c = compareRuns([{ report: two, dir: 'out/agent-2' }, { report: three, dir: 'out/agent-3' }, { report: mine, dir: 'out/mine' }], { report: oracle, dir: 'out/oracle' });
+    expect(c.agents.map((a) => a.label)).toEqual(['agent-2', 'agent-3', 'mine']);
+    expect(c.sentences).toContain('agent-3 answers verbatim on 0% of verbatim quotes (0/1), right on 0% (0/1)');
+    const text = comparisonTable(c);
+    expect(text.split('\n')[0]).toMatch(/^\s+agent-2\s+agent-3\s+mine$/);
+    expect(text.split('\n')).toEqual(expect.arrayContaining([`agent-2: ${cmd}`, `agent-3: ${cmd} --fast`, 'mine: short-cmd']));
+    // A report written before bench named its agents: a long command is named by its folder (bench's agent-N), not its place here.
+    const { name: _n, ...old } = three;
+    expect(compareRuns([{ report: old, dir: 'old/agent-3' }], { report: oracle, dir: 'o' }).agents[0]!.label).toBe('agent-3');
+  });
+
+  test('missing and invalid answers are counted on their own, in columns and sentences, never as "answers verbatim on 0%"', () => {
+    const claims = [
+      { id: 'x1', gold: 'no_match', diagnosis: 'extraction_artifact' }, { id: 'x2', gold: 'no_match', diagnosis: 'extraction_artifact' },
+      { id: 'x3', gold: 'no_match', diagnosis: 'extraction_artifact' }, { id: 'v1', gold: 'verbatim', diagnosis: 'verbatim' },
+      { id: 'v2', gold: 'verbatim', diagnosis: 'verbatim' }, { id: 'n1', gold: 'no_match', diagnosis: 'near_miss' },
+    ];
+    const oracle = report('oracle', { a: claims.map((c) => ({ ...c, answer: c.gold })) }, 'oracle');
+    // agent-2 never answers the artifacts; says "maybe" for one verbatim quote; answers the near miss wrongly.
+    const given: Record<string, string | undefined> = { x1: undefined, x2: undefined, x3: undefined, v1: 'verbatim', v2: 'maybe', n1: 'verbatim' };
+    const agent = report('./agent.sh', { a: claims.map((c) => ({ id: c.id, gold: c.gold, answer: given[c.id] })) }, 'agent-2');
+    const c = compareRuns([{ report: oracle, dir: 'oracle' }, { report: agent, dir: 'agent-2' }], { report: oracle, dir: 'oracle' });
+    const a = c.agents[1]!;
+    expect([a.missing, a.invalid]).toEqual([3, 1]);
+    expect(a.by_diagnosis.extraction_artifact).toEqual({ claims: 3, correct: 0, wrong: 0, missing: 3, invalid: 0, answered_verbatim: 0, accuracy: 0 });
+    expect(a.by_diagnosis.verbatim).toEqual({ claims: 2, correct: 1, wrong: 0, missing: 0, invalid: 1, answered_verbatim: 1, accuracy: 0.5 });
+    expect(a.by_diagnosis.near_miss).toEqual({ claims: 1, correct: 0, wrong: 1, missing: 0, invalid: 0, answered_verbatim: 1, accuracy: 0 });
+    const mine = c.sentences.filter((s) => s.startsWith('agent-2 '));
+    expect(mine).toEqual([
+      'agent-2 answers verbatim on 100% of the verbatim quotes it answered (1/1), right on 100% of them (1/1)',
+      'agent-2 gives an invalid answer (neither verbatim nor no_match) for 50% of verbatim quotes (1/2)',
+      'agent-2 gives no answer for 100% of extraction artifacts (3/3)',
+      'agent-2 answers verbatim on 100% of near misses (1/1), right on 0% (0/1)',
+    ]);
+    // The oracle answered everything: its columns and sentences are as they always were.
+    expect(c.sentences).toContain('oracle answers verbatim on 0% of extraction artifacts (0/3), right on 100% (3/3)');
+    const text = comparisonTable(c).split('\n');
+    expect(text[0]).toMatch(/^\s+oracle\s+agent-2\s+agent-2 missing\s+agent-2 invalid$/);
+    expect(text).toContainEqual(expect.stringMatching(/^claims right\s+100% \(6\/6\)\s+17% \(1\/6\)\s+3\/6\s+1\/6$/));
+    expect(text).toContainEqual(expect.stringMatching(/^extraction_artifact \(3\)\s+100% \(3\/3\)\s+0% \(0\/3\)\s+3\/3\s+0\/3$/));
+    expect(text).toContainEqual(expect.stringMatching(/^verbatim \(2\)\s+100% \(2\/2\)\s+50% \(1\/2\)\s+0\/2\s+1\/2$/));
+    expect(text).toContain('missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
+  });
+
+  test('agent names: the i-th --name names the i-th --agent, the rest as before; unsafe, duplicate, taken or surplus names refused in one line', () => {
+    expect(agentFolders(['baseline', 'cmd a', 'cmd b'], ['no-match', 'gpt-4.1_run'])).toEqual(['no-match', 'gpt-4.1_run', 'agent-3']);
+    expect(agentFolders(['oracle', 'baseline'], ['oracle'])).toEqual(['oracle', 'baseline']);
+    const refused = (agents: string[], names: string[]) => {
+      try {
+        agentFolders(agents, names);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refused(['a', 'b'], ['ok', 'a/b'])).toBe('--name "a/b": not a safe folder name (1 to 64 letters, digits, \'.\', \'_\' or \'-\', starting with a letter or digit)');
+    for (const bad of ['', '..', '.hidden', '-x', 'a b', 'x'.repeat(65), 'ünï']) expect(refused(['a'], [bad]), bad).toMatch(/^--name .*: not a safe folder name/);
+    expect(refused(['a', 'b'], ['Mine', 'mine'])).toBe('--name mine: agents 1 and 2 would both be named mine');
+    expect(refused(['a', 'b', 'c'], ['agent-3'])).toBe('--name agent-3: agents 1 and 3 would both be named agent-3 (agent 3 by default: give it a --name too)');
+    expect(refused(['a'], ['x', 'y'])).toBe('--name given 2 times for 1 agent: the i-th --name names the i-th --agent');
+    expect(refused(['baseline', 'my-agent'], ['b', 'oracle'])).toBe('--name oracle: that name is the oracle agent\'s, and --agent number 2 is not it; pick another name');
+    expect(refused(['a', 'b'], ['report.html'])).toBe('--name report.html: the comparison\'s own file is named so; pick another name');
+  });
+
+  test('paths are printed relative to the working folder inside it, absolute outside it', () => {
+    expect(shownPath('/work/x/bench-out/oracle', '/work/x')).toBe('bench-out/oracle');
+    expect(shownPath('bench-out/oracle', '/work/x')).toBe('bench-out/oracle');
+    expect(shownPath('/work/x', '/work/x')).toBe('.');
+    expect(shownPath('../y/oracle', '/work/x')).toBe('/work/y/oracle');
+    expect(shownPath('/tmp/run', '/work/x')).toBe('/tmp/run');
+  });
 });
 
+
+/** An agent that answers one claim, gives a label that is no label for another, and leaves the third unanswered. */
+const PARTIAL = `node -e "require('fs').writeFileSync('answers.json',JSON.stringify({v:'verbatim',x:'maybe'}))"`;
 
 /** An agent that answers verbatim for every claim (it "sees" the words in an artifact). */
 const ALL_VERBATIM = `node -e "const c=require('./claims.json');require('fs').writeFileSync('answers.json',JSON.stringify(Object.fromEntries(c.map((x)=>[x.id,'verbatim']))))"`;
@@ -97,7 +178,7 @@ const ALL_VERBATIM = `node -e "const c=require('./claims.json');require('fs').wr
 const PAGE = '<html><body><article><p>The committee approved the budget on Tuesday after a long debate about schools and roads.</p></article></body></html>';
 
 describe('bench with several agents, and compare', () => {
-  test('runs each agent in its own folder, the oracle too for the diagnoses, and compares them on stdout, report.json and report.html; compare reads them back', async () => {
+  test('runs each agent in its own folder, named by --name or as before, the oracle too for the diagnoses, and compares them on stdout, report.json and report.html; compare reads them back under the same names', async () => {
     const live = await serve([{ path: '/news', body: PAGE, headers: { 'content-type': 'text/html' } }]);
     const tasks = tempDir();
     makeTask(tasks, 'one', [
@@ -105,57 +186,97 @@ describe('bench with several agents, and compare', () => {
       { id: 'x', quote: 'approved thebudget on Tuesday', url: `${live.origin}/news`, gold: 'no_match' },
       { id: 'f', quote: 'an entirely invented sentence about lunar tides and harbour cranes', url: `${live.origin}/news`, gold: 'no_match' },
     ]);
-    const out = join(tempDir(), 'bench');
-    const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', '--agent', 'baseline', '--agent', ALL_VERBATIM]);
+    const home = tempDir();
+    const out = join(home, 'bench');
+    const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', '--agent', 'baseline', '--agent', ALL_VERBATIM, '--agent', PARTIAL, '--name', 'no-match']);
     // --quiet stops the progress, not the one line saying what paths isolation cannot stop.
     expect(r.stderr).toBe(pathsWarning());
     expect(r.code).toBe(0);
-    // Each agent in its own folder with today's layout; the oracle, not among them, ran too.
-    for (const d of ['baseline', 'agent-2', 'oracle']) {
-      expect(existsSync(join(out, d, 'report.json')), d).toBe(true);
+    // Each agent in its own folder, named by its --name or as bench always named it; the oracle, not among them, ran too.
+    for (const d of ['no-match', 'agent-2', 'agent-3', 'oracle']) {
       expect(existsSync(join(out, d, 'trials', 'one', 'app', 'answers.json')), d).toBe(true);
+      expect((JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as BenchReport).name, d).toBe(d);
     }
     expect(r.stdout).toContain('oracle (run for the diagnoses): mean reward 1.000');
-    // A long command is a short column, named in a legend.
-    expect(r.stdout).toMatch(/^\s+baseline\s+agent-2$/m);
-    expect(r.stdout.split('\n')).toContain(`agent-2: ${ALL_VERBATIM}`);
-    expect(r.stdout).toMatch(/^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)$/m);
+    // A long command is a short column, named in a legend; missing and invalid answers have columns of their own.
+    expect(r.stdout).toMatch(/^\s+no-match\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid$/m);
+    expect(r.stdout.split('\n')).toEqual(expect.arrayContaining([`agent-2: ${ALL_VERBATIM}`, `agent-3: ${PARTIAL}`, 'no-match: baseline']));
+    expect(r.stdout).toMatch(/^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)\s+0% \(0\/1\)\s+0\/1\s+1\/1$/m);
+    expect(r.stdout).toMatch(/^not_found \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)\s+0% \(0\/1\)\s+1\/1\s+0\/1$/m);
     expect(r.stdout).toContain('agent-2 answers verbatim on 100% of extraction artifacts (1/1), right on 0% (0/1)');
-    expect(r.stdout).toContain('baseline answers verbatim on 0% of verbatim quotes (0/1), right on 0% (0/1)');
+    expect(r.stdout).toContain('no-match answers verbatim on 0% of verbatim quotes (0/1), right on 0% (0/1)');
+    expect(r.stdout).toContain('agent-3 gives no answer for 100% of quotes not found (1/1)');
+    expect(r.stdout).toContain('agent-3 gives an invalid answer (neither verbatim nor no_match) for 100% of extraction artifacts (1/1)');
+    expect(r.stdout).not.toMatch(/agent-3 answers verbatim on \d+% of (quotes not found|extraction artifacts)/);
     const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Comparison & { kind: string };
     expect(json.kind).toBe('comparison');
     expect(json.oracle).toBe('oracle');
-    expect(json.agents.map((a) => [a.agent, a.label, a.dir])).toEqual([['baseline', 'baseline', 'baseline'], [ALL_VERBATIM, 'agent-2', 'agent-2']]);
+    expect(json.agents.map((a) => [a.agent, a.label, a.dir])).toEqual([['baseline', 'no-match', 'no-match'], [ALL_VERBATIM, 'agent-2', 'agent-2'], [PARTIAL, 'agent-3', 'agent-3']]);
     expect(json.agents[0]!.mean_reward).toBeCloseTo(2 / 3, 5); // the verifier's reward.txt, six decimals
     expect(json.agents[1]!.mean_reward).toBeCloseTo(1 / 3, 5);
     expect(json.groups).toEqual([{ diagnosis: 'verbatim', claims: 1 }, { diagnosis: 'extraction_artifact', claims: 1 }, { diagnosis: 'not_found', claims: 1 }]);
-    expect(json.agents[1]!.by_diagnosis.not_found).toEqual({ claims: 1, correct: 0, answered_verbatim: 1, accuracy: 0 });
-    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('answers verbatim on 100% of extraction artifacts');
+    expect(json.agents[1]!.by_diagnosis.not_found).toEqual({ claims: 1, correct: 0, wrong: 1, missing: 0, invalid: 0, answered_verbatim: 1, accuracy: 0 });
+    expect(json.agents[2]!.by_diagnosis.not_found).toEqual({ claims: 1, correct: 0, wrong: 0, missing: 1, invalid: 0, answered_verbatim: 0, accuracy: 0 });
+    expect([json.agents[2]!.missing, json.agents[2]!.invalid]).toEqual([1, 1]);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('answers verbatim on 100% of extraction artifacts');
+    expect(html).toContain('agent-3 gives no answer for 100% of quotes not found (1/1)');
 
-    // compare: the comparison folder itself, or the runs one by one (the oracle found by its agent), gives the same numbers.
-    const again = await runCli(['compare', out]);
+    // compare, run from beside the runs: the comparison folder itself, or the runs one by one (the oracle found by its
+    // agent), under the names bench gave them; the folders printed relative to where compare runs.
+    const again = await runCli(['compare', 'bench'], { cwd: home });
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)$/m);
-    const cmpOut = join(tempDir(), 'cmp');
-    const oneByOne = await runCli(['compare', join(out, 'agent-2'), join(out, 'oracle'), '--out', cmpOut]);
+    expect(again.stdout).toMatch(/^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)\s+0% \(0\/1\)\s+0\/1\s+1\/1$/m);
+    expect(again.stdout).toMatch(/^\s+no-match\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid$/m);
+    expect(again.stdout).toContain(`(from ${join('bench', 'oracle')}):`);
+    const cmpOut = join(home, 'cmp');
+    const oneByOne = await runCli(['compare', join('bench', 'agent-2'), join('bench', 'agent-3'), join('bench', 'oracle'), '--out', 'cmp'], { cwd: home });
     expect(oneByOne.code).toBe(0);
+    expect(oneByOne.stdout).toMatch(/^\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid\s+oracle$/m);
+    expect(oneByOne.stdout).toContain(`(from ${join('bench', 'oracle')}):`);
+    expect(oneByOne.stdout).toContain(`wrote ${join('cmp', 'report.json')} and ${join('cmp', 'report.html')}`);
     const cmp = JSON.parse(readFileSync(join(cmpOut, 'report.json'), 'utf8')) as Comparison;
-    expect(cmp.agents.map((a) => [a.label, a.agent])).toEqual([['agent-1', ALL_VERBATIM], ['oracle', 'oracle']]);
+    expect(cmp.agents.map((a) => [a.label, a.agent])).toEqual([['agent-2', ALL_VERBATIM], ['agent-3', PARTIAL], ['oracle', 'oracle']]);
     expect(cmp.agents[0]!.by_diagnosis).toEqual(json.agents[1]!.by_diagnosis);
-    // Links from the comparison to each run's own report work from where it was written.
-    expect(existsSync(join(cmpOut, cmp.agents[0]!.dir!, 'report.html'))).toBe(true);
+    // report.json gives the folders relative to itself, and each row of the page links to its own run's report.
+    expect(cmp.oracle).toBe(join('..', 'bench', 'oracle'));
+    const page = readFileSync(join(cmpOut, 'report.html'), 'utf8');
+    for (const name of ['agent-2', 'agent-3', 'oracle']) {
+      const href = new RegExp(`<tr><td>${name}</td>.*?<a href="([^"]+)"`).exec(page)?.[1];
+      expect(href && resolve(cmpOut, decodeURIComponent(href)), name).toBe(join(out, name, 'report.html'));
+    }
+    // Run from elsewhere, the folders outside the working folder are printed whole.
+    const fromAfar = await runCli(['compare', join(out, 'agent-3'), join(out, 'oracle')], { cwd: tempDir() });
+    expect(fromAfar.code).toBe(0);
+    expect(fromAfar.stdout).toContain(`(from ${join(out, 'oracle')}):`);
 
     // A run without an oracle run to split by, a folder that is no run: one line each, exit 2.
-    const noOracle = await runCli(['compare', join(out, 'baseline')]);
+    const noOracle = await runCli(['compare', join(out, 'no-match')]);
     expect(noOracle.code).toBe(2);
-    expect(noOracle.stderr).toMatch(/^quotecheck: error: no oracle run among .*baseline: .*pass --oracle DIR\n$/);
-    const withOracle = await runCli(['compare', join(out, 'baseline'), '--oracle', join(out, 'oracle')]);
+    expect(noOracle.stderr).toMatch(/^quotecheck: error: no oracle run among .*no-match: .*pass --oracle DIR\n$/);
+    const withOracle = await runCli(['compare', join(out, 'no-match'), '--oracle', join(out, 'oracle')]);
     expect(withOracle.code).toBe(0);
-    expect(withOracle.stdout).toContain('baseline answers verbatim on 0% of extraction artifacts (0/1), right on 100% (1/1)');
+    expect(withOracle.stdout).toContain('no-match answers verbatim on 0% of extraction artifacts (0/1), right on 100% (1/1)');
     const notRun = await runCli(['compare', tasks]);
     expect(notRun.code).toBe(2);
     expect(notRun.stderr).toBe(`quotecheck: error: run ${tasks}: no report.json (not a finished bench run)\n`);
   }, 60_000);
+
+  test('bench refuses a bad --name in one line before running anything', async () => {
+    const tasks = tempDir();
+    makeTask(tasks, 'one', [{ id: 'v', quote: 'q', url: 'http://127.0.0.1:9/', gold: 'verbatim' }]);
+    const out = join(tempDir(), 'bench');
+    const cases: [string[], string][] = [
+      [['--agent', 'baseline', '--agent', 'x', '--name', 'a/b'], '--name "a/b": not a safe folder name (1 to 64 letters, digits, \'.\', \'_\' or \'-\', starting with a letter or digit)'],
+      [['--agent', 'x', '--agent', 'y', '--name', 'Same', '--name', 'same'], '--name same: agents 1 and 2 would both be named same'],
+      [['--agent', 'x', '--agent', 'y', '--name', 'oracle'], '--name oracle: that name is the oracle agent\'s, and --agent number 1 is not it; pick another name'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', ...args]);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([2, `quotecheck: error: ${message}\n`]);
+    }
+    expect(existsSync(out)).toBe(false);
+  });
 
   test('compare fills diagnoses from the trials\' evidence reports when report.json rows lack them', async () => {
     const dir = tempDir();

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { BenchSetupError, isolationLimits, resolveIsolation, runBench, type BenchReport, type Isolation } from '../harbor/bench.js';
-import { agentFolders, compareRuns, comparisonTable, type BenchRun } from '../harbor/compare.js';
+import { AgentNameError, agentFolders, compareRuns, comparisonTable, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
 import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
 import { refuseInput } from './progress.js';
@@ -14,6 +14,8 @@ export interface BenchCommandOptions {
   tasks: string;
   /** One agent (today's layout under --out) or several, run one after another, each in its own folder, then compared. */
   agent?: string | string[];
+  /** The i-th names the i-th agent, in reports, comparisons and (several agents) its folder under --out; default oracle, baseline, agent-N. */
+  name?: string | string[];
   jobs?: number;
   out: string;
   isolation: Isolation | 'auto';
@@ -64,55 +66,62 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
     process.stderr.write(`quotecheck: error: --agent number ${empty + 1} is empty (give oracle, baseline or a shell command)\n`);
     return 2;
   }
+  let names: string[];
+  try {
+    names = agentFolders(agents, typeof opts.name === 'string' ? [opts.name] : opts.name ?? []);
+  } catch (err) {
+    return refuseInput(err, AgentNameError);
+  }
   const paths = (r: BenchReport) => `${r.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, the dataset hidden' : 'container paths given by QUOTECHECK_*_DIR variables'}; ${r.seconds.toFixed(1)} s`;
   try {
     // Decided once for every agent, and said once when it cannot stop what an agent may do.
     const isolation = resolveIsolation(opts.isolation);
     if (isolation === 'paths') process.stderr.write(pathsWarning());
-    return await runAgents({ ...opts, isolation }, agents, total, paths);
+    return await runAgents({ ...opts, isolation }, agents, names, total, paths);
   } catch (err) {
     return refuseInput(err, BenchSetupError);
   }
 }
 
 /** Runs the agents (one, or several compared) and prints and writes their reports. */
-async function runAgents(opts: BenchCommandOptions, agents: string[], total: number, paths: (r: BenchReport) => string): Promise<number> {
+async function runAgents(opts: BenchCommandOptions, agents: string[], names: string[], total: number, paths: (r: BenchReport) => string): Promise<number> {
   if (agents.length === 1) {
-    const report = await runAgent(opts, agents[0]!, opts.out, total, false);
+    const report = await runAgent(opts, agents[0]!, names[0]!, opts.out, total, false);
     const written = writeBenchReports(report, opts.out);
     process.stdout.write(`${benchTable(report)}\n\nagent ${report.agent}; ${paths(report)}\n`);
     process.stdout.write(`wrote ${written.json} and ${written.html}\n`);
     return 0;
   }
-  // Several agents: one after another (they would compete for the same cores and sources), each in its own folder.
-  const folders = agentFolders(agents);
+  // Several agents: one after another (they would compete for the same cores and sources), each in its own folder, named by its name.
   const runs: BenchRun[] = [];
   for (const [i, agent] of agents.entries()) {
-    const dir = join(opts.out, folders[i]!);
-    const report = await runAgent(opts, agent, dir, total, true);
+    const dir = join(opts.out, names[i]!);
+    const report = await runAgent(opts, agent, names[i]!, dir, total, true);
     writeBenchReports(report, dir);
-    process.stdout.write(`agent ${agent}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims right); ${paths(report)}; report in ${join(dir, 'report.html')}\n`);
-    runs.push({ report, dir: folders[i]! });
+    const who = names[i] === agent ? agent : `${names[i]} (${agent})`;
+    process.stdout.write(`agent ${who}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims right); ${paths(report)}; report in ${shownPath(join(dir, 'report.html'))}\n`);
+    runs.push({ report, dir: shownPath(dir) });
   }
   // The diagnoses come from the oracle's evidence reports: run it too when it is not one of the agents.
   let oracle = runs[agents.indexOf('oracle')];
   if (!oracle) {
     const dir = join(opts.out, 'oracle');
     if (!opts.quiet) process.stderr.write('bench: running the oracle too, for the diagnoses the comparison is split by\n');
-    const report = await runAgent(opts, 'oracle', dir, total, true);
+    const report = await runAgent(opts, 'oracle', 'oracle', dir, total, true);
     writeBenchReports(report, dir);
-    process.stdout.write(`oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${join(dir, 'report.html')}\n`);
-    oracle = { report, dir: 'oracle' };
+    process.stdout.write(`oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${shownPath(join(dir, 'report.html'))}\n`);
+    oracle = { report, dir: shownPath(dir) };
   }
+  // Printed with the folders as seen from here; written with them relative to --out, where the page's links start.
   const comparison = compareRuns(runs, oracle);
-  const written = writeComparisonReports(comparison, opts.out);
-  process.stdout.write(`\n${comparisonTable(comparison)}\n\nwrote ${written.json} and ${written.html}\n`);
+  const written = writeComparisonReports(relocate(comparison, opts.out), opts.out);
+  process.stdout.write(`\n${comparisonTable(comparison)}\n\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}\n`);
   return 0;
 }
 
-/** Runs one agent over the dataset into `outDir`, with progress on stderr (named by the agent when several run). */
-async function runAgent(opts: BenchCommandOptions, agent: string, outDir: string, total: number, several: boolean): Promise<BenchReport> {
-  const who = several ? `${agent}: ` : '';
+/** Runs one agent over the dataset into `outDir`, with progress on stderr (named by its name when several run). */
+async function runAgent(opts: BenchCommandOptions, agent: string, name: string, outDir: string, total: number, several: boolean): Promise<BenchReport> {
+  const who = several ? `${name}: ` : '';
   const bar = !opts.quiet && process.stderr.isTTY
     ? new cliProgress.SingleBar({ stream: process.stderr, format: `bench ${who.replace(/[{}]/g, '')}|{bar}| {value}/{total} tasks | {task}`, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : undefined;
@@ -121,6 +130,7 @@ async function runAgent(opts: BenchCommandOptions, agent: string, outDir: string
   const report = await runBench({
     tasksDir: opts.tasks,
     agent,
+    name,
     jobs: opts.jobs,
     outDir,
     isolation: opts.isolation,

@@ -1,7 +1,6 @@
 // `quotecheck compare RUN_DIR...`: finished bench runs side by side, split by the oracle's diagnosis of each claim; stdout, and report.json/report.html with --out.
 import { existsSync, statSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
-import { CompareError, compareRuns, comparisonTable, readRunFolder, type BenchRun } from '../harbor/compare.js';
+import { CompareError, compareRuns, comparisonTable, readRunFolder, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
 import { writeComparisonReports } from '../harbor/reports.js';
 import { refuseInput } from './progress.js';
 
@@ -13,9 +12,9 @@ export interface CompareCommandOptions {
   out?: string;
 }
 
-/** A folder the reports link from: each run's folder is given relative to it, so the links work wherever it is opened. */
-function relativeTo(base: string, run: BenchRun): BenchRun {
-  return run.dir === undefined ? run : { ...run, dir: relative(resolve(base), resolve(run.dir)) || '.' };
+/** A run with its folder as this command prints it (shownPath: relative to the working folder inside it, else absolute). */
+function shown(run: BenchRun): BenchRun {
+  return run.dir === undefined ? run : { ...run, dir: shownPath(run.dir) };
 }
 
 export async function compareCommand(opts: CompareCommandOptions): Promise<number> {
@@ -42,12 +41,13 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
     process.stderr.write(`quotecheck: error: no oracle run among ${opts.runs.join(', ')}: the comparison is split by the oracle's diagnoses; add an oracle run's folder or pass --oracle DIR\n`);
     return 2;
   }
-  const base = opts.out ?? '.';
-  const comparison = compareRuns(runs.map((r) => relativeTo(base, r)), relativeTo(base, oracle));
+  // Each agent keeps the name its run's report.json gives; the folders are printed as seen from here, and written
+  // relative to --out, where the page's links start.
+  const comparison = compareRuns(runs.map(shown), shown(oracle));
   process.stdout.write(`${comparisonTable(comparison)}\n`);
   if (opts.out !== undefined) {
-    const written = writeComparisonReports(comparison, opts.out);
-    process.stdout.write(`\nwrote ${written.json} and ${written.html}\n`);
+    const written = writeComparisonReports(relocate(comparison, opts.out), opts.out);
+    process.stdout.write(`\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}\n`);
   }
   return 0;
 }

@@ -25,6 +25,8 @@ export interface BenchOptions {
   tasksDir: string;
   /** `oracle` (the task's solve.sh), `baseline` (all no_match), or a shell command run in /app. */
   agent: string;
+  /** The agent's name in reports and comparisons (bench's --name, else oracle, baseline or agent-N): written into report.json. */
+  name?: string;
   jobs?: number;
   outDir: string;
   isolation?: Isolation | 'auto';
@@ -116,6 +118,8 @@ export interface TaskRun {
 
 export interface BenchReport {
   agent: string;
+  /** The agent's name as bench gave it (--name, else oracle, baseline or agent-N); absent in reports written before bench named agents. */
+  name?: string;
   isolation: Isolation;
   /** What this isolation does not stop, one clause each (absent in reports written before bench said so). */
   isolation_limits?: string[];
@@ -647,6 +651,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const mean = (f: (r: TaskRun) => number) => (runs.length ? runs.reduce((n, r) => n + f(r), 0) / runs.length : 0);
   return {
     agent: opts.agent,
+    ...(opts.name !== undefined ? { name: opts.name } : {}),
     isolation,
     isolation_limits: isolationLimits(isolation),
     tasks_dir: resolve(opts.tasksDir),

@@ -1,6 +1,6 @@
 // Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or finished bench runs.
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { BenchReport, ClaimRow, TaskRun } from './bench.js';
 import { readJsonLines } from './dataset.js';
 import { readTextFile } from '../messages.js';
@@ -37,13 +37,19 @@ const GROUP_NAME: Record<string, string> = {
   [SOURCE_DRIFTED]: 'claims on drifted sources',
 };
 
-/** One agent's answers on one group of claims. */
+/** One agent's answers on one group of claims: claims = correct + wrong + missing + invalid. */
 export interface GroupScore {
   claims: number;
   correct: number;
+  /** Answered verbatim or no_match, and not the gold label. */
+  wrong: number;
+  /** Claims the agent gave no answer for (no entry for the id in its answers file). */
+  missing: number;
+  /** Answers that are neither verbatim nor no_match. */
+  invalid: number;
   /** Claims the agent answered `verbatim`. */
   answered_verbatim: number;
-  /** correct / claims. */
+  /** correct / claims (missing and invalid answers are never right). */
   accuracy: number;
 }
 
@@ -51,8 +57,15 @@ export interface GroupScore {
 export interface AgentScore extends Pick<BenchReport, 'mean_reward' | 'baseline_mean_reward' | 'claims' | 'correct'> {
   /** oracle, baseline or the shell command, as the run's report gives it. */
   agent: string;
-  /** The agent's name in columns and sentences: the agent itself when short, agent-N (its position) for a long command. */
+  /**
+   * The agent's name in columns and sentences: the name bench gave it (report.json's `name`: --name, else oracle,
+   * baseline or agent-N, its folder under a comparison's --out); for a report without one, the agent itself when short,
+   * else its folder's name. Two runs of one name get their folder after it.
+   */
   label: string;
+  /** Claims the agent gave no answer for, and answers neither verbatim nor no_match, over the whole run. */
+  missing: number;
+  invalid: number;
   /** The run's folder (its report.json, report.html and trials/), when known. */
   dir?: string;
   /** Keyed by the oracle's diagnosis (DIAGNOSIS_ORDER, NO_DIAGNOSIS) and SOURCE_DRIFTED; only groups with claims. */
@@ -86,8 +99,18 @@ interface OracleView {
   drifted: boolean;
 }
 
-/** Longest agent name used as its column header; longer ones (and any command with a space) are named agent-N. */
+/** Longest agent command used as its column header in a report without a name; longer ones (and any command with a space) are named by their folder. */
 const MAX_LABEL_CHARS = 24;
+
+/** The labels an answer can have; anything else is invalid. */
+const VALID_ANSWERS: readonly string[] = ['verbatim', 'no_match'];
+
+/** How a row's answer counts: right (as graded), missing, invalid, or wrong (a valid label, not the gold). */
+function answerKind(row: ClaimRow): 'correct' | 'wrong' | 'missing' | 'invalid' {
+  if (row.answer === undefined || row.answer === null) return 'missing';
+  if (row.correct) return 'correct';
+  return VALID_ANSWERS.includes(row.answer) ? 'wrong' : 'invalid';
+}
 
 const claimKey = (task: string, id: string): string => `${task}\u0000${id}`;
 
@@ -103,7 +126,7 @@ function oracleViews(oracle: BenchReport): Map<string, OracleView> {
   return views;
 }
 
-const emptyScore = (): GroupScore => ({ claims: 0, correct: 0, answered_verbatim: 0, accuracy: 0 });
+const emptyScore = (): GroupScore => ({ claims: 0, correct: 0, wrong: 0, missing: 0, invalid: 0, answered_verbatim: 0, accuracy: 0 });
 
 function groupOrder(name: string): number {
   const i = (DIAGNOSIS_ORDER as readonly string[]).indexOf(name);
@@ -115,18 +138,23 @@ function groupOrder(name: string): number {
 
 function scoreAgent(run: BenchRun, views: Map<string, OracleView>): AgentScore {
   const groups = new Map<string, GroupScore>();
-  const add = (name: string, row: ClaimRow) => {
-    const g = groups.get(name) ?? emptyScore();
+  const total = emptyScore();
+  const add = (g: GroupScore, row: ClaimRow) => {
     g.claims++;
-    if (row.correct) g.correct++;
+    g[answerKind(row)]++;
     if (row.answer === 'verbatim') g.answered_verbatim++;
+  };
+  const addTo = (name: string, row: ClaimRow) => {
+    const g = groups.get(name) ?? emptyScore();
+    add(g, row);
     groups.set(name, g);
   };
   for (const t of run.report.tasks) {
     for (const row of t.rows) {
       const view = views.get(claimKey(t.task, row.id));
-      add(view?.diagnosis ?? NO_DIAGNOSIS, row);
-      if (view?.drifted) add(SOURCE_DRIFTED, row);
+      add(total, row);
+      addTo(view?.diagnosis ?? NO_DIAGNOSIS, row);
+      if (view?.drifted) addTo(SOURCE_DRIFTED, row);
     }
   }
   const by = [...groups].sort((a, b) => groupOrder(a[0]) - groupOrder(b[0]));
@@ -134,7 +162,9 @@ function scoreAgent(run: BenchRun, views: Map<string, OracleView>): AgentScore {
   const r = run.report;
   return {
     agent: r.agent,
-    label: r.agent,
+    label: r.name ?? r.agent,
+    missing: total.missing,
+    invalid: total.invalid,
     ...(run.dir ? { dir: run.dir } : {}),
     mean_reward: r.mean_reward,
     baseline_mean_reward: r.baseline_mean_reward,
@@ -152,9 +182,23 @@ export function groupName(diagnosis: string): string {
   return GROUP_NAME[diagnosis] ?? `claims diagnosed ${diagnosis}`;
 }
 
-/** "baseline answers verbatim on 0% of extraction artifacts (0/3), right on 100% (3/3)". */
-function sentence(agent: string, diagnosis: string, g: GroupScore): string {
-  return `${agent} answers verbatim on ${pct(g.answered_verbatim, g.claims)} of ${groupName(diagnosis)} (${g.answered_verbatim}/${g.claims}), right on ${pct(g.correct, g.claims)} (${g.correct}/${g.claims})`;
+/**
+ * "baseline answers verbatim on 0% of extraction artifacts (0/3), right on 100% (3/3)". Claims the agent did not
+ * answer, or answered with a label other than verbatim or no_match, get sentences of their own: the first sentence
+ * then speaks of the claims it answered ("... of the extraction artifacts it answered (1/2), right on 50% of them (1/2)"),
+ * and is left out when it answered none.
+ */
+function sentences(agent: string, diagnosis: string, g: GroupScore): string[] {
+  const name = groupName(diagnosis);
+  if (g.missing === 0 && g.invalid === 0) {
+    return [`${agent} answers verbatim on ${pct(g.answered_verbatim, g.claims)} of ${name} (${g.answered_verbatim}/${g.claims}), right on ${pct(g.correct, g.claims)} (${g.correct}/${g.claims})`];
+  }
+  const answered = g.claims - g.missing - g.invalid;
+  const out: string[] = [];
+  if (answered > 0) out.push(`${agent} answers verbatim on ${pct(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered}), right on ${pct(g.correct, answered)} of them (${g.correct}/${answered})`);
+  if (g.missing > 0) out.push(`${agent} gives no answer for ${pct(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
+  if (g.invalid > 0) out.push(`${agent} gives an invalid answer (neither verbatim nor no_match) for ${pct(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`);
+  return out;
 }
 
 /**
@@ -164,9 +208,10 @@ function sentence(agent: string, diagnosis: string, g: GroupScore): string {
 export function compareRuns(runs: readonly BenchRun[], oracle: BenchRun): Comparison {
   const views = oracleViews(oracle.report);
   const agents = runs.map((r) => scoreAgent(r, views));
-  // A long command is named by its position (the full command is in the legend); two runs of one agent get their folder after the name.
+  // A report without a name (written before bench named agents) whose command is long: its folder's name, else its
+  // position (the full command is in the legend). Two runs of one name get their folder after it.
   agents.forEach((a, i) => {
-    if (a.agent.length > MAX_LABEL_CHARS || /\s/.test(a.agent)) a.label = `agent-${i + 1}`;
+    if (runs[i]!.report.name === undefined && (a.agent.length > MAX_LABEL_CHARS || /\s/.test(a.agent))) a.label = folderName(a.dir) ?? `agent-${i + 1}`;
   });
   const seen = new Map<string, number>();
   for (const a of agents) seen.set(a.label, (seen.get(a.label) ?? 0) + 1);
@@ -179,11 +224,38 @@ export function compareRuns(runs: readonly BenchRun[], oracle: BenchRun): Compar
     diagnosis,
     claims: Math.max(...agents.map((a) => a.by_diagnosis[diagnosis]?.claims ?? 0)),
   }));
-  const sentences = agents.flatMap((a) => groups.flatMap(({ diagnosis }) => {
+  const said = agents.flatMap((a) => groups.flatMap(({ diagnosis }) => {
     const g = a.by_diagnosis[diagnosis];
-    return g ? [sentence(a.label, diagnosis, g)] : [];
+    return g ? sentences(a.label, diagnosis, g) : [];
   }));
-  return { oracle: oracle.dir ?? oracle.report.agent, groups, agents, sentences };
+  return { oracle: oracle.dir ?? oracle.report.agent, groups, agents, sentences: said };
+}
+
+/** A folder's own name ("agent-2" of "bench-out/agent-2"), when it has one. */
+function folderName(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const name = basename(resolve(dir));
+  return name === '' ? undefined : name;
+}
+
+/**
+ * A path as a command prints it: relative to the working folder when it lies inside it ("bench-out/oracle", "."),
+ * absolute otherwise ("/tmp/runs/oracle", never "../../tmp/runs/oracle").
+ */
+export function shownPath(path: string, cwd = process.cwd()): string {
+  const abs = resolve(cwd, path);
+  const rel = relative(cwd, abs);
+  if (rel === '') return '.';
+  return rel.split(sep)[0] === '..' || isAbsolute(rel) ? abs : rel;
+}
+
+/**
+ * The comparison with its folders (each agent's and the oracle's, which must be paths) given relative to `base`, where
+ * its report.json and report.html are written, so the page's links work wherever the folder is opened; names unchanged.
+ */
+export function relocate(c: Comparison, base: string): Comparison {
+  const rel = (dir: string) => relative(resolve(base), resolve(dir)) || '.';
+  return { ...c, oracle: rel(c.oracle), agents: c.agents.map((a) => (a.dir === undefined ? a : { ...a, dir: rel(a.dir) })) };
 }
 
 /** "40% (2/5)" for a cell, "-" where the agent has no such claims. */
@@ -191,24 +263,38 @@ function cell(g: GroupScore | undefined): string {
   return g ? `${pct(g.correct, g.claims)} (${g.correct}/${g.claims})` : '-';
 }
 
-/** The comparison for a terminal: one column per agent, mean reward then accuracy per oracle diagnosis, then the sentences. */
+/** A cell of a missing or invalid column, "2/5", "-" where the agent has no such claims. */
+const countCell = (g: { claims: number; missing: number; invalid: number } | undefined, kind: 'missing' | 'invalid'): string => (g ? `${g[kind]}/${g.claims}` : '-');
+
+/**
+ * The comparison for a terminal: one column per agent, mean reward then accuracy per oracle diagnosis, then the
+ * sentences. An agent with missing or invalid answers gets two more columns beside its own, "<name> missing" and
+ * "<name> invalid", counting them (its accuracy counts them as not right).
+ */
 export function comparisonTable(c: Comparison): string {
-  const heads = c.agents.map((a) => a.label);
+  type Column = { head: string; total: (a: AgentScore) => string; summary: (a: AgentScore) => string; group: (g: GroupScore | undefined) => string; agent: AgentScore };
+  const columns: Column[] = c.agents.flatMap((a) => {
+    const own: Column = { head: a.label, agent: a, total: (x) => x.mean_reward.toFixed(3), summary: (x) => `${pct(x.correct, x.claims)} (${x.correct}/${x.claims})`, group: cell };
+    if (a.missing === 0 && a.invalid === 0) return [own];
+    return [own, ...(['missing', 'invalid'] as const).map((kind): Column => ({ head: `${a.label} ${kind}`, agent: a, total: () => '', summary: (x) => countCell(x, kind), group: (g) => countCell(g, kind) }))];
+  });
+  const heads = columns.map((col) => col.head);
   const first = Math.max('mean reward'.length, ...c.groups.map((g) => g.diagnosis.length + 8));
-  const cols = c.agents.map((a, i) => Math.max(heads[i]!.length, 12, ...c.groups.map((g) => cell(a.by_diagnosis[g.diagnosis]).length)));
+  const cols = columns.map((col, i) => Math.max(heads[i]!.length, 12, ...c.groups.map((g) => col.group(col.agent.by_diagnosis[g.diagnosis]).length)));
   const line = (label: string, cells: string[]) => `${label.padEnd(first)}  ${cells.map((s, i) => s.padStart(cols[i]!)).join('  ')}`.trimEnd();
   const rule = '-'.repeat(first + cols.reduce((n, w) => n + w + 2, 0));
   const lines = [
     line('', heads),
     rule,
-    line('mean reward', c.agents.map((a) => a.mean_reward.toFixed(3))),
-    line('claims right', c.agents.map((a) => `${pct(a.correct, a.claims)} (${a.correct}/${a.claims})`)),
+    line('mean reward', columns.map((col) => col.total(col.agent))),
+    line('claims right', columns.map((col) => col.summary(col.agent))),
     rule,
     `accuracy by the oracle's diagnosis of each claim (from ${c.oracle}):`,
-    ...c.groups.map((g) => line(`${g.diagnosis} (${g.claims})`, c.agents.map((a) => cell(a.by_diagnosis[g.diagnosis])))),
+    ...c.groups.map((g) => line(`${g.diagnosis} (${g.claims})`, columns.map((col) => col.group(col.agent.by_diagnosis[g.diagnosis])))),
     '',
     ...c.sentences,
   ];
+  if (columns.length > c.agents.length) lines.push('', 'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
   const named = c.agents.filter((a) => a.label !== a.agent);
   if (named.length) lines.push('', ...named.map((a) => `${a.label}: ${a.agent}`));
   const advice = c.agents.flatMap((a) => a.advice.map((line) => `${a.label}: ${line}`));
@@ -253,6 +339,7 @@ function fillFromTrials(dir: string, task: TaskRun): void {
 function parseReport(v: unknown, what: string): BenchReport {
   if (!isRecord(v)) throw new CompareError(`${what}: report.json is not an object`);
   for (const f of ['agent'] as const) if (typeof v[f] !== 'string') throw new CompareError(`${what}: report.json has no "${f}"`);
+  if (v.name !== undefined && typeof v.name !== 'string') throw new CompareError(`${what}: report.json: "name" is not a string`);
   for (const f of ['mean_reward', 'claims', 'correct'] as const) if (typeof v[f] !== 'number') throw new CompareError(`${what}: report.json: "${f}" is not a number`);
   if (!Array.isArray(v.tasks)) throw new CompareError(`${what}: report.json has no "tasks" list`);
   v.tasks.forEach((t, i) => {
@@ -297,13 +384,41 @@ export function readRunFolder(dirArg: string): RunFolder {
   return { runs: [run], ...(report.agent === 'oracle' ? { oracle: run } : {}) };
 }
 
-/** The folder each agent of `bench --agent A --agent B ...` runs in, under --out: its name for oracle and baseline, agent-N (its position) for a command. */
-export function agentFolders(agents: readonly string[]): string[] {
-  const used = new Set<string>();
+/** A --name bench cannot use: the message names it and says why. */
+export class AgentNameError extends Error {}
+
+/** A name that is one folder on any system: letters, digits, '.', '_', '-', starting with a letter or digit. */
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** What a comparison's --out holds besides the agents' folders. */
+const TAKEN_NAMES = ['report.json', 'report.html'];
+
+/**
+ * Each agent's name in `bench --agent A --agent B ... [--name N ...]`: the i-th --name names the i-th --agent; the
+ * others are named as bench always has, oracle and baseline by name, a command agent-N (its position), the same agent
+ * twice kept apart. With several agents the name is also its folder under --out. Refused (AgentNameError): a name that
+ * is not a safe folder name, more names than agents, two agents of one name (letter case apart, as some file systems
+ * have it), and the names oracle and baseline for other agents (the oracle's run, when it is not among them, is oracle/).
+ */
+export function agentFolders(agents: readonly string[], names: readonly string[] = []): string[] {
+  if (names.length > agents.length) throw new AgentNameError(`--name given ${names.length} times for ${agents.length} ${agents.length === 1 ? 'agent' : 'agents'}: the i-th --name names the i-th --agent`);
+  for (const [i, name] of names.entries()) {
+    if (!SAFE_NAME.test(name)) throw new AgentNameError(`--name ${JSON.stringify(name)}: not a safe folder name (1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit)`);
+    const lower = name.toLowerCase();
+    if (TAKEN_NAMES.includes(lower)) throw new AgentNameError(`--name ${name}: the comparison's own file is named so; pick another name`);
+    if ((lower === 'oracle' || lower === 'baseline') && agents[i] !== lower) throw new AgentNameError(`--name ${name}: that name is the ${lower} agent's, and --agent number ${i + 1} is not it; pick another name`);
+  }
+  // Each name used so far (lower case), with the agent it names.
+  const used = new Map<string, number>();
   return agents.map((agent, i) => {
-    let name = agent === 'oracle' || agent === 'baseline' ? agent : `agent-${i + 1}`;
-    if (used.has(name)) name = `${name}-${i + 1}`; // the same agent twice
-    used.add(name);
+    let name = names[i];
+    if (name === undefined) {
+      name = agent === 'oracle' || agent === 'baseline' ? agent : `agent-${i + 1}`;
+      const before = used.get(name.toLowerCase());
+      if (before !== undefined && before >= names.length) name = `${name}-${i + 1}`; // the same agent twice, both named by default
+    }
+    const other = used.get(name.toLowerCase());
+    if (other !== undefined) throw new AgentNameError(`--name ${names[i] ?? names[other] ?? name}: agents ${other + 1} and ${i + 1} would both be named ${name}${names[i] === undefined ? ` (agent ${i + 1} by default: give it a --name too)` : ''}`);
+    used.set(name.toLowerCase(), i);
     return name;
   });
 }
