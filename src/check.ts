@@ -13,7 +13,7 @@ import { readSource, type SourceRecord } from './source.js';
 import type { CharsetSource } from './extract/index.js';
 import { parseAsOf, type AsOfDate } from './asof/date.js';
 import { driftOf, type Drift, type EvidenceMatch } from './asof/evidence.js';
-import { judge, needsCapture, type AsOf, type Judgement, type LiveReading } from './asof/judge.js';
+import { isProven, judge, needsCapture, type AsOf, type Judgement, type LiveReading } from './asof/judge.js';
 import { CaptureTexts, type CaptureOutcome } from './asof/captures.js';
 import { WaybackClient, type WaybackStats } from './wayback/client.js';
 import type { HtmlViewChoice, RunSettings } from './settings.js';
@@ -327,8 +327,10 @@ function fetchSettingsFor(options: CheckOptions, dispatcher: Dispatcher): FetchS
 /** A run's Wayback client, over the run's HTTP stack (so a replay answers it too); none with `wayback: 'off'`. */
 function waybackFor(options: CheckOptions, settings: FetchSettings, archive: Dispatcher): WaybackClient | undefined {
   if (options.wayback === 'off') return undefined;
+  // A replay asks the archive the recording asked (src/archive/replay.ts): its lookups and capture URLs are the recorded ones.
+  const recorded = options.replay && 'waybackBase' in options.replay ? (options.replay as { waybackBase?: string }).waybackBase : undefined;
   return new WaybackClient({
-    base: options.waybackUrl,
+    base: recorded ?? options.waybackUrl,
     perMinute: options.replay !== undefined ? Infinity : options.waybackPerMinute,
     request: { ...settings, dispatcher: archive },
     maxWaitMs: options.waybackMaxWaitMs,
@@ -421,7 +423,7 @@ class Run {
       this.#options.onSource?.(record);
       const ms = Math.round(performance.now() - t0);
       try {
-        await Promise.all(group.map((c) => this.#decideClaim(c, record, ms)));
+        await this.#decideGroup(group, record, ms);
       } finally {
         // No other claim cites this URL (claims are grouped by it): what was read for it goes now.
         forgetSource(record);
@@ -432,19 +434,44 @@ class Run {
     }
   }
 
-  async #decideClaim({ claim, slot }: Slotted, record: SourceRecord, sourceMs: number): Promise<void> {
+  /**
+   * Decides the claims of one source. The captures they need are looked up once per date and evidence
+   * hash; a capture the evidence proves decides every claim of that date and evidence, whichever claim it
+   * was fetched for (design.md §8, rule 1), so a claim found in today's changed text waits for a lookup
+   * its siblings started. Claims no lookup concerns are decided at once.
+   */
+  async #decideGroup(group: readonly Slotted[], record: SourceRecord, sourceMs: number): Promise<void> {
     const { htmlView, wayback, signal } = this.#options;
-    const quote = normalize(claim.quote);
-    const { drift, match: evidenceMatch } = driftOf(claim.evidenceSha256, record);
-    const live: LiveReading = { record, match: record.views ? findQuote(quote, record.views, htmlView) : null, drift, evidenceMatch };
-    const date = asOfFor(claim, this.#asOfOverride);
-    let capture: CaptureOutcome | undefined;
-    if (this.#captures && needsCapture(wayback, claim.evidenceSha256, live)) {
-      capture = await this.#captures.find(claim.fetchUrl, date ?? today(), claim.evidenceSha256);
+    const now = today();
+    const readings = group.map(({ claim, slot }) => {
+      const quote = normalize(claim.quote);
+      const { drift, match: evidenceMatch } = driftOf(claim.evidenceSha256, record);
+      const live: LiveReading = { record, match: record.views ? findQuote(quote, record.views, htmlView) : null, drift, evidenceMatch };
+      const date = asOfFor(claim, this.#asOfOverride);
+      const needs = this.#captures !== undefined && needsCapture(wayback, claim.evidenceSha256, live);
+      return { claim, slot, quote, live, date, needs, key: `${(date ?? now).end14} ${claim.evidenceSha256 ?? ''}` };
+    });
+    const lookups = new Map<string, Promise<CaptureOutcome>>();
+    for (const r of readings) {
+      if (r.needs && !lookups.has(r.key)) lookups.set(r.key, this.#captures!.find(r.claim.fetchUrl, r.date ?? now, r.claim.evidenceSha256));
     }
-    if (signal?.aborted) return; // the stop path answers it
     const replaying = this.#options.replay !== undefined;
-    this.#decide(resultFor(claim, quote, live, judge(quote, htmlView, live, capture, date, replaying), htmlView, sourceMs), slot);
+    const decide = (r: (typeof readings)[number], found: CaptureOutcome | undefined): void => {
+      // A claim that did not ask for the archive is judged on a sibling's capture only when the evidence proves it.
+      const capture = r.needs ? found : isProven(found) ? found : undefined;
+      const judgement = judge(r.quote, htmlView, r.live, capture, r.date, replaying);
+      if (this.#asOfOverride && wayback === 'auto' && !r.live.match && capture === undefined && r.claim.evidenceSha256 === undefined) {
+        // A date asked for, and nothing looked up for it: say so, and how to have it looked up.
+        judgement.note = joinNotes(judgement.note, `judged on today's text: without an evidence hash, wayback mode auto looks up no capture; mode always (--wayback always) judges on the capture nearest ${this.#asOfOverride.input}`);
+      }
+      this.#decide(resultFor(r.claim, r.quote, r.live, judgement, htmlView, sourceMs), r.slot);
+    };
+    for (const r of readings) if (!lookups.has(r.key)) decide(r, undefined);
+    await Promise.all([...lookups].map(async ([key, lookup]) => {
+      const found = await lookup;
+      if (signal?.aborted) return; // the stop path answers them
+      for (const r of readings) if (r.key === key) decide(r, found);
+    }));
   }
 }
 

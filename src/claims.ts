@@ -102,7 +102,8 @@ const OptionalTextSchema = z.string();
 /** ISO date (2024-05-01) or date-time (2024-05-01T12:00:00Z). */
 const IsoDateSchema = z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]);
 /** 64 hex digits, optionally written with the `sha256:` prefix some datasets (and WARC digests) use. */
-const Sha256Schema = z
+/** An evidence hash: 64 hex digits, optionally prefixed `sha256:`; lowercased by the caller. */
+export const Sha256Schema = z
   .string()
   .transform((s) => s.trim().replace(/^sha256:/i, ''))
   .pipe(z.string().regex(/^[0-9a-fA-F]{64}$/, 'is not a sha256 (64 hex digits, optionally prefixed "sha256:")'));

@@ -69,7 +69,10 @@ export interface RunSummary {
   claims: number;
   verbatim: number;
   noMatch: number;
+  /** Claims the run stopped before deciding (--deadline, a signal): answered no_match, diagnosed fetch_failed. */
+  undecided: number;
   sourcesFetched: number;
+  /** Sources whose fetch failed; sources never fetched because the run stopped are not among them. */
   sourcesFailed: number;
   /** Sources that changed since a claim's evidence hash was recorded (or are gone). */
   sourcesDrifted: number;
@@ -168,7 +171,9 @@ export class RunTally {
 
   /** The end-of-run diagnosis summary: counts, then the claims worth a look, one line each. */
   diagnosisSummary(): string {
-    const lines = [`diagnoses: ${this.diagnosisCounts().map(([d, c]) => `${d} ${c}`).join(', ')}`];
+    // Claims the run stopped before deciding are fetch_failed: the count says how many of those were never fetched.
+    const stopped = (d: Diagnosis): string => (d === 'fetch_failed' && this.undecided > 0 ? ` (${this.undecided} not decided: the run stopped first)` : '');
+    const lines = [`diagnoses: ${this.diagnosisCounts().map(([d, c]) => `${d} ${c}${stopped(d)}`).join(', ')}`];
     if (this.#look.length > 0) {
       lines.push('worth a human look:');
       for (const r of this.#look) {
@@ -185,6 +190,7 @@ export class RunTally {
       claims: this.claims,
       verbatim: this.verbatim,
       noMatch: this.claims - this.verbatim,
+      undecided: this.undecided,
       sourcesFetched: this.sourcesFetched,
       sourcesFailed: this.sourcesFailed,
       sourcesDrifted: this.#driftedUrls.size,
@@ -210,5 +216,6 @@ export function summaryLine(s: RunSummary): string {
   const wayback = w && w.lookups > 0
     ? `; wayback ${plural(w.lookups, 'lookup')}, ${plural(w.requests, 'request')}, ${plural(s.claimsFromWayback, 'claim')} judged on captures${w.abandoned ? ` (${w.abandoned})` : ''}`
     : '';
-  return `quotecheck: ${plural(s.claims, 'claim')}, ${s.verbatim} verbatim, ${s.noMatch} no_match; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
+  const undecided = s.undecided ? ` (${s.undecided} not decided: the run stopped first)` : '';
+  return `quotecheck: ${plural(s.claims, 'claim')}, ${s.verbatim} verbatim, ${s.noMatch} no_match${undecided}; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
 }

@@ -1,10 +1,13 @@
-// The run's tunable settings (what DEFAULT_OPTIONS fills in and the CLI flags set): types only, importing nothing, so defaults.ts and check.ts both depend on it and not on each other.
+// The run's tunable settings (what DEFAULT_OPTIONS fills in and the CLI flags set): types and their few constant lists, importing nothing, so defaults.ts and check.ts both depend on it and not on each other.
 
 /** Which HTML views may make a quote verbatim (`--html-view`). PDFs and text files have one view, always used. */
 export type HtmlViewChoice = 'article' | 'full' | 'any';
 
 /** `--wayback`: when captures are looked up. */
-export type WaybackMode = 'off' | 'auto' | 'always';
+export type WaybackMode = 'off' | 'auto' | 'always' | 'strict';
+
+/** Every `--wayback` mode, in the order help lists them. */
+export const WAYBACK_MODES: readonly WaybackMode[] = ['off', 'auto', 'always', 'strict'];
 
 /** Every setting of a run that has a default (DEFAULT_OPTIONS); CheckOptions adds the optional ones and the run's hooks. */
 export interface RunSettings {

@@ -33,18 +33,28 @@ export type QuoteCheck = ClaimResult & { redirect?: RedirectCheck };
 /** verifyQuote's result: the record of `quotecheck verify --json`, with `redirect` when the source is a redirect shell. */
 export type VerifyQuoteResult = VerifyResult & { redirect?: RedirectCheck };
 
+/**
+ * verify's options: the pipeline's, and the one claim field a single quote can carry besides its date (`asOf`):
+ * the evidence hash of the source as labelled, so that `verify` judges the quote exactly as `run` judges the claim.
+ */
+export type VerifyOptions = Partial<CheckOptions> & {
+  /** sha256 of the source's bytes (or extracted text) when the quote was labelled: the claim's `evidence.sha256`. */
+  evidence?: string;
+};
+
 /** One quote through the pipeline: its result and the live source it was checked on (absent when the run read none). */
-async function checkOne(url: string, quote: string, options: Partial<CheckOptions>): Promise<{ result: ClaimResult; source?: SourceRecord }> {
+async function checkOne(url: string, quote: string, options: VerifyOptions): Promise<{ result: ClaimResult; source?: SourceRecord }> {
+  const { evidence, ...pipeline } = options;
   let entries;
   try {
-    entries = parseClaims([{ id: INTERNAL_ID, quote, url }], 'verify').entries;
+    entries = parseClaims([{ id: INTERNAL_ID, quote, url, ...(evidence !== undefined ? { evidence: { sha256: evidence } } : {}) }], 'verify').entries;
   } catch (err) {
     if (err instanceof ClaimsFileError) {
       return { result: { id: INTERNAL_ID, index: 0, label: 'no_match', diagnosis: 'invalid_claim', url, quote, match: null, drift: 'unknown', note: err.message, ms: 0 } };
     }
     throw err;
   }
-  const run = await checkClaims(entries, options);
+  const run = await checkClaims(entries, pipeline);
   return { result: run.results[0]!, source: run.sources[0] };
 }
 
@@ -55,7 +65,7 @@ async function checkOne(url: string, quote: string, options: Partial<CheckOption
  * the target is fetched once more with the same settings and the quote checked there (`redirect`);
  * the target's own redirects are not followed further.
  */
-export async function checkQuote(url: string, quote: string, options: Partial<CheckOptions> = {}): Promise<QuoteCheck> {
+export async function checkQuote(url: string, quote: string, options: VerifyOptions = {}): Promise<QuoteCheck> {
   const { result, source } = await checkOne(url, quote, options);
   const redirect = result.label === 'no_match' && source ? redirectShell(source) : null;
   if (!redirect || options.signal?.aborted) return result;
@@ -76,7 +86,7 @@ export async function checkQuote(url: string, quote: string, options: Partial<Ch
  * quote or URL gives the diagnosis `invalid_claim`, with the reason in `note`. When the source is a
  * redirect shell and the quote is not on it, `redirect` says whether the quote is at its target.
  */
-export async function verifyQuote(url: string, quote: string, options: Partial<CheckOptions> = {}): Promise<VerifyQuoteResult> {
+export async function verifyQuote(url: string, quote: string, options: VerifyOptions = {}): Promise<VerifyQuoteResult> {
   return toVerifyQuoteResult(await checkQuote(url, quote, options), quote);
 }
 

@@ -158,6 +158,9 @@ describe('quotecheck run: stopping early never loses answers', () => {
     const answers = readJson(out);
     expect(answers.fast).toBe('verbatim');
     expect(Object.keys(answers)).toHaveLength(21);
+    // The summary and the diagnoses agree on the claims never decided: 20, never counted as failed fetches.
+    expect(r.stderr).toMatch(/21 claims, 1 verbatim, 20 no_match \(20 not decided: the run stopped first\); sources 1 fetched, 0 failed/);
+    expect(r.stderr).toMatch(/fetch_failed 20 \(20 not decided: the run stopped first\)/);
   });
 });
 

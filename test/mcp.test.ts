@@ -63,7 +63,7 @@ describe('quotecheck mcp', () => {
     }
     const verify = tools.find((t) => t.name === 'verify_quote')!;
     expect(verify.inputSchema.required).toEqual(['url', 'quote']);
-    expect(Object.keys(verify.inputSchema.properties!)).toEqual(['url', 'quote', 'html_view', 'as_of']);
+    expect(Object.keys(verify.inputSchema.properties!)).toEqual(['url', 'quote', 'html_view', 'as_of', 'evidence', 'wayback']);
     // The caps are in the schemas a client reads, so a model can know them before it calls.
     expect(verify.inputSchema.properties).toMatchObject({ url: { maxLength: 8192 }, quote: { maxLength: 20_000 } });
     expect(tools.find((t) => t.name === 'search_source')!.inputSchema.properties).toMatchObject({ query: { maxLength: 1000 } });
@@ -95,7 +95,7 @@ describe('quotecheck mcp', () => {
     expect(server.hits('/article.html')).toBe(1);
   });
 
-  it('verify_quote with as_of judges the quote on the Wayback capture of that date when today\'s page lacks it', async () => {
+  it('verify_quote with as_of and wayback always judges the quote on the Wayback capture of that date when today\'s page lacks it (as run --wayback always)', async () => {
     const server = await sources();
     const url = `${server.origin}/article.html`;
     const then = ARTICLE.replace('welcomed it', 'opposed it');
@@ -105,7 +105,11 @@ describe('quotecheck mcp', () => {
       const quote = 'the Mayor’s office opposed it on Tuesday evening';
       const today = (await call(client, 'verify_quote', { url, quote })).structuredContent as Record<string, any>;
       expect(today.label).toBe('no_match');
-      const r = await call(client, 'verify_quote', { url, quote, as_of: '2024-06-01' });
+      // As run judges a claim with this date and no evidence: today's text, and the note says how to consult the archive.
+      const dated = (await call(client, 'verify_quote', { url, quote, as_of: '2024-06-01' })).structuredContent as Record<string, any>;
+      expect(dated).toMatchObject({ label: 'no_match', as_of: { source: 'live' } });
+      expect(dated.note).toContain('mode always (--wayback always) judges on the capture nearest 2024-06-01');
+      const r = await call(client, 'verify_quote', { url, quote, as_of: '2024-06-01', wayback: 'always' });
       const asOf = r.structuredContent as Record<string, any>;
       expect(asOf).toMatchObject({ label: 'verbatim', as_of: { source: 'wayback', timestamp: '2024-03-01T12:00:00Z' } });
       expect(asOf.as_of.capture_url).toContain('20240301120000');
@@ -234,10 +238,12 @@ describe('quotecheck mcp', () => {
     const { client } = await connect(FAST);
     const r = await call(client, 'read_source', { url: `${server.origin}/article.html` });
     expect(r.isError).toBe(true);
-    expect(text(r)).toMatch(/refused: 127\.0\.0\.1 is (a private address|.*--allow-private)/);
-    const v = (await call(client, 'verify_quote', { url: `${server.origin}/article.html`, quote: 'Opposition members said' })).structuredContent as Record<string, any>;
-    expect(v).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
-    expect(v.note).toMatch(/refused: 127\.0\.0\.1 is (a private address|.*--allow-private)/);
+    expect(text(r)).toMatch(/^cannot read .*: refused: 127\.0\.0\.1 is loopback \(127\.0\.0\.0\/8\): not a global address; pass --allow-private/);
+    // verify_quote too answers a refusal as an error, never as a no_match a model could take for an answer.
+    const v = await call(client, 'verify_quote', { url: `${server.origin}/article.html`, quote: 'Opposition members said' });
+    expect(v.isError).toBe(true);
+    expect(v.structuredContent).toBeUndefined();
+    expect(text(v)).toMatch(/^refused: 127\.0\.0\.1 is loopback .*--allow-private/);
     expect(server.hits('/article.html')).toBe(0);
   });
 

@@ -274,10 +274,12 @@ describe('an archive that redirects a capture into the private network', () => {
     const client = new Client({ name: 'network-rule-test', version: '1.0.0' });
     await client.connect(transport);
     closers.push(() => client.close());
-    const r = (await client.callTool({ name: 'verify_quote', arguments: { url: claimUrl, quote: PUBLIC_TEXT, as_of: '2024-05-01' } })) as CallToolResult;
+    const r = (await client.callTool({ name: 'verify_quote', arguments: { url: claimUrl, quote: PUBLIC_TEXT, as_of: '2024-05-01', wayback: 'always' } })) as CallToolResult;
     const body = JSON.stringify(r);
     expect(body).not.toContain('metadata token');
-    expect(r.structuredContent).toMatchObject({ label: 'no_match', note: expect.stringContaining('refused: 127.0.0.1 is loopback') });
+    // A refusal is about the call, not the quote: an error a model cannot take for a no_match answer.
+    expect(r.isError).toBe(true);
+    expect(body).toMatch(/refused: 10\.255\.255\.1 is private \(10\.0\.0\.0\/8\).*refused: 127\.0\.0\.1 is loopback/);
     expect(hostile.captureRequests()).toBeGreaterThan(0);
     expect(secret.hits('/internal')).toBe(0);
     // A source on loopback, asked for directly: refused in one line, and the server is still there.

@@ -35,12 +35,16 @@ function sampleReport(): BenchReport {
     row({ id: 'm-3', quote: 'Context Only', gold: 'verbatim', answer: 'no_match', correct: false, diagnosis: 'fetch_failed', note: 'connection failed' }),
     row({ id: 'm-4', quote: 'Mixed Case Words', context: 'before mixed case words after' }),
   ], { problems: ['agent exited 1'] });
+  const long = task('long', [
+    row({ id: 'm-5', quote: 'a capture', gold: 'no_match', answer: 'no_match', diagnosis: 'not_found', url: `http://127.0.0.1:9/${'deep/'.repeat(60)}page`,
+      note: `judged on the Wayback capture of 2024-04-15T09:00:00Z, the latest at or before 2024-05-01: http://127.0.0.4:41733/web/20240415090000id_/http://127.0.0.1:9/${'very-long-path-segment-'.repeat(30)}page?query=${'x'.repeat(200)}` }),
+  ]);
   return {
     agent: 'oracle', isolation: 'paths', tasks_dir: '/tmp/tasks', mean_reward: (clean.reward + mixed.reward) / 2,
-    baseline_mean_reward: (clean.baseline + mixed.baseline) / 2, claims: 6, correct: clean.correct + mixed.correct, seconds: 24.5,
-    confusion: emptyConfusion(), diagnoses: { near_miss: 2, verbatim: 2, not_found: 1, fetch_failed: 1 }, drifted_sources: 0, claims_from_captures: 0,
+    baseline_mean_reward: (clean.baseline + mixed.baseline) / 2, claims: 7, correct: clean.correct + mixed.correct, seconds: 24.5,
+    confusion: emptyConfusion(), diagnoses: { near_miss: 2, verbatim: 2, not_found: 2, fetch_failed: 1 }, drifted_sources: 0, claims_from_captures: 0,
     advice: ['every source failed in 1 of 2 tasks (mixed): connection failed. Check: is the server running?'],
-    tasks: [clean, mixed],
+    tasks: [clean, mixed, long],
   };
 }
 
@@ -142,5 +146,15 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
     expect(await page.locator('#task-mixed .meta').innerText()).toContain('baseline 0.500');
     expect(await page.locator('#advice').innerText()).toContain('every source failed in 1 of 2 tasks (mixed)');
     await page.close();
+  });
+  test('a note with a long capture URL wraps inside its column: nothing runs past the page\'s width', async () => {
+    const page = await open('#task-long');
+    await page.setViewportSize({ width: 1100, height: 800 });
+    const width = await page.evaluate(() => document.documentElement.clientWidth);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    const note = page.locator('tr', { hasText: 'm-5' }).locator('.note');
+    const box = (await note.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(width + EDGE_PX);
+    expect(box.height).toBeGreaterThan(40); // wrapped onto several lines
   });
 });

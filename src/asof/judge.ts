@@ -44,13 +44,20 @@ export interface Judgement {
 }
 
 /**
- * Whether a claim needs the archive: `auto` when the live source is not proven the same as the
- * evidence and the quote is not in the live text; `always` also without evidence (the live
- * fetch failed or the quote is not there). A quote found live is verbatim already.
+ * Whether a claim needs the archive (design.md §8): `auto` when the live source is not proven the
+ * same as the evidence and the quote is not in the live text; `always` also without evidence (the
+ * live fetch failed or the quote is not there); `strict` also when the quote is in the live text but
+ * the live source is not the evidence's (a quote can be added to a page after its date).
  */
 export function needsCapture(mode: WaybackMode, evidence: string | undefined, live: LiveReading): boolean {
-  if (mode === 'off' || live.match || live.drift === 'same') return false;
-  return evidence !== undefined || mode === 'always';
+  if (mode === 'off' || live.drift === 'same') return false;
+  if (live.match) return mode === 'strict' && evidence !== undefined;
+  return evidence !== undefined || mode === 'always' || mode === 'strict';
+}
+
+/** A capture the evidence hash proves: the text of the date itself, which decides alone. */
+export function isProven(capture: CaptureOutcome | undefined): capture is Extract<CaptureOutcome, { ok: true }> {
+  return capture?.ok === true && capture.text.proof === 'sha256';
 }
 
 const MEMENTO = /\/web\/(\d{14})id_\//;
@@ -100,23 +107,15 @@ function liveState(live: LiveReading): string {
  */
 export function judge(quote: string, choice: HtmlViewChoice, live: LiveReading, capture: CaptureOutcome | undefined, date: AsOfDate | undefined, replaying: boolean): Judgement {
   const fromLive = (note?: string, drifted = false): Judgement => ({ record: live.record, match: live.match, asOf: liveAsOf(live, date, replaying), drifted, note });
-  // Captures are only looked up for quotes not in today's text (needsCapture), so a live match decides.
+  // A proven text decides alone: the live source hashing to the evidence, or a capture that does (design.md §8, rule 1),
+  // even when the quote is in today's changed text.
+  if (live.drift !== 'same' && isProven(capture)) return fromCapture(quote, choice, live, capture, date, replaying);
+  // Otherwise a live match makes the claim verbatim (rule 2: the quote is in a text consulted).
   if (live.drift === 'same' || live.match) {
     const note = live.match && live.drift === 'changed' ? 'found in the live text, though the source has changed since the evidence was recorded' : undefined;
     return fromLive(note);
   }
-  if (capture?.ok) {
-    const { capture: ref, record, proof, evidenceMatch } = capture.text;
-    const match = record.views ? findQuote(quote, record.views, choice) : null;
-    const when = timestamp14ToIso(ref.timestamp);
-    const why = proof === 'sha256'
-      ? `whose ${evidenceMatch === 'bytes' ? 'bytes hash' : evidenceMatch === 'text' ? 'extracted text hashes' : 'normalized text hashes'} to the evidence`
-      : ref.after
-        ? `the earliest after ${date?.input ?? 'the date'}: there is none at or before it`
-        : `the latest at or before ${date?.input ?? 'today'}${live.drift === 'changed' ? '; none of the nearest hashes to the evidence' : ''}`;
-    const liveNote = live.drift === 'changed' || !live.record.fetch.ok ? ` (the live source: ${liveState(live)})` : '';
-    return { record, match, asOf: captureAsOf(capture, date, replaying), drifted: false, note: `judged on the Wayback capture of ${when}, ${why}${liveNote}` };
-  }
+  if (capture?.ok) return fromCapture(quote, choice, live, capture, date, replaying);
   const lookedUp = capture ? `; no capture as of the date could be had: ${capture.reason}` : '';
   if (live.drift === 'changed') {
     const since = date ? ` since ${date.input}` : '';
@@ -124,4 +123,20 @@ export function judge(quote: string, choice: HtmlViewChoice, live: LiveReading, 
     return fromLive(`the source has changed${since} (${liveState(live)}) and no text as of that date could be had: ${why}. That the quote is not in today's text proves nothing`, true);
   }
   return fromLive(lookedUp ? lookedUp.slice(2) : undefined);
+}
+
+/** A claim judged on a capture: the proven one, or the one chosen by date; the note says which and why. */
+function fromCapture(quote: string, choice: HtmlViewChoice, live: LiveReading, capture: Extract<CaptureOutcome, { ok: true }>, date: AsOfDate | undefined, replaying: boolean): Judgement {
+  const { capture: ref, record, proof, evidenceMatch } = capture.text;
+  const match = record.views ? findQuote(quote, record.views, choice) : null;
+  const when = timestamp14ToIso(ref.timestamp);
+  const why = proof === 'sha256'
+    ? `whose ${evidenceMatch === 'bytes' ? 'bytes hash' : evidenceMatch === 'text' ? 'extracted text hashes' : 'normalized text hashes'} to the evidence`
+    : ref.after
+      ? `the earliest after ${date?.input ?? 'the date'}: there is none at or before it`
+      : `the latest at or before ${date?.input ?? 'today'}${live.drift === 'changed' ? '; none of the nearest hashes to the evidence' : ''}`;
+  // A quote in today's text but not in the proven capture was put there after the date.
+  const added = live.match && !match ? '; the quote is in it, added after the date' : '';
+  const liveNote = live.drift === 'changed' || !live.record.fetch.ok ? ` (the live source: ${liveState(live)}${added})` : '';
+  return { record, match, asOf: captureAsOf(capture, date, replaying), drifted: false, note: `judged on the Wayback capture of ${when}, ${why}${liveNote}` };
 }

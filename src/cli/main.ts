@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_OPTIONS, REPLAY_ENV, VERSION } from '../defaults.js';
+import { WAYBACK_MODES } from '../settings.js';
 import { RETRYABLE_STATUSES } from '../fetch/policy.js';
 import { REPORT_ORDERS } from '../report-file.js';
 
@@ -41,6 +42,8 @@ const DEFAULT_MAX_CLAIMS_MB = 64;
 /** The statuses `--retries` retries, listed from the retry policy itself so help and code cannot disagree. */
 /** What `--allow-private` does, for every command that fetches (the MCP server's says the same). */
 const ALLOW_PRIVATE_HELP = 'also reach private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, unique-local, ...): refused by default, as claims\' URLs come from strangers';
+/** `--wayback`'s modes, for `run` and `verify` alike (design.md §8). */
+const WAYBACK_HELP = 'look up Wayback captures: auto (claims with evidence whose source changed and whose quote is not in today\'s text), always (also claims without evidence not found live), strict (also claims with evidence found in today\'s changed text: one archive lookup per such URL and date, for re-deriving gold), off';
 const RETRIED = `network errors, timeouts and HTTP ${[...RETRYABLE_STATUSES].join(', ')} (never other 4xx)`;
 
 /** How help shows an option's default: every option says it, in one format, `(default: X)`, or `(required)`. */
@@ -93,7 +96,7 @@ function addRunCommand(program: Command): void {
     .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(megabytes))
     .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(DEFAULT_MAX_CLAIMS_MB)).argParser(megabytes))
     .addOption(described('--as-of <date>', 'judge every claim as of this ISO date or date-time', 'each claim\'s verify_date'))
-    .addOption(new Option('--wayback <mode>', 'look up Wayback captures: auto (sources whose evidence hash no longer matches), always (also claims without evidence not found live), off').choices(['off', 'auto', 'always']).default(DEFAULT_OPTIONS.wayback))
+    .addOption(new Option('--wayback <mode>', WAYBACK_HELP).choices([...WAYBACK_MODES]).default(DEFAULT_OPTIONS.wayback))
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
     .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
     .option('--record <file.warc.gz>', 'keep every HTTP exchange of the run in a WARC 1.1 file')
@@ -118,18 +121,35 @@ function addVerifyCommand(program: Command): void {
     .addOption(new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either').choices(['article', 'full', 'any']).default(DEFAULT_OPTIONS.htmlView))
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
     .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
+    .option('--source-budget <seconds>', 'time for the source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
+    .option('--extract-timeout <seconds>', 'time to extract the source (pdftotext, or the HTML parser)', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
     .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
     .option('--allow-private', ALLOW_PRIVATE_HELP, false)
     .addOption(new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)').default(undefined, 'on').conflicts('allowPrivate'))
-    .addOption(described('--as-of <date>', 'judge the quote as of this date: the Wayback capture nearest it (with --wayback always)', 'today'))
-    .addOption(new Option('--wayback <mode>', 'always: look up a capture when the quote is not in today\'s text or the page is gone').choices(['off', 'auto', 'always']).default(DEFAULT_OPTIONS.wayback))
+    .addOption(described('--as-of <date>', 'judge the quote as of this ISO date or date-time, as run judges a claim with this verify_date', 'today'))
+    .option('--evidence <sha256>', 'the sha256 of the source as labelled (a claim\'s evidence.sha256): a capture hashing to it decides alone')
+    .addOption(new Option('--wayback <mode>', WAYBACK_HELP).choices([...WAYBACK_MODES]).default(DEFAULT_OPTIONS.wayback))
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
+    .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
     .addOption(described('--replay <file.warc.gz>', 'answer from a WARC file, with no network', `$${REPLAY_ENV}`))
     .action(async (o) => {
       const { verifyCommand } = await import('./verify.js');
       process.exitCode = await verifyCommand(o);
     });
 }
+
+/** The tools `mcp` serves and their inputs, for its --help (the schemas themselves are in src/mcp/tools.ts; a test holds the two alike). */
+const MCP_TOOLS_HELP = `
+Tools (inputs; ? marks an optional one):
+  verify_quote   url, quote, html_view?, as_of?, evidence?, wayback?
+                 the verify --json record: label, diagnosis and evidence, judged as run judges a claim
+  read_source    url, view?, offset?, length?
+                 the extracted text a page at a time (what the label is computed on)
+  search_source  url, query, max_results?
+                 the passages closest to a phrase, best first
+  check_claims   claims_path, answers_path?
+                 the whole pipeline on a claims file under --root; writes the answers there
+`;
 
 /** `mcp`: the tools served to an agent over stdio (src/cli/mcp.ts). */
 function addMcpCommand(program: Command): void {
@@ -148,6 +168,7 @@ function addMcpCommand(program: Command): void {
     .addOption(described('--root <dir>', 'the folder check_claims reads claims from and writes answers to: paths are resolved there, nothing outside it is opened', 'the working directory'))
     // The default lives in src/mcp/bounds.ts (DEFAULT_CALL_TIMEOUT_SECONDS; a test holds the two equal): loading it here would load zod for --help.
     .addOption(described('--call-timeout <seconds>', 'the longest one tool call may take; a call stopped there answers an error naming the limit', '300').argParser(positiveSeconds))
+    .addHelpText('after', MCP_TOOLS_HELP)
     .action(async (o) => {
       const { mcpCommand } = await import('./mcp.js');
       process.exitCode = await mcpCommand(o);
@@ -178,6 +199,8 @@ function addBenchCommand(program: Command): void {
     .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
     // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be kept alongside, so it is described and applied in bench.ts).
     .addOption(described('--agent <agent>', 'oracle (the task\'s solve.sh), baseline (all no_match), or a shell command run in /app; repeat to compare agents side by side', 'oracle').argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]))
+    // Repeatable like --agent: the i-th --name names the i-th --agent (checked in bench.ts).
+    .addOption(described('--name <name>', 'the name of the matching --agent (1st --name, 1st --agent) in reports, comparisons and its folder under --out: letters, digits, . _ -', 'oracle, baseline, agent-N').argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]))
     .addOption(new Option('--jobs <n>', 'tasks run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
     .option('--out <dir>', 'where trials and reports go', 'bench-out')
     .addOption(new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible').choices(['auto', 'namespace', 'paths']).default('auto'))

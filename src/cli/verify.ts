@@ -6,15 +6,17 @@ import { checkQuote, toVerifyQuoteResult, type QuoteCheck, type RedirectCheck } 
 import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import { REPLAY_ENV } from '../defaults.js';
+import { Sha256Schema } from '../claims.js';
+import { pipelineLimits, type LimitOptions } from './limits.js';
 
-export interface VerifyCommandOptions {
+export interface VerifyCommandOptions extends LimitOptions {
   url: string;
   quote: string;
   json: boolean;
   htmlView: HtmlViewChoice;
-  timeout: number;
-  retries: number;
   userAgent?: string;
+  /** `--evidence`: the sha256 of the source as labelled (the claim's evidence.sha256). */
+  evidence?: string;
   /** `--allow-private`: reach private networks too (refused by default). */
   allowPrivate: boolean;
   asOf?: string;
@@ -42,6 +44,11 @@ export function renderDiff(diff: readonly DiffRun[], colour: boolean): string {
   return diff.map((run) => (run.op === 'equal' ? run.text : `${marks[run.op][0]}${run.text}${marks[run.op][1]}`)).join(' ');
 }
 
+/** Page text on one printed line: the page's own line breaks (and the blank lines around them) become one space. --json keeps them. */
+function flat(text: string): string {
+  return text.replace(/[ \t]*[\r\n\u2028\u2029][\s]*/g, ' ');
+}
+
 /** What `verify` prints without --json, for a person or an agent to read. */
 export function describe(r: QuoteCheck, colour = false): string {
   const lines = [`${r.label} (diagnosis: ${r.diagnosis})`];
@@ -51,11 +58,11 @@ export function describe(r: QuoteCheck, colour = false): string {
     lines.push(`found in the ${VIEW_NAMES[r.match.view]} at offset ${r.match.offset}:`);
     // In the page's own wording (the TextQuoteSelector) where it could be mapped back; else normalized.
     const shown = r.selector ?? r.match;
-    lines.push(`  ...${shown.prefix}[${shown.exact}]${shown.suffix}...`);
+    lines.push(`  ...${flat(shown.prefix)}[${flat(shown.exact)}]${flat(shown.suffix)}...`);
   }
   if (r.nearest) {
     // The similarity is said here only: the diagnosis note leaves it to the nearest span.
-    lines.push(`nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${VIEW_NAMES[r.nearest.view]} at offset ${r.nearest.offset}):`, `  ${r.nearest.raw}`);
+    lines.push(`nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${VIEW_NAMES[r.nearest.view]} at offset ${r.nearest.offset}):`, `  ${flat(r.nearest.raw)}`);
     if (DIFF_SHOWN.has(r.diagnosis) && r.nearest.diff.some((run) => run.op !== 'equal')) {
       const legend = colour ? 'red, struck: only in the quote; green: only in the source' : '[-only in the quote-] {+only in the source+}';
       lines.push(`the quote against it (${legend}):`, `  ${renderDiff(r.nearest.diff, colour)}`);
@@ -80,6 +87,15 @@ export function describeRedirect(r: RedirectCheck): string {
 export async function verifyCommand(opts: VerifyCommandOptions): Promise<number> {
   // "--quote -" reads the quote from stdin: long quotes need no shell quoting.
   const quote = opts.quote === '-' ? readFileSync(0, 'utf8') : opts.quote;
+  let evidence: string | undefined;
+  if (opts.evidence !== undefined) {
+    const parsed = Sha256Schema.safeParse(opts.evidence);
+    if (!parsed.success) {
+      process.stderr.write(`quotecheck: error: --evidence ${JSON.stringify(opts.evidence.slice(0, 80))}: not a sha256 (64 hex digits, optionally prefixed sha256:)\n`);
+      return 2;
+    }
+    evidence = parsed.data.toLowerCase();
+  }
   const asOf = opts.asOf === undefined ? undefined : asOfProblem(opts.asOf);
   if (asOf) {
     process.stderr.write(`quotecheck: error: --as-of: ${asOf}\n`);
@@ -90,21 +106,25 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
   if (replayPath) {
     const { ArchiveError, openReplay } = await import('../archive/index.js');
     try {
-      replay = await openReplay(replayPath);
+      replay = await openReplay(replayPath, { waybackUrl: opts.waybackUrl });
     } catch (err) {
       if (!(err instanceof ArchiveError)) throw err;
       process.stderr.write(`quotecheck: error: ${err.message}\n`);
       return 2;
     }
+    // Said once, when the recording asked another Wayback Machine than --wayback-url: its answers are used.
+    if (replay.waybackBase !== undefined && replay.waybackBase !== replay.askedBase) process.stderr.write(`quotecheck: replaying ${replayPath}: ${replay.describeWaybackBase()}\n`);
   }
+  // The same options, and the same defaults, as `run` gives a claim with this date and evidence: one code path.
   const options = {
     htmlView: opts.htmlView,
-    timeoutMs: opts.timeout * 1000,
-    retries: opts.retries,
+    ...pipelineLimits(opts),
     allowPrivate: opts.allowPrivate,
     asOf: opts.asOf,
+    evidence,
     wayback: opts.wayback,
-    waybackUrl: opts.waybackUrl,
+    // A replay asks the Wayback Machine the recording asked: its lookups and capture URLs are the recorded ones.
+    ...(replay?.waybackBase ? { waybackUrl: replay.waybackBase } : {}),
     replay,
     ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
   };

@@ -303,5 +303,10 @@ export function diagnose({ label, quote, rawQuote, source, match, htmlView = 'an
   }
   const views = (source.views ?? []).filter((v) => viewCounts(v.name, htmlView));
   if (views.length === 0) return { diagnosis: 'empty', note: redirectNote(source) ?? `no ${htmlView} text in this source`, nearest: null };
-  return diagnoseText(quote, rawQuote ?? quote, source, views);
+  const result = diagnoseText(quote, rawQuote ?? quote, source, views);
+  // The label counts only the views --html-view allows; a quote in another view is worth saying, not counting.
+  const elsewhere = (source.views ?? []).find((v) => !viewCounts(v.name, htmlView) && v.text.includes(quote));
+  if (!elsewhere) return result;
+  const why = `the quote is in the ${VIEW_NAMES[elsewhere.name]}, which --html-view ${htmlView} leaves out`;
+  return { ...result, note: result.note ? `${why}; in the ${htmlView} view: ${result.note}` : why };
 }

@@ -7,7 +7,8 @@ import { describeFsError } from '../messages.js';
 import { asOfProblem } from '../asof/date.js';
 import { streamClaims, type CheckOptions, type ClaimResult } from '../check.js';
 import { RunTally } from '../report.js';
-import { ClaimsFileError, DEFAULT_MAX_CLAIMS_BYTES, describeClaim, parseClaimsBytes, type ClaimSet } from '../claims.js';
+import { ClaimsFileError, DEFAULT_MAX_CLAIMS_BYTES, Sha256Schema, describeClaim, parseClaimsBytes, type ClaimSet } from '../claims.js';
+import { WAYBACK_MODES, type WaybackMode } from '../settings.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { DIAGNOSES } from '../diagnose/index.js';
 import { nearestSpan } from '../diagnose/align.js';
@@ -82,7 +83,10 @@ export const verifyInput = {
   url,
   quote: capped('quote', MAX_QUOTE_CHARS).min(1).describe(`the passage claimed to occur in the source, as the claim gives it (at most ${count(MAX_QUOTE_CHARS)} characters)`),
   html_view: z.enum(htmlViews).optional().describe('which HTML text may match: Readability article, full page, or either (default any)'),
-  as_of: capped('as_of', MAX_AS_OF_CHARS).optional().describe('judge the quote as of this ISO date or date-time: the Wayback capture nearest it when today\'s page lacks it'),
+  as_of: capped('as_of', MAX_AS_OF_CHARS).optional().describe('judge the quote as of this ISO date or date-time, as `quotecheck run` judges a claim with this verify_date'),
+  evidence: capped('evidence', MAX_AS_OF_CHARS * 2).optional().describe('sha256 of the source as labelled (a claim\'s evidence.sha256): a capture hashing to it decides alone'),
+  wayback: z.enum(WAYBACK_MODES as unknown as [WaybackMode, ...WaybackMode[]]).optional()
+    .describe('when Wayback captures are looked up, as `run --wayback`: auto (default: with evidence, when the source changed and the quote is not in today\'s text), always (also without evidence when the quote is not in today\'s text), strict (also when it is: for re-deriving labels), off'),
 };
 
 const diffRun = z.object({ op: z.enum(['equal', 'missing', 'extra']), text: z.string() });
@@ -184,6 +188,16 @@ type Infer<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
 
 // ---- the work -------------------------------------------------------------------------------
 
+/** How a fetch refused by quotecheck itself starts its note (src/fetch/guard.ts, src/fetch/request.ts). */
+const REFUSED = 'refused: ';
+
+/** A caller's evidence hash as claims give it (64 hex digits, `sha256:` allowed), or a ToolInputError naming it. */
+function evidenceOf(value: string): string {
+  const parsed = Sha256Schema.safeParse(value);
+  if (!parsed.success) throw new ToolInputError(`evidence: ${JSON.stringify(echo(value, 80))} is not a sha256 (64 hex digits, optionally prefixed sha256:)`);
+  return parsed.data.toLowerCase();
+}
+
 /** The tools over one session: one HTTP stack, one cache of responses, one of extracted sources. */
 export class SourceTools {
   readonly #settings: ToolSettings;
@@ -234,10 +248,15 @@ export class SourceTools {
       ...this.#pipeline(),
       signal,
       htmlView: input.html_view ?? DEFAULT_OPTIONS.htmlView,
-      // A date asked for is a date to judge by: look for a capture whenever today's text lacks the quote.
-      ...(input.as_of !== undefined ? { asOf: input.as_of, wayback: 'always' as const } : {}),
+      // The date, evidence and mode `run` takes, with run's defaults: the same claim gets the same answer.
+      ...(input.as_of !== undefined ? { asOf: input.as_of } : {}),
+      ...(input.evidence !== undefined ? { evidence: evidenceOf(input.evidence) } : {}),
+      wayback: input.wayback ?? DEFAULT_OPTIONS.wayback,
     });
     if (result.diagnosis === 'invalid_claim') throw new ToolInputError(result.note ?? 'invalid quote or URL');
+    // A source quotecheck would not fetch (the network rule) is about the call, not the quote:
+    // an error, so that a model never reads the refusal's no_match as an answer.
+    if (result.diagnosis === 'fetch_failed' && result.note?.startsWith(REFUSED)) throw new ToolInputError(echo(result.note, 2_000));
     // The caller's own inputs come back shortened when long; so does evidence a hostile page can make huge.
     return {
       ...result,
