@@ -1,5 +1,7 @@
 // `quotecheck export`: labelled claims (JSON Lines) to a dataset in Harbor's layout or SkillsBench 1.1's.
-import { existsSync, readdirSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join, resolve } from 'node:path';
 import { describeFsError, plural } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
 import { ExportError, TASK_NAME_RULE, defaultPrefix, isTaskName, planTasks, readLabelled, readRecordedRun, tasksByName, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
@@ -27,11 +29,100 @@ export interface ExportCommandOptions {
   taskField?: string;
 }
 
+/** A staging folder's name ends so: `.partial-<pid>-<8 hex digits>`. */
+const STAGING = /\.partial-\d+-[0-9a-f]{8}$/;
+
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Where an export is written until it is whole (issue 25): a hidden folder beside --out (`.<name>.partial-<pid>-<hex>`),
+ * renamed to --out at the end; a failure or a stop removes it, and the folders made for it, so nothing is left.
+ * An existing (empty) --out is replaced by that rename (rename(2) replaces an empty folder), keeping its mode. Where that
+ * cannot work (its parent is not writable, or --out is a mount point: another file system), the staging folder is
+ * inside --out (`.partial-<pid>-<hex>`) and its task folders are moved up at the end.
+ */
+class StagedOutput {
+  /** Where the dataset is written until `commit`. */
+  readonly dir: string;
+  readonly #out: string;
+  readonly #inside: boolean;
+  /** The first folder made for --out's parent (mkdir -p), removed again by `discard` when it is empty. */
+  readonly #made: string | undefined;
+  #settled = false;
+
+  constructor(out: string) {
+    this.#out = resolve(out);
+    const parent = dirname(this.#out);
+    const tag = `.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const existing = existsSync(this.#out) ? statSync(this.#out) : undefined;
+    this.#inside = existing !== undefined && (parent === this.#out || !writable(parent) || statSync(parent).dev !== existing.dev);
+    this.#made = existing ? undefined : mkdirSync(parent, { recursive: true });
+    this.dir = this.#inside ? join(this.#out, tag) : join(parent, `.${basename(this.#out)}${tag}`);
+    try {
+      mkdirSync(this.dir);
+      if (existing && !this.#inside) chmodSync(this.dir, existing.mode & 0o7777);
+    } catch (err) {
+      this.discard();
+      throw err;
+    }
+  }
+
+  /** Puts the dataset at --out: one rename, or (staged inside --out) one per task folder, undone if one fails. */
+  commit(): void {
+    if (!this.#inside) {
+      renameSync(this.dir, this.#out);
+    } else {
+      const moved: string[] = [];
+      try {
+        for (const entry of readdirSync(this.dir)) {
+          renameSync(join(this.dir, entry), join(this.#out, entry));
+          moved.push(entry);
+        }
+      } catch (err) {
+        for (const entry of moved) renameSync(join(this.#out, entry), join(this.dir, entry));
+        throw err;
+      }
+      rmdirSync(this.dir);
+    }
+    this.#settled = true;
+  }
+
+  /** Removes what the export wrote (a no-op once committed): the staging folder, then the empty folders made for it. */
+  discard(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    rmSync(this.dir, { recursive: true, force: true });
+    if (this.#made === undefined) return;
+    for (let dir = dirname(this.#out); ; dir = dirname(dir)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        return;
+      }
+      if (dir === this.#made) return;
+    }
+  }
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One turn of the event loop with a poll in it: a SIGINT/SIGTERM that came during synchronous writing is handled here. */
+const signalPoint = (): Promise<void> => new Promise((done) => setImmediate(() => setImmediate(done)));
+
 export async function exportCommand(opts: ExportCommandOptions): Promise<number> {
   try {
     // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
     checkOutputPath(opts.out, '--out', { folder: true, createFolders: true });
-    if (existsSync(opts.out) && readdirSync(opts.out).length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
+    const present = existsSync(opts.out) ? readdirSync(opts.out) : [];
+    if (present.length > 0 && present.every((e) => STAGING.test(e))) throw new ExportError(`--out ${opts.out}: holds ${present[0]}, left by an export that was killed; remove it, or choose a new folder`);
+    if (present.length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
     // So is the name: it becomes folder names inside --out (`--name ../../x` must not write outside it).
     if (opts.name !== undefined && !isTaskName(opts.name)) throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
     // So is the skill folder: a typo in --with-skill is found before anything is read or written.
@@ -43,21 +134,40 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     // The oracle must ask the archive the recording asked, or its replayed lookups are not in the file.
     const bases = archive ? waybackBases(archive) : [];
     const waybackUrl = bases.length === 1 && bases[0] !== DEFAULT_OPTIONS.waybackUrl ? bases[0] : undefined;
-    const result = writeDataset(opts.out, tasks, opts.name ?? defaultPrefix(opts.labelled), {
-      frozen: archive !== undefined,
-      waybackUrl,
-      allowPrivate: opts.allowPrivate === true,
-      variant: { skill: skillDir !== undefined, mcp: opts.withMcp === true },
-      skillDir,
-      layout: opts.layout ?? 'harbor',
-      taskNames: named?.names,
-    });
-    const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
-    let frozen = '';
-    if (archive) {
-      const written = await writeTaskArchives(result, archive);
-      frozen = `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${(written.bytes / 1e6).toFixed(1)} MB in all) in environment/sources.warc.gz`;
+    // All or nothing: the dataset is written into a staging folder and put at --out only when it is whole.
+    // The handlers come first: a signal just after the staging folder is made must not leave it behind.
+    let staged: StagedOutput | undefined;
+    const stop = (signal: NodeJS.Signals): void => {
+      staged?.discard();
+      errorLine(`export stopped by ${signal}; nothing was written to ${opts.out}`);
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    let result;
+    let written;
+    try {
+      staged = new StagedOutput(opts.out);
+      result = writeDataset(staged.dir, tasks, opts.name ?? defaultPrefix(opts.labelled), {
+        frozen: archive !== undefined,
+        waybackUrl,
+        allowPrivate: opts.allowPrivate === true,
+        variant: { skill: skillDir !== undefined, mcp: opts.withMcp === true },
+        skillDir,
+        layout: opts.layout ?? 'harbor',
+        taskNames: named?.names,
+      });
+      // A task whose source is not in the archive is found here, after every task folder is written: so nothing stays.
+      if (archive) written = await writeTaskArchives(result, archive);
+      await signalPoint();
+      staged.commit();
+    } finally {
+      staged?.discard();
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
     }
+    const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
+    const frozen = written ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${(written.bytes / 1e6).toFixed(1)} MB in all) in environment/sources.warc.gz` : '';
     const ships = [
       ...(skillDir ? [`the skill ${skillDir} (skills_dir ${TASK_SKILLS_DIR}, quotecheck inside it)`] : []),
       ...(opts.withMcp ? ['the MCP server `quotecheck mcp`'] : []),
@@ -73,7 +183,9 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     }
     // A write that fails half-way (a full disk, a folder made read-only): one line, not a stack trace.
     if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined) {
-      errorLine(`writing the dataset to ${opts.out} failed: ${describeFsError(err)} (${(err as NodeJS.ErrnoException).path ?? opts.out})`);
+      // A failed copy names its source in `path` and the file it was writing in `dest`: name the one written.
+      const at = (err as NodeJS.ErrnoException & { dest?: string }).dest ?? (err as NodeJS.ErrnoException).path ?? opts.out;
+      errorLine(`writing the dataset to ${opts.out} failed: ${describeFsError(err)} (${at}); nothing was left behind`);
       return 2;
     }
     throw err;
