@@ -393,9 +393,24 @@ export interface InstructionOptions {
   skillName?: string;
 }
 
-/** What the agent is told: the task, the exact label rule, the answer format. A plain task never names quotecheck. */
-export function instruction(claimCount: number, exampleIds: readonly string[], about?: string, opts: InstructionOptions = {}): string {
-  const example = exampleIds.slice(0, 2).map((id, i) => `${JSON.stringify(id)}: ${i === 0 ? '"verbatim"' : '"no_match"'}`).join(', ');
+/**
+ * The answers example's ids: made up (`claim-id-1`, `claim-id-2`), never one of the task's own `claimIds`, so the example
+ * pairs no claim of the task with a label (issue 25: a real id labelled `verbatim` in the example was often its gold).
+ */
+export function exampleIds(claimIds: readonly string[]): [string, string] {
+  const taken = new Set(claimIds);
+  const ids: string[] = [];
+  for (let n = 1; ids.length < 2; n++) if (!taken.has(`claim-id-${n}`)) ids.push(`claim-id-${n}`);
+  return [ids[0]!, ids[1]!];
+}
+
+/**
+ * What the agent is told: the task, the exact label rule, the answer format. A plain task never names quotecheck.
+ * `claimIds` are the task's ids: the answers example's placeholder ids are chosen to be none of them.
+ */
+export function instruction(claimCount: number, claimIds: readonly string[], about?: string, opts: InstructionOptions = {}): string {
+  const [first, second] = exampleIds(claimIds);
+  const example = `${JSON.stringify(first)}: "verbatim", ${JSON.stringify(second)}: "no_match"`;
   return `# Check quotes against their sources
 
 \`/app/claims.json\` holds ${claimCount} claims. Each one has an \`id\`, a \`quote\`, the \`url\` of the source
@@ -427,7 +442,8 @@ Nothing else: soft hyphens, zero-width characters and ellipses stay as NFKC leav
 A claim is \`verbatim\` if and only if the normalized quote is a substring of the normalized source text;
 otherwise, and whenever the source cannot be fetched or yields no text, it is \`no_match\`.
 
-Write \`/app/answers.json\`: one JSON object mapping every claim id to \`"verbatim"\` or \`"no_match"\`, e.g.
+Write \`/app/answers.json\`: one JSON object mapping every claim id of \`/app/claims.json\` to \`"verbatim"\` or
+\`"no_match"\`. Its shape, with made-up ids:
 
 \`\`\`json
 { ${example} }
@@ -438,8 +454,8 @@ ${opts.asOf ? asOfSection(opts.waybackUrl, opts.archive === true) : ''}${opts.ar
 function asOfSection(waybackUrl = 'https://web.archive.org', frozen = false): string {
   const where = frozen
     ? `use the
-Wayback Machine's answers recorded in the archive (below): the lookups \`${waybackUrl}/cdx/search/cdx?url=URL&...\` and the
-captures \`${waybackUrl}/web/TIMESTAMPid_/URL\` (a capture's original bytes) the labels were judged on.`
+Wayback Machine's answers recorded in the archive (below): its lookups (\`/cdx/search/cdx?url=URL&...\`) and the
+captures the labels were judged on (\`/web/TIMESTAMPid_/URL\`: a capture's original bytes, filed under URL at its date).`
     : `use the
 Wayback Machine at \`${waybackUrl}\`: \`/cdx/search/cdx?url=URL&to=YYYYMMDDhhmmss&filter=statuscode:200&output=json&limit=-5\`
 lists the captures up to a date, and \`/web/TIMESTAMPid_/URL\` serves a capture's original bytes.`;
