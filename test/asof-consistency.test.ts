@@ -2,14 +2,16 @@
 // evidence whichever claim fetched it; --wayback strict looks one up for quotes found in today's changed text; and
 // run, verify and the MCP server's verify_quote give one claim the same answer.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions } from '../src/check.js';
 import { startWaybackFake, type RunningWayback } from '../golden/wayback.js';
-import { CLI, claimsRun, runCli, serve } from './helpers.js';
+import { join } from 'node:path';
+import { runBench } from '../src/harbor/bench.js';
+import { CLI, claimsRun, runCli, serve, tempDir } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const page = (body: string): string => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1>${body}</article></body></html>`;
@@ -128,4 +130,37 @@ describe('one claim, one answer: run, verify and verify_quote', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--evidence "abc": not a sha256/);
   });
+});
+
+describe('a frozen edition of the builder\'s case', () => {
+  test('recorded, exported with --warc and benched with nothing served: the oracle scores 1.000; a label the frozen oracle would not give is refused, naming it', async () => {
+    const { url, archive } = await setup();
+    const dir = tempDir();
+    const claims = [claim('never', NEVER, url), claim('added', ADDED, url), claim('kept', KEPT, url)];
+    const { claims: claimsFile, out } = claimsRun(claims);
+    const warc = join(dir, 'run.warc.gz');
+    const rec = await runCli(['run', '--allow-private', '--quiet', '--claims', claimsFile, '--out', out, '--record', warc, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
+    expect(rec.code).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ never: 'no_match', added: 'no_match', kept: 'verbatim' });
+    const gold = { never: 'no_match', added: 'no_match', kept: 'verbatim' } as const;
+    const labelled = join(dir, 'labelled.jsonl');
+    writeFileSync(labelled, claims.map((c) => JSON.stringify({ ...c, label: gold[c.id as keyof typeof gold] })).join('\n') + '\n');
+    await archive.close();
+    archives.length = 0;
+    const exported = await runCli(['export', '--labelled', labelled, '--out', join(dir, 'frozen'), '--warc', warc, '--name', 'b']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const bench = await runBench({ tasksDir: join(dir, 'frozen'), agent: 'oracle', outDir: join(dir, 'bench') });
+    expect(bench.tasks.map((t) => t.reward)).toEqual([1]);
+
+    // A label the recording does not bear out: refused before anything is written, naming the claim.
+    const wrong = join(dir, 'wrong.jsonl');
+    writeFileSync(wrong, claims.map((c) => JSON.stringify({ ...c, label: c.id === 'added' ? 'verbatim' : gold[c.id as keyof typeof gold] })).join('\n') + '\n');
+    const refused = await runCli(['export', '--labelled', wrong, '--out', join(dir, 'refused'), '--warc', warc, '--name', 'b']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/the frozen oracle would answer 1 claim otherwise than labelled: b-001\/added \(label verbatim, oracle no_match: not_found\).*--allow-disagreement/);
+    expect(existsSync(join(dir, 'refused'))).toBe(false);
+    const allowed = await runCli(['export', '--labelled', wrong, '--out', join(dir, 'allowed'), '--warc', warc, '--name', 'b', '--allow-disagreement']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(/1 claim the frozen oracle answers otherwise than labelled \(--allow-disagreement\)/);
+  }, 60_000);
 });

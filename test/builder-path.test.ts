@@ -1,7 +1,8 @@
 // What a benchmark builder trips on, one small thing at a time: help that lists what applies, output on its lines.
 import { describe, expect, test } from 'vitest';
 import { checkInput, readInput, searchInput, verifyInput } from '../src/mcp/tools.js';
-import { runCli, serve } from './helpers.js';
+import { join } from 'node:path';
+import { runCli, serve, tempDir, writeJson } from './helpers.js';
 
 describe('help says what applies', () => {
   test('mcp --help lists every tool with exactly the inputs its schema takes', async () => {
@@ -50,5 +51,16 @@ describe('--html-view article', () => {
     expect(article.label).toBe('no_match');
     expect(article.note).toMatch(/^the quote is in the full page text, which --html-view article leaves out/);
     expect(JSON.parse((await runCli(args)).stdout).label).toBe('verbatim');
+  });
+});
+
+describe('export says what is missing', () => {
+  test('a claim without a label is named with the field, never "got undefined"', async () => {
+    const dir = tempDir();
+    const labelled = writeJson(join(dir, 'l.json'), [{ id: 'a', quote: 'q', url: 'http://example.org/p', label: 'no_match' }, { id: 'b', quote: 'q', url: 'http://example.org/p' }]);
+    const r = await runCli(['export', '--labelled', labelled, '--out', join(dir, 'out')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/\(id "b"\): field "label" is missing: a labelled claim needs "label": "verbatim" or "no_match"/);
+    expect(r.stderr).not.toContain('undefined');
   });
 });

@@ -232,7 +232,7 @@ describe('bad input names what is wrong', () => {
     writeFileSync(file, `${JSON.stringify({ ...claim, task: 'one' })}\n${JSON.stringify({ ...claim, id: 'b' })}\n`);
     let r = await runCli(['export', '--labelled', file, '--out', join(dir, 'out1'), '--task-field', 'task']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`quotecheck: error: ${file}:2 (id "b"): field "task" must name the claim's task (a non-empty string), got undefined\n`);
+    expect(r.stderr).toBe(`quotecheck: error: ${file}:2 (id "b"): field "task" is missing: it must name the claim's task (a non-empty string)\n`);
     writeFileSync(file, `${JSON.stringify({ ...claim, task: '../escape' })}\n`);
     r = await runCli(['export', '--labelled', file, '--out', join(dir, 'out2'), '--task-field', 'task']);
     expect(r.code).toBe(2);

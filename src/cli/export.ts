@@ -5,6 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { describeFsError, plural } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
 import { ExportError, TASK_NAME_RULE, defaultPrefix, isTaskName, planTasks, readLabelled, readRecordedRun, tasksByName, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
+import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
 import { TASK_SKILLS_DIR, TemplateError, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
@@ -23,6 +24,8 @@ export interface ExportCommandOptions {
   withMcp?: boolean;
   /** The sources are on a private network: the oracle (and the MCP server) get --allow-private. */
   allowPrivate?: boolean;
+  /** A frozen edition is written even where its oracle would answer a claim otherwise than its label. */
+  allowDisagreement?: boolean;
   /** Harbor's layout (SkillsBench 1.0) or SkillsBench 1.1's task.md. */
   layout?: Layout;
   /** A field of the labelled claims that names each claim's task: tasks as the file has them, not by size. */
@@ -116,6 +119,11 @@ function writable(dir: string): boolean {
 /** One turn of the event loop with a poll in it: a SIGINT/SIGTERM that came during synchronous writing is handled here. */
 const signalPoint = (): Promise<void> => new Promise((done) => setImmediate(() => setImmediate(done)));
 
+/** A size as people read it: KB under a megabyte ("40 KB", not "0.0 MB"). */
+function size(bytes: number): string {
+  return bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} KB` : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
 export async function exportCommand(opts: ExportCommandOptions): Promise<number> {
   try {
     // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
@@ -146,6 +154,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     process.on('SIGTERM', stop);
     let result;
     let written;
+    let disagreements: Disagreement[] = [];
     try {
       staged = new StagedOutput(opts.out);
       result = writeDataset(staged.dir, tasks, opts.name ?? defaultPrefix(opts.labelled), {
@@ -159,6 +168,14 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       });
       // A task whose source is not in the archive is found here, after every task folder is written: so nothing stays.
       if (archive) written = await writeTaskArchives(result, archive);
+      // A frozen edition is kept only when its oracle, replaying each task's own archive, gives every label.
+      if (archive) {
+        const { describeDisagreements, frozenDisagreements } = await import('../harbor/frozen-check.js');
+        disagreements = await frozenDisagreements(result.tasks, tasks);
+        if (disagreements.length > 0 && !opts.allowDisagreement) {
+          throw new ExportError(`${describeDisagreements(disagreements)}; record the run again, fix those labels, or pass --allow-disagreement to write them anyway`);
+        }
+      }
       await signalPoint();
       staged.commit();
     } finally {
@@ -167,7 +184,8 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       process.off('SIGTERM', stop);
     }
     const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
-    const frozen = written ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${(written.bytes / 1e6).toFixed(1)} MB in all) in environment/sources.warc.gz` : '';
+    const differ = disagreements.length ? `, ${plural(disagreements.length, 'claim')} the frozen oracle answers otherwise than labelled (--allow-disagreement)` : '';
+    const frozen = written ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${size(written.bytes)} in all) in environment/sources.warc.gz${differ}` : '';
     const ships = [
       ...(skillDir ? [`the skill ${skillDir} (skills_dir ${TASK_SKILLS_DIR}, quotecheck inside it)`] : []),
       ...(opts.withMcp ? ['the MCP server `quotecheck mcp`'] : []),

@@ -119,7 +119,9 @@ export function readLabelled(path: string, opts: ReadLabelledOptions = {}): Labe
     const field = LABEL_FIELDS.find((f) => raw[f] !== undefined);
     const label = field ? raw[field] : undefined;
     if (label !== 'verbatim' && label !== 'no_match') {
-      throw new ExportError(`${where}: field "label" must be "verbatim" or "no_match", got ${JSON.stringify(label)}`);
+      throw new ExportError(label === undefined
+        ? `${where}: field "label" is missing: a labelled claim needs "label": "verbatim" or "no_match" (also read as ${LABEL_FIELDS.filter((f) => f !== 'label').map((f) => `"${f}"`).join(', ')})`
+        : `${where}: field "label" must be "verbatim" or "no_match", got ${JSON.stringify(label)}`);
     }
     const pub: Record<string, unknown> = { id: entry.id };
     if (entry.claim !== undefined) pub.claim = entry.claim;
@@ -144,7 +146,9 @@ export const isTaskName = (name: string): boolean => TASK_NAME.test(name) && nam
 /** The task a claim names in `field`: a non-empty string that is safe as a folder name. */
 function taskName(raw: Record<string, unknown>, field: string, where: string): string {
   const value = raw[field];
-  if (typeof value !== 'string' || value.trim() === '') throw new ExportError(`${where}: field ${JSON.stringify(field)} must name the claim's task (a non-empty string), got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ExportError(`${where}: field ${JSON.stringify(field)} ${value === undefined ? 'is missing: it must' : 'must'} name the claim's task (a non-empty string)${value === undefined ? '' : `, got ${JSON.stringify(value)}`}`);
+  }
   if (!isTaskName(value)) throw new ExportError(`${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be ${TASK_NAME_RULE}: it names a folder`);
   return value;
 }
