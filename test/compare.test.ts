@@ -54,6 +54,22 @@ function sampleComparison(): Comparison {
   return compareRuns([{ report: oracle, dir: 'oracle' }, { report: sloppy, dir: 'agent-2' }, { report: baseline, dir: 'baseline' }], { report: oracle, dir: 'oracle' });
 }
 
+/**
+ * The oracle and agent-2 on six claims: agent-2 never answers the three extraction artifacts, says "maybe" for one of
+ * the two verbatim quotes (and verbatim for the other), and answers the near miss wrongly.
+ */
+function unansweredComparison(): Comparison {
+  const claims = [
+    { id: 'x1', gold: 'no_match', diagnosis: 'extraction_artifact' }, { id: 'x2', gold: 'no_match', diagnosis: 'extraction_artifact' },
+    { id: 'x3', gold: 'no_match', diagnosis: 'extraction_artifact' }, { id: 'v1', gold: 'verbatim', diagnosis: 'verbatim' },
+    { id: 'v2', gold: 'verbatim', diagnosis: 'verbatim' }, { id: 'n1', gold: 'no_match', diagnosis: 'near_miss' },
+  ];
+  const oracle = report('oracle', { a: claims.map((c) => ({ ...c, answer: c.gold })) }, 'oracle');
+  const given: Record<string, string | undefined> = { x1: undefined, x2: undefined, x3: undefined, v1: 'verbatim', v2: 'maybe', n1: 'verbatim' };
+  const agent = report('./agent.sh', { a: claims.map((c) => ({ id: c.id, gold: c.gold, answer: given[c.id] })) }, 'agent-2');
+  return compareRuns([{ report: oracle, dir: 'oracle' }, { report: agent, dir: 'agent-2' }], { report: oracle, dir: 'oracle' });
+}
+
 describe('compareRuns', () => {
   test('splits each agent\'s accuracy by the oracle\'s diagnosis, not the agent\'s own, with a sentence for each group', () => {
     const c = sampleComparison();
@@ -107,16 +123,7 @@ describe('compareRuns', () => {
   });
 
   test('missing and invalid answers are counted on their own, in columns and sentences, never as "answers verbatim on 0%"', () => {
-    const claims = [
-      { id: 'x1', gold: 'no_match', diagnosis: 'extraction_artifact' }, { id: 'x2', gold: 'no_match', diagnosis: 'extraction_artifact' },
-      { id: 'x3', gold: 'no_match', diagnosis: 'extraction_artifact' }, { id: 'v1', gold: 'verbatim', diagnosis: 'verbatim' },
-      { id: 'v2', gold: 'verbatim', diagnosis: 'verbatim' }, { id: 'n1', gold: 'no_match', diagnosis: 'near_miss' },
-    ];
-    const oracle = report('oracle', { a: claims.map((c) => ({ ...c, answer: c.gold })) }, 'oracle');
-    // agent-2 never answers the artifacts; says "maybe" for one verbatim quote; answers the near miss wrongly.
-    const given: Record<string, string | undefined> = { x1: undefined, x2: undefined, x3: undefined, v1: 'verbatim', v2: 'maybe', n1: 'verbatim' };
-    const agent = report('./agent.sh', { a: claims.map((c) => ({ id: c.id, gold: c.gold, answer: given[c.id] })) }, 'agent-2');
-    const c = compareRuns([{ report: oracle, dir: 'oracle' }, { report: agent, dir: 'agent-2' }], { report: oracle, dir: 'oracle' });
+    const c = unansweredComparison();
     const a = c.agents[1]!;
     expect([a.missing, a.invalid]).toEqual([3, 1]);
     expect(a.by_diagnosis.extraction_artifact).toEqual({ claims: 3, correct: 0, wrong: 0, missing: 3, invalid: 0, answered_verbatim: 0, accuracy: 0 });
@@ -321,6 +328,46 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () =
     await page.locator('#agents a', { hasText: 'agent-2' }).click();
     await page.waitForURL(/agent-2\/report\.html$/);
     expect(await page.locator('#agent').innerText()).toBe('sloppy-agent');
+    await page.close();
+  });
+});
+
+describe.skipIf(!HAVE_CHROMIUM)('the comparison page of an agent that left claims unanswered and gave an invalid label, in headless Chromium', () => {
+  const open = pageInChromium('compare-gaps', (dir) => {
+    writeFileSync(join(dir, 'report.html'), renderComparisonHtml(unansweredComparison()));
+    return join(dir, 'report.html');
+  });
+
+  test('its missing and invalid answers have columns of their own, as in the terminal table; no tooltip says "answers verbatim on 0%" of claims it never answered', async () => {
+    const page = await open();
+    expect(await page.locator('#by-diagnosis thead th').allInnerTexts()).toEqual(['diagnosis', 'claims', 'oracle', 'agent-2', 'agent-2 missing', 'agent-2 invalid']);
+    const row = (d: string) => page.locator(`#by-diagnosis tr[data-diagnosis="${d}"] td`);
+    expect(await row('extraction_artifact').allInnerTexts()).toEqual(['extraction_artifact', '3', '100% (3/3)', '0% (0/3)', '3/3', '0/3']);
+    expect(await row('verbatim').allInnerTexts()).toEqual(['verbatim', '2', '100% (2/2)', '50% (1/2)', '0/2', '1/2']);
+    expect(await row('near_miss').allInnerTexts()).toEqual(['near_miss', '1', '100% (1/1)', '0% (0/1)', '0/1', '0/1']);
+    // The tooltips: over the claims it answered, naming the missing and invalid ones; none at all of verbatim for a group it never answered.
+    expect(await row('extraction_artifact').nth(3).getAttribute('title')).toBe('agent-2 gives no answer for 100% of extraction artifacts (3/3)');
+    expect(await row('verbatim').nth(3).getAttribute('title')).toBe('agent-2 answers verbatim on 100% of the verbatim quotes it answered (1/1); agent-2 gives an invalid answer (neither verbatim nor no_match) for 50% of verbatim quotes (1/2)');
+    expect(await row('near_miss').nth(3).getAttribute('title')).toBe('agent-2 answers verbatim on 100% of near misses (1/1)');
+    // The oracle answered everything: one column, its tooltip as it always was.
+    expect(await row('extraction_artifact').nth(2).getAttribute('title')).toBe('oracle answers verbatim on 0% of extraction artifacts (0/3)');
+    const titles = await page.locator('#by-diagnosis td[title]').evaluateAll((els) => els.map((e) => e.getAttribute('title')!));
+    for (const t of titles.filter((x) => x.startsWith('agent-2 '))) expect(t).not.toMatch(/answers verbatim on 0%/);
+    // The agents' table counts them for each agent, and the legend says what they are.
+    expect(await page.locator('#agents thead th').allInnerTexts()).toEqual(['agent', 'mean reward', 'baseline', 'claims right', 'missing', 'invalid', 'report', 'command']);
+    expect(await page.locator('#agents tbody tr').nth(1).locator('td').allInnerTexts()).toEqual(['agent-2', '0.167', '0.667', '17% (1/6)', '3/6', '1/6', 'agent-2', './agent.sh']);
+    expect(await page.locator('#agents tbody tr').nth(0).locator('td.missing, td.invalid').allInnerTexts()).toEqual(['0/6', '0/6']);
+    expect(await page.locator('#gaps-legend').innerText()).toContain('missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
+    expect(await page.locator('#sentences li').allInnerTexts()).toContain('agent-2 gives no answer for 100% of extraction artifacts (3/3)');
+    // Every numeric column's numbers, the new ones too, end where its header ends.
+    for (const table of ['#agents', '#by-diagnosis']) {
+      const heads = page.locator(`${table} thead th`);
+      for (let col = 0; col < await heads.count(); col++) {
+        if (!(await heads.nth(col).evaluate((el) => el.classList.contains('num')))) continue;
+        const [headRight] = await textRights(heads.nth(col));
+        for (const right of await textRights(page.locator(`${table} tbody tr > :nth-child(${col + 1})`))) expect(Math.abs(right - headRight!), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
+      }
+    }
     await page.close();
   });
 });

@@ -1,7 +1,7 @@
 // A self-contained HTML report of a bench run: per task and per claim, with the evidence behind each answer.
 import { normalize } from '../normalize.js';
 import type { BenchReport, ClaimRow, DiffRun, MatchSelector, TaskRun } from './bench.js';
-import { groupName, SOURCE_DRIFTED, type Comparison, type GroupScore } from './compare.js';
+import { groupName, SOURCE_DRIFTED, type AgentScore, type Comparison, type GroupScore } from './compare.js';
 
 /** The context a TextQuoteSelector keeps on each side (src/match.ts): a side this long was cut there. */
 const SELECTOR_CONTEXT_CHARS = 32;
@@ -184,11 +184,39 @@ ${r.tasks.map(taskSection).join('\n')}
 
 const percent = (n: number, d: number): string => `${d ? Math.round((100 * n) / d) : 0}%`;
 
-/** One agent's cell for one diagnosis: accuracy, counts, and how often it answered verbatim (in the tooltip). */
+/**
+ * What an agent did with one group, for its cell's tooltip, in the words of compare's sentences: how often it answered
+ * verbatim, over the claims it answered (valid labels only) when it left some unanswered or gave an invalid label, and
+ * left out when it answered none; then how many it did not answer, and how many got a label other than verbatim or no_match.
+ */
+function groupTooltip(agent: string, diagnosis: string, g: GroupScore): string {
+  const name = groupName(diagnosis);
+  if (g.missing === 0 && g.invalid === 0) return `${agent} answers verbatim on ${percent(g.answered_verbatim, g.claims)} of ${name} (${g.answered_verbatim}/${g.claims})`;
+  const answered = g.claims - g.missing - g.invalid;
+  const parts: string[] = [];
+  if (answered > 0) parts.push(`${agent} answers verbatim on ${percent(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered})`);
+  if (g.missing > 0) parts.push(`${agent} gives no answer for ${percent(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
+  if (g.invalid > 0) parts.push(`${agent} gives an invalid answer (neither verbatim nor no_match) for ${percent(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`);
+  return parts.join('; ');
+}
+
+/** One agent's cell for one diagnosis: accuracy and counts (missing and invalid answers count as not right); what it answered in the tooltip. */
 function groupCell(agent: string, diagnosis: string, g: GroupScore | undefined): string {
   if (!g) return '<td class="num">-</td>';
-  const title = `${agent} answers verbatim on ${percent(g.answered_verbatim, g.claims)} of ${groupName(diagnosis)} (${g.answered_verbatim}/${g.claims})`;
-  return `<td class="num" title="${esc(title)}">${percent(g.correct, g.claims)} (${g.correct}/${g.claims})</td>`;
+  return `<td class="num" title="${esc(groupTooltip(agent, diagnosis, g))}">${percent(g.correct, g.claims)} (${g.correct}/${g.claims})</td>`;
+}
+
+type AnswerGap = 'missing' | 'invalid';
+const GAPS: readonly AnswerGap[] = ['missing', 'invalid'];
+/** What a missing or invalid column counts, for its header's tooltip and the legend. */
+const GAP_MEANING: Record<AnswerGap, string> = { missing: 'claims with no answer', invalid: 'answers neither verbatim nor no_match' };
+
+/** An agent with missing or invalid answers anywhere: it gets a missing and an invalid column beside its own, as in the terminal table. */
+const hasGaps = (a: AgentScore): boolean => a.missing > 0 || a.invalid > 0;
+
+/** A cell of a missing or invalid column: "3/6", "-" where the agent has no such claims. */
+function gapCell(kind: AnswerGap, g: GroupScore | undefined): string {
+  return g ? `<td class="num ${kind}">${g[kind]}/${g.claims}</td>` : `<td class="num ${kind}">-</td>`;
 }
 
 /** A link to an agent's own report, when its folder is known (relative to this report). */
@@ -196,23 +224,34 @@ function agentReportLink(dir: string | undefined): string {
   return dir ? `<a href="${esc(`${dir.split('/').map(encodeURIComponent).join('/')}/report.html`)}">${esc(dir)}</a>` : '';
 }
 
-/** The side-by-side comparison of agents: mean reward, then accuracy split by the oracle's diagnosis of each claim. No external resources. */
+/**
+ * The side-by-side comparison of agents: mean reward, then accuracy split by the oracle's diagnosis of each claim. As in
+ * the terminal table, an agent with missing or invalid answers has two more columns beside its own, "<name> missing" and
+ * "<name> invalid", counting them; the agents' table then counts them for every agent. No external resources.
+ */
 export function renderComparisonHtml(c: Comparison): string {
   const advice = c.agents.flatMap((a) => a.advice.map((line) => `${a.label}: ${line}`));
-  const heads = c.agents.map((a) => `<th class="num" title="${esc(a.agent)}">${esc(a.label)}</th>`).join('');
+  const anyGaps = c.agents.some(hasGaps);
+  const heads = c.agents.map((a) => `<th class="num" title="${esc(a.agent)}">${esc(a.label)}</th>${hasGaps(a) ? GAPS.map((k) => `<th class="num ${k}" title="${esc(`${a.label}: ${GAP_MEANING[k]}`)}">${esc(`${a.label} ${k}`)}</th>`).join('') : ''}`).join('');
+  const cells = (diagnosis: string) => c.agents.map((a) => {
+    const g = a.by_diagnosis[diagnosis];
+    return `${groupCell(a.label, diagnosis, g)}${hasGaps(a) ? GAPS.map((k) => gapCell(k, g)).join('') : ''}`;
+  }).join('');
+  const gapHeads = anyGaps ? GAPS.map((k) => `<th class="num ${k}" title="${esc(GAP_MEANING[k])}">${k}</th>`).join('') : '';
+  const gapTotals = (a: AgentScore) => (anyGaps ? GAPS.map((k) => `<td class="num ${k}">${a[k]}/${a.claims}</td>`).join('') : '');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>quotecheck comparison: ${esc(c.agents.map((a) => a.label).join(', '))}</title><style>${STYLE}</style></head>
 <body>
 <h1>quotecheck comparison</h1>
-<table class="summary" id="agents"><thead><tr><th>agent</th><th class="num">mean reward</th><th class="num">${BASELINE_NAME}</th><th class="num">claims right</th><th>report</th><th>command</th></tr></thead><tbody>
-${c.agents.map((a) => `<tr><td>${esc(a.label)}</td>${num(a.mean_reward.toFixed(3))}${num(a.baseline_mean_reward.toFixed(3))}${num(`${percent(a.correct, a.claims)} (${a.correct}/${a.claims})`)}<td>${agentReportLink(a.dir)}</td><td><code>${esc(a.agent)}</code></td></tr>`).join('\n')}
+<table class="summary" id="agents"><thead><tr><th>agent</th><th class="num">mean reward</th><th class="num">${BASELINE_NAME}</th><th class="num">claims right</th>${gapHeads}<th>report</th><th>command</th></tr></thead><tbody>
+${c.agents.map((a) => `<tr><td>${esc(a.label)}</td>${num(a.mean_reward.toFixed(3))}${num(a.baseline_mean_reward.toFixed(3))}${num(`${percent(a.correct, a.claims)} (${a.correct}/${a.claims})`)}${gapTotals(a)}<td>${agentReportLink(a.dir)}</td><td><code>${esc(a.agent)}</code></td></tr>`).join('\n')}
 </tbody></table>
 ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}
 <h2>Accuracy by the oracle's diagnosis</h2>
 <p class="legend">Each claim is grouped by what the oracle's evidence report says about it (from ${esc(c.oracle)}); a cell is the share of those claims the agent answered right. Claims on drifted sources (${SOURCE_DRIFTED}: the live page no longer hashes to the claim's evidence) overlap the other rows.</p>
-<table class="diagnoses" id="by-diagnosis"><thead><tr><th>diagnosis</th><th class="num">claims</th>${heads}</tr></thead><tbody>
-${c.groups.map((g) => `<tr data-diagnosis="${esc(g.diagnosis)}"><td><span class="code ${esc(g.diagnosis)}">${esc(g.diagnosis)}</span></td>${num(g.claims)}${c.agents.map((a) => groupCell(a.label, g.diagnosis, a.by_diagnosis[g.diagnosis])).join('')}</tr>`).join('\n')}
+${anyGaps ? `<p class="legend" id="gaps-legend">missing: ${GAP_MEANING.missing}; invalid: ${GAP_MEANING.invalid} (both counted as not right). An agent with any has a missing and an invalid column beside its own.</p>\n` : ''}<table class="diagnoses" id="by-diagnosis"><thead><tr><th>diagnosis</th><th class="num">claims</th>${heads}</tr></thead><tbody>
+${c.groups.map((g) => `<tr data-diagnosis="${esc(g.diagnosis)}"><td><span class="code ${esc(g.diagnosis)}">${esc(g.diagnosis)}</span></td>${num(g.claims)}${cells(g.diagnosis)}</tr>`).join('\n')}
 </tbody></table>
 <h2>In words</h2>
 <ul id="sentences">${c.sentences.map((s) => `<li>${esc(s)}</li>`).join('')}</ul>
