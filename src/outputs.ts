@@ -16,7 +16,7 @@ export interface OutputPathOptions {
 }
 
 /** Can the process create and rename entries in `dir`? access(2) answers without leaving a probe file behind (and reports a read-only mount). */
-function writableFolder(dir: string): boolean {
+export function writableFolder(dir: string): boolean {
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);
     return true;

@@ -1,9 +1,9 @@
 // `quotecheck export`: labelled claims (JSON Lines) to a dataset in Harbor's layout or SkillsBench 1.1's.
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { describeFsError, plural } from '../messages.js';
-import { OutputPathError, checkOutputPath } from '../outputs.js';
+import { OutputPathError, checkOutputPath, writableFolder as writable } from '../outputs.js';
 import { ExportError, TASK_NAME_RULE, defaultPrefix, isTaskName, planTasks, readLabelled, readRecordedRun, tasksByName, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
@@ -107,14 +107,6 @@ class StagedOutput {
   }
 }
 
-function writable(dir: string): boolean {
-  try {
-    accessSync(dir, constants.W_OK | constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** One turn of the event loop with a poll in it: a SIGINT/SIGTERM that came during synchronous writing is handled here. */
 const signalPoint = (): Promise<void> => new Promise((done) => setImmediate(() => setImmediate(done)));
