@@ -149,6 +149,8 @@ describe('a frozen edition of the builder\'s case', () => {
     archives.length = 0;
     const exported = await runCli(['export', '--labelled', labelled, '--out', join(dir, 'frozen'), '--warc', warc, '--name', 'b']);
     expect(exported.code, exported.stderr).toBe(0);
+    // A small archive is counted in KB, never "0.0 MB".
+    expect(exported.stdout).toMatch(/records, \d+ KB in all\) in environment\/sources\.warc\.gz/);
     const bench = await runBench({ tasksDir: join(dir, 'frozen'), agent: 'oracle', outDir: join(dir, 'bench') });
     expect(bench.tasks.map((t) => t.reward)).toEqual([1]);
 
