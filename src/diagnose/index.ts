@@ -63,7 +63,7 @@ export interface DiagnosisInput {
 }
 
 /**
- * Thresholds, chosen on golden/diagnosis (see README "Diagnosis"): a misquote (a changed
+ * Thresholds, chosen on golden/diagnosis (see docs/how-it-decides.md, "Diagnosis"): a misquote (a changed
  * number, a swapped or dropped word) keeps at least NEAR_MISS_WORDS of the quote's words in
  * order and NEAR_MISS_CHARS of its characters; a fabricated sentence on the same topic keeps
  * well under half.
