@@ -15,7 +15,7 @@ import { parseAsOf, type AsOfDate } from './asof/date.js';
 import { driftOf, type Drift, type EvidenceMatch } from './asof/evidence.js';
 import { isProven, judge, needsCapture, type AsOf, type Judgement, type LiveReading } from './asof/judge.js';
 import { CaptureTexts, type CaptureOutcome } from './asof/captures.js';
-import { WaybackClient, type WaybackStats } from './wayback/client.js';
+import { WaybackClient, type WaybackOptions, type WaybackStats } from './wayback/client.js';
 import type { HtmlViewChoice, RunSettings } from './settings.js';
 
 export { DEFAULT_OPTIONS, VERSION } from './defaults.js';
@@ -47,6 +47,8 @@ export interface CheckOptions extends RunSettings {
   onResult?: (result: ClaimResult) => void;
   /** Called as each source is settled (fetched and extracted, or failed). The run keeps no reference to it after its claims are decided. */
   onSource?: (source: SourceRecord) => void;
+  /** Called as the Wayback Machine's requests are queued, sent and answered (progress shows the pacing wait). */
+  onArchive?: WaybackOptions['onActivity'];
 }
 
 export interface ClaimResult {
@@ -336,6 +338,7 @@ function waybackFor(options: CheckOptions, settings: FetchSettings, archive: Dis
     maxWaitMs: options.waybackMaxWaitMs,
     signal: options.signal,
     deadlineAt: options.deadlineAt,
+    onActivity: options.onArchive,
   });
 }
 

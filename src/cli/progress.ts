@@ -1,5 +1,7 @@
-// What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise) and the one message prefix.
+// What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise; the archive's pacing wait too) and the one message prefix.
 import cliProgress from 'cli-progress';
+import { plural } from '../messages.js';
+import type { ArchiveActivity } from '../wayback/client.js';
 
 /** Every command's messages start with this, errors with `quotecheck: error: `, warnings with `quotecheck: warning: `. */
 export const MESSAGE_PREFIX = 'quotecheck: ';
@@ -27,42 +29,81 @@ export function refuseInput(err: unknown, ...expected: (abstract new (...args: n
 export interface Progress {
   claimDone(): void;
   sourceDone(failed: boolean): void;
+  /** What the Wayback Machine is doing: its requests, and those waiting for their paced slot. */
+  archive(activity: ArchiveActivity): void;
   stop(): void;
 }
 
 /** How often a non-terminal gets a progress line. */
 const PLAIN_INTERVAL_MS = 2_000;
+/** How often the bar's "next in N s" counts down while requests wait for the archive. */
+const ARCHIVE_TICK_MS = 1_000;
+
+/**
+ * The archive's part of a progress line, or '' before it is asked anything: requests sent, and while some wait for
+ * their paced slot, `waiting for the archive: 3 lookups queued, next in 4 s` (a run paced at 15 a minute is slow there).
+ */
+export function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()): string {
+  if (!a || (a.requests === 0 && a.queued === 0 && a.abandoned === undefined)) return '';
+  const sent = `${plural(a.requests, 'archive request')} sent`;
+  if (a.abandoned !== undefined) return `${sent}, archive left alone for the run`;
+  if (a.queued === 0 || a.nextAt === undefined) return sent;
+  return `${sent}, waiting for the archive: ${plural(a.queued, 'lookup')} queued, next in ${Math.max(1, Math.ceil((a.nextAt - now) / 1000))} s`;
+}
 
 export function createProgress(totalClaims: number, totalSources: number, stream: NodeJS.WriteStream = process.stderr): Progress {
   let claims = 0;
   let sources = 0;
   let failed = 0;
+  let activity: ArchiveActivity | undefined;
+  const archiveText = (): string => {
+    const text = archiveProgress(activity);
+    return text ? ` | ${text}` : '';
+  };
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format: 'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | {duration}s',
+        format: 'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | {duration}s{archive}',
         hideCursor: true,
         clearOnComplete: true,
       },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(totalClaims, 0, { sources, totalSources, failed });
+    const payload = () => ({ sources, totalSources, failed, archive: archiveText() });
+    bar.start(totalClaims, 0, payload());
+    // The countdown moves while requests wait, though nothing else does.
+    let tick: NodeJS.Timeout | undefined;
     return {
-      claimDone: () => bar.update(++claims, { sources, totalSources, failed }),
+      claimDone: () => bar.update(++claims, payload()),
       sourceDone: (f) => {
         sources++;
         if (f) failed++;
-        bar.update(claims, { sources, totalSources, failed });
+        bar.update(claims, payload());
+      },
+      archive: (a) => {
+        activity = a;
+        if (a.queued > 0 && !tick) {
+          tick = setInterval(() => bar.isActive && bar.update(claims, payload()), ARCHIVE_TICK_MS);
+          tick.unref();
+        } else if (a.queued === 0 && tick) {
+          clearInterval(tick);
+          tick = undefined;
+        }
+        if (bar.isActive) bar.update(claims, payload());
       },
       stop: () => {
+        if (tick) clearInterval(tick);
         // Idempotent: the run stops the bar before its summary, and again on the way out.
         if (bar.isActive) bar.stop();
       },
     };
   }
   const started = Date.now();
-  const line = () => stream.write(`${MESSAGE_PREFIX}${claims}/${totalClaims} claims, ${sources}/${totalSources} sources (${failed} failed), ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  const line = () => {
+    const text = archiveProgress(activity);
+    stream.write(`${MESSAGE_PREFIX}${claims}/${totalClaims} claims, ${sources}/${totalSources} sources (${failed} failed), ${((Date.now() - started) / 1000).toFixed(1)} s${text ? `; ${text}` : ''}\n`);
+  };
   const timer = setInterval(line, PLAIN_INTERVAL_MS);
   timer.unref();
   return {
@@ -70,6 +111,9 @@ export function createProgress(totalClaims: number, totalSources: number, stream
     sourceDone: (f) => {
       sources++;
       if (f) failed++;
+    },
+    archive: (a) => {
+      activity = a;
     },
     stop: () => clearInterval(timer),
   };

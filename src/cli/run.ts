@@ -229,6 +229,7 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
       tally.addSource(s);
       progress.sourceDone(!s.fetch.ok);
     },
+    onArchive: (a) => progress.archive(a),
   };
   if (opts.userAgent) checkOptions.userAgent = opts.userAgent;
   if (opts.maxBytes) checkOptions.maxBytes = opts.maxBytes;
@@ -315,7 +316,7 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
   const stopper = new Stopper(answers, opts.deadline);
   const valid = set.entries.filter((e) => e.kind === 'claim');
   const progress: Progress = opts.quiet
-    ? { claimDone() {}, sourceDone() {}, stop() {} }
+    ? { claimDone() {}, sourceDone() {}, archive() {}, stop() {} }
     : createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
   const sinks: Sinks = { answers, report: report === 2 ? undefined : report, tally: new RunTally(), progress };
   try {

@@ -73,6 +73,16 @@ export interface SourcesFailure {
   reason: string;
 }
 
+/** A task whose claims needed Wayback captures and got none, because every archive request failed (not because it had none). */
+export interface ArchiveFailure {
+  /** Claims that needed a capture. */
+  claims: number;
+  /** The most common reason the agent's report gives (the archive left alone, an error answer, ...). */
+  reason: string;
+  /** The archive the task's solve.sh names (`--wayback-url`), when it names one. */
+  waybackUrl?: string;
+}
+
 /** One claim as the report shows it. */
 export interface ClaimRow {
   id: string;
@@ -112,6 +122,8 @@ export interface TaskRun {
   problems: string[];
   /** Set when every source the agent reported on failed to fetch. */
   sourcesFailed?: SourcesFailure;
+  /** Set when claims needed Wayback captures and every archive request failed. */
+  archiveFailed?: ArchiveFailure;
   grade: Grade;
   rows: ClaimRow[];
 }
@@ -136,7 +148,7 @@ export interface BenchReport {
   drifted_sources: number;
   /** Claims the agent judged on a Wayback capture. */
   claims_from_captures: number;
-  /** What to check, one line each, when something went wrong for a whole task (every source failed). */
+  /** What to check, one line each, when something went wrong for a whole task (every source failed, the archive never answered). */
   advice: string[];
   tasks: TaskRun[];
 }
@@ -412,6 +424,56 @@ export function sourcesFailure(rows: readonly ClaimRow[]): SourcesFailure | unde
   };
 }
 
+/** A claim's note when it needed a capture and got none (src/asof/judge.ts), with the archive's reason. */
+const NO_CAPTURE_NOTE = /(?:no text as of that date could be had|no capture as of the date could be had): (.*?)(?:\. That the quote is not in today's text proves nothing)?$/;
+/** Reasons that say the archive itself failed, not that it had no capture (src/wayback/client.ts). */
+const ARCHIVE_FAILED = /^(?:Wayback Machine left alone|the Wayback Machine answered |the Wayback Machine's CDX answer could not be read|refused: .* is not on the archive's origin)/;
+
+/**
+ * Every archive request failed: some claims needed a Wayback capture, none got one, and the agent's report gives
+ * each of them an archive failure as the reason (not "no capture"). Undefined when the report is missing, nothing
+ * needed a capture, or any capture was had.
+ */
+export function archiveFailure(rows: readonly ClaimRow[]): Omit<ArchiveFailure, 'waybackUrl'> | undefined {
+  if (rows.some((r) => r.asOf?.capture_url)) return undefined;
+  const reasons = rows.flatMap((r) => {
+    const m = r.note === undefined ? null : NO_CAPTURE_NOTE.exec(r.note);
+    return m ? [m[1]!] : [];
+  });
+  if (reasons.length === 0 || !reasons.every((reason) => ARCHIVE_FAILED.test(reason))) return undefined;
+  const counts = new Map<string, number>();
+  for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  return { claims: reasons.length, reason: [...counts].sort((a, b) => b[1] - a[1])[0]![0] };
+}
+
+/** The `--wayback-url` the task's solve.sh passes, if it passes one. */
+function solveWaybackUrl(task: TaskDir): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(task.dir, LAYOUTS[task.layout].oracle.folder, 'solve.sh'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  return /--wayback-url[= ]+'?([^'\s]+)'?/.exec(text)?.[1];
+}
+
+/** What to check when every archive request of some task failed: its claims needing captures were judged on today's text. */
+function archiveAdvice(failed: readonly TaskRun[], total: number): string[] {
+  if (failed.length === 0) return [];
+  const names = failed.map((t) => t.task);
+  const which = failed.length === total
+    ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`)
+    : `${failed.length} of ${total} tasks (${names.join(', ')})`;
+  const claims = failed.reduce((n, t) => n + t.archiveFailed!.claims, 0);
+  const urls = [...new Set(failed.flatMap((t) => (t.archiveFailed!.waybackUrl ? [t.archiveFailed!.waybackUrl] : [])))];
+  const archive = urls.length > 0 ? `the archive solve.sh names (--wayback-url ${urls.join(', ')})` : 'the Wayback Machine (https://web.archive.org, or the --wayback-url given)';
+  const loopback = urls.length > 0 && urls.every((u) => isLoopback(hostOf(u)));
+  const stub = loopback
+    ? 'It is on loopback: is the stand-in running? (`quotecheck wayback-stub --captures DIR --host H --port P`, or the golden server for the golden drift task)'
+    : 'Can this machine reach it? (DNS, proxy, firewall; the archive paces and may refuse bursts)';
+  return [`every archive request failed in ${which}, so ${claims === 1 ? 'the claim' : `the ${claims} claims`} that needed a Wayback capture ${claims === 1 ? 'was' : 'were'} judged on today's changed text: ${failed[0]!.archiveFailed!.reason}. Check: is ${archive} reachable? ${stub}`];
+}
+
 /** Loopback hosts (127/8, localhost, ::1): sources a local server must be serving. */
 function isLoopback(host: string): boolean {
   const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
@@ -587,6 +649,10 @@ async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' 
   const rows = claimRows(t, answers, gold);
   const failed = sourcesFailure(rows);
   if (failed) problems.push(`every source failed (${failed.sources} ${failed.sources === 1 ? 'source' : 'sources'} on ${failed.hosts.join(', ')})`);
+  const archiveFound = failed ? undefined : archiveFailure(rows);
+  const waybackUrl = archiveFound ? solveWaybackUrl(task) : undefined;
+  const archiveFailed = archiveFound ? { ...archiveFound, ...(waybackUrl ? { waybackUrl } : {}) } : undefined;
+  if (archiveFailed) problems.push(`every archive request failed (${archiveFailed.claims} ${archiveFailed.claims === 1 ? 'claim' : 'claims'} needing a Wayback capture got none${waybackUrl ? ` from ${waybackUrl}` : ''})`);
   const baseline = gold.size === 0 ? 0 : noMatch / gold.size;
   return {
     task: task.name,
@@ -600,6 +666,7 @@ async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' 
     seconds: (performance.now() - started) / 1000,
     problems,
     ...(failed ? { sourcesFailed: failed } : {}),
+    ...(archiveFailed ? { archiveFailed } : {}),
     grade: g,
     rows,
   };
@@ -664,7 +731,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     diagnoses,
     drifted_sources: drifted.size,
     claims_from_captures: rows.filter((row) => row.asOf?.capture_url).length,
-    advice: sourcesAdvice(runs.filter((r) => r.sourcesFailed), runs.length, opts),
+    advice: [...sourcesAdvice(runs.filter((r) => r.sourcesFailed), runs.length, opts), ...archiveAdvice(runs.filter((r) => r.archiveFailed), runs.length)],
     tasks: runs,
   };
 }

@@ -29,6 +29,22 @@ export interface WaybackOptions {
   signal?: AbortSignal;
   /** No wait for the archive may end after this instant (epoch ms): the run's --deadline. */
   deadlineAt?: number;
+  /** Told what the archive is doing whenever it changes (a request queued, sent or answered): for progress. */
+  onActivity?: (activity: ArchiveActivity) => void;
+}
+
+/** What the archive is doing now, for progress: requests sent, those waiting for their paced slot, and when the next goes. */
+export interface ArchiveActivity {
+  /** CDX lookups begun (one per URL and date). */
+  lookups: number;
+  /** Requests sent so far, retries included. */
+  requests: number;
+  /** Requests waiting for their slot of the pacer. */
+  queued: number;
+  /** When the first of them is sent (epoch ms); undefined when none waits. */
+  nextAt?: number;
+  /** Why the archive was left alone for the rest of the run, if it was. */
+  abandoned?: string;
 }
 
 /** Why the archive could not answer: `abandoned` for the whole run, `failed` for this request only. */
@@ -75,7 +91,18 @@ export class WaybackClient {
   private failuresInARow = 0;
 
   constructor(private readonly options: WaybackOptions) {
-    this.pacer = new Pacer(options.perMinute, options.deadlineAt);
+    this.pacer = new Pacer(options.perMinute, options.deadlineAt, () => this.tell());
+  }
+
+  /** What the archive is doing now (also passed to `onActivity` as it changes). */
+  get activity(): ArchiveActivity {
+    const { lookups, requests, abandoned } = this.stats;
+    const nextAt = this.pacer.nextAt;
+    return { lookups, requests, queued: this.pacer.queued, ...(nextAt !== undefined ? { nextAt } : {}), ...(abandoned !== undefined ? { abandoned } : {}) };
+  }
+
+  private tell(): void {
+    this.options.onActivity?.(this.activity);
   }
 
   get abandoned(): string | undefined {
@@ -156,6 +183,7 @@ export class WaybackClient {
         throw new WaybackError('the run was stopped', 'stopped');
       }
       this.stats.requests++;
+      this.tell();
       try {
         const res = await requestOnce(url, new CookieJar(), this.options.request, this.options.signal);
         this.rateLimitedInARow = 0;
@@ -187,7 +215,10 @@ export class WaybackClient {
   }
 
   private abandon(reason: string): WaybackError {
-    this.stats.abandoned ??= reason;
+    if (this.stats.abandoned === undefined) {
+      this.stats.abandoned = reason;
+      this.tell();
+    }
     return new WaybackError(this.stats.abandoned, 'abandoned');
   }
 }

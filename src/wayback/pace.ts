@@ -14,9 +14,22 @@ export class PaceError extends Error {
 export class Pacer {
   private next = 0;
   private readonly intervalMs: number;
+  /** When each request waiting for its slot starts (epoch ms), earliest first. */
+  private readonly waiting: number[] = [];
 
-  constructor(perMinute: number, private readonly deadlineAt?: number) {
+  /** `onQueue` is told whenever a request starts or stops waiting for its slot. */
+  constructor(perMinute: number, private readonly deadlineAt?: number, private readonly onQueue?: () => void) {
     this.intervalMs = Number.isFinite(perMinute) && perMinute > 0 ? 60_000 / perMinute : 0;
+  }
+
+  /** Requests waiting for their slot now. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** When the first waiting request starts (epoch ms), if one waits. */
+  get nextAt(): number | undefined {
+    return this.waiting[0];
   }
 
   /** Waits for the next free slot and takes it. */
@@ -27,7 +40,16 @@ export class Pacer {
       throw new PaceError(`the next request would wait ${Math.ceil((at - now) / 1000)} s, past the deadline`);
     }
     this.next = at + this.intervalMs;
-    if (at > now) await sleep(at - now, undefined, { signal });
+    if (at <= now) return;
+    this.waiting.push(at);
+    this.waiting.sort((a, b) => a - b);
+    this.onQueue?.();
+    try {
+      await sleep(at - now, undefined, { signal });
+    } finally {
+      this.waiting.splice(this.waiting.indexOf(at), 1);
+      this.onQueue?.();
+    }
   }
 
   /** No slot before `ms` from now (a 429's Retry-After). */
