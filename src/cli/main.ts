@@ -76,7 +76,7 @@ function addRunCommand(program: Command): void {
     .command('run')
     .description('label every claim of a claims file; the answers file is written by every run that gets past input validation')
     .configureHelp(HELP_CONFIG)
-    .option('--claims <path>', 'claims file: a JSON array of {id, quote, url} (README, Contracts)', 'claims.json')
+    .option('--claims <path>', 'claims file: a JSON array of {id, quote, url} (docs/how-it-decides.md, Contracts)', 'claims.json')
     .option('--out <path>', 'answers file to write', 'answers.json')
     .option('--report <path>', 'also write the evidence report, one JSON line per claim, appended as each claim is decided')
     .addOption(new Option('--report-order <order>', 'the report\'s line order: as claims are decided, or the claims file\'s (rewritten once at the end)').choices([...REPORT_ORDERS]).default('decision'))
@@ -117,7 +117,7 @@ function addVerifyCommand(program: Command): void {
     .configureHelp(HELP_CONFIG)
     .requiredOption('--url <url>', 'the source URL')
     .requiredOption('--quote <text>', 'the quote ("-" reads it from stdin)')
-    .option('--json', 'print one JSON object: the evidence report fields (README, Contracts) plus the quote', false)
+    .option('--json', 'print one JSON object: the evidence report fields (docs/how-it-decides.md, Contracts) plus the quote', false)
     .addOption(new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either').choices(['article', 'full', 'any']).default(DEFAULT_OPTIONS.htmlView))
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
     .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
@@ -241,11 +241,27 @@ function addExportCommand(program: Command): void {
     .addOption(described('--with-skill [dir]', 'ship a skill in every task (Harbor\'s [environment] skills_dir): quotecheck\'s own, or the skill folder given', 'off'))
     .option('--with-mcp', 'declare quotecheck\'s MCP server (`quotecheck mcp`, stdio) in every task\'s [[environment.mcp_servers]]', false)
     .option('--allow-private', 'the sources are on a private network (tests, an intranet): the oracle\'s run and the MCP server may reach it', false)
+    .option('--allow-disagreement', 'with --warc: write the frozen edition even where its oracle, replaying each task\'s archive, would answer a claim otherwise than its label (refused by default, naming the claims)', false)
     .addOption(new Option('--layout <layout>', 'harbor: instruction.md, task.toml, solution/, tests/ (Harbor, SkillsBench 1.0); skillsbench: task.md with YAML front matter, oracle/, verifier/ (SkillsBench 1.1: EvalScope, AgentCompass)').choices(['harbor', 'skillsbench']).default('harbor'))
     .option('--task-field <field>', 'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task')
     .action(async (o) => {
       const { exportCommand } = await import('./export.js');
       process.exitCode = await exportCommand(o);
+    });
+}
+
+/** `wayback-stub`: the loopback Wayback Machine stand-in, served from a captures file or folder (src/cli/wayback-stub.ts). */
+function addWaybackStubCommand(program: Command): void {
+  program
+    .command('wayback-stub')
+    .description('serve a loopback stand-in for the Wayback Machine (its CDX API and raw captures) from captures on disk, until Ctrl-C, to try dated claims (drift) offline: point `run --allow-private --wayback-url` at the origin it prints')
+    .configureHelp(HELP_CONFIG)
+    .requiredOption('--captures <dir|file>', 'a JSON array (or JSON Lines) of captures {url, timestamp (14 digits), status?, headers?, body? or file? (relative to it)}, or a folder holding captures.json')
+    .option('--host <address>', 'the loopback address to listen on (127.x.y.z, ::1, localhost)', '127.0.0.4')
+    .option('--port <n>', 'the port to listen on (0: a free one, printed)', nonNegativeInt, 0)
+    .action(async (o) => {
+      const { waybackStubCommand } = await import('./wayback-stub.js');
+      process.exitCode = await waybackStubCommand(o);
     });
 }
 
@@ -268,6 +284,7 @@ export function buildProgram(): Command {
   addBenchCommand(program);
   addCompareCommand(program);
   addExportCommand(program);
+  addWaybackStubCommand(program);
   return program;
 }
 
