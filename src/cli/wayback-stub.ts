@@ -1,6 +1,7 @@
 // `quotecheck wayback-stub`: the loopback Wayback Machine stand-in (src/wayback/stub.ts) served from a captures file or folder, until SIGINT/SIGTERM.
 import { plural } from '../messages.js';
-import { CapturesInputError, isLoopbackHost, readCapturesInput, startWaybackFake, type RunningWayback } from '../wayback/stub.js';
+import { isLoopback } from '../loopback.js';
+import { CapturesInputError, readCapturesInput, startWaybackFake, type RunningWayback } from '../wayback/stub.js';
 import { errorLine, messageLine, refuseInput } from './progress.js';
 
 export interface WaybackStubOptions {
@@ -22,7 +23,7 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
 
 /** Serves until SIGINT or SIGTERM; its origin is the one stdout line. Exit 0 when stopped, 2 on bad input. */
 export async function waybackStubCommand(o: WaybackStubOptions): Promise<number> {
-  if (!isLoopbackHost(o.host)) {
+  if (!isLoopback(o.host)) {
     errorLine(`--host ${o.host}: not a loopback address (127.x.y.z, ::1 or localhost): the stand-in serves this machine only`);
     return 2;
   }

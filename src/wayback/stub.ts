@@ -12,8 +12,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
+import { isLoopback, listenLoopback, readJsonArray, respond, type Loopback } from '../loopback.js';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -324,18 +324,6 @@ function fieldOf(row: Indexed, field: CdxField): string {
   }
 }
 
-/** A JSON file that must hold an array: `table` and `items` word the errors ("capture table", "captures"). */
-function readJsonArray(file: string, table: string, items: string): unknown[] {
-  const text = fs.readFileSync(file, 'utf8');
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${table} ${file} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (!Array.isArray(data)) throw new Error(`${table} ${file} must be a JSON array of ${items}`);
-  return data;
-}
 
 /** Reads a JSON array of Capture objects (bodies inline as strings, or files relative to the fake's baseDir). */
 export function loadCaptures(file: string): Capture[] {
@@ -898,89 +886,15 @@ interface Fake {
 // ---------------------------------------------------------------------------------------------
 // Listening on loopback
 
-/** localhost, ::1 and 127.0.0.0/8: the only addresses the stand-in may listen on (design §7). */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-/** Writes a whole answer: content-length from the body, no body for HEAD. */
-function respond(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void {
-  res.writeHead(status, { ...headers, 'content-length': String(body.length) });
-  if (req.method === 'HEAD') res.end();
-  else res.end(body);
-}
-
-/** One listening server: its origin, delayed answers that close() cancels, and a close that never waits on a client. */
-class Listener {
-  closing = false;
-  origin = '';
-  port = 0;
-  readonly server: http.Server;
-  private readonly sockets = new Set<Socket>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-
-  constructor(handler: (req: http.IncomingMessage, res: http.ServerResponse, l: Listener) => void) {
-    this.server = http.createServer((req, res) => {
-      try {
-        handler(req, res, this);
-      } catch (err) {
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end(`wayback fake error: ${(err as Error).message}\n`);
-      }
-    });
-    this.server.on('connection', (sock) => {
-      this.sockets.add(sock);
-      sock.on('close', () => this.sockets.delete(sock));
-    });
-  }
-
-  async listen(host: string, port: number): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => {
-        this.server.off('listening', onListening);
-        reject(err);
-      };
-      const onListening = (): void => {
-        this.server.off('error', onError);
-        resolve();
-      };
-      this.server.once('error', onError);
-      this.server.once('listening', onListening);
-      this.server.listen(port, host);
-    });
-    this.port = (this.server.address() as AddressInfo).port;
-    this.origin = `http://${host.includes(':') ? `[${host}]` : host}:${this.port}`;
-  }
-
-  later(ms: number, fn: () => void): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, ms);
-    this.timers.add(t);
-  }
-
-  async close(): Promise<void> {
-    this.closing = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    const closed = this.server.listening ? new Promise<void>((resolve) => this.server.close(() => resolve())) : Promise.resolve();
-    this.server.closeAllConnections();
-    for (const sock of this.sockets) sock.destroy();
-    this.sockets.clear();
-    await closed;
-  }
-}
-
 /** Logs the request, answers it (a fault, else the archive; a 500 when that throws), after delayMs when set. */
-function handle(fake: Fake, req: http.IncomingMessage, res: http.ServerResponse, loop: Listener): void {
+function handle(fake: Fake, req: http.IncomingMessage, res: http.ServerResponse, loop: Loopback): void {
   const now = Date.now();
   const targetRaw = req.url ?? '/';
   const entry: RequestLogEntry = { path: targetRaw, at: now, status: 0 };
   fake.requests.push(entry);
   let answer: Answer;
   try {
-    answer = fault(fake.faults, now) ?? route(fake.archive, loop.origin, req, targetRaw);
+    answer = fault(fake.faults, now) ?? route(fake.archive, loop.originFor(fake.host), req, targetRaw);
   } catch (err) {
     answer = text(500, `wayback fake error: ${(err as Error).message}`);
   }
@@ -997,14 +911,18 @@ function handle(fake: Fake, req: http.IncomingMessage, res: http.ServerResponse,
 /** Starts the fake on a loopback address. */
 export async function startWaybackFake(opts: WaybackFakeOptions): Promise<RunningWayback> {
   const host = opts.host ?? '127.0.0.1';
-  if (!isLoopbackHost(host)) throw new Error(`wayback fake: ${host} is not a loopback address (design §7)`);
+  if (!isLoopback(host)) throw new Error(`wayback fake: ${host} is not a loopback address (design §7)`);
   const archive: Archive = { baseDir: opts.baseDir ?? process.cwd(), index: [], byKey: new Map() };
   setArchive(archive, opts.captures);
   const fake: Fake = { host, archive, faults: { opts, failed429: 0, arrivals: [] }, requests: [] };
-  const loop = new Listener((req, res, l) => handle(fake, req, res, l));
-  await loop.listen(host, opts.port ?? 0);
+  const loop = await listenLoopback({
+    hosts: [host],
+    port: opts.port,
+    name: 'wayback fake',
+    handler: (req, res, l) => handle(fake, req, res, l),
+  });
   return {
-    origin: loop.origin,
+    origin: loop.originFor(host),
     port: loop.port,
     requests: fake.requests,
     setCaptures: (captures: Capture[]) => setArchive(archive, captures),
