@@ -63,6 +63,15 @@ describe('a claims file of 50,000 valid claims', () => {
     expect(set.entries[49_999]).toMatchObject({ kind: 'claim', id: 'c49999', quote: claims[49_999]!.quote, fetchUrl: 'https://example.org/sources/299.html', verifyDate: '2024-05-01' });
   });
 
+  test('integer-like ids keep their place too: the file lists b, 10, 2, a as the claims do (an object would put 2 and 10 first)', async () => {
+    const { claims: file, out } = claimsRun(['b', 10, '2', 'a'].map((id) => ({ id, quote: 'q', url: 'http://127.0.0.1:9/' })));
+    expect((await runCli(['run', '--claims', file, '--out', out, '--baseline'])).code).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect([...text.matchAll(/^ {2}"([^"]+)":/gm)].map((m) => m[1])).toEqual(['b', '10', '2', 'a']);
+    expect(JSON.parse(text)).toEqual({ b: 'no_match', 10: 'no_match', 2: 'no_match', a: 'no_match' });
+    expect(text).toBe('{\n  "b": "no_match",\n  "10": "no_match",\n  "2": "no_match",\n  "a": "no_match"\n}\n');
+  });
+
   test('every id is answered, in input order (CLI, --baseline)', async () => {
     const { claims: file, out } = claimsRun(claims);
     const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
