@@ -61,7 +61,7 @@ async function checkOne(url: string, quote: string, options: VerifyOptions): Pro
 /**
  * Checks one quote and returns the pipeline's own result (camelCase fields, the match with its
  * normalized context): what the CLI's text output is made from. Library users want verifyQuote.
- * When the quote is not on the page and the page is a redirect shell (diagnosis.ts redirectShell),
+ * When the quote is not on the page and the page is a redirect shell (diagnose/index.ts redirectShell),
  * the target is fetched once more with the same settings and the quote checked there (`redirect`);
  * the target's own redirects are not followed further.
  */

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { describeError, ExtractError } from './errors.js';
 import type { HtmlJobReply, HtmlJobRequest, HtmlJobResult } from './html.js';
 
-/** Heap per worker: a 10 MB page (the DOM cap) fits; a page that needs more is stopped, and the run goes on. */
+/** Heap per worker: a page at the DOM cap (DOM_LIMITS.maxBytes, src/extract/html.ts) fits; a page that needs more is stopped, and the run goes on. */
 export const WORKER_HEAP_MB = 512;
 
 /**
@@ -20,14 +20,14 @@ export function defaultPoolSize(cores = availableParallelism()): number {
 /**
  * A job running longer than this is a slow page, not a busy pool: the pool starts another worker
  * beside it (up to one per slow job), so that one page at its limit (60 s by default) does not
- * hold up every other page. A warm worker reads 5 MB of HTML a second; the DOM caps keep a page
- * under 16 MB.
+ * hold up every other page. A page under the DOM caps (DOM_LIMITS) takes a warm worker well under
+ * that (docs/performance.md has the measured rates).
  */
 export const SLOW_JOB_MS = 2_000;
 
 /**
  * Workers run compiled code. From the source tree (vitest runs src/*.ts) the worker is the
- * compiled one in dist/, which `npm test` builds first. In the self-contained build a task ships
+ * compiled one in dist/, which `npm test` builds first (and the suite's global setup whenever a source is newer). In the self-contained build a task ships
  * (scripts/bundle.ts), this module is part of quotecheck.mjs and the worker is html-worker.mjs beside it.
  */
 function workerUrl(): URL {
