@@ -1,6 +1,6 @@
 // Shared test helpers: a loopback server per test, temp folders, and the CLI as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
@@ -67,10 +67,11 @@ export interface CliResult {
  */
 export function runCli(args: string[], opts: { cwd?: string; input?: string; openStdin?: boolean; onSpawn?: (child: ChildProcess) => void; asUid?: number } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    // `asUid` (root only): the CLI runs as that user (util-linux's setpriv), for what root is never refused.
+    // `asUid` (root only): the CLI runs as that user (util-linux's setpriv), for what root is never refused; it runs
+    // the self-contained build from a folder any user may enter, wherever the checkout is.
     const [cmd, ...argv] = opts.asUid === undefined
       ? [process.execPath, CLI, ...args]
-      : ['setpriv', `--reuid=${opts.asUid}`, `--regid=${opts.asUid}`, '--clear-groups', process.execPath, CLI, ...args];
+      : ['setpriv', `--reuid=${opts.asUid}`, `--regid=${opts.asUid}`, '--clear-groups', process.execPath, buildForAnyUser(), ...args];
     const child = spawn(cmd!, argv, { cwd: opts.cwd, stdio: [opts.input === undefined && !opts.openStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
@@ -81,6 +82,24 @@ export function runCli(args: string[], opts: { cwd?: string; input?: string; ope
     child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
     opts.onSpawn?.(child);
   });
+}
+
+let anyUserBuild: string | undefined;
+
+/**
+ * The self-contained build (dist/bundle/quotecheck/, as a task ships it), copied into a folder of its own under the
+ * system's temp folder with modes any user may read and run: a checkout under a folder only root may enter (a clone
+ * in /root, a 0700 mktemp folder) is out of another user's reach, and the suite must not depend on where it is.
+ */
+function buildForAnyUser(): string {
+  if (anyUserBuild) return anyUserBuild;
+  const dir = mkdtempSync(join(tmpdir(), 'quotecheck-any-user-'));
+  cpSync(join(ROOT, 'dist', 'bundle', 'quotecheck'), dir, { recursive: true });
+  chmodSync(dir, 0o755);
+  for (const file of readdirSync(dir)) chmodSync(join(dir, file), 0o644);
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  anyUserBuild = join(dir, 'quotecheck.mjs');
+  return anyUserBuild;
 }
 
 /**
