@@ -34,8 +34,11 @@ export interface CheckOptions extends RunSettings {
   pdftotext?: string;
   /** Sits under every HTTP exchange (a WARC recorder's interceptor, or the MCP server's response cache). */
   recorder?: ExchangeRecorder;
-  /** Answers every request instead of the network (a WARC replay): texts are reported as `replay`. */
-  replay?: Dispatcher;
+  /**
+   * Answers every request instead of the network (a WARC replay): texts are reported as `replay`. When it names the
+   * Wayback base its recording asked (src/archive/replay.ts), the run's archive requests go there, whatever `waybackUrl` says.
+   */
+  replay?: Dispatcher & { readonly waybackBase?: string };
   /** Stops the run: claims not decided by then are answered `no_match`. */
   signal?: AbortSignal;
   /** When the run must end (epoch ms): no Wayback wait may end after it. */
@@ -329,10 +332,9 @@ function fetchSettingsFor(options: CheckOptions, dispatcher: Dispatcher): FetchS
 /** A run's Wayback client, over the run's HTTP stack (so a replay answers it too); none with `wayback: 'off'`. */
 function waybackFor(options: CheckOptions, settings: FetchSettings, archive: Dispatcher): WaybackClient | undefined {
   if (options.wayback === 'off') return undefined;
-  // A replay asks the archive the recording asked (src/archive/replay.ts): its lookups and capture URLs are the recorded ones.
-  const recorded = options.replay && 'waybackBase' in options.replay ? (options.replay as { waybackBase?: string }).waybackBase : undefined;
   return new WaybackClient({
-    base: recorded ?? options.waybackUrl,
+    // A replay asks the archive the recording asked: its lookups and capture URLs are the recorded ones.
+    base: options.replay?.waybackBase ?? options.waybackUrl,
     perMinute: options.replay !== undefined ? Infinity : options.waybackPerMinute,
     request: { ...settings, dispatcher: archive },
     maxWaitMs: options.waybackMaxWaitMs,

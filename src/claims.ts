@@ -101,12 +101,18 @@ const HttpUrlSchema = z.string().transform((s, ctx) => {
 const OptionalTextSchema = z.string();
 /** ISO date (2024-05-01) or date-time (2024-05-01T12:00:00Z). */
 const IsoDateSchema = z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]);
-/** 64 hex digits, optionally written with the `sha256:` prefix some datasets (and WARC digests) use. */
-/** An evidence hash: 64 hex digits, optionally prefixed `sha256:`; lowercased by the caller. */
-export const Sha256Schema = z
+/** An evidence hash: 64 hex digits, optionally written with the `sha256:` prefix some datasets (and WARC digests) use; lowercased. */
+const Sha256Schema = z
   .string()
   .transform((s) => s.trim().replace(/^sha256:/i, ''))
-  .pipe(z.string().regex(/^[0-9a-fA-F]{64}$/, 'is not a sha256 (64 hex digits, optionally prefixed "sha256:")'));
+  .pipe(z.string().regex(/^[0-9a-fA-F]{64}$/, 'is not a sha256 (64 hex digits, optionally prefixed "sha256:")'))
+  .transform((s) => s.toLowerCase());
+
+/** An evidence hash as a claim's `evidence.sha256` takes it (verify's --evidence, verify_quote's evidence), lowercased; undefined when it is not one. */
+export function evidenceHash(value: string): string | undefined {
+  const parsed = Sha256Schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
 
 /** Finds the first present alias of a field; reports which name it came from. */
 function pick(obj: Record<string, unknown>, field: Field): { name: string; value: unknown } | undefined {
@@ -195,7 +201,7 @@ function parseEntry(raw: unknown, index: number, warnings: string[]): ClaimEntry
       warnings.push(`${where}: field "evidence" ignored: must be an object such as {"sha256": "..."}, got ${typeof evidence}`);
     } else if (sha !== undefined && sha !== null) {
       const r = Sha256Schema.safeParse(sha);
-      if (r.success) claim.evidenceSha256 = r.data.toLowerCase();
+      if (r.success) claim.evidenceSha256 = r.data;
       else warnings.push(`${where}: field "evidence.sha256" ignored: ${issueText(r.error)}`);
     }
   }

@@ -4,11 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { describeFsError, plural } from '../messages.js';
 import { OutputPathError, checkOutputPath, writableFolder as writable } from '../outputs.js';
-import { ExportError, TASK_NAME_RULE, defaultPrefix, isTaskName, planTasks, readLabelled, readRecordedRun, tasksByName, waybackBases, writeDataset, writeTaskArchives } from '../harbor/export.js';
+import { ExportError, TASK_NAME_RULE, defaultPrefix, isTaskName, planTasks, readLabelled, readRecordedRun, tasksByName, writeDataset, writeTaskArchives } from '../harbor/export.js';
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
 import { TASK_SKILLS_DIR, TemplateError, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
-import { DEFAULT_OPTIONS } from '../defaults.js';
 import { errorLine } from './progress.js';
 
 export interface ExportCommandOptions {
@@ -131,9 +130,6 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
     const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
     const archive = opts.warc ? await readRecordedRun(opts.warc) : undefined;
-    // The oracle must ask the archive the recording asked, or its replayed lookups are not in the file.
-    const bases = archive ? waybackBases(archive) : [];
-    const waybackUrl = bases.length === 1 && bases[0] !== DEFAULT_OPTIONS.waybackUrl ? bases[0] : undefined;
     // All or nothing: the dataset is written into a staging folder and put at --out only when it is whole.
     // The handlers come first: a signal just after the staging folder is made must not leave it behind.
     let staged: StagedOutput | undefined;
@@ -151,7 +147,6 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       staged = new StagedOutput(opts.out);
       result = writeDataset(staged.dir, tasks, opts.name ?? defaultPrefix(opts.labelled), {
         frozen: archive !== undefined,
-        waybackUrl,
         allowPrivate: opts.allowPrivate === true,
         variant: { skill: skillDir !== undefined, mcp: opts.withMcp === true },
         skillDir,

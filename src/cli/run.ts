@@ -208,8 +208,6 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
     concurrency: opts.concurrency,
     perHost: opts.perHost,
     ...pipelineLimits(opts),
-    // A replay asks the Wayback Machine the recording asked: its lookups and capture URLs are the recorded ones.
-    ...(archives.replay?.waybackBase ? { waybackUrl: archives.replay.waybackBase } : {}),
     allowPrivate: opts.allowPrivate,
     asOf: opts.asOf,
     wayback: opts.wayback,

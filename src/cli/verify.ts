@@ -6,7 +6,7 @@ import { checkQuote, toVerifyQuoteResult, type QuoteCheck, type RedirectCheck } 
 import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import { REPLAY_ENV } from '../defaults.js';
-import { Sha256Schema } from '../claims.js';
+import { evidenceHash } from '../claims.js';
 import { pipelineLimits, type LimitOptions } from './limits.js';
 
 export interface VerifyCommandOptions extends LimitOptions {
@@ -87,14 +87,10 @@ export function describeRedirect(r: RedirectCheck): string {
 export async function verifyCommand(opts: VerifyCommandOptions): Promise<number> {
   // "--quote -" reads the quote from stdin: long quotes need no shell quoting.
   const quote = opts.quote === '-' ? readFileSync(0, 'utf8') : opts.quote;
-  let evidence: string | undefined;
-  if (opts.evidence !== undefined) {
-    const parsed = Sha256Schema.safeParse(opts.evidence);
-    if (!parsed.success) {
-      process.stderr.write(`quotecheck: error: --evidence ${JSON.stringify(opts.evidence.slice(0, 80))}: not a sha256 (64 hex digits, optionally prefixed sha256:)\n`);
-      return 2;
-    }
-    evidence = parsed.data.toLowerCase();
+  const evidence = opts.evidence === undefined ? undefined : evidenceHash(opts.evidence);
+  if (opts.evidence !== undefined && evidence === undefined) {
+    process.stderr.write(`quotecheck: error: --evidence ${JSON.stringify(opts.evidence.slice(0, 80))}: not a sha256 (64 hex digits, optionally prefixed sha256:)\n`);
+    return 2;
   }
   const asOf = opts.asOf === undefined ? undefined : asOfProblem(opts.asOf);
   if (asOf) {
@@ -123,8 +119,6 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
     asOf: opts.asOf,
     evidence,
     wayback: opts.wayback,
-    // A replay asks the Wayback Machine the recording asked: its lookups and capture URLs are the recorded ones.
-    ...(replay?.waybackBase ? { waybackUrl: replay.waybackBase } : {}),
     replay,
     ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
   };

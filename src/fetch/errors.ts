@@ -15,6 +15,13 @@ export type FetchErrorKind =
 
 /** `code` of the error a connection refused by the network rule fails with (src/fetch/guard.ts); classified as `refused`. */
 export const PRIVATE_ADDRESS_CODE = 'QUOTECHECK_PRIVATE_ADDRESS';
+/** What every network-rule refusal says of the address (src/fetch/guard.ts writes it; refusedByNetworkRule reads it). */
+export const NOT_GLOBAL = 'not a global address';
+
+/** Whether a source's note (a failed fetch's message) is the network rule's refusal: about the call, never about the quote. */
+export function refusedByNetworkRule(note: string | null | undefined): note is string {
+  return typeof note === 'string' && note.startsWith('refused: ') && note.includes(NOT_GLOBAL);
+}
 /** `code` of the error a replay fails with for a URL the archive does not hold (src/archive/replay.ts); classified as `not_archived`. */
 export const NOT_IN_ARCHIVE = 'QUOTECHECK_NOT_IN_ARCHIVE';
 

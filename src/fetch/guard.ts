@@ -3,7 +3,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { PRIVATE_ADDRESS_CODE } from './errors.js';
+import { NOT_GLOBAL, PRIVATE_ADDRESS_CODE } from './errors.js';
 
 /** What a refusal tells the user to do about it (the CLI flag; the library's option is `allowPrivate`). */
 export const ALLOW_HINT = 'pass --allow-private to reach private networks';
@@ -20,12 +20,7 @@ const GLOBAL_RANGES: ReadonlySet<string> = new Set(['unicast', 'as112', 'amt', '
  * Single addresses the IANA special-purpose registries mark globally reachable inside a block they do
  * not (ipaddr.js names the whole block): the anycast services of RFC 7723 and RFC 8155.
  */
-const GLOBAL_EXCEPTIONS: ReadonlyArray<[string, number]> = [
-  ['192.0.0.9', 32],
-  ['192.0.0.10', 32],
-  ['2001:1::1', 128],
-  ['2001:1::2', 128],
-].map(([a, bits]) => [a as string, bits as number]);
+const GLOBAL_EXCEPTIONS: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]> = ['192.0.0.9/32', '192.0.0.10/32', '2001:1::1/128', '2001:1::2/128'].map((cidr) => ipaddr.parseCIDR(cidr));
 
 /**
  * Blocks ipaddr.js does not name, from the IANA IPv6 special-purpose registry: the local-use NAT64
@@ -55,10 +50,7 @@ function rangeWords(name: string): string {
 }
 
 function isException(addr: ipaddr.IPv4 | ipaddr.IPv6): boolean {
-  return GLOBAL_EXCEPTIONS.some(([net, bits]) => {
-    const base = ipaddr.parse(net);
-    return base.kind() === addr.kind() && addr.match(base, bits);
-  });
+  return GLOBAL_EXCEPTIONS.some((block) => block[0].kind() === addr.kind() && addr.match(block));
 }
 
 function judgeV4(addr: ipaddr.IPv4): AddressVerdict {
@@ -131,10 +123,6 @@ export function judgeAddress(ip: string): AddressVerdict {
   return judgeV6(ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1)));
 }
 
-export function isPrivateAddress(ip: string): boolean {
-  return !judgeAddress(ip).allowed;
-}
-
 /** The error a refused connection fails with; classifyNetworkError turns it into a `refused` FetchError with this message. */
 function refusal(message: string): NodeJS.ErrnoException {
   const e = new Error(message) as NodeJS.ErrnoException;
@@ -155,7 +143,7 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
     const list = addresses as LookupAddress[];
     for (const a of list) {
       const verdict = judgeAddress(a.address);
-      if (!verdict.allowed) return callback(refusal(`${hostname} resolves to ${a.address}, ${verdict.why}: not a global address; ${ALLOW_HINT}`), '');
+      if (!verdict.allowed) return callback(refusal(`${hostname} resolves to ${a.address}, ${verdict.why}: ${NOT_GLOBAL}; ${ALLOW_HINT}`), '');
     }
     if (options.all) return callback(null, list);
     const first = list[0]!;
@@ -201,7 +189,7 @@ export function guardedConnector(rule: NetworkRule): buildConnector.connector {
       const verdict = judgeAddress(host);
       if (!verdict.allowed) {
         // The connector's contract is asynchronous: fail on the next tick, as a refused socket would.
-        queueMicrotask(() => callback(refusal(`${host} is ${verdict.why}: not a global address; ${ALLOW_HINT}`), null));
+        queueMicrotask(() => callback(refusal(`${host} is ${verdict.why}: ${NOT_GLOBAL}; ${ALLOW_HINT}`), null));
         return;
       }
     }
@@ -214,17 +202,10 @@ export function guardedAgent(rule: NetworkRule, options: Omit<Agent.Options, 'co
   return new Agent({ ...options, connect: guardedConnector(rule) });
 }
 
-let defaultAgents: { open?: Dispatcher; guarded?: Dispatcher } = {};
+const defaultAgents: { open?: Dispatcher; guarded?: Dispatcher } = {};
 
 /** The dispatcher for a request made without one (a library caller's fetchSource): guarded unless private networks are allowed. */
 export function defaultDispatcher(allowPrivate: boolean): Dispatcher {
   const key = allowPrivate ? 'open' : 'guarded';
   return (defaultAgents[key] ??= guardedAgent({ allowPrivate }, { keepAliveTimeout: 4_000 }));
-}
-
-/** Closes the default dispatchers (tests, a library caller shutting down). */
-export async function closeDefaultDispatchers(): Promise<void> {
-  const agents = Object.values(defaultAgents);
-  defaultAgents = {};
-  await Promise.all(agents.map((a) => a?.close().catch(() => {})));
 }

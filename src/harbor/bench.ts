@@ -14,6 +14,7 @@ import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
 import { readRegularFile } from './safe-read.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, shippedCli } from './ship.js';
 import { MAX_LABELS_BYTES, parseLabelBytes } from './verifier.js';
+import { refusedByNetworkRule } from '../fetch/errors.js';
 
 /**
  * How the phases are kept apart (design.md §6): as root, each in its own mount and PID namespaces with the container
@@ -480,9 +481,6 @@ function isLoopback(host: string): boolean {
   return /^127\./.test(name) || name === 'localhost' || name === '::1';
 }
 
-/** A claim's note when the network rule refused its source (src/fetch/guard.ts). */
-const REFUSED_PRIVATE = /^refused: .*not a global address/;
-
 /** The one thing to check when every source of some task failed. */
 function sourcesAdvice(failed: readonly TaskRun[], total: number, opts: Pick<BenchOptions, 'sourcesHint' | 'replay'>): string[] {
   if (failed.length === 0) return [];
@@ -491,7 +489,7 @@ function sourcesAdvice(failed: readonly TaskRun[], total: number, opts: Pick<Ben
   const which = failed.length === total
     ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`)
     : `${failed.length} of ${total} tasks (${names.join(', ')})`;
-  const refused = failed.every((t) => REFUSED_PRIVATE.test(t.sourcesFailed!.reason));
+  const refused = failed.every((t) => refusedByNetworkRule(t.sourcesFailed!.reason));
   const check = opts.sourcesHint
     ?? (refused ? `they are on a private network (${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}), which quotecheck refuses unless told: export the dataset with --allow-private (it goes into solve.sh), or pass it to the agent's quotecheck`
       : opts.replay ? `do the sources appear in the archive ${opts.replay}? (a replay answers only what was recorded)`

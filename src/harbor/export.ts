@@ -275,11 +275,6 @@ export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: s
   return result;
 }
 
-/** The Wayback bases a recorded run asked: its warcinfo's `wayback-base`, else those its captures (WARC-Source-URI) and CDX queries show. */
-export function waybackBases(archive: Archive): string[] {
-  return recordedWaybackBases(archive);
-}
-
 /** Reads the recorded run a frozen edition is made from; a missing, unreadable or cut archive is an ExportError. */
 export async function readRecordedRun(archivePath: string): Promise<Archive> {
   let archive: Archive;
@@ -302,7 +297,7 @@ export async function readRecordedRun(archivePath: string): Promise<Archive> {
 export async function writeTaskArchives(result: ExportResult, archive: Archive): Promise<{ records: number; bytes: number }> {
   const archivePath = archive.path;
   const recorded = new Set(archive.records.filter((r) => r.type === 'response' || r.type === 'metadata').map((r) => r.targetUri));
-  const bases = waybackBases(archive);
+  const bases = recordedWaybackBases(archive);
   let records = 0;
   let bytes = 0;
   for (const task of result.tasks) {

@@ -7,13 +7,14 @@ import { describeFsError } from '../messages.js';
 import { asOfProblem } from '../asof/date.js';
 import { streamClaims, type CheckOptions, type ClaimResult } from '../check.js';
 import { RunTally } from '../report.js';
-import { ClaimsFileError, DEFAULT_MAX_CLAIMS_BYTES, Sha256Schema, describeClaim, parseClaimsBytes, type ClaimSet } from '../claims.js';
+import { ClaimsFileError, DEFAULT_MAX_CLAIMS_BYTES, describeClaim, evidenceHash, parseClaimsBytes, type ClaimSet } from '../claims.js';
 import { WAYBACK_MODES, type WaybackMode } from '../settings.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { DIAGNOSES } from '../diagnose/index.js';
 import { nearestSpan } from '../diagnose/align.js';
 import { fetchSource, type FetchSettings } from '../fetch/index.js';
 import { guardedAgent } from '../fetch/guard.js';
+import { refusedByNetworkRule } from '../fetch/errors.js';
 import { rawSpan, widenToWords } from '../match.js';
 import { normalize } from '../normalize.js';
 import { readSource, type SourceRecord } from '../source.js';
@@ -188,14 +189,11 @@ type Infer<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
 
 // ---- the work -------------------------------------------------------------------------------
 
-/** How a fetch refused by quotecheck itself starts its note (src/fetch/guard.ts, src/fetch/request.ts). */
-const REFUSED = 'refused: ';
-
 /** A caller's evidence hash as claims give it (64 hex digits, `sha256:` allowed), or a ToolInputError naming it. */
 function evidenceOf(value: string): string {
-  const parsed = Sha256Schema.safeParse(value);
-  if (!parsed.success) throw new ToolInputError(`evidence: ${JSON.stringify(echo(value, 80))} is not a sha256 (64 hex digits, optionally prefixed sha256:)`);
-  return parsed.data.toLowerCase();
+  const hash = evidenceHash(value);
+  if (hash === undefined) throw new ToolInputError(`evidence: ${JSON.stringify(echo(value, 80))} is not a sha256 (64 hex digits, optionally prefixed sha256:)`);
+  return hash;
 }
 
 /** The tools over one session: one HTTP stack, one cache of responses, one of extracted sources. */
@@ -256,7 +254,7 @@ export class SourceTools {
     if (result.diagnosis === 'invalid_claim') throw new ToolInputError(result.note ?? 'invalid quote or URL');
     // A source quotecheck would not fetch (the network rule) is about the call, not the quote:
     // an error, so that a model never reads the refusal's no_match as an answer.
-    if (result.diagnosis === 'fetch_failed' && result.note?.startsWith(REFUSED)) throw new ToolInputError(echo(result.note, 2_000));
+    if (result.diagnosis === 'fetch_failed' && refusedByNetworkRule(result.note)) throw new ToolInputError(echo(result.note, 2_000));
     // The caller's own inputs come back shortened when long; so does evidence a hostile page can make huge.
     return {
       ...result,
