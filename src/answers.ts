@@ -2,7 +2,9 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-export type Label = 'verbatim' | 'no_match';
+import type { Label } from './contract.js';
+
+export type { Label };
 export type AnswerFormat = 'map' | 'list';
 
 /** Every claim starts as `no_match`: whatever happens, an answer file written now is complete and valid. */

@@ -2,7 +2,7 @@
 export { normalize } from './normalize.js';
 export { parseClaims, readClaimsFile, ClaimsFileError, type Claim, type InvalidClaim, type ClaimEntry, type ClaimSet } from './claims.js';
 export { verifyQuote } from './verify.js';
-export type { RedirectCheck, VerifyQuoteResult } from './verify.js';
+export type { RedirectCheck } from './verify.js';
 export { checkClaims, streamClaims, DEFAULT_OPTIONS, VERSION, type CheckOptions, type CheckRun, type StreamedRun, type ClaimInput, type ClaimsInput, type ClaimResult, type SourceRecord } from './check.js';
 export type { RunSettings, WaybackMode } from './settings.js';
 export { fetchSource, FetchError, type FetchSettings, type SourceOutcome } from './fetch/index.js';

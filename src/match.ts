@@ -1,6 +1,7 @@
 // Matching: the label is exactly "the normalized quote is a substring of a normalized view" (design.md §3).
 import type { Extractor, TextView, ViewName } from './extract/index.js';
-import { normalize } from './normalize.js';
+import { normalize, SPACE_CLASS } from './normalize.js';
+import type { TextQuoteSelector } from './contract.js';
 import type { HtmlViewChoice } from './settings.js';
 
 export type { HtmlViewChoice } from './settings.js';
@@ -60,18 +61,13 @@ export function findQuote(normalizedQuote: string, views: readonly NormalizedVie
 }
 
 /** A W3C Web Annotation TextQuoteSelector: lets annotation tools anchor the quote in the page. */
-export interface TextQuoteSelector {
-  type: 'TextQuoteSelector';
-  exact: string;
-  prefix: string;
-  suffix: string;
-}
+export type { TextQuoteSelector };
 
 /** Context annotation tools use to disambiguate a selector (Hypothesis uses 32 characters). */
 const SELECTOR_CONTEXT = 32;
 
 /** Runs of non-whitespace, by the whitespace definition of design.md §3. */
-const TOKEN = /[^\s\u001C-\u001F\u0085]+/g;
+const TOKEN = new RegExp(`[^${SPACE_CLASS}]+`, 'g');
 
 /** Where each raw token's normalized form sits in the normalized text. */
 interface TokenMap {
@@ -154,11 +150,11 @@ export function textQuoteSelector(view: TextView, normalized: string, match: Mat
 }
 
 /** Whitespace by design.md §3: where words end. */
-const SPACE = /[\s\u001C-\u001F\u0085]/;
+const SPACE = new RegExp(`[${SPACE_CLASS}]`);
 /** Scripts written without spaces: each character is a word, so a boundary next to one never cuts a word. */
 const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 /** A run of whitespace, collapsed to one space in a span shown to people. */
-const SPACE_RUN = /[\s\u001C-\u001F\u0085]+/g;
+const SPACE_RUN = new RegExp(`[${SPACE_CLASS}]+`, 'g');
 /**
  * How far an edge of a span moves to reach the edge of the word it cuts. A longer run without
  * spaces (words pdftotext glued together, a URL) is cut where the span ends: widening to its edges

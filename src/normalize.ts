@@ -11,6 +11,13 @@ const ASCII_FOR = new Map<string, string>([...[...SINGLE_QUOTES].map((c) => [c, 
 /** Any of them: one pass over the text instead of three. */
 const QUOTE_OR_DASH = new RegExp(`[${SINGLE_QUOTES}${DOUBLE_QUOTES}${DASHES}]`, 'g');
 /**
+ * The whitespace of design.md §3, as the body of a regular-expression class: JavaScript `\s` plus the information
+ * separators U+001C..U+001F and NEL (U+0085). Every module that splits or matches on whitespace builds its pattern
+ * from this one spelling (`new RegExp(`[${SPACE_CLASS}]`)`, or `[^${SPACE_CLASS}]` for a word).
+ */
+export const SPACE_CLASS = '\\s\\u001C-\\u001F\\u0085';
+
+/**
  * A run of whitespace becomes one space. Whitespace is JavaScript `\s` plus the information
  * separators U+001C..U+001F and NEL (U+0085), which `\s` leaves out but which Python's
  * `str.split()` (used by many labellers) treats as whitespace. Only the runs that change are
@@ -18,7 +25,7 @@ const QUOTE_OR_DASH = new RegExp(`[${SINGLE_QUOTES}${DOUBLE_QUOTES}${DASHES}]`, 
  * faster than replacing every run). The first class is `\s` less U+0020, spelled out: a positive
  * class scans faster than `[^\S ]`; a test checks it against `\s` code point by code point.
  */
-const WHITESPACE_RUN = /[\t\n\v\f\r\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF\u001C-\u001F\u0085][\s\u001C-\u001F\u0085]*| [\s\u001C-\u001F\u0085]+/g;
+const WHITESPACE_RUN = new RegExp(`[\\t\\n\\v\\f\\r\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF\\u001C-\\u001F\\u0085][${SPACE_CLASS}]*| [${SPACE_CLASS}]+`, 'g');
 
 /** Only ASCII: steps 1-3 change nothing (NFKC maps ASCII to itself; the quotes and dashes are not ASCII). */
 const ASCII_ONLY = /^[\x00-\x7F]*$/;

@@ -2,33 +2,9 @@
 import { plural } from './messages.js';
 import type { CheckRun, ClaimResult, StreamedRun } from './check.js';
 import type { SourceRecord } from './source.js';
-import { DIAGNOSES, type Diagnosis, type DiffRun } from './diagnose/index.js';
+import { DIAGNOSES, type Diagnosis, type ReportRecord, type VerifyResult } from './contract.js';
 
-/** One line of the `--report` JSON Lines file, with the field names of design.md §2. */
-export interface ReportRecord {
-  id: string;
-  label: ClaimResult['label'];
-  diagnosis: ClaimResult['diagnosis'];
-  url: string | null;
-  final_url: string | null;
-  http_status: number | null;
-  content_type: string | null;
-  source_sha256: string | null;
-  charset: string | null;
-  charset_source: ClaimResult['charsetSource'] | null;
-  extractor: string | null;
-  match: { view: string; offset: number; context: string; selector?: ClaimResult['selector'] } | null;
-  /** The closest span of a no_match claim's source: normalized (`text`) and in the page's own wording (`raw`), with the word diff of the quote against it. */
-  nearest: { text: string; raw: string; diff: DiffRun[]; similarity: number; view: string; offset: number } | null;
-  /** The live source against the claim's evidence hash (design.md §8). */
-  drift: ClaimResult['drift'];
-  /** Which hash of the live source equals the evidence: the body's bytes, the extracted text, or the normalized text. */
-  evidence_match: ClaimResult['evidenceMatch'] | null;
-  /** Which text decided the label, and why it stands for the claim's date. */
-  as_of: { source: string; timestamp: string | null; capture_url: string | null; proof: string | null; date: string | null; sha256: string | null } | null;
-  note: string | null;
-  ms: number;
-}
+export type { ReportRecord, VerifyResult } from './contract.js';
 
 export function toReportRecord(r: ClaimResult): ReportRecord {
   return {
@@ -53,16 +29,10 @@ export function toReportRecord(r: ClaimResult): ReportRecord {
   };
 }
 
-/**
- * One quote's verdict: what verifyQuote returns and `quotecheck verify --json` prints. The fields
- * and names of a report line (design.md §2) without `id` (a single quote has none), and `quote`,
- * the quote as given.
- */
-export type VerifyResult = Omit<ReportRecord, 'id'> & { quote: string };
-
-export function toVerifyResult(r: ClaimResult, quote: string): VerifyResult {
+/** A checked quote as verifyQuote returns it and `verify --json` prints it: its report line without `id`, the quote as given, and `redirect` when the source is a redirect shell. */
+export function toVerifyResult(r: ClaimResult & { redirect?: VerifyResult['redirect'] }, quote: string): VerifyResult {
   const { id: _id, ...record } = toReportRecord(r);
-  return { ...record, quote };
+  return r.redirect ? { ...record, quote, redirect: r.redirect } : { ...record, quote };
 }
 
 export interface RunSummary {

@@ -2,36 +2,16 @@
 import { checkClaims, type CheckOptions, type ClaimResult, type SourceRecord } from './check.js';
 import { ClaimsFileError, parseClaims } from './claims.js';
 import { redirectShell } from './diagnose/index.js';
-import { toVerifyResult, type VerifyResult } from './report.js';
+import { toVerifyResult } from './report.js';
+import type { RedirectCheck, VerifyResult } from './contract.js';
+
+export type { RedirectCheck, VerifyResult } from './contract.js';
 
 /** The id the one quote is checked under inside the pipeline; it never reaches the caller. */
 const INTERNAL_ID = 'quote';
 
-/**
- * Where a redirect shell sends the reader, and whether the quote is there: the source was a page with no
- * document text that names another URL in a meta refresh or a one-line script (diagnosis `empty`), and
- * `verify` fetched that URL once, with the same settings. The label stays the test on the page itself.
- */
-export interface RedirectCheck {
-  /** The URL the page sends the reader to, resolved against the page's URL. */
-  target: string;
-  /** How the page sends the reader there. */
-  via: 'meta refresh' | 'script';
-  /** Whether the quote is at the target: its label there is verbatim. */
-  found: boolean;
-  /** The quote's diagnosis at the target. */
-  diagnosis: ClaimResult['diagnosis'];
-  /** The final URL the target answered from, when it answered. */
-  final_url: string | null;
-  /** The diagnosis note at the target. */
-  note: string | null;
-}
-
 /** What `verify` checks: the pipeline's result for the quote, and for a redirect shell, the quote at its target. */
 export type QuoteCheck = ClaimResult & { redirect?: RedirectCheck };
-
-/** verifyQuote's result: the record of `quotecheck verify --json`, with `redirect` when the source is a redirect shell. */
-export type VerifyQuoteResult = VerifyResult & { redirect?: RedirectCheck };
 
 /**
  * verify's options: the pipeline's, and the one claim field a single quote can carry besides its date (`asOf`):
@@ -86,12 +66,6 @@ export async function checkQuote(url: string, quote: string, options: VerifyOpti
  * quote or URL gives the diagnosis `invalid_claim`, with the reason in `note`. When the source is a
  * redirect shell and the quote is not on it, `redirect` says whether the quote is at its target.
  */
-export async function verifyQuote(url: string, quote: string, options: VerifyOptions = {}): Promise<VerifyQuoteResult> {
-  return toVerifyQuoteResult(await checkQuote(url, quote, options), quote);
-}
-
-/** A checked quote as `verify --json` prints it: the report record, and `redirect` when there is one. */
-export function toVerifyQuoteResult(r: QuoteCheck, quote: string): VerifyQuoteResult {
-  const record = toVerifyResult(r, quote);
-  return r.redirect ? { ...record, redirect: r.redirect } : record;
+export async function verifyQuote(url: string, quote: string, options: VerifyOptions = {}): Promise<VerifyResult> {
+  return toVerifyResult(await checkQuote(url, quote, options), quote);
 }

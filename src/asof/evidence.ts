@@ -1,15 +1,14 @@
 // Drift proof (design.md §8): does a fetched source still hash to the evidence recorded when the claim was labelled?
 import { createHash } from 'node:crypto';
 import type { SourceRecord } from '../source.js';
-
-/** `same`: the source hashes to the evidence; `changed`: it does not, or could not be fetched; `unknown`: no evidence. */
-export type Drift = 'same' | 'changed' | 'unknown';
+import type { Drift, EvidenceMatch } from '../contract.js';
 
 /**
- * What the evidence hash equals. Datasets differ in what they hashed: the body's bytes (after
- * Content-Encoding is removed), the extracted text as UTF-8, or that text normalized.
+ * Drift (contract.ts): `same`: the source hashes to the evidence; `changed`: it does not, or could not be fetched;
+ * `unknown`: no evidence. EvidenceMatch: what the evidence hash equals. Datasets differ in what they hashed: the body's
+ * bytes (after Content-Encoding is removed), the extracted text as UTF-8, or that text normalized.
  */
-export type EvidenceMatch = 'bytes' | 'text' | 'normalized_text';
+export type { Drift, EvidenceMatch };
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');

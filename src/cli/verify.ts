@@ -1,13 +1,14 @@
 // `quotecheck verify`: one quote, one URL, an answer an LLM agent can read (or parse with --json); exit 0 verbatim, 1 no_match, 2 bad input.
-import { readFileSync } from 'node:fs';
 import { VIEW_NAMES, type Diagnosis, type DiffRun } from '../diagnose/index.js';
 import type { HtmlViewChoice } from '../match.js';
-import { checkQuote, toVerifyQuoteResult, type QuoteCheck, type RedirectCheck } from '../verify.js';
+import { checkQuote, type QuoteCheck, type RedirectCheck } from '../verify.js';
+import { toVerifyResult } from '../report.js';
 import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import { REPLAY_ENV } from '../defaults.js';
 import { evidenceHash } from '../claims.js';
 import { pipelineLimits, type LimitOptions } from './limits.js';
+import { cliIo, errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
 export interface VerifyCommandOptions extends LimitOptions {
   url: string;
@@ -34,7 +35,7 @@ const COLOURS = { missing: ['\x1b[31;9m', '\x1b[29;39m'], extra: ['\x1b[32m', '\
 const MARKERS = { missing: ['[-', '-]'], extra: ['{+', '+}'] } as const;
 
 /** Whether to colour: stdout is a terminal and NO_COLOR (https://no-color.org) is unset or empty. */
-export function useColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+export function useColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = cliIo().env): boolean {
   return stream.isTTY === true && !env.NO_COLOR;
 }
 
@@ -85,31 +86,30 @@ export function describeRedirect(r: RedirectCheck): string {
 }
 
 export async function verifyCommand(opts: VerifyCommandOptions): Promise<number> {
+  const io = cliIo();
   // "--quote -" reads the quote from stdin: long quotes need no shell quoting.
-  const quote = opts.quote === '-' ? readFileSync(0, 'utf8') : opts.quote;
+  const quote = opts.quote === '-' ? io.readStdin() : opts.quote;
   const evidence = opts.evidence === undefined ? undefined : evidenceHash(opts.evidence);
   if (opts.evidence !== undefined && evidence === undefined) {
-    process.stderr.write(`quotecheck: error: --evidence ${JSON.stringify(opts.evidence.slice(0, 80))}: not a sha256 (64 hex digits, optionally prefixed sha256:)\n`);
+    errorLine(`--evidence ${JSON.stringify(opts.evidence.slice(0, 80))}: not a sha256 (64 hex digits, optionally prefixed sha256:)`);
     return 2;
   }
   const asOf = opts.asOf === undefined ? undefined : asOfProblem(opts.asOf);
   if (asOf) {
-    process.stderr.write(`quotecheck: error: --as-of: ${asOf}\n`);
+    errorLine(`--as-of: ${asOf}`);
     return 2;
   }
-  const replayPath = opts.replay ?? (process.env[REPLAY_ENV] || undefined);
+  const replayPath = opts.replay ?? (io.env[REPLAY_ENV] || undefined);
   let replay;
   if (replayPath) {
-    const { ArchiveError, openReplay } = await import('../archive/index.js');
+    const { openReplay } = await import('../archive/index.js');
     try {
       replay = await openReplay(replayPath, { waybackUrl: opts.waybackUrl });
     } catch (err) {
-      if (!(err instanceof ArchiveError)) throw err;
-      process.stderr.write(`quotecheck: error: ${err.message}\n`);
-      return 2;
+      return refuseInput(err);
     }
     // Said once, when the recording asked another Wayback Machine than --wayback-url: its answers are used.
-    if (replay.waybackBase !== undefined && replay.waybackBase !== replay.askedBase) process.stderr.write(`quotecheck: replaying ${replayPath}: ${replay.describeWaybackBase()}\n`);
+    if (replay.waybackBase !== undefined && replay.waybackBase !== replay.askedBase) messageLine(`replaying ${replayPath}: ${replay.describeWaybackBase()}`);
   }
   // The same options, and the same defaults, as `run` gives a claim with this date and evidence: one code path.
   const options = {
@@ -123,10 +123,10 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
     ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
   };
   const result = await checkQuote(opts.url, quote, options);
-  if (opts.json) process.stdout.write(`${JSON.stringify(toVerifyQuoteResult(result, quote))}\n`);
-  else process.stdout.write(`${describe(result, useColour(process.stdout))}\n`);
+  if (opts.json) outputLine(JSON.stringify(toVerifyResult(result, quote)));
+  else outputLine(describe(result, useColour(io.stdout, io.env)));
   if (result.diagnosis === 'invalid_claim') {
-    if (!opts.json) process.stderr.write(`quotecheck: error: ${result.note}\n`);
+    if (!opts.json) errorLine(`${result.note}`);
     return 2;
   }
   return result.label === 'verbatim' ? 0 : 1;

@@ -1,5 +1,5 @@
 // The "canonical" text for spotting extraction artifacts: normalized, then without the characters extraction adds or drops.
-import { normalize, unify } from '../normalize.js';
+import { normalize, SPACE_CLASS, unify } from '../normalize.js';
 
 /**
  * What extraction changes without changing what a reader sees: whitespace (pdftotext glues
@@ -7,7 +7,7 @@ import { normalize, unify } from '../normalize.js';
  * line-end hyphen is dropped inside a text flow and kept, with a space, at a column end),
  * soft hyphens and zero-width characters. After normalize(), every dash is already "-".
  */
-const IGNORABLE = /[\s\u001C-\u001F\u0085\u00AD\u200B-\u200D\u2060\uFEFF-]/g;
+const IGNORABLE = new RegExp(`[${SPACE_CLASS}\\u00AD\\u200B-\\u200D\\u2060\\uFEFF-]`, 'g');
 
 export function canon(normalized: string): string {
   return normalized.replace(IGNORABLE, '');

@@ -1,21 +1,21 @@
 // Word-level diff of a quote against the nearest span (design.md §2 `nearest.diff`): runs of equal, missing and extra words.
-import { normalize } from '../normalize.js';
+import { normalize, SPACE_CLASS } from '../normalize.js';
 
-/** `missing`: in the quote, not in the source; `extra`: in the source, not in the quote. */
-export type DiffOp = 'equal' | 'missing' | 'extra';
+import type { DiffOp, DiffRun } from '../contract.js';
 
-/** One run of consecutive words with the same op, joined as their own text joins them (a space, or nothing after a dash or between CJK characters). */
-export interface DiffRun {
-  op: DiffOp;
-  text: string;
-}
+/**
+ * A run (contract.ts DiffRun) is consecutive words with the same op, joined as their own text joins them (a space, or
+ * nothing after a dash or between CJK characters). `missing`: in the quote, not in the source; `extra`: in the source,
+ * not in the quote.
+ */
+export type { DiffOp, DiffRun };
 
 /**
  * Words are runs of non-whitespace (the whitespace of design.md §3), except that scripts written
  * without spaces (Chinese, Japanese) count each character as a word, as the diagnosis does:
  * otherwise a whole sentence would be one word and any change would replace all of it.
  */
-const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\s\u001C-\u001F\u0085\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+const WORD = new RegExp(`[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]|[^${SPACE_CLASS}\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]+`, 'gu');
 
 /**
  * Most table cells the LCS may fill (4 bytes each): a pair of 2,000-word texts. Quotes are short;

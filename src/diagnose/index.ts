@@ -1,5 +1,5 @@
 // Diagnosis (design.md §5): why a claim got its label, with evidence; it never changes the label.
-import type { Label } from '../answers.js';
+import type { Diagnosis, Label } from '../contract.js';
 import type { SourceRecord } from '../source.js';
 import { rawSpan, viewCounts, widenToWords, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
 import { MAX_QUOTE, nearestSpan } from './align.js';
@@ -7,22 +7,7 @@ import { wordDiff, type DiffRun } from './diff.js';
 import { canon, canonText, findInterrupted, type CanonText } from './canon.js';
 import { detectShell, type Shell } from './shells.js';
 
-export type Diagnosis =
-  | 'verbatim'
-  | 'extraction_artifact'
-  | 'near_miss'
-  | 'partial'
-  | 'not_found'
-  | 'drifted'
-  | 'fetch_failed'
-  | 'paywall'
-  | 'empty'
-  | 'unsupported'
-  | 'invalid_claim';
-
-export const DIAGNOSES: readonly Diagnosis[] = [
-  'verbatim', 'extraction_artifact', 'near_miss', 'partial', 'not_found', 'drifted', 'fetch_failed', 'paywall', 'empty', 'unsupported', 'invalid_claim',
-];
+export { DIAGNOSES, type Diagnosis } from '../contract.js';
 
 export type { DiffOp, DiffRun } from './diff.js';
 

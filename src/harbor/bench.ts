@@ -15,6 +15,8 @@ import { readRegularFile } from './safe-read.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, shippedCli } from './ship.js';
 import { MAX_LABELS_BYTES, parseLabelBytes } from './verifier.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
+import { readReportLine, type ReportLine } from '../contract.js';
+import { QuotecheckError } from '../errors.js';
 
 /**
  * How the phases are kept apart (design.md §6): as root, each in its own mount and PID namespaces with the container
@@ -43,26 +45,13 @@ export interface BenchOptions {
   onTaskDone?: (run: TaskRun) => void;
 }
 
-/** One word-level difference run of a nearest span (design.md §2 `nearest.diff`). */
-export interface DiffRun {
-  op: 'equal' | 'missing' | 'extra';
-  text: string;
-}
+/** The nearest span as a report line gives it (contract.ts readReportLine): normalized text, the page's own wording and the diff when present. */
+export type NearestEvidence = NonNullable<ReportLine['nearest']>;
 
-/** The nearest span as the report gives it: normalized text, the page's own wording and the diff when present. */
-export interface NearestEvidence {
-  text: string;
-  raw?: string;
-  diff?: DiffRun[];
-  similarity: number;
-}
+/** Where the quote was found, in the page's own wording (the report's TextQuoteSelector, as readReportLine takes it). */
+export type MatchSelector = NonNullable<NonNullable<ReportLine['match']>['selector']>;
 
-/** Where the quote was found, in the page's own wording (the report's TextQuoteSelector). */
-export interface MatchSelector {
-  exact: string;
-  prefix: string;
-  suffix: string;
-}
+export type { DiffRun } from '../contract.js';
 
 /** A task none of whose sources could be fetched: its no_match answers say nothing about its quotes. */
 export interface SourcesFailure {
@@ -104,7 +93,7 @@ export interface ClaimRow {
   /** The live source against the claim's evidence hash (design.md §8). */
   drift?: string;
   /** Which text decided the label (the report's `as_of`). */
-  asOf?: { source: string; timestamp: string | null; capture_url: string | null; proof: string | null; date: string | null };
+  asOf?: NonNullable<ReportLine['as_of']>;
 }
 
 export interface TaskRun {
@@ -155,7 +144,7 @@ export interface BenchReport {
 }
 
 /** A bench option that cannot work here: said before any task runs. */
-export class BenchSetupError extends Error {
+export class BenchSetupError extends QuotecheckError {
   override readonly name = 'BenchSetupError';
 }
 
@@ -379,26 +368,6 @@ function phaseProblems(name: 'agent' | 'verifier', r: PhaseResult, timeoutSec: n
   return out;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const DIFF_OPS: ReadonlySet<string> = new Set(['equal', 'missing', 'extra']);
-
-/** The report's TextQuoteSelector, if well formed: the report is the agent's output, so nothing is assumed. */
-function parseSelector(v: unknown): MatchSelector | undefined {
-  if (!isRecord(v) || typeof v.exact !== 'string' || v.exact === '') return undefined;
-  return { exact: v.exact, prefix: typeof v.prefix === 'string' ? v.prefix : '', suffix: typeof v.suffix === 'string' ? v.suffix : '' };
-}
-
-/** The report's nearest span; `raw` and `diff` only when well formed (older reports have neither). */
-function parseNearest(v: unknown): NearestEvidence | undefined {
-  if (!isRecord(v) || typeof v.text !== 'string' || typeof v.similarity !== 'number') return undefined;
-  const out: NearestEvidence = { text: v.text, similarity: v.similarity };
-  if (typeof v.raw === 'string' && v.raw !== '') out.raw = v.raw;
-  if (Array.isArray(v.diff) && v.diff.length > 0 && v.diff.every((d) => isRecord(d) && typeof d.op === 'string' && DIFF_OPS.has(d.op) && typeof d.text === 'string')) {
-    out.diff = (v.diff as DiffRun[]).map((d) => ({ op: d.op, text: d.text }));
-  }
-  return out;
-}
-
 /** host:port of a URL, or the URL itself when it does not parse. */
 function hostOf(url: string): string {
   try {
@@ -511,8 +480,8 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
   const report = new Map(readJsonLines(join(t.agentLogs, 'report.jsonl')).map((r) => [String(r.id), r]));
   return [...gold].map(([id, goldLabel]) => {
     const c = claims.get(id);
-    const r = report.get(id);
-    const match = r?.match as { context?: unknown; selector?: unknown } | null | undefined;
+    // The report is the agent's output: each field is taken only when well formed (contract.ts readReportLine).
+    const r = readReportLine(report.get(id));
     const answer = answers.get(id);
     return {
       id,
@@ -522,14 +491,14 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
       answer,
       gold: goldLabel,
       correct: answer === goldLabel,
-      diagnosis: typeof r?.diagnosis === 'string' ? r.diagnosis : undefined,
-      note: typeof r?.note === 'string' ? r.note : undefined,
-      context: typeof match?.context === 'string' ? match.context : undefined,
-      selector: parseSelector(match?.selector),
-      nearest: parseNearest(r?.nearest),
-      httpStatus: typeof r?.http_status === 'number' ? r.http_status : undefined,
-      drift: typeof r?.drift === 'string' ? r.drift : undefined,
-      asOf: (r?.as_of as ClaimRow['asOf'] | null | undefined) ?? undefined,
+      diagnosis: r.diagnosis,
+      note: r.note,
+      context: r.match?.context,
+      selector: r.match?.selector,
+      nearest: r.nearest ?? undefined,
+      httpStatus: r.http_status,
+      drift: r.drift,
+      asOf: r.as_of ?? undefined,
     };
   });
 }

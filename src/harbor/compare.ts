@@ -4,16 +4,15 @@ import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { BenchReport, ClaimRow, TaskRun } from './bench.js';
 import { readJsonLines } from './dataset.js';
 import { readTextFile } from '../messages.js';
+import { DIAGNOSES, readReportLine } from '../contract.js';
+import { QuotecheckError } from '../errors.js';
 
 /**
- * The rows of the comparison, in the order a reader scans them: found, then the no_match kinds
- * from "the words are there, mangled" to "nothing like it", then the sources that could not be read.
+ * The rows of the comparison, in the order a reader scans them: the contract's order of diagnosis codes (found, then
+ * the no_match kinds from "the words are there, mangled" to "nothing like it", then the sources that could not be read).
  * `drifted` is the diagnosis; `source_drifted` overlaps the others (any claim whose source changed since labelling).
  */
-export const DIAGNOSIS_ORDER = [
-  'verbatim', 'extraction_artifact', 'near_miss', 'partial', 'not_found', 'drifted',
-  'paywall', 'fetch_failed', 'empty', 'unsupported', 'invalid_claim',
-] as const;
+export const DIAGNOSIS_ORDER = DIAGNOSES;
 
 /** Claims the oracle's report says nothing about (no report, or a claim it did not judge). */
 export const NO_DIAGNOSIS = 'no_diagnosis';
@@ -91,7 +90,9 @@ export interface BenchRun {
 }
 
 /** A run folder that cannot be compared: the message names the folder and what is wrong. */
-export class CompareError extends Error {}
+export class CompareError extends QuotecheckError {
+  override readonly name = 'CompareError';
+}
 
 /** What the oracle said about one claim. */
 interface OracleView {
@@ -329,9 +330,9 @@ function fillFromTrials(dir: string, task: TaskRun): void {
   if (!existsSync(path)) return;
   const lines = new Map(readJsonLines(path).map((r) => [String(r.id), r]));
   for (const row of task.rows) {
-    const r = lines.get(row.id);
-    if (row.diagnosis === undefined && typeof r?.diagnosis === 'string') row.diagnosis = r.diagnosis;
-    if (row.drift === undefined && typeof r?.drift === 'string') row.drift = r.drift;
+    const r = readReportLine(lines.get(row.id));
+    row.diagnosis ??= r.diagnosis;
+    row.drift ??= r.drift;
   }
 }
 
@@ -385,7 +386,9 @@ export function readRunFolder(dirArg: string): RunFolder {
 }
 
 /** A --name bench cannot use: the message names it and says why. */
-export class AgentNameError extends Error {}
+export class AgentNameError extends QuotecheckError {
+  override readonly name = 'AgentNameError';
+}
 
 /** A name that is one folder on any system: letters, digits, '.', '_', '-', starting with a letter or digit. */
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

@@ -10,7 +10,7 @@ import { RunTally } from '../report.js';
 import { ClaimsFileError, DEFAULT_MAX_CLAIMS_BYTES, describeClaim, evidenceHash, parseClaimsBytes, type ClaimSet } from '../claims.js';
 import { WAYBACK_MODES, type WaybackMode } from '../settings.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
-import { DIAGNOSES } from '../diagnose/index.js';
+import { LabelSchema, VerifyResultSchema } from '../contract.js';
 import { nearestSpan } from '../diagnose/align.js';
 import { fetchSource, type FetchSettings } from '../fetch/index.js';
 import { guardedAgent } from '../fetch/guard.js';
@@ -34,6 +34,7 @@ import {
   sliceEnd,
 } from './bounds.js';
 import { AnswersWriter, PathError, shownPath, type RootFolder } from './files.js';
+import { QuotecheckError } from '../errors.js';
 
 /** read_source's page when none is asked for: about five pages of prose, well inside a model's context. */
 export const DEFAULT_PAGE_CHARS = 20_000;
@@ -54,7 +55,7 @@ const MAX_PASSAGE_CHARS = 4_000;
 const MAX_EVIDENCE_CHARS = 2 * MAX_QUOTE_CHARS;
 
 /** A bad input or an unreadable source: the tool answers isError with this one line. */
-export class ToolInputError extends Error {
+export class ToolInputError extends QuotecheckError {
   override readonly name = 'ToolInputError';
 }
 
@@ -90,30 +91,12 @@ export const verifyInput = {
     .describe('when Wayback captures are looked up, as `run --wayback`: auto (default: with evidence, when the source changed and the quote is not in today\'s text), always (also without evidence when the quote is not in today\'s text), strict (also when it is: for re-deriving labels), off'),
 };
 
-const diffRun = z.object({ op: z.enum(['equal', 'missing', 'extra']), text: z.string() });
 const nullableString = z.string().nullable();
 
-/** VerifyResult (src/report.ts), the record `verify --json` prints; fields added later pass through. */
+/** VerifyResult (src/contract.ts), the record `verify --json` prints and verifyQuote returns. */
 export const verifyOutput = {
-  label: z.enum(['verbatim', 'no_match']),
-  diagnosis: z.enum(DIAGNOSES as unknown as [string, ...string[]]),
-  quote: z.string(),
-  url: nullableString,
-  final_url: nullableString,
-  http_status: z.number().nullable(),
-  content_type: nullableString,
-  source_sha256: nullableString,
-  charset: nullableString,
-  charset_source: nullableString,
-  extractor: nullableString,
-  match: z.looseObject({ view: z.string(), offset: z.number(), context: z.string() }).nullable(),
-  nearest: z.looseObject({ text: z.string(), raw: z.string(), diff: z.array(diffRun), similarity: z.number(), view: z.string(), offset: z.number() }).nullable(),
-  drift: z.enum(['same', 'changed', 'unknown']),
-  evidence_match: nullableString,
-  as_of: z.looseObject({ source: z.string(), timestamp: nullableString, capture_url: nullableString, proof: nullableString }).nullable(),
-  note: nullableString,
-  ms: z.number(),
-  redirect: z.looseObject({ target: z.string(), via: z.string(), found: z.boolean(), diagnosis: z.string(), final_url: nullableString, note: nullableString }).optional()
+  ...VerifyResultSchema.shape,
+  redirect: VerifyResultSchema.shape.redirect
     .describe('when the page is a redirect shell (a meta refresh or one-line script redirect and no text of its own): its target, fetched once, and whether the quote is there; the label stays the page\'s own'),
 };
 
@@ -179,7 +162,7 @@ export const checkOutput = {
   verbatim: z.number(),
   no_match: z.number(),
   diagnoses: z.record(z.string(), z.number()),
-  results: z.array(z.object({ id: z.string(), label: z.enum(['verbatim', 'no_match']), diagnosis: z.string(), note: nullableString })),
+  results: z.array(z.object({ id: z.string(), label: LabelSchema, diagnosis: z.string(), note: nullableString })),
   listed: z.number().describe(`claims listed in results (at most ${MAX_LISTED_CLAIMS}, fewer when their ids and notes are long)`),
   warnings: z.array(z.string()),
   ms: z.number(),
