@@ -1,13 +1,18 @@
-// A canary for the htmlparser2 internals the light DOM and the streaming pass rely on (src/extract/stream.ts,
-// lightdom/tokenizer.ts): TypeScript-private fields read and set at run time, guarded only by the exact version pin.
-// A version that renames or retypes one fails here, naming the field, instead of as wrong text somewhere downstream.
+// A canary for the htmlparser2 internals the light DOM and the streaming pass rely on, all of them used in one module
+// (src/extract/htmlparser2-internals.ts): TypeScript-private fields read and set at run time, guarded only by the exact
+// version pin. A version that renames or retypes one fails here, naming the field, instead of as wrong text somewhere
+// downstream. The fields checked are the module's own lists (TOKENIZER_FIELDS, PARSER_FIELDS), and the lists are
+// checked against what the module's internals interfaces declare, so a field the module starts using is checked too.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Parser, Tokenizer } from 'htmlparser2';
+import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
+import { htmlTokenizer, keepReadingMarkup, linearParser, PARSER_FIELDS, ScriptAwareTokenizer, TOKENIZER_FIELDS } from '../src/extract/htmlparser2-internals.js';
 
 // htmlparser2's exports map leaves out package.json: read it where npm put it.
 const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'node_modules', 'htmlparser2', 'package.json'), 'utf8')) as { version: string }).version;
+const MODULE = join(import.meta.dirname, '..', 'src', 'extract', 'htmlparser2-internals.ts');
 
 const noop = () => undefined;
 const callbacks = new Proxy({}, { get: () => noop }) as ConstructorParameters<typeof Tokenizer>[1];
@@ -15,7 +20,15 @@ const callbacks = new Proxy({}, { get: () => noop }) as ConstructorParameters<ty
 function field(owner: object, name: string, type: string): void {
   const value = (owner as Record<string, unknown>)[name];
   const actual = value instanceof Uint8Array ? 'Uint8Array' : Array.isArray(value) ? 'array' : typeof value;
-  expect(actual, `htmlparser2 ${VERSION}: ${owner.constructor.name}.${name} should be ${type} (src/extract/stream.ts relies on it)`).toBe(type);
+  expect(actual, `htmlparser2 ${VERSION}: ${owner.constructor.name}.${name} should be ${type} (src/extract/htmlparser2-internals.ts relies on it)`).toBe(type);
+}
+
+/** The members of an interface declared in the internals module. */
+function interfaceMembers(name: string): string[] {
+  const source = ts.createSourceFile(MODULE, readFileSync(MODULE, 'utf8'), ts.ScriptTarget.Latest);
+  const decl = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  if (!decl) throw new Error(`${MODULE} declares no interface ${name}`);
+  return decl.members.map((m) => (m.name as ts.Identifier).text);
 }
 
 describe(`htmlparser2 ${VERSION}: the internals quotecheck uses are where it expects them`, () => {
@@ -38,5 +51,70 @@ describe(`htmlparser2 ${VERSION}: the internals quotecheck uses are where it exp
     field(p, 'stack', 'array');
     field(p, 'foreignContext', 'array');
     field(p, 'onend', 'function');
+  });
+
+  test('every field the internals module lists has its type (a fresh tokenizer mid-tag, a fresh parser)', () => {
+    const t = new Tokenizer({}, callbacks);
+    t.write('<p>a');
+    // (Methods are checked on the prototype, where a subclass overrides them.)
+    for (const [name, type] of Object.entries(TOKENIZER_FIELDS)) field(type === 'function' ? Tokenizer.prototype : t, name, type);
+    const p = new Parser({});
+    for (const [name, type] of Object.entries(PARSER_FIELDS)) field(p, name, type);
+    // isSpecial is set at a raw text element's name, before its `>`: the moment keepReadingMarkup reads it.
+    const special = new Tokenizer({}, callbacks);
+    special.write('<style');
+    expect((special as unknown as { isSpecial: unknown }).isSpecial, `htmlparser2 ${VERSION}: Tokenizer.isSpecial after "<style"`).toBe(true);
+  });
+
+  test("the module's internals interfaces name only listed fields", () => {
+    expect(interfaceMembers('TokenizerInternals').sort()).toEqual(Object.keys(TOKENIZER_FIELDS).sort());
+    expect(interfaceMembers('ParserInternals').sort()).toEqual(Object.keys(PARSER_FIELDS).sort());
+  });
+});
+
+describe('what the internals module does with them', () => {
+  /** The text events of a tokenizer over `html`. */
+  function texts(html: string, onStartTag?: (t: ReturnType<typeof htmlTokenizer>) => void): string[] {
+    const out: string[] = [];
+    const cbs = new Proxy({ ontext: (s: number, e: number) => void out.push(html.slice(s, e)) }, {
+      get: (target, key) => (key === 'onopentagend' && onStartTag ? () => onStartTag(tokenizer) : (target as Record<string | symbol, unknown>)[key] ?? noop),
+    }) as ConstructorParameters<typeof Tokenizer>[1];
+    const tokenizer = htmlTokenizer(cbs);
+    tokenizer.write(html);
+    tokenizer.end();
+    return out;
+  }
+
+  test('ScriptAwareTokenizer overrides stateInSpecialTag and ends a script where the standard does', () => {
+    expect(Object.hasOwn(ScriptAwareTokenizer.prototype, 'stateInSpecialTag')).toBe(true);
+    const script = '<!-- document.write("<script src=x></script>") -->';
+    expect(texts(`<script>${script}</script>after`)).toEqual([script, 'after']);
+    expect(texts('<script>a</script>b')).toEqual(['a', 'b']);
+    expect(texts('<script>runs to the end')).toEqual(['runs to the end']);
+  });
+
+  test('keepReadingMarkup leaves the content of a raw text element as markup', () => {
+    const events: string[] = [];
+    const html = '<style><b>bold</b></style>';
+    const cbs = new Proxy({}, {
+      get: (_t, key) => (key === 'onopentagname' ? (s: number, e: number) => void events.push(html.slice(s, e)) : key === 'onopentagend' ? () => keepReadingMarkup(tokenizer) : noop),
+    }) as ConstructorParameters<typeof Tokenizer>[1];
+    const tokenizer = htmlTokenizer(cbs);
+    tokenizer.write(html);
+    tokenizer.end();
+    expect(events).toEqual(['style', 'b']);
+    expect(texts(html)).toEqual(['<b>bold</b>']);
+  });
+
+  test('the linear parser reports the events of htmlparser2 Parser, and closes what is open at the end, top first', () => {
+    const record = (make: (cbs: { onopentagname(n: string): void; onclosetag(n: string): void; ontext(t: string): void }) => { write(s: string): void; end(): void }) => {
+      const events: string[] = [];
+      const p = make({ onopentagname: (n) => events.push(`<${n}>`), onclosetag: (n) => events.push(`</${n}>`), ontext: (t) => events.push(t) });
+      p.write('<div><p>a<b>b<svg><title>t</title></svg></p><i>c');
+      p.end();
+      return events;
+    };
+    const plain = record((cbs) => new Parser(cbs, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: false, Tokenizer: ScriptAwareTokenizer }));
+    expect(record(linearParser)).toEqual(plain);
   });
 });

@@ -10,7 +10,7 @@ import { rng } from '../bench/random.js';
 import { articleView, htmlToViews, parseHtml } from '../src/extract/html.js';
 import { buildDocument, inlineStyle, parseDocument, type LightDocument, type LightElement } from '../src/extract/lightdom/index.js';
 import { renderText } from '../src/extract/render.js';
-import { scriptDataEnd } from '../src/extract/stream.js';
+import { scriptDataEnd } from '../src/extract/script-data.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES } from './helpers.js';
 

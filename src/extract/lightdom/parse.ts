@@ -1,6 +1,5 @@
 // Entry points: a page's document in one tokenizer pass (within limits), and the HTML fragment parsing algorithm.
-import type { ParserOptions } from 'htmlparser2';
-import { HTML_PARSER_OPTIONS } from '../stream.js';
+import { htmlTokenizer } from '../htmlparser2-internals.js';
 import { NO_LIMITS, type TreeLimits } from './limits.js';
 import { HTML_NS, SHARED_DOC, type LightDocument, type LightElement } from './nodes.js';
 import { TokenGlue } from './tokenizer.js';
@@ -19,7 +18,7 @@ export function parseFragment(html: string, context: LightElement): LightElement
     return root;
   }
   const glue = new TokenGlue(html, tree);
-  const tokenizer = new (HTML_PARSER_OPTIONS.Tokenizer)(HTML_PARSER_OPTIONS as ParserOptions, glue);
+  const tokenizer = htmlTokenizer(glue);
   glue.tokenizer = tokenizer;
   tokenizer.write(html);
   tokenizer.end();
@@ -33,7 +32,7 @@ export function parseFragment(html: string, context: LightElement): LightElement
 export function buildDocument(html: string, limits: TreeLimits = NO_LIMITS): { doc?: LightDocument; over?: string } {
   const tree = new LightTreeBuilder(limits);
   const glue = new TokenGlue(html, tree);
-  const tokenizer = new (HTML_PARSER_OPTIONS.Tokenizer)(HTML_PARSER_OPTIONS as ParserOptions, glue);
+  const tokenizer = htmlTokenizer(glue);
   glue.tokenizer = tokenizer;
   tokenizer.write(html);
   if (!tree.over) tokenizer.end();

@@ -1,9 +1,6 @@
 // From htmlparser2's tokenizer to the tree builder (TokenGlue): its callbacks made into the tree builder's tokens.
-import type { Tokenizer } from 'htmlparser2';
-import { EMPTY_SEQUENCE, type TokenizerInternals } from '../stream.js';
+import { keepReadingMarkup, type HtmlTokenizer, type TokenizerCallbacks } from '../htmlparser2-internals.js';
 import type { LightTreeBuilder } from './tree.js';
-
-type TokenizerCallbacks = ConstructorParameters<typeof Tokenizer>[1];
 
 /**
  * htmlparser2's tokenizer callbacks turned into the tree builder's tokens: tag names and attribute names
@@ -18,7 +15,7 @@ export class TokenGlue implements TokenizerCallbacks {
   private attrName = '';
   private attrValue = '';
   /** The tokenizer, whose state the tree builder sets after a start tag, as the standard's does. */
-  tokenizer?: unknown;
+  tokenizer?: HtmlTokenizer;
 
   constructor(
     private readonly html: string,
@@ -35,12 +32,9 @@ export class TokenGlue implements TokenizerCallbacks {
     const tree = this.tree;
     if (!tree) return;
     tree.startTag({ name: this.tagName, attrs: this.attrs, selfClosing });
-    const t = this.tokenizer as (TokenizerInternals & { pause(): void }) | undefined;
+    const t = this.tokenizer;
     if (!t) return;
-    if (t.isSpecial && !tree.textStarted) {
-      t.isSpecial = false;
-      t.currentSequence = EMPTY_SEQUENCE;
-    }
+    if (!tree.textStarted) keepReadingMarkup(t);
     if (tree.over) t.pause(); // past a cap: stop here
   }
 
@@ -86,7 +80,7 @@ export class TokenGlue implements TokenizerCallbacks {
 
   onclosetag(start: number, end: number): void {
     this.tree?.endTag(cleanName(this.html.slice(start, end)));
-    if (this.tree?.over) (this.tokenizer as { pause(): void } | undefined)?.pause();
+    if (this.tree?.over) this.tokenizer?.pause();
   }
 
   ontext(start: number, end: number): void {
@@ -102,7 +96,7 @@ export class TokenGlue implements TokenizerCallbacks {
 
   oncomment(start: number, end: number, offset: number): void {
     this.tree?.comment(this.html.slice(start, end - offset));
-    if (this.tree?.over) (this.tokenizer as { pause(): void } | undefined)?.pause();
+    if (this.tree?.over) this.tokenizer?.pause();
   }
 
   oncdata(start: number, end: number, offset: number): void {
