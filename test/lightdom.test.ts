@@ -179,6 +179,8 @@ describe('script data: the standard\'s escaped and double escaped states (htmlpa
     ['</script at the very end is not an end tag', 'x</script', 0],
   ])('%s', (_what, script, nth) => {
     expect(scriptDataEnd(script, 0)).toBe(endsAt(script, nth));
+    // The charset scan runs the same scanner on the bytes: the same answer.
+    expect(scriptDataEnd(Buffer.from(script, 'latin1'), 0)).toBe(endsAt(script, nth));
   });
 
   test.each([

@@ -3,6 +3,7 @@ import chardet from 'chardet';
 import { decode, getBOMEncoding, isSupported, labelToName } from 'whatwg-encoding';
 import { ASCII_WHITESPACE, isAsciiWhitespace } from './ascii-whitespace.js';
 import { describeError } from './errors.js';
+import { scriptDataEnd } from './script-data.js';
 
 /** Where the charset came from: design.md §2's vocabulary (report field `charset_source`). */
 export type CharsetSource = 'bom' | 'http' | 'meta' | 'detected' | 'default';
@@ -311,60 +312,13 @@ function rawTextEnd(b: Buffer, from: number, name: string): number {
 }
 
 /**
- * Index of the `<` of the `</script>` that closes a script, or the end: the tokenizer's script
- * data states (§13.2.5.4 ff.), escapes included. `<!--` starts an escaped section, in which
- * `<script` starts a double-escaped one that a `</script` only leaves; `-->` ends both. Old
- * pages write `<script><!-- document.write("<script>...</script>") --></script>`.
+ * Index of the `<` of the `</script>` that closes a script, or the end: the tokenizer's script data states
+ * (§13.2.5.4 ff.), escapes included, by the scanner the tokenizer itself uses (script-data.ts). Old pages write
+ * `<script><!-- document.write("<script>...</script>") --></script>`.
  */
 function scriptEnd(b: Buffer, from: number): number {
-  const n = b.length;
-  let escaped = 0; // 0: script data; 1: escaped; 2: double escaped
-  let dashes = 0; // '-' just read in an escaped section
-  let i = from;
-  while (i < n) {
-    if (escaped === 0) {
-      const lt = b.indexOf(LT, i);
-      if (lt === -1) return n;
-      if (b[lt + 1] === SLASH && namedAt(b, lt + 2, 'script')) return lt;
-      if (b[lt + 1] === BANG && b[lt + 2] === DASH && b[lt + 3] === DASH) {
-        escaped = 1;
-        dashes = 2; // the escaped dash dash state: "<!-->" closes at once
-        i = lt + 4;
-      } else {
-        i = lt + 1;
-      }
-      continue;
-    }
-    const c = b[i];
-    if (c === DASH) {
-      dashes++;
-      i++;
-      continue;
-    }
-    if (c === GT && dashes >= 2) {
-      escaped = 0;
-      dashes = 0;
-      i++;
-      continue;
-    }
-    dashes = 0;
-    if (c === LT) {
-      if (escaped === 1) {
-        if (b[i + 1] === SLASH && namedAt(b, i + 2, 'script')) return i;
-        if (namedAt(b, i + 1, 'script')) {
-          escaped = 2;
-          i += 8; // "<script" and the byte after it
-          continue;
-        }
-      } else if (b[i + 1] === SLASH && namedAt(b, i + 2, 'script')) {
-        escaped = 1;
-        i += 9; // "</script" and the byte after it
-        continue;
-      }
-    }
-    i++;
-  }
-  return n;
+  const end = scriptDataEnd(b, from);
+  return end === -1 ? b.length : end;
 }
 
 /**

@@ -2,6 +2,17 @@
 // for the tokenizer (htmlparser2-internals.ts, on the decoded page) and the charset scan (decode.ts, on the bytes).
 import { isAsciiWhitespace } from './ascii-whitespace.js';
 
+/**
+ * Markup as a string (the decoded page) or as bytes (before decoding, in an ASCII-compatible encoding): everything
+ * the scanner looks for is ASCII, the same code in both, and its answers are indices into what it is given.
+ */
+export type Markup = string | Uint8Array;
+
+/** The code unit or byte at `i` (NaN past the end, in both). */
+function codeAt(s: Markup, i: number): number {
+  return typeof s === 'string' ? s.charCodeAt(i) : (s[i] ?? NaN);
+}
+
 const LT = 0x3c;
 const BANG = 0x21;
 const DASH = 0x2d;
@@ -14,15 +25,15 @@ function endsTagName(c: number): boolean {
 }
 
 /** Whether `s` has "script" (any case) at `at`, followed by whitespace, `/` or `>`. */
-function scriptNameAt(s: string, at: number): boolean {
+function scriptNameAt(s: Markup, at: number): boolean {
   return (
-    (s.charCodeAt(at) | 0x20) === 0x73 && // s
-    (s.charCodeAt(at + 1) | 0x20) === 0x63 && // c
-    (s.charCodeAt(at + 2) | 0x20) === 0x72 && // r
-    (s.charCodeAt(at + 3) | 0x20) === 0x69 && // i
-    (s.charCodeAt(at + 4) | 0x20) === 0x70 && // p
-    (s.charCodeAt(at + 5) | 0x20) === 0x74 && // t
-    endsTagName(s.charCodeAt(at + 6))
+    (codeAt(s, at) | 0x20) === 0x73 && // s
+    (codeAt(s, at + 1) | 0x20) === 0x63 && // c
+    (codeAt(s, at + 2) | 0x20) === 0x72 && // r
+    (codeAt(s, at + 3) | 0x20) === 0x69 && // i
+    (codeAt(s, at + 4) | 0x20) === 0x70 && // p
+    (codeAt(s, at + 5) | 0x20) === 0x74 && // t
+    endsTagName(codeAt(s, at + 6))
   );
 }
 
@@ -43,37 +54,38 @@ const enum ScriptState { Data, Escaped, EscapedDash, EscapedDashDash, DoubleEsca
  *
  * So in `<script><!-- document.write("<script src=x></script>") --></script>` the first `</script>` is
  * script text and the second ends the element, as in every browser (and jsdom, through parse5). One pass
- * over the content, jumping from `<` to `<` in script data: linear, and as fast as htmlparser2's own scan.
+ * over the content, jumping from `<` to `<` in script data: linear, and as fast as htmlparser2's own scan. The
+ * charset scan (decode.ts) runs it on the bytes, where a script's content is not markup either.
  */
-export function scriptDataEnd(s: string, from: number): number {
+export function scriptDataEnd(s: Markup, from: number): number {
   const n = s.length;
   let state = ScriptState.Data;
   let i = from;
   while (i < n) {
     if (state === ScriptState.Data) {
       // script data state: only `<` matters.
-      const lt = s.indexOf('<', i);
+      const lt = typeof s === 'string' ? s.indexOf('<', i) : s.indexOf(LT, i);
       if (lt === -1) return -1;
       i = lt + 1;
-      const c = s.charCodeAt(i);
+      const c = codeAt(s, i);
       if (c === SLASH) {
         // script data end tag open / end tag name: the appropriate end tag ends the script.
         if (scriptNameAt(s, i + 1)) return lt;
-      } else if (c === BANG && s.charCodeAt(i + 1) === DASH && s.charCodeAt(i + 2) === DASH) {
+      } else if (c === BANG && codeAt(s, i + 1) === DASH && codeAt(s, i + 2) === DASH) {
         // script data escape start, escape start dash: `<!--` puts us in script data escaped dash dash.
         i += 3;
         state = ScriptState.EscapedDashDash;
       }
       continue;
     }
-    const c = s.charCodeAt(i);
+    const c = codeAt(s, i);
     if (state <= ScriptState.EscapedDashDash) {
       if (c === DASH) {
         state = state === ScriptState.Escaped ? ScriptState.EscapedDash : ScriptState.EscapedDashDash;
         i++;
       } else if (c === LT) {
         // script data escaped less-than sign state.
-        const next = s.charCodeAt(i + 1);
+        const next = codeAt(s, i + 1);
         if (next === SLASH && scriptNameAt(s, i + 2)) return i; // escaped end tag name: appropriate, so the script ends
         state = ScriptState.Escaped;
         if ((next | 0x20) >= 0x61 && (next | 0x20) <= 0x7a && scriptNameAt(s, i + 1)) {
@@ -98,7 +110,7 @@ export function scriptDataEnd(s: string, from: number): number {
       i++;
     } else if (c === LT) {
       // script data double escaped less-than sign; `</script` + whitespace, `/` or `>` is the double escape end.
-      if (s.charCodeAt(i + 1) === SLASH && scriptNameAt(s, i + 2)) {
+      if (codeAt(s, i + 1) === SLASH && scriptNameAt(s, i + 2)) {
         state = ScriptState.Escaped;
         i += 9;
       } else {
