@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { normalize } from './normalize.js';
 import { describeFsError } from './messages.js';
 import { lineAndColumn, parseJsonText, tooDeepAt } from './json-text.js';
+import { QuotecheckError } from './errors.js';
 
 export { jsonSyntaxErrorAt, lineAndColumn, parseJsonText } from './json-text.js';
 
@@ -43,7 +44,7 @@ export interface ClaimSet {
 }
 
 /** The claims file as a whole is unusable: nothing can be answered. The CLI exits 2. */
-export class ClaimsFileError extends Error {
+export class ClaimsFileError extends QuotecheckError {
   override readonly name = 'ClaimsFileError';
 }
 

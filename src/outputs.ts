@@ -2,9 +2,10 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, parse as parsePath, resolve } from 'node:path';
 import { describeFsError } from './messages.js';
+import { QuotecheckError } from './errors.js';
 
 /** An output path that cannot be written; `message` is one line naming the option and the path. */
-export class OutputPathError extends Error {
+export class OutputPathError extends QuotecheckError {
   override readonly name = 'OutputPathError';
 }
 

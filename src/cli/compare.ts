@@ -1,8 +1,8 @@
 // `quotecheck compare RUN_DIR...`: finished bench runs side by side, split by the oracle's diagnosis of each claim; stdout, and report.json/report.html with --out.
 import { existsSync, statSync } from 'node:fs';
-import { CompareError, compareRuns, comparisonTable, readRunFolder, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
+import { compareRuns, comparisonTable, readRunFolder, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
 import { writeComparisonReports } from '../harbor/reports.js';
-import { refuseInput } from './progress.js';
+import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
 export interface CompareCommandOptions {
   runs: string[];
@@ -19,7 +19,7 @@ function shown(run: BenchRun): BenchRun {
 
 export async function compareCommand(opts: CompareCommandOptions): Promise<number> {
   if (opts.out !== undefined && existsSync(opts.out) && !statSync(opts.out).isDirectory()) {
-    process.stderr.write(`quotecheck: error: --out ${opts.out}: not a folder\n`);
+    errorLine(`--out ${opts.out}: not a folder`);
     return 2;
   }
   let runs: BenchRun[];
@@ -30,24 +30,24 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
     if (opts.oracle !== undefined) {
       const given = readRunFolder(opts.oracle);
       oracle = given.oracle ?? given.runs[0];
-      if (oracle?.report.agent !== 'oracle') process.stderr.write(`quotecheck: warning: --oracle ${opts.oracle}: its agent is ${oracle?.report.agent}, not the oracle; its diagnoses are used as given\n`);
+      if (oracle?.report.agent !== 'oracle') messageLine(`warning: --oracle ${opts.oracle}: its agent is ${oracle?.report.agent}, not the oracle; its diagnoses are used as given`);
     } else {
       oracle = folders.find((f) => f.oracle)?.oracle;
     }
   } catch (err) {
-    return refuseInput(err, CompareError);
+    return refuseInput(err);
   }
   if (!oracle) {
-    process.stderr.write(`quotecheck: error: no oracle run among ${opts.runs.join(', ')}: the comparison is split by the oracle's diagnoses; add an oracle run's folder or pass --oracle DIR\n`);
+    errorLine(`no oracle run among ${opts.runs.join(', ')}: the comparison is split by the oracle's diagnoses; add an oracle run's folder or pass --oracle DIR`);
     return 2;
   }
   // Each agent keeps the name its run's report.json gives; the folders are printed as seen from here, and written
   // relative to --out, where the page's links start.
   const comparison = compareRuns(runs.map(shown), shown(oracle));
-  process.stdout.write(`${comparisonTable(comparison)}\n`);
+  outputLine(comparisonTable(comparison));
   if (opts.out !== undefined) {
     const written = writeComparisonReports(relocate(comparison, opts.out), opts.out);
-    process.stdout.write(`\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}\n`);
+    outputLine(`\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}`);
   }
   return 0;
 }

@@ -3,12 +3,13 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, r
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { describeFsError, plural } from '../messages.js';
-import { OutputPathError, checkOutputPath, writableFolder as writable } from '../outputs.js';
+import { checkOutputPath, writableFolder as writable } from '../outputs.js';
 import { ExportError, TASK_NAME_RULE, defaultPrefix, isTaskName, planTasks, readLabelled, readRecordedRun, tasksByName, writeDataset, writeTaskArchives } from '../harbor/export.js';
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
-import { TASK_SKILLS_DIR, TemplateError, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
-import { errorLine } from './progress.js';
+import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
+import { QuotecheckError } from '../errors.js';
+import { errorLine, outputLine, refuseInput } from './progress.js';
 
 export interface ExportCommandOptions {
   labelled: string;
@@ -179,13 +180,10 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     ];
     // Tasks that give the agent quotecheck are tool-use tasks: their tags and instruction say so, and so does this line.
     const shipped = ships.length ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking` : '';
-    process.stdout.write(`wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}\n`);
+    outputLine(`wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}`);
     return 0;
   } catch (err) {
-    if (err instanceof ExportError || err instanceof OutputPathError || err instanceof TemplateError) {
-      errorLine(err.message);
-      return 2;
-    }
+    if (err instanceof QuotecheckError) return refuseInput(err);
     // A write that fails half-way (a full disk, a folder made read-only): one line, not a stack trace.
     if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined) {
       // A failed copy names its source in `path` and the file it was writing in `dest`: name the one written.

@@ -3,10 +3,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describeFsError } from '../messages.js';
-import { OutputPathError, checkOutputPath } from '../outputs.js';
+import { checkOutputPath } from '../outputs.js';
 import { GradeInputError, formatGrade, grade } from '../harbor/grade.js';
 import { readLabels, writeRewardFile } from '../harbor/verifier.js';
-import { refuseInput } from './progress.js';
+import { outputLine, refuseInput } from './progress.js';
 
 export interface GradeCommandOptions {
   answers: string;
@@ -38,10 +38,10 @@ export async function gradeCommand(opts: GradeCommandOptions): Promise<number> {
       throw err;
     }
     const g = grade(answers, gold.labels);
-    process.stdout.write(`${formatGrade(g)}\n`);
+    outputLine(formatGrade(g));
     if (opts.reward) writeReward(opts.reward, g.reward);
     return 0;
   } catch (err) {
-    return refuseInput(err, GradeInputError, OutputPathError);
+    return refuseInput(err);
   }
 }

@@ -1,10 +1,16 @@
 // The command line: argument parsing (commander) and dispatch to one module per command.
 import { availableParallelism } from 'node:os';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_OPTIONS, REPLAY_ENV, VERSION } from '../defaults.js';
 import { WAYBACK_MODES } from '../settings.js';
 import { RETRYABLE_STATUSES } from '../fetch/policy.js';
 import { REPORT_ORDERS } from '../report-file.js';
+import { processIo, withIo, type CliIo } from './io.js';
+
+/** What a command's action leaves for main: its exit code. */
+interface Outcome {
+  code: number;
+}
 
 /** `export --per-task`: about ten claims a task, as the golden tasks have. */
 const DEFAULT_PER_TASK = 10;
@@ -71,7 +77,7 @@ function described(flags: string, description: string, shown: string): Option {
 }
 
 /** `run`: label every claim of a claims file (src/cli/run.ts). */
-function addRunCommand(program: Command): void {
+function addRunCommand(program: Command, outcome: Outcome): void {
   program
     .command('run')
     .description('label every claim of a claims file; the answers file is written by every run that gets past input validation')
@@ -105,12 +111,12 @@ function addRunCommand(program: Command): void {
     .action(async (o) => {
       // Each command loads its own modules: `grade` should not pay for the HTTP client and parsers.
       const { runCommand } = await import('./run.js');
-      process.exitCode = await runCommand({ ...o, maxBytes: o.maxMb, maxClaimsBytes: o.maxClaimsMb });
+      outcome.code = await runCommand({ ...o, maxBytes: o.maxMb, maxClaimsBytes: o.maxClaimsMb });
     });
 }
 
 /** `verify`: one quote against one URL (src/cli/verify.ts). */
-function addVerifyCommand(program: Command): void {
+function addVerifyCommand(program: Command, outcome: Outcome): void {
   program
     .command('verify')
     .description('check one quote against one URL; exit 0 verbatim, 1 no_match, 2 bad input')
@@ -134,7 +140,7 @@ function addVerifyCommand(program: Command): void {
     .addOption(described('--replay <file.warc.gz>', 'answer from a WARC file, with no network', `$${REPLAY_ENV}`))
     .action(async (o) => {
       const { verifyCommand } = await import('./verify.js');
-      process.exitCode = await verifyCommand(o);
+      outcome.code = await verifyCommand(o);
     });
 }
 
@@ -152,7 +158,7 @@ Tools (inputs; ? marks an optional one):
 `;
 
 /** `mcp`: the tools served to an agent over stdio (src/cli/mcp.ts). */
-function addMcpCommand(program: Command): void {
+function addMcpCommand(program: Command, outcome: Outcome): void {
   program
     .command('mcp')
     .description('serve verify_quote, read_source, search_source and check_claims to an agent over MCP (stdio); ends when stdin closes')
@@ -171,12 +177,12 @@ function addMcpCommand(program: Command): void {
     .addHelpText('after', MCP_TOOLS_HELP)
     .action(async (o) => {
       const { mcpCommand } = await import('./mcp.js');
-      process.exitCode = await mcpCommand(o);
+      outcome.code = await mcpCommand(o);
     });
 }
 
 /** `grade`: an answers file against gold labels (src/cli/grade.ts). */
-function addGradeCommand(program: Command): void {
+function addGradeCommand(program: Command, outcome: Outcome): void {
   program
     .command('grade')
     .description('grade an answers file against gold labels; reward = correct / gold claims; names the wrong ids')
@@ -186,12 +192,12 @@ function addGradeCommand(program: Command): void {
     .option('--reward <path>', 'write the reward (a decimal) to this file; missing folders are created')
     .action(async (o) => {
       const { gradeCommand } = await import('./grade.js');
-      process.exitCode = await gradeCommand(o);
+      outcome.code = await gradeCommand(o);
     });
 }
 
 /** `bench`: every task of a Harbor dataset, run locally (src/cli/bench.ts). */
-function addBenchCommand(program: Command): void {
+function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.ProcessEnv): void {
   program
     .command('bench')
     .description('run every task of a dataset (Harbor or SkillsBench 1.1 layout) locally: agent, then the task\'s verifier; report.json and report.html')
@@ -204,16 +210,16 @@ function addBenchCommand(program: Command): void {
     .addOption(new Option('--jobs <n>', 'tasks run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
     .option('--out <dir>', 'where trials and reports go', 'bench-out')
     .addOption(new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible').choices(['auto', 'namespace', 'paths']).default('auto'))
-    .addOption(new Option('--replay <file.warc.gz>', 'every task\'s quotecheck answers from this WARC archive, with no network').default(process.env.QUOTECHECK_REPLAY ?? '', '$QUOTECHECK_REPLAY, else none'))
+    .addOption(new Option('--replay <file.warc.gz>', 'every task\'s quotecheck answers from this WARC archive, with no network').default(env.QUOTECHECK_REPLAY ?? '', '$QUOTECHECK_REPLAY, else none'))
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       const { benchCommand } = await import('./bench.js');
-      process.exitCode = await benchCommand(o);
+      outcome.code = await benchCommand(o);
     });
 }
 
 /** `compare`: finished bench runs side by side (src/cli/compare.ts). */
-function addCompareCommand(program: Command): void {
+function addCompareCommand(program: Command, outcome: Outcome): void {
   program
     .command('compare')
     .description('finished bench runs side by side: mean reward and accuracy split by the oracle\'s diagnosis of each claim')
@@ -223,12 +229,12 @@ function addCompareCommand(program: Command): void {
     .option('--out <dir>', 'also write report.json and report.html into this folder')
     .action(async (runs: string[], o) => {
       const { compareCommand } = await import('./compare.js');
-      process.exitCode = await compareCommand({ ...o, runs });
+      outcome.code = await compareCommand({ ...o, runs });
     });
 }
 
 /** `export`: a Harbor dataset from labelled claims (src/cli/export.ts). */
-function addExportCommand(program: Command): void {
+function addExportCommand(program: Command, outcome: Outcome): void {
   program
     .command('export')
     .description('write a dataset (Harbor\'s layout, or SkillsBench 1.1\'s task.md) from labelled claims (JSON Lines with a "label" per claim)')
@@ -246,12 +252,12 @@ function addExportCommand(program: Command): void {
     .option('--task-field <field>', 'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task')
     .action(async (o) => {
       const { exportCommand } = await import('./export.js');
-      process.exitCode = await exportCommand(o);
+      outcome.code = await exportCommand(o);
     });
 }
 
 /** `wayback-stub`: the loopback Wayback Machine stand-in, served from a captures file or folder (src/cli/wayback-stub.ts). */
-function addWaybackStubCommand(program: Command): void {
+function addWaybackStubCommand(program: Command, outcome: Outcome): void {
   program
     .command('wayback-stub')
     .description('serve a loopback stand-in for the Wayback Machine (its CDX API and raw captures) from captures on disk, until Ctrl-C, to try dated claims (drift) offline: point `run --allow-private --wayback-url` at the origin it prints')
@@ -261,33 +267,55 @@ function addWaybackStubCommand(program: Command): void {
     .option('--port <n>', 'the port to listen on (0: a free one, printed)', nonNegativeInt, 0)
     .action(async (o) => {
       const { waybackStubCommand } = await import('./wayback-stub.js');
-      process.exitCode = await waybackStubCommand(o);
+      outcome.code = await waybackStubCommand(o);
     });
 }
 
-export function buildProgram(): Command {
+/**
+ * The program, printing through `io` (help, version and usage errors included) and leaving each command's exit code in
+ * `outcome`. Every exit is a thrown CommanderError (exitOverride): main turns it into the exit code, nothing calls process.exit.
+ */
+export function buildProgram(io: CliIo = processIo(), outcome: Outcome = { code: 0 }): Command {
   const program = new Command('quotecheck')
     .description('Checks quotes against their sources: fetch, extract, normalize, match; labels each claim verbatim or no_match.')
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     // One prefix for every message, commander's usage errors included: "quotecheck: error: ...".
-    .configureOutput({ outputError: (str, write) => write(`quotecheck: ${str}`) })
-    // Usage errors exit 2, like every other bad input; set before the commands so they inherit it.
-    .exitOverride((err) => {
-      process.exit(err.exitCode === 0 ? 0 : 2);
-    });
+    .configureOutput({
+      writeOut: (str) => void io.stdout.write(str),
+      writeErr: (str) => void io.stderr.write(str),
+      outputError: (str, write) => write(`quotecheck: ${str}`),
+    })
+    // Set before the commands so they inherit it: a usage error, --help or --version throws, and main returns its code.
+    .exitOverride();
   // One function a command; help lists them in this order.
-  addRunCommand(program);
-  addVerifyCommand(program);
-  addMcpCommand(program);
-  addGradeCommand(program);
-  addBenchCommand(program);
-  addCompareCommand(program);
-  addExportCommand(program);
-  addWaybackStubCommand(program);
+  addRunCommand(program, outcome);
+  addVerifyCommand(program, outcome);
+  addMcpCommand(program, outcome);
+  addGradeCommand(program, outcome);
+  addBenchCommand(program, outcome, io.env);
+  addCompareCommand(program, outcome);
+  addExportCommand(program, outcome);
+  addWaybackStubCommand(program, outcome);
   return program;
 }
 
-export async function main(argv: string[]): Promise<void> {
-  await buildProgram().parseAsync(argv);
+/**
+ * Runs the command line `argv` (node's argv: the program and script first) and returns its exit code: 0, or the
+ * command's own (1 no_match for verify, 2 bad input, 128+n stopped by signal n); usage errors are 2, --help and
+ * --version 0. Everything it prints goes through `io` (default: the process's streams), so a caller may run commands
+ * in-process; the process itself is never exited.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const outcome: Outcome = { code: 0 };
+  return withIo(io, async () => {
+    try {
+      await buildProgram(io, outcome).parseAsync(argv);
+    } catch (err) {
+      if (!(err instanceof CommanderError)) throw err;
+      // Usage errors exit 2, like every other bad input.
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    return outcome.code;
+  });
 }

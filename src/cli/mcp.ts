@@ -1,9 +1,9 @@
 // `quotecheck mcp`: the MCP server over stdio (src/mcp/server.ts), with the command's options turned into settings.
 import { DEFAULT_CALL_TIMEOUT_SECONDS } from '../mcp/bounds.js';
-import { PathError, RootFolder } from '../mcp/files.js';
+import { RootFolder } from '../mcp/files.js';
 import { serveStdio } from '../mcp/server.js';
 import { pipelineLimits, type LimitOptions } from './limits.js';
-import { errorLine } from './progress.js';
+import { cliIo, refuseInput } from './progress.js';
 
 export interface McpCommandOptions extends LimitOptions {
   allowPrivate: boolean;
@@ -18,11 +18,9 @@ export interface McpCommandOptions extends LimitOptions {
 export async function mcpCommand(o: McpCommandOptions): Promise<number> {
   let root: RootFolder;
   try {
-    root = RootFolder.open(o.root ?? process.cwd());
+    root = RootFolder.open(o.root ?? cliIo().cwd);
   } catch (err) {
-    if (!(err instanceof PathError)) throw err;
-    errorLine(err.message);
-    return 2;
+    return refuseInput(err);
   }
   await serveStdio({
     root,

@@ -1,27 +1,36 @@
 // What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise; the archive's pacing wait too) and the one message prefix.
 import cliProgress from 'cli-progress';
+import { QuotecheckError } from '../errors.js';
 import { plural } from '../messages.js';
 import type { ArchiveActivity } from '../wayback/client.js';
+import { cliIo, type CliWriter } from './io.js';
+
+export { cliIo, withIo, type CliIo, type CliWriter } from './io.js';
 
 /** Every command's messages start with this, errors with `quotecheck: error: `, warnings with `quotecheck: warning: `. */
 export const MESSAGE_PREFIX = 'quotecheck: ';
 
-/** One line on stderr with the common prefix. */
-export function messageLine(message: string, stream: NodeJS.WritableStream = process.stderr): void {
+/** One line on the command's stderr (cliIo) with the common prefix. */
+export function messageLine(message: string, stream: CliWriter = cliIo().stderr): void {
   stream.write(`${MESSAGE_PREFIX}${message}\n`);
 }
 
-/** An error on stderr: one line, `quotecheck: error: ...`, the same in every command. */
-export function errorLine(message: string, stream: NodeJS.WritableStream = process.stderr): void {
+/** An error on the command's stderr: one line, `quotecheck: error: ...`, the same in every command. */
+export function errorLine(message: string, stream: CliWriter = cliIo().stderr): void {
   messageLine(`error: ${message}`, stream);
 }
 
+/** A line of a command's result on its stdout (cliIo). */
+export function outputLine(text: string): void {
+  cliIo().stdout.write(`${text}\n`);
+}
+
 /**
- * The one way a command refuses bad input: an error of one of the `expected` kinds is one error
- * line and exit code 2; anything else is a bug, thrown on for its stack.
+ * The one way a command refuses bad input: a QuotecheckError (src/errors.ts), or an error of one of the
+ * `expected` kinds, is one error line and exit code 2; anything else is a bug, thrown on for its stack.
  */
 export function refuseInput(err: unknown, ...expected: (abstract new (...args: never[]) => Error)[]): 2 {
-  if (!expected.some((kind) => err instanceof kind)) throw err;
+  if (!(err instanceof QuotecheckError) && !expected.some((kind) => err instanceof kind)) throw err;
   errorLine((err as Error).message);
   return 2;
 }
@@ -51,7 +60,7 @@ export function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()
   return `${sent}, waiting for the archive: ${plural(a.queued, 'lookup')} queued, next in ${Math.max(1, Math.ceil((a.nextAt - now) / 1000))} s`;
 }
 
-export function createProgress(totalClaims: number, totalSources: number, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function createProgress(totalClaims: number, totalSources: number, stream: CliWriter = cliIo().stderr): Progress {
   let claims = 0;
   let sources = 0;
   let failed = 0;
@@ -63,7 +72,8 @@ export function createProgress(totalClaims: number, totalSources: number, stream
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
-        stream,
+        // A terminal is a stream of the process's (an in-process command's writers are never one).
+        stream: stream as NodeJS.WriteStream,
         format: 'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | {duration}s{archive}',
         hideCursor: true,
         clearOnComplete: true,

@@ -1,8 +1,8 @@
 // `quotecheck wayback-stub`: the loopback Wayback Machine stand-in (src/wayback/stub.ts) served from a captures file or folder, until SIGINT/SIGTERM.
 import { plural } from '../messages.js';
 import { isLoopback } from '../loopback.js';
-import { CapturesInputError, readCapturesInput, startWaybackFake, type RunningWayback } from '../wayback/stub.js';
-import { errorLine, messageLine, refuseInput } from './progress.js';
+import { readCapturesInput, startWaybackFake, type RunningWayback } from '../wayback/stub.js';
+import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
 export interface WaybackStubOptions {
   /** A JSON (or JSON Lines) file of captures, or a folder holding captures.json. */
@@ -35,7 +35,7 @@ export async function waybackStubCommand(o: WaybackStubOptions): Promise<number>
   try {
     input = readCapturesInput(o.captures);
   } catch (err) {
-    return refuseInput(err, CapturesInputError);
+    return refuseInput(err);
   }
   let running: RunningWayback;
   try {
@@ -46,7 +46,7 @@ export async function waybackStubCommand(o: WaybackStubOptions): Promise<number>
     return 2;
   }
   const urls = new Set(input.captures.map((c) => c.url)).size;
-  process.stdout.write(`${running.origin}\n`);
+  outputLine(running.origin);
   messageLine(`wayback-stub: serving ${plural(input.captures.length, 'capture')} of ${plural(urls, 'URL')} from ${input.file} at ${running.origin} (CDX at /cdx/search/cdx, captures at /web/{timestamp}id_/{url}); try: quotecheck run --allow-private --wayback-url ${running.origin} --claims claims.json; stop with Ctrl-C`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);

@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { readTextFile } from '../messages.js';
 import { LAYOUTS, type Layout } from './layout.js';
 import { readRegularFile } from './safe-read.js';
+import { QuotecheckError } from '../errors.js';
 
 export interface TaskDir {
   name: string;
@@ -15,7 +16,7 @@ export interface TaskDir {
   verifierTimeoutSec: number;
 }
 
-export class DatasetError extends Error {
+export class DatasetError extends QuotecheckError {
   override readonly name = 'DatasetError';
 }
 

@@ -8,6 +8,7 @@ import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
 import { bundledSkillDir, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 import { writeTaskFolder } from './task-writer.js';
+import { QuotecheckError } from '../errors.js';
 
 export interface LabelledClaim {
   claim: Claim;
@@ -23,7 +24,7 @@ export interface ReadLabelledOptions {
   taskField?: string;
 }
 
-export class ExportError extends Error {
+export class ExportError extends QuotecheckError {
   override readonly name = 'ExportError';
 }
 

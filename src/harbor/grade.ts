@@ -1,10 +1,11 @@
 // Grading: answers against gold labels; reward = correct / gold claims (the file rules are verifier.ts's).
 import { type Label } from '../answers.js';
 import { plural } from '../messages.js';
+import { QuotecheckError } from '../errors.js';
 
 const LABELS: readonly Label[] = ['verbatim', 'no_match'];
 
-export class GradeInputError extends Error {
+export class GradeInputError extends QuotecheckError {
   override readonly name = 'GradeInputError';
 }
 

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { isLoopback, listenLoopback, readJsonArray, respond, type Loopback } from '../loopback.js';
+import { QuotecheckError } from '../errors.js';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -338,7 +339,7 @@ export function loadCaptures(file: string): Capture[] {
 }
 
 /** A captures input that cannot be served: its message is one line naming the file, the capture and what is wrong. */
-export class CapturesInputError extends Error {
+export class CapturesInputError extends QuotecheckError {
   override readonly name = 'CapturesInputError';
 }
 
