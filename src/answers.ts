@@ -1,5 +1,6 @@
 // Answers (design.md §2): one label per claim id in input order, written atomically and always.
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 import type { Label } from './contract.js';
@@ -40,11 +41,24 @@ export function tempPath(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${tempCounter++}.tmp`);
 }
 
-/** Writes via a temp file in the same folder and a rename, so readers never see half a file. */
-export function writeFileAtomicSync(path: string, content: string): void {
-  const tmp = tempPath(path);
+/** Where an answers file goes: its path, and optionally the folder it must still be in when written (a real path, checked at each write). */
+export interface AnswersTarget {
+  path: string;
+  /** The folder's real path as checked when the target was chosen (the MCP server's root rules): a write refuses when it moved. */
+  pinnedFolder?: string;
+}
+
+/**
+ * Writes `content` to `target` atomically: a new temp file in the same folder, made with O_CREAT|O_EXCL under an
+ * unguessable name (never through a link or a pipe planted there), renamed over the target (which replaces the name
+ * and never opens what was there). Readers never see half a file.
+ */
+export function writeFileAtomicSync(target: string | AnswersTarget, content: string): void {
+  const { path, pinnedFolder } = typeof target === 'string' ? { path: target, pinnedFolder: undefined } : target;
+  if (pinnedFolder !== undefined && realpathSync.native(pinnedFolder) !== pinnedFolder) throw new Error(`folder ${pinnedFolder} was moved or replaced`);
+  const tmp = join(dirname(path), `.${basename(path).slice(0, 64)}.${randomBytes(8).toString('hex')}.tmp`);
   try {
-    writeFileSync(tmp, content);
+    writeFileSync(tmp, content, { flag: 'wx' });
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
@@ -77,13 +91,20 @@ export function writeIntervalFor(claims: number): number {
 export class AnswersFile {
   private timer: NodeJS.Timeout | undefined;
   #writes = 0;
+  readonly target: AnswersTarget;
 
   constructor(
-    readonly path: string,
+    target: string | AnswersTarget,
     readonly format: AnswerFormat,
     readonly book: AnswerBook,
     private readonly intervalMs = writeIntervalFor(book.size),
-  ) {}
+  ) {
+    this.target = typeof target === 'string' ? { path: target } : target;
+  }
+
+  get path(): string {
+    return this.target.path;
+  }
 
   /** How many times the file has been written (the first, the intermediate and the final writes). */
   get writes(): number {
@@ -92,9 +113,8 @@ export class AnswersFile {
 
   /** Writes the current answers now; throws if the path cannot be written. */
   write(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    writeFileAtomicSync(this.path, this.book.serialize(this.format));
+    this.cancel();
+    writeFileAtomicSync(this.target, this.book.serialize(this.format));
     this.#writes++;
   }
 
@@ -108,5 +128,11 @@ export class AnswersFile {
         // The final write() reports the error; an intermediate one must not kill the run.
       }
     }, this.intervalMs);
+  }
+
+  /** No write pending any more (the run is over; its final write comes next, or never). */
+  cancel(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }

@@ -1,11 +1,12 @@
 // `quotecheck run`: claims.json in, answers.json (and the evidence report) out, whatever happens.
 import { resolve } from 'node:path';
-import { AnswerBook, AnswersFile, type AnswerFormat } from '../answers.js';
+import type { AnswerFormat, AnswersFile } from '../answers.js';
 import { describeFsError, plural } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
-import { streamClaims, type CheckOptions, type StreamedRun } from '../check.js';
+import type { CheckOptions, StreamedRun } from '../check.js';
+import { AnswersSession } from '../run/session.js';
 import { ClaimsFileError, describeClaim, readClaimsFile, type ClaimSet } from '../claims.js';
-import { RunTally, summaryLine } from '../report.js';
+import { summaryLine, type RunTally } from '../report.js';
 import { ReportFile, reorderReport, type ReportOrder } from '../report-file.js';
 import type { HtmlViewChoice } from '../match.js';
 import type { WaybackMode } from '../asof/judge.js';
@@ -128,12 +129,12 @@ async function openArchives(opts: RunCommandOptions, replayPath: string | undefi
   }
 }
 
-/** The answers file, written at once with every claim no_match, so that it exists from the start; exit 2 if it cannot be. */
-async function startAnswers(opts: RunCommandOptions, set: ClaimSet, recorder: WarcRecorder | undefined): Promise<AnswersFile | 2> {
-  const answers = new AnswersFile(opts.out, opts.format, new AnswerBook(set.entries.map((e) => e.id)));
+/** The answers session, its file written at once with every claim no_match, so that it exists from the start; exit 2 if it cannot be. */
+async function startAnswers(opts: RunCommandOptions, set: ClaimSet, recorder: WarcRecorder | undefined): Promise<AnswersSession | 2> {
+  const session = new AnswersSession(set, opts.out, opts.format);
   try {
-    answers.write();
-    return answers;
+    session.start();
+    return session;
   } catch (err) {
     // The path was checked above; this is a race (the folder removed) or a full disk.
     errorLine(`cannot write --out ${opts.out}: ${describeFsError(err)}`);
@@ -192,17 +193,15 @@ class Stopper {
   }
 }
 
-/** Where each decided claim goes, in this order: the report (a line now), the answers (rewritten soon), the end-of-run tally, the progress bar. */
+/** Where each decided claim goes besides the answers and the tally (the session's): the report (a line, first) and the progress bar. */
 interface Sinks {
-  answers: AnswersFile;
   report: ReportFile | undefined;
-  tally: RunTally;
   progress: Progress;
 }
 
 /** The pipeline's options from the command's: units converted, and each decided claim and settled source passed to the sinks. */
 function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: AbortSignal, sinks: Sinks): Partial<CheckOptions> {
-  const { answers, report, tally, progress } = sinks;
+  const { report, progress } = sinks;
   const checkOptions: Partial<CheckOptions> = {
     htmlView: opts.htmlView,
     concurrency: opts.concurrency,
@@ -211,22 +210,15 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
     allowPrivate: opts.allowPrivate,
     asOf: opts.asOf,
     wayback: opts.wayback,
-    recorder: archives.recorder,
-    replay: archives.replay,
+    transport: archives.replay ? { kind: 'replay', archive: archives.replay } : archives.recorder ? { kind: 'recorded', recorder: archives.recorder } : { kind: 'network' },
     signal,
     deadlineAt: opts.deadline === undefined ? undefined : Date.now() + opts.deadline * 1000,
+    // The report line first: a claim the answers file shows decided is always in the report (the session then records it).
     onResult: (r) => {
-      // The report line first: a claim the answers file shows decided is always in the report.
       report?.append(r);
-      answers.book.set(r.id, r.label);
-      answers.schedule();
-      tally.addResult(r);
       if (!r.undecided) progress.claimDone();
     },
-    onSource: (s) => {
-      tally.addSource(s);
-      progress.sourceDone(!s.fetch.ok);
-    },
+    onSource: (s) => progress.sourceDone(!s.fetch.ok),
     onArchive: (a) => progress.archive(a),
   };
   if (opts.userAgent) checkOptions.userAgent = opts.userAgent;
@@ -278,7 +270,7 @@ function summariseRun(opts: RunCommandOptions, run: StreamedRun, tally: RunTally
 }
 
 /** Input validation: everything a run needs before its first fetch, or the exit code 2 that refuses it. */
-async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archives: Archives; answers: AnswersFile } | 2> {
+async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archives: Archives; session: AnswersSession } | 2> {
   const replayPath = opts.replay ?? (process.env[REPLAY_ENV] || undefined);
   // In this order: options, output paths, the claims file, then (when fetching) the archives.
   // A run refused here exits 2 and writes no answers file; every run past it writes one.
@@ -291,39 +283,39 @@ async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archiv
   if (set === 2) return 2;
   const archives = await openArchives(opts, replayPath);
   if (archives === 2) return 2;
-  const answers = await startAnswers(opts, set, archives.recorder);
-  if (answers === 2) return 2;
+  const session = await startAnswers(opts, set, archives.recorder);
+  if (session === 2) return 2;
   if (archives.replay) {
     const base = archives.replay.describeWaybackBase();
     warn(`replaying ${replayPath}: no request leaves this machine${base ? `; ${base}` : ''}`);
   }
-  return { set, archives, answers };
+  return { set, archives, session };
 }
 
 export async function runCommand(opts: RunCommandOptions): Promise<number> {
   const prepared = await prepare(opts);
   if (prepared === 2) return 2;
-  const { set, archives, answers } = prepared;
-  if (opts.baseline) return finishBaseline(opts, answers);
+  const { set, archives, session } = prepared;
+  if (opts.baseline) return finishBaseline(opts, session.answers);
   const { recorder } = archives;
   // The answers never depend on the archive: a write that failed (a full disk) is reported, not fatal.
   const closeArchive = async (): Promise<void> => {
     await recorder?.close().catch((err: Error) => warn(`warning: the archive ${opts.record} is incomplete: ${err.message}`));
   };
   const report = openReport(opts);
-  const stopper = new Stopper(answers, opts.deadline);
+  const stopper = new Stopper(session.answers, opts.deadline);
   const valid = set.entries.filter((e) => e.kind === 'claim');
   const progress: Progress = opts.quiet
     ? { claimDone() {}, sourceDone() {}, archive() {}, stop() {} }
     : createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
-  const sinks: Sinks = { answers, report: report === 2 ? undefined : report, tally: new RunTally(), progress };
+  const sinks: Sinks = { report: report === 2 ? undefined : report, progress };
   try {
-    const run = await streamClaims(set.entries, checkOptionsFor(opts, archives, stopper.signal, sinks));
+    const run = await session.run(checkOptionsFor(opts, archives, stopper.signal, sinks));
     progress.stop();
-    answers.write();
+    session.finish();
     await closeArchive();
     const reportFailed = report === 2 || (sinks.report !== undefined && !finishReport(opts, sinks.report, set));
-    summariseRun(opts, run, sinks.tally, recorder, reportFailed);
+    summariseRun(opts, run, session.tally, recorder, reportFailed);
     return reportFailed && stopper.exitCode === 0 ? 2 : stopper.exitCode;
   } finally {
     sinks.report?.close();

@@ -119,7 +119,7 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
     asOf: opts.asOf,
     evidence,
     wayback: opts.wayback,
-    replay,
+    ...(replay ? { transport: { kind: 'replay', archive: replay } as const } : {}),
     ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
   };
   const result = await checkQuote(opts.url, quote, options);

@@ -295,3 +295,21 @@ export function diagnose({ label, quote, rawQuote, source, match, htmlView = 'an
   const why = `the quote is in the ${VIEW_NAMES[elsewhere.name]}, which --html-view ${htmlView} leaves out`;
   return { ...result, note: result.note ? `${why}; in the ${htmlView} view: ${result.note}` : why };
 }
+
+/**
+ * A claim's diagnosis as of its date (design.md §8): diagnose() on the text that decided the label, and when the
+ * source drifted and no text as of the date could be had, `drifted` for a no_match, because today's text says nothing
+ * about the quote as of its date; what today's text would have said stays in the note. A fault in the diagnosis
+ * never costs the claim its label: it is diagnosed by the label alone, and the note says why.
+ */
+export function diagnoseAsOf(input: DiagnosisInput, drifted: boolean): DiagnosisResult {
+  let diagnosed: DiagnosisResult;
+  try {
+    diagnosed = diagnose(input);
+  } catch (err) {
+    diagnosed = { diagnosis: input.label === 'verbatim' ? 'verbatim' : 'not_found', note: `diagnosis failed (a quotecheck bug; the label stands): ${(err as Error).message}`, nearest: null };
+  }
+  if (!drifted) return diagnosed;
+  const note = diagnosed.diagnosis !== 'drifted' ? `today's text: ${diagnosed.diagnosis}${diagnosed.note ? ` (${diagnosed.note})` : ''}` : diagnosed.note;
+  return { diagnosis: input.label === 'no_match' ? 'drifted' : diagnosed.diagnosis, note, nearest: diagnosed.nearest };
+}

@@ -31,7 +31,7 @@ export async function frozenDisagreements(dirs: readonly { name: string; dir: st
     const claims = tasks[i]!;
     const replay = await openReplay(join(dir, 'environment', TASK_ARCHIVE));
     try {
-      const run = await checkClaims(parseClaims(claims.map((c) => c.public), `${name}/environment/claims.json`).entries, { replay, wayback: 'auto', retries: 0 });
+      const run = await checkClaims(parseClaims(claims.map((c) => c.public), `${name}/environment/claims.json`).entries, { transport: { kind: 'replay', archive: replay }, wayback: 'auto', retries: 0 });
       const labels = new Map(claims.map((c) => [c.claim.id, c.label]));
       for (const r of run.results) {
         const label = labels.get(r.id);

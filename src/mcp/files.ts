@@ -1,8 +1,7 @@
 // The MCP server's files: paths resolved under one root folder, read only when they are regular files there, answers written there only under plain names.
-import { randomBytes } from 'node:crypto';
-import { accessSync, constants, lstatSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { accessSync, constants, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { writeIntervalFor, type AnswerBook } from '../answers.js';
+import type { AnswersTarget } from '../answers.js';
 import { kindOf, readRegularFile, type FileIdentity } from '../harbor/safe-read.js';
 import { describeFsError } from '../messages.js';
 import { echo } from './bounds.js';
@@ -41,13 +40,11 @@ export interface RootFile {
   identity: FileIdentity;
 }
 
-/** Where an answers file goes: a folder's real path under the root, and a plain name in it. */
-export interface AnswersTarget {
-  dir: string;
-  name: string;
-  /** dir/name. */
-  path: string;
-}
+/**
+ * Where an answers file goes (src/answers.ts AnswersTarget): a plain name in a folder under the root, the folder
+ * pinned by its real path, so that each write (O_EXCL temp file, then rename) finds it where it was, or refuses.
+ */
+export type { AnswersTarget } from '../answers.js';
 
 function within(parent: string, child: string): boolean {
   if (child === parent) return true;
@@ -165,56 +162,6 @@ export class RootFolder {
       if (err instanceof PathError) throw err;
       fail(describeFsError(err));
     }
-    return { dir, name, path };
-  }
-}
-
-/**
- * The answers file of one check_claims call, kept in step with its AnswerBook as AnswersFile (src/answers.ts)
- * keeps `run`'s, but written only where RootFolder#answersTarget allowed: each write makes a new temp file with
- * O_CREAT|O_EXCL (never through a link or a pipe planted under a guessable name) and renames it over the target,
- * which replaces the name and never opens what was there; a write finds the folder where it was, or refuses.
- */
-export class AnswersWriter {
-  #timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    readonly target: AnswersTarget,
-    readonly book: AnswerBook,
-    private readonly intervalMs = writeIntervalFor(book.size),
-  ) {}
-
-  /** Writes the current answers now; throws if they cannot be written. */
-  write(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    const { dir, name, path } = this.target;
-    if (realpathSync.native(dir) !== dir) throw new Error(`folder ${dir} was moved or replaced during the call`);
-    const tmp = join(dir, `.${name.slice(0, 64)}.${randomBytes(8).toString('hex')}.tmp`);
-    try {
-      writeFileSync(tmp, this.book.serialize('map'), { flag: 'wx' });
-      renameSync(tmp, path);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
-  }
-
-  /** Asks for a write soon; a burst of decisions makes one write. A failed write is retried by the next one. */
-  schedule(): void {
-    this.#timer ??= setTimeout(() => {
-      this.#timer = undefined;
-      try {
-        this.write();
-      } catch {
-        // The final write() reports the error; an intermediate one must not stop the call.
-      }
-    }, this.intervalMs);
-  }
-
-  /** No write pending any more (the call is over). */
-  cancel(): void {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    return { path, pinnedFolder: dir };
   }
 }

@@ -1,19 +1,16 @@
 // The MCP tools' work, apart from the protocol: verify a quote, read a source page by page, search it, check a claims file; each input and output with its zod schema.
 import { posix } from 'node:path';
-import type { Agent } from 'undici';
 import { z } from 'zod';
-import { AnswerBook } from '../answers.js';
 import { describeFsError } from '../messages.js';
 import { asOfProblem } from '../asof/date.js';
-import { streamClaims, type CheckOptions, type ClaimResult } from '../check.js';
-import { RunTally } from '../report.js';
+import type { CheckOptions, ClaimResult } from '../check.js';
+import { AnswersSession } from '../run/session.js';
+import { sourceFetcher, type SourceFetcher } from '../run/transport.js';
 import { ClaimsFileError, DEFAULT_MAX_CLAIMS_BYTES, describeClaim, evidenceHash, parseClaimsBytes, type ClaimSet } from '../claims.js';
-import { WAYBACK_MODES, type WaybackMode } from '../settings.js';
+import { WAYBACK_MODES, type RunSettings, type WaybackMode } from '../settings.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { LabelSchema, VerifyResultSchema } from '../contract.js';
 import { nearestSpan } from '../diagnose/align.js';
-import { fetchSource, type FetchSettings } from '../fetch/index.js';
-import { guardedAgent } from '../fetch/guard.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import { rawSpan, widenToWords } from '../match.js';
 import { normalize } from '../normalize.js';
@@ -33,7 +30,7 @@ import {
   jsonBytes,
   sliceEnd,
 } from './bounds.js';
-import { AnswersWriter, PathError, shownPath, type RootFolder } from './files.js';
+import { PathError, shownPath, type RootFolder } from './files.js';
 import { QuotecheckError } from '../errors.js';
 
 /** read_source's page when none is asked for: about five pages of prose, well inside a model's context. */
@@ -179,32 +176,19 @@ function evidenceOf(value: string): string {
   return hash;
 }
 
-/** The tools over one session: one HTTP stack, one cache of responses, one of extracted sources. */
+/** The tools over one session: one cache of responses (under every fetch, the pipeline's and read_source's), one of extracted sources. */
 export class SourceTools {
   readonly #settings: ToolSettings;
-  readonly #agent: Agent;
-  readonly #fetch: FetchSettings;
+  readonly #fetcher: SourceFetcher;
   readonly #records = new Map<string, Promise<SourceRecord>>();
 
   constructor(settings: ToolSettings) {
     this.#settings = settings;
-    this.#agent = guardedAgent({ allowPrivate: settings.allowPrivate }, { keepAliveTimeout: 4_000 });
-    this.#fetch = {
-      timeoutMs: settings.timeoutMs,
-      maxBytes: DEFAULT_OPTIONS.maxBytes,
-      maxRedirects: DEFAULT_OPTIONS.maxRedirects,
-      userAgent: DEFAULT_OPTIONS.userAgent,
-      retries: settings.retries,
-      backoffMinMs: DEFAULT_OPTIONS.backoffMinMs,
-      backoffMaxMs: DEFAULT_OPTIONS.backoffMaxMs,
-      retryAfterCapMs: DEFAULT_OPTIONS.retryAfterCapMs,
-      budgetMs: settings.sourceBudgetMs,
-      dispatcher: this.#agent.compose(settings.cache.interceptor()),
-    };
+    this.#fetcher = sourceFetcher({ ...DEFAULT_OPTIONS, ...this.#pipeline() });
   }
 
-  /** What the pipeline needs to fetch through this session's cache with this session's limits. */
-  #pipeline(): Partial<CheckOptions> {
+  /** The run core's settings for this session: its limits, its network rule, its archive, and its cache as the transport. */
+  #pipeline(): Partial<CheckOptions> & Pick<RunSettings, 'timeoutMs' | 'retries' | 'sourceBudgetMs' | 'allowPrivate'> {
     return {
       timeoutMs: this.#settings.timeoutMs,
       retries: this.#settings.retries,
@@ -213,12 +197,12 @@ export class SourceTools {
       allowPrivate: this.#settings.allowPrivate,
       waybackUrl: this.#settings.waybackUrl,
       waybackPerMinute: this.#settings.waybackPerMinute,
-      recorder: this.#settings.cache,
+      transport: { kind: 'cached', cache: this.#settings.cache },
     };
   }
 
   async close(): Promise<void> {
-    await this.#agent.destroy().catch(() => {});
+    await this.#fetcher.close();
   }
 
   /** One quote against its source; `signal` (the call's time limit) stops the pipeline. */
@@ -273,7 +257,7 @@ export class SourceTools {
    */
   #load(key: string): Promise<SourceRecord> {
     const { budget } = this.#settings.cache;
-    const pending: Promise<SourceRecord> = fetchSource(key, this.#fetch)
+    const pending: Promise<SourceRecord> = this.#fetcher.fetch(key)
       .then((fetched) => readSource(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs }))
       .then(
         (record) => {
@@ -425,36 +409,27 @@ export class SourceTools {
         }
       }
     }
-    const book = new AnswerBook(set.entries.map((e) => e.id));
-    const file = new AnswersWriter(target, book);
-    const write = (): void => {
+    // The run core's answers session, as `run` has it: the file written at once (every claim no_match), as claims are
+    // decided and at the end, so a stopped call leaves answers; streamed, so a call holds its sources in flight only.
+    const session = new AnswersSession(set, target);
+    const write = (write: () => void): void => {
       try {
-        file.write();
+        write();
       } catch (err) {
         throw new ToolInputError(`answers_path ${shownPath(answersInput)}: cannot be written: ${describeFsError(err)}`);
       }
     };
-    // Written at once (every claim no_match) and as claims are decided, as `run` does: a stopped call leaves answers.
-    write();
-    // Streamed, as `run` does: a call of any size holds its sources in flight only, and a tally.
-    const tally = new RunTally();
+    write(() => session.start());
     const listed: ClaimResult[] = [];
-    let run;
-    try {
-      run = await streamClaims(set, {
-        ...this.#pipeline(),
-        signal,
-        onResult: (r) => {
-          book.set(r.id, r.label);
-          file.schedule();
-          tally.addResult(r);
-          if (r.index < MAX_LISTED_CLAIMS) listed.push(r);
-        },
-      });
-    } finally {
-      file.cancel();
-    }
-    write();
+    const run = await session.run({
+      ...this.#pipeline(),
+      signal,
+      onResult: (r) => {
+        if (r.index < MAX_LISTED_CLAIMS) listed.push(r);
+      },
+    });
+    write(() => session.finish());
+    const { tally } = session;
     listed.sort((a, b) => a.index - b.index);
     const results: Infer<typeof checkOutput>['results'] = [];
     let bytes = 0;

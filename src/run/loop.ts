@@ -1,0 +1,230 @@
+// The run loop: claims grouped by source, each source fetched and read once, its claims matched, dated and decided.
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { Claim, ClaimEntry } from '../claims.js';
+import { FetchLimits, fetchSource, type FetchSettings } from '../fetch/index.js';
+import { findQuote } from '../match.js';
+import { normalize } from '../normalize.js';
+import { forgetSource } from '../diagnose/index.js';
+import { DEFAULT_OPTIONS } from '../defaults.js';
+import { readSource, type SourceRecord } from '../source.js';
+import { parseAsOf, type AsOfDate } from '../asof/date.js';
+import { driftOf } from '../asof/evidence.js';
+import { isProven, judge, needsCapture, type LiveReading } from '../asof/judge.js';
+import { CaptureTexts, type CaptureOutcome } from '../asof/captures.js';
+import type { WaybackClient } from '../wayback/client.js';
+import { entriesOf, type ClaimsInput } from './input.js';
+import type { CheckOptions, StreamedRun } from './options.js';
+import { invalid, joinNotes, resultFor, undecided, type ClaimResult } from './result.js';
+import { fetchSettingsFor, httpStacks, isReplay, waybackFor, type HttpStacks } from './transport.js';
+
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === 'string' ? reason : 'stopped';
+}
+
+/** A valid claim and its place in the list given to checkClaims (where its result goes). */
+interface Slotted {
+  claim: Claim;
+  slot: number;
+}
+
+/** Claims grouped by the URL fetched for them (fragments dropped): each source is fetched once. */
+function bySource(entries: readonly ClaimEntry[], decideInvalid: (r: ClaimResult, slot: number) => void): Map<string, Slotted[]> {
+  const groups = new Map<string, Slotted[]>();
+  entries.forEach((entry, slot) => {
+    if (entry.kind === 'invalid') {
+      decideInvalid(invalid(entry), slot);
+      return;
+    }
+    const group = groups.get(entry.fetchUrl);
+    if (group) group.push({ claim: entry, slot });
+    else groups.set(entry.fetchUrl, [{ claim: entry, slot }]);
+  });
+  return groups;
+}
+
+/** Each claim's "as of" date: --as-of, else its verify date; a date the archive cannot use counts as none. */
+function asOfFor(claim: Claim, override: AsOfDate | undefined): AsOfDate | undefined {
+  if (override) return override;
+  if (!claim.verifyDate) return undefined;
+  try {
+    return parseAsOf(claim.verifyDate);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Today, for claims without a date: the archive's latest captures. */
+function today(): AsOfDate {
+  return parseAsOf(new Date().toISOString().slice(0, 19) + 'Z');
+}
+
+/** Waits for `work`, or until `signal` aborts, whichever comes first: a stopped run returns at once. */
+async function untilDoneOrStopped(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) {
+    await work;
+    return;
+  }
+  await Promise.race([
+    work,
+    new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    }),
+  ]);
+}
+
+/**
+ * Sources a run holds once fetched (waiting to be read, being read or decided), per fetch slot. Past
+ * it, fetching waits for extraction to catch up, so the bodies in memory are at most
+ * `concurrency` x (1 + this) whatever the run's size: memory follows --concurrency and the largest
+ * sources. Without the bound a fast network piles bodies up (a test saw 265 of 300 waiting); at 2,
+ * 4 and 8 per slot, and without it, the bench's 1x workload took the same time within its noise.
+ */
+export const HELD_PER_FETCH_SLOT = 4;
+
+/** Takes a slot of `limit` and holds it until the returned function is called. */
+function acquire(limit: LimitFunction): Promise<() => void> {
+  return new Promise((granted) => {
+    void limit(() => new Promise<void>((release) => granted(release)));
+  });
+}
+
+/**
+ * The work of one checkClaims call: each source fetched and read once, then each of its claims
+ * matched, dated (a Wayback capture when the live text cannot stand for the claim's date) and
+ * decided. Results go to `decide` and sources to `onSource` as they come; nothing of a source is
+ * kept once its claims are decided, so memory follows the sources in flight, not the run's size.
+ */
+class Run {
+  readonly wayback: WaybackClient | undefined;
+  readonly #options: CheckOptions;
+  readonly #settings: FetchSettings;
+  readonly #readSettings: Parameters<typeof readSource>[2];
+  readonly #limits: FetchLimits;
+  /** Sources fetched and not yet decided (HELD_PER_FETCH_SLOT): bounded, so a fast network cannot pile up bodies waiting for extraction. */
+  readonly #held: LimitFunction;
+  readonly #captures: CaptureTexts | undefined;
+  readonly #asOfOverride: AsOfDate | undefined;
+  readonly #decide: (r: ClaimResult, slot: number) => void;
+
+  constructor(options: CheckOptions, stacks: HttpStacks, asOfOverride: AsOfDate | undefined, decide: (r: ClaimResult, slot: number) => void) {
+    this.#options = options;
+    this.#decide = decide;
+    this.#asOfOverride = asOfOverride;
+    this.#settings = fetchSettingsFor(options, stacks.sources);
+    this.#readSettings = { extractTimeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal };
+    this.#limits = new FetchLimits(options.concurrency, options.perHost);
+    this.#held = pLimit(options.concurrency * HELD_PER_FETCH_SLOT);
+    this.wayback = waybackFor(options, this.#settings, stacks.archive);
+    this.#captures = this.wayback ? new CaptureTexts(this.wayback, (url, fetched) => readSource(url, fetched, this.#readSettings)) : undefined;
+  }
+
+  /** Every source at once (FetchLimits paces them), until all are done or the run is stopped. */
+  async processAll(groups: Map<string, Slotted[]>): Promise<void> {
+    const all = Promise.all([...groups].map(([url, group]) => this.#processSource(url, group)));
+    all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
+    await untilDoneOrStopped(all, this.#options.signal);
+  }
+
+  async #processSource(url: string, group: Slotted[]): Promise<void> {
+    const { signal } = this.#options;
+    const t0 = performance.now();
+    let release: (() => void) | undefined;
+    try {
+      // A fetched source keeps its fetch slot until it has a held slot: when extraction falls behind, fetching waits.
+      const fetched = await this.#limits.run(url, async () => {
+        const outcome = await fetchSource(url, this.#settings, signal);
+        release = await acquire(this.#held);
+        return outcome;
+      });
+      const record = await readSource(url, fetched, this.#readSettings);
+      if (signal?.aborted) return; // the stop path answers these claims
+      this.#options.onSource?.(record);
+      const ms = Math.round(performance.now() - t0);
+      try {
+        await this.#decideGroup(group, record, ms);
+      } finally {
+        // No other claim cites this URL (claims are grouped by it): what was read for it goes now.
+        forgetSource(record);
+        this.#captures?.forget(url);
+      }
+    } finally {
+      release?.();
+    }
+  }
+
+  /**
+   * Decides the claims of one source. The captures they need are looked up once per date and evidence
+   * hash; a capture the evidence proves decides every claim of that date and evidence, whichever claim it
+   * was fetched for (design.md §8, rule 1), so a claim found in today's changed text waits for a lookup
+   * its siblings started. Claims no lookup concerns are decided at once.
+   */
+  async #decideGroup(group: readonly Slotted[], record: SourceRecord, sourceMs: number): Promise<void> {
+    const { htmlView, wayback, signal } = this.#options;
+    const now = today();
+    const readings = group.map(({ claim, slot }) => {
+      const quote = normalize(claim.quote);
+      const { drift, match: evidenceMatch } = driftOf(claim.evidenceSha256, record);
+      const live: LiveReading = { record, match: record.views ? findQuote(quote, record.views, htmlView) : null, drift, evidenceMatch };
+      const date = asOfFor(claim, this.#asOfOverride);
+      const needs = this.#captures !== undefined && needsCapture(wayback, claim.evidenceSha256, live);
+      return { claim, slot, quote, live, date, needs, key: `${(date ?? now).end14} ${claim.evidenceSha256 ?? ''}` };
+    });
+    const lookups = new Map<string, Promise<CaptureOutcome>>();
+    for (const r of readings) {
+      if (r.needs && !lookups.has(r.key)) lookups.set(r.key, this.#captures!.find(r.claim.fetchUrl, r.date ?? now, r.claim.evidenceSha256));
+    }
+    const replaying = isReplay(this.#options.transport);
+    const decide = (r: (typeof readings)[number], found: CaptureOutcome | undefined): void => {
+      // A claim that did not ask for the archive is judged on a sibling's capture only when the evidence proves it.
+      const capture = r.needs ? found : isProven(found) ? found : undefined;
+      const judgement = judge(r.quote, htmlView, r.live, capture, r.date, replaying);
+      if (this.#asOfOverride && wayback === 'auto' && !r.live.match && capture === undefined && r.claim.evidenceSha256 === undefined) {
+        // A date asked for, and nothing looked up for it: say so, and how to have it looked up.
+        judgement.note = joinNotes(judgement.note, `judged on today's text: without an evidence hash, wayback mode auto looks up no capture; mode always (--wayback always) judges on the capture nearest ${this.#asOfOverride.input}`);
+      }
+      this.#decide(resultFor(r.claim, r.quote, r.live, judgement, htmlView, sourceMs), r.slot);
+    };
+    for (const r of readings) if (!lookups.has(r.key)) decide(r, undefined);
+    await Promise.all([...lookups].map(async ([key, lookup]) => {
+      const found = await lookup;
+      if (signal?.aborted) return; // the stop path answers them
+      for (const r of readings) if (r.key === key) decide(r, found);
+    }));
+  }
+}
+
+/** Where a run's results go: `decide` is called once per claim, with its place in the input. */
+export type Decide = (result: ClaimResult, slot: number) => void;
+
+/**
+ * The run itself, shared by checkClaims and streamClaims: every claim goes to `decide` once,
+ * decided or (when the run stopped first) answered `no_match` as undecided. Keeps only a flag per claim.
+ */
+export async function runClaims(claims: ClaimsInput, opts: Partial<CheckOptions>, decide: Decide): Promise<StreamedRun> {
+  const { entries, warnings } = entriesOf(claims);
+  const options: CheckOptions = { ...DEFAULT_OPTIONS, ...opts };
+  const started = performance.now();
+  const decided = new Uint8Array(entries.length);
+  const decideOnce: Decide = (r, slot) => {
+    decided[slot] = 1;
+    decide(r, slot);
+  };
+  const groups = bySource(entries, decideOnce);
+  const asOfOverride = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
+  const stacks = httpStacks(options);
+  const run = new Run(options, stacks, asOfOverride, decideOnce);
+  try {
+    await run.processAll(groups);
+  } finally {
+    stacks.close();
+  }
+  const stopped = options.signal?.aborted ? abortReason(options.signal) : undefined;
+  entries.forEach((entry, slot) => {
+    if (!decided[slot]) decide(undecided(entry, stopped ?? 'run ended'), slot);
+  });
+  return { claims: entries.length, warnings, stopped, wayback: run.wayback?.stats, ms: Math.round(performance.now() - started) };
+}
+

@@ -1,0 +1,113 @@
+// Result assembly: one claim's ClaimResult from its live reading and judgement, or for a claim undecided or invalid.
+import type { Claim, ClaimEntry } from '../claims.js';
+import type { Label } from '../contract.js';
+import { diagnoseAsOf, type Diagnosis, type Nearest } from '../diagnose/index.js';
+import type { CharsetSource } from '../extract/index.js';
+import { textQuoteSelector, type Match, type TextQuoteSelector } from '../match.js';
+import type { Drift, EvidenceMatch } from '../asof/evidence.js';
+import type { AsOf, Judgement, LiveReading } from '../asof/judge.js';
+import type { HtmlViewChoice } from '../settings.js';
+
+/**
+ * One claim's result as the pipeline makes it (camelCase, with the match's parts and timings): what checkClaims and
+ * streamClaims return. What users read is its report line (contract.ts ReportRecord, report.ts toReportRecord).
+ */
+export interface ClaimResult {
+  id: string;
+  index: number;
+  label: Label;
+  diagnosis: Diagnosis;
+  url?: string;
+  quote?: string;
+  finalUrl?: string;
+  httpStatus?: number;
+  contentType?: string;
+  sourceSha256?: string;
+  charset?: string;
+  /** Where the charset came from (design.md §4): the BOM, the HTTP header, a <meta>, detection from the bytes, or the default. */
+  charsetSource?: CharsetSource;
+  extractor?: string;
+  match: Match | null;
+  /** For a verbatim claim: the match as a W3C TextQuoteSelector over the page's own text. */
+  selector?: TextQuoteSelector;
+  /** For a no_match claim with text: the closest span of the source and its similarity. */
+  nearest?: Nearest | null;
+  /** The live source against the claim's evidence hash. */
+  drift: Drift;
+  /** Which hash of the live source equals the evidence, when one does. */
+  evidenceMatch?: EvidenceMatch;
+  /** Which text decided the label, and why it stands for the claim's date. */
+  asOf?: AsOf;
+  note?: string;
+  /** Time spent on this claim's source, match and diagnosis, in milliseconds. */
+  ms: number;
+  /** Set when the run stopped (deadline, signal) before this claim was decided: it is answered `no_match`, and `note` says why. */
+  undecided?: true;
+}
+
+/** Notes joined with "; ", each once (a fallback may also be why there is no article view). */
+export function joinNotes(...notes: (string | undefined)[]): string | undefined {
+  const parts = [...new Set(notes.filter((n): n is string => !!n))];
+  return parts.length ? parts.join('; ') : undefined;
+}
+
+export function resultFor(claim: Claim, quote: string, live: LiveReading, j: Judgement, choice: HtmlViewChoice, sourceMs: number): ClaimResult {
+  const t0 = performance.now();
+  const { record, match } = j;
+  const { text, views } = record;
+  const label: Label = match ? 'verbatim' : 'no_match';
+  let selector: TextQuoteSelector | undefined;
+  if (match && text && views) {
+    const i = views.findIndex((v) => v.name === match.view);
+    selector = textQuoteSelector(text.views[i]!, views[i]!.text, match);
+  }
+  // The diagnosis as of the claim's date (a drifted source's no_match is `drifted`): diagnose/ decides it.
+  const { diagnosis, note: diagnosisNote, nearest } = diagnoseAsOf({ label, quote, rawQuote: claim.quote, source: record, match, htmlView: choice }, j.drifted);
+  const liveFetch = live.record.fetch;
+  return {
+    id: claim.id,
+    index: claim.index,
+    label,
+    diagnosis,
+    url: claim.url,
+    quote: claim.quote,
+    finalUrl: liveFetch.finalUrl,
+    httpStatus: liveFetch.status,
+    contentType: liveFetch.contentType,
+    sourceSha256: liveFetch.ok ? liveFetch.sha256 : undefined,
+    charset: text?.charset,
+    charsetSource: text?.charsetSource,
+    extractor: match?.extractor ?? (nearest ? views?.find((v) => v.name === nearest.view)?.extractor : undefined) ?? text?.views[0]?.extractor,
+    match,
+    selector,
+    nearest,
+    drift: live.drift,
+    evidenceMatch: live.evidenceMatch ?? undefined,
+    asOf: j.asOf,
+    // A verbatim claim has no diagnosis note; the source may still have one (no article view, and why).
+    // Every fallback the source's extraction took is named, whatever the label (design.md §4).
+    note: j.drifted ? joinNotes(j.note, diagnosisNote, ...(text?.fallbacks ?? [])) : joinNotes(diagnosisNote ?? text?.note, ...(text?.fallbacks ?? []), j.note),
+    ms: sourceMs + Math.round(performance.now() - t0),
+  };
+}
+
+export function undecided(entry: ClaimEntry, why: string): ClaimResult {
+  return {
+    id: entry.id,
+    index: entry.index,
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    url: entry.url,
+    quote: entry.kind === 'claim' ? entry.quote : undefined,
+    match: null,
+    drift: 'unknown',
+    note: `not decided: ${why}`,
+    ms: 0,
+    undecided: true,
+  };
+}
+
+export function invalid(entry: Extract<ClaimEntry, { kind: 'invalid' }>): ClaimResult {
+  return { id: entry.id, index: entry.index, label: 'no_match', diagnosis: 'invalid_claim', url: entry.url, match: null, drift: 'unknown', note: entry.problems.join('; '), ms: 0 };
+}
+
