@@ -1,8 +1,10 @@
 // Readability's light DOM as the tree builder makes it: the same tree as a browser's DOM (jsdom, through parse5) on
 // well-formed pages, on pages that leave tags out, and on each error-handling pattern of the HTML standard's parser;
 // the tokenizer's script data states; the DOM operations Readability relies on.
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import './jsdom-reference.js';
 import { describe, expect, test } from 'vitest';
@@ -12,7 +14,7 @@ import { buildDocument, inlineStyle, parseDocument, type LightDocument, type Lig
 import { renderText } from '../src/extract/render.js';
 import { scriptDataEnd } from '../src/extract/script-data.js';
 import { normalize } from '../src/normalize.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES, ROOT } from './helpers.js';
 
 
 const { window } = new JSDOM('', { virtualConsole: new VirtualConsole() });
@@ -194,6 +196,50 @@ describe('script data: the standard\'s escaped and double escaped states (htmlpa
     expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
     // and the streamed view (pages past the caps) hides the script text too
     expect(normalize(parseHtml(html, { maxBytes: -1, maxElements: 1, maxDepth: 1, maxChildren: 1 }).full)).toBe(normalize(renderText(jsdom(html).body)));
+  });
+});
+
+describe("JSDOMParser's shared prototypes: adjusted by an explicit call, not by importing the light DOM", () => {
+  test('importing the light DOM leaves them as they are; its entry points adjust them, once', () => {
+    // In a process of its own (here, the suite has long adjusted them), on the compiled light DOM.
+    const lightdom = pathToFileURL(join(ROOT, 'dist', 'src', 'extract', 'lightdom', 'index.js')).href;
+    const script = `
+      import JSDOMParser from '@mozilla/readability/JSDOMParser.js';
+      const doc = new JSDOMParser().parse('<p></p>', 'http://localhost/');
+      const el = doc.children[0];
+      const protos = {
+        Parser: Object.getPrototypeOf(new JSDOMParser()),
+        Document: Object.getPrototypeOf(doc),
+        Element: Object.getPrototypeOf(el),
+        Node: Object.getPrototypeOf(Object.getPrototypeOf(doc.createTextNode(''))),
+        Style: Object.getPrototypeOf(el.style),
+      };
+      const snapshot = () => Object.entries(protos).map(([name, p]) => [name, Object.getOwnPropertyDescriptors(p)]);
+      const changed = (a, b) => a.flatMap(([name, before], i) => {
+        const after = b[i][1];
+        return [...new Set([...Object.keys(before), ...Object.keys(after)])]
+          .filter((k) => ['value', 'get', 'set'].some((f) => before[k]?.[f] !== after[k]?.[f]))
+          .map((k) => name + '.' + k);
+      });
+      const before = snapshot();
+      const light = await import(${JSON.stringify(lightdom)});
+      const imported = snapshot();
+      light.parseDocument('<p>x</p>');
+      const parsed = snapshot();
+      light.installLightDomPatches();
+      light.buildDocument('<p>y</p>');
+      const again = snapshot();
+      console.log(JSON.stringify({ onImport: changed(before, imported), onParse: changed(imported, parsed), again: changed(parsed, again) }));
+    `;
+    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' })) as Record<string, string[]>;
+    expect(out.onImport).toEqual([]);
+    expect(out.onParse!.sort()).toEqual([
+      'Document.getElementsByTagName', 'Document.querySelectorAll',
+      'Element.getElementsByTagName', 'Element.innerHTML', 'Element.namespaceURI', 'Element.querySelectorAll',
+      'Node.appendChild', 'Node.childNodes', 'Node.children', 'Node.firstChild', 'Node.firstElementChild', 'Node.lastChild', 'Node.lastElementChild', 'Node.remove', 'Node.replaceChild',
+      'Parser.error', 'Style.getStyle',
+    ]);
+    expect(out.again).toEqual([]);
   });
 });
 

@@ -6,19 +6,19 @@
 // nodes.ts     the node shapes, namespaces, and how nodes are made
 // slots.ts     O(1) child removal
 // queries.ts   getElementsByTagName, querySelectorAll, inline styles
-// serialize.ts innerHTML (fragment serialization; fragment parsing for the setter)
-// parse.ts     buildDocument, parseDocument, parseFragment
+// serialize.ts innerHTML (fragment serialization)
+// fragment.ts  parseFragment (innerHTML's setter)
+// patches.ts   installLightDomPatches: the adjustments to JSDOMParser's shared prototypes, made when called
+// parse.ts     buildDocument, parseDocument (which call installLightDomPatches)
 // tokenizer.ts htmlparser2's tokens to the tree builder
 // tree.ts      LightTreeBuilder, on stack.ts, insert.ts, formatting.ts, modes.ts, start-tags.ts, end-tags.ts
 //              (with tags.ts, tokens.ts, doctype.ts, limits.ts)
 //
-// The modules that adjust JSDOMParser's shared prototypes (so that the light DOM answers as jsdom does where
-// Readability asks) do so when loaded; they are all loaded here, so that every importer sees the adjusted DOM.
-import './slots.js';
-import './queries.js';
-import './serialize.js';
+// Importing the light DOM changes nothing outside it: JSDOMParser's shared prototypes are adjusted (so that the light
+// DOM answers as jsdom does where Readability asks) by installLightDomPatches, which the entry points call.
 
 export type { LightDocument, LightElement } from './nodes.js';
 export type { TreeLimits } from './limits.js';
 export { buildDocument, parseDocument } from './parse.js';
+export { installLightDomPatches } from './patches.js';
 export { inlineStyle } from './queries.js';

@@ -1,7 +1,6 @@
 // Creating and inserting nodes (§13.2.6.1): the appropriate place, foster parenting, template contents, and the limits on elements.
-import JSDOMParser from '@mozilla/readability/JSDOMParser.js';
 import type { TreeLimits } from './limits.js';
-import { Attr, ELEMENT_NODE, LightElementNode, NS, NS_URI, SvgAnimatedString, TEXT_NODE, type AttrShape, type LightDocument, type LightElement, type LightNode } from './nodes.js';
+import { Attr, ELEMENT_NODE, LightElementNode, newDocument, NS, NS_URI, SvgAnimatedString, TEXT_NODE, type AttrShape, type LightDocument, type LightElement, type LightNode } from './nodes.js';
 import { OpenElements } from './stack.js';
 import { TABLE_STRUCTURE } from './tags.js';
 import type { Attrs } from './tokens.js';
@@ -29,7 +28,7 @@ export abstract class NodeInsertion extends OpenElements {
 
   constructor(limits: TreeLimits, url: string) {
     super(limits);
-    this.doc = new JSDOMParser().parse('', url) as unknown as LightDocument;
+    this.doc = newDocument(url);
   }
 
   protected createElement(name: string, ns: NS, attrs: Attrs): LightElement {

@@ -53,6 +53,9 @@ export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
 export const COMMENT_NODE = 8;
 
+// JSDOMParser's shared prototypes are found here and left as they are: patches.ts adjusts them, when asked
+// (installLightDomPatches), so that this DOM answers as the reference DOM (jsdom) does where Readability asks.
+
 /** A document of JSDOMParser's, for its node classes (nodes do not belong to a document: createElement is `new Element`). */
 export const SHARED_DOC = new JSDOMParser().parse('<p></p>', 'http://localhost/') as unknown as LightDocument;
 export const ElementProto = Object.getPrototypeOf(SHARED_DOC.children[0]) as Record<string, unknown>;
@@ -60,7 +63,7 @@ const TextProto = Object.getPrototypeOf(SHARED_DOC.createTextNode('')) as object
 export const NodeProto = Object.getPrototypeOf(TextProto) as Record<string, unknown>;
 export const DocumentProto = Object.getPrototypeOf(SHARED_DOC) as Record<string, unknown>;
 /** The prototype of an element's `style` (JSDOMParser's Style, which reads and writes the style attribute). */
-export const StyleProto = Object.getPrototypeOf((SHARED_DOC.children[0] as unknown as { style: object }).style) as object;
+export const StyleProto = Object.getPrototypeOf((SHARED_DOC.children[0] as unknown as { style: object }).style) as Record<string, unknown>;
 
 /**
  * Comment nodes, kept where the standard puts them: Readability tells them from text and elements (a comment ends a
@@ -84,19 +87,12 @@ export function createComment(data: string): LightNode {
   return node;
 }
 
-// Adjustments to the shared prototypes, made once, so that this DOM answers as the reference DOM (jsdom) does
-// where Readability asks. They only affect JSDOMParser's classes, which nothing else uses. Those that need
-// nothing but the node classes are here; the others are made by the module that owns what they do (slots.ts:
-// child removal; queries.ts: getElementsByTagName, querySelectorAll, style; serialize.ts: innerHTML).
-{
-  const parserProto = Object.getPrototypeOf(new JSDOMParser()) as { error(m: string): void };
-  // JSDOMParser prints markup errors to the console; in a worker that is our stdout. Keep them on the parser (its
-  // errorState), which is where its own tests look. (Its parser no longer runs: innerHTML is parsed by the tree
-  // builder, see serialize.ts.)
-  parserProto.error = function error(this: { errorState: string }, message: string) {
-    this.errorState += `${message}\n`;
-  };
-  ElementProto.namespaceURI = HTML_NS;
+/** JSDOMParser's parser's prototype (the parser itself only makes the documents the tree builder fills: newDocument). */
+export const ParserProto = Object.getPrototypeOf(new JSDOMParser()) as Record<string, unknown>;
+
+/** A new, empty document of JSDOMParser's, for the tree builder to fill. */
+export function newDocument(url: string): LightDocument {
+  return new JSDOMParser().parse('', url) as unknown as LightDocument;
 }
 
 /** JSDOMParser's Attribute objects, made directly (its constructor is not exported): same prototype, same fields. */

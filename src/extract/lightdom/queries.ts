@@ -1,5 +1,5 @@
 // Element queries as an HTML document answers them (getElementsByTagName, querySelectorAll), and inline styles.
-import { DocumentProto, ElementProto, HTML_NS, StyleProto, type LightElement } from './nodes.js';
+import { HTML_NS, type LightElement } from './nodes.js';
 
 /** Elements under `root` (not itself) in document order whose name matches, HTML ones case-insensitively. */
 function elementsByNames(root: LightElement, names: string[] | undefined): LightElement[] {
@@ -63,32 +63,32 @@ export function inlineStyle(attribute: string | undefined | null, property: stri
   return value;
 }
 
-// The prototype adjustments for queries and styles (see nodes.ts), made once.
-{
-  // Readability asks `style.display` and `style.visibility` of every node (_isProbablyVisible). JSDOMParser answers
-  // from the style attribute verbatim ("none !important", "NONE"); a browser (and jsdom) parses it: property names
-  // are case-insensitive, keywords too, `!important` is not part of the value, and among repeats an important
-  // declaration wins, else the last.
-  const styleProto = StyleProto as { getStyle(name: string): string | undefined };
-  styleProto.getStyle = function getStyle(this: { node: LightElement }, name: string) {
-    return inlineStyle(this.node.getAttribute('style'), name);
-  };
-  // getElementsByTagName and querySelectorAll (tag lists only: all Readability asks) as in an HTML document: HTML
-  // elements by lowercase name, SVG and MathML elements by their own name, in document order. With
-  // querySelectorAll present Readability takes the same path as over jsdom (one list in document order, not one
-  // list per tag name concatenated).
-  const byTagName = function getElementsByTagName(this: LightElement, qualifiedName: string) {
-    const out = elementsByNames(this, qualifiedName === '*' ? undefined : [qualifiedName]) as LightElement[] & { _isLiveNodeList?: boolean };
-    out._isLiveNodeList = true; // as JSDOMParser marks them: Readability refuses to remove from a live list
-    return out;
-  };
-  const querySelectorAll = function querySelectorAll(this: LightElement, selectors: string) {
-    const names = selectors.split(',').map((s) => s.trim());
-    if (!names.every((n) => /^[a-zA-Z][a-zA-Z0-9-]*$/.test(n))) throw new Error(`querySelectorAll: only tag names are supported, not ${selectors}`);
-    return elementsByNames(this, names);
-  };
-  for (const proto of [ElementProto, DocumentProto]) {
-    proto.getElementsByTagName = byTagName;
-    proto.querySelectorAll = querySelectorAll;
-  }
+// What queries and styles answer, for JSDOMParser's shared prototypes: patches.ts installs them (installLightDomPatches).
+
+/**
+ * Style.getStyle: Readability asks `style.display` and `style.visibility` of every node (_isProbablyVisible).
+ * JSDOMParser answers from the style attribute verbatim ("none !important", "NONE"); a browser (and jsdom) parses
+ * it: property names are case-insensitive, keywords too, `!important` is not part of the value, and among repeats
+ * an important declaration wins, else the last.
+ */
+export function getStyle(this: { node: LightElement }, name: string): string | undefined {
+  return inlineStyle(this.node.getAttribute('style'), name);
+}
+
+/**
+ * getElementsByTagName and querySelectorAll (tag lists only: all Readability asks) as in an HTML document: HTML
+ * elements by lowercase name, SVG and MathML elements by their own name, in document order. With querySelectorAll
+ * present Readability takes the same path as over jsdom (one list in document order, not one list per tag name
+ * concatenated).
+ */
+export function getElementsByTagName(this: LightElement, qualifiedName: string): LightElement[] {
+  const out = elementsByNames(this, qualifiedName === '*' ? undefined : [qualifiedName]) as LightElement[] & { _isLiveNodeList?: boolean };
+  out._isLiveNodeList = true; // as JSDOMParser marks them: Readability refuses to remove from a live list
+  return out;
+}
+
+export function querySelectorAll(this: LightElement, selectors: string): LightElement[] {
+  const names = selectors.split(',').map((s) => s.trim());
+  if (!names.every((n) => /^[a-zA-Z][a-zA-Z0-9-]*$/.test(n))) throw new Error(`querySelectorAll: only tag names are supported, not ${selectors}`);
+  return elementsByNames(this, names);
 }

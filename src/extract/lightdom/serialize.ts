@@ -1,6 +1,6 @@
-// innerHTML as a browser has it: the HTML fragment serialization algorithm, and fragment parsing for the setter.
-import { COMMENT_NODE, ELEMENT_NODE, ElementProto, HTML_NS, TEXT_NODE, type LightElement, type LightNode } from './nodes.js';
-import { parseFragment } from './parse.js';
+// innerHTML as a browser has it: the HTML fragment serialization algorithm, and the children a parsed fragment gives
+// (patches.ts makes them JSDOMParser's innerHTML, with fragment.ts parsing for the setter).
+import { COMMENT_NODE, ELEMENT_NODE, HTML_NS, TEXT_NODE, type LightElement, type LightNode } from './nodes.js';
 
 const VOID: ReadonlySet<string> = new Set(['area', 'base', 'basefont', 'bgsound', 'br', 'col', 'embed', 'frame', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 const RAW_TEXT_PARENTS: ReadonlySet<string> = new Set(['style', 'script', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
@@ -10,7 +10,8 @@ const ATTRIBUTE_ESCAPES = /[&"\u00a0]/g;
 const ESCAPED: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\u00a0': '&nbsp;' };
 const escapeChar = (c: string) => ESCAPED[c]!;
 
-function serializeChildren(root: LightElement): string {
+/** innerHTML's getter: the children of `root`, serialized (raw text elements verbatim, comments kept). */
+export function serializeChildren(root: LightElement): string {
   return serializeInto(root, '');
 }
 
@@ -34,30 +35,12 @@ function serializeInto(parent: LightNode, out: string): string {
   return out;
 }
 
-/** Gives `el` the children of `holder` (a parsed fragment's root), dropping its own. */
-function replaceChildren(el: LightElement, holder: LightElement): void {
+/** innerHTML's setter, once the fragment is parsed: gives `el` the children of `holder` (the fragment's root), dropping its own. */
+export function replaceChildren(el: LightElement, holder: LightElement): void {
   for (const child of el.childNodes) child.parentNode = null;
   el.childNodes = holder.childNodes;
   el.children = holder.children;
   for (const child of el.childNodes) child.parentNode = el;
   holder.childNodes = [];
   holder.children = [];
-}
-
-// The innerHTML adjustment to the shared prototypes (see nodes.ts), made once.
-{
-  // innerHTML as a browser has it: serialized by the HTML fragment serialization algorithm (raw text elements
-  // verbatim, comments kept) and parsed by the fragment parsing algorithm with this tree builder. Readability
-  // re-parses the page this way when it retries (`page.innerHTML = pageCacheHtml`) and for <noscript> images.
-  const inner = Object.getOwnPropertyDescriptor(ElementProto, 'innerHTML')!;
-  Object.defineProperty(ElementProto, 'innerHTML', {
-    configurable: true,
-    enumerable: inner.enumerable ?? true,
-    get(this: LightElement) {
-      return serializeChildren(this);
-    },
-    set(this: LightElement, html: string) {
-      replaceChildren(this, parseFragment(String(html), this));
-    },
-  });
 }

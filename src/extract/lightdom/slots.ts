@@ -1,5 +1,5 @@
 // O(1) child removal: each node's slot in its parent's childNodes and children, holes, and their compaction.
-import { ELEMENT_NODE, NodeProto } from './nodes.js';
+import { ELEMENT_NODE } from './nodes.js';
 
 // Removal in O(1). JSDOMParser keeps a node's children in two arrays (childNodes, children) and removes a child
 // with indexOf and splice, so emptying a parent of n children costs n² (V8's splice on an array of 100,000
@@ -184,10 +184,12 @@ function replaceChild(this: Slotted, newNode: Slotted, oldNode: Slotted) {
   return oldNode;
 }
 
-// The accessors and methods, on the prototype JSDOMParser's nodes share (elements, text, the document).
-{
-  const proto = NodeProto as unknown as Record<string, unknown>;
-  Object.defineProperty(proto, 'childNodes', {
+/**
+ * The accessors and methods that give JSDOMParser's nodes their slots, for the prototype its nodes share (elements,
+ * text, the document): patches.ts installs them (installLightDomPatches).
+ */
+export const SLOT_ACCESSORS: PropertyDescriptorMap = {
+  childNodes: {
     configurable: true,
     get(this: Slotted) {
       return this._holes > 0 ? compactNodes(this) : this._cn;
@@ -205,8 +207,8 @@ function replaceChild(this: Slotted, newNode: Slotted, oldNode: Slotted) {
       }
       for (let i = 0; i < value.length; i++) value[i]!._i = i;
     },
-  });
-  Object.defineProperty(proto, 'children', {
+  },
+  children: {
     configurable: true,
     get(this: Slotted) {
       return this._eholes > 0 ? compactElements(this) : this._ch;
@@ -216,8 +218,8 @@ function replaceChild(this: Slotted, newNode: Slotted, oldNode: Slotted) {
       this._eholes = 0;
       for (let i = 0; i < value.length; i++) value[i]!._ei = i;
     },
-  });
-  Object.defineProperty(proto, 'firstChild', {
+  },
+  firstChild: {
     configurable: true,
     get(this: Slotted) {
       const a = this._cn;
@@ -227,30 +229,28 @@ function replaceChild(this: Slotted, newNode: Slotted, oldNode: Slotted) {
       this._front = i;
       return a[i] ?? null;
     },
-  });
-  Object.defineProperty(proto, 'lastChild', {
+  },
+  lastChild: {
     configurable: true,
     get(this: Slotted) {
       const a = this._cn;
       return a[a.length - 1] ?? null; // (trailing holes are always popped)
     },
-  });
-  Object.defineProperty(proto, 'firstElementChild', {
+  },
+  firstElementChild: {
     configurable: true,
     get(this: Slotted) {
       const a = this._eholes > 0 ? compactElements(this) : this._ch;
       return a[0] ?? null;
     },
-  });
-  Object.defineProperty(proto, 'lastElementChild', {
+  },
+  lastElementChild: {
     configurable: true,
     get(this: Slotted) {
       const a = this._ch;
       return a[a.length - 1] ?? null;
     },
-  });
+  },
+};
 
-  proto.appendChild = appendChild;
-  proto.remove = remove;
-  proto.replaceChild = replaceChild;
-}
+export const SLOT_METHODS = { appendChild, remove, replaceChild } as const;
