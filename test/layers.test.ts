@@ -1,4 +1,5 @@
-// Module layers of src/: extraction reads pages, diagnosis only classifies, and the leaf modules import nothing.
+// Module layers of src/: extraction reads pages, diagnosis only classifies, the leaf modules import nothing, the run core alone
+// builds HTTP stacks and answers files, and the contract module stands on zod alone.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import ts from 'typescript';
@@ -15,6 +16,33 @@ const APART: readonly (readonly [string, string])[] = [
   ['src/extract/', 'src/diagnose/'],
 ];
 
+/**
+ * Who may import what (a module, or a path prefix of src/), value imports only unless `types` says so: the run core
+ * (src/run/) builds the HTTP stacks and keeps answers files; the CLI and the MCP server keep options, signals and
+ * printing; the contract (src/contract.ts) is the schema of what users read and depends on zod alone.
+ */
+interface ImportRule {
+  /** A package name, or a file of src/ (relative to the repository). */
+  module: string;
+  /** Files (or folders, ending in /) that may import it. */
+  allowed: readonly string[];
+  /** Whether type-only imports are held to the rule too. */
+  types?: boolean;
+  why: string;
+}
+
+const IMPORT_RULES: readonly ImportRule[] = [
+  { module: 'undici', allowed: ['src/fetch/', 'src/run/transport.ts', 'src/archive/'], why: 'HTTP stacks are built by the run core (src/run/transport.ts) on src/fetch/' },
+  { module: 'src/fetch/guard.ts', allowed: ['src/fetch/', 'src/run/transport.ts'], types: true, why: 'the network rule is applied by the run core\'s stacks' },
+  { module: 'src/fetch/index.ts', allowed: ['src/run/', 'src/index.ts', 'src/asof/', 'src/wayback/'], why: 'sources are fetched by the run core' },
+  { module: 'src/wayback/client.ts', allowed: ['src/run/', 'src/asof/'], why: 'the Wayback client is made by the run core' },
+  { module: 'src/answers.ts', allowed: ['src/run/session.ts', 'src/index.ts', 'src/report-file.ts'], why: 'answers files are kept by the run core\'s session (src/run/session.ts)' },
+  { module: 'htmlparser2', allowed: ['src/extract/htmlparser2-internals.ts', 'src/extract/markup.ts'], types: true, why: 'htmlparser2\'s internals are reached in one module (src/extract/htmlparser2-internals.ts)' },
+];
+
+/** Packages and files the contract module may import: it is the schema users read, and nothing of the pipeline. */
+const CONTRACT = { file: 'src/contract.ts', imports: ['zod'] };
+
 interface Import {
   /** The importing file, relative to the repository (posix separators). */
   file: string;
@@ -23,17 +51,43 @@ interface Import {
   /** The imported file, relative to the repository, when the specifier is relative. */
   target?: string;
   line: number;
+  /** `import type` / `export type`, or every named element a type. */
+  typeOnly: boolean;
 }
 
 /** Every import of a file: static imports and re-exports (types included), side-effect and dynamic imports, as TypeScript reads them. */
 function importsOf(file: string, text: string): Import[] {
-  const info = ts.preProcessFile(text, true, true);
-  const lineOf = (pos: number) => text.slice(0, pos).split('\n').length;
-  return info.importedFiles.map(({ fileName, pos }) => {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const lineOf = (pos: number) => source.getLineAndCharacterOfPosition(pos).line + 1;
+  const found: Import[] = [];
+  const add = (node: ts.Node, spec: ts.Expression | undefined, typeOnly: boolean): void => {
+    if (!spec || !ts.isStringLiteral(spec)) return;
+    const fileName = spec.text;
     const target = fileName.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), fileName)).replace(/\.js$/, '.ts') : undefined;
-    return { file, specifier: fileName, target, line: lineOf(pos) };
-  });
+    found.push({ file, specifier: fileName, target, line: lineOf(spec.getStart(source)), typeOnly });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const typeOnly = !!clause && (clause.isTypeOnly || (!clause.name && !!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      add(node, node.moduleSpecifier, typeOnly);
+    } else if (ts.isExportDeclaration(node)) {
+      const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
+      add(node, node.moduleSpecifier, node.isTypeOnly || (!!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node, node.arguments[0], false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node, node.argument.literal as ts.Expression, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
 }
+
+/** Whether `file` is one of `allowed` (a file, or a folder ending in /). */
+const within = (file: string, allowed: readonly string[]): boolean => allowed.some((a) => (a.endsWith('/') ? file.startsWith(a) : file === a));
 
 /** What breaks the layers, one line per offending import. */
 function layerViolations(files: ReadonlyMap<string, string>): string[] {
@@ -45,6 +99,12 @@ function layerViolations(files: ReadonlyMap<string, string>): string[] {
       for (const [from, to] of APART) {
         if (file.startsWith(from) && imp.target?.startsWith(to)) found.push(`${at}: ${from} must not import from ${to}`);
       }
+      const imported = imp.target ?? imp.specifier;
+      for (const rule of IMPORT_RULES) {
+        if (imported !== rule.module || (imp.typeOnly && !rule.types) || file === rule.module || within(file, rule.allowed)) continue;
+        found.push(`${at}: only ${rule.allowed.join(', ')} may import ${rule.module} (${rule.why})`);
+      }
+      if (file === CONTRACT.file && !CONTRACT.imports.includes(imported)) found.push(`${at}: the contract imports only ${CONTRACT.imports.join(', ')}`);
     }
   }
   return found;
@@ -57,7 +117,7 @@ function tsFiles(dir: string): string[] {
 }
 
 describe('module layers of src/', () => {
-  test('diagnose/ and extract/ do not import each other; the leaf modules import nothing', () => {
+  test('diagnose/ and extract/ do not import each other; the leaf modules import nothing; the run core, the contract and the light DOM wall hold', () => {
     const files = new Map(tsFiles('src').map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]));
     for (const leaf of LEAVES) expect(files.has(leaf), `${leaf} exists`).toBe(true);
     expect(layerViolations(files)).toEqual([]);
@@ -69,12 +129,22 @@ describe('module layers of src/', () => {
       ['src/extract/y.ts', "export { detectShell } from '../diagnose/shells.js';\nconst later = () => import('../diagnose/index.js');\n"],
       ['src/settings.ts', "import type { Label } from './answers.js';\n"],
       ['src/match.ts', "import type { ViewName } from './extract/index.js';\n"],
+      ['src/mcp/z.ts', "import type { Dispatcher } from 'undici';\nimport { Agent } from 'undici';\nimport { guardedAgent } from '../fetch/guard.js';\nimport { AnswersFile } from '../answers.js';\nimport type { Label } from '../answers.js';\n"],
+      ['src/cli/w.ts', "import { type WaybackClient, type WaybackOptions } from '../wayback/client.js';\nconst m = await import('../wayback/client.js');\n"],
+      ['src/contract.ts', "import { z } from 'zod';\nimport type { SourceRecord } from './source.js';\n"],
+      ['src/extract/lightdom/v.ts', "import type { Tokenizer } from 'htmlparser2';\n"],
     ]);
     expect(layerViolations(files)).toEqual([
       "src/diagnose/x.ts:5 imports '../extract/decode.js': src/diagnose/ must not import from src/extract/",
       "src/extract/y.ts:1 imports '../diagnose/shells.js': src/extract/ must not import from src/diagnose/",
       "src/extract/y.ts:2 imports '../diagnose/index.js': src/extract/ must not import from src/diagnose/",
       "src/settings.ts:1 imports './answers.js': src/settings.ts is a leaf and must import nothing",
+      "src/mcp/z.ts:2 imports 'undici': only src/fetch/, src/run/transport.ts, src/archive/ may import undici (HTTP stacks are built by the run core (src/run/transport.ts) on src/fetch/)",
+      "src/mcp/z.ts:3 imports '../fetch/guard.js': only src/fetch/, src/run/transport.ts may import src/fetch/guard.ts (the network rule is applied by the run core's stacks)",
+      "src/mcp/z.ts:4 imports '../answers.js': only src/run/session.ts, src/index.ts, src/report-file.ts may import src/answers.ts (answers files are kept by the run core's session (src/run/session.ts))",
+      "src/cli/w.ts:2 imports '../wayback/client.js': only src/run/, src/asof/ may import src/wayback/client.ts (the Wayback client is made by the run core)",
+      "src/contract.ts:2 imports './source.js': the contract imports only zod",
+      "src/extract/lightdom/v.ts:1 imports 'htmlparser2': only src/extract/htmlparser2-internals.ts, src/extract/markup.ts may import htmlparser2 (htmlparser2's internals are reached in one module (src/extract/htmlparser2-internals.ts))",
     ]);
   });
 });

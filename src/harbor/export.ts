@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { ArchiveError, readArchive, recordedWaybackBases, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
 import { ClaimsFileError, jsonSyntaxErrorAt, parseClaims, parseJsonText, type Claim } from '../claims.js';
-import { type Label } from '../answers.js';
+import type { Label } from '../contract.js';
 import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
 import { bundledSkillDir, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';

@@ -1,5 +1,5 @@
 // Grading: answers against gold labels; reward = correct / gold claims (the file rules are verifier.ts's).
-import { type Label } from '../answers.js';
+import type { Label } from '../contract.js';
 import { plural } from '../messages.js';
 import { QuotecheckError } from '../errors.js';
 

@@ -3,7 +3,7 @@
 // the tests all write tasks through it, so every task follows the same rules.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Label } from '../answers.js';
+import type { Label } from '../contract.js';
 import { LAYOUTS, frontMatter, type Layout } from './layout.js';
 import { installGrader, installQuotecheck, installWarcReader } from './ship.js';
 import { environmentDockerfile, installSkill, solveScript, taskToml, testScript, variantTags, variantTomlOptions, type SolveOptions, type TaskTomlOptions, type TaskVariant } from './templates.js';
