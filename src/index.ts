@@ -1,6 +1,7 @@
 // The library API: what the CLI uses, for agent builders to call directly.
 export { normalize } from './normalize.js';
-export { parseClaims, readClaimsFile, ClaimsFileError, type Claim, type InvalidClaim, type ClaimEntry, type ClaimSet } from './claims.js';
+export { readClaimsFile } from './claims-file.js';
+export { parseClaims, ClaimsFileError, type Claim, type InvalidClaim, type ClaimEntry, type ClaimSet } from './claims.js';
 export { verifyQuote } from './verify.js';
 export type { RedirectCheck } from './verify.js';
 export { checkClaims, streamClaims, DEFAULT_OPTIONS, VERSION, type CheckOptions, type CheckRun, type StreamedRun, type ClaimInput, type ClaimsInput, type ClaimResult, type SourceRecord } from './check.js';

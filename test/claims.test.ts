@@ -2,7 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ClaimsFileError, parseClaims, readClaimsFile, type Claim } from '../src/claims.js';
+import { ClaimsFileError, parseClaims, type Claim } from '../src/claims.js';
+import { readClaimsFile } from '../src/claims-file.js';
 import { claimsRun, tempDir } from './helpers.js';
 
 const ok = { id: 'a', quote: 'some words', url: 'http://127.0.0.1/x' };

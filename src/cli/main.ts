@@ -42,7 +42,7 @@ function megabytes(value: string): number {
 const MB = 1024 * 1024;
 /** `mcp --cache-mb`: room for a few dozen PDFs and pages in one agent session. */
 const DEFAULT_MCP_CACHE_MB = 256;
-/** `run --max-claims-mb`'s default, shown in help; the limit itself is claims.ts's DEFAULT_MAX_CLAIMS_BYTES (a test holds them equal; importing claims.ts here would load zod for --help). */
+/** `run --max-claims-mb`'s default, shown in help; the limit itself is claims-file.ts's DEFAULT_MAX_CLAIMS_BYTES (a test holds them equal; importing claims-file.ts here would load zod for --help). */
 const DEFAULT_MAX_CLAIMS_MB = 64;
 
 /** The statuses `--retries` retries, listed from the retry policy itself so help and code cannot disagree. */

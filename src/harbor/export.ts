@@ -2,7 +2,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { ArchiveError, readArchive, recordedWaybackBases, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
-import { ClaimsFileError, jsonSyntaxErrorAt, parseClaims, parseJsonText, type Claim } from '../claims.js';
+import { ClaimsFileError, parseClaims, type Claim } from '../claims.js';
+import { jsonSyntaxErrorAt, parseJsonText } from '../json-text.js';
 import type { Label } from '../contract.js';
 import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
