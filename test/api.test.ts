@@ -52,3 +52,36 @@ describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () 
     expect(run.stopped).toBe('deadline');
   });
 });
+
+describe('the subpath entry points: quotecheck/stages, quotecheck/contract, quotecheck/harbor', () => {
+  test('the contract schema accepts what verifyQuote returns and names what it refuses', async () => {
+    const { VerifyResultSchema, ReportRecordSchema, readReportLine } = await import('quotecheck/contract');
+    const server = await serve([{ path: '/p', body: PAGE, headers: { 'content-type': 'text/html' } }]);
+    const hit = await verifyQuote(`${server.origin}/p`, 'long debate', { allowPrivate: true });
+    expect(VerifyResultSchema.parse(hit)).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim' });
+    const bad = ReportRecordSchema.safeParse({ ...hit, id: 'x', diagnosis: 'guessed' });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(['diagnosis']);
+    // Another program's report line: each field kept only when well formed.
+    expect(readReportLine({ diagnosis: 'near_miss', http_status: '200', nearest: { text: 'a', similarity: 0.9, raw: '', diff: [{ op: 'bogus', text: 'a' }] } }))
+      .toEqual({ diagnosis: 'near_miss', nearest: { text: 'a', similarity: 0.9 } });
+  });
+
+  test('the stages are the pipeline the root runs: extract, normalize and find a quote by hand', async () => {
+    const stages = await import('quotecheck/stages');
+    expect(stages.normalize).toBe(normalize);
+    const text = await stages.extractSource({ body: Buffer.from(PAGE), contentType: 'text/html; charset=utf-8', url: 'http://example.test/p' }, { timeoutMs: 10_000 });
+    const views = stages.normalizeViews(text.views);
+    expect(views.map((v) => v.name)).toContain('full');
+    const match = stages.findQuote(normalize('approved the "budget" on Tuesday-after'), views);
+    expect(match).toMatchObject({ exact: 'approved the "budget" on tuesday-after' });
+    expect(stages.findQuote(normalize('rejected the budget'), views)).toBeNull();
+  });
+
+  test('harbor grades answers against gold labels as a task verifier does', async () => {
+    const { grade, parseLabels } = await import('quotecheck/harbor');
+    const gold = parseLabels({ a: 'verbatim', b: 'no_match' }, 'gold');
+    const g = grade(new Map([['a', 'verbatim'], ['b', 'verbatim']]), gold);
+    expect(g).toMatchObject({ gold: 2, correct: 1, reward: 0.5 });
+  });
+});

@@ -34,7 +34,7 @@ interface ImportRule {
 const IMPORT_RULES: readonly ImportRule[] = [
   { module: 'undici', allowed: ['src/fetch/', 'src/run/transport.ts', 'src/archive/'], why: 'HTTP stacks are built by the run core (src/run/transport.ts) on src/fetch/' },
   { module: 'src/fetch/guard.ts', allowed: ['src/fetch/', 'src/run/transport.ts'], types: true, why: 'the network rule is applied by the run core\'s stacks' },
-  { module: 'src/fetch/index.ts', allowed: ['src/run/', 'src/index.ts', 'src/asof/', 'src/wayback/'], why: 'sources are fetched by the run core' },
+  { module: 'src/fetch/index.ts', allowed: ['src/run/', 'src/stages.ts', 'src/asof/', 'src/wayback/'], why: 'sources are fetched by the run core' },
   { module: 'src/wayback/client.ts', allowed: ['src/run/', 'src/asof/'], why: 'the Wayback client is made by the run core' },
   { module: 'src/answers.ts', allowed: ['src/run/session.ts', 'src/index.ts', 'src/report-file.ts'], why: 'answers files are kept by the run core\'s session (src/run/session.ts)' },
   { module: 'htmlparser2', allowed: ['src/extract/htmlparser2-internals.ts', 'src/extract/markup.ts'], types: true, why: 'htmlparser2\'s internals are reached in one module (src/extract/htmlparser2-internals.ts)' },
