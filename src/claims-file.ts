@@ -1,11 +1,12 @@
 // A claims file read from disk or bytes: size-limited, UTF-8, nesting-limited, JSON with a located syntax error, then claims.ts's schema.
 import { open, type FileHandle } from 'node:fs/promises';
 import { describeFsError } from './messages.js';
+import { CLI_DEFAULTS } from './defaults.js';
 import { lineAndColumn, parseJsonText, tooDeepAt } from './json-text.js';
 import { ClaimsFileError, parseClaims, type ClaimSet } from './claims.js';
 
-/** Largest claims file readClaimsFile reads unless told otherwise: about 250,000 claims. */
-export const DEFAULT_MAX_CLAIMS_BYTES = 64 * 1024 * 1024;
+/** Largest claims file readClaimsFile reads unless told otherwise (defaults.ts CLI_DEFAULTS.maxClaimsMb). */
+export const DEFAULT_MAX_CLAIMS_BYTES = CLI_DEFAULTS.maxClaimsMb * 1024 * 1024;
 
 /**
  * Deepest nesting of arrays and objects read. A claims file needs three levels; V8 parses any

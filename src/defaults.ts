@@ -1,4 +1,4 @@
-// Defaults and version: what the CLI needs before it loads any pipeline code.
+// Every default in one place: the run's (DEFAULT_OPTIONS), and what the CLI and the MCP server add; the version. Loads nothing, so --help costs nothing.
 import type { RunSettings } from './settings.js';
 
 export const VERSION = '0.1.0';
@@ -27,3 +27,24 @@ export const DEFAULT_OPTIONS: Readonly<RunSettings> = {
   waybackPerMinute: 15,
   waybackMaxWaitMs: 120_000,
 };
+
+/** What the command line adds to DEFAULT_OPTIONS: settings of the commands, not of a run. */
+export const CLI_DEFAULTS = {
+  /** `run --max-claims-mb`: the largest claims file read (claims-file.ts DEFAULT_MAX_CLAIMS_BYTES); about 250,000 claims. */
+  maxClaimsMb: 64,
+  /** `export --per-task`: about ten claims a task, as the golden tasks have. */
+  perTask: 10,
+} as const;
+
+/** What the MCP server adds to DEFAULT_OPTIONS (`quotecheck mcp`). */
+export const MCP_DEFAULTS = {
+  /** `--cache-mb`: room for a few dozen PDFs and pages in one agent session. */
+  cacheMb: 256,
+  /** `--call-timeout`: the longest one tool call may take, in seconds. */
+  callTimeoutSeconds: 300,
+} as const;
+
+/** The WARC file `run` and `verify` replay when no --replay is given: $QUOTECHECK_REPLAY, when set and not empty. */
+export function replayFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  return env[REPLAY_ENV] || undefined;
+}

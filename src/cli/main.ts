@@ -1,7 +1,7 @@
 // The command line: argument parsing (commander) and dispatch to one module per command.
 import { availableParallelism } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_OPTIONS, REPLAY_ENV, VERSION } from '../defaults.js';
+import { CLI_DEFAULTS, DEFAULT_OPTIONS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../defaults.js';
 import { WAYBACK_MODES } from '../settings.js';
 import { RETRYABLE_STATUSES } from '../fetch/policy.js';
 import { REPORT_ORDERS } from '../report-file.js';
@@ -12,8 +12,6 @@ interface Outcome {
   code: number;
 }
 
-/** `export --per-task`: about ten claims a task, as the golden tasks have. */
-const DEFAULT_PER_TASK = 10;
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -40,10 +38,6 @@ function megabytes(value: string): number {
 }
 
 const MB = 1024 * 1024;
-/** `mcp --cache-mb`: room for a few dozen PDFs and pages in one agent session. */
-const DEFAULT_MCP_CACHE_MB = 256;
-/** `run --max-claims-mb`'s default, shown in help; the limit itself is claims-file.ts's DEFAULT_MAX_CLAIMS_BYTES (a test holds them equal; importing claims-file.ts here would load zod for --help). */
-const DEFAULT_MAX_CLAIMS_MB = 64;
 
 /** The statuses `--retries` retries, listed from the retry policy itself so help and code cannot disagree. */
 /** What `--allow-private` does, for every command that fetches (the MCP server's says the same). */
@@ -100,7 +94,7 @@ function addRunCommand(program: Command, outcome: Outcome): void {
     .addOption(new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)').default(undefined, 'on').conflicts('allowPrivate'))
     .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
     .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(megabytes))
-    .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(DEFAULT_MAX_CLAIMS_MB)).argParser(megabytes))
+    .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(CLI_DEFAULTS.maxClaimsMb)).argParser(megabytes))
     .addOption(described('--as-of <date>', 'judge every claim as of this ISO date or date-time', 'each claim\'s verify_date'))
     .addOption(new Option('--wayback <mode>', WAYBACK_HELP).choices([...WAYBACK_MODES]).default(DEFAULT_OPTIONS.wayback))
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
@@ -170,10 +164,9 @@ function addMcpCommand(program: Command, outcome: Outcome): void {
     .option('--extract-timeout <seconds>', 'time to extract one source', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
     .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
-    .addOption(new Option('--cache-mb <megabytes>', 'memory kept for the session: HTTP bodies and extracted texts, in bytes (least recently used dropped first)').argParser(megabytes).default(DEFAULT_MCP_CACHE_MB * MB, String(DEFAULT_MCP_CACHE_MB)))
+    .addOption(new Option('--cache-mb <megabytes>', 'memory kept for the session: HTTP bodies and extracted texts, in bytes (least recently used dropped first)').argParser(megabytes).default(MCP_DEFAULTS.cacheMb * MB, String(MCP_DEFAULTS.cacheMb)))
     .addOption(described('--root <dir>', 'the folder check_claims reads claims from and writes answers to: paths are resolved there, nothing outside it is opened', 'the working directory'))
-    // The default lives in src/mcp/bounds.ts (DEFAULT_CALL_TIMEOUT_SECONDS; a test holds the two equal): loading it here would load zod for --help.
-    .addOption(described('--call-timeout <seconds>', 'the longest one tool call may take; a call stopped there answers an error naming the limit', '300').argParser(positiveSeconds))
+    .addOption(described('--call-timeout <seconds>', 'the longest one tool call may take; a call stopped there answers an error naming the limit', String(MCP_DEFAULTS.callTimeoutSeconds)).argParser(positiveSeconds))
     .addHelpText('after', MCP_TOOLS_HELP)
     .action(async (o) => {
       const { mcpCommand } = await import('./mcp.js');
@@ -241,7 +234,7 @@ function addExportCommand(program: Command, outcome: Outcome): void {
     .configureHelp(HELP_CONFIG)
     .requiredOption('--labelled <file>', 'labelled claims: one JSON object per line (a JSON array is accepted too)')
     .requiredOption('--out <dir>', 'new (or empty) folder for the dataset')
-    .option('--per-task <n>', 'about this many claims per task (claims of one source stay together)', positiveInt, DEFAULT_PER_TASK)
+    .option('--per-task <n>', 'about this many claims per task (claims of one source stay together)', positiveInt, CLI_DEFAULTS.perTask)
     .addOption(described('--name <prefix>', 'task name prefix', 'the --labelled file\'s name'))
     .option('--warc <file.warc.gz>', 'a frozen edition: each task ships its own sources from this recorded run and replays them')
     .addOption(described('--with-skill [dir]', 'ship a skill in every task (Harbor\'s [environment] skills_dir): quotecheck\'s own, or the skill folder given', 'off'))

@@ -13,9 +13,9 @@ import type { HtmlViewChoice } from '../match.js';
 import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import type { ReplayDispatcher, WarcRecorder } from '../archive/index.js';
-import { createProgress, errorLine, messageLine, refuseInput, type Progress } from './progress.js';
+import { cliIo, createProgress, errorLine, messageLine, refuseInput, type Progress } from './progress.js';
 import { pipelineLimits } from './limits.js';
-import { REPLAY_ENV, VERSION } from '../defaults.js';
+import { REPLAY_ENV, VERSION, replayFromEnv } from '../defaults.js';
 
 export interface RunCommandOptions {
   claims: string;
@@ -263,7 +263,7 @@ function summariseRun(opts: RunCommandOptions, run: StreamedRun, tally: RunTally
     const { undecided } = tally;
     warn(`stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`);
   }
-  if (!opts.quiet) process.stderr.write(`${tally.diagnosisSummary()}\n`);
+  if (!opts.quiet) cliIo().stderr.write(`${tally.diagnosisSummary()}\n`);
   warn(summaryLine(tally.summary(run)).replace(/^quotecheck: /, ''));
   if (run.wayback?.abandoned) warn(`warning: ${run.wayback.abandoned}`);
   const written = [opts.out, reportFailed ? undefined : opts.report, recorder ? `${opts.record} (${plural(recorder.records(), 'WARC record')})` : undefined].filter(Boolean);
@@ -272,7 +272,7 @@ function summariseRun(opts: RunCommandOptions, run: StreamedRun, tally: RunTally
 
 /** Input validation: everything a run needs before its first fetch, or the exit code 2 that refuses it. */
 async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archives: Archives; session: AnswersSession } | 2> {
-  const replayPath = opts.replay ?? (process.env[REPLAY_ENV] || undefined);
+  const replayPath = opts.replay ?? replayFromEnv(cliIo().env);
   // In this order: options, output paths, the claims file, then (when fetching) the archives.
   // A run refused here exits 2 and writes no answers file; every run past it writes one.
   const problem = optionProblem(opts, replayPath) ?? outputPathProblem(opts);

@@ -5,7 +5,7 @@ import { checkQuote, type QuoteCheck, type RedirectCheck } from '../verify.js';
 import { toVerifyResult } from '../report.js';
 import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
-import { REPLAY_ENV } from '../defaults.js';
+import { replayFromEnv } from '../defaults.js';
 import { evidenceHash } from '../claims.js';
 import { pipelineLimits, type LimitOptions } from './limits.js';
 import { cliIo, errorLine, messageLine, outputLine, refuseInput } from './progress.js';
@@ -99,7 +99,7 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
     errorLine(`--as-of: ${asOf}`);
     return 2;
   }
-  const replayPath = opts.replay ?? (io.env[REPLAY_ENV] || undefined);
+  const replayPath = opts.replay ?? replayFromEnv(io.env);
   let replay;
   if (replayPath) {
     const { openReplay } = await import('../archive/index.js');

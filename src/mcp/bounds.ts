@@ -1,4 +1,5 @@
 // The MCP server's bounds on what comes in and goes out: the input caps, echoes of long inputs, JSON sizes, and the transport guard that holds every request and response under its cap.
+import { MCP_DEFAULTS } from '../defaults.js';
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -28,7 +29,7 @@ export const PART_BYTES = 256 * 1024;
 export const ECHO_CHARS = 1_000;
 const ECHO_HEAD = 200;
 /** `--call-timeout`'s default: the longest one tool call may take, in seconds. */
-export const DEFAULT_CALL_TIMEOUT_SECONDS = 300;
+export const DEFAULT_CALL_TIMEOUT_SECONDS = MCP_DEFAULTS.callTimeoutSeconds;
 
 /** A number as messages write it: 20,000. */
 export function count(n: number): string {
