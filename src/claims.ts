@@ -78,20 +78,27 @@ const QuoteSchema = z.string().superRefine((s, ctx) => {
   }
 });
 
-const HttpUrlSchema = z.string().transform((s, ctx) => {
+/** What fetchUrlOf makes of a URL: the URL fetched (trimmed, without its fragment), or why there is none. */
+export type FetchUrl = { ok: true; href: string } | { ok: false; problem: 'not-a-url' } | { ok: false; problem: 'not-http'; protocol: string };
+
+/** The URL a claim's source is fetched from: http(s) only, trimmed, its fragment dropped (the MCP tools take URLs by the same rule). */
+export function fetchUrlOf(s: string): FetchUrl {
   let parsed: URL;
   try {
     parsed = new URL(s.trim());
   } catch {
-    ctx.addIssue({ code: 'custom', message: `is not a URL: ${JSON.stringify(s.slice(0, 200))}` });
-    return z.NEVER;
+    return { ok: false, problem: 'not-a-url' };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    ctx.addIssue({ code: 'custom', message: `must be http(s), not ${parsed.protocol}` });
-    return z.NEVER;
-  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, problem: 'not-http', protocol: parsed.protocol };
   parsed.hash = '';
-  return parsed.href;
+  return { ok: true, href: parsed.href };
+}
+
+const HttpUrlSchema = z.string().transform((s, ctx) => {
+  const url = fetchUrlOf(s);
+  if (url.ok) return url.href;
+  ctx.addIssue({ code: 'custom', message: url.problem === 'not-a-url' ? `is not a URL: ${JSON.stringify(s.slice(0, 200))}` : `must be http(s), not ${url.protocol}` });
+  return z.NEVER;
 });
 
 const OptionalTextSchema = z.string();

@@ -6,7 +6,7 @@ import { asOfProblem } from '../asof/date.js';
 import type { CheckOptions, ClaimResult } from '../check.js';
 import { AnswersSession } from '../run/session.js';
 import { sourceFetcher, type SourceFetcher } from '../run/transport.js';
-import { ClaimsFileError, describeClaim, evidenceHash, type ClaimSet } from '../claims.js';
+import { ClaimsFileError, describeClaim, evidenceHash, fetchUrlOf, type ClaimSet } from '../claims.js';
 import { DEFAULT_MAX_CLAIMS_BYTES, parseClaimsBytes } from '../claims-file.js';
 import { WAYBACK_MODES, type RunSettings, type WaybackMode } from '../settings.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
@@ -276,15 +276,12 @@ export class SourceTools {
 
   /** The source fetched and extracted once (kept for paging); an unreadable source is a ToolInputError naming why. */
   async #source(rawUrl: string, signal?: AbortSignal): Promise<SourceRecord & Required<Pick<SourceRecord, 'text' | 'views'>>> {
-    let parsed: URL;
-    try {
-      parsed = new URL(rawUrl);
-    } catch {
-      throw new ToolInputError(`url: not a URL: ${JSON.stringify(rawUrl.slice(0, 200))}`);
+    // The URL by the claims' own rule (claims.ts fetchUrlOf), in the tool's words.
+    const url = fetchUrlOf(rawUrl);
+    if (!url.ok) {
+      throw new ToolInputError(url.problem === 'not-a-url' ? `url: not a URL: ${JSON.stringify(rawUrl.slice(0, 200))}` : `url: only http and https URLs are read, not ${url.protocol}`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ToolInputError(`url: only http and https URLs are read, not ${parsed.protocol}`);
-    parsed.hash = '';
-    const key = parsed.href;
+    const key = url.href;
     let pending = this.#records.get(key);
     if (pending) this.#settings.cache.budget.touch(`record\n${key}`);
     else {
