@@ -9,6 +9,7 @@ import { shippedCli } from '../src/harbor/ship.js';
 import { shellQuote } from '../src/shell-quote.js';
 import { GOLDEN_PORT, goldenDir, projectRoot, startGoldenServer, type RunningServer } from './server.js';
 import { DRIFT_TASK } from './drift/build.js';
+import type { GoldenAtPort } from './lib/tasks.js';
 
 const run = promisify(execFile);
 
@@ -28,9 +29,9 @@ export function waybackOffAgent(): string {
 }
 
 /**
- * The golden server, or null when its port is taken: most often by a golden server the user started
- * (`node dist/golden/server.js &`, as the README's bench section says), which serves the same files.
- * Any other failure (no loopback aliases, ...) is thrown.
+ * The golden server on `port` (the demo's --port), or null when that port is taken: most often by a golden server the
+ * user started (`node dist/golden/server.js &`, as the README's bench section says), which serves the same files.
+ * Any other failure (no loopback aliases, ...) is thrown. Without --port the demo takes a free port and cannot collide.
  */
 export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | null> {
   try {
@@ -42,10 +43,15 @@ export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | n
   }
 }
 
-/** Runs the oracle and the baseline on every golden task as the harness would. The golden server must be running; `sourcesHint` says what to check when a task's sources all fail. */
-export async function benchGolden(outDir: string, sourcesHint?: string): Promise<GoldenBench> {
-  // All of golden/ is out of the agents' sight, not only the tasks: labelled.jsonl holds every label.
-  const common = { tasksDir: join(goldenDir(), 'tasks'), sourcesHint, hide: [goldenDir()] };
+/**
+ * Runs the oracle and the baseline on every golden task as the harness would: the committed tasks, or `golden`'s copy
+ * made for the port the golden server listens on (golden/lib/tasks.ts goldenAtPort). The golden server must be
+ * running; `sourcesHint` says what to check when a task's sources all fail.
+ */
+export async function benchGolden(outDir: string, sourcesHint?: string, golden?: GoldenAtPort): Promise<GoldenBench> {
+  // All of golden/ (and of its copy) is out of the agents' sight, not only the tasks: labelled.jsonl holds every label.
+  const hide = [...new Set([goldenDir(), ...(golden ? [golden.dir] : [])])];
+  const common = { tasksDir: golden?.tasksDir ?? join(goldenDir(), 'tasks'), sourcesHint, hide };
   const oracle = await runBench({ ...common, agent: 'oracle', outDir: join(outDir, 'oracle') });
   const baseline = await runBench({ ...common, agent: 'baseline', outDir: join(outDir, 'baseline') });
   const waybackOff = await runBench({ ...common, tasksDir: join(common.tasksDir, DRIFT_TASK), agent: waybackOffAgent(), outDir: join(outDir, 'wayback-off') });

@@ -1,7 +1,7 @@
 // Loopback HTTP server that serves benchmark sources from a route table.
 //
 // Used by the golden benchmark (golden/routes.json and golden/diagnosis/routes.json), by tests and by the demo.
-// Only node: built-ins, no dependencies; listening and closing are golden/loopback.ts's. It listens on
+// Only node: built-ins, no dependencies; listening and closing are src/loopback.ts's. It listens on
 // loopback addresses only (127.0.0.1 by default; other 127.x.y.z addresses
 // stand in for other hosts, design §7).
 
@@ -10,7 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
-import { explainListenError, listenLoopback, readJsonArray, respond, type Loopback } from './loopback.js';
+import { explainListenError, FREE_PORT_ATTEMPTS, isPortInUse, listenLoopback, readJsonArray, respond, type Loopback } from './loopback.js';
 
 export interface Route {
   /** Exact request path including the query string, e.g. "/news/a.html". */
@@ -61,15 +61,36 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The fixed port that the URLs in golden claims.json files use. */
+/**
+ * The port the committed golden files' URLs carry (golden/tasks/, labelled.jsonl, diagnosis/claims.json, the drift
+ * task's captures): where `node dist/golden/server.js` listens by default, so that `quotecheck bench --tasks golden/tasks`
+ * finds its sources. The demo and the tests listen on a free port instead and run a copy of the tasks whose URLs carry
+ * it (golden/lib/tasks.ts goldenAtPort), so that neither collides with another run, a second checkout or a server of this one.
+ */
 export const GOLDEN_PORT = 41733;
 
 /** The hosts that the golden claims use. */
 export const GOLDEN_HOSTS: readonly string[] = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 
-/** Where the golden Wayback Machine stand-in (golden/wayback.ts) listens, on GOLDEN_PORT: the drift task's archive. */
+/** Where the golden Wayback Machine stand-in (golden/wayback.ts) listens, on the golden server's port: the drift task's archive. */
 export const GOLDEN_WAYBACK_HOST = '127.0.0.4';
+/** The Wayback stand-in's origin in the committed files (on GOLDEN_PORT). */
 export const GOLDEN_WAYBACK_URL = `http://${GOLDEN_WAYBACK_HOST}:${GOLDEN_PORT}`;
+
+/** The Wayback stand-in's origin when the golden server listens on `port`. */
+export const goldenWaybackUrl = (port: number): string => `http://${GOLDEN_WAYBACK_HOST}:${port}`;
+
+/** Every golden origin on GOLDEN_PORT (a port digit may not follow: http://127.0.0.1:417330 is another origin). */
+const GOLDEN_ORIGIN = new RegExp(`http://(${[...GOLDEN_HOSTS, GOLDEN_WAYBACK_HOST].map((h) => h.replace(/\./g, '\\.')).join('|')}):${GOLDEN_PORT}(?![0-9])`, 'g');
+
+/**
+ * `text` with every golden origin (http://127.0.0.{1,2,3,4}:GOLDEN_PORT) moved to `port`, wherever it stands: a claim's
+ * URL, a capture's URL, one inside a Wayback URL (/web/<ts>id_/http://127.0.0.1:41733/...), a solve.sh's --wayback-url.
+ * Nothing else changes, so a file's other bytes stay as they are when read and written as latin1.
+ */
+export function atGoldenPort(text: string, port: number): string {
+  return port === GOLDEN_PORT ? text : text.replace(GOLDEN_ORIGIN, (_m, host: string) => `http://${host}:${port}`);
+}
 
 const NOT_FOUND_BODY =
   '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>404 Not Found</title></head>' +
@@ -302,9 +323,9 @@ export function goldenDir(): string {
 
 /**
  * Serves golden/routes.json, golden/diagnosis/routes.json (the diagnosis set, all under /diag/) and
- * golden/drift/routes.json (the drift task, under /drift/) from golden/ on GOLDEN_PORT on 127.0.0.1,
- * 127.0.0.2 and 127.0.0.3, and the drift task's Wayback captures (golden/drift/wayback.json) on
- * GOLDEN_WAYBACK_HOST. Every table names its files relative to golden/.
+ * golden/drift/routes.json (the drift task, under /drift/) from golden/ on 127.0.0.1, 127.0.0.2 and 127.0.0.3, and the
+ * drift task's Wayback captures (golden/drift/wayback.json, their URLs moved to the port) on GOLDEN_WAYBACK_HOST, all on
+ * one port: `port`, or by default a port free on all four hosts. Every table names its files relative to golden/.
  */
 export async function startGoldenServer(opts: { port?: number } = {}): Promise<RunningServer> {
   const dir = goldenDir();
@@ -312,28 +333,47 @@ export async function startGoldenServer(opts: { port?: number } = {}): Promise<R
   for (const extra of [path.join(dir, 'diagnosis', 'routes.json'), path.join(dir, 'drift', 'routes.json')]) {
     if (fs.existsSync(extra)) routes.push(...loadRoutes(extra));
   }
-  const port = opts.port ?? GOLDEN_PORT;
-  const server = await startServer({ routes, baseDir: dir, port, hosts: [...GOLDEN_HOSTS] });
   const captures = path.join(dir, 'drift', 'wayback.json');
-  if (!fs.existsSync(captures)) return server;
-  // Imported here: the route server itself needs nothing of the archive stand-in.
-  const { loadCaptures, startWaybackFake } = await import('./wayback.js');
-  let wayback;
-  try {
-    wayback = await startWaybackFake({ captures: loadCaptures(captures), baseDir: dir, host: GOLDEN_WAYBACK_HOST, port: server.port });
-  } catch (err) {
-    await server.close();
-    throw err;
+  const free = !opts.port;
+  // A free port is free on 127.0.0.1-3 (listenLoopback sees to that), not yet on the Wayback host: when that one has
+  // it taken, another port for all four.
+  for (let attempt = 1; ; attempt++) {
+    const server = await startServer({ routes, baseDir: dir, port: opts.port ?? 0, hosts: [...GOLDEN_HOSTS] });
+    if (!fs.existsSync(captures)) return server;
+    // Imported here: the route server itself needs nothing of the archive stand-in.
+    const { loadCaptures, startWaybackFake } = await import('./wayback.js');
+    const moved = loadCaptures(captures).map((c) => ({
+      ...c,
+      url: atGoldenPort(c.url, server.port),
+      ...(c.location !== undefined ? { location: atGoldenPort(c.location, server.port) } : {}),
+      ...(c.headers ? { headers: Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, atGoldenPort(v, server.port)])) } : {}),
+    }));
+    let wayback;
+    try {
+      wayback = await startWaybackFake({ captures: moved, baseDir: dir, host: GOLDEN_WAYBACK_HOST, port: server.port });
+    } catch (err) {
+      await server.close();
+      if (free && isPortInUse(err) && attempt < FREE_PORT_ATTEMPTS) continue;
+      throw isPortInUse(err) ? explainListenError(err as NodeJS.ErrnoException, GOLDEN_WAYBACK_HOST, server.port) : err;
+    }
+    const both = wayback;
+    return { ...server, close: async () => void (await Promise.all([server.close(), both.close()])) };
   }
-  return { ...server, close: async () => void (await Promise.all([server.close(), wayback.close()])) };
 }
 
-// `node dist/golden/server.js` serves the golden benchmark until interrupted.
+// `node dist/golden/server.js [PORT]` serves the golden benchmark until interrupted: on GOLDEN_PORT by default, the port
+// the committed tasks' URLs carry (what `quotecheck bench --tasks golden/tasks` needs); 0 for a free port.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const portArg = process.argv[2];
-  startGoldenServer(portArg ? { port: Number(portArg) } : {}).then(
+  const port = portArg === undefined ? GOLDEN_PORT : Number(portArg);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`golden server: port ${JSON.stringify(portArg)}: give a port from 0 (a free one) to 65535`);
+    process.exit(2);
+  }
+  startGoldenServer({ port }).then(
     (srv) => {
-      console.log(`golden server on ${GOLDEN_HOSTS.map((h) => srv.originFor(h)).join(', ')} (Ctrl-C to stop)`);
+      console.log(`golden server on ${GOLDEN_HOSTS.map((h) => srv.originFor(h)).join(', ')}, its Wayback stand-in on ${goldenWaybackUrl(srv.port)} (Ctrl-C to stop)`);
+      if (srv.port !== GOLDEN_PORT) console.log(`the committed golden tasks' URLs carry port ${GOLDEN_PORT}, not ${srv.port}: run a copy of them made for this port (golden/lib/tasks.ts goldenAtPort; the demo makes one)`);
       const stop = (): void => {
         void srv.close().then(() => process.exit(0));
       };

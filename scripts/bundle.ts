@@ -1,10 +1,14 @@
 // The self-contained builds a task ships (design.md §6), made by esbuild from src/: the oracle's quotecheck, the
 // verifier's grader and the frozen edition's WARC reader. Each needs only Node.js, so a task's image needs nothing of
-// quotecheck's installed. `npm run build` writes them to dist/bundle/; the test suite rebuilds them from src/ first.
+// quotecheck's installed. `npm run build` writes them to dist/bundle/; the test suite rebuilds them from src/ first when
+// src/ changed (bundlesUpToDate). Builds and installs hold the checkout's build lock (withBuildLock) and replace files by
+// renames, so two runs in one checkout never see a build missing or half written.
 //
 //   node dist/scripts/bundle.js    build dist/bundle/quotecheck/ and (in a checkout) give the golden tasks their oracle and grader
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { chmodSync, existsSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_FILES, BUNDLE_FOLDER } from '../src/harbor/ship.js';
@@ -57,9 +61,69 @@ function packagesOf(meta: Metafile): string[] {
   return [...names].sort();
 }
 
-/** Builds every shipped file into `outDir` (default dist/bundle/), replacing what was there. */
+/** What the builds are made of: every file of src/, this script, the lockfile (the dependencies' versions) and Node's major version. */
+export function bundleInputsHash(root = projectRoot()): string {
+  const hash = createHash('sha256');
+  const add = (file: string): void => {
+    hash.update(`${relative(root, file)}\0`);
+    hash.update(readFileSync(file));
+    hash.update('\0');
+  };
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) add(path);
+    }
+  };
+  walk(join(root, 'src'));
+  for (const file of [join(root, 'scripts', 'bundle.ts'), join(root, 'package-lock.json')]) if (existsSync(file)) add(file);
+  hash.update(`node ${process.versions.node.split('.')[0]}`);
+  return hash.digest('hex');
+}
+
+/** Where buildBundles notes what the builds in `outDir` were made of (beside it, so it ships with nothing). */
+const stampOf = (outDir: string): string => `${outDir}.inputs`;
+
+/** Whether the builds in `outDir` were made from what `root` holds now (bundleInputsHash), and are all there. */
+export function bundlesUpToDate(root = projectRoot(), outDir = join(root, 'dist', BUNDLE_FOLDER)): boolean {
+  try {
+    if (readFileSync(stampOf(outDir), 'utf8').trim() !== bundleInputsHash(root)) return false;
+  } catch {
+    return false;
+  }
+  return Object.values(BUNDLE_FILES).every((path) => existsSync(join(outDir, path)));
+}
+
+/**
+ * Builds every shipped file into `outDir` (default dist/bundle/), replacing what was there. The builds are made in a
+ * folder of their own beside it, then each file renamed over its old self: the folder is never missing, and a test run
+ * or a demo reading it meanwhile (another run in this checkout) gets each file whole, old or new.
+ */
 export async function buildBundles(root = projectRoot(), outDir = join(root, 'dist', BUNDLE_FOLDER)): Promise<BundleResult> {
-  rmSync(outDir, { recursive: true, force: true });
+  const inputs = bundleInputsHash(root);
+  mkdirSync(dirname(outDir), { recursive: true });
+  const staging = mkdtempSync(join(dirname(outDir), `.${basename(outDir)}-`));
+  try {
+    const built = await buildInto(root, staging);
+    for (const path of Object.values(BUNDLE_FILES)) {
+      mkdirSync(dirname(join(outDir, path)), { recursive: true });
+      renameSync(join(staging, path), join(outDir, path));
+    }
+    // Nothing else stays in the shipped folder (a file an older build made).
+    const folder = join(outDir, dirname(BUNDLE_FILES.quotecheck));
+    const names = new Set(Object.values(BUNDLE_FILES).map((path) => basename(path)));
+    for (const name of readdirSync(folder)) if (!names.has(name)) rmSync(join(folder, name), { recursive: true, force: true });
+    const stamp = `${stampOf(outDir)}.${process.pid}.tmp`;
+    writeFileSync(stamp, `${inputs}\n`);
+    renameSync(stamp, stampOf(outDir));
+    return { ...built, dir: outDir };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+async function buildInto(root: string, outDir: string): Promise<BundleResult> {
   const src = (p: string) => join(root, 'src', p);
   const entry = (file: string) => basename(file, '.mjs');
   const jobs: { name: string; entries: Record<string, string>; banner: boolean }[] = [
@@ -92,13 +156,106 @@ export async function buildBundles(root = projectRoot(), outDir = join(root, 'di
   return { dir: outDir, files, packages };
 }
 
+/** What a build lock file holds: who holds it, and since when. */
+interface LockOwner {
+  pid: number;
+  host: string;
+  since: number;
+}
+
+/** A lock held longer than this is taken as left behind whoever holds it (a build takes a minute or two). */
+const LOCK_STALE_MS = 30 * 60_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Why the lock `text` (its file's content, modified `mtimeMs`) was left behind, or null while its holder may still run. */
+function staleLock(text: string, mtimeMs: number): string | null {
+  let owner: LockOwner | undefined;
+  try {
+    owner = JSON.parse(text) as LockOwner;
+  } catch {
+    // Written by open and write, not at once: half written for a moment, for good only when its writer died.
+    return Date.now() - mtimeMs > 10_000 ? 'unreadable' : null;
+  }
+  if (owner.host === hostname() && !alive(owner.pid)) return `process ${owner.pid} has ended`;
+  if (Date.now() - owner.since > LOCK_STALE_MS) return `held since ${new Date(owner.since).toISOString()}`;
+  return null;
+}
+
+/**
+ * Runs `fn` holding the checkout's build lock (dist/.build.lock, made with O_EXCL), so that two test runs starting at
+ * once in one checkout, or a test run and `npm run build`, build and install one after the other: the second then finds
+ * everything up to date and writes nothing. A lock whose process has ended (on this machine), or held for more than
+ * LOCK_STALE_MS, is taken over. The lock is inside the checkout: two checkouts share nothing.
+ */
+export async function withBuildLock<T>(root: string, fn: () => Promise<T> | T, say: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<T> {
+  const lock = join(root, 'dist', '.build.lock');
+  mkdirSync(dirname(lock), { recursive: true });
+  let mine = '';
+  let waiting = false;
+  for (;;) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(lock, 'wx', 0o644);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    if (fd !== undefined) {
+      mine = JSON.stringify({ pid: process.pid, host: hostname(), since: Date.now() } satisfies LockOwner);
+      writeFileSync(fd, mine);
+      closeSync(fd);
+      break;
+    }
+    let text: string;
+    let mtimeMs: number;
+    try {
+      text = readFileSync(lock, 'utf8');
+      mtimeMs = statSync(lock).mtimeMs;
+    } catch {
+      continue; // released meanwhile: try again at once
+    }
+    const stale = staleLock(text, mtimeMs);
+    if (stale) {
+      // Only the lock judged stale: another process may have taken it over and made its own meanwhile.
+      try {
+        if (readFileSync(lock, 'utf8') === text) unlinkSync(lock);
+      } catch {
+        // gone already
+      }
+      say(`build lock ${lock} was left behind (${stale}): taken over`);
+      continue;
+    }
+    if (!waiting) say(`waiting for the build lock ${lock} (another build or test run in this checkout: ${text})`);
+    waiting = true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  try {
+    return await fn();
+  } finally {
+    try {
+      if (readFileSync(lock, 'utf8') === mine) unlinkSync(lock);
+    } catch {
+      // gone: not ours to remove
+    }
+  }
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const root = projectRoot();
-  const result = await buildBundles(root);
-  for (const f of result.files) process.stdout.write(`${relative(root, join(result.dir, f.path))}  ${(f.bytes / 1024).toFixed(0)} KB\n`);
-  // In a checkout, the golden tasks get the oracle and the grader they run (git keeps neither: they are built).
-  if (existsSync(join(root, 'golden', 'lib', 'tasks.ts'))) {
-    const { installGoldenShipped } = await import('../golden/lib/tasks.js');
-    process.stdout.write(`golden tasks: ${installGoldenShipped()} given their oracle and grader\n`);
-  }
+  await withBuildLock(root, async () => {
+    const result = await buildBundles(root);
+    for (const f of result.files) process.stdout.write(`${relative(root, join(result.dir, f.path))}  ${(f.bytes / 1024).toFixed(0)} KB\n`);
+    // In a checkout, the golden tasks get the oracle and the grader they run (git keeps neither: they are built).
+    if (existsSync(join(root, 'golden', 'lib', 'tasks.ts'))) {
+      const { installGoldenShipped } = await import('../golden/lib/tasks.js');
+      process.stdout.write(`golden tasks: ${installGoldenShipped()} given their oracle and grader\n`);
+    }
+  });
 }

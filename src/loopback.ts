@@ -1,4 +1,5 @@
-// Loopback listening for the golden server, the Wayback stand-in, bench and tests: one http.Server per host on one port, closed with its sockets and pending answers.
+// Loopback listening for the golden server, the Wayback stand-in, bench and tests: one http.Server per host on one port
+// (a port free on every host when none is given), closed with its sockets and pending answers.
 //
 // Only node: built-ins. It owns the plumbing the two servers share (listen, 500 on a throwing handler,
 // content-length and HEAD, delayed answers that close() cancels, close that never waits on a client,
@@ -53,14 +54,30 @@ export function respond(req: http.IncomingMessage, res: http.ServerResponse, sta
   else res.end(body);
 }
 
-/** The golden server's listen errors, worded for the demo (golden/scoreboard.ts matches " is in use"). */
+/**
+ * The golden server's listen errors, worded for the demo (golden/scoreboard.ts matches " is in use"). The error keeps
+ * Node's `code`, so a caller that asked for a free port can tell a port taken meanwhile and try another.
+ */
 export function explainListenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
-  if (err.code === 'EADDRINUSE') return new Error(`port ${port} on ${host} is in use: is another demo running?`);
+  if (err.code === 'EADDRINUSE') {
+    return Object.assign(new Error(`port ${port} on ${host} is in use: is another golden server running? (give another port, or 0 for a free one)`), { code: err.code });
+  }
   if (err.code === 'EADDRNOTAVAIL') {
-    return new Error(`cannot listen on ${host}:${port}: address not available (loopback aliases 127.x.y.z are needed)`);
+    return Object.assign(new Error(`cannot listen on ${host}:${port}: address not available (loopback aliases 127.x.y.z are needed)`), { code: err.code });
   }
   return err;
 }
+
+/** Whether a listen failed because the port was taken (Node's error, or one explainListenError worded). */
+export function isPortInUse(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE';
+}
+
+/**
+ * How many ports a free-port listen tries before it gives up: the port the first host gets may be taken on another
+ * host (127.0.0.2 is not 127.0.0.1 to the kernel), so another run or a demo may hold it there.
+ */
+export const FREE_PORT_ATTEMPTS = 50;
 
 /** A JSON file that must hold an array: `table` and `items` word the errors ("route table", "routes"). */
 export function readJsonArray(file: string, table: string, items: string): unknown[] {
@@ -158,11 +175,22 @@ class LoopbackServers implements Loopback {
   }
 }
 
-/** Listens on every host (one http.Server each, same port); rejects, with nothing left listening, when one cannot. */
+/**
+ * Listens on every host (one http.Server each, same port); rejects, with nothing left listening, when one cannot.
+ * Without a port (or port 0), a port free on every host: the first host's free port, and when a later host has it
+ * taken, another one (FREE_PORT_ATTEMPTS in all).
+ */
 export async function listenLoopback(opts: LoopbackOptions): Promise<Loopback> {
-  const loop = new LoopbackServers(opts);
-  await loop.listenAll();
-  return loop;
+  const free = !opts.port;
+  for (let attempt = 1; ; attempt++) {
+    const loop = new LoopbackServers(opts);
+    try {
+      await loop.listenAll();
+      return loop;
+    } catch (err) {
+      if (!free || !isPortInUse(err) || attempt >= FREE_PORT_ATTEMPTS) throw err;
+    }
+  }
 }
 
 /** A loopback port nothing listens on (taken, then released): a connection to it is refused. */

@@ -10,14 +10,21 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runBench, type BenchReport } from '../src/harbor/bench.js';
 import { writeBenchReports } from '../src/harbor/reports.js';
 import { benchGolden, scoreDiagnosis, table, type GoldenBench } from '../golden/scoreboard.js';
-import { GOLDEN_WAYBACK_URL, goldenDir, startGoldenServer, type RunningServer } from '../golden/server.js';
+import { goldenWaybackUrl, startGoldenServer, type RunningServer } from '../golden/server.js';
+import { goldenAtPort, type GoldenAtPort } from '../golden/lib/tasks.js';
 import { WARCParser } from 'warcio';
 import { readArchive } from '../src/archive/index.js';
 import { CLI, ROOT, fileTempDir, runCli, tempDir, writeJson } from './helpers.js';
 import { checkTaskFolder, launchChromium } from './harbor-helpers.js';
 import { gzipMembers, handParse } from './warc-hand.js';
 
-const TASKS = join(goldenDir(), 'tasks');
+// The golden server listens on a free port (never a demo's, another run's or another checkout's), and the tests run
+// the golden files as they are for that port: a copy with its URLs moved there (golden/lib/tasks.ts goldenAtPort).
+let GOLDEN: GoldenAtPort;
+let TASKS: string;
+/** The golden server's port, and its origins in a regular expression. */
+let PORT: number;
+const originRe = (host: string): string => `http:\\/\\/${host.replace(/\./g, '\\.')}:${PORT}`;
 const execFileAsync = promisify(execFile);
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 
@@ -36,16 +43,19 @@ let outDir: string;
 const PATH_BEFORE = process.env.PATH;
 
 beforeAll(async () => {
-  server = await startGoldenServer();
+  server = await startGoldenServer({ port: 0 });
+  PORT = server.port;
   // Shared by every test of this file (tempDir() folders go after each test).
   outDir = fileTempDir('quotecheck-golden-');
+  GOLDEN = goldenAtPort(PORT, join(outDir, 'golden'));
+  TASKS = GOLDEN.tasksDir;
   // A `quotecheck` first on every phase's PATH that fails loudly: each task's oracle runs the build its task ships,
   // its verifier its own grader, and nothing installed is reachable by name.
   const bin = join(outDir, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'quotecheck'), '#!/bin/sh\necho "not this quotecheck" >&2\nexit 99\n', { mode: 0o755 });
   process.env.PATH = `${bin}:${PATH_BEFORE}`;
-  golden = await benchGolden(outDir);
+  golden = await benchGolden(outDir, undefined, GOLDEN);
 }, 300_000);
 
 afterAll(async () => {
@@ -161,7 +171,7 @@ describe('the HTML report, in a real browser', () => {
       // A claim judged as of its date says on which capture, and why that capture.
       await page.locator('#task-drift > summary').click();
       const judged = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'drift-01' }) });
-      expect(await judged.locator('.ev.asof').innerText()).toMatch(/as of 2024-03-10: judged on the capture of 2024-03-09T12:00:00Z \(http:\/\/127\.0\.0\.4:41733\/web\/20240309120000id_\/.*\), its sha256 equals the evidence; drift changed/);
+      expect(await judged.locator('.ev.asof').innerText()).toMatch(new RegExp(`as of 2024-03-10: judged on the capture of 2024-03-09T12:00:00Z \\(${originRe('127.0.0.4')}\\/web\\/20240309120000id_\\/.*\\), its sha256 equals the evidence; drift changed`));
     } finally {
       await browser.close();
     }
@@ -170,7 +180,7 @@ describe('the HTML report, in a real browser', () => {
 
 describe('diagnosis on golden/diagnosis', () => {
   test('precision and recall of at least 0.9 for every code the set labels, unsupported included (as README.md says); labels unchanged', async () => {
-    const s = await scoreDiagnosis(join(goldenDir(), 'diagnosis'), tempDir());
+    const s = await scoreDiagnosis(GOLDEN.diagnosisDir, tempDir());
     expect(s.total).toBeGreaterThanOrEqual(60);
     expect(s.relabelled, 'every case is mechanically no_match; diagnosis never changes a label').toEqual([]);
     // The fewest cases of each code, as golden/diagnosis/check.ts requires them (few files have no text extractor).
@@ -187,9 +197,9 @@ describe('diagnosis on golden/diagnosis', () => {
 describe('export, then bench: a labelled file round-trips', () => {
   test('tasks of about 10 claims, sources never split, no labels in claims.json, oracle 1.000', async () => {
     const out = join(tempDir(), 'dataset');
-    const r = await runCli(['export', '--allow-private', '--labelled', join(goldenDir(), 'labelled.jsonl'), '--out', out, '--per-task', '10', '--name', 'rt']);
+    const r = await runCli(['export', '--allow-private', '--labelled', GOLDEN.labelled, '--out', out, '--per-task', '10', '--name', 'rt']);
     expect(r.code, r.stderr).toBe(0);
-    const labelled = readFileSync(join(goldenDir(), 'labelled.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const labelled = readFileSync(GOLDEN.labelled, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const tasks = readdirSync(out).sort();
     expect(tasks[0]).toBe('rt-001');
     const taskOfUrl = new Map<string, string>();
@@ -225,7 +235,7 @@ describe('export, then bench: a labelled file round-trips', () => {
 describe('the golden tasks in SkillsBench 1.1\'s layout (task.md, oracle/, verifier/)', () => {
   test('exported by their task field, benched at /oracle and /verifier: the same reward on every task as the Harbor layout, oracle and baseline', async () => {
     const out = join(tempDir(), 'skillsbench');
-    const r = await runCli(['export', '--allow-private', '--labelled', join(goldenDir(), 'labelled.jsonl'), '--out', out, '--layout', 'skillsbench', '--task-field', 'task']);
+    const r = await runCli(['export', '--allow-private', '--labelled', GOLDEN.labelled, '--out', out, '--layout', 'skillsbench', '--task-field', 'task']);
     expect(r.code, r.stderr).toBe(0);
     const rewards = (report: BenchReport) => Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
     const oracle = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
@@ -243,7 +253,9 @@ describe('the golden tasks in SkillsBench 1.1\'s layout (task.md, oracle/, verif
 describe('the package as the Dockerfile installs it', () => {
   test('npm pack, install the tarball with production dependencies into an empty folder, run its quotecheck on a golden task', async () => {
     const work = tempDir();
-    const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;
+    // Without prepack's `npm run build`: the global setup built dist/ from these very sources, and a build here would
+    // rewrite dist/ under another test run of this checkout.
+    const tarball = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;
     const app = join(work, 'opt');
     execFileSync('mkdir', ['-p', app]);
     execFileSync('tar', ['-xzf', join(work, tarball), '--strip-components=1', '-C', app]);
@@ -287,7 +299,7 @@ describe('sources change: the golden run recorded, then replayed with the golden
     const claims = readdirSync(TASKS).sort().flatMap((t) => readJson(join(TASKS, t, 'environment', 'claims.json')) as unknown[]);
     const claimsPath = writeJson(join(dir, 'claims.json'), claims);
     const warc = join(dir, 'golden.warc.gz');
-    const live = await runCli(['run', '--allow-private', '--quiet', '--claims', claimsPath, '--out', join(dir, 'live.json'), '--report', join(dir, 'live.jsonl'), '--record', warc, '--wayback-url', GOLDEN_WAYBACK_URL, '--wayback-rate', '6000']);
+    const live = await runCli(['run', '--allow-private', '--quiet', '--claims', claimsPath, '--out', join(dir, 'live.json'), '--report', join(dir, 'live.jsonl'), '--record', warc, '--wayback-url', goldenWaybackUrl(PORT), '--wayback-rate', '6000']);
     expect(live.code, live.stderr).toBe(0);
     const records = Number(/\((\d+) WARC records\)/.exec(live.stderr)?.[1]);
 
@@ -295,7 +307,7 @@ describe('sources change: the golden run recorded, then replayed with the golden
     server = undefined;
 
     // In a network namespace of its own (when root) the replay could not reach anything even if it tried.
-    const replayArgs = [CLI, 'run', '--quiet', '--claims', claimsPath, '--out', join(dir, 'replay.json'), '--report', join(dir, 'replay.jsonl'), '--replay', warc, '--wayback-url', GOLDEN_WAYBACK_URL];
+    const replayArgs = [CLI, 'run', '--quiet', '--claims', claimsPath, '--out', join(dir, 'replay.json'), '--report', join(dir, 'replay.jsonl'), '--replay', warc, '--wayback-url', goldenWaybackUrl(PORT)];
     const replay = canUnshareNet() ? spawnSync('unshare', ['--net', process.execPath, ...replayArgs], { encoding: 'utf8' }) : spawnSync(process.execPath, replayArgs, { encoding: 'utf8' });
     expect(replay.status, replay.stderr).toBe(0);
     expect(readJson(join(dir, 'replay.json'))).toEqual(readJson(join(dir, 'live.json')));
@@ -327,8 +339,8 @@ describe('sources change: the golden run recorded, then replayed with the golden
     const judged = new Set(liveRows.map((r) => r.as_of?.capture_url).filter(Boolean));
     expect(captures.length).toBeGreaterThanOrEqual(judged.size);
     for (const c of captures) {
-      expect(c.fields.get('warc-source-uri')).toMatch(/\/web\/\d{14}id_\/http:\/\/127\.0\.0\.1:41733\/drift\//);
-      expect(c.fields.get('warc-target-uri')).toMatch(/^http:\/\/127\.0\.0\.1:41733\/drift\//);
+      expect(c.fields.get('warc-source-uri')).toMatch(new RegExp(`\\/web\\/\\d{14}id_\\/${originRe('127.0.0.1')}\\/drift\\/`));
+      expect(c.fields.get('warc-target-uri')).toMatch(new RegExp(`^${originRe('127.0.0.1')}\\/drift\\/`));
       expect(c.fields.get('warc-date')?.slice(0, 4)).toMatch(/^202[34]$/);
     }
 
@@ -348,7 +360,7 @@ describe('sources change: the golden run recorded, then replayed with the golden
 
     // A frozen edition: each task ships its own sources and scores 1.000 with nothing served.
     const labelled = join(dir, 'labelled.jsonl');
-    writeFileSync(labelled, readFileSync(join(goldenDir(), 'labelled.jsonl'), 'utf8') + readFileSync(join(goldenDir(), 'drift', 'labelled.jsonl'), 'utf8'));
+    writeFileSync(labelled, readFileSync(GOLDEN.labelled, 'utf8') + readFileSync(GOLDEN.driftLabelled, 'utf8'));
     const out = join(dir, 'frozen');
     const exported = await runCli(['export', '--labelled', labelled, '--out', out, '--warc', warc, '--name', 'frozen']);
     expect(exported.code, exported.stderr).toBe(0);
