@@ -1,7 +1,7 @@
 // Claims input (design.md §1): the claim schema, aliases included, applied to parsed JSON at the boundary (claims-file.ts reads the file).
 import { z } from 'zod';
 import { normalize } from './normalize.js';
-import { QuotecheckError } from './errors.js';
+import { UserError } from './errors.js';
 
 /** A claim that can be checked: every field the pipeline relies on is present and valid. */
 export interface Claim {
@@ -39,7 +39,7 @@ export interface ClaimSet {
 }
 
 /** The claims file as a whole is unusable: nothing can be answered. The CLI exits 2. */
-export class ClaimsFileError extends QuotecheckError {
+export class ClaimsFileError extends UserError {
   override readonly name = 'ClaimsFileError';
 }
 

@@ -3,9 +3,10 @@
 /**
  * An error whose message is meant for the user: one line naming the input and what is wrong. A command prints it
  * after `quotecheck: error: ` (src/cli/progress.ts, refuseInput) and exits with its `exitCode`; anything else thrown
- * is a bug, thrown on for its stack. Subclasses set `name`; the kind of error (`errorCode`) follows from it.
+ * is a bug, thrown on for its stack. Subclasses set `name`; the kind of error (`errorCode`) follows from it. (Not named
+ * after quotecheck: the frozen edition's warc-extract.mjs bundles ArchiveError, and must not name the tool.)
  */
-export class QuotecheckError extends Error {
+export class UserError extends Error {
   /** The command's exit code for it: 2, unusable input, like every usage error. */
   readonly exitCode: number = 2;
 
@@ -19,6 +20,6 @@ export class QuotecheckError extends Error {
 }
 
 /** Whether `err` is one of quotecheck's user-facing errors. */
-export function isQuotecheckError(err: unknown): err is QuotecheckError {
-  return err instanceof QuotecheckError;
+export function isUserError(err: unknown): err is UserError {
+  return err instanceof UserError;
 }

@@ -2,10 +2,10 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, parse as parsePath, resolve } from 'node:path';
 import { describeFsError } from './messages.js';
-import { QuotecheckError } from './errors.js';
+import { UserError } from './errors.js';
 
 /** An output path that cannot be written; `message` is one line naming the option and the path. */
-export class OutputPathError extends QuotecheckError {
+export class OutputPathError extends UserError {
   override readonly name = 'OutputPathError';
 }
 

@@ -4,10 +4,10 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { WARCRecord, WARCSerializer } from 'warcio';
 import { describeFsError } from '../messages.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 /** Every failure of the archive layer (opening, writing, reading a WARC file): one line naming the file. */
-export class ArchiveError extends QuotecheckError {
+export class ArchiveError extends UserError {
   override readonly name = 'ArchiveError';
 }
 

@@ -1,5 +1,5 @@
 // "As of" dates (design.md §8): a claim's verify date, or --as-of, as the instants the Wayback Machine indexes by.
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 /** A date a claim is judged as of: the whole of a calendar day (UTC), or one instant. */
 export interface AsOfDate {
@@ -11,7 +11,7 @@ export interface AsOfDate {
   after14: string;
 }
 
-export class AsOfDateError extends QuotecheckError {
+export class AsOfDateError extends UserError {
   override readonly name = 'AsOfDateError';
 }
 

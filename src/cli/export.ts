@@ -8,7 +8,7 @@ import { ExportError, TASK_NAME_RULE, defaultPrefix, isTaskName, planTasks, read
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
 import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { errorLine, outputLine, refuseInput } from './progress.js';
 
 export interface ExportCommandOptions {
@@ -183,7 +183,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     outputLine(`wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}`);
     return 0;
   } catch (err) {
-    if (err instanceof QuotecheckError) return refuseInput(err);
+    if (err instanceof UserError) return refuseInput(err);
     // A write that fails half-way (a full disk, a folder made read-only): one line, not a stack trace.
     if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined) {
       // A failed copy names its source in `path` and the file it was writing in `dest`: name the one written.

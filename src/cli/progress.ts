@@ -1,6 +1,6 @@
 // What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise; the archive's pacing wait too) and the one message prefix.
 import cliProgress from 'cli-progress';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { plural } from '../messages.js';
 import type { ArchiveActivity } from '../wayback/client.js';
 import { cliIo, type CliWriter } from './io.js';
@@ -26,11 +26,11 @@ export function outputLine(text: string): void {
 }
 
 /**
- * The one way a command refuses bad input: a QuotecheckError (src/errors.ts), or an error of one of the
+ * The one way a command refuses bad input: a UserError (src/errors.ts), or an error of one of the
  * `expected` kinds, is one error line and exit code 2; anything else is a bug, thrown on for its stack.
  */
 export function refuseInput(err: unknown, ...expected: (abstract new (...args: never[]) => Error)[]): 2 {
-  if (!(err instanceof QuotecheckError) && !expected.some((kind) => err instanceof kind)) throw err;
+  if (!(err instanceof UserError) && !expected.some((kind) => err instanceof kind)) throw err;
   errorLine((err as Error).message);
   return 2;
 }

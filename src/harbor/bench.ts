@@ -16,7 +16,7 @@ import { BUNDLE_FILES, SHIPPED_FOLDER, shippedCli } from './ship.js';
 import { MAX_LABELS_BYTES, parseLabelBytes } from './verifier.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import { readReportLine, type ReportLine } from '../contract.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 /**
  * How the phases are kept apart (design.md §6): as root, each in its own mount and PID namespaces with the container
@@ -144,7 +144,7 @@ export interface BenchReport {
 }
 
 /** A bench option that cannot work here: said before any task runs. */
-export class BenchSetupError extends QuotecheckError {
+export class BenchSetupError extends UserError {
   override readonly name = 'BenchSetupError';
 }
 

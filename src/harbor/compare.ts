@@ -5,7 +5,7 @@ import type { BenchReport, ClaimRow, TaskRun } from './bench.js';
 import { readJsonLines } from './dataset.js';
 import { readTextFile } from '../messages.js';
 import { DIAGNOSES, readReportLine } from '../contract.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 /**
  * The rows of the comparison, in the order a reader scans them: the contract's order of diagnosis codes (found, then
@@ -90,7 +90,7 @@ export interface BenchRun {
 }
 
 /** A run folder that cannot be compared: the message names the folder and what is wrong. */
-export class CompareError extends QuotecheckError {
+export class CompareError extends UserError {
   override readonly name = 'CompareError';
 }
 
@@ -386,7 +386,7 @@ export function readRunFolder(dirArg: string): RunFolder {
 }
 
 /** A --name bench cannot use: the message names it and says why. */
-export class AgentNameError extends QuotecheckError {
+export class AgentNameError extends UserError {
   override readonly name = 'AgentNameError';
 }
 

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { readTextFile } from '../messages.js';
 import { LAYOUTS, type Layout } from './layout.js';
 import { readRegularFile } from './safe-read.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 export interface TaskDir {
   name: string;
@@ -16,7 +16,7 @@ export interface TaskDir {
   verifierTimeoutSec: number;
 }
 
-export class DatasetError extends QuotecheckError {
+export class DatasetError extends UserError {
   override readonly name = 'DatasetError';
 }
 

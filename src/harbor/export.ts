@@ -9,7 +9,7 @@ import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
 import { bundledSkillDir, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 import { writeTaskFolder } from './task-writer.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 export interface LabelledClaim {
   claim: Claim;
@@ -25,7 +25,7 @@ export interface ReadLabelledOptions {
   taskField?: string;
 }
 
-export class ExportError extends QuotecheckError {
+export class ExportError extends UserError {
   override readonly name = 'ExportError';
 }
 

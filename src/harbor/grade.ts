@@ -1,11 +1,11 @@
 // Grading: answers against gold labels; reward = correct / gold claims (the file rules are verifier.ts's).
 import type { Label } from '../contract.js';
 import { plural } from '../messages.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 const LABELS: readonly Label[] = ['verbatim', 'no_match'];
 
-export class GradeInputError extends QuotecheckError {
+export class GradeInputError extends UserError {
   override readonly name = 'GradeInputError';
 }
 

@@ -4,7 +4,7 @@ import { copyFileSync, cpSync, existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../package-root.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 /** dist/<this>/: where `npm run build` writes the builds. */
 export const BUNDLE_FOLDER = 'bundle';
@@ -24,7 +24,7 @@ export const BUNDLE_FILES = {
 /** The shipped folder's name, inside a task's solution/ (oracle/) and, for the variants that give the tool, environment/. */
 export const SHIPPED_FOLDER = 'quotecheck';
 
-export class ShipError extends QuotecheckError {
+export class ShipError extends UserError {
   override readonly name = 'ShipError';
 }
 

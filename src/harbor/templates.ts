@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../shell-quote.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, installQuotecheck } from './ship.js';
 import { COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 /**
  * Container paths. Each script honours an environment variable for its folders, so a
@@ -184,7 +184,7 @@ export interface McpServerEntry {
  */
 export const QUOTECHECK_MCP_SERVER: Readonly<McpServerEntry> = Object.freeze({ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp', '--root', CONTAINER_PATHS.app.path] });
 
-export class TemplateError extends QuotecheckError {
+export class TemplateError extends UserError {
   override readonly name = 'TemplateError';
 }
 

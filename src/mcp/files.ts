@@ -5,10 +5,10 @@ import type { AnswersTarget } from '../answers.js';
 import { kindOf, readRegularFile, type FileIdentity } from '../harbor/safe-read.js';
 import { describeFsError } from '../messages.js';
 import { echo } from './bounds.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 /** A path the tools refuse; the message is one line naming the field, the path and why. */
-export class PathError extends QuotecheckError {
+export class PathError extends UserError {
   override readonly name = 'PathError';
 }
 

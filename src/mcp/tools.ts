@@ -32,7 +32,7 @@ import {
   sliceEnd,
 } from './bounds.js';
 import { PathError, shownPath, type RootFolder } from './files.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 /** read_source's page when none is asked for: about five pages of prose, well inside a model's context. */
 export const DEFAULT_PAGE_CHARS = 20_000;
@@ -53,7 +53,7 @@ const MAX_PASSAGE_CHARS = 4_000;
 const MAX_EVIDENCE_CHARS = 2 * MAX_QUOTE_CHARS;
 
 /** A bad input or an unreadable source: the tool answers isError with this one line. */
-export class ToolInputError extends QuotecheckError {
+export class ToolInputError extends UserError {
   override readonly name = 'ToolInputError';
 }
 

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { isLoopback, listenLoopback, readJsonArray, respond, type Loopback } from '../loopback.js';
-import { QuotecheckError } from '../errors.js';
+import { UserError } from '../errors.js';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -339,7 +339,7 @@ export function loadCaptures(file: string): Capture[] {
 }
 
 /** A captures input that cannot be served: its message is one line naming the file, the capture and what is wrong. */
-export class CapturesInputError extends QuotecheckError {
+export class CapturesInputError extends UserError {
   override readonly name = 'CapturesInputError';
 }
 
