@@ -10,7 +10,7 @@ import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { instruction } from '../src/harbor/templates.js';
 import { closedPort } from '../golden/loopback.js';
 import { startWaybackFake, type Capture, type RunningWayback } from '../golden/wayback.js';
-import { CLI, runCli, serve, tempDir, writeJson } from './helpers.js';
+import { CLI, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -43,7 +43,7 @@ describe('run shows the archive while claims wait on it', () => {
     const dir = tempDir();
     const claimsFile = writeJson(join(dir, 'claims.json'), claims);
     // 30 a minute: a request every 2 s, so the run spends most of its time waiting for the archive (four requests).
-    const r = await runCli(['run', '--claims', claimsFile, '--out', join(dir, 'answers.json'), '--allow-private', '--wayback-url', wb.origin, '--wayback-rate', '30']);
+    const r = await runCliInProcess(['run', '--claims', claimsFile, '--out', join(dir, 'answers.json'), '--allow-private', '--wayback-url', wb.origin, '--wayback-rate', '30']);
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ c1: 'verbatim', c2: 'verbatim' });
     const waiting = r.stderr.split('\n').filter((l) => /waiting for the archive/.test(l));
@@ -131,7 +131,7 @@ describe('quotecheck wayback-stub', () => {
     const dir = tempDir();
     const claimsFile = writeJson(join(dir, 'claims.json'), claims);
     const report = join(dir, 'report.jsonl');
-    const r = await runCli(['run', '--claims', claimsFile, '--out', join(dir, 'answers.json'), '--report', report, '--allow-private', '--wayback-url', stub.origin, '--wayback-rate', '600', '--quiet']);
+    const r = await runCliInProcess(['run', '--claims', claimsFile, '--out', join(dir, 'answers.json'), '--report', report, '--allow-private', '--wayback-url', stub.origin, '--wayback-rate', '600', '--quiet']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ c1: 'verbatim' });
     const line = JSON.parse(readFileSync(report, 'utf8').trim()) as { as_of: { source: string; capture_url: string; proof: string }; drift: string };
@@ -166,7 +166,7 @@ describe('quotecheck wayback-stub', () => {
     ['an unknown field', (d: string) => writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","bodyy":"x"}]'), /^quotecheck: error: --captures \S+c\.json: capture #0 .* has an unknown field "bodyy"/],
     ['no captures at all', (d: string) => writeText(join(d, 'c.json'), '[]'), /^quotecheck: error: --captures \S+c\.json: holds no captures$/],
   ])('%s is one error line and exit 2', async (_name, input, message) => {
-    const r = await runCli(['wayback-stub', '--captures', input(tempDir())]);
+    const r = await runCliInProcess(['wayback-stub', '--captures', input(tempDir())]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -175,7 +175,7 @@ describe('quotecheck wayback-stub', () => {
 
   test('a host that is not loopback is refused', async () => {
     const file = writeText(join(tempDir(), 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","body":"x"}]');
-    const r = await runCli(['wayback-stub', '--captures', file, '--host', '0.0.0.0']);
+    const r = await runCliInProcess(['wayback-stub', '--captures', file, '--host', '0.0.0.0']);
     expect(r.code).toBe(2);
     expect(r.stderr.trimEnd()).toBe('quotecheck: error: --host 0.0.0.0: not a loopback address (127.x.y.z, ::1 or localhost): the stand-in serves this machine only');
   });

@@ -11,7 +11,7 @@ import { checkClaims, type CheckOptions } from '../src/check.js';
 import { startWaybackFake, type RunningWayback } from '../golden/wayback.js';
 import { join } from 'node:path';
 import { runBench } from '../src/harbor/bench.js';
-import { CLI, claimsRun, runCli, serve, tempDir } from './helpers.js';
+import { CLI, claimsRun, runCli, runCliInProcess, serve, tempDir } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const page = (body: string): string => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1>${body}</article></body></html>`;
@@ -98,12 +98,12 @@ describe('one claim, one answer: run, verify and verify_quote', () => {
   test.each(cases)('$name: $label everywhere', async ({ quote, wayback, label, exit }) => {
     const { url, archive } = await setup();
     const { claims, out, report } = claimsRun([claim('c', quote, url)]);
-    const run = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report, '--wayback', wayback, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
+    const run = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report, '--wayback', wayback, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
     expect(run.code).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ c: label });
     const fromRun = JSON.parse(readFileSync(report, 'utf8').trim().split('\n')[0]!);
 
-    const verify = await runCli(['verify', '--allow-private', '--json', '--url', url, '--quote', quote, '--as-of', DATE, '--evidence', `sha256:${EVIDENCE.toUpperCase()}`, '--wayback', wayback, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
+    const verify = await runCliInProcess(['verify', '--allow-private', '--json', '--url', url, '--quote', quote, '--as-of', DATE, '--evidence', `sha256:${EVIDENCE.toUpperCase()}`, '--wayback', wayback, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
     expect(verify.code).toBe(exit);
     const fromVerify = JSON.parse(verify.stdout);
 
@@ -123,10 +123,10 @@ describe('one claim, one answer: run, verify and verify_quote', () => {
 
   test('verify --as-of without evidence under auto says the date looked nothing up, and how to have it looked up', async () => {
     const { url, archive } = await setup();
-    const v = await runCli(['verify', '--allow-private', '--json', '--url', url, '--quote', NEVER, '--as-of', DATE, '--wayback-url', archive.origin, '--retries', '0']);
+    const v = await runCliInProcess(['verify', '--allow-private', '--json', '--url', url, '--quote', NEVER, '--as-of', DATE, '--wayback-url', archive.origin, '--retries', '0']);
     expect(v.code).toBe(1);
     expect(JSON.parse(v.stdout).note).toContain(`without an evidence hash, wayback mode auto looks up no capture; mode always (--wayback always) judges on the capture nearest ${DATE}`);
-    const bad = await runCli(['verify', '--allow-private', '--url', url, '--quote', NEVER, '--evidence', 'abc']);
+    const bad = await runCliInProcess(['verify', '--allow-private', '--url', url, '--quote', NEVER, '--evidence', 'abc']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--evidence "abc": not a sha256/);
   });
@@ -139,7 +139,7 @@ describe('a frozen edition of the builder\'s case', () => {
     const claims = [claim('never', NEVER, url), claim('added', ADDED, url), claim('kept', KEPT, url)];
     const { claims: claimsFile, out } = claimsRun(claims);
     const warc = join(dir, 'run.warc.gz');
-    const rec = await runCli(['run', '--allow-private', '--quiet', '--claims', claimsFile, '--out', out, '--record', warc, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
+    const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claimsFile, '--out', out, '--record', warc, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
     expect(rec.code).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ never: 'no_match', added: 'no_match', kept: 'verbatim' });
     const gold = { never: 'no_match', added: 'no_match', kept: 'verbatim' } as const;
@@ -147,7 +147,7 @@ describe('a frozen edition of the builder\'s case', () => {
     writeFileSync(labelled, claims.map((c) => JSON.stringify({ ...c, label: gold[c.id as keyof typeof gold] })).join('\n') + '\n');
     await archive.close();
     archives.length = 0;
-    const exported = await runCli(['export', '--labelled', labelled, '--out', join(dir, 'frozen'), '--warc', warc, '--name', 'b']);
+    const exported = await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'frozen'), '--warc', warc, '--name', 'b']);
     expect(exported.code, exported.stderr).toBe(0);
     // A small archive is counted in KB, never "0.0 MB".
     expect(exported.stdout).toMatch(/records, \d+ KB in all\) in environment\/sources\.warc\.gz/);
@@ -157,11 +157,11 @@ describe('a frozen edition of the builder\'s case', () => {
     // A label the recording does not bear out: refused before anything is written, naming the claim.
     const wrong = join(dir, 'wrong.jsonl');
     writeFileSync(wrong, claims.map((c) => JSON.stringify({ ...c, label: c.id === 'added' ? 'verbatim' : gold[c.id as keyof typeof gold] })).join('\n') + '\n');
-    const refused = await runCli(['export', '--labelled', wrong, '--out', join(dir, 'refused'), '--warc', warc, '--name', 'b']);
+    const refused = await runCliInProcess(['export', '--labelled', wrong, '--out', join(dir, 'refused'), '--warc', warc, '--name', 'b']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/the frozen oracle would answer 1 claim otherwise than labelled: b-001\/added \(label verbatim, oracle no_match: not_found\).*--allow-disagreement/);
     expect(existsSync(join(dir, 'refused'))).toBe(false);
-    const allowed = await runCli(['export', '--labelled', wrong, '--out', join(dir, 'allowed'), '--warc', warc, '--name', 'b', '--allow-disagreement']);
+    const allowed = await runCliInProcess(['export', '--labelled', wrong, '--out', join(dir, 'allowed'), '--warc', warc, '--name', 'b', '--allow-disagreement']);
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toMatch(/1 claim the frozen oracle answers otherwise than labelled \(--allow-disagreement\)/);
   }, 60_000);

@@ -9,7 +9,7 @@ import { Pacer, PaceError } from '../src/wayback/pace.js';
 import { normalize } from '../src/normalize.js';
 import { toReportRecord, summarize, summaryLine } from '../src/report.js';
 import { startWaybackFake, type Capture, type RunningWayback, type WaybackFakeOptions } from '../golden/wayback.js';
-import { claimsRun, runCli, serve, tempDir, writeJson } from './helpers.js';
+import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 
@@ -306,11 +306,11 @@ describe('the CLI', () => {
   test('a bad --as-of or --wayback-url is one line and exit 2, before any fetch', async () => {
     const server = await serve([{ path: '/story', body: NOW, headers: html }]);
     const { claims, out } = claimsRun([{ id: 'a', quote: 'q', url: `${server.origin}/story` }]);
-    const bad = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--as-of', '2024-02-30']);
+    const bad = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--as-of', '2024-02-30']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/--as-of: "2024-02-30" is not a calendar date/);
-    const url = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--wayback-url', 'ftp://archive']);
+    const url = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--wayback-url', 'ftp://archive']);
     expect(url.code).toBe(2);
     expect(url.stderr.trim().split('\n')).toHaveLength(1);
     expect(url.stderr).toMatch(/--wayback-url: "ftp:\/\/archive" is not an http\(s\) URL/);
@@ -323,7 +323,7 @@ describe('the CLI', () => {
     const wb = await archive([{ url, timestamp: '20240430120000', body: THEN, headers: html }]);
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }]);
-    const res = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'answers.json'), '--report', join(dir, 'r.jsonl'), '--wayback-url', wb.origin, '--wayback-rate', '6000']);
+    const res = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'answers.json'), '--report', join(dir, 'r.jsonl'), '--wayback-url', wb.origin, '--wayback-rate', '6000']);
     expect(res.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ a: 'verbatim' });
     const row = JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8'));
@@ -336,12 +336,12 @@ describe('the CLI', () => {
     const dir = tempDir();
     const warc = join(dir, 'run.warc.gz');
     const recorded = writeJson(join(dir, 'recorded.json'), [{ id: 'a', quote: QUOTE_THEN, url: `${server.origin}/story` }]);
-    const rec = await runCli(['run', '--allow-private', '--quiet', '--claims', recorded, '--out', join(dir, 'a.json'), '--record', warc]);
+    const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', recorded, '--out', join(dir, 'a.json'), '--record', warc]);
     expect(rec.code, rec.stderr).toBe(0);
     expect(rec.stderr).toMatch(/WARC records\)/);
     await server.close();
     const both = writeJson(join(dir, 'both.json'), [{ id: 'a', quote: QUOTE_THEN, url: `${server.origin}/story` }, { id: 'b', quote: 'praised', url: `${server.origin}/other` }]);
-    const replay = await runCli(['run', '--allow-private', '--quiet', '--claims', both, '--out', join(dir, 'b.json'), '--report', join(dir, 'b.jsonl'), '--replay', warc]);
+    const replay = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', both, '--out', join(dir, 'b.json'), '--report', join(dir, 'b.jsonl'), '--replay', warc]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8'))).toEqual({ a: 'verbatim', b: 'no_match' });
     const rows = readFileSync(join(dir, 'b.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).sort((x, y) => x.id.localeCompare(y.id));
@@ -349,11 +349,11 @@ describe('the CLI', () => {
     expect(rows[1]).toMatchObject({ id: 'b', diagnosis: 'fetch_failed' });
     expect(rows[1].note).toMatch(/not in the archive \(replaying .*run\.warc\.gz\)/);
     // A missing archive is one line and exit 2, before any fetch; so is asking to record a replay.
-    const bad = await runCli(['run', '--allow-private', '--quiet', '--claims', both, '--out', join(dir, 'c.json'), '--replay', join(dir, 'missing.warc.gz')]);
+    const bad = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', both, '--out', join(dir, 'c.json'), '--replay', join(dir, 'missing.warc.gz')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/cannot read the archive .*missing\.warc\.gz: no such file or folder/);
-    const both2 = await runCli(['run', '--allow-private', '--quiet', '--claims', both, '--out', join(dir, 'c.json'), '--record', join(dir, 'x.warc.gz'), '--replay', warc]);
+    const both2 = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', both, '--out', join(dir, 'c.json'), '--record', join(dir, 'x.warc.gz'), '--replay', warc]);
     expect(both2.code).toBe(2);
     expect(both2.stderr.trim().split('\n')).toHaveLength(1);
     expect(both2.stderr).toMatch(/--record and --replay cannot be used together/);
@@ -363,11 +363,11 @@ describe('the CLI', () => {
     const server = await serve([{ path: '/story', body: NOW, headers: html }]);
     const url = `${server.origin}/story`;
     const wb = await archive([{ url, timestamp: '20240430120000', body: THEN, headers: html }]);
-    const res = await runCli(['verify', '--allow-private', '--url', url, '--quote', QUOTE_THEN, '--as-of', '2024-05-01', '--wayback', 'always', '--wayback-url', wb.origin]);
+    const res = await runCliInProcess(['verify', '--allow-private', '--url', url, '--quote', QUOTE_THEN, '--as-of', '2024-05-01', '--wayback', 'always', '--wayback-url', wb.origin]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^verbatim/);
     expect(res.stdout).toContain(`as of 2024-05-01: the Wayback capture of 2024-04-30T12:00:00Z (${wb.origin}/web/20240430120000id_/${url}), the nearest to the date`);
-    const today = await runCli(['verify', '--allow-private', '--url', url, '--quote', QUOTE_THEN, '--wayback-url', wb.origin]);
+    const today = await runCliInProcess(['verify', '--allow-private', '--url', url, '--quote', QUOTE_THEN, '--wayback-url', wb.origin]);
     expect(today.code).toBe(1);
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { rng } from '../bench/random.js';
 import { ClaimsFileError, readClaimsFile } from '../src/claims.js';
 import { findQuote, normalizeViews } from '../src/match.js';
-import { claimsRun, runCli, serve, tempDir, writeJson, type CliResult } from './helpers.js';
+import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson, type CliResult } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
@@ -65,7 +65,7 @@ describe('a claims file of 50,000 valid claims', () => {
 
   test('integer-like ids keep their place too: the file lists b, 10, 2, a as the claims do (an object would put 2 and 10 first)', async () => {
     const { claims: file, out } = claimsRun(['b', 10, '2', 'a'].map((id) => ({ id, quote: 'q', url: 'http://127.0.0.1:9/' })));
-    expect((await runCli(['run', '--claims', file, '--out', out, '--baseline'])).code).toBe(0);
+    expect((await runCliInProcess(['run', '--claims', file, '--out', out, '--baseline'])).code).toBe(0);
     const text = readFileSync(out, 'utf8');
     expect([...text.matchAll(/^ {2}"([^"]+)":/gm)].map((m) => m[1])).toEqual(['b', '10', '2', 'a']);
     expect(JSON.parse(text)).toEqual({ b: 'no_match', 10: 'no_match', 2: 'no_match', a: 'no_match' });
@@ -74,7 +74,7 @@ describe('a claims file of 50,000 valid claims', () => {
 
   test('every id is answered, in input order (CLI, --baseline)', async () => {
     const { claims: file, out } = claimsRun(claims);
-    const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
     expect(r.code, r.stderr).toBe(0);
     const answers = readJson(out);
     const ids = Object.keys(answers);
@@ -93,7 +93,7 @@ describe('claims files too large to read', () => {
     ftruncateSync(fd, 200 * 1024 * 1024);
     closeSync(fd);
     const out = join(dir, 'answers.json');
-    const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
     expectRefused(r, file, /is 200 MB \(209,715,200 bytes\), over the 64 MB limit for claims files; .*--max-claims-mb/, out);
     await expect(readClaimsFile(file)).rejects.toThrowError(ClaimsFileError);
   });
@@ -111,8 +111,8 @@ describe('claims files too large to read', () => {
     expect((await readClaimsFile(file, { maxBytes: 2 * 1024 * 1024 })).entries).toHaveLength(6000);
 
     const out = join(dir, 'answers.json');
-    expectRefused(await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '1']), file, /over the 1 MB limit/, out);
-    const ok = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '2']);
+    expectRefused(await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '1']), file, /over the 1 MB limit/, out);
+    const ok = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '2']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(Object.keys(readJson(out))).toHaveLength(6000);
 
@@ -135,7 +135,7 @@ describe('claims files too large to read', () => {
     expect(under.result.code, under.result.stderr).toBe(0);
     expect(Object.keys(readJson(under.out))).toEqual(claims.map((c) => c.id));
 
-    const bad = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '0']);
+    const bad = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '0']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-claims-mb/);
     expect(bad.stderr).not.toMatch(NO_STACK);
@@ -152,13 +152,13 @@ describe('deeply nested JSON', () => {
     ['a valid claim with an unknown field nested 100,000 deep', () => `[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'['.repeat(100_000)}${']'.repeat(100_000)}}]`],
   ])('%s: exit 2, the depth named, no stack trace', async (_, make) => {
     const { claims: file, out } = claimsRun(make());
-    const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
     expectRefused(r, file, /JSON nested more than 1000 levels deep \(at line 1, column \d+\)/, out);
   });
 
   test('nesting a few hundred levels deep in an unknown field is still read (and ignored)', async () => {
     const { claims: file, out } = claimsRun(`[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'{"a": '.repeat(500)}1${'}'.repeat(500)}}]`);
-    const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
     expect(r.code, r.stderr).toBe(0);
     expect(readJson(out)).toEqual({ x: 'no_match' });
   });
@@ -172,7 +172,7 @@ describe('deeply nested JSON', () => {
 describe('bytes that are not UTF-8', () => {
   test('exit 2 naming the file and the line of the first bad byte', async () => {
     const { claims: file, out } = claimsRun(Buffer.concat([Buffer.from('[\n{"id": "a", "quote": "caf'), Buffer.from([0xe9]), Buffer.from('", "url": "http://127.0.0.1:9/"}\n]')]));
-    expectRefused(await runCli(['run', '--allow-private', '--claims', file, '--out', out]), file, /is not valid UTF-8 \(first bad byte on line 2\); save it as UTF-8/, out);
+    expectRefused(await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out]), file, /is not valid UTF-8 \(first bad byte on line 2\); save it as UTF-8/, out);
   });
 });
 
@@ -188,7 +188,7 @@ describe('quotes', () => {
       { id: 'whole', quote: big, url: `${server.origin}/big` },
       { id: 'one-char-off', quote: changed, url: `${server.origin}/big` },
     ]);
-    const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--report', report]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(NO_STACK);
     expect(r.stderr.length).toBeLessThan(5_000); // the quote is never echoed whole
@@ -207,7 +207,7 @@ describe('quotes', () => {
       // Every kind of whitespace design §3 folds: ASCII, NBSP, em space, ideographic space, NEL, U+001C.
       { id: 'blank', quote: ' \t\n\r\u00A0\u2003\u3000\u0085\u001C\u2028', url: `${server.origin}/p` },
     ]);
-    const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--report', report]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/claim #2 \(id "empty"\): field "quote" is empty or only whitespace; answered no_match/);
     expect(r.stderr).toMatch(/claim #3 \(id "blank"\): field "quote" is empty or only whitespace; answered no_match/);
@@ -228,7 +228,7 @@ describe('quotes', () => {
     expect(findQuote('\uD83D', normalizeViews([{ name: 'text', extractor: 'text', text: 'I \u{1F600} it' }]))).not.toBeNull();
     const server = await serve([{ path: '/p', body: '<html><body><p>We \u{1F600} it.</p></body></html>', headers: html }]);
     const { claims: file, out, report } = claimsRun(`[{"id": "half", "quote": "We \\ud83d", "url": "${server.origin}/p"}, {"id": "whole", "quote": "We \\ud83d\\ude00 it", "url": "${server.origin}/p"}]`);
-    const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--report', report]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/claim #1 \(id "half"\): field "quote" has an unpaired surrogate U\+D83D .* at character 3: it is not valid Unicode text; answered no_match/);
     expect(readJson(out)).toEqual({ half: 'no_match', whole: 'verbatim' });
@@ -261,7 +261,7 @@ describe('URLs', () => {
       { id: 'cred', quote: 'approved the budget', url: `http://reader:s3cr3t-pw@127.0.0.1:${server.port}/p#frag` },
       { id: 'cred-again', quote: 'on Tuesday', url: `http://reader:s3cr3t-pw@127.0.0.1:${server.port}/p` },
     ]);
-    const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--report', report, '--retries', '0']);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--report', report, '--retries', '0']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('s3cr3t-pw');
     expect(r.stderr).not.toMatch(NO_STACK);
@@ -282,7 +282,7 @@ describe('URLs', () => {
       { id: 'f2', quote: 'on Tuesday', url: `${server.origin}/p#:~:text=Tuesday` },
       { id: 'f3', quote: 'not on this page', url: `${server.origin}/p#frag` },
     ]);
-    const r = await runCli(['run', '--allow-private', '--claims', file, '--out', out, '--report', report]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     expect(readJson(out)).toEqual({ f1: 'verbatim', f2: 'verbatim', f3: 'no_match' });
     expect(seen).toEqual([{ url: '/p', authorization: undefined }]);

@@ -10,7 +10,7 @@ import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { bundledSkillDir, taskToml, type TaskVariant } from '../src/harbor/templates.js';
 import { shellQuote as q } from '../src/shell-quote.js';
 import { makeTask } from './harbor-helpers.js';
-import { runCli, serve, tempDir } from './helpers.js';
+import { runCli, runCliInProcess, serve, tempDir } from './helpers.js';
 
 const ISOLATED = canIsolate();
 
@@ -63,7 +63,7 @@ async function dataset(opts: { layout?: Layout; variant?: TaskVariant; frozen?: 
     // A frozen task's archive: a recorded run of its own claims.
     const work = tempDir();
     writeFileSync(join(work, 'claims.json'), JSON.stringify(claims.map(({ gold: _g, ...c }) => c)));
-    const r = await runCli(['run', '--allow-private', '--quiet', '--claims', join(work, 'claims.json'), '--out', join(work, 'a.json'), '--record', join(tasks, 'lighthouse', 'environment', 'sources.warc.gz')]);
+    const r = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', join(work, 'claims.json'), '--out', join(work, 'a.json'), '--record', join(tasks, 'lighthouse', 'environment', 'sources.warc.gz')]);
     expect(r.code, r.stderr).toBe(0);
   }
   const verifierFolder = layout === 'harbor' ? 'tests' : 'verifier';

@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import type { Route } from '../golden/server.js';
 import { rng } from '../bench/random.js';
 import { hostileRoutes } from './hostile.js';
-import { runCli, serve, tempDir, writeJson } from './helpers.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
 
 const WORDS = 'river council budget harbour school winter engine garden market station bridge museum orchard library signal county ferry quarry meadow lantern'.split(' ');
 const HOSTS = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 1}`);
@@ -80,7 +80,7 @@ describe('chaos', () => {
     const out = join(dir, 'answers.json');
     const deadline = 90;
     const started = Date.now();
-    const r = await runCli(['run', '--allow-private', '--claims', writeJson(join(dir, 'claims.json'), claims), '--out', out, '--report', join(dir, 'report.jsonl'),
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', writeJson(join(dir, 'claims.json'), claims), '--out', out, '--report', join(dir, 'report.jsonl'),
       '--deadline', String(deadline), '--timeout', '2', '--retries', '1', '--source-budget', '5', '--max-mb', '40', '--quiet']);
     const seconds = (Date.now() - started) / 1000;
     expect(r.code, r.stderr).toBe(0);

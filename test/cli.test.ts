@@ -4,7 +4,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
-import { claimsRun, runCli, serve, tempDir, writeJson } from './helpers.js';
+import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
 
 const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -31,7 +31,7 @@ describe('quotecheck run: bad input', () => {
   test('duplicate ids: exit 2 naming both claims', async () => {
     const dir = tempDir();
     const claims = writeJson(join(dir, 'c.json'), [{ id: 'x', quote: 'q', url: 'http://127.0.0.1:9/' }, { id: 'x', quote: 'r', url: 'http://127.0.0.1:9/' }]);
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'a.json')]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'a.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/claim #2 \(id "x"\): duplicate id, first used by claim #1;/);
     expect(existsSync(join(dir, 'a.json'))).toBe(false);
@@ -47,7 +47,7 @@ describe('quotecheck run: bad input', () => {
     ]);
     const out = join(dir, 'answers.json');
     const report = join(dir, 'report.jsonl');
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--report', report]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--report', report]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/claim #2 \(id "empty"\): field "quote" is empty or only whitespace/);
     expect(r.stderr).toMatch(/claim #3 \(id "ftp"\): field "url" must be http\(s\), not ftp:/);
@@ -63,7 +63,7 @@ describe('quotecheck run: bad input', () => {
     [['--format', 'csv'], /--format/],
     [['--html-view', 'body'], /--html-view/],
   ])('bad option %j: exit 2 naming it', async (args, message) => {
-    const r = await runCli(['run', '--allow-private', ...args]);
+    const r = await runCliInProcess(['run', '--allow-private', ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
   });
@@ -78,7 +78,7 @@ describe('quotecheck run: answers and report', () => {
       { id: 'a', quoted_text: 'The Committee approved  the budget', source_url: `${server.origin}/p` },
       { id: 'm', quote: 'x', url: `${server.origin}/gone` },
     ] });
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'map.json'), '--report', join(dir, 'r.jsonl'), '--report-order', 'input']);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'map.json'), '--report', join(dir, 'r.jsonl'), '--report-order', 'input']);
     expect(r.code).toBe(0);
     expect(Object.entries(readJson(join(dir, 'map.json')))).toEqual([['z', 'no_match'], ['a', 'verbatim'], ['m', 'no_match']]);
     expect(r.stderr).toMatch(/3 claims, 1 verbatim, 2 no_match; sources 1 fetched, 1 failed; [\d.]+ s/);
@@ -89,7 +89,7 @@ describe('quotecheck run: answers and report', () => {
     expect(rows[1].match).toMatchObject({ offset: 0, context: expect.stringContaining('the committee approved the budget') });
     expect(rows[2]).toMatchObject({ id: 'm', diagnosis: 'fetch_failed', http_status: 404, match: null });
 
-    const list = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'list.json'), '--format', 'list', '--quiet']);
+    const list = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'list.json'), '--format', 'list', '--quiet']);
     expect(list.code, list.stderr).toBe(0);
     expect(readJson(join(dir, 'list.json'))).toEqual([{ id: 'z', label: 'no_match' }, { id: 'a', label: 'verbatim' }, { id: 'm', label: 'no_match' }]);
   });
@@ -108,7 +108,7 @@ describe('quotecheck run: answers and report', () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: `${server.origin}/p` }]);
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'no', 'such', 'dir', 'answers.json')]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'no', 'such', 'dir', 'answers.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`quotecheck: error: --out ${join(dir, 'no', 'such', 'dir', 'answers.json')}: folder ${join(dir, 'no', 'such', 'dir')} does not exist\n`);
     expect(server.hits('/p')).toBe(0);
@@ -151,7 +151,7 @@ describe('quotecheck run: stopping early never loses answers', () => {
   test('--deadline stops the run in time and answers the rest no_match', async () => {
     const { claims, out } = await setup();
     const started = Date.now();
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--timeout', '60', '--deadline', '1.5']);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--timeout', '60', '--deadline', '1.5']);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/deadline of 1.5 s reached/);
@@ -170,7 +170,7 @@ describe('quotecheck grade', () => {
     const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim', b: 'no_match', c: 'no_match', d: 'verbatim' });
     const answers = writeJson(join(dir, 'answers.json'), [{ id: 'a', label: 'verbatim' }, { id: 'b', label: 'verbatim' }, { id: 'c', label: 'no_match' }, { id: 'zz', label: 'no_match' }]);
     const reward = join(dir, 'logs', 'reward.txt');
-    const r = await runCli(['grade', '--answers', answers, '--gold', gold, '--reward', reward]);
+    const r = await runCliInProcess(['grade', '--answers', answers, '--gold', gold, '--reward', reward]);
     expect(r.code).toBe(0);
     expect(readFileSync(reward, 'utf8').trim()).toBe('0.5');
     expect(r.stdout).toMatch(/accuracy 0\.500 \(2\/4 correct\)/);
@@ -183,12 +183,12 @@ describe('quotecheck grade', () => {
     const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim' });
     const reward = join(dir, 'reward.txt');
     symlinkSync(gold, join(dir, 'link.json'));
-    const linked = await runCli(['grade', '--answers', join(dir, 'link.json'), '--gold', gold, '--reward', reward]);
+    const linked = await runCliInProcess(['grade', '--answers', join(dir, 'link.json'), '--gold', gold, '--reward', reward]);
     expect(linked.code).toBe(2);
     expect(linked.stderr).toBe(`quotecheck: error: answers file ${join(dir, 'link.json')} is a symbolic link (to ${gold}), not a regular file: not graded\n`);
     expect(readFileSync(reward, 'utf8')).toBe('0\n');
     execFileSync('mkfifo', [join(dir, 'fifo.json')]);
-    const fifo = await runCli(['grade', '--answers', join(dir, 'fifo.json'), '--gold', gold]);
+    const fifo = await runCliInProcess(['grade', '--answers', join(dir, 'fifo.json'), '--gold', gold]);
     expect(fifo.code).toBe(2);
     expect(fifo.stderr).toContain('is a named pipe (FIFO), not a regular file: not graded');
   });
@@ -196,7 +196,7 @@ describe('quotecheck grade', () => {
   test('an unreadable answers file: exit 2 with a clear message', async () => {
     const dir = tempDir();
     const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim' });
-    const r = await runCli(['grade', '--answers', join(dir, 'missing.json'), '--gold', gold]);
+    const r = await runCliInProcess(['grade', '--answers', join(dir, 'missing.json'), '--gold', gold]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^quotecheck: error: cannot read answers file .*missing\.json: no such file\n/);
     expect(r.stderr).not.toMatch(/ENOENT/);
@@ -209,7 +209,7 @@ describe('quotecheck verify', () => {
 
   test('verbatim: exit 0, says where it matched', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCli(['verify', '--allow-private', '--url', `${server.origin}/s`, '--quote', 'approved the budget on Tuesday']);
+    const r = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/s`, '--quote', 'approved the budget on Tuesday']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^verbatim \(diagnosis: verbatim\)/);
     // In the page's own wording and case, not the normalized text.
@@ -218,7 +218,7 @@ describe('quotecheck verify', () => {
 
   test('a misquote: exit 1, diagnosis near_miss with the nearest span', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCli(['verify', '--allow-private', '--url', `${server.origin}/s`, '--quote', 'The committee approved the budget on Wednesday after a long debate.']);
+    const r = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/s`, '--quote', 'The committee approved the budget on Wednesday after a long debate.']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^no_match \(diagnosis: near_miss\)/);
     expect(r.stdout).toMatch(/The committee approved the budget on Tuesday after a long debate\./);
@@ -226,7 +226,7 @@ describe('quotecheck verify', () => {
 
   test('--json gives the report record with a TextQuoteSelector; --quote - reads stdin', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCli(['verify', '--allow-private', '--json', '--url', `${server.origin}/s`, '--quote', '-'], { input: 'Members said  the vote\nwas close.' });
+    const r = await runCliInProcess(['verify', '--allow-private', '--json', '--url', `${server.origin}/s`, '--quote', '-'], { input: 'Members said  the vote\nwas close.' });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', http_status: 200 });
@@ -234,7 +234,7 @@ describe('quotecheck verify', () => {
   });
 
   test('bad input: exit 2 naming the field', async () => {
-    const r = await runCli(['verify', '--allow-private', '--url', 'file:///etc/passwd', '--quote', 'root']);
+    const r = await runCliInProcess(['verify', '--allow-private', '--url', 'file:///etc/passwd', '--quote', 'root']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/field "url" must be http\(s\), not file:/);
   });
@@ -248,7 +248,7 @@ describe('quotecheck run: the closing summary', () => {
       { id: 'mis', quote: 'The committee approved the budget on Monday after a long debate.', url: `${server.origin}/s` },
       { id: 'gone', quote: 'x', url: `${server.origin}/gone` },
     ]);
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/diagnoses: verbatim 1, near_miss 1, fetch_failed 1/);
     expect(r.stderr).toMatch(/worth a human look:\n\s+mis\s+near_miss \(similarity 0\.\d+\)/);

@@ -8,7 +8,7 @@ import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
 import { pathsWarning } from '../src/cli/bench.js';
 import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './harbor-helpers.js';
-import { runCli, serve, tempDir } from './helpers.js';
+import { runCli, runCliInProcess, serve, tempDir } from './helpers.js';
 
 /** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(agent: string, tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string }[]>, name?: string): BenchReport {
@@ -258,13 +258,13 @@ describe('bench with several agents, and compare', () => {
     expect(fromAfar.stdout).toContain(`(from ${join(out, 'oracle')}):`);
 
     // A run without an oracle run to split by, a folder that is no run: one line each, exit 2.
-    const noOracle = await runCli(['compare', join(out, 'no-match')]);
+    const noOracle = await runCliInProcess(['compare', join(out, 'no-match')]);
     expect(noOracle.code).toBe(2);
     expect(noOracle.stderr).toMatch(/^quotecheck: error: no oracle run among .*no-match: .*pass --oracle DIR\n$/);
-    const withOracle = await runCli(['compare', join(out, 'no-match'), '--oracle', join(out, 'oracle')]);
+    const withOracle = await runCliInProcess(['compare', join(out, 'no-match'), '--oracle', join(out, 'oracle')]);
     expect(withOracle.code).toBe(0);
     expect(withOracle.stdout).toContain('no-match answers verbatim on 0% of extraction artifacts (0/1), right on 100% (1/1)');
-    const notRun = await runCli(['compare', tasks]);
+    const notRun = await runCliInProcess(['compare', tasks]);
     expect(notRun.code).toBe(2);
     expect(notRun.stderr).toBe(`quotecheck: error: run ${tasks}: no report.json (not a finished bench run)\n`);
   }, 60_000);

@@ -7,7 +7,7 @@ import { MAX_WIDEN, widenToWords } from '../src/match.js';
 import { toReportRecord } from '../src/report.js';
 import { normalize } from '../src/normalize.js';
 import { describe as describeResult, renderDiff, useColour } from '../src/cli/verify.js';
-import { claimsRun, runCli, serve } from './helpers.js';
+import { claimsRun, runCli, runCliInProcess, serve } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const PAGE =
@@ -150,7 +150,7 @@ describe('nearest in the page\'s own wording, with its diff', () => {
   test('the --report JSON Lines carry nearest.raw and nearest.diff', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const { claims, out, report } = claimsRun([{ id: 'm', quote: 'Members said the vote was very close, and the Mayor\'s office welcomed it.', url: `${server.origin}/p` }]);
-    const r = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report]);
+    const r = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     const row = JSON.parse(readFileSync(report, 'utf8').trim());
     expect(row.nearest.raw).toBe('Members said the vote was close, and the Mayor’s office welcomed it.');
@@ -166,13 +166,13 @@ describe('verify shows the difference', () => {
   test('without a terminal: the page\'s wording, plain [-missing-]{+extra+} markers, the similarity once; --json has raw and diff', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const quote = 'Members said the vote was very close, and the Mayor\'s office opposed it.';
-    const r = await runCli(['verify', '--allow-private', '--url', `${server.origin}/p`, '--quote', quote]);
+    const r = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/p`, '--quote', quote]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toContain('  Members said the vote was close, and the Mayor’s office welcomed it.\n');
     expect(r.stdout).toContain('  Members said the vote was [-very-] close, and the Mayor’s office [-opposed-] {+welcomed+} it.\n');
     expect(r.stdout).not.toContain('\x1b[');
     expect(r.stdout.match(/similarity/g)).toHaveLength(1);
-    const j = await runCli(['verify', '--allow-private', '--json', '--url', `${server.origin}/p`, '--quote', quote]);
+    const j = await runCliInProcess(['verify', '--allow-private', '--json', '--url', `${server.origin}/p`, '--quote', quote]);
     expect(j.code, j.stderr).toBe(1);
     const out = JSON.parse(j.stdout);
     expect(out.nearest.raw).toBe('Members said the vote was close, and the Mayor’s office welcomed it.');

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, runCli, serve, tempDir, writeJson } from './helpers.js';
+import { CLI, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
 
 /** Three tasks, one source each (on a loopback server), and two recordings: one of all three, one missing the last. */
 async function frozenSetup(): Promise<{ dir: string; labelled: string; good: string; short: string }> {
@@ -26,7 +26,7 @@ async function frozenSetup(): Promise<{ dir: string; labelled: string; good: str
   const record = async (name: string, claims: typeof rows): Promise<string> => {
     const warc = join(dir, `${name}.warc.gz`);
     const claimsFile = writeJson(join(dir, `${name}.claims.json`), claims.map(({ task: _t, label: _l, ...c }) => c));
-    const r = await runCli(['run', '--allow-private', '--quiet', '--claims', claimsFile, '--out', join(dir, `${name}.answers.json`), '--record', warc]);
+    const r = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claimsFile, '--out', join(dir, `${name}.answers.json`), '--record', warc]);
     expect(r.code, r.stderr).toBe(0);
     return warc;
   };
@@ -43,7 +43,7 @@ describe('export is all or nothing', () => {
     mkdirSync(parent);
     const out = join(parent, 'frozen');
     // The last task's source is missing: found after the first two tasks have their folders and archives.
-    const failed = await runCli(['export', '--labelled', labelled, '--out', out, '--warc', short, '--task-field', 'task']);
+    const failed = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', short, '--task-field', 'task']);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toMatch(/^quotecheck: error: .*short\.warc\.gz: has no exchange for 1 source of charlie, e.g. http:\/\/127\.0\.0\.1:\d+\/c; record a run/);
     expect(failed.stderr.trim().split('\n')).toHaveLength(1);
@@ -51,11 +51,11 @@ describe('export is all or nothing', () => {
 
     // Under folders that do not exist yet: they are made for the export, and go with it.
     const deep = join(dir, 'new', 'deeper', 'frozen');
-    const failedDeep = await runCli(['export', '--labelled', labelled, '--out', deep, '--warc', short, '--task-field', 'task']);
+    const failedDeep = await runCliInProcess(['export', '--labelled', labelled, '--out', deep, '--warc', short, '--task-field', 'task']);
     expect(failedDeep.code).toBe(2);
     expect(existsSync(join(dir, 'new'))).toBe(false);
 
-    const rerun = await runCli(['export', '--labelled', labelled, '--out', out, '--warc', good, '--task-field', 'task']);
+    const rerun = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', good, '--task-field', 'task']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stdout).toMatch(/^wrote 3 tasks \(3 claims, 3 sources\) to .*frozen; a frozen edition/);
     expect(entries(parent)).toEqual(['frozen']);
@@ -71,14 +71,14 @@ describe('export is all or nothing', () => {
     const out = join(dir, 'frozen');
     mkdirSync(out);
     chmodSync(out, 0o750);
-    const failed = await runCli(['export', '--labelled', labelled, '--out', out, '--warc', short, '--task-field', 'task']);
+    const failed = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', short, '--task-field', 'task']);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toMatch(/has no exchange for 1 source of charlie/);
     expect(entries(out)).toEqual([]);
     expect(entries(dir).filter((e) => e.startsWith('.'))).toEqual([]);
     expect(statSync(out).mode & 0o777).toBe(0o750);
 
-    const rerun = await runCli(['export', '--labelled', labelled, '--out', out, '--warc', good, '--task-field', 'task']);
+    const rerun = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', good, '--task-field', 'task']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(entries(out)).toEqual(['alpha', 'bravo', 'charlie']);
     expect(entries(dir).filter((e) => e.startsWith('.'))).toEqual([]);
@@ -112,7 +112,7 @@ describe('export is all or nothing', () => {
     expect(r.stderr).toBe(`quotecheck: error: export stopped by SIGTERM; nothing was written to ${out}\n`);
     expect(entries(parent)).toEqual([]);
 
-    const rerun = await runCli(['export', '--labelled', labelled, '--out', out, '--per-task', '1']);
+    const rerun = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--per-task', '1']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(entries(out)).toHaveLength(40);
     expect(entries(parent)).toEqual(['many']);
@@ -124,7 +124,7 @@ describe('export is all or nothing', () => {
     writeFileSync(labelled, JSON.stringify({ id: 'x', quote: 'a quote', url: 'http://127.0.0.1:9/x', label: 'verbatim' }) + '\n');
     const out = join(dir, 'out');
     mkdirSync(join(out, '.partial-4242-0123abcd'), { recursive: true });
-    const r = await runCli(['export', '--labelled', labelled, '--out', out]);
+    const r = await runCliInProcess(['export', '--labelled', labelled, '--out', out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`quotecheck: error: --out ${out}: holds .partial-4242-0123abcd, left by an export that was killed; remove it, or choose a new folder\n`);
   });

@@ -1,8 +1,9 @@
-// Shared test helpers: a loopback server per test, temp folders, and the CLI as a child process.
+// Shared test helpers: a loopback server per test, temp folders, and the CLI as a child process or in-process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach } from 'vitest';
 import { startServer, type Route, type RunningServer } from '../golden/server.js';
 
@@ -82,6 +83,99 @@ export function runCli(args: string[], opts: { cwd?: string; input?: string; ope
     child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
     opts.onSpawn?.(child);
   });
+}
+
+/** The built CLI's modules (dist/src/cli/), loaded once per test file: the code bin/quotecheck.js runs. */
+interface CliModules {
+  main: (argv: string[], io: CliIoLike) => Promise<number>;
+  activeIo: () => CliIoLike | undefined;
+}
+interface CliIoLike {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  readStdin(): string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+let cliModules: Promise<CliModules> | undefined;
+function loadCli(): Promise<CliModules> {
+  const load = async (): Promise<CliModules> => {
+    const url = (file: string) => pathToFileURL(join(ROOT, 'dist', 'src', 'cli', file)).href;
+    const [{ main }, { activeIo }] = await Promise.all([import(/* @vite-ignore */ url('main.js')), import(/* @vite-ignore */ url('io.js'))]);
+    bridgeProcessStreams(activeIo);
+    return { main, activeIo };
+  };
+  return (cliModules ??= load());
+}
+
+/** The ios of the in-process runs going on now. */
+const inProcessIos = new WeakSet<object>();
+let running = 0;
+/** processState() when the first of the in-process runs going on now started. */
+let stateBefore = '';
+
+/**
+ * A write to process.stdout or process.stderr made by an in-process command (one the command's io does not carry
+ * yet: run.ts's diagnosis summary) goes to that command's io, as it would reach its stream in a child process.
+ */
+function bridgeProcessStreams(activeIo: () => CliIoLike | undefined): void {
+  for (const [stream, name] of [[process.stdout, 'stdout'], [process.stderr, 'stderr']] as const) {
+    const original = stream.write;
+    stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]): boolean {
+      const io = activeIo();
+      if (io && inProcessIos.has(io)) {
+        io[name].write(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+        const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+        done?.();
+        return true;
+      }
+      return (original as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof stream.write;
+    afterAll(() => {
+      stream.write = original;
+    });
+  }
+}
+
+/** The process-wide state a command must leave as it found it: its signal handlers and exit code. */
+function processState(): string {
+  return JSON.stringify({ SIGINT: process.listenerCount('SIGINT'), SIGTERM: process.listenerCount('SIGTERM'), exitCode: process.exitCode ?? null });
+}
+
+/**
+ * Runs the built CLI's main in this process, with its own io: what it prints to stdout and stderr, stdin `input`
+ * (else empty, as /dev/null), this process's environment and working folder. The result is runCli's, with no
+ * signal; a command that throws (a bug) ends with code 1 and the stack on stderr, as node would. For every command
+ * that needs no process of its own: no signal, no other user, no working folder or environment of its own; a
+ * command that calls process.exit (a second signal during a run or an export) must stay on runCli. The command must
+ * leave no signal handler behind and the exit code alone: the test fails otherwise.
+ */
+export async function runCliInProcess(args: string[], opts: { input?: string } = {}): Promise<CliResult> {
+  const { main } = await loadCli();
+  let stdout = '';
+  let stderr = '';
+  const io: CliIoLike = {
+    stdout: { write: (text: string) => void (stdout += text) },
+    stderr: { write: (text: string) => void (stderr += text) },
+    readStdin: () => opts.input ?? '',
+    env: { ...process.env },
+    cwd: process.cwd(),
+  };
+  inProcessIos.add(io);
+  if (running++ === 0) stateBefore = processState();
+  let code: number;
+  try {
+    code = await main([process.execPath, CLI, ...args], io);
+  } catch (err) {
+    stderr += `${(err as Error)?.stack ?? String(err)}\n`;
+    code = 1;
+  } finally {
+    running--;
+  }
+  if (running === 0 && processState() !== stateBefore) {
+    throw new Error(`quotecheck ${args.join(' ')} left the process changed: ${stateBefore} before, ${processState()} after`);
+  }
+  return { code, signal: null, stdout, stderr };
 }
 
 let anyUserBuild: string | undefined;

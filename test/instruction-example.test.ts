@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { goldenDir } from '../golden/server.js';
-import { runCli, tempDir } from './helpers.js';
+import { runCli, runCliInProcess, tempDir } from './helpers.js';
 
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 
@@ -66,7 +66,7 @@ describe('the instruction\'s answers example gives nothing away', () => {
       const texts: Record<string, Record<string, string>> = {};
       for (const [which, file] of Object.entries(files)) {
         const out = join(dir, `${layout}-${which}`);
-        const r = await runCli(['export', '--labelled', file, '--out', out, '--task-field', 'task', '--layout', layout, '--name', 'qc']);
+        const r = await runCliInProcess(['export', '--labelled', file, '--out', out, '--task-field', 'task', '--layout', layout, '--name', 'qc']);
         expect(r.code, r.stderr).toBe(0);
         texts[which] = {};
         for (const t of readdirSync(out)) {

@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { runBench } from '../src/harbor/bench.js';
 import { listTasks } from '../src/harbor/dataset.js';
 import { shellQuote } from '../src/harbor/templates.js';
-import { ROOT, runCli, serve, tempDir } from './helpers.js';
+import { ROOT, runCli, runCliInProcess, serve, tempDir } from './helpers.js';
 import { checkTaskFolder } from './harbor-helpers.js';
 
 type Layout = 'harbor' | 'skillsbench';
@@ -65,7 +65,7 @@ async function labelledDataset(dir: string): Promise<string> {
 }
 
 async function exportAs(labelled: string, out: string, layout: Layout, ...extra: string[]): Promise<void> {
-  const r = await runCli(['export', '--allow-private', '--labelled', labelled, '--out', out, '--layout', layout, '--task-field', 'task', ...extra]);
+  const r = await runCliInProcess(['export', '--allow-private', '--labelled', labelled, '--out', out, '--layout', layout, '--task-field', 'task', ...extra]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
 }
@@ -218,7 +218,7 @@ describe('bad input names what is wrong', () => {
     writeFileSync(file, `${JSON.stringify({ id: 'a', quote: 'words', url: 'https://example.org/a', label: 'verbatim' })}\n`);
     const out = join(dir, 'deep', 'out');
     for (const name of ['../../x', '/tmp/x', 'a/b', '..', '.hidden', '']) {
-      const r = await runCli(['export', '--labelled', file, '--out', out, '--name', name]);
+      const r = await runCliInProcess(['export', '--labelled', file, '--out', out, '--name', name]);
       expect(r.code, name).toBe(2);
       expect(r.stderr).toBe(`quotecheck: error: --name ${JSON.stringify(name)}: must be letters, digits, '.', '_' or '-', starting with a letter or digit (at most 128): it names the task folders\n`);
     }
@@ -230,11 +230,11 @@ describe('bad input names what is wrong', () => {
     const file = join(dir, 'labelled.jsonl');
     const claim = { id: 'a', quote: 'words', url: 'https://example.org/a', label: 'verbatim' };
     writeFileSync(file, `${JSON.stringify({ ...claim, task: 'one' })}\n${JSON.stringify({ ...claim, id: 'b' })}\n`);
-    let r = await runCli(['export', '--labelled', file, '--out', join(dir, 'out1'), '--task-field', 'task']);
+    let r = await runCliInProcess(['export', '--labelled', file, '--out', join(dir, 'out1'), '--task-field', 'task']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`quotecheck: error: ${file}:2 (id "b"): field "task" is missing: it must name the claim's task (a non-empty string)\n`);
     writeFileSync(file, `${JSON.stringify({ ...claim, task: '../escape' })}\n`);
-    r = await runCli(['export', '--labelled', file, '--out', join(dir, 'out2'), '--task-field', 'task']);
+    r = await runCliInProcess(['export', '--labelled', file, '--out', join(dir, 'out2'), '--task-field', 'task']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/:1 \(id "a"\): task name "\.\.\/escape" \(field "task"\) must be letters, digits/);
     expect(existsSync(join(dir, 'out2'))).toBe(false);

@@ -1,7 +1,7 @@
 // The library as a user script calls it (src/index.ts): checkClaims on plain claim objects, verifyQuote with the fields of `verify --json`.
 import { describe, expect, test } from 'vitest';
 import { checkClaims, ClaimsFileError, parseClaims, verifyQuote, type ClaimInput, type VerifyResult } from '../src/index.js';
-import { runCli, serve } from './helpers.js';
+import { runCli, runCliInProcess, serve } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const PAGE = '<html><body><article><p>The committee approved the “budget” on Tuesday—after a long debate.</p><p>Members said the vote was close.</p></article></body></html>';
@@ -70,7 +70,7 @@ describe('verifyQuote returns what `verify --json` prints', () => {
     const url = `${server.origin}/p`;
     for (const [quote, exit] of [['approved the "budget" on Tuesday-after', 0], ['The committee approved the budget on Wednesday after a long debate.', 1]] as const) {
       const lib: VerifyResult = await verifyQuote(url, quote, { allowPrivate: true });
-      const cli = await runCli(['verify', '--allow-private', '--json', '--url', url, '--quote', quote]);
+      const cli = await runCliInProcess(['verify', '--allow-private', '--json', '--url', url, '--quote', quote]);
       expect(cli.code, cli.stderr).toBe(exit); // 0 verbatim, 1 no_match
       const printed = JSON.parse(cli.stdout) as Record<string, unknown>;
       expect(lib).not.toHaveProperty('id');

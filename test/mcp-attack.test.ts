@@ -22,7 +22,7 @@ import {
   MAX_URL_CHARS,
   PART_BYTES,
 } from '../src/mcp/bounds.js';
-import { CLI, runCli, serve, tempDir } from './helpers.js';
+import { CLI, runCli, runCliInProcess, serve, tempDir } from './helpers.js';
 
 const PAGE = 'Members said the vote was close, and the Mayor’s office welcomed it on Tuesday evening after a long debate.\n';
 const FAST = ['--timeout', '2', '--retries', '0', '--source-budget', '4', '--extract-timeout', '10'];
@@ -476,10 +476,10 @@ describe('quotecheck mcp under attack: the guards themselves', () => {
   });
 
   it('--root must be a folder; --call-timeout\'s default in help is the one the server applies', async () => {
-    const r = await runCli(['mcp', '--root', '/nonexistent/folder']);
+    const r = await runCliInProcess(['mcp', '--root', '/nonexistent/folder']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('quotecheck: error: --root "/nonexistent/folder": no such folder');
-    const help = await runCli(['mcp', '--help']);
+    const help = await runCliInProcess(['mcp', '--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(`(default: ${DEFAULT_CALL_TIMEOUT_SECONDS})`);
     expect(help.stdout).toMatch(/--root <dir>/);
     expect(MAX_PATH_CHARS).toBe(4096);

@@ -13,7 +13,7 @@ import { ExportError, readLabelled } from '../src/harbor/export.js';
 import { WRONG_IDS_SHOWN, formatGrade, grade } from '../src/harbor/grade.js';
 import { readLabels } from '../src/harbor/verifier.js';
 import { docSection } from './docs.js';
-import { ROOT, runCli, serve, tempDir, writeJson } from './helpers.js';
+import { ROOT, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
 
 const ERRNO = /\bE[A-Z]{2,}\b/;
 
@@ -139,12 +139,12 @@ describe('plurals', () => {
   test('a baseline run of one claim says "1 claim"; an export of one claim, "1 task (1 claim, 1 source)"', async () => {
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: 'http://127.0.0.1:9/' }]);
-    const r = await runCli(['run', '--allow-private', '--baseline', '--claims', claims, '--out', join(dir, 'answers.json')]);
+    const r = await runCliInProcess(['run', '--allow-private', '--baseline', '--claims', claims, '--out', join(dir, 'answers.json')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/baseline: 1 claim answered no_match/);
     const labelled = join(dir, 'l.jsonl');
     writeFileSync(labelled, '{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/", "label": "no_match"}\n');
-    const e = await runCli(['export', '--labelled', labelled, '--out', join(dir, 'ds')]);
+    const e = await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'ds')]);
     expect(e.code, e.stderr).toBe(0);
     expect(e.stdout).toMatch(/^wrote 1 task \(1 claim, 1 source\) to /);
   });
@@ -154,11 +154,11 @@ describe('one error prefix across commands', () => {
   test('run, grade, export and commander\'s own usage errors all say "quotecheck: error: ", in words', async () => {
     const dir = tempDir();
     const results = await Promise.all([
-      runCli(['run', '--allow-private', '--claims', join(dir, 'none.json'), '--out', join(dir, 'a.json')]),
-      runCli(['grade', '--answers', join(dir, 'none.json'), '--gold', join(dir, 'none.json')]),
-      runCli(['export', '--labelled', join(dir, 'none.jsonl'), '--out', join(dir, 'ds')]),
-      runCli(['run', '--allow-private', '--no-such-option']),
-      runCli(['grade']),
+      runCliInProcess(['run', '--allow-private', '--claims', join(dir, 'none.json'), '--out', join(dir, 'a.json')]),
+      runCliInProcess(['grade', '--answers', join(dir, 'none.json'), '--gold', join(dir, 'none.json')]),
+      runCliInProcess(['export', '--labelled', join(dir, 'none.jsonl'), '--out', join(dir, 'ds')]),
+      runCliInProcess(['run', '--allow-private', '--no-such-option']),
+      runCliInProcess(['grade']),
     ]);
     for (const r of results) {
       expect(r.code, r.stderr).toBe(2);
@@ -181,12 +181,12 @@ describe('every file quotecheck writes ends with a newline', () => {
     const labelled = join(dir, 'l.jsonl');
     writeFileSync(labelled, '{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/a", "label": "no_match", "verify_date": "2024-01-01"}\n');
     const runs = await Promise.all([
-      runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--report', report, '--format', 'list', '--quiet']),
-      runCli(['export', '--labelled', labelled, '--out', join(dir, 'ds')]),
+      runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--report', report, '--format', 'list', '--quiet']),
+      runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'ds')]),
     ]);
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     writeJson(join(dir, 'gold.json'), { a: 'verbatim', b: 'no_match' });
-    expect((await runCli(['grade', '--answers', out, '--gold', join(dir, 'gold.json'), '--reward', reward])).code).toBe(0);
+    expect((await runCliInProcess(['grade', '--answers', out, '--gold', join(dir, 'gold.json'), '--reward', reward])).code).toBe(0);
     const files = [out, report, reward];
     const walk = (d: string): void => {
       for (const name of readdirSync(d)) {

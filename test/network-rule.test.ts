@@ -14,7 +14,7 @@ import { checkClaims } from '../src/check.js';
 import { fetchSource } from '../src/fetch/index.js';
 import { judgeAddress } from '../src/fetch/guard.js';
 import { startWaybackFake, type RunningWayback } from '../golden/wayback.js';
-import { CLI, FIXTURES, claimsRun, runCli, serve, tempDir, writeJson } from './helpers.js';
+import { CLI, FIXTURES, claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const SECRET = 'INTERNAL-ONLY: the metadata token is 7f3a9c';
@@ -256,12 +256,12 @@ describe('an archive that redirects a capture into the private network', () => {
   test('run --wayback always and verify --as-of: no internal request, the refusal in the report', async () => {
     const { secret, hostile, claimUrl } = await archiveSetup();
     const { claims, out, report } = claimsRun([{ id: 'c', quote: PUBLIC_TEXT, url: claimUrl, verify_date: '2024-05-01' }]);
-    const r = await runCli(['run', '--claims', claims, '--out', out, '--report', report, '--retries', '0', '--timeout', '3', '--wayback', 'always', '--wayback-url', hostile.origin, '--wayback-rate', '600', '--quiet']);
+    const r = await runCliInProcess(['run', '--claims', claims, '--out', out, '--report', report, '--retries', '0', '--timeout', '3', '--wayback', 'always', '--wayback-url', hostile.origin, '--wayback-rate', '600', '--quiet']);
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ c: 'no_match' });
     expect(readFileSync(report, 'utf8')).not.toContain('metadata token');
     expect(readFileSync(report, 'utf8')).toContain('refused: 127.0.0.1 is loopback');
-    const v = await runCli(['verify', '--url', claimUrl, '--quote', PUBLIC_TEXT, '--as-of', '2024-05-01', '--wayback', 'always', '--wayback-url', hostile.origin, '--retries', '0', '--timeout', '3', '--json']);
+    const v = await runCliInProcess(['verify', '--url', claimUrl, '--quote', PUBLIC_TEXT, '--as-of', '2024-05-01', '--wayback', 'always', '--wayback-url', hostile.origin, '--retries', '0', '--timeout', '3', '--json']);
     expect(v.code).toBe(1);
     expect(v.stdout).not.toContain('metadata token');
     expect(secret.hits('/internal')).toBe(0);
@@ -294,16 +294,16 @@ describe('the commands\' defaults', () => {
   test('run and verify refuse loopback without --allow-private, naming it; --block-private is still accepted; both together are refused', async () => {
     const server = await serve([{ path: '/p', body: page(PUBLIC_TEXT), headers: html }]);
     const { claims, out } = claimsRun([{ id: 'a', quote: PUBLIC_TEXT, url: `${server.origin}/p` }]);
-    expect((await runCli(['run', '--claims', claims, '--out', out, '--quiet', '--wayback', 'off'])).code).toBe(0);
+    expect((await runCliInProcess(['run', '--claims', claims, '--out', out, '--quiet', '--wayback', 'off'])).code).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ a: 'no_match' });
-    const refused = await runCli(['verify', '--url', `${server.origin}/p`, '--quote', PUBLIC_TEXT, '--wayback', 'off']);
+    const refused = await runCliInProcess(['verify', '--url', `${server.origin}/p`, '--quote', PUBLIC_TEXT, '--wayback', 'off']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('refused: 127.0.0.1 is loopback (127.0.0.0/8): not a global address; pass --allow-private to reach private networks');
-    expect((await runCli(['verify', '--block-private', '--url', `${server.origin}/p`, '--quote', PUBLIC_TEXT, '--wayback', 'off'])).code).toBe(1);
+    expect((await runCliInProcess(['verify', '--block-private', '--url', `${server.origin}/p`, '--quote', PUBLIC_TEXT, '--wayback', 'off'])).code).toBe(1);
     expect(server.hits('/p')).toBe(0);
-    const allowed = await runCli(['verify', '--allow-private', '--url', `${server.origin}/p`, '--quote', PUBLIC_TEXT, '--wayback', 'off']);
+    const allowed = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/p`, '--quote', PUBLIC_TEXT, '--wayback', 'off']);
     expect(allowed.code).toBe(0);
-    const both = await runCli(['run', '--allow-private', '--block-private', '--claims', claims, '--out', out]);
+    const both = await runCliInProcess(['run', '--allow-private', '--block-private', '--claims', claims, '--out', out]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/'--block-private' cannot be used with option '--allow-private'/);
   });
@@ -311,10 +311,10 @@ describe('the commands\' defaults', () => {
   test('export --allow-private writes it into the oracle\'s run and the MCP server\'s arguments; without it, neither has it', async () => {
     const dir = tempDir();
     const labelled = writeJson(join(dir, 'l.json'), [{ id: 'a', quote: 'q', url: 'http://10.0.0.5/p', label: 'no_match' }]);
-    expect((await runCli(['export', '--labelled', labelled, '--out', join(dir, 'open'), '--allow-private', '--with-mcp', '--name', 'n'])).code).toBe(0);
+    expect((await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'open'), '--allow-private', '--with-mcp', '--name', 'n'])).code).toBe(0);
     expect(readFileSync(join(dir, 'open', 'n-001', 'solution', 'solve.sh'), 'utf8')).toMatch(/ run --claims .* "\$@" --allow-private; \}/);
     expect(readFileSync(join(dir, 'open', 'n-001', 'task.toml'), 'utf8')).toMatch(/args = \[\s*"mcp",\s*"--root",\s*"\/app",\s*"--allow-private"\s*\]/);
-    expect((await runCli(['export', '--labelled', labelled, '--out', join(dir, 'closed'), '--with-mcp', '--name', 'n'])).code).toBe(0);
+    expect((await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'closed'), '--with-mcp', '--name', 'n'])).code).toBe(0);
     expect(readFileSync(join(dir, 'closed', 'n-001', 'solution', 'solve.sh'), 'utf8')).not.toContain('allow-private');
     expect(readFileSync(join(dir, 'closed', 'n-001', 'task.toml'), 'utf8')).not.toContain('allow-private');
   });

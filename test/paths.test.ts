@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { OutputPathError, checkOutputPath } from '../src/outputs.js';
-import { claimsRun, runCli, serve, tempDir, writeJson, type CliResult } from './helpers.js';
+import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson, type CliResult } from './helpers.js';
 
 const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -36,7 +36,7 @@ describe('run: every output path is checked before anything is fetched', () => {
     const folder = join(dir, 'reports');
     mkdirSync(folder);
     const out = join(dir, 'answers.json');
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--report', folder]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--report', folder]);
     expectOneLine(r, `quotecheck: error: --report ${folder}: is a folder; give a file name`);
     expect(hits()).toBe(0);
     expect(existsSync(out)).toBe(false);
@@ -45,7 +45,7 @@ describe('run: every output path is checked before anything is fetched', () => {
   test('--report into a missing folder: names the folder; the folder is not created', async () => {
     const { dir, claims, hits } = await setup();
     const missing = join(dir, 'no', 'such');
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'answers.json'), '--report', join(missing, 'r.jsonl')]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'answers.json'), '--report', join(missing, 'r.jsonl')]);
     expectOneLine(r, `quotecheck: error: --report ${join(missing, 'r.jsonl')}: folder ${missing} does not exist`);
     expect(hits()).toBe(0);
     expect(existsSync(join(dir, 'no'))).toBe(false);
@@ -61,7 +61,7 @@ describe('run: every output path is checked before anything is fetched', () => {
   ])('%s %s: one line naming the option and the path', async (flag, _what, path, message) => {
     const { dir, claims, hits } = await setup();
     const args = ['run', '--allow-private', '--claims', claims, '--out', join(dir, 'answers.json'), flag, path(dir)];
-    const r = await runCli(flag === '--out' ? ['run', '--allow-private', '--claims', claims, flag, path(dir)] : args);
+    const r = await runCliInProcess(flag === '--out' ? ['run', '--allow-private', '--claims', claims, flag, path(dir)] : args);
     expectOneLine(r, `quotecheck: error: ${message(dir)}`);
     expect(hits()).toBe(0);
     expect(readdirSync(dir)).toEqual(['claims.json']);
@@ -70,10 +70,10 @@ describe('run: every output path is checked before anything is fetched', () => {
   test('--out naming the claims file, or the same file as --report, is refused before it is overwritten', async () => {
     const { dir, claims } = await setup();
     const before = readFileSync(claims, 'utf8');
-    expectOneLine(await runCli(['run', '--allow-private', '--claims', claims, '--out', claims]), `quotecheck: error: --out ${claims}: is the claims file; writing it would destroy the claims`);
+    expectOneLine(await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', claims]), `quotecheck: error: --out ${claims}: is the claims file; writing it would destroy the claims`);
     expect(readFileSync(claims, 'utf8')).toBe(before);
     const same = join(dir, 'x.json');
-    expectOneLine(await runCli(['run', '--allow-private', '--claims', claims, '--out', same, '--report', same]), `quotecheck: error: --out and --report name the same file ${same}; give each its own`);
+    expectOneLine(await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', same, '--report', same]), `quotecheck: error: --out and --report name the same file ${same}; give each its own`);
     expect(existsSync(same)).toBe(false);
   });
 
@@ -107,7 +107,7 @@ describe('grade and export check their output paths first', () => {
   test('grade --reward naming a folder: one line, exit 2, before the files are read', async () => {
     const dir = tempDir();
     // The answers file does not exist: the reward path is what is wrong first, and said.
-    const r = await runCli(['grade', '--answers', join(dir, 'missing.json'), '--gold', join(dir, 'gold.json'), '--reward', dir]);
+    const r = await runCliInProcess(['grade', '--answers', join(dir, 'missing.json'), '--gold', join(dir, 'gold.json'), '--reward', dir]);
     expectOneLine(r, `quotecheck: error: --reward ${dir}: is a folder; give a file name`);
   });
 
@@ -116,7 +116,7 @@ describe('grade and export check their output paths first', () => {
     const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim' });
     const answers = writeJson(join(dir, 'answers.json'), { a: 'verbatim' });
     const reward = join(dir, 'logs', 'verifier', 'reward.txt');
-    const r = await runCli(['grade', '--answers', answers, '--gold', gold, '--reward', reward]);
+    const r = await runCliInProcess(['grade', '--answers', answers, '--gold', gold, '--reward', reward]);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(reward, 'utf8')).toBe('1\n');
   });
@@ -126,21 +126,21 @@ describe('grade and export check their output paths first', () => {
     const file = join(dir, 'taken');
     writeFileSync(file, 'x');
     const labelled = join(dir, 'missing.jsonl');
-    expectOneLine(await runCli(['export', '--labelled', labelled, '--out', file]), `quotecheck: error: --out ${file}: exists and is not a folder`);
+    expectOneLine(await runCliInProcess(['export', '--labelled', labelled, '--out', file]), `quotecheck: error: --out ${file}: exists and is not a folder`);
     mkdirSync(join(dir, 'full'));
     writeFileSync(join(dir, 'full', 'x'), 'x');
-    expectOneLine(await runCli(['export', '--labelled', labelled, '--out', join(dir, 'full')]), `quotecheck: error: --out ${join(dir, 'full')}: exists and is not empty; choose a new folder`);
+    expectOneLine(await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'full')]), `quotecheck: error: --out ${join(dir, 'full')}: exists and is not empty; choose a new folder`);
   });
 });
 
 describe('the answers file: written by every run past input validation, by none that fails it', () => {
   test('an invalid claims file: exit 2, no answers file; an answers file already there is left as it was', async () => {
     const { claims, out } = claimsRun('[{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/"},\n  {"id": "b" "quote": "q"}]');
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out]);
+    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out]);
     expectOneLine(r, `quotecheck: error: ${claims}: is not valid JSON: line 2, column 14: expected ',' or '}' after a property value, found "\\""`);
     expect(existsSync(out)).toBe(false);
     writeFileSync(out, '{"old": "verbatim"}\n');
-    expect((await runCli(['run', '--allow-private', '--claims', claims, '--out', out])).code).toBe(2);
+    expect((await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out])).code).toBe(2);
     expect(readFileSync(out, 'utf8')).toBe('{"old": "verbatim"}\n');
   });
 

@@ -11,7 +11,7 @@ import { detectShell, resolveRedirect } from '../src/diagnose/shells.js';
 import { markupRedirect, markupSignals, parseRefresh, scriptRedirect } from '../src/extract/markup.js';
 import { normalize } from '../src/normalize.js';
 import { SHELL_MAX_TEXT } from '../src/shell-limits.js';
-import { CLI, runCli, serve } from './helpers.js';
+import { CLI, runCli, runCliInProcess, serve } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const QUOTE = 'The committee approved the budget on Tuesday after a long debate.';
@@ -182,15 +182,15 @@ describe('verify on a redirect shell: the quote at its target', () => {
 
   test('the CLI says where the page redirects and whether the quote is there; --json adds `redirect`; the exit code is the page\'s own label', async () => {
     const server = await serve(ROUTES);
-    const found = await runCli(['verify', '--allow-private', '--url', `${server.origin}/shell`, '--quote', QUOTE]);
+    const found = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/shell`, '--quote', QUOTE]);
     expect(found.code).toBe(1);
     expect(found.stdout).toMatch(/^no_match \(diagnosis: empty\)/);
     expect(found.stdout).toContain(`note: the page is a redirect shell (meta refresh to ${server.origin}/quoted-charset): the document is at its target`);
     expect(found.stdout).toContain(`the page redirects (meta refresh) to ${server.origin}/quoted-charset: the quote is there (verbatim)`);
-    const missing = await runCli(['verify', '--allow-private', '--url', `${server.origin}/shell-other`, '--quote', QUOTE]);
+    const missing = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/shell-other`, '--quote', QUOTE]);
     expect(missing.code).toBe(1);
     expect(missing.stdout).toContain(`the page redirects (meta refresh) to ${server.origin}/other: the quote is not there either (diagnosis: not_found`);
-    const json = await runCli(['verify', '--allow-private', '--json', '--url', `${server.origin}/shell-script`, '--quote', QUOTE]);
+    const json = await runCliInProcess(['verify', '--allow-private', '--json', '--url', `${server.origin}/shell-script`, '--quote', QUOTE]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ label: 'no_match', diagnosis: 'empty', redirect: { target: `${server.origin}/quoted-charset`, via: 'script', found: true, diagnosis: 'verbatim' } });
   });

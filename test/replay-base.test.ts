@@ -12,7 +12,7 @@ import { checkClaims, type ClaimInput } from '../src/check.js';
 import { openReplay, readArchive, recordedWaybackBases } from '../src/archive/index.js';
 import { serializeRecord, warcinfoRecord } from '../src/archive/warc.js';
 import type { BenchReport } from '../src/harbor/bench.js';
-import { runCli, serve, tempDir, writeJson } from './helpers.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -80,7 +80,7 @@ async function recordRun(): Promise<Recording> {
   const dir = tempDir();
   const claims = writeJson(join(dir, 'claims.json'), labelled.map(({ label: _label, ...claim }) => claim));
   const warc = join(dir, 'run.warc.gz');
-  const live = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'live.json'), '--report', join(dir, 'live.jsonl'), '--record', warc, '--wayback-url', wb.origin, '--wayback-rate', '6000']);
+  const live = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'live.json'), '--report', join(dir, 'live.jsonl'), '--record', warc, '--wayback-url', wb.origin, '--wayback-rate', '6000']);
   expect(live.code, live.stderr).toBe(0);
   const answers = readJson(join(dir, 'live.json'));
   expect(answers).toEqual(Object.fromEntries(labelled.map((c) => [c.id, c.label])));
@@ -93,7 +93,7 @@ async function recordRun(): Promise<Recording> {
 async function replay(rec: Recording, name: string, args: string[], warc = rec.warc) {
   const out = join(rec.dir, `${name}.json`);
   const report = join(rec.dir, `${name}.jsonl`);
-  const r = await runCli(['run', '--allow-private', '--quiet', '--claims', rec.claims, '--out', out, '--report', report, '--replay', warc, ...args]);
+  const r = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', rec.claims, '--out', out, '--report', report, '--replay', warc, ...args]);
   return { ...r, answers: existsSync(out) ? readJson(out) : undefined, rows: existsSync(report) ? rows(report) : [] };
 }
 
@@ -123,7 +123,7 @@ describe('a replay answers archive requests from the base the recording asked', 
     expect((await readArchive(rec.warc)).records[0]).toMatchObject({ type: 'warcinfo', fields: { 'wayback-base': rec.wayback } });
 
     // verify too: the capture the recording fetched decides, with the base said on stderr.
-    const v = await runCli(['verify', '--allow-private', '--json', '--url', String(rec.labelled[0]!.url), '--quote', String(rec.labelled[0]!.quote), '--as-of', '2024-05-01', '--wayback', 'always', '--replay', rec.warc]);
+    const v = await runCliInProcess(['verify', '--allow-private', '--json', '--url', String(rec.labelled[0]!.url), '--quote', String(rec.labelled[0]!.quote), '--as-of', '2024-05-01', '--wayback', 'always', '--replay', rec.warc]);
     expect(v.code, v.stderr).toBe(0);
     expect(JSON.parse(v.stdout)).toMatchObject({ label: 'verbatim', as_of: { capture_url: expect.stringContaining(`${rec.wayback}/web/20240430120000id_/`) } });
     expect(v.stderr.trim()).toBe(`quotecheck: replaying ${rec.warc}: Wayback requests are answered from its recording of ${rec.wayback}, not ${DEFAULT_WAYBACK}`);
@@ -173,7 +173,7 @@ describe('a replay answers archive requests from the base the recording asked', 
 
     // A plain export: its solve.sh names no Wayback Machine; bench --replay gives it the recording.
     const plain = join(rec.dir, 'plain');
-    const exported = await runCli(['export', '--labelled', labelled, '--out', plain, '--allow-private', '--name', 'plain']);
+    const exported = await runCliInProcess(['export', '--labelled', labelled, '--out', plain, '--allow-private', '--name', 'plain']);
     expect(exported.code, exported.stderr).toBe(0);
     const [plainTask] = readdirSync(plain);
     expect(readFileSync(join(plain, plainTask!, 'solution', 'solve.sh'), 'utf8')).not.toContain('--wayback-url');
@@ -184,7 +184,7 @@ describe('a replay answers archive requests from the base the recording asked', 
 
     // A frozen edition made from a run against the stand-in: no --wayback-url in solve.sh, the MCP args or the instruction.
     const frozen = join(rec.dir, 'frozen');
-    const made = await runCli(['export', '--labelled', labelled, '--out', frozen, '--warc', rec.warc, '--allow-private', '--with-mcp', '--name', 'frozen']);
+    const made = await runCliInProcess(['export', '--labelled', labelled, '--out', frozen, '--warc', rec.warc, '--allow-private', '--with-mcp', '--name', 'frozen']);
     expect(made.code, made.stderr).toBe(0);
     for (const t of readdirSync(frozen)) {
       for (const file of ['solution/solve.sh', 'task.toml', 'instruction.md']) {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { ReportFile, reorderReport } from '../src/report-file.js';
 import type { ClaimResult } from '../src/check.js';
-import { runCli, serve, tempDir, writeJson } from './helpers.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 
@@ -116,11 +116,11 @@ describe('quotecheck run --report streams', () => {
 
   test('a whole run: a line per claim in decision order, or in the claims file\'s order with --report-order input (no temp file left)', async () => {
     const { claims, dir, ids } = await slowSite(12, 2);
-    const decision = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'a.json'), '--report', join(dir, 'decision.jsonl')]);
+    const decision = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'a.json'), '--report', join(dir, 'decision.jsonl')]);
     expect(decision.code, decision.stderr).toBe(0);
     const streamed = wholeLines(join(dir, 'decision.jsonl')).rows.map((x) => x.id);
     expect([...streamed].sort()).toEqual([...ids].sort());
-    const input = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'b.json'), '--report', join(dir, 'input.jsonl'), '--report-order', 'input']);
+    const input = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'b.json'), '--report', join(dir, 'input.jsonl'), '--report-order', 'input']);
     expect(input.code, input.stderr).toBe(0);
     expect(wholeLines(join(dir, 'input.jsonl')).rows.map((x) => x.id)).toEqual(ids);
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json', 'claims.json', 'decision.jsonl', 'input.jsonl']);
@@ -128,7 +128,7 @@ describe('quotecheck run --report streams', () => {
   }, 60_000);
 
   test('--report-order takes decision or input only', async () => {
-    const r = await runCli(['run', '--allow-private', '--report-order', 'random']);
+    const r = await runCliInProcess(['run', '--allow-private', '--report-order', 'random']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--report-order.*random.*decision, input/s);
   });

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { buildGolden } from '../golden/build.js';
 import { planTasks, readLabelled, writeDataset } from '../src/harbor/export.js';
 import { GOLDEN_WAYBACK_URL } from '../golden/server.js';
-import { ROOT, runCli, tempDir } from './helpers.js';
+import { ROOT, runCli, runCliInProcess, tempDir } from './helpers.js';
 import { checkTaskFolder } from './harbor-helpers.js';
 import { shippedDir } from '../src/harbor/ship.js';
 
@@ -120,7 +120,7 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
   it.each(Object.keys(VARIANTS) as Variant[])('%s', async (variant) => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
-    const r = await runCli(['export', '--labelled', labelledFile(dir), '--out', out, '--per-task', '6', ...VARIANTS[variant]]);
+    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--per-task', '6', ...VARIANTS[variant]]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const tasks = taskDirs(out);
@@ -157,7 +157,7 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     writeFileSync(join(skill, 'SKILL.md'), '---\nname: my-skill\ndescription: test\n---\n');
     writeFileSync(join(skill, 'references', 'notes.md'), 'notes\n');
     const out = join(dir, 'dataset');
-    const r = await runCli(['export', '--labelled', labelledFile(dir), '--out', out, '--with-skill', skill]);
+    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--with-skill', skill]);
     expect(r.code).toBe(0);
     const [task] = taskDirs(out);
     expect(readFileSync(join(task!, 'environment', 'skills', 'my-skill', 'references', 'notes.md'), 'utf8')).toBe('notes\n');
@@ -167,11 +167,11 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
   it('a --with-skill folder without SKILL.md is one line, exit 2, and nothing is written', async () => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
-    const r = await runCli(['export', '--labelled', labelledFile(dir), '--out', out, '--with-skill', dir]);
+    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--with-skill', dir]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`quotecheck: error: skill folder ${dir}: has no SKILL.md\n`);
     expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
-    const missing = await runCli(['export', '--labelled', labelledFile(dir), '--out', out, '--with-skill', join(dir, 'nope')]);
+    const missing = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--with-skill', join(dir, 'nope')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(`quotecheck: error: skill folder ${join(dir, 'nope')}: no such folder\n`);
   });
