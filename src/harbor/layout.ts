@@ -1,4 +1,5 @@
 // The two task layouts harnesses read: Harbor's (SkillsBench 1.0) and SkillsBench 1.1's task.md, with the folders and container paths of each.
+import { Document, type Scalar, type YAMLSeq } from 'yaml';
 
 /**
  * `harbor`: instruction.md + task.toml, solution/solve.sh, tests/test.sh (Harbor, SkillsBench 1.0).
@@ -44,49 +45,37 @@ export interface FrontMatter {
   mcpServers?: readonly { name: string; transport: string; command: string; args: readonly string[] }[];
 }
 
-/** A YAML scalar that every reader takes as the same string: JSON's double-quoted form is valid YAML. */
-const yamlString = (s: string): string => JSON.stringify(s);
-
 /**
- * task.md's front matter (SkillsBench 1.1, schema 1.3): plain nested `key: value` lines, two spaces a level, so
- * that the simplest front-matter readers (split at the first `---` pair, nest by indentation) parse it as a YAML
- * parser does. The environment's network mode is `public` (Harbor's name for full access): the sources are on the web.
+ * task.md's front matter (SkillsBench 1.1, schema 1.3), written by the yaml library: plain nested `key: value` lines,
+ * two spaces a level, strings double-quoted, lists in flow style (`[a, b]`), timeouts with a decimal point, and
+ * `mcp_servers` (a list of mappings, which has no one-line form) last, so that the simplest front-matter readers
+ * (split at the first `---` pair, nest by indentation) parse it as a YAML parser does. The environment's network mode
+ * is `public` (Harbor's name for full access): the sources are on the web. The agent runs as `agent`, not root (it
+ * cannot replace the programs the verifier runs; templates.ts AGENT_USER, made by the image); the verifier as root
+ * (it removes whatever the agent left in its way).
  */
 export function frontMatter(fm: FrontMatter): string {
-  return [
-    '---',
-    'schema_version: "1.3"',
-    'task:',
-    `  name: ${yamlString(fm.name)}`,
-    `  description: ${yamlString(fm.description)}`,
-    'metadata:',
-    '  author_name: "quotecheck export"',
-    '  difficulty: "medium"',
-    '  category: "quote-verification"',
-    `  tags: [${fm.tags.map(yamlString).join(', ')}]`,
-    'agent:',
-    `  timeout_sec: ${fm.agentTimeoutSec.toFixed(1)}`,
-    // Not root: the agent cannot replace the programs the verifier runs (templates.ts AGENT_USER, made by the image).
-    '  user: "agent"',
-    'verifier:',
-    `  timeout_sec: ${fm.verifierTimeoutSec.toFixed(1)}`,
-    // As root: it removes whatever the agent left in its way.
-    '  user: "root"',
-    'environment:',
-    '  network_mode: "public"',
-    '  workdir: "/app"',
-    '  cpus: 1',
-    '  memory_mb: 2048',
-    '  storage_mb: 4096',
-    ...(fm.skillsDir !== undefined ? [`  skills_dir: ${yamlString(fm.skillsDir)}`] : []),
-    // A list of tables has no plain `key: value` form; it comes last, after every key a simple reader needs.
-    ...(fm.mcpServers?.length ? ['  mcp_servers:', ...fm.mcpServers.flatMap((m) => [
-      `    - name: ${yamlString(m.name)}`,
-      `      transport: ${yamlString(m.transport)}`,
-      `      command: ${yamlString(m.command)}`,
-      `      args: [${m.args.map(yamlString).join(', ')}]`,
-    ])] : []),
-    '---',
-    '',
-  ].join('\n');
+  const doc = new Document({
+    schema_version: '1.3',
+    task: { name: fm.name, description: fm.description },
+    metadata: { author_name: 'quotecheck export', difficulty: 'medium', category: 'quote-verification', tags: fm.tags },
+    agent: { timeout_sec: fm.agentTimeoutSec, user: 'agent' },
+    verifier: { timeout_sec: fm.verifierTimeoutSec, user: 'root' },
+    environment: {
+      network_mode: 'public',
+      workdir: '/app',
+      cpus: 1,
+      memory_mb: 2048,
+      storage_mb: 4096,
+      ...(fm.skillsDir !== undefined ? { skills_dir: fm.skillsDir } : {}),
+      ...(fm.mcpServers?.length ? { mcp_servers: fm.mcpServers.map((m) => ({ name: m.name, transport: m.transport, command: m.command, args: [...m.args] })) } : {}),
+    },
+  });
+  const flow = (path: readonly (string | number)[]): void => {
+    (doc.getIn(path, true) as YAMLSeq).flow = true;
+  };
+  flow(['metadata', 'tags']);
+  fm.mcpServers?.forEach((_, i) => flow(['environment', 'mcp_servers', i, 'args']));
+  for (const phase of ['agent', 'verifier']) (doc.getIn([phase, 'timeout_sec'], true) as Scalar).minFractionDigits = 1;
+  return `---\n${doc.toString({ defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', flowCollectionPadding: false, lineWidth: 0 })}---\n`;
 }

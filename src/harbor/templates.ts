@@ -1,6 +1,7 @@
 // The text of a Harbor task's files (design.md §6): instruction, task.toml, the agent's Dockerfile (public images, no
 // quotecheck), the oracle's solve.sh (the quotecheck shipped beside it) and the verifier's test.sh (its own grader, a
 // clean environment), and the variants that give the agent quotecheck on purpose (its skill, its MCP server).
+import { stringify as stringifyToml } from 'smol-toml';
 import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -242,48 +243,42 @@ export interface TaskTomlOptions {
   mcpServers?: readonly McpServerEntry[];
 }
 
-/** A TOML string (a JSON string is a valid TOML basic string for the characters used here: escapes are the same). */
-const tomlString = (s: string): string => JSON.stringify(s);
-
-function mcpServerTable(server: McpServerEntry): string {
-  return `
-[[environment.mcp_servers]]
-name = ${tomlString(server.name)}
-transport = ${tomlString(server.transport)}
-command = ${tomlString(server.command)}
-args = [${server.args.map(tomlString).join(', ')}]
-`;
-}
-
-/** Harbor's task.toml (schema version 1.0): timeouts for agent and verifier, resources (and skills, MCP servers) for the environment. */
+/**
+ * Harbor's task.toml (schema version 1.0): timeouts for agent and verifier, resources (and skills, MCP servers) for the
+ * environment. Written by smol-toml's own stringify: a JavaScript number is a TOML float (Harbor's timeouts are
+ * floats), a bigint a TOML integer (its resources are integers). TOML keeps no comments a writer could place
+ * beside a key, so the reasons for the two users are the file's opening comment.
+ */
 export function taskToml(opts: TaskTomlOptions = {}): string {
-  const tags = (opts.tags ?? ['quote-verification']).map((t) => tomlString(t)).join(', ');
-  return `version = "1.0"
-
-[metadata]
-author_name = ${tomlString(opts.author ?? 'quotecheck export')}
-author_email = "quotecheck@quotecheck.invalid"
-difficulty = ${tomlString(opts.difficulty ?? 'medium')}
-category = "quote-verification"
-tags = [${tags}]
-
-[verifier]
-timeout_sec = ${(opts.verifierTimeoutSec ?? 120).toFixed(1)}
-# As root: it removes whatever the agent left in its way, and reads nothing the agent's user could have written for it.
-user = "root"
-
-[agent]
-timeout_sec = ${(opts.agentTimeoutSec ?? 600).toFixed(1)}
-# Not root: the agent cannot replace the programs the verifier runs (the image makes this user; its default is root).
-user = ${tomlString(AGENT_USER)}
-
-[environment]
-build_timeout_sec = 600.0
-cpus = 1
-memory_mb = 2048
-storage_mb = 4096
-${opts.skillsDir !== undefined ? `skills_dir = ${tomlString(opts.skillsDir)}\n` : ''}${(opts.mcpServers ?? []).map(mcpServerTable).join('')}`;
+  const config = {
+    version: '1.0',
+    metadata: {
+      author_name: opts.author ?? 'quotecheck export',
+      author_email: 'quotecheck@quotecheck.invalid',
+      difficulty: opts.difficulty ?? 'medium',
+      category: 'quote-verification',
+      tags: opts.tags ?? ['quote-verification'],
+    },
+    verifier: { timeout_sec: opts.verifierTimeoutSec ?? 120, user: 'root' },
+    agent: { timeout_sec: opts.agentTimeoutSec ?? 600, user: AGENT_USER },
+    environment: {
+      build_timeout_sec: 600,
+      cpus: 1n,
+      memory_mb: 2048n,
+      storage_mb: 4096n,
+      ...(opts.skillsDir !== undefined ? { skills_dir: opts.skillsDir } : {}),
+      ...(opts.mcpServers?.length ? { mcp_servers: opts.mcpServers.map((m) => ({ ...m, args: [...m.args] })) } : {}),
+    },
+  };
+  return `${TASK_TOML_HEADER}${stringifyToml(config, { numbersAsFloat: true })}`;
 }
+
+/** task.toml's opening comment: why each phase runs as whom. */
+const TASK_TOML_HEADER = `# The verifier runs as root: it removes whatever the agent left in its way, and reads nothing the agent's user could
+# have written for it. The agent does not: it cannot replace the programs the verifier runs (the image makes this
+# user; its default is root).
+
+`;
 
 /** task.toml options for a variant: the skills folder and the MCP server it declares. */
 export function variantTomlOptions(variant: TaskVariant): Pick<TaskTomlOptions, 'skillsDir' | 'mcpServers'> {
