@@ -1,6 +1,7 @@
 // The list of active formatting elements (§13.2.4.3), its reconstruction, and the adoption agency algorithm (§13.2.6.4.7).
+import type { NodeInsertion } from './insert.js';
 import { HTML_NS, NS, type LightElement } from './nodes.js';
-import { NodeInsertion } from './insert.js';
+import type { OpenElements } from './stack.js';
 import { sameAttrs, type Attrs } from './tokens.js';
 
 /** An entry of the list of active formatting elements (null entries are markers). */
@@ -11,144 +12,155 @@ interface Formatting {
 }
 
 /**
- * The tree builder's third layer: the formatting elements (<b>, <a>, <font>...) that stay open across the
- * blocks they were misnested with, reopened by reconstruction and closed by the adoption agency.
+ * One part of the tree builder: the list of active formatting elements (<b>, <a>, <font>...), which stay open
+ * across the blocks they were misnested with, reopened by reconstruction and closed by the adoption agency. It owns
+ * its entries; what needs the stack and the tree too (reconstruction, the adoption agency) takes them explicitly.
  */
-export abstract class ActiveFormatting extends NodeInsertion {
-  protected readonly formatting: (Formatting | null)[] = [];
+export class ActiveFormatting {
+  /** The list, oldest first; null entries are markers. */
+  readonly entries: (Formatting | null)[] = [];
 
-  /** "Any other end tag" in body (end-tags.ts): what the adoption agency does when no formatting element is found. */
-  protected abstract anyOtherEndTagInBody(name: string): void;
-
-  protected pushFormatting(el: LightElement, name: string, attrs: Attrs): void {
+  push(el: LightElement, name: string, attrs: Attrs): void {
+    const list = this.entries;
     // Noah's Ark: at most three entries with the same name and attributes after the last marker.
     let same = 0;
     let earliest = -1;
-    for (let i = this.formatting.length - 1; i >= 0; i--) {
-      const e = this.formatting[i];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const e = list[i];
       if (!e) break;
       if (e.name === name && sameAttrs(e.attrs, attrs)) {
         same++;
         earliest = i;
       }
     }
-    if (same >= 3) this.formatting.splice(earliest, 1);
-    this.formatting.push({ el, name, attrs });
+    if (same >= 3) list.splice(earliest, 1);
+    list.push({ el, name, attrs });
   }
 
-  protected insertMarker(): void {
-    this.formatting.push(null);
+  insertMarker(): void {
+    this.entries.push(null);
   }
 
-  protected clearFormattingToMarker(): void {
-    while (this.formatting.length > 0 && this.formatting.pop() !== null);
+  clearToMarker(): void {
+    const list = this.entries;
+    while (list.length > 0 && list.pop() !== null);
   }
 
-  protected formattingIndexOf(el: LightElement): number {
-    for (let i = this.formatting.length - 1; i >= 0; i--) if (this.formatting[i]?.el === el) return i;
+  indexOf(el: LightElement): number {
+    const list = this.entries;
+    for (let i = list.length - 1; i >= 0; i--) if (list[i]?.el === el) return i;
     return -1;
   }
 
   /** The last entry after the last marker with this name, if any. */
-  protected formattingByName(name: string): number {
-    for (let i = this.formatting.length - 1; i >= 0; i--) {
-      const e = this.formatting[i];
+  byName(name: string): number {
+    const list = this.entries;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const e = list[i];
       if (!e) return -1;
       if (e.name === name) return i;
     }
     return -1;
   }
 
-  /** Reconstructs the active formatting elements (§13.2.4.3): reopens those closed by a block they were misnested with. */
-  protected reconstructFormatting(): void {
-    const list = this.formatting;
-    let i = list.length - 1;
-    if (i < 0 || list[i] === null || this.open.has(list[i]!.el)) return;
-    while (i > 0 && list[i - 1] !== null && !this.open.has(list[i - 1]!.el)) i--;
-    for (; i < list.length; i++) {
-      const entry = list[i]!;
-      entry.el = this.insertElement(entry.name, entry.attrs);
-    }
+  remove(index: number): void {
+    this.entries.splice(index, 1);
   }
+}
 
-  /** The adoption agency algorithm (§13.2.6.4.7, "in body" end tags of formatting elements). */
-  protected adoptionAgency(subject: string): void {
-    const top = this.top;
-    if (this.names[top] === subject && this.nss[top] === NS.HTML && this.formattingIndexOf(this.els[top]!) === -1) {
-      this.pop();
+/** The parts of the tree builder reconstruction and the adoption agency work on. */
+export interface FormattingParts {
+  readonly stack: OpenElements;
+  readonly formatting: ActiveFormatting;
+  readonly insert: NodeInsertion;
+}
+
+/** Reconstructs the active formatting elements (§13.2.4.3): reopens those closed by a block they were misnested with. */
+export function reconstructFormatting({ stack, formatting, insert }: FormattingParts): void {
+  const list = formatting.entries;
+  let i = list.length - 1;
+  if (i < 0 || list[i] === null || stack.open.has(list[i]!.el)) return;
+  while (i > 0 && list[i - 1] !== null && !stack.open.has(list[i - 1]!.el)) i--;
+  for (; i < list.length; i++) {
+    const entry = list[i]!;
+    entry.el = insert.insertElement(entry.name, entry.attrs);
+  }
+}
+
+/** The adoption agency algorithm (§13.2.6.4.7, "in body" end tags of formatting elements). */
+export function adoptionAgency({ stack, formatting, insert }: FormattingParts, subject: string): void {
+  const els = stack.els;
+  const list = formatting.entries;
+  const top = stack.top;
+  if (stack.names[top] === subject && stack.nss[top] === NS.HTML && formatting.indexOf(els[top]!) === -1) {
+    stack.pop();
+    return;
+  }
+  for (let outer = 0; outer < 8; outer++) {
+    const fIndex = formatting.byName(subject);
+    if (fIndex === -1) {
+      stack.anyOtherEndTagInBody(subject);
       return;
     }
-    for (let outer = 0; outer < 8; outer++) {
-      const fIndex = this.formattingByName(subject);
-      if (fIndex === -1) {
-        this.anyOtherEndTagInBody(subject);
-        return;
-      }
-      const fEntry = this.formatting[fIndex]!;
-      const fe = fEntry.el;
-      const feStack = this.els.lastIndexOf(fe);
-      if (feStack === -1) {
-        this.formatting.splice(fIndex, 1);
-        return;
-      }
-      if (!this.elementInScope(feStack)) return;
-      let fb = -1;
-      for (let i = feStack + 1; i < this.els.length; i++) {
-        if (this.isSpecial(i)) {
-          fb = i;
-          break;
-        }
-      }
-      if (fb === -1) {
-        this.popTo(feStack);
-        this.formatting.splice(fIndex, 1);
-        return;
-      }
-      const furthestBlock = this.els[fb]!;
-      const commonAncestor = this.els[feStack - 1]!;
-      let bookmark = fIndex;
-      let lastNode: LightElement = furthestBlock;
-      let nodeIndex = fb;
-      for (let inner = 1; ; inner++) {
-        nodeIndex--;
-        const node = this.els[nodeIndex]!;
-        if (node === fe) break;
-        let entryIndex = this.formattingIndexOf(node);
-        if (inner > 3 && entryIndex !== -1) {
-          this.formatting.splice(entryIndex, 1);
-          if (entryIndex < bookmark) bookmark--;
-          entryIndex = -1;
-        }
-        if (entryIndex === -1) {
-          this.removeFromStack(nodeIndex);
-          continue;
-        }
-        const entry = this.formatting[entryIndex]!;
-        const replacement = this.createElement(entry.name, NS.HTML, entry.attrs);
-        entry.el = replacement;
-        this.open.delete(node);
-        this.els[nodeIndex] = replacement;
-        this.open.add(replacement);
-        if (lastNode === furthestBlock) bookmark = entryIndex + 1;
-        this.detach(lastNode);
-        this.appendNode(replacement, lastNode);
-        lastNode = replacement;
-      }
-      this.detach(lastNode);
-      this.insertAt(lastNode, this.placeFor(commonAncestor, commonAncestor.localName, commonAncestor.namespaceURI === HTML_NS, true));
-      const newEl = this.createElement(fEntry.name, NS.HTML, fEntry.attrs);
-      this.adoptChildren(furthestBlock, newEl);
-      this.appendNode(furthestBlock, newEl);
-      // The new element's entry takes the bookmark's place; the old entry goes.
-      this.formatting.splice(bookmark, 0, { el: newEl, name: fEntry.name, attrs: fEntry.attrs });
-      this.formatting.splice(this.formatting.indexOf(fEntry), 1);
-      const feAt = this.els.indexOf(fe);
-      this.removeFromStack(feAt);
-      const fbAt = this.els.indexOf(furthestBlock);
-      this.els.splice(fbAt + 1, 0, newEl);
-      this.names.splice(fbAt + 1, 0, fEntry.name);
-      this.nss.splice(fbAt + 1, 0, NS.HTML);
-      this.open.add(newEl);
+    const fEntry = list[fIndex]!;
+    const fe = fEntry.el;
+    const feStack = els.lastIndexOf(fe);
+    if (feStack === -1) {
+      list.splice(fIndex, 1);
+      return;
     }
+    if (!stack.elementInScope(feStack)) return;
+    let fb = -1;
+    for (let i = feStack + 1; i < els.length; i++) {
+      if (stack.isSpecial(i)) {
+        fb = i;
+        break;
+      }
+    }
+    if (fb === -1) {
+      stack.popTo(feStack);
+      list.splice(fIndex, 1);
+      return;
+    }
+    const furthestBlock = els[fb]!;
+    const commonAncestor = els[feStack - 1]!;
+    let bookmark = fIndex;
+    let lastNode: LightElement = furthestBlock;
+    let nodeIndex = fb;
+    for (let inner = 1; ; inner++) {
+      nodeIndex--;
+      const node = els[nodeIndex]!;
+      if (node === fe) break;
+      let entryIndex = formatting.indexOf(node);
+      if (inner > 3 && entryIndex !== -1) {
+        list.splice(entryIndex, 1);
+        if (entryIndex < bookmark) bookmark--;
+        entryIndex = -1;
+      }
+      if (entryIndex === -1) {
+        stack.remove(nodeIndex);
+        continue;
+      }
+      const entry = list[entryIndex]!;
+      const replacement = insert.createElement(entry.name, NS.HTML, entry.attrs);
+      entry.el = replacement;
+      stack.replace(nodeIndex, replacement);
+      if (lastNode === furthestBlock) bookmark = entryIndex + 1;
+      insert.detach(lastNode);
+      insert.appendNode(replacement, lastNode);
+      lastNode = replacement;
+    }
+    insert.detach(lastNode);
+    insert.insertAt(lastNode, insert.placeFor(commonAncestor, commonAncestor.localName, commonAncestor.namespaceURI === HTML_NS, true));
+    const newEl = insert.createElement(fEntry.name, NS.HTML, fEntry.attrs);
+    insert.adoptChildren(furthestBlock, newEl);
+    insert.appendNode(furthestBlock, newEl);
+    // The new element's entry takes the bookmark's place; the old entry goes.
+    list.splice(bookmark, 0, { el: newEl, name: fEntry.name, attrs: fEntry.attrs });
+    list.splice(list.indexOf(fEntry), 1);
+    const feAt = els.indexOf(fe);
+    stack.remove(feAt);
+    const fbAt = els.indexOf(furthestBlock);
+    stack.insertAbove(fbAt, newEl, fEntry.name, NS.HTML);
   }
 }

@@ -11,8 +11,11 @@
 // patches.ts   installLightDomPatches: the adjustments to JSDOMParser's shared prototypes, made when called
 // parse.ts     buildDocument, parseDocument (which call installLightDomPatches)
 // tokenizer.ts htmlparser2's tokens to the tree builder
-// tree.ts      LightTreeBuilder, on stack.ts, insert.ts, formatting.ts, modes.ts, start-tags.ts, end-tags.ts
-//              (with tags.ts, tokens.ts, doctype.ts, limits.ts)
+// tree.ts      LightTreeBuilder: the tokens' entry points and the rules for text, on its state (state.ts), made of
+//              parts that own their data: the stack of open elements (stack.ts), the active formatting elements
+//              (formatting.ts, with reconstruction and the adoption agency), node insertion (insert.ts), the budget
+//              (limits.ts); the rules take that state: modes.ts, start-tags.ts, end-tags.ts (with tags.ts,
+//              tokens.ts, doctype.ts)
 //
 // Importing the light DOM changes nothing outside it: JSDOMParser's shared prototypes are adjusted (so that the light
 // DOM answers as jsdom does where Readability asks) by installLightDomPatches, which the entry points call.

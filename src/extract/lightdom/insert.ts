@@ -1,7 +1,7 @@
 // Creating and inserting nodes (§13.2.6.1): the appropriate place, foster parenting, template contents, and the limits on elements.
-import type { TreeLimits } from './limits.js';
+import type { TreeBudget } from './limits.js';
 import { Attr, ELEMENT_NODE, LightElementNode, newDocument, NS, NS_URI, SvgAnimatedString, TEXT_NODE, type AttrShape, type LightDocument, type LightElement, type LightNode } from './nodes.js';
-import { OpenElements } from './stack.js';
+import type { OpenElements } from './stack.js';
 import { TABLE_STRUCTURE } from './tags.js';
 import type { Attrs } from './tokens.js';
 
@@ -9,29 +9,28 @@ import type { Attrs } from './tokens.js';
 type Place = [LightNode, LightElement | undefined];
 
 /**
- * The tree builder's second layer: the document, and the nodes made and inserted into it. It counts what it
- * makes against the limits: elements, children of one node, ancestor-descendant pairs.
+ * One part of the tree builder: the document, and the nodes made and inserted into it, at the appropriate place the
+ * stack of open elements gives. It reports what it makes to the builder's budget: elements, their depths, children
+ * of one node.
  */
-export abstract class NodeInsertion extends OpenElements {
+export class NodeInsertion {
   readonly doc: LightDocument;
-  /** Elements made so far. */
-  elements = 0;
-  /** The sum of the elements' depths when made (their ancestor-descendant pairs). */
-  depthSum = 0;
-  maxChildren = 0;
-
-  protected fosterParenting = false;
+  /** Foster parenting is on (the table modes' "anything else"). */
+  fosterParenting = false;
   /** Template elements' contents: kept out of the tree (a template's content is a separate fragment). */
   private readonly contents = new WeakMap<LightElement, LightElement>();
   /** The last foster parent, and the index of its table there (foster parenting inserts many nodes before one table). */
   private fosterCache?: { parent: LightNode; table: LightElement; index: number; childIndex: number };
 
-  constructor(limits: TreeLimits, url: string) {
-    super(limits);
+  constructor(
+    private readonly stack: OpenElements,
+    private readonly budget: TreeBudget,
+    url: string,
+  ) {
     this.doc = newDocument(url);
   }
 
-  protected createElement(name: string, ns: NS, attrs: Attrs): LightElement {
+  createElement(name: string, ns: NS, attrs: Attrs): LightElement {
     // JSDOMParser's createElement drops a namespace prefix ("o:p" would become a <p>); the HTML parser does not.
     const el = new LightElementNode(name, ns === NS.HTML ? upperCase(name) : name) as LightElement & { style?: unknown; className?: unknown };
     if (ns !== NS.HTML) {
@@ -43,21 +42,15 @@ export abstract class NodeInsertion extends OpenElements {
       const list = el.attributes as unknown as AttrShape[];
       for (let i = 0; i < attrs.length; i += 2) list.push(new Attr(attrs[i]!, attrs[i + 1]!));
     }
-    if (++this.elements > this.limits.maxElements) this.over ??= `more than ${this.limits.maxElements} elements (the DOM cap)`;
-    this.depthSum += this.els.length;
-    if (this.depthSum > (this.limits.maxDepthSum ?? Infinity)) this.over ??= `more than ${this.limits.maxDepthSum} ancestor-descendant pairs of elements (the DOM cap)`;
+    this.budget.element(this.stack.els.length);
     return el;
   }
 
   private counted(parent: LightNode): void {
-    const n = parent.childNodes.length;
-    if (n > this.maxChildren) {
-      this.maxChildren = n;
-      if (n > this.limits.maxChildren) this.over ??= `more than ${this.limits.maxChildren} children in one element (the DOM cap)`;
-    }
+    this.budget.children(parent.childNodes.length);
   }
 
-  protected appendNode(parent: LightNode, node: LightNode): void {
+  appendNode(parent: LightNode, node: LightNode): void {
     (parent as LightElement).appendChild(node);
     this.counted(parent);
   }
@@ -92,7 +85,7 @@ export abstract class NodeInsertion extends OpenElements {
   }
 
   /** Takes `node` out of its parent (fast when it is the last child, as open elements usually are). */
-  protected detach(node: LightNode): void {
+  detach(node: LightNode): void {
     const parent = node.parentNode as LightElement | null;
     if (!parent) return;
     const nodes = parent.childNodes;
@@ -113,7 +106,7 @@ export abstract class NodeInsertion extends OpenElements {
   }
 
   /** Moves all children of `from` to `to` (the adoption agency's step), in one go. */
-  protected adoptChildren(from: LightElement, to: LightElement): void {
+  adoptChildren(from: LightElement, to: LightElement): void {
     const nodes = from.childNodes;
     const kids = from.children;
     from.childNodes = [];
@@ -129,21 +122,23 @@ export abstract class NodeInsertion extends OpenElements {
 
   /** The appropriate place for inserting a node (§13.2.6.1): the parent, and the node to insert before, if any. */
   private insertionPlace(): Place {
-    const top = this.top;
+    const stack = this.stack;
+    const top = stack.els.length - 1;
     if (top < 0) return [this.doc as unknown as LightNode, undefined];
-    return this.placeFor(this.els[top]!, this.names[top]!, this.nss[top] === NS.HTML, this.fosterParenting);
+    return this.placeFor(stack.els[top]!, stack.names[top]!, stack.nss[top] === NS.HTML, this.fosterParenting);
   }
 
   /** The appropriate place with `el` as the target (the adoption agency's override target fosters whatever the flag says, as in parse5). */
-  protected placeFor(el: LightElement, name: string, html: boolean, foster: boolean): Place {
+  placeFor(el: LightElement, name: string, html: boolean, foster: boolean): Place {
     if (foster && html && TABLE_STRUCTURE.has(name)) {
-      const table = this.indexOf('table');
-      const template = this.indexOf('template');
-      if (template > table) return [this.contentOf(this.els[template]!), undefined];
-      if (table === -1) return [this.els[0]!, undefined];
-      const tableEl = this.els[table]!;
+      const stack = this.stack;
+      const table = stack.indexOf('table');
+      const template = stack.indexOf('template');
+      if (template > table) return [this.contentOf(stack.els[template]!), undefined];
+      if (table === -1) return [stack.els[0]!, undefined];
+      const tableEl = stack.els[table]!;
       if (tableEl.parentNode) return [tableEl.parentNode, tableEl];
-      return [this.els[table - 1]!, undefined];
+      return [stack.els[table - 1]!, undefined];
     }
     if (html && name === 'template') return [this.contentOf(el), undefined];
     return [el, undefined];
@@ -158,34 +153,35 @@ export abstract class NodeInsertion extends OpenElements {
     return content;
   }
 
-  protected currentTemplateContentOrNode(): LightNode {
-    const top = this.top;
+  currentTemplateContentOrNode(): LightNode {
+    const stack = this.stack;
+    const top = stack.els.length - 1;
     if (top < 0) return this.doc as unknown as LightNode;
-    const el = this.els[top]!;
-    return this.names[top] === 'template' && this.nss[top] === NS.HTML ? this.contentOf(el) : el;
+    const el = stack.els[top]!;
+    return stack.names[top] === 'template' && stack.nss[top] === NS.HTML ? this.contentOf(el) : el;
   }
 
-  protected insertAt(node: LightNode, place: Place): void {
+  insertAt(node: LightNode, place: Place): void {
     if (place[1]) this.insertBefore(place[0], node, place[1]);
     else this.appendNode(place[0], node);
   }
 
   /** Inserts an element for the token where it belongs and pushes it on the stack. */
-  protected insertElement(name: string, attrs: Attrs, ns: NS = NS.HTML): LightElement {
+  insertElement(name: string, attrs: Attrs, ns: NS = NS.HTML): LightElement {
     const el = this.createElement(name, ns, attrs);
     this.insertAt(el, this.insertionPlace());
-    this.push(el, name, ns);
+    this.stack.push(el, name, ns);
     return el;
   }
 
   /** Inserts a void element (not pushed). */
-  protected appendElement(name: string, attrs: Attrs, ns: NS = NS.HTML): LightElement {
+  appendElement(name: string, attrs: Attrs, ns: NS = NS.HTML): LightElement {
     const el = this.createElement(name, ns, attrs);
     this.insertAt(el, this.insertionPlace());
     return el;
   }
 
-  protected insertCharacters(data: string): void {
+  insertCharacters(data: string): void {
     if (data === '') return;
     const [parent, before] = this.insertionPlace();
     if (parent.nodeType === 9 /* document */) return;

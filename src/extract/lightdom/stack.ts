@@ -1,66 +1,63 @@
 // The stack of open elements (§13.2.4.2): pushing and popping, and whether an element is "in scope".
-import type { TreeLimits } from './limits.js';
+import type { TreeBudget } from './limits.js';
 import { NS, type LightElement } from './nodes.js';
 import { IMPLIED_END, IMPLIED_END_THOROUGH, SCOPE_HTML, SPECIAL_HTML, SPECIAL_MATHML, SPECIAL_SVG } from './tags.js';
 
 /**
- * The tree builder's first layer (see LightTreeBuilder in tree.ts): the stack of open elements, whose depth is
- * checked against the limits as it grows.
+ * One part of the tree builder (see LightTreeBuilder in tree.ts): the stack of open elements, which owns its
+ * elements and reports its depth to the builder's budget as it grows. The rules read it directly (its arrays, by
+ * index, are the standard's "stack of open elements", bottom first).
  */
-export abstract class OpenElements {
-  /** Why building stopped (a limit passed); the document is then incomplete and should be dropped. */
-  over?: string;
-  maxDepth = 0;
-
+export class OpenElements {
   // The stack of open elements, as three parallel arrays: the element, its local name, its namespace.
-  protected readonly els: LightElement[] = [];
-  protected readonly names: string[] = [];
-  protected readonly nss: NS[] = [];
-  protected readonly open = new Set<LightElement>();
+  readonly els: LightElement[] = [];
+  readonly names: string[] = [];
+  readonly nss: NS[] = [];
+  /** The elements on the stack, for membership. */
+  readonly open = new Set<LightElement>();
 
-  constructor(protected readonly limits: TreeLimits) {}
+  constructor(private readonly budget: TreeBudget) {}
 
-  protected get top(): number {
+  /** The index of the current node (the top), -1 when the stack is empty. */
+  get top(): number {
     return this.els.length - 1;
   }
 
-  protected currentName(): string {
+  currentName(): string {
     return this.names[this.els.length - 1] ?? '';
   }
 
-  protected currentIs(name: string): boolean {
+  currentIs(name: string): boolean {
     const top = this.els.length - 1;
     return top >= 0 && this.names[top] === name && this.nss[top] === NS.HTML;
   }
 
-  protected currentIsForeign(): boolean {
+  currentIsForeign(): boolean {
     const top = this.els.length - 1;
     return top >= 0 && this.nss[top] !== NS.HTML;
   }
 
-  protected push(el: LightElement, name: string, ns: NS): void {
+  push(el: LightElement, name: string, ns: NS): void {
     this.els.push(el);
     this.names.push(name);
     this.nss.push(ns);
     this.open.add(el);
-    if (this.els.length > this.maxDepth) {
-      this.maxDepth = this.els.length;
-      if (this.maxDepth > this.limits.maxDepth) this.over ??= `elements nested more than ${this.limits.maxDepth} deep (the DOM cap)`;
-    }
+    this.budget.depth(this.els.length);
   }
 
-  protected pop(): void {
+  pop(): void {
     this.open.delete(this.els.pop()!);
     this.names.pop();
     this.nss.pop();
   }
 
   /** Pops elements until the stack is `length` long. */
-  protected popTo(length: number): void {
+  popTo(length: number): void {
     while (this.els.length > length) this.pop();
   }
 
-  protected removeFromStack(index: number): void {
+  /** Takes the element at `index` off the stack. */
+  remove(index: number): void {
     this.open.delete(this.els[index]!);
     this.els.splice(index, 1);
     this.names.splice(index, 1);
@@ -68,17 +65,17 @@ export abstract class OpenElements {
   }
 
   /** The index of the topmost HTML element with this name, or -1. */
-  protected indexOf(name: string): number {
+  indexOf(name: string): number {
     for (let i = this.els.length - 1; i >= 0; i--) if (this.names[i] === name && this.nss[i] === NS.HTML) return i;
     return -1;
   }
 
-  protected popUntil(name: string): void {
+  popUntil(name: string): void {
     const i = this.indexOf(name);
     this.popTo(i === -1 ? this.els.length : i);
   }
 
-  protected isSpecial(i: number): boolean {
+  isSpecial(i: number): boolean {
     const name = this.names[i]!;
     switch (this.nss[i]) {
       case NS.HTML:
@@ -98,7 +95,7 @@ export abstract class OpenElements {
   }
 
   /** Whether an HTML element named `name` (or any of `names`) is in scope of the given kind. */
-  protected inScope(target: string | ReadonlySet<string>, kind: 'default' | 'list' | 'button' | 'table' | 'select' = 'default'): boolean {
+  inScope(target: string | ReadonlySet<string>, kind: 'default' | 'list' | 'button' | 'table' | 'select' = 'default'): boolean {
     for (let i = this.els.length - 1; i >= 0; i--) {
       const name = this.names[i]!;
       const html = this.nss[i] === NS.HTML;
@@ -114,29 +111,29 @@ export abstract class OpenElements {
     return false;
   }
 
-  protected generateImpliedEndTags(except?: string): void {
+  generateImpliedEndTags(except?: string): void {
     for (let top = this.top; top >= 0 && this.nss[top] === NS.HTML && IMPLIED_END.has(this.names[top]!) && this.names[top] !== except; top = this.top) this.pop();
   }
 
-  protected generateImpliedEndTagsThoroughly(): void {
+  generateImpliedEndTagsThoroughly(): void {
     for (let top = this.top; top >= 0 && this.nss[top] === NS.HTML && IMPLIED_END_THOROUGH.has(this.names[top]!); top = this.top) this.pop();
   }
 
-  protected closeP(): void {
+  closeP(): void {
     this.generateImpliedEndTags('p');
     this.popUntil('p');
   }
 
-  protected closePInButtonScope(): void {
+  closePInButtonScope(): void {
     if (this.inScope('p', 'button')) this.closeP();
   }
 
-  protected clearBackTo(names: ReadonlySet<string>): void {
+  clearBackTo(names: ReadonlySet<string>): void {
     while (this.els.length > 0 && !(this.nss[this.top] === NS.HTML && names.has(this.currentName()))) this.pop();
   }
 
   /** Whether the open element at `i` is an HTML or MathML text integration point (§13.2.6.5): HTML inside foreign content. */
-  protected isIntegrationPoint(i: number): boolean {
+  isIntegrationPoint(i: number): boolean {
     const name = this.names[i]!;
     if (this.nss[i] === NS.SVG) return name === 'foreignObject' || name === 'desc' || name === 'title';
     if (this.nss[i] === NS.MATHML) {
@@ -147,9 +144,36 @@ export abstract class OpenElements {
   }
 
   /** Whether the open element at `index` is in (default) scope: no scope boundary above it. */
-  protected elementInScope(index: number): boolean {
+  elementInScope(index: number): boolean {
     for (let i = this.els.length - 1; i > index; i--) if (this.isScopeBoundary(i)) return false;
     return true;
+  }
+
+  /** Puts `el` in place of the element at `index` (the adoption agency's step for a formatting element it recreates). */
+  replace(index: number, el: LightElement): void {
+    this.open.delete(this.els[index]!);
+    this.els[index] = el;
+    this.open.add(el);
+  }
+
+  /** Inserts an element right above the one at `index` (the adoption agency's new element, above the furthest block). */
+  insertAbove(index: number, el: LightElement, name: string, ns: NS): void {
+    this.els.splice(index + 1, 0, el);
+    this.names.splice(index + 1, 0, name);
+    this.nss.splice(index + 1, 0, ns);
+    this.open.add(el);
+  }
+
+  /** "Any other end tag" in body: closes the nearest HTML element of that name, unless a special element comes first. */
+  anyOtherEndTagInBody(name: string): void {
+    for (let i = this.top; i >= 0; i--) {
+      if (this.names[i] === name && this.nss[i] === NS.HTML) {
+        this.generateImpliedEndTags(name);
+        this.popTo(i);
+        return;
+      }
+      if (this.isSpecial(i)) return;
+    }
   }
 }
 

@@ -1,729 +1,730 @@
-// The rules for start tags (§13.2.6.4, each insertion mode; §13.2.6.5, foreign content).
-import { InsertionModes, Mode } from './modes.js';
+// The rules for start tags (§13.2.6.4, each insertion mode; §13.2.6.5, foreign content), as functions of the tree
+// builder's state (state.ts).
+import { adoptionAgency, reconstructFormatting } from './formatting.js';
+import { anythingElseBeforeBody, closeCell, inTableAnythingElse, resetInsertionMode } from './modes.js';
 import { NS, type LightElement, type LightNode } from './nodes.js';
+import { Mode, type TreeState } from './state.js';
 import { CLOSES_P, FOREIGN_EXIT, HEAD_IN_BODY, HEADINGS, SVG_NAMES, TABLE_CONTEXT, TABLE_BODY_CONTEXT, TABLE_PARTS, TABLE_ROW_CONTEXT, TABLE_SECTIONS } from './tags.js';
 import { getAttr, NO_ATTRS, type Attrs, type StartTag } from './tokens.js';
 
-/** The tree builder's fifth layer: what each start tag does, in each insertion mode. */
-export abstract class StartTagRules extends InsertionModes {
-  protected processStartTag(t: StartTag): void {
-    if (this.useForeignRules(t.name)) this.startTagInForeignContent(t);
-    else this.startTagInMode(t);
-  }
+/** What each start tag does, in each insertion mode. */
+export function processStartTag(s: TreeState, t: StartTag): void {
+  if (useForeignRules(s, t.name)) startTagInForeignContent(s, t);
+  else startTagInMode(s, t);
+}
 
-  /** The tree construction dispatcher for start tags. */
-  private useForeignRules(name: string): boolean {
-    const top = this.top;
-    if (top < 0 || (top === 0 && this.context)) return false;
-    const ns = this.nss[top];
-    if (ns === NS.HTML) return false;
-    const current = this.names[top]!;
-    if (ns === NS.MATHML && (current === 'mi' || current === 'mo' || current === 'mn' || current === 'ms' || current === 'mtext')) {
-      return name === 'mglyph' || name === 'malignmark';
-    }
-    if (ns === NS.MATHML && current === 'annotation-xml' && name === 'svg') return false;
-    return !this.isIntegrationPoint(top);
+/** The tree construction dispatcher for start tags. */
+function useForeignRules(s: TreeState, name: string): boolean {
+  const top = s.stack.top;
+  if (top < 0 || (top === 0 && s.context)) return false;
+  const ns = s.stack.nss[top];
+  if (ns === NS.HTML) return false;
+  const current = s.stack.names[top]!;
+  if (ns === NS.MATHML && (current === 'mi' || current === 'mo' || current === 'mn' || current === 'ms' || current === 'mtext')) {
+    return name === 'mglyph' || name === 'malignmark';
   }
+  if (ns === NS.MATHML && current === 'annotation-xml' && name === 'svg') return false;
+  return !s.stack.isIntegrationPoint(top);
+}
 
-  private startTagInForeignContent(t: StartTag): void {
-    if (FOREIGN_EXIT.has(t.name) || (t.name === 'font' && (getAttr(t.attrs, 'color') !== undefined || getAttr(t.attrs, 'face') !== undefined || getAttr(t.attrs, 'size') !== undefined))) {
-      while (this.top > 0 && this.nss[this.top] !== NS.HTML && !this.isIntegrationPoint(this.top)) this.pop();
-      this.startTagInMode(t);
+function startTagInForeignContent(s: TreeState, t: StartTag): void {
+  if (FOREIGN_EXIT.has(t.name) || (t.name === 'font' && (getAttr(t.attrs, 'color') !== undefined || getAttr(t.attrs, 'face') !== undefined || getAttr(t.attrs, 'size') !== undefined))) {
+    while (s.stack.top > 0 && s.stack.nss[s.stack.top] !== NS.HTML && !s.stack.isIntegrationPoint(s.stack.top)) s.stack.pop();
+    startTagInMode(s, t);
+    return;
+  }
+  const ns = s.stack.nss[s.stack.top]!;
+  const name = ns === NS.SVG ? (SVG_NAMES.get(t.name) ?? t.name) : t.name;
+  if (t.selfClosing) s.insert.appendElement(name, t.attrs, ns);
+  else s.insert.insertElement(name, t.attrs, ns);
+}
+
+/** A start tag by the rules of the current insertion mode. */
+function startTagInMode(s: TreeState, t: StartTag): void {
+  switch (s.mode) {
+    case Mode.Initial:
+    case Mode.BeforeHtml:
+      return startTagBeforeHtml(s, t);
+    case Mode.BeforeHead:
+      return startTagBeforeHead(s, t);
+    case Mode.InHead:
+      return startTagInHead(s, t);
+    case Mode.InHeadNoscript:
+      return startTagInHeadNoscript(s, t);
+    case Mode.AfterHead:
+      return startTagAfterHead(s, t);
+    case Mode.InBody:
+      return startTagInBody(s, t);
+    case Mode.Text:
       return;
-    }
-    const ns = this.nss[this.top]!;
-    const name = ns === NS.SVG ? (SVG_NAMES.get(t.name) ?? t.name) : t.name;
-    if (t.selfClosing) this.appendElement(name, t.attrs, ns);
-    else this.insertElement(name, t.attrs, ns);
+    case Mode.InTable:
+      return startTagInTable(s, t);
+    case Mode.InCaption:
+      return startTagInCaption(s, t);
+    case Mode.InColumnGroup:
+      return startTagInColumnGroup(s, t);
+    case Mode.InTableBody:
+      return startTagInTableBody(s, t);
+    case Mode.InRow:
+      return startTagInRow(s, t);
+    case Mode.InCell:
+      return startTagInCell(s, t);
+    case Mode.InSelect:
+      return startTagInSelect(s, t);
+    case Mode.InSelectInTable:
+      return startTagInSelectInTable(s, t);
+    case Mode.InTemplate:
+      return startTagInTemplate(s, t);
+    case Mode.AfterBody:
+    case Mode.AfterAfterBody:
+      return startTagAfterBody(s, t);
+    case Mode.InFrameset:
+      return startTagInFrameset(s, t);
+    case Mode.AfterFrameset:
+    case Mode.AfterAfterFrameset:
+      return startTagAfterFrameset(s, t);
   }
+}
 
-  /** A start tag by the rules of the current insertion mode. */
-  private startTagInMode(t: StartTag): void {
-    switch (this.mode) {
-      case Mode.Initial:
-      case Mode.BeforeHtml:
-        return this.startTagBeforeHtml(t);
-      case Mode.BeforeHead:
-        return this.startTagBeforeHead(t);
-      case Mode.InHead:
-        return this.startTagInHead(t);
-      case Mode.InHeadNoscript:
-        return this.startTagInHeadNoscript(t);
-      case Mode.AfterHead:
-        return this.startTagAfterHead(t);
-      case Mode.InBody:
-        return this.startTagInBody(t);
-      case Mode.Text:
-        return;
-      case Mode.InTable:
-        return this.startTagInTable(t);
-      case Mode.InCaption:
-        return this.startTagInCaption(t);
-      case Mode.InColumnGroup:
-        return this.startTagInColumnGroup(t);
-      case Mode.InTableBody:
-        return this.startTagInTableBody(t);
-      case Mode.InRow:
-        return this.startTagInRow(t);
-      case Mode.InCell:
-        return this.startTagInCell(t);
-      case Mode.InSelect:
-        return this.startTagInSelect(t);
-      case Mode.InSelectInTable:
-        return this.startTagInSelectInTable(t);
-      case Mode.InTemplate:
-        return this.startTagInTemplate(t);
-      case Mode.AfterBody:
-      case Mode.AfterAfterBody:
-        return this.startTagAfterBody(t);
-      case Mode.InFrameset:
-        return this.startTagInFrameset(t);
-      case Mode.AfterFrameset:
-      case Mode.AfterAfterFrameset:
-        return this.startTagAfterFrameset(t);
-    }
+// Before the body (§13.2.6.4.1-6) ------------------------------------------------------------------------------
+
+/** "initial" and "before html". */
+function startTagBeforeHtml(s: TreeState, t: StartTag): void {
+  if (s.mode === Mode.Initial) anythingElseBeforeBody(s);
+  if (t.name === 'html') {
+    const root = s.insert.createElement('html', NS.HTML, t.attrs);
+    s.insert.appendNode(s.insert.doc as unknown as LightNode, root);
+    s.stack.push(root, 'html', NS.HTML);
+    s.mode = Mode.BeforeHead;
+    return;
   }
+  anythingElseBeforeBody(s);
+  return startTagInMode(s, t);
+}
 
-  // Before the body (§13.2.6.4.1-6) ------------------------------------------------------------------------------
+/** "before head". */
+function startTagBeforeHead(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  if (name === 'html') return startTagInBody(s, t);
+  if (name === 'head') {
+    s.headElement = s.insert.insertElement('head', t.attrs);
+    s.mode = Mode.InHead;
+    return;
+  }
+  anythingElseBeforeBody(s);
+  return startTagInMode(s, t);
+}
 
-  /** "initial" and "before html". */
-  private startTagBeforeHtml(t: StartTag): void {
-    if (this.mode === Mode.Initial) this.anythingElseBeforeBody();
-    if (t.name === 'html') {
-      const root = this.createElement('html', NS.HTML, t.attrs);
-      this.appendNode(this.doc as unknown as LightNode, root);
-      this.push(root, 'html', NS.HTML);
-      this.mode = Mode.BeforeHead;
+/** Inserts an element whose content the tokenizer reads as text (RAWTEXT, RCDATA, script data). */
+function insertTextElement(s: TreeState, t: StartTag): void {
+  s.insert.insertElement(t.name, t.attrs);
+  s.originalMode = s.mode;
+  s.mode = Mode.Text;
+  s.textStarted = true;
+}
+
+/** "in head" (and the head content other modes hand to it). */
+function startTagInHead(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  switch (name) {
+    case 'html':
+      return startTagInBody(s, t);
+    case 'base':
+    case 'basefont':
+    case 'bgsound':
+    case 'link':
+    case 'meta':
+      s.insert.appendElement(name, t.attrs);
       return;
-    }
-    this.anythingElseBeforeBody();
-    return this.startTagInMode(t);
-  }
-
-  /** "before head". */
-  private startTagBeforeHead(t: StartTag): void {
-    const name = t.name;
-    if (name === 'html') return this.startTagInBody(t);
-    if (name === 'head') {
-      this.headElement = this.insertElement('head', t.attrs);
-      this.mode = Mode.InHead;
+    case 'title':
+    case 'noframes':
+    case 'style':
+    case 'script':
+      return insertTextElement(s, t);
+    case 'noscript':
+      // Scripting disabled (jsdom's DOMParser): <noscript> holds markup, and in the head only head content.
+      s.insert.insertElement('noscript', t.attrs);
+      s.mode = Mode.InHeadNoscript;
       return;
-    }
-    this.anythingElseBeforeBody();
-    return this.startTagInMode(t);
-  }
-
-  /** Inserts an element whose content the tokenizer reads as text (RAWTEXT, RCDATA, script data). */
-  private insertTextElement(t: StartTag): void {
-    this.insertElement(t.name, t.attrs);
-    this.originalMode = this.mode;
-    this.mode = Mode.Text;
-    this.textStarted = true;
-  }
-
-  /** "in head" (and the head content other modes hand to it). */
-  private startTagInHead(t: StartTag): void {
-    const name = t.name;
-    switch (name) {
-      case 'html':
-        return this.startTagInBody(t);
-      case 'base':
-      case 'basefont':
-      case 'bgsound':
-      case 'link':
-      case 'meta':
-        this.appendElement(name, t.attrs);
-        return;
-      case 'title':
-      case 'noframes':
-      case 'style':
-      case 'script':
-        return this.insertTextElement(t);
-      case 'noscript':
-        // Scripting disabled (jsdom's DOMParser): <noscript> holds markup, and in the head only head content.
-        this.insertElement('noscript', t.attrs);
-        this.mode = Mode.InHeadNoscript;
-        return;
-      case 'template':
-        this.insertElement('template', t.attrs);
-        this.insertMarker();
-        this.framesetOk = false;
-        this.mode = Mode.InTemplate;
-        this.templateModes.push(Mode.InTemplate);
-        return;
-      case 'head':
-        return;
-      default:
-        this.anythingElseBeforeBody();
-        return this.startTagInMode(t);
-    }
-  }
-
-  /** "in head noscript". */
-  private startTagInHeadNoscript(t: StartTag): void {
-    const name = t.name;
-    if (name === 'html') return this.startTagInBody(t);
-    if (name === 'basefont' || name === 'bgsound' || name === 'link' || name === 'meta' || name === 'noframes' || name === 'style') return this.startTagInHead(t);
-    if (name === 'head' || name === 'noscript') return;
-    this.anythingElseBeforeBody();
-    return this.startTagInMode(t);
-  }
-
-  /** "after head". */
-  private startTagAfterHead(t: StartTag): void {
-    const name = t.name;
-    if (name === 'html') return this.startTagInBody(t);
-    if (name === 'body') {
-      this.insertElement('body', t.attrs);
-      this.framesetOk = false;
-      this.mode = Mode.InBody;
+    case 'template':
+      s.insert.insertElement('template', t.attrs);
+      s.formatting.insertMarker();
+      s.framesetOk = false;
+      s.mode = Mode.InTemplate;
+      s.templateModes.push(Mode.InTemplate);
       return;
-    }
-    if (name === 'frameset') {
-      this.insertElement('frameset', t.attrs);
-      this.mode = Mode.InFrameset;
+    case 'head':
       return;
-    }
-    if (HEAD_IN_BODY.has(name) && this.headElement) {
-      // Head content after </head>: into the head after all.
-      const head = this.headElement;
-      this.push(head, 'head', NS.HTML);
-      this.startTagInHead(t);
-      const at = this.els.indexOf(head);
-      if (at !== -1) this.removeFromStack(at);
-      return;
-    }
-    if (name === 'head') return;
-    this.anythingElseBeforeBody();
-    return this.startTagInMode(t);
+    default:
+      anythingElseBeforeBody(s);
+      return startTagInMode(s, t);
   }
+}
 
-  // In body (§13.2.6.4.7) --------------------------------------------------------------------------------------
+/** "in head noscript". */
+function startTagInHeadNoscript(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  if (name === 'html') return startTagInBody(s, t);
+  if (name === 'basefont' || name === 'bgsound' || name === 'link' || name === 'meta' || name === 'noframes' || name === 'style') return startTagInHead(s, t);
+  if (name === 'head' || name === 'noscript') return;
+  anythingElseBeforeBody(s);
+  return startTagInMode(s, t);
+}
 
-  /** "in body": one line per group of tag names, in the standard's order. */
-  private startTagInBody(t: StartTag): void {
-    switch (t.name) {
-      case 'html':
-        return this.htmlStartTagInBody(t);
-      case 'base': case 'basefont': case 'bgsound': case 'link': case 'meta': case 'noframes': case 'script': case 'style': case 'template': case 'title':
-        return this.startTagInHead(t);
-      case 'body':
-        return this.bodyStartTagInBody(t);
-      case 'frameset':
-        return this.framesetStartTagInBody(t);
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6':
-        return this.headingStartTagInBody(t);
-      case 'pre': case 'listing':
-        return this.preStartTagInBody(t);
-      case 'form':
-        return this.formStartTagInBody(t);
-      case 'li': case 'dd': case 'dt':
-        return this.listItemStartTagInBody(t);
-      case 'plaintext':
-        return this.plaintextStartTagInBody(t);
-      case 'button':
-        return this.buttonStartTagInBody(t);
-      case 'a':
-        return this.aStartTagInBody(t);
-      case 'b': case 'big': case 'code': case 'em': case 'font': case 'i': case 's': case 'small': case 'strike': case 'strong': case 'tt': case 'u':
-        return this.formattingStartTagInBody(t);
-      case 'nobr':
-        return this.nobrStartTagInBody(t);
-      case 'applet': case 'marquee': case 'object':
-        return this.appletStartTagInBody(t);
-      case 'table':
-        return this.tableStartTagInBody(t);
-      case 'area': case 'br': case 'embed': case 'img': case 'keygen': case 'wbr':
-        return this.voidStartTagInBody(t);
-      case 'input':
-        return this.inputStartTagInBody(t);
-      case 'param': case 'source': case 'track':
-        this.appendElement(t.name, t.attrs);
+/** "after head". */
+function startTagAfterHead(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  if (name === 'html') return startTagInBody(s, t);
+  if (name === 'body') {
+    s.insert.insertElement('body', t.attrs);
+    s.framesetOk = false;
+    s.mode = Mode.InBody;
+    return;
+  }
+  if (name === 'frameset') {
+    s.insert.insertElement('frameset', t.attrs);
+    s.mode = Mode.InFrameset;
+    return;
+  }
+  if (HEAD_IN_BODY.has(name) && s.headElement) {
+    // Head content after </head>: into the head after all.
+    const head = s.headElement;
+    s.stack.push(head, 'head', NS.HTML);
+    startTagInHead(s, t);
+    const at = s.stack.els.indexOf(head);
+    if (at !== -1) s.stack.remove(at);
+    return;
+  }
+  if (name === 'head') return;
+  anythingElseBeforeBody(s);
+  return startTagInMode(s, t);
+}
+
+// In body (§13.2.6.4.7) --------------------------------------------------------------------------------------
+
+/** "in body": one line per group of tag names, in the standard's order. */
+function startTagInBody(s: TreeState, t: StartTag): void {
+  switch (t.name) {
+    case 'html':
+      return htmlStartTagInBody(s, t);
+    case 'base': case 'basefont': case 'bgsound': case 'link': case 'meta': case 'noframes': case 'script': case 'style': case 'template': case 'title':
+      return startTagInHead(s, t);
+    case 'body':
+      return bodyStartTagInBody(s, t);
+    case 'frameset':
+      return framesetStartTagInBody(s, t);
+    case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6':
+      return headingStartTagInBody(s, t);
+    case 'pre': case 'listing':
+      return preStartTagInBody(s, t);
+    case 'form':
+      return formStartTagInBody(s, t);
+    case 'li': case 'dd': case 'dt':
+      return listItemStartTagInBody(s, t);
+    case 'plaintext':
+      return plaintextStartTagInBody(s, t);
+    case 'button':
+      return buttonStartTagInBody(s, t);
+    case 'a':
+      return aStartTagInBody(s, t);
+    case 'b': case 'big': case 'code': case 'em': case 'font': case 'i': case 's': case 'small': case 'strike': case 'strong': case 'tt': case 'u':
+      return formattingStartTagInBody(s, t);
+    case 'nobr':
+      return nobrStartTagInBody(s, t);
+    case 'applet': case 'marquee': case 'object':
+      return appletStartTagInBody(s, t);
+    case 'table':
+      return tableStartTagInBody(s, t);
+    case 'area': case 'br': case 'embed': case 'img': case 'keygen': case 'wbr':
+      return voidStartTagInBody(s, t);
+    case 'input':
+      return inputStartTagInBody(s, t);
+    case 'param': case 'source': case 'track':
+      s.insert.appendElement(t.name, t.attrs);
+      return;
+    case 'hr':
+      return hrStartTagInBody(s, t);
+    case 'image':
+      return startTagInBody(s, { ...t, name: 'img' });
+    case 'textarea':
+      return textareaStartTagInBody(s, t);
+    case 'xmp':
+      return xmpStartTagInBody(s, t);
+    case 'iframe':
+      s.framesetOk = false;
+      return insertTextElement(s, t);
+    case 'noembed':
+      return insertTextElement(s, t);
+    case 'select':
+      return selectStartTagInBody(s, t);
+    case 'optgroup': case 'option':
+      return optionStartTagInBody(s, t);
+    case 'rb': case 'rtc':
+      return rubyStartTagInBody(s, t, undefined);
+    case 'rp': case 'rt':
+      return rubyStartTagInBody(s, t, 'rtc');
+    case 'math': case 'svg':
+      return foreignStartTagInBody(s, t);
+    case 'caption': case 'col': case 'colgroup': case 'frame': case 'head': case 'tbody': case 'td': case 'tfoot': case 'th': case 'thead': case 'tr':
+      return; // ignored
+    default:
+      return anyOtherStartTagInBody(s, t);
+  }
+}
+
+/** html: its attributes added to the root's (not in a template). */
+function htmlStartTagInBody(s: TreeState, t: StartTag): void {
+  if (s.stack.indexOf('template') === -1) mergeAttrs(s.stack.els[0], t.attrs);
+}
+
+/** body: its attributes added to the body's, if the body is open (and not in a template). */
+function bodyStartTagInBody(s: TreeState, t: StartTag): void {
+  if (s.stack.els.length > 1 && s.stack.names[1] === 'body' && s.stack.indexOf('template') === -1) {
+    s.framesetOk = false;
+    mergeAttrs(s.stack.els[1], t.attrs);
+  }
+}
+
+/** frameset: replaces the body while nothing has made the page a body page (frameset-ok). */
+function framesetStartTagInBody(s: TreeState, t: StartTag): void {
+  if (s.framesetOk && s.stack.els.length > 1 && s.stack.names[1] === 'body') {
+    s.insert.detach(s.stack.els[1]!);
+    s.stack.popTo(1);
+    s.insert.insertElement('frameset', t.attrs);
+    s.mode = Mode.InFrameset;
+  }
+}
+
+/** h1, h2, h3, h4, h5, h6: a heading closes an open <p>, and a heading that is the current node. */
+function headingStartTagInBody(s: TreeState, t: StartTag): void {
+  s.stack.closePInButtonScope();
+  if (HEADINGS.has(s.stack.currentName()) && !s.stack.currentIsForeign()) s.stack.pop();
+  s.insert.insertElement(t.name, t.attrs);
+}
+
+/** pre, listing: a newline right after the tag is not content. */
+function preStartTagInBody(s: TreeState, t: StartTag): void {
+  s.stack.closePInButtonScope();
+  s.insert.insertElement(t.name, t.attrs);
+  s.skipNextNewline = true;
+  s.framesetOk = false;
+}
+
+/** form: ignored while a form is open, outside templates (the form element pointer). */
+function formStartTagInBody(s: TreeState, t: StartTag): void {
+  const inTemplate = s.stack.indexOf('template') !== -1;
+  if (s.formElement && !inTemplate) return;
+  s.stack.closePInButtonScope();
+  const form = s.insert.insertElement('form', t.attrs);
+  if (!inTemplate) s.formElement = form;
+}
+
+/** li; dd, dt: an open item of the same kind closes first, unless a special element other than address, div, p is above it. */
+function listItemStartTagInBody(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  s.framesetOk = false;
+  for (let i = s.stack.top; i >= 0; i--) {
+    const n = s.stack.names[i]!;
+    const html = s.stack.nss[i] === NS.HTML;
+    if (html && (name === 'li' ? n === 'li' : n === 'dd' || n === 'dt')) {
+      s.stack.generateImpliedEndTags(n);
+      s.stack.popTo(i);
+      break;
+    }
+    if (s.stack.isSpecial(i) && !(html && (n === 'address' || n === 'div' || n === 'p'))) break;
+  }
+  s.stack.closePInButtonScope();
+  s.insert.insertElement(name, t.attrs);
+}
+
+/** plaintext: the rest of the input is its text. */
+function plaintextStartTagInBody(s: TreeState, t: StartTag): void {
+  s.stack.closePInButtonScope();
+  s.insert.insertElement(t.name, t.attrs);
+  s.textStarted = true;
+}
+
+/** button: an open button closes first. */
+function buttonStartTagInBody(s: TreeState, t: StartTag): void {
+  if (s.stack.inScope('button')) {
+    s.stack.generateImpliedEndTags();
+    s.stack.popUntil('button');
+  }
+  reconstructFormatting(s);
+  s.insert.insertElement(t.name, t.attrs);
+  s.framesetOk = false;
+}
+
+/** a: an active <a> is closed first by the adoption agency, and taken off the stack and the list if still there. */
+function aStartTagInBody(s: TreeState, t: StartTag): void {
+  const active = s.formatting.byName('a');
+  if (active !== -1) {
+    const el = s.formatting.entries[active]!.el;
+    adoptionAgency(s, 'a');
+    const inStack = s.stack.els.lastIndexOf(el);
+    if (inStack !== -1) s.stack.remove(inStack);
+    const entry = s.formatting.indexOf(el);
+    if (entry !== -1) s.formatting.remove(entry);
+  }
+  reconstructFormatting(s);
+  const a = s.insert.insertElement('a', t.attrs);
+  s.formatting.push(a, 'a', t.attrs);
+}
+
+/** b, big, code, em, font, i, s, small, strike, strong, tt, u: onto the list of active formatting elements. */
+function formattingStartTagInBody(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  reconstructFormatting(s);
+  const el = s.insert.insertElement(name, t.attrs);
+  s.formatting.push(el, name, t.attrs);
+}
+
+/** nobr: an open <nobr> in scope is closed first by the adoption agency. */
+function nobrStartTagInBody(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  reconstructFormatting(s);
+  if (s.stack.inScope('nobr')) {
+    adoptionAgency(s, 'nobr');
+    reconstructFormatting(s);
+  }
+  const el = s.insert.insertElement(name, t.attrs);
+  s.formatting.push(el, name, t.attrs);
+}
+
+/** applet, marquee, object: a marker on the list of active formatting elements (formatting does not leak in). */
+function appletStartTagInBody(s: TreeState, t: StartTag): void {
+  reconstructFormatting(s);
+  s.insert.insertElement(t.name, t.attrs);
+  s.formatting.insertMarker();
+  s.framesetOk = false;
+}
+
+/** table: closes an open <p>, except in quirks mode. */
+function tableStartTagInBody(s: TreeState, t: StartTag): void {
+  if (!s.quirks) s.stack.closePInButtonScope();
+  s.insert.insertElement(t.name, t.attrs);
+  s.framesetOk = false;
+  s.mode = Mode.InTable;
+}
+
+/** area, br, embed, img, keygen, wbr: void elements. */
+function voidStartTagInBody(s: TreeState, t: StartTag): void {
+  reconstructFormatting(s);
+  s.insert.appendElement(t.name, t.attrs);
+  s.framesetOk = false;
+}
+
+/** input: a hidden input leaves frameset-ok alone. */
+function inputStartTagInBody(s: TreeState, t: StartTag): void {
+  reconstructFormatting(s);
+  s.insert.appendElement(t.name, t.attrs);
+  if ((getAttr(t.attrs, 'type') ?? '').toLowerCase() !== 'hidden') s.framesetOk = false;
+}
+
+/** hr: closes an open <p>. */
+function hrStartTagInBody(s: TreeState, t: StartTag): void {
+  s.stack.closePInButtonScope();
+  s.insert.appendElement(t.name, t.attrs);
+  s.framesetOk = false;
+}
+
+/** textarea: RCDATA, and a newline right after the tag is not content. */
+function textareaStartTagInBody(s: TreeState, t: StartTag): void {
+  s.insert.insertElement(t.name, t.attrs);
+  s.skipNextNewline = true;
+  s.framesetOk = false;
+  s.originalMode = s.mode;
+  s.mode = Mode.Text;
+  s.textStarted = true;
+}
+
+/** xmp: RAWTEXT, after closing an open <p>. */
+function xmpStartTagInBody(s: TreeState, t: StartTag): void {
+  s.stack.closePInButtonScope();
+  reconstructFormatting(s);
+  s.framesetOk = false;
+  return insertTextElement(s, t);
+}
+
+/** select: "in select", or "in select in table" when a table mode opened it. */
+function selectStartTagInBody(s: TreeState, t: StartTag): void {
+  reconstructFormatting(s);
+  s.insert.insertElement(t.name, t.attrs);
+  s.framesetOk = false;
+  const m = s.mode;
+  s.mode = m === Mode.InTable || m === Mode.InCaption || m === Mode.InTableBody || m === Mode.InRow || m === Mode.InCell ? Mode.InSelectInTable : Mode.InSelect;
+}
+
+/** optgroup, option: an open <option> closes first. */
+function optionStartTagInBody(s: TreeState, t: StartTag): void {
+  if (s.stack.currentIs('option')) s.stack.pop();
+  reconstructFormatting(s);
+  s.insert.insertElement(t.name, t.attrs);
+}
+
+/** rb, rtc (implied end tags all closed); rp, rt (all but rtc): ruby annotations. */
+function rubyStartTagInBody(s: TreeState, t: StartTag, except: string | undefined): void {
+  if (s.stack.inScope('ruby')) s.stack.generateImpliedEndTags(except);
+  s.insert.insertElement(t.name, t.attrs);
+}
+
+/** math, svg: foreign content begins (a self-closing tag makes an empty element). */
+function foreignStartTagInBody(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  reconstructFormatting(s);
+  const ns = name === 'svg' ? NS.SVG : NS.MATHML;
+  if (t.selfClosing) s.insert.appendElement(name, t.attrs, ns);
+  else s.insert.insertElement(name, t.attrs, ns);
+}
+
+/**
+ * Any other start tag; among them the group "address, article, aside, ... ul" (CLOSES_P), which the standard
+ * lists right after frameset, and which closes an open <p> first.
+ */
+function anyOtherStartTagInBody(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  if (CLOSES_P.has(name)) {
+    s.stack.closePInButtonScope();
+    s.insert.insertElement(name, t.attrs);
+    return;
+  }
+  reconstructFormatting(s);
+  s.insert.insertElement(name, t.attrs);
+}
+
+// Tables (§13.2.6.4.9-15) -------------------------------------------------------------------------------------
+
+/** "in table". */
+function startTagInTable(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  switch (name) {
+    case 'caption':
+      s.stack.clearBackTo(TABLE_CONTEXT);
+      s.formatting.insertMarker();
+      s.insert.insertElement(name, t.attrs);
+      s.mode = Mode.InCaption;
+      return;
+    case 'colgroup':
+      s.stack.clearBackTo(TABLE_CONTEXT);
+      s.insert.insertElement(name, t.attrs);
+      s.mode = Mode.InColumnGroup;
+      return;
+    case 'col':
+      s.stack.clearBackTo(TABLE_CONTEXT);
+      s.insert.insertElement('colgroup', NO_ATTRS);
+      s.mode = Mode.InColumnGroup;
+      return startTagInColumnGroup(s, t);
+    case 'tbody':
+    case 'tfoot':
+    case 'thead':
+      s.stack.clearBackTo(TABLE_CONTEXT);
+      s.insert.insertElement(name, t.attrs);
+      s.mode = Mode.InTableBody;
+      return;
+    case 'td':
+    case 'th':
+    case 'tr':
+      s.stack.clearBackTo(TABLE_CONTEXT);
+      s.insert.insertElement('tbody', NO_ATTRS);
+      s.mode = Mode.InTableBody;
+      return startTagInTableBody(s, t);
+    case 'table':
+      if (!s.stack.inScope('table', 'table')) return;
+      s.stack.popUntil('table');
+      resetInsertionMode(s);
+      return processStartTag(s, t);
+    case 'style':
+    case 'script':
+    case 'template':
+      return startTagInHead(s, t);
+    case 'input':
+      if ((getAttr(t.attrs, 'type') ?? '').toLowerCase() === 'hidden') {
+        s.insert.appendElement(name, t.attrs);
         return;
-      case 'hr':
-        return this.hrStartTagInBody(t);
-      case 'image':
-        return this.startTagInBody({ ...t, name: 'img' });
-      case 'textarea':
-        return this.textareaStartTagInBody(t);
-      case 'xmp':
-        return this.xmpStartTagInBody(t);
-      case 'iframe':
-        this.framesetOk = false;
-        return this.insertTextElement(t);
-      case 'noembed':
-        return this.insertTextElement(t);
-      case 'select':
-        return this.selectStartTagInBody(t);
-      case 'optgroup': case 'option':
-        return this.optionStartTagInBody(t);
-      case 'rb': case 'rtc':
-        return this.rubyStartTagInBody(t, undefined);
-      case 'rp': case 'rt':
-        return this.rubyStartTagInBody(t, 'rtc');
-      case 'math': case 'svg':
-        return this.foreignStartTagInBody(t);
-      case 'caption': case 'col': case 'colgroup': case 'frame': case 'head': case 'tbody': case 'td': case 'tfoot': case 'th': case 'thead': case 'tr':
-        return; // ignored
-      default:
-        return this.anyOtherStartTagInBody(t);
-    }
-  }
-
-  /** html: its attributes added to the root's (not in a template). */
-  private htmlStartTagInBody(t: StartTag): void {
-    if (this.indexOf('template') === -1) mergeAttrs(this.els[0], t.attrs);
-  }
-
-  /** body: its attributes added to the body's, if the body is open (and not in a template). */
-  private bodyStartTagInBody(t: StartTag): void {
-    if (this.els.length > 1 && this.names[1] === 'body' && this.indexOf('template') === -1) {
-      this.framesetOk = false;
-      mergeAttrs(this.els[1], t.attrs);
-    }
-  }
-
-  /** frameset: replaces the body while nothing has made the page a body page (frameset-ok). */
-  private framesetStartTagInBody(t: StartTag): void {
-    if (this.framesetOk && this.els.length > 1 && this.names[1] === 'body') {
-      this.detach(this.els[1]!);
-      this.popTo(1);
-      this.insertElement('frameset', t.attrs);
-      this.mode = Mode.InFrameset;
-    }
-  }
-
-  /** h1, h2, h3, h4, h5, h6: a heading closes an open <p>, and a heading that is the current node. */
-  private headingStartTagInBody(t: StartTag): void {
-    this.closePInButtonScope();
-    if (HEADINGS.has(this.currentName()) && !this.currentIsForeign()) this.pop();
-    this.insertElement(t.name, t.attrs);
-  }
-
-  /** pre, listing: a newline right after the tag is not content. */
-  private preStartTagInBody(t: StartTag): void {
-    this.closePInButtonScope();
-    this.insertElement(t.name, t.attrs);
-    this.skipNextNewline = true;
-    this.framesetOk = false;
-  }
-
-  /** form: ignored while a form is open, outside templates (the form element pointer). */
-  private formStartTagInBody(t: StartTag): void {
-    const inTemplate = this.indexOf('template') !== -1;
-    if (this.formElement && !inTemplate) return;
-    this.closePInButtonScope();
-    const form = this.insertElement('form', t.attrs);
-    if (!inTemplate) this.formElement = form;
-  }
-
-  /** li; dd, dt: an open item of the same kind closes first, unless a special element other than address, div, p is above it. */
-  private listItemStartTagInBody(t: StartTag): void {
-    const name = t.name;
-    this.framesetOk = false;
-    for (let i = this.top; i >= 0; i--) {
-      const n = this.names[i]!;
-      const html = this.nss[i] === NS.HTML;
-      if (html && (name === 'li' ? n === 'li' : n === 'dd' || n === 'dt')) {
-        this.generateImpliedEndTags(n);
-        this.popTo(i);
-        break;
       }
-      if (this.isSpecial(i) && !(html && (n === 'address' || n === 'div' || n === 'p'))) break;
-    }
-    this.closePInButtonScope();
-    this.insertElement(name, t.attrs);
-  }
-
-  /** plaintext: the rest of the input is its text. */
-  private plaintextStartTagInBody(t: StartTag): void {
-    this.closePInButtonScope();
-    this.insertElement(t.name, t.attrs);
-    this.textStarted = true;
-  }
-
-  /** button: an open button closes first. */
-  private buttonStartTagInBody(t: StartTag): void {
-    if (this.inScope('button')) {
-      this.generateImpliedEndTags();
-      this.popUntil('button');
-    }
-    this.reconstructFormatting();
-    this.insertElement(t.name, t.attrs);
-    this.framesetOk = false;
-  }
-
-  /** a: an active <a> is closed first by the adoption agency, and taken off the stack and the list if still there. */
-  private aStartTagInBody(t: StartTag): void {
-    const active = this.formattingByName('a');
-    if (active !== -1) {
-      const el = this.formatting[active]!.el;
-      this.adoptionAgency('a');
-      const inStack = this.els.lastIndexOf(el);
-      if (inStack !== -1) this.removeFromStack(inStack);
-      const entry = this.formattingIndexOf(el);
-      if (entry !== -1) this.formatting.splice(entry, 1);
-    }
-    this.reconstructFormatting();
-    const a = this.insertElement('a', t.attrs);
-    this.pushFormatting(a, 'a', t.attrs);
-  }
-
-  /** b, big, code, em, font, i, s, small, strike, strong, tt, u: onto the list of active formatting elements. */
-  private formattingStartTagInBody(t: StartTag): void {
-    const name = t.name;
-    this.reconstructFormatting();
-    const el = this.insertElement(name, t.attrs);
-    this.pushFormatting(el, name, t.attrs);
-  }
-
-  /** nobr: an open <nobr> in scope is closed first by the adoption agency. */
-  private nobrStartTagInBody(t: StartTag): void {
-    const name = t.name;
-    this.reconstructFormatting();
-    if (this.inScope('nobr')) {
-      this.adoptionAgency('nobr');
-      this.reconstructFormatting();
-    }
-    const el = this.insertElement(name, t.attrs);
-    this.pushFormatting(el, name, t.attrs);
-  }
-
-  /** applet, marquee, object: a marker on the list of active formatting elements (formatting does not leak in). */
-  private appletStartTagInBody(t: StartTag): void {
-    this.reconstructFormatting();
-    this.insertElement(t.name, t.attrs);
-    this.insertMarker();
-    this.framesetOk = false;
-  }
-
-  /** table: closes an open <p>, except in quirks mode. */
-  private tableStartTagInBody(t: StartTag): void {
-    if (!this.quirks) this.closePInButtonScope();
-    this.insertElement(t.name, t.attrs);
-    this.framesetOk = false;
-    this.mode = Mode.InTable;
-  }
-
-  /** area, br, embed, img, keygen, wbr: void elements. */
-  private voidStartTagInBody(t: StartTag): void {
-    this.reconstructFormatting();
-    this.appendElement(t.name, t.attrs);
-    this.framesetOk = false;
-  }
-
-  /** input: a hidden input leaves frameset-ok alone. */
-  private inputStartTagInBody(t: StartTag): void {
-    this.reconstructFormatting();
-    this.appendElement(t.name, t.attrs);
-    if ((getAttr(t.attrs, 'type') ?? '').toLowerCase() !== 'hidden') this.framesetOk = false;
-  }
-
-  /** hr: closes an open <p>. */
-  private hrStartTagInBody(t: StartTag): void {
-    this.closePInButtonScope();
-    this.appendElement(t.name, t.attrs);
-    this.framesetOk = false;
-  }
-
-  /** textarea: RCDATA, and a newline right after the tag is not content. */
-  private textareaStartTagInBody(t: StartTag): void {
-    this.insertElement(t.name, t.attrs);
-    this.skipNextNewline = true;
-    this.framesetOk = false;
-    this.originalMode = this.mode;
-    this.mode = Mode.Text;
-    this.textStarted = true;
-  }
-
-  /** xmp: RAWTEXT, after closing an open <p>. */
-  private xmpStartTagInBody(t: StartTag): void {
-    this.closePInButtonScope();
-    this.reconstructFormatting();
-    this.framesetOk = false;
-    return this.insertTextElement(t);
-  }
-
-  /** select: "in select", or "in select in table" when a table mode opened it. */
-  private selectStartTagInBody(t: StartTag): void {
-    this.reconstructFormatting();
-    this.insertElement(t.name, t.attrs);
-    this.framesetOk = false;
-    const m = this.mode;
-    this.mode = m === Mode.InTable || m === Mode.InCaption || m === Mode.InTableBody || m === Mode.InRow || m === Mode.InCell ? Mode.InSelectInTable : Mode.InSelect;
-  }
-
-  /** optgroup, option: an open <option> closes first. */
-  private optionStartTagInBody(t: StartTag): void {
-    if (this.currentIs('option')) this.pop();
-    this.reconstructFormatting();
-    this.insertElement(t.name, t.attrs);
-  }
-
-  /** rb, rtc (implied end tags all closed); rp, rt (all but rtc): ruby annotations. */
-  private rubyStartTagInBody(t: StartTag, except: string | undefined): void {
-    if (this.inScope('ruby')) this.generateImpliedEndTags(except);
-    this.insertElement(t.name, t.attrs);
-  }
-
-  /** math, svg: foreign content begins (a self-closing tag makes an empty element). */
-  private foreignStartTagInBody(t: StartTag): void {
-    const name = t.name;
-    this.reconstructFormatting();
-    const ns = name === 'svg' ? NS.SVG : NS.MATHML;
-    if (t.selfClosing) this.appendElement(name, t.attrs, ns);
-    else this.insertElement(name, t.attrs, ns);
-  }
-
-  /**
-   * Any other start tag; among them the group "address, article, aside, ... ul" (CLOSES_P), which the standard
-   * lists right after frameset, and which closes an open <p> first.
-   */
-  private anyOtherStartTagInBody(t: StartTag): void {
-    const name = t.name;
-    if (CLOSES_P.has(name)) {
-      this.closePInButtonScope();
-      this.insertElement(name, t.attrs);
+      return inTableAnythingElse(s, () => startTagInBody(s, t));
+    case 'form':
+      if (s.formElement || s.stack.indexOf('template') !== -1) return;
+      s.formElement = s.insert.insertElement(name, t.attrs);
+      s.stack.pop();
       return;
-    }
-    this.reconstructFormatting();
-    this.insertElement(name, t.attrs);
+    default:
+      return inTableAnythingElse(s, () => startTagInBody(s, t));
   }
+}
 
-  // Tables (§13.2.6.4.9-15) -------------------------------------------------------------------------------------
-
-  /** "in table". */
-  private startTagInTable(t: StartTag): void {
-    const name = t.name;
-    switch (name) {
-      case 'caption':
-        this.clearBackTo(TABLE_CONTEXT);
-        this.insertMarker();
-        this.insertElement(name, t.attrs);
-        this.mode = Mode.InCaption;
-        return;
-      case 'colgroup':
-        this.clearBackTo(TABLE_CONTEXT);
-        this.insertElement(name, t.attrs);
-        this.mode = Mode.InColumnGroup;
-        return;
-      case 'col':
-        this.clearBackTo(TABLE_CONTEXT);
-        this.insertElement('colgroup', NO_ATTRS);
-        this.mode = Mode.InColumnGroup;
-        return this.startTagInColumnGroup(t);
-      case 'tbody':
-      case 'tfoot':
-      case 'thead':
-        this.clearBackTo(TABLE_CONTEXT);
-        this.insertElement(name, t.attrs);
-        this.mode = Mode.InTableBody;
-        return;
-      case 'td':
-      case 'th':
-      case 'tr':
-        this.clearBackTo(TABLE_CONTEXT);
-        this.insertElement('tbody', NO_ATTRS);
-        this.mode = Mode.InTableBody;
-        return this.startTagInTableBody(t);
-      case 'table':
-        if (!this.inScope('table', 'table')) return;
-        this.popUntil('table');
-        this.resetInsertionMode();
-        return this.processStartTag(t);
-      case 'style':
-      case 'script':
-      case 'template':
-        return this.startTagInHead(t);
-      case 'input':
-        if ((getAttr(t.attrs, 'type') ?? '').toLowerCase() === 'hidden') {
-          this.appendElement(name, t.attrs);
-          return;
-        }
-        return this.inTableAnythingElse(() => this.startTagInBody(t));
-      case 'form':
-        if (this.formElement || this.indexOf('template') !== -1) return;
-        this.formElement = this.insertElement(name, t.attrs);
-        this.pop();
-        return;
-      default:
-        return this.inTableAnythingElse(() => this.startTagInBody(t));
-    }
+/** "in caption". */
+function startTagInCaption(s: TreeState, t: StartTag): void {
+  if (TABLE_PARTS.has(t.name)) {
+    if (!s.stack.inScope('caption', 'table')) return;
+    s.stack.generateImpliedEndTags();
+    s.stack.popUntil('caption');
+    s.formatting.clearToMarker();
+    s.mode = Mode.InTable;
+    return startTagInTable(s, t);
   }
+  return startTagInBody(s, t);
+}
 
-  /** "in caption". */
-  private startTagInCaption(t: StartTag): void {
-    if (TABLE_PARTS.has(t.name)) {
-      if (!this.inScope('caption', 'table')) return;
-      this.generateImpliedEndTags();
-      this.popUntil('caption');
-      this.clearFormattingToMarker();
-      this.mode = Mode.InTable;
-      return this.startTagInTable(t);
-    }
-    return this.startTagInBody(t);
-  }
-
-  /** "in column group". */
-  private startTagInColumnGroup(t: StartTag): void {
-    switch (t.name) {
-      case 'html':
-        return this.startTagInBody(t);
-      case 'col':
-        this.appendElement('col', t.attrs);
-        return;
-      case 'template':
-        return this.startTagInHead(t);
-      default:
-        if (!this.currentIs('colgroup')) return;
-        this.pop();
-        this.mode = Mode.InTable;
-        return this.processStartTag(t);
-    }
-  }
-
-  /** "in table body". */
-  private startTagInTableBody(t: StartTag): void {
-    const name = t.name;
-    if (name === 'tr') {
-      this.clearBackTo(TABLE_BODY_CONTEXT);
-      this.insertElement(name, t.attrs);
-      this.mode = Mode.InRow;
+/** "in column group". */
+function startTagInColumnGroup(s: TreeState, t: StartTag): void {
+  switch (t.name) {
+    case 'html':
+      return startTagInBody(s, t);
+    case 'col':
+      s.insert.appendElement('col', t.attrs);
       return;
-    }
-    if (name === 'th' || name === 'td') {
-      this.clearBackTo(TABLE_BODY_CONTEXT);
-      this.insertElement('tr', NO_ATTRS);
-      this.mode = Mode.InRow;
-      return this.startTagInRow(t);
-    }
-    if (name === 'caption' || name === 'col' || name === 'colgroup' || TABLE_SECTIONS.has(name)) {
-      if (!this.inScope(TABLE_SECTIONS, 'table')) return;
-      this.clearBackTo(TABLE_BODY_CONTEXT);
-      this.pop();
-      this.mode = Mode.InTable;
-      return this.startTagInTable(t);
-    }
-    return this.startTagInTable(t);
+    case 'template':
+      return startTagInHead(s, t);
+    default:
+      if (!s.stack.currentIs('colgroup')) return;
+      s.stack.pop();
+      s.mode = Mode.InTable;
+      return processStartTag(s, t);
   }
+}
 
-  /** "in row". */
-  private startTagInRow(t: StartTag): void {
-    const name = t.name;
-    if (name === 'th' || name === 'td') {
-      this.clearBackTo(TABLE_ROW_CONTEXT);
-      this.insertElement(name, t.attrs);
-      this.mode = Mode.InCell;
-      this.insertMarker();
+/** "in table body". */
+function startTagInTableBody(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  if (name === 'tr') {
+    s.stack.clearBackTo(TABLE_BODY_CONTEXT);
+    s.insert.insertElement(name, t.attrs);
+    s.mode = Mode.InRow;
+    return;
+  }
+  if (name === 'th' || name === 'td') {
+    s.stack.clearBackTo(TABLE_BODY_CONTEXT);
+    s.insert.insertElement('tr', NO_ATTRS);
+    s.mode = Mode.InRow;
+    return startTagInRow(s, t);
+  }
+  if (name === 'caption' || name === 'col' || name === 'colgroup' || TABLE_SECTIONS.has(name)) {
+    if (!s.stack.inScope(TABLE_SECTIONS, 'table')) return;
+    s.stack.clearBackTo(TABLE_BODY_CONTEXT);
+    s.stack.pop();
+    s.mode = Mode.InTable;
+    return startTagInTable(s, t);
+  }
+  return startTagInTable(s, t);
+}
+
+/** "in row". */
+function startTagInRow(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  if (name === 'th' || name === 'td') {
+    s.stack.clearBackTo(TABLE_ROW_CONTEXT);
+    s.insert.insertElement(name, t.attrs);
+    s.mode = Mode.InCell;
+    s.formatting.insertMarker();
+    return;
+  }
+  if (name === 'caption' || name === 'col' || name === 'colgroup' || TABLE_SECTIONS.has(name) || name === 'tr') {
+    if (!s.stack.inScope('tr', 'table')) return;
+    s.stack.clearBackTo(TABLE_ROW_CONTEXT);
+    s.stack.pop();
+    s.mode = Mode.InTableBody;
+    return startTagInTableBody(s, t);
+  }
+  return startTagInTable(s, t);
+}
+
+/** "in cell". */
+function startTagInCell(s: TreeState, t: StartTag): void {
+  if (TABLE_PARTS.has(t.name)) {
+    if (s.stack.inScope('td', 'table') || s.stack.inScope('th', 'table')) {
+      closeCell(s);
+      startTagInRow(s, t);
+    }
+    return;
+  }
+  return startTagInBody(s, t);
+}
+
+// Select, template, after the body (§13.2.6.4.16-23) --------------------------------------------------------
+
+/** "in select". */
+function startTagInSelect(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  switch (name) {
+    case 'html':
+      return startTagInBody(s, t);
+    case 'option':
+      if (s.stack.currentIs('option')) s.stack.pop();
+      s.insert.insertElement(name, t.attrs);
       return;
-    }
-    if (name === 'caption' || name === 'col' || name === 'colgroup' || TABLE_SECTIONS.has(name) || name === 'tr') {
-      if (!this.inScope('tr', 'table')) return;
-      this.clearBackTo(TABLE_ROW_CONTEXT);
-      this.pop();
-      this.mode = Mode.InTableBody;
-      return this.startTagInTableBody(t);
-    }
-    return this.startTagInTable(t);
-  }
-
-  /** "in cell". */
-  private startTagInCell(t: StartTag): void {
-    if (TABLE_PARTS.has(t.name)) {
-      if (this.inScope('td', 'table') || this.inScope('th', 'table')) {
-        this.closeCell();
-        this.startTagInRow(t);
-      }
+    case 'optgroup':
+      if (s.stack.currentIs('option')) s.stack.pop();
+      if (s.stack.currentIs('optgroup')) s.stack.pop();
+      s.insert.insertElement(name, t.attrs);
       return;
-    }
-    return this.startTagInBody(t);
+    case 'hr':
+      if (s.stack.currentIs('option')) s.stack.pop();
+      if (s.stack.currentIs('optgroup')) s.stack.pop();
+      s.insert.appendElement(name, t.attrs);
+      return;
+    case 'input':
+    case 'keygen':
+    case 'textarea':
+    case 'select':
+      if (!s.stack.inScope('select', 'select')) return;
+      s.stack.popUntil('select');
+      resetInsertionMode(s);
+      if (name !== 'select') processStartTag(s, t);
+      return;
+    case 'script':
+    case 'template':
+      return startTagInHead(s, t);
   }
+}
 
-  // Select, template, after the body (§13.2.6.4.16-23) --------------------------------------------------------
-
-  /** "in select". */
-  private startTagInSelect(t: StartTag): void {
-    const name = t.name;
-    switch (name) {
-      case 'html':
-        return this.startTagInBody(t);
-      case 'option':
-        if (this.currentIs('option')) this.pop();
-        this.insertElement(name, t.attrs);
-        return;
-      case 'optgroup':
-        if (this.currentIs('option')) this.pop();
-        if (this.currentIs('optgroup')) this.pop();
-        this.insertElement(name, t.attrs);
-        return;
-      case 'hr':
-        if (this.currentIs('option')) this.pop();
-        if (this.currentIs('optgroup')) this.pop();
-        this.appendElement(name, t.attrs);
-        return;
-      case 'input':
-      case 'keygen':
-      case 'textarea':
-      case 'select':
-        if (!this.inScope('select', 'select')) return;
-        this.popUntil('select');
-        this.resetInsertionMode();
-        if (name !== 'select') this.processStartTag(t);
-        return;
-      case 'script':
-      case 'template':
-        return this.startTagInHead(t);
-    }
+/** "in select in table". */
+function startTagInSelectInTable(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  if (name === 'caption' || name === 'table' || TABLE_SECTIONS.has(name) || name === 'tr' || name === 'td' || name === 'th') {
+    s.stack.popUntil('select');
+    resetInsertionMode(s);
+    return processStartTag(s, t);
   }
+  return startTagInSelect(s, t);
+}
 
-  /** "in select in table". */
-  private startTagInSelectInTable(t: StartTag): void {
-    const name = t.name;
-    if (name === 'caption' || name === 'table' || TABLE_SECTIONS.has(name) || name === 'tr' || name === 'td' || name === 'th') {
-      this.popUntil('select');
-      this.resetInsertionMode();
-      return this.processStartTag(t);
-    }
-    return this.startTagInSelect(t);
-  }
+/** "in template". */
+function startTagInTemplate(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  let mode: Mode;
+  if (HEAD_IN_BODY.has(name)) return startTagInHead(s, t);
+  if (name === 'caption' || name === 'colgroup' || TABLE_SECTIONS.has(name)) mode = Mode.InTable;
+  else if (name === 'col') mode = Mode.InColumnGroup;
+  else if (name === 'tr') mode = Mode.InTableBody;
+  else if (name === 'td' || name === 'th') mode = Mode.InRow;
+  else mode = Mode.InBody;
+  s.templateModes[s.templateModes.length - 1] = mode;
+  s.mode = mode;
+  startTagInMode(s, t);
+}
 
-  /** "in template". */
-  private startTagInTemplate(t: StartTag): void {
-    const name = t.name;
-    let mode: Mode;
-    if (HEAD_IN_BODY.has(name)) return this.startTagInHead(t);
-    if (name === 'caption' || name === 'colgroup' || TABLE_SECTIONS.has(name)) mode = Mode.InTable;
-    else if (name === 'col') mode = Mode.InColumnGroup;
-    else if (name === 'tr') mode = Mode.InTableBody;
-    else if (name === 'td' || name === 'th') mode = Mode.InRow;
-    else mode = Mode.InBody;
-    this.templateModes[this.templateModes.length - 1] = mode;
-    this.mode = mode;
-    this.startTagInMode(t);
-  }
+/** "after body" and "after after body". */
+function startTagAfterBody(s: TreeState, t: StartTag): void {
+  if (t.name === 'html') return startTagInBody(s, t);
+  s.mode = Mode.InBody;
+  return startTagInBody(s, t);
+}
 
-  /** "after body" and "after after body". */
-  private startTagAfterBody(t: StartTag): void {
-    if (t.name === 'html') return this.startTagInBody(t);
-    this.mode = Mode.InBody;
-    return this.startTagInBody(t);
-  }
+/** "in frameset". */
+function startTagInFrameset(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  if (name === 'html') return startTagInBody(s, t);
+  if (name === 'frameset') s.insert.insertElement('frameset', t.attrs);
+  else if (name === 'frame') s.insert.appendElement('frame', t.attrs);
+  else if (name === 'noframes') startTagInHead(s, t);
+}
 
-  /** "in frameset". */
-  private startTagInFrameset(t: StartTag): void {
-    const name = t.name;
-    if (name === 'html') return this.startTagInBody(t);
-    if (name === 'frameset') this.insertElement('frameset', t.attrs);
-    else if (name === 'frame') this.appendElement('frame', t.attrs);
-    else if (name === 'noframes') this.startTagInHead(t);
-  }
-
-  /** "after frameset" and "after after frameset". */
-  private startTagAfterFrameset(t: StartTag): void {
-    const name = t.name;
-    if (name === 'html') return this.startTagInBody(t);
-    if (name === 'noframes') this.startTagInHead(t);
-  }
+/** "after frameset" and "after after frameset". */
+function startTagAfterFrameset(s: TreeState, t: StartTag): void {
+  const name = t.name;
+  if (name === 'html') return startTagInBody(s, t);
+  if (name === 'noframes') startTagInHead(s, t);
 }
 
 /** A repeated <html> or <body> tag adds the attributes its element lacks. */

@@ -1,9 +1,12 @@
 // LightTreeBuilder: tree construction (HTML standard §13.2.6, as parse5, jsdom's parser, implements it), tokens in, a document out.
-import { EndTagRules } from './end-tags.js';
+import { processEndTag } from './end-tags.js';
+import { reconstructFormatting } from './formatting.js';
 import { NO_LIMITS, type TreeLimits } from './limits.js';
-import { Mode } from './modes.js';
+import { anythingElseBeforeBody, inTableAnythingElse, resetInsertionMode, startFragment } from './modes.js';
 import { createComment, HTML_NS, NS, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './nodes.js';
 import { quirksMode } from './doctype.js';
+import { processStartTag } from './start-tags.js';
+import { Mode, TreeState } from './state.js';
 import { TABLE_STRUCTURE } from './tags.js';
 import type { StartTag } from './tokens.js';
 import { ASCII_WHITESPACE } from '../ascii-whitespace.js';
@@ -30,16 +33,30 @@ const WHITESPACE_RUN = new RegExp(`[${ASCII_WHITESPACE}]+`, 'g');
  * Checked against jsdom node for node: every page of test/fixtures/malformed, one case per error-handling
  * pattern, and seeded random tag soup (test/lightdom.test.ts).
  *
- * The builder is one class in layers, a file each, each on the one before: the stack of open elements
- * (stack.ts), creating and inserting nodes (insert.ts), the active formatting elements and the adoption agency
- * (formatting.ts), the insertion mode and its shared steps (modes.ts), the rules for start tags (start-tags.ts)
- * and for end tags (end-tags.ts); here, the tokens' entry points and the rules for text.
+ * The builder is composed of parts, as parse5's is: the stack of open elements (stack.ts) and the list of active
+ * formatting elements (formatting.ts), each owning its data, node insertion (insert.ts), and the budget against
+ * the limits (limits.ts), held with the insertion mode and the parser's flags in one state (state.ts). The rules
+ * are functions that take that state: the insertion mode's shared steps (modes.ts), the adoption agency and
+ * reconstruction (formatting.ts), the rules for start tags (start-tags.ts) and for end tags (end-tags.ts); here,
+ * the tokens' entry points and the rules for text.
  */
-export class LightTreeBuilder extends EndTagRules {
+export class LightTreeBuilder {
   private pendingText: string[] = [];
+  private readonly s: TreeState;
 
   constructor(limits: TreeLimits = NO_LIMITS, context?: LightElement, url = 'http://localhost/') {
-    super(limits, context, url);
+    this.s = new TreeState(limits, context, url);
+    if (context) startFragment(this.s, context);
+  }
+
+  /** Why building stopped (a limit passed); the document is then incomplete and should be dropped. */
+  get over(): string | undefined {
+    return this.s.budget.over;
+  }
+
+  /** Whether the last start tag switched to text (RAWTEXT, RCDATA, script data, PLAINTEXT): the tokenizer follows this. */
+  get textStarted(): boolean {
+    return this.s.textStarted;
   }
 
   // --- tokens ------------------------------------------------------------------------------------------------
@@ -51,32 +68,32 @@ export class LightTreeBuilder extends EndTagRules {
 
   startTag(token: StartTag): void {
     this.flushText();
-    this.skipNextNewline = false;
-    this.textStarted = false;
-    this.processStartTag(token);
+    this.s.skipNextNewline = false;
+    this.s.textStarted = false;
+    processStartTag(this.s, token);
   }
 
   endTag(name: string): void {
     this.flushText();
-    this.skipNextNewline = false;
-    this.processEndTag(name);
+    this.s.skipNextNewline = false;
+    processEndTag(this.s, name);
   }
 
   comment(data: string): void {
     this.flushText();
-    this.skipNextNewline = false;
-    const mode = this.mode;
+    this.s.skipNextNewline = false;
+    const mode = this.s.mode;
     const toDocument = mode === Mode.Initial || mode === Mode.BeforeHtml || mode === Mode.AfterAfterBody || mode === Mode.AfterAfterFrameset;
-    const parent = toDocument ? (this.doc as unknown as LightNode) : mode === Mode.AfterBody && !this.currentIsForeign() ? this.els[0]! : this.currentTemplateContentOrNode();
-    this.appendNode(parent, createComment(data.replace(/\0/g, '\uFFFD')));
+    const parent = toDocument ? (this.s.insert.doc as unknown as LightNode) : mode === Mode.AfterBody && !this.s.stack.currentIsForeign() ? this.s.stack.els[0]! : this.s.insert.currentTemplateContentOrNode();
+    this.s.insert.appendNode(parent, createComment(data.replace(/\0/g, '\uFFFD')));
   }
 
   /** A DOCTYPE token (its text after `<!`), which decides quirks mode. */
   doctype(raw: string): void {
     this.flushText();
-    if (this.mode !== Mode.Initial) return;
-    this.quirks = quirksMode(raw);
-    this.mode = Mode.BeforeHtml;
+    if (this.s.mode !== Mode.Initial) return;
+    this.s.quirks = quirksMode(raw);
+    this.s.mode = Mode.BeforeHtml;
   }
 
   /** The end of the input: the document, its html, head and body made if missing, its title read. */
@@ -84,23 +101,23 @@ export class LightTreeBuilder extends EndTagRules {
     this.flushText();
     // The end-of-file token: in text, the element ends; open templates close; before the body, the missing
     // elements are made; after, nothing changes the tree.
-    if (this.mode === Mode.Text) {
-      this.pop();
-      this.mode = this.originalMode;
+    if (this.s.mode === Mode.Text) {
+      this.s.stack.pop();
+      this.s.mode = this.s.originalMode;
     }
-    if (this.templateModes.length > 0) {
-      while (this.indexOf('template') !== -1) {
-        this.popUntil('template');
-        this.clearFormattingToMarker();
+    if (this.s.templateModes.length > 0) {
+      while (this.s.stack.indexOf('template') !== -1) {
+        this.s.stack.popUntil('template');
+        this.s.formatting.clearToMarker();
       }
-      this.templateModes.length = 0;
-      this.resetInsertionMode();
+      this.s.templateModes.length = 0;
+      resetInsertionMode(this.s);
     }
-    for (let guard = 0; guard < 8 && this.mode <= Mode.AfterHead; guard++) this.anythingElseBeforeBody();
-    const doc = this.doc;
-    const html = doc.children.find((c) => c.localName === 'html') ?? (this.els[0] as LightElement);
+    for (let guard = 0; guard < 8 && this.s.mode <= Mode.AfterHead; guard++) anythingElseBeforeBody(this.s);
+    const doc = this.s.insert.doc;
+    const html = doc.children.find((c) => c.localName === 'html') ?? (this.s.stack.els[0] as LightElement);
     doc.documentElement = html;
-    doc.head = this.headElement ?? html?.children.find((c) => c.localName === 'head');
+    doc.head = this.s.headElement ?? html?.children.find((c) => c.localName === 'head');
     doc.body = html?.children.find((c) => c.namespaceURI === HTML_NS && (c.localName === 'body' || c.localName === 'frameset'));
     doc.title = documentTitle(html);
     return doc;
@@ -109,16 +126,16 @@ export class LightTreeBuilder extends EndTagRules {
   /** For the tokenizer: whether the next tag is in foreign content, where <title>, <style>, <script>... hold markup. */
   inForeignContent(): boolean {
     this.flushText();
-    const top = this.els.length - 1;
+    const top = this.s.stack.els.length - 1;
     if (top < 0) return false;
-    if (top === 0 && this.context) return this.context.namespaceURI !== HTML_NS;
-    return this.nss[top] !== NS.HTML && !this.isIntegrationPoint(top);
+    if (top === 0 && this.s.context) return this.s.context.namespaceURI !== HTML_NS;
+    return this.s.stack.nss[top] !== NS.HTML && !this.s.stack.isIntegrationPoint(top);
   }
 
   /** The fragment's root, whose children are the parsed fragment (fragment parsing). */
   fragmentRoot(): LightElement {
     this.flushText();
-    return this.els[0]!;
+    return this.s.stack.els[0]!;
   }
 
   // Characters ----------------------------------------------------------------------------------------------
@@ -132,20 +149,20 @@ export class LightTreeBuilder extends EndTagRules {
 
   private characters(input: string): void {
     let text = input;
-    if (this.skipNextNewline) {
+    if (this.s.skipNextNewline) {
       // A newline right after <pre>, <listing> or <textarea> is not content.
-      this.skipNextNewline = false;
+      this.s.skipNextNewline = false;
       if (text.charCodeAt(0) === 0x0a) text = text.slice(1);
     }
-    if (this.mode === Mode.Text) {
+    if (this.s.mode === Mode.Text) {
       // RAWTEXT, RCDATA, script data, PLAINTEXT: a NUL is U+FFFD.
-      this.insertCharacters(text.replace(/\0/g, '\uFFFD'));
+      this.s.insert.insertCharacters(text.replace(/\0/g, '\uFFFD'));
       return;
     }
     if (this.inForeignText()) {
       text = text.replace(/\0/g, '\uFFFD');
-      this.insertCharacters(text);
-      if (!WHITESPACE.test(text)) this.framesetOk = false;
+      this.s.insert.insertCharacters(text);
+      if (!WHITESPACE.test(text)) this.s.framesetOk = false;
       return;
     }
     // In HTML content a NUL character is dropped (ignored by every insertion mode that sees one).
@@ -155,60 +172,60 @@ export class LightTreeBuilder extends EndTagRules {
 
   /** Whether character tokens now go by the rules for foreign content. */
   private inForeignText(): boolean {
-    const top = this.top;
-    return top >= 0 && this.nss[top] !== NS.HTML && !this.isIntegrationPoint(top);
+    const top = this.s.stack.top;
+    return top >= 0 && this.s.stack.nss[top] !== NS.HTML && !this.s.stack.isIntegrationPoint(top);
   }
 
   /** Handles text in the current mode; returns what is left to reprocess (after a mode change), or ''. */
   private charactersInMode(text: string): string {
-    switch (this.mode) {
+    switch (this.s.mode) {
       case Mode.Initial:
       case Mode.BeforeHtml:
       case Mode.BeforeHead: {
         const ws = LEADING_WHITESPACE.exec(text)![0].length;
         if (ws === text.length) return '';
-        this.anythingElseBeforeBody();
+        anythingElseBeforeBody(this.s);
         return text.slice(ws);
       }
       case Mode.InHead:
       case Mode.InHeadNoscript:
       case Mode.AfterHead: {
         const ws = LEADING_WHITESPACE.exec(text)![0].length;
-        this.insertCharacters(text.slice(0, ws));
+        this.s.insert.insertCharacters(text.slice(0, ws));
         if (ws === text.length) return '';
-        this.anythingElseBeforeBody();
+        anythingElseBeforeBody(this.s);
         return text.slice(ws);
       }
       case Mode.InBody:
       case Mode.InCaption:
       case Mode.InCell:
       case Mode.InTemplate:
-        this.reconstructFormatting();
-        this.insertCharacters(text);
-        if (!WHITESPACE.test(text)) this.framesetOk = false;
+        reconstructFormatting(this.s);
+        this.s.insert.insertCharacters(text);
+        if (!WHITESPACE.test(text)) this.s.framesetOk = false;
         return '';
       case Mode.InSelect:
       case Mode.InSelectInTable:
-        this.insertCharacters(text);
+        this.s.insert.insertCharacters(text);
         return '';
       case Mode.InTable:
       case Mode.InTableBody:
       case Mode.InRow:
-        if (TABLE_STRUCTURE.has(this.currentName()) && !this.currentIsForeign()) {
+        if (TABLE_STRUCTURE.has(this.s.stack.currentName()) && !this.s.stack.currentIsForeign()) {
           // "in table text": whitespace stays in the table; anything else is foster parented, all of it.
-          if (WHITESPACE.test(text)) this.insertCharacters(text);
-          else this.inTableAnythingElse(() => this.charactersInBody(text));
+          if (WHITESPACE.test(text)) this.s.insert.insertCharacters(text);
+          else inTableAnythingElse(this.s, () => this.charactersInBody(text));
         } else {
-          this.inTableAnythingElse(() => this.charactersInBody(text));
+          inTableAnythingElse(this.s, () => this.charactersInBody(text));
         }
         return '';
       case Mode.InColumnGroup: {
         const ws = LEADING_WHITESPACE.exec(text)![0].length;
-        this.insertCharacters(text.slice(0, ws));
+        this.s.insert.insertCharacters(text.slice(0, ws));
         if (ws === text.length) return '';
-        if (!this.currentIs('colgroup')) return '';
-        this.pop();
-        this.mode = Mode.InTable;
+        if (!this.s.stack.currentIs('colgroup')) return '';
+        this.s.stack.pop();
+        this.s.mode = Mode.InTable;
         return text.slice(ws);
       }
       case Mode.AfterBody:
@@ -216,12 +233,12 @@ export class LightTreeBuilder extends EndTagRules {
         const ws = LEADING_WHITESPACE.exec(text)![0].length;
         if (ws > 0) this.charactersInBody(text.slice(0, ws));
         if (ws === text.length) return '';
-        this.mode = Mode.InBody;
+        this.s.mode = Mode.InBody;
         return text.slice(ws);
       }
       case Mode.InFrameset:
       case Mode.AfterFrameset:
-        this.insertCharacters(text.replace(NOT_WHITESPACE, ''));
+        this.s.insert.insertCharacters(text.replace(NOT_WHITESPACE, ''));
         return '';
       case Mode.AfterAfterFrameset: {
         const ws = text.replace(NOT_WHITESPACE, '');
@@ -229,15 +246,15 @@ export class LightTreeBuilder extends EndTagRules {
         return '';
       }
       default:
-        this.insertCharacters(text);
+        this.s.insert.insertCharacters(text);
         return '';
     }
   }
 
   private charactersInBody(text: string): void {
-    this.reconstructFormatting();
-    this.insertCharacters(text);
-    if (!WHITESPACE.test(text)) this.framesetOk = false;
+    reconstructFormatting(this.s);
+    this.s.insert.insertCharacters(text);
+    if (!WHITESPACE.test(text)) this.s.framesetOk = false;
   }
 }
 
