@@ -38,6 +38,7 @@ const IMPORT_RULES: readonly ImportRule[] = [
   { module: 'src/wayback/client.ts', allowed: ['src/run/', 'src/asof/'], why: 'the Wayback client is made by the run core' },
   { module: 'src/answers.ts', allowed: ['src/run/session.ts', 'src/index.ts', 'src/report-file.ts'], why: 'answers files are kept by the run core\'s session (src/run/session.ts)' },
   { module: 'htmlparser2', allowed: ['src/extract/htmlparser2-internals.ts', 'src/extract/markup.ts'], types: true, why: 'htmlparser2\'s internals are reached in one module (src/extract/htmlparser2-internals.ts)' },
+  { module: '@mozilla/readability/JSDOMParser.js', allowed: ['src/extract/lightdom/nodes.ts'], why: 'the light DOM makes JSDOMParser\'s documents and finds its prototypes in one module (lightdom/nodes.ts)' },
 ];
 
 /** Packages and files the contract module may import: it is the schema users read, and nothing of the pipeline. */
@@ -110,6 +111,58 @@ function layerViolations(files: ReadonlyMap<string, string>): string[] {
   return found;
 }
 
+/**
+ * JSDOMParser's shared prototypes, which the light DOM adjusts: nodes.ts finds them (and alone loads JSDOMParser, see
+ * IMPORT_RULES), and hands them by name to lightdom/patches.ts alone, which adjusts them when called
+ * (installLightDomPatches), never on import (test/lightdom.test.ts checks that in a fresh process).
+ */
+const PROTOTYPES = {
+  from: 'src/extract/lightdom/nodes.ts',
+  names: ['NodeProto', 'ElementProto', 'DocumentProto', 'StyleProto', 'ParserProto'],
+  allowed: 'src/extract/lightdom/patches.ts',
+} as const;
+
+/** The names a file imports (or re-exports) from each specifier, as TypeScript parses it; '*' for a namespace, default or side-effect import. */
+function importedNames(file: string, text: string): { specifier: string; names: string[]; line: number }[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const out: { specifier: string; names: string[]; line: number }[] = [];
+  const visit = (node: ts.Node): void => {
+    const line = () => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const names: string[] = [];
+      if (ts.isImportDeclaration(node)) {
+        const clause = node.importClause;
+        if (!clause || clause.name) names.push('*');
+        const bindings = clause?.namedBindings;
+        if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
+        else if (bindings) for (const el of bindings.elements) names.push((el.propertyName ?? el.name).text);
+      } else if (!node.exportClause || ts.isNamespaceExport(node.exportClause)) names.push('*');
+      else for (const el of node.exportClause.elements) names.push((el.propertyName ?? el.name).text);
+      out.push({ specifier: node.moduleSpecifier.text, names, line: line() });
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+      out.push({ specifier: node.arguments[0].text, names: ['*'], line: line() });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+/** Imports of JSDOMParser's shared prototypes (or of all of nodes.ts's exports) from elsewhere than the patch module, one line each. */
+function prototypeViolations(files: ReadonlyMap<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, text] of files) {
+    if (file === PROTOTYPES.allowed || file === PROTOTYPES.from) continue;
+    for (const imp of importedNames(file, text)) {
+      const target = imp.specifier.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), imp.specifier)).replace(/\.js$/, '.ts') : imp.specifier;
+      if (target !== PROTOTYPES.from) continue;
+      const refused = imp.names.filter((n) => n === '*' || (PROTOTYPES.names as readonly string[]).includes(n));
+      if (refused.length > 0) found.push(`${file}:${imp.line} imports ${refused.join(', ')} from '${imp.specifier}': only ${PROTOTYPES.allowed} may (it adjusts JSDOMParser's prototypes, when called)`);
+    }
+  }
+  return found;
+}
+
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.ts'))
@@ -145,6 +198,30 @@ describe('module layers of src/', () => {
       "src/cli/w.ts:2 imports '../wayback/client.js': only src/run/, src/asof/ may import src/wayback/client.ts (the Wayback client is made by the run core)",
       "src/contract.ts:2 imports './source.js': the contract imports only zod",
       "src/extract/lightdom/v.ts:1 imports 'htmlparser2': only src/extract/htmlparser2-internals.ts, src/extract/markup.ts may import htmlparser2 (htmlparser2's internals are reached in one module (src/extract/htmlparser2-internals.ts))",
+    ]);
+  });
+
+  test("JSDOMParser is loaded by lightdom/nodes.ts alone, and only lightdom/patches.ts is handed its prototypes", () => {
+    const files = new Map(tsFiles('src').map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]));
+    for (const f of [PROTOTYPES.from, PROTOTYPES.allowed]) expect(files.has(f), `${f} exists`).toBe(true);
+    expect(prototypeViolations(files)).toEqual([]);
+    expect(layerViolations(new Map([['src/extract/lightdom/insert.ts', "import JSDOMParser from '@mozilla/readability/JSDOMParser.js';\n"]]))).toEqual([
+      "src/extract/lightdom/insert.ts:1 imports '@mozilla/readability/JSDOMParser.js': only src/extract/lightdom/nodes.ts may import @mozilla/readability/JSDOMParser.js (the light DOM makes JSDOMParser's documents and finds its prototypes in one module (lightdom/nodes.ts))",
+    ]);
+  });
+
+  test('the prototype check names the offending file, import and names', () => {
+    const files = new Map([
+      ['src/extract/lightdom/insert.ts', "import { newDocument, NodeProto } from './nodes.js';\n"],
+      ['src/extract/lightdom/queries.ts', "import { HTML_NS, type LightElement } from './nodes.js';\nexport { ElementProto } from './nodes.js';\n"],
+      ['src/extract/lightdom/patches.ts', "import { ElementProto, NodeProto } from './nodes.js';\n"],
+      ['src/extract/html.ts', "import * as nodes from './lightdom/nodes.js';\nconst n = await import('./lightdom/nodes.js');\n"],
+    ]);
+    expect(prototypeViolations(files)).toEqual([
+      "src/extract/lightdom/insert.ts:1 imports NodeProto from './nodes.js': only src/extract/lightdom/patches.ts may (it adjusts JSDOMParser's prototypes, when called)",
+      "src/extract/lightdom/queries.ts:2 imports ElementProto from './nodes.js': only src/extract/lightdom/patches.ts may (it adjusts JSDOMParser's prototypes, when called)",
+      "src/extract/html.ts:1 imports * from './lightdom/nodes.js': only src/extract/lightdom/patches.ts may (it adjusts JSDOMParser's prototypes, when called)",
+      "src/extract/html.ts:2 imports * from './lightdom/nodes.js': only src/extract/lightdom/patches.ts may (it adjusts JSDOMParser's prototypes, when called)",
     ]);
   });
 });
