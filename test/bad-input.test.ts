@@ -6,7 +6,8 @@ import { closeSync, createWriteStream, existsSync, ftruncateSync, openSync, read
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { rng } from '../bench/random.js';
-import { ClaimsFileError, readClaimsFile } from '../src/claims.js';
+import { ClaimsFileError } from '../src/claims.js';
+import { readClaimsFile } from '../src/claims-file.js';
 import { findQuote, normalizeViews } from '../src/match.js';
 import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson, type CliResult } from './helpers.js';
 

@@ -129,7 +129,7 @@ describe('a replay answers archive requests from the base the recording asked', 
     expect(v.stderr.trim()).toBe(`quotecheck: replaying ${rec.warc}: Wayback requests are answered from its recording of ${rec.wayback}, not ${DEFAULT_WAYBACK}`);
 
     // The library: a replay opened with no options answers the default base's requests from the recorded one.
-    const lib = await checkClaims(JSON.parse(readFileSync(rec.claims, 'utf8')) as ClaimInput[], { allowPrivate: true, replay: await openReplay(rec.warc) });
+    const lib = await checkClaims(JSON.parse(readFileSync(rec.claims, 'utf8')) as ClaimInput[], { allowPrivate: true, transport: { kind: 'replay', archive: await openReplay(rec.warc) } });
     expect(Object.fromEntries(lib.results.map((r) => [r.id, r.label]))).toEqual(rec.live.answers);
   }, 60_000);
 
