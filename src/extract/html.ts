@@ -64,7 +64,7 @@ export interface ParsedPage {
 }
 
 /**
- * One pass of htmlparser2's tokenizer (with the standard's script data states, stream.ts) builds the page
+ * One pass of htmlparser2's tokenizer (with the standard's script data states: htmlparser2-internals.ts, script-data.ts) builds the page
  * into JSDOMParser's light DOM by the HTML standard's tree construction (lightdom/), the DOM Readability's
  * own tests run on; the full view is that tree's body rendered. A page past a DOM cap gets no tree: over
  * `maxBytes` it is not built; past the element, depth, children or ancestor-pair cap (counted by the tree
