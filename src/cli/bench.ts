@@ -7,7 +7,7 @@ import { BenchSetupError, isolationLimits, resolveIsolation, runBench, type Benc
 import { AgentNameError, agentFolders, compareRuns, comparisonTable, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
 import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
-import { refuseInput } from './progress.js';
+import { cliIo, errorLine, refuseInput } from './progress.js';
 import { packageRoot } from '../package-root.js';
 
 export interface BenchCommandOptions {
@@ -51,7 +51,7 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   // An empty --replay (a default of "$QUOTECHECK_REPLAY, else none" may give one) means none.
   if (opts.replay === '') opts = { ...opts, replay: undefined };
   if (opts.replay && !existsSync(opts.replay)) {
-    process.stderr.write(`quotecheck: error: --replay ${opts.replay}: no such file\n`);
+    errorLine(`--replay ${opts.replay}: no such file`);
     return 2;
   }
   try {
@@ -63,7 +63,7 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   const agents = given.length ? given : ['oracle'];
   const empty = agents.findIndex((a) => a.trim() === '');
   if (empty >= 0) {
-    process.stderr.write(`quotecheck: error: --agent number ${empty + 1} is empty (give oracle, baseline or a shell command)\n`);
+    errorLine(`--agent number ${empty + 1} is empty (give oracle, baseline or a shell command)`);
     return 2;
   }
   let names: string[];
@@ -76,7 +76,7 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   try {
     // Decided once for every agent, and said once when it cannot stop what an agent may do.
     const isolation = resolveIsolation(opts.isolation);
-    if (isolation === 'paths') process.stderr.write(pathsWarning());
+    if (isolation === 'paths') cliIo().stderr.write(pathsWarning());
     return await runAgents({ ...opts, isolation }, agents, names, total, paths);
   } catch (err) {
     return refuseInput(err, BenchSetupError);
@@ -88,8 +88,8 @@ async function runAgents(opts: BenchCommandOptions, agents: string[], names: str
   if (agents.length === 1) {
     const report = await runAgent(opts, agents[0]!, names[0]!, opts.out, total, false);
     const written = writeBenchReports(report, opts.out);
-    process.stdout.write(`${benchTable(report)}\n\nagent ${report.agent}; ${paths(report)}\n`);
-    process.stdout.write(`wrote ${written.json} and ${written.html}\n`);
+    cliIo().stdout.write(`${benchTable(report)}\n\nagent ${report.agent}; ${paths(report)}\n`);
+    cliIo().stdout.write(`wrote ${written.json} and ${written.html}\n`);
     return 0;
   }
   // Several agents: one after another (they would compete for the same cores and sources), each in its own folder, named by its name.
@@ -99,23 +99,23 @@ async function runAgents(opts: BenchCommandOptions, agents: string[], names: str
     const report = await runAgent(opts, agent, names[i]!, dir, total, true);
     writeBenchReports(report, dir);
     const who = names[i] === agent ? agent : `${names[i]} (${agent})`;
-    process.stdout.write(`agent ${who}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims right); ${paths(report)}; report in ${shownPath(join(dir, 'report.html'))}\n`);
+    cliIo().stdout.write(`agent ${who}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims right); ${paths(report)}; report in ${shownPath(join(dir, 'report.html'))}\n`);
     runs.push({ report, dir: shownPath(dir) });
   }
   // The diagnoses come from the oracle's evidence reports: run it too when it is not one of the agents.
   let oracle = runs[agents.indexOf('oracle')];
   if (!oracle) {
     const dir = join(opts.out, 'oracle');
-    if (!opts.quiet) process.stderr.write('bench: running the oracle too, for the diagnoses the comparison is split by\n');
+    if (!opts.quiet) cliIo().stderr.write('bench: running the oracle too, for the diagnoses the comparison is split by\n');
     const report = await runAgent(opts, 'oracle', 'oracle', dir, total, true);
     writeBenchReports(report, dir);
-    process.stdout.write(`oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${shownPath(join(dir, 'report.html'))}\n`);
+    cliIo().stdout.write(`oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${shownPath(join(dir, 'report.html'))}\n`);
     oracle = { report, dir: shownPath(dir) };
   }
   // Printed with the folders as seen from here; written with them relative to --out, where the page's links start.
   const comparison = compareRuns(runs, oracle);
   const written = writeComparisonReports(relocate(comparison, opts.out), opts.out);
-  process.stdout.write(`\n${comparisonTable(comparison)}\n\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}\n`);
+  cliIo().stdout.write(`\n${comparisonTable(comparison)}\n\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}\n`);
   return 0;
 }
 
@@ -143,7 +143,7 @@ async function runAgent(opts: BenchCommandOptions, agent: string, name: string, 
     onTaskDone: (t) => {
       done++;
       if (bar) bar.update(done, { task: t.task });
-      else if (!opts.quiet) process.stderr.write(`bench: ${who}${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}\n`);
+      else if (!opts.quiet) cliIo().stderr.write(`bench: ${who}${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}\n`);
     },
   });
   bar?.stop();

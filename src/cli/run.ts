@@ -5,7 +5,8 @@ import { describeFsError, plural } from '../messages.js';
 import { OutputPathError, checkOutputPath } from '../outputs.js';
 import type { CheckOptions, StreamedRun } from '../check.js';
 import { AnswersSession } from '../run/session.js';
-import { ClaimsFileError, describeClaim, type ClaimSet } from '../claims.js';
+import { describeClaim, type ClaimSet } from '../claims.js';
+import { UserError } from '../errors.js';
 import { readClaimsFile } from '../claims-file.js';
 import { summaryLine, type RunTally } from '../report.js';
 import { ReportFile, reorderReport, type ReportOrder } from '../report-file.js';
@@ -96,14 +97,14 @@ function optionProblem(opts: RunCommandOptions, replay: string | undefined): str
   return undefined;
 }
 
-/** The claims file, or exit 2 when it cannot be used; each claim answered no_match for a reason is one warning. */
-async function readClaims(opts: RunCommandOptions): Promise<ClaimSet | 2> {
-  let set: ClaimSet;
-  try {
-    set = await readClaimsFile(opts.claims, opts.maxClaimsBytes ? { maxBytes: opts.maxClaimsBytes } : {});
-  } catch (err) {
-    return refuseInput(err, ClaimsFileError);
-  }
+/** A run refused before its first fetch: one error line and exit 2 (refuseInput), as every UserError is. */
+class RunRefused extends UserError {
+  override readonly name = 'RunRefused';
+}
+
+/** The claims file (a ClaimsFileError when it cannot be used); each claim answered no_match for a reason is one warning. */
+async function readClaims(opts: RunCommandOptions): Promise<ClaimSet> {
+  const set = await readClaimsFile(opts.claims, opts.maxClaimsBytes ? { maxBytes: opts.maxClaimsBytes } : {});
   for (const entry of set.entries) {
     if (entry.kind === 'invalid') warn(`warning: ${opts.claims}: ${describeClaim(entry.index, entry.id)}: ${entry.problems.join('; ')}; answered no_match`);
   }
@@ -118,29 +119,25 @@ type Archives = { recorder?: WarcRecorder; replay?: ReplayDispatcher };
  * written or read is a clear error, not lost work. The WARC code (warcio) is loaded only for them: it
  * costs a third of a second at start-up. A baseline fetches nothing, so it opens none.
  */
-async function openArchives(opts: RunCommandOptions, replayPath: string | undefined): Promise<Archives | 2> {
+async function openArchives(opts: RunCommandOptions, replayPath: string | undefined): Promise<Archives> {
   if (opts.baseline || !(replayPath || opts.record)) return {};
-  const { ArchiveError, WarcRecorder, openReplay } = await import('../archive/index.js');
-  try {
-    const replay = replayPath ? await openReplay(replayPath, { waybackUrl: opts.waybackUrl }) : undefined;
-    const recorder = opts.record ? await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` }) : undefined;
-    return { recorder, replay };
-  } catch (err) {
-    return refuseInput(err, ArchiveError);
-  }
+  const { WarcRecorder, openReplay } = await import('../archive/index.js');
+  // An archive that cannot be opened is an ArchiveError (a UserError): refused, before any answers are written.
+  const replay = replayPath ? await openReplay(replayPath, { waybackUrl: opts.waybackUrl }) : undefined;
+  const recorder = opts.record ? await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` }) : undefined;
+  return { recorder, replay };
 }
 
-/** The answers session, its file written at once with every claim no_match, so that it exists from the start; exit 2 if it cannot be. */
-async function startAnswers(opts: RunCommandOptions, set: ClaimSet, recorder: WarcRecorder | undefined): Promise<AnswersSession | 2> {
+/** The answers session, its file written at once with every claim no_match, so that it exists from the start; RunRefused if it cannot be. */
+async function startAnswers(opts: RunCommandOptions, set: ClaimSet, recorder: WarcRecorder | undefined): Promise<AnswersSession> {
   const session = new AnswersSession(set, opts.out, opts.format);
   try {
     session.start();
     return session;
   } catch (err) {
     // The path was checked above; this is a race (the folder removed) or a full disk.
-    errorLine(`cannot write --out ${opts.out}: ${describeFsError(err)}`);
     await recorder?.close().catch(() => {});
-    return 2;
+    throw new RunRefused(`cannot write --out ${opts.out}: ${describeFsError(err)}`);
   }
 }
 
@@ -227,15 +224,18 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
   return checkOptions;
 }
 
-/** The report file, created (emptied) before the first claim is decided; none without --report; 2, after one error line, when it cannot be created. */
-function openReport(opts: RunCommandOptions): ReportFile | undefined | 2 {
-  if (opts.report === undefined) return undefined;
+/**
+ * The report file, created (emptied) before the first claim is decided; none without --report. One that cannot be
+ * created is one error line and `failed` (the run goes on: the answers are written regardless, and it exits 2).
+ */
+function openReport(opts: RunCommandOptions): { file?: ReportFile; failed: boolean } {
+  if (opts.report === undefined) return { failed: false };
   try {
-    return new ReportFile(opts.report);
+    return { file: new ReportFile(opts.report), failed: false };
   } catch (err) {
-    // Checked at start-up; a race (the folder removed) or a full disk now. The answers are written regardless.
+    // Checked at start-up; a race (the folder removed) or a full disk now.
     errorLine(`cannot write --report ${opts.report}: ${describeFsError(err)}; the answers in ${opts.out} will be complete`);
-    return 2;
+    return { failed: true };
   }
 }
 
@@ -270,22 +270,16 @@ function summariseRun(opts: RunCommandOptions, run: StreamedRun, tally: RunTally
   warn(`wrote ${written.join(' and ')}`);
 }
 
-/** Input validation: everything a run needs before its first fetch, or the exit code 2 that refuses it. */
-async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archives: Archives; session: AnswersSession } | 2> {
+/** Input validation: everything a run needs before its first fetch; a UserError (exit 2) refuses it. */
+async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archives: Archives; session: AnswersSession }> {
   const replayPath = opts.replay ?? replayFromEnv(cliIo().env);
   // In this order: options, output paths, the claims file, then (when fetching) the archives.
   // A run refused here exits 2 and writes no answers file; every run past it writes one.
   const problem = optionProblem(opts, replayPath) ?? outputPathProblem(opts);
-  if (problem) {
-    errorLine(problem);
-    return 2;
-  }
+  if (problem) throw new RunRefused(problem);
   const set = await readClaims(opts);
-  if (set === 2) return 2;
   const archives = await openArchives(opts, replayPath);
-  if (archives === 2) return 2;
   const session = await startAnswers(opts, set, archives.recorder);
-  if (session === 2) return 2;
   if (archives.replay) {
     const base = archives.replay.describeWaybackBase();
     warn(`replaying ${replayPath}: no request leaves this machine${base ? `; ${base}` : ''}`);
@@ -294,8 +288,12 @@ async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archiv
 }
 
 export async function runCommand(opts: RunCommandOptions): Promise<number> {
-  const prepared = await prepare(opts);
-  if (prepared === 2) return 2;
+  let prepared;
+  try {
+    prepared = await prepare(opts);
+  } catch (err) {
+    return refuseInput(err);
+  }
   const { set, archives, session } = prepared;
   if (opts.baseline) return finishBaseline(opts, session.answers);
   const { recorder } = archives;
@@ -309,13 +307,13 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
   const progress: Progress = opts.quiet
     ? { claimDone() {}, sourceDone() {}, archive() {}, stop() {} }
     : createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
-  const sinks: Sinks = { report: report === 2 ? undefined : report, progress };
+  const sinks: Sinks = { report: report.file, progress };
   try {
     const run = await session.run(checkOptionsFor(opts, archives, stopper.signal, sinks));
     progress.stop();
     session.finish();
     await closeArchive();
-    const reportFailed = report === 2 || (sinks.report !== undefined && !finishReport(opts, sinks.report, set));
+    const reportFailed = report.failed || (sinks.report !== undefined && !finishReport(opts, sinks.report, set));
     summariseRun(opts, run, session.tally, recorder, reportFailed);
     return reportFailed && stopper.exitCode === 0 ? 2 : stopper.exitCode;
   } finally {
