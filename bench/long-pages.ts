@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { articleView, parseHtml } from '../src/extract/html.js';
 import { buildDocument, type LightDocument } from '../src/extract/lightdom/index.js';
 import { normalize } from '../src/normalize.js';
-import { deepPage, LONG_PLANTED, longChapterPage, longReportPage, widePage } from '../test/hostile.js';
+import { deepPage, LONG_PLANTED, longChapterPage, longReportPage, widePage } from '../test/support/hostile.js';
 
 const NO_LIMITS = { maxElements: Infinity, maxDepth: Infinity, maxChildren: Infinity, maxDepthSum: Infinity };
 const PARA = 'Some words of a paragraph, with a clause or two, long enough to be content for Readability.';

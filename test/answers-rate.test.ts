@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { AnswerBook, AnswersFile, LARGE_RUN_CLAIMS, LARGE_WRITE_INTERVAL_MS, WRITE_INTERVAL_MS, writeIntervalFor } from '../src/answers.js';
-import { tempDir } from './helpers.js';
+import { tempDir } from './support/helpers.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,7 +1,7 @@
 // The library API as an agent builder imports it: the package's own entry point, the same code the CLI runs.
 import { describe, expect, test } from 'vitest';
 import { checkClaims, normalize, parseClaims, verifyQuote, type VerifyResult } from 'quotecheck';
-import { serve } from './helpers.js';
+import { serve } from './support/helpers.js';
 
 const PAGE = '<html><body><article><p>The committee approved the “budget” on Tuesday—after a long debate.</p></article></body></html>';
 

@@ -8,9 +8,9 @@ import type { Label } from '../src/answers.js';
 import { runBench } from '../src/harbor/bench.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { instruction } from '../src/harbor/templates.js';
-import { closedPort } from '../golden/loopback.js';
-import { startWaybackFake, type Capture, type RunningWayback } from '../golden/wayback.js';
-import { CLI, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { closedPort } from '../src/loopback.js';
+import { startWaybackFake, type Capture, type RunningWayback } from '../src/wayback/stub.js';
+import { CLI, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };

@@ -22,10 +22,10 @@ import {
   writeArchive,
   type Archive,
 } from '../src/archive/index.js';
-import { closedPort } from '../golden/loopback.js';
+import { closedPort } from '../src/loopback.js';
 import { fetchSource, type FetchSettings, type SourceOutcome } from '../src/fetch/source.js';
-import { fileTempDir, serve } from './helpers.js';
-import { gzipMembers, handParse, httpHeader } from './warc-hand.js';
+import { fileTempDir, serve } from './support/helpers.js';
+import { gzipMembers, handParse, httpHeader } from './support/warc-hand.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const page = (words: string) => `<!DOCTYPE html><html><head><title>${words}</title></head><body><article><p>${words}</p></article></body></html>`;

@@ -8,10 +8,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions } from '../src/check.js';
-import { startWaybackFake, type RunningWayback } from '../golden/wayback.js';
+import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
 import { join } from 'node:path';
 import { runBench } from '../src/harbor/bench.js';
-import { CLI, claimsRun, runCli, runCliInProcess, serve, tempDir } from './helpers.js';
+import { CLI, claimsRun, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const page = (body: string): string => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1>${body}</article></body></html>`;

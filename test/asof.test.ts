@@ -8,8 +8,8 @@ import { parseCdxJson, cdxQueryUrl, CdxError } from '../src/wayback/cdx.js';
 import { Pacer, PaceError } from '../src/wayback/pace.js';
 import { normalize } from '../src/normalize.js';
 import { toReportRecord, summarize, summaryLine } from '../src/report.js';
-import { startWaybackFake, type Capture, type RunningWayback, type WaybackFakeOptions } from '../golden/wayback.js';
-import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { startWaybackFake, type Capture, type RunningWayback, type WaybackFakeOptions } from '../src/wayback/stub.js';
+import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 

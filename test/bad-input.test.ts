@@ -9,7 +9,7 @@ import { rng } from '../bench/random.js';
 import { ClaimsFileError } from '../src/claims.js';
 import { readClaimsFile } from '../src/claims-file.js';
 import { findQuote, normalizeViews } from '../src/match.js';
-import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson, type CliResult } from './helpers.js';
+import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson, type CliResult } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));

@@ -9,8 +9,8 @@ import type { Layout } from '../src/harbor/layout.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { bundledSkillDir, taskToml, type TaskVariant } from '../src/harbor/templates.js';
 import { shellQuote as q } from '../src/shell-quote.js';
-import { makeTask } from './harbor-helpers.js';
-import { runCli, runCliInProcess, serve, tempDir } from './helpers.js';
+import { makeTask } from './support/harbor-helpers.js';
+import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 const ISOLATED = canIsolate();
 

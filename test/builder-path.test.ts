@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { checkInput, readInput, searchInput, verifyInput } from '../src/mcp/tools.js';
 import { join } from 'node:path';
-import { runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 describe('help says what applies', () => {
   test('mcp --help lists every tool with exactly the inputs its schema takes', async () => {

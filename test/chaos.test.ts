@@ -7,8 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import type { Route } from '../golden/server.js';
 import { rng } from '../bench/random.js';
-import { hostileRoutes } from './hostile.js';
-import { runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { hostileRoutes } from './support/hostile.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const WORDS = 'river council budget harbour school winter engine garden market station bridge museum orchard library signal county ferry quarry meadow lantern'.split(' ');
 const HOSTS = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 1}`);

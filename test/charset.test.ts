@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { labelToName } from 'whatwg-encoding';
 import { decodeHtml, decodeText, type CharsetSource } from '../src/extract/decode.js';
 import { extractSource } from '../src/extract/index.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES } from './support/helpers.js';
 
 const SOURCES: CharsetSource[] = ['bom', 'http', 'meta', 'detected', 'default'];
 

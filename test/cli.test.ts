@@ -4,7 +4,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
-import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };

@@ -7,8 +7,8 @@ import { agentFolders, compareRuns, comparisonTable, readRunFolder, shownPath, t
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
 import { pathsWarning } from '../src/cli/bench.js';
-import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './harbor-helpers.js';
-import { runCli, runCliInProcess, serve, tempDir } from './helpers.js';
+import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './support/harbor-helpers.js';
+import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 /** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(agent: string, tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string }[]>, name?: string): BenchReport {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { VERSION } from '../src/defaults.js';
 import { expect, test } from 'vitest';
-import { staleSources } from './compiled.js';
+import { staleSources } from './support/compiled.js';
 
 test('dist/ is not behind src/, golden/, bench/ or scripts/: the CLI and the HTML worker the tests spawn run the edited code', () => {
   expect(staleSources(resolve(import.meta.dirname, '..'))).toEqual([]);

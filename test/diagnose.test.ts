@@ -11,8 +11,8 @@ import { findQuote, normalizeViews, textQuoteSelector } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
 import { pdfToText } from '../src/extract/pdf.js';
 import { rng } from '../bench/random.js';
-import { editDistance, nearestDistance } from './references.js';
-import { CODE_POINTS, FIXTURES } from './helpers.js';
+import { editDistance, nearestDistance } from './support/references.js';
+import { CODE_POINTS, FIXTURES } from './support/helpers.js';
 
 describe('nearestSpan', () => {
   test('finds an exact occurrence with similarity 1', () => {

@@ -6,7 +6,7 @@
 import { CommanderError, type Command } from 'commander';
 import { describe, expect, test } from 'vitest';
 import { buildProgram } from '../src/cli/main.js';
-import { docFiles, readDoc, shellLines } from './docs.js';
+import { docFiles, readDoc, shellLines } from './support/docs.js';
 
 type Word = { kind: 'word'; alternatives: string[] } | { kind: 'op'; op: string } | { kind: 'open' } | { kind: 'close' };
 

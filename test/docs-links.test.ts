@@ -2,8 +2,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { anchors, docFiles, readDoc } from './docs.js';
-import { ROOT } from './helpers.js';
+import { anchors, docFiles, readDoc } from './support/docs.js';
+import { ROOT } from './support/helpers.js';
 
 /** Markdown links and images outside code (fenced blocks and inline code spans dropped first), with their line numbers. */
 function links(text: string): { line: number; target: string }[] {

@@ -7,7 +7,7 @@ import { MAX_WIDEN, widenToWords } from '../src/match.js';
 import { toReportRecord } from '../src/report.js';
 import { normalize } from '../src/normalize.js';
 import { describe as describeResult, renderDiff, useColour } from '../src/cli/verify.js';
-import { claimsRun, runCli, runCliInProcess, serve } from './helpers.js';
+import { claimsRun, runCli, runCliInProcess, serve } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const PAGE =

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { CLI, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 /** Three tasks, one source each (on a loopback server), and two recordings: one of all three, one missing the last. */
 async function frozenSetup(): Promise<{ dir: string; labelled: string; good: string; short: string }> {

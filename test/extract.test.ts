@@ -11,7 +11,7 @@ import { HtmlPool, defaultPoolSize } from '../src/extract/pool.js';
 import { pdfToText } from '../src/extract/pdf.js';
 import { SHELL_NICENESS } from '../src/extract/shell.js';
 import { normalize } from '../src/normalize.js';
-import { FIXTURES, tempDir } from './helpers.js';
+import { FIXTURES, tempDir } from './support/helpers.js';
 
 const opts = { timeoutMs: 30_000 };
 const fixture = (name: string) => readFileSync(join(FIXTURES, name));

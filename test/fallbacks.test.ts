@@ -17,7 +17,7 @@ import { runHtmlJob, type HtmlJobReply, type HtmlJobResult } from '../src/extrac
 import { extractSource } from '../src/extract/index.js';
 import { pdfToText } from '../src/extract/pdf.js';
 import { HtmlPool } from '../src/extract/pool.js';
-import { serve, tempDir } from './helpers.js';
+import { serve, tempDir } from './support/helpers.js';
 
 const faults = vi.hoisted(() => ({
   /** whatwg-encoding's labelToName throws. */

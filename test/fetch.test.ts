@@ -5,7 +5,7 @@ import { checkClaims, type CheckOptions } from '../src/check.js';
 import { parseClaims } from '../src/claims.js';
 import { FetchError, fetchSource } from '../src/fetch/index.js';
 import { retryDelay } from '../src/fetch/source.js';
-import { serve } from './helpers.js';
+import { serve } from './support/helpers.js';
 
 /** Fast settings: short backoff so retry tests take milliseconds, not seconds. */
 const fast: Partial<CheckOptions> = { timeoutMs: 2_000, retries: 2, backoffMinMs: 10, backoffMaxMs: 50 };

@@ -11,8 +11,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
 import { ExtractError, extractSource, type SourceText } from '../src/extract/index.js';
 import { normalize } from '../src/normalize.js';
-import { ROOT, serve } from './helpers.js';
-import { anyEdits, applyEdits, describeEdits, preparePage, quoteKeepingEdits, type Edit, type FuzzPage } from './mutate.js';
+import { ROOT, serve } from './support/helpers.js';
+import { anyEdits, applyEdits, describeEdits, preparePage, quoteKeepingEdits, type Edit, type FuzzPage } from './support/mutate.js';
 
 const SCALE = Math.max(1, Math.floor(Number(process.env.QUOTECHECK_FUZZ_RUNS ?? '1')) || 1);
 const runs = (n: number) => n * SCALE;

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs
 import { dirname, join, resolve } from 'node:path';
 import { buildBundles, bundlesUpToDate, withBuildLock } from '../scripts/bundle.js';
 import { installGoldenShipped } from '../golden/lib/tasks.js';
-import { staleSources } from './compiled.js';
+import { staleSources } from './support/compiled.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

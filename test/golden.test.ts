@@ -14,9 +14,9 @@ import { goldenWaybackUrl, startGoldenServer, type RunningServer } from '../gold
 import { goldenAtPort, type GoldenAtPort } from '../golden/lib/tasks.js';
 import { WARCParser } from 'warcio';
 import { readArchive } from '../src/archive/index.js';
-import { CLI, ROOT, fileTempDir, runCli, tempDir, writeJson } from './helpers.js';
-import { checkTaskFolder, launchChromium } from './harbor-helpers.js';
-import { gzipMembers, handParse } from './warc-hand.js';
+import { CLI, ROOT, fileTempDir, runCli, tempDir, writeJson } from './support/helpers.js';
+import { checkTaskFolder, launchChromium } from './support/harbor-helpers.js';
+import { gzipMembers, handParse } from './support/warc-hand.js';
 
 // The golden server listens on a free port (never a demo's, another run's or another checkout's), and the tests run
 // the golden files as they are for that port: a copy with its URLs moved there (golden/lib/tasks.ts goldenAtPort).

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Readability } from '@mozilla/readability';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import './jsdom-reference.js';
+import './support/jsdom-reference.js';
 import { describe, expect, test } from 'vitest';
 import { decodeHtml } from '../src/extract/decode.js';
 import { articleView, DOM_LIMITS, parseHtml } from '../src/extract/html.js';
 import { normalize } from '../src/normalize.js';
 import { SOURCES } from '../golden/sources.js';
-import { FIXTURES, ROOT } from './helpers.js';
+import { FIXTURES, ROOT } from './support/helpers.js';
 
 /** Every HTML page of the real-world corpus: the golden sources and cases, and the rest (gzipped) in test/fixtures/corpus. */
 const corpusDirs = [join(ROOT, 'golden', 'sources', 'html'), join(ROOT, 'golden', 'diagnosis', 'sources'), join(FIXTURES, 'corpus')];

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { goldenDir } from '../golden/server.js';
-import { runCli, runCliInProcess, tempDir } from './helpers.js';
+import { runCli, runCliInProcess, tempDir } from './support/helpers.js';
 
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 

@@ -9,8 +9,8 @@ import { parse as parseYaml } from 'yaml';
 import { runBench } from '../src/harbor/bench.js';
 import { listTasks } from '../src/harbor/dataset.js';
 import { shellQuote } from '../src/harbor/templates.js';
-import { ROOT, runCli, runCliInProcess, serve, tempDir } from './helpers.js';
-import { checkTaskFolder } from './harbor-helpers.js';
+import { ROOT, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
+import { checkTaskFolder } from './support/harbor-helpers.js';
 
 type Layout = 'harbor' | 'skillsbench';
 

@@ -1,7 +1,7 @@
 // The library as a user script calls it (src/index.ts): checkClaims on plain claim objects, verifyQuote with the fields of `verify --json`.
 import { describe, expect, test } from 'vitest';
 import { checkClaims, ClaimsFileError, parseClaims, verifyQuote, type ClaimInput, type VerifyResult } from '../src/index.js';
-import { runCli, runCliInProcess, serve } from './helpers.js';
+import { runCli, runCliInProcess, serve } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const PAGE = '<html><body><article><p>The committee approved the “budget” on Tuesday—after a long debate.</p><p>Members said the vote was close.</p></article></body></html>';

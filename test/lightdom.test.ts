@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import './jsdom-reference.js';
+import './support/jsdom-reference.js';
 import { describe, expect, test } from 'vitest';
 import { rng } from '../bench/random.js';
 import { articleView, htmlToViews, parseHtml } from '../src/extract/html.js';
@@ -14,7 +14,7 @@ import { buildDocument, inlineStyle, parseDocument, type LightDocument, type Lig
 import { renderText } from '../src/extract/render.js';
 import { scriptDataEnd } from '../src/extract/script-data.js';
 import { normalize } from '../src/normalize.js';
-import { FIXTURES, ROOT } from './helpers.js';
+import { FIXTURES, ROOT } from './support/helpers.js';
 
 
 const { window } = new JSDOM('', { virtualConsole: new VirtualConsole() });

@@ -22,7 +22,7 @@ import {
   MAX_URL_CHARS,
   PART_BYTES,
 } from '../src/mcp/bounds.js';
-import { CLI, runCli, runCliInProcess, serve, tempDir } from './helpers.js';
+import { CLI, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 const PAGE = 'Members said the vote was close, and the Mayor’s office welcomed it on Tuesday evening after a long debate.\n';
 const FAST = ['--timeout', '2', '--retries', '0', '--source-budget', '4', '--extract-timeout', '10'];

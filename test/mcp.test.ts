@@ -5,8 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWaybackFake } from '../golden/wayback.js';
-import { CLI, runCli, serve, tempDir, writeJson } from './helpers.js';
+import { startWaybackFake } from '../src/wayback/stub.js';
+import { CLI, runCli, serve, tempDir, writeJson } from './support/helpers.js';
 
 const ARTICLE = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Council</title></head><body>
 <nav>Home | News | Sport</nav>

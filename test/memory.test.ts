@@ -9,9 +9,9 @@ import { HELD_PER_FETCH_SLOT, checkClaims, streamClaims, type CheckOptions, type
 import { CaptureTexts } from '../src/asof/captures.js';
 import type { WaybackClient } from '../src/wayback/client.js';
 import { RunTally } from '../src/report.js';
-import { startWaybackFake, type RunningWayback } from '../golden/wayback.js';
+import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
 import { goldenDir } from '../golden/server.js';
-import { serve } from './helpers.js';
+import { serve } from './support/helpers.js';
 
 setFlagsFromString('--expose-gc');
 /** V8's collector, exposed for this file: a full collection, so what is still reachable is what is still held. */

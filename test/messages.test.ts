@@ -13,8 +13,8 @@ import { listTasks } from '../src/harbor/dataset.js';
 import { ExportError, readLabelled } from '../src/harbor/export.js';
 import { WRONG_IDS_SHOWN, formatGrade, grade } from '../src/harbor/grade.js';
 import { readLabels } from '../src/harbor/verifier.js';
-import { docSection } from './docs.js';
-import { ROOT, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { docSection } from './support/docs.js';
+import { ROOT, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const ERRNO = /\bE[A-Z]{2,}\b/;
 

@@ -13,8 +13,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
 import { fetchSource } from '../src/fetch/index.js';
 import { judgeAddress } from '../src/fetch/guard.js';
-import { startWaybackFake, type RunningWayback } from '../golden/wayback.js';
-import { CLI, FIXTURES, claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
+import { CLI, FIXTURES, claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const SECRET = 'INTERNAL-ONLY: the metadata token is 7f3a9c';

@@ -1,8 +1,8 @@
 // design.md §3, step by step and character by character.
 import { describe, expect, test } from 'vitest';
 import { normalize } from '../src/normalize.js';
-import { CODE_POINTS } from './helpers.js';
-import { designNormalize } from './references.js';
+import { CODE_POINTS } from './support/helpers.js';
+import { designNormalize } from './support/references.js';
 
 const hex = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { OutputPathError, checkOutputPath } from '../src/outputs.js';
-import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson, type CliResult } from './helpers.js';
+import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson, type CliResult } from './support/helpers.js';
 
 const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };

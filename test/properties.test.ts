@@ -7,7 +7,7 @@ import { nearestSpan } from '../src/diagnose/align.js';
 import type { TextView } from '../src/extract/index.js';
 import { findQuote, normalizeViews, type HtmlViewChoice, type NormalizedView } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
-import { beforeWhitespaceAndCase, designNormalize, editDistance, nearestDistance } from './references.js';
+import { beforeWhitespaceAndCase, designNormalize, editDistance, nearestDistance } from './support/references.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i));
 

@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { docSection } from './docs.js';
-import { ROOT } from './helpers.js';
+import { docSection } from './support/docs.js';
+import { ROOT } from './support/helpers.js';
 
 const { file: doc, text: readme } = docSection('Performance');
 const results = JSON.parse(readFileSync(join(ROOT, 'bench', 'results.json'), 'utf8'));

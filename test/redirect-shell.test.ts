@@ -11,7 +11,7 @@ import { detectShell, resolveRedirect } from '../src/diagnose/shells.js';
 import { markupRedirect, markupSignals, parseRefresh, scriptRedirect } from '../src/extract/markup.js';
 import { normalize } from '../src/normalize.js';
 import { SHELL_MAX_TEXT } from '../src/shell-limits.js';
-import { CLI, runCli, runCliInProcess, serve } from './helpers.js';
+import { CLI, runCli, runCliInProcess, serve } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const QUOTE = 'The committee approved the budget on Tuesday after a long debate.';

@@ -7,12 +7,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { startWaybackFake, type RunningWayback } from '../golden/wayback.js';
+import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
 import { checkClaims, type ClaimInput } from '../src/check.js';
 import { openReplay, readArchive, recordedWaybackBases } from '../src/archive/index.js';
 import { serializeRecord, warcinfoRecord } from '../src/archive/warc.js';
 import type { BenchReport } from '../src/harbor/bench.js';
-import { runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };

@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderHtmlReport } from '../src/harbor/html.js';
-import { CHROMIUM, EDGE_PX, HAVE_CHROMIUM, pageInChromium, textRights } from './harbor-helpers.js';
+import { CHROMIUM, EDGE_PX, HAVE_CHROMIUM, pageInChromium, textRights } from './support/harbor-helpers.js';
 
 if (!HAVE_CHROMIUM) console.warn(`test/report-html.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
 

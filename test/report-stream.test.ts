@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { ReportFile, reorderReport } from '../src/report-file.js';
 import type { ClaimResult } from '../src/check.js';
-import { runCli, runCliInProcess, serve, tempDir, writeJson } from './helpers.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 

@@ -9,8 +9,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, test } from 'vitest';
 import { BUNDLE_FILES, shippedDir } from '../src/harbor/ship.js';
-import { makeTask } from './harbor-helpers.js';
-import { serve, tempDir, writeJson } from './helpers.js';
+import { makeTask } from './support/harbor-helpers.js';
+import { serve, tempDir, writeJson } from './support/helpers.js';
 
 const execFileAsync = promisify(execFile);
 

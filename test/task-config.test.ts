@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { buildGolden } from '../golden/build.js';
 import { planTasks, readLabelled, writeDataset } from '../src/harbor/export.js';
 import { GOLDEN_WAYBACK_URL } from '../golden/server.js';
-import { ROOT, runCli, runCliInProcess, tempDir } from './helpers.js';
-import { checkTaskFolder } from './harbor-helpers.js';
+import { ROOT, runCli, runCliInProcess, tempDir } from './support/helpers.js';
+import { checkTaskFolder } from './support/harbor-helpers.js';
 import { shippedDir } from '../src/harbor/ship.js';
 
 /*

@@ -8,8 +8,8 @@ import { describe, expect, test } from 'vitest';
 import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
 import { MAX_LABELS_BYTES, readLabels, removeEntry, replaceFile, verify } from '../src/harbor/verifier.js';
 import { shellQuote as q } from '../src/shell-quote.js';
-import { makeTask } from './harbor-helpers.js';
-import { tempDir } from './helpers.js';
+import { makeTask } from './support/harbor-helpers.js';
+import { tempDir } from './support/helpers.js';
 
 /** The agent's user in the task image (templates.ts AGENT_UID); here a uid with no account, which is all a uid needs. */
 const AGENT_UID = 1001;

@@ -12,8 +12,8 @@ import {
   type Capture,
   type RunningWayback,
   type WaybackFakeOptions,
-} from '../golden/wayback.js';
-import { tempDir } from './helpers.js';
+} from '../src/wayback/stub.js';
+import { tempDir } from './support/helpers.js';
 
 const running: RunningWayback[] = [];
 afterEach(async () => {

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { Label } from '../src/answers.js';
-import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
-import { writeTaskFolder } from '../src/harbor/task-writer.js';
-import { instruction } from '../src/harbor/templates.js';
+import type { Label } from '../../src/answers.js';
+import { LAYOUTS, type Layout } from '../../src/harbor/layout.js';
+import { writeTaskFolder } from '../../src/harbor/task-writer.js';
+import { instruction } from '../../src/harbor/templates.js';
 import { fileTempDir } from './helpers.js';
 
 /** Debian's Chromium (CI installs it); tests that need it are skipped, saying so, when it is missing. */

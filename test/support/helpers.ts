@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach } from 'vitest';
-import { startServer, type Route, type RunningServer } from '../golden/server.js';
+import { startServer, type Route, type RunningServer } from '../../golden/server.js';
 
-export const ROOT = resolve(import.meta.dirname, '..');
+export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'bin', 'quotecheck.js');
 export const FIXTURES = join(ROOT, 'test', 'fixtures');
 

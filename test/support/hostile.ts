@@ -4,13 +4,13 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { createGzip } from 'node:zlib';
-import type { Route } from '../golden/server.js';
-import { rng } from '../bench/random.js';
+import type { Route } from '../../golden/server.js';
+import { rng } from '../../bench/random.js';
 
 /** A sentence planted in the hostile pages that carry text, so a test can expect it to be found. */
 export const PLANTED = 'The harbour master counted forty-two ships before the storm reached the pier.';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '..', '..');
 const PDF_DIR = join(ROOT, 'golden', 'sources', 'pdf');
 
 function page(body: string): string {

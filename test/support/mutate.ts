@@ -1,7 +1,7 @@
 // Mutations of real pages for the extraction fuzz tests (test/fuzz.test.ts): byte edits, and where a quote-keeping edit may go.
 import fc from 'fast-check';
-import { decodeHtml } from '../src/extract/decode.js';
-import { normalize } from '../src/normalize.js';
+import { decodeHtml } from '../../src/extract/decode.js';
+import { normalize } from '../../src/normalize.js';
 
 /** One edit of a page's bytes: at `pos`, `del` bytes removed and `ins` put in their place. */
 export interface Edit {

@@ -5,7 +5,7 @@
  * design.md §3 as plainly as it can be written, each step a pass of its own: the golden builder's (golden/lib/builder.ts),
  * written from the design and not from src/normalize.ts. `beforeWhitespaceAndCase`: steps 1-3 only; `designNormalize`: all five.
  */
-export { fold as beforeWhitespaceAndCase, normalize as designNormalize } from '../golden/lib/builder.js';
+export { fold as beforeWhitespaceAndCase, normalize as designNormalize } from '../../golden/lib/builder.js';
 
 // The edit distances: the textbook dynamic programme over UTF-16 code units, as the aligner counts, without its
 // shortcuts (anchors, windows, Myers' bit vectors).
