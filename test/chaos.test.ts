@@ -27,7 +27,7 @@ interface Web {
   hostile: number;
 }
 
-/** Hostile behaviours a source may have: the paths of the hostile web (test/hostile.ts). */
+/** Hostile behaviours a source may have: the paths of the hostile web (test/support/hostile.ts). */
 const MISBEHAVIOURS = ['/drip', '/hang', '/reset', '/loop/a', '/chain/0', '/bomb', '/endless', '/short-body', '/500', '/403', '/bot-check', '/corrupt.pdf', '/truncated.pdf', '/deep', '/401', '/451'];
 
 async function buildWeb(seed: number): Promise<Web> {

@@ -101,7 +101,7 @@ function referenceText(root: Node): string {
 // ---------------------------------------------------------------------------------------------------------------
 // The reference DOM: jsdom's DOMParser (no scripts, no style sheets: scripting disabled, as jsdom parses).
 //
-// One correction to jsdom's parse5 tree adapter (foster-parented text): test/jsdom-reference.ts, imported above.
+// One correction to jsdom's parse5 tree adapter (foster-parented text): test/support/jsdom-reference.ts, imported above.
 
 const { window } = new JSDOM('', { virtualConsole: new VirtualConsole() });
 const domParser = new window.DOMParser();

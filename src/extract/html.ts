@@ -26,7 +26,7 @@ export interface HtmlViews {
  * three runs, the machine shared, so ±30%), so that no plausible real page reaches them while a page at
  * all of them still finishes well inside the 60 s extraction limit and the worker's 512 MB heap:
  *
- * | page (generated, seeded: test/hostile.ts)       |    MB | elements | pairs¹ | build      | Readability        | tree heap        | needs heap² |
+ * | page (generated, seeded: test/support/hostile.ts)|    MB | elements | pairs¹ | build      | Readability        | tree heap        | needs heap² |
  * |-------------------------------------------------|-------|----------|--------|------------|--------------------|------------------|-------------|
  * | chapter, 20,000 <p> in one <div>                |  3.81 |   20,659 |  0.06M | 19 MB/s    | 0.85 s, 222 ms/MB  | 16 MB, 818 B/el  | 128 MB      |
  * | chapter, 20,000 <br><br>-separated paragraphs   |  3.85 |   40,235 |  0.12M | 18 MB/s    | 0.88 s, 228 ms/MB  | 11 MB            | 128 MB      |
