@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SourceRecord } from '../src/source.js';
+import type { SourceRecord } from '../src/source-record.js';
 import { decodeHtml } from '../src/extract/decode.js';
 import { htmlToViews } from '../src/extract/html.js';
 import { extractSource } from '../src/extract/index.js';

@@ -1,13 +1,13 @@
 // The library's run entry points: claims -> sources (each URL fetched once) -> texts (live, or as of the claim's date) -> matches -> one result per claim.
 // The run itself is src/run/: transport.ts (the HTTP stack), input.ts, loop.ts, result.ts, session.ts (an answers file kept in step).
-import type { SourceRecord } from './source.js';
+import type { SourceRecord } from './source-record.js';
 import type { ClaimsInput } from './run/input.js';
 import { runClaims } from './run/loop.js';
 import type { CheckOptions, CheckRun, StreamedRun } from './run/options.js';
 import type { ClaimResult } from './run/result.js';
 
 export { DEFAULT_OPTIONS, VERSION } from './defaults.js';
-export type { SourceRecord } from './source.js';
+export type { SourceRecord } from './source-record.js';
 export type { ClaimInput, ClaimsInput } from './run/input.js';
 export type { CheckOptions, CheckRun, StreamedRun } from './run/options.js';
 export type { ClaimResult } from './run/result.js';

@@ -1,7 +1,7 @@
 // The evidence report (design.md §2): one JSON line per claim, plus the run's one-line summary.
 import { plural } from './messages.js';
 import type { CheckRun, ClaimResult, StreamedRun } from './check.js';
-import type { SourceRecord } from './source.js';
+import type { SourceRecord } from './source-record.js';
 import { DIAGNOSES, type Diagnosis, type ReportRecord, type VerifyResult } from './contract.js';
 
 export type { ReportRecord, VerifyResult } from './contract.js';

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Label } from '../src/answers.js';
-import { runBench } from '../src/harbor/bench.js';
+import { runBench } from '../src/harbor/local-harness.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { instruction } from '../src/harbor/templates.js';
 import { closedPort } from '../src/loopback.js';

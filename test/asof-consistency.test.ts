@@ -10,7 +10,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions } from '../src/check.js';
 import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
 import { join } from 'node:path';
-import { runBench } from '../src/harbor/bench.js';
+import { runBench } from '../src/harbor/local-harness.js';
 import { CLI, claimsRun, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };

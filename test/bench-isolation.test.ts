@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { runBench, type BenchOptions, type BenchReport, type TaskRun } from '../src/harbor/bench.js';
+import { runBench, type BenchOptions, type BenchReport, type TaskRun } from '../src/harbor/local-harness.js';
 import { canIsolate, DOCKER_CAPABILITY_MASK } from '../src/harbor/isolation.js';
 import type { Layout } from '../src/harbor/layout.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { bundledSkillDir, taskToml, type TaskVariant } from '../src/harbor/templates.js';
-import { shellQuote as q } from '../src/shell-quote.js';
+import { shellQuote as q } from '../src/sh-quote.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runBench, type BenchReport } from '../src/harbor/bench.js';
+import { runBench, type BenchReport } from '../src/harbor/local-harness.js';
 import { benchTable } from '../src/harbor/reports.js';
 import { GOLDEN_SERVER_HINT, isGoldenTasks } from '../src/cli/bench.js';
 import { closedPort } from '../src/loopback.js';

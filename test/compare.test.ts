@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
+import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
 import { agentFolders, compareRuns, comparisonTable, readRunFolder, shownPath, type Comparison } from '../src/harbor/compare.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';

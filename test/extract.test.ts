@@ -9,7 +9,7 @@ import { decodeHtml, decodeText } from '../src/extract/decode.js';
 import { htmlToViews } from '../src/extract/html.js';
 import { HtmlPool, defaultPoolSize } from '../src/extract/pool.js';
 import { pdfToText } from '../src/extract/pdf.js';
-import { SHELL_NICENESS } from '../src/extract/shell.js';
+import { SHELL_NICENESS } from '../src/extract/command-shells.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES, tempDir } from './support/helpers.js';
 

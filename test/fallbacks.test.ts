@@ -98,7 +98,7 @@ vi.mock('@mozilla/readability', async (importOriginal) => {
 });
 
 vi.mock('../src/extract/stream.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../src/extract/stream.js')>();
+  const real = await importOriginal<typeof import('../src/extract/streamed-text.js')>();
   return {
     ...real,
     streamedText: (...args: Parameters<typeof real.streamedText>) => {

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runBench, type BenchReport } from '../src/harbor/bench.js';
+import { runBench, type BenchReport } from '../src/harbor/local-harness.js';
 import { writeBenchReports } from '../src/harbor/reports.js';
 import { benchGolden, scoreDiagnosis, table, type GoldenBench } from '../golden/scoreboard.js';
 import { goldenWaybackUrl, startGoldenServer, type RunningServer } from '../golden/server.js';

@@ -6,7 +6,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, wr
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { runBench } from '../src/harbor/bench.js';
+import { runBench } from '../src/harbor/local-harness.js';
 import { listTasks } from '../src/harbor/dataset.js';
 import { shellQuote } from '../src/harbor/templates.js';
 import { ROOT, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';

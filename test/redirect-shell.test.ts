@@ -10,7 +10,7 @@ import type { Route } from '../golden/server.js';
 import { detectShell, resolveRedirect } from '../src/diagnose/shells.js';
 import { markupRedirect, markupSignals, parseRefresh, scriptRedirect } from '../src/extract/markup.js';
 import { normalize } from '../src/normalize.js';
-import { SHELL_MAX_TEXT } from '../src/shell-limits.js';
+import { SHELL_MAX_TEXT } from '../src/page-shell-limits.js';
 import { CLI, runCli, runCliInProcess, serve } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };

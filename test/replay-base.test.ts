@@ -11,7 +11,7 @@ import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
 import { checkClaims, type ClaimInput } from '../src/check.js';
 import { openReplay, readArchive, recordedWaybackBases } from '../src/archive/index.js';
 import { serializeRecord, warcinfoRecord } from '../src/archive/warc.js';
-import type { BenchReport } from '../src/harbor/bench.js';
+import type { BenchReport } from '../src/harbor/local-harness.js';
 import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');

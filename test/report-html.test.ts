@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/bench.js';
+import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderHtmlReport } from '../src/harbor/html.js';
 import { CHROMIUM, EDGE_PX, HAVE_CHROMIUM, pageInChromium, textRights } from './support/harbor-helpers.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
 import { MAX_LABELS_BYTES, readLabels, removeEntry, replaceFile, verify } from '../src/harbor/verifier.js';
-import { shellQuote as q } from '../src/shell-quote.js';
+import { shellQuote as q } from '../src/sh-quote.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { tempDir } from './support/helpers.js';
 

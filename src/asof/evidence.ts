@@ -1,6 +1,6 @@
 // Drift proof (design.md §8): does a fetched source still hash to the evidence recorded when the claim was labelled?
 import { createHash } from 'node:crypto';
-import type { SourceRecord } from '../source.js';
+import type { SourceRecord } from '../source-record.js';
 import type { Drift, EvidenceMatch } from '../contract.js';
 
 /**

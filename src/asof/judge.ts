@@ -1,7 +1,7 @@
 // Which text decides a claim as of its date (design.md §8): a proven text alone, else any text consulted; and how to say so.
 import { findQuote, type Match } from '../match.js';
 import type { HtmlViewChoice } from '../settings.js';
-import type { SourceRecord } from '../source.js';
+import type { SourceRecord } from '../source-record.js';
 import type { CaptureOutcome } from './captures.js';
 import { timestamp14ToIso, type AsOfDate } from './date.js';
 import type { Drift, EvidenceMatch } from './evidence.js';

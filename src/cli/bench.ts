@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
-import { BenchSetupError, isolationLimits, resolveIsolation, runBench, type BenchReport, type Isolation } from '../harbor/bench.js';
+import { BenchSetupError, isolationLimits, resolveIsolation, runBench, type BenchReport, type Isolation } from '../harbor/local-harness.js';
 import { AgentNameError, agentFolders, compareRuns, comparisonTable, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
 import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';

@@ -198,7 +198,7 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
     .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
     // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be kept alongside, so it is described and applied in bench.ts).
     .addOption(described('--agent <agent>', 'oracle (the task\'s solve.sh), baseline (all no_match), or a shell command run in /app; repeat to compare agents side by side', 'oracle').argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]))
-    // Repeatable like --agent: the i-th --name names the i-th --agent (checked in bench.ts).
+    // Repeatable like --agent: the i-th --name names the i-th --agent (checked in src/cli/bench.ts).
     .addOption(described('--name <name>', 'the name of the matching --agent (1st --name, 1st --agent) in reports, comparisons and its folder under --out: letters, digits, . _ -', 'oracle, baseline, agent-N').argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]))
     .addOption(new Option('--jobs <n>', 'tasks run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
     .option('--out <dir>', 'where trials and reports go', 'bench-out')

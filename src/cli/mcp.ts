@@ -2,7 +2,7 @@
 import { DEFAULT_CALL_TIMEOUT_SECONDS } from '../mcp/bounds.js';
 import { RootFolder } from '../mcp/files.js';
 import { serveStdio } from '../mcp/server.js';
-import { pipelineLimits, type LimitOptions } from './limits.js';
+import { pipelineLimits, type LimitOptions } from './pipeline-limits.js';
 import { cliIo, refuseInput } from './progress.js';
 
 export interface McpCommandOptions extends LimitOptions {

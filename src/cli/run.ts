@@ -15,7 +15,7 @@ import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import type { ReplayDispatcher, WarcRecorder } from '../archive/index.js';
 import { cliIo, createProgress, errorLine, messageLine, refuseInput, type Progress } from './progress.js';
-import { pipelineLimits } from './limits.js';
+import { pipelineLimits } from './pipeline-limits.js';
 import { REPLAY_ENV, VERSION, replayFromEnv } from '../defaults.js';
 
 export interface RunCommandOptions {

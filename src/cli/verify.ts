@@ -7,7 +7,7 @@ import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import { replayFromEnv } from '../defaults.js';
 import { evidenceHash } from '../claims.js';
-import { pipelineLimits, type LimitOptions } from './limits.js';
+import { pipelineLimits, type LimitOptions } from './pipeline-limits.js';
 import { cliIo, errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
 export interface VerifyCommandOptions extends LimitOptions {

@@ -1,6 +1,6 @@
 // Diagnosis (design.md §5): why a claim got its label, with evidence; it never changes the label.
 import type { Diagnosis, Label } from '../contract.js';
-import type { SourceRecord } from '../source.js';
+import type { SourceRecord } from '../source-record.js';
 import { rawSpan, viewCounts, widenToWords, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
 import { MAX_QUOTE, nearestSpan } from './align.js';
 import { wordDiff, type DiffRun } from './diff.js';
@@ -100,7 +100,7 @@ function canonOf(source: SourceRecord, view: NormalizedView['name']): CanonText 
 /**
  * Shell detection reads what the source record holds: an extracted page's markup signals (read in the
  * extraction worker) and full view, or the signals and text of an HTML page that is not the document (an
- * error page, or a page extraction found empty), read by readSource.
+ * error page, or a page extraction found empty), read by toSourceRecord.
  */
 function shellOf(source: SourceRecord): Shell | null {
   const cache = cacheFor(source);

@@ -1,12 +1,12 @@
 // Pages that stand in for the document: bot checks, login, subscription and consent walls, JS-only app shells, redirect shells.
 // Recognised by their headers, markup and text, never by site names. Classification only: the markup and text are read where the page is decoded (extract/).
-import { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../shell-limits.js';
-import type { MarkupSignals } from '../source.js';
+import { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../page-shell-limits.js';
+import type { MarkupSignals } from '../source-record.js';
 
 /** A redirect the page's markup asks for (extract/markup.ts), target as written. */
 type MarkupRedirect = NonNullable<MarkupSignals['redirect']>;
 
-export { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../shell-limits.js';
+export { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../page-shell-limits.js';
 
 export type ShellKind = 'bot_check' | 'login' | 'subscription' | 'consent' | 'js_shell' | 'redirect';
 

@@ -3,7 +3,7 @@ import { normalize } from '../normalize.js';
 import { decodeHtml } from './decode.js';
 import { parseContentType } from './kind.js';
 import { markupSignals, type MarkupSignals } from './markup.js';
-import { streamedText } from './stream.js';
+import { streamedText } from './streamed-text.js';
 
 /** An error page as diagnosis reads it: what a bot check, login or subscription wall would show. */
 export interface ErrorPage {
@@ -17,7 +17,7 @@ const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
 /**
  * Reads an error page's body when its Content-Type says HTML; undefined otherwise. Decoded as a page is
- * (decode.ts), its text from the streaming pass (stream.ts): linear, and error bodies are capped (1 MB) by
+ * (decode.ts), its text from the streaming pass (streamed-text.ts): linear, and error bodies are capped (1 MB) by
  * the fetch, so it runs on the main thread without a worker.
  */
 export function readErrorPage(body: Uint8Array, contentType: string | undefined): ErrorPage | undefined {

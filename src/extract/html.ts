@@ -6,7 +6,7 @@ import { describeError } from './errors.js';
 import { buildDocument, type LightDocument, type TreeLimits } from './lightdom/index.js';
 import { markupSignals, type MarkupSignals } from './markup.js';
 import { renderText, type RenderNode } from './render.js';
-import { streamedText } from './stream.js';
+import { streamedText } from './streamed-text.js';
 
 export interface HtmlViews {
   /** The whole body's visible text. */
@@ -69,7 +69,7 @@ export interface ParsedPage {
  * own tests run on; the full view is that tree's body rendered. A page past a DOM cap gets no tree: over
  * `maxBytes` it is not built; past the element, depth, children or ancestor-pair cap (counted by the tree
  * builder as it builds, so the work spent is bounded by the cap) building stops. Such a page's full view
- * comes from the streaming pass (stream.ts), linear in size and depth: a second pass, only for those pages.
+ * comes from the streaming pass (streamed-text.ts), linear in size and depth: a second pass, only for those pages.
  */
 export function parseHtml(html: string, limits: TreeLimits & { maxBytes: number } = DOM_LIMITS): ParsedPage {
   let over: string | undefined;

@@ -1,8 +1,8 @@
 // What a page's markup says about it (challenge widgets, JSON-LD paywall flags, script-built shells, redirects): read where the HTML is decoded, for diagnosis to classify.
 import { Parser } from 'htmlparser2';
-import { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../shell-limits.js';
+import { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../page-shell-limits.js';
 import { isAsciiWhitespace } from './ascii-whitespace.js';
-import { HTML_PARSER_OPTIONS } from './stream.js';
+import { HTML_PARSER_OPTIONS } from './streamed-text.js';
 
 /** Markup of challenge and captcha widgets. */
 const BOT_MARKUP = /challenge-platform|cf-turnstile|g-recaptcha|h-captcha|class="?[^"]*captcha|__cf_chl_|id="?challenge-(form|running|stage)/i;
@@ -61,7 +61,7 @@ export function markupSignals(html: string, textLength: number): MarkupSignals {
 /**
  * The page's own redirect: its first meta refresh that names a URL, else (when `scripts` is set: the page is all
  * but empty) the first short inline script that sends the location to a literal URL. Read with the extraction's
- * parser options (stream.ts), so comments, attribute quoting, entities and script text are read as a browser does.
+ * parser options (streamed-text.ts), so comments, attribute quoting, entities and script text are read as a browser does.
  */
 export function markupRedirect(html: string, scripts: boolean): MarkupRedirect | undefined {
   const lookForRefresh = REFRESH_HINT.test(html);

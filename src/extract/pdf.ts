@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { normalize } from '../normalize.js';
 import { ExtractError } from './errors.js';
-import { EXIT_FILE_TOO_LARGE, EXIT_NOT_FOUND, ShellPool } from './shell.js';
+import { EXIT_FILE_TOO_LARGE, EXIT_NOT_FOUND, ShellPool } from './command-shells.js';
 
 export interface PdfOptions {
   /** pdftotext is killed after this long. */

@@ -1,7 +1,7 @@
 // Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or finished bench runs.
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { BenchReport, ClaimRow, TaskRun } from './bench.js';
+import type { BenchReport, ClaimRow, TaskRun } from './local-harness.js';
 import { readJsonLines } from './dataset.js';
 import { readTextFile } from '../messages.js';
 import { DIAGNOSES, readReportLine } from '../contract.js';

@@ -1,6 +1,6 @@
 // A self-contained HTML report of a bench run: per task and per claim, with the evidence behind each answer.
 import { normalize } from '../normalize.js';
-import type { BenchReport, ClaimRow, DiffRun, MatchSelector, TaskRun } from './bench.js';
+import type { BenchReport, ClaimRow, DiffRun, MatchSelector, TaskRun } from './local-harness.js';
 import { groupName, SOURCE_DRIFTED, type AgentScore, type Comparison, type GroupScore } from './compare.js';
 
 /** The context a TextQuoteSelector keeps on each side (src/match.ts): a side this long was cut there. */

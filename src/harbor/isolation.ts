@@ -1,7 +1,7 @@
 // The namespaces a bench phase runs in as root: its own mount and PID namespaces, the trial's folders at the container paths, the dataset and bench's output hidden, the rest of the host read-only, Docker's default capabilities.
 import { spawnSync } from 'node:child_process';
 import { isAbsolute, relative } from 'node:path';
-import { shellQuote } from '../shell-quote.js';
+import { shellQuote } from '../sh-quote.js';
 
 /**
  * Docker's default capability set (moby's oci/caps/defaults.go): what root in a container keeps. Without

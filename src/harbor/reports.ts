@@ -1,7 +1,7 @@
 // Bench results for people and programs: the text table, report.json and report.html (of one agent, or of several compared).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchReport } from './bench.js';
+import type { BenchReport } from './local-harness.js';
 import { comparisonJson, type Comparison } from './compare.js';
 import { confusionLines } from './grade.js';
 import { BASELINE_NAME, renderComparisonHtml, renderHtmlReport } from './html.js';

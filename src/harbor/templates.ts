@@ -5,7 +5,7 @@ import { stringify as stringifyToml } from 'smol-toml';
 import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { shellQuote } from '../shell-quote.js';
+import { shellQuote } from '../sh-quote.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, installQuotecheck } from './ship.js';
 import { COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
 import { UserError } from '../errors.js';

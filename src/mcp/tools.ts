@@ -15,7 +15,7 @@ import { nearestSpan } from '../diagnose/align.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import { rawSpan, widenToWords } from '../match.js';
 import { normalize } from '../normalize.js';
-import { readSource, type SourceRecord } from '../source.js';
+import { toSourceRecord, type SourceRecord } from '../source-record.js';
 import { verifyQuote } from '../verify.js';
 import type { SourceCache } from './cache.js';
 import {
@@ -259,7 +259,7 @@ export class SourceTools {
   #load(key: string): Promise<SourceRecord> {
     const { budget } = this.#settings.cache;
     const pending: Promise<SourceRecord> = this.#fetcher.fetch(key)
-      .then((fetched) => readSource(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs }))
+      .then((fetched) => toSourceRecord(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs }))
       .then(
         (record) => {
           const usable = record.fetch.ok && record.text && record.views && !record.extractError;

@@ -1,12 +1,12 @@
 // The run loop: claims grouped by source, each source fetched and read once, its claims matched, dated and decided.
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Claim, ClaimEntry } from '../claims.js';
-import { FetchLimits, fetchSource, type FetchSettings } from '../fetch/index.js';
+import { FetchSlots, fetchSource, type FetchSettings } from '../fetch/index.js';
 import { findQuote } from '../match.js';
 import { normalize } from '../normalize.js';
 import { forgetSource } from '../diagnose/index.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
-import { readSource, type SourceRecord } from '../source.js';
+import { toSourceRecord, type SourceRecord } from '../source-record.js';
 import { parseAsOf, type AsOfDate } from '../asof/date.js';
 import { driftOf } from '../asof/evidence.js';
 import { isProven, judge, needsCapture, type LiveReading } from '../asof/judge.js';
@@ -101,8 +101,8 @@ class Run {
   readonly wayback: WaybackClient | undefined;
   readonly #options: CheckOptions;
   readonly #settings: FetchSettings;
-  readonly #readSettings: Parameters<typeof readSource>[2];
-  readonly #limits: FetchLimits;
+  readonly #readSettings: Parameters<typeof toSourceRecord>[2];
+  readonly #limits: FetchSlots;
   /** Sources fetched and not yet decided (HELD_PER_FETCH_SLOT): bounded, so a fast network cannot pile up bodies waiting for extraction. */
   readonly #held: LimitFunction;
   readonly #captures: CaptureTexts | undefined;
@@ -115,13 +115,13 @@ class Run {
     this.#asOfOverride = asOfOverride;
     this.#settings = fetchSettingsFor(options, stacks.sources);
     this.#readSettings = { extractTimeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal };
-    this.#limits = new FetchLimits(options.concurrency, options.perHost);
+    this.#limits = new FetchSlots(options.concurrency, options.perHost);
     this.#held = pLimit(options.concurrency * HELD_PER_FETCH_SLOT);
     this.wayback = waybackFor(options, this.#settings, stacks.archive);
-    this.#captures = this.wayback ? new CaptureTexts(this.wayback, (url, fetched) => readSource(url, fetched, this.#readSettings)) : undefined;
+    this.#captures = this.wayback ? new CaptureTexts(this.wayback, (url, fetched) => toSourceRecord(url, fetched, this.#readSettings)) : undefined;
   }
 
-  /** Every source at once (FetchLimits paces them), until all are done or the run is stopped. */
+  /** Every source at once (FetchSlots paces them), until all are done or the run is stopped. */
   async processAll(groups: Map<string, Slotted[]>): Promise<void> {
     const all = Promise.all([...groups].map(([url, group]) => this.#processSource(url, group)));
     all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
@@ -139,7 +139,7 @@ class Run {
         release = await acquire(this.#held);
         return outcome;
       });
-      const record = await readSource(url, fetched, this.#readSettings);
+      const record = await toSourceRecord(url, fetched, this.#readSettings);
       if (signal?.aborted) return; // the stop path answers these claims
       this.#options.onSource?.(record);
       const ms = Math.round(performance.now() - t0);

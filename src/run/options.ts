@@ -1,7 +1,7 @@
 // A run's options and what it returns: the types checkClaims and streamClaims share with the run loop.
 import type { WaybackOptions, WaybackStats } from '../wayback/client.js';
 import type { RunSettings } from '../settings.js';
-import type { SourceRecord } from '../source.js';
+import type { SourceRecord } from '../source-record.js';
 import type { ClaimResult } from './result.js';
 import type { Transport } from './transport.js';
 

@@ -1,7 +1,7 @@
 // The HTML fragment parsing algorithm (innerHTML's setter, installed by patches.ts): a fragment's nodes, built in
 // the context of an element by the same tokenizer and tree builder as a page.
 import { htmlTokenizer } from '../htmlparser2-internals.js';
-import { NO_LIMITS } from './limits.js';
+import { NO_LIMITS } from './tree-limits.js';
 import { HTML_NS, SHARED_DOC, type LightElement } from './nodes.js';
 import { TokenGlue } from './tokenizer.js';
 import { LightTreeBuilder } from './tree.js';

@@ -14,14 +14,14 @@
 // tree.ts      LightTreeBuilder: the tokens' entry points and the rules for text, on its state (state.ts), made of
 //              parts that own their data: the stack of open elements (stack.ts), the active formatting elements
 //              (formatting.ts, with reconstruction and the adoption agency), node insertion (insert.ts), the budget
-//              (limits.ts); the rules take that state: modes.ts, start-tags.ts, end-tags.ts (with tags.ts,
+//              (tree-limits.ts); the rules take that state: modes.ts, start-tags.ts, end-tags.ts (with tags.ts,
 //              tokens.ts, doctype.ts)
 //
 // Importing the light DOM changes nothing outside it: JSDOMParser's shared prototypes are adjusted (so that the light
 // DOM answers as jsdom does where Readability asks) by installLightDomPatches, which the entry points call.
 
 export type { LightDocument, LightElement } from './nodes.js';
-export type { TreeLimits } from './limits.js';
+export type { TreeLimits } from './tree-limits.js';
 export { buildDocument, parseDocument } from './parse.js';
 export { installLightDomPatches } from './patches.js';
 export { inlineStyle } from './queries.js';

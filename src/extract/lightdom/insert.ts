@@ -1,5 +1,5 @@
 // Creating and inserting nodes (§13.2.6.1): the appropriate place, foster parenting, template contents, and the limits on elements.
-import type { TreeBudget } from './limits.js';
+import type { TreeBudget } from './tree-limits.js';
 import { Attr, ELEMENT_NODE, LightElementNode, newDocument, NS, NS_URI, SvgAnimatedString, TEXT_NODE, type AttrShape, type LightDocument, type LightElement, type LightNode } from './nodes.js';
 import type { OpenElements } from './stack.js';
 import { TABLE_STRUCTURE } from './tags.js';

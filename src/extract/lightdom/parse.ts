@@ -1,7 +1,7 @@
 // Entry points: a page's document in one tokenizer pass (within limits). Each installs the light DOM's adjustments to
 // JSDOMParser's prototypes first (patches.ts; once per process), so that every caller gets the DOM Readability needs.
 import { htmlTokenizer } from '../htmlparser2-internals.js';
-import { NO_LIMITS, type TreeLimits } from './limits.js';
+import { NO_LIMITS, type TreeLimits } from './tree-limits.js';
 import type { LightDocument } from './nodes.js';
 import { installLightDomPatches } from './patches.js';
 import { TokenGlue } from './tokenizer.js';

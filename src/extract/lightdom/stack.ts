@@ -1,5 +1,5 @@
 // The stack of open elements (§13.2.4.2): pushing and popping, and whether an element is "in scope".
-import type { TreeBudget } from './limits.js';
+import type { TreeBudget } from './tree-limits.js';
 import { NS, type LightElement } from './nodes.js';
 import { IMPLIED_END, IMPLIED_END_THOROUGH, SCOPE_HTML, SPECIAL_HTML, SPECIAL_MATHML, SPECIAL_SVG } from './tags.js';
 

@@ -3,7 +3,7 @@
 // The rules (modes.ts, start-tags.ts, end-tags.ts, tree.ts's text rules) take it explicitly.
 import { ActiveFormatting } from './formatting.js';
 import { NodeInsertion } from './insert.js';
-import { TreeBudget, type TreeLimits } from './limits.js';
+import { TreeBudget, type TreeLimits } from './tree-limits.js';
 import type { LightElement } from './nodes.js';
 import { OpenElements } from './stack.js';
 

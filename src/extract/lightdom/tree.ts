@@ -1,7 +1,7 @@
 // LightTreeBuilder: tree construction (HTML standard §13.2.6, as parse5, jsdom's parser, implements it), tokens in, a document out.
 import { processEndTag } from './end-tags.js';
 import { reconstructFormatting } from './formatting.js';
-import { NO_LIMITS, type TreeLimits } from './limits.js';
+import { NO_LIMITS, type TreeLimits } from './tree-limits.js';
 import { anythingElseBeforeBody, inTableAnythingElse, resetInsertionMode, startFragment } from './modes.js';
 import { createComment, HTML_NS, NS, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './nodes.js';
 import { quirksMode } from './doctype.js';
@@ -35,7 +35,7 @@ const WHITESPACE_RUN = new RegExp(`[${ASCII_WHITESPACE}]+`, 'g');
  *
  * The builder is composed of parts, as parse5's is: the stack of open elements (stack.ts) and the list of active
  * formatting elements (formatting.ts), each owning its data, node insertion (insert.ts), and the budget against
- * the limits (limits.ts), held with the insertion mode and the parser's flags in one state (state.ts). The rules
+ * the limits (tree-limits.ts), held with the insertion mode and the parser's flags in one state (state.ts). The rules
  * are functions that take that state: the insertion mode's shared steps (modes.ts), the adoption agency and
  * reconstruction (formatting.ts), the rules for start tags (start-tags.ts) and for end tags (end-tags.ts); here,
  * the tokens' entry points and the rules for text.

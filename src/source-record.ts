@@ -33,7 +33,7 @@ function errorPageOf(body: Uint8Array, contentType: string | undefined): ErrorPa
 }
 
 /** Extracts and normalizes a fetched body; a failure to extract is kept on the record, never thrown. */
-export async function readSource(url: string, fetched: SourceOutcome, settings: ReadSettings): Promise<SourceRecord> {
+export async function toSourceRecord(url: string, fetched: SourceOutcome, settings: ReadSettings): Promise<SourceRecord> {
   const record: SourceRecord = { url, fetch: fetched };
   if (!fetched.ok) {
     // Only the error page's text and markup: it is not the document, so it gets no views to match.

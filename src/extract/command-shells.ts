@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism, setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 import pLimit from 'p-limit';
-import { shellQuote } from '../shell-quote.js';
+import { shellQuote } from '../sh-quote.js';
 
 export interface ShellJob {
   /** The command and its arguments (passed verbatim: each is single-quoted for the shell). */

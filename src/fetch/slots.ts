@@ -1,7 +1,7 @@
 // Concurrency limits for fetching: a global cap and a per-host cap (p-limit), politely applied.
 import pLimit, { type LimitFunction } from 'p-limit';
 
-export class FetchLimits {
+export class FetchSlots {
   private readonly global: LimitFunction;
   private readonly perHost = new Map<string, LimitFunction>();
 
