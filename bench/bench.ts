@@ -66,7 +66,13 @@ async function runQuotecheck(claims: string, out: string, args: string[], wrappe
   const seconds = (performance.now() - t) / 1000;
   const peak = stderr.match(/peak memory ([\d,]+) MB/);
   const clock = stderr.match(/; ([\d.]+) s; peak memory/);
-  return { seconds, peakRssMb: peak ? count(peak[1]) : undefined, answers: JSON.parse(readFileSync(out, 'utf8')), stderr, runSeconds: clock ? Number(clock[1]) : undefined };
+  return {
+    seconds,
+    peakRssMb: peak ? count(peak[1]) : undefined,
+    answers: JSON.parse(readFileSync(out, 'utf8')),
+    stderr,
+    runSeconds: clock ? Number(clock[1]) : undefined,
+  };
 }
 
 /** A number as quotecheck's summary line writes it ("1,041"); `missing` when there is none. */
@@ -220,9 +226,16 @@ async function runReplay(s: Setup, recorded: PipelineRun): Promise<ReplayPhase> 
   // Replay: every server is closed by now. Inside `unshare --net` the kernel refuses any socket, so
   // answers that still come out identical came from the archive alone.
   const isolated = await netNamespaceWorks();
-  const network = isolated ? 'unshare --net: no network, not even loopback' : 'plain: not root or no unshare; only the servers being closed keeps it off the network';
+  const network = isolated
+    ? 'unshare --net: no network, not even loopback'
+    : 'plain: not root or no unshare; only the servers being closed keeps it off the network';
   process.stdout.write(`replaying the recorded run (${network})...\n`);
-  const replayed = await runQuotecheck(s.recordWeb.claims, join(s.out, 'answers-replay.json'), ['--replay', s.warc], isolated ? ['unshare', '--net', '--'] : []);
+  const replayed = await runQuotecheck(
+    s.recordWeb.claims,
+    join(s.out, 'answers-replay.json'),
+    ['--replay', s.warc],
+    isolated ? ['unshare', '--net', '--'] : [],
+  );
   const replayDiff = differingIds(replayed.answers, recorded.answers);
   const warcRecords = count(recorded.stderr.match(/\(([\d,]+) WARC records?\)/)?.[1], NaN);
   return { replayed, isolated, replayDiff, warcRecords };
@@ -254,8 +267,19 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
   let auto: PipelineRun;
   let off: PipelineRun;
   try {
-    process.stdout.write(`drifted workload: ${drift.drifted.length} sources serve another document today; running --wayback auto against the fake at ${wayback.origin}...\n`);
-    auto = await runQuotecheck(autoWeb.claims, join(out, 'answers-drift-auto.json'), ['--wayback', 'auto', '--wayback-url', wayback.origin, '--wayback-rate', String(FAKE_WAYBACK_RATE), '--report', join(out, 'report-drift-auto.jsonl')]);
+    process.stdout.write(
+      `drifted workload: ${drift.drifted.length} sources serve another document today; running --wayback auto against the fake at ${wayback.origin}...\n`,
+    );
+    auto = await runQuotecheck(autoWeb.claims, join(out, 'answers-drift-auto.json'), [
+      '--wayback',
+      'auto',
+      '--wayback-url',
+      wayback.origin,
+      '--wayback-rate',
+      String(FAKE_WAYBACK_RATE),
+      '--report',
+      join(out, 'report-drift-auto.jsonl'),
+    ]);
     process.stdout.write('running --wayback off on the drifted workload...\n');
     off = await runQuotecheck(offWeb.claims, join(out, 'answers-drift-off.json'), ['--wayback', 'off']);
   } finally {
@@ -263,7 +287,9 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
   }
   // The fake's own log: every request it received; a lookup is a CDX query for one URL (a second
   // query for the same URL, "the earliest after the date", belongs to the same lookup).
-  const cdxUrls = new Set(wayback.requests.filter((r) => r.path.startsWith('/cdx/search/cdx')).map((r) => new URL(r.path, wayback.origin).searchParams.get('url')));
+  const cdxUrls = new Set(
+    wayback.requests.filter((r) => r.path.startsWith('/cdx/search/cdx')).map((r) => new URL(r.path, wayback.origin).searchParams.get('url')),
+  );
   // Which captures were fetched (`/web/{timestamp}id_/...`): a client that chose right fetched only the originals.
   const captureFetches = wayback.requests.filter((r) => r.path.startsWith('/web/'));
   const wrongCaptures = captureFetches.filter((r) => !r.path.startsWith(`/web/${drift.stamps.original}id_/`));
@@ -419,18 +445,74 @@ const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${fmt(pct, 1)}`;
 
 /** The table of pipelines: wall time, the network-bound ideal, and what each run shows. */
 function printTable(m: Measured, results: Results): void {
-  const { quick, bySpeed, task, taskMedian, taskBySpeed, naive, plain, recorded, replayed, isolated, replayDiff, warcRecords, idealQuick, idealNaive, idealTask } = m;
+  const {
+    quick,
+    bySpeed,
+    task,
+    taskMedian,
+    taskBySpeed,
+    naive,
+    plain,
+    recorded,
+    replayed,
+    isolated,
+    replayDiff,
+    warcRecords,
+    idealQuick,
+    idealNaive,
+    idealTask,
+  } = m;
   const { auto, off, autoDiff } = m.driftPhase;
   const rows: [string, string, string, string][] = [
     ['pipeline', 'wall s', 'ideal s', 'notes'],
-    ['quotecheck, concurrency 16, 2 per host', fmt(quick.seconds, 1), fmt(idealQuick, 1), `median of ${QUICK_RUNS} runs (${bySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ratio ${fmt(results.ratio_vs_ideal)} (target <= ${TARGET_RATIO}: ${check(results.ratio_vs_ideal <= TARGET_RATIO)}); peak ${results.peak_rss_mb} MB (target < 600: ${check(results.peak_rss_mb < 600)}); the runs agree on ${fmt(results.runs_agreement * 100, 1)}% of answers`],
-    [`task profile (${task.claims.length} claims, ${task.sources.length} sources, ${task.hosts.length} hosts)`, fmt(taskMedian.seconds, 1), fmt(idealTask, 1), `median of ${QUICK_RUNS} runs (${taskBySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ratio ${fmt(results.task_profile.ratio_vs_ideal)} (target <= ${TARGET_RATIO}: ${check(results.task_profile.ratio_vs_ideal <= TARGET_RATIO)}); ${results.task_profile.sources_with_retry_after} sources ask to wait (Retry-After) before answering; peak ${results.task_profile.peak_rss_mb} MB`],
-    ['quotecheck, concurrency 1', fmt(naive.seconds, 1), fmt(idealNaive, 1), `${fmt(results.ratio_vs_naive, 1)}x slower than the default; same answers on ${fmt(results.naive_agreement * 100, 1)}%`],
-    ['plain script: sequential fetch, pdftotext, tag strip, includes', fmt(plain.seconds, 1), fmt(idealNaive, 1), `${fmt(results.ratio_plain_vs_quotecheck, 1)}x slower; agrees with quotecheck on ${fmt(results.plain_agreement * 100, 1)}% of claims`],
-    ['quotecheck --record bench.warc.gz', fmt(recorded.seconds, 1), fmt(idealQuick, 1), `${signed(results.record.overhead_vs_quick * 100)}% vs the median (${fmt(results.record.closing_seconds, 1)} s of it finishing the archive after the last claim); peak ${results.record.peak_rss_mb} MB; archive ${fmt(results.record.archive_mb, 1)} MB, ${warcRecords} WARC records; same answers as the median on ${fmt(results.record.agreement_with_quick * 100, 1)}%`],
-    [`quotecheck --replay (${isolated ? 'in unshare --net' : 'NOT isolated'})`, fmt(replayed.seconds, 1), '-', `speed-up over the live median ${fmt(results.replay.speedup_vs_quick)}x (own clock ${results.replay.run_seconds} s vs ${quick.runSeconds} s live; peak ${results.replay.peak_rss_mb} MB); answers identical to the recorded run: ${replayDiff.length === 0 ? 'ok' : `MISMATCH on ${replayDiff.length}`}${isolated ? '' : ' (run plainly: not root or unshare --net failed; servers closed)'}`],
-    ['drifted workload, --wayback auto', fmt(auto.seconds, 1), fmt(idealQuick, 1), `agrees with the as-labelled answers on ${fmt(results.drift.auto_agreement * 100, 1)}% (must be 100: ${autoDiff.length === 0 ? 'ok' : 'MISMATCH'}); ${signed((auto.seconds / off.seconds - 1) * 100)}% vs off`],
-    ['drifted workload, --wayback off', fmt(off.seconds, 1), fmt(idealQuick, 1), `agrees on ${fmt(results.drift.off_agreement * 100, 1)}%: ${results.drift.off_lost_verbatim} of the ${results.drift.drifted_verbatim_as_labelled} verbatim claims on drifted sources lost`],
+    [
+      'quotecheck, concurrency 16, 2 per host',
+      fmt(quick.seconds, 1),
+      fmt(idealQuick, 1),
+      `median of ${QUICK_RUNS} runs (${bySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ratio ${fmt(results.ratio_vs_ideal)} (target <= ${TARGET_RATIO}: ${check(results.ratio_vs_ideal <= TARGET_RATIO)}); peak ${results.peak_rss_mb} MB (target < 600: ${check(results.peak_rss_mb < 600)}); the runs agree on ${fmt(results.runs_agreement * 100, 1)}% of answers`,
+    ],
+    [
+      `task profile (${task.claims.length} claims, ${task.sources.length} sources, ${task.hosts.length} hosts)`,
+      fmt(taskMedian.seconds, 1),
+      fmt(idealTask, 1),
+      `median of ${QUICK_RUNS} runs (${taskBySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ratio ${fmt(results.task_profile.ratio_vs_ideal)} (target <= ${TARGET_RATIO}: ${check(results.task_profile.ratio_vs_ideal <= TARGET_RATIO)}); ${results.task_profile.sources_with_retry_after} sources ask to wait (Retry-After) before answering; peak ${results.task_profile.peak_rss_mb} MB`,
+    ],
+    [
+      'quotecheck, concurrency 1',
+      fmt(naive.seconds, 1),
+      fmt(idealNaive, 1),
+      `${fmt(results.ratio_vs_naive, 1)}x slower than the default; same answers on ${fmt(results.naive_agreement * 100, 1)}%`,
+    ],
+    [
+      'plain script: sequential fetch, pdftotext, tag strip, includes',
+      fmt(plain.seconds, 1),
+      fmt(idealNaive, 1),
+      `${fmt(results.ratio_plain_vs_quotecheck, 1)}x slower; agrees with quotecheck on ${fmt(results.plain_agreement * 100, 1)}% of claims`,
+    ],
+    [
+      'quotecheck --record bench.warc.gz',
+      fmt(recorded.seconds, 1),
+      fmt(idealQuick, 1),
+      `${signed(results.record.overhead_vs_quick * 100)}% vs the median (${fmt(results.record.closing_seconds, 1)} s of it finishing the archive after the last claim); peak ${results.record.peak_rss_mb} MB; archive ${fmt(results.record.archive_mb, 1)} MB, ${warcRecords} WARC records; same answers as the median on ${fmt(results.record.agreement_with_quick * 100, 1)}%`,
+    ],
+    [
+      `quotecheck --replay (${isolated ? 'in unshare --net' : 'NOT isolated'})`,
+      fmt(replayed.seconds, 1),
+      '-',
+      `speed-up over the live median ${fmt(results.replay.speedup_vs_quick)}x (own clock ${results.replay.run_seconds} s vs ${quick.runSeconds} s live; peak ${results.replay.peak_rss_mb} MB); answers identical to the recorded run: ${replayDiff.length === 0 ? 'ok' : `MISMATCH on ${replayDiff.length}`}${isolated ? '' : ' (run plainly: not root or unshare --net failed; servers closed)'}`,
+    ],
+    [
+      'drifted workload, --wayback auto',
+      fmt(auto.seconds, 1),
+      fmt(idealQuick, 1),
+      `agrees with the as-labelled answers on ${fmt(results.drift.auto_agreement * 100, 1)}% (must be 100: ${autoDiff.length === 0 ? 'ok' : 'MISMATCH'}); ${signed((auto.seconds / off.seconds - 1) * 100)}% vs off`,
+    ],
+    [
+      'drifted workload, --wayback off',
+      fmt(off.seconds, 1),
+      fmt(idealQuick, 1),
+      `agrees on ${fmt(results.drift.off_agreement * 100, 1)}%: ${results.drift.off_lost_verbatim} of the ${results.drift.drifted_verbatim_as_labelled} verbatim claims on drifted sources lost`,
+    ],
   ];
   const w = rows.map((r) => r.map((c) => c.length)).reduce((a, b) => a.map((x, i) => Math.max(x, b[i]!)));
   process.stdout.write('\n');
@@ -469,10 +551,14 @@ function failures(m: Measured, results: Results): string[] {
   const { autoDiff } = m.driftPhase;
   const d = results.drift;
   const found: string[] = [];
-  if (replayDiff.length > 0) found.push(`MISMATCH: the replay differs from the recorded run on ${replayDiff.length} claims: ${replayDiff.slice(0, 10).join(', ')}`);
-  if (autoDiff.length > 0) found.push(`MISMATCH: --wayback auto differs from the as-labelled answers on ${autoDiff.length} claims: ${autoDiff.slice(0, 10).join(', ')}`);
+  if (replayDiff.length > 0)
+    found.push(`MISMATCH: the replay differs from the recorded run on ${replayDiff.length} claims: ${replayDiff.slice(0, 10).join(', ')}`);
+  if (autoDiff.length > 0)
+    found.push(`MISMATCH: --wayback auto differs from the as-labelled answers on ${autoDiff.length} claims: ${autoDiff.slice(0, 10).join(', ')}`);
   if (d.fake_lookups !== d.wayback_lookups || d.fake_requests !== d.wayback_requests) {
-    found.push(`MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`);
+    found.push(
+      `MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`,
+    );
   }
   return [...found, ...scaleFailures(results.scale)];
 }
@@ -490,10 +576,11 @@ async function measure(): Promise<Measured> {
   const driftPhase = await runDrift(setup, asLabelled);
   // Last, each run against a fresh server: 1x, 10x, 1x.
   const scalePhase = await runScalePhase(setup.workload, DEFAULT_SCALE, setup.out, runQuotecheck);
-  process.stdout.write('measuring the shipped build\'s start-up...\n');
+  process.stdout.write("measuring the shipped build's start-up...\n");
   const startup = measureStartup(setup.out);
   const { median: taskMedian, bySpeed: taskBySpeed } = medianRun(profiles.taskRuns);
-  const ideal = (sources: Workload['sources'], concurrency: number, perHost: number) => idealSeconds(sources, concurrency, perHost, DEFAULT_OPTIONS.backoffMinMs);
+  const ideal = (sources: Workload['sources'], concurrency: number, perHost: number) =>
+    idealSeconds(sources, concurrency, perHost, DEFAULT_OPTIONS.backoffMinMs);
   return {
     ...setup,
     ...profiles,

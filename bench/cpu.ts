@@ -67,7 +67,23 @@ export async function cpuBenchmark(goldenSources: string, workload: Workload): P
     if (!record) {
       const body = readFileSync(source.file);
       const contentType = source.kind === 'pdf' ? 'application/pdf' : 'text/html';
-      record = { url: claim.url, fetch: { ok: true, url: claim.url, finalUrl: claim.url, status: 200, contentType, headers: { 'content-type': contentType }, body, sha256: '', redirects: [], attempts: 1, ms: 0, fetchedAt: new Date(0).toISOString() } };
+      record = {
+        url: claim.url,
+        fetch: {
+          ok: true,
+          url: claim.url,
+          finalUrl: claim.url,
+          status: 200,
+          contentType,
+          headers: { 'content-type': contentType },
+          body,
+          sha256: '',
+          redirects: [],
+          attempts: 1,
+          ms: 0,
+          fetchedAt: new Date(0).toISOString(),
+        },
+      };
       try {
         record.text = await extractSource({ body, contentType, url: claim.url }, { timeoutMs: 60_000 });
         record.views = normalizeViews(record.text.views);

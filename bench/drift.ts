@@ -83,11 +83,14 @@ export function buildDriftWorkload(workload: Workload, opts: DriftOptions = DEFA
   // any with the same bytes as the original (that would not be drift at all).
   const pool = (kind: BenchSource['kind']): string[] => [...new Set(workload.sources.filter((s) => s.kind === kind).map((s) => s.file))].sort();
   const pools = { html: pool('html'), pdf: pool('pdf') };
-  const drifted: DriftedSource[] = order.slice(0, count).sort((a, b) => a - b).map((i) => {
-    const source = workload.sources[i]!;
-    const others = pools[source.kind].filter((f) => sha256Of(f) !== sha256Of(source.file));
-    return { source, todayFile: others[Math.floor(random() * others.length)]! };
-  });
+  const drifted: DriftedSource[] = order
+    .slice(0, count)
+    .sort((a, b) => a - b)
+    .map((i) => {
+      const source = workload.sources[i]!;
+      const others = pools[source.kind].filter((f) => sha256Of(f) !== sha256Of(source.file));
+      return { source, todayFile: others[Math.floor(random() * others.length)]! };
+    });
   const today = new Map(drifted.map((d) => [keyOf(d.source.host, d.source.path), d.todayFile]));
 
   const routes = workload.routes.map((r) => {
@@ -121,7 +124,13 @@ export function buildDriftWorkload(workload: Workload, opts: DriftOptions = DEFA
       const headers = { 'content-type': source.kind === 'pdf' ? 'application/pdf' : 'text/html; charset=utf-8' };
       return [
         { url, timestamp: stamps.original, file: source.file, headers },
-        { url, timestamp: stamps.redirect, status: 302, location: `http://${source.host}:${port}/moved${source.path}`, headers: { 'content-type': 'text/html' } },
+        {
+          url,
+          timestamp: stamps.redirect,
+          status: 302,
+          location: `http://${source.host}:${port}/moved${source.path}`,
+          headers: { 'content-type': 'text/html' },
+        },
         { url, timestamp: stamps.today, file: todayFile, headers },
       ];
     });

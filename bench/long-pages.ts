@@ -22,7 +22,8 @@ const PAGES: Record<string, () => string> = {
   'wide-100k': () => widePage(100_000).toString(),
   'deep-400': () => deepPage(400).toString(),
   'chains-50x400': () => `<html><body>${Array.from({ length: 50 }, () => `${'<div>'.repeat(400)}${PARA}${'</div>'.repeat(400)}`).join('')}</body></html>`,
-  'wrapped-10k-x20': () => `<html><body>${Array.from({ length: 10_000 }, () => `${'<div class="w">'.repeat(20)}<p>${PARA}</p>${'</div>'.repeat(20)}`).join('')}</body></html>`,
+  'wrapped-10k-x20': () =>
+    `<html><body>${Array.from({ length: 10_000 }, () => `${'<div class="w">'.repeat(20)}<p>${PARA}</p>${'</div>'.repeat(20)}`).join('')}</body></html>`,
   'dense-300k': () => `<html><body><div>${'<span>a</span> '.repeat(300_000)}</div></body></html>`,
 };
 

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { parse as parse5 } from 'parse5';
 import { decodeHtml } from '../src/extract/decode.js';
-import { buildDocument, type LightDocument } from '../src/extract/lightdom/index.js';
+import { buildDocument } from '../src/extract/lightdom/index.js';
 import { BLOCKS, SKIPPED } from '../src/extract/render.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -41,7 +41,12 @@ interface Figures {
 function pagePaths(dirs: readonly string[]): string[] {
   return dirs
     .filter((d) => existsSync(d))
-    .flatMap((d) => readdirSync(d).filter((f) => /\.html?(\.gz)?$/.test(f)).sort().map((f) => join(d, f)));
+    .flatMap((d) =>
+      readdirSync(d)
+        .filter((f) => /\.html?(\.gz)?$/.test(f))
+        .sort()
+        .map((f) => join(d, f)),
+    );
 }
 
 /** A page as the pipeline hands it to the parser: the bytes decoded as a browser decodes them. */
@@ -186,7 +191,9 @@ function main(argv: string[]): void {
     );
   }
   console.log('');
-  console.log(`parse5 / light DOM: tree time ${(p5.treeMs / light.treeMs).toFixed(2)}x, tree+text time ${(p5.textMs / light.textMs).toFixed(2)}x, trees held ${(p5.retainedMb / light.retainedMb).toFixed(2)}x, peak RSS over loading ${((p5.peakRssMb - base.peakRssMb) / (light.peakRssMb - base.peakRssMb)).toFixed(2)}x`);
+  console.log(
+    `parse5 / light DOM: tree time ${(p5.treeMs / light.treeMs).toFixed(2)}x, tree+text time ${(p5.textMs / light.textMs).toFixed(2)}x, trees held ${(p5.retainedMb / light.retainedMb).toFixed(2)}x, peak RSS over loading ${((p5.peakRssMb - base.peakRssMb) / (light.peakRssMb - base.peakRssMb)).toFixed(2)}x`,
+  );
 }
 
 main(process.argv.slice(2));

@@ -21,7 +21,10 @@ for (const c of claims) {
         writeFileSync(join(dir, 'f.pdf'), body);
         text = execFileSync('pdftotext', ['-enc', 'UTF-8', join(dir, 'f.pdf'), '-'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
       } else if (res.ok) {
-        text = body.toString('utf8').replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, ' ');
+        text = body
+          .toString('utf8')
+          .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+          .replace(/<[^>]+>/g, ' ');
       }
     } catch {
       text = '';

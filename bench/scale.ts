@@ -83,7 +83,9 @@ export async function runScalePhase(base: Workload, factor: number, out: string,
   const started = performance.now();
   const scaled = scaleWorkload(base, factor);
   const say = (text: string) => process.stdout.write(`${text}\n`);
-  say(`scale phase: 1x is ${base.claims.length} claims over ${base.sources.length} sources; ${factor}x is ${scaled.claims.length} claims over ${scaled.sources.length} distinct URLs (the same documents under /r1/ to /r${factor - 1}/), the same ${base.hosts.length} hosts`);
+  say(
+    `scale phase: 1x is ${base.claims.length} claims over ${base.sources.length} sources; ${factor}x is ${scaled.claims.length} claims over ${scaled.sources.length} distinct URLs (the same documents under /r1/ to /r${factor - 1}/), the same ${base.hosts.length} hosts`,
+  );
   say('running quotecheck at 1x (before the scaled run)...');
   const before = await runOnce(base, 'scale-1x-before', out, runCli);
   say(`running quotecheck at ${factor}x...`);
@@ -152,13 +154,33 @@ const check = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 /** The scale phase's table: one row a scale, then the targets and the answer check. */
 export function printScaleTable(f: ScaleFigures): void {
   const head = ['scale', 'claims', 'sources', 'wall s', 'ms/claim', 'ideal s', 'x ideal', 'peak MB', ''];
-  const line = (label: string, r: ScaleFigures['one_x'], note: string) =>
-    [label, String(r.claims), String(r.sources), r.wall_seconds.toFixed(1), r.ms_per_claim.toFixed(2), r.ideal_seconds.toFixed(1), r.ratio_vs_ideal.toFixed(2), String(r.peak_rss_mb), note];
-  const rows = [head, line('1x', f.one_x, `mean of 2 runs (${f.one_x.runs_seconds.map((s) => s.toFixed(1)).join(', ')} s), one before and one after ${f.factor}x`), line(`${f.factor}x`, f.scaled, '')];
+  const line = (label: string, r: ScaleFigures['one_x'], note: string) => [
+    label,
+    String(r.claims),
+    String(r.sources),
+    r.wall_seconds.toFixed(1),
+    r.ms_per_claim.toFixed(2),
+    r.ideal_seconds.toFixed(1),
+    r.ratio_vs_ideal.toFixed(2),
+    String(r.peak_rss_mb),
+    note,
+  ];
+  const rows = [
+    head,
+    line('1x', f.one_x, `mean of 2 runs (${f.one_x.runs_seconds.map((s) => s.toFixed(1)).join(', ')} s), one before and one after ${f.factor}x`),
+    line(`${f.factor}x`, f.scaled, ''),
+  ];
   const w = rows.map((r) => r.map((c) => c.length)).reduce((a, b) => a.map((x, i) => Math.max(x, b[i]!)));
   process.stdout.write('\n');
-  for (const r of rows) process.stdout.write(`${r.map((c, i) => (i === 0 || i === r.length - 1 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ').trimEnd()}\n`);
-  const answers = f.replica_disagreements === 0 && f.one_x_runs_disagreements === 0 ? 'ok' : `MISMATCH on ${f.replica_disagreements + f.one_x_runs_disagreements}`;
+  for (const r of rows)
+    process.stdout.write(
+      `${r
+        .map((c, i) => (i === 0 || i === r.length - 1 ? c.padEnd(w[i]!) : c.padStart(w[i]!)))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
+  const answers =
+    f.replica_disagreements === 0 && f.one_x_runs_disagreements === 0 ? 'ok' : `MISMATCH on ${f.replica_disagreements + f.one_x_runs_disagreements}`;
   process.stdout.write(`ms per claim at ${f.factor}x: ${f.ms_per_claim_ratio.toFixed(2)}x of 1x (target <= ${SCALE_TARGET_RATIO}: ${check(f.ms_per_claim_target_met)})
 peak memory at ${f.factor}x: ${f.scaled.peak_rss_mb} MB (target < ${SCALE_TARGET_RSS_MB}: ${check(f.peak_rss_target_met)})
 every replica's answers equal the 1x answers, claim by claim: ${answers}
@@ -169,7 +191,10 @@ scale phase took ${f.seconds.toFixed(1)} s
 /** Wrong answers fail the bench: every replica must answer as 1x did, and the two 1x runs alike. */
 export function scaleFailures(f: ScaleFigures): string[] {
   const found: string[] = [];
-  if (f.replica_disagreements > 0) found.push(`MISMATCH: the ${f.factor}x run differs from the 1x answers on ${f.replica_disagreements} claims: ${f.replica_disagreeing_ids.slice(0, 10).join(', ')}`);
+  if (f.replica_disagreements > 0)
+    found.push(
+      `MISMATCH: the ${f.factor}x run differs from the 1x answers on ${f.replica_disagreements} claims: ${f.replica_disagreeing_ids.slice(0, 10).join(', ')}`,
+    );
   if (f.one_x_runs_disagreements > 0) found.push(`MISMATCH: the two 1x runs differ on ${f.one_x_runs_disagreements} claims`);
   return found;
 }

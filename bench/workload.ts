@@ -53,25 +53,50 @@ export interface WorkloadOptions {
 }
 
 /** The whole benchmark: SKBench's 1,405 claims over ~500 sources. */
-export const DEFAULT_WORKLOAD: WorkloadOptions = { sources: 500, claims: 1405, hosts: 10, pdfShare: 0.3, minDelayMs: 50, maxDelayMs: 400, flakyShare: 0.04, seed: 1405 };
+export const DEFAULT_WORKLOAD: WorkloadOptions = {
+  sources: 500,
+  claims: 1405,
+  hosts: 10,
+  pdfShare: 0.3,
+  minDelayMs: 50,
+  maxDelayMs: 400,
+  flakyShare: 0.04,
+  seed: 1405,
+};
 
 /**
  * One benchmark task's worth: about 560 claims over 130 sources on 8 hosts, a tenth of them
  * answering 503 or 429 with Retry-After before the document (the waits a task's run cannot avoid).
  */
-export const TASK_WORKLOAD: WorkloadOptions = { sources: 130, claims: 560, hosts: 8, pdfShare: 0.3, minDelayMs: 50, maxDelayMs: 400, flakyShare: 0.1, flakyRetryAfterSec: 1, seed: 560 };
+export const TASK_WORKLOAD: WorkloadOptions = {
+  sources: 130,
+  claims: 560,
+  hosts: 8,
+  pdfShare: 0.3,
+  minDelayMs: 50,
+  maxDelayMs: 400,
+  flakyShare: 0.1,
+  flakyRetryAfterSec: 1,
+  seed: 560,
+};
 
 /** A one-line description of a workload, for the bench's output. */
 export function describeWorkload(w: Workload, opts: WorkloadOptions): string {
   const flaky = w.sources.filter((s) => s.flaky).length;
-  const faults = opts.flakyRetryAfterSec === undefined ? `${flaky} sources answer 503 once` : `${flaky} sources answer 503 or 429 with Retry-After: ${opts.flakyRetryAfterSec} once`;
+  const faults =
+    opts.flakyRetryAfterSec === undefined
+      ? `${flaky} sources answer 503 once`
+      : `${flaky} sources answer 503 or 429 with Retry-After: ${opts.flakyRetryAfterSec} once`;
   return `${w.claims.length} claims over ${w.sources.length} sources (${w.sources.filter((s) => s.kind === 'pdf').length} PDF), ${w.hosts.length} hosts, latency ${opts.minDelayMs}-${opts.maxDelayMs} ms, ${faults}`;
 }
 
 /** Words of a document's text, for cutting quotes. */
 async function documentWords(path: string, kind: 'html' | 'pdf'): Promise<string[]> {
   try {
-    const text = await extractSource({ body: readFileSync(path), contentType: kind === 'pdf' ? 'application/pdf' : 'text/html', url: `http://bench/${kind}` }, { timeoutMs: 60_000 });
+    const text = await extractSource(
+      { body: readFileSync(path), contentType: kind === 'pdf' ? 'application/pdf' : 'text/html', url: `http://bench/${kind}` },
+      { timeoutMs: 60_000 },
+    );
     const view = text.views.find((v) => v.name === 'article') ?? text.views[0]!;
     return view.text.split(/\s+/).filter(Boolean);
   } catch {
@@ -83,8 +108,12 @@ async function documentWords(path: string, kind: 'html' | 'pdf'): Promise<string
 export async function buildWorkload(goldenSources: string, port: number, opts: WorkloadOptions = DEFAULT_WORKLOAD): Promise<Workload> {
   const random = rng(opts.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const html = readdirSync(join(goldenSources, 'html')).filter((f) => f.endsWith('.html')).map((f) => join(goldenSources, 'html', f));
-  const pdf = readdirSync(join(goldenSources, 'pdf')).filter((f) => f.endsWith('.pdf')).map((f) => join(goldenSources, 'pdf', f));
+  const html = readdirSync(join(goldenSources, 'html'))
+    .filter((f) => f.endsWith('.html'))
+    .map((f) => join(goldenSources, 'html', f));
+  const pdf = readdirSync(join(goldenSources, 'pdf'))
+    .filter((f) => f.endsWith('.pdf'))
+    .map((f) => join(goldenSources, 'pdf', f));
   const words = new Map<string, string[]>();
   for (const f of html) words.set(f, await documentWords(f, 'html'));
   for (const f of pdf) words.set(f, await documentWords(f, 'pdf'));
@@ -126,7 +155,11 @@ export async function buildWorkload(goldenSources: string, port: number, opts: W
       const roll = random();
       if (ws.length < 30 || roll < 0.1) {
         // A fabricated sentence.
-        claims.push({ id, quote: `The ${pick(['committee', 'agency', 'author', 'study'])} reported that ${pick(['prices', 'results', 'numbers', 'votes'])} rose by ${Math.floor(random() * 90) + 10} percent in ${1990 + Math.floor(random() * 30)}.`, url });
+        claims.push({
+          id,
+          quote: `The ${pick(['committee', 'agency', 'author', 'study'])} reported that ${pick(['prices', 'results', 'numbers', 'votes'])} rose by ${Math.floor(random() * 90) + 10} percent in ${1990 + Math.floor(random() * 30)}.`,
+          url,
+        });
         continue;
       }
       const len = 8 + Math.floor(random() * 18);

@@ -26,7 +26,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { collapse, copyMissingSources, fail, findElement, findPdfSpan, findTextNode, HOSTS, htmlText, isPdf as isPdfBytes, isShown, lineBreaks, normalize, pdftotext, reEsc, wordRe, writeFile } from './lib/builder.js';
+import {
+  collapse,
+  copyMissingSources,
+  fail,
+  findElement,
+  findPdfSpan,
+  findTextNode,
+  HOSTS,
+  htmlText,
+  isPdf as isPdfBytes,
+  isShown,
+  lineBreaks,
+  normalize,
+  pdftotext,
+  reEsc,
+  wordRe,
+  writeFile,
+} from './lib/builder.js';
 import type { Labelled } from './lib/builder.js';
 import { isMain } from './lib/main.js';
 import { followRoutes, routeTable } from './lib/routes.js';
@@ -126,7 +143,7 @@ function applyVariant(span: string, v: Variant): string {
     case 'whitespace': {
       const seps = ['\n', '  ', '\t', '\u00A0', ' \r\n '];
       let i = 0;
-      return ' \n' + span.replace(/ /g, () => (i++ % 3 === 0 ? seps[(i / 3) % seps.length | 0] ?? ' ' : ' ')) + '\t ';
+      return ' \n' + span.replace(/ /g, () => (i++ % 3 === 0 ? (seps[((i / 3) % seps.length) | 0] ?? ' ') : ' ')) + '\t ';
     }
   }
 }
@@ -185,8 +202,8 @@ function ensureSources(): void {
 
 /** WHATWG windows-1252 for bytes 0x80-0x9F (the rest is ISO-8859-1). */
 const W1252_C1 = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
-  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d,
+  0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
 ];
 
 function decodeWhatwg(bytes: Buffer, charset: string): string {
@@ -316,7 +333,10 @@ function resolve(url: string, routes: RouteSpec[]): Served {
   const { route: r, steps, status } = followRoutes(url, routes);
   if (!r) return { ok: false, steps, ...(status ? { status } : {}) };
   if (r.hang) return { ok: false, steps: [...steps, 'never answers'] };
-  if (r.failFirst) steps.push(`${r.failFirst.status} ×${r.failFirst.count}${r.failFirst.headers?.['retry-after'] ? ` (Retry-After: ${r.failFirst.headers['retry-after']})` : ''}`);
+  if (r.failFirst)
+    steps.push(
+      `${r.failFirst.status} ×${r.failFirst.count}${r.failFirst.headers?.['retry-after'] ? ` (Retry-After: ${r.failFirst.headers['retry-after']})` : ''}`,
+    );
   if (r.cookieGate) steps.push(`302 setting cookie ${r.cookieGate.name}=${r.cookieGate.value}, back to the same URL`);
   const code = r.status ?? 200;
   if (code >= 300) return { ok: false, steps: [...steps, `${code} on every request`], status: code };
@@ -358,8 +378,10 @@ function charsetNoteOf(views: HtmlView[], decoding: ClaimSpec['decoding']): stri
   const charsets = [...new Set(views.map((v) => `${v.charset} (${v.how})`))];
   if (charsets.length > 1) note = `; decoded as ${charsets.join(' and as ')}: holds under both`;
   else if (views[0]!.charset !== 'utf-8') note = `; decoded as ${charsets[0]}`;
-  if (views.some((v) => v.decoder === 'node')) note += '; holds both with the Encoding Standard\'s windows-1252 and with Node 20\'s TextDecoder (which maps bytes 0x80-0x9F to C1 controls)';
-  else if (decoding === 'whatwg') note += '; needs the Encoding Standard\'s windows-1252 for bytes 0x80-0x9F (Node 20\'s TextDecoder maps them to C1 controls and misses this)';
+  if (views.some((v) => v.decoder === 'node'))
+    note += "; holds both with the Encoding Standard's windows-1252 and with Node 20's TextDecoder (which maps bytes 0x80-0x9F to C1 controls)";
+  else if (decoding === 'whatwg')
+    note += "; needs the Encoding Standard's windows-1252 for bytes 0x80-0x9F (Node 20's TextDecoder maps them to C1 controls and misses this)";
   return note;
 }
 
@@ -413,7 +435,12 @@ function assertWordAbsent(x: ClaimCtx, w: string): void {
   for (const v of x.views) if (normalize(v.raw).includes(nw)) fail(x.c.id, `replacement "${w}" occurs in the page's markup`);
 }
 
-const labelAs = (x: ClaimCtx, quote: string, label: Labelled['label'], rule: string): Labelled => ({ ...x.base, quote, label, rule: `${label}: ${rule}${x.suffix}` });
+const labelAs = (x: ClaimCtx, quote: string, label: Labelled['label'], rule: string): Labelled => ({
+  ...x.base,
+  quote,
+  label,
+  rule: `${label}: ${rule}${x.suffix}`,
+});
 
 /** One handler per kind of quote (QUOTES): makes the quote, asserts the facts behind its rule, says the rule. */
 const HANDLERS: { [K in Exclude<QuoteKind, 'unreadable'>]: (x: ClaimCtx, q: Quotes[K]) => Labelled } = {
@@ -464,7 +491,12 @@ const HANDLERS: { [K in Exclude<QuoteKind, 'unreadable'>]: (x: ClaimCtx, q: Quot
     if (!q.span.includes(q.drop)) fail(x.c.id, 'drop text is not part of the span');
     const quote = q.span.replace(q.drop, '');
     assertAbsent(x, quote);
-    return labelAs(x, quote, 'no_match', `${spanOf(x, where)} with "${q.drop.trim()}" left out of its middle (no ellipsis), which makes a word sequence the source does not have`);
+    return labelAs(
+      x,
+      quote,
+      'no_match',
+      `${spanOf(x, where)} with "${q.drop.trim()}" left out of its middle (no ellipsis), which makes a word sequence the source does not have`,
+    );
   },
   variant: (x, q) => {
     const where = locate(x, q.span);
@@ -538,7 +570,10 @@ export function buildGolden(opts: GoldenBuildOptions = {}): void {
   }));
   const inGolden = outputs.some((o) => path.resolve(o.tasksDir) === path.resolve(dir, 'tasks'));
   const tasks = loadTasks();
-  const routes: Route[] = routeTable(tasks.flatMap((t) => t.routes), (r) => (r.src ? `sources/${SOURCES[r.src].file}` : undefined));
+  const routes: Route[] = routeTable(
+    tasks.flatMap((t) => t.routes),
+    (r) => (r.src ? `sources/${SOURCES[r.src].file}` : undefined),
+  );
   const ids = new Set<string>();
   const all: Labelled[] = [];
   const summary: string[] = [];
@@ -546,7 +581,8 @@ export function buildGolden(opts: GoldenBuildOptions = {}): void {
     const rows = labelTask(t, ids);
     all.push(...rows);
     // The task files are the same templates `quotecheck export` writes (src/harbor/templates.ts).
-    for (const { tasksDir, variant } of outputs) writeTaskFolder(path.join(tasksDir, t.name), rows, { about: t.about, difficulty: t.difficulty, tags: t.tags, variant });
+    for (const { tasksDir, variant } of outputs)
+      writeTaskFolder(path.join(tasksDir, t.name), rows, { about: t.about, difficulty: t.difficulty, tags: t.tags, variant });
     summary.push(summaryLine(t.name, rows));
   }
   // The drift task has its own builder (sources that changed since their verify date, and their captures).
@@ -555,21 +591,29 @@ export function buildGolden(opts: GoldenBuildOptions = {}): void {
   if (inGolden) {
     // remove task folders that are no longer in the spec
     const tasksDir = path.join(dir, 'tasks');
-    for (const d of fs.readdirSync(tasksDir)) if (d !== DRIFT_TASK && !tasks.some((t) => t.name === d)) fs.rmSync(path.join(tasksDir, d), { recursive: true, force: true });
+    for (const d of fs.readdirSync(tasksDir))
+      if (d !== DRIFT_TASK && !tasks.some((t) => t.name === d)) fs.rmSync(path.join(tasksDir, d), { recursive: true, force: true });
     writeFile(path.join(dir, 'routes.json'), JSON.stringify(routes, null, 2) + '\n');
     writeFile(path.join(dir, 'labelled.jsonl'), all.map((l) => JSON.stringify(l)).join('\n') + '\n');
   }
   const v = [...all, ...drift].filter((l) => l.label === 'verbatim').length;
   const n = all.length + drift.length;
   console.log(summary.join('\n'));
-  console.log(`${'total'.padEnd(22)} ${String(n).padStart(3)} claims  ${String(v).padStart(3)} verbatim  ${String(n - v).padStart(3)} no_match (${((100 * (n - v)) / n).toFixed(1)}% no_match)`);
+  console.log(
+    `${'total'.padEnd(22)} ${String(n).padStart(3)} claims  ${String(v).padStart(3)} verbatim  ${String(n - v).padStart(3)} no_match (${((100 * (n - v)) / n).toFixed(1)}% no_match)`,
+  );
 }
 
 /** `node dist/golden/build.js [--out DIR] [--with-skill] [--with-mcp]`: a bad option is one line and exit 2. */
 function main(argv: string[]): number {
   let values: { out?: string; 'with-skill'?: boolean; 'with-mcp'?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { out: { type: 'string' }, 'with-skill': { type: 'boolean' }, 'with-mcp': { type: 'boolean' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { out: { type: 'string' }, 'with-skill': { type: 'boolean' }, 'with-mcp': { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (err) {
     console.error(`golden/build: error: ${(err as Error).message} (usage: build.js [--out DIR] [--with-skill] [--with-mcp])`);
     return 2;

@@ -31,12 +31,52 @@ type Row = LabelledRow;
 
 // windows-1252 bytes 0x80..0x9F (Encoding Standard index); other bytes map to U+00xx.
 const CP1252_HIGH: Record<number, number> = {
-  0x80: 0x20ac, 0x82: 0x201a, 0x83: 0x0192, 0x84: 0x201e, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021, 0x88: 0x02c6,
-  0x89: 0x2030, 0x8a: 0x0160, 0x8b: 0x2039, 0x8c: 0x0152, 0x8e: 0x017d, 0x91: 0x2018, 0x92: 0x2019, 0x93: 0x201c,
-  0x94: 0x201d, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02dc, 0x99: 0x2122, 0x9a: 0x0161, 0x9b: 0x203a,
-  0x9c: 0x0153, 0x9e: 0x017e, 0x9f: 0x0178,
+  0x80: 0x20ac,
+  0x82: 0x201a,
+  0x83: 0x0192,
+  0x84: 0x201e,
+  0x85: 0x2026,
+  0x86: 0x2020,
+  0x87: 0x2021,
+  0x88: 0x02c6,
+  0x89: 0x2030,
+  0x8a: 0x0160,
+  0x8b: 0x2039,
+  0x8c: 0x0152,
+  0x8e: 0x017d,
+  0x91: 0x2018,
+  0x92: 0x2019,
+  0x93: 0x201c,
+  0x94: 0x201d,
+  0x95: 0x2022,
+  0x96: 0x2013,
+  0x97: 0x2014,
+  0x98: 0x02dc,
+  0x99: 0x2122,
+  0x9a: 0x0161,
+  0x9b: 0x203a,
+  0x9c: 0x0153,
+  0x9e: 0x017e,
+  0x9f: 0x0178,
 };
-const LATIN1_LABELS = new Set(['windows-1252', 'cp1252', 'x-cp1252', 'iso-8859-1', 'iso8859-1', 'latin1', 'l1', 'ascii', 'us-ascii', 'iso_8859-1', 'cp819', 'ibm819', 'iso-ir-100', 'csisolatin1', 'iso_8859-1:1987', 'iso88591']);
+const LATIN1_LABELS = new Set([
+  'windows-1252',
+  'cp1252',
+  'x-cp1252',
+  'iso-8859-1',
+  'iso8859-1',
+  'latin1',
+  'l1',
+  'ascii',
+  'us-ascii',
+  'iso_8859-1',
+  'cp819',
+  'ibm819',
+  'iso-ir-100',
+  'csisolatin1',
+  'iso_8859-1:1987',
+  'iso88591',
+]);
 
 function decode(bytes: Buffer, label: string): string {
   if (LATIN1_LABELS.has(label)) {
@@ -70,8 +110,7 @@ function fetchSource(url: string, routes: Route[], dir: string): Fetched {
   let u = new URL(url);
   for (let hops = 0; hops <= 10; hops++) {
     const p = u.pathname + u.search;
-    const route =
-      routes.find((r) => r.path === p && r.host === u.hostname) ?? routes.find((r) => r.path === p && r.host === undefined);
+    const route = routes.find((r) => r.path === p && r.host === u.hostname) ?? routes.find((r) => r.path === p && r.host === undefined);
     if (!route || u.port !== '41733') return { text: null, why: 'no route (404)' };
     if (route.redirect) {
       u = new URL(route.redirect.location.replace('{port}', '41733'), u);
@@ -127,7 +166,15 @@ function checkTaskFolders(rows: Row[], tasksDir: string, problems: string[]): Se
   for (const t of seenTasks) {
     const tdir = path.join(tasksDir, t);
     const mine = rows.filter((r) => r.task === t);
-    for (const f of ['instruction.md', 'task.toml', 'environment/Dockerfile', 'environment/claims.json', 'solution/solve.sh', 'tests/test.sh', 'tests/gold.json']) {
+    for (const f of [
+      'instruction.md',
+      'task.toml',
+      'environment/Dockerfile',
+      'environment/claims.json',
+      'solution/solve.sh',
+      'tests/test.sh',
+      'tests/gold.json',
+    ]) {
       if (!fs.existsSync(path.join(tdir, f))) problems.push(`tasks/${t}/${f}: missing`);
     }
     for (const f of ['solution/solve.sh', 'tests/test.sh']) {
@@ -140,8 +187,10 @@ function checkTaskFolders(rows: Row[], tasksDir: string, problems: string[]): Se
       if (claims.length !== mine.length) problems.push(`tasks/${t}: ${claims.length} claims, labelled.jsonl has ${mine.length}`);
       claims.forEach((c, i) => {
         const m = mine[i];
-        if (!m || c.id !== m.id || c.quote !== m.quote || c.url !== m.url || c.claim !== m.claim) problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) differs from labelled.jsonl`);
-        if (m && (c.verify_date !== m.verify_date || JSON.stringify(c.evidence) !== JSON.stringify(m.evidence))) problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) verify_date or evidence differs from the labelled file`);
+        if (!m || c.id !== m.id || c.quote !== m.quote || c.url !== m.url || c.claim !== m.claim)
+          problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) differs from labelled.jsonl`);
+        if (m && (c.verify_date !== m.verify_date || JSON.stringify(c.evidence) !== JSON.stringify(m.evidence)))
+          problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) verify_date or evidence differs from the labelled file`);
         if ('label' in c) problems.push(`tasks/${t}: claim ${String(c.id)} carries a label`);
       });
       if (JSON.stringify(Object.keys(gold)) !== JSON.stringify(mine.map((m) => m.id))) problems.push(`tasks/${t}: gold.json ids or order differ`);
@@ -159,7 +208,9 @@ function main(): number {
   const driftRoutes = path.join(dir, 'drift', 'routes.json');
   if (fs.existsSync(driftRoutes)) routes.push(...(JSON.parse(fs.readFileSync(driftRoutes, 'utf8')) as Route[]));
   const rows = [...readRows(path.join(dir, 'labelled.jsonl')), ...readRows(path.join(dir, 'drift', 'labelled.jsonl'))];
-  const byHash = rows.some((r) => r.evidence) ? filesByHash(path.join(dir, 'sources'), filesByHash(path.join(dir, 'drift', 'sources'))) : new Map<string, string>();
+  const byHash = rows.some((r) => r.evidence)
+    ? filesByHash(path.join(dir, 'sources'), filesByHash(path.join(dir, 'drift', 'sources')))
+    : new Map<string, string>();
   const problems: string[] = [];
 
   for (const r of routes) if (r.file && !fs.existsSync(path.join(dir, r.file))) problems.push(`route ${r.host ?? '*'} ${r.path}: missing file ${r.file}`);

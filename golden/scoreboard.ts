@@ -62,7 +62,8 @@ export async function benchGolden(outDir: string, sourcesHint?: string, golden?:
  * Why the columns read as they do: the baseline answers no_match everywhere, so it scores exactly the no_match
  * share; "all claims" pools the claims (a big task weighs more), "mean reward" averages the tasks (each weighs the same).
  */
-export const SCOREBOARD_LEGEND = 'baseline answers no_match for every claim, so it scores each task\'s no_match share; "all claims" is correct/claims over every claim (big tasks weigh more), "mean reward" the mean of the task rewards (each task weighs the same)';
+export const SCOREBOARD_LEGEND =
+  'baseline answers no_match for every claim, so it scores each task\'s no_match share; "all claims" is correct/claims over every claim (big tasks weigh more), "mean reward" the mean of the task rewards (each task weighs the same)';
 
 /** Per task: claims, no_match share, oracle and baseline rewards; then all claims, the mean reward and the legend. */
 export function table({ oracle, baseline, waybackOff }: GoldenBench): string {
@@ -76,12 +77,24 @@ export function table({ oracle, baseline, waybackOff }: GoldenBench): string {
   }
   lines.push('-'.repeat(width + 46));
   const noMatch = oracle.tasks.reduce((n, t) => n + t.floor * t.claims, 0);
-  lines.push(row('all claims', String(oracle.claims), (noMatch / oracle.claims).toFixed(3), (oracle.correct / oracle.claims).toFixed(3), (baseline.correct / baseline.claims).toFixed(3), ''));
+  lines.push(
+    row(
+      'all claims',
+      String(oracle.claims),
+      (noMatch / oracle.claims).toFixed(3),
+      (oracle.correct / oracle.claims).toFixed(3),
+      (baseline.correct / baseline.claims).toFixed(3),
+      '',
+    ),
+  );
   lines.push(row('mean reward', '', '', oracle.mean_reward.toFixed(3), baseline.mean_reward.toFixed(3), ''));
   lines.push('', SCOREBOARD_LEGEND);
   const off = waybackOff.tasks[0];
   if (off) {
-    lines.push('', `${DRIFT_TASK} with --wayback off (today's pages only): ${off.reward.toFixed(3)} (${off.correct}/${off.claims}); with the archive (the oracle): ${oracle.tasks.find((t) => t.task === DRIFT_TASK)?.reward.toFixed(3) ?? '-'}`);
+    lines.push(
+      '',
+      `${DRIFT_TASK} with --wayback off (today's pages only): ${off.reward.toFixed(3)} (${off.correct}/${off.claims}); with the archive (the oracle): ${oracle.tasks.find((t) => t.task === DRIFT_TASK)?.reward.toFixed(3) ?? '-'}`,
+    );
     lines.push(`${oracle.drifted_sources} drifted sources; the oracle judged ${oracle.claims_from_captures} claims on Wayback captures`);
   }
   for (const a of oracle.advice ?? []) lines.push('', a);
@@ -106,7 +119,18 @@ export async function scoreDiagnosis(diagnosisDir: string, outDir: string): Prom
   const cli = join(projectRoot(), 'bin', 'quotecheck.js');
   mkdirSync(outDir, { recursive: true });
   const report = join(outDir, 'report.jsonl');
-  await run(process.execPath, [cli, 'run', '--allow-private', '--quiet', '--claims', join(diagnosisDir, 'claims.json'), '--out', join(outDir, 'answers.json'), '--report', report]);
+  await run(process.execPath, [
+    cli,
+    'run',
+    '--allow-private',
+    '--quiet',
+    '--claims',
+    join(diagnosisDir, 'claims.json'),
+    '--out',
+    join(outDir, 'answers.json'),
+    '--report',
+    report,
+  ]);
   const cases = readJsonLines(join(diagnosisDir, 'cases.jsonl')) as { id: string; expected: string }[];
   const rows = new Map(readJsonLines(report).map((r) => [String(r.id), r as { label: string; diagnosis: string; note: string | null }]));
   const codes = [...new Set(cases.map((c) => c.expected))];

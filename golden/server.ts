@@ -6,7 +6,7 @@
 // stand in for other hosts, design §7).
 
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
@@ -81,7 +81,10 @@ export const GOLDEN_WAYBACK_URL = `http://${GOLDEN_WAYBACK_HOST}:${GOLDEN_PORT}`
 export const goldenWaybackUrl = (port: number): string => `http://${GOLDEN_WAYBACK_HOST}:${port}`;
 
 /** Every golden origin on GOLDEN_PORT (a port digit may not follow: http://127.0.0.1:417330 is another origin). */
-const GOLDEN_ORIGIN = new RegExp(`http://(${[...GOLDEN_HOSTS, GOLDEN_WAYBACK_HOST].map((h) => h.replace(/\./g, '\\.')).join('|')}):${GOLDEN_PORT}(?![0-9])`, 'g');
+const GOLDEN_ORIGIN = new RegExp(
+  `http://(${[...GOLDEN_HOSTS, GOLDEN_WAYBACK_HOST].map((h) => h.replace(/\./g, '\\.')).join('|')}):${GOLDEN_PORT}(?![0-9])`,
+  'g',
+);
 
 /**
  * `text` with every golden origin (http://127.0.0.{1,2,3,4}:GOLDEN_PORT) moved to `port`, wherever it stands: a claim's
@@ -247,8 +250,7 @@ function answer(ex: Exchange): void {
   try {
     body = bodyOf(ex.table, ex.route);
   } catch (err) {
-    send(ex, 500, { 'content-type': 'text/plain; charset=utf-8' },
-      Buffer.from(`golden server: cannot read ${ex.route.file}: ${(err as Error).message}\n`));
+    send(ex, 500, { 'content-type': 'text/plain; charset=utf-8' }, Buffer.from(`golden server: cannot read ${ex.route.file}: ${(err as Error).message}\n`));
     return;
   }
   send(ex, ex.route.status ?? 200, ex.route.headers ?? {}, body, ex.route.gzip === true);
@@ -372,8 +374,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   }
   startGoldenServer({ port }).then(
     (srv) => {
-      console.log(`golden server on ${GOLDEN_HOSTS.map((h) => srv.originFor(h)).join(', ')}, its Wayback stand-in on ${goldenWaybackUrl(srv.port)} (Ctrl-C to stop)`);
-      if (srv.port !== GOLDEN_PORT) console.log(`the committed golden tasks' URLs carry port ${GOLDEN_PORT}, not ${srv.port}: run a copy of them made for this port (golden/lib/tasks.ts goldenAtPort; the demo makes one)`);
+      console.log(
+        `golden server on ${GOLDEN_HOSTS.map((h) => srv.originFor(h)).join(', ')}, its Wayback stand-in on ${goldenWaybackUrl(srv.port)} (Ctrl-C to stop)`,
+      );
+      if (srv.port !== GOLDEN_PORT)
+        console.log(
+          `the committed golden tasks' URLs carry port ${GOLDEN_PORT}, not ${srv.port}: run a copy of them made for this port (golden/lib/tasks.ts goldenAtPort; the demo makes one)`,
+        );
       const stop = (): void => {
         void srv.close().then(() => process.exit(0));
       };

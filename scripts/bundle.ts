@@ -7,7 +7,21 @@
 //   node dist/scripts/bundle.js    build dist/bundle/quotecheck/ and (in a checkout) give the golden tasks their oracle and grader
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,7 +142,11 @@ async function buildInto(root: string, outDir: string): Promise<BundleResult> {
   const entry = (file: string) => basename(file, '.mjs');
   const jobs: { name: string; entries: Record<string, string>; banner: boolean }[] = [
     // The oracle: the command line and the HTML worker it starts (found beside it).
-    { name: 'quotecheck', entries: { [entry(BUNDLE_FILES.quotecheck)]: src('cli/entry.ts'), [entry(BUNDLE_FILES.worker)]: src('extract/html-worker.ts') }, banner: true },
+    {
+      name: 'quotecheck',
+      entries: { [entry(BUNDLE_FILES.quotecheck)]: src('cli/entry.ts'), [entry(BUNDLE_FILES.worker)]: src('extract/html-worker.ts') },
+      banner: true,
+    },
     // The verifier's grader: Node's own modules only (checked below).
     { name: 'grader', entries: { [entry(BUNDLE_FILES.grader)]: src('harbor/verifier-main.ts') }, banner: false },
     // The frozen edition's WARC reader.
@@ -195,7 +213,11 @@ function staleLock(text: string, mtimeMs: number): string | null {
  * everything up to date and writes nothing. A lock whose process has ended (on this machine), or held for more than
  * LOCK_STALE_MS, is taken over. The lock is inside the checkout: two checkouts share nothing.
  */
-export async function withBuildLock<T>(root: string, fn: () => Promise<T> | T, say: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<T> {
+export async function withBuildLock<T>(
+  root: string,
+  fn: () => Promise<T> | T,
+  say: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Promise<T> {
   const lock = join(root, 'dist', '.build.lock');
   mkdirSync(dirname(lock), { recursive: true });
   let mine = '';

@@ -27,7 +27,12 @@ export class AnswerBook {
 
   /** The answers file's content: `{id: label}` or `[{id, label}]`, in input order. */
   serialize(format: AnswerFormat): string {
-    if (format === 'list') return `${JSON.stringify([...this.labels].map(([id, label]) => ({ id, label })), null, 2)}\n`;
+    if (format === 'list')
+      return `${JSON.stringify(
+        [...this.labels].map(([id, label]) => ({ id, label })),
+        null,
+        2,
+      )}\n`;
     // Written member by member, in input order (design.md §2): an object would put integer-like ids ("10", "2") first.
     if (this.labels.size === 0) return '{}\n';
     const members = [...this.labels].map(([id, label]) => `  ${JSON.stringify(id)}: ${JSON.stringify(label)}`);

@@ -74,7 +74,10 @@ const QuoteSchema = z.string().superRefine((s, ctx) => {
   if (lone) {
     const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
     const at = Array.from(s.slice(0, lone.index)).length;
-    ctx.addIssue({ code: 'custom', message: `has an unpaired surrogate U+${unit} (half of a UTF-16 pair, e.g. a lone "\\u${unit.toLowerCase()}" escape) at character ${at}: it is not valid Unicode text` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `has an unpaired surrogate U+${unit} (half of a UTF-16 pair, e.g. a lone "\\u${unit.toLowerCase()}" escape) at character ${at}: it is not valid Unicode text`,
+    });
   }
 });
 
@@ -97,7 +100,10 @@ export function fetchUrlOf(s: string): FetchUrl {
 const HttpUrlSchema = z.string().transform((s, ctx) => {
   const url = fetchUrlOf(s);
   if (url.ok) return url.href;
-  ctx.addIssue({ code: 'custom', message: url.problem === 'not-a-url' ? `is not a URL: ${JSON.stringify(s.slice(0, 200))}` : `must be http(s), not ${url.protocol}` });
+  ctx.addIssue({
+    code: 'custom',
+    message: url.problem === 'not-a-url' ? `is not a URL: ${JSON.stringify(s.slice(0, 200))}` : `must be http(s), not ${url.protocol}`,
+  });
   return z.NEVER;
 });
 

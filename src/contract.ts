@@ -14,7 +14,17 @@ export type Label = z.infer<typeof LabelSchema>;
 
 /** Why a claim got its label (design.md §5), in the order a reader scans them: found, then the no_match kinds. */
 export const DIAGNOSES = [
-  'verbatim', 'extraction_artifact', 'near_miss', 'partial', 'not_found', 'drifted', 'fetch_failed', 'paywall', 'empty', 'unsupported', 'invalid_claim',
+  'verbatim',
+  'extraction_artifact',
+  'near_miss',
+  'partial',
+  'not_found',
+  'drifted',
+  'fetch_failed',
+  'paywall',
+  'empty',
+  'unsupported',
+  'invalid_claim',
 ] as const;
 export const DiagnosisSchema = z.enum(DIAGNOSES);
 export type Diagnosis = z.infer<typeof DiagnosisSchema>;

@@ -15,7 +15,10 @@ export class UserError extends Error {
    * code that reads a failure's cause chain takes any string `code` for an errno or undici code.
    */
   get errorCode(): string {
-    return this.name.replace(/Error$/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+    return this.name
+      .replace(/Error$/, '')
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .toLowerCase();
   }
 }
 

@@ -8,7 +8,8 @@ export function tooDeepAt(text: string, max: number): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -30,7 +31,10 @@ const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /** Thrown inside the scanner to unwind to jsonSyntaxErrorAt with the first mistake. */
 class JsonStop {
-  constructor(readonly offset: number, readonly reason: string) {}
+  constructor(
+    readonly offset: number,
+    readonly reason: string,
+  ) {}
 }
 
 /**
@@ -78,7 +82,7 @@ class JsonScanner {
   }
 
   #object(): void {
-    this.#sequence('}', () => this.#member(), 'expected \',\' or \'}\' after a property value');
+    this.#sequence('}', () => this.#member(), "expected ',' or '}' after a property value");
   }
 
   /** `"name": value`. */
@@ -87,12 +91,12 @@ class JsonScanner {
     if (this.text[this.#i] !== '"') this.#stop('expected a property name in double quotes');
     this.#string();
     this.#ws();
-    if (!this.#eat(':')) this.#stop('expected \':\' after a property name');
+    if (!this.#eat(':')) this.#stop("expected ':' after a property name");
     this.#value();
   }
 
   #array(): void {
-    this.#sequence(']', () => this.#value(), 'expected \',\' or \']\' after an array element');
+    this.#sequence(']', () => this.#value(), "expected ',' or ']' after an array element");
   }
 
   /** An object's members or an array's elements: from the opening bracket, items separated by ',' up to `close`. */
@@ -112,7 +116,7 @@ class JsonScanner {
   #string(): void {
     this.#i++; // opening quote
     for (;;) {
-      if (this.#i >= this.text.length) this.#stop('expected the string\'s closing \'"\'');
+      if (this.#i >= this.text.length) this.#stop("expected the string's closing '\"'");
       const c = this.text.charCodeAt(this.#i);
       if (c === 0x22) {
         this.#i++;

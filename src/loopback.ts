@@ -60,7 +60,9 @@ export function respond(req: http.IncomingMessage, res: http.ServerResponse, sta
  */
 export function explainListenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
   if (err.code === 'EADDRINUSE') {
-    return Object.assign(new Error(`port ${port} on ${host} is in use: is another golden server running? (give another port, or 0 for a free one)`), { code: err.code });
+    return Object.assign(new Error(`port ${port} on ${host} is in use: is another golden server running? (give another port, or 0 for a free one)`), {
+      code: err.code,
+    });
   }
   if (err.code === 'EADDRNOTAVAIL') {
     return Object.assign(new Error(`cannot listen on ${host}:${port}: address not available (loopback aliases 127.x.y.z are needed)`), { code: err.code });

@@ -102,9 +102,10 @@ function tokenMap(view: TextView, normalized: string): TokenMap | null {
     normEnd.push(pos);
     parts.push(n);
   }
-  const map = parts.join(' ') === normalized
-    ? { rawStart: Int32Array.from(rawStart), rawEnd: Int32Array.from(rawEnd), normStart: Int32Array.from(normStart), normEnd: Int32Array.from(normEnd) }
-    : null;
+  const map =
+    parts.join(' ') === normalized
+      ? { rawStart: Int32Array.from(rawStart), rawEnd: Int32Array.from(rawEnd), normStart: Int32Array.from(normStart), normEnd: Int32Array.from(normEnd) }
+      : null;
   tokenMaps.set(view, map);
   return map;
 }

@@ -7,7 +7,11 @@ const DOUBLE_QUOTES = '\u201C\u201D\u201E\u201F\u2033\u2036';
 /** U+2010..U+2015, U+2212 (minus), U+FE58, U+FE63, U+FF0D: dashes become `-`. */
 const DASHES = '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uFE58\uFE63\uFF0D';
 /** What each of them becomes. */
-const ASCII_FOR = new Map<string, string>([...[...SINGLE_QUOTES].map((c) => [c, "'"] as const), ...[...DOUBLE_QUOTES].map((c) => [c, '"'] as const), ...[...DASHES].map((c) => [c, '-'] as const)]);
+const ASCII_FOR = new Map<string, string>([
+  ...[...SINGLE_QUOTES].map((c) => [c, "'"] as const),
+  ...[...DOUBLE_QUOTES].map((c) => [c, '"'] as const),
+  ...[...DASHES].map((c) => [c, '-'] as const),
+]);
 /** Any of them: one pass over the text instead of three. */
 const QUOTE_OR_DASH = new RegExp(`[${SINGLE_QUOTES}${DOUBLE_QUOTES}${DASHES}]`, 'g');
 /**
@@ -25,7 +29,10 @@ export const SPACE_CLASS = '\\s\\u001C-\\u001F\\u0085';
  * faster than replacing every run). The first class is `\s` less U+0020, spelled out: a positive
  * class scans faster than `[^\S ]`; a test checks it against `\s` code point by code point.
  */
-const WHITESPACE_RUN = new RegExp(`[\\t\\n\\v\\f\\r\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF\\u001C-\\u001F\\u0085][${SPACE_CLASS}]*| [${SPACE_CLASS}]+`, 'g');
+const WHITESPACE_RUN = new RegExp(
+  `[\\t\\n\\v\\f\\r\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF\\u001C-\\u001F\\u0085][${SPACE_CLASS}]*| [${SPACE_CLASS}]+`,
+  'g',
+);
 
 /** Only ASCII: steps 1-3 change nothing (NFKC maps ASCII to itself; the quotes and dashes are not ASCII). */
 const ASCII_ONLY = /^[\x00-\x7F]*$/;
@@ -46,7 +53,5 @@ export function normalize(text: string): string {
 export function unify(text: string): string {
   // The common case (English lines and words, called per line and per token by the
   // diagnosis) skips the steps that cannot apply: half the time.
-  return ASCII_ONLY.test(text)
-    ? text
-    : text.normalize('NFKC').replace(QUOTE_OR_DASH, (c) => ASCII_FOR.get(c)!);
+  return ASCII_ONLY.test(text) ? text : text.normalize('NFKC').replace(QUOTE_OR_DASH, (c) => ASCII_FOR.get(c)!);
 }

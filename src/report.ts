@@ -20,10 +20,14 @@ export function toReportRecord(r: ClaimResult): ReportRecord {
     charset_source: r.charsetSource ?? null,
     extractor: r.extractor ?? null,
     match: r.match ? { view: r.match.view, offset: r.match.offset, context: r.match.prefix + r.match.exact + r.match.suffix, selector: r.selector } : null,
-    nearest: r.nearest ? { text: r.nearest.text, raw: r.nearest.raw, diff: r.nearest.diff, similarity: r.nearest.similarity, view: r.nearest.view, offset: r.nearest.offset } : null,
+    nearest: r.nearest
+      ? { text: r.nearest.text, raw: r.nearest.raw, diff: r.nearest.diff, similarity: r.nearest.similarity, view: r.nearest.view, offset: r.nearest.offset }
+      : null,
     drift: r.drift,
     evidence_match: r.evidenceMatch ?? null,
-    as_of: r.asOf ? { source: r.asOf.source, timestamp: r.asOf.timestamp, capture_url: r.asOf.captureUrl, proof: r.asOf.proof, date: r.asOf.date, sha256: r.asOf.sha256 } : null,
+    as_of: r.asOf
+      ? { source: r.asOf.source, timestamp: r.asOf.timestamp, capture_url: r.asOf.captureUrl, proof: r.asOf.proof, date: r.asOf.date, sha256: r.asOf.sha256 }
+      : null,
     note: r.note ?? null,
     ms: r.ms,
   };
@@ -143,7 +147,11 @@ export class RunTally {
   diagnosisSummary(): string {
     // Claims the run stopped before deciding are fetch_failed: the count says how many of those were never fetched.
     const stopped = (d: Diagnosis): string => (d === 'fetch_failed' && this.undecided > 0 ? ` (${this.undecided} not decided: the run stopped first)` : '');
-    const lines = [`diagnoses: ${this.diagnosisCounts().map(([d, c]) => `${d} ${c}${stopped(d)}`).join(', ')}`];
+    const lines = [
+      `diagnoses: ${this.diagnosisCounts()
+        .map(([d, c]) => `${d} ${c}${stopped(d)}`)
+        .join(', ')}`,
+    ];
     if (this.#look.length > 0) {
       lines.push('worth a human look:');
       for (const r of this.#look) {
@@ -183,9 +191,10 @@ export function summarize(run: CheckRun): RunSummary {
 export function summaryLine(s: RunSummary): string {
   const drifted = s.sourcesDrifted ? `, ${s.sourcesDrifted} drifted` : '';
   const w = s.wayback;
-  const wayback = w && w.lookups > 0
-    ? `; wayback ${plural(w.lookups, 'lookup')}, ${plural(w.requests, 'request')}, ${plural(s.claimsFromWayback, 'claim')} judged on captures${w.abandoned ? ` (${w.abandoned})` : ''}`
-    : '';
+  const wayback =
+    w && w.lookups > 0
+      ? `; wayback ${plural(w.lookups, 'lookup')}, ${plural(w.requests, 'request')}, ${plural(s.claimsFromWayback, 'claim')} judged on captures${w.abandoned ? ` (${w.abandoned})` : ''}`
+      : '';
   const undecided = s.undecided ? ` (${s.undecided} not decided: the run stopped first)` : '';
   return `quotecheck: ${plural(s.claims, 'claim')}, ${s.verbatim} verbatim, ${s.noMatch} no_match${undecided}; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
 }

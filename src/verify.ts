@@ -30,7 +30,20 @@ async function checkOne(url: string, quote: string, options: VerifyOptions): Pro
     entries = parseClaims([{ id: INTERNAL_ID, quote, url, ...(evidence !== undefined ? { evidence: { sha256: evidence } } : {}) }], 'verify').entries;
   } catch (err) {
     if (err instanceof ClaimsFileError) {
-      return { result: { id: INTERNAL_ID, index: 0, label: 'no_match', diagnosis: 'invalid_claim', url, quote, match: null, drift: 'unknown', note: err.message, ms: 0 } };
+      return {
+        result: {
+          id: INTERNAL_ID,
+          index: 0,
+          label: 'no_match',
+          diagnosis: 'invalid_claim',
+          url,
+          quote,
+          match: null,
+          drift: 'unknown',
+          note: err.message,
+          ms: 0,
+        },
+      };
     }
     throw err;
   }
@@ -54,7 +67,14 @@ export async function checkQuote(url: string, quote: string, options: VerifyOpti
   const there = (await checkOne(redirect.target, quote, same)).result;
   return {
     ...result,
-    redirect: { target: redirect.target, via: redirect.via, found: there.label === 'verbatim', diagnosis: there.diagnosis, final_url: there.finalUrl ?? null, note: there.note ?? null },
+    redirect: {
+      target: redirect.target,
+      via: redirect.via,
+      found: there.label === 'verbatim',
+      diagnosis: there.diagnosis,
+      final_url: there.finalUrl ?? null,
+      note: there.note ?? null,
+    },
   };
 }
 

@@ -30,7 +30,10 @@ describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () 
       { id: 'a', quote: 'short debate', url: `${server.origin}/p` },
     ]);
     const run = await checkClaims(entries, { allowPrivate: true, onResult: (r) => seen.push(r.id) });
-    expect(run.results.map((r) => [r.id, r.label])).toEqual([['b', 'verbatim'], ['a', 'no_match']]);
+    expect(run.results.map((r) => [r.id, r.label])).toEqual([
+      ['b', 'verbatim'],
+      ['a', 'no_match'],
+    ]);
     expect(seen.sort()).toEqual(['a', 'b']);
     expect(run.sources).toHaveLength(1);
   });
@@ -41,10 +44,19 @@ describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () 
       { path: '/hang', hang: true },
     ]);
     const stop = new AbortController();
-    const run = await checkClaims([
-      { id: 'fast', quote: 'long debate', url: `${server.origin}/p` },
-      { id: 'slow', quote: 'long debate', url: `${server.origin}/hang` },
-    ], { allowPrivate: true, signal: stop.signal, onResult: (r) => { if (r.id === 'fast') setTimeout(() => stop.abort('deadline'), 50); } });
+    const run = await checkClaims(
+      [
+        { id: 'fast', quote: 'long debate', url: `${server.origin}/p` },
+        { id: 'slow', quote: 'long debate', url: `${server.origin}/hang` },
+      ],
+      {
+        allowPrivate: true,
+        signal: stop.signal,
+        onResult: (r) => {
+          if (r.id === 'fast') setTimeout(() => stop.abort('deadline'), 50);
+        },
+      },
+    );
     const [fast, slow] = run.results;
     expect(fast).toMatchObject({ id: 'fast', label: 'verbatim' });
     expect(fast!.undecided).toBeUndefined();
@@ -63,14 +75,18 @@ describe('the subpath entry points: quotecheck/stages, quotecheck/contract, quot
     expect(bad.success).toBe(false);
     expect(bad.error?.issues[0]?.path).toEqual(['diagnosis']);
     // Another program's report line: each field kept only when well formed.
-    expect(readReportLine({ diagnosis: 'near_miss', http_status: '200', nearest: { text: 'a', similarity: 0.9, raw: '', diff: [{ op: 'bogus', text: 'a' }] } }))
-      .toEqual({ diagnosis: 'near_miss', nearest: { text: 'a', similarity: 0.9 } });
+    expect(
+      readReportLine({ diagnosis: 'near_miss', http_status: '200', nearest: { text: 'a', similarity: 0.9, raw: '', diff: [{ op: 'bogus', text: 'a' }] } }),
+    ).toEqual({ diagnosis: 'near_miss', nearest: { text: 'a', similarity: 0.9 } });
   });
 
   test('the stages are the pipeline the root runs: extract, normalize and find a quote by hand', async () => {
     const stages = await import('quotecheck/stages');
     expect(stages.normalize).toBe(normalize);
-    const text = await stages.extractSource({ body: Buffer.from(PAGE), contentType: 'text/html; charset=utf-8', url: 'http://example.test/p' }, { timeoutMs: 10_000 });
+    const text = await stages.extractSource(
+      { body: Buffer.from(PAGE), contentType: 'text/html; charset=utf-8', url: 'http://example.test/p' },
+      { timeoutMs: 10_000 },
+    );
     const views = stages.normalizeViews(text.views);
     expect(views.map((v) => v.name)).toContain('full');
     const match = stages.findQuote(normalize('approved the "budget" on Tuesday-after'), views);
@@ -81,7 +97,13 @@ describe('the subpath entry points: quotecheck/stages, quotecheck/contract, quot
   test('harbor grades answers against gold labels as a task verifier does', async () => {
     const { grade, parseLabels } = await import('quotecheck/harbor');
     const gold = parseLabels({ a: 'verbatim', b: 'no_match' }, 'gold');
-    const g = grade(new Map([['a', 'verbatim'], ['b', 'verbatim']]), gold);
+    const g = grade(
+      new Map([
+        ['a', 'verbatim'],
+        ['b', 'verbatim'],
+      ]),
+      gold,
+    );
     expect(g).toMatchObject({ gold: 2, correct: 1, reward: 0.5 });
   });
 });

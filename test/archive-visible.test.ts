@@ -10,11 +10,12 @@ import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { instruction } from '../src/harbor/templates.js';
 import { closedPort } from '../src/loopback.js';
 import { startWaybackFake, type Capture, type RunningWayback } from '../src/wayback/stub.js';
-import { CLI, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { CLI, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };
-const page = (p: string): string => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1><p>${p}</p><p>Members praised the new school lunch program.</p></article></body></html>`;
+const page = (p: string): string =>
+  `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1><p>${p}</p><p>Members praised the new school lunch program.</p></article></body></html>`;
 const THEN = (n: number): string => page(`The committee approved budget ${n} on Tuesday after a long debate.`);
 const NOW = (n: number): string => page(`The committee approved a revised budget ${n} on Wednesday.`);
 const QUOTE = (n: number): string => `approved budget ${n} on Tuesday after a long debate`;
@@ -23,7 +24,13 @@ const QUOTE = (n: number): string => `approved budget ${n} on Tuesday after a lo
 async function drifted(n: number): Promise<{ claims: Record<string, unknown>[]; captures: Capture[] }> {
   const ids = Array.from({ length: n }, (_, i) => i + 1);
   const live = await serve(ids.map((i) => ({ path: `/budget-${i}`, body: NOW(i), headers: html })));
-  const claims = ids.map((i) => ({ id: `c${i}`, quote: QUOTE(i), url: `${live.origin}/budget-${i}`, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN(i)) } }));
+  const claims = ids.map((i) => ({
+    id: `c${i}`,
+    quote: QUOTE(i),
+    url: `${live.origin}/budget-${i}`,
+    verify_date: '2024-05-01',
+    evidence: { sha256: sha256(THEN(i)) },
+  }));
   const captures = ids.map((i) => ({ url: `${live.origin}/budget-${i}`, timestamp: '20240420120000', headers: html, body: THEN(i) }));
   return { claims, captures };
 }
@@ -43,12 +50,26 @@ describe('run shows the archive while claims wait on it', () => {
     const dir = tempDir();
     const claimsFile = writeJson(join(dir, 'claims.json'), claims);
     // 30 a minute: a request every 2 s, so the run spends most of its time waiting for the archive (four requests).
-    const r = await runCliInProcess(['run', '--claims', claimsFile, '--out', join(dir, 'answers.json'), '--allow-private', '--wayback-url', wb.origin, '--wayback-rate', '30']);
+    const r = await runCliInProcess([
+      'run',
+      '--claims',
+      claimsFile,
+      '--out',
+      join(dir, 'answers.json'),
+      '--allow-private',
+      '--wayback-url',
+      wb.origin,
+      '--wayback-rate',
+      '30',
+    ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ c1: 'verbatim', c2: 'verbatim' });
     const waiting = r.stderr.split('\n').filter((l) => /waiting for the archive/.test(l));
     expect(waiting.length, r.stderr).toBeGreaterThan(0);
-    for (const line of waiting) expect(line).toMatch(/^quotecheck: \d+\/2 claims, \d\/2 sources \(0 failed\), [\d.]+ s; \d+ archive requests? sent, waiting for the archive: \d+ lookups? queued, next in \d+ s$/);
+    for (const line of waiting)
+      expect(line).toMatch(
+        /^quotecheck: \d+\/2 claims, \d\/2 sources \(0 failed\), [\d.]+ s; \d+ archive requests? sent, waiting for the archive: \d+ lookups? queued, next in \d+ s$/,
+      );
     // The stdout contract holds: progress is on stderr only.
     expect(r.stdout).toBe('');
   }, 60_000);
@@ -62,7 +83,10 @@ function driftTask(root: string, name: string, claims: Record<string, unknown>[]
     layout: 'harbor',
     claims,
     gold: Object.fromEntries(claims.map((c) => [c.id as string, 'verbatim' as Label])),
-    instruction: instruction(claims.length, claims.map((c) => c.id as string)),
+    instruction: instruction(
+      claims.length,
+      claims.map((c) => c.id as string),
+    ),
     description: `Check ${claims.length} quotes`,
     config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
     variant: {},
@@ -72,7 +96,7 @@ function driftTask(root: string, name: string, claims: Record<string, unknown>[]
 }
 
 describe('bench names a task whose archive never answered', () => {
-  test('the oracle\'s archive requests all failed: the task\'s problems say so and the advice says what to check', async () => {
+  test("the oracle's archive requests all failed: the task's problems say so and the advice says what to check", async () => {
     const { claims, captures } = await drifted(2);
     const dead = `http://127.0.0.1:${await closedPort()}`;
     const wb = await startWaybackFake({ captures, host: '127.0.0.4' });
@@ -90,7 +114,9 @@ describe('bench names a task whose archive never answered', () => {
     expect(bad.archiveFailed).toMatchObject({ claims: 2, waybackUrl: dead });
     expect(bad.problems).toEqual([`every archive request failed (2 claims needing a Wayback capture got none from ${dead})`]);
     expect(report.advice).toHaveLength(1);
-    expect(report.advice[0]).toMatch(/^every archive request failed in 1 of 2 tasks \(drift-dead-archive\), so the 2 claims that needed a Wayback capture were judged on today's changed text: Wayback Machine left alone .+\. Check: is the archive solve\.sh names \(--wayback-url http:\/\/127\.0\.0\.1:\d+\) reachable\? It is on loopback: is the stand-in running\? \(`quotecheck wayback-stub/);
+    expect(report.advice[0]).toMatch(
+      /^every archive request failed in 1 of 2 tasks \(drift-dead-archive\), so the 2 claims that needed a Wayback capture were judged on today's changed text: Wayback Machine left alone .+\. Check: is the archive solve\.sh names \(--wayback-url http:\/\/127\.0\.0\.1:\d+\) reachable\? It is on loopback: is the stand-in running\? \(`quotecheck wayback-stub/,
+    );
   }, 90_000);
 });
 
@@ -131,7 +157,21 @@ describe('quotecheck wayback-stub', () => {
     const dir = tempDir();
     const claimsFile = writeJson(join(dir, 'claims.json'), claims);
     const report = join(dir, 'report.jsonl');
-    const r = await runCliInProcess(['run', '--claims', claimsFile, '--out', join(dir, 'answers.json'), '--report', report, '--allow-private', '--wayback-url', stub.origin, '--wayback-rate', '600', '--quiet']);
+    const r = await runCliInProcess([
+      'run',
+      '--claims',
+      claimsFile,
+      '--out',
+      join(dir, 'answers.json'),
+      '--report',
+      report,
+      '--allow-private',
+      '--wayback-url',
+      stub.origin,
+      '--wayback-rate',
+      '600',
+      '--quiet',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ c1: 'verbatim' });
     const line = JSON.parse(readFileSync(report, 'utf8').trim()) as { as_of: { source: string; capture_url: string; proof: string }; drift: string };
@@ -151,7 +191,10 @@ describe('quotecheck wayback-stub', () => {
     const stub = await startStub(['--captures', file, '--port', '0']);
     expect(stub.origin).toMatch(/^http:\/\/127\.0\.0\.4:\d+$/);
     const cdx = await fetch(`${stub.origin}/cdx/search/cdx?url=${encodeURIComponent(captures[0]!.url)}&output=json&fl=timestamp,statuscode`);
-    expect(await cdx.json()).toEqual([['timestamp', 'statuscode'], ['20240420120000', '200']]);
+    expect(await cdx.json()).toEqual([
+      ['timestamp', 'statuscode'],
+      ['20240420120000', '200'],
+    ]);
     stub.child.kill('SIGINT');
     expect(await stub.exited).toBe(0);
   }, 30_000);
@@ -160,10 +203,26 @@ describe('quotecheck wayback-stub', () => {
     ['a path that does not exist', (d: string) => join(d, 'nope'), /^quotecheck: error: --captures \S+nope: no such file or folder$/],
     ['a folder without captures.json', (d: string) => d, /^quotecheck: error: --captures \S+: the folder has no captures\.json or captures\.jsonl$/],
     ['a file that is not JSON', (d: string) => writeText(join(d, 'c.json'), '[{"url":'), /^quotecheck: error: --captures \S+c\.json: not valid JSON: /],
-    ['an object, not an array', (d: string) => writeText(join(d, 'c.json'), '{"url":"http://x.org/"}'), /^quotecheck: error: --captures \S+c\.json: line 1 \(http:\/\/x\.org\/\) "timestamp" must be/],
-    ['a bad timestamp', (d: string) => writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"2024"}]'), /^quotecheck: error: --captures \S+c\.json: capture #0 \(http:\/\/x\.org\/ @ 2024\) "timestamp" must be a string of 14 digits/],
-    ['a body file that is missing', (d: string) => writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","file":"gone.html"}]'), /^quotecheck: error: --captures \S+c\.json: capture #0 \(http:\/\/x\.org\/ @ 20240101000000\) "file" gone\.html: no such file /],
-    ['an unknown field', (d: string) => writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","bodyy":"x"}]'), /^quotecheck: error: --captures \S+c\.json: capture #0 .* has an unknown field "bodyy"/],
+    [
+      'an object, not an array',
+      (d: string) => writeText(join(d, 'c.json'), '{"url":"http://x.org/"}'),
+      /^quotecheck: error: --captures \S+c\.json: line 1 \(http:\/\/x\.org\/\) "timestamp" must be/,
+    ],
+    [
+      'a bad timestamp',
+      (d: string) => writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"2024"}]'),
+      /^quotecheck: error: --captures \S+c\.json: capture #0 \(http:\/\/x\.org\/ @ 2024\) "timestamp" must be a string of 14 digits/,
+    ],
+    [
+      'a body file that is missing',
+      (d: string) => writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","file":"gone.html"}]'),
+      /^quotecheck: error: --captures \S+c\.json: capture #0 \(http:\/\/x\.org\/ @ 20240101000000\) "file" gone\.html: no such file /,
+    ],
+    [
+      'an unknown field',
+      (d: string) => writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","bodyy":"x"}]'),
+      /^quotecheck: error: --captures \S+c\.json: capture #0 .* has an unknown field "bodyy"/,
+    ],
     ['no captures at all', (d: string) => writeText(join(d, 'c.json'), '[]'), /^quotecheck: error: --captures \S+c\.json: holds no captures$/],
   ])('%s is one error line and exit 2', async (_name, input, message) => {
     const r = await runCliInProcess(['wayback-stub', '--captures', input(tempDir())]);
@@ -177,7 +236,9 @@ describe('quotecheck wayback-stub', () => {
     const file = writeText(join(tempDir(), 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","body":"x"}]');
     const r = await runCliInProcess(['wayback-stub', '--captures', file, '--host', '0.0.0.0']);
     expect(r.code).toBe(2);
-    expect(r.stderr.trimEnd()).toBe('quotecheck: error: --host 0.0.0.0: not a loopback address (127.x.y.z, ::1 or localhost): the stand-in serves this machine only');
+    expect(r.stderr.trimEnd()).toBe(
+      'quotecheck: error: --host 0.0.0.0: not a loopback address (127.x.y.z, ::1 or localhost): the stand-in serves this machine only',
+    );
   });
 });
 

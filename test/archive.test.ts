@@ -12,16 +12,7 @@ import fc from 'fast-check';
 import { Agent, fetch, type Dispatcher } from 'undici';
 import { WARCParser } from 'warcio';
 import { beforeAll, describe, expect, test } from 'vitest';
-import {
-  ArchiveError,
-  ReplayDispatcher,
-  WarcRecorder,
-  openReplay,
-  readArchive,
-  selectForSources,
-  writeArchive,
-  type Archive,
-} from '../src/archive/index.js';
+import { ArchiveError, ReplayDispatcher, WarcRecorder, openReplay, readArchive, selectForSources, writeArchive, type Archive } from '../src/archive/index.js';
 import { closedPort } from '../src/loopback.js';
 import { fetchSource, type FetchSettings, type SourceOutcome } from '../src/fetch/source.js';
 import { fileTempDir, serve } from './support/helpers.js';
@@ -54,7 +45,16 @@ function summary(o: SourceOutcome) {
   delete headers['memento-datetime'];
   return o.ok
     ? { ok: true, status: o.status, sha256: o.sha256, finalUrl: o.finalUrl, redirects: o.redirects, attempts: o.attempts, headers }
-    : { ok: false, error: o.error, status: o.status, finalUrl: o.finalUrl, attempts: o.attempts, message: o.message, body: o.body ? sha256(o.body) : undefined, headers };
+    : {
+        ok: false,
+        error: o.error,
+        status: o.status,
+        finalUrl: o.finalUrl,
+        attempts: o.attempts,
+        message: o.message,
+        body: o.body ? sha256(o.body) : undefined,
+        headers,
+      };
 }
 
 const folder = () => fileTempDir('quotecheck-archive-');
@@ -161,7 +161,11 @@ describe('recording through the fetch layer', () => {
     const get = (k: string) => live.get(sources[k]!)!;
     expect(get('plain')).toMatchObject({ ok: true, status: 200 });
     expect(get('gz')).toMatchObject({ ok: true, status: 200 });
-    expect(get('chain')).toMatchObject({ ok: true, finalUrl: sources.plain!.replace('/plain', '/landing?x=1'), redirects: [sources.chain, sources.chain!.replace('127.0.0.1', '127.0.0.2').replace('hop1', 'hop2'), sources.chain!.replace('hop1', 'hop3')] });
+    expect(get('chain')).toMatchObject({
+      ok: true,
+      finalUrl: sources.plain!.replace('/plain', '/landing?x=1'),
+      redirects: [sources.chain, sources.chain!.replace('127.0.0.1', '127.0.0.2').replace('hop1', 'hop2'), sources.chain!.replace('hop1', 'hop3')],
+    });
     expect(get('gated')).toMatchObject({ ok: true, attempts: 1 });
     expect(get('flaky')).toMatchObject({ ok: true, attempts: 2 });
     expect(get('missing')).toMatchObject({ ok: false, error: 'http_status', status: 404 });
@@ -285,7 +289,9 @@ describe('recording through the fetch layer', () => {
       const read = await readArchive(path);
       const whole = ends.filter((end) => end <= cut).length;
       expect(read.records.map((r) => r.recordId)).toEqual(archive.records.slice(0, whole).map((r) => r.recordId));
-      read.records.forEach((r, i) => expect(r.raw.equals(archive.records[i]!.raw)).toBe(true));
+      read.records.forEach((r, i) => {
+        expect(r.raw.equals(archive.records[i]!.raw)).toBe(true);
+      });
       if (ends.includes(cut)) expect(read.cut).toBeUndefined();
       else expect(read.cut).toEqual({ offset: whole === 0 ? 0 : ends[whole - 1], reason: expect.stringMatching(/ends inside a record/) });
     };
@@ -319,7 +325,12 @@ describe('replay', () => {
 
     const recorded = Object.values(sources);
     const recordedKeys = new Set([...archive.records.map((r) => r.targetUri), ...recorded]);
-    const unrecorded = fc.record({ host: fc.integer({ min: 1, max: 254 }), port: fc.integer({ min: 20_000, max: 60_000 }) /* clear of fetch's bad ports */, path: fc.stringMatching(/^[a-z0-9]{1,8}$/) })
+    const unrecorded = fc
+      .record({
+        host: fc.integer({ min: 1, max: 254 }),
+        port: fc.integer({ min: 20_000, max: 60_000 }) /* clear of fetch's bad ports */,
+        path: fc.stringMatching(/^[a-z0-9]{1,8}$/),
+      })
       .map(({ host, port, path }) => `http://127.0.0.${host}:${port}/u/${path}`)
       .filter((url) => !recordedKeys.has(url));
     await fc.assert(
@@ -365,9 +376,11 @@ describe('replay', () => {
     const reader = res.body!.getReader();
     expect((await reader.read()).done).toBe(false);
     middle.abort();
-    await expect((async () => {
-      for (;;) if ((await reader.read()).done) return 'finished';
-    })()).rejects.toThrow(/abort/i);
+    await expect(
+      (async () => {
+        for (;;) if ((await reader.read()).done) return 'finished';
+      })(),
+    ).rejects.toThrow(/abort/i);
     expect(Date.now() - started).toBeLessThan(1_000);
     // The whole body replays too, and through an interceptor composed on top (the controller API).
     const composed = replay.compose((dispatch) => (opts, handler) => dispatch(opts, handler));
@@ -394,13 +407,20 @@ describe('Wayback captures', () => {
       { path: '/web/2020id_/http://example.org/x', redirect: { location: '/web/20200101000000id_/http://example.org/x' } },
       {
         path: '/cdx/search/cdx?url=http%3A%2F%2Fexample.org%2Fx&output=json',
-        body: JSON.stringify([['timestamp', 'original'], ['20200101000000', ORIGINAL]]),
+        body: JSON.stringify([
+          ['timestamp', 'original'],
+          ['20200101000000', ORIGINAL],
+        ]),
         headers: { 'content-type': 'application/json' },
         gzip: true,
       },
     ]);
     const base = server.origin;
-    const urls = { cdx: `${base}/cdx/search/cdx?url=http%3A%2F%2Fexample.org%2Fx&output=json`, nearest: `${base}/web/2020id_/${ORIGINAL}`, capture: `${base}/web/20200101000000id_/${ORIGINAL}` };
+    const urls = {
+      cdx: `${base}/cdx/search/cdx?url=http%3A%2F%2Fexample.org%2Fx&output=json`,
+      nearest: `${base}/web/2020id_/${ORIGINAL}`,
+      capture: `${base}/web/20200101000000id_/${ORIGINAL}`,
+    };
     const path = join(folder(), 'wayback.warc.gz');
     const recorder = await WarcRecorder.open(path, { waybackBase: `${base}/` });
     const agent = new Agent();
@@ -465,8 +485,14 @@ describe('Wayback captures', () => {
     expect(summary(result.cdx)).toEqual({ ...summary(outcomes.cdx), finalUrl: asked(urls.cdx) });
     // An absolute Location at the recorded base is moved to the asked one: the client stays on the archive it asked.
     const server = await serve([
-      { path: '/web/2021id_/http://example.org/x', handler: (req, res) => void res.writeHead(302, { location: `http://${req.headers.host}/web/20200101000000id_/http://example.org/x` }).end() },
-      { path: '/web/20200101000000id_/http://example.org/x', handler: (_req, res) => void res.writeHead(200, { 'content-type': 'text/html', 'memento-datetime': MEMENTO }).end(CAPTURED) },
+      {
+        path: '/web/2021id_/http://example.org/x',
+        handler: (req, res) => void res.writeHead(302, { location: `http://${req.headers.host}/web/20200101000000id_/http://example.org/x` }).end(),
+      },
+      {
+        path: '/web/20200101000000id_/http://example.org/x',
+        handler: (_req, res) => void res.writeHead(200, { 'content-type': 'text/html', 'memento-datetime': MEMENTO }).end(CAPTURED),
+      },
     ]);
     const absolute = join(folder(), 'absolute.warc.gz');
     const recorder = await WarcRecorder.open(absolute, { waybackBase: server.origin });
@@ -487,9 +513,12 @@ describe('Wayback captures', () => {
     const full = await readArchive(path);
     const chosen = selectForSources(full, [ORIGINAL], { waybackBase: base });
     expect(chosen.map((r) => `${r.type} ${r.sourceUri ?? r.targetUri}`)).toEqual([
-      `request ${urls.cdx}`, `response ${urls.cdx}`,
-      `request ${urls.nearest}`, `response ${urls.nearest}`,
-      `request ${urls.capture}`, `response ${urls.capture}`,
+      `request ${urls.cdx}`,
+      `response ${urls.cdx}`,
+      `request ${urls.nearest}`,
+      `response ${urls.nearest}`,
+      `request ${urls.capture}`,
+      `response ${urls.capture}`,
     ]);
     const subsetPath = join(folder(), 'wayback-subset.warc.gz');
     await writeArchive(subsetPath, chosen);
@@ -512,7 +541,9 @@ describe('subsets', () => {
     expect(subset.cut).toBeUndefined();
     expect(subset.records[0]).toMatchObject({ type: 'warcinfo', fields: { software: 'quotecheck/subset' } });
     expect(subset.records.slice(1).map((r) => r.recordId)).toEqual(chosen.map((r) => r.recordId));
-    subset.records.slice(1).forEach((r, i) => expect(r.raw.equals(chosen[i]!.raw)).toBe(true));
+    subset.records.slice(1).forEach((r, i) => {
+      expect(r.raw.equals(chosen[i]!.raw)).toBe(true);
+    });
     const file = readFileSync(path);
     expect(file.subarray(subset.records[1]!.offset).equals(Buffer.concat(chosen.map((r) => r.raw)))).toBe(true);
 
@@ -534,7 +565,9 @@ describe('subsets', () => {
 describe('concurrency and errors', () => {
   test('20 concurrent fetches produce whole, non-interleaved records', async () => {
     const bodies = Array.from({ length: 20 }, (_, i) => Buffer.from(`${i}: ${'concurrent body text '.repeat(500 + i * 200)}`));
-    const server = await serve(bodies.map((body, i) => ({ path: `/c/${i}`, body, headers: { 'content-type': 'text/plain' }, gzip: i % 2 === 0, delayMs: (i * 7) % 30 })));
+    const server = await serve(
+      bodies.map((body, i) => ({ path: `/c/${i}`, body, headers: { 'content-type': 'text/plain' }, gzip: i % 2 === 0, delayMs: (i * 7) % 30 })),
+    );
     const path = join(folder(), 'concurrent.warc.gz');
     const recorder = await WarcRecorder.open(path);
     const agent = new Agent({ connections: 10 });
@@ -583,7 +616,10 @@ describe('concurrency and errors', () => {
     expect(liveOutcomes.map((o) => (o.ok ? 'ok' : o.error))).toEqual(['timeout', 'timeout']);
 
     const { records } = await readArchive(path);
-    expect(records.find((r) => r.type === 'metadata')).toMatchObject({ targetUri: urls[0], fields: { 'fetch-error-code': 'TimeoutError', 'fetch-error-name': 'TimeoutError' } });
+    expect(records.find((r) => r.type === 'metadata')).toMatchObject({
+      targetUri: urls[0],
+      fields: { 'fetch-error-code': 'TimeoutError', 'fetch-error-name': 'TimeoutError' },
+    });
     const stalled = records.find((r) => r.type === 'response')!;
     expect(stalled).toMatchObject({ targetUri: urls[1], truncated: 'time' });
     expect(stalled.payload.equals(Buffer.alloc(100, 's'))).toBe(true);
@@ -602,7 +638,9 @@ describe('concurrency and errors', () => {
       new ArchiveError(`cannot write the archive ${join(here, 'no-such-folder', 'a.warc.gz')}: no such file or folder`),
     );
     await expect(WarcRecorder.open(here)).rejects.toThrow(`cannot write the archive ${here}: it is a folder`);
-    await expect(readArchive(join(here, 'missing.warc.gz'))).rejects.toThrow(`cannot read the archive ${join(here, 'missing.warc.gz')}: no such file or folder`);
+    await expect(readArchive(join(here, 'missing.warc.gz'))).rejects.toThrow(
+      `cannot read the archive ${join(here, 'missing.warc.gz')}: no such file or folder`,
+    );
     const text = join(here, 'text.warc.gz');
     writeFileSync(text, 'hello, not a WARC\n');
     await expect(readArchive(text)).rejects.toThrow(`${text} is not a WARC file (it starts with neither a gzip member nor "WARC/")`);
@@ -620,11 +658,12 @@ describe('concurrency and errors', () => {
     writeFileSync(path, plain);
     const read = await readArchive(path);
     expect(read.records.map((r) => r.recordId)).toEqual(archive.records.slice(0, 3).map((r) => r.recordId));
-    read.records.forEach((r, i) => expect(gunzipSync(r.raw).equals(gunzipSync(archive.records[i]!.raw))).toBe(true));
+    read.records.forEach((r, i) => {
+      expect(gunzipSync(r.raw).equals(gunzipSync(archive.records[i]!.raw))).toBe(true);
+    });
     writeFileSync(path, plain.subarray(0, plain.length - 5));
     const cut = await readArchive(path);
     expect(cut.records).toHaveLength(2);
     expect(cut.cut?.offset).toBe(gunzipSync(archive.records[0]!.raw).length + gunzipSync(archive.records[1]!.raw).length);
   });
 });
-

@@ -11,15 +11,18 @@ import { checkClaims, type CheckOptions } from '../src/check.js';
 import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
 import { join } from 'node:path';
 import { runBench } from '../src/harbor/local-harness.js';
-import { CLI, claimsRun, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
+import { CLI, claimsRun, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
-const page = (body: string): string => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1>${body}</article></body></html>`;
+const page = (body: string): string =>
+  `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1>${body}</article></body></html>`;
 
 /** The page as labelled: the archive holds it, and the evidence is its sha256. */
 const THEN = page('<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p>');
 /** The page today: a sentence was added after the verify date. */
-const NOW = page('<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p><p>The mayor later called the vote a turning point for the city.</p>');
+const NOW = page(
+  '<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p><p>The mayor later called the vote a turning point for the city.</p>',
+);
 const EVIDENCE = createHash('sha256').update(THEN).digest('hex');
 const DATE = '2024-05-01';
 /** In both texts. */
@@ -34,7 +37,11 @@ const fast: Partial<CheckOptions> = { allowPrivate: true, timeoutMs: 2_000, retr
 const archives: RunningWayback[] = [];
 const clients: Client[] = [];
 afterEach(async () => {
-  while (clients.length) await clients.pop()!.close().catch(() => {});
+  while (clients.length)
+    await clients
+      .pop()!
+      .close()
+      .catch(() => {});
   while (archives.length) await archives.pop()!.close();
 });
 
@@ -51,11 +58,16 @@ const claim = (id: string, quote: string, url: string) => ({ id, quote, url, ver
 describe('a proven capture decides every claim of its URL, date and evidence', () => {
   test('run: a quote added after the date is no_match when a sibling claim brought the proven capture, whichever comes first', async () => {
     const { url, archive } = await setup();
-    for (const order of [[claim('never', NEVER, url), claim('added', ADDED, url)], [claim('added', ADDED, url), claim('never', NEVER, url)]]) {
+    for (const order of [
+      [claim('never', NEVER, url), claim('added', ADDED, url)],
+      [claim('added', ADDED, url), claim('never', NEVER, url)],
+    ]) {
       const run = await checkClaims(order, { ...fast, waybackUrl: archive.origin });
       const r = Object.fromEntries(run.results.map((x) => [x.id, x]));
       expect(r.added).toMatchObject({ label: 'no_match', asOf: { source: 'wayback', proof: 'sha256' } });
-      expect(r.added!.note).toMatch(/judged on the Wayback capture of 2024-04-15T09:00:00Z, whose bytes hash to the evidence \(the live source: its sha256 differs from the evidence; the quote is in it, added after the date\)/);
+      expect(r.added!.note).toMatch(
+        /judged on the Wayback capture of 2024-04-15T09:00:00Z, whose bytes hash to the evidence \(the live source: its sha256 differs from the evidence; the quote is in it, added after the date\)/,
+      );
       expect(r.never).toMatchObject({ label: 'no_match', asOf: { proof: 'sha256' } });
     }
     // One lookup for the URL and date, however many claims it decided.
@@ -64,12 +76,15 @@ describe('a proven capture decides every claim of its URL, date and evidence', (
 
   test('a claim of the same URL found in both texts stays verbatim; another date or evidence is not decided by it', async () => {
     const { url, archive } = await setup();
-    const run = await checkClaims([
-      claim('never', NEVER, url),
-      claim('kept', KEPT, url),
-      { ...claim('other-date', ADDED, url), verify_date: '2024-06-01' },
-      { id: 'no-evidence', quote: ADDED, url, verify_date: DATE },
-    ], { ...fast, waybackUrl: archive.origin });
+    const run = await checkClaims(
+      [
+        claim('never', NEVER, url),
+        claim('kept', KEPT, url),
+        { ...claim('other-date', ADDED, url), verify_date: '2024-06-01' },
+        { id: 'no-evidence', quote: ADDED, url, verify_date: DATE },
+      ],
+      { ...fast, waybackUrl: archive.origin },
+    );
     const r = Object.fromEntries(run.results.map((x) => [x.id, x]));
     expect(r.kept).toMatchObject({ label: 'verbatim', asOf: { proof: 'sha256' } });
     // No claim of 2024-06-01 looked the archive up (its quote is in today's text), so today's text decides it.
@@ -83,7 +98,10 @@ describe('a proven capture decides every claim of its URL, date and evidence', (
     expect(auto.results[0]).toMatchObject({ label: 'verbatim', asOf: { source: 'live' } });
     expect(archive.requests).toHaveLength(0);
     const strict = await checkClaims([claim('added', ADDED, url), claim('kept', KEPT, url)], { ...fast, waybackUrl: archive.origin, wayback: 'strict' });
-    expect(strict.results.map((x) => [x.id, x.label])).toEqual([['added', 'no_match'], ['kept', 'verbatim']]);
+    expect(strict.results.map((x) => [x.id, x.label])).toEqual([
+      ['added', 'no_match'],
+      ['kept', 'verbatim'],
+    ]);
   });
 });
 
@@ -95,51 +113,138 @@ describe('one claim, one answer: run, verify and verify_quote', () => {
     { name: 'a quote in both texts, strict', quote: KEPT, wayback: 'strict', label: 'verbatim', exit: 0 },
   ] as const;
 
-  test.each(cases)('$name: $label everywhere', async ({ quote, wayback, label, exit }) => {
-    const { url, archive } = await setup();
-    const { claims, out, report } = claimsRun([claim('c', quote, url)]);
-    const run = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report, '--wayback', wayback, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
-    expect(run.code).toBe(0);
-    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ c: label });
-    const fromRun = JSON.parse(readFileSync(report, 'utf8').trim().split('\n')[0]!);
+  test.each(cases)(
+    '$name: $label everywhere',
+    async ({ quote, wayback, label, exit }) => {
+      const { url, archive } = await setup();
+      const { claims, out, report } = claimsRun([claim('c', quote, url)]);
+      const run = await runCliInProcess([
+        'run',
+        '--allow-private',
+        '--quiet',
+        '--claims',
+        claims,
+        '--out',
+        out,
+        '--report',
+        report,
+        '--wayback',
+        wayback,
+        '--wayback-url',
+        archive.origin,
+        '--wayback-rate',
+        '6000',
+        '--retries',
+        '0',
+      ]);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ c: label });
+      const fromRun = JSON.parse(readFileSync(report, 'utf8').trim().split('\n')[0]!);
 
-    const verify = await runCliInProcess(['verify', '--allow-private', '--json', '--url', url, '--quote', quote, '--as-of', DATE, '--evidence', `sha256:${EVIDENCE.toUpperCase()}`, '--wayback', wayback, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
-    expect(verify.code).toBe(exit);
-    const fromVerify = JSON.parse(verify.stdout);
+      const verify = await runCliInProcess([
+        'verify',
+        '--allow-private',
+        '--json',
+        '--url',
+        url,
+        '--quote',
+        quote,
+        '--as-of',
+        DATE,
+        '--evidence',
+        `sha256:${EVIDENCE.toUpperCase()}`,
+        '--wayback',
+        wayback,
+        '--wayback-url',
+        archive.origin,
+        '--wayback-rate',
+        '6000',
+        '--retries',
+        '0',
+      ]);
+      expect(verify.code).toBe(exit);
+      const fromVerify = JSON.parse(verify.stdout);
 
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--allow-private', '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0'], stderr: 'pipe' });
-    const client = new Client({ name: 'asof-test', version: '1.0.0' });
-    await client.connect(transport);
-    clients.push(client);
-    const tool = (await client.callTool({ name: 'verify_quote', arguments: { url, quote, as_of: DATE, evidence: EVIDENCE, wayback } })) as CallToolResult;
-    expect(tool.isError).toBeFalsy();
-    const fromTool = tool.structuredContent as Record<string, unknown>;
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--allow-private', '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0'],
+        stderr: 'pipe',
+      });
+      const client = new Client({ name: 'asof-test', version: '1.0.0' });
+      await client.connect(transport);
+      clients.push(client);
+      const tool = (await client.callTool({ name: 'verify_quote', arguments: { url, quote, as_of: DATE, evidence: EVIDENCE, wayback } })) as CallToolResult;
+      expect(tool.isError).toBeFalsy();
+      const fromTool = tool.structuredContent as Record<string, unknown>;
 
-    for (const [where, r] of [['run', fromRun], ['verify', fromVerify], ['verify_quote', fromTool]] as const) {
-      expect({ where, label: r.label, diagnosis: r.diagnosis, as_of: { ...r.as_of, timestamp: undefined }, drift: r.drift })
-        .toEqual({ where, label: fromRun.label, diagnosis: fromRun.diagnosis, as_of: { ...fromRun.as_of, timestamp: undefined }, drift: fromRun.drift });
-    }
-  }, 30_000);
+      for (const [where, r] of [
+        ['run', fromRun],
+        ['verify', fromVerify],
+        ['verify_quote', fromTool],
+      ] as const) {
+        expect({ where, label: r.label, diagnosis: r.diagnosis, as_of: { ...r.as_of, timestamp: undefined }, drift: r.drift }).toEqual({
+          where,
+          label: fromRun.label,
+          diagnosis: fromRun.diagnosis,
+          as_of: { ...fromRun.as_of, timestamp: undefined },
+          drift: fromRun.drift,
+        });
+      }
+    },
+    30_000,
+  );
 
   test('verify --as-of without evidence under auto says the date looked nothing up, and how to have it looked up', async () => {
     const { url, archive } = await setup();
-    const v = await runCliInProcess(['verify', '--allow-private', '--json', '--url', url, '--quote', NEVER, '--as-of', DATE, '--wayback-url', archive.origin, '--retries', '0']);
+    const v = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--json',
+      '--url',
+      url,
+      '--quote',
+      NEVER,
+      '--as-of',
+      DATE,
+      '--wayback-url',
+      archive.origin,
+      '--retries',
+      '0',
+    ]);
     expect(v.code).toBe(1);
-    expect(JSON.parse(v.stdout).note).toContain(`without an evidence hash, wayback mode auto looks up no capture; mode always (--wayback always) judges on the capture nearest ${DATE}`);
+    expect(JSON.parse(v.stdout).note).toContain(
+      `without an evidence hash, wayback mode auto looks up no capture; mode always (--wayback always) judges on the capture nearest ${DATE}`,
+    );
     const bad = await runCliInProcess(['verify', '--allow-private', '--url', url, '--quote', NEVER, '--evidence', 'abc']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--evidence "abc": not a sha256/);
   });
 });
 
-describe('a frozen edition of the builder\'s case', () => {
+describe("a frozen edition of the builder's case", () => {
   test('recorded, exported with --warc and benched with nothing served: the oracle scores 1.000; a label the frozen oracle would not give is refused, naming it', async () => {
     const { url, archive } = await setup();
     const dir = tempDir();
     const claims = [claim('never', NEVER, url), claim('added', ADDED, url), claim('kept', KEPT, url)];
     const { claims: claimsFile, out } = claimsRun(claims);
     const warc = join(dir, 'run.warc.gz');
-    const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claimsFile, '--out', out, '--record', warc, '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0']);
+    const rec = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      claimsFile,
+      '--out',
+      out,
+      '--record',
+      warc,
+      '--wayback-url',
+      archive.origin,
+      '--wayback-rate',
+      '6000',
+      '--retries',
+      '0',
+    ]);
     expect(rec.code).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ never: 'no_match', added: 'no_match', kept: 'verbatim' });
     const gold = { never: 'no_match', added: 'no_match', kept: 'verbatim' } as const;
@@ -159,9 +264,22 @@ describe('a frozen edition of the builder\'s case', () => {
     writeFileSync(wrong, claims.map((c) => JSON.stringify({ ...c, label: c.id === 'added' ? 'verbatim' : gold[c.id as keyof typeof gold] })).join('\n') + '\n');
     const refused = await runCliInProcess(['export', '--labelled', wrong, '--out', join(dir, 'refused'), '--warc', warc, '--name', 'b']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/the frozen oracle would answer 1 claim otherwise than labelled: b-001\/added \(label verbatim, oracle no_match: not_found\).*--allow-disagreement/);
+    expect(refused.stderr).toMatch(
+      /the frozen oracle would answer 1 claim otherwise than labelled: b-001\/added \(label verbatim, oracle no_match: not_found\).*--allow-disagreement/,
+    );
     expect(existsSync(join(dir, 'refused'))).toBe(false);
-    const allowed = await runCliInProcess(['export', '--labelled', wrong, '--out', join(dir, 'allowed'), '--warc', warc, '--name', 'b', '--allow-disagreement']);
+    const allowed = await runCliInProcess([
+      'export',
+      '--labelled',
+      wrong,
+      '--out',
+      join(dir, 'allowed'),
+      '--warc',
+      warc,
+      '--name',
+      'b',
+      '--allow-disagreement',
+    ]);
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toMatch(/1 claim the frozen oracle answers otherwise than labelled \(--allow-disagreement\)/);
   }, 60_000);

@@ -9,13 +9,14 @@ import { Pacer, PaceError } from '../src/wayback/pace.js';
 import { normalize } from '../src/normalize.js';
 import { toReportRecord, summarize, summaryLine } from '../src/report.js';
 import { startWaybackFake, type Capture, type RunningWayback, type WaybackFakeOptions } from '../src/wayback/stub.js';
-import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { claimsRun, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };
-const page = (body: string): string => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1>${body}</article></body></html>`;
+const page = (body: string): string =>
+  `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1>${body}</article></body></html>`;
 
 const THEN = page('<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p>');
 const NOW = page('<p>The committee approved a revised budget on Wednesday.</p><p>Members praised the new school lunch program.</p>');
@@ -59,7 +60,13 @@ describe('the CDX answer', () => {
   test('the query asks for the last N status-200 captures up to the end of the date, as JSON', () => {
     const q = new URL(cdxQueryUrl('https://web.archive.org/', 'http://example.org/a?b=1', parseAsOf('2024-05-01'), 5));
     expect(q.origin + q.pathname).toBe('https://web.archive.org/cdx/search/cdx');
-    expect(Object.fromEntries(q.searchParams)).toMatchObject({ url: 'http://example.org/a?b=1', to: '20240501235959', filter: 'statuscode:200', output: 'json', limit: '-5' });
+    expect(Object.fromEntries(q.searchParams)).toMatchObject({
+      url: 'http://example.org/a?b=1',
+      to: '20240501235959',
+      filter: 'statuscode:200',
+      output: 'json',
+      limit: '-5',
+    });
     const after = new URL(cdxQueryUrl('https://web.archive.org', 'http://example.org/', parseAsOf('2024-05-01'), 5, true));
     expect(Object.fromEntries(after.searchParams)).toMatchObject({ from: '20240502000000', limit: '1' });
   });
@@ -107,13 +114,16 @@ describe('drift proof', () => {
     expect(probe.x!.drift).toBe('unknown');
     const { run } = await check([{ id: 'x', quote: 'approved the budget', url }], { wayback: 'off' });
     const full = run.sources[0]!.text!.views.find((v) => v.name === 'full')!.text;
-    const { r } = await check([
-      { id: 'bytes', quote: QUOTE_THEN, url, evidence: { sha256: sha256(THEN) } },
-      { id: 'prefixed', quote: QUOTE_THEN, url, evidence: { sha256: `sha256:${sha256(THEN).toUpperCase()}` } },
-      { id: 'text', quote: QUOTE_THEN, url, evidence: { sha256: sha256(full) } },
-      { id: 'normalized', quote: QUOTE_THEN, url, evidence: { sha256: sha256(normalize(full)) } },
-      { id: 'changed', quote: QUOTE_THEN, url, evidence: { sha256: sha256(NOW) } },
-    ], { wayback: 'off' });
+    const { r } = await check(
+      [
+        { id: 'bytes', quote: QUOTE_THEN, url, evidence: { sha256: sha256(THEN) } },
+        { id: 'prefixed', quote: QUOTE_THEN, url, evidence: { sha256: `sha256:${sha256(THEN).toUpperCase()}` } },
+        { id: 'text', quote: QUOTE_THEN, url, evidence: { sha256: sha256(full) } },
+        { id: 'normalized', quote: QUOTE_THEN, url, evidence: { sha256: sha256(normalize(full)) } },
+        { id: 'changed', quote: QUOTE_THEN, url, evidence: { sha256: sha256(NOW) } },
+      ],
+      { wayback: 'off' },
+    );
     expect(r.bytes).toMatchObject({ drift: 'same', evidenceMatch: 'bytes', label: 'verbatim' });
     expect(r.prefixed).toMatchObject({ drift: 'same', evidenceMatch: 'bytes' });
     expect(r.text).toMatchObject({ drift: 'same', evidenceMatch: 'text' });
@@ -123,7 +133,10 @@ describe('drift proof', () => {
   });
 
   test('a malformed evidence hash is a warning naming the claim, never a crash', () => {
-    const set = parseClaims([{ id: 'a', quote: 'q', url: 'http://127.0.0.1/', evidence: { sha256: 'xyz' } }, { id: 'b', quote: 'q', url: 'http://127.0.0.1/', evidence: 'abc' }]);
+    const set = parseClaims([
+      { id: 'a', quote: 'q', url: 'http://127.0.0.1/', evidence: { sha256: 'xyz' } },
+      { id: 'b', quote: 'q', url: 'http://127.0.0.1/', evidence: 'abc' },
+    ]);
     expect(set.entries.map((e) => e.kind)).toEqual(['claim', 'claim']);
     expect(set.warnings.join('\n')).toMatch(/claim #1 \(id "a"\): field "evidence.sha256" ignored/);
     expect(set.warnings.join('\n')).toMatch(/claim #2 \(id "b"\): field "evidence" ignored/);
@@ -132,7 +145,10 @@ describe('drift proof', () => {
 
 describe('the Wayback Machine as of the date', () => {
   async function drifted(captures: (origin: string) => Capture[], opts: Partial<WaybackFakeOptions> = {}) {
-    const server = await serve([{ path: '/story', body: NOW, headers: html }, { path: '/gone', status: 404, body: 'gone' }]);
+    const server = await serve([
+      { path: '/story', body: NOW, headers: html },
+      { path: '/gone', status: 404, body: 'gone' },
+    ]);
     const url = `${server.origin}/story`;
     const wb = await archive(captures(server.origin), opts);
     return { server, url, wb };
@@ -144,12 +160,19 @@ describe('the Wayback Machine as of the date', () => {
       { url: `${o}/story`, timestamp: '20240430180000', status: 302, location: '/elsewhere' },
       { url: `${o}/story`, timestamp: '20240601000000', body: NOW, headers: html },
     ]);
-    const { r, run } = await check([
-      { id: 'gone', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
-      { id: 'still', quote: 'praised the new school lunch program', url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
-      { id: 'fake', quote: 'the mayor resigned in protest over the vote', url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
-    ], { wayback: 'auto', waybackUrl: wb.origin });
-    expect(r.gone).toMatchObject({ label: 'verbatim', drift: 'changed', asOf: { source: 'wayback', proof: 'sha256', timestamp: '2024-04-30T12:00:00Z', date: '2024-05-01' } });
+    const { r, run } = await check(
+      [
+        { id: 'gone', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
+        { id: 'still', quote: 'praised the new school lunch program', url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
+        { id: 'fake', quote: 'the mayor resigned in protest over the vote', url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
+      ],
+      { wayback: 'auto', waybackUrl: wb.origin },
+    );
+    expect(r.gone).toMatchObject({
+      label: 'verbatim',
+      drift: 'changed',
+      asOf: { source: 'wayback', proof: 'sha256', timestamp: '2024-04-30T12:00:00Z', date: '2024-05-01' },
+    });
     expect(r.gone!.asOf!.captureUrl).toBe(`${wb.origin}/web/20240430120000id_/${url}`);
     expect(r.gone!.asOf!.sha256).toBe(sha256(THEN));
     expect(r.gone!.note).toMatch(/judged on the Wayback capture of 2024-04-30T12:00:00Z, whose bytes hash to the evidence/);
@@ -163,9 +186,14 @@ describe('the Wayback Machine as of the date', () => {
 
   test('off: the same claim is no_match with the diagnosis drifted, never not_found', async () => {
     const { url, wb } = await drifted((o) => [{ url: `${o}/story`, timestamp: '20240430120000', body: THEN, headers: html }]);
-    const { r, run } = await check([{ id: 'gone', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }], { wayback: 'off', waybackUrl: wb.origin });
+    const { r, run } = await check([{ id: 'gone', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }], {
+      wayback: 'off',
+      waybackUrl: wb.origin,
+    });
     expect(r.gone).toMatchObject({ label: 'no_match', diagnosis: 'drifted', drift: 'changed', asOf: { source: 'live' } });
-    expect(r.gone!.note).toMatch(/the source has changed since 2024-05-01 \(its sha256 differs from the evidence\) and no text as of that date could be had: captures were not looked up \(--wayback off\)/);
+    expect(r.gone!.note).toMatch(
+      /the source has changed since 2024-05-01 \(its sha256 differs from the evidence\) and no text as of that date could be had: captures were not looked up \(--wayback off\)/,
+    );
     expect(r.gone!.note).toMatch(/today's text: not_found/);
     expect(wb.requests).toHaveLength(0);
     expect(summarize(run).sourcesDrifted).toBe(1);
@@ -175,10 +203,13 @@ describe('the Wayback Machine as of the date', () => {
   test('a page gone today (404) is judged on its capture; without any capture it is drifted', async () => {
     const { server, wb } = await drifted((o) => [{ url: `${o}/gone`, timestamp: '20240430120000', body: THEN, headers: html }]);
     const gone = `${server.origin}/gone`;
-    const { r } = await check([
-      { id: 'a', quote: QUOTE_THEN, url: gone, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
-      { id: 'b', quote: QUOTE_THEN, url: `${server.origin}/never-archived`, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
-    ], { waybackUrl: wb.origin });
+    const { r } = await check(
+      [
+        { id: 'a', quote: QUOTE_THEN, url: gone, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
+        { id: 'b', quote: QUOTE_THEN, url: `${server.origin}/never-archived`, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
+      ],
+      { waybackUrl: wb.origin },
+    );
     expect(r.a).toMatchObject({ label: 'verbatim', drift: 'changed', httpStatus: 404, asOf: { source: 'wayback', proof: 'sha256' } });
     expect(r.b).toMatchObject({ label: 'no_match', diagnosis: 'drifted', drift: 'changed' });
     expect(r.b!.note).toMatch(/has no capture/);
@@ -206,18 +237,24 @@ describe('the Wayback Machine as of the date', () => {
   });
 
   test('no capture at or before the date: the earliest after it, with a note', async () => {
-    const { url, wb } = await drifted((o) => [{ url: `${o}/story`, timestamp: '20240510000000', body: page('<p>The committee approved the budget on Tuesday after a long debate.</p>'), headers: html }]);
+    const { url, wb } = await drifted((o) => [
+      { url: `${o}/story`, timestamp: '20240510000000', body: page('<p>The committee approved the budget on Tuesday after a long debate.</p>'), headers: html },
+    ]);
     const { r } = await check([{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }], { waybackUrl: wb.origin });
     expect(r.a).toMatchObject({ label: 'verbatim', asOf: { timestamp: '2024-05-10T00:00:00Z', proof: 'nearest' } });
     expect(r.a!.note).toMatch(/the earliest after 2024-05-01: there is none at or before it/);
   });
 
-  test('--as-of replaces every claim\'s date', async () => {
+  test("--as-of replaces every claim's date", async () => {
     const { url, wb } = await drifted((o) => [
       { url: `${o}/story`, timestamp: '20230101000000', body: THEN, headers: html },
       { url: `${o}/story`, timestamp: '20240101000000', body: NOW, headers: html },
     ]);
-    const { r } = await check([{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01' }], { waybackUrl: wb.origin, wayback: 'always', asOf: '2023-06-30' });
+    const { r } = await check([{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01' }], {
+      waybackUrl: wb.origin,
+      wayback: 'always',
+      asOf: '2023-06-30',
+    });
     expect(r.a).toMatchObject({ label: 'verbatim', asOf: { date: '2023-06-30', timestamp: '2023-01-01T00:00:00Z', proof: 'nearest' } });
   });
 
@@ -323,7 +360,21 @@ describe('the CLI', () => {
     const wb = await archive([{ url, timestamp: '20240430120000', body: THEN, headers: html }]);
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }]);
-    const res = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'answers.json'), '--report', join(dir, 'r.jsonl'), '--wayback-url', wb.origin, '--wayback-rate', '6000']);
+    const res = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      claims,
+      '--out',
+      join(dir, 'answers.json'),
+      '--report',
+      join(dir, 'r.jsonl'),
+      '--wayback-url',
+      wb.origin,
+      '--wayback-rate',
+      '6000',
+    ]);
     expect(res.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ a: 'verbatim' });
     const row = JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8'));
@@ -332,7 +383,10 @@ describe('the CLI', () => {
   });
 
   test('run --record, then --replay with the server gone: the same answers; a URL the archive lacks is fetch_failed, "not in the archive"', async () => {
-    const server = await serve([{ path: '/story', body: THEN, headers: html }, { path: '/other', body: NOW, headers: html }]);
+    const server = await serve([
+      { path: '/story', body: THEN, headers: html },
+      { path: '/other', body: NOW, headers: html },
+    ]);
     const dir = tempDir();
     const warc = join(dir, 'run.warc.gz');
     const recorded = writeJson(join(dir, 'recorded.json'), [{ id: 'a', quote: QUOTE_THEN, url: `${server.origin}/story` }]);
@@ -340,20 +394,61 @@ describe('the CLI', () => {
     expect(rec.code, rec.stderr).toBe(0);
     expect(rec.stderr).toMatch(/WARC records\)/);
     await server.close();
-    const both = writeJson(join(dir, 'both.json'), [{ id: 'a', quote: QUOTE_THEN, url: `${server.origin}/story` }, { id: 'b', quote: 'praised', url: `${server.origin}/other` }]);
-    const replay = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', both, '--out', join(dir, 'b.json'), '--report', join(dir, 'b.jsonl'), '--replay', warc]);
+    const both = writeJson(join(dir, 'both.json'), [
+      { id: 'a', quote: QUOTE_THEN, url: `${server.origin}/story` },
+      { id: 'b', quote: 'praised', url: `${server.origin}/other` },
+    ]);
+    const replay = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      both,
+      '--out',
+      join(dir, 'b.json'),
+      '--report',
+      join(dir, 'b.jsonl'),
+      '--replay',
+      warc,
+    ]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8'))).toEqual({ a: 'verbatim', b: 'no_match' });
-    const rows = readFileSync(join(dir, 'b.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).sort((x, y) => x.id.localeCompare(y.id));
+    const rows = readFileSync(join(dir, 'b.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .sort((x, y) => x.id.localeCompare(y.id));
     expect(rows[0]).toMatchObject({ id: 'a', as_of: { source: 'replay' } });
     expect(rows[1]).toMatchObject({ id: 'b', diagnosis: 'fetch_failed' });
     expect(rows[1].note).toMatch(/not in the archive \(replaying .*run\.warc\.gz\)/);
     // A missing archive is one line and exit 2, before any fetch; so is asking to record a replay.
-    const bad = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', both, '--out', join(dir, 'c.json'), '--replay', join(dir, 'missing.warc.gz')]);
+    const bad = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      both,
+      '--out',
+      join(dir, 'c.json'),
+      '--replay',
+      join(dir, 'missing.warc.gz'),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/cannot read the archive .*missing\.warc\.gz: no such file or folder/);
-    const both2 = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', both, '--out', join(dir, 'c.json'), '--record', join(dir, 'x.warc.gz'), '--replay', warc]);
+    const both2 = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      both,
+      '--out',
+      join(dir, 'c.json'),
+      '--record',
+      join(dir, 'x.warc.gz'),
+      '--replay',
+      warc,
+    ]);
     expect(both2.code).toBe(2);
     expect(both2.stderr.trim().split('\n')).toHaveLength(1);
     expect(both2.stderr).toMatch(/--record and --replay cannot be used together/);
@@ -363,10 +458,25 @@ describe('the CLI', () => {
     const server = await serve([{ path: '/story', body: NOW, headers: html }]);
     const url = `${server.origin}/story`;
     const wb = await archive([{ url, timestamp: '20240430120000', body: THEN, headers: html }]);
-    const res = await runCliInProcess(['verify', '--allow-private', '--url', url, '--quote', QUOTE_THEN, '--as-of', '2024-05-01', '--wayback', 'always', '--wayback-url', wb.origin]);
+    const res = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--url',
+      url,
+      '--quote',
+      QUOTE_THEN,
+      '--as-of',
+      '2024-05-01',
+      '--wayback',
+      'always',
+      '--wayback-url',
+      wb.origin,
+    ]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^verbatim/);
-    expect(res.stdout).toContain(`as of 2024-05-01: the Wayback capture of 2024-04-30T12:00:00Z (${wb.origin}/web/20240430120000id_/${url}), the nearest to the date`);
+    expect(res.stdout).toContain(
+      `as of 2024-05-01: the Wayback capture of 2024-04-30T12:00:00Z (${wb.origin}/web/20240430120000id_/${url}), the nearest to the date`,
+    );
     const today = await runCliInProcess(['verify', '--allow-private', '--url', url, '--quote', QUOTE_THEN, '--wayback-url', wb.origin]);
     expect(today.code).toBe(1);
   });

@@ -16,7 +16,10 @@ const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 /** The report's rows in the claims file's order (a run appends them as claims are decided). */
 function reportRows(path: string, claimsFile: string): Record<string, any>[] {
   const ids = (JSON.parse(readFileSync(claimsFile, 'utf8')) as { id: string }[]).map((c) => c.id);
-  const rows = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const rows = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   return ids.map((id) => rows.find((r) => r.id === id));
 }
 const NO_STACK = /\n\s+at /;
@@ -33,7 +36,10 @@ function expectRefused(r: CliResult, file: string, message: RegExp, out?: string
 
 /** Deterministic prose (bench/random.ts's seeded generator over a word list): long, varied and free of repeats that matter. */
 function prose(length: number, seed = 1): string {
-  const words = 'the committee approved a budget of several million for roads schools and water after long debate over costs delays audits and the mayor said it was fair though critics disagreed strongly'.split(' ');
+  const words =
+    'the committee approved a budget of several million for roads schools and water after long debate over costs delays audits and the mayor said it was fair though critics disagreed strongly'.split(
+      ' ',
+    );
   const random = rng(seed);
   let out = '';
   while (out.length < length) {
@@ -61,7 +67,13 @@ describe('a claims file of 50,000 valid claims', () => {
     expect(set.warnings).toEqual([]);
     expect(set.entries).toHaveLength(50_000);
     expect(set.entries.every((e, i) => e.kind === 'claim' && e.index === i && e.id === `c${i}`)).toBe(true);
-    expect(set.entries[49_999]).toMatchObject({ kind: 'claim', id: 'c49999', quote: claims[49_999]!.quote, fetchUrl: 'https://example.org/sources/299.html', verifyDate: '2024-05-01' });
+    expect(set.entries[49_999]).toMatchObject({
+      kind: 'claim',
+      id: 'c49999',
+      quote: claims[49_999]!.quote,
+      fetchUrl: 'https://example.org/sources/299.html',
+      verifyDate: '2024-05-01',
+    });
   });
 
   test('integer-like ids keep their place too: the file lists b, 10, 2, a as the claims do (an object would put 2 and 10 first)', async () => {
@@ -112,7 +124,12 @@ describe('claims files too large to read', () => {
     expect((await readClaimsFile(file, { maxBytes: 2 * 1024 * 1024 })).entries).toHaveLength(6000);
 
     const out = join(dir, 'answers.json');
-    expectRefused(await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '1']), file, /over the 1 MB limit/, out);
+    expectRefused(
+      await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '1']),
+      file,
+      /over the 1 MB limit/,
+      out,
+    );
     const ok = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '2']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(Object.keys(readJson(out))).toHaveLength(6000);
@@ -150,7 +167,10 @@ describe('deeply nested JSON', () => {
     ['100,000 nested arrays', () => '['.repeat(100_000) + ']'.repeat(100_000)],
     ['a claim nested inside 10,000 objects', () => '{"a": '.repeat(10_000) + claim + '}'.repeat(10_000)],
     ['a claim nested inside 10,000 objects inside "claims"', () => `{"claims": [${'{"wrap": '.repeat(10_000)}${claim}${'}'.repeat(10_000)}]}`],
-    ['a valid claim with an unknown field nested 100,000 deep', () => `[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'['.repeat(100_000)}${']'.repeat(100_000)}}]`],
+    [
+      'a valid claim with an unknown field nested 100,000 deep',
+      () => `[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'['.repeat(100_000)}${']'.repeat(100_000)}}]`,
+    ],
   ])('%s: exit 2, the depth named, no stack trace', async (_, make) => {
     const { claims: file, out } = claimsRun(make());
     const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
@@ -172,8 +192,15 @@ describe('deeply nested JSON', () => {
 
 describe('bytes that are not UTF-8', () => {
   test('exit 2 naming the file and the line of the first bad byte', async () => {
-    const { claims: file, out } = claimsRun(Buffer.concat([Buffer.from('[\n{"id": "a", "quote": "caf'), Buffer.from([0xe9]), Buffer.from('", "url": "http://127.0.0.1:9/"}\n]')]));
-    expectRefused(await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out]), file, /is not valid UTF-8 \(first bad byte on line 2\); save it as UTF-8/, out);
+    const { claims: file, out } = claimsRun(
+      Buffer.concat([Buffer.from('[\n{"id": "a", "quote": "caf'), Buffer.from([0xe9]), Buffer.from('", "url": "http://127.0.0.1:9/"}\n]')]),
+    );
+    expectRefused(
+      await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out]),
+      file,
+      /is not valid UTF-8 \(first bad byte on line 2\); save it as UTF-8/,
+      out,
+    );
   });
 });
 
@@ -185,7 +212,11 @@ describe('quotes', () => {
     const server = await serve([{ path: '/big', body: page, headers: html }]);
     const mid = big.indexOf(' ', 50_000) + 1; // the first letter of a word in the middle
     const changed = big.slice(0, mid) + (big[mid] === 'x' ? 'y' : 'x') + big.slice(mid + 1);
-    const { claims: file, out, report } = claimsRun([
+    const {
+      claims: file,
+      out,
+      report,
+    } = claimsRun([
       { id: 'whole', quote: big, url: `${server.origin}/big` },
       { id: 'one-char-off', quote: changed, url: `${server.origin}/big` },
     ]);
@@ -202,7 +233,11 @@ describe('quotes', () => {
 
   test('empty and whitespace-only quotes: answered no_match, diagnosis invalid_claim, named on stderr', async () => {
     const server = await serve([{ path: '/p', body: '<html><body><p>The committee approved the budget.</p></body></html>', headers: html }]);
-    const { claims: file, out, report } = claimsRun([
+    const {
+      claims: file,
+      out,
+      report,
+    } = claimsRun([
       { id: 'good', quote: 'approved the budget', url: `${server.origin}/p` },
       { id: 'empty', quote: '', url: `${server.origin}/p` },
       // Every kind of whitespace design §3 folds: ASCII, NBSP, em space, ideographic space, NEL, U+001C.
@@ -228,10 +263,18 @@ describe('quotes', () => {
     // character beyond U+FFFF that starts with it.
     expect(findQuote('\uD83D', normalizeViews([{ name: 'text', extractor: 'text', text: 'I \u{1F600} it' }]))).not.toBeNull();
     const server = await serve([{ path: '/p', body: '<html><body><p>We \u{1F600} it.</p></body></html>', headers: html }]);
-    const { claims: file, out, report } = claimsRun(`[{"id": "half", "quote": "We \\ud83d", "url": "${server.origin}/p"}, {"id": "whole", "quote": "We \\ud83d\\ude00 it", "url": "${server.origin}/p"}]`);
+    const {
+      claims: file,
+      out,
+      report,
+    } = claimsRun(
+      `[{"id": "half", "quote": "We \\ud83d", "url": "${server.origin}/p"}, {"id": "whole", "quote": "We \\ud83d\\ude00 it", "url": "${server.origin}/p"}]`,
+    );
     const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/claim #1 \(id "half"\): field "quote" has an unpaired surrogate U\+D83D .* at character 3: it is not valid Unicode text; answered no_match/);
+    expect(r.stderr).toMatch(
+      /claim #1 \(id "half"\): field "quote" has an unpaired surrogate U\+D83D .* at character 3: it is not valid Unicode text; answered no_match/,
+    );
     expect(readJson(out)).toEqual({ half: 'no_match', whole: 'verbatim' });
     expect(reportRows(report, file).map((x) => x.diagnosis)).toEqual(['invalid_claim', 'verbatim']);
   });
@@ -258,7 +301,11 @@ describe('URLs', () => {
 
   test('credentials in the URL: sent as Basic auth to that origin (fetch() itself refuses such URLs), never echoed on stderr', async () => {
     const { server, seen } = await recordingServer();
-    const { claims: file, out, report } = claimsRun([
+    const {
+      claims: file,
+      out,
+      report,
+    } = claimsRun([
       { id: 'cred', quote: 'approved the budget', url: `http://reader:s3cr3t-pw@127.0.0.1:${server.port}/p#frag` },
       { id: 'cred-again', quote: 'on Tuesday', url: `http://reader:s3cr3t-pw@127.0.0.1:${server.port}/p` },
     ]);
@@ -278,7 +325,11 @@ describe('URLs', () => {
 
   test('fragments are dropped for fetching: two claims differing only in the fragment make one request, without it', async () => {
     const { server, seen } = await recordingServer();
-    const { claims: file, out, report } = claimsRun([
+    const {
+      claims: file,
+      out,
+      report,
+    } = claimsRun([
       { id: 'f1', quote: 'approved the budget', url: `${server.origin}/p#frag` },
       { id: 'f2', quote: 'on Tuesday', url: `${server.origin}/p#:~:text=Tuesday` },
       { id: 'f3', quote: 'not on this page', url: `${server.origin}/p#frag` },

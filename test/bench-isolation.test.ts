@@ -52,9 +52,15 @@ async function dataset(opts: { layout?: Layout; variant?: TaskVariant; frozen?: 
   if (!opts.variant) makeTask(tasks, 'lighthouse', claims, layout);
   else {
     writeTaskFolder(join(tasks, 'lighthouse'), {
-      name: 'lighthouse', layout, claims: claims.map(({ gold: _g, ...c }) => c), gold: Object.fromEntries(claims.map((c) => [c.id, c.gold])),
-      instruction: 'Check the quotes.', description: 'Check the quotes', config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
-      variant: opts.variant, solve: { runArgs: ['--allow-private', '--retries', '0', '--timeout', '5'] },
+      name: 'lighthouse',
+      layout,
+      claims: claims.map(({ gold: _g, ...c }) => c),
+      gold: Object.fromEntries(claims.map((c) => [c.id, c.gold])),
+      instruction: 'Check the quotes.',
+      description: 'Check the quotes',
+      config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
+      variant: opts.variant,
+      solve: { runArgs: ['--allow-private', '--retries', '0', '--timeout', '5'] },
       ...(opts.variant.skill ? { skillDir: bundledSkillDir() } : {}),
       ...(opts.frozen ? { frozen: true } : {}),
     });
@@ -63,7 +69,17 @@ async function dataset(opts: { layout?: Layout; variant?: TaskVariant; frozen?: 
     // A frozen task's archive: a recorded run of its own claims.
     const work = tempDir();
     writeFileSync(join(work, 'claims.json'), JSON.stringify(claims.map(({ gold: _g, ...c }) => c)));
-    const r = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', join(work, 'claims.json'), '--out', join(work, 'a.json'), '--record', join(tasks, 'lighthouse', 'environment', 'sources.warc.gz')]);
+    const r = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      join(work, 'claims.json'),
+      '--out',
+      join(work, 'a.json'),
+      '--record',
+      join(tasks, 'lighthouse', 'environment', 'sources.warc.gz'),
+    ]);
     expect(r.code, r.stderr).toBe(0);
   }
   const verifierFolder = layout === 'harbor' ? 'tests' : 'verifier';
@@ -89,27 +105,29 @@ async function bench(f: Fixture, agent: string, extra: Partial<BenchOptions> = {
 
 /** The processes on this machine whose command line holds `token`. */
 function processesWith(token: string): string[] {
-  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(token);
-    } catch {
-      return false; // gone meanwhile
-    }
-  });
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(token);
+      } catch {
+        return false; // gone meanwhile
+      }
+    });
 }
 
 /** What the verifier said, with what the agent printed: the reason a 0 was given is in one of them. */
 const said = (b: Bench): string => `${b.file('agent-output.txt')}\n${b.file('logs/verifier/test-stdout.txt')}`;
 
 describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', () => {
-  test('/tmp is the host\'s as it is, writes to it are the phase\'s own, and a dataset and --out inside it stay hidden', async () => {
+  test("/tmp is the host's as it is, writes to it are the phase's own, and a dataset and --out inside it stay hidden", async () => {
     const f = await dataset();
     // The same dataset, and the run's --out, in the host's /tmp (where a checkout, or an agent, may well live).
     const inTmp = tempDir('quotecheck-tmp-dataset-');
     const tasks = join(inTmp, 'tasks');
     cpSync(f.tasks, tasks, { recursive: true });
     const note = join(inTmp, 'agent-notes.txt');
-    writeFileSync(note, 'the agent\'s own file in /tmp\n');
+    writeFileSync(note, "the agent's own file in /tmp\n");
     const out = join(inTmp, 'out');
     const probe = [
       `cat ${q(note)} > /app/note.txt`,
@@ -120,8 +138,8 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     ].join('; ');
     const report = await runBench({ tasksDir: tasks, agent: probe, isolation: 'namespace', jobs: 1, outDir: out });
     const trial = (path: string) => readFileSync(join(out, 'trials', 'lighthouse', path), 'utf8');
-    expect(trial('app/note.txt')).toBe('the agent\'s own file in /tmp\nwrote\n');
-    expect(readFileSync(note, 'utf8'), 'the write stayed in the phase').toBe('the agent\'s own file in /tmp\n');
+    expect(trial('app/note.txt')).toBe("the agent's own file in /tmp\nwrote\n");
+    expect(readFileSync(note, 'utf8'), 'the write stayed in the phase').toBe("the agent's own file in /tmp\n");
     expect(trial('app/tasks.txt')).toBe('');
     expect(trial('app/out.txt')).toBe('');
     expect(report.tasks[0]!.reward).toBe(0);
@@ -150,17 +168,31 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     ].join('\n');
     const { run, file } = await bench(f, `bash -c ${q(probe)} > /app/probe.txt`, { outDir: out });
     expect(run.problems).toEqual(['no answers file']);
-    const seen = Object.fromEntries(file('app/probe.txt').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const seen = Object.fromEntries(
+      file('app/probe.txt')
+        .trim()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
     expect(seen).toEqual({
-      tests: 'no', solution: 'no', verifier_logs: 'no', dataset: 'no', out: 'no', write_beside_dataset: 'no', write_etc: 'no',
-      write_tmp: 'yes', write_app: 'yes', open_own_device: 'no', proc_sys: 'no',
+      tests: 'no',
+      solution: 'no',
+      verifier_logs: 'no',
+      dataset: 'no',
+      out: 'no',
+      write_beside_dataset: 'no',
+      write_etc: 'no',
+      write_tmp: 'yes',
+      write_app: 'yes',
+      open_own_device: 'no',
+      proc_sys: 'no',
       dev: 'fd full null ptmx pts random shm stderr stdin stdout tty urandom zero',
     });
     expect(existsSync(join(f.base, 'planted'))).toBe(false);
     expect(existsSync('/etc/quotecheck-planted')).toBe(false);
   });
 
-  test('runs as root with Docker\'s default capabilities only, so it cannot unmount what hides the dataset or enter another namespace', async () => {
+  test("runs as root with Docker's default capabilities only, so it cannot unmount what hides the dataset or enter another namespace", async () => {
     const f = await dataset();
     const attempts = [
       'grep ^Cap /proc/self/status > /app/caps.txt',
@@ -173,7 +205,12 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
       `cp ${q(f.gold)} /app/answers.json`,
     ].join('; ');
     const { run, file } = await bench(f, attempts);
-    const caps = Object.fromEntries(file('app/caps.txt').trim().split('\n').map((l) => l.split(/:\s+/) as [string, string]));
+    const caps = Object.fromEntries(
+      file('app/caps.txt')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/:\s+/) as [string, string]),
+    );
     expect(BigInt(`0x${caps.CapBnd}`)).toBe(DOCKER_CAPABILITY_MASK);
     expect(BigInt(`0x${caps.CapEff}`)).toBe(DOCKER_CAPABILITY_MASK);
     expect(BigInt(`0x${caps.CapInh}`)).toBe(0n);
@@ -185,7 +222,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(run.problems).toEqual(expect.arrayContaining(['agent exited 1', 'no answers file']));
   });
 
-  test('cp /tests/gold.json (Harbor\'s layout) finds nothing: reward 0, and the reason is said', async () => {
+  test("cp /tests/gold.json (Harbor's layout) finds nothing: reward 0, and the reason is said", async () => {
     const f = await dataset();
     const b = await bench(f, 'cp /tests/gold.json /app/answers.json');
     expect(b.run.reward).toBe(0);
@@ -193,7 +230,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(said(b)).toContain("cp: cannot stat '/tests/gold.json': No such file or directory");
   });
 
-  test('cp /verifier/gold.json (SkillsBench 1.1\'s layout) finds nothing either', async () => {
+  test("cp /verifier/gold.json (SkillsBench 1.1's layout) finds nothing either", async () => {
     const f = await dataset({ layout: 'skillsbench' });
     expect(existsSync(join(f.task, 'task.md'))).toBe(true);
     const b = await bench(f, 'cp /verifier/gold.json /app/answers.json');
@@ -202,7 +239,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(said(b)).toContain("cp: cannot stat '/verifier/gold.json': No such file or directory");
   });
 
-  test('the dataset\'s gold.json cannot be read or rewritten by its absolute host path', async () => {
+  test("the dataset's gold.json cannot be read or rewritten by its absolute host path", async () => {
     const f = await dataset();
     const before = readFileSync(f.gold);
     const b = await bench(f, `cp ${q(f.gold)} /app/answers.json; echo '{"v":"no_match","n":"verbatim"}' > ${q(f.gold)}`);
@@ -220,7 +257,9 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`);
     expect(b.run.reward).toBe(0);
     // The loop, and maybe the sleep or cp it was running when the agent's command returned.
-    expect(b.run.problems).toEqual(expect.arrayContaining([expect.stringMatching(/^the agent left [12] process(es)? running; (it was|they were) stopped before the verifier$/)]));
+    expect(b.run.problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^the agent left [12] process(es)? running; (it was|they were) stopped before the verifier$/)]),
+    );
     expect(b.file('logs/verifier/reward.txt').trim()).toBe('0');
     // Nowhere on this machine is the loop still running.
     expect(processesWith(token)).toEqual([]);
@@ -236,7 +275,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(processesWith(token)).toEqual([]);
   });
 
-  test('reward.txt and reward.json planted in /logs/verifier are thrown away: the verifier\'s own reward counts', async () => {
+  test("reward.txt and reward.json planted in /logs/verifier are thrown away: the verifier's own reward counts", async () => {
     const f = await dataset();
     const b = await bench(f, 'echo 1 > /logs/verifier/reward.txt; echo \'{"reward": 1}\' > /logs/verifier/reward.json; chmod 444 /logs/verifier/reward.txt');
     expect(b.run.reward).toBe(0);
@@ -258,7 +297,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     }
   });
 
-  test('a verifier\'s reward.txt that is not a regular file is not trusted', async () => {
+  test("a verifier's reward.txt that is not a regular file is not trusted", async () => {
     const f = await dataset();
     // A verifier (not quotecheck's) that leaves reward.txt as a link to a file holding 1.
     writeFileSync(join(f.task, 'tests', 'test.sh'), '#!/bin/bash\necho 1 > /logs/verifier/one.txt\nln -s one.txt /logs/verifier/reward.txt\n');
@@ -307,7 +346,8 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     try {
       const f = await dataset({ variant: { mcp: true } });
       expect(existsSync(join(f.task, 'environment', 'quotecheck', 'quotecheck.mjs'))).toBe(true);
-      const agent = 'command -v quotecheck > /app/which.txt; touch /opt/quotecheck/x 2> /app/touch.txt; quotecheck run --allow-private --claims /app/claims.json --out /app/answers.json --retries 0 --timeout 5';
+      const agent =
+        'command -v quotecheck > /app/which.txt; touch /opt/quotecheck/x 2> /app/touch.txt; quotecheck run --allow-private --claims /app/claims.json --out /app/answers.json --retries 0 --timeout 5';
       const b = await bench(f, agent);
       expect(b.file('app/which.txt').trim()).toBe('/opt/quotecheck-bench/bin/quotecheck');
       expect(b.file('app/touch.txt')).toMatch(/Read-only file system/);
@@ -329,11 +369,17 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
         'ls -A /app > /app/ls.txt',
         `test -r ${tool} && echo skill-tool > /app/skill.txt`,
         'warc-extract /app/sources.warc.gz /tmp/sources > /app/extract.txt',
-        'grep -c "\"url\"" /tmp/sources/index.json > /app/entries.txt',
+        `grep -c '"url"' /tmp/sources/index.json > /app/entries.txt`,
         `node ${tool} run --replay /app/sources.warc.gz --claims /app/claims.json --out /app/answers.json --quiet`,
       ].join('; ');
       const b = await bench(f, agent);
-      expect(b.file('app/ls.txt').split('\n').filter((n) => n && n !== 'ls.txt').sort()).toEqual(['claims.json', 'sources.warc.gz']);
+      expect(
+        b
+          .file('app/ls.txt')
+          .split('\n')
+          .filter((n) => n && n !== 'ls.txt')
+          .sort(),
+      ).toEqual(['claims.json', 'sources.warc.gz']);
       expect(b.file('app/skill.txt').trim()).toBe('skill-tool');
       expect(b.file('app/extract.txt')).toMatch(/^200\ttext\/html\tbodies\/1\.html\thttp:\/\/127\.0\.0\.1:\d+\/log$/m);
       expect(Number(b.file('app/entries.txt'))).toBeGreaterThanOrEqual(1);
@@ -344,21 +390,30 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     }
   });
 
-  test('the verifier gets a minimal environment, /app read-only, Docker\'s capabilities, and its own PID namespace', async () => {
+  test("the verifier gets a minimal environment, /app read-only, Docker's capabilities, and its own PID namespace", async () => {
     const f = await dataset();
-    writeFileSync(join(f.task, 'tests', 'test.sh'), [
-      '#!/bin/bash',
-      'env > /logs/verifier/env.txt',
-      'grep ^CapBnd /proc/self/status > /logs/verifier/caps.txt',
-      'touch /app/verifier-was-here 2> /logs/verifier/touch.txt',
-      'ls -A /solution /logs/agent > /logs/verifier/ls.txt 2>&1',
-      "ls /proc | grep -c '^[0-9]' > /logs/verifier/processes.txt",
-      'echo 0.25 > /logs/verifier/reward.txt',
-    ].join('\n'));
+    writeFileSync(
+      join(f.task, 'tests', 'test.sh'),
+      [
+        '#!/bin/bash',
+        'env > /logs/verifier/env.txt',
+        'grep ^CapBnd /proc/self/status > /logs/verifier/caps.txt',
+        'touch /app/verifier-was-here 2> /logs/verifier/touch.txt',
+        'ls -A /solution /logs/agent > /logs/verifier/ls.txt 2>&1',
+        "ls /proc | grep -c '^[0-9]' > /logs/verifier/processes.txt",
+        'echo 0.25 > /logs/verifier/reward.txt',
+      ].join('\n'),
+    );
     process.env.QUOTECHECK_ISOLATION_SECRET = 'agent-only';
     try {
       const b = await bench(f, 'oracle');
-      const env = Object.fromEntries(b.file('logs/verifier/env.txt').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      const env = Object.fromEntries(
+        b
+          .file('logs/verifier/env.txt')
+          .trim()
+          .split('\n')
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
       expect(env.PATH).toBe('/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin');
       expect(env.LANG).toBe('C.UTF-8');
       expect(Object.keys(env).filter((k) => !['PATH', 'HOME', 'LANG', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(k))).toEqual([]);
@@ -384,7 +439,9 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
 
   test('an --out (or dataset) that holds a container path is refused before anything runs', async () => {
     const f = await dataset();
-    await expect(runBench({ tasksDir: f.tasks, agent: 'baseline', outDir: '/opt', isolation: 'namespace' })).rejects.toThrow(/\/opt holds \/opt\/quotecheck, which the trials need/);
+    await expect(runBench({ tasksDir: f.tasks, agent: 'baseline', outDir: '/opt', isolation: 'namespace' })).rejects.toThrow(
+      /\/opt holds \/opt\/quotecheck, which the trials need/,
+    );
   });
 });
 
@@ -396,7 +453,9 @@ describe('bench with paths isolation (not root)', () => {
     const out = join(tasks, 'never-made');
     const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'namespace'], { asUid: 65534 });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^quotecheck: error: --isolation namespace needs root and util-linux's unshare .* use --isolation paths, which says what it cannot stop\n$/);
+    expect(r.stderr).toMatch(
+      /^quotecheck: error: --isolation namespace needs root and util-linux's unshare .* use --isolation paths, which says what it cannot stop\n$/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 

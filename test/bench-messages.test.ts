@@ -35,14 +35,24 @@ describe('a task whose sources all fail', () => {
     expect(live.sourcesFailed).toBeUndefined();
     expect(live.reward).toBe(1);
     expect(report.advice).toHaveLength(1);
-    expect(report.advice[0]).toMatch(new RegExp(`^every source failed in 1 of 2 tasks \\(dead\\), so its no_match answers say nothing about the quotes: .+\\. Check: they are on loopback \\(127\\.0\\.0\\.1:${port}\\): is the server that serves them running\\?$`));
+    expect(report.advice[0]).toMatch(
+      new RegExp(
+        `^every source failed in 1 of 2 tasks \\(dead\\), so its no_match answers say nothing about the quotes: .+\\. Check: they are on loopback \\(127\\.0\\.0\\.1:${port}\\): is the server that serves them running\\?$`,
+      ),
+    );
     // The terminal table carries it too, and names the no_match share one way.
     const text = benchTable(report);
     expect(text).toContain(report.advice[0]);
     expect(text).not.toMatch(/floor/);
     expect(text.split('\n')[0]).toMatch(/\bbaseline\b/);
     // A caller's hint (the golden server) replaces the generic one.
-    const hinted = await runBench({ tasksDir: join(dir, 'dead'), agent: 'oracle', outDir: tempDir(), isolation: 'paths', sourcesHint: 'is the golden server running?' });
+    const hinted = await runBench({
+      tasksDir: join(dir, 'dead'),
+      agent: 'oracle',
+      outDir: tempDir(),
+      isolation: 'paths',
+      sourcesHint: 'is the golden server running?',
+    });
     expect(hinted.advice).toEqual([expect.stringMatching(/^every source failed in task dead, .*Check: is the golden server running\?$/)]);
   }, 30_000);
 
@@ -92,13 +102,34 @@ describe('the golden tasks', () => {
 
 describe('the demo scoreboard', () => {
   test('has a one-line legend for the baseline column and the two totals', () => {
-    const task = (name: string, claims: number, baseline: number, reward: number) => ({ task: name, claims, correct: Math.round(reward * claims), reward, baseline, floor: baseline, seconds: 1, rows: [], problems: [] });
+    const task = (name: string, claims: number, baseline: number, reward: number) => ({
+      task: name,
+      claims,
+      correct: Math.round(reward * claims),
+      reward,
+      baseline,
+      floor: baseline,
+      seconds: 1,
+      rows: [],
+      problems: [],
+    });
     const report = (reward: (b: number) => number, tasks: [string, number, number][]): BenchReport => {
       const ts = tasks.map(([n, c, b]) => task(n, c, b, reward(b)));
       const claims = ts.reduce((n, t) => n + t.claims, 0);
-      return { tasks: ts, claims, correct: ts.reduce((n, t) => n + t.correct, 0), mean_reward: ts.reduce((n, t) => n + t.reward, 0) / ts.length, advice: [], drifted_sources: 0, claims_from_captures: 0 } as unknown as BenchReport;
+      return {
+        tasks: ts,
+        claims,
+        correct: ts.reduce((n, t) => n + t.correct, 0),
+        mean_reward: ts.reduce((n, t) => n + t.reward, 0) / ts.length,
+        advice: [],
+        drifted_sources: 0,
+        claims_from_captures: 0,
+      } as unknown as BenchReport;
     };
-    const sizes: [string, number, number][] = [['big', 20, 0.25], ['small', 4, 0.75]];
+    const sizes: [string, number, number][] = [
+      ['big', 20, 0.25],
+      ['small', 4, 0.75],
+    ];
     const text = table({ oracle: report(() => 1, sizes), baseline: report((b) => b, sizes), waybackOff: report(() => 1, []) });
     const lines = text.split('\n');
     expect(lines).toContain(SCOREBOARD_LEGEND);

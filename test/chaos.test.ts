@@ -10,7 +10,8 @@ import { rng } from '../bench/random.js';
 import { hostileRoutes } from './support/hostile.js';
 import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
-const WORDS = 'river council budget harbour school winter engine garden market station bridge museum orchard library signal county ferry quarry meadow lantern'.split(' ');
+const WORDS =
+  'river council budget harbour school winter engine garden market station bridge museum orchard library signal county ferry quarry meadow lantern'.split(' ');
 const HOSTS = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 1}`);
 
 interface Claim {
@@ -28,11 +29,28 @@ interface Web {
 }
 
 /** Hostile behaviours a source may have: the paths of the hostile web (test/support/hostile.ts). */
-const MISBEHAVIOURS = ['/drip', '/hang', '/reset', '/loop/a', '/chain/0', '/bomb', '/endless', '/short-body', '/500', '/403', '/bot-check', '/corrupt.pdf', '/truncated.pdf', '/deep', '/401', '/451'];
+const MISBEHAVIOURS = [
+  '/drip',
+  '/hang',
+  '/reset',
+  '/loop/a',
+  '/chain/0',
+  '/bomb',
+  '/endless',
+  '/short-body',
+  '/500',
+  '/403',
+  '/bot-check',
+  '/corrupt.pdf',
+  '/truncated.pdf',
+  '/deep',
+  '/401',
+  '/451',
+];
 
 async function buildWeb(seed: number): Promise<Web> {
   const random = rng(seed);
-  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const hostile = await hostileRoutes();
   const byPath = new Map(hostile.map((r) => [r.path, r]));
   const routes: Route[] = [];
@@ -43,7 +61,10 @@ async function buildWeb(seed: number): Promise<Web> {
     const host = HOSTS[s % HOSTS.length]!;
     const path = `/s/${s}`;
     const url = `http://${host}:PORT${path}`;
-    const sentences = Array.from({ length: 5 }, (_, k) => `Source ${s} notes that the ${pick(WORDS)} near the ${pick(WORDS)} changed in year ${1900 + k * 7 + s}.`);
+    const sentences = Array.from(
+      { length: 5 },
+      (_, k) => `Source ${s} notes that the ${pick(WORDS)} near the ${pick(WORDS)} changed in year ${1900 + k * 7 + s}.`,
+    );
     const misbehaves = random() < 1 / 3;
     if (misbehaves) {
       hostileCount++;
@@ -80,8 +101,27 @@ describe('chaos', () => {
     const out = join(dir, 'answers.json');
     const deadline = 90;
     const started = Date.now();
-    const r = await runCliInProcess(['run', '--allow-private', '--claims', writeJson(join(dir, 'claims.json'), claims), '--out', out, '--report', join(dir, 'report.jsonl'),
-      '--deadline', String(deadline), '--timeout', '2', '--retries', '1', '--source-budget', '5', '--max-mb', '40', '--quiet']);
+    const r = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      writeJson(join(dir, 'claims.json'), claims),
+      '--out',
+      out,
+      '--report',
+      join(dir, 'report.jsonl'),
+      '--deadline',
+      String(deadline),
+      '--timeout',
+      '2',
+      '--retries',
+      '1',
+      '--source-budget',
+      '5',
+      '--max-mb',
+      '40',
+      '--quiet',
+    ]);
     const seconds = (Date.now() - started) / 1000;
     expect(r.code, r.stderr).toBe(0);
     expect(seconds).toBeLessThan(deadline + 5);
@@ -97,7 +137,12 @@ describe('chaos', () => {
 
   test('SIGKILL at any moment leaves a valid answers file holding what was decided', async () => {
     const routes: Route[] = [
-      ...Array.from({ length: 30 }, (_, i) => ({ path: `/ok/${i}`, body: `<p>Fast page ${i} says hello.</p>`, headers: { 'content-type': 'text/html' }, delayMs: 50 * i })),
+      ...Array.from({ length: 30 }, (_, i) => ({
+        path: `/ok/${i}`,
+        body: `<p>Fast page ${i} says hello.</p>`,
+        headers: { 'content-type': 'text/html' },
+        delayMs: 50 * i,
+      })),
       ...Array.from({ length: 10 }, (_, i) => ({ path: `/slow/${i}`, hang: true as const })),
     ];
     const server = await serve(routes);
@@ -131,6 +176,10 @@ describe('chaos', () => {
     expect(Object.keys(answers)).toEqual(claims.map((c) => c.id));
     // What was decided before the kill is there; the rest is no_match.
     expect(Object.entries(answers).filter(([id, l]) => id.startsWith('ok') && l === 'verbatim').length).toBeGreaterThanOrEqual(10);
-    expect(Object.entries(answers).filter(([id]) => id.startsWith('slow')).every(([, l]) => l === 'no_match')).toBe(true);
+    expect(
+      Object.entries(answers)
+        .filter(([id]) => id.startsWith('slow'))
+        .every(([, l]) => l === 'no_match'),
+    ).toBe(true);
   }, 60_000);
 });

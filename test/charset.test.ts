@@ -62,7 +62,8 @@ const GERMAN = [
 const paragraphs = (texts: string[], encoding: string): Buffer => bytes(...texts.flatMap((t) => ['<p>', encode(t, encoding), '</p>\n']));
 
 // Head content that real news sites put before their <meta>: long inline scripts, comments, styles.
-const SCRIPT_LINE = 'window.dataLayer = window.dataLayer || []; dataLayer.push({ "event": "pageview", "section": "news", "slot": "<div class=\\"ad\\"></div>", "ok": 1 < 2 });\n';
+const SCRIPT_LINE =
+  'window.dataLayer = window.dataLayer || []; dataLayer.push({ "event": "pageview", "section": "news", "slot": "<div class=\\"ad\\"></div>", "ok": 1 < 2 });\n';
 const COMMENT_LINE = '<div class="promo"><a href="/abo">Subscribe</a></div> Rendered by CMS 4.2 -- cache node 17, edge eu-west.\n';
 const STYLE_LINE = '.article p > a:hover { color: #c00; margin: 0 0 1em; font-family: Georgia, "Times New Roman", serif; }\n';
 const repeatTo = (line: string, size: number) => line.repeat(Math.ceil(size / line.length));
@@ -90,10 +91,12 @@ describe('a <meta> after the first 1024 bytes, still in the head, decides ("chan
     expect(decodeHtml(RUSSIAN_BODY, 'koi8-r').text).not.toContain(RUSSIAN[0]);
   });
 
-  const cases = (['inline script', 'comment', 'style'] as const).flatMap((kind) => [2048, 4096, 8192].flatMap((size) => [
-    [kind, size, 'windows-1250', POLISH_BODY, POLISH] as const,
-    [kind, size, 'windows-1251', RUSSIAN_BODY, RUSSIAN] as const,
-  ]));
+  const cases = (['inline script', 'comment', 'style'] as const).flatMap((kind) =>
+    [2048, 4096, 8192].flatMap((size) => [
+      [kind, size, 'windows-1250', POLISH_BODY, POLISH] as const,
+      [kind, size, 'windows-1251', RUSSIAN_BODY, RUSSIAN] as const,
+    ]),
+  );
   test.each(cases)('after a %s of %i bytes: %s', (kind, size, charset, body, texts) => {
     const meta = `<meta charset="${charset}">\n`;
     const b = page([meta], body, PADDING[kind](size));
@@ -121,7 +124,11 @@ describe('comments before the declaration: the scan is linear in the page', () =
   // Each comment used to search the rest of the page for `--!>`: 40,000 comments took half a minute, and a
   // 1 MB error page of comments (read on the main thread) about seven minutes. Linear, 150,000 take well under a second.
   test('150,000 comments, then <meta charset=windows-1252>: the declaration is found, and the text decodes by it', () => {
-    const page = Buffer.concat([Buffer.from(`<html><head>${'<!--x-->'.repeat(150_000)}<meta charset="windows-1252"></head><body><p>caf`), Buffer.from([0xe9]), Buffer.from('</p></body></html>')]);
+    const page = Buffer.concat([
+      Buffer.from(`<html><head>${'<!--x-->'.repeat(150_000)}<meta charset="windows-1252"></head><body><p>caf`),
+      Buffer.from([0xe9]),
+      Buffer.from('</p></body></html>'),
+    ]);
     const decoded = decodeHtml(page);
     expect(decoded.charsetSource).toBe('meta');
     expect(decoded.charset).toBe('windows-1252');
@@ -160,7 +167,7 @@ describe('what does not count as a declaration', () => {
     ['style', '<style>/* <meta charset="koi8-r"> */ p { color: red }</style>\n'],
     ['noscript (scripting is on, as in a browser)', '<noscript><meta charset="koi8-r"></noscript>\n'],
     ['textarea, after body content in the first 1024 bytes', ''],
-  ])('raw text is not markup: %s', (what, decoy) => {
+  ])('raw text is not markup: %s', (_what, decoy) => {
     const b = decoy
       ? page([decoy, real], RUSSIAN_BODY, pad)
       : bytes('<html><body><textarea><meta charset="koi8-r"></textarea><meta charset="windows-1251"><p>', encode(RUSSIAN[0], 'windows-1251'));
@@ -174,7 +181,12 @@ describe('what does not count as a declaration', () => {
   });
 
   test('an unknown, undecodable or odd label is skipped, and the next declaration counts', () => {
-    for (const label of ['no-such-encoding', 'iso-2022-kr' /* the replacement encoding */, 'constructor' /* whatwg-encoding's object lookup answers a function */, '']) {
+    for (const label of [
+      'no-such-encoding',
+      'iso-2022-kr' /* the replacement encoding */,
+      'constructor' /* whatwg-encoding's object lookup answers a function */,
+      '',
+    ]) {
       const b = page([`<meta charset="${label}">\n`, real], RUSSIAN_BODY, pad);
       expect(decodeHtml(b)).toMatchObject({ charset: 'windows-1251', charsetSource: 'meta' });
     }
@@ -194,7 +206,10 @@ describe('body content ends the search (past the first 1024 bytes)', () => {
   test.each([
     ['after body content', bytes('<html><head>', pad, '</head><body><p>Breaking news</p>', decoy, '<p>', encode(RUSSIAN.join(' '), 'windows-1251'), '</p>')],
     ['after text in the head', bytes('<html><head>', pad, 'Breaking news\n', decoy, '</head><body><p>', encode(RUSSIAN.join(' '), 'windows-1251'), '</p>')],
-    ['after a start tag that is no head element', bytes('<html><head>', pad, '<div id="consent"></div>\n', decoy, '</head><body><p>', encode(RUSSIAN.join(' '), 'windows-1251'), '</p>')],
+    [
+      'after a start tag that is no head element',
+      bytes('<html><head>', pad, '<div id="consent"></div>\n', decoy, '</head><body><p>', encode(RUSSIAN.join(' '), 'windows-1251'), '</p>'),
+    ],
   ])('a <meta> %s is ignored', (_, b) => {
     expect(offsetOf(b, decoy)).toBeGreaterThan(1024);
     expect(decodeHtml(b)).toMatchObject({ charset: 'windows-1251', charsetSource: 'detected' });
@@ -253,7 +268,10 @@ describe('what a declaration means, and what beats it', () => {
     ['newlines, tabs, self-closing', '<meta\n\thttp-equiv="Content-Type"\n\tcontent="text/html;\n charset=windows-1250"\n/>'],
     ['charset attribute with spaces in its value', '<meta charset = " windows-1250 " >'],
     ['slash as a separator', '<meta/charset=windows-1250>'],
-    ['a bad charset attribute, a good http-equiv (the tree builder falls back to it)', '<meta charset="bogus" http-equiv="Content-Type" content="text/html; charset=windows-1250">'],
+    [
+      'a bad charset attribute, a good http-equiv (the tree builder falls back to it)',
+      '<meta charset="bogus" http-equiv="Content-Type" content="text/html; charset=windows-1250">',
+    ],
   ])('odd but valid forms count: %s', (_, meta) => {
     const b = page([meta, '\n'], POLISH_BODY, PADDING['inline script'](4000));
     const decoded = decodeHtml(b);
@@ -264,7 +282,10 @@ describe('what a declaration means, and what beats it', () => {
   test('a content attribute that ends with "charset" (html-encoding-sniffer 4.0.0 threw a TypeError on it) declares nothing', () => {
     const crash = '<meta http-equiv="Content-Type" content="text/html; charset">';
     // Alone, where the old 1024-byte prescan read it: no declaration, and the bytes are UTF-8.
-    expect(decodeHtml(bytes(`<html><head>${crash}</head><body><p>`, Buffer.from('café', 'utf8'), '</p>'))).toMatchObject({ charset: 'UTF-8', charsetSource: 'default' });
+    expect(decodeHtml(bytes(`<html><head>${crash}</head><body><p>`, Buffer.from('café', 'utf8'), '</p>'))).toMatchObject({
+      charset: 'UTF-8',
+      charsetSource: 'default',
+    });
     // Followed by a real declaration, past the prescan: that one decides.
     const b = page([crash, '\n', '<meta http-equiv="Content-Type" content="text/html; charset=windows-1250">'], POLISH_BODY, PADDING['inline script'](2000));
     expect(decodeHtml(b)).toMatchObject({ charset: 'windows-1250', charsetSource: 'meta' });
@@ -286,7 +307,9 @@ describe('what a declaration means, and what beats it', () => {
   test('the XML declaration (the prescan reads it when there is no <meta>); a <meta> still wins over it', () => {
     const decl = '<?xml version="1.0" encoding="windows-1250"?>\n';
     expect(decodeHtml(bytes(decl, '<html><body>', POLISH_BODY))).toMatchObject({ charset: 'windows-1250', charsetSource: 'meta' });
-    expect(decodeHtml(bytes('<?xml version="1.0" encoding="iso-8859-2"?>\n<html><head><meta charset="windows-1250"></head><body>', POLISH_BODY))).toMatchObject({ charset: 'windows-1250' });
+    expect(decodeHtml(bytes('<?xml version="1.0" encoding="iso-8859-2"?>\n<html><head><meta charset="windows-1250"></head><body>', POLISH_BODY))).toMatchObject(
+      { charset: 'windows-1250' },
+    );
   });
 });
 
@@ -334,7 +357,13 @@ describe('undeclared legacy text is detected (chardet): natural text in minimal 
     ['Polish', 'windows-1250', POLISH, 'windows-1250'],
     ['German', 'windows-1252', GERMAN, 'windows-1252'],
   ])('%s in %s', (_, encoding, texts, charset) => {
-    const b = bytes('<!DOCTYPE html>\n<html>\n<head>\n<title>', encode(texts[0]!.slice(0, 12), encoding), '</title>\n</head>\n<body>\n', paragraphs(texts, encoding), '</body>\n</html>\n');
+    const b = bytes(
+      '<!DOCTYPE html>\n<html>\n<head>\n<title>',
+      encode(texts[0]!.slice(0, 12), encoding),
+      '</title>\n</head>\n<body>\n',
+      paragraphs(texts, encoding),
+      '</body>\n</html>\n',
+    );
     const decoded = decodeHtml(b);
     expect(decoded).toMatchObject({ charset, charsetSource: 'detected' });
     for (const t of texts) expect(decoded.text).toContain(`<p>${t}</p>`);
@@ -349,7 +378,10 @@ describe('undeclared legacy text is detected (chardet): natural text in minimal 
     expect(decodeHtml(bytes('<p>\x93hi\x94 \x80'))).toMatchObject({ charset: 'windows-1252', charsetSource: 'default', text: '<p>“hi” €' });
     expect(decodeText(Buffer.from([0xe9]))).toMatchObject({ text: 'é', charset: 'windows-1252', charsetSource: 'default' });
     // Non-ASCII only in markup (a script, an attribute): the text reads the same in any candidate.
-    expect(decodeHtml(bytes('<html><head><script>var s = "\xe9\xe8";</script></head><body><p>plain</p>'))).toMatchObject({ charset: 'windows-1252', charsetSource: 'default' });
+    expect(decodeHtml(bytes('<html><head><script>var s = "\xe9\xe8";</script></head><body><p>plain</p>'))).toMatchObject({
+      charset: 'windows-1252',
+      charsetSource: 'default',
+    });
   });
 
   test('valid UTF-8 is never run through detection: default UTF-8', () => {
@@ -359,48 +391,171 @@ describe('undeclared legacy text is detected (chardet): natural text in minimal 
 });
 
 describe('properties', () => {
-  const MARKUP = ['<meta', ' charset=', 'charset', '"', "'", '=', ' ', '\n', '>', '<', '/', 'utf-16', 'koi8-r', 'windows-1250', 'x-user-defined', '<!--', '-->', '--!>', '-', '<!', '<?', '</', '<script>', '</script>', '<script', '<style>', '</style ', '<title>', '</title>',
-    '<template>', '</template>', '<body>', '</head>', '<p>', 'text', ' http-equiv=content-type', ' content="text/html; charset', '<?xml version="1.0" encoding="', '<plaintext>', '\x00', '\x93', '\xe9', '\xef\xbb\xbf'];
-  const markupBytes = fc.array(fc.oneof(fc.constantFrom(...MARKUP).map((s) => Buffer.from(s, 'latin1')), fc.uint8Array({ maxLength: 12 }).map((u) => Buffer.from(u))), { maxLength: 80 }).map((parts) => Buffer.concat(parts));
-  const anyLabel = fc.option(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('utf-8', 'UTF-16', 'x-user-defined', 'iso-2022-kr', 'constructor', 'latin1', 'sjis')), { nil: undefined });
+  const MARKUP = [
+    '<meta',
+    ' charset=',
+    'charset',
+    '"',
+    "'",
+    '=',
+    ' ',
+    '\n',
+    '>',
+    '<',
+    '/',
+    'utf-16',
+    'koi8-r',
+    'windows-1250',
+    'x-user-defined',
+    '<!--',
+    '-->',
+    '--!>',
+    '-',
+    '<!',
+    '<?',
+    '</',
+    '<script>',
+    '</script>',
+    '<script',
+    '<style>',
+    '</style ',
+    '<title>',
+    '</title>',
+    '<template>',
+    '</template>',
+    '<body>',
+    '</head>',
+    '<p>',
+    'text',
+    ' http-equiv=content-type',
+    ' content="text/html; charset',
+    '<?xml version="1.0" encoding="',
+    '<plaintext>',
+    '\x00',
+    '\x93',
+    '\xe9',
+    '\xef\xbb\xbf',
+  ];
+  const markupBytes = fc
+    .array(
+      fc.oneof(
+        fc.constantFrom(...MARKUP).map((s) => Buffer.from(s, 'latin1')),
+        fc.uint8Array({ maxLength: 12 }).map((u) => Buffer.from(u)),
+      ),
+      { maxLength: 80 },
+    )
+    .map((parts) => Buffer.concat(parts));
+  const anyLabel = fc.option(
+    fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('utf-8', 'UTF-16', 'x-user-defined', 'iso-2022-kr', 'constructor', 'latin1', 'sjis')),
+    { nil: undefined },
+  );
 
   test('decodeHtml and decodeText never throw, on any bytes and HTTP label, and answer in the vocabulary', () => {
-    fc.assert(fc.property(fc.oneof(fc.uint8Array({ maxLength: 3000 }), markupBytes), anyLabel, (b, label) => {
-      for (const decoded of [decodeHtml(b, label), decodeText(b, label)]) {
-        expect(typeof decoded.text).toBe('string');
-        expect(decoded.charset).not.toBe('');
-        expect(SOURCES).toContain(decoded.charsetSource);
-      }
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 3000 }), markupBytes), anyLabel, (b, label) => {
+        for (const decoded of [decodeHtml(b, label), decodeText(b, label)]) {
+          expect(typeof decoded.text).toBe('string');
+          expect(decoded.charset).not.toBe('');
+          expect(SOURCES).toContain(decoded.charsetSource);
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 
   // What a declaration in the first 1024 bytes means, independently of decode.ts: the label
   // table (whatwg-encoding), then UTF-16 as UTF-8 and x-user-defined as windows-1252.
-  const LABELS = ['utf-8', 'UTF8', ' windows-1250 ', 'cp1251', 'latin1', 'ISO-8859-2', 'koi8-r', 'Shift_JIS', 'sjis', 'euc-jp', 'EUC-KR', 'gb2312', 'GBK', 'gb18030', 'big5', 'iso-8859-7', 'greek', 'utf-16', 'UTF-16BE', 'x-user-defined', 'windows-1254', 'us-ascii', 'iso-8859-15', 'macintosh', 'ibm866', 'tis-620', 'koi8-u', 'windows-1258'];
+  const LABELS = [
+    'utf-8',
+    'UTF8',
+    ' windows-1250 ',
+    'cp1251',
+    'latin1',
+    'ISO-8859-2',
+    'koi8-r',
+    'Shift_JIS',
+    'sjis',
+    'euc-jp',
+    'EUC-KR',
+    'gb2312',
+    'GBK',
+    'gb18030',
+    'big5',
+    'iso-8859-7',
+    'greek',
+    'utf-16',
+    'UTF-16BE',
+    'x-user-defined',
+    'windows-1254',
+    'us-ascii',
+    'iso-8859-15',
+    'macintosh',
+    'ibm866',
+    'tis-620',
+    'koi8-u',
+    'windows-1258',
+  ];
   const meaning = (label: string) => {
     const name = labelToName(label)!;
     return name === 'UTF-16LE' || name === 'UTF-16BE' ? 'UTF-8' : name === 'x-user-defined' ? 'windows-1252' : name;
   };
-  const declaration = (label: string) => fc.constantFrom(
-    `<meta charset="${label}">`, `<meta charset='${label}'>`, `<meta charset=${label.trim()}>`, `<META CHARSET="${label}">`,
-    `<meta http-equiv="Content-Type" content="text/html; charset=${label.trim()}">`, `<meta content="text/html;charset='${label}'" http-equiv="content-type">`,
-    `<meta name="viewport" content="width=device-width" charset="${label}" />`,
-  );
-  const BEFORE = ['<!DOCTYPE html>', '<html lang="en">', '<head>', '\n', '  ', '<title>A page &amp; more</title>', '<link rel="stylesheet" href="/a.css">', '<meta name="viewport" content="width=device-width">',
-    '<!-- comment -->', '<script>var a = 1 < 2;</script>', '<style>p > a { color: red }</style>', '<base href="/">', '<meta property="og:title" content="x">', '</head>', '<body>', '<p>early text</p>'];
-  const AFTER = ['<meta charset="koi8-r">', '<meta http-equiv="Content-Type" content="text/html; charset=big5">', '</head><body>', '<p>text</p>', '<!--', '<script>'];
+  const declaration = (label: string) =>
+    fc.constantFrom(
+      `<meta charset="${label}">`,
+      `<meta charset='${label}'>`,
+      `<meta charset=${label.trim()}>`,
+      `<META CHARSET="${label}">`,
+      `<meta http-equiv="Content-Type" content="text/html; charset=${label.trim()}">`,
+      `<meta content="text/html;charset='${label}'" http-equiv="content-type">`,
+      `<meta name="viewport" content="width=device-width" charset="${label}" />`,
+    );
+  const BEFORE = [
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '\n',
+    '  ',
+    '<title>A page &amp; more</title>',
+    '<link rel="stylesheet" href="/a.css">',
+    '<meta name="viewport" content="width=device-width">',
+    '<!-- comment -->',
+    '<script>var a = 1 < 2;</script>',
+    '<style>p > a { color: red }</style>',
+    '<base href="/">',
+    '<meta property="og:title" content="x">',
+    '</head>',
+    '<body>',
+    '<p>early text</p>',
+  ];
+  const AFTER = [
+    '<meta charset="koi8-r">',
+    '<meta http-equiv="Content-Type" content="text/html; charset=big5">',
+    '</head><body>',
+    '<p>text</p>',
+    '<!--',
+    '<script>',
+  ];
 
   test('a declaration in the first 1024 bytes wins, whatever precedes it in markup and whatever follows', () => {
-    fc.assert(fc.property(
-      fc.array(fc.constantFrom(...BEFORE), { maxLength: 12 }),
-      fc.constantFrom(...LABELS).chain((label) => declaration(label).map((decl) => [label, decl] as const)),
-      fc.array(fc.oneof(fc.constantFrom(...AFTER).map((s) => Buffer.from(s, 'latin1')), fc.uint8Array({ maxLength: 200 }).map((u) => Buffer.from(u))), { maxLength: 10 }),
-      (before, [label, decl], after) => {
-        const b = bytes(before.join(''), decl, ...after);
-        expect(before.join('').length + decl.length).toBeLessThanOrEqual(1024);
-        expect(decodeHtml(b)).toMatchObject({ charset: meaning(label), charsetSource: 'meta' });
-      },
-    ), { numRuns: 500 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...BEFORE), { maxLength: 12 }),
+        fc.constantFrom(...LABELS).chain((label) => declaration(label).map((decl) => [label, decl] as const)),
+        fc.array(
+          fc.oneof(
+            fc.constantFrom(...AFTER).map((s) => Buffer.from(s, 'latin1')),
+            fc.uint8Array({ maxLength: 200 }).map((u) => Buffer.from(u)),
+          ),
+          { maxLength: 10 },
+        ),
+        (before, [label, decl], after) => {
+          const b = bytes(before.join(''), decl, ...after);
+          expect(before.join('').length + decl.length).toBeLessThanOrEqual(1024);
+          expect(decodeHtml(b)).toMatchObject({ charset: meaning(label), charsetSource: 'meta' });
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -409,7 +564,10 @@ describe('charsetSource arrives through extractSource (worker, pool, SourceText)
   const url = 'http://127.0.0.1/page';
 
   test('HTML: a late <meta>, detection, the HTTP charset, UTF-8 by default', async () => {
-    const late = await extractSource({ body: page(['<meta charset="windows-1250">'], POLISH_BODY, PADDING['inline script'](4000)), contentType: 'text/html', url }, opts);
+    const late = await extractSource(
+      { body: page(['<meta charset="windows-1250">'], POLISH_BODY, PADDING['inline script'](4000)), contentType: 'text/html', url },
+      opts,
+    );
     expect(late).toMatchObject({ kind: 'html', charset: 'windows-1250', charsetSource: 'meta' });
     expect(late.views.find((v) => v.name === 'full')!.text).toContain(POLISH[0]);
 

@@ -22,7 +22,10 @@ describe('quotecheck run: bad input', () => {
 
   test('a claim without id: exit 2 naming the claim index and the field', async () => {
     const dir = tempDir();
-    writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: 'http://127.0.0.1:9/' }, { quote: 'q', url: 'http://127.0.0.1:9/' }]);
+    writeJson(join(dir, 'claims.json'), [
+      { id: 'a', quote: 'q', url: 'http://127.0.0.1:9/' },
+      { quote: 'q', url: 'http://127.0.0.1:9/' },
+    ]);
     const r = await runCli(['run', '--allow-private', '--baseline'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/claim #2: field "id" is missing/);
@@ -30,7 +33,10 @@ describe('quotecheck run: bad input', () => {
 
   test('duplicate ids: exit 2 naming both claims', async () => {
     const dir = tempDir();
-    const claims = writeJson(join(dir, 'c.json'), [{ id: 'x', quote: 'q', url: 'http://127.0.0.1:9/' }, { id: 'x', quote: 'r', url: 'http://127.0.0.1:9/' }]);
+    const claims = writeJson(join(dir, 'c.json'), [
+      { id: 'x', quote: 'q', url: 'http://127.0.0.1:9/' },
+      { id: 'x', quote: 'r', url: 'http://127.0.0.1:9/' },
+    ]);
     const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'a.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/claim #2 \(id "x"\): duplicate id, first used by claim #1;/);
@@ -52,9 +58,16 @@ describe('quotecheck run: bad input', () => {
     expect(r.stderr).toMatch(/claim #2 \(id "empty"\): field "quote" is empty or only whitespace/);
     expect(r.stderr).toMatch(/claim #3 \(id "ftp"\): field "url" must be http\(s\), not ftp:/);
     expect(readJson(out)).toEqual({ good: 'verbatim', empty: 'no_match', ftp: 'no_match' });
-    const rows = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // In decision order: the invalid claims are decided before any fetch.
-    expect(rows.map((x) => [x.id, x.diagnosis])).toEqual([['empty', 'invalid_claim'], ['ftp', 'invalid_claim'], ['good', 'verbatim']]);
+    expect(rows.map((x) => [x.id, x.diagnosis])).toEqual([
+      ['empty', 'invalid_claim'],
+      ['ftp', 'invalid_claim'],
+      ['good', 'verbatim'],
+    ]);
   });
 
   test.each([
@@ -71,33 +84,87 @@ describe('quotecheck run: bad input', () => {
 
 describe('quotecheck run: answers and report', () => {
   test('map and list formats, input order, report fields of design.md §2 (--report-order input), summary line', async () => {
-    const server = await serve([{ path: '/p', body: PAGE, headers: html }, { path: '/gone', status: 404 }]);
+    const server = await serve([
+      { path: '/p', body: PAGE, headers: html },
+      { path: '/gone', status: 404 },
+    ]);
     const dir = tempDir();
-    const claims = writeJson(join(dir, 'claims.json'), { claims: [
-      { id: 'z', quote: 'not in there', url: `${server.origin}/p` },
-      { id: 'a', quoted_text: 'The Committee approved  the budget', source_url: `${server.origin}/p` },
-      { id: 'm', quote: 'x', url: `${server.origin}/gone` },
-    ] });
-    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'map.json'), '--report', join(dir, 'r.jsonl'), '--report-order', 'input']);
+    const claims = writeJson(join(dir, 'claims.json'), {
+      claims: [
+        { id: 'z', quote: 'not in there', url: `${server.origin}/p` },
+        { id: 'a', quoted_text: 'The Committee approved  the budget', source_url: `${server.origin}/p` },
+        { id: 'm', quote: 'x', url: `${server.origin}/gone` },
+      ],
+    });
+    const r = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      claims,
+      '--out',
+      join(dir, 'map.json'),
+      '--report',
+      join(dir, 'r.jsonl'),
+      '--report-order',
+      'input',
+    ]);
     expect(r.code).toBe(0);
-    expect(Object.entries(readJson(join(dir, 'map.json')))).toEqual([['z', 'no_match'], ['a', 'verbatim'], ['m', 'no_match']]);
+    expect(Object.entries(readJson(join(dir, 'map.json')))).toEqual([
+      ['z', 'no_match'],
+      ['a', 'verbatim'],
+      ['m', 'no_match'],
+    ]);
     expect(r.stderr).toMatch(/3 claims, 1 verbatim, 2 no_match; sources 1 fetched, 1 failed; [\d.]+ s/);
-    const rows = readFileSync(join(dir, 'r.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(Object.keys(rows[1])).toEqual(expect.arrayContaining(['id', 'label', 'diagnosis', 'url', 'final_url', 'http_status', 'content_type', 'source_sha256', 'extractor', 'match', 'nearest', 'note', 'ms']));
-    expect(rows[1]).toMatchObject({ id: 'a', label: 'verbatim', http_status: 200, content_type: 'text/html; charset=utf-8', extractor: expect.stringMatching(/readability|fulltext/), charset: 'UTF-8', charset_source: 'http' });
+    const rows = readFileSync(join(dir, 'r.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(Object.keys(rows[1])).toEqual(
+      expect.arrayContaining([
+        'id',
+        'label',
+        'diagnosis',
+        'url',
+        'final_url',
+        'http_status',
+        'content_type',
+        'source_sha256',
+        'extractor',
+        'match',
+        'nearest',
+        'note',
+        'ms',
+      ]),
+    );
+    expect(rows[1]).toMatchObject({
+      id: 'a',
+      label: 'verbatim',
+      http_status: 200,
+      content_type: 'text/html; charset=utf-8',
+      extractor: expect.stringMatching(/readability|fulltext/),
+      charset: 'UTF-8',
+      charset_source: 'http',
+    });
     expect(rows[1].source_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[1].match).toMatchObject({ offset: 0, context: expect.stringContaining('the committee approved the budget') });
     expect(rows[2]).toMatchObject({ id: 'm', diagnosis: 'fetch_failed', http_status: 404, match: null });
 
     const list = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'list.json'), '--format', 'list', '--quiet']);
     expect(list.code, list.stderr).toBe(0);
-    expect(readJson(join(dir, 'list.json'))).toEqual([{ id: 'z', label: 'no_match' }, { id: 'a', label: 'verbatim' }, { id: 'm', label: 'no_match' }]);
+    expect(readJson(join(dir, 'list.json'))).toEqual([
+      { id: 'z', label: 'no_match' },
+      { id: 'a', label: 'verbatim' },
+      { id: 'm', label: 'no_match' },
+    ]);
   });
 
   test('--baseline answers no_match everywhere and fetches nothing', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const dir = tempDir();
-    writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'approved the budget', url: `${server.origin}/p` }, { id: 'b', quote: 'x', url: `${server.origin}/p` }]);
+    writeJson(join(dir, 'claims.json'), [
+      { id: 'a', quote: 'approved the budget', url: `${server.origin}/p` },
+      { id: 'b', quote: 'x', url: `${server.origin}/p` },
+    ]);
     const r = await runCli(['run', '--allow-private', '--baseline'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(readJson(join(dir, 'answers.json'))).toEqual({ a: 'no_match', b: 'no_match' });
@@ -110,7 +177,9 @@ describe('quotecheck run: answers and report', () => {
     const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: `${server.origin}/p` }]);
     const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'no', 'such', 'dir', 'answers.json')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`quotecheck: error: --out ${join(dir, 'no', 'such', 'dir', 'answers.json')}: folder ${join(dir, 'no', 'such', 'dir')} does not exist\n`);
+    expect(r.stderr).toBe(
+      `quotecheck: error: --out ${join(dir, 'no', 'such', 'dir', 'answers.json')}: folder ${join(dir, 'no', 'such', 'dir')} does not exist\n`,
+    );
     expect(server.hits('/p')).toBe(0);
   });
 });
@@ -168,17 +237,22 @@ describe('quotecheck grade', () => {
   test('reward = correct / gold; missing answers are wrong; extras reported and ignored', async () => {
     const dir = tempDir();
     const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim', b: 'no_match', c: 'no_match', d: 'verbatim' });
-    const answers = writeJson(join(dir, 'answers.json'), [{ id: 'a', label: 'verbatim' }, { id: 'b', label: 'verbatim' }, { id: 'c', label: 'no_match' }, { id: 'zz', label: 'no_match' }]);
+    const answers = writeJson(join(dir, 'answers.json'), [
+      { id: 'a', label: 'verbatim' },
+      { id: 'b', label: 'verbatim' },
+      { id: 'c', label: 'no_match' },
+      { id: 'zz', label: 'no_match' },
+    ]);
     const reward = join(dir, 'logs', 'reward.txt');
     const r = await runCliInProcess(['grade', '--answers', answers, '--gold', gold, '--reward', reward]);
     expect(r.code).toBe(0);
     expect(readFileSync(reward, 'utf8').trim()).toBe('0.5');
     expect(r.stdout).toMatch(/accuracy 0\.500 \(2\/4 correct\)/);
     expect(r.stdout).toMatch(/^1 answer with no gold label, ignored: "zz"$/m);
-    expect(r.stdout).toMatch(/^2 wrong answers:\n  "b": expected no_match, given verbatim\n  "d": expected verbatim, given no answer$/m);
+    expect(r.stdout).toMatch(/^2 wrong answers:\n {2}"b": expected no_match, given verbatim\n {2}"d": expected verbatim, given no answer$/m);
   });
 
-  test('--answers by the verifier\'s rules: a link to the gold or a FIFO is refused (exit 2, reward 0), never followed or waited on', async () => {
+  test("--answers by the verifier's rules: a link to the gold or a FIFO is refused (exit 2, reward 0), never followed or waited on", async () => {
     const dir = tempDir();
     const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim' });
     const reward = join(dir, 'reward.txt');
@@ -203,10 +277,10 @@ describe('quotecheck grade', () => {
   });
 });
 
-const STORY = '<html><body><article><p>The committee approved the budget on Tuesday after a long debate.</p><p>Members said the vote was close.</p></article></body></html>';
+const STORY =
+  '<html><body><article><p>The committee approved the budget on Tuesday after a long debate.</p><p>Members said the vote was close.</p></article></body></html>';
 
 describe('quotecheck verify', () => {
-
   test('verbatim: exit 0, says where it matched', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
     const r = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/s`, '--quote', 'approved the budget on Tuesday']);
@@ -218,7 +292,14 @@ describe('quotecheck verify', () => {
 
   test('a misquote: exit 1, diagnosis near_miss with the nearest span', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/s`, '--quote', 'The committee approved the budget on Wednesday after a long debate.']);
+    const r = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--url',
+      `${server.origin}/s`,
+      '--quote',
+      'The committee approved the budget on Wednesday after a long debate.',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^no_match \(diagnosis: near_miss\)/);
     expect(r.stdout).toMatch(/The committee approved the budget on Tuesday after a long debate\./);
@@ -226,11 +307,18 @@ describe('quotecheck verify', () => {
 
   test('--json gives the report record with a TextQuoteSelector; --quote - reads stdin', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCliInProcess(['verify', '--allow-private', '--json', '--url', `${server.origin}/s`, '--quote', '-'], { input: 'Members said  the vote\nwas close.' });
+    const r = await runCliInProcess(['verify', '--allow-private', '--json', '--url', `${server.origin}/s`, '--quote', '-'], {
+      input: 'Members said  the vote\nwas close.',
+    });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', http_status: 200 });
-    expect(out.match.selector).toEqual({ type: 'TextQuoteSelector', exact: 'Members said the vote was close.', prefix: expect.any(String), suffix: expect.any(String) });
+    expect(out.match.selector).toEqual({
+      type: 'TextQuoteSelector',
+      exact: 'Members said the vote was close.',
+      prefix: expect.any(String),
+      suffix: expect.any(String),
+    });
   });
 
   test('bad input: exit 2 naming the field', async () => {
@@ -242,7 +330,10 @@ describe('quotecheck verify', () => {
 
 describe('quotecheck run: the closing summary', () => {
   test('counts per diagnosis and the claims worth a look', async () => {
-    const server = await serve([{ path: '/s', body: STORY, headers: html }, { path: '/gone', status: 404 }]);
+    const server = await serve([
+      { path: '/s', body: STORY, headers: html },
+      { path: '/gone', status: 404 },
+    ]);
     const { claims, out } = claimsRun([
       { id: 'ok', quote: 'approved the budget', url: `${server.origin}/s` },
       { id: 'mis', quote: 'The committee approved the budget on Monday after a long debate.', url: `${server.origin}/s` },

@@ -11,18 +11,56 @@ import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './
 import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 /** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
-function report(agent: string, tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string }[]>, name?: string): BenchReport {
+function report(
+  agent: string,
+  tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string }[]>,
+  name?: string,
+): BenchReport {
   const runs: TaskRun[] = Object.entries(tasks).map(([name, claims]) => {
-    const rows: ClaimRow[] = claims.map((c) => ({ id: c.id, quote: 'q', url: 'http://127.0.0.1:9/', gold: c.gold, answer: c.answer, correct: c.gold === c.answer, diagnosis: c.diagnosis, drift: c.drift }));
+    const rows: ClaimRow[] = claims.map((c) => ({
+      id: c.id,
+      quote: 'q',
+      url: 'http://127.0.0.1:9/',
+      gold: c.gold,
+      answer: c.answer,
+      correct: c.gold === c.answer,
+      diagnosis: c.diagnosis,
+      drift: c.drift,
+    }));
     const correct = rows.filter((r) => r.correct).length;
     const baseline = rows.filter((r) => r.gold === 'no_match').length / rows.length;
-    return { task: name, reward: correct / rows.length, claims: rows.length, correct, baseline, floor: baseline, agentExit: 0, verifierExit: 0, seconds: 1, problems: [], grade: { correct } as Grade, rows };
+    return {
+      task: name,
+      reward: correct / rows.length,
+      claims: rows.length,
+      correct,
+      baseline,
+      floor: baseline,
+      agentExit: 0,
+      verifierExit: 0,
+      seconds: 1,
+      problems: [],
+      grade: { correct } as Grade,
+      rows,
+    };
   });
   const claims = runs.reduce((n, t) => n + t.claims, 0);
   return {
-    agent, ...(name !== undefined ? { name } : {}), isolation: 'paths', tasks_dir: '/tmp/t', mean_reward: runs.reduce((n, t) => n + t.reward, 0) / runs.length,
-    baseline_mean_reward: runs.reduce((n, t) => n + t.baseline, 0) / runs.length, claims, correct: runs.reduce((n, t) => n + t.correct, 0),
-    seconds: 1, confusion: emptyConfusion(), diagnoses: {}, drifted_sources: 0, claims_from_captures: 0, advice: [], tasks: runs,
+    agent,
+    ...(name !== undefined ? { name } : {}),
+    isolation: 'paths',
+    tasks_dir: '/tmp/t',
+    mean_reward: runs.reduce((n, t) => n + t.reward, 0) / runs.length,
+    baseline_mean_reward: runs.reduce((n, t) => n + t.baseline, 0) / runs.length,
+    claims,
+    correct: runs.reduce((n, t) => n + t.correct, 0),
+    seconds: 1,
+    confusion: emptyConfusion(),
+    diagnoses: {},
+    drifted_sources: 0,
+    claims_from_captures: 0,
+    advice: [],
+    tasks: runs,
   };
 }
 
@@ -49,9 +87,24 @@ const SLOPPY: Record<string, string> = { x1: 'verbatim', x4: 'verbatim', v2: 'no
 
 function sampleComparison(): Comparison {
   const oracle = report('oracle', Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ ...c, answer: c.gold }))])));
-  const sloppy = report('sloppy-agent', Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ id: c.id, gold: c.gold, answer: SLOPPY[c.id] ?? c.gold, diagnosis: 'verbatim' }))])));
-  const baseline = report('baseline', Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ id: c.id, gold: c.gold, answer: 'no_match' }))])));
-  return compareRuns([{ report: oracle, dir: 'oracle' }, { report: sloppy, dir: 'agent-2' }, { report: baseline, dir: 'baseline' }], { report: oracle, dir: 'oracle' });
+  const sloppy = report(
+    'sloppy-agent',
+    Object.fromEntries(
+      Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ id: c.id, gold: c.gold, answer: SLOPPY[c.id] ?? c.gold, diagnosis: 'verbatim' }))]),
+    ),
+  );
+  const baseline = report(
+    'baseline',
+    Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ id: c.id, gold: c.gold, answer: 'no_match' }))])),
+  );
+  return compareRuns(
+    [
+      { report: oracle, dir: 'oracle' },
+      { report: sloppy, dir: 'agent-2' },
+      { report: baseline, dir: 'baseline' },
+    ],
+    { report: oracle, dir: 'oracle' },
+  );
 }
 
 /**
@@ -60,22 +113,34 @@ function sampleComparison(): Comparison {
  */
 function unansweredComparison(): Comparison {
   const claims = [
-    { id: 'x1', gold: 'no_match', diagnosis: 'extraction_artifact' }, { id: 'x2', gold: 'no_match', diagnosis: 'extraction_artifact' },
-    { id: 'x3', gold: 'no_match', diagnosis: 'extraction_artifact' }, { id: 'v1', gold: 'verbatim', diagnosis: 'verbatim' },
-    { id: 'v2', gold: 'verbatim', diagnosis: 'verbatim' }, { id: 'n1', gold: 'no_match', diagnosis: 'near_miss' },
+    { id: 'x1', gold: 'no_match', diagnosis: 'extraction_artifact' },
+    { id: 'x2', gold: 'no_match', diagnosis: 'extraction_artifact' },
+    { id: 'x3', gold: 'no_match', diagnosis: 'extraction_artifact' },
+    { id: 'v1', gold: 'verbatim', diagnosis: 'verbatim' },
+    { id: 'v2', gold: 'verbatim', diagnosis: 'verbatim' },
+    { id: 'n1', gold: 'no_match', diagnosis: 'near_miss' },
   ];
   const oracle = report('oracle', { a: claims.map((c) => ({ ...c, answer: c.gold })) }, 'oracle');
   const given: Record<string, string | undefined> = { x1: undefined, x2: undefined, x3: undefined, v1: 'verbatim', v2: 'maybe', n1: 'verbatim' };
   const agent = report('./agent.sh', { a: claims.map((c) => ({ id: c.id, gold: c.gold, answer: given[c.id] })) }, 'agent-2');
-  return compareRuns([{ report: oracle, dir: 'oracle' }, { report: agent, dir: 'agent-2' }], { report: oracle, dir: 'oracle' });
+  return compareRuns(
+    [
+      { report: oracle, dir: 'oracle' },
+      { report: agent, dir: 'agent-2' },
+    ],
+    { report: oracle, dir: 'oracle' },
+  );
 }
 
 describe('compareRuns', () => {
-  test('splits each agent\'s accuracy by the oracle\'s diagnosis, not the agent\'s own, with a sentence for each group', () => {
+  test("splits each agent's accuracy by the oracle's diagnosis, not the agent's own, with a sentence for each group", () => {
     const c = sampleComparison();
     expect(c.groups).toEqual([
-      { diagnosis: 'verbatim', claims: 2 }, { diagnosis: 'extraction_artifact', claims: 5 }, { diagnosis: 'near_miss', claims: 2 },
-      { diagnosis: 'not_found', claims: 1 }, { diagnosis: 'source_drifted', claims: 2 },
+      { diagnosis: 'verbatim', claims: 2 },
+      { diagnosis: 'extraction_artifact', claims: 5 },
+      { diagnosis: 'near_miss', claims: 2 },
+      { diagnosis: 'not_found', claims: 1 },
+      { diagnosis: 'source_drifted', claims: 2 },
     ]);
     const sloppy = c.agents[1]!;
     // The agent's own report says "verbatim" for everything; the split still follows the oracle.
@@ -95,7 +160,13 @@ describe('compareRuns', () => {
   test('claims the oracle did not judge are their own group; two runs of one agent are told apart by folder', () => {
     const oracle = report('oracle', { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim', diagnosis: 'verbatim' }] });
     const other = report('baseline', { a: [{ id: 'v1', gold: 'verbatim', answer: 'no_match' }], extra: [{ id: 'e1', gold: 'no_match', answer: 'no_match' }] });
-    const c = compareRuns([{ report: other, dir: 'one' }, { report: other, dir: 'two' }], { report: oracle, dir: 'o' });
+    const c = compareRuns(
+      [
+        { report: other, dir: 'one' },
+        { report: other, dir: 'two' },
+      ],
+      { report: oracle, dir: 'o' },
+    );
     expect(c.groups.map((g) => g.diagnosis)).toEqual(['verbatim', 'no_diagnosis']);
     expect(c.agents.map((a) => a.label)).toEqual(['baseline (one)', 'baseline (two)']);
     expect(c.sentences).toContain('baseline (one) answers verbatim on 0% of claims without an oracle diagnosis (0/1), right on 100% (1/1)');
@@ -105,13 +176,20 @@ describe('compareRuns', () => {
     expect(agentFolders(['oracle', 'baseline', 'my-agent --fast', 'baseline'])).toEqual(['oracle', 'baseline', 'agent-3', 'baseline-4']);
   });
 
-  test('each run keeps the name bench gave it (report.json\'s name), never renumbered by its place in the comparison', () => {
+  test("each run keeps the name bench gave it (report.json's name), never renumbered by its place in the comparison", () => {
     const oracle = report('oracle', { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim', diagnosis: 'verbatim' }] }, 'oracle');
     const cmd = 'my-agent --claims claims.json --out answers.json';
     const two = report(cmd, { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim' }] }, 'agent-2');
     const three = report(`${cmd} --fast`, { a: [{ id: 'v1', gold: 'verbatim', answer: 'no_match' }] }, 'agent-3');
     const mine = report('short-cmd', { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim' }] }, 'mine');
-    const c = compareRuns([{ report: two, dir: 'out/agent-2' }, { report: three, dir: 'out/agent-3' }, { report: mine, dir: 'out/mine' }], { report: oracle, dir: 'out/oracle' });
+    const c = compareRuns(
+      [
+        { report: two, dir: 'out/agent-2' },
+        { report: three, dir: 'out/agent-3' },
+        { report: mine, dir: 'out/mine' },
+      ],
+      { report: oracle, dir: 'out/oracle' },
+    );
     expect(c.agents.map((a) => a.label)).toEqual(['agent-2', 'agent-3', 'mine']);
     expect(c.sentences).toContain('agent-3 answers verbatim on 0% of verbatim quotes (0/1), right on 0% (0/1)');
     const text = comparisonTable(c);
@@ -157,13 +235,18 @@ describe('compareRuns', () => {
       }
       return 'accepted';
     };
-    expect(refused(['a', 'b'], ['ok', 'a/b'])).toBe('--name "a/b": not a safe folder name (1 to 64 letters, digits, \'.\', \'_\' or \'-\', starting with a letter or digit)');
-    for (const bad of ['', '..', '.hidden', '-x', 'a b', 'x'.repeat(65), 'ünï']) expect(refused(['a'], [bad]), bad).toMatch(/^--name .*: not a safe folder name/);
+    expect(refused(['a', 'b'], ['ok', 'a/b'])).toBe(
+      "--name \"a/b\": not a safe folder name (1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit)",
+    );
+    for (const bad of ['', '..', '.hidden', '-x', 'a b', 'x'.repeat(65), 'ünï'])
+      expect(refused(['a'], [bad]), bad).toMatch(/^--name .*: not a safe folder name/);
     expect(refused(['a', 'b'], ['Mine', 'mine'])).toBe('--name mine: agents 1 and 2 would both be named mine');
     expect(refused(['a', 'b', 'c'], ['agent-3'])).toBe('--name agent-3: agents 1 and 3 would both be named agent-3 (agent 3 by default: give it a --name too)');
     expect(refused(['a'], ['x', 'y'])).toBe('--name given 2 times for 1 agent: the i-th --name names the i-th --agent');
-    expect(refused(['baseline', 'my-agent'], ['b', 'oracle'])).toBe('--name oracle: that name is the oracle agent\'s, and --agent number 2 is not it; pick another name');
-    expect(refused(['a', 'b'], ['report.html'])).toBe('--name report.html: the comparison\'s own file is named so; pick another name');
+    expect(refused(['baseline', 'my-agent'], ['b', 'oracle'])).toBe(
+      "--name oracle: that name is the oracle agent's, and --agent number 2 is not it; pick another name",
+    );
+    expect(refused(['a', 'b'], ['report.html'])).toBe("--name report.html: the comparison's own file is named so; pick another name");
   });
 
   test('paths are printed relative to the working folder inside it, absolute outside it', () => {
@@ -174,7 +257,6 @@ describe('compareRuns', () => {
     expect(shownPath('/tmp/run', '/work/x')).toBe('/tmp/run');
   });
 });
-
 
 /** An agent that answers one claim, gives a label that is no label for another, and leaves the third unanswered. */
 const PARTIAL = `node -e "require('fs').writeFileSync('answers.json',JSON.stringify({v:'verbatim',x:'maybe'}))"`;
@@ -195,7 +277,24 @@ describe('bench with several agents, and compare', () => {
     ]);
     const home = tempDir();
     const out = join(home, 'bench');
-    const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', '--agent', 'baseline', '--agent', ALL_VERBATIM, '--agent', PARTIAL, '--name', 'no-match']);
+    const r = await runCli([
+      'bench',
+      '--tasks',
+      tasks,
+      '--out',
+      out,
+      '--isolation',
+      'paths',
+      '--quiet',
+      '--agent',
+      'baseline',
+      '--agent',
+      ALL_VERBATIM,
+      '--agent',
+      PARTIAL,
+      '--name',
+      'no-match',
+    ]);
     // --quiet stops the progress, not the one line saying what paths isolation cannot stop.
     expect(r.stderr).toBe(pathsWarning());
     expect(r.code).toBe(0);
@@ -218,10 +317,18 @@ describe('bench with several agents, and compare', () => {
     const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Comparison & { kind: string };
     expect(json.kind).toBe('comparison');
     expect(json.oracle).toBe('oracle');
-    expect(json.agents.map((a) => [a.agent, a.label, a.dir])).toEqual([['baseline', 'no-match', 'no-match'], [ALL_VERBATIM, 'agent-2', 'agent-2'], [PARTIAL, 'agent-3', 'agent-3']]);
+    expect(json.agents.map((a) => [a.agent, a.label, a.dir])).toEqual([
+      ['baseline', 'no-match', 'no-match'],
+      [ALL_VERBATIM, 'agent-2', 'agent-2'],
+      [PARTIAL, 'agent-3', 'agent-3'],
+    ]);
     expect(json.agents[0]!.mean_reward).toBeCloseTo(2 / 3, 5); // the verifier's reward.txt, six decimals
     expect(json.agents[1]!.mean_reward).toBeCloseTo(1 / 3, 5);
-    expect(json.groups).toEqual([{ diagnosis: 'verbatim', claims: 1 }, { diagnosis: 'extraction_artifact', claims: 1 }, { diagnosis: 'not_found', claims: 1 }]);
+    expect(json.groups).toEqual([
+      { diagnosis: 'verbatim', claims: 1 },
+      { diagnosis: 'extraction_artifact', claims: 1 },
+      { diagnosis: 'not_found', claims: 1 },
+    ]);
     expect(json.agents[1]!.by_diagnosis.not_found).toEqual({ claims: 1, correct: 0, wrong: 1, missing: 0, invalid: 0, answered_verbatim: 1, accuracy: 0 });
     expect(json.agents[2]!.by_diagnosis.not_found).toEqual({ claims: 1, correct: 0, wrong: 0, missing: 1, invalid: 0, answered_verbatim: 0, accuracy: 0 });
     expect([json.agents[2]!.missing, json.agents[2]!.invalid]).toEqual([1, 1]);
@@ -243,7 +350,11 @@ describe('bench with several agents, and compare', () => {
     expect(oneByOne.stdout).toContain(`(from ${join('bench', 'oracle')}):`);
     expect(oneByOne.stdout).toContain(`wrote ${join('cmp', 'report.json')} and ${join('cmp', 'report.html')}`);
     const cmp = JSON.parse(readFileSync(join(cmpOut, 'report.json'), 'utf8')) as Comparison;
-    expect(cmp.agents.map((a) => [a.label, a.agent])).toEqual([['agent-2', ALL_VERBATIM], ['agent-3', PARTIAL], ['oracle', 'oracle']]);
+    expect(cmp.agents.map((a) => [a.label, a.agent])).toEqual([
+      ['agent-2', ALL_VERBATIM],
+      ['agent-3', PARTIAL],
+      ['oracle', 'oracle'],
+    ]);
     expect(cmp.agents[0]!.by_diagnosis).toEqual(json.agents[1]!.by_diagnosis);
     // report.json gives the folders relative to itself, and each row of the page links to its own run's report.
     expect(cmp.oracle).toBe(join('..', 'bench', 'oracle'));
@@ -274,9 +385,15 @@ describe('bench with several agents, and compare', () => {
     makeTask(tasks, 'one', [{ id: 'v', quote: 'q', url: 'http://127.0.0.1:9/', gold: 'verbatim' }]);
     const out = join(tempDir(), 'bench');
     const cases: [string[], string][] = [
-      [['--agent', 'baseline', '--agent', 'x', '--name', 'a/b'], '--name "a/b": not a safe folder name (1 to 64 letters, digits, \'.\', \'_\' or \'-\', starting with a letter or digit)'],
+      [
+        ['--agent', 'baseline', '--agent', 'x', '--name', 'a/b'],
+        "--name \"a/b\": not a safe folder name (1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit)",
+      ],
       [['--agent', 'x', '--agent', 'y', '--name', 'Same', '--name', 'same'], '--name same: agents 1 and 2 would both be named same'],
-      [['--agent', 'x', '--agent', 'y', '--name', 'oracle'], '--name oracle: that name is the oracle agent\'s, and --agent number 1 is not it; pick another name'],
+      [
+        ['--agent', 'x', '--agent', 'y', '--name', 'oracle'],
+        "--name oracle: that name is the oracle agent's, and --agent number 1 is not it; pick another name",
+      ],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', ...args]);
@@ -285,16 +402,22 @@ describe('bench with several agents, and compare', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  test('compare fills diagnoses from the trials\' evidence reports when report.json rows lack them', async () => {
+  test("compare fills diagnoses from the trials' evidence reports when report.json rows lack them", async () => {
     const dir = tempDir();
     const oracle = report('oracle', { t: [{ id: 'x', gold: 'no_match', answer: 'no_match' }] });
     writeFileSync(join(dir, 'report.json'), JSON.stringify(oracle));
     mkdirSync(join(dir, 'trials', 't', 'logs', 'agent'), { recursive: true });
-    writeFileSync(join(dir, 'trials', 't', 'logs', 'agent', 'report.jsonl'), `${JSON.stringify({ id: 'x', label: 'no_match', diagnosis: 'paywall', drift: 'changed' })}\n`);
+    writeFileSync(
+      join(dir, 'trials', 't', 'logs', 'agent', 'report.jsonl'),
+      `${JSON.stringify({ id: 'x', label: 'no_match', diagnosis: 'paywall', drift: 'changed' })}\n`,
+    );
     const { runs, oracle: found } = readRunFolder(dir);
     expect(found).toBe(runs[0]);
     expect(runs[0]!.report.tasks[0]!.rows[0]).toMatchObject({ diagnosis: 'paywall', drift: 'changed' });
-    expect(compareRuns(runs, found!).groups).toEqual([{ diagnosis: 'paywall', claims: 1 }, { diagnosis: 'source_drifted', claims: 1 }]);
+    expect(compareRuns(runs, found!).groups).toEqual([
+      { diagnosis: 'paywall', claims: 1 },
+      { diagnosis: 'source_drifted', claims: 1 },
+    ]);
   });
 });
 
@@ -312,12 +435,21 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () =
     const artifacts = page.locator('#by-diagnosis tr[data-diagnosis="extraction_artifact"] td');
     expect(await artifacts.allInnerTexts()).toEqual(['extraction_artifact', '5', '100% (5/5)', '60% (3/5)', '100% (5/5)']);
     expect(await artifacts.nth(3).getAttribute('title')).toBe('sloppy-agent answers verbatim on 40% of extraction artifacts (2/5)');
-    expect(await page.locator('#agents tbody tr').first().locator('td').allInnerTexts()).toEqual(['oracle', '1.000', '0.800', '100% (10/10)', 'oracle', 'oracle']);
-    expect(await page.locator('#sentences li').allInnerTexts()).toContain('sloppy-agent answers verbatim on 40% of extraction artifacts (2/5), right on 60% (3/5)');
+    expect(await page.locator('#agents tbody tr').first().locator('td').allInnerTexts()).toEqual([
+      'oracle',
+      '1.000',
+      '0.800',
+      '100% (10/10)',
+      'oracle',
+      'oracle',
+    ]);
+    expect(await page.locator('#sentences li').allInnerTexts()).toContain(
+      'sloppy-agent answers verbatim on 40% of extraction artifacts (2/5), right on 60% (3/5)',
+    );
     // Every numeric column's numbers end where its header ends.
     for (const table of ['#agents', '#by-diagnosis']) {
       const heads = page.locator(`${table} thead th`);
-      for (let col = 0; col < await heads.count(); col++) {
+      for (let col = 0; col < (await heads.count()); col++) {
         if (!(await heads.nth(col).evaluate((el) => el.classList.contains('num')))) continue;
         const [headRight] = await textRights(heads.nth(col));
         const rights = await textRights(page.locator(`${table} tbody tr > :nth-child(${col + 1})`));
@@ -340,32 +472,62 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page of an agent that left claim
 
   test('its missing and invalid answers have columns of their own, as in the terminal table; no tooltip says "answers verbatim on 0%" of claims it never answered', async () => {
     const page = await open();
-    expect(await page.locator('#by-diagnosis thead th').allInnerTexts()).toEqual(['diagnosis', 'claims', 'oracle', 'agent-2', 'agent-2 missing', 'agent-2 invalid']);
+    expect(await page.locator('#by-diagnosis thead th').allInnerTexts()).toEqual([
+      'diagnosis',
+      'claims',
+      'oracle',
+      'agent-2',
+      'agent-2 missing',
+      'agent-2 invalid',
+    ]);
     const row = (d: string) => page.locator(`#by-diagnosis tr[data-diagnosis="${d}"] td`);
     expect(await row('extraction_artifact').allInnerTexts()).toEqual(['extraction_artifact', '3', '100% (3/3)', '0% (0/3)', '3/3', '0/3']);
     expect(await row('verbatim').allInnerTexts()).toEqual(['verbatim', '2', '100% (2/2)', '50% (1/2)', '0/2', '1/2']);
     expect(await row('near_miss').allInnerTexts()).toEqual(['near_miss', '1', '100% (1/1)', '0% (0/1)', '0/1', '0/1']);
     // The tooltips: over the claims it answered, naming the missing and invalid ones; none at all of verbatim for a group it never answered.
     expect(await row('extraction_artifact').nth(3).getAttribute('title')).toBe('agent-2 gives no answer for 100% of extraction artifacts (3/3)');
-    expect(await row('verbatim').nth(3).getAttribute('title')).toBe('agent-2 answers verbatim on 100% of the verbatim quotes it answered (1/1); agent-2 gives an invalid answer (neither verbatim nor no_match) for 50% of verbatim quotes (1/2)');
+    expect(await row('verbatim').nth(3).getAttribute('title')).toBe(
+      'agent-2 answers verbatim on 100% of the verbatim quotes it answered (1/1); agent-2 gives an invalid answer (neither verbatim nor no_match) for 50% of verbatim quotes (1/2)',
+    );
     expect(await row('near_miss').nth(3).getAttribute('title')).toBe('agent-2 answers verbatim on 100% of near misses (1/1)');
     // The oracle answered everything: one column, its tooltip as it always was.
     expect(await row('extraction_artifact').nth(2).getAttribute('title')).toBe('oracle answers verbatim on 0% of extraction artifacts (0/3)');
     const titles = await page.locator('#by-diagnosis td[title]').evaluateAll((els) => els.map((e) => e.getAttribute('title')!));
     for (const t of titles.filter((x) => x.startsWith('agent-2 '))) expect(t).not.toMatch(/answers verbatim on 0%/);
     // The agents' table counts them for each agent, and the legend says what they are.
-    expect(await page.locator('#agents thead th').allInnerTexts()).toEqual(['agent', 'mean reward', 'baseline', 'claims right', 'missing', 'invalid', 'report', 'command']);
-    expect(await page.locator('#agents tbody tr').nth(1).locator('td').allInnerTexts()).toEqual(['agent-2', '0.167', '0.667', '17% (1/6)', '3/6', '1/6', 'agent-2', './agent.sh']);
+    expect(await page.locator('#agents thead th').allInnerTexts()).toEqual([
+      'agent',
+      'mean reward',
+      'baseline',
+      'claims right',
+      'missing',
+      'invalid',
+      'report',
+      'command',
+    ]);
+    expect(await page.locator('#agents tbody tr').nth(1).locator('td').allInnerTexts()).toEqual([
+      'agent-2',
+      '0.167',
+      '0.667',
+      '17% (1/6)',
+      '3/6',
+      '1/6',
+      'agent-2',
+      './agent.sh',
+    ]);
     expect(await page.locator('#agents tbody tr').nth(0).locator('td.missing, td.invalid').allInnerTexts()).toEqual(['0/6', '0/6']);
-    expect(await page.locator('#gaps-legend').innerText()).toContain('missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
+    expect(await page.locator('#gaps-legend').innerText()).toContain(
+      'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)',
+    );
     expect(await page.locator('#sentences li').allInnerTexts()).toContain('agent-2 gives no answer for 100% of extraction artifacts (3/3)');
     // Every numeric column's numbers, the new ones too, end where its header ends.
     for (const table of ['#agents', '#by-diagnosis']) {
       const heads = page.locator(`${table} thead th`);
-      for (let col = 0; col < await heads.count(); col++) {
+      for (let col = 0; col < (await heads.count()); col++) {
         if (!(await heads.nth(col).evaluate((el) => el.classList.contains('num')))) continue;
         const [headRight] = await textRights(heads.nth(col));
-        for (const right of await textRights(page.locator(`${table} tbody tr > :nth-child(${col + 1})`))) expect(Math.abs(right - headRight!), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
+        for (const right of await textRights(page.locator(`${table} tbody tr > :nth-child(${col + 1})`)))
+          expect(Math.abs(right - headRight!), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
       }
     }
     await page.close();

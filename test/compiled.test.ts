@@ -9,7 +9,7 @@ test('dist/ is not behind src/, golden/, bench/ or scripts/: the CLI and the HTM
   expect(staleSources(resolve(import.meta.dirname, '..'))).toEqual([]);
 });
 
-test('VERSION (what --version, the User-Agent and the WARC records say) is package.json\'s version', () => {
+test("VERSION (what --version, the User-Agent and the WARC records say) is package.json's version", () => {
   const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string };
   expect(VERSION).toBe(pkg.version);
 });

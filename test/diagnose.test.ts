@@ -46,7 +46,9 @@ describe('nearestSpan', () => {
   });
 
   test('a fabricated sentence gets a low similarity', () => {
-    const text = normalize('Prosecutors in Sweden have dropped an investigation into a rape allegation made against Wikileaks co-founder Julian Assange in 2010. The 48-year-old Australian was evicted in April.').repeat(20);
+    const text = normalize(
+      'Prosecutors in Sweden have dropped an investigation into a rape allegation made against Wikileaks co-founder Julian Assange in 2010. The 48-year-old Australian was evicted in April.',
+    ).repeat(20);
     const span = nearestSpan(normalize('Volcanic ash grounded every flight across northern Europe for a week.'), text);
     expect(span === null || span.similarity < 0.6).toBe(true);
   });
@@ -81,17 +83,52 @@ describe('canonText: the whole text at once gives each line its canon(normalize(
     }
     return { text: lines.map((l) => canon(normalize(l.raw))).join(''), lines };
   }
-  const shape = (ct: ReturnType<typeof canonText>) => ({ text: ct.text, lines: ct.lines.map(({ raw, start, end, pageStart }) => ({ raw, start, end, pageStart })) });
+  const shape = (ct: ReturnType<typeof canonText>) => ({
+    text: ct.text,
+    lines: ct.lines.map(({ raw, start, end, pageStart }) => ({ raw, start, end, pageStart })),
+  });
   // Characters where a shortcut could go wrong: breaks of every kind, whitespace canon() drops but a
   // line break is not, NFKC's compatibility forms, casing that depends on context (final sigma,
   // dotted I), combining marks after a break, soft hyphens and zero-width characters.
-  const alphabet = ['a', 'Z', ' ', '\n', '\r', '\r\n', '\f', '\t', '\u00A0', '\u2028', '\u0085', '\u001C', '\u00AD', '\u200B', '\uFEFF', '-', '\u2014',
-    '\u201C', '\u2019', '\uFB01', '\u2460', '\uFF21', '\u03A3', '\u0130', '\u0301', '\u1E9E', '\u00BD', '7', '\uD83D\uDE00'];
+  const alphabet = [
+    'a',
+    'Z',
+    ' ',
+    '\n',
+    '\r',
+    '\r\n',
+    '\f',
+    '\t',
+    '\u00A0',
+    '\u2028',
+    '\u0085',
+    '\u001C',
+    '\u00AD',
+    '\u200B',
+    '\uFEFF',
+    '-',
+    '\u2014',
+    '\u201C',
+    '\u2019',
+    '\uFB01',
+    '\u2460',
+    '\uFF21',
+    '\u03A3',
+    '\u0130',
+    '\u0301',
+    '\u1E9E',
+    '\u00BD',
+    '7',
+    '\uD83D\uDE00',
+  ];
   test('on random texts made of them', () => {
-    fc.assert(fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }), (chars) => {
-      const raw = chars.join('');
-      expect(shape(canonText(raw))).toEqual(byLine(raw));
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }), (chars) => {
+        const raw = chars.join('');
+        expect(shape(canonText(raw))).toEqual(byLine(raw));
+      }),
+      { numRuns: 3000 },
+    );
   });
   test('on every code point of the BMP, plane 1 and plane 14 (the rest is CJK ideographs, unassigned or private use), in a line and at a line break', () => {
     const wrong: string[] = [];
@@ -112,14 +149,18 @@ describe('canonText: the whole text at once gives each line its canon(normalize(
 });
 
 describe('findInterrupted: page furniture inside a quote', () => {
-  const quote = canon(normalize('the de facto standard for client-side web programming and is used for the application logic of browser-based productivity applications'));
+  const quote = canon(
+    normalize('the de facto standard for client-side web programming and is used for the application logic of browser-based productivity applications'),
+  );
   test('a block set off by blank lines inside a sentence (a footnote or copyright box)', () => {
-    const raw = 'JavaScript, for example, is the de facto standard for client-side web programming\n\nPermission to make digital or hard copies of all or part of this work\nCopyright 2009 ACM\n\nand is used for the application logic of browser-based productivity\napplications such as Google Mail.';
+    const raw =
+      'JavaScript, for example, is the de facto standard for client-side web programming\n\nPermission to make digital or hard copies of all or part of this work\nCopyright 2009 ACM\n\nand is used for the application logic of browser-based productivity\napplications such as Google Mail.';
     const found = findInterrupted(quote, canonText(raw));
     expect(found?.gaps).toEqual(['Permission to make digital or hard copies of all or part of this work / Copyright 2009 ACM']);
   });
   test('a running header after a page break', () => {
-    const raw = 'is the de facto standard for client-side web programming\n\fPLDI 2009 Dublin\n\nand is used for the application logic of browser-based productivity applications';
+    const raw =
+      'is the de facto standard for client-side web programming\n\fPLDI 2009 Dublin\n\nand is used for the application logic of browser-based productivity applications';
     expect(findInterrupted(quote, canonText(raw))?.gaps).toEqual(['PLDI 2009 Dublin']);
   });
   test('line numbers between the lines of a transcript', () => {
@@ -128,7 +169,8 @@ describe('findInterrupted: page furniture inside a quote', () => {
     expect(findInterrupted(q, canonText(raw))?.gaps).toEqual(['13', '14']);
   });
   test('a line of running text the quote leaves out is not furniture', () => {
-    const raw = 'is the de facto standard for client-side web programming\nwhich many people have written about at length\nand is used for the application logic of browser-based productivity applications';
+    const raw =
+      'is the de facto standard for client-side web programming\nwhich many people have written about at length\nand is used for the application logic of browser-based productivity applications';
     expect(findInterrupted(quote, canonText(raw))).toBeNull();
   });
   test('a new paragraph after a sentence end is a splice, not furniture', () => {
@@ -143,19 +185,31 @@ describe('detectShell', () => {
   const detectPageShell = ({ html, ...page }: { status: number; headers?: Record<string, string>; html: string; text: string }) =>
     detectShell({ ...page, markup: markupSignals(html, page.text.length) });
   test('a bot check announced by its header, even with status 403', () => {
-    expect(detectPageShell({ status: 403, headers: { 'cf-mitigated': 'challenge' }, html: '<html></html>', text: '' })).toMatchObject({ kind: 'bot_check', strong: true });
+    expect(detectPageShell({ status: 403, headers: { 'cf-mitigated': 'challenge' }, html: '<html></html>', text: '' })).toMatchObject({
+      kind: 'bot_check',
+      strong: true,
+    });
   });
   test('bot-check wording on a short page', () => {
-    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: normalize('Just a moment... Checking if the site connection is secure') })).toMatchObject({ kind: 'bot_check', strong: true });
+    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: normalize('Just a moment... Checking if the site connection is secure') })).toMatchObject({
+      kind: 'bot_check',
+      strong: true,
+    });
   });
   test('a subscription wall: strong when the page is short, weak on a long page', () => {
     const wall = normalize('Headline. First paragraph of the story. Subscribe to continue reading. Already a subscriber? Log in');
     expect(detectPageShell({ status: 200, html: '<p>x</p>', text: wall })).toMatchObject({ kind: 'subscription', strong: true });
-    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: `${'long article text. '.repeat(300)} ${wall}` })).toMatchObject({ kind: 'subscription', strong: false });
+    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: `${'long article text. '.repeat(300)} ${wall}` })).toMatchObject({
+      kind: 'subscription',
+      strong: false,
+    });
   });
   test('JSON-LD isAccessibleForFree false', () => {
     const html = '<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree": false}</script><p>Intro</p>';
-    expect(detectPageShell({ status: 200, html, text: 'intro' })).toMatchObject({ kind: 'subscription', evidence: expect.stringContaining('isAccessibleForFree') });
+    expect(detectPageShell({ status: 200, html, text: 'intro' })).toMatchObject({
+      kind: 'subscription',
+      evidence: expect.stringContaining('isAccessibleForFree'),
+    });
   });
   test('a JavaScript-only app shell', () => {
     const html = '<html><body><div id="root"></div><script src="/static/js/main.js"></script></body></html>';
@@ -163,8 +217,12 @@ describe('detectShell', () => {
   });
   test('a meta refresh page is a redirect shell naming its target; a long article with a meta refresh is not', () => {
     const refresh = '<meta http-equiv="refresh" content="0; url=https://example.com/story">';
-    expect(detectPageShell({ status: 200, html: `<html><head>${refresh}</head><body>Redirecting...</body></html>`, text: 'redirecting...' }))
-      .toMatchObject({ kind: 'redirect', strong: true, evidence: 'meta refresh to https://example.com/story', redirect: { target: 'https://example.com/story', via: 'meta refresh' } });
+    expect(detectPageShell({ status: 200, html: `<html><head>${refresh}</head><body>Redirecting...</body></html>`, text: 'redirecting...' })).toMatchObject({
+      kind: 'redirect',
+      strong: true,
+      evidence: 'meta refresh to https://example.com/story',
+      redirect: { target: 'https://example.com/story', via: 'meta refresh' },
+    });
     const text = normalize('The council met on Monday to discuss the new bridge. '.repeat(80));
     expect(detectPageShell({ status: 200, html: `<html><head>${refresh}</head><body><article><p>...</p></article></body></html>`, text })).toBeNull();
   });
@@ -185,7 +243,12 @@ describe('TextQuoteSelector', () => {
     const [nv] = normalizeViews(views);
     const match = findQuote(normalize('approved the "budget" on tuesday-after'), [nv!])!;
     const selector = textQuoteSelector(views[0]!, nv!.text, match);
-    expect(selector).toEqual({ type: 'TextQuoteSelector', exact: 'approved the “budget” on Tuesday—after', prefix: 'Intro line.\n\nThe Committee  ', suffix: ' a long debate.' });
+    expect(selector).toEqual({
+      type: 'TextQuoteSelector',
+      exact: 'approved the “budget” on Tuesday—after',
+      prefix: 'Intro line.\n\nThe Committee  ',
+      suffix: ' a long debate.',
+    });
   });
 });
 
@@ -200,7 +263,11 @@ describe('nearestSpan on quotes longer than one 32-bit block', () => {
       let quote: string;
       if (t % 2 === 0 && text.length > 40) {
         const start = rand(text.length - 35);
-        quote = text.slice(start, start + 30 + rand(Math.min(110, text.length - start - 30) + 1)).split('').map((c) => (rand(10) === 0 ? 'x' : c)).join('');
+        quote = text
+          .slice(start, start + 30 + rand(Math.min(110, text.length - start - 30) + 1))
+          .split('')
+          .map((c) => (rand(10) === 0 ? 'x' : c))
+          .join('');
       } else {
         quote = Array.from({ length: 30 + rand(110) }, () => alphabet[rand(alphabet.length)]).join('');
       }

@@ -93,7 +93,13 @@ function items(ws: Word[]): Item[] {
 
 /** Every variant worth parsing: all optional groups in (first alternatives, first values), then each other alternative and value in turn. */
 function expand(seq: Item[]): string[][] {
-  const choicePoints = (s: Item[]): number => s.reduce((n, it) => n + (it.kind === 'word' ? (it.alternatives.length > 1 ? 1 : 0) : it.kind === 'group' ? 1 + it.alternatives.reduce((m, a) => m + choicePoints(a), 0) : 0), 0);
+  const choicePoints = (s: Item[]): number =>
+    s.reduce(
+      (n, it) =>
+        n +
+        (it.kind === 'word' ? (it.alternatives.length > 1 ? 1 : 0) : it.kind === 'group' ? 1 + it.alternatives.reduce((m, a) => m + choicePoints(a), 0) : 0),
+      0,
+    );
   // A variant is "vary choice point k to its alternative j"; -1 means all first choices.
   const render = (s: Item[], pick: (id: number, n: number) => number, counter: { id: number }): string[] =>
     s.flatMap((it): string[] => {
@@ -110,11 +116,15 @@ function expand(seq: Item[]): string[][] {
   for (let k = 0; k < total; k++) {
     for (let j = 1; j < 20; j++) {
       let exists = false;
-      const v = render(seq, (id, n) => {
-        if (id !== k) return 0;
-        if (j < n) exists = true;
-        return j < n ? j : 0;
-      }, { id: 0 });
+      const v = render(
+        seq,
+        (id, n) => {
+          if (id !== k) return 0;
+          if (j < n) exists = true;
+          return j < n ? j : 0;
+        },
+        { id: 0 },
+      );
       if (!exists) break;
       variants.push(v);
     }
@@ -214,15 +224,35 @@ describe('every quotecheck command in README.md and docs/ is one the CLI accepts
 
 describe('the command reader', () => {
   test('a synopsis: optional groups, alternatives, value choices, quotes and comments', () => {
-    const seq = items(words(`quotecheck export --labelled x.jsonl --out d/ [--per-task 10 | --task-field task] [--layout harbor|skillsbench] [--with-skill [DIR]] --agent 'my agent --x' # note`));
+    const seq = items(
+      words(
+        `quotecheck export --labelled x.jsonl --out d/ [--per-task 10 | --task-field task] [--layout harbor|skillsbench] [--with-skill [DIR]] --agent 'my agent --x' # note`,
+      ),
+    );
     const vs = expand(seq).flatMap(quotecheckArgvs);
-    expect(vs[0]).toEqual(['export', '--labelled', 'x.jsonl', '--out', 'd/', '--per-task', '10', '--layout', 'harbor', '--with-skill', 'DIR', '--agent', 'my agent --x']);
+    expect(vs[0]).toEqual([
+      'export',
+      '--labelled',
+      'x.jsonl',
+      '--out',
+      'd/',
+      '--per-task',
+      '10',
+      '--layout',
+      'harbor',
+      '--with-skill',
+      'DIR',
+      '--agent',
+      'my agent --x',
+    ]);
     expect(vs.some((v) => v.includes('--task-field') && !v.includes('--per-task'))).toBe(true);
     expect(vs.some((v) => v.includes('skillsbench'))).toBe(true);
   });
 
   test('pipes, && and a command after --', () => {
-    expect(quotecheckArgvs(expand(items(words('echo "a long quote" | quotecheck verify --url URL --quote -'))).flat())).toEqual([['verify', '--url', 'URL', '--quote', '-']]);
+    expect(quotecheckArgvs(expand(items(words('echo "a long quote" | quotecheck verify --url URL --quote -'))).flat())).toEqual([
+      ['verify', '--url', 'URL', '--quote', '-'],
+    ]);
     expect(quotecheckArgvs(expand(items(words('claude mcp add quotecheck -- npx quotecheck mcp'))).flat())).toEqual([['mcp']]);
     expect(quotecheckArgvs(expand(items(words('npm ci && npm pack'))).flat())).toEqual([]);
   });

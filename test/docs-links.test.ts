@@ -82,7 +82,7 @@ describe('README.md and docs/', () => {
     expect(problems).toEqual([]);
   });
 
-  test('a link found and checked: the link reader sees the README\'s links to docs/', () => {
+  test("a link found and checked: the link reader sees the README's links to docs/", () => {
     const found = links(readDoc('README.md')).map((l) => l.target);
     expect(found).toContain('docs/cli.md#quotecheck-run');
     expect(found.length).toBeGreaterThan(10);

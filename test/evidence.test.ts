@@ -7,17 +7,18 @@ import { MAX_WIDEN, widenToWords } from '../src/match.js';
 import { toReportRecord } from '../src/report.js';
 import { normalize } from '../src/normalize.js';
 import { describe as describeResult, renderDiff, useColour } from '../src/cli/verify.js';
-import { claimsRun, runCli, runCliInProcess, serve } from './support/helpers.js';
+import { claimsRun, runCliInProcess, serve } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const PAGE =
   '<html><body><article><h1>Council news</h1>' +
   '<p>On the 4th, the Subcommittee approved the “Budget” on Tuesday—after a long debate over schools and roads.</p>' +
   '<p>Members said the vote was close, and the Mayor’s office welcomed it.</p></article></body></html>';
-const PAGE_TEXT = 'On the 4th, the Subcommittee approved the “Budget” on Tuesday—after a long debate over schools and roads. Members said the vote was close, and the Mayor’s office welcomed it.';
+const PAGE_TEXT =
+  'On the 4th, the Subcommittee approved the “Budget” on Tuesday—after a long debate over schools and roads. Members said the vote was close, and the Mayor’s office welcomed it.';
 
 describe('wordDiff: the quote against the span, word by word', () => {
-  test('a changed word: missing (the quote\'s wording) before extra (the page\'s)', () => {
+  test("a changed word: missing (the quote's wording) before extra (the page's)", () => {
     expect(wordDiff('approved the budget on Wednesday after', 'approved the Budget on Tuesday after')).toEqual([
       { op: 'equal', text: 'approved the Budget on' },
       { op: 'missing', text: 'Wednesday' },
@@ -53,7 +54,11 @@ describe('wordDiff: the quote against the span, word by word', () => {
       { op: 'equal', text: 'after a debate' },
     ]);
     // A word that is all punctuation is compared as it is: a dash the quote adds is a difference.
-    expect(wordDiff('a — b', 'a b')).toEqual([{ op: 'equal', text: 'a' }, { op: 'missing', text: '—' }, { op: 'equal', text: 'b' }]);
+    expect(wordDiff('a — b', 'a b')).toEqual([
+      { op: 'equal', text: 'a' },
+      { op: 'missing', text: '—' },
+      { op: 'equal', text: 'b' },
+    ]);
   });
 
   test('scripts without spaces are compared character by character, and shown without spaces', () => {
@@ -98,8 +103,8 @@ describe('widenToWords: a span never starts or ends inside a word', () => {
   });
 });
 
-describe('nearest in the page\'s own wording, with its diff', () => {
-  test('a misquote: raw is the page\'s wording in whole words, diff quotes the difference; the report carries both', async () => {
+describe("nearest in the page's own wording, with its diff", () => {
+  test("a misquote: raw is the page's wording in whole words, diff quotes the difference; the report carries both", async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const quote = 'The committee approved the "budget" on Wednesday-after a long debate over schools and roads.';
     const run = await checkClaims([{ id: 'm', quote, url: `${server.origin}/p` }], { allowPrivate: true });
@@ -119,7 +124,14 @@ describe('nearest in the page\'s own wording, with its diff', () => {
     // The similarity is said once: in nearest, not again in the note.
     expect(r.note).not.toMatch(/similarity/);
     const record = toReportRecord(r);
-    expect(record.nearest).toEqual({ text: r.nearest!.text, raw: r.nearest!.raw, diff: r.nearest!.diff, similarity: r.nearest!.similarity, view: r.nearest!.view, offset: r.nearest!.offset });
+    expect(record.nearest).toEqual({
+      text: r.nearest!.text,
+      raw: r.nearest!.raw,
+      diff: r.nearest!.diff,
+      similarity: r.nearest!.similarity,
+      view: r.nearest!.view,
+      offset: r.nearest!.offset,
+    });
   });
 
   test('on misquotes cut anywhere in the page, raw is always whole words of the page', async () => {
@@ -143,13 +155,18 @@ describe('nearest in the page\'s own wording, with its diff', () => {
       const raw = r.nearest!.raw;
       expect(spaced, `${r.id}: ${raw}`).toContain(` ${raw} `);
       expect(normalized, `${r.id}: ${r.nearest!.text}`).toContain(` ${r.nearest!.text} `);
-      expect(r.nearest!.diff.some((d) => d.op === 'missing' && d.text === 'zebra'), r.id).toBe(true);
+      expect(
+        r.nearest!.diff.some((d) => d.op === 'missing' && d.text === 'zebra'),
+        r.id,
+      ).toBe(true);
     }
   });
 
   test('the --report JSON Lines carry nearest.raw and nearest.diff', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
-    const { claims, out, report } = claimsRun([{ id: 'm', quote: 'Members said the vote was very close, and the Mayor\'s office welcomed it.', url: `${server.origin}/p` }]);
+    const { claims, out, report } = claimsRun([
+      { id: 'm', quote: "Members said the vote was very close, and the Mayor's office welcomed it.", url: `${server.origin}/p` },
+    ]);
     const r = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report]);
     expect(r.code, r.stderr).toBe(0);
     const row = JSON.parse(readFileSync(report, 'utf8').trim());
@@ -163,9 +180,9 @@ describe('nearest in the page\'s own wording, with its diff', () => {
 });
 
 describe('verify shows the difference', () => {
-  test('without a terminal: the page\'s wording, plain [-missing-]{+extra+} markers, the similarity once; --json has raw and diff', async () => {
+  test("without a terminal: the page's wording, plain [-missing-]{+extra+} markers, the similarity once; --json has raw and diff", async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
-    const quote = 'Members said the vote was very close, and the Mayor\'s office opposed it.';
+    const quote = "Members said the vote was very close, and the Mayor's office opposed it.";
     const r = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/p`, '--quote', quote]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toContain('  Members said the vote was close, and the Mayor’s office welcomed it.\n');
@@ -180,7 +197,11 @@ describe('verify shows the difference', () => {
   });
 
   test('on a terminal: missing words red and struck, extra green; NO_COLOR or a pipe turns colour off', async () => {
-    const diff = [{ op: 'equal', text: 'on' }, { op: 'missing', text: 'Wednesday' }, { op: 'extra', text: 'Tuesday' }] as const;
+    const diff = [
+      { op: 'equal', text: 'on' },
+      { op: 'missing', text: 'Wednesday' },
+      { op: 'extra', text: 'Tuesday' },
+    ] as const;
     expect(renderDiff(diff, true)).toBe('on \x1b[31;9mWednesday\x1b[29;39m \x1b[32mTuesday\x1b[39m');
     expect(renderDiff(diff, false)).toBe('on [-Wednesday-] {+Tuesday+}');
     expect(useColour({ isTTY: true }, {})).toBe(true);
@@ -188,7 +209,9 @@ describe('verify shows the difference', () => {
     expect(useColour({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
     expect(useColour({ isTTY: false }, {})).toBe(false);
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
-    const run = await checkClaims([{ id: 'x', quote: 'Members said the vote was close, and the Mayor\'s office opposed it.', url: `${server.origin}/p` }], { allowPrivate: true });
+    const run = await checkClaims([{ id: 'x', quote: "Members said the vote was close, and the Mayor's office opposed it.", url: `${server.origin}/p` }], {
+      allowPrivate: true,
+    });
     const text = describeResult(run.results[0]!, true);
     expect(text).toContain('\x1b[31;9mopposed\x1b[29;39m \x1b[32mwelcomed\x1b[39m');
     expect(text).toContain('red, struck: only in the quote; green: only in the source');

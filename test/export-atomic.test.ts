@@ -25,8 +25,21 @@ async function frozenSetup(): Promise<{ dir: string; labelled: string; good: str
   writeFileSync(labelled, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const record = async (name: string, claims: typeof rows): Promise<string> => {
     const warc = join(dir, `${name}.warc.gz`);
-    const claimsFile = writeJson(join(dir, `${name}.claims.json`), claims.map(({ task: _t, label: _l, ...c }) => c));
-    const r = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claimsFile, '--out', join(dir, `${name}.answers.json`), '--record', warc]);
+    const claimsFile = writeJson(
+      join(dir, `${name}.claims.json`),
+      claims.map(({ task: _t, label: _l, ...c }) => c),
+    );
+    const r = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      claimsFile,
+      '--out',
+      join(dir, `${name}.answers.json`),
+      '--record',
+      warc,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     return warc;
   };
@@ -37,7 +50,7 @@ async function frozenSetup(): Promise<{ dir: string; labelled: string; good: str
 const entries = (dir: string): string[] => readdirSync(dir).sort();
 
 describe('export is all or nothing', () => {
-  it('a WARC without one task\'s source: nothing at --out, no staging folder, no folder made for it; the rerun with a whole WARC succeeds', async () => {
+  it("a WARC without one task's source: nothing at --out, no staging folder, no folder made for it; the rerun with a whole WARC succeeds", async () => {
     const { dir, labelled, good, short } = await frozenSetup();
     const parent = join(dir, 'datasets');
     mkdirSync(parent);
@@ -45,7 +58,9 @@ describe('export is all or nothing', () => {
     // The last task's source is missing: found after the first two tasks have their folders and archives.
     const failed = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', short, '--task-field', 'task']);
     expect(failed.code).toBe(2);
-    expect(failed.stderr).toMatch(/^quotecheck: error: .*short\.warc\.gz: has no exchange for 1 source of charlie, e.g. http:\/\/127\.0\.0\.1:\d+\/c; record a run/);
+    expect(failed.stderr).toMatch(
+      /^quotecheck: error: .*short\.warc\.gz: has no exchange for 1 source of charlie, e.g. http:\/\/127\.0\.0\.1:\d+\/c; record a run/,
+    );
     expect(failed.stderr.trim().split('\n')).toHaveLength(1);
     expect(entries(parent)).toEqual([]);
 
@@ -88,7 +103,12 @@ describe('export is all or nothing', () => {
   it('SIGTERM while the tasks are written: exit 143, one line, nothing at --out or beside it; the rerun succeeds', async () => {
     const dir = tempDir();
     // Many tasks, so that the export is still writing when the staging folder shows up and the signal is sent.
-    const rows = Array.from({ length: 40 }, (_, i) => ({ id: `s${i}`, quote: `quote number ${i}`, url: `http://127.0.0.1:9/page-${i}`, label: i % 2 ? 'verbatim' : 'no_match' }));
+    const rows = Array.from({ length: 40 }, (_, i) => ({
+      id: `s${i}`,
+      quote: `quote number ${i}`,
+      url: `http://127.0.0.1:9/page-${i}`,
+      label: i % 2 ? 'verbatim' : 'no_match',
+    }));
     const labelled = join(dir, 'many.jsonl');
     writeFileSync(labelled, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const parent = join(dir, 'datasets');
@@ -126,7 +146,9 @@ describe('export is all or nothing', () => {
     mkdirSync(join(out, '.partial-4242-0123abcd'), { recursive: true });
     const r = await runCliInProcess(['export', '--labelled', labelled, '--out', out]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`quotecheck: error: --out ${out}: holds .partial-4242-0123abcd, left by an export that was killed; remove it, or choose a new folder\n`);
+    expect(r.stderr).toBe(
+      `quotecheck: error: --out ${out}: holds .partial-4242-0123abcd, left by an export that was killed; remove it, or choose a new folder\n`,
+    );
   });
 });
 
@@ -135,7 +157,10 @@ const canMount = process.getuid?.() === 0 && spawnSync('unshare', ['--mount', '-
 
 /** Runs `script` (sh, `$1` = `arg`) in a private mount namespace; what it mounts is gone when it returns. */
 function inMountNamespace(script: string, arg: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', arg], { encoding: 'utf8', env: { ...process.env, NODE: process.execPath, CLI } });
+  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', arg], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE: process.execPath, CLI },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -147,11 +172,18 @@ describe.skipIf(!canMount)('export on file systems of its own (private mount nam
     writeFileSync(labelled, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     mkdirSync(join(dir, 'small'));
     // Each task ships a few MB (the oracle's quotecheck): 6 MB holds one task, not six.
-    const r = inMountNamespace(`mount -t tmpfs -o size=6m none "$1/small" || exit 90
+    const r = inMountNamespace(
+      `mount -t tmpfs -o size=6m none "$1/small" || exit 90
 "$NODE" "$CLI" export --labelled "$1/disk.jsonl" --out "$1/small/ds" --per-task 1; echo "exit=$?"
-echo "left:"; ls -A "$1/small"`, dir);
+echo "left:"; ls -A "$1/small"`,
+      dir,
+    );
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^quotecheck: error: writing the dataset to ${dir}/small/ds failed: no space left on the device \\(${dir}/small/\\.ds\\.partial-\\d+-[0-9a-f]{8}/[^)]+\\); nothing was left behind\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^quotecheck: error: writing the dataset to ${dir}/small/ds failed: no space left on the device \\(${dir}/small/\\.ds\\.partial-\\d+-[0-9a-f]{8}/[^)]+\\); nothing was left behind\\n$`,
+      ),
+    );
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stdout).toBe('exit=2\nleft:\n');
   });
@@ -159,12 +191,15 @@ echo "left:"; ls -A "$1/small"`, dir);
   it('--out is a mount point (an empty file system): staged inside it, left empty on failure, filled whole by the rerun', async () => {
     const { dir, labelled, good, short } = await frozenSetup();
     mkdirSync(join(dir, 'mnt'));
-    const r = inMountNamespace(`mount -t tmpfs none "$1/mnt" || exit 90
+    const r = inMountNamespace(
+      `mount -t tmpfs none "$1/mnt" || exit 90
 "$NODE" "$CLI" export --labelled "${labelled}" --out "$1/mnt" --warc "${short}" --task-field task; echo "exit=$?"
 echo "after the failure:"; ls -A "$1/mnt"
 "$NODE" "$CLI" export --labelled "${labelled}" --out "$1/mnt" --warc "${good}" --task-field task >/dev/null; echo "exit=$?"
 echo "after the rerun:"; ls -A "$1/mnt"; ls "$1/mnt"/*/environment/sources.warc.gz | wc -l
-echo "beside it:"; ls -A "$1" | grep '^\\.' ; true`, dir);
+echo "beside it:"; ls -A "$1" | grep '^\\.' ; true`,
+      dir,
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/has no exchange for 1 source of charlie/);
     expect(r.stdout).toBe('exit=2\nafter the failure:\nexit=0\nafter the rerun:\nalpha\nbravo\ncharlie\n3\nbeside it:\n');

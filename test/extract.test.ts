@@ -4,7 +4,7 @@ import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { ExtractError, extractSource, renderText, sniffKind, parseContentType } from '../src/extract/index.js';
+import { ExtractError, extractSource, sniffKind, parseContentType } from '../src/extract/index.js';
 import { decodeHtml, decodeText } from '../src/extract/decode.js';
 import { htmlToViews } from '../src/extract/html.js';
 import { HtmlPool, defaultPoolSize } from '../src/extract/pool.js';
@@ -37,7 +37,8 @@ describe('HTML: blocks and <br> separate text, inline elements do not', () => {
   });
 
   test('Readability finds the article and renders it block-aware too', () => {
-    const para = (n: number) => `<p>Paragraph ${n} says something long enough to be an article paragraph, with commas, clauses, and words, so that Readability scores it as content.</p>`;
+    const para = (n: number) =>
+      `<p>Paragraph ${n} says something long enough to be an article paragraph, with commas, clauses, and words, so that Readability scores it as content.</p>`;
     const html = `<html><body><nav><a href="/">Home</a> <a href="/x">Other</a></nav><article><h1>Head</h1>${[1, 2, 3, 4, 5].map(para).join('')}<ul><li>first item</li><li>second item</li></ul></article><footer>Footer links</footer></body></html>`;
     const views = htmlToViews(html);
     expect(views.article).toBeDefined();
@@ -48,7 +49,7 @@ describe('HTML: blocks and <br> separate text, inline elements do not', () => {
     expect(normalize(views.full)).toContain('footer links');
   });
 
-  test('a style sheet that jsdom\'s CSS parser chokes on does not stop extraction', () => {
+  test("a style sheet that jsdom's CSS parser chokes on does not stop extraction", () => {
     // css-tree throws ") is expected" on this calc(); parsed normally, jsdom would throw from its constructor.
     const html = '<html><head><style>.a{width:calc(100% - (2*var(--x))}</style></head><body><p style="width:calc(1px + (2px">still here</p></body></html>';
     expect(fullText(html)).toBe('still here');
@@ -114,7 +115,9 @@ describe('PDF via pdftotext', () => {
     expect(text.views).toHaveLength(1);
     expect(text.views[0]!.extractor).toBe('pdftotext');
     const body = normalize(text.views[0]!.text);
-    expect(body).toContain(normalize('We present an alternative compilation technique for dynamically-typed languages that identifies frequently executed loop traces at run-time'));
+    expect(body).toContain(
+      normalize('We present an alternative compilation technique for dynamically-typed languages that identifies frequently executed loop traces at run-time'),
+    );
     expect(body).not.toContain(normalize('the de facto standard for client-side web programming and is used for the application logic'));
     // pdftotext joins "mixed-" at a line end with "mode": the hyphenated quote is not found.
     expect(body).toContain('uses a mixedmode execution approach');
@@ -140,7 +143,7 @@ describe('PDF via pdftotext', () => {
     expect(err.message).toMatch(/poppler-utils/);
   });
 
-  test('bytes that are not a PDF but claim to be one fail with pdftotext\'s reason', async () => {
+  test("bytes that are not a PDF but claim to be one fail with pdftotext's reason", async () => {
     const err = await extractSource({ body: Buffer.from('not a pdf at all'), contentType: 'application/pdf', url }, opts).catch((e) => e);
     expect(err).toMatchObject({ kind: 'failed' });
   });
@@ -151,12 +154,15 @@ describe('the HTML worker pool: a slow article search costs the article, not the
   function standIn(sendFull: boolean): URL {
     const dir = tempDir('quotecheck-pool-');
     const file = join(dir, 'worker.mjs');
-    writeFileSync(file, `import { parentPort } from 'node:worker_threads';
+    writeFileSync(
+      file,
+      `import { parentPort } from 'node:worker_threads';
 parentPort.on('message', ({ id }) => {
   ${sendFull ? "parentPort.postMessage({ id, ok: true, stage: 'full', final: false, full: 'The Full Text', normalizedFull: 'the full text', charset: 'utf-8', markup: { notFree: false, scripted: false } });" : ''}
   for (;;) {} // Readability that never ends
 });
-`);
+`,
+    );
     return pathToFileURL(file);
   }
 
@@ -186,13 +192,16 @@ describe('the HTML worker pool: a worker per core the main thread leaves free, a
   function timedStandIn(): URL {
     const dir = tempDir('quotecheck-pool-');
     const file = join(dir, 'worker.mjs');
-    writeFileSync(file, `import { parentPort } from 'node:worker_threads';
+    writeFileSync(
+      file,
+      `import { parentPort } from 'node:worker_threads';
 parentPort.on('message', ({ id, bytes }) => {
   const text = new TextDecoder().decode(bytes);
   if (text === 'slow') { const end = Date.now() + 1500; while (Date.now() < end) {} }
   parentPort.postMessage({ id, ok: true, stage: 'full', final: true, full: text, normalizedFull: text, charset: 'utf-8', markup: { notFree: false, scripted: false } });
 });
-`);
+`,
+    );
     return pathToFileURL(file);
   }
   const page = (s: string) => new TextEncoder().encode(s);
@@ -239,7 +248,7 @@ describe('pdftotext from a shell: limits and stops', () => {
     expect(err).toMatchObject({ kind: 'failed', message: 'pdftotext output exceeds 1 MB' });
   });
 
-  test('it runs below the run\'s own priority (batch work must not hold up fetching or the HTML worker)', async () => {
+  test("it runs below the run's own priority (batch work must not hold up fetching or the HTML worker)", async () => {
     const tool = fakeTool('echo "niceness $(nice)"');
     const { text } = await pdfToText(pdf, { timeoutMs: 20_000, command: tool });
     expect(text.trim()).toBe(`niceness ${Math.min(19, getPriority() + SHELL_NICENESS)}`);
@@ -261,6 +270,9 @@ describe('pdftotext from a shell: limits and stops', () => {
     expect(text).toMatch(/^args:-enc\|args:UTF-8\|args:\/.*\/source\.pdf\|args:-\|\nÜnïcode – text\n$/);
     expect(normalized).toContain('ünïcode - text');
     const failing = fakeTool('echo "Syntax Error: bad xref" >&2; exit 1');
-    await expect(pdfToText(pdf, { timeoutMs: 20_000, command: failing })).rejects.toMatchObject({ kind: 'failed', message: 'pdftotext failed (exit 1): Syntax Error: bad xref' });
+    await expect(pdfToText(pdf, { timeoutMs: 20_000, command: failing })).rejects.toMatchObject({
+      kind: 'failed',
+      message: 'pdftotext failed (exit 1): Syntax Error: bad xref',
+    });
   });
 });

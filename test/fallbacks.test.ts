@@ -115,7 +115,7 @@ function extractInProcess(bytes: Uint8Array, httpCharset: string | undefined): P
   const [full, article] = replies;
   if (!full?.ok) return Promise.reject(new ExtractError('failed', `HTML extraction failed: ${full?.ok === false ? full.message : 'no reply'}`));
   if (full.stage !== 'full') throw new Error('the full view comes first');
-  const fallbacks = [...(full.fallbacks ?? []), ...(article?.ok && article.stage === 'article' ? article.fallbacks ?? [] : [])];
+  const fallbacks = [...(full.fallbacks ?? []), ...(article?.ok && article.stage === 'article' ? (article.fallbacks ?? []) : [])];
   const result: HtmlJobResult = {
     views: { full: full.full, articleNote: full.articleNote },
     normalized: { full: full.normalizedFull },
@@ -159,7 +159,10 @@ describe('the crash: a meta refresh whose content ends with "charset" (html-enco
     ['ends with charset="', `<meta http-equiv="refresh" content='0; url=/q?charset="'>`],
     ['single quotes, URL quoted inside', `<meta http-equiv='refresh' content='0; URL="/quoted-charset"'>`],
     ['unquoted', `<meta http-equiv=refresh content=0;url=/quoted-charset>`],
-    ['a Content-Type whose content ends with "charset"', `<meta http-equiv="Content-Type" content="text/html; charset"><meta http-equiv="refresh" content="0; url=/quoted-charset">`],
+    [
+      'a Content-Type whose content ends with "charset"',
+      `<meta http-equiv="Content-Type" content="text/html; charset"><meta http-equiv="refresh" content="0; url=/quoted-charset">`,
+    ],
     ['a charset attribute that is "charset"', `<meta charset="charset"><meta http-equiv="refresh" content="0; url=/quoted-charset">`],
   ])('%s: verbatim, UTF-8, no fallback needed', async (_, meta) => {
     const result = await checkOne('/redirect', `<!doctype html><html><head><title>Moved</title>${meta}</head>${BODY}`, 'text/html');
@@ -169,7 +172,14 @@ describe('the crash: a meta refresh whose content ends with "charset" (html-enco
 
   test('with a real declaration after it, that declaration decides (windows-1252 bytes)', async () => {
     const html = `<!doctype html><html><head><meta http-equiv="refresh" content="0; url=/quoted-charset"><meta charset="windows-1252"></head>${BODY}`;
-    const result = await checkOne('/redirect-1252', Buffer.from(html.replace(/[“”–]/g, (c) => ({ '“': '\x93', '”': '\x94', '–': '\x96' })[c]!), 'latin1'), 'text/html');
+    const result = await checkOne(
+      '/redirect-1252',
+      Buffer.from(
+        html.replace(/[“”–]/g, (c) => ({ '“': '\x93', '”': '\x94', '–': '\x96' })[c]!),
+        'latin1',
+      ),
+      'text/html',
+    );
     expect(result).toMatchObject({ label: 'verbatim', charset: 'windows-1252', charsetSource: 'meta' });
   });
 
@@ -182,7 +192,22 @@ describe('the crash: a meta refresh whose content ends with "charset" (html-enco
 });
 
 describe('charset sniffing that throws falls through to the next step of the decoding order (design.md §4)', () => {
-  const polish = Buffer.from([...Buffer.from('<html><head><meta charset="windows-1250"></head><body><p>Za'), 0xbf, 0xf3, 0xb3, 0xe6, ...Buffer.from(' g'), 0xea, 0x9c, 0x6c, 0xb9, ...Buffer.from(' ja'), 0x9f, 0xf1, ...Buffer.from('</p></body></html>')]);
+  const polish = Buffer.from([
+    ...Buffer.from('<html><head><meta charset="windows-1250"></head><body><p>Za'),
+    0xbf,
+    0xf3,
+    0xb3,
+    0xe6,
+    ...Buffer.from(' g'),
+    0xea,
+    0x9c,
+    0x6c,
+    0xb9,
+    ...Buffer.from(' ja'),
+    0x9f,
+    0xf1,
+    ...Buffer.from('</p></body></html>'),
+  ]);
 
   test('no fault: the declaration decides, and no fallbacks field', () => {
     const decoded = decodeHtml(polish);
@@ -264,7 +289,9 @@ describe('a DOM build or Readability that throws keeps the streamed full view', 
     const text = await extractSource({ body: html, contentType: 'text/html', url: 'http://x/' }, { timeoutMs: 20_000 });
     expect(text.views.map((v) => [v.name, v.extractor])).toEqual([['full', 'fulltext']]);
     expect(text.views[0]!.text).toContain(QUOTE);
-    expect(text.fallbacks).toEqual([expect.stringMatching(/^the DOM build threw \(TypeError: .*charCodeAt.*\): full view from the streaming parser, no article view$/)]);
+    expect(text.fallbacks).toEqual([
+      expect.stringMatching(/^the DOM build threw \(TypeError: .*charCodeAt.*\): full view from the streaming parser, no article view$/),
+    ]);
   });
 
   test('Readability throws: the full view stands', async () => {
@@ -307,13 +334,20 @@ describe('the worker pool: a worker that fails after sending the full view costs
   /** A stand-in worker: the full view, then (`how`) a failure reply, an uncaught throw, or an exit. */
   function standIn(how: 'reply' | 'throw' | 'exit'): URL {
     const file = join(tempDir('quotecheck-pool-'), 'worker.mjs');
-    const fail = { reply: "parentPort.postMessage({ id, ok: false, message: 'boom' });", throw: "setImmediate(() => { throw new Error('boom'); });", exit: 'setImmediate(() => process.exit(3));' }[how];
-    writeFileSync(file, `import { parentPort } from 'node:worker_threads';
+    const fail = {
+      reply: "parentPort.postMessage({ id, ok: false, message: 'boom' });",
+      throw: "setImmediate(() => { throw new Error('boom'); });",
+      exit: 'setImmediate(() => process.exit(3));',
+    }[how];
+    writeFileSync(
+      file,
+      `import { parentPort } from 'node:worker_threads';
 parentPort.on('message', ({ id }) => {
   parentPort.postMessage({ id, ok: true, stage: 'full', final: false, full: 'The Full Text', normalizedFull: 'the full text', charset: 'UTF-8', charsetSource: 'default', markup: { notFree: false, scripted: false }, fallbacks: ['an earlier fallback'] });
   ${fail}
 });
-`);
+`,
+    );
     return pathToFileURL(file);
   }
 
@@ -346,7 +380,11 @@ describe('pdftotext failing after printing text keeps that text, and says so', (
   test('exit 1 after text: the text, and a fallback naming the exit and what it said', async () => {
     const tool = fakeTool('echo "Page one: Café society."; echo "Syntax Error: damaged page 2" >&2; exit 1');
     const result = await pdfToText(pdf, { timeoutMs: 20_000, command: tool });
-    expect(result).toEqual({ text: 'Page one: Café society.\n', normalized: 'page one: café society.', fallback: 'pdftotext exited 1 (Syntax Error: damaged page 2) after printing text: the text it printed was kept' });
+    expect(result).toEqual({
+      text: 'Page one: Café society.\n',
+      normalized: 'page one: café society.',
+      fallback: 'pdftotext exited 1 (Syntax Error: damaged page 2) after printing text: the text it printed was kept',
+    });
   });
 
   test('killed by a signal after text (a crash): the text is kept', async () => {
@@ -357,17 +395,23 @@ describe('pdftotext failing after printing text keeps that text, and says so', (
   });
 
   test('nothing printed, blank, or not text: the failure stands as before', async () => {
-    for (const body of ['echo "Syntax Error: bad xref" >&2; exit 1', 'printf "\\n\\f\\n"; exit 1', 'printf "\\377\\376x"; exit 1', 'printf "a\\000b"; exit 1']) {
+    for (const body of [
+      'echo "Syntax Error: bad xref" >&2; exit 1',
+      'printf "\\n\\f\\n"; exit 1',
+      'printf "\\377\\376x"; exit 1',
+      'printf "a\\000b"; exit 1',
+    ]) {
       await expect(pdfToText(pdf, { timeoutMs: 20_000, command: fakeTool(body) })).rejects.toMatchObject({ kind: 'failed' });
     }
   });
 
   test('end to end: verbatim from the printed text, the note names the fallback; nothing printed is empty', async () => {
-    const kept = await checkOne('/doc.pdf', pdf, 'application/pdf', 'café society', { pdftotext: fakeTool('echo "Page one: Café society."; echo "Syntax Error: damaged page 2" >&2; exit 1') });
+    const kept = await checkOne('/doc.pdf', pdf, 'application/pdf', 'café society', {
+      pdftotext: fakeTool('echo "Page one: Café society."; echo "Syntax Error: damaged page 2" >&2; exit 1'),
+    });
     expect(kept).toMatchObject({ label: 'verbatim', extractor: 'pdftotext' });
     expect(kept.note).toMatch(/^pdftotext exited 1 .* the text it printed was kept$/);
     const lost = await checkOne('/doc.pdf', pdf, 'application/pdf', 'café society', { pdftotext: fakeTool('echo "Syntax Error: bad xref" >&2; exit 1') });
     expect(lost).toMatchObject({ label: 'no_match', diagnosis: 'empty', note: 'pdftotext failed (exit 1): Syntax Error: bad xref' });
   });
 });
-

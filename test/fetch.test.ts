@@ -98,7 +98,18 @@ describe('retries', () => {
     const server = await serve([]);
     const url = `${server.origin}/x`;
     await server.close();
-    const outcome = await fetchSource(url, { timeoutMs: 1000, retries: 1, backoffMinMs: 10, backoffMaxMs: 10, retryAfterCapMs: 0, budgetMs: 10_000, maxBytes: 1e6, maxRedirects: 10, userAgent: 'test', allowPrivate: true });
+    const outcome = await fetchSource(url, {
+      timeoutMs: 1000,
+      retries: 1,
+      backoffMinMs: 10,
+      backoffMaxMs: 10,
+      retryAfterCapMs: 0,
+      budgetMs: 10_000,
+      maxBytes: 1e6,
+      maxRedirects: 10,
+      userAgent: 'test',
+      allowPrivate: true,
+    });
     expect(outcome).toMatchObject({ ok: false, error: 'connection', attempts: 2 });
     expect(outcome.ok ? '' : outcome.message).toMatch(/ECONNREFUSED/);
   });
@@ -145,8 +156,20 @@ describe('bodies', () => {
   test('deflate and brotli are decoded too', async () => {
     const { deflateSync, brotliCompressSync } = await import('node:zlib');
     const server = await serve([
-      { path: '/deflate', handler: (_q, s) => { s.writeHead(200, { ...html, 'content-encoding': 'deflate' }); s.end(deflateSync(PAGE)); } },
-      { path: '/br', handler: (_q, s) => { s.writeHead(200, { ...html, 'content-encoding': 'br' }); s.end(brotliCompressSync(PAGE)); } },
+      {
+        path: '/deflate',
+        handler: (_q, s) => {
+          s.writeHead(200, { ...html, 'content-encoding': 'deflate' });
+          s.end(deflateSync(PAGE));
+        },
+      },
+      {
+        path: '/br',
+        handler: (_q, s) => {
+          s.writeHead(200, { ...html, 'content-encoding': 'br' });
+          s.end(brotliCompressSync(PAGE));
+        },
+      },
     ]);
     const r = await check([
       { id: 'd', quote: 'after a long debate', url: `${server.origin}/deflate` },
@@ -160,15 +183,31 @@ describe('bodies', () => {
     const server = await serve([
       { path: '/big', body: big, headers: { 'content-type': 'text/plain' } },
       // No Content-Length: the cap must hold while streaming.
-      { path: '/chunked', handler: (_q, s) => { s.writeHead(200, { 'content-type': 'text/plain' }); for (let i = 0; i < 6; i++) s.write(Buffer.alloc(512 * 1024, 'b')); s.end(); } },
+      {
+        path: '/chunked',
+        handler: (_q, s) => {
+          s.writeHead(200, { 'content-type': 'text/plain' });
+          for (let i = 0; i < 6; i++) s.write(Buffer.alloc(512 * 1024, 'b'));
+          s.end();
+        },
+      },
       // Small on the wire, large once inflated.
-      { path: '/bomb', handler: (_q, s) => { s.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }); s.end(gzipSync(Buffer.alloc(20 * 1024 * 1024, 'c'))); } },
+      {
+        path: '/bomb',
+        handler: (_q, s) => {
+          s.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+          s.end(gzipSync(Buffer.alloc(20 * 1024 * 1024, 'c')));
+        },
+      },
     ]);
-    const r = await check([
-      { id: 'big', quote: 'aaa', url: `${server.origin}/big` },
-      { id: 'chunked', quote: 'bbb', url: `${server.origin}/chunked` },
-      { id: 'bomb', quote: 'ccc', url: `${server.origin}/bomb` },
-    ], { maxBytes: 1024 * 1024 });
+    const r = await check(
+      [
+        { id: 'big', quote: 'aaa', url: `${server.origin}/big` },
+        { id: 'chunked', quote: 'bbb', url: `${server.origin}/chunked` },
+        { id: 'bomb', quote: 'ccc', url: `${server.origin}/bomb` },
+      ],
+      { maxBytes: 1024 * 1024 },
+    );
     for (const id of ['big', 'chunked', 'bomb']) {
       expect(r[id], id).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
       expect(r[id]!.note, id).toMatch(/larger than the 1 MB cap/);
@@ -193,7 +232,16 @@ describe('what is fetched', () => {
 
   test('sends an honest User-Agent and browser-like Accept headers', async () => {
     let seen: Record<string, string | string[] | undefined> = {};
-    const server = await serve([{ path: '/h', handler: (q, s) => { seen = q.headers; s.writeHead(200, html); s.end(PAGE); } }]);
+    const server = await serve([
+      {
+        path: '/h',
+        handler: (q, s) => {
+          seen = q.headers;
+          s.writeHead(200, html);
+          s.end(PAGE);
+        },
+      },
+    ]);
     await check([{ id: 'a', quote: 'x', url: `${server.origin}/h` }]);
     expect(seen['user-agent']).toMatch(/^quotecheck\//);
     expect(seen.accept).toMatch(/text\/html/);
@@ -209,10 +257,17 @@ describe('what is fetched', () => {
     const slow = (_q: unknown, s: import('node:http').ServerResponse) => {
       active++;
       peak = Math.max(peak, active);
-      setTimeout(() => { active--; s.writeHead(200, html); s.end(PAGE); }, 50);
+      setTimeout(() => {
+        active--;
+        s.writeHead(200, html);
+        s.end(PAGE);
+      }, 50);
     };
     const server = await serve(Array.from({ length: 8 }, (_, i) => ({ path: `/p${i}`, handler: slow })));
-    await check(Array.from({ length: 8 }, (_, i) => ({ id: `c${i}`, quote: 'x', url: `${server.origin}/p${i}` })), { perHost: 3, concurrency: 10 });
+    await check(
+      Array.from({ length: 8 }, (_, i) => ({ id: `c${i}`, quote: 'x', url: `${server.origin}/p${i}` })),
+      { perHost: 3, concurrency: 10 },
+    );
     expect(peak).toBe(3);
   });
 });
@@ -235,7 +290,9 @@ describe('served as they come', () => {
   });
 
   test('a windows-1252 page with its charset only in <meta> (none in Content-Type) matches quotes with umlauts', async () => {
-    const server = await serve([{ path: '/demut', file: '../../golden/sources/html/traf-die-tagespost.de-demut.html', headers: { 'content-type': 'text/html' } }]);
+    const server = await serve([
+      { path: '/demut', file: '../../golden/sources/html/traf-die-tagespost.de-demut.html', headers: { 'content-type': 'text/html' } },
+    ]);
     const r = await check([{ id: 'a', quote: 'Sorgfalt und Zurückhaltung sind mehr denn je gefragt.', url: `${server.origin}/demut` }]);
     expect(r.a).toMatchObject({ label: 'verbatim', charset: 'windows-1252' });
   });
@@ -254,7 +311,8 @@ describe('served as they come', () => {
   });
 
   test('--html-view: a quote only in the navigation matches the full view, not the article view', async () => {
-    const para = (n: number) => `<p>Paragraph ${n} of the story is long enough, with commas, clauses, and plenty of words, to be scored as article content.</p>`;
+    const para = (n: number) =>
+      `<p>Paragraph ${n} of the story is long enough, with commas, clauses, and plenty of words, to be scored as article content.</p>`;
     const page = `<html><body><nav><ul><li>Subscribe to our newsletter today</li></ul></nav><article>${[1, 2, 3, 4, 5].map(para).join('')}</article></body></html>`;
     const server = await serve([{ path: '/story', body: page, headers: html }]);
     const claims = [

@@ -55,8 +55,7 @@ async function extractWithinLimits(body: Uint8Array, edits: readonly Edit[]): Pr
   return result;
 }
 
-const found = (result: SourceText | undefined, quote: string) =>
-  result !== undefined && result.views.some((v) => (v.normalized ?? normalize(v.text)).includes(normalize(quote)));
+const found = (result: SourceText | undefined, quote: string) => result?.views.some((v) => (v.normalized ?? normalize(v.text)).includes(normalize(quote)));
 
 let pages: FuzzPage[] = [];
 let rssBefore = 0;
@@ -81,57 +80,73 @@ describe.each(PAGES.map(([name], i) => [name, i] as const))('%s', (_name, i) => 
     expect(page.removable.length).toBeGreaterThan(20);
   });
 
-  test('edits that leave the quote alone: extraction succeeds and the quote is still found', async () => {
-    const page = pages[i]!;
-    await fc.assert(
-      fc.asyncProperty(quoteKeepingEdits(page), async (edits) => {
-        const result = await extractWithinLimits(applyEdits(page.bytes, edits), edits);
-        if (!found(result, page.quote)) throw new Error(`quote ${JSON.stringify(page.quote)} lost after [${describeEdits(edits)}]`);
-      }),
-      { seed: 1601 + i, numRuns: runs(60) },
-    );
-  }, testTimeout(60));
+  test(
+    'edits that leave the quote alone: extraction succeeds and the quote is still found',
+    async () => {
+      const page = pages[i]!;
+      await fc.assert(
+        fc.asyncProperty(quoteKeepingEdits(page), async (edits) => {
+          const result = await extractWithinLimits(applyEdits(page.bytes, edits), edits);
+          if (!found(result, page.quote)) throw new Error(`quote ${JSON.stringify(page.quote)} lost after [${describeEdits(edits)}]`);
+        }),
+        { seed: 1601 + i, numRuns: runs(60) },
+      );
+    },
+    testTimeout(60),
+  );
 
-  test('any edits (byte flips, truncation, cut spans, unbalanced markup): extraction settles in time, and fails only as empty', async () => {
-    const page = pages[i]!;
-    await fc.assert(
-      fc.asyncProperty(anyEdits(page), async (edits) => {
-        await extractWithinLimits(applyEdits(page.bytes, edits), edits);
-      }),
-      { seed: 1611 + i, numRuns: runs(60) },
-    );
-  }, testTimeout(60));
+  test(
+    'any edits (byte flips, truncation, cut spans, unbalanced markup): extraction settles in time, and fails only as empty',
+    async () => {
+      const page = pages[i]!;
+      await fc.assert(
+        fc.asyncProperty(anyEdits(page), async (edits) => {
+          await extractWithinLimits(applyEdits(page.bytes, edits), edits);
+        }),
+        { seed: 1611 + i, numRuns: runs(60) },
+      );
+    },
+    testTimeout(60),
+  );
 });
 
 describe('pages at the DOM caps', () => {
-  test('depth around the 400 cap, in the head, the body and after the quote: the quote is still found', async () => {
-    const page = pages[0]!;
-    const open = ['<div>', '<span>', '<b>', '<blockquote>', '<font>'];
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 395, max: 405 }), fc.constantFrom(...open), fc.constantFrom(...page.boundaries), async (depth, tag, pos) => {
-        const close = tag.replace('<', '</');
-        const edits: Edit[] = [{ pos, del: 0, ins: Buffer.from(tag.repeat(depth) + 'x' + close.repeat(depth)) }];
-        const result = await extractWithinLimits(applyEdits(page.bytes, edits), [{ ...edits[0]!, ins: Buffer.from(`${tag}×${depth}`) }]);
-        expect(found(result, page.quote), `${tag}×${depth} at ${pos}`).toBe(true);
-      }),
-      { seed: 1621, numRuns: runs(12) },
-    );
-  }, testTimeout(12));
+  test(
+    'depth around the 400 cap, in the head, the body and after the quote: the quote is still found',
+    async () => {
+      const page = pages[0]!;
+      const open = ['<div>', '<span>', '<b>', '<blockquote>', '<font>'];
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 395, max: 405 }), fc.constantFrom(...open), fc.constantFrom(...page.boundaries), async (depth, tag, pos) => {
+          const close = tag.replace('<', '</');
+          const edits: Edit[] = [{ pos, del: 0, ins: Buffer.from(tag.repeat(depth) + 'x' + close.repeat(depth)) }];
+          const result = await extractWithinLimits(applyEdits(page.bytes, edits), [{ ...edits[0]!, ins: Buffer.from(`${tag}×${depth}`) }]);
+          expect(found(result, page.quote), `${tag}×${depth} at ${pos}`).toBe(true);
+        }),
+        { seed: 1621, numRuns: runs(12) },
+      );
+    },
+    testTimeout(12),
+  );
 
-  test('elements and children around the 200,000 cap: extraction settles in time, and the quote is still found', async () => {
-    const page = pages[0]!;
-    const after = page.boundaries.find((p) => p >= page.quoteEnd)!;
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 199_990, max: 200_010 }), fc.constantFrom('<i></i>', '<br>', '<p>', '<!---->'), async (count, unit) => {
-        const edits: Edit[] = [{ pos: after, del: 0, ins: Buffer.from(unit.repeat(count)) }];
-        const result = await extractWithinLimits(applyEdits(page.bytes, edits), [{ pos: after, del: 0, ins: Buffer.from(`${unit}×${count}`) }]);
-        expect(found(result, page.quote), `${unit}×${count}`).toBe(true);
-      }),
-      { seed: 1622, numRuns: runs(3) },
-    );
-  }, testTimeout(3 * 10));
+  test(
+    'elements and children around the 200,000 cap: extraction settles in time, and the quote is still found',
+    async () => {
+      const page = pages[0]!;
+      const after = page.boundaries.find((p) => p >= page.quoteEnd)!;
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 199_990, max: 200_010 }), fc.constantFrom('<i></i>', '<br>', '<p>', '<!---->'), async (count, unit) => {
+          const edits: Edit[] = [{ pos: after, del: 0, ins: Buffer.from(unit.repeat(count)) }];
+          const result = await extractWithinLimits(applyEdits(page.bytes, edits), [{ pos: after, del: 0, ins: Buffer.from(`${unit}×${count}`) }]);
+          expect(found(result, page.quote), `${unit}×${count}`).toBe(true);
+        }),
+        { seed: 1622, numRuns: runs(3) },
+      );
+    },
+    testTimeout(3 * 10),
+  );
 
-  test('nesting far past the cap (the streaming pass): linear, where htmlparser2\'s own stack made it quadratic', async () => {
+  test("nesting far past the cap (the streaming pass): linear, where htmlparser2's own stack made it quadratic", async () => {
     // 400,000 unclosed <b> (1.2 MB) took over a minute in the streaming pass (its open-element arrays were
     // shifted at the front); 200,000 <b> then as many <p> took 20 s. Now each is well under a second or two.
     const page = pages[0]!;
@@ -145,52 +160,62 @@ describe('pages at the DOM caps', () => {
     }
   }, 120_000);
 
-  test('ancestor-descendant pairs around the 6,000,000 cap: extraction settles in time, and the quote is still found', async () => {
-    const page = pages[3]!;
-    const after = page.boundaries.find((p) => p >= page.quoteEnd)!;
-    // 390 nested divs (76,245 pairs), then `count` leaves at depth 391: the cap falls at count ≈ 15,150.
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 15_100, max: 15_200 }), fc.constantFrom('<i></i>', '<br>', '<span>x</span>'), async (count, unit) => {
-        const ins = Buffer.from('<div>'.repeat(390) + unit.repeat(count) + '</div>'.repeat(390));
-        const result = await extractWithinLimits(applyEdits(page.bytes, [{ pos: after, del: 0, ins }]), [{ pos: after, del: 0, ins: Buffer.from(`<div>×390 ${unit}×${count}`) }]);
-        expect(found(result, page.quote), `${unit}×${count}`).toBe(true);
-      }),
-      { seed: 1623, numRuns: runs(4) },
-    );
-  }, testTimeout(4 * 10));
+  test(
+    'ancestor-descendant pairs around the 6,000,000 cap: extraction settles in time, and the quote is still found',
+    async () => {
+      const page = pages[3]!;
+      const after = page.boundaries.find((p) => p >= page.quoteEnd)!;
+      // 390 nested divs (76,245 pairs), then `count` leaves at depth 391: the cap falls at count ≈ 15,150.
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 15_100, max: 15_200 }), fc.constantFrom('<i></i>', '<br>', '<span>x</span>'), async (count, unit) => {
+          const ins = Buffer.from('<div>'.repeat(390) + unit.repeat(count) + '</div>'.repeat(390));
+          const result = await extractWithinLimits(applyEdits(page.bytes, [{ pos: after, del: 0, ins }]), [
+            { pos: after, del: 0, ins: Buffer.from(`<div>×390 ${unit}×${count}`) },
+          ]);
+          expect(found(result, page.quote), `${unit}×${count}`).toBe(true);
+        }),
+        { seed: 1623, numRuns: runs(4) },
+      );
+    },
+    testTimeout(4 * 10),
+  );
 });
 
 describe('whole runs over mutated pages (checkClaims against a loopback server)', () => {
-  test('every claim gets a result; a page whose edits left the quote alone still says verbatim', async () => {
-    const arb = fc.record({
-      page: fc.integer({ min: 0, max: PAGES.length - 1 }),
-      keep: fc.boolean(),
-      seed: fc.integer(),
-    });
-    await fc.assert(
-      fc.asyncProperty(arb, async ({ page: i, keep, seed }) => {
-        const page = pages[i]!;
-        // The edits for this run, drawn from the page's own arbitraries with this run's seed.
-        const edits = fc.sample(keep ? quoteKeepingEdits(page) : anyEdits(page), { seed, numRuns: 1 })[0]!;
-        const server = await serve([
-          { path: '/page', body: applyEdits(page.bytes, edits), headers: { 'content-type': 'text/html' } },
-          { path: '/same', body: page.bytes, headers: { 'content-type': 'text/html' } },
-        ]);
-        const claims = [
-          { id: 'q', quote: page.quote, url: `${server.origin}/page` },
-          { id: 'absent', quote: 'a sentence that is on none of these pages at all', url: `${server.origin}/page` },
-          { id: 'orig', quote: page.quote, url: `${server.origin}/same` },
-        ];
-        const run = await checkClaims(claims, { allowPrivate: true, extractTimeoutMs: EXTRACT_TIMEOUT_MS, retries: 0, wayback: 'off' });
-        expect(run.results.map((r) => r.id)).toEqual(['q', 'absent', 'orig']);
-        for (const r of run.results) expect(['verbatim', 'no_match']).toContain(r.label);
-        expect(run.results[1]!.label).toBe('no_match');
-        expect(run.results[2]!.label).toBe('verbatim');
-        if (keep) expect(run.results[0]!.label, `${page.name} [${describeEdits(edits)}]`).toBe('verbatim');
-      }),
-      { seed: 1631, numRuns: runs(6) },
-    );
-  }, testTimeout(6));
+  test(
+    'every claim gets a result; a page whose edits left the quote alone still says verbatim',
+    async () => {
+      const arb = fc.record({
+        page: fc.integer({ min: 0, max: PAGES.length - 1 }),
+        keep: fc.boolean(),
+        seed: fc.integer(),
+      });
+      await fc.assert(
+        fc.asyncProperty(arb, async ({ page: i, keep, seed }) => {
+          const page = pages[i]!;
+          // The edits for this run, drawn from the page's own arbitraries with this run's seed.
+          const edits = fc.sample(keep ? quoteKeepingEdits(page) : anyEdits(page), { seed, numRuns: 1 })[0]!;
+          const server = await serve([
+            { path: '/page', body: applyEdits(page.bytes, edits), headers: { 'content-type': 'text/html' } },
+            { path: '/same', body: page.bytes, headers: { 'content-type': 'text/html' } },
+          ]);
+          const claims = [
+            { id: 'q', quote: page.quote, url: `${server.origin}/page` },
+            { id: 'absent', quote: 'a sentence that is on none of these pages at all', url: `${server.origin}/page` },
+            { id: 'orig', quote: page.quote, url: `${server.origin}/same` },
+          ];
+          const run = await checkClaims(claims, { allowPrivate: true, extractTimeoutMs: EXTRACT_TIMEOUT_MS, retries: 0, wayback: 'off' });
+          expect(run.results.map((r) => r.id)).toEqual(['q', 'absent', 'orig']);
+          for (const r of run.results) expect(['verbatim', 'no_match']).toContain(r.label);
+          expect(run.results[1]!.label).toBe('no_match');
+          expect(run.results[2]!.label).toBe('verbatim');
+          if (keep) expect(run.results[0]!.label, `${page.name} [${describeEdits(edits)}]`).toBe('verbatim');
+        }),
+        { seed: 1631, numRuns: runs(6) },
+      );
+    },
+    testTimeout(6),
+  );
 });
 
 test('memory: the main process grew by less than 1 GB over all the runs (each worker is capped at its own 512 MB heap)', () => {

@@ -27,13 +27,18 @@ function filesUnder(dir: string, rel = ''): string[] {
 function compileIfStale(): void {
   const stale = staleSources(ROOT);
   if (stale.length === 0) return;
-  process.stderr.write(`global setup: ${stale.length} source file(s) newer than dist/ (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', ...' : ''}): compiling (tsc -p .)\n`);
+  process.stderr.write(
+    `global setup: ${stale.length} source file(s) newer than dist/ (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', ...' : ''}): compiling (tsc -p .)\n`,
+  );
   const dist = join(ROOT, 'dist');
   mkdirSync(dist, { recursive: true });
   const staging = mkdtempSync(join(ROOT, '.dist-tsc-'));
   try {
     try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', ROOT, '--outDir', staging], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', ROOT, '--outDir', staging], {
+        cwd: ROOT,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
     } catch {
       throw new Error('global setup: tsc -p . failed (its errors are above): the suite would test stale code');
     }
@@ -47,10 +52,13 @@ function compileIfStale(): void {
 }
 
 export default async function setup(): Promise<void> {
-  await withBuildLock(ROOT, async () => {
-    compileIfStale();
-    if (!bundlesUpToDate(ROOT)) await buildBundles(ROOT);
-    installGoldenShipped();
-  }, (line) => process.stderr.write(`global setup: ${line}\n`));
+  await withBuildLock(
+    ROOT,
+    async () => {
+      compileIfStale();
+      if (!bundlesUpToDate(ROOT)) await buildBundles(ROOT);
+      installGoldenShipped();
+    },
+    (line) => process.stderr.write(`global setup: ${line}\n`),
+  );
 }
-

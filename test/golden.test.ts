@@ -77,7 +77,7 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
     expect(golden.baseline.mean_reward).toBeCloseTo(golden.oracle.baseline_mean_reward, 5);
   });
 
-  test('the drift task needs the archive: 1.000 with --wayback auto (the oracle), less with today\'s pages only', () => {
+  test("the drift task needs the archive: 1.000 with --wayback auto (the oracle), less with today's pages only", () => {
     const drift = golden.oracle.tasks.find((t) => t.task === 'drift')!;
     expect(drift.reward).toBe(1);
     const byId = new Map(drift.rows.map((r) => [r.id, r]));
@@ -96,7 +96,10 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
   });
 
   test("the verifier's reward equals an independent count on every task", () => {
-    for (const [agent, report] of [['oracle', golden.oracle], ['baseline', golden.baseline]] as const) {
+    for (const [agent, report] of [
+      ['oracle', golden.oracle],
+      ['baseline', golden.baseline],
+    ] as const) {
       for (const t of report.tasks) {
         const trial = join(outDir, agent, 'trials', t.task);
         const { correct, total } = countCorrect(join(trial, 'app', 'answers.json'), join(TASKS, t.task, 'tests', 'gold.json'));
@@ -110,7 +113,10 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
     for (const t of golden.oracle.tasks) {
       const log = join(outDir, 'oracle', 'trials', t.task, 'logs', 'agent');
       expect(readFileSync(join(log, 'quotecheck.log'), 'utf8')).toMatch(/\d+ claims, \d+ verbatim, \d+ no_match/);
-      expect(t.rows.every((r) => r.diagnosis), t.task).toBe(true);
+      expect(
+        t.rows.every((r) => r.diagnosis),
+        t.task,
+      ).toBe(true);
     }
     expect(golden.oracle.diagnoses.verbatim).toBe(golden.oracle.confusion.verbatim.verbatim);
   });
@@ -171,7 +177,11 @@ describe('the HTML report, in a real browser', () => {
       // A claim judged as of its date says on which capture, and why that capture.
       await page.locator('#task-drift > summary').click();
       const judged = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'drift-01' }) });
-      expect(await judged.locator('.ev.asof').innerText()).toMatch(new RegExp(`as of 2024-03-10: judged on the capture of 2024-03-09T12:00:00Z \\(${originRe('127.0.0.4')}\\/web\\/20240309120000id_\\/.*\\), its sha256 equals the evidence; drift changed`));
+      expect(await judged.locator('.ev.asof').innerText()).toMatch(
+        new RegExp(
+          `as of 2024-03-10: judged on the capture of 2024-03-09T12:00:00Z \\(${originRe('127.0.0.4')}\\/web\\/20240309120000id_\\/.*\\), its sha256 equals the evidence; drift changed`,
+        ),
+      );
     } finally {
       await browser.close();
     }
@@ -184,10 +194,22 @@ describe('diagnosis on golden/diagnosis', () => {
     expect(s.total).toBeGreaterThanOrEqual(60);
     expect(s.relabelled, 'every case is mechanically no_match; diagnosis never changes a label').toEqual([]);
     // The fewest cases of each code, as golden/diagnosis/check.ts requires them (few files have no text extractor).
-    const fewest: Record<string, number> = { extraction_artifact: 9, near_miss: 9, partial: 9, not_found: 9, paywall: 9, empty: 9, fetch_failed: 9, unsupported: 2 };
+    const fewest: Record<string, number> = {
+      extraction_artifact: 9,
+      near_miss: 9,
+      partial: 9,
+      not_found: 9,
+      paywall: 9,
+      empty: 9,
+      fetch_failed: 9,
+      unsupported: 2,
+    };
     expect(Object.keys(s.matrix).sort(), 'the codes golden/diagnosis labels').toEqual(Object.keys(fewest).sort());
     for (const [code, least] of Object.entries(fewest)) {
-      expect(Object.values(s.matrix[code] ?? {}).reduce((n, v) => n + v, 0), `cases of ${code}`).toBeGreaterThanOrEqual(least);
+      expect(
+        Object.values(s.matrix[code] ?? {}).reduce((n, v) => n + v, 0),
+        `cases of ${code}`,
+      ).toBeGreaterThanOrEqual(least);
       expect(s.precision[code], `precision of ${code}; misses: ${JSON.stringify(s.misses)}`).toBeGreaterThanOrEqual(0.9);
       expect(s.recall[code], `recall of ${code}; misses: ${JSON.stringify(s.misses)}`).toBeGreaterThanOrEqual(0.9);
     }
@@ -199,14 +221,25 @@ describe('export, then bench: a labelled file round-trips', () => {
     const out = join(tempDir(), 'dataset');
     const r = await runCli(['export', '--allow-private', '--labelled', GOLDEN.labelled, '--out', out, '--per-task', '10', '--name', 'rt']);
     expect(r.code, r.stderr).toBe(0);
-    const labelled = readFileSync(GOLDEN.labelled, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const labelled = readFileSync(GOLDEN.labelled, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const tasks = readdirSync(out).sort();
     expect(tasks[0]).toBe('rt-001');
     const taskOfUrl = new Map<string, string>();
     let claims = 0;
     for (const task of tasks) {
       const dir = join(out, task);
-      for (const f of ['instruction.md', 'task.toml', 'environment/Dockerfile', 'environment/claims.json', 'solution/solve.sh', 'tests/test.sh', 'tests/gold.json']) {
+      for (const f of [
+        'instruction.md',
+        'task.toml',
+        'environment/Dockerfile',
+        'environment/claims.json',
+        'solution/solve.sh',
+        'tests/test.sh',
+        'tests/gold.json',
+      ]) {
         expect(existsSync(join(dir, f)), `${task}/${f}`).toBe(true);
       }
       expect(statSync(join(dir, 'solution', 'solve.sh')).mode & 0o111).not.toBe(0);
@@ -214,7 +247,7 @@ describe('export, then bench: a labelled file round-trips', () => {
       const cl = readJson(join(dir, 'environment', 'claims.json')) as Record<string, unknown>[];
       claims += cl.length;
       for (const c of cl) {
-        expect(Object.keys(c).sort(), 'no label or rule leaks into the agent\'s claims').toEqual(expect.arrayContaining(['id', 'quote', 'url']));
+        expect(Object.keys(c).sort(), "no label or rule leaks into the agent's claims").toEqual(expect.arrayContaining(['id', 'quote', 'url']));
         expect(c).not.toHaveProperty('label');
         expect(c).not.toHaveProperty('rule');
         const url = String(c.url).replace(/#.*/, '');
@@ -232,7 +265,7 @@ describe('export, then bench: a labelled file round-trips', () => {
   }, 300_000);
 });
 
-describe('the golden tasks in SkillsBench 1.1\'s layout (task.md, oracle/, verifier/)', () => {
+describe("the golden tasks in SkillsBench 1.1's layout (task.md, oracle/, verifier/)", () => {
   test('exported by their task field, benched at /oracle and /verifier: the same reward on every task as the Harbor layout, oracle and baseline', async () => {
     const out = join(tempDir(), 'skillsbench');
     const r = await runCli(['export', '--allow-private', '--labelled', GOLDEN.labelled, '--out', out, '--layout', 'skillsbench', '--task-field', 'task']);
@@ -255,7 +288,10 @@ describe('the package as the Dockerfile installs it', () => {
     const work = tempDir();
     // Without prepack's `npm run build`: the global setup built dist/ from these very sources, and a build here would
     // rewrite dist/ under another test run of this checkout.
-    const tarball = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;
+    const tarball = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .pop()!;
     const app = join(work, 'opt');
     execFileSync('mkdir', ['-p', app]);
     execFileSync('tar', ['-xzf', join(work, tarball), '--strip-components=1', '-C', app]);
@@ -268,7 +304,16 @@ describe('the package as the Dockerfile installs it', () => {
     const task = join(TASKS, 'pdf-papers');
     const answers = join(work, 'answers.json');
     // Asynchronously: the golden server answers from this very process.
-    await execFileAsync(process.execPath, [join(app, 'bin', 'quotecheck.js'), 'run', '--allow-private', '--quiet', '--claims', join(task, 'environment', 'claims.json'), '--out', answers]);
+    await execFileAsync(process.execPath, [
+      join(app, 'bin', 'quotecheck.js'),
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      join(task, 'environment', 'claims.json'),
+      '--out',
+      answers,
+    ]);
     const { correct, total } = countCorrect(answers, join(task, 'tests', 'gold.json'));
     expect(correct).toBe(total);
   }, 180_000);
@@ -282,7 +327,12 @@ function canUnshareNet(): boolean {
 type ReportRow = Record<string, unknown> & { id: string; as_of: Record<string, unknown> | null };
 
 /** A report's rows by id: a run appends them as claims are decided, in an order the network decides. */
-const reportRows = (path: string): ReportRow[] => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ReportRow).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+const reportRows = (path: string): ReportRow[] =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ReportRow)
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
 /** A report row without what may differ between a live run and its replay: times, and which kind of text (live or replay) it was. */
 function comparable(row: ReportRow): ReportRow {
@@ -296,10 +346,28 @@ function comparable(row: ReportRow): ReportRow {
 describe('sources change: the golden run recorded, then replayed with the golden server stopped', () => {
   test('same answers and report with no network; the archive reads whole with warcio and by hand; a cut archive keeps its whole records; a frozen export scores 1.000', async () => {
     const dir = tempDir();
-    const claims = readdirSync(TASKS).sort().flatMap((t) => readJson(join(TASKS, t, 'environment', 'claims.json')) as unknown[]);
+    const claims = readdirSync(TASKS)
+      .sort()
+      .flatMap((t) => readJson(join(TASKS, t, 'environment', 'claims.json')) as unknown[]);
     const claimsPath = writeJson(join(dir, 'claims.json'), claims);
     const warc = join(dir, 'golden.warc.gz');
-    const live = await runCli(['run', '--allow-private', '--quiet', '--claims', claimsPath, '--out', join(dir, 'live.json'), '--report', join(dir, 'live.jsonl'), '--record', warc, '--wayback-url', goldenWaybackUrl(PORT), '--wayback-rate', '6000']);
+    const live = await runCli([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      claimsPath,
+      '--out',
+      join(dir, 'live.json'),
+      '--report',
+      join(dir, 'live.jsonl'),
+      '--record',
+      warc,
+      '--wayback-url',
+      goldenWaybackUrl(PORT),
+      '--wayback-rate',
+      '6000',
+    ]);
     expect(live.code, live.stderr).toBe(0);
     const records = Number(/\((\d+) WARC records\)/.exec(live.stderr)?.[1]);
 
@@ -307,8 +375,24 @@ describe('sources change: the golden run recorded, then replayed with the golden
     server = undefined;
 
     // In a network namespace of its own (when root) the replay could not reach anything even if it tried.
-    const replayArgs = [CLI, 'run', '--quiet', '--claims', claimsPath, '--out', join(dir, 'replay.json'), '--report', join(dir, 'replay.jsonl'), '--replay', warc, '--wayback-url', goldenWaybackUrl(PORT)];
-    const replay = canUnshareNet() ? spawnSync('unshare', ['--net', process.execPath, ...replayArgs], { encoding: 'utf8' }) : spawnSync(process.execPath, replayArgs, { encoding: 'utf8' });
+    const replayArgs = [
+      CLI,
+      'run',
+      '--quiet',
+      '--claims',
+      claimsPath,
+      '--out',
+      join(dir, 'replay.json'),
+      '--report',
+      join(dir, 'replay.jsonl'),
+      '--replay',
+      warc,
+      '--wayback-url',
+      goldenWaybackUrl(PORT),
+    ];
+    const replay = canUnshareNet()
+      ? spawnSync('unshare', ['--net', process.execPath, ...replayArgs], { encoding: 'utf8' })
+      : spawnSync(process.execPath, replayArgs, { encoding: 'utf8' });
     expect(replay.status, replay.stderr).toBe(0);
     expect(readJson(join(dir, 'replay.json'))).toEqual(readJson(join(dir, 'live.json')));
     const liveRows = reportRows(join(dir, 'live.jsonl'));
@@ -380,7 +464,10 @@ describe('sources change: the golden run recorded, then replayed with the golden
       const index = readJson(join(extracted, 'index.json')) as { url: string; status: number; file?: string }[];
       const claimsOfTask = readJson(join(env, 'claims.json')) as { url: string; evidence?: { sha256: string } }[];
       for (const c of claimsOfTask) {
-        expect(index.some((e) => e.url === c.url.replace(/#.*$/, '')), `${t}: ${c.url} in the extracted index`).toBe(true);
+        expect(
+          index.some((e) => e.url === c.url.replace(/#.*$/, '')),
+          `${t}: ${c.url} in the extracted index`,
+        ).toBe(true);
         if (c.evidence) evidence.add(c.evidence.sha256);
       }
       for (const e of index.filter((e) => e.file)) {
@@ -393,7 +480,10 @@ describe('sources change: the golden run recorded, then replayed with the golden
     const decided = liveRows.map((r) => r.as_of?.sha256).filter((h): h is string => typeof h === 'string');
     expect(decided.length).toBeGreaterThan(100);
     expect(decided.filter((h) => !bodies.has(h))).toEqual([]);
-    expect([...evidence].some((h) => bodies.has(h)), 'a labelled version of a drifted page, by its evidence hash').toBe(true);
+    expect(
+      [...evidence].some((h) => bodies.has(h)),
+      'a labelled version of a drifted page, by its evidence hash',
+    ).toBe(true);
     const frozen = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
     for (const t of frozen.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
   }, 300_000);

@@ -25,7 +25,11 @@ describe('hostile sources', () => {
 
   test.each(HOSTILE_CASES.filter((c) => c.limits).map((c) => [c.path, c] as const))('%s under its own limit', async (_path, c) => {
     const server = await serve(await hostileRoutes());
-    const run = await checkClaims(parseClaims([{ id: 'x', quote: PLANTED, url: `${server.origin}${c.path}` }]).entries, { allowPrivate: true, ...HOSTILE_LIMITS, ...c.limits });
+    const run = await checkClaims(parseClaims([{ id: 'x', quote: PLANTED, url: `${server.origin}${c.path}` }]).entries, {
+      allowPrivate: true,
+      ...HOSTILE_LIMITS,
+      ...c.limits,
+    });
     expect(run.results[0]).toMatchObject({ label: c.label, diagnosis: c.diagnosis });
     expect(run.results[0]!.note).toMatch(c.note);
   });
@@ -36,9 +40,21 @@ describe('long real pages keep their article view (the DOM caps are sized from t
     const server = await serve(longPageRoutes());
     const paths = ['/long/chapter', '/long/chapter-br', '/long/report'];
     const claims = paths.map((path, i) => ({ id: `long${i}`, quote: LONG_PLANTED, url: `${server.origin}${path}` }));
-    const run = await checkClaims(parseClaims(claims).entries, { allowPrivate: true, ...HOSTILE_LIMITS, timeoutMs: 20_000, sourceBudgetMs: 100_000, extractTimeoutMs: 60_000, htmlView: 'article' });
+    const run = await checkClaims(parseClaims(claims).entries, {
+      allowPrivate: true,
+      ...HOSTILE_LIMITS,
+      timeoutMs: 20_000,
+      sourceBudgetMs: 100_000,
+      extractTimeoutMs: 60_000,
+      htmlView: 'article',
+    });
     run.results.forEach((r, i) => {
-      expect({ path: paths[i], label: r.label, diagnosis: r.diagnosis, view: r.match?.view }).toEqual({ path: paths[i], label: 'verbatim', diagnosis: 'verbatim', view: 'article' });
+      expect({ path: paths[i], label: r.label, diagnosis: r.diagnosis, view: r.match?.view }).toEqual({
+        path: paths[i],
+        label: 'verbatim',
+        diagnosis: 'verbatim',
+        view: 'article',
+      });
     });
   }, 150_000);
 
@@ -53,18 +69,34 @@ describe('long real pages keep their article view (the DOM caps are sized from t
 
 describe('DOM caps: a page past one gets its full view from the streaming parser, in bounded time', () => {
   test.each([
-    ['children of one node', () => `<html><body><div>${'<i>x</i> '.repeat(DOM_LIMITS.maxChildren / 2 + 5_000)}</div><p>${PLANTED}</p></body></html>`, /more than 200000 children in one element \(the DOM cap\)/],
-    ['elements', () => `<html><body>${'<p><b>x</b> <i>y</i></p>'.repeat(DOM_LIMITS.maxElements / 3 + 1000)}<p>${PLANTED}</p></body></html>`, /more than 200000 elements \(the DOM cap\)/],
-    ['ancestor-descendant pairs (many 390-deep chains)', () => `<html><body>${Array.from({ length: 120 }, () => `${'<div>'.repeat(390)}words${'</div>'.repeat(390)}`).join('')}<p>${PLANTED}</p></body></html>`, /more than 6000000 ancestor-descendant pairs of elements \(the DOM cap\)/],
-  ])('%s', (_cap, make, note) => {
-    const html = make();
-    const started = performance.now();
-    const page = parseHtml(html);
-    expect(page.doc).toBeUndefined();
-    expect(page.note).toMatch(note);
-    expect(normalize(page.full)).toContain(normalize(PLANTED));
-    expect(performance.now() - started).toBeLessThan(20_000);
-  }, 60_000);
+    [
+      'children of one node',
+      () => `<html><body><div>${'<i>x</i> '.repeat(DOM_LIMITS.maxChildren / 2 + 5_000)}</div><p>${PLANTED}</p></body></html>`,
+      /more than 200000 children in one element \(the DOM cap\)/,
+    ],
+    [
+      'elements',
+      () => `<html><body>${'<p><b>x</b> <i>y</i></p>'.repeat(DOM_LIMITS.maxElements / 3 + 1000)}<p>${PLANTED}</p></body></html>`,
+      /more than 200000 elements \(the DOM cap\)/,
+    ],
+    [
+      'ancestor-descendant pairs (many 390-deep chains)',
+      () => `<html><body>${Array.from({ length: 120 }, () => `${'<div>'.repeat(390)}words${'</div>'.repeat(390)}`).join('')}<p>${PLANTED}</p></body></html>`,
+      /more than 6000000 ancestor-descendant pairs of elements \(the DOM cap\)/,
+    ],
+  ])(
+    '%s',
+    (_cap, make, note) => {
+      const html = make();
+      const started = performance.now();
+      const page = parseHtml(html);
+      expect(page.doc).toBeUndefined();
+      expect(page.note).toMatch(note);
+      expect(normalize(page.full)).toContain(normalize(PLANTED));
+      expect(performance.now() - started).toBeLessThan(20_000);
+    },
+    60_000,
+  );
 });
 
 describe('security', () => {
@@ -88,11 +120,31 @@ describe('security', () => {
 
   test('credentials in a URL go to that origin as Basic auth, and never to the host a redirect leads to', async () => {
     const seen: Record<string, string | undefined> = {};
-    const server = await serve([
-      { path: '/private', handler: (q, s) => { seen.first = q.headers.authorization; s.writeHead(302, { location: `http://127.0.0.2:${server.port}/elsewhere` }); s.end(); } },
-      { path: '/elsewhere', handler: (q, s) => { seen.second = q.headers.authorization; s.writeHead(200, { 'content-type': 'text/html' }); s.end(`<p>${PLANTED}</p>`); } },
-    ], ['127.0.0.1', '127.0.0.2']);
-    const run = await checkClaims(parseClaims([{ id: 'c', quote: PLANTED, url: `http://al%40ice:s3cr%3At@127.0.0.1:${server.port}/private` }]).entries, { ...HOSTILE_LIMITS, allowPrivate: true });
+    const server = await serve(
+      [
+        {
+          path: '/private',
+          handler: (q, s) => {
+            seen.first = q.headers.authorization;
+            s.writeHead(302, { location: `http://127.0.0.2:${server.port}/elsewhere` });
+            s.end();
+          },
+        },
+        {
+          path: '/elsewhere',
+          handler: (q, s) => {
+            seen.second = q.headers.authorization;
+            s.writeHead(200, { 'content-type': 'text/html' });
+            s.end(`<p>${PLANTED}</p>`);
+          },
+        },
+      ],
+      ['127.0.0.1', '127.0.0.2'],
+    );
+    const run = await checkClaims(parseClaims([{ id: 'c', quote: PLANTED, url: `http://al%40ice:s3cr%3At@127.0.0.1:${server.port}/private` }]).entries, {
+      ...HOSTILE_LIMITS,
+      allowPrivate: true,
+    });
     expect(run.results[0]!.label).toBe('verbatim');
     expect(seen.first).toBe(`Basic ${Buffer.from('al@ice:s3cr:t').toString('base64')}`);
     expect(seen.second).toBeUndefined();

@@ -17,7 +17,10 @@ import { FIXTURES, ROOT } from './support/helpers.js';
 
 /** Every HTML page of the real-world corpus: the golden sources and cases, and the rest (gzipped) in test/fixtures/corpus. */
 const corpusDirs = [join(ROOT, 'golden', 'sources', 'html'), join(ROOT, 'golden', 'diagnosis', 'sources'), join(FIXTURES, 'corpus')];
-const htmlFiles = (d: string) => readdirSync(d).filter((f) => /\.html(\.gz)?$/.test(f)).map((f) => join(d, f));
+const htmlFiles = (d: string) =>
+  readdirSync(d)
+    .filter((f) => /\.html(\.gz)?$/.test(f))
+    .map((f) => join(d, f));
 const corpus = corpusDirs.flatMap(htmlFiles);
 /** Malformed markup as real pages have it: one page per error-handling pattern of the standard's parser. */
 const malformed = htmlFiles(join(FIXTURES, 'malformed'));
@@ -33,7 +36,23 @@ function pageBytes(path: string): Buffer {
 // lines at block boxes and <br>.
 
 /** §15.3.1 Hidden elements: `display: none` in the user agent style sheet (those that can hold text). */
-const UA_DISPLAY_NONE = ['area', 'base', 'basefont', 'datalist', 'head', 'link', 'meta', 'noembed', 'noframes', 'param', 'rp', 'script', 'style', 'template', 'title'];
+const UA_DISPLAY_NONE = [
+  'area',
+  'base',
+  'basefont',
+  'datalist',
+  'head',
+  'link',
+  'meta',
+  'noembed',
+  'noframes',
+  'param',
+  'rp',
+  'script',
+  'style',
+  'template',
+  'title',
+];
 /**
  * design.md §4: the full view is the body's text without script, style, noscript, template. noscript is hidden
  * because browsers run scripts (§15.3.1 hides it under `@media (scripting)`).
@@ -46,15 +65,66 @@ const NOT_RENDERED = new Set([...UA_DISPLAY_NONE, ...DESIGN_SKIPPED, ...REPLACED
 /** §15.3: elements whose default display is block, list-item, or a table box (each a box of its own). */
 const BLOCK_BOXES = new Set([
   // §15.3.2 The page; §15.3.3 Flow content
-  'html', 'body', 'address', 'blockquote', 'center', 'dialog', 'div', 'figure', 'figcaption', 'footer', 'form', 'header', 'hr', 'legend', 'listing', 'main', 'p', 'plaintext', 'pre', 'search', 'xmp',
+  'html',
+  'body',
+  'address',
+  'blockquote',
+  'center',
+  'dialog',
+  'div',
+  'figure',
+  'figcaption',
+  'footer',
+  'form',
+  'header',
+  'hr',
+  'legend',
+  'listing',
+  'main',
+  'p',
+  'plaintext',
+  'pre',
+  'search',
+  'xmp',
   // §15.3.6 Sections and headings
-  'article', 'aside', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hgroup', 'nav', 'section',
+  'article',
+  'aside',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hgroup',
+  'nav',
+  'section',
   // §15.3.7 Lists
-  'dir', 'dd', 'dl', 'dt', 'menu', 'ol', 'ul', 'li',
+  'dir',
+  'dd',
+  'dl',
+  'dt',
+  'menu',
+  'ol',
+  'ul',
+  'li',
   // §15.3.8 Tables
-  'table', 'caption', 'colgroup', 'col', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th',
+  'table',
+  'caption',
+  'colgroup',
+  'col',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'td',
+  'th',
   // §15.3.11? fieldset; §15.5.4–5 details and summary; a select shown as a list box has one option per line; frameset
-  'fieldset', 'details', 'summary', 'optgroup', 'option', 'frameset',
+  'fieldset',
+  'details',
+  'summary',
+  'optgroup',
+  'option',
+  'frameset',
 ]);
 
 /** SVG 2 §5.9: title, desc and metadata are not rendered; nor are style and script. MathML Core shows only a <semantics>' first child. */
@@ -120,9 +190,11 @@ function production(html: string): { full: string; article: string | null; tree:
   return { full: normalize(page.full), article: article === undefined ? null : normalize(article), tree: page.doc !== undefined };
 }
 
-describe('production HTML path = jsdom + the standard\'s rendering', () => {
+describe("production HTML path = jsdom + the standard's rendering", () => {
   test('every HTML page of the corpus is here: each golden source page (golden/sources.ts), as many shared-corpus pages as test/fixtures/README.md says, and the malformed pages', () => {
-    const goldenPages = Object.values(SOURCES).filter((d) => d.file.startsWith('html/')).map((d) => join(ROOT, 'golden', 'sources', d.file));
+    const goldenPages = Object.values(SOURCES)
+      .filter((d) => d.file.startsWith('html/'))
+      .map((d) => join(ROOT, 'golden', 'sources', d.file));
     expect(goldenPages.length).toBeGreaterThan(0);
     expect(corpus).toEqual(expect.arrayContaining(goldenPages));
     const said = /the (\d+) real pages of the shared corpus/.exec(readFileSync(join(FIXTURES, 'README.md'), 'utf8'));

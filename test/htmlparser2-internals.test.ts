@@ -11,7 +11,8 @@ import { describe, expect, test } from 'vitest';
 import { htmlTokenizer, keepReadingMarkup, linearParser, PARSER_FIELDS, ScriptAwareTokenizer, TOKENIZER_FIELDS } from '../src/extract/htmlparser2-internals.js';
 
 // htmlparser2's exports map leaves out package.json: read it where npm put it.
-const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'node_modules', 'htmlparser2', 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'node_modules', 'htmlparser2', 'package.json'), 'utf8')) as { version: string })
+  .version;
 const MODULE = join(import.meta.dirname, '..', 'src', 'extract', 'htmlparser2-internals.ts');
 
 const noop = () => undefined;
@@ -35,8 +36,20 @@ describe(`htmlparser2 ${VERSION}: the internals quotecheck uses are where it exp
   test('the tokenizer: buffer, offset, index, sectionStart, sequenceIndex, currentSequence, isSpecial, stateInSpecialTag', () => {
     const t = new Tokenizer({}, callbacks);
     t.write('<p>a');
-    for (const [name, type] of [['buffer', 'string'], ['offset', 'number'], ['index', 'number'], ['sectionStart', 'number'], ['sequenceIndex', 'number'], ['currentSequence', 'Uint8Array'], ['isSpecial', 'boolean']] as const) field(t, name, type);
-    expect(typeof (Tokenizer.prototype as unknown as Record<string, unknown>).stateInSpecialTag, `htmlparser2 ${VERSION}: Tokenizer.prototype.stateInSpecialTag is overridden by ScriptAwareTokenizer`).toBe('function');
+    for (const [name, type] of [
+      ['buffer', 'string'],
+      ['offset', 'number'],
+      ['index', 'number'],
+      ['sectionStart', 'number'],
+      ['sequenceIndex', 'number'],
+      ['currentSequence', 'Uint8Array'],
+      ['isSpecial', 'boolean'],
+    ] as const)
+      field(t, name, type);
+    expect(
+      typeof (Tokenizer.prototype as unknown as Record<string, unknown>).stateInSpecialTag,
+      `htmlparser2 ${VERSION}: Tokenizer.prototype.stateInSpecialTag is overridden by ScriptAwareTokenizer`,
+    ).toBe('function');
   });
 
   test('after <script> the tokenizer holds the `</script` sequence and is in special-tag state', () => {
@@ -76,9 +89,13 @@ describe('what the internals module does with them', () => {
   /** The text events of a tokenizer over `html`. */
   function texts(html: string, onStartTag?: (t: ReturnType<typeof htmlTokenizer>) => void): string[] {
     const out: string[] = [];
-    const cbs = new Proxy({ ontext: (s: number, e: number) => void out.push(html.slice(s, e)) }, {
-      get: (target, key) => (key === 'onopentagend' && onStartTag ? () => onStartTag(tokenizer) : (target as Record<string | symbol, unknown>)[key] ?? noop),
-    }) as ConstructorParameters<typeof Tokenizer>[1];
+    const cbs = new Proxy(
+      { ontext: (s: number, e: number) => void out.push(html.slice(s, e)) },
+      {
+        get: (target, key) =>
+          key === 'onopentagend' && onStartTag ? () => onStartTag(tokenizer) : ((target as Record<string | symbol, unknown>)[key] ?? noop),
+      },
+    ) as ConstructorParameters<typeof Tokenizer>[1];
     const tokenizer = htmlTokenizer(cbs);
     tokenizer.write(html);
     tokenizer.end();
@@ -96,9 +113,17 @@ describe('what the internals module does with them', () => {
   test('keepReadingMarkup leaves the content of a raw text element as markup', () => {
     const events: string[] = [];
     const html = '<style><b>bold</b></style>';
-    const cbs = new Proxy({}, {
-      get: (_t, key) => (key === 'onopentagname' ? (s: number, e: number) => void events.push(html.slice(s, e)) : key === 'onopentagend' ? () => keepReadingMarkup(tokenizer) : noop),
-    }) as ConstructorParameters<typeof Tokenizer>[1];
+    const cbs = new Proxy(
+      {},
+      {
+        get: (_t, key) =>
+          key === 'onopentagname'
+            ? (s: number, e: number) => void events.push(html.slice(s, e))
+            : key === 'onopentagend'
+              ? () => keepReadingMarkup(tokenizer)
+              : noop,
+      },
+    ) as ConstructorParameters<typeof Tokenizer>[1];
     const tokenizer = htmlTokenizer(cbs);
     tokenizer.write(html);
     tokenizer.end();
@@ -107,14 +132,25 @@ describe('what the internals module does with them', () => {
   });
 
   test('the linear parser reports the events of htmlparser2 Parser, and closes what is open at the end, top first', () => {
-    const record = (make: (cbs: { onopentagname(n: string): void; onclosetag(n: string): void; ontext(t: string): void }) => { write(s: string): void; end(): void }) => {
+    const record = (
+      make: (cbs: { onopentagname(n: string): void; onclosetag(n: string): void; ontext(t: string): void }) => { write(s: string): void; end(): void },
+    ) => {
       const events: string[] = [];
       const p = make({ onopentagname: (n) => events.push(`<${n}>`), onclosetag: (n) => events.push(`</${n}>`), ontext: (t) => events.push(t) });
       p.write('<div><p>a<b>b<svg><title>t</title></svg></p><i>c');
       p.end();
       return events;
     };
-    const plain = record((cbs) => new Parser(cbs, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: false, Tokenizer: ScriptAwareTokenizer }));
+    const plain = record(
+      (cbs) =>
+        new Parser(cbs, {
+          decodeEntities: true,
+          lowerCaseTags: true,
+          lowerCaseAttributeNames: true,
+          recognizeSelfClosing: false,
+          Tokenizer: ScriptAwareTokenizer,
+        }),
+    );
     expect(record(linearParser)).toEqual(plain);
   });
 });

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { goldenDir } from '../golden/server.js';
-import { runCli, runCliInProcess, tempDir } from './support/helpers.js';
+import { runCliInProcess, tempDir } from './support/helpers.js';
 
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 
@@ -31,8 +31,8 @@ function expectNoHint(example: string, ids: readonly string[], where: string): v
   expect(Object.values(parsed).sort(), where).toEqual(['no_match', 'verbatim']);
 }
 
-describe('the instruction\'s answers example gives nothing away', () => {
-  it('every golden task: placeholder ids, none of the task\'s own, and the same example in every task', () => {
+describe("the instruction's answers example gives nothing away", () => {
+  it("every golden task: placeholder ids, none of the task's own, and the same example in every task", () => {
     const tasks = join(goldenDir(), 'tasks');
     const examples = new Set<string>();
     const names = readdirSync(tasks).filter((t) => existsSync(join(tasks, t, 'instruction.md')));
@@ -61,7 +61,10 @@ describe('the instruction\'s answers example gives nothing away', () => {
     const files = { gold: join(dir, 'gold.jsonl'), flipped: join(dir, 'flipped.jsonl') };
     writeFileSync(files.gold, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     writeFileSync(files.flipped, flipped.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const layouts = { harbor: { file: 'instruction.md', env: 'environment', verifier: 'tests' }, skillsbench: { file: 'task.md', env: 'environment', verifier: 'verifier' } };
+    const layouts = {
+      harbor: { file: 'instruction.md', env: 'environment', verifier: 'tests' },
+      skillsbench: { file: 'task.md', env: 'environment', verifier: 'verifier' },
+    };
     for (const [layout, l] of Object.entries(layouts)) {
       const texts: Record<string, Record<string, string>> = {};
       for (const [which, file] of Object.entries(files)) {

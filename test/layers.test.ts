@@ -32,13 +32,30 @@ interface ImportRule {
 }
 
 const IMPORT_RULES: readonly ImportRule[] = [
-  { module: 'undici', allowed: ['src/fetch/', 'src/run/transport.ts', 'src/archive/'], why: 'HTTP stacks are built by the run core (src/run/transport.ts) on src/fetch/' },
-  { module: 'src/fetch/guard.ts', allowed: ['src/fetch/', 'src/run/transport.ts'], types: true, why: 'the network rule is applied by the run core\'s stacks' },
+  {
+    module: 'undici',
+    allowed: ['src/fetch/', 'src/run/transport.ts', 'src/archive/'],
+    why: 'HTTP stacks are built by the run core (src/run/transport.ts) on src/fetch/',
+  },
+  { module: 'src/fetch/guard.ts', allowed: ['src/fetch/', 'src/run/transport.ts'], types: true, why: "the network rule is applied by the run core's stacks" },
   { module: 'src/fetch/index.ts', allowed: ['src/run/', 'src/stages.ts', 'src/asof/', 'src/wayback/'], why: 'sources are fetched by the run core' },
   { module: 'src/wayback/client.ts', allowed: ['src/run/', 'src/asof/'], why: 'the Wayback client is made by the run core' },
-  { module: 'src/answers.ts', allowed: ['src/run/session.ts', 'src/index.ts', 'src/report-file.ts'], why: 'answers files are kept by the run core\'s session (src/run/session.ts)' },
-  { module: 'htmlparser2', allowed: ['src/extract/htmlparser2-internals.ts', 'src/extract/markup.ts'], types: true, why: 'htmlparser2\'s internals are reached in one module (src/extract/htmlparser2-internals.ts)' },
-  { module: '@mozilla/readability/JSDOMParser.js', allowed: ['src/extract/lightdom/nodes.ts'], why: 'the light DOM makes JSDOMParser\'s documents and finds its prototypes in one module (lightdom/nodes.ts)' },
+  {
+    module: 'src/answers.ts',
+    allowed: ['src/run/session.ts', 'src/index.ts', 'src/report-file.ts'],
+    why: "answers files are kept by the run core's session (src/run/session.ts)",
+  },
+  {
+    module: 'htmlparser2',
+    allowed: ['src/extract/htmlparser2-internals.ts', 'src/extract/markup.ts'],
+    types: true,
+    why: "htmlparser2's internals are reached in one module (src/extract/htmlparser2-internals.ts)",
+  },
+  {
+    module: '@mozilla/readability/JSDOMParser.js',
+    allowed: ['src/extract/lightdom/nodes.ts'],
+    why: "the light DOM makes JSDOMParser's documents and finds its prototypes in one module (lightdom/nodes.ts)",
+  },
 ];
 
 /** Packages and files the contract module may import: it is the schema users read, and nothing of the pipeline. */
@@ -61,7 +78,7 @@ function importsOf(file: string, text: string): Import[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const lineOf = (pos: number) => source.getLineAndCharacterOfPosition(pos).line + 1;
   const found: Import[] = [];
-  const add = (node: ts.Node, spec: ts.Expression | undefined, typeOnly: boolean): void => {
+  const add = (spec: ts.Expression | undefined, typeOnly: boolean): void => {
     if (!spec || !ts.isStringLiteral(spec)) return;
     const fileName = spec.text;
     const target = fileName.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), fileName)).replace(/\.js$/, '.ts') : undefined;
@@ -72,14 +89,14 @@ function importsOf(file: string, text: string): Import[] {
       const clause = node.importClause;
       const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
       const typeOnly = !!clause && (clause.isTypeOnly || (!clause.name && !!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
-      add(node, node.moduleSpecifier, typeOnly);
+      add(node.moduleSpecifier, typeOnly);
     } else if (ts.isExportDeclaration(node)) {
       const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
-      add(node, node.moduleSpecifier, node.isTypeOnly || (!!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      add(node.moduleSpecifier, node.isTypeOnly || (!!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      add(node, node.arguments[0], false);
+      add(node.arguments[0], false);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
-      add(node, node.argument.literal as ts.Expression, true);
+      add(node.argument.literal as ts.Expression, true);
     }
     ts.forEachChild(node, visit);
   };
@@ -139,7 +156,12 @@ function importedNames(file: string, text: string): { specifier: string; names: 
       } else if (!node.exportClause || ts.isNamespaceExport(node.exportClause)) names.push('*');
       else for (const el of node.exportClause.elements) names.push((el.propertyName ?? el.name).text);
       out.push({ specifier: node.moduleSpecifier.text, names, line: line() });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       out.push({ specifier: node.arguments[0].text, names: ['*'], line: line() });
     }
     ts.forEachChild(node, visit);
@@ -157,7 +179,10 @@ function prototypeViolations(files: ReadonlyMap<string, string>): string[] {
       const target = imp.specifier.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), imp.specifier)).replace(/\.js$/, '.ts') : imp.specifier;
       if (target !== PROTOTYPES.from) continue;
       const refused = imp.names.filter((n) => n === '*' || (PROTOTYPES.names as readonly string[]).includes(n));
-      if (refused.length > 0) found.push(`${file}:${imp.line} imports ${refused.join(', ')} from '${imp.specifier}': only ${PROTOTYPES.allowed} may (it adjusts JSDOMParser's prototypes, when called)`);
+      if (refused.length > 0)
+        found.push(
+          `${file}:${imp.line} imports ${refused.join(', ')} from '${imp.specifier}': only ${PROTOTYPES.allowed} may (it adjusts JSDOMParser's prototypes, when called)`,
+        );
     }
   }
   return found;
@@ -182,7 +207,10 @@ describe('module layers of src/', () => {
       ['src/extract/y.ts', "export { detectShell } from '../diagnose/shells.js';\nconst later = () => import('../diagnose/index.js');\n"],
       ['src/settings.ts', "import type { Label } from './answers.js';\n"],
       ['src/match.ts', "import type { ViewName } from './extract/index.js';\n"],
-      ['src/mcp/z.ts', "import type { Dispatcher } from 'undici';\nimport { Agent } from 'undici';\nimport { guardedAgent } from '../fetch/guard.js';\nimport { AnswersFile } from '../answers.js';\nimport type { Label } from '../answers.js';\n"],
+      [
+        'src/mcp/z.ts',
+        "import type { Dispatcher } from 'undici';\nimport { Agent } from 'undici';\nimport { guardedAgent } from '../fetch/guard.js';\nimport { AnswersFile } from '../answers.js';\nimport type { Label } from '../answers.js';\n",
+      ],
       ['src/cli/w.ts', "import { type WaybackClient, type WaybackOptions } from '../wayback/client.js';\nconst m = await import('../wayback/client.js');\n"],
       ['src/contract.ts', "import { z } from 'zod';\nimport type { SourceRecord } from './source.js';\n"],
       ['src/extract/lightdom/v.ts', "import type { Tokenizer } from 'htmlparser2';\n"],
@@ -201,7 +229,7 @@ describe('module layers of src/', () => {
     ]);
   });
 
-  test("JSDOMParser is loaded by lightdom/nodes.ts alone, and only lightdom/patches.ts is handed its prototypes", () => {
+  test('JSDOMParser is loaded by lightdom/nodes.ts alone, and only lightdom/patches.ts is handed its prototypes', () => {
     const files = new Map(tsFiles('src').map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]));
     for (const f of [PROTOTYPES.from, PROTOTYPES.allowed]) expect(files.has(f), `${f} exists`).toBe(true);
     expect(prototypeViolations(files)).toEqual([]);

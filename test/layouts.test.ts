@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { runBench } from '../src/harbor/local-harness.js';
 import { listTasks } from '../src/harbor/dataset.js';
 import { shellQuote } from '../src/harbor/templates.js';
-import { ROOT, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
+import { ROOT, runCliInProcess, serve, tempDir } from './support/helpers.js';
 import { checkTaskFolder } from './support/harbor-helpers.js';
 
 type Layout = 'harbor' | 'skillsbench';
@@ -45,11 +45,16 @@ function naiveFrontMatter(text: string): { settings: Record<string, unknown>; bo
 }
 
 /** What a harness's no-skill mode does to a Dockerfile: drops the line that copies the skills in. */
-const stripSkills = (dockerfile: string): string => dockerfile.split('\n').filter((l) => !/^\s*COPY\s+skills\s/i.test(l)).join('\n');
+const stripSkills = (dockerfile: string): string =>
+  dockerfile
+    .split('\n')
+    .filter((l) => !/^\s*COPY\s+skills\s/i.test(l))
+    .join('\n');
 
 /** A labelled file of claims against one loopback page: half are on it. */
 async function labelledDataset(dir: string): Promise<string> {
-  const page = '<html><head><title>Harbour report</title></head><body><article><p>The harbour master counted forty-two ships before the storm.</p><p>Nobody left the pier that night.</p></article></body></html>';
+  const page =
+    '<html><head><title>Harbour report</title></head><body><article><p>The harbour master counted forty-two ships before the storm.</p><p>Nobody left the pier that night.</p></article></body></html>';
   const server = await serve([{ path: '/report', body: page, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
   const url = `${server.origin}/report`;
   const rows = [
@@ -73,7 +78,7 @@ async function exportAs(labelled: string, out: string, layout: Layout, ...extra:
 const canUnshare = process.getuid?.() === 0 && spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
 
 describe('export --layout skillsbench: what EvalScope and AgentCompass read', () => {
-  it('task.md: front matter a line-by-line reader parses as YAML does, then the same instruction as Harbor\'s', async () => {
+  it("task.md: front matter a line-by-line reader parses as YAML does, then the same instruction as Harbor's", async () => {
     const dir = tempDir();
     const labelled = await labelledDataset(dir);
     await exportAs(labelled, join(dir, 'sb'), 'skillsbench');
@@ -81,11 +86,17 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
     expect(readdirSync(join(dir, 'sb')).sort()).toEqual(['harbour', 'pier']);
     for (const task of ['harbour', 'pier']) {
       const t = join(dir, 'sb', task);
-      for (const f of ['task.md', 'environment/Dockerfile', 'environment/claims.json', 'oracle/solve.sh', 'verifier/test.sh', 'verifier/gold.json']) expect(existsSync(join(t, f)), f).toBe(true);
+      for (const f of ['task.md', 'environment/Dockerfile', 'environment/claims.json', 'oracle/solve.sh', 'verifier/test.sh', 'verifier/gold.json'])
+        expect(existsSync(join(t, f)), f).toBe(true);
       for (const f of ['task.toml', 'instruction.md', 'solution', 'tests']) expect(existsSync(join(t, f)), f).toBe(false);
       const text = readFileSync(join(t, 'task.md'), 'utf8');
       const { settings, body } = naiveFrontMatter(text);
-      expect(settings).toMatchObject({ schema_version: '1.3', agent: { timeout_sec: 600 }, verifier: { timeout_sec: 120 }, environment: { network_mode: 'public', workdir: '/app' } });
+      expect(settings).toMatchObject({
+        schema_version: '1.3',
+        agent: { timeout_sec: 600 },
+        verifier: { timeout_sec: 120 },
+        environment: { network_mode: 'public', workdir: '/app' },
+      });
       expect((settings.task as Record<string, unknown>).name).toBe(`quotecheck/${task}`);
       // A YAML parser reads the same settings.
       const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as Record<string, unknown>;
@@ -107,7 +118,9 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
     await exportAs(labelled, join(dir, 'plain'), 'skillsbench');
     for (const task of ['harbour', 'pier']) {
       const env = join(dir, 'sb', task, 'environment');
-      expect(readFileSync(join(env, 'skills', 'quote-verification', 'SKILL.md'), 'utf8')).toBe(readFileSync(join(ROOT, 'skills', 'quote-verification', 'SKILL.md'), 'utf8'));
+      expect(readFileSync(join(env, 'skills', 'quote-verification', 'SKILL.md'), 'utf8')).toBe(
+        readFileSync(join(ROOT, 'skills', 'quote-verification', 'SKILL.md'), 'utf8'),
+      );
       const dockerfile = readFileSync(join(env, 'Dockerfile'), 'utf8');
       expect(dockerfile.split('\n').filter((l) => /skills/i.test(l))).toEqual(['COPY skills /skills']);
       const stripped = stripSkills(dockerfile);
@@ -128,7 +141,10 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
     for (const layout of ['harbor', 'skillsbench'] as const) {
       const out = join(dir, layout);
       await exportAs(labelled, out, layout);
-      expect(listTasks(out).map((t) => [t.name, t.layout, t.agentTimeoutSec, t.verifierTimeoutSec])).toEqual([['harbour', layout, 600, 120], ['pier', layout, 600, 120]]);
+      expect(listTasks(out).map((t) => [t.name, t.layout, t.agentTimeoutSec, t.verifierTimeoutSec])).toEqual([
+        ['harbour', layout, 600, 120],
+        ['pier', layout, 600, 120],
+      ]);
       for (const agent of ['oracle', 'baseline']) {
         const report = await runBench({ tasksDir: out, agent, outDir: join(dir, `run-${layout}-${agent}`) });
         for (const t of report.tasks) expect(t.problems, `${layout} ${agent} ${t.task}`).toEqual([]);
@@ -143,9 +159,14 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
   }, 180_000);
 });
 
-describe.skipIf(!canUnshare)('the scripts at each harness\'s container paths (private mount namespace)', () => {
+describe.skipIf(!canUnshare)("the scripts at each harness's container paths (private mount namespace)", () => {
   /** Runs the oracle, then (as EvalScope does) recreates /logs/verifier and runs the verifier with its output in test-stdout.txt. */
-  async function runAtContainerPaths(task: string, oracle: string, verifier: string, work: string): Promise<{ reward: string; stdout: string; code: number | null }> {
+  async function runAtContainerPaths(
+    task: string,
+    oracle: string,
+    verifier: string,
+    work: string,
+  ): Promise<{ reward: string; stdout: string; code: number | null }> {
     const app = join(work, 'app');
     const logs = join(work, 'logs');
     const bin = join(work, 'bin');
@@ -155,28 +176,45 @@ describe.skipIf(!canUnshare)('the scripts at each harness\'s container paths (pr
     writeFileSync(join(bin, 'quotecheck'), '#!/bin/sh\necho "not this quotecheck" >&2\nexit 99\n');
     chmodSync(join(bin, 'quotecheck'), 0o755);
     const [oracleFolder, verifierFolder] = oracle === '/oracle' ? ['oracle', 'verifier'] : ['solution', 'tests'];
-    const mounts = [[app, '/app'], [logs, '/logs'], [join(task, oracleFolder!), oracle], [join(task, verifierFolder!), verifier]]
-      .map(([from, to]) => `mkdir -p ${to} && mount --bind ${shellQuote(from!)} ${to}`).join(' && ');
+    const mounts = [
+      [app, '/app'],
+      [logs, '/logs'],
+      [join(task, oracleFolder!), oracle],
+      [join(task, verifierFolder!), verifier],
+    ]
+      .map(([from, to]) => `mkdir -p ${to} && mount --bind ${shellQuote(from!)} ${to}`)
+      .join(' && ');
     const script = `${mounts} && cd /app && bash ${oracle}/solve.sh > /dev/null 2>&1; rm -rf /logs/verifier && mkdir -p /logs/verifier && bash ${verifier}/test.sh > /logs/verifier/test-stdout.txt`;
     // Asynchronously: the loopback server the oracle fetches from answers from this very process.
     const code = await new Promise<number | null>((resolve) => {
-      spawn('unshare', ['--mount', '--propagation', 'private', 'bash', '-c', script], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, stdio: 'ignore' }).on('close', resolve);
+      spawn('unshare', ['--mount', '--propagation', 'private', 'bash', '-c', script], {
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+        stdio: 'ignore',
+      }).on('close', resolve);
     });
-    return { reward: readFileSync(join(logs, 'verifier', 'reward.txt'), 'utf8').trim(), stdout: readFileSync(join(logs, 'verifier', 'test-stdout.txt'), 'utf8'), code };
+    return {
+      reward: readFileSync(join(logs, 'verifier', 'reward.txt'), 'utf8').trim(),
+      stdout: readFileSync(join(logs, 'verifier', 'test-stdout.txt'), 'utf8'),
+      code,
+    };
   }
 
   it.each([
     ['skillsbench', '/oracle', '/verifier'],
     ['harbor', '/solution', '/tests'],
-  ] as const)('%s: bash %s/solve.sh, then bash %s/test.sh > /logs/verifier/test-stdout.txt: reward 1', async (layout, oracle, verifier) => {
-    const dir = tempDir();
-    const labelled = await labelledDataset(dir);
-    await exportAs(labelled, join(dir, 'ds'), layout);
-    const { reward, stdout, code } = await runAtContainerPaths(join(dir, 'ds', 'pier'), oracle, verifier, join(dir, 'work'));
-    expect(code).toBe(0);
-    expect(reward).toBe('1');
-    expect(stdout).toMatch(/accuracy 1\.000 \(3\/3 correct\)/);
-  }, 60_000);
+  ] as const)(
+    '%s: bash %s/solve.sh, then bash %s/test.sh > /logs/verifier/test-stdout.txt: reward 1',
+    async (layout, oracle, verifier) => {
+      const dir = tempDir();
+      const labelled = await labelledDataset(dir);
+      await exportAs(labelled, join(dir, 'ds'), layout);
+      const { reward, stdout, code } = await runAtContainerPaths(join(dir, 'ds', 'pier'), oracle, verifier, join(dir, 'work'));
+      expect(code).toBe(0);
+      expect(reward).toBe('1');
+      expect(stdout).toMatch(/accuracy 1\.000 \(3\/3 correct\)/);
+    },
+    60_000,
+  );
 });
 
 describe('test.sh finds its gold file wherever the verifier folder is copied', () => {
@@ -191,7 +229,11 @@ describe('test.sh finds its gold file wherever the verifier folder is copied', (
     mkdirSync(app);
     writeFileSync(join(app, 'answers.json'), JSON.stringify({ h1: 'verbatim', h2: 'verbatim' }));
     const logs = join(dir, 'logs');
-    const r = spawnSync('bash', ['verifier/test.sh'], { cwd: join(dir, 'elsewhere'), env: { ...process.env, QUOTECHECK_APP_DIR: app, QUOTECHECK_VERIFIER_LOGS: logs }, encoding: 'utf8' }); // grading fetches nothing: spawnSync is fine
+    const r = spawnSync('bash', ['verifier/test.sh'], {
+      cwd: join(dir, 'elsewhere'),
+      env: { ...process.env, QUOTECHECK_APP_DIR: app, QUOTECHECK_VERIFIER_LOGS: logs },
+      encoding: 'utf8',
+    }); // grading fetches nothing: spawnSync is fine
     expect(r.status, r.stderr).toBe(0);
     expect(readFileSync(join(logs, 'reward.txt'), 'utf8').trim()).toBe('0.5');
   });
@@ -220,7 +262,9 @@ describe('bad input names what is wrong', () => {
     for (const name of ['../../x', '/tmp/x', 'a/b', '..', '.hidden', '']) {
       const r = await runCliInProcess(['export', '--labelled', file, '--out', out, '--name', name]);
       expect(r.code, name).toBe(2);
-      expect(r.stderr).toBe(`quotecheck: error: --name ${JSON.stringify(name)}: must be letters, digits, '.', '_' or '-', starting with a letter or digit (at most 128): it names the task folders\n`);
+      expect(r.stderr).toBe(
+        `quotecheck: error: --name ${JSON.stringify(name)}: must be letters, digits, '.', '_' or '-', starting with a letter or digit (at most 128): it names the task folders\n`,
+      );
     }
     expect(readdirSync(dir)).toEqual(['labelled.jsonl']);
   });
@@ -240,15 +284,21 @@ describe('bad input names what is wrong', () => {
     expect(existsSync(join(dir, 'out2'))).toBe(false);
   });
 
-  it('--with-mcp in the SkillsBench layout: the MCP server is the last entry of the front matter, read as Harbor\'s mcp_servers', async () => {
+  it("--with-mcp in the SkillsBench layout: the MCP server is the last entry of the front matter, read as Harbor's mcp_servers", async () => {
     const dir = tempDir();
     const labelled = await labelledDataset(dir);
     await exportAs(labelled, join(dir, 'sb'), 'skillsbench', '--with-mcp');
     const text = readFileSync(join(dir, 'sb', 'pier', 'task.md'), 'utf8');
     const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as { environment: Record<string, unknown> };
-    expect(yaml.environment.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp', '--root', '/app', '--allow-private'] }]); // exported with --allow-private: the sources are on loopback
+    expect(yaml.environment.mcp_servers).toEqual([
+      { name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp', '--root', '/app', '--allow-private'] },
+    ]); // exported with --allow-private: the sources are on loopback
     // The simple reader still gets every plain key before the list.
-    expect(naiveFrontMatter(text).settings).toMatchObject({ agent: { timeout_sec: 600, user: 'agent' }, verifier: { timeout_sec: 120, user: 'root' }, environment: { network_mode: 'public' } });
+    expect(naiveFrontMatter(text).settings).toMatchObject({
+      agent: { timeout_sec: 600, user: 'agent' },
+      verifier: { timeout_sec: 120, user: 'root' },
+      environment: { network_mode: 'public' },
+    });
     checkTaskFolder(join(dir, 'sb', 'pier'), { layout: 'skillsbench', mcp: true });
   });
 });

@@ -1,13 +1,14 @@
 // The library as a user script calls it (src/index.ts): checkClaims on plain claim objects, verifyQuote with the fields of `verify --json`.
 import { describe, expect, test } from 'vitest';
 import { checkClaims, ClaimsFileError, parseClaims, verifyQuote, type ClaimInput, type VerifyResult } from '../src/index.js';
-import { runCli, runCliInProcess, serve } from './support/helpers.js';
+import { runCliInProcess, serve } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
-const PAGE = '<html><body><article><p>The committee approved the “budget” on Tuesday—after a long debate.</p><p>Members said the vote was close.</p></article></body></html>';
+const PAGE =
+  '<html><body><article><p>The committee approved the “budget” on Tuesday—after a long debate.</p><p>Members said the vote was close.</p></article></body></html>';
 
 describe('checkClaims takes plain claim objects', () => {
-  test('{id, quote, url} objects, aliases and numeric ids, checked by the claims file\'s rules', async () => {
+  test("{id, quote, url} objects, aliases and numeric ids, checked by the claims file's rules", async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const url = `${server.origin}/p`;
     const claims: ClaimInput[] = [
@@ -16,7 +17,9 @@ describe('checkClaims takes plain claim objects', () => {
       { id: 'empty', quote: '   ', url },
       { id: 'ftp', quote: 'the vote', url: 'ftp://example.org/x' },
     ];
-    const run = await checkClaims([...claims, { claim_id: 'alias', quoted_text: 'long debate', source_url: url } as unknown as ClaimInput], { allowPrivate: true });
+    const run = await checkClaims([...claims, { claim_id: 'alias', quoted_text: 'long debate', source_url: url } as unknown as ClaimInput], {
+      allowPrivate: true,
+    });
     expect(run.results.map((r) => [r.id, r.label, r.diagnosis])).toEqual([
       ['a', 'verbatim', 'verbatim'],
       ['7', 'no_match', 'near_miss'],
@@ -41,12 +44,25 @@ describe('checkClaims takes plain claim objects', () => {
     const noId = checkClaims([{ quote: 'x', url: 'http://127.0.0.1:9/' } as unknown as ClaimInput], { allowPrivate: true });
     await expect(noId).rejects.toThrow(ClaimsFileError);
     await expect(noId).rejects.toThrow(/^checkClaims: .*field "id" is missing/);
-    await expect(checkClaims([{ id: 'a', quote: 'x', url: 'http://127.0.0.1:9/' }, { id: 'a', quote: 'y', url: 'http://127.0.0.1:9/' }], { allowPrivate: true })).rejects.toThrow(/checkClaims: .*duplicate id/);
-    await expect(checkClaims('claims.json' as unknown as ClaimInput[], { allowPrivate: true })).rejects.toThrow(/^checkClaims: expected an array of claims \(\{id, quote, url\} objects\) or what parseClaims returns, got string$/);
-    await expect(checkClaims(['a quote'] as unknown as ClaimInput[], { allowPrivate: true })).rejects.toThrow(/^checkClaims: .*must be a JSON object, got string/);
+    await expect(
+      checkClaims(
+        [
+          { id: 'a', quote: 'x', url: 'http://127.0.0.1:9/' },
+          { id: 'a', quote: 'y', url: 'http://127.0.0.1:9/' },
+        ],
+        { allowPrivate: true },
+      ),
+    ).rejects.toThrow(/checkClaims: .*duplicate id/);
+    await expect(checkClaims('claims.json' as unknown as ClaimInput[], { allowPrivate: true })).rejects.toThrow(
+      /^checkClaims: expected an array of claims \(\{id, quote, url\} objects\) or what parseClaims returns, got string$/,
+    );
+    await expect(checkClaims(['a quote'] as unknown as ClaimInput[], { allowPrivate: true })).rejects.toThrow(
+      /^checkClaims: .*must be a JSON object, got string/,
+    );
     const { entries } = parseClaims([{ id: 'p', quote: 'x', url: 'http://127.0.0.1:9/' }]);
-    await expect(checkClaims([...entries, { id: 'q', quote: 'y', url: 'http://127.0.0.1:9/' }] as unknown as ClaimInput[], { allowPrivate: true }))
-      .rejects.toThrow(/^checkClaims: item 1 of the list is an entry from parseClaims but item 2 is not \(object\); pass either plain/);
+    await expect(
+      checkClaims([...entries, { id: 'q', quote: 'y', url: 'http://127.0.0.1:9/' }] as unknown as ClaimInput[], { allowPrivate: true }),
+    ).rejects.toThrow(/^checkClaims: item 1 of the list is an entry from parseClaims but item 2 is not \(object\); pass either plain/);
   });
 
   test('parseClaims entries and its whole result still work; a filtered list keeps its own order', async () => {
@@ -58,9 +74,19 @@ describe('checkClaims takes plain claim objects', () => {
       { id: 'z', quote: 'the vote was close', url },
     ]);
     const whole = await checkClaims(set, { allowPrivate: true });
-    expect(whole.results.map((r) => [r.id, r.label])).toEqual([['x', 'no_match'], ['y', 'verbatim'], ['z', 'verbatim']]);
-    const later = await checkClaims(set.entries.filter((e) => e.id !== 'x'), { allowPrivate: true });
-    expect(later.results.map((r) => [r.id, r.label, r.index])).toEqual([['y', 'verbatim', 1], ['z', 'verbatim', 2]]);
+    expect(whole.results.map((r) => [r.id, r.label])).toEqual([
+      ['x', 'no_match'],
+      ['y', 'verbatim'],
+      ['z', 'verbatim'],
+    ]);
+    const later = await checkClaims(
+      set.entries.filter((e) => e.id !== 'x'),
+      { allowPrivate: true },
+    );
+    expect(later.results.map((r) => [r.id, r.label, r.index])).toEqual([
+      ['y', 'verbatim', 1],
+      ['z', 'verbatim', 2],
+    ]);
   });
 });
 
@@ -68,7 +94,10 @@ describe('verifyQuote returns what `verify --json` prints', () => {
   test('the same fields and values, no id', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const url = `${server.origin}/p`;
-    for (const [quote, exit] of [['approved the "budget" on Tuesday-after', 0], ['The committee approved the budget on Wednesday after a long debate.', 1]] as const) {
+    for (const [quote, exit] of [
+      ['approved the "budget" on Tuesday-after', 0],
+      ['The committee approved the budget on Wednesday after a long debate.', 1],
+    ] as const) {
       const lib: VerifyResult = await verifyQuote(url, quote, { allowPrivate: true });
       const cli = await runCliInProcess(['verify', '--allow-private', '--json', '--url', url, '--quote', quote]);
       expect(cli.code, cli.stderr).toBe(exit); // 0 verbatim, 1 no_match

@@ -22,7 +22,7 @@ import {
   MAX_URL_CHARS,
   PART_BYTES,
 } from '../src/mcp/bounds.js';
-import { CLI, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
+import { CLI, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 const PAGE = 'Members said the vote was close, and the Mayor’s office welcomed it on Tuesday evening after a long debate.\n';
 const FAST = ['--timeout', '2', '--retries', '0', '--source-budget', '4', '--extract-timeout', '10'];
@@ -35,7 +35,11 @@ interface Session {
 
 const clients: Client[] = [];
 afterEach(async () => {
-  while (clients.length) await clients.pop()!.close().catch(() => {});
+  while (clients.length)
+    await clients
+      .pop()!
+      .close()
+      .catch(() => {});
 });
 
 async function connect(args: string[]): Promise<Session> {
@@ -87,7 +91,9 @@ async function pageServer() {
 }
 
 function claimsJson(origin: string, n = 2): string {
-  return JSON.stringify(Array.from({ length: n }, (_, i) => ({ id: `c${i}`, quote: i % 2 ? 'the vote was lost' : 'the vote was close', url: `${origin}/page.txt` })));
+  return JSON.stringify(
+    Array.from({ length: n }, (_, i) => ({ id: `c${i}`, quote: i % 2 ? 'the vote was lost' : 'the vote was close', url: `${origin}/page.txt` })),
+  );
 }
 
 function vmKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -119,21 +125,33 @@ describe('quotecheck mcp under attack: files', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ claims_path: 'fifo' }, /^claims_path "fifo": is a named pipe \(FIFO\); give a regular file$/],
       [{ claims_path: 'fifo-link.json' }, /^claims_path "fifo-link\.json": is a named pipe \(FIFO\)/],
-      [{ claims_path: 'claims.json', answers_path: 'fifo' }, /^answers_path "fifo": is a named pipe \(FIFO\); answers are written only as a new or regular file$/],
+      [
+        { claims_path: 'claims.json', answers_path: 'fifo' },
+        /^answers_path "fifo": is a named pipe \(FIFO\); answers are written only as a new or regular file$/,
+      ],
       [{ claims_path: '/proc/self/fd/0' }, /^claims_path "\/proc\/self\/fd\/0": is outside the root folder /],
       [{ claims_path: '/dev/stdin' }, /^claims_path "\/dev\/stdin": is outside the root folder /],
       [{ claims_path: 'claims.json', answers_path: '/dev/stdout' }, /^answers_path "\/dev\/stdout": is outside the root folder /],
       [{ claims_path: 'out-link.json' }, /^claims_path "out-link\.json": leads outside the root folder .* \(through a symbolic link, to ".*secret\.json"\)$/],
       [{ claims_path: 'out-dir/secret.json' }, /^claims_path "out-dir\/secret\.json": leads outside the root folder/],
       [{ claims_path: 'claims.json', answers_path: 'out-dir/answers.json' }, /^answers_path "out-dir\/answers\.json": leads outside the root folder/],
-      [{ claims_path: 'claims.json', answers_path: 'victim-link.json' }, /^answers_path "victim-link\.json": is a symbolic link \(to .*victim\.txt\); answers are written only as a new or regular file$/],
+      [
+        { claims_path: 'claims.json', answers_path: 'victim-link.json' },
+        /^answers_path "victim-link\.json": is a symbolic link \(to .*victim\.txt\); answers are written only as a new or regular file$/,
+      ],
       [{ claims_path: '../secret.json' }, /^claims_path "\.\.\/secret\.json": "\.\." is not allowed; give a path under the root folder /],
       [{ claims_path: 'sub/../../etc/passwd' }, /^claims_path "sub\/\.\.\/\.\.\/etc\/passwd": "\.\." is not allowed/],
       [{ claims_path: 'claims.json', answers_path: `${root}/../answers.json` }, /^answers_path ".*\/\.\.\/answers\.json": "\.\." is not allowed/],
       [{ claims_path: join(outside, 'secret.json') }, /^claims_path ".*secret\.json": is outside the root folder /],
       [{ claims_path: '/etc/passwd' }, /^claims_path "\/etc\/passwd": is outside the root folder /],
-      [{ claims_path: 'claims.json', answers_path: 'a\u001b[31m\nb.json' }, /^answers_path "a\\u001b\[31m\\nb\.json": contains the control character U\+001B; give a plain path$/],
-      [{ claims_path: 'claims.json', answers_path: 'answers\u202Enosj.txt' }, /^answers_path "answers\\u202enosj\.txt": contains the bidirectional control U\+202E; give a plain path$/],
+      [
+        { claims_path: 'claims.json', answers_path: 'a\u001b[31m\nb.json' },
+        /^answers_path "a\\u001b\[31m\\nb\.json": contains the control character U\+001B; give a plain path$/,
+      ],
+      [
+        { claims_path: 'claims.json', answers_path: 'answers\u202Enosj.txt' },
+        /^answers_path "answers\\u202enosj\.txt": contains the bidirectional control U\+202E; give a plain path$/,
+      ],
       [{ claims_path: 'claims.json', answers_path: 'x\u0085.json' }, /contains the control character U\+0085/],
       [{ claims_path: 'claims.json\u0000.txt' }, /^claims_path "claims\.json\\u0000\.txt": contains a NUL byte; give a plain path$/],
       [{ claims_path: 'sub' }, /^claims_path "sub": is a folder; give a regular file$/],
@@ -144,7 +162,10 @@ describe('quotecheck mcp under attack: files', () => {
       [{ claims_path: 'claims.json', answers_path: 'claims-hardlink.json' }, /^answers_path "claims-hardlink\.json": is the claims file/],
       [{ claims_path: 'claims.json', answers_path: 'nofolder/answers.json' }, /^answers_path "nofolder\/answers\.json": no such folder$/],
       [{ claims_path: 'loop-a' }, /^claims_path "loop-a": too many symbolic links$/],
-      [{ claims_path: 'claims.json', answers_path: `${'n'.repeat(300)}.json` }, /^answers_path "n+… \[305 characters, sha256 [0-9a-f]{64}\]": file name too long$/],
+      [
+        { claims_path: 'claims.json', answers_path: `${'n'.repeat(300)}.json` },
+        /^answers_path "n+… \[305 characters, sha256 [0-9a-f]{64}\]": file name too long$/,
+      ],
       [{ claims_path: 'nested.json' }, /^claims_path "nested\.json": JSON nested more than 1000 levels deep \(at line 1, column 1001\)/],
       [{ claims_path: `${'a/'.repeat(2040)}c.json` }, /^claims_path "a\/a\/a.*… \[4,086 characters, sha256 [0-9a-f]{64}\]": no such file$/],
       [{ claims_path: 'a/'.repeat(100_000) }, /^claims_path: 200,000 characters, over the 4,096-character cap$/],
@@ -192,7 +213,7 @@ describe('quotecheck mcp under attack: files', () => {
     expect(readFileSync(join(outside, 'victim.json'), 'utf8')).toBe('{"precious": true}\n');
   });
 
-  it('devices and the server\'s own stdin are refused unopened even with the root at /', async () => {
+  it("devices and the server's own stdin are refused unopened even with the root at /", async () => {
     const server = await pageServer();
     const s = await connect(['--root', '/']);
     const cases: [string, RegExp][] = [
@@ -214,7 +235,9 @@ describe('quotecheck mcp under attack: files', () => {
     writeFileSync(join(root, 'claims.json'), claimsJson(server.origin));
     const s = await connect(['--root', root]);
     const t0 = Date.now();
-    const fifoCalls = Array.from({ length: 16 }, (_, i) => call(s.client, 'check_claims', i % 2 ? { claims_path: `fifo${i}` } : { claims_path: 'claims.json', answers_path: `fifo${i}` }, 5_000));
+    const fifoCalls = Array.from({ length: 16 }, (_, i) =>
+      call(s.client, 'check_claims', i % 2 ? { claims_path: `fifo${i}` } : { claims_path: 'claims.json', answers_path: `fifo${i}` }, 5_000),
+    );
     // A host name: its lookup runs on libuv's thread pool, which a blocking open of a FIFO would have taken.
     const normal = call(s.client, 'verify_quote', { url: `http://localhost:${server.port}/page.txt`, quote: 'welcomed it on Tuesday' }, 5_000);
     const [fifos, verified] = await Promise.all([Promise.all(fifoCalls), normal]);
@@ -234,13 +257,21 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
       ['verify_quote', { url, quote: 'q'.repeat(10_000_000) }, /^quote: 10,000,000 characters, over the 20,000-character cap$/],
       ['verify_quote', { url, quote: 'é'.repeat(3_000_000) }, /^quote: 3,000,000 characters, over the 20,000-character cap$/],
       ['verify_quote', { url: `${url}?${'x'.repeat(10_000_000)}`, quote: 'welcomed' }, /^url: 10,000,0\d\d characters, over the 8,192-character cap$/],
-      ['verify_quote', { url: 'u'.repeat(9_000), quote: 'q'.repeat(30_000) }, /^url: 9,000 characters, over the 8,192-character cap; quote: 30,000 characters, over the 20,000-character cap$/],
+      [
+        'verify_quote',
+        { url: 'u'.repeat(9_000), quote: 'q'.repeat(30_000) },
+        /^url: 9,000 characters, over the 8,192-character cap; quote: 30,000 characters, over the 20,000-character cap$/,
+      ],
       ['read_source', { url: `${url}?${'x'.repeat(1_000_000)}` }, /^url: 1,000,0\d\d characters, over the 8,192-character cap$/],
       ['search_source', { url, query: 'w '.repeat(5_000_000) }, /^query: 10,000,000 characters, over the 1,000-character cap$/],
       ['check_claims', { claims_path: 'c'.repeat(5_000_000) }, /^claims_path: 5,000,000 characters, over the 4,096-character cap$/],
       ['verify_quote', { url, quote: 'welcomed', as_of: '2024-'.repeat(1_000_000) }, /^as_of: 5,000,000 characters, over the 64-character cap$/],
       // Arguments are a handful of fields: thousands are refused before they are walked.
-      ['verify_quote', { url, quote: 'welcomed', ...Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i])) }, /more than the maximum of 64 elements/],
+      [
+        'verify_quote',
+        { url, quote: 'welcomed', ...Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i])) },
+        /more than the maximum of 64 elements/,
+      ],
     ];
     for (const [name, args, reason] of cases) {
       const t0 = Date.now();
@@ -256,8 +287,9 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     const s = await connect([]);
     // 2 bytes a character in UTF-8: 18 MB on the wire, over the 16 MiB a message may be (the SDK alone would end the session).
     const quote = 'é'.repeat(9_000_000);
-    await expect(call(s.client, 'verify_quote', { url: `${server.origin}/page.txt`, quote }, 20_000))
-      .rejects.toThrow(/the request is 18,000,\d{3} bytes, over the 16,777,216-byte cap for one message/);
+    await expect(call(s.client, 'verify_quote', { url: `${server.origin}/page.txt`, quote }, 20_000)).rejects.toThrow(
+      /the request is 18,000,\d{3} bytes, over the 16,777,216-byte cap for one message/,
+    );
     expect(MAX_REQUEST_BYTES).toBe(16 * 1024 * 1024);
     await stillServes(s, server.origin);
     expect(s.stderr()).toMatch(/dropped a request: the request is 18,000,\d{3} bytes/);
@@ -274,7 +306,11 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
       { path: '/controls.txt', body: `start ${controls} end`, headers: { 'content-type': 'text/plain; charset=utf-8' } },
       { path: '/emoji.txt', body: '😀 '.repeat(200_000), headers: { 'content-type': 'text/plain; charset=utf-8' } },
       // One "word" a megabyte long, and a page of near-duplicates, for search_source.
-      { path: '/long-words.txt', body: `${'members said '.repeat(1000)}${'x'.repeat(1_000_000)} ${'vote was close '.repeat(1000)}`, headers: { 'content-type': 'text/plain; charset=utf-8' } },
+      {
+        path: '/long-words.txt',
+        body: `${'members said '.repeat(1000)}${'x'.repeat(1_000_000)} ${'vote was close '.repeat(1000)}`,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+      },
     ]);
     const s = await connect([]);
     const quote = `${'Members said the vote was close, '.repeat(606)}and so on`.slice(0, MAX_QUOTE_CHARS);
@@ -292,7 +328,9 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     const u = await call(s.client, 'read_source', { url: longUrl });
     expect(u.isError, text(u)).toBeFalsy();
     const sha256 = createHash('sha256').update(longUrl).digest('hex');
-    expect((u.structuredContent as { url: string }).url).toBe(`${longUrl.slice(0, 200)}… [${longUrl.length.toLocaleString('en-US')} characters, sha256 ${sha256}]`);
+    expect((u.structuredContent as { url: string }).url).toBe(
+      `${longUrl.slice(0, 200)}… [${longUrl.length.toLocaleString('en-US')} characters, sha256 ${sha256}]`,
+    );
 
     for (const path of ['/controls.txt', '/emoji.txt']) {
       const pages: string[] = [];
@@ -342,13 +380,22 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     writeFileSync(join(root, 'at-cap.json'), JSON.stringify(atCap));
     const s = await connect(['--root', root]);
 
-    expectRefused(await call(s.client, 'check_claims', { claims_path: 'many.json' }),
-      /^claims_path "many\.json": 10,000 claims, over the 1,000-claim cap for one check_claims call; split the file, or label it with `quotecheck run`$/);
-    expectRefused(await call(s.client, 'check_claims', { claims_path: 'long-quote.json' }),
-      /^claims_path "long-quote\.json": claim #1 \(id "a"\): quote: 30,000 characters, over the 20,000-character cap$/);
-    expectRefused(await call(s.client, 'check_claims', { claims_path: 'long-url.json' }),
-      /^claims_path "long-url\.json": claim #1 \(id "a"\): url: 10,0\d\d characters, over the 8,192-character cap$/);
-    expectRefused(await call(s.client, 'check_claims', { claims_path: 'huge.json' }), /^claims_path "huge\.json": is 67,108,865 bytes, over the 67,108,864-byte limit$/);
+    expectRefused(
+      await call(s.client, 'check_claims', { claims_path: 'many.json' }),
+      /^claims_path "many\.json": 10,000 claims, over the 1,000-claim cap for one check_claims call; split the file, or label it with `quotecheck run`$/,
+    );
+    expectRefused(
+      await call(s.client, 'check_claims', { claims_path: 'long-quote.json' }),
+      /^claims_path "long-quote\.json": claim #1 \(id "a"\): quote: 30,000 characters, over the 20,000-character cap$/,
+    );
+    expectRefused(
+      await call(s.client, 'check_claims', { claims_path: 'long-url.json' }),
+      /^claims_path "long-url\.json": claim #1 \(id "a"\): url: 10,0\d\d characters, over the 8,192-character cap$/,
+    );
+    expectRefused(
+      await call(s.client, 'check_claims', { claims_path: 'huge.json' }),
+      /^claims_path "huge\.json": is 67,108,865 bytes, over the 67,108,864-byte limit$/,
+    );
     // Refused before any work: no answers file, no fetch.
     expect(existsSync(join(root, 'answers.json'))).toBe(false);
     expect(server.hits('/page.txt')).toBe(0);
@@ -368,7 +415,7 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     await stillServes(s, server.origin);
   });
 
-  it('many large pages: the server\'s memory stays within --cache-mb of its baseline', async () => {
+  it("many large pages: the server's memory stays within --cache-mb of its baseline", async () => {
     const MB = 1024 * 1024;
     const pageMb = 8;
     const pages = 16;
@@ -376,7 +423,9 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     // Mixed case, punctuation and curly quotes: the extracted text (two bytes a character) and its normalized form differ.
     const line = 'Lorem Ipsum “dolor” sit amet, Consectetur adipiscing ELIT; sed do eiusmod tempor. ';
     const body = (i: number): string => `page ${i} ${line.repeat(Math.ceil((pageMb * MB) / line.length))}`.slice(0, pageMb * MB);
-    const server = await serve(Array.from({ length: pages }, (_, i) => ({ path: `/p${i}.txt`, body: body(i), headers: { 'content-type': 'text/plain; charset=utf-8' } })));
+    const server = await serve(
+      Array.from({ length: pages }, (_, i) => ({ path: `/p${i}.txt`, body: body(i), headers: { 'content-type': 'text/plain; charset=utf-8' } })),
+    );
     const s = await connect(['--cache-mb', String(cacheMb)]);
     // The baseline: the server with two pages read, so a page's own working memory is in it.
     for (const i of [0, 1]) expect((await call(s.client, 'read_source', { url: `${server.origin}/p${i}.txt`, length: 100 })).isError).toBeFalsy();
@@ -393,7 +442,9 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     // normalized text and the normalizer's steps); measured at 100 to 150 MB over the baseline with 8 MB pages.
     // Keeping every page, as the server did before (16 records), takes 500 to 700 MB more.
     const bound = baseline + (cacheMb + 256) * 1024;
-    process.stderr.write(`mcp memory: ${pages} pages of ${pageMb} MB, --cache-mb ${cacheMb}: VmHWM ${Math.round(baseline / 1024)} MB -> ${Math.round(peak / 1024)} MB, VmRSS ${Math.round(rss / 1024)} MB, ${Date.now() - t0} ms\n`);
+    process.stderr.write(
+      `mcp memory: ${pages} pages of ${pageMb} MB, --cache-mb ${cacheMb}: VmHWM ${Math.round(baseline / 1024)} MB -> ${Math.round(peak / 1024)} MB, VmRSS ${Math.round(rss / 1024)} MB, ${Date.now() - t0} ms\n`,
+    );
     expect(peak).toBeLessThan(bound);
     expect(peak).toBeLessThan(1024 * 1024);
     // The budget is in bytes: no 8 MB page's record (its body plus two bytes a character of its texts) fits in 32 MB,
@@ -406,10 +457,13 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
   it('a call over --call-timeout answers an error naming the limit, and the server goes on', async () => {
     const server = await pageServer();
     const root = realpathSync(tempDir());
-    writeFileSync(join(root, 'claims.json'), JSON.stringify([
-      { id: 'slow', quote: 'anything', url: `${server.origin}/hang` },
-      { id: 'fine', quote: 'the vote was close', url: `${server.origin}/page.txt` },
-    ]));
+    writeFileSync(
+      join(root, 'claims.json'),
+      JSON.stringify([
+        { id: 'slow', quote: 'anything', url: `${server.origin}/hang` },
+        { id: 'fine', quote: 'the vote was close', url: `${server.origin}/page.txt` },
+      ]),
+    );
     const s = await connect(['--root', root, '--call-timeout', '1', '--timeout', '30', '--source-budget', '30']);
     for (const [name, args] of [
       ['verify_quote', { url: `${server.origin}/hang`, quote: 'anything' }],
@@ -421,9 +475,13 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
       expect(Date.now() - t0).toBeLessThan(2_500);
     }
     const c = await call(s.client, 'check_claims', { claims_path: 'claims.json' });
-    expectRefused(c, /^check_claims: stopped at the 1-second limit for one call \(--call-timeout 1\); the answers file holds the claims decided by then, the others no_match$/);
+    expectRefused(
+      c,
+      /^check_claims: stopped at the 1-second limit for one call \(--call-timeout 1\); the answers file holds the claims decided by then, the others no_match$/,
+    );
     // The answers were written from the start, and the decided claim is in them once the run has wound down.
-    await expect.poll(() => existsSync(join(root, 'answers.json')) && JSON.parse(readFileSync(join(root, 'answers.json'), 'utf8')), { timeout: 3_000 })
+    await expect
+      .poll(() => existsSync(join(root, 'answers.json')) && JSON.parse(readFileSync(join(root, 'answers.json'), 'utf8')), { timeout: 3_000 })
       .toEqual({ slow: 'no_match', fine: 'verbatim' });
     await stillServes(s, server.origin);
   });
@@ -444,9 +502,35 @@ describe('quotecheck mcp under attack: the guards themselves', () => {
     inner.onmessage!({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'read_source', arguments: {} } });
     expect(seen).toHaveLength(1);
     await guard.send({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'x'.repeat(5000) }], structuredContent: { a: 1 } } });
-    expect(sent[0]).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: expect.stringMatching(/^read_source: the answer would be 5,\d{3} bytes, over the 1,000-byte cap for one response; ask for less$/) }], isError: true } });
-    await guard.send({ jsonrpc: '2.0', id: 8, result: { content: [{ type: 'text', text: 'MCP error -32602: Input validation error: Invalid arguments for tool t: Too small: expected number to be >=1 at length\nquote: 9 characters, over the 5-character cap at quote' }], isError: true } });
-    expect((sent[1] as { result: CallToolResult }).result.content).toEqual([{ type: 'text', text: 'length: Too small: expected number to be >=1; quote: 9 characters, over the 5-character cap' }]);
+    expect(sent[0]).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: {
+        content: [
+          {
+            type: 'text',
+            text: expect.stringMatching(/^read_source: the answer would be 5,\d{3} bytes, over the 1,000-byte cap for one response; ask for less$/),
+          },
+        ],
+        isError: true,
+      },
+    });
+    await guard.send({
+      jsonrpc: '2.0',
+      id: 8,
+      result: {
+        content: [
+          {
+            type: 'text',
+            text: 'MCP error -32602: Input validation error: Invalid arguments for tool t: Too small: expected number to be >=1 at length\nquote: 9 characters, over the 5-character cap at quote',
+          },
+        ],
+        isError: true,
+      },
+    });
+    expect((sent[1] as { result: CallToolResult }).result.content).toEqual([
+      { type: 'text', text: 'length: Too small: expected number to be >=1; quote: 9 characters, over the 5-character cap' },
+    ]);
     // A small result passes as it is.
     const small = { jsonrpc: '2.0' as const, id: 9, result: { content: [{ type: 'text', text: 'fine' }] } };
     await guard.send(small);
@@ -472,10 +556,14 @@ describe('quotecheck mcp under attack: the guards themselves', () => {
     input.end();
     await new Promise((resolve) => lines.on('end', resolve));
     expect(Buffer.concat(out).toString()).toBe(small + small);
-    expect(got).toEqual([[idLast.join('').length, 42], [idFirst.length, 'abc'], [noId.length, undefined]]);
+    expect(got).toEqual([
+      [idLast.join('').length, 42],
+      [idFirst.length, 'abc'],
+      [noId.length, undefined],
+    ]);
   });
 
-  it('--root must be a folder; --call-timeout\'s default in help is the one the server applies', async () => {
+  it("--root must be a folder; --call-timeout's default in help is the one the server applies", async () => {
     const r = await runCliInProcess(['mcp', '--root', '/nonexistent/folder']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('quotecheck: error: --root "/nonexistent/folder": no such folder');

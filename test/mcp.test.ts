@@ -21,7 +21,11 @@ const FAST = ['--timeout', '1', '--retries', '0', '--source-budget', '2', '--ext
 
 const clients: Client[] = [];
 afterEach(async () => {
-  while (clients.length) await clients.pop()!.close().catch(() => {});
+  while (clients.length)
+    await clients
+      .pop()!
+      .close()
+      .catch(() => {});
 });
 
 async function connect(args: string[] = ['--allow-private', ...FAST]): Promise<{ client: Client; stderr: () => string }> {
@@ -67,23 +71,30 @@ describe('quotecheck mcp', () => {
     // The caps are in the schemas a client reads, so a model can know them before it calls.
     expect(verify.inputSchema.properties).toMatchObject({ url: { maxLength: 8192 }, quote: { maxLength: 20_000 } });
     expect(tools.find((t) => t.name === 'search_source')!.inputSchema.properties).toMatchObject({ query: { maxLength: 1000 } });
-    expect(tools.find((t) => t.name === 'check_claims')!.inputSchema.properties).toMatchObject({ claims_path: { maxLength: 4096 }, answers_path: { maxLength: 4096 } });
+    expect(tools.find((t) => t.name === 'check_claims')!.inputSchema.properties).toMatchObject({
+      claims_path: { maxLength: 4096 },
+      answers_path: { maxLength: 4096 },
+    });
   });
 
   it('verify_quote answers the verify --json record, and a misquote with its diff; the source is fetched once per session', async () => {
     const server = await sources();
     const { client } = await connect();
     const url = `${server.origin}/article.html`;
-    const hit = await call(client, 'verify_quote', { url, quote: 'the Mayor\'s office welcomed it on Tuesday evening' });
+    const hit = await call(client, 'verify_quote', { url, quote: "the Mayor's office welcomed it on Tuesday evening" });
     expect(hit.isError).toBeFalsy();
     const rec = hit.structuredContent as Record<string, any>;
-    expect(rec).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', url, http_status: 200, quote: 'the Mayor\'s office welcomed it on Tuesday evening' });
+    expect(rec).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', url, http_status: 200, quote: "the Mayor's office welcomed it on Tuesday evening" });
     expect(rec.match.view).toBe('article');
     expect(text(hit)).toMatch(/^verbatim \(diagnosis: verbatim\)/);
     // The text part carries the same record for clients that show only text.
     expect(JSON.parse(text(hit).slice(text(hit).indexOf('\n') + 1))).toEqual(rec);
 
-    const miss = await call(client, 'verify_quote', { url, quote: 'Members said the vote was very close, and the Mayor’s office opposed it', html_view: 'article' });
+    const miss = await call(client, 'verify_quote', {
+      url,
+      quote: 'Members said the vote was very close, and the Mayor’s office opposed it',
+      html_view: 'article',
+    });
     const m = miss.structuredContent as Record<string, any>;
     expect(m.label).toBe('no_match');
     expect(m.diagnosis).toBe('near_miss');
@@ -95,11 +106,13 @@ describe('quotecheck mcp', () => {
     expect(server.hits('/article.html')).toBe(1);
   });
 
-  it('verify_quote with as_of and wayback always judges the quote on the Wayback capture of that date when today\'s page lacks it (as run --wayback always)', async () => {
+  it("verify_quote with as_of and wayback always judges the quote on the Wayback capture of that date when today's page lacks it (as run --wayback always)", async () => {
     const server = await sources();
     const url = `${server.origin}/article.html`;
     const then = ARTICLE.replace('welcomed it', 'opposed it');
-    const wayback = await startWaybackFake({ captures: [{ url, timestamp: '20240301120000', body: then, headers: { 'content-type': 'text/html; charset=utf-8' } }] });
+    const wayback = await startWaybackFake({
+      captures: [{ url, timestamp: '20240301120000', body: then, headers: { 'content-type': 'text/html; charset=utf-8' } }],
+    });
     try {
       const { client } = await connect(['--allow-private', ...FAST, '--wayback-url', wayback.origin, '--wayback-rate', '600']);
       const quote = 'the Mayor’s office opposed it on Tuesday evening';
@@ -188,7 +201,11 @@ describe('quotecheck mcp', () => {
     expect(r.isError, text(r)).toBeFalsy();
     const s = r.structuredContent as Record<string, any>;
     expect(s).toMatchObject({ answers_path: join(dir, 'answers.json'), claims: 3, verbatim: 1, no_match: 2, listed: 3 });
-    expect(s.results.map((x: { id: string; diagnosis: string }) => [x.id, x.diagnosis])).toEqual([['a', 'verbatim'], ['b', expect.any(String)], ['c', 'fetch_failed']]);
+    expect(s.results.map((x: { id: string; diagnosis: string }) => [x.id, x.diagnosis])).toEqual([
+      ['a', 'verbatim'],
+      ['b', expect.any(String)],
+      ['c', 'fetch_failed'],
+    ]);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ a: 'verbatim', b: 'no_match', c: 'no_match' });
     const other = join(dir, 'out.json');
     await call(client, 'check_claims', { claims_path: join(dir, 'claims.json'), answers_path: 'out.json' });
@@ -217,7 +234,11 @@ describe('quotecheck mcp', () => {
       ['search_source', { url: `${server.origin}/article.html`, query: 'x', max_results: 500 }, /max_results/],
       ['check_claims', { claims_path: 'missing.json' }, /^claims_path "missing\.json": no such file$/],
       ['check_claims', { claims_path: join(dir, 'missing.json') }, /^claims_path ".*missing\.json": no such file$/],
-      ['check_claims', { claims_path: writeJson(join(dir, 'c.json'), [{ id: 'a', quote: 'q', url: 'http://x/' }]), answers_path: dir }, /^answers_path .*: is a folder/],
+      [
+        'check_claims',
+        { claims_path: writeJson(join(dir, 'c.json'), [{ id: 'a', quote: 'q', url: 'http://x/' }]), answers_path: dir },
+        /^answers_path .*: is a folder/,
+      ],
       ['check_claims', { claims_path: 'c.json', answers_path: join(dir, 'c.json') }, /^answers_path ".*c\.json": is the claims file/],
     ];
     for (const [name, args, expected] of cases) {
@@ -284,7 +305,12 @@ describe('quotecheck mcp', () => {
   });
 
   it('stdout carries only the protocol, and closing stdin ends the server with exit 0', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const { code, stdout, stderr } = await runCli(['mcp'], {
       openStdin: true,
       onSpawn: (child) => {

@@ -24,7 +24,10 @@ const HELD_BOUND = CONCURRENCY * HELD_PER_FETCH_SLOT;
 /** At most this many bodies in memory: those held, and one being fetched (or waiting for a held slot) per fetch slot. */
 const BODIES_BOUND = CONCURRENCY * (1 + HELD_PER_FETCH_SLOT);
 
-const PAGES = readdirSync(join(goldenDir(), 'sources', 'html')).filter((f) => f.endsWith('.html')).sort().map((f) => readFileSync(join(goldenDir(), 'sources', 'html', f)));
+const PAGES = readdirSync(join(goldenDir(), 'sources', 'html'))
+  .filter((f) => f.endsWith('.html'))
+  .sort()
+  .map((f) => readFileSync(join(goldenDir(), 'sources', 'html', f)));
 const html = { 'content-type': 'text/html; charset=utf-8' };
 
 /**
@@ -37,14 +40,16 @@ async function site(): Promise<{ claims: { id: string; quote: string; url: strin
   let ahead = 0;
   const claimsDecided = new Map<string, number>();
   let sourcesDecided = 0;
-  const server = await serve(Array.from({ length: SOURCES }, (_, i) => ({
-    path: `/doc/${i}`,
-    handler: (_req, res) => {
-      served++;
-      ahead = Math.max(ahead, served - sourcesDecided);
-      res.writeHead(200, html).end(PAGES[i % PAGES.length]);
-    },
-  })));
+  const server = await serve(
+    Array.from({ length: SOURCES }, (_, i) => ({
+      path: `/doc/${i}`,
+      handler: (_req, res) => {
+        served++;
+        ahead = Math.max(ahead, served - sourcesDecided);
+        res.writeHead(200, html).end(PAGES[i % PAGES.length]);
+      },
+    })),
+  );
   const claims = Array.from({ length: SOURCES }, (_, i) => [
     { id: `f${i}`, quote: `The committee reported that prices rose by ${i} percent in the year before the vote.`, url: `${server.origin}/doc/${i}` },
     { id: `g${i}`, quote: 'the', url: `${server.origin}/doc/${i}` },
@@ -67,7 +72,15 @@ class Watch {
   onSource = (s: SourceRecord): void => {
     this.refs.push(new WeakRef(s));
     // Every 50 sources: counted in a later task, so no reference taken in this one keeps a source alive.
-    if (this.refs.length % 50 === 0) this.#counts.push(new Promise((done) => setTimeout(() => { this.midRun.push(this.alive()); done(); }, 0)));
+    if (this.refs.length % 50 === 0)
+      this.#counts.push(
+        new Promise((done) =>
+          setTimeout(() => {
+            this.midRun.push(this.alive());
+            done();
+          }, 0),
+        ),
+      );
   };
 
   /** Sources still reachable after a full collection. */
@@ -129,9 +142,21 @@ describe('captures are let go with their source', () => {
 
   test('a drifted run holds at most the captures of the sources in flight, and none at its end', async () => {
     const drifted = 60;
-    const then = (i: number) => `<html><body><article><h1>Story ${i}</h1><p>On the day it was checked, the council said that it would fund ${i} new buses for the city.</p></article></body></html>`;
-    const server = await serve(Array.from({ length: drifted }, (_, i) => ({ path: `/story/${i}`, body: `<html><body><p>This page was replaced, story ${i}.</p></body></html>`, headers: html })));
-    const captures = Array.from({ length: drifted }, (_, i) => ({ url: `${server.origin}/story/${i}`, timestamp: '20240430120000', body: then(i), headers: html }));
+    const then = (i: number) =>
+      `<html><body><article><h1>Story ${i}</h1><p>On the day it was checked, the council said that it would fund ${i} new buses for the city.</p></article></body></html>`;
+    const server = await serve(
+      Array.from({ length: drifted }, (_, i) => ({
+        path: `/story/${i}`,
+        body: `<html><body><p>This page was replaced, story ${i}.</p></body></html>`,
+        headers: html,
+      })),
+    );
+    const captures = Array.from({ length: drifted }, (_, i) => ({
+      url: `${server.origin}/story/${i}`,
+      timestamp: '20240430120000',
+      body: then(i),
+      headers: html,
+    }));
     const archive = await startWaybackFake({ captures, host: '127.0.0.4' });
     wayback.push(archive);
     const claims = Array.from({ length: drifted }, (_, i) => ({
@@ -151,7 +176,18 @@ describe('captures are let go with their source', () => {
       return find.apply(this, args);
     });
     const labels: Record<string, string> = {};
-    await streamClaims(claims, { allowPrivate: true, ...settings, concurrency: 4, perHost: 4, wayback: 'auto', waybackUrl: archive.origin, waybackPerMinute: 60_000, onResult: (r) => { labels[r.id] = r.label; } });
+    await streamClaims(claims, {
+      allowPrivate: true,
+      ...settings,
+      concurrency: 4,
+      perHost: 4,
+      wayback: 'auto',
+      waybackUrl: archive.origin,
+      waybackPerMinute: 60_000,
+      onResult: (r) => {
+        labels[r.id] = r.label;
+      },
+    });
     expect(Object.values(labels).filter((l) => l === 'verbatim')).toHaveLength(drifted);
     expect(instances.size).toBe(1);
     const [texts] = [...instances];

@@ -14,12 +14,12 @@ import { ExportError, readLabelled } from '../src/harbor/export.js';
 import { WRONG_IDS_SHOWN, formatGrade, grade } from '../src/harbor/grade.js';
 import { readLabels } from '../src/harbor/verifier.js';
 import { docSection } from './support/docs.js';
-import { ROOT, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { ROOT, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const ERRNO = /\bE[A-Z]{2,}\b/;
 
 describe('file-system errors in words', () => {
-  test('describeFsError words the codes and keeps node\'s words (without the code) for the rest', () => {
+  test("describeFsError words the codes and keeps node's words (without the code) for the rest", () => {
     const err = (code: string, message: string) => Object.assign(new Error(message), { code });
     expect(describeFsError(err('ENOENT', "ENOENT: no such file or directory, open '/x'"))).toBe('no such file');
     expect(describeFsError(err('EISDIR', 'EISDIR: illegal operation on a directory, read'))).toBe('is a folder');
@@ -47,16 +47,24 @@ describe('file-system errors in words', () => {
 describe('claims counted from 1', () => {
   test('the first claim is claim #1, and a duplicate names both by their place in the file', () => {
     expect(() => parseClaims([{ quote: 'q', url: 'http://127.0.0.1/' }])).toThrowError(/^claims\.json: claim #1: field "id" is missing/);
-    const dup = [{ id: 'a', quote: 'q', url: 'http://127.0.0.1/' }, { id: 'b', quote: 'q', url: 'http://127.0.0.1/' }, { id: 'a', quote: 'r', url: 'http://127.0.0.1/' }];
+    const dup = [
+      { id: 'a', quote: 'q', url: 'http://127.0.0.1/' },
+      { id: 'b', quote: 'q', url: 'http://127.0.0.1/' },
+      { id: 'a', quote: 'r', url: 'http://127.0.0.1/' },
+    ];
     expect(() => parseClaims(dup)).toThrowError('claims.json: claim #3 (id "a"): duplicate id, first used by claim #1; ids must be unique');
   });
 });
 
 describe('invalid JSON: line and column', () => {
   test.each([
-    ['a trailing comma', '[\n  {"id": "a", "quote": "q", "url": "http://x/"},\n]', "line 3, column 1: expected a value, found \"]\""],
+    ['a trailing comma', '[\n  {"id": "a", "quote": "q", "url": "http://x/"},\n]', 'line 3, column 1: expected a value, found "]"'],
     ['text that is not JSON at all (V8 gives no position)', 'id,quote,url\n', 'line 1, column 1: expected a value, found "i"'],
-    ['a raw line break in a string', '[{"id": "a", "quote": "two\nlines"}]', 'line 1, column 27: a line break or control character inside a string must be escaped, found "\\n"'],
+    [
+      'a raw line break in a string',
+      '[{"id": "a", "quote": "two\nlines"}]',
+      'line 1, column 27: a line break or control character inside a string must be escaped, found "\\n"',
+    ],
     ['a file cut short', '[{"id": "a"', "line 1, column 12: expected ',' or '}' after a property value, found the end of the file"],
   ])('%s', async (_what, text, where) => {
     const file = join(tempDir(), 'claims.json');
@@ -67,7 +75,9 @@ describe('invalid JSON: line and column', () => {
   test('grade: an answers file that is not JSON names the line and column', async () => {
     const file = join(tempDir(), 'answers.json');
     writeFileSync(file, '{\n  "a": "verbatim"\n  "b": "no_match"\n}\n');
-    expect(() => readLabels(file, 'answers')).toThrowError(`answers file ${file} is not valid JSON: line 3, column 3: expected ',' or '}' after a property value, found "\\""`);
+    expect(() => readLabels(file, 'answers')).toThrowError(
+      `answers file ${file} is not valid JSON: line 3, column 3: expected ',' or '}' after a property value, found "\\""`,
+    );
   });
 });
 
@@ -82,9 +92,16 @@ describe('export --labelled: JSON Lines, or a JSON array', () => {
     const jsonl = join(dir, 'l.jsonl');
     writeFileSync(jsonl, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
     const expected = readLabelled(jsonl).map((c) => [c.claim.id, c.label, c.public]);
-    for (const [name, text] of [['array.json', JSON.stringify(rows, null, 2)], ['one-line.json', JSON.stringify(rows)], ['object.json', JSON.stringify({ claims: rows }, null, 2)]] as const) {
+    for (const [name, text] of [
+      ['array.json', JSON.stringify(rows, null, 2)],
+      ['one-line.json', JSON.stringify(rows)],
+      ['object.json', JSON.stringify({ claims: rows }, null, 2)],
+    ] as const) {
       writeFileSync(join(dir, name), text);
-      expect(readLabelled(join(dir, name)).map((c) => [c.claim.id, c.label, c.public]), name).toEqual(expected);
+      expect(
+        readLabelled(join(dir, name)).map((c) => [c.claim.id, c.label, c.public]),
+        name,
+      ).toEqual(expected);
     }
   });
 
@@ -92,14 +109,18 @@ describe('export --labelled: JSON Lines, or a JSON array', () => {
     const dir = tempDir();
     const jsonl = join(dir, 'l.jsonl');
     writeFileSync(jsonl, `${JSON.stringify(rows[0])}\n\n{"id": "c", "quote": "q" "url": "http://x/"}\n`);
-    expect(() => readLabelled(jsonl)).toThrowError(new ExportError(`${jsonl}: line 3, column 26: not valid JSON: expected ',' or '}' after a property value, found "\\""`));
+    expect(() => readLabelled(jsonl)).toThrowError(
+      new ExportError(`${jsonl}: line 3, column 26: not valid JSON: expected ',' or '}' after a property value, found "\\""`),
+    );
     writeFileSync(jsonl, `${JSON.stringify(rows[0])}\n${JSON.stringify(rows[0])}\n`);
     expect(() => readLabelled(jsonl)).toThrowError(`${jsonl}: line 2 (id "a"): duplicate id, first used by line 1; ids must be unique`);
     const array = join(dir, 'a.json');
     writeFileSync(array, JSON.stringify([rows[0], { ...rows[1], label: 'maybe' }]));
     expect(() => readLabelled(array)).toThrowError(`${array}: claim #2 (id "b"): field "label" must be "verbatim" or "no_match", got "maybe"`);
     writeFileSync(array, '[1, 2]');
-    expect(() => readLabelled(array)).toThrowError(`${array}: claim #1: expected a JSON object; labelled claims are JSON Lines (one claim object per line) or a JSON array of claim objects`);
+    expect(() => readLabelled(array)).toThrowError(
+      `${array}: claim #1: expected a JSON object; labelled claims are JSON Lines (one claim object per line) or a JSON array of claim objects`,
+    );
   });
 });
 
@@ -173,9 +194,14 @@ describe('one error prefix across commands', () => {
 
 describe('every file quotecheck writes ends with a newline', () => {
   test('answers, report, reward and every exported task file', async () => {
-    const server = await serve([{ path: '/p', body: '<html><body><p>The committee approved the budget.</p></body></html>', headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+    const server = await serve([
+      { path: '/p', body: '<html><body><p>The committee approved the budget.</p></body></html>', headers: { 'content-type': 'text/html; charset=utf-8' } },
+    ]);
     const dir = tempDir();
-    const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'approved the budget', url: `${server.origin}/p` }, { id: 'b', quote: 'rejected', url: `${server.origin}/p` }]);
+    const claims = writeJson(join(dir, 'claims.json'), [
+      { id: 'a', quote: 'approved the budget', url: `${server.origin}/p` },
+      { id: 'b', quote: 'rejected', url: `${server.origin}/p` },
+    ]);
     const out = join(dir, 'answers.json');
     const report = join(dir, 'report.jsonl');
     const reward = join(dir, 'reward.txt');
@@ -218,7 +244,7 @@ describe('help: every option shows its default, in one format, and agrees with t
     }
   });
 
-  test('run: the documented option table\'s defaults are the help\'s defaults, option for option', () => {
+  test("run: the documented option table's defaults are the help's defaults, option for option", () => {
     // The table lives under the `quotecheck run` heading (docs/cli.md), found wherever it moves.
     const { text: section } = docSection('`quotecheck run`');
     const rows = [...section.matchAll(/^\| `(--[a-z-]+)[^`]*` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim().replace(/`/g, '')] as const);
@@ -235,7 +261,9 @@ describe('help: every option shows its default, in one format, and agrees with t
   });
 
   test('the retried statuses: the same list in the retry policy, run and verify help and the documentation (docs/cli.md)', () => {
-    const readmeRow = docSection('`quotecheck run`').text.split('\n').find((l) => l.startsWith('| `--retries N`'))!;
+    const readmeRow = docSection('`quotecheck run`')
+      .text.split('\n')
+      .find((l) => l.startsWith('| `--retries N`'))!;
     const list = [...RETRYABLE_STATUSES].join(', ');
     expect(readmeRow).toContain(list);
     for (const name of ['run', 'verify']) expect(helpText(name).replace(/\s+/g, ' ')).toContain(`HTTP ${list} (never other 4xx)`);

@@ -14,12 +14,13 @@ import { checkClaims } from '../src/check.js';
 import { fetchSource } from '../src/fetch/index.js';
 import { judgeAddress } from '../src/fetch/guard.js';
 import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
-import { CLI, FIXTURES, claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { CLI, FIXTURES, claimsRun, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const SECRET = 'INTERNAL-ONLY: the metadata token is 7f3a9c';
 const PUBLIC_TEXT = 'The harbour master counted forty-two ships on the first day of the fair.';
-const page = (text: string): string => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head><body><article><p>${text}</p><p>${'More prose about the fair. '.repeat(20)}</p></article></body></html>`;
+const page = (text: string): string =>
+  `<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head><body><article><p>${text}</p><p>${'More prose about the fair. '.repeat(20)}</p></article></body></html>`;
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -100,9 +101,12 @@ describe('the address rule against the IANA special-purpose registries', () => {
     expect(judgeAddress(address)).toEqual({ allowed: false, why });
   });
 
-  test.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888'])('%s, a global unicast address, is allowed', (address) => {
-    expect(judgeAddress(address)).toEqual({ allowed: true });
-  });
+  test.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888'])(
+    '%s, a global unicast address, is allowed',
+    (address) => {
+      expect(judgeAddress(address)).toEqual({ allowed: true });
+    },
+  );
 });
 
 describe('IPv4 inside IPv6: the address carried is what is judged', () => {
@@ -118,7 +122,13 @@ describe('IPv4 inside IPv6: the address carried is what is judged', () => {
     ['IPv4-compatible', (v4) => `::${v4}`],
     ['IPv4-translated', (v4) => `::ffff:0:${v4}`],
     ['NAT64', (v4) => `64:ff9b::${v4}`],
-    ['6to4', (v4) => { const o = ipaddr.IPv4.parse(v4).octets; return `2002:${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}::1`; }],
+    [
+      '6to4',
+      (v4) => {
+        const o = ipaddr.IPv4.parse(v4).octets;
+        return `2002:${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}::1`;
+      },
+    ],
     ['Teredo', (v4) => teredo('65.54.227.120', v4)],
   ];
   const inside: [string, string][] = [
@@ -176,14 +186,26 @@ describe('by default nothing private is reached, however the URL spells it', () 
     const run = await checkClaims([{ id: 'x', quote: SECRET, url: url(server.port) }], { retries: 0, timeoutMs: 3_000, wayback: 'off' });
     const r = run.results[0]!;
     expect(r).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
-    expect(r.note).toMatch(/^refused: .*(is|resolves to) .*\((127\.0\.0\.0\/8|::1\/128|0\.0\.0\.0\/8)\): not a global address; pass --allow-private to reach private networks/);
+    expect(r.note).toMatch(
+      /^refused: .*(is|resolves to) .*\((127\.0\.0\.0\/8|::1\/128|0\.0\.0\.0\/8)\): not a global address; pass --allow-private to reach private networks/,
+    );
     expect(r.note).not.toContain('\n');
     expect(server.hits('/secret')).toBe(0);
   });
 
   test('fetchSource without a dispatcher refuses too; allowPrivate opens it', async () => {
     const server = await serve([{ path: '/secret', body: SECRET, headers: { 'content-type': 'text/plain' } }]);
-    const settings = { timeoutMs: 2_000, retries: 0, backoffMinMs: 0, backoffMaxMs: 0, retryAfterCapMs: 0, budgetMs: 5_000, maxBytes: 1e6, maxRedirects: 5, userAgent: 'test' };
+    const settings = {
+      timeoutMs: 2_000,
+      retries: 0,
+      backoffMinMs: 0,
+      backoffMaxMs: 0,
+      retryAfterCapMs: 0,
+      budgetMs: 5_000,
+      maxBytes: 1e6,
+      maxRedirects: 5,
+      userAgent: 'test',
+    };
     const refused = await fetchSource(`${server.origin}/secret`, settings);
     expect(refused).toMatchObject({ ok: false, error: 'refused' });
     expect(server.hits('/secret')).toBe(0);
@@ -203,12 +225,21 @@ async function hostileArchive(fake: RunningWayback, location: string): Promise<{
       res.writeHead(302, { location }).end();
       return;
     }
-    void fetch(fake.origin + req.url).then(async (answer) => {
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
-    }, () => res.writeHead(502).end());
+    void fetch(fake.origin + req.url).then(
+      async (answer) => {
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+      },
+      () => res.writeHead(502).end(),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.4', resolve));
-  closers.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { origin: `http://127.0.0.4:${(server.address() as AddressInfo).port}`, captureRequests: () => captures };
 }
 
@@ -217,7 +248,10 @@ async function archiveSetup() {
   const secret = await serve([{ path: '/internal', body: page(`${PUBLIC_TEXT} ${SECRET}`), headers: html }], ['127.0.0.1']);
   // The claim's own URL: private, so today's page is refused, and the archive is asked for its capture.
   const claimUrl = `http://10.255.255.1/article`;
-  const fake = await startWaybackFake({ host: '127.0.0.4', captures: [{ url: claimUrl, timestamp: '20240301120000', body: page(`${PUBLIC_TEXT} ${SECRET}`), headers: html }] });
+  const fake = await startWaybackFake({
+    host: '127.0.0.4',
+    captures: [{ url: claimUrl, timestamp: '20240301120000', body: page(`${PUBLIC_TEXT} ${SECRET}`), headers: html }],
+  });
   closers.push(() => fake.close());
   const hostile = await hostileArchive(fake, `${secret.origin}/internal`);
   return { secret, fake, hostile, claimUrl };
@@ -227,7 +261,11 @@ describe('an archive that redirects a capture into the private network', () => {
   test('library: the configured archive is reached, the redirect out of it is refused, the internal page never fetched', async () => {
     const { secret, hostile, claimUrl } = await archiveSetup();
     const run = await checkClaims([{ id: 'c', quote: PUBLIC_TEXT, url: claimUrl, verify_date: '2024-05-01' }], {
-      retries: 0, timeoutMs: 3_000, wayback: 'always', waybackUrl: hostile.origin, waybackPerMinute: 6_000,
+      retries: 0,
+      timeoutMs: 3_000,
+      wayback: 'always',
+      waybackUrl: hostile.origin,
+      waybackPerMinute: 6_000,
     });
     const r = run.results[0]!;
     expect(hostile.captureRequests()).toBeGreaterThan(0);
@@ -240,15 +278,22 @@ describe('an archive that redirects a capture into the private network', () => {
   test('library: the same archive answering honestly is used, with private networks still refused for sources', async () => {
     const { fake, claimUrl } = await archiveSetup();
     const run = await checkClaims([{ id: 'c', quote: PUBLIC_TEXT, url: claimUrl, verify_date: '2024-05-01' }], {
-      retries: 0, timeoutMs: 3_000, wayback: 'always', waybackUrl: fake.origin, waybackPerMinute: 6_000,
+      retries: 0,
+      timeoutMs: 3_000,
+      wayback: 'always',
+      waybackUrl: fake.origin,
+      waybackPerMinute: 6_000,
     });
     expect(run.results[0]).toMatchObject({ label: 'verbatim', asOf: { source: 'wayback' } });
   });
 
-  test('a claim whose URL is on the archive\'s own origin is a source like any other: refused', async () => {
+  test("a claim whose URL is on the archive's own origin is a source like any other: refused", async () => {
     const { fake, claimUrl } = await archiveSetup();
     const run = await checkClaims([{ id: 'c', quote: PUBLIC_TEXT, url: `${fake.origin}/web/20240301120000id_/${claimUrl}` }], {
-      retries: 0, timeoutMs: 3_000, wayback: 'off', waybackUrl: fake.origin,
+      retries: 0,
+      timeoutMs: 3_000,
+      wayback: 'off',
+      waybackUrl: fake.origin,
     });
     expect(run.results[0]).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed', note: expect.stringMatching(/^refused: 127\.0\.0\.4 is loopback/) });
   });
@@ -256,12 +301,48 @@ describe('an archive that redirects a capture into the private network', () => {
   test('run --wayback always and verify --as-of: no internal request, the refusal in the report', async () => {
     const { secret, hostile, claimUrl } = await archiveSetup();
     const { claims, out, report } = claimsRun([{ id: 'c', quote: PUBLIC_TEXT, url: claimUrl, verify_date: '2024-05-01' }]);
-    const r = await runCliInProcess(['run', '--claims', claims, '--out', out, '--report', report, '--retries', '0', '--timeout', '3', '--wayback', 'always', '--wayback-url', hostile.origin, '--wayback-rate', '600', '--quiet']);
+    const r = await runCliInProcess([
+      'run',
+      '--claims',
+      claims,
+      '--out',
+      out,
+      '--report',
+      report,
+      '--retries',
+      '0',
+      '--timeout',
+      '3',
+      '--wayback',
+      'always',
+      '--wayback-url',
+      hostile.origin,
+      '--wayback-rate',
+      '600',
+      '--quiet',
+    ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ c: 'no_match' });
     expect(readFileSync(report, 'utf8')).not.toContain('metadata token');
     expect(readFileSync(report, 'utf8')).toContain('refused: 127.0.0.1 is loopback');
-    const v = await runCliInProcess(['verify', '--url', claimUrl, '--quote', PUBLIC_TEXT, '--as-of', '2024-05-01', '--wayback', 'always', '--wayback-url', hostile.origin, '--retries', '0', '--timeout', '3', '--json']);
+    const v = await runCliInProcess([
+      'verify',
+      '--url',
+      claimUrl,
+      '--quote',
+      PUBLIC_TEXT,
+      '--as-of',
+      '2024-05-01',
+      '--wayback',
+      'always',
+      '--wayback-url',
+      hostile.origin,
+      '--retries',
+      '0',
+      '--timeout',
+      '3',
+      '--json',
+    ]);
     expect(v.code).toBe(1);
     expect(v.stdout).not.toContain('metadata token');
     expect(secret.hits('/internal')).toBe(0);
@@ -270,11 +351,18 @@ describe('an archive that redirects a capture into the private network', () => {
 
   test('MCP: verify_quote with as_of through the hostile archive answers without the internal page, and the server answers the next call', async () => {
     const { secret, hostile, claimUrl } = await archiveSetup();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--wayback-url', hostile.origin, '--wayback-rate', '600', '--timeout', '3', '--retries', '0'], stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--wayback-url', hostile.origin, '--wayback-rate', '600', '--timeout', '3', '--retries', '0'],
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'network-rule-test', version: '1.0.0' });
     await client.connect(transport);
     closers.push(() => client.close());
-    const r = (await client.callTool({ name: 'verify_quote', arguments: { url: claimUrl, quote: PUBLIC_TEXT, as_of: '2024-05-01', wayback: 'always' } })) as CallToolResult;
+    const r = (await client.callTool({
+      name: 'verify_quote',
+      arguments: { url: claimUrl, quote: PUBLIC_TEXT, as_of: '2024-05-01', wayback: 'always' },
+    })) as CallToolResult;
     const body = JSON.stringify(r);
     expect(body).not.toContain('metadata token');
     // A refusal is about the call, not the quote: an error a model cannot take for a no_match answer.
@@ -290,7 +378,7 @@ describe('an archive that redirects a capture into the private network', () => {
   }, 30_000);
 });
 
-describe('the commands\' defaults', () => {
+describe("the commands' defaults", () => {
   test('run and verify refuse loopback without --allow-private, naming it; --block-private is still accepted; both together are refused', async () => {
     const server = await serve([{ path: '/p', body: page(PUBLIC_TEXT), headers: html }]);
     const { claims, out } = claimsRun([{ id: 'a', quote: PUBLIC_TEXT, url: `${server.origin}/p` }]);
@@ -308,10 +396,12 @@ describe('the commands\' defaults', () => {
     expect(both.stderr).toMatch(/'--block-private' cannot be used with option '--allow-private'/);
   });
 
-  test('export --allow-private writes it into the oracle\'s run and the MCP server\'s arguments; without it, neither has it', async () => {
+  test("export --allow-private writes it into the oracle's run and the MCP server's arguments; without it, neither has it", async () => {
     const dir = tempDir();
     const labelled = writeJson(join(dir, 'l.json'), [{ id: 'a', quote: 'q', url: 'http://10.0.0.5/p', label: 'no_match' }]);
-    expect((await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'open'), '--allow-private', '--with-mcp', '--name', 'n'])).code).toBe(0);
+    expect((await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'open'), '--allow-private', '--with-mcp', '--name', 'n'])).code).toBe(
+      0,
+    );
     expect(readFileSync(join(dir, 'open', 'n-001', 'solution', 'solve.sh'), 'utf8')).toMatch(/ run --claims .* "\$@" --allow-private; \}/);
     expect(readFileSync(join(dir, 'open', 'n-001', 'task.toml'), 'utf8')).toMatch(/args = \[\s*"mcp",\s*"--root",\s*"\/app",\s*"--allow-private"\s*\]/);
     expect((await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'closed'), '--with-mcp', '--name', 'n'])).code).toBe(0);

@@ -54,9 +54,24 @@ describe('run: every output path is checked before anything is fetched', () => {
 
   test.each([
     ['--out', 'a folder', (dir: string) => dir, (dir: string) => `--out ${dir}: is a folder; give a file name`],
-    ['--out', 'in a missing folder', (dir: string) => join(dir, 'gone', 'a.json'), (dir: string) => `--out ${join(dir, 'gone', 'a.json')}: folder ${join(dir, 'gone')} does not exist`],
-    ['--record', 'in a missing folder', (dir: string) => join(dir, 'gone', 'run.warc.gz'), (dir: string) => `--record ${join(dir, 'gone', 'run.warc.gz')}: folder ${join(dir, 'gone')} does not exist`],
-    ['--record', 'under a file', (dir: string) => join(dir, 'claims.json', 'run.warc.gz'), (dir: string) => `--record ${join(dir, 'claims.json', 'run.warc.gz')}: a part of the path is not a folder`],
+    [
+      '--out',
+      'in a missing folder',
+      (dir: string) => join(dir, 'gone', 'a.json'),
+      (dir: string) => `--out ${join(dir, 'gone', 'a.json')}: folder ${join(dir, 'gone')} does not exist`,
+    ],
+    [
+      '--record',
+      'in a missing folder',
+      (dir: string) => join(dir, 'gone', 'run.warc.gz'),
+      (dir: string) => `--record ${join(dir, 'gone', 'run.warc.gz')}: folder ${join(dir, 'gone')} does not exist`,
+    ],
+    [
+      '--record',
+      'under a file',
+      (dir: string) => join(dir, 'claims.json', 'run.warc.gz'),
+      (dir: string) => `--record ${join(dir, 'claims.json', 'run.warc.gz')}: a part of the path is not a folder`,
+    ],
     ['--report', 'a device', () => '/dev/null', () => '--report /dev/null: is not a regular file'],
   ])('%s %s: one line naming the option and the path', async (flag, _what, path, message) => {
     const { dir, claims, hits } = await setup();
@@ -70,10 +85,16 @@ describe('run: every output path is checked before anything is fetched', () => {
   test('--out naming the claims file, or the same file as --report, is refused before it is overwritten', async () => {
     const { dir, claims } = await setup();
     const before = readFileSync(claims, 'utf8');
-    expectOneLine(await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', claims]), `quotecheck: error: --out ${claims}: is the claims file; writing it would destroy the claims`);
+    expectOneLine(
+      await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', claims]),
+      `quotecheck: error: --out ${claims}: is the claims file; writing it would destroy the claims`,
+    );
     expect(readFileSync(claims, 'utf8')).toBe(before);
     const same = join(dir, 'x.json');
-    expectOneLine(await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', same, '--report', same]), `quotecheck: error: --out and --report name the same file ${same}; give each its own`);
+    expectOneLine(
+      await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', same, '--report', same]),
+      `quotecheck: error: --out and --report name the same file ${same}; give each its own`,
+    );
     expect(existsSync(same)).toBe(false);
   });
 
@@ -97,7 +118,9 @@ describe('run: every output path is checked before anything is fetched', () => {
     expect(readdirSync(dir)).toEqual([]);
     writeFileSync(join(dir, 'file'), 'x');
     expect(() => checkOutputPath(join(dir, 'file', 'y', 'r.txt'), '--reward', { createFolders: true })).toThrowError(OutputPathError);
-    expect(() => checkOutputPath(join(dir, 'file', 'y', 'r.txt'), '--reward', { createFolders: true })).toThrowError(`--reward ${join(dir, 'file', 'y', 'r.txt')}: a part of the path is not a folder`);
+    expect(() => checkOutputPath(join(dir, 'file', 'y', 'r.txt'), '--reward', { createFolders: true })).toThrowError(
+      `--reward ${join(dir, 'file', 'y', 'r.txt')}: a part of the path is not a folder`,
+    );
     expect(() => checkOutputPath(join(dir, 'file'), '--out', { folder: true })).toThrowError(`--out ${join(dir, 'file')}: exists and is not a folder`);
     expect(() => checkOutputPath('', '--out')).toThrowError('--out: the path is empty; give a file name');
   });
@@ -129,7 +152,10 @@ describe('grade and export check their output paths first', () => {
     expectOneLine(await runCliInProcess(['export', '--labelled', labelled, '--out', file]), `quotecheck: error: --out ${file}: exists and is not a folder`);
     mkdirSync(join(dir, 'full'));
     writeFileSync(join(dir, 'full', 'x'), 'x');
-    expectOneLine(await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'full')]), `quotecheck: error: --out ${join(dir, 'full')}: exists and is not empty; choose a new folder`);
+    expectOneLine(
+      await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'full')]),
+      `quotecheck: error: --out ${join(dir, 'full')}: exists and is not empty; choose a new folder`,
+    );
   });
 });
 

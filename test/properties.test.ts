@@ -16,15 +16,103 @@ const SINGLE_QUOTES = ['\u2018', '\u2019', '\u201A', '\u201B', '\u2032', '\u2035
 const DOUBLE_QUOTES = ['\u201C', '\u201D', '\u201E', '\u201F', '\u2033', '\u2036'];
 const DASHES = [...range(0x2010, 0x2015), '\u2212', '\uFE58', '\uFE63', '\uFF0D'];
 const WHITESPACE = [
-  ' ', '\t', '\n', '\v', '\f', '\r', '\u00A0', '\u1680', ...range(0x2000, 0x200A), '\u2028', '\u2029', '\u202F', '\u205F',
-  '\u3000', '\uFEFF', ...range(0x001C, 0x001F), '\u0085',
+  ' ',
+  '\t',
+  '\n',
+  '\v',
+  '\f',
+  '\r',
+  '\u00A0',
+  '\u1680',
+  ...range(0x2000, 0x200a),
+  '\u2028',
+  '\u2029',
+  '\u202F',
+  '\u205F',
+  '\u3000',
+  '\uFEFF',
+  ...range(0x001c, 0x001f),
+  '\u0085',
 ];
-const COMBINING = ['\u0300', '\u0301', '\u0302', '\u0303', '\u0307', '\u0308', '\u030A', '\u030C', '\u0313', '\u0327', '\u0331', '\u0342', '\u0345', '\u20DD', '\u3099', '\u{1D165}'];
-const ASTRAL = ['\u{1D49C}', '\u{1D400}', '\u{1D41A}', '\u{1F600}', '\u{1F44D}\u{1F3FD}', '\u{1F468}\u200D\u{1F469}', '\u{20000}', '\u{1D6BA}', '\u{10400}', '\u{10428}', '\u{1F1EB}\u{1F1F7}'];
+const COMBINING = [
+  '\u0300',
+  '\u0301',
+  '\u0302',
+  '\u0303',
+  '\u0307',
+  '\u0308',
+  '\u030A',
+  '\u030C',
+  '\u0313',
+  '\u0327',
+  '\u0331',
+  '\u0342',
+  '\u0345',
+  '\u20DD',
+  '\u3099',
+  '\u{1D165}',
+];
+const ASTRAL = [
+  '\u{1D49C}',
+  '\u{1D400}',
+  '\u{1D41A}',
+  '\u{1F600}',
+  '\u{1F44D}\u{1F3FD}',
+  '\u{1F468}\u200D\u{1F469}',
+  '\u{20000}',
+  '\u{1D6BA}',
+  '\u{10400}',
+  '\u{10428}',
+  '\u{1F1EB}\u{1F1F7}',
+];
 const TRICKY = [
-  'A', 'a', 'b', 'B', 'e', '\u00E9', 'J', 'H', 'T', 'W', 'Y', '\u0399', '\u03A5', // bases of the compositions that lowercasing creates (see below)
-  '\uFB01', '\u216B', '\u00BD', '\u00B2', '\u01C5', '\u0130', '\u03A3', '\u03C3', '\u03C2', '\u00DF', '\u1E9E', '\u212A', '\u212B', '\u00A8', '\u00B4',
-  '\u3131', '\u314F', '\u1100', '\u1161', '\uAC00', '\u30AB', '\uFF76', '\uFF9E', '\u00AD', '\u200B', '\u200D', '\u2026', '"', "'", '-', '.', '\u0E33', '\u0B47', '\u0B3E',
+  'A',
+  'a',
+  'b',
+  'B',
+  'e',
+  '\u00E9',
+  'J',
+  'H',
+  'T',
+  'W',
+  'Y',
+  '\u0399',
+  '\u03A5', // bases of the compositions that lowercasing creates (see below)
+  '\uFB01',
+  '\u216B',
+  '\u00BD',
+  '\u00B2',
+  '\u01C5',
+  '\u0130',
+  '\u03A3',
+  '\u03C3',
+  '\u03C2',
+  '\u00DF',
+  '\u1E9E',
+  '\u212A',
+  '\u212B',
+  '\u00A8',
+  '\u00B4',
+  '\u3131',
+  '\u314F',
+  '\u1100',
+  '\u1161',
+  '\uAC00',
+  '\u30AB',
+  '\uFF76',
+  '\uFF9E',
+  '\u00AD',
+  '\u200B',
+  '\u200D',
+  '\u2026',
+  '"',
+  "'",
+  '-',
+  '.',
+  '\u0E33',
+  '\u0B47',
+  '\u0B3E',
 ];
 const SPECIAL = [...SINGLE_QUOTES, ...DOUBLE_QUOTES, ...DASHES, ...WHITESPACE, ...COMBINING, ...ASTRAL, ...TRICKY];
 
@@ -146,14 +234,12 @@ describe('normalize (design §3)', () => {
 });
 
 describe('a quote cut from the text is always found', () => {
-  const cut = fc
-    .record({ t: text(50), a: fc.nat(), b: fc.nat() })
-    .map(({ t, a, b }) => {
-      const bounds = graphemeBoundaries(t);
-      const x = bounds[a % bounds.length]!;
-      const y = bounds[b % bounds.length]!;
-      return { t, i: Math.min(x, y), j: Math.max(x, y) };
-    });
+  const cut = fc.record({ t: text(50), a: fc.nat(), b: fc.nat() }).map(({ t, a, b }) => {
+    const bounds = graphemeBoundaries(t);
+    const x = bounds[a % bounds.length]!;
+    const y = bounds[b % bounds.length]!;
+    return { t, i: Math.min(x, y), j: Math.max(x, y) };
+  });
 
   test('for every cut at grapheme boundaries that normalizes locally (see cutIsLocal): at its first occurrence, with the text around it as evidence', () => {
     const meter = skipMeter();
@@ -207,27 +293,34 @@ describe('inserting a character into a found quote', () => {
   test('never keeps it verbatim when the inserted character survives normalization and is nowhere in the normalized text', () => {
     const meter = skipMeter();
     fc.assert(
-      fc.property(text(40), fc.nat(), fc.nat(), piece.filter((c) => Array.from(c).length === 1), fc.nat(), (t, a, b, c, k) => {
-        const bounds = graphemeBoundaries(t);
-        const x = bounds[a % bounds.length]!;
-        const y = bounds[b % bounds.length]!;
-        const raw = t.slice(Math.min(x, y), Math.max(x, y));
-        const views = textView(t);
-        fc.pre(normalize(raw) !== '' && findQuote(normalize(raw), views) !== null); // a found quote
-        const nc = normalize(c);
-        // Preconditions:
-        // 1. normalization does not remove the character (whitespace is trimmed or merged into a run);
-        // 2. its normalized form occurs nowhere in the normalized text;
-        // 3. it survives normalization in place: it is not composed with its neighbours
-        //    (a combining mark after a letter, a jamo) nor lowercased differently there (Σ).
-        meter.pre(nc !== '' && !views[0]!.text.includes(nc));
-        const points = Array.from(raw);
-        const at = k % (points.length + 1);
-        const inserted = [...points.slice(0, at), c, ...points.slice(at)].join('');
-        const q = normalize(inserted);
-        fc.pre(q.includes(nc));
-        expect(findQuote(q, views)).toBeNull();
-      }),
+      fc.property(
+        text(40),
+        fc.nat(),
+        fc.nat(),
+        piece.filter((c) => Array.from(c).length === 1),
+        fc.nat(),
+        (t, a, b, c, k) => {
+          const bounds = graphemeBoundaries(t);
+          const x = bounds[a % bounds.length]!;
+          const y = bounds[b % bounds.length]!;
+          const raw = t.slice(Math.min(x, y), Math.max(x, y));
+          const views = textView(t);
+          fc.pre(normalize(raw) !== '' && findQuote(normalize(raw), views) !== null); // a found quote
+          const nc = normalize(c);
+          // Preconditions:
+          // 1. normalization does not remove the character (whitespace is trimmed or merged into a run);
+          // 2. its normalized form occurs nowhere in the normalized text;
+          // 3. it survives normalization in place: it is not composed with its neighbours
+          //    (a combining mark after a letter, a jamo) nor lowercased differently there (Σ).
+          meter.pre(nc !== '' && !views[0]!.text.includes(nc));
+          const points = Array.from(raw);
+          const at = k % (points.length + 1);
+          const inserted = [...points.slice(0, at), c, ...points.slice(at)].join('');
+          const q = normalize(inserted);
+          fc.pre(q.includes(nc));
+          expect(findQuote(q, views)).toBeNull();
+        },
+      ),
       { seed: 1234, numRuns: 10_000 },
     );
     meter.expectMostRan(0.5);
@@ -331,7 +424,7 @@ describe('nearestSpan (approximate alignment)', () => {
     return span;
   }
 
-  test('short BMP texts: the span\'s edit distance is the reported one and the optimum, at most the quote\'s length, 0 exactly when the quote occurs', () => {
+  test("short BMP texts: the span's edit distance is the reported one and the optimum, at most the quote's length, 0 exactly when the quote occurs", () => {
     fc.assert(
       fc.property(pair(bmp), ({ quote, textValue }) => {
         const span = checkDistance(quote, textValue);
@@ -341,7 +434,7 @@ describe('nearestSpan (approximate alignment)', () => {
     );
   });
 
-  test('short texts with astral characters: the reported distance is the optimum, at most the quote\'s length, 0 exactly when the quote occurs', () => {
+  test("short texts with astral characters: the reported distance is the optimum, at most the quote's length, 0 exactly when the quote occurs", () => {
     fc.assert(
       fc.property(pair(astral), ({ quote, textValue }) => void checkDistance(quote, textValue)),
       { seed: 6, numRuns: 1500 },
@@ -351,7 +444,7 @@ describe('nearestSpan (approximate alignment)', () => {
   // The backward pass reverses by code unit, the unit both passes align, so the start maps back
   // exactly. Spans may still cut a surrogate pair (nearestSpan('\u{1F600}', 'x\u{1F603}') ends after
   // the high surrogate): the alignment is over code units, and the distance is measured the same way.
-  test('with astral characters, the span\'s own edit distance is the reported one', () => {
+  test("with astral characters, the span's own edit distance is the reported one", () => {
     fc.assert(
       fc.property(pair(astral), ({ quote, textValue }) => {
         const span = nearestSpan(quote, textValue)!;
@@ -381,21 +474,27 @@ describe('nearestSpan (approximate alignment)', () => {
     );
   });
 
-  test('long texts (anchored search): a planted copy with one edit is found at most that far, and the span\'s own edit distance is the reported one', () => {
+  test("long texts (anchored search): a planted copy with one edit is found at most that far, and the span's own edit distance is the reported one", () => {
     // One edit in a quote of 31 or more code points leaves a run of 15 on one side of it: an anchor sees it.
     const edit = fc.record({ op: fc.constantFrom('insert', 'delete', 'replace'), at: fc.nat(), ch: fc.constantFrom('z', '\u00E9', '\u{1F600}') });
     fc.assert(
-      fc.property(strings(astral, 31, 60).filter((q) => Array.from(q).length >= 31), strings(astral, 400, 3000), fc.nat(), edit, (quote, t, at, { op, at: k, ch }) => {
-        const points = Array.from(quote);
-        const i = k % points.length;
-        const copy = [...points.slice(0, i), ...(op === 'delete' ? [] : [ch]), ...points.slice(op === 'insert' ? i : i + 1)].join('');
-        const pos = at % (t.length + 1);
-        const textValue = t.slice(0, pos) + copy + t.slice(pos);
-        const span = nearestSpan(quote, textValue)!;
-        expect(span).not.toBeNull();
-        expect(span.distance).toBeLessThanOrEqual(editDistance(quote, copy));
-        expect(editDistance(quote, textValue.slice(span.start, span.end))).toBe(span.distance);
-      }),
+      fc.property(
+        strings(astral, 31, 60).filter((q) => Array.from(q).length >= 31),
+        strings(astral, 400, 3000),
+        fc.nat(),
+        edit,
+        (quote, t, at, { op, at: k, ch }) => {
+          const points = Array.from(quote);
+          const i = k % points.length;
+          const copy = [...points.slice(0, i), ...(op === 'delete' ? [] : [ch]), ...points.slice(op === 'insert' ? i : i + 1)].join('');
+          const pos = at % (t.length + 1);
+          const textValue = t.slice(0, pos) + copy + t.slice(pos);
+          const span = nearestSpan(quote, textValue)!;
+          expect(span).not.toBeNull();
+          expect(span.distance).toBeLessThanOrEqual(editDistance(quote, copy));
+          expect(editDistance(quote, textValue.slice(span.start, span.end))).toBe(span.distance);
+        },
+      ),
       { seed: 12, numRuns: 300 },
     );
   });

@@ -38,13 +38,23 @@ const TASK = 'task profile (560 claims, 130 sources, 17 asking to wait)';
 describe('the documented Performance figures agree with bench/results.json', () => {
   test('the two profiles: wall, every run, ideal, ratio, peak memory', () => {
     expectShown(figure(BENCH, /\| ([\d.]+) s \(runs/), results.quotecheck_seconds, 1);
-    expect(row(BENCH).match(/runs: ([\d., ]+)\)/)![1]!.split(', ').map(Number)).toEqual(results.quotecheck_runs_seconds.map((s: number) => Number(s.toFixed(1))));
+    expect(
+      row(BENCH)
+        .match(/runs: ([\d., ]+)\)/)![1]!
+        .split(', ')
+        .map(Number),
+    ).toEqual(results.quotecheck_runs_seconds.map((s: number) => Number(s.toFixed(1))));
     expectShown(figure(BENCH, /\| ([\d.]+) s \| [\d.]+x/), results.ideal_seconds, 1);
     expectShown(figure(BENCH, /([\d.]+)x the ideal/), results.ratio_vs_ideal, 2);
     expect(figure(BENCH, /peak memory (\d+) MB/)).toBe(results.peak_rss_mb);
     const task = results.task_profile;
     expectShown(figure(TASK, /\| ([\d.]+) s \(runs/), task.seconds, 1);
-    expect(row(TASK).match(/runs: ([\d., ]+)\)/)![1]!.split(', ').map(Number)).toEqual(task.runs_seconds.map((s: number) => Number(s.toFixed(1))));
+    expect(
+      row(TASK)
+        .match(/runs: ([\d., ]+)\)/)![1]!
+        .split(', ')
+        .map(Number),
+    ).toEqual(task.runs_seconds.map((s: number) => Number(s.toFixed(1))));
     expectShown(figure(TASK, /\| ([\d.]+) s \| [\d.]+x/), task.ideal_seconds, 1);
     expectShown(figure(TASK, /([\d.]+)x the ideal/), task.ratio_vs_ideal, 2);
     expect(figure(TASK, /peak memory (\d+) MB/)).toBe(task.peak_rss_mb);
@@ -100,7 +110,10 @@ describe('the documented Performance figures agree with bench/results.json', () 
   test('the scale phase: both scales, time per claim against 1x and the targets', () => {
     const s = results.scale;
     const big = `${s.factor}x`;
-    for (const [label, r] of [['1x', s.one_x], [big, s.scaled]] as const) {
+    for (const [label, r] of [
+      ['1x', s.one_x],
+      [big, s.scaled],
+    ] as const) {
       expect(figure(label, /^\| [^|]+ \| ([\d,]+) \|/)).toBe(r.claims);
       expect(figure(label, /^\| [^|]+ \| [\d,]+ \| ([\d,]+) \|/)).toBe(r.sources);
       expectShown(figure(label, /^(?:\| [^|]+ ){3}\| ([\d.]+) s/), r.wall_seconds, 1);
@@ -112,7 +125,12 @@ describe('the documented Performance figures agree with bench/results.json', () 
     // 1x is the mean of the two runs around the scaled one, as the README says.
     expect(s.one_x_wall).toMatch(/^mean of the two 1x runs/);
     expect(readme).toContain('the 1x figures are the mean of the two 1x runs');
-    expect(row('1x').match(/\(mean of ([\d., ]+)\)/)![1]!.split(', ').map(Number)).toEqual(s.one_x.runs_seconds.map((x: number) => Number(x.toFixed(1))));
+    expect(
+      row('1x')
+        .match(/\(mean of ([\d., ]+)\)/)![1]!
+        .split(', ')
+        .map(Number),
+    ).toEqual(s.one_x.runs_seconds.map((x: number) => Number(x.toFixed(1))));
     expectShown(figure(big, /([\d.]+)x the 1x time per claim/), s.ms_per_claim_ratio, 2);
     expect(row(big)).toContain(`per claim (target ${s.target_ms_per_claim_ratio}: ${s.ms_per_claim_target_met ? 'met' : 'missed'})`);
     expect(row(big)).toContain(`peak memory target ${s.target_peak_rss_mb} MB: ${s.peak_rss_target_met ? 'met' : 'missed'}`);

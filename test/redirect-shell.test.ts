@@ -11,7 +11,7 @@ import { detectShell, resolveRedirect } from '../src/diagnose/shells.js';
 import { markupRedirect, markupSignals, parseRefresh, scriptRedirect } from '../src/extract/markup.js';
 import { normalize } from '../src/normalize.js';
 import { SHELL_MAX_TEXT } from '../src/page-shell-limits.js';
-import { CLI, runCli, runCliInProcess, serve } from './support/helpers.js';
+import { CLI, runCliInProcess, serve } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const QUOTE = 'The committee approved the budget on Tuesday after a long debate.';
@@ -26,25 +26,33 @@ const ROUTES: Route[] = [
   // No text at all: extraction says `empty`, and diagnosis reads the markup from the body.
   { path: '/shell', body: '<!doctype html><html><head><meta http-equiv="refresh" content="0; url=/quoted-charset"></head><body></body></html>', headers: html },
   // A quoted, relative target (against the page's folder), with a line of text.
-  { path: '/dir/shell', body: `<html><head><meta http-equiv="Refresh" content="0;URL='../quoted-charset'"><title>Redirecting</title></head><body><p>Redirecting... <a href="../quoted-charset">click here</a> if nothing happens.</p></body></html>`, headers: html },
+  {
+    path: '/dir/shell',
+    body: `<html><head><meta http-equiv="Refresh" content="0;URL='../quoted-charset'"><title>Redirecting</title></head><body><p>Redirecting... <a href="../quoted-charset">click here</a> if nothing happens.</p></body></html>`,
+    headers: html,
+  },
   // "URL = '...'" with whitespace around "=", a comma, and a target without the quote.
   { path: '/shell-other', body: `<html><head><meta content="2, URL = 'other'" http-equiv="refresh"></head><body><p>Moved.</p></body></html>`, headers: html },
   // A one-line script redirect on an empty page.
   { path: '/shell-script', body: '<html><head><script>window.location.replace("/quoted-charset");</script></head><body></body></html>', headers: html },
-  { path: '/shell-script-href', body: "<html><body><script>location.href = '/other';</script><noscript>Please enable JavaScript.</noscript></body></html>", headers: html },
+  {
+    path: '/shell-script-href',
+    body: "<html><body><script>location.href = '/other';</script><noscript>Please enable JavaScript.</noscript></body></html>",
+    headers: html,
+  },
   { path: '/long', body: LONG, headers: html },
   // A redirect shell whose target does not answer.
   { path: '/shell-gone', body: '<meta http-equiv="refresh" content="0;url=/gone">', headers: html },
   { path: '/gone', status: 404, body: 'not here', headers: { 'content-type': 'text/plain' } },
 ];
 
-describe('parseRefresh: the HTML standard\'s shared declarative refresh steps', () => {
+describe("parseRefresh: the HTML standard's shared declarative refresh steps", () => {
   test.each([
     ['0; url=/quoted-charset', 0, '/quoted-charset'],
-    ['0;URL=\'/a b\'', 0, '/a b'],
+    ["0;URL='/a b'", 0, '/a b'],
     ['5, url = "/x"', 5, '/x'],
     ['  3  /z', 3, '/z'],
-    ['0; URL = \'/q\'trailing', 0, '/q'],
+    ["0; URL = '/q'trailing", 0, '/q'],
     ['.5;url=/dot', 0, '/dot'],
     ['1.5; url=/frac', 1, '/frac'],
     ['0; "/quoted-no-url"', 0, '/quoted-no-url'],
@@ -67,11 +75,11 @@ describe('parseRefresh: the HTML standard\'s shared declarative refresh steps', 
 
 describe('scriptRedirect: a one-line script that sets the location to a literal', () => {
   test.each([
-    ['location.href = \'/a\'', '/a'],
+    ["location.href = '/a'", '/a'],
     ['window.location = "/b";', '/b'],
     ['document.location.href="/c"', '/c'],
     ['location.replace("https://example.com/d")', 'https://example.com/d'],
-    ['window.location.assign( \'/e\' );', '/e'],
+    ["window.location.assign( '/e' );", '/e'],
     ['top.location = `/f`', '/f'],
     ['<!-- \nwindow.location.replace("\\/g\\u0031")\n// -->', '/g1'],
   ])('%j -> %j', (script, target) => {
@@ -81,6 +89,7 @@ describe('scriptRedirect: a one-line script that sets the location to a literal'
     ['location.href = targetHref'],
     ['if (location.href == "/x") go()'],
     ['location.href = "/x" + location.hash'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the page's own script text, a template literal it does not run here
     ['location.href = `/x/${id}`'],
     ['foo.location = "/x"'],
     [`var app = ${'"filler",'.repeat(60)}; location.href = "/x";`],
@@ -95,7 +104,8 @@ describe('markupSignals: the redirect a page asks for', () => {
     expect(markupSignals(page, 0).redirect).toEqual({ via: 'meta refresh', target: 'story?id=1&p=2', base: 'https://example.com/news/' });
   });
   test('the first refresh that parses wins; one in a comment or a script is not markup', () => {
-    const page = '<!-- <meta http-equiv="refresh" content="0;url=/commented"> --><script>document.write(\'<meta http-equiv="refresh" content="0;url=/scripted">\')</script><meta http-equiv="refresh" content="nonsense"><meta http-equiv="refresh" content="1;url=/real"><meta http-equiv="refresh" content="0;url=/second">';
+    const page =
+      '<!-- <meta http-equiv="refresh" content="0;url=/commented"> --><script>document.write(\'<meta http-equiv="refresh" content="0;url=/scripted">\')</script><meta http-equiv="refresh" content="nonsense"><meta http-equiv="refresh" content="1;url=/real"><meta http-equiv="refresh" content="0;url=/second">';
     expect(markupRedirect(page, false)).toEqual({ via: 'meta refresh', target: '/real' });
   });
   test('a refresh with no URL (a reload) is no redirect; a script redirect only on a page all but empty', () => {
@@ -116,7 +126,9 @@ describe('detectShell: a redirect shell', () => {
     detectShell({ status: 200, markup: markupSignals(page, text.length), text, url });
   test('the target resolved against the page URL, in the evidence', () => {
     expect(shellOf('<meta http-equiv="refresh" content="0; url=../b/target.html">', '')).toEqual({
-      kind: 'redirect', evidence: 'meta refresh to https://example.com/b/target.html', strong: true,
+      kind: 'redirect',
+      evidence: 'meta refresh to https://example.com/b/target.html',
+      strong: true,
       redirect: { target: 'https://example.com/b/target.html', via: 'meta refresh' },
     });
   });
@@ -135,19 +147,26 @@ describe('a redirect shell in a run: diagnosis `empty` with its target, label un
   test('each kind of redirect shell, and a long page with a refresh stays an ordinary page', async () => {
     const server = await serve(ROUTES);
     const at = (path: string) => `${server.origin}${path}`;
-    const { entries } = parseClaims([
-      { id: 'meta', quote: QUOTE, url: at('/shell') },
-      { id: 'relative', quote: QUOTE, url: at('/dir/shell') },
-      { id: 'spaces', quote: QUOTE, url: at('/shell-other') },
-      { id: 'script', quote: QUOTE, url: at('/shell-script') },
-      { id: 'script-href', quote: QUOTE, url: at('/shell-script-href') },
-      { id: 'long', quote: QUOTE, url: at('/long') },
-      { id: 'on-shell', quote: 'Redirecting... click here', url: at('/dir/shell') },
-    ], 'claims');
+    const { entries } = parseClaims(
+      [
+        { id: 'meta', quote: QUOTE, url: at('/shell') },
+        { id: 'relative', quote: QUOTE, url: at('/dir/shell') },
+        { id: 'spaces', quote: QUOTE, url: at('/shell-other') },
+        { id: 'script', quote: QUOTE, url: at('/shell-script') },
+        { id: 'script-href', quote: QUOTE, url: at('/shell-script-href') },
+        { id: 'long', quote: QUOTE, url: at('/long') },
+        { id: 'on-shell', quote: 'Redirecting... click here', url: at('/dir/shell') },
+      ],
+      'claims',
+    );
     const run = await checkClaims(entries, { allowPrivate: true, retries: 0, timeoutMs: 5000 });
     const byId = Object.fromEntries(run.results.map((r) => [r.id, r]));
     const shell = (id: string, via: string, target: string) => {
-      expect(byId[id], id).toMatchObject({ label: 'no_match', diagnosis: 'empty', note: `the page is a redirect shell (${via} to ${at(target)}): the document is at its target` });
+      expect(byId[id], id).toMatchObject({
+        label: 'no_match',
+        diagnosis: 'empty',
+        note: `the page is a redirect shell (${via} to ${at(target)}): the document is at its target`,
+      });
     };
     shell('meta', 'meta refresh', '/quoted-charset');
     shell('relative', 'meta refresh', '/quoted-charset');
@@ -158,7 +177,14 @@ describe('a redirect shell in a run: diagnosis `empty` with its target, label un
     // The label is the test on the fetched page: text on the shell itself still matches.
     expect(byId['on-shell']).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim' });
     // The run fetched only the cited pages, never a target.
-    expect(run.sources.map((s) => new URL(s.url).pathname).sort()).toEqual(['/dir/shell', '/long', '/shell', '/shell-other', '/shell-script', '/shell-script-href']);
+    expect(run.sources.map((s) => new URL(s.url).pathname).sort()).toEqual([
+      '/dir/shell',
+      '/long',
+      '/shell',
+      '/shell-other',
+      '/shell-script',
+      '/shell-script-href',
+    ]);
   });
 });
 
@@ -167,9 +193,24 @@ describe('verify on a redirect shell: the quote at its target', () => {
     const server = await serve(ROUTES);
     const options = { allowPrivate: true, retries: 0, timeoutMs: 5000 };
     const found = await verifyQuote(`${server.origin}/dir/shell`, QUOTE, options);
-    expect(found).toMatchObject({ label: 'no_match', diagnosis: 'empty', redirect: { target: `${server.origin}/quoted-charset`, via: 'meta refresh', found: true, diagnosis: 'verbatim', final_url: `${server.origin}/quoted-charset`, note: null } });
+    expect(found).toMatchObject({
+      label: 'no_match',
+      diagnosis: 'empty',
+      redirect: {
+        target: `${server.origin}/quoted-charset`,
+        via: 'meta refresh',
+        found: true,
+        diagnosis: 'verbatim',
+        final_url: `${server.origin}/quoted-charset`,
+        note: null,
+      },
+    });
     const missing = await verifyQuote(`${server.origin}/shell-script-href`, QUOTE, options);
-    expect(missing).toMatchObject({ label: 'no_match', diagnosis: 'empty', redirect: { target: `${server.origin}/other`, via: 'script', found: false, diagnosis: 'not_found' } });
+    expect(missing).toMatchObject({
+      label: 'no_match',
+      diagnosis: 'empty',
+      redirect: { target: `${server.origin}/other`, via: 'script', found: false, diagnosis: 'not_found' },
+    });
     const gone = await verifyQuote(`${server.origin}/shell-gone`, QUOTE, options);
     expect(gone.redirect).toMatchObject({ target: `${server.origin}/gone`, found: false, diagnosis: 'fetch_failed' });
     const ordinary = await verifyQuote(`${server.origin}/long`, QUOTE, options);
@@ -180,7 +221,7 @@ describe('verify on a redirect shell: the quote at its target', () => {
     expect(onShell).not.toHaveProperty('redirect');
   });
 
-  test('the CLI says where the page redirects and whether the quote is there; --json adds `redirect`; the exit code is the page\'s own label', async () => {
+  test("the CLI says where the page redirects and whether the quote is there; --json adds `redirect`; the exit code is the page's own label", async () => {
     const server = await serve(ROUTES);
     const found = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/shell`, '--quote', QUOTE]);
     expect(found.code).toBe(1);
@@ -192,18 +233,30 @@ describe('verify on a redirect shell: the quote at its target', () => {
     expect(missing.stdout).toContain(`the page redirects (meta refresh) to ${server.origin}/other: the quote is not there either (diagnosis: not_found`);
     const json = await runCliInProcess(['verify', '--allow-private', '--json', '--url', `${server.origin}/shell-script`, '--quote', QUOTE]);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ label: 'no_match', diagnosis: 'empty', redirect: { target: `${server.origin}/quoted-charset`, via: 'script', found: true, diagnosis: 'verbatim' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      label: 'no_match',
+      diagnosis: 'empty',
+      redirect: { target: `${server.origin}/quoted-charset`, via: 'script', found: true, diagnosis: 'verbatim' },
+    });
   });
 
   test('the MCP verify_quote tool gives the same `redirect`', async () => {
     const server = await serve(ROUTES);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--allow-private', '--timeout', '5', '--retries', '0'], stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--allow-private', '--timeout', '5', '--retries', '0'],
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'quotecheck-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       const r = (await client.callTool({ name: 'verify_quote', arguments: { url: `${server.origin}/shell`, quote: QUOTE } })) as CallToolResult;
       expect(r.isError).toBeFalsy();
-      expect(r.structuredContent).toMatchObject({ label: 'no_match', diagnosis: 'empty', redirect: { target: `${server.origin}/quoted-charset`, via: 'meta refresh', found: true } });
+      expect(r.structuredContent).toMatchObject({
+        label: 'no_match',
+        diagnosis: 'empty',
+        redirect: { target: `${server.origin}/quoted-charset`, via: 'meta refresh', found: true },
+      });
     } finally {
       await client.close();
     }

@@ -16,10 +16,14 @@ import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/he
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };
-const page = (title: string, body: string): string => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body><article><h1>${title}</h1>${body}</article></body></html>`;
+const page = (title: string, body: string): string =>
+  `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body><article><h1>${title}</h1>${body}</article></body></html>`;
 
 // Two sources that changed since their claims were labelled: the labelled text is only in the archive's capture.
-const BUDGET_THEN = page('Budget', '<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p>');
+const BUDGET_THEN = page(
+  'Budget',
+  '<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p>',
+);
 const BUDGET_NOW = page('Budget', '<p>The committee approved a revised budget on Wednesday.</p><p>Members praised the new school lunch program.</p>');
 const BRIDGE_THEN = page('Bridge', '<p>The old bridge will close for repairs in the spring of next year.</p>');
 const BRIDGE_NOW = page('Bridge', '<p>The old bridge reopened to traffic this week after repairs.</p>');
@@ -33,7 +37,12 @@ afterEach(async () => {
 
 type Row = Record<string, unknown> & { id: string; as_of: Record<string, unknown> | null };
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
-const rows = (path: string): Row[] => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row).sort((a, b) => a.id.localeCompare(b.id));
+const rows = (path: string): Row[] =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Row)
+    .sort((a, b) => a.id.localeCompare(b.id));
 
 /** A report row without what may differ between a live run and its replay: times, the live/replay kind, a live text's fetch time. */
 function comparable(row: Row): Row {
@@ -72,15 +81,62 @@ async function recordRun(): Promise<Recording> {
   });
   archives.push(wb);
   const labelled = [
-    { id: 'budget-then', quote: 'approved the budget on Tuesday after a long debate', url: budget, verify_date: '2024-05-01', evidence: { sha256: sha256(BUDGET_THEN) }, label: 'verbatim' },
-    { id: 'budget-lunch', quote: 'praised the new school lunch program', url: budget, verify_date: '2024-05-01', evidence: { sha256: sha256(BUDGET_THEN) }, label: 'verbatim' },
-    { id: 'bridge-then', quote: 'will close for repairs in the spring', url: bridge, verify_date: '2024-03-02', evidence: { sha256: sha256(BRIDGE_THEN) }, label: 'verbatim' },
-    { id: 'bridge-made-up', quote: 'the bridge was painted bright green', url: bridge, verify_date: '2024-03-02', evidence: { sha256: sha256(BRIDGE_THEN) }, label: 'no_match' },
+    {
+      id: 'budget-then',
+      quote: 'approved the budget on Tuesday after a long debate',
+      url: budget,
+      verify_date: '2024-05-01',
+      evidence: { sha256: sha256(BUDGET_THEN) },
+      label: 'verbatim',
+    },
+    {
+      id: 'budget-lunch',
+      quote: 'praised the new school lunch program',
+      url: budget,
+      verify_date: '2024-05-01',
+      evidence: { sha256: sha256(BUDGET_THEN) },
+      label: 'verbatim',
+    },
+    {
+      id: 'bridge-then',
+      quote: 'will close for repairs in the spring',
+      url: bridge,
+      verify_date: '2024-03-02',
+      evidence: { sha256: sha256(BRIDGE_THEN) },
+      label: 'verbatim',
+    },
+    {
+      id: 'bridge-made-up',
+      quote: 'the bridge was painted bright green',
+      url: bridge,
+      verify_date: '2024-03-02',
+      evidence: { sha256: sha256(BRIDGE_THEN) },
+      label: 'no_match',
+    },
   ];
   const dir = tempDir();
-  const claims = writeJson(join(dir, 'claims.json'), labelled.map(({ label: _label, ...claim }) => claim));
+  const claims = writeJson(
+    join(dir, 'claims.json'),
+    labelled.map(({ label: _label, ...claim }) => claim),
+  );
   const warc = join(dir, 'run.warc.gz');
-  const live = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'live.json'), '--report', join(dir, 'live.jsonl'), '--record', warc, '--wayback-url', wb.origin, '--wayback-rate', '6000']);
+  const live = await runCliInProcess([
+    'run',
+    '--allow-private',
+    '--quiet',
+    '--claims',
+    claims,
+    '--out',
+    join(dir, 'live.json'),
+    '--report',
+    join(dir, 'live.jsonl'),
+    '--record',
+    warc,
+    '--wayback-url',
+    wb.origin,
+    '--wayback-rate',
+    '6000',
+  ]);
   expect(live.code, live.stderr).toBe(0);
   const answers = readJson(join(dir, 'live.json'));
   expect(answers).toEqual(Object.fromEntries(labelled.map((c) => [c.id, c.label])));
@@ -112,7 +168,10 @@ describe('a replay answers archive requests from the base the recording asked', 
       expect(r.code, `${name}: ${r.stderr}`).toBe(0);
       expect(r.answers, name).toEqual(rec.live.answers);
       expect(r.rows.map(comparable), name).toEqual(rec.live.rows.map(comparable));
-      expect(r.rows.every((row) => !/not in the archive/.test(String(row.note ?? ''))), name).toBe(true);
+      expect(
+        r.rows.every((row) => !/not in the archive/.test(String(row.note ?? ''))),
+        name,
+      ).toBe(true);
       const lines = r.stderr.split('\n').filter((l) => /Wayback requests are answered/.test(l));
       expect(lines, `${name}: ${r.stderr}`).toHaveLength(1);
       expect(lines[0]).toContain(`replaying ${rec.warc}: no request leaves this machine; Wayback requests are ${said}`);
@@ -123,13 +182,32 @@ describe('a replay answers archive requests from the base the recording asked', 
     expect((await readArchive(rec.warc)).records[0]).toMatchObject({ type: 'warcinfo', fields: { 'wayback-base': rec.wayback } });
 
     // verify too: the capture the recording fetched decides, with the base said on stderr.
-    const v = await runCliInProcess(['verify', '--allow-private', '--json', '--url', String(rec.labelled[0]!.url), '--quote', String(rec.labelled[0]!.quote), '--as-of', '2024-05-01', '--wayback', 'always', '--replay', rec.warc]);
+    const v = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--json',
+      '--url',
+      String(rec.labelled[0]!.url),
+      '--quote',
+      String(rec.labelled[0]!.quote),
+      '--as-of',
+      '2024-05-01',
+      '--wayback',
+      'always',
+      '--replay',
+      rec.warc,
+    ]);
     expect(v.code, v.stderr).toBe(0);
     expect(JSON.parse(v.stdout)).toMatchObject({ label: 'verbatim', as_of: { capture_url: expect.stringContaining(`${rec.wayback}/web/20240430120000id_/`) } });
-    expect(v.stderr.trim()).toBe(`quotecheck: replaying ${rec.warc}: Wayback requests are answered from its recording of ${rec.wayback}, not ${DEFAULT_WAYBACK}`);
+    expect(v.stderr.trim()).toBe(
+      `quotecheck: replaying ${rec.warc}: Wayback requests are answered from its recording of ${rec.wayback}, not ${DEFAULT_WAYBACK}`,
+    );
 
     // The library: a replay opened with no options answers the default base's requests from the recorded one.
-    const lib = await checkClaims(JSON.parse(readFileSync(rec.claims, 'utf8')) as ClaimInput[], { allowPrivate: true, transport: { kind: 'replay', archive: await openReplay(rec.warc) } });
+    const lib = await checkClaims(JSON.parse(readFileSync(rec.claims, 'utf8')) as ClaimInput[], {
+      allowPrivate: true,
+      transport: { kind: 'replay', archive: await openReplay(rec.warc) },
+    });
     expect(Object.fromEntries(lib.results.map((r) => [r.id, r.label]))).toEqual(rec.live.answers);
   }, 60_000);
 
@@ -158,7 +236,9 @@ describe('a replay answers archive requests from the base the recording asked', 
     const refused = await replay(first, 'joined-bare', [], joined);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toContain(`${joined} holds Wayback answers recorded from several archives (${first.wayback}, ${second.wayback}); give --wayback-url with the one to replay`);
+    expect(refused.stderr).toContain(
+      `${joined} holds Wayback answers recorded from several archives (${first.wayback}, ${second.wayback}); give --wayback-url with the one to replay`,
+    );
     const chosen = await replay(first, 'joined-first', ['--wayback-url', `${first.wayback}/`], joined);
     expect(chosen.code, chosen.stderr).toBe(0);
     expect(chosen.answers).toEqual(first.live.answers);
@@ -184,7 +264,19 @@ describe('a replay answers archive requests from the base the recording asked', 
 
     // A frozen edition made from a run against the stand-in: no --wayback-url in solve.sh, the MCP args or the instruction.
     const frozen = join(rec.dir, 'frozen');
-    const made = await runCliInProcess(['export', '--labelled', labelled, '--out', frozen, '--warc', rec.warc, '--allow-private', '--with-mcp', '--name', 'frozen']);
+    const made = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      frozen,
+      '--warc',
+      rec.warc,
+      '--allow-private',
+      '--with-mcp',
+      '--name',
+      'frozen',
+    ]);
     expect(made.code, made.stderr).toBe(0);
     for (const t of readdirSync(frozen)) {
       for (const file of ['solution/solve.sh', 'task.toml', 'instruction.md']) {

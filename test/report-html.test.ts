@@ -10,39 +10,97 @@ import { CHROMIUM, EDGE_PX, HAVE_CHROMIUM, pageInChromium, textRights } from './
 if (!HAVE_CHROMIUM) console.warn(`test/report-html.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
 
 const row = (over: Partial<ClaimRow> & Pick<ClaimRow, 'id'>): ClaimRow => ({
-  quote: 'a quote', url: 'http://127.0.0.1:9/page', gold: 'verbatim', answer: 'verbatim', correct: true, diagnosis: 'verbatim', ...over,
+  quote: 'a quote',
+  url: 'http://127.0.0.1:9/page',
+  gold: 'verbatim',
+  answer: 'verbatim',
+  correct: true,
+  diagnosis: 'verbatim',
+  ...over,
 });
 
 function task(name: string, rows: ClaimRow[], over: Partial<TaskRun> = {}): TaskRun {
   const correct = rows.filter((r) => r.correct).length;
   const baseline = rows.filter((r) => r.gold === 'no_match').length / rows.length;
   return {
-    task: name, reward: correct / rows.length, claims: rows.length, correct, baseline, floor: baseline,
-    agentExit: 0, verifierExit: 0, seconds: 12.25, problems: [], grade: { correct } as Grade, rows, ...over,
+    task: name,
+    reward: correct / rows.length,
+    claims: rows.length,
+    correct,
+    baseline,
+    floor: baseline,
+    agentExit: 0,
+    verifierExit: 0,
+    seconds: 12.25,
+    problems: [],
+    grade: { correct } as Grade,
+    rows,
+    ...over,
   };
 }
 
 /** Two tasks: "clean" (all right: its section starts closed) and "mixed" (two wrong answers, with evidence of every kind). */
 function sampleReport(): BenchReport {
   const clean = task('clean', [
-    row({ id: 'c-1', quote: 'The Budget Was Approved', selector: { exact: 'The Budget Was Approved', prefix: 'xxxxxx On Tuesday, after debate, ', suffix: ' by the full Committee in March.' } }),
+    row({
+      id: 'c-1',
+      quote: 'The Budget Was Approved',
+      selector: { exact: 'The Budget Was Approved', prefix: 'xxxxxx On Tuesday, after debate, ', suffix: ' by the full Committee in March.' },
+    }),
     row({ id: 'c-2', quote: 'nothing to see', gold: 'no_match', answer: 'no_match', diagnosis: 'not_found' }),
   ]);
-  const mixed = task('mixed', [
-    row({ id: 'm-1', quote: 'the cat sat on the mat', gold: 'no_match', answer: 'verbatim', correct: false, diagnosis: 'near_miss',
-      nearest: { text: 'the cat sat upon the mat', raw: 'The Cat sat UPON the mat', similarity: 0.91, diff: [{ op: 'equal', text: 'the cat sat' }, { op: 'missing', text: 'on' }, { op: 'extra', text: 'UPON' }, { op: 'equal', text: 'the mat' }] } }),
-    row({ id: 'm-2', quote: 'old style', gold: 'no_match', answer: 'no_match', diagnosis: 'near_miss', nearest: { text: 'old styles', similarity: 0.8 } }),
-    row({ id: 'm-3', quote: 'Context Only', gold: 'verbatim', answer: 'no_match', correct: false, diagnosis: 'fetch_failed', note: 'connection failed' }),
-    row({ id: 'm-4', quote: 'Mixed Case Words', context: 'before mixed case words after' }),
-  ], { problems: ['agent exited 1'] });
+  const mixed = task(
+    'mixed',
+    [
+      row({
+        id: 'm-1',
+        quote: 'the cat sat on the mat',
+        gold: 'no_match',
+        answer: 'verbatim',
+        correct: false,
+        diagnosis: 'near_miss',
+        nearest: {
+          text: 'the cat sat upon the mat',
+          raw: 'The Cat sat UPON the mat',
+          similarity: 0.91,
+          diff: [
+            { op: 'equal', text: 'the cat sat' },
+            { op: 'missing', text: 'on' },
+            { op: 'extra', text: 'UPON' },
+            { op: 'equal', text: 'the mat' },
+          ],
+        },
+      }),
+      row({ id: 'm-2', quote: 'old style', gold: 'no_match', answer: 'no_match', diagnosis: 'near_miss', nearest: { text: 'old styles', similarity: 0.8 } }),
+      row({ id: 'm-3', quote: 'Context Only', gold: 'verbatim', answer: 'no_match', correct: false, diagnosis: 'fetch_failed', note: 'connection failed' }),
+      row({ id: 'm-4', quote: 'Mixed Case Words', context: 'before mixed case words after' }),
+    ],
+    { problems: ['agent exited 1'] },
+  );
   const long = task('long', [
-    row({ id: 'm-5', quote: 'a capture', gold: 'no_match', answer: 'no_match', diagnosis: 'not_found', url: `http://127.0.0.1:9/${'deep/'.repeat(60)}page`,
-      note: `judged on the Wayback capture of 2024-04-15T09:00:00Z, the latest at or before 2024-05-01: http://127.0.0.4:41733/web/20240415090000id_/http://127.0.0.1:9/${'very-long-path-segment-'.repeat(30)}page?query=${'x'.repeat(200)}` }),
+    row({
+      id: 'm-5',
+      quote: 'a capture',
+      gold: 'no_match',
+      answer: 'no_match',
+      diagnosis: 'not_found',
+      url: `http://127.0.0.1:9/${'deep/'.repeat(60)}page`,
+      note: `judged on the Wayback capture of 2024-04-15T09:00:00Z, the latest at or before 2024-05-01: http://127.0.0.4:41733/web/20240415090000id_/http://127.0.0.1:9/${'very-long-path-segment-'.repeat(30)}page?query=${'x'.repeat(200)}`,
+    }),
   ]);
   return {
-    agent: 'oracle', isolation: 'paths', tasks_dir: '/tmp/tasks', mean_reward: (clean.reward + mixed.reward) / 2,
-    baseline_mean_reward: (clean.baseline + mixed.baseline) / 2, claims: 7, correct: clean.correct + mixed.correct, seconds: 24.5,
-    confusion: emptyConfusion(), diagnoses: { near_miss: 2, verbatim: 2, not_found: 2, fetch_failed: 1 }, drifted_sources: 0, claims_from_captures: 0,
+    agent: 'oracle',
+    isolation: 'paths',
+    tasks_dir: '/tmp/tasks',
+    mean_reward: (clean.reward + mixed.reward) / 2,
+    baseline_mean_reward: (clean.baseline + mixed.baseline) / 2,
+    claims: 7,
+    correct: clean.correct + mixed.correct,
+    seconds: 24.5,
+    confusion: emptyConfusion(),
+    diagnoses: { near_miss: 2, verbatim: 2, not_found: 2, fetch_failed: 1 },
+    drifted_sources: 0,
+    claims_from_captures: 0,
     advice: ['every source failed in 1 of 2 tasks (mixed): connection failed. Check: is the server running?'],
     tasks: [clean, mixed, long],
   };
@@ -119,7 +177,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
     await arriving.close();
   });
 
-  test('evidence in the page\'s own case, whole words, the difference struck and inserted; one name for the no_match share', async () => {
+  test("evidence in the page's own case, whole words, the difference struck and inserted; one name for the no_match share", async () => {
     const page = await open('#task-clean');
     const found = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'c-1' }) }).locator('.ev.match');
     expect(await found.locator('mark').innerText()).toBe('The Budget Was Approved');
@@ -147,7 +205,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
     expect(await page.locator('#advice').innerText()).toContain('every source failed in 1 of 2 tasks (mixed)');
     await page.close();
   });
-  test('a note with a long capture URL wraps inside its column: nothing runs past the page\'s width', async () => {
+  test("a note with a long capture URL wraps inside its column: nothing runs past the page's width", async () => {
     const page = await open('#task-long');
     await page.setViewportSize({ width: 1100, height: 800 });
     const width = await page.evaluate(() => document.documentElement.clientWidth);

@@ -35,7 +35,10 @@ describe('ReportFile and reorderReport', () => {
     expect(report.lines).toBe(3);
     report.close();
     reorderReport(path, ['a', 'b', 'c']);
-    expect(wholeLines(path)).toEqual({ rows: [expect.objectContaining({ id: 'a' }), expect.objectContaining({ id: 'b' }), expect.objectContaining({ id: 'c' })], cut: '' });
+    expect(wholeLines(path)).toEqual({
+      rows: [expect.objectContaining({ id: 'a' }), expect.objectContaining({ id: 'b' }), expect.objectContaining({ id: 'c' })],
+      cut: '',
+    });
     expect(readdirSync(dir)).toEqual(['r.jsonl']);
   });
 
@@ -66,61 +69,94 @@ describe('ReportFile and reorderReport', () => {
 /** A site whose every claim is verbatim once decided: a claim shown `verbatim` in the answers file is a claim the run decided. */
 async function slowSite(sources: number, claimsPer: number): Promise<{ claims: string; dir: string; ids: string[] }> {
   const sentence = (i: number) => `Source ${i} says the harbour bridge will open to walkers in the spring of next year.`;
-  const server = await serve(Array.from({ length: sources }, (_, i) => ({
-    path: `/s/${i}`,
-    body: `<html><body><article><p>${sentence(i)}</p><p>${'Other words about the town and its river. '.repeat(40)}</p></article></body></html>`,
-    headers: html,
-    delayMs: 30 + ((i * 37) % 11) * 40,
-  })));
-  const claims = Array.from({ length: sources }, (_, i) => Array.from({ length: claimsPer }, (_, k) => ({ id: `s${i}-${k}`, quote: sentence(i), url: `${server.origin}/s/${i}` }))).flat();
+  const server = await serve(
+    Array.from({ length: sources }, (_, i) => ({
+      path: `/s/${i}`,
+      body: `<html><body><article><p>${sentence(i)}</p><p>${'Other words about the town and its river. '.repeat(40)}</p></article></body></html>`,
+      headers: html,
+      delayMs: 30 + ((i * 37) % 11) * 40,
+    })),
+  );
+  const claims = Array.from({ length: sources }, (_, i) =>
+    Array.from({ length: claimsPer }, (_, k) => ({ id: `s${i}-${k}`, quote: sentence(i), url: `${server.origin}/s/${i}` })),
+  ).flat();
   const dir = tempDir();
   return { claims: writeJson(join(dir, 'claims.json'), claims), dir, ids: claims.map((c) => c.id) };
 }
 
 describe('quotecheck run --report streams', () => {
-  test.each([1, 25, 70])('SIGKILL once %i claims show decided: every whole line parses and the report covers every claim the answers file shows decided', async (after) => {
-    const { claims, dir, ids } = await slowSite(60, 2);
-    const out = join(dir, 'answers.json');
-    const report = join(dir, 'report.jsonl');
-    let seen = 0;
-    const r = await runCli(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report, '--concurrency', '3', '--per-host', '3'], {
-      onSpawn: async (child) => {
-        for (let i = 0; i < 600; i++) {
-          await sleep(20);
-          try {
-            seen = Object.values(JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>).filter((l) => l === 'verbatim').length;
-          } catch {
-            continue; // not written yet
-          }
-          if (seen >= after) break;
-        }
-        child.kill('SIGKILL');
-      },
-    });
-    expect(r.signal).toBe('SIGKILL');
-    expect(seen).toBeGreaterThanOrEqual(after);
-    // The answers file: whole, every claim, in input order.
-    const answers = JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>;
-    expect(Object.keys(answers)).toEqual(ids);
-    const decided = ids.filter((id) => answers[id] === 'verbatim');
-    // The report: every whole line parses (wholeLines throws otherwise); a cut last line is the only damage allowed.
-    const { rows, cut } = wholeLines(report);
-    if (cut !== '') expect(() => JSON.parse(cut)).toThrow();
-    const reported = rows.map((x) => x.id as string);
-    expect(new Set(reported).size).toBe(reported.length);
-    expect(reported.filter((id) => !ids.includes(id))).toEqual([]);
-    for (const id of decided) expect(reported, `${id} is verbatim in the answers file`).toContain(id);
-    for (const row of rows) expect(row).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim' });
-    expect(rows.length).toBeLessThan(ids.length); // killed in the middle
-  }, 60_000);
+  test.each([1, 25, 70])(
+    'SIGKILL once %i claims show decided: every whole line parses and the report covers every claim the answers file shows decided',
+    async (after) => {
+      const { claims, dir, ids } = await slowSite(60, 2);
+      const out = join(dir, 'answers.json');
+      const report = join(dir, 'report.jsonl');
+      let seen = 0;
+      const r = await runCli(
+        ['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report, '--concurrency', '3', '--per-host', '3'],
+        {
+          onSpawn: async (child) => {
+            for (let i = 0; i < 600; i++) {
+              await sleep(20);
+              try {
+                seen = Object.values(JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>).filter((l) => l === 'verbatim').length;
+              } catch {
+                continue; // not written yet
+              }
+              if (seen >= after) break;
+            }
+            child.kill('SIGKILL');
+          },
+        },
+      );
+      expect(r.signal).toBe('SIGKILL');
+      expect(seen).toBeGreaterThanOrEqual(after);
+      // The answers file: whole, every claim, in input order.
+      const answers = JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>;
+      expect(Object.keys(answers)).toEqual(ids);
+      const decided = ids.filter((id) => answers[id] === 'verbatim');
+      // The report: every whole line parses (wholeLines throws otherwise); a cut last line is the only damage allowed.
+      const { rows, cut } = wholeLines(report);
+      if (cut !== '') expect(() => JSON.parse(cut)).toThrow();
+      const reported = rows.map((x) => x.id as string);
+      expect(new Set(reported).size).toBe(reported.length);
+      expect(reported.filter((id) => !ids.includes(id))).toEqual([]);
+      for (const id of decided) expect(reported, `${id} is verbatim in the answers file`).toContain(id);
+      for (const row of rows) expect(row).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim' });
+      expect(rows.length).toBeLessThan(ids.length); // killed in the middle
+    },
+    60_000,
+  );
 
-  test('a whole run: a line per claim in decision order, or in the claims file\'s order with --report-order input (no temp file left)', async () => {
+  test("a whole run: a line per claim in decision order, or in the claims file's order with --report-order input (no temp file left)", async () => {
     const { claims, dir, ids } = await slowSite(12, 2);
-    const decision = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'a.json'), '--report', join(dir, 'decision.jsonl')]);
+    const decision = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      claims,
+      '--out',
+      join(dir, 'a.json'),
+      '--report',
+      join(dir, 'decision.jsonl'),
+    ]);
     expect(decision.code, decision.stderr).toBe(0);
     const streamed = wholeLines(join(dir, 'decision.jsonl')).rows.map((x) => x.id);
     expect([...streamed].sort()).toEqual([...ids].sort());
-    const input = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'b.json'), '--report', join(dir, 'input.jsonl'), '--report-order', 'input']);
+    const input = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      claims,
+      '--out',
+      join(dir, 'b.json'),
+      '--report',
+      join(dir, 'input.jsonl'),
+      '--report-order',
+      'input',
+    ]);
     expect(input.code, input.stderr).toBe(0);
     expect(wholeLines(join(dir, 'input.jsonl')).rows.map((x) => x.id)).toEqual(ids);
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json', 'claims.json', 'decision.jsonl', 'input.jsonl']);

@@ -23,7 +23,8 @@ function isolatedCopy(): string {
 
 const entry = (dir: string, file: string): string => join(dir, basename(file));
 
-const PAGE = '<html><head><title>Harbour</title></head><body><article><p>The harbour master counted forty-two ships before the storm.</p><p>Nobody left the pier.</p></article></body></html>';
+const PAGE =
+  '<html><head><title>Harbour</title></head><body><article><p>The harbour master counted forty-two ships before the storm.</p><p>Nobody left the pier.</p></article></body></html>';
 
 describe('the shipped build, alone', () => {
   test('run: an HTML page through the worker threads and a PDF through pdftotext, as the installed CLI answers them', async () => {
@@ -41,32 +42,55 @@ describe('the shipped build, alone', () => {
     const out = join(work, 'answers.json');
     const report = join(work, 'report.jsonl');
     // Asynchronously: the loopback server answers from this very process. Its own folder as the working folder.
-    await execFileAsync(process.execPath, [entry(dir, BUNDLE_FILES.quotecheck), 'run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report], { cwd: dir });
+    await execFileAsync(
+      process.execPath,
+      [entry(dir, BUNDLE_FILES.quotecheck), 'run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report],
+      { cwd: dir },
+    );
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ h1: 'verbatim', h2: 'no_match', p1: 'verbatim' });
-    const rows = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; extractor: string; diagnosis: string });
+    const rows = readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; extractor: string; diagnosis: string });
     expect(Object.fromEntries(rows.map((r) => [r.id, r.extractor]))).toEqual({ h1: 'readability', h2: 'readability', p1: 'pdftotext' });
     expect(rows.find((r) => r.id === 'h2')!.diagnosis).toBe('near_miss');
   });
 
-  test('verify, grade and export; the MCP server lists its tools to the SDK\'s own client', async () => {
+  test("verify, grade and export; the MCP server lists its tools to the SDK's own client", async () => {
     const server = await serve([{ path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
     const dir = isolatedCopy();
     const cli = entry(dir, BUNDLE_FILES.quotecheck);
-    const verify = await execFileAsync(process.execPath, [cli, 'verify', '--allow-private', '--url', `${server.origin}/page`, '--quote', 'Nobody left the pier', '--json']);
+    const verify = await execFileAsync(process.execPath, [
+      cli,
+      'verify',
+      '--allow-private',
+      '--url',
+      `${server.origin}/page`,
+      '--quote',
+      'Nobody left the pier',
+      '--json',
+    ]);
     expect(JSON.parse(verify.stdout)).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim' });
 
     const work = tempDir();
     writeJson(join(work, 'gold.json'), { a: 'verbatim', b: 'no_match' });
     writeJson(join(work, 'answers.json'), { a: 'verbatim', b: 'verbatim' });
-    const graded = spawnSync(process.execPath, [cli, 'grade', '--answers', join(work, 'answers.json'), '--gold', join(work, 'gold.json'), '--reward', join(work, 'reward.txt')], { encoding: 'utf8' });
+    const graded = spawnSync(
+      process.execPath,
+      [cli, 'grade', '--answers', join(work, 'answers.json'), '--gold', join(work, 'gold.json'), '--reward', join(work, 'reward.txt')],
+      { encoding: 'utf8' },
+    );
     expect(graded.status, graded.stderr).toBe(0);
     expect(readFileSync(join(work, 'reward.txt'), 'utf8')).toBe('0.5\n');
 
     // export from the build itself ships the build itself, byte for byte.
     writeFileSync(join(work, 'l.jsonl'), `${JSON.stringify({ id: 'a', quote: 'q', url: 'https://example.org/a', label: 'verbatim' })}\n`);
-    const exported = spawnSync(process.execPath, [cli, 'export', '--labelled', join(work, 'l.jsonl'), '--out', join(work, 'ds'), '--name', 'x'], { encoding: 'utf8' });
+    const exported = spawnSync(process.execPath, [cli, 'export', '--labelled', join(work, 'l.jsonl'), '--out', join(work, 'ds'), '--name', 'x'], {
+      encoding: 'utf8',
+    });
     expect(exported.status, exported.stderr).toBe(0);
-    for (const f of readdirSync(dir)) expect(readFileSync(join(work, 'ds', 'x-001', 'solution', 'quotecheck', f)).equals(readFileSync(join(dir, f))), f).toBe(true);
+    for (const f of readdirSync(dir))
+      expect(readFileSync(join(work, 'ds', 'x-001', 'solution', 'quotecheck', f)).equals(readFileSync(join(dir, f))), f).toBe(true);
 
     const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', '--allow-private'], stderr: 'pipe' });
     const client = new Client({ name: 'quotecheck-shipped-test', version: '1.0.0' });
@@ -81,18 +105,20 @@ describe('the shipped build, alone', () => {
     }
   }, 60_000);
 
-  test('solve.sh writes the answers even where the agent\'s log folder cannot be written (it says so, and skips the report)', async () => {
+  test("solve.sh writes the answers even where the agent's log folder cannot be written (it says so, and skips the report)", async () => {
     const server = await serve([{ path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
     const dir = tempDir();
     const task = makeTask(dir, 't', [{ id: 'h1', quote: 'counted forty-two ships', url: `${server.origin}/page`, gold: 'verbatim' }]);
     const app = join(dir, 'app');
     cpSync(join(task, 'environment', 'claims.json'), join(app, 'claims.json'));
-    const r = await execFileAsync('bash', [join(task, 'solution', 'solve.sh')], { env: { ...process.env, QUOTECHECK_APP_DIR: app, QUOTECHECK_AGENT_LOGS: '/dev/null/logs' } });
+    const r = await execFileAsync('bash', [join(task, 'solution', 'solve.sh')], {
+      env: { ...process.env, QUOTECHECK_APP_DIR: app, QUOTECHECK_AGENT_LOGS: '/dev/null/logs' },
+    });
     expect(r.stderr).toContain('solve.sh: /dev/null/logs cannot be written: no evidence report');
     expect(JSON.parse(readFileSync(join(app, 'answers.json'), 'utf8'))).toEqual({ h1: 'verbatim' });
   });
 
-  test('the grader imports Node\'s own modules and nothing else', () => {
+  test("the grader imports Node's own modules and nothing else", () => {
     const grader = readFileSync(join(shippedDir(), basename(BUNDLE_FILES.grader)), 'utf8');
     const imports = [...grader.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)].map((m) => m[1]);
     expect(imports.length).toBeGreaterThan(0);
@@ -100,4 +126,3 @@ describe('the shipped build, alone', () => {
     expect(grader).not.toMatch(/\brequire\(/);
   });
 });
-

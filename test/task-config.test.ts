@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { buildGolden } from '../golden/build.js';
 import { planTasks, readLabelled, writeDataset } from '../src/harbor/export.js';
 import { GOLDEN_WAYBACK_URL } from '../golden/server.js';
-import { ROOT, runCli, runCliInProcess, tempDir } from './support/helpers.js';
+import { ROOT, runCliInProcess, tempDir } from './support/helpers.js';
 import { checkTaskFolder } from './support/harbor-helpers.js';
 import { shippedDir } from '../src/harbor/ship.js';
 
@@ -16,43 +16,57 @@ import { shippedDir } from '../src/harbor/ship.js';
  * 73fd120e731217b38f31667932ea26a28cdd4fff in the fork LegoX/harbor), written strictly: pydantic would ignore an
  * unknown key, so a misspelt one (skill_dir, mcpServers) would silently do nothing; here it fails.
  */
-const McpServer = z.strictObject({
-  name: z.string().min(1),
-  transport: z.enum(['sse', 'streamable-http', 'stdio']),
-  url: z.string().optional(),
-  command: z.string().optional(),
-  args: z.array(z.string()).optional(),
-}).refine((s) => s.transport !== 'stdio' || !!s.command, { message: "'command' is required for transport 'stdio'" })
+const McpServer = z
+  .strictObject({
+    name: z.string().min(1),
+    transport: z.enum(['sse', 'streamable-http', 'stdio']),
+    url: z.string().optional(),
+    command: z.string().optional(),
+    args: z.array(z.string()).optional(),
+  })
+  .refine((s) => s.transport !== 'stdio' || !!s.command, { message: "'command' is required for transport 'stdio'" })
   .refine((s) => s.transport === 'stdio' || !!s.url, { message: "'url' is required for sse and streamable-http" });
 
-const TaskConfig = z.strictObject({
-  schema_version: z.string().optional(),
-  version: z.string().optional(),
-  task: z.record(z.string(), z.unknown()).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  verifier: z.strictObject({ timeout_sec: z.number().positive(), env: z.record(z.string(), z.string()).optional(), user: z.union([z.string(), z.number().int()]).optional() }).optional(),
-  agent: z.strictObject({ timeout_sec: z.number().positive().optional(), user: z.union([z.string(), z.number().int()]).optional() }).optional(),
-  environment: z.strictObject({
-    build_timeout_sec: z.number().positive().optional(),
-    docker_image: z.string().optional(),
-    cpus: z.number().int().positive().optional(),
-    memory_mb: z.number().int().positive().optional(),
-    storage_mb: z.number().int().positive().optional(),
-    gpus: z.number().int().nonnegative().optional(),
-    allow_internet: z.boolean().optional(),
-    skills_dir: z.string().startsWith('/').optional(),
-    mcp_servers: z.array(McpServer).optional(),
-  }).optional(),
-  solution: z.record(z.string(), z.unknown()).optional(),
-  source: z.string().optional(),
-}).refine((c) => c.schema_version !== undefined || c.version !== undefined, { message: 'schema_version (or version) is required' });
+const TaskConfig = z
+  .strictObject({
+    schema_version: z.string().optional(),
+    version: z.string().optional(),
+    task: z.record(z.string(), z.unknown()).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    verifier: z
+      .strictObject({
+        timeout_sec: z.number().positive(),
+        env: z.record(z.string(), z.string()).optional(),
+        user: z.union([z.string(), z.number().int()]).optional(),
+      })
+      .optional(),
+    agent: z.strictObject({ timeout_sec: z.number().positive().optional(), user: z.union([z.string(), z.number().int()]).optional() }).optional(),
+    environment: z
+      .strictObject({
+        build_timeout_sec: z.number().positive().optional(),
+        docker_image: z.string().optional(),
+        cpus: z.number().int().positive().optional(),
+        memory_mb: z.number().int().positive().optional(),
+        storage_mb: z.number().int().positive().optional(),
+        gpus: z.number().int().nonnegative().optional(),
+        allow_internet: z.boolean().optional(),
+        skills_dir: z.string().startsWith('/').optional(),
+        mcp_servers: z.array(McpServer).optional(),
+      })
+      .optional(),
+    solution: z.record(z.string(), z.unknown()).optional(),
+    source: z.string().optional(),
+  })
+  .refine((c) => c.schema_version !== undefined || c.version !== undefined, { message: 'schema_version (or version) is required' });
 
 type Variant = 'plain' | 'skill' | 'mcp' | 'both';
 const VARIANTS: Record<Variant, string[]> = { plain: [], skill: ['--with-skill'], mcp: ['--with-mcp'], both: ['--with-skill', '--with-mcp'] };
 const SKILL_MD = readFileSync(join(ROOT, 'skills', 'quote-verification', 'SKILL.md'), 'utf8');
 
 function taskDirs(dataset: string): string[] {
-  return readdirSync(dataset).map((d) => join(dataset, d)).filter((d) => statSync(d).isDirectory() && existsSync(join(d, 'task.toml')));
+  return readdirSync(dataset)
+    .map((d) => join(dataset, d))
+    .filter((d) => statSync(d).isDirectory() && existsSync(join(d, 'task.toml')));
 }
 
 /** Checks one task folder against the schema and against what its variant promises; returns the parsed config. */
@@ -111,7 +125,9 @@ describe('the schema check itself', () => {
 
 describe('quotecheck export: every variant is a valid Harbor task', () => {
   function labelledFile(dir: string): string {
-    const lines = Array.from({ length: 12 }, (_, i) => JSON.stringify({ id: `c${i + 1}`, quote: `words number ${i}`, url: `https://example.org/doc-${i % 4}`, label: i % 2 ? 'verbatim' : 'no_match' }));
+    const lines = Array.from({ length: 12 }, (_, i) =>
+      JSON.stringify({ id: `c${i + 1}`, quote: `words number ${i}`, url: `https://example.org/doc-${i % 4}`, label: i % 2 ? 'verbatim' : 'no_match' }),
+    );
     const file = join(dir, 'labelled.jsonl');
     writeFileSync(file, `${lines.join('\n')}\n`);
     return file;
@@ -181,7 +197,12 @@ describe('the golden tasks in every variant', () => {
   // One derivation of the labels (the slow part, about 20 s on 2 cores) writes all four variants.
   it('build into a temp folder, pass the schema, and the plain variant is the committed golden/tasks', () => {
     const dir = tempDir();
-    const variants: Record<Variant, { skill?: boolean; mcp?: boolean }> = { plain: {}, skill: { skill: true }, mcp: { mcp: true }, both: { skill: true, mcp: true } };
+    const variants: Record<Variant, { skill?: boolean; mcp?: boolean }> = {
+      plain: {},
+      skill: { skill: true },
+      mcp: { mcp: true },
+      both: { skill: true, mcp: true },
+    };
     const log = console.log;
     console.log = () => {};
     try {
@@ -189,16 +210,27 @@ describe('the golden tasks in every variant', () => {
     } finally {
       console.log = log;
     }
-    const committed = taskDirs(join(ROOT, 'golden', 'tasks')).map((d) => d.split('/').pop()).sort();
+    const committed = taskDirs(join(ROOT, 'golden', 'tasks'))
+      .map((d) => d.split('/').pop())
+      .sort();
     expect(committed).toHaveLength(11);
     for (const v of Object.keys(variants) as Variant[]) {
       const tasks = taskDirs(join(dir, v));
       expect(tasks.map((d) => d.split('/').pop()).sort()).toEqual(committed);
       // The golden sources are on loopback (the server refuses it unless told); the drift task's archive is a stand-in.
-      for (const t of tasks) checkTask(t, v, ['mcp', '--root', '/app', '--allow-private', ...(t.endsWith('/drift') ? ['--wayback-url', GOLDEN_WAYBACK_URL] : [])]);
+      for (const t of tasks)
+        checkTask(t, v, ['mcp', '--root', '/app', '--allow-private', ...(t.endsWith('/drift') ? ['--wayback-url', GOLDEN_WAYBACK_URL] : [])]);
     }
     for (const name of committed) {
-      for (const file of ['task.toml', 'instruction.md', 'environment/Dockerfile', 'environment/claims.json', 'solution/solve.sh', 'tests/test.sh', 'tests/gold.json']) {
+      for (const file of [
+        'task.toml',
+        'instruction.md',
+        'environment/Dockerfile',
+        'environment/claims.json',
+        'solution/solve.sh',
+        'tests/test.sh',
+        'tests/gold.json',
+      ]) {
         expect(readFileSync(join(dir, 'plain', name!, file), 'utf8'), `${name}/${file}`).toBe(readFileSync(join(ROOT, 'golden', 'tasks', name!, file), 'utf8'));
       }
     }

@@ -21,7 +21,8 @@ const CLAIMS = [
 ];
 const GOLD = { a: 'verbatim', b: 'no_match', c: 'no_match' };
 
-const canUnshare = process.getuid?.() === 0 && spawnSync('unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
+const canUnshare =
+  process.getuid?.() === 0 && spawnSync('unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
 
 /** A container's folders on the host: /app, /logs (verifier and agent), the verifier folder of the task's layout. */
 interface Box {
@@ -55,7 +56,6 @@ interface RunOptions {
   /** The verifier's environment (default: a harness's plain one). */
   env?: NodeJS.ProcessEnv;
 }
-
 
 /** Runs the verifier as a harness does, in a private mount and PID namespace; returns its output and the reward file. */
 function runVerifier(box: Box, opts: RunOptions = {}): { stdout: string; reward: string | undefined; rewardKind: string } {
@@ -145,7 +145,7 @@ describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 an
     expect(r.stdout).toContain('reward 0: cannot read answers file /app/answers.json: no such file');
   });
 
-  test('a read-only reward.txt holding 1 in a folder made read-only, verifier as root and as the folder\'s owner', () => {
+  test("a read-only reward.txt holding 1 in a folder made read-only, verifier as root and as the folder's owner", () => {
     for (const uid of [undefined, AGENT_UID]) {
       const box = makeBox();
       writeFileSync(join(box.verifierLogs, 'reward.txt'), '1\n');
@@ -228,25 +228,26 @@ describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 an
     writeFileSync(join(box.app, 'answers.json'), '{}');
     // A root agent's programs in /usr/local/sbin, first on the default PATH (here a folder mounted over it).
     const fakes = fakeBin(join(box.root, 'sbin'), '/logs/verifier/reward.txt');
-    const r = runVerifier(box, { mounts: [[fakes, '/usr/local/sbin']], env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', NODE_OPTIONS: '--title=fake' } });
+    const r = runVerifier(box, {
+      mounts: [[fakes, '/usr/local/sbin']],
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', NODE_OPTIONS: '--title=fake' },
+    });
     expect(r.stdout).not.toContain('FAKE');
     expect(r.reward).toBe('0');
     expect(r.stdout).toMatch(/accuracy 0\.000 \(0\/3 correct\)/);
   });
 
-  test('under a login shell as the agent\'s user: ~/.local/bin on PATH and NODE_OPTIONS from ~/.profile reach nothing', () => {
+  test("under a login shell as the agent's user: ~/.local/bin on PATH and NODE_OPTIONS from ~/.profile reach nothing", () => {
     const box = makeBox();
     writeFileSync(join(box.app, 'answers.json'), '{}');
     const home = join(box.root, 'home');
     fakeBin(join(home, '.local', 'bin'), '/logs/verifier/reward.txt');
     writeFileSync(join(home, 'evil.cjs'), "require('fs').writeFileSync('/logs/verifier/reward.txt', '1\\n'); console.log('FAKE preload'); process.exit(0);\n");
     // What Debian's own ~/.profile does (~/.local/bin first on PATH), plus what an agent would add.
-    writeFileSync(join(home, '.profile'), [
-      'if [ -d "$HOME/.local/bin" ]; then PATH="$HOME/.local/bin:$PATH"; fi',
-      `export NODE_OPTIONS="--require $HOME/evil.cjs"`,
-      'export PATH',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(home, '.profile'),
+      ['if [ -d "$HOME/.local/bin" ]; then PATH="$HOME/.local/bin:$PATH"; fi', `export NODE_OPTIONS="--require $HOME/evil.cjs"`, 'export PATH', ''].join('\n'),
+    );
     spawnSync('chown', ['-R', `${AGENT_UID}:${AGENT_UID}`, home]);
     chmodSync(box.verifierLogs, 0o1777);
     const r = runVerifier(box, {
@@ -260,7 +261,7 @@ describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 an
   });
 });
 
-describe('the verifier\'s file rules (verifier.ts)', () => {
+describe("the verifier's file rules (verifier.ts)", () => {
   test('readLabels: a regular file only, never the gold by another name', () => {
     const dir = tempDir();
     const gold = join(dir, 'gold.json');
@@ -302,7 +303,7 @@ describe('the verifier\'s file rules (verifier.ts)', () => {
     expect(readdirSync(dir).filter((n) => n.startsWith('.')).length).toBe(0);
   });
 
-  test('verify: the reward is 0 from the start; a broken gold is the task\'s error, with the 0 left standing', () => {
+  test("verify: the reward is 0 from the start; a broken gold is the task's error, with the 0 left standing", () => {
     const dir = tempDir();
     const logs = join(dir, 'logs');
     writeFileSync(join(dir, 'gold.json'), '{ not json');

@@ -48,7 +48,12 @@ const FEB = '<html><head><title>Feb</title></head><body class="x"><p>February te
 
 /** Captures of http://example.org/page in SURT-equivalent spellings, with 3xx and 404s among them. */
 const CAPTURES: Capture[] = [
-  { url: 'http://www.Example.org/page', timestamp: '20190615120000', body: '<html><body><p>June 2019</p></body></html>', headers: { 'content-type': 'text/html' } },
+  {
+    url: 'http://www.Example.org/page',
+    timestamp: '20190615120000',
+    body: '<html><body><p>June 2019</p></body></html>',
+    headers: { 'content-type': 'text/html' },
+  },
   { url: 'https://example.org/page', timestamp: '20200101000000', status: 301, location: '/page/new', body: '' },
   {
     url: 'http://example.org:80/page',
@@ -123,13 +128,19 @@ describe('CDX server', () => {
     expect(cdxDigest('')).toBe('3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ'); // sha1("") = da39a3ee…, in base32
     const wb = await start();
     const rows = await cdxJson(wb, 'url=example.org/page&fl=timestamp,digest,length&from=20200101000000&to=20200101000000');
-    expect(rows).toEqual([['timestamp', 'digest', 'length'], ['20200101000000', '3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ', '0']]);
+    expect(rows).toEqual([
+      ['timestamp', 'digest', 'length'],
+      ['20200101000000', '3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ', '0'],
+    ]);
   });
 
   test('fl selects and orders the fields', async () => {
     const wb = await start();
     const rows = await cdxJson(wb, 'url=example.org/doc.pdf&fl=statuscode,original,timestamp');
-    expect(rows).toEqual([['statuscode', 'original', 'timestamp'], ['200', 'http://example.org/doc.pdf', '20200601000000']]);
+    expect(rows).toEqual([
+      ['statuscode', 'original', 'timestamp'],
+      ['200', 'http://example.org/doc.pdf', '20200601000000'],
+    ]);
     const bad = await get(`${wb.origin}/cdx/search/cdx?url=example.org/page&fl=timestamp,nosuchfield`);
     expect(bad.status).toBe(400);
   });
@@ -401,7 +412,10 @@ describe('captures and lifecycle', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'page.html'), '<html><body>from file</body></html>');
     const table = join(dir, 'wayback.json');
-    writeFileSync(table, JSON.stringify([{ url: 'https://example.com/', timestamp: '20240102030405', file: 'page.html', headers: { 'content-type': 'text/html' } }]));
+    writeFileSync(
+      table,
+      JSON.stringify([{ url: 'https://example.com/', timestamp: '20240102030405', file: 'page.html', headers: { 'content-type': 'text/html' } }]),
+    );
     const captures = loadCaptures(table);
     const wb = await start({ captures, baseDir: dir });
     const res = await get(`${wb.origin}/web/20240102030405id_/https://example.com/`);
@@ -420,9 +434,9 @@ describe('captures and lifecycle', () => {
 
   test('refuses a non-loopback host and a missing capture file', async () => {
     await expect(startWaybackFake({ captures: [], host: '0.0.0.0' })).rejects.toThrow(/loopback/);
-    await expect(startWaybackFake({ captures: [{ url: 'http://x.org/', timestamp: '20200101000000', file: 'missing.html' }], baseDir: tempDir() })).rejects.toThrow(
-      /cannot read/,
-    );
+    await expect(
+      startWaybackFake({ captures: [{ url: 'http://x.org/', timestamp: '20200101000000', file: 'missing.html' }], baseDir: tempDir() }),
+    ).rejects.toThrow(/cannot read/);
   });
 
   test('close() ends promptly with keep-alive and in-flight (delayed) connections open', async () => {

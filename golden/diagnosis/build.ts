@@ -36,7 +36,23 @@ import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { z } from 'zod';
-import { copyMissingSources, fail, findElement, findPdfSpan, findTextNode, fold, HOSTS, htmlText, isPdf, lineBreaks, normalize, pdftotext, reEsc, wordRe, writeFile } from '../lib/builder.js';
+import {
+  copyMissingSources,
+  fail,
+  findElement,
+  findPdfSpan,
+  findTextNode,
+  fold,
+  HOSTS,
+  htmlText,
+  isPdf,
+  lineBreaks,
+  normalize,
+  pdftotext,
+  reEsc,
+  wordRe,
+  writeFile,
+} from '../lib/builder.js';
 import { SOURCES, type SrcKey } from '../sources.js';
 import { isMain } from '../lib/main.js';
 import type { CaseRow, ClaimRow } from '../lib/rows.js';
@@ -73,14 +89,17 @@ type MadeKind = keyof typeof MADE;
 
 const DocumentsSchema = z.strictObject({
   real: z.partialRecord(z.enum(Object.keys(SOURCES) as [SrcKey, ...SrcKey[]]), z.strictObject({ pub: s.optional() })),
-  written: z.record(s, z.strictObject({
-    /** the file's name under golden/diagnosis/sources/ */
-    file: s,
-    pub: s.optional(),
-    /** a paywall shell: the real article it stands in for, that article's headline, and the paragraphs it shows */
-    hides: z.strictObject({ article: s, headline: s, shown: z.array(s) }).optional(),
-    ...Object.fromEntries(Object.entries(MADE).map(([k, v]) => [k, v.optional()])) as { [K in MadeKind]: z.ZodOptional<(typeof MADE)[K]> },
-  })),
+  written: z.record(
+    s,
+    z.strictObject({
+      /** the file's name under golden/diagnosis/sources/ */
+      file: s,
+      pub: s.optional(),
+      /** a paywall shell: the real article it stands in for, that article's headline, and the paragraphs it shows */
+      hides: z.strictObject({ article: s, headline: s, shown: z.array(s) }).optional(),
+      ...(Object.fromEntries(Object.entries(MADE).map(([k, v]) => [k, v.optional()])) as { [K in MadeKind]: z.ZodOptional<(typeof MADE)[K]> }),
+    }),
+  ),
 });
 type WrittenSpec = z.infer<typeof DocumentsSchema>['written'][string];
 
@@ -121,7 +140,10 @@ const QUOTES = {
   /** extraction_artifact: the quote as a reader sees it; `near` is the extracted text (in the source) */
   artifact: z.strictObject({ artifact: s, near: s, kind: keyOf(ARTIFACT_KINDS), furniture: z.array(s).optional(), why: s }),
   /** near_miss: a 10-40 word span with small edits */
-  edits: z.strictObject({ span: s, edits: z.array(z.union(Object.values(EDITS), { error: `fits none of the edit kinds (${Object.keys(EDITS).join(', ')})` })) }),
+  edits: z.strictObject({
+    span: s,
+    edits: z.array(z.union(Object.values(EDITS), { error: `fits none of the edit kinds (${Object.keys(EDITS).join(', ')})` })),
+  }),
   /** partial: two spans (>= 6 words each) from different places joined by `sep` */
   splice: z.strictObject({ splice: z.tuple([s, s]), sep: z.enum([' ... ', ' […] ', ' [...] ', '… ']) }),
   /** partial: a span (>= 10 words) followed by >= 8 invented words */
@@ -227,7 +249,12 @@ function writtenDoc(k: string, w: WrittenSpec, realDoc: (where: string, k: strin
     const from = realDoc(k, w.softCopy.from);
     const p = w.softCopy;
     const bytes = (): Buffer => softCopy(file, from, p.anchor, p.words, p.mark === 'soft-hyphen' ? '&shy;' : '\u200b');
-    return { file, pub: `a copy of ${from.pub}'s page with ${p.mark === 'soft-hyphen' ? 'soft hyphens' : 'zero-width spaces'} added`, copyOf: p.from, make: { always: true, bytes } };
+    return {
+      file,
+      pub: `a copy of ${from.pub}'s page with ${p.mark === 'soft-hyphen' ? 'soft hyphens' : 'zero-width spaces'} added`,
+      copyOf: p.from,
+      make: { always: true, bytes },
+    };
   }
   if (w.pub === undefined) fail(k, 'a written document needs "pub"');
   const doc: Doc = { file, pub: w.pub, ...(w.hides ? { hides: w.hides } : {}) };
@@ -290,30 +317,54 @@ function makeZip(entries: { name: string; data: Buffer }[]): Buffer {
     const data = zlib.deflateRawSync(e.data, { level: 9 });
     const crc = crc32(e.data);
     const lh = Buffer.alloc(30);
-    lh.writeUInt32LE(0x04034b50, 0); lh.writeUInt16LE(20, 4); lh.writeUInt16LE(0, 6); lh.writeUInt16LE(8, 8);
-    lh.writeUInt16LE(time, 10); lh.writeUInt16LE(date, 12); lh.writeUInt32LE(crc, 14);
-    lh.writeUInt32LE(data.length, 18); lh.writeUInt32LE(e.data.length, 22); lh.writeUInt16LE(name.length, 26); lh.writeUInt16LE(0, 28);
+    lh.writeUInt32LE(0x04034b50, 0);
+    lh.writeUInt16LE(20, 4);
+    lh.writeUInt16LE(0, 6);
+    lh.writeUInt16LE(8, 8);
+    lh.writeUInt16LE(time, 10);
+    lh.writeUInt16LE(date, 12);
+    lh.writeUInt32LE(crc, 14);
+    lh.writeUInt32LE(data.length, 18);
+    lh.writeUInt32LE(e.data.length, 22);
+    lh.writeUInt16LE(name.length, 26);
+    lh.writeUInt16LE(0, 28);
     const ch = Buffer.alloc(46);
-    ch.writeUInt32LE(0x02014b50, 0); ch.writeUInt16LE(20, 4); ch.writeUInt16LE(20, 6); ch.writeUInt16LE(0, 8); ch.writeUInt16LE(8, 10);
-    ch.writeUInt16LE(time, 12); ch.writeUInt16LE(date, 14); ch.writeUInt32LE(crc, 16); ch.writeUInt32LE(data.length, 20);
-    ch.writeUInt32LE(e.data.length, 24); ch.writeUInt16LE(name.length, 28); ch.writeUInt32LE(offset, 42);
+    ch.writeUInt32LE(0x02014b50, 0);
+    ch.writeUInt16LE(20, 4);
+    ch.writeUInt16LE(20, 6);
+    ch.writeUInt16LE(0, 8);
+    ch.writeUInt16LE(8, 10);
+    ch.writeUInt16LE(time, 12);
+    ch.writeUInt16LE(date, 14);
+    ch.writeUInt32LE(crc, 16);
+    ch.writeUInt32LE(data.length, 20);
+    ch.writeUInt32LE(e.data.length, 24);
+    ch.writeUInt16LE(name.length, 28);
+    ch.writeUInt32LE(offset, 42);
     locals.push(lh, name, data);
     centrals.push(ch, name);
     offset += lh.length + name.length + data.length;
   }
   const cd = Buffer.concat(centrals);
   const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(entries.length, 8); end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12); end.writeUInt32LE(offset, 16);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, cd, end]);
 }
 
 function makeDocx(paragraphs: string[]): Buffer {
   const x = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const ct = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
-  const rels = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
-  const doc = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>' +
-    paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${x(p)}</w:t></w:r></w:p>`).join('') + '</w:body></w:document>';
+  const ct =
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
+  const rels =
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
+  const doc =
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>' +
+    paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${x(p)}</w:t></w:r></w:p>`).join('') +
+    '</w:body></w:document>';
   return makeZip([
     { name: '[Content_Types].xml', data: Buffer.from(ct) },
     { name: '_rels/.rels', data: Buffer.from(rels) },
@@ -324,13 +375,23 @@ function makeDocx(paragraphs: string[]): Buffer {
 function renderPng(src: Doc, page: number, dpi: number): Buffer {
   const tmp = fs.mkdtempSync(path.join(projectRoot(), 'scratch', 'diag-png-'));
   try {
-    execFileSync('pdftoppm', ['-png', '-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', path.join(goldenDir(), src.file), path.join(tmp, 'page')]);
+    execFileSync('pdftoppm', [
+      '-png',
+      '-r',
+      String(dpi),
+      '-f',
+      String(page),
+      '-l',
+      String(page),
+      '-singlefile',
+      path.join(goldenDir(), src.file),
+      path.join(tmp, 'page'),
+    ]);
     return fs.readFileSync(path.join(tmp, 'page.png'));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
-
 
 // ---------------------------------------------------------------------------
 // Word helpers (normalization itself, design §3, is in lib/builder.ts)
@@ -387,9 +448,8 @@ function viewOf(key: string): View {
   let v: View;
   if (isPdf(bytes)) {
     const out = pdftotext(path.join(goldenDir(), docOf(key).file));
-    v = out.text === null
-      ? { kind: 'pdf', texts: [''], pdfRaw: '', pdfError: out.error }
-      : { kind: 'pdf', texts: [normalize(out.text)], pdfRaw: fold(out.text) };
+    v =
+      out.text === null ? { kind: 'pdf', texts: [''], pdfRaw: '', pdfError: out.error } : { kind: 'pdf', texts: [normalize(out.text)], pdfRaw: fold(out.text) };
   } else if (/\.html$/.test(docOf(key).file)) {
     const raw = new TextDecoder('utf-8', { fatal: true }).decode(bytes); // throws on invalid UTF-8: every page here is UTF-8
     const { doc, full, article } = htmlText(raw);
@@ -481,7 +541,8 @@ function assertNoMatch(x: CaseCtx, quote: string): void {
 /** not something that whitespace/hyphen repair would turn into a match */
 function assertNotArtifact(x: CaseCtx, quote: string): void {
   const sq = squash(quote);
-  for (const t of x.v.texts) if (squash(t).includes(sq)) fail(x.id, `quote matches once whitespace/hyphens are ignored, so it would be an extraction artifact: ${quote}`);
+  for (const t of x.v.texts)
+    if (squash(t).includes(sq)) fail(x.id, `quote matches once whitespace/hyphens are ignored, so it would be an extraction artifact: ${quote}`);
 }
 
 /** No 4-word shingle of `text` occurs in the source; returns how many shingles it has. */
@@ -500,7 +561,7 @@ function artifactWhere(x: CaseCtx, near: string): string {
   if (x.v.kind === 'pdf') where = locatePdf(x.v, near, x.id).where;
   else {
     where = locateHtml(x.v, near, x.id);
-    if (!x.v.full!.includes(normalize(near))) fail(x.id, 'near text is not in the page\'s normalized full view');
+    if (!x.v.full!.includes(normalize(near))) fail(x.id, "near text is not in the page's normalized full view");
   }
   for (const t of x.v.texts.slice(0, 1)) if (!t.includes(normalize(near))) fail(x.id, `near text is not in the normalized source: ${near}`);
   return where;
@@ -513,15 +574,22 @@ function assertOnlyExtraction(id: string, q: Quotes['artifact']): void {
     if (!repaired.includes(f)) fail(id, `furniture "${f}" is not in the near text`);
     repaired = repaired.replace(f, ' ');
   }
-  if (squash(repaired) !== squash(q.artifact)) fail(id, `quote and extracted text differ by more than extraction: ${JSON.stringify(squash(repaired))} vs ${JSON.stringify(squash(q.artifact))}`);
+  if (squash(repaired) !== squash(q.artifact))
+    fail(id, `quote and extracted text differ by more than extraction: ${JSON.stringify(squash(repaired))} vs ${JSON.stringify(squash(q.artifact))}`);
   if (q.kind === 'furniture' && squash(q.near) === squash(q.artifact)) fail(id, 'furniture case without furniture');
   if (q.kind !== 'furniture' && q.furniture) fail(id, 'furniture given for a non-furniture case');
 }
 
 /** The rule's words on how the quote and the extracted text are equal. */
 function artifactHow(q: Quotes['artifact']): string {
-  if (q.kind === 'furniture') return `once the furniture ${q.furniture!.map((f) => JSON.stringify(f.length > 100 ? `${f.slice(0, 97)}...` : f)).join(', ')} is taken out, the two are equal up to whitespace and hyphens`;
-  const ignored = q.kind === 'soft-hyphen' ? 'whitespace, hyphens and soft hyphens (U+00AD)' : q.kind === 'zero-width' ? 'whitespace, hyphens and zero-width characters' : 'whitespace and hyphens';
+  if (q.kind === 'furniture')
+    return `once the furniture ${q.furniture!.map((f) => JSON.stringify(f.length > 100 ? `${f.slice(0, 97)}...` : f)).join(', ')} is taken out, the two are equal up to whitespace and hyphens`;
+  const ignored =
+    q.kind === 'soft-hyphen'
+      ? 'whitespace, hyphens and soft hyphens (U+00AD)'
+      : q.kind === 'zero-width'
+        ? 'whitespace, hyphens and zero-width characters'
+        : 'whitespace and hyphens';
   return `the two are equal once ${ignored} are ignored`;
 }
 
@@ -558,15 +626,21 @@ function runOn(x: CaseCtx, span: string, extra: string, side: 'tail' | 'head'): 
   const quote = side === 'tail' ? span + extra : extra + span;
   assertNoMatch(x, quote);
   assertNotArtifact(x, quote);
-  const how = side === 'tail' ? `followed by ${tokens(extra).length} invented words ${JSON.stringify(extra.trim())}: the quote runs on past the source's text` : `preceded by ${tokens(extra).length} invented words ${JSON.stringify(extra.trim())}`;
-  return { quote, rule: `partial: a ${wordCount(span)}-word verbatim span of ${x.kindOf} (${where}) ${how}; none of the invented part's ${n} 4-word shingles occurs in the source` };
+  const how =
+    side === 'tail'
+      ? `followed by ${tokens(extra).length} invented words ${JSON.stringify(extra.trim())}: the quote runs on past the source's text`
+      : `preceded by ${tokens(extra).length} invented words ${JSON.stringify(extra.trim())}`;
+  return {
+    quote,
+    rule: `partial: a ${wordCount(span)}-word verbatim span of ${x.kindOf} (${where}) ${how}; none of the invented part's ${n} 4-word shingles occurs in the source`,
+  };
 }
 
 /** A sentence that shares no 4-word shingle with the source: made up, or from another document (`from`). */
 function notFound(x: CaseCtx, quote: string, from?: string): { quote: string; rule: string } {
   const n = tokens(quote).length;
   if (n < 12 || n > 35) fail(x.id, `not_found quote has ${n} words (12-35)`);
-  let origin = 'a made-up sentence on the document\'s topic';
+  let origin = "a made-up sentence on the document's topic";
   if (from !== undefined) {
     if (from === x.key) fail(x.id, 'foreign sentence from the same document');
     origin = `a real sentence of a different document (${docOf(from).pub}, ${locate(from, quote, x.id)})`;
@@ -580,7 +654,9 @@ function notFound(x: CaseCtx, quote: string, from?: string): { quote: string; ru
 function emptyWhy(x: CaseCtx): string {
   if (x.v.kind === 'pdf') {
     if (x.v.texts.some((t) => t !== '')) fail(x.id, 'pdftotext does find text in this PDF');
-    return x.v.pdfError ? `pdftotext fails (${x.v.pdfError.split('\n')[0]}) and yields no text` : 'pdftotext outputs no text (form feeds only): the pages are scanned images without a text layer';
+    return x.v.pdfError
+      ? `pdftotext fails (${x.v.pdfError.split('\n')[0]}) and yields no text`
+      : 'pdftotext outputs no text (form feeds only): the pages are scanned images without a text layer';
   }
   if (x.v.kind !== 'html') fail(x.id, 'an empty case must serve a PDF or HTML document');
   for (const t of x.v.texts) if (t.length > 20) fail(x.id, `the page has visible text: ${JSON.stringify(t.slice(0, 80))}`);
@@ -595,66 +671,96 @@ type Handler<K extends QuoteKind> = (x: CaseCtx, q: Quotes[K]) => { quote: strin
  * `text`: the case needs a document with text served with 200; `doc`: any served document.
  */
 const HANDLERS: { [K in Exclude<QuoteKind, 'unreachable'>]: { needs: 'doc' | 'text'; derive: Handler<K> } } = {
-  opaque: { needs: 'doc', derive: (x, q) => {
-    if (!x.served.ok) fail(x.id, `unsupported content must be served with 200 (${x.via})`);
-    if (x.v.kind !== 'none' || /html|pdf|text\//i.test(x.served.contentType ?? '')) fail(x.id, 'the document must not be HTML, PDF or text');
-    const where = locate(q.from, q.opaque, x.id);
-    return { quote: q.opaque, rule: `unsupported: served ${x.via}: ${x.d.pub}; ${q.note}. No text is extracted from this content type, so the quote cannot match (the sentence is real: ${docOf(q.from).pub}, ${where})` };
-  } },
-  unreadable: { needs: 'doc', derive: (x, q) => {
-    if (!x.served.ok) fail(x.id, `empty documents must be served with 200 (${x.via})`);
-    const why = emptyWhy(x);
-    if (q.from) locate(q.from, q.unreadable, x.id);
-    const src = q.from ? ` (the sentence is real: ${docOf(q.from).pub})` : q.note ? ` (${q.note})` : '';
-    return { quote: q.unreadable, rule: `empty: served ${x.via}: ${x.v.kind === 'pdf' ? x.d.pub + '; ' : ''}${why}${src}` };
-  } },
-  hidden: { needs: 'doc', derive: (x, q) => {
-    const sh = x.d.hides;
-    if (!sh) fail(x.id, 'a paywall case must serve a paywall shell');
-    const where = locate(sh.article, q.hidden, x.id);
-    assertNoMatch(x, q.hidden);
-    return { quote: q.hidden, rule: `paywall: served ${x.via}: ${x.d.pub}. The shell stands in for ${docOf(sh.article).pub}'s article "${sh.headline}"; the quote is a sentence of that article (${where} of the real page) that the shell does not show` };
-  } },
-  artifact: { needs: 'text', derive: (x, q) => {
-    assertNoMatch(x, q.artifact);
-    const where = artifactWhere(x, q.near);
-    assertOnlyExtraction(x.id, q);
-    const near = JSON.stringify(q.near.length > 200 ? `${q.near.slice(0, 120)} ... ${q.near.slice(-60)}` : q.near);
-    return { quote: q.artifact, rule: `extraction_artifact (${q.kind}): ${q.why}; ${x.kindOf} has ${near} (${where}); the quote is the passage as a reader sees it; ${artifactHow(q)}` };
-  } },
-  edits: { needs: 'text', derive: (x, q) => {
-    const n = wordCount(q.span);
-    if (n < 10 || n > 40) fail(x.id, `near_miss span has ${n} words (10-40)`);
-    const where = locate(x.key, q.span, x.id);
-    let quote = q.span;
-    const said: string[] = [];
-    for (const e of q.edits) {
-      const edit = EDIT_HANDLERS[kindIn(EDITS, e)] as (id: string, quote: string, e: Edit) => [string, string];
-      const [next, words] = edit(x.id, quote, e);
-      quote = next;
-      said.push(words);
-    }
-    const dist = wordDistance(tokens(q.span), tokens(quote));
-    if (dist < 1 || dist > 3) fail(x.id, `word-level edit distance ${dist} (must be 1-3)`);
-    assertNoMatch(x, quote);
-    assertNotArtifact(x, quote);
-    return { quote, rule: `near_miss: ${n}-word span of ${x.kindOf} (${where}) with ${said.join(' and ')} (word edit distance ${dist}); the result is not in the source, and not even once whitespace and hyphens are ignored` };
-  } },
-  splice: { needs: 'text', derive: (x, q) => {
-    const [a, b] = q.splice;
-    for (const part of [a, b]) if (wordCount(part) < 6) fail(x.id, `splice part has fewer than 6 words: ${part}`);
-    const wa = locate(x.key, a, x.id);
-    const wb = locate(x.key, b, x.id);
-    const t0 = x.v.texts[0]!;
-    const ia = t0.indexOf(normalize(a));
-    const ib = t0.indexOf(normalize(b));
-    if (ib >= ia && ib - (ia + normalize(a).length) < 40) fail(x.id, 'splice parts are (nearly) adjacent in the source');
-    const quote = `${a}${q.sep}${b}`;
-    assertNoMatch(x, quote);
-    assertNotArtifact(x, quote);
-    const gap = ib > ia ? `${ib - ia - normalize(a).length} characters of normalized text apart` : 'the second comes first in the source';
-    return { quote, rule: `partial: two verbatim spans of ${x.kindOf} (${wa}; ${wb}; ${gap}) joined with ${JSON.stringify(q.sep)}` };
-  } },
+  opaque: {
+    needs: 'doc',
+    derive: (x, q) => {
+      if (!x.served.ok) fail(x.id, `unsupported content must be served with 200 (${x.via})`);
+      if (x.v.kind !== 'none' || /html|pdf|text\//i.test(x.served.contentType ?? '')) fail(x.id, 'the document must not be HTML, PDF or text');
+      const where = locate(q.from, q.opaque, x.id);
+      return {
+        quote: q.opaque,
+        rule: `unsupported: served ${x.via}: ${x.d.pub}; ${q.note}. No text is extracted from this content type, so the quote cannot match (the sentence is real: ${docOf(q.from).pub}, ${where})`,
+      };
+    },
+  },
+  unreadable: {
+    needs: 'doc',
+    derive: (x, q) => {
+      if (!x.served.ok) fail(x.id, `empty documents must be served with 200 (${x.via})`);
+      const why = emptyWhy(x);
+      if (q.from) locate(q.from, q.unreadable, x.id);
+      const src = q.from ? ` (the sentence is real: ${docOf(q.from).pub})` : q.note ? ` (${q.note})` : '';
+      return { quote: q.unreadable, rule: `empty: served ${x.via}: ${x.v.kind === 'pdf' ? x.d.pub + '; ' : ''}${why}${src}` };
+    },
+  },
+  hidden: {
+    needs: 'doc',
+    derive: (x, q) => {
+      const sh = x.d.hides;
+      if (!sh) fail(x.id, 'a paywall case must serve a paywall shell');
+      const where = locate(sh.article, q.hidden, x.id);
+      assertNoMatch(x, q.hidden);
+      return {
+        quote: q.hidden,
+        rule: `paywall: served ${x.via}: ${x.d.pub}. The shell stands in for ${docOf(sh.article).pub}'s article "${sh.headline}"; the quote is a sentence of that article (${where} of the real page) that the shell does not show`,
+      };
+    },
+  },
+  artifact: {
+    needs: 'text',
+    derive: (x, q) => {
+      assertNoMatch(x, q.artifact);
+      const where = artifactWhere(x, q.near);
+      assertOnlyExtraction(x.id, q);
+      const near = JSON.stringify(q.near.length > 200 ? `${q.near.slice(0, 120)} ... ${q.near.slice(-60)}` : q.near);
+      return {
+        quote: q.artifact,
+        rule: `extraction_artifact (${q.kind}): ${q.why}; ${x.kindOf} has ${near} (${where}); the quote is the passage as a reader sees it; ${artifactHow(q)}`,
+      };
+    },
+  },
+  edits: {
+    needs: 'text',
+    derive: (x, q) => {
+      const n = wordCount(q.span);
+      if (n < 10 || n > 40) fail(x.id, `near_miss span has ${n} words (10-40)`);
+      const where = locate(x.key, q.span, x.id);
+      let quote = q.span;
+      const said: string[] = [];
+      for (const e of q.edits) {
+        const edit = EDIT_HANDLERS[kindIn(EDITS, e)] as (id: string, quote: string, e: Edit) => [string, string];
+        const [next, words] = edit(x.id, quote, e);
+        quote = next;
+        said.push(words);
+      }
+      const dist = wordDistance(tokens(q.span), tokens(quote));
+      if (dist < 1 || dist > 3) fail(x.id, `word-level edit distance ${dist} (must be 1-3)`);
+      assertNoMatch(x, quote);
+      assertNotArtifact(x, quote);
+      return {
+        quote,
+        rule: `near_miss: ${n}-word span of ${x.kindOf} (${where}) with ${said.join(' and ')} (word edit distance ${dist}); the result is not in the source, and not even once whitespace and hyphens are ignored`,
+      };
+    },
+  },
+  splice: {
+    needs: 'text',
+    derive: (x, q) => {
+      const [a, b] = q.splice;
+      for (const part of [a, b]) if (wordCount(part) < 6) fail(x.id, `splice part has fewer than 6 words: ${part}`);
+      const wa = locate(x.key, a, x.id);
+      const wb = locate(x.key, b, x.id);
+      const t0 = x.v.texts[0]!;
+      const ia = t0.indexOf(normalize(a));
+      const ib = t0.indexOf(normalize(b));
+      if (ib >= ia && ib - (ia + normalize(a).length) < 40) fail(x.id, 'splice parts are (nearly) adjacent in the source');
+      const quote = `${a}${q.sep}${b}`;
+      assertNoMatch(x, quote);
+      assertNotArtifact(x, quote);
+      const gap = ib > ia ? `${ib - ia - normalize(a).length} characters of normalized text apart` : 'the second comes first in the source';
+      return { quote, rule: `partial: two verbatim spans of ${x.kindOf} (${wa}; ${wb}; ${gap}) joined with ${JSON.stringify(q.sep)}` };
+    },
+  },
   tail: { needs: 'text', derive: (x, q) => runOn(x, q.span, q.tail, 'tail') },
   head: { needs: 'text', derive: (x, q) => runOn(x, q.span, q.head, 'head') },
   fabricated: { needs: 'text', derive: (x, q) => notFound(x, q.fabricated) },
@@ -765,8 +871,18 @@ async function main(): Promise<void> {
   assertCasesAndRoutes(cases);
 
   writeFile(path.join(dir, 'routes.json'), JSON.stringify(routes, null, 2) + '\n');
-  writeFile(path.join(dir, 'claims.json'), JSON.stringify(cases.map((c) => ({ id: c.id, claim: c.claim, quote: c.quote, url: c.url })), null, 2) + '\n');
-  writeFile(path.join(dir, 'cases.jsonl'), cases.map((c) => JSON.stringify({ id: c.id, quote: c.quote, url: c.url, expected: c.expected, rule: c.rule })).join('\n') + '\n');
+  writeFile(
+    path.join(dir, 'claims.json'),
+    JSON.stringify(
+      cases.map((c) => ({ id: c.id, claim: c.claim, quote: c.quote, url: c.url })),
+      null,
+      2,
+    ) + '\n',
+  );
+  writeFile(
+    path.join(dir, 'cases.jsonl'),
+    cases.map((c) => JSON.stringify({ id: c.id, quote: c.quote, url: c.url, expected: c.expected, rule: c.rule })).join('\n') + '\n',
+  );
 
   const counts = new Map<string, number>();
   for (const c of cases) counts.set(c.expected, (counts.get(c.expected) ?? 0) + 1);

@@ -45,7 +45,7 @@ const CODES: Record<string, [number, number]> = {
   unsupported: [2, 3],
 };
 
-const bare = (s: string): string => norm(s).replace(/[ \-\u00AD\u200B\u200C\u200D\u2060\uFEFF]/g, '');
+const bare = (s: string): string => norm(s).replace(/[ \-\u00AD\u200B-\u200D\u2060\uFEFF]/g, '');
 const words = (s: string): string[] => norm(s).match(/[\p{L}\p{N}]+/gu) ?? [];
 
 interface Got {
@@ -243,7 +243,8 @@ async function main(): Promise<number> {
     if (!c || c.id !== r.id || c.quote !== r.quote || c.url !== r.url || !c.claim) problems.push(`${r.id}: claims.json entry #${i} differs`);
     if (!r.rule.startsWith(`${r.expected}`)) problems.push(`${r.id}: rule does not start with its code`);
     const u = new URL(r.url);
-    if (!/^127\.0\.0\.[123]$/.test(u.hostname) || !(u.port === String(GOLDEN_PORT) || u.port === '9') || !u.pathname.startsWith('/diag/')) problems.push(`${r.id}: URL must be http://127.0.0.{1,2,3}:${GOLDEN_PORT}/diag/... (or port 9)`);
+    if (!/^127\.0\.0\.[123]$/.test(u.hostname) || !(u.port === String(GOLDEN_PORT) || u.port === '9') || !u.pathname.startsWith('/diag/'))
+      problems.push(`${r.id}: URL must be http://127.0.0.{1,2,3}:${GOLDEN_PORT}/diag/... (or port 9)`);
   });
 
   const srv = await startGoldenServer({ port: 0 });
@@ -282,7 +283,9 @@ async function main(): Promise<number> {
 
   for (const p of problems) console.log(`PROBLEM ${p}`);
   console.log([...counts].map(([k, n]) => `${k} ${n}`).join(', '));
-  console.log(`${rows.length} cases: ${problems.length === 0 ? 'all mechanically no_match or unserved, and every code\'s signature holds' : `${problems.length} problem(s)`}`);
+  console.log(
+    `${rows.length} cases: ${problems.length === 0 ? "all mechanically no_match or unserved, and every code's signature holds" : `${problems.length} problem(s)`}`,
+  );
   return problems.length === 0 ? 0 : 1;
 }
 

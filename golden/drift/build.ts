@@ -77,7 +77,14 @@ type QuoteSpec = z.infer<(typeof QUOTES)[keyof typeof QUOTES]>;
 const SpecSchema = z.strictObject({
   documents: z.record(s, DocSpec),
   sources: z.record(s, SourceSpec),
-  claims: z.array(z.strictObject({ id: s, src: s, claim: s, q: z.union(Object.values(QUOTES), { error: `fits none of the quote kinds (${Object.keys(QUOTES).join(', ')})` }) })),
+  claims: z.array(
+    z.strictObject({
+      id: s,
+      src: s,
+      claim: s,
+      q: z.union(Object.values(QUOTES), { error: `fits none of the quote kinds (${Object.keys(QUOTES).join(', ')})` }),
+    }),
+  ),
 });
 
 // ---------------------------------------------------------------------------
@@ -200,7 +207,6 @@ function textOf(d: Doc): DocText {
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-
 function locate(id: string, t: DocText, span: string): string {
   if (t.pdf) {
     const m = findPdfSpan(t.pdfText!, span);
@@ -254,12 +260,12 @@ function derive(c: ClaimSpec): Labelled {
   const { quote, label, how } = labelOn(c, t);
   const evidence = sha256(bytesOf(s.labelled));
   const today = liveTexts(s);
-  const inToday = today !== null && today.some((x) => x.includes(normalize(quote)));
+  const inToday = today?.some((x) => x.includes(normalize(quote)));
   if (!s.evidence && bytesOf(s.labelled).compare(bytesOf('doc' in s.live ? s.live.doc : s.labelled)) !== 0) {
-    fail(c.id, 'a claim without evidence must cite a source that has not changed: nothing could tell its labelled text from today\'s');
+    fail(c.id, "a claim without evidence must cite a source that has not changed: nothing could tell its labelled text from today's");
   }
-  if (label === 'verbatim' && !inToday && !s.evidence) fail(c.id, 'a verbatim quote that today\'s text lacks needs evidence');
-  const todaySays = today === null ? 'today the URL serves no document' : inToday ? 'today\'s text still has the quote' : 'today\'s text does not have the quote';
+  if (label === 'verbatim' && !inToday && !s.evidence) fail(c.id, "a verbatim quote that today's text lacks needs evidence");
+  const todaySays = today === null ? 'today the URL serves no document' : inToday ? "today's text still has the quote" : "today's text does not have the quote";
   const rule = `${label}: ${how} of ${s.labelled.pub} as labelled on ${s.verifyDate}${s.evidence ? ` (sha256 ${evidence.slice(0, 12)}..., the claim's evidence)` : ' (no evidence hash)'}; since then ${s.story}; ${todaySays}`;
   return {
     task: DRIFT_TASK,
@@ -278,7 +284,16 @@ function derive(c: ClaimSpec): Labelled {
 // Routes, captures and the task
 
 function routesFor(s: DriftSource): Route[] {
-  if ('status' in s.live) return [{ host: H1, path: s.path, status: s.live.status, headers: HTML_UTF8, body: `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Gone</title></head><body><h1>This page is no longer available</h1></body></html>\n` }];
+  if ('status' in s.live)
+    return [
+      {
+        host: H1,
+        path: s.path,
+        status: s.live.status,
+        headers: HTML_UTF8,
+        body: `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Gone</title></head><body><h1>This page is no longer available</h1></body></html>\n`,
+      },
+    ];
   if ('movedTo' in s.live) {
     return [
       { host: H1, path: s.path, redirect: { location: s.live.movedTo, status: 301 } },
@@ -290,9 +305,17 @@ function routesFor(s: DriftSource): Route[] {
 
 function capturesFor(s: DriftSource): Capture[] {
   const url = U(H1, s.path);
-  return s.captures.map((c) => (c.doc
-    ? { url, timestamp: c.timestamp, status: 200, file: c.doc.file, headers: s.contentType }
-    : { url, timestamp: c.timestamp, status: c.status ?? 404, headers: HTML_UTF8, ...(c.location ? { location: c.location } : { body: '<html><body>Not Found</body></html>' }) }));
+  return s.captures.map((c) =>
+    c.doc
+      ? { url, timestamp: c.timestamp, status: 200, file: c.doc.file, headers: s.contentType }
+      : {
+          url,
+          timestamp: c.timestamp,
+          status: c.status ?? 404,
+          headers: HTML_UTF8,
+          ...(c.location ? { location: c.location } : { body: '<html><body>Not Found</body></html>' }),
+        },
+  );
 }
 
 export const DRIFT_ABOUT =
@@ -342,5 +365,7 @@ export function buildDrift(opts: DriftBuildOptions = {}): Labelled[] {
 if (isMain(import.meta.url)) {
   const labelled = buildDrift();
   const v = labelled.filter((l) => l.label === 'verbatim').length;
-  console.log(`${DRIFT_TASK.padEnd(22)} ${String(labelled.length).padStart(3)} claims  ${String(v).padStart(3)} verbatim  ${String(labelled.length - v).padStart(3)} no_match`);
+  console.log(
+    `${DRIFT_TASK.padEnd(22)} ${String(labelled.length).padStart(3)} claims  ${String(v).padStart(3)} verbatim  ${String(labelled.length - v).padStart(3)} no_match`,
+  );
 }

@@ -65,12 +65,36 @@ export const wordRe = (w: string): RegExp => new RegExp(`(^|[^\\p{L}\\p{N}])${re
 // HTML text
 
 export const BLOCK = new Set(
-  ('address article aside blockquote body caption center dd details dialog dir div dl dt fieldset figcaption figure ' +
+  (
+    'address article aside blockquote body caption center dd details dialog dir div dl dt fieldset figcaption figure ' +
     'footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html legend li listing main menu nav ol optgroup option ' +
-    'p plaintext pre section summary table tbody td tfoot th thead tr ul xmp iframe').split(' '),
+    'p plaintext pre section summary table tbody td tfoot th thead tr ul xmp iframe'
+  ).split(' '),
 );
 export const SKIP = new Set(['script', 'style', 'noscript', 'template']);
-const PREFERRED = ['p', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'dd', 'dt', 'td', 'th', 'figcaption', 'div', 'span', 'a', 'b', 'strong', 'em', 'i'];
+const PREFERRED = [
+  'p',
+  'li',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'dd',
+  'dt',
+  'td',
+  'th',
+  'figcaption',
+  'div',
+  'span',
+  'a',
+  'b',
+  'strong',
+  'em',
+  'i',
+];
 
 // Documents made by DOMParser have no window, so jsdom never reports to this console.
 const { DOMParser } = new JSDOM('', { virtualConsole: new VirtualConsole() }).window;
@@ -127,12 +151,7 @@ export function htmlText(raw: string): HtmlText {
 /** Hidden by markup (a browser would not show it): avoided, so that no label depends on it. */
 function isHidden(el: Element): boolean {
   const style = (el.getAttribute('style') ?? '').replace(/\s+/g, '').toLowerCase();
-  return (
-    el.hasAttribute('hidden') ||
-    el.getAttribute('aria-hidden') === 'true' ||
-    style.includes('display:none') ||
-    style.includes('visibility:hidden')
-  );
+  return el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true' || style.includes('display:none') || style.includes('visibility:hidden');
 }
 
 /** Neither `el` nor an ancestor is script/style/noscript/template, svg or hidden. */
@@ -225,8 +244,7 @@ export function findPdfSpan(text: string, span: string, flags = ''): PdfSpan | u
 }
 
 /** ", crossing 2 line breaks" or ", within one line" */
-export const lineBreaks = (breaks: number): string =>
-  breaks ? `, crossing ${breaks} line break${breaks > 1 ? 's' : ''}` : ', within one line';
+export const lineBreaks = (breaks: number): string => (breaks ? `, crossing ${breaks} line break${breaks > 1 ? 's' : ''}` : ', within one line');
 
 // ---------------------------------------------------------------------------
 // Files

@@ -31,7 +31,9 @@ export const routeFields = {
   body: z.string().optional(),
   gzip: z.boolean().optional(),
   delayMs: z.number().int().optional(),
-  failFirst: z.strictObject({ count: z.number().int(), status: z.number().int(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional() }).optional(),
+  failFirst: z
+    .strictObject({ count: z.number().int(), status: z.number().int(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional() })
+    .optional(),
   redirect: z.strictObject({ location: z.string(), status: z.number().int().optional() }).optional(),
   cookieGate: z.strictObject({ name: z.string(), value: z.string() }).optional(),
   hang: z.boolean().optional(),

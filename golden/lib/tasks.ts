@@ -9,7 +9,7 @@ import path from 'node:path';
 import { LAYOUTS } from '../../src/harbor/layout.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, shippedDir } from '../../src/harbor/ship.js';
 import { writeTaskFolder as writeTask } from '../../src/harbor/task-writer.js';
-import { bundledSkillDir, instruction, solveScript, type TaskVariant } from '../../src/harbor/templates.js';
+import { bundledSkillDir, instruction, type solveScript, type TaskVariant } from '../../src/harbor/templates.js';
 import type { LabelledRow } from './rows.js';
 import { atGoldenPort, GOLDEN_PORT, goldenDir } from '../server.js';
 
@@ -37,9 +37,21 @@ export function writeTaskFolder(tdir: string, rows: readonly LabelledRow[], t: T
   writeTask(tdir, {
     name: path.basename(tdir),
     layout: 'harbor',
-    claims: rows.map((l) => ({ id: l.id, claim: l.claim, quote: l.quote, url: l.url, verify_date: l.verify_date, ...(l.evidence ? { evidence: l.evidence } : {}) })),
+    claims: rows.map((l) => ({
+      id: l.id,
+      claim: l.claim,
+      quote: l.quote,
+      url: l.url,
+      verify_date: l.verify_date,
+      ...(l.evidence ? { evidence: l.evidence } : {}),
+    })),
     gold: Object.fromEntries(rows.map((l) => [l.id, l.label])),
-    instruction: instruction(rows.length, rows.map((l) => l.id), t.about, { ...t.instructionOptions, variant }),
+    instruction: instruction(
+      rows.length,
+      rows.map((l) => l.id),
+      t.about,
+      { ...t.instructionOptions, variant },
+    ),
     description: `Check ${rows.length} quotes against their sources: verbatim or no_match`,
     config: { author: 'quotecheck golden benchmark', difficulty: t.difficulty, tags: ['quotecheck', ...t.tags], agentTimeoutSec: 600, verifierTimeoutSec: 120 },
     variant,

@@ -38,7 +38,11 @@ function extensionOf(contentType: string | undefined, body: Buffer): string {
 /** Undoes Content-Encoding (gzip, deflate, br, in the order applied); undefined when a coding is unknown or broken. */
 function decodeContent(body: Buffer, encoding: string | undefined): Buffer | undefined {
   let out = body;
-  const codings = (encoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c && c !== 'identity').reverse();
+  const codings = (encoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity')
+    .reverse();
   try {
     for (const coding of codings) {
       if (coding === 'gzip' || coding === 'x-gzip') out = zlib.gunzipSync(out);

@@ -92,9 +92,7 @@ function notWarc(archive: Archive): ArchiveError {
   return new ArchiveError(`${archive.path} is not a WARC file (its content does not start with a "WARC/" record)`);
 }
 
-type MemberResult =
-  | { ok: true; end: number; data: Buffer }
-  | { ok: false; reason: string; partial?: Buffer };
+type MemberResult = { ok: true; end: number; data: Buffer } | { ok: false; reason: string; partial?: Buffer };
 
 /** Header length of the gzip member at `at` (RFC 1952 §2.3), or why there is none. */
 function gzipHeaderLength(buf: Buffer, at: number): number | 'short' | 'bad' {
@@ -145,7 +143,7 @@ function readMember(buf: Buffer, at: number): MemberResult {
   const trailer = start + inflated.engine.bytesWritten;
   if (trailer + 8 > buf.length) return { ok: false, reason: 'the file ends inside a record (in a gzip trailer)', partial: inflated.buffer };
   const data = inflated.buffer;
-  if (zlib.crc32(data) !== buf.readUInt32LE(trailer) || (data.length >>> 0) !== buf.readUInt32LE(trailer + 4)) {
+  if (zlib.crc32(data) !== buf.readUInt32LE(trailer) || data.length >>> 0 !== buf.readUInt32LE(trailer + 4)) {
     return { ok: false, reason: 'damaged gzip member (CRC or length mismatch)' };
   }
   return { ok: true, end: trailer + 8, data };
@@ -192,7 +190,8 @@ async function readMembers(file: Buffer, archive: Archive): Promise<void> {
       // Records of a cut member that are followed by more of it are whole; the last one cannot be proven so.
       if (member.partial) {
         const { slices, stop } = splitRecords(member.partial);
-        if (stop?.notWarc && archive.records.length === 0 && slices.length === 0 && stop.at === 0 && member.partial.length >= WARC_MAGIC.length) throw notWarc(archive);
+        if (stop?.notWarc && archive.records.length === 0 && slices.length === 0 && stop.at === 0 && member.partial.length >= WARC_MAGIC.length)
+          throw notWarc(archive);
         const proven = stop ? slices : slices.slice(0, -1);
         for (const s of proven) archive.records.push(await toRecord(member.partial, s, gzipOf(member.partial, s), at));
       }
@@ -295,7 +294,7 @@ async function toRecord(data: Buffer, s: Slice, raw: Buffer, offset: number): Pr
 
 /** WARC 1.0 wrote some URIs in angle brackets. */
 function unbracket(uri: string | undefined): string | undefined {
-  return uri && uri.startsWith('<') && uri.endsWith('>') ? uri.slice(1, -1) : uri;
+  return uri?.startsWith('<') && uri.endsWith('>') ? uri.slice(1, -1) : uri;
 }
 
 /** "HTTP/1.1 200 OK" -> ["HTTP/1.1", "200", "OK"]; "GET /x HTTP/1.1" -> ["GET", "/x", "HTTP/1.1"]. The third part keeps its spaces. */

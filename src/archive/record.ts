@@ -282,7 +282,7 @@ class Exchange {
         statusline: `${method} ${path} HTTP/1.1`,
         httpHeaders: requestHeaders(this.#opts).map(([k, v]): HeaderPair => [k, wireToText(oneLine(v))]),
       },
-      payload && payload.length ? [payload] : [],
+      payload?.length ? [payload] : [],
     );
   }
 
@@ -426,7 +426,11 @@ function describeError(err: unknown): { code: string; name: string; message: str
   const code = errorCode(err) ?? name;
   let message = err instanceof Error || (err && typeof err === 'object' && 'message' in err) ? String((err as Error).message) : String(err);
   // The message that goes with the code, when the code sits on a cause.
-  for (let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e.code === code && typeof e.message === 'string' && e.message) {
       message = e.message;
       break;
@@ -503,11 +507,21 @@ class RecordingHandler implements Dispatcher.DispatchHandler {
     this.#inner.onRequestStart?.(this.#wrap(controller), context);
   }
 
-  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[2], socket: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[3]): void {
+  onRequestUpgrade(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[2],
+    socket: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[3],
+  ): void {
     this.#inner.onRequestUpgrade?.(this.#wrap(controller), statusCode, headers, socket);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+    statusMessage?: string,
+  ): void {
     this.#record(() => this.#exchange.responseStart(statusCode, statusMessage ?? '', receivedHeaders(controller, headers)));
     this.#inner.onResponseStart?.(this.#wrap(controller), statusCode, headers, statusMessage);
   }

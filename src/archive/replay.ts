@@ -193,9 +193,7 @@ function isServable(record: ArchivedRecord): boolean {
 }
 
 /** What one request gets: a response (maybe ending in an error), or an error instead of a response. */
-type Outcome =
-  | { error: Error }
-  | { status: number; statusText: string; headers: HeaderPair[]; body: Buffer; endError?: Error };
+type Outcome = { error: Error } | { status: number; statusText: string; headers: HeaderPair[]; body: Buffer; endError?: Error };
 
 function outcomeOf(record: ArchivedRecord | undefined, url: string, archivePath: string, head: boolean): Outcome {
   if (!record) return { error: new NotInArchiveError(url, archivePath) };
@@ -313,7 +311,10 @@ class ReplayExchange {
     this.#outcome = outcome;
     this.#onDone = onDone;
     // An abort is honoured at once (on the next microtask: the client may be mid-callback).
-    this.#controller = new ReplayController((reason) => queueMicrotask(() => this.fail(reason)), () => this.#queuePump());
+    this.#controller = new ReplayController(
+      (reason) => queueMicrotask(() => this.fail(reason)),
+      () => this.#queuePump(),
+    );
   }
 
   start(): void {

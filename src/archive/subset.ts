@@ -3,7 +3,18 @@ import { rename, unlink, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import zlib from 'node:zlib';
 import { recordedWaybackBases, type ArchivedRecord, type Archive } from './read.js';
-import { ArchiveError, absoluteOriginal, fsReason, headerValue, looseUrlKey, parseWaybackUrl, serializeRecord, trimBase, urlKey, warcinfoRecord } from './warc.js';
+import {
+  ArchiveError,
+  absoluteOriginal,
+  fsReason,
+  headerValue,
+  looseUrlKey,
+  parseWaybackUrl,
+  serializeRecord,
+  trimBase,
+  urlKey,
+  warcinfoRecord,
+} from './warc.js';
 
 const DEFAULT_WAYBACK = 'https://web.archive.org';
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -82,7 +93,11 @@ export function selectForSources(archive: Archive, sourceUrls: readonly string[]
  * warcinfo names the Wayback base(s) the records were recorded from (`waybackBases`, else those
  * the records themselves show), so a replay of the subset needs no --wayback-url either.
  */
-export async function writeArchive(path: string, records: readonly ArchivedRecord[], options: { software?: string; waybackBases?: readonly string[] } = {}): Promise<void> {
+export async function writeArchive(
+  path: string,
+  records: readonly ArchivedRecord[],
+  options: { software?: string; waybackBases?: readonly string[] } = {},
+): Promise<void> {
   const bases = options.waybackBases ?? recordedWaybackBases({ path, records: records.filter((r) => r.type !== 'warcinfo') });
   const info = await serializeRecord(warcinfoRecord(basename(path), options.software, bases));
   const members = records.map((r) => (isGzipMember(r.raw) ? r.raw : zlib.gzipSync(r.raw)));
@@ -144,10 +159,14 @@ function waybackSubject(url: string, base: string): string | undefined {
 function cdxCaptureUrls(r: ArchivedRecord, base: string): string[] {
   try {
     const encoding = (headerValue(r.http!.headers, 'content-encoding') ?? '').trim().toLowerCase();
-    const body = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.gunzipSync(r.payload)
-      : encoding === 'br' ? zlib.brotliDecompressSync(r.payload)
-        : encoding === 'deflate' ? zlib.inflateSync(r.payload)
-          : r.payload;
+    const body =
+      encoding === 'gzip' || encoding === 'x-gzip'
+        ? zlib.gunzipSync(r.payload)
+        : encoding === 'br'
+          ? zlib.brotliDecompressSync(r.payload)
+          : encoding === 'deflate'
+            ? zlib.inflateSync(r.payload)
+            : r.payload;
     const rows: unknown = JSON.parse(body.toString('utf8'));
     if (!Array.isArray(rows) || !Array.isArray(rows[0])) return [];
     const header = rows[0] as unknown[];

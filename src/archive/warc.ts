@@ -201,7 +201,10 @@ function fillDigests(record: Buffer): void {
   const http = /\r\nContent-Type: *application\/http/i.test(head);
   const split = http ? block.indexOf('\r\n\r\n') : -1;
   const payload = split >= 0 ? block.subarray(split + 4) : block;
-  for (const [placeholder, digest] of [[BLOCK_PLACEHOLDER, sha256Hex(block)], [PAYLOAD_PLACEHOLDER, sha256Hex(payload)]] as const) {
+  for (const [placeholder, digest] of [
+    [BLOCK_PLACEHOLDER, sha256Hex(block)],
+    [PAYLOAD_PLACEHOLDER, sha256Hex(payload)],
+  ] as const) {
     const at = head.indexOf(placeholder);
     if (at < 0) throw new ArchiveError('a WARC record lost its digest header while being written');
     record.write(`sha256:${digest}`, at, 'latin1');

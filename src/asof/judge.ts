@@ -105,8 +105,21 @@ function liveState(live: LiveReading): string {
  * capture, hashing to the evidence); otherwise the quote is verbatim when it is in any text
  * consulted (the live text, the capture chosen for the date).
  */
-export function judge(quote: string, choice: HtmlViewChoice, live: LiveReading, capture: CaptureOutcome | undefined, date: AsOfDate | undefined, replaying: boolean): Judgement {
-  const fromLive = (note?: string, drifted = false): Judgement => ({ record: live.record, match: live.match, asOf: liveAsOf(live, date, replaying), drifted, note });
+export function judge(
+  quote: string,
+  choice: HtmlViewChoice,
+  live: LiveReading,
+  capture: CaptureOutcome | undefined,
+  date: AsOfDate | undefined,
+  replaying: boolean,
+): Judgement {
+  const fromLive = (note?: string, drifted = false): Judgement => ({
+    record: live.record,
+    match: live.match,
+    asOf: liveAsOf(live, date, replaying),
+    drifted,
+    note,
+  });
   // A proven text decides alone: the live source hashing to the evidence, or a capture that does (design.md §8, rule 1),
   // even when the quote is in today's changed text.
   if (live.drift !== 'same' && isProven(capture)) return fromCapture(quote, choice, live, capture, date, replaying);
@@ -120,21 +133,32 @@ export function judge(quote: string, choice: HtmlViewChoice, live: LiveReading, 
   if (live.drift === 'changed') {
     const since = date ? ` since ${date.input}` : '';
     const why = capture ? capture.reason : 'captures were not looked up (--wayback off)';
-    return fromLive(`the source has changed${since} (${liveState(live)}) and no text as of that date could be had: ${why}. That the quote is not in today's text proves nothing`, true);
+    return fromLive(
+      `the source has changed${since} (${liveState(live)}) and no text as of that date could be had: ${why}. That the quote is not in today's text proves nothing`,
+      true,
+    );
   }
   return fromLive(lookedUp ? lookedUp.slice(2) : undefined);
 }
 
 /** A claim judged on a capture: the proven one, or the one chosen by date; the note says which and why. */
-function fromCapture(quote: string, choice: HtmlViewChoice, live: LiveReading, capture: Extract<CaptureOutcome, { ok: true }>, date: AsOfDate | undefined, replaying: boolean): Judgement {
+function fromCapture(
+  quote: string,
+  choice: HtmlViewChoice,
+  live: LiveReading,
+  capture: Extract<CaptureOutcome, { ok: true }>,
+  date: AsOfDate | undefined,
+  replaying: boolean,
+): Judgement {
   const { capture: ref, record, proof, evidenceMatch } = capture.text;
   const match = record.views ? findQuote(quote, record.views, choice) : null;
   const when = timestamp14ToIso(ref.timestamp);
-  const why = proof === 'sha256'
-    ? `whose ${evidenceMatch === 'bytes' ? 'bytes hash' : evidenceMatch === 'text' ? 'extracted text hashes' : 'normalized text hashes'} to the evidence`
-    : ref.after
-      ? `the earliest after ${date?.input ?? 'the date'}: there is none at or before it`
-      : `the latest at or before ${date?.input ?? 'today'}${live.drift === 'changed' ? '; none of the nearest hashes to the evidence' : ''}`;
+  const why =
+    proof === 'sha256'
+      ? `whose ${evidenceMatch === 'bytes' ? 'bytes hash' : evidenceMatch === 'text' ? 'extracted text hashes' : 'normalized text hashes'} to the evidence`
+      : ref.after
+        ? `the earliest after ${date?.input ?? 'the date'}: there is none at or before it`
+        : `the latest at or before ${date?.input ?? 'today'}${live.drift === 'changed' ? '; none of the nearest hashes to the evidence' : ''}`;
   // A quote in today's text but not in the proven capture was put there after the date.
   const added = live.match && !match ? '; the quote is in it, added after the date' : '';
   const liveNote = live.drift === 'changed' || !live.record.fetch.ok ? ` (the live source: ${liveState(live)}${added})` : '';

@@ -35,7 +35,8 @@ export function pathsWarning(): string {
 }
 
 /** What the golden tasks' sources need: the golden server, which the demo starts itself and `bench` does not. */
-export const GOLDEN_SERVER_HINT = 'the golden tasks\' sources come from the golden server (127.0.0.1:41733): is it running? Start it with `node dist/golden/server.js &` (after `npm run build`)';
+export const GOLDEN_SERVER_HINT =
+  "the golden tasks' sources come from the golden server (127.0.0.1:41733): is it running? Start it with `node dist/golden/server.js &` (after `npm run build`)";
 
 /** Whether `tasksDir` is (inside) this repository's golden/ folder, whose sources only the golden server serves. */
 export function isGoldenTasks(tasksDir: string, root = ownRoot()): boolean {
@@ -59,7 +60,7 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   } catch (err) {
     return refuseInput(err, DatasetError);
   }
-  const given = typeof opts.agent === 'string' ? [opts.agent] : opts.agent ?? [];
+  const given = typeof opts.agent === 'string' ? [opts.agent] : (opts.agent ?? []);
   const agents = given.length ? given : ['oracle'];
   const empty = agents.findIndex((a) => a.trim() === '');
   if (empty >= 0) {
@@ -68,11 +69,12 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   }
   let names: string[];
   try {
-    names = agentFolders(agents, typeof opts.name === 'string' ? [opts.name] : opts.name ?? []);
+    names = agentFolders(agents, typeof opts.name === 'string' ? [opts.name] : (opts.name ?? []));
   } catch (err) {
     return refuseInput(err, AgentNameError);
   }
-  const paths = (r: BenchReport) => `${r.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, the dataset hidden' : 'container paths given by QUOTECHECK_*_DIR variables'}; ${r.seconds.toFixed(1)} s`;
+  const paths = (r: BenchReport) =>
+    `${r.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, the dataset hidden' : 'container paths given by QUOTECHECK_*_DIR variables'}; ${r.seconds.toFixed(1)} s`;
   try {
     // Decided once for every agent, and said once when it cannot stop what an agent may do.
     const isolation = resolveIsolation(opts.isolation);
@@ -99,7 +101,9 @@ async function runAgents(opts: BenchCommandOptions, agents: string[], names: str
     const report = await runAgent(opts, agent, names[i]!, dir, total, true);
     writeBenchReports(report, dir);
     const who = names[i] === agent ? agent : `${names[i]} (${agent})`;
-    cliIo().stdout.write(`agent ${who}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims right); ${paths(report)}; report in ${shownPath(join(dir, 'report.html'))}\n`);
+    cliIo().stdout.write(
+      `agent ${who}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims right); ${paths(report)}; report in ${shownPath(join(dir, 'report.html'))}\n`,
+    );
     runs.push({ report, dir: shownPath(dir) });
   }
   // The diagnoses come from the oracle's evidence reports: run it too when it is not one of the agents.
@@ -122,9 +126,18 @@ async function runAgents(opts: BenchCommandOptions, agents: string[], names: str
 /** Runs one agent over the dataset into `outDir`, with progress on stderr (named by its name when several run). */
 async function runAgent(opts: BenchCommandOptions, agent: string, name: string, outDir: string, total: number, several: boolean): Promise<BenchReport> {
   const who = several ? `${name}: ` : '';
-  const bar = !opts.quiet && process.stderr.isTTY
-    ? new cliProgress.SingleBar({ stream: process.stderr, format: `bench ${who.replace(/[{}]/g, '')}|{bar}| {value}/{total} tasks | {task}`, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
-    : undefined;
+  const bar =
+    !opts.quiet && process.stderr.isTTY
+      ? new cliProgress.SingleBar(
+          {
+            stream: process.stderr,
+            format: `bench ${who.replace(/[{}]/g, '')}|{bar}| {value}/{total} tasks | {task}`,
+            hideCursor: true,
+            clearOnComplete: true,
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
   bar?.start(total, 0, { task: '' });
   let done = 0;
   const report = await runBench({

@@ -30,7 +30,8 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
     if (opts.oracle !== undefined) {
       const given = readRunFolder(opts.oracle);
       oracle = given.oracle ?? given.runs[0];
-      if (oracle?.report.agent !== 'oracle') messageLine(`warning: --oracle ${opts.oracle}: its agent is ${oracle?.report.agent}, not the oracle; its diagnoses are used as given`);
+      if (oracle?.report.agent !== 'oracle')
+        messageLine(`warning: --oracle ${opts.oracle}: its agent is ${oracle?.report.agent}, not the oracle; its diagnoses are used as given`);
     } else {
       oracle = folders.find((f) => f.oracle)?.oracle;
     }
@@ -38,7 +39,9 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
     return refuseInput(err);
   }
   if (!oracle) {
-    errorLine(`no oracle run among ${opts.runs.join(', ')}: the comparison is split by the oracle's diagnoses; add an oracle run's folder or pass --oracle DIR`);
+    errorLine(
+      `no oracle run among ${opts.runs.join(', ')}: the comparison is split by the oracle's diagnoses; add an oracle run's folder or pass --oracle DIR`,
+    );
     return 2;
   }
   // Each agent keeps the name its run's report.json gives; the folders are printed as seen from here, and written

@@ -4,7 +4,18 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { describeFsError, plural } from '../messages.js';
 import { checkOutputPath, writableFolder as writable } from '../outputs.js';
-import { ExportError, TASK_NAME_RULE, defaultPrefix, isTaskName, planTasks, readLabelled, readRecordedRun, tasksByName, writeDataset, writeTaskArchives } from '../harbor/export.js';
+import {
+  ExportError,
+  TASK_NAME_RULE,
+  defaultPrefix,
+  isTaskName,
+  planTasks,
+  readLabelled,
+  readRecordedRun,
+  tasksByName,
+  writeDataset,
+  writeTaskArchives,
+} from '../harbor/export.js';
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
 import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
@@ -107,7 +118,6 @@ class StagedOutput {
   }
 }
 
-
 /** One turn of the event loop with a poll in it: a SIGINT/SIGTERM that came during synchronous writing is handled here. */
 const signalPoint = (): Promise<void> => new Promise((done) => setImmediate(() => setImmediate(done)));
 
@@ -121,12 +131,15 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
     checkOutputPath(opts.out, '--out', { folder: true, createFolders: true });
     const present = existsSync(opts.out) ? readdirSync(opts.out) : [];
-    if (present.length > 0 && present.every((e) => STAGING.test(e))) throw new ExportError(`--out ${opts.out}: holds ${present[0]}, left by an export that was killed; remove it, or choose a new folder`);
+    if (present.length > 0 && present.every((e) => STAGING.test(e)))
+      throw new ExportError(`--out ${opts.out}: holds ${present[0]}, left by an export that was killed; remove it, or choose a new folder`);
     if (present.length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
     // So is the name: it becomes folder names inside --out (`--name ../../x` must not write outside it).
-    if (opts.name !== undefined && !isTaskName(opts.name)) throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
+    if (opts.name !== undefined && !isTaskName(opts.name))
+      throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
     // So is the skill folder: a typo in --with-skill is found before anything is read or written.
-    const skillDir = opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
+    const skillDir =
+      opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
     const claims = readLabelled(opts.labelled, { taskField: opts.taskField });
     const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
     const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
@@ -161,7 +174,9 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
         const { describeDisagreements, frozenDisagreements } = await import('../harbor/frozen-check.js');
         disagreements = await frozenDisagreements(result.tasks, tasks);
         if (disagreements.length > 0 && !opts.allowDisagreement) {
-          throw new ExportError(`${describeDisagreements(disagreements)}; record the run again, fix those labels, or pass --allow-disagreement to write them anyway`);
+          throw new ExportError(
+            `${describeDisagreements(disagreements)}; record the run again, fix those labels, or pass --allow-disagreement to write them anyway`,
+          );
         }
       }
       await signalPoint();
@@ -172,15 +187,21 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       process.off('SIGTERM', stop);
     }
     const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
-    const differ = disagreements.length ? `, ${plural(disagreements.length, 'claim')} the frozen oracle answers otherwise than labelled (--allow-disagreement)` : '';
-    const frozen = written ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${size(written.bytes)} in all) in environment/sources.warc.gz${differ}` : '';
+    const differ = disagreements.length
+      ? `, ${plural(disagreements.length, 'claim')} the frozen oracle answers otherwise than labelled (--allow-disagreement)`
+      : '';
+    const frozen = written
+      ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${size(written.bytes)} in all) in environment/sources.warc.gz${differ}`
+      : '';
     const ships = [
       ...(skillDir ? [`the skill ${skillDir} (skills_dir ${TASK_SKILLS_DIR}, quotecheck inside it)`] : []),
       ...(opts.withMcp ? ['the MCP server `quotecheck mcp`'] : []),
     ];
     // Tasks that give the agent quotecheck are tool-use tasks: their tags and instruction say so, and so does this line.
     const shipped = ships.length ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking` : '';
-    outputLine(`wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}`);
+    outputLine(
+      `wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}`,
+    );
     return 0;
   } catch (err) {
     if (err instanceof UserError) return refuseInput(err);

@@ -12,7 +12,6 @@ interface Outcome {
   code: number;
 }
 
-
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
@@ -41,9 +40,11 @@ const MB = 1024 * 1024;
 
 /** The statuses `--retries` retries, listed from the retry policy itself so help and code cannot disagree. */
 /** What `--allow-private` does, for every command that fetches (the MCP server's says the same). */
-const ALLOW_PRIVATE_HELP = 'also reach private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, unique-local, ...): refused by default, as claims\' URLs come from strangers';
+const ALLOW_PRIVATE_HELP =
+  "also reach private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, unique-local, ...): refused by default, as claims' URLs come from strangers";
 /** `--wayback`'s modes, for `run` and `verify` alike (design.md §8). */
-const WAYBACK_HELP = 'look up Wayback captures: auto (claims with evidence whose source changed and whose quote is not in today\'s text), always (also claims without evidence not found live), strict (also claims with evidence found in today\'s changed text: one archive lookup per such URL and date, for re-deriving gold), off';
+const WAYBACK_HELP =
+  "look up Wayback captures: auto (claims with evidence whose source changed and whose quote is not in today's text), always (also claims without evidence not found live), strict (also claims with evidence found in today's changed text: one archive lookup per such URL and date, for re-deriving gold), off";
 const RETRIED = `network errors, timeouts and HTTP ${[...RETRYABLE_STATUSES].join(', ')} (never other 4xx)`;
 
 /** How help shows an option's default: every option says it, in one format, `(default: X)`, or `(required)`. */
@@ -79,23 +80,40 @@ function addRunCommand(program: Command, outcome: Outcome): void {
     .option('--claims <path>', 'claims file: a JSON array of {id, quote, url} (docs/how-it-decides.md, Contracts)', 'claims.json')
     .option('--out <path>', 'answers file to write', 'answers.json')
     .option('--report <path>', 'also write the evidence report, one JSON line per claim, appended as each claim is decided')
-    .addOption(new Option('--report-order <order>', 'the report\'s line order: as claims are decided, or the claims file\'s (rewritten once at the end)').choices([...REPORT_ORDERS]).default('decision'))
+    .addOption(
+      new Option('--report-order <order>', "the report's line order: as claims are decided, or the claims file's (rewritten once at the end)")
+        .choices([...REPORT_ORDERS])
+        .default('decision'),
+    )
     .option('--baseline', 'fetch nothing, answer no_match for every claim (the baseline every agent must beat)', false)
     .addOption(new Option('--format <format>', 'answers as {id: label} (map) or [{id, label}] (list)').choices(['map', 'list']).default('map'))
-    .addOption(new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either').choices(['article', 'full', 'any']).default(DEFAULT_OPTIONS.htmlView))
+    .addOption(
+      new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either')
+        .choices(['article', 'full', 'any'])
+        .default(DEFAULT_OPTIONS.htmlView),
+    )
     .option('--concurrency <n>', 'sources fetched at once', positiveInt, DEFAULT_OPTIONS.concurrency)
     .option('--per-host <n>', 'sources fetched at once from one host', positiveInt, DEFAULT_OPTIONS.perHost)
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
     .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
     .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
     .option('--source-budget <seconds>', 'time for one source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
-    .option('--extract-timeout <seconds>', 'time to extract one source (pdftotext, or the HTML parser)', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
+    .option(
+      '--extract-timeout <seconds>',
+      'time to extract one source (pdftotext, or the HTML parser)',
+      positiveSeconds,
+      DEFAULT_OPTIONS.extractTimeoutMs / 1000,
+    )
     .option('--allow-private', ALLOW_PRIVATE_HELP, false)
-    .addOption(new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)').default(undefined, 'on').conflicts('allowPrivate'))
+    .addOption(
+      new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)')
+        .default(undefined, 'on')
+        .conflicts('allowPrivate'),
+    )
     .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
     .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(megabytes))
     .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(CLI_DEFAULTS.maxClaimsMb)).argParser(megabytes))
-    .addOption(described('--as-of <date>', 'judge every claim as of this ISO date or date-time', 'each claim\'s verify_date'))
+    .addOption(described('--as-of <date>', 'judge every claim as of this ISO date or date-time', "each claim's verify_date"))
     .addOption(new Option('--wayback <mode>', WAYBACK_HELP).choices([...WAYBACK_MODES]).default(DEFAULT_OPTIONS.wayback))
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
     .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
@@ -118,16 +136,29 @@ function addVerifyCommand(program: Command, outcome: Outcome): void {
     .requiredOption('--url <url>', 'the source URL')
     .requiredOption('--quote <text>', 'the quote ("-" reads it from stdin)')
     .option('--json', 'print one JSON object: the evidence report fields (docs/how-it-decides.md, Contracts) plus the quote', false)
-    .addOption(new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either').choices(['article', 'full', 'any']).default(DEFAULT_OPTIONS.htmlView))
+    .addOption(
+      new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either')
+        .choices(['article', 'full', 'any'])
+        .default(DEFAULT_OPTIONS.htmlView),
+    )
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
     .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
     .option('--source-budget <seconds>', 'time for the source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
-    .option('--extract-timeout <seconds>', 'time to extract the source (pdftotext, or the HTML parser)', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
+    .option(
+      '--extract-timeout <seconds>',
+      'time to extract the source (pdftotext, or the HTML parser)',
+      positiveSeconds,
+      DEFAULT_OPTIONS.extractTimeoutMs / 1000,
+    )
     .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
     .option('--allow-private', ALLOW_PRIVATE_HELP, false)
-    .addOption(new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)').default(undefined, 'on').conflicts('allowPrivate'))
+    .addOption(
+      new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)')
+        .default(undefined, 'on')
+        .conflicts('allowPrivate'),
+    )
     .addOption(described('--as-of <date>', 'judge the quote as of this ISO date or date-time, as run judges a claim with this verify_date', 'today'))
-    .option('--evidence <sha256>', 'the sha256 of the source as labelled (a claim\'s evidence.sha256): a capture hashing to it decides alone')
+    .option('--evidence <sha256>', "the sha256 of the source as labelled (a claim's evidence.sha256): a capture hashing to it decides alone")
     .addOption(new Option('--wayback <mode>', WAYBACK_HELP).choices([...WAYBACK_MODES]).default(DEFAULT_OPTIONS.wayback))
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
     .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
@@ -164,9 +195,25 @@ function addMcpCommand(program: Command, outcome: Outcome): void {
     .option('--extract-timeout <seconds>', 'time to extract one source', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
     .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
-    .addOption(new Option('--cache-mb <megabytes>', 'memory kept for the session: HTTP bodies and extracted texts, in bytes (least recently used dropped first)').argParser(megabytes).default(MCP_DEFAULTS.cacheMb * MB, String(MCP_DEFAULTS.cacheMb)))
-    .addOption(described('--root <dir>', 'the folder check_claims reads claims from and writes answers to: paths are resolved there, nothing outside it is opened', 'the working directory'))
-    .addOption(described('--call-timeout <seconds>', 'the longest one tool call may take; a call stopped there answers an error naming the limit', String(MCP_DEFAULTS.callTimeoutSeconds)).argParser(positiveSeconds))
+    .addOption(
+      new Option('--cache-mb <megabytes>', 'memory kept for the session: HTTP bodies and extracted texts, in bytes (least recently used dropped first)')
+        .argParser(megabytes)
+        .default(MCP_DEFAULTS.cacheMb * MB, String(MCP_DEFAULTS.cacheMb)),
+    )
+    .addOption(
+      described(
+        '--root <dir>',
+        'the folder check_claims reads claims from and writes answers to: paths are resolved there, nothing outside it is opened',
+        'the working directory',
+      ),
+    )
+    .addOption(
+      described(
+        '--call-timeout <seconds>',
+        'the longest one tool call may take; a call stopped there answers an error naming the limit',
+        String(MCP_DEFAULTS.callTimeoutSeconds),
+      ).argParser(positiveSeconds),
+    )
     .addHelpText('after', MCP_TOOLS_HELP)
     .action(async (o) => {
       const { mcpCommand } = await import('./mcp.js');
@@ -193,17 +240,38 @@ function addGradeCommand(program: Command, outcome: Outcome): void {
 function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.ProcessEnv): void {
   program
     .command('bench')
-    .description('run every task of a dataset (Harbor or SkillsBench 1.1 layout) locally: agent, then the task\'s verifier; report.json and report.html')
+    .description("run every task of a dataset (Harbor or SkillsBench 1.1 layout) locally: agent, then the task's verifier; report.json and report.html")
     .configureHelp(HELP_CONFIG)
     .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
     // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be kept alongside, so it is described and applied in bench.ts).
-    .addOption(described('--agent <agent>', 'oracle (the task\'s solve.sh), baseline (all no_match), or a shell command run in /app; repeat to compare agents side by side', 'oracle').argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]))
+    .addOption(
+      described(
+        '--agent <agent>',
+        "oracle (the task's solve.sh), baseline (all no_match), or a shell command run in /app; repeat to compare agents side by side",
+        'oracle',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
     // Repeatable like --agent: the i-th --name names the i-th --agent (checked in src/cli/bench.ts).
-    .addOption(described('--name <name>', 'the name of the matching --agent (1st --name, 1st --agent) in reports, comparisons and its folder under --out: letters, digits, . _ -', 'oracle, baseline, agent-N').argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]))
+    .addOption(
+      described(
+        '--name <name>',
+        'the name of the matching --agent (1st --name, 1st --agent) in reports, comparisons and its folder under --out: letters, digits, . _ -',
+        'oracle, baseline, agent-N',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
     .addOption(new Option('--jobs <n>', 'tasks run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
     .option('--out <dir>', 'where trials and reports go', 'bench-out')
-    .addOption(new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible').choices(['auto', 'namespace', 'paths']).default('auto'))
-    .addOption(new Option('--replay <file.warc.gz>', 'every task\'s quotecheck answers from this WARC archive, with no network').default(env.QUOTECHECK_REPLAY ?? '', '$QUOTECHECK_REPLAY, else none'))
+    .addOption(
+      new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible')
+        .choices(['auto', 'namespace', 'paths'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option('--replay <file.warc.gz>', "every task's quotecheck answers from this WARC archive, with no network").default(
+        env.QUOTECHECK_REPLAY ?? '',
+        '$QUOTECHECK_REPLAY, else none',
+      ),
+    )
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       const { benchCommand } = await import('./bench.js');
@@ -215,10 +283,10 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
 function addCompareCommand(program: Command, outcome: Outcome): void {
   program
     .command('compare')
-    .description('finished bench runs side by side: mean reward and accuracy split by the oracle\'s diagnosis of each claim')
+    .description("finished bench runs side by side: mean reward and accuracy split by the oracle's diagnosis of each claim")
     .configureHelp(HELP_CONFIG)
     .argument('<run-dir...>', 'bench --out folders (one agent each, or a comparison of several)')
-    .addOption(described('--oracle <dir>', 'the oracle\'s run folder, whose evidence reports give each claim\'s diagnosis', 'the run whose agent is oracle'))
+    .addOption(described('--oracle <dir>', "the oracle's run folder, whose evidence reports give each claim's diagnosis", 'the run whose agent is oracle'))
     .option('--out <dir>', 'also write report.json and report.html into this folder')
     .action(async (runs: string[], o) => {
       const { compareCommand } = await import('./compare.js');
@@ -235,13 +303,26 @@ function addExportCommand(program: Command, outcome: Outcome): void {
     .requiredOption('--labelled <file>', 'labelled claims: one JSON object per line (a JSON array is accepted too)')
     .requiredOption('--out <dir>', 'new (or empty) folder for the dataset')
     .option('--per-task <n>', 'about this many claims per task (claims of one source stay together)', positiveInt, CLI_DEFAULTS.perTask)
-    .addOption(described('--name <prefix>', 'task name prefix', 'the --labelled file\'s name'))
+    .addOption(described('--name <prefix>', 'task name prefix', "the --labelled file's name"))
     .option('--warc <file.warc.gz>', 'a frozen edition: each task ships its own sources from this recorded run and replays them')
-    .addOption(described('--with-skill [dir]', 'ship a skill in every task (Harbor\'s [environment] skills_dir): quotecheck\'s own, or the skill folder given', 'off'))
-    .option('--with-mcp', 'declare quotecheck\'s MCP server (`quotecheck mcp`, stdio) in every task\'s [[environment.mcp_servers]]', false)
-    .option('--allow-private', 'the sources are on a private network (tests, an intranet): the oracle\'s run and the MCP server may reach it', false)
-    .option('--allow-disagreement', 'with --warc: write the frozen edition even where its oracle, replaying each task\'s archive, would answer a claim otherwise than its label (refused by default, naming the claims)', false)
-    .addOption(new Option('--layout <layout>', 'harbor: instruction.md, task.toml, solution/, tests/ (Harbor, SkillsBench 1.0); skillsbench: task.md with YAML front matter, oracle/, verifier/ (SkillsBench 1.1: EvalScope, AgentCompass)').choices(['harbor', 'skillsbench']).default('harbor'))
+    .addOption(
+      described('--with-skill [dir]', "ship a skill in every task (Harbor's [environment] skills_dir): quotecheck's own, or the skill folder given", 'off'),
+    )
+    .option('--with-mcp', "declare quotecheck's MCP server (`quotecheck mcp`, stdio) in every task's [[environment.mcp_servers]]", false)
+    .option('--allow-private', "the sources are on a private network (tests, an intranet): the oracle's run and the MCP server may reach it", false)
+    .option(
+      '--allow-disagreement',
+      "with --warc: write the frozen edition even where its oracle, replaying each task's archive, would answer a claim otherwise than its label (refused by default, naming the claims)",
+      false,
+    )
+    .addOption(
+      new Option(
+        '--layout <layout>',
+        'harbor: instruction.md, task.toml, solution/, tests/ (Harbor, SkillsBench 1.0); skillsbench: task.md with YAML front matter, oracle/, verifier/ (SkillsBench 1.1: EvalScope, AgentCompass)',
+      )
+        .choices(['harbor', 'skillsbench'])
+        .default('harbor'),
+    )
     .option('--task-field <field>', 'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task')
     .action(async (o) => {
       const { exportCommand } = await import('./export.js');
@@ -253,9 +334,14 @@ function addExportCommand(program: Command, outcome: Outcome): void {
 function addWaybackStubCommand(program: Command, outcome: Outcome): void {
   program
     .command('wayback-stub')
-    .description('serve a loopback stand-in for the Wayback Machine (its CDX API and raw captures) from captures on disk, until Ctrl-C, to try dated claims (drift) offline: point `run --allow-private --wayback-url` at the origin it prints')
+    .description(
+      'serve a loopback stand-in for the Wayback Machine (its CDX API and raw captures) from captures on disk, until Ctrl-C, to try dated claims (drift) offline: point `run --allow-private --wayback-url` at the origin it prints',
+    )
     .configureHelp(HELP_CONFIG)
-    .requiredOption('--captures <dir|file>', 'a JSON array (or JSON Lines) of captures {url, timestamp (14 digits), status?, headers?, body? or file? (relative to it)}, or a folder holding captures.json')
+    .requiredOption(
+      '--captures <dir|file>',
+      'a JSON array (or JSON Lines) of captures {url, timestamp (14 digits), status?, headers?, body? or file? (relative to it)}, or a folder holding captures.json',
+    )
     .option('--host <address>', 'the loopback address to listen on (127.x.y.z, ::1, localhost)', '127.0.0.4')
     .option('--port <n>', 'the port to listen on (0: a free one, printed)', nonNegativeInt, 0)
     .action(async (o) => {

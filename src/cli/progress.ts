@@ -112,7 +112,9 @@ export function createProgress(totalClaims: number, totalSources: number, stream
   const started = Date.now();
   const line = () => {
     const text = archiveProgress(activity);
-    stream.write(`${MESSAGE_PREFIX}${claims}/${totalClaims} claims, ${sources}/${totalSources} sources (${failed} failed), ${((Date.now() - started) / 1000).toFixed(1)} s${text ? `; ${text}` : ''}\n`);
+    stream.write(
+      `${MESSAGE_PREFIX}${claims}/${totalClaims} claims, ${sources}/${totalSources} sources (${failed} failed), ${((Date.now() - started) / 1000).toFixed(1)} s${text ? `; ${text}` : ''}\n`,
+    );
   };
   const timer = setInterval(line, PLAIN_INTERVAL_MS);
   timer.unref();

@@ -53,7 +53,6 @@ export interface RunCommandOptions {
   quiet?: boolean;
 }
 
-
 /** Exit codes: 0 done (answers written), 2 unusable input, 128+n stopped by signal n (answers written). */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -64,7 +63,11 @@ const warn = (message: string): void => messageLine(message);
  * a path that cannot be written is one line and exit 2, not a stack trace after all the work.
  */
 function outputPathProblem(opts: RunCommandOptions): string | undefined {
-  const outputs: [string, string | undefined][] = [['--out', opts.out], ['--report', opts.report], ['--record', opts.record]];
+  const outputs: [string, string | undefined][] = [
+    ['--out', opts.out],
+    ['--report', opts.report],
+    ['--record', opts.record],
+  ];
   try {
     for (const [flag, path] of outputs) if (path !== undefined) checkOutputPath(path, flag);
   } catch (err) {
@@ -93,7 +96,8 @@ function optionProblem(opts: RunCommandOptions, replay: string | undefined): str
     // reported below
   }
   if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) return `--wayback-url: ${JSON.stringify(opts.waybackUrl)} is not an http(s) URL`;
-  if (opts.record && replay) return `--record and --replay${opts.replay ? '' : ` (from $${REPLAY_ENV})`} cannot be used together: a replay makes no HTTP exchanges to record`;
+  if (opts.record && replay)
+    return `--record and --replay${opts.replay ? '' : ` (from $${REPLAY_ENV})`} cannot be used together: a replay makes no HTTP exchanges to record`;
   return undefined;
 }
 
@@ -143,7 +147,10 @@ async function startAnswers(opts: RunCommandOptions, set: ClaimSet, recorder: Wa
 
 /** --baseline: the no_match answers are written already; say so, and which options had nothing to do. */
 function finishBaseline(opts: RunCommandOptions, answers: AnswersFile): 0 {
-  for (const [flag, path] of [['--report', opts.report], ['--record', opts.record]] as const) {
+  for (const [flag, path] of [
+    ['--report', opts.report],
+    ['--record', opts.record],
+  ] as const) {
     if (path !== undefined) warn(`warning: ${flag} is ignored with --baseline (nothing is fetched, so there is nothing to keep)`);
   }
   warn(`baseline: ${plural(answers.book.size, 'claim')} answered no_match without fetching; wrote ${opts.out}`);
@@ -165,9 +172,8 @@ class Stopper {
     this.#answers = answers;
     process.on('SIGTERM', this.#onSignal);
     process.on('SIGINT', this.#onSignal);
-    this.#deadlineTimer = deadline === undefined
-      ? undefined
-      : setTimeout(() => this.#controller.abort(new Error(`deadline of ${deadline} s reached`)), deadline * 1000);
+    this.#deadlineTimer =
+      deadline === undefined ? undefined : setTimeout(() => this.#controller.abort(new Error(`deadline of ${deadline} s reached`)), deadline * 1000);
   }
 
   get signal(): AbortSignal {
@@ -208,7 +214,11 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
     allowPrivate: opts.allowPrivate,
     asOf: opts.asOf,
     wayback: opts.wayback,
-    transport: archives.replay ? { kind: 'replay', archive: archives.replay } : archives.recorder ? { kind: 'recorded', recorder: archives.recorder } : { kind: 'network' },
+    transport: archives.replay
+      ? { kind: 'replay', archive: archives.replay }
+      : archives.recorder
+        ? { kind: 'recorded', recorder: archives.recorder }
+        : { kind: 'network' },
     signal,
     deadlineAt: opts.deadline === undefined ? undefined : Date.now() + opts.deadline * 1000,
     // The report line first: a claim the answers file shows decided is always in the report (the session then records it).
@@ -243,15 +253,22 @@ function openReport(opts: RunCommandOptions): { file?: ReportFile; failed: boole
 function finishReport(opts: RunCommandOptions, report: ReportFile, set: ClaimSet): boolean {
   report.close();
   if (report.failure !== undefined) {
-    errorLine(`cannot write --report ${report.path}: ${report.failure}; it has the first ${plural(report.lines, 'claim')} decided; the answers in ${opts.out} are complete`);
+    errorLine(
+      `cannot write --report ${report.path}: ${report.failure}; it has the first ${plural(report.lines, 'claim')} decided; the answers in ${opts.out} are complete`,
+    );
     return false;
   }
   if (opts.reportOrder !== 'input') return true;
   try {
-    reorderReport(report.path, set.entries.map((e) => e.id));
+    reorderReport(
+      report.path,
+      set.entries.map((e) => e.id),
+    );
     return true;
   } catch (err) {
-    errorLine(`cannot rewrite --report ${report.path} in input order: ${describeFsError(err)}; it is complete, in decision order; the answers in ${opts.out} are complete`);
+    errorLine(
+      `cannot rewrite --report ${report.path} in input order: ${describeFsError(err)}; it is complete, in decision order; the answers in ${opts.out} are complete`,
+    );
     return false;
   }
 }
@@ -266,7 +283,11 @@ function summariseRun(opts: RunCommandOptions, run: StreamedRun, tally: RunTally
   if (!opts.quiet) cliIo().stderr.write(`${tally.diagnosisSummary()}\n`);
   warn(summaryLine(tally.summary(run)).replace(/^quotecheck: /, ''));
   if (run.wayback?.abandoned) warn(`warning: ${run.wayback.abandoned}`);
-  const written = [opts.out, reportFailed ? undefined : opts.report, recorder ? `${opts.record} (${plural(recorder.records(), 'WARC record')})` : undefined].filter(Boolean);
+  const written = [
+    opts.out,
+    reportFailed ? undefined : opts.report,
+    recorder ? `${opts.record} (${plural(recorder.records(), 'WARC record')})` : undefined,
+  ].filter(Boolean);
   warn(`wrote ${written.join(' and ')}`);
 }
 

@@ -63,14 +63,19 @@ export function describe(r: QuoteCheck, colour = false): string {
   }
   if (r.nearest) {
     // The similarity is said here only: the diagnosis note leaves it to the nearest span.
-    lines.push(`nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${VIEW_NAMES[r.nearest.view]} at offset ${r.nearest.offset}):`, `  ${flat(r.nearest.raw)}`);
+    lines.push(
+      `nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${VIEW_NAMES[r.nearest.view]} at offset ${r.nearest.offset}):`,
+      `  ${flat(r.nearest.raw)}`,
+    );
     if (DIFF_SHOWN.has(r.diagnosis) && r.nearest.diff.some((run) => run.op !== 'equal')) {
       const legend = colour ? 'red, struck: only in the quote; green: only in the source' : '[-only in the quote-] {+only in the source+}';
       lines.push(`the quote against it (${legend}):`, `  ${renderDiff(r.nearest.diff, colour)}`);
     }
   }
   if (r.asOf && (r.asOf.captureUrl || r.drift === 'changed' || r.asOf.source === 'replay')) {
-    lines.push(`as of ${r.asOf.date ?? 'today'}: ${r.asOf.captureUrl ? `the Wayback capture of ${r.asOf.timestamp} (${r.asOf.captureUrl})` : `${r.asOf.source === 'replay' ? 'the recorded' : 'today\'s'} text of ${r.asOf.timestamp}`}${r.asOf.proof === 'sha256' ? ', proven by its sha256' : r.asOf.proof === 'nearest' ? ', the nearest to the date' : ''}`);
+    lines.push(
+      `as of ${r.asOf.date ?? 'today'}: ${r.asOf.captureUrl ? `the Wayback capture of ${r.asOf.timestamp} (${r.asOf.captureUrl})` : `${r.asOf.source === 'replay' ? 'the recorded' : "today's"} text of ${r.asOf.timestamp}`}${r.asOf.proof === 'sha256' ? ', proven by its sha256' : r.asOf.proof === 'nearest' ? ', the nearest to the date' : ''}`,
+    );
   }
   if (r.note) lines.push(`note: ${r.note}`);
   if (r.redirect) lines.push(describeRedirect(r.redirect));
@@ -81,7 +86,10 @@ export function describe(r: QuoteCheck, colour = false): string {
 export function describeRedirect(r: RedirectCheck): string {
   const where = `the page redirects (${r.via}) to ${r.target}`;
   if (r.found) return `${where}: the quote is there (verbatim)`;
-  const why = r.diagnosis === 'fetch_failed' || r.diagnosis === 'invalid_claim' ? `the target could not be checked (${r.diagnosis}${r.note ? `: ${r.note}` : ''})` : `the quote is not there either (diagnosis: ${r.diagnosis}${r.note ? `; ${r.note}` : ''})`;
+  const why =
+    r.diagnosis === 'fetch_failed' || r.diagnosis === 'invalid_claim'
+      ? `the target could not be checked (${r.diagnosis}${r.note ? `: ${r.note}` : ''})`
+      : `the quote is not there either (diagnosis: ${r.diagnosis}${r.note ? `; ${r.note}` : ''})`;
   return `${where}: ${why}`;
 }
 

@@ -47,7 +47,9 @@ export async function waybackStubCommand(o: WaybackStubOptions): Promise<number>
   }
   const urls = new Set(input.captures.map((c) => c.url)).size;
   outputLine(running.origin);
-  messageLine(`wayback-stub: serving ${plural(input.captures.length, 'capture')} of ${plural(urls, 'URL')} from ${input.file} at ${running.origin} (CDX at /cdx/search/cdx, captures at /web/{timestamp}id_/{url}); try: quotecheck run --allow-private --wayback-url ${running.origin} --claims claims.json; stop with Ctrl-C`);
+  messageLine(
+    `wayback-stub: serving ${plural(input.captures.length, 'capture')} of ${plural(urls, 'URL')} from ${input.file} at ${running.origin} (CDX at /cdx/search/cdx, captures at /web/{timestamp}id_/{url}); try: quotecheck run --allow-private --wayback-url ${running.origin} --claims claims.json; stop with Ctrl-C`,
+  );
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

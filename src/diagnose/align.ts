@@ -152,7 +152,10 @@ function candidates(quote: string, text: string): number[] {
   scored.sort((a, b) => b[1] - a[1]);
   // Regions with a fraction of the best region's votes are chance hits of common k-grams.
   const floor = (scored[0]?.[1] ?? 0) * MIN_VOTE_SHARE;
-  return scored.slice(0, MAX_CANDIDATES).filter(([, v]) => v >= floor).map(([b]) => b * bin);
+  return scored
+    .slice(0, MAX_CANDIDATES)
+    .filter(([, v]) => v >= floor)
+    .map(([b]) => b * bin);
 }
 
 /**

@@ -15,7 +15,10 @@ export type { DiffOp, DiffRun };
  * without spaces (Chinese, Japanese) count each character as a word, as the diagnosis does:
  * otherwise a whole sentence would be one word and any change would replace all of it.
  */
-const WORD = new RegExp(`[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]|[^${SPACE_CLASS}\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]+`, 'gu');
+const WORD = new RegExp(
+  `[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]|[^${SPACE_CLASS}\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]+`,
+  'gu',
+);
 
 /**
  * Most table cells the LCS may fill (4 bytes each): a pair of 2,000-word texts. Quotes are short;
@@ -79,9 +82,7 @@ function lcsOps(a: readonly Word[], b: readonly Word[], runs: Runs): void {
   const table = new Uint32Array((n + 1) * width);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      table[i * width + j] = a[i]!.key === b[j]!.key
-        ? table[(i + 1) * width + j + 1]! + 1
-        : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!);
+      table[i * width + j] = a[i]!.key === b[j]!.key ? table[(i + 1) * width + j + 1]! + 1 : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!);
     }
   }
   let i = 0;

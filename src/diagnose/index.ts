@@ -107,7 +107,13 @@ function shellOf(source: SourceRecord): Shell | null {
   if (cache.shell !== undefined) return cache.shell;
   const { fetch, text, views, errorPage } = source;
   const full = views?.find((v) => v.name === 'full')?.text ?? views?.[0]?.text;
-  cache.shell = detectShell({ status: fetch.status, headers: fetch.headers, markup: text?.markup ?? errorPage?.markup, text: full ?? errorPage?.text, url: fetch.finalUrl ?? source.url });
+  cache.shell = detectShell({
+    status: fetch.status,
+    headers: fetch.headers,
+    markup: text?.markup ?? errorPage?.markup,
+    text: full ?? errorPage?.text,
+    url: fetch.finalUrl ?? source.url,
+  });
   return cache.shell;
 }
 
@@ -127,7 +133,13 @@ export const VIEW_NAMES: Record<NormalizedView['name'], string> = { article: 'ar
 
 function describeShell(shell: Shell): string {
   if (shell.kind === 'redirect') return `the page is a redirect shell (${shell.evidence}): the document is at its target`;
-  const what = { bot_check: 'a bot check', login: 'a login wall', subscription: 'a subscription wall', consent: 'a consent wall', js_shell: 'a JavaScript-only shell' }[shell.kind as Exclude<Shell['kind'], 'redirect'>];
+  const what = {
+    bot_check: 'a bot check',
+    login: 'a login wall',
+    subscription: 'a subscription wall',
+    consent: 'a consent wall',
+    js_shell: 'a JavaScript-only shell',
+  }[shell.kind as Exclude<Shell['kind'], 'redirect'>];
   return `the response is ${what} (${shell.evidence})`;
 }
 
@@ -198,25 +210,37 @@ function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, vie
   for (const view of views) {
     const ct = canonOf(source, view.name);
     if (canonQuote.length > 0 && ct.text.includes(canonQuote)) {
-      return { diagnosis: 'extraction_artifact', note: `in the ${VIEW_NAMES[view.name]} once whitespace, hyphens, soft hyphens and zero-width characters are ignored (extraction glued, split or hyphenated words)`, nearest: nearestIn(quote, rawQuote, source, views) };
+      return {
+        diagnosis: 'extraction_artifact',
+        note: `in the ${VIEW_NAMES[view.name]} once whitespace, hyphens, soft hyphens and zero-width characters are ignored (extraction glued, split or hyphenated words)`,
+        nearest: nearestIn(quote, rawQuote, source, views),
+      };
     }
   }
   for (const view of views) {
     const found = findInterrupted(canonQuote, canonOf(source, view.name));
     if (found) {
-      return { diagnosis: 'extraction_artifact', note: `in the ${VIEW_NAMES[view.name]}, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`, nearest: nearestIn(quote, rawQuote, source, views) };
+      return {
+        diagnosis: 'extraction_artifact',
+        note: `in the ${VIEW_NAMES[view.name]}, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`,
+        nearest: nearestIn(quote, rawQuote, source, views),
+      };
     }
   }
 
   const texts = views.map((v) => v.text);
   const canonTexts = views.map((v) => canonOf(source, v.name).text);
-  const pieces = quote.split(ELLIPSIS).map((p) => p.trim()).filter((p) => words(p).length > 0);
+  const pieces = quote
+    .split(ELLIPSIS)
+    .map((p) => p.trim())
+    .filter((p) => words(p).length > 0);
   if (ELLIPSIS.test(quote) && pieces.length > 0) {
     const found = pieces.filter((p) => texts.some((t) => t.includes(p)) || canonTexts.some((t) => t.includes(canon(p))));
     if (found.length > 0) {
-      const note = found.length === pieces.length
-        ? `each of the ${pieces.length} piece(s) around the ellipsis is in the source, but not as one passage`
-        : `${found.length} of ${pieces.length} pieces around the ellipsis are in the source`;
+      const note =
+        found.length === pieces.length
+          ? `each of the ${pieces.length} piece(s) around the ellipsis is in the source, but not as one passage`
+          : `${found.length} of ${pieces.length} pieces around the ellipsis are in the source`;
       return { diagnosis: 'partial', note, nearest: nearestIn(quote, rawQuote, source, views) };
     }
   }
@@ -232,7 +256,11 @@ function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, vie
   // A quote too long to align whole (the alignment sees its first MAX_QUOTE characters): when
   // its first and last words cover all but a few, what differs is a small change in the middle.
   if (quote.length > MAX_QUOTE && head + tail >= ws.length - LONG_QUOTE_CHANGED_WORDS && head > 0 && tail > 0) {
-    return { diagnosis: 'near_miss', note: `a long quote: its first ${head} and last ${tail} of ${ws.length} words are in the source; the words between differ`, nearest };
+    return {
+      diagnosis: 'near_miss',
+      note: `a long quote: its first ${head} and last ${tail} of ${ws.length} words are in the source; the words between differ`,
+      nearest,
+    };
   }
   if (nearest && kept >= NEAR_MISS_WORDS && similarity >= NEAR_MISS_CHARS) {
     return { diagnosis: 'near_miss', note: `a close span keeps ${Math.round(kept * 100)}% of the quote's words: words changed, added or dropped`, nearest };
@@ -244,7 +272,11 @@ function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, vie
   if (shell) {
     return { diagnosis: 'paywall', note: `${describeShell(shell)}; the quote may be in the part it withholds`, nearest };
   }
-  return { diagnosis: 'not_found', note: nearest ? `nothing close: the nearest span keeps ${Math.round(kept * 100)}% of the quote's words` : 'nothing close in the source', nearest };
+  return {
+    diagnosis: 'not_found',
+    note: nearest ? `nothing close: the nearest span keeps ${Math.round(kept * 100)}% of the quote's words` : 'nothing close in the source',
+    nearest,
+  };
 }
 
 /**
@@ -307,7 +339,11 @@ export function diagnoseAsOf(input: DiagnosisInput, drifted: boolean): Diagnosis
   try {
     diagnosed = diagnose(input);
   } catch (err) {
-    diagnosed = { diagnosis: input.label === 'verbatim' ? 'verbatim' : 'not_found', note: `diagnosis failed (a quotecheck bug; the label stands): ${(err as Error).message}`, nearest: null };
+    diagnosed = {
+      diagnosis: input.label === 'verbatim' ? 'verbatim' : 'not_found',
+      note: `diagnosis failed (a quotecheck bug; the label stands): ${(err as Error).message}`,
+      nearest: null,
+    };
   }
   if (!drifted) return diagnosed;
   const note = diagnosed.diagnosis !== 'drifted' ? `today's text: ${diagnosed.diagnosis}${diagnosed.note ? ` (${diagnosed.note})` : ''}` : diagnosed.note;

@@ -36,10 +36,22 @@ export interface ShellInput {
  * (lowercase, straight quotes), so patterns are lowercase.
  */
 const WORDING: readonly (readonly [ShellKind, RegExp])[] = [
-  ['bot_check', /\bjust a moment\.\.\.|checking (if the site connection is secure|your browser)|enable javascript and cookies to continue|verify(ing)? (that )?you are (a )?human|are you a robot|(unusual|suspicious|automated) (traffic|activity|requests?) from your|press (&|and) hold|please complete the security check|attention required!|access to this page has been denied|pardon our interruption/],
-  ['subscription', /subscribe (now )?to (continue|keep) reading|(subscribe|subscription) (is )?required to (read|continue|access)|this (article|story|content) is (only )?(available|reserved|exclusive) (to|for) (paying )?(subscribers|members)|already a (subscriber|member)\? (log|sign) in|you('ve| have) (reached|used|read) (your|all( of)? your|the) (\w+ )?(limit of )?(free|complimentary) (articles|stories)|(free )?article limit|to continue reading,? (please )?(subscribe|log in|sign in|register)|become a (member|subscriber) to (read|continue)|create a free account to (continue|keep) reading|unlock (this|the full) (article|story)/],
-  ['login', /(sign|log) in to (continue|read|view|access)|please (sign|log) in (to|first)|you must be (signed|logged) in|(members|subscribers) only\. (sign|log) in|authentication required|login required/],
-  ['consent', /we value your privacy|(accept|reject|refuse) all( cookies)?\b.*\b(accept|reject|refuse) all|before you continue to|manage (your )?(privacy|cookie|consent) (choices|preferences|settings|options)|we and our (\d+ )?partners (use|store)|your privacy choices/],
+  [
+    'bot_check',
+    /\bjust a moment\.\.\.|checking (if the site connection is secure|your browser)|enable javascript and cookies to continue|verify(ing)? (that )?you are (a )?human|are you a robot|(unusual|suspicious|automated) (traffic|activity|requests?) from your|press (&|and) hold|please complete the security check|attention required!|access to this page has been denied|pardon our interruption/,
+  ],
+  [
+    'subscription',
+    /subscribe (now )?to (continue|keep) reading|(subscribe|subscription) (is )?required to (read|continue|access)|this (article|story|content) is (only )?(available|reserved|exclusive) (to|for) (paying )?(subscribers|members)|already a (subscriber|member)\? (log|sign) in|you('ve| have) (reached|used|read) (your|all( of)? your|the) (\w+ )?(limit of )?(free|complimentary) (articles|stories)|(free )?article limit|to continue reading,? (please )?(subscribe|log in|sign in|register)|become a (member|subscriber) to (read|continue)|create a free account to (continue|keep) reading|unlock (this|the full) (article|story)/,
+  ],
+  [
+    'login',
+    /(sign|log) in to (continue|read|view|access)|please (sign|log) in (to|first)|you must be (signed|logged) in|(members|subscribers) only\. (sign|log) in|authentication required|login required/,
+  ],
+  [
+    'consent',
+    /we value your privacy|(accept|reject|refuse) all( cookies)?\b.*\b(accept|reject|refuse) all|before you continue to|manage (your )?(privacy|cookie|consent) (choices|preferences|settings|options)|we and our (\d+ )?partners (use|store)|your privacy choices/,
+  ],
 ];
 
 /** Recognises a shell from the response; returns the strongest finding, or null for an ordinary page. */

@@ -79,7 +79,8 @@ class Shell {
   }
 
   run(job: ShellJob): Promise<ShellExit> {
-    const child = (this.child ??= this.start());
+    this.child ??= this.start();
+    const child = this.child;
     this.hold(true);
     return new Promise<ShellExit>((resolve, reject) => {
       const running: Running = { job, resolve, reject };
@@ -88,8 +89,14 @@ class Shell {
       const abort = () => this.stop(running, 'aborted');
       job.signal?.addEventListener('abort', abort, { once: true });
       const done = () => job.signal?.removeEventListener('abort', abort);
-      running.resolve = (exit) => (done(), resolve(exit));
-      running.reject = (err) => (done(), reject(err));
+      running.resolve = (exit) => {
+        done();
+        resolve(exit);
+      };
+      running.reject = (err) => {
+        done();
+        reject(err);
+      };
       const blocks = Math.max(1, Math.ceil(job.maxFileBytes / 512));
       const command = `(ulimit -f ${blocks}; exec ${job.argv.map(shellQuote).join(' ')}) >${shellQuote(job.stdout)} 2>${shellQuote(job.stderr)} </dev/null &\necho "pid $!"; wait $!; echo "exit $?"\n`;
       child.stdin!.write(command);

@@ -36,11 +36,19 @@ export interface Decoded {
  * script injection; here it counts as undecodable, like an unknown label, and the search goes on.
  */
 const MORE_LABELS = new Map<string, string>([
-  ['iso-2022-jp', 'ISO-2022-JP'], ['csiso2022jp', 'ISO-2022-JP'],
-  ['iso-8859-8-i', 'ISO-8859-8-I'], ['csiso88598i', 'ISO-8859-8-I'], ['logical', 'ISO-8859-8-I'],
-  ['x-mac-cyrillic', 'x-mac-cyrillic'], ['x-mac-ukrainian', 'x-mac-cyrillic'],
-  ['replacement', 'replacement'], ['csiso2022kr', 'replacement'], ['hz-gb-2312', 'replacement'],
-  ['iso-2022-cn', 'replacement'], ['iso-2022-cn-ext', 'replacement'], ['iso-2022-kr', 'replacement'],
+  ['iso-2022-jp', 'ISO-2022-JP'],
+  ['csiso2022jp', 'ISO-2022-JP'],
+  ['iso-8859-8-i', 'ISO-8859-8-I'],
+  ['csiso88598i', 'ISO-8859-8-I'],
+  ['logical', 'ISO-8859-8-I'],
+  ['x-mac-cyrillic', 'x-mac-cyrillic'],
+  ['x-mac-ukrainian', 'x-mac-cyrillic'],
+  ['replacement', 'replacement'],
+  ['csiso2022kr', 'replacement'],
+  ['hz-gb-2312', 'replacement'],
+  ['iso-2022-cn', 'replacement'],
+  ['iso-2022-cn-ext', 'replacement'],
+  ['iso-2022-kr', 'replacement'],
 ]);
 
 /** Leading and trailing ASCII whitespace (String#trim strips more). */
@@ -53,7 +61,7 @@ function getEncoding(label: string): string | null {
   if (!/^[\x21-\x7e]+$/.test(trimmed)) return null;
   const lower = trimmed.toLowerCase();
   const name: unknown = labelToName(lower); // a plain-object lookup: "constructor" would give a function
-  return typeof name === 'string' ? name : MORE_LABELS.get(lower) ?? null;
+  return typeof name === 'string' ? name : (MORE_LABELS.get(lower) ?? null);
 }
 
 const decodable = new Map<string, boolean>();
@@ -96,8 +104,9 @@ function decodeBytes(bytes: Uint8Array, charset: string): string {
  * Encoding Standard maps to C1 controls (0x81, 0x8D, 0x8F, 0x90, 0x9D) are U+FFFD here, as
  * whatwg-encoding (iconv-lite) decodes them: the fallback gives the text the usual path gives.
  */
-const WINDOWS_1252_HIGH = '\u20ac\ufffd\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\ufffd\u017d\ufffd'
-  + '\ufffd\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\ufffd\u017e\u0178';
+const WINDOWS_1252_HIGH =
+  '\u20ac\ufffd\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\ufffd\u017d\ufffd' +
+  '\ufffd\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\ufffd\u017e\u0178';
 
 /** windows-1252 without any dependency: the last resort when whatwg-encoding throws on it (it decodes every byte). */
 function windows1252(b: Buffer): string {
@@ -166,8 +175,16 @@ function documentDeclared(name: string | null): string | null {
 // The <meta> scan: a small HTML tokenizer over the bytes (ASCII-compatible encodings only; a
 // UTF-16 page has a BOM or an HTTP charset, or is caught by the XML check below).
 
-const SPACE = 0x20, BANG = 0x21, DQUOTE = 0x22, SQUOTE = 0x27;
-const DASH = 0x2d, SLASH = 0x2f, LT = 0x3c, EQUALS = 0x3d, GT = 0x3e, QUESTION = 0x3f;
+const SPACE = 0x20,
+  BANG = 0x21,
+  DQUOTE = 0x22,
+  SQUOTE = 0x27;
+const DASH = 0x2d,
+  SLASH = 0x2f,
+  LT = 0x3c,
+  EQUALS = 0x3d,
+  GT = 0x3e,
+  QUESTION = 0x3f;
 
 function isAsciiAlpha(c: number | undefined): boolean {
   if (c === undefined) return false;
@@ -478,15 +495,29 @@ function validUtf8(bytes: Uint8Array): string | null {
 
 /** chardet's answers (ICU's detector) as WHATWG encodings: ISO-8859-1 and -9 are windows-1252 and -1254 there, as the label table says. */
 const FROM_CHARDET = new Map<string, string>([
-  ['ISO-8859-1', 'windows-1252'], ['windows-1252', 'windows-1252'],
-  ['ISO-8859-2', 'ISO-8859-2'], ['windows-1250', 'windows-1250'],
-  ['ISO-8859-5', 'ISO-8859-5'], ['windows-1251', 'windows-1251'], ['KOI8-R', 'KOI8-R'],
-  ['ISO-8859-6', 'ISO-8859-6'], ['windows-1256', 'windows-1256'],
-  ['ISO-8859-7', 'ISO-8859-7'], ['windows-1253', 'windows-1253'],
-  ['ISO-8859-8', 'ISO-8859-8'], ['windows-1255', 'windows-1255'],
-  ['ISO-8859-9', 'windows-1254'], ['windows-1254', 'windows-1254'],
-  ['windows-1257', 'windows-1257'], ['windows-1258', 'windows-1258'], ['windows-874', 'windows-874'],
-  ['Shift_JIS', 'Shift_JIS'], ['EUC-JP', 'EUC-JP'], ['EUC-KR', 'EUC-KR'], ['GB18030', 'gb18030'], ['Big5', 'Big5'],
+  ['ISO-8859-1', 'windows-1252'],
+  ['windows-1252', 'windows-1252'],
+  ['ISO-8859-2', 'ISO-8859-2'],
+  ['windows-1250', 'windows-1250'],
+  ['ISO-8859-5', 'ISO-8859-5'],
+  ['windows-1251', 'windows-1251'],
+  ['KOI8-R', 'KOI8-R'],
+  ['ISO-8859-6', 'ISO-8859-6'],
+  ['windows-1256', 'windows-1256'],
+  ['ISO-8859-7', 'ISO-8859-7'],
+  ['windows-1253', 'windows-1253'],
+  ['ISO-8859-8', 'ISO-8859-8'],
+  ['windows-1255', 'windows-1255'],
+  ['ISO-8859-9', 'windows-1254'],
+  ['windows-1254', 'windows-1254'],
+  ['windows-1257', 'windows-1257'],
+  ['windows-1258', 'windows-1258'],
+  ['windows-874', 'windows-874'],
+  ['Shift_JIS', 'Shift_JIS'],
+  ['EUC-JP', 'EUC-JP'],
+  ['EUC-KR', 'EUC-KR'],
+  ['GB18030', 'gb18030'],
+  ['Big5', 'Big5'],
   // Not guesses here: UTF-8 and UTF-16/32 (the bytes are not valid UTF-8, and no browser guesses
   // UTF-16 without a BOM), ISO-2022-* (7-bit: such a page is valid UTF-8 and never gets here).
 ]);
@@ -603,10 +634,14 @@ function declaredSteps(b: Buffer, httpCharset: string | undefined): Step[] {
  */
 function undeclaredSteps(b: Buffer, html: boolean): Step[] {
   return [
-    { source: 'default', name: 'UTF-8 validation', sniff: () => {
-      const text = validUtf8(b);
-      return text === null ? null : { charset: 'UTF-8', text };
-    } },
+    {
+      source: 'default',
+      name: 'UTF-8 validation',
+      sniff: () => {
+        const text = validUtf8(b);
+        return text === null ? null : { charset: 'UTF-8', text };
+      },
+    },
     { source: 'detected', name: 'charset detection (chardet)', sniff: () => named(detectLegacy(b, html)) },
   ];
 }
@@ -624,12 +659,16 @@ function asBuffer(bytes: Uint8Array): Buffer {
  */
 export function decodeHtml(bytes: Uint8Array, httpCharset?: string): Decoded {
   const b = asBuffer(bytes);
-  return decodeInOrder(b, [
-    ...declaredSteps(b, httpCharset),
-    { source: 'meta', name: 'the <meta> charset scan', sniff: () => named(metaCharset(b)) },
-    { source: 'meta', name: 'the XML declaration scan', sniff: () => named(xmlDeclaration(b)) },
-    ...undeclaredSteps(b, true),
-  ], []);
+  return decodeInOrder(
+    b,
+    [
+      ...declaredSteps(b, httpCharset),
+      { source: 'meta', name: 'the <meta> charset scan', sniff: () => named(metaCharset(b)) },
+      { source: 'meta', name: 'the XML declaration scan', sniff: () => named(xmlDeclaration(b)) },
+      ...undeclaredSteps(b, true),
+    ],
+    [],
+  );
 }
 
 /** Decodes a plain-text (or JSON, CSV, ...) body: a BOM, then the HTTP charset, then UTF-8 when valid, the legacy encoding it looks like, or windows-1252. Never throws, as decodeHtml. */

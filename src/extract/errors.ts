@@ -13,7 +13,11 @@ export class ExtractError extends Error {
   override readonly name = 'ExtractError';
   /** For an HTML page with no text (`empty`): what its markup showed (a meta refresh, a script redirect), read once in the worker, for diagnosis. */
   readonly markup?: MarkupSignals;
-  constructor(readonly kind: ExtractErrorKind, message: string, options?: { cause?: unknown; markup?: MarkupSignals }) {
+  constructor(
+    readonly kind: ExtractErrorKind,
+    message: string,
+    options?: { cause?: unknown; markup?: MarkupSignals },
+  ) {
     super(message, options);
     if (options?.markup) this.markup = options.markup;
   }

@@ -156,7 +156,19 @@ export interface HtmlJobResult {
  * each message: the stages that threw before it was sent.
  */
 export type HtmlJobReply =
-  | { id: number; ok: true; stage: 'full'; final: boolean; full: string; normalizedFull: string; articleNote?: string; charset: string; charsetSource: CharsetSource; markup: MarkupSignals; fallbacks?: string[] }
+  | {
+      id: number;
+      ok: true;
+      stage: 'full';
+      final: boolean;
+      full: string;
+      normalizedFull: string;
+      articleNote?: string;
+      charset: string;
+      charsetSource: CharsetSource;
+      markup: MarkupSignals;
+      fallbacks?: string[];
+    }
   | { id: number; ok: true; stage: 'article'; article?: string; normalizedArticle?: string; articleNote?: string; fallbacks?: string[] }
   | { id: number; ok: false; message: string };
 
@@ -182,11 +194,31 @@ export function runHtmlJob({ id, bytes, httpCharset }: HtmlJobRequest, send: (re
     } catch (err) {
       fallbacks.push(`reading the markup's shell signals threw (${describeError(err)}): none assumed`);
     }
-    send({ id, ok: true, stage: 'full', final: !page.doc, full: page.full, normalizedFull, articleNote: page.note, charset: decoded.charset, charsetSource: decoded.charsetSource, markup, ...(fallbacks.length ? { fallbacks } : {}) });
+    send({
+      id,
+      ok: true,
+      stage: 'full',
+      final: !page.doc,
+      full: page.full,
+      normalizedFull,
+      articleNote: page.note,
+      charset: decoded.charset,
+      charsetSource: decoded.charsetSource,
+      markup,
+      ...(fallbacks.length ? { fallbacks } : {}),
+    });
     sentFull = true;
     if (!page.doc) return;
     const { article, articleNote, fallbacks: articleFallbacks } = articleView(page.doc);
-    send({ id, ok: true, stage: 'article', article, normalizedArticle: article !== undefined ? normalize(article) : undefined, articleNote, ...(articleFallbacks ? { fallbacks: articleFallbacks } : {}) });
+    send({
+      id,
+      ok: true,
+      stage: 'article',
+      article,
+      normalizedArticle: article !== undefined ? normalize(article) : undefined,
+      articleNote,
+      ...(articleFallbacks ? { fallbacks: articleFallbacks } : {}),
+    });
   } catch (err) {
     if (sentFull) {
       const fallback = `the article stage threw (${describeError(err)}): the full view stands, no article view`;

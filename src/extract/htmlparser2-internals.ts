@@ -108,7 +108,13 @@ export class ScriptAwareTokenizer extends Tokenizer {}
 }
 
 /** htmlparser2's options for HTML: entities decoded, names lowercased, `<x/>` not self-closing (as in HTML), scripts ended as the standard says. */
-export const HTML_PARSER_OPTIONS = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: false, Tokenizer: ScriptAwareTokenizer } as const;
+export const HTML_PARSER_OPTIONS = {
+  decodeEntities: true,
+  lowerCaseTags: true,
+  lowerCaseAttributeNames: true,
+  recognizeSelfClosing: false,
+  Tokenizer: ScriptAwareTokenizer,
+} as const;
 
 /** A tokenizer for HTML (HTML_PARSER_OPTIONS) reporting to `callbacks`. */
 export function htmlTokenizer(callbacks: TokenizerCallbacks): HtmlTokenizer {

@@ -95,7 +95,13 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
     }
     case 'text': {
       const decoded = decodeText(input.body, contentType.charset);
-      result = { kind, views: [{ name: 'text', extractor: 'text', text: decoded.text }], charset: decoded.charset, charsetSource: decoded.charsetSource, ...withFallbacks(decoded.fallbacks) };
+      result = {
+        kind,
+        views: [{ name: 'text', extractor: 'text', text: decoded.text }],
+        charset: decoded.charset,
+        charsetSource: decoded.charsetSource,
+        ...withFallbacks(decoded.fallbacks),
+      };
       break;
     }
     case 'unsupported':

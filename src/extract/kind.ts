@@ -27,7 +27,14 @@ export function hasPdfMagic(bytes: Uint8Array): boolean {
 }
 
 /** Types that mean "a document, but we only know it when we see it". */
-const UNTYPED = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown', 'application/download', 'application/force-download', 'unknown/unknown']);
+const UNTYPED = new Set([
+  'application/octet-stream',
+  'binary/octet-stream',
+  'application/unknown',
+  'application/download',
+  'application/force-download',
+  'unknown/unknown',
+]);
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 const PDF_TYPES = new Set(['application/pdf', 'application/x-pdf', 'application/acrobat']);
 

@@ -9,7 +9,8 @@ const BOT_MARKUP = /challenge-platform|cf-turnstile|g-recaptcha|h-captcha|class=
 /** JSON-LD (schema.org) saying the article is not free; publishers mark paywalled text this way for search engines. */
 const NOT_FREE = /"isAccessibleForFree"\s*:\s*(false|"false"|"False")/;
 /** Markup of single-page apps that render everything with JavaScript. */
-const APP_ROOT = /<div[^>]+id=["']?(root|app|__next|__nuxt|svelte)["']?[^>]*>\s*<\/div>|<app-root[^>]*>\s*<\/app-root>|<noscript>[^<]*(enable|turn on) javascript/i;
+const APP_ROOT =
+  /<div[^>]+id=["']?(root|app|__next|__nuxt|svelte)["']?[^>]*>\s*<\/div>|<app-root[^>]*>\s*<\/app-root>|<noscript>[^<]*(enable|turn on) javascript/i;
 const SCRIPT_TAG = /<script\b/i;
 /** A cheap look before parsing for a redirect: a refresh pragma, or a short inline script that names the location. */
 const REFRESH_HINT = /http-equiv\s*=\s*["']?refresh/i;
@@ -72,28 +73,37 @@ export function markupRedirect(html: string, scripts: boolean): MarkupRedirect |
   let base: string | undefined;
   let inScript = false;
   let script = '';
-  const parser = new Parser({
-    onopentag(name, attribs) {
-      if (name === 'base' && base === undefined && attribs.href !== undefined) base = attribs.href;
-      else if (name === 'meta' && refresh === undefined && lookForRefresh && attribs['http-equiv']?.toLowerCase() === 'refresh' && attribs.content !== undefined) {
-        // The standard acts on the first refresh that parses; one without a URL reloads the page itself.
-        const parsed = parseRefresh(attribs.content);
-        if (parsed !== null) refresh = parsed.url ?? '';
-      } else if (name === 'script' && lookForScript && attribs.src === undefined) {
-        inScript = true;
-        script = '';
-      }
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        if (name === 'base' && base === undefined && attribs.href !== undefined) base = attribs.href;
+        else if (
+          name === 'meta' &&
+          refresh === undefined &&
+          lookForRefresh &&
+          attribs['http-equiv']?.toLowerCase() === 'refresh' &&
+          attribs.content !== undefined
+        ) {
+          // The standard acts on the first refresh that parses; one without a URL reloads the page itself.
+          const parsed = parseRefresh(attribs.content);
+          if (parsed !== null) refresh = parsed.url ?? '';
+        } else if (name === 'script' && lookForScript && attribs.src === undefined) {
+          inScript = true;
+          script = '';
+        }
+      },
+      ontext(text) {
+        // Past the limit the script is a program, whatever follows: scriptRedirect turns it down by its length.
+        if (inScript && script.length <= SCRIPT_REDIRECT_MAX) script += text;
+      },
+      onclosetag(name) {
+        if (name !== 'script' || !inScript) return;
+        inScript = false;
+        scripted ??= scriptRedirect(script);
+      },
     },
-    ontext(text) {
-      // Past the limit the script is a program, whatever follows: scriptRedirect turns it down by its length.
-      if (inScript && script.length <= SCRIPT_REDIRECT_MAX) script += text;
-    },
-    onclosetag(name) {
-      if (name !== 'script' || !inScript) return;
-      inScript = false;
-      scripted ??= scriptRedirect(script);
-    },
-  }, HTML_PARSER_OPTIONS);
+    HTML_PARSER_OPTIONS,
+  );
   parser.end(html);
   if (refresh) return { via: 'meta refresh', target: refresh, ...(base !== undefined ? { base } : {}) };
   if (scripted) return { via: 'script', target: scripted, ...(base !== undefined ? { base } : {}) };
@@ -112,14 +122,18 @@ const SET_LOCATION = new RegExp(
 
 /** The literal target of a one-line script redirect, or undefined. */
 export function scriptRedirect(script: string): string | undefined {
-  const code = script.trim().replace(/^<!--|-->$/g, '').trim();
+  const code = script
+    .trim()
+    .replace(/^<!--|-->$/g, '')
+    .trim();
   if (code.length === 0 || code.length > SCRIPT_REDIRECT_MAX) return undefined;
   const m = SET_LOCATION.exec(code);
   if (!m) return undefined;
   const [quote, body] = m[1] !== undefined ? [m[1], m[2]!] : [m[3]!, m[4]!];
   if (quote === '`' && body.includes('${')) return undefined;
   const target = body.replace(/\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g, (_, e: string) =>
-    e.length > 1 && (e[0] === 'u' || e[0] === 'x') ? String.fromCodePoint(parseInt(e.replace(/[ux{}]/g, ''), 16)) : e);
+    e.length > 1 && (e[0] === 'u' || e[0] === 'x') ? String.fromCodePoint(parseInt(e.replace(/[ux{}]/g, ''), 16)) : e,
+  );
   return target.trim() === '' ? undefined : target;
 }
 

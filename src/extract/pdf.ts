@@ -63,7 +63,14 @@ export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise
     const err = join(dir, 'stderr.txt');
     await writeFile(pdf, bytes);
     shells ??= new ShellPool();
-    const exit = await shells.run({ argv: [command, '-enc', 'UTF-8', pdf, '-'], stdout: out, stderr: err, maxFileBytes: maxOutput, timeoutMs: options.timeoutMs, signal: options.signal });
+    const exit = await shells.run({
+      argv: [command, '-enc', 'UTF-8', pdf, '-'],
+      stdout: out,
+      stderr: err,
+      maxFileBytes: maxOutput,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    });
     if (exit.stopped === 'aborted') throw new ExtractError('timeout', 'pdftotext stopped: the run was stopped');
     if (exit.stopped === 'timeout') throw new ExtractError('timeout', `pdftotext stopped after ${options.timeoutMs / 1000} s`);
     if (exit.status === 0) {
@@ -71,12 +78,17 @@ export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise
       return { text, normalized: normalize(text) };
     }
     const said = (await readFile(err, 'utf8').catch(() => '')).trim().split('\n').slice(-3).join(' | ');
-    if (exit.status === EXIT_NOT_FOUND) throw new ExtractError('tool_missing', `${command} not found: install poppler-utils (e.g. apt-get install -y poppler-utils)`);
+    if (exit.status === EXIT_NOT_FOUND)
+      throw new ExtractError('tool_missing', `${command} not found: install poppler-utils (e.g. apt-get install -y poppler-utils)`);
     if (exit.status === EXIT_FILE_TOO_LARGE) throw new ExtractError('failed', `pdftotext output exceeds ${maxOutput / 1024 / 1024} MB`);
     const printed = printedText(await readFile(out).catch(() => undefined));
     if (printed !== null) {
       const how = exit.status > 128 ? `was killed by signal ${exit.status - 128}` : `exited ${exit.status}`;
-      return { text: printed, normalized: normalize(printed), fallback: `pdftotext ${how}${said ? ` (${said})` : ''} after printing text: the text it printed was kept` };
+      return {
+        text: printed,
+        normalized: normalize(printed),
+        fallback: `pdftotext ${how}${said ? ` (${said})` : ''} after printing text: the text it printed was kept`,
+      };
     }
     if (/password/i.test(said)) throw new ExtractError('encrypted', `PDF needs a password: ${said}`);
     throw new ExtractError('failed', `pdftotext failed (exit ${exit.status}): ${said || 'no message'}`);

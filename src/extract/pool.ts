@@ -62,7 +62,14 @@ type PartialResult = Omit<HtmlJobResult, 'views' | 'normalized'> & { full: strin
 /** A page's result with its full view only; `articleNote` says why there is no article (yet); `fallbacks` adds to those the full view came with. */
 function fullViewOnly(partial: PartialResult, articleNote: string | undefined, fallbacks: string[] = []): HtmlJobResult {
   const all = [...(partial.fallbacks ?? []), ...fallbacks];
-  return { views: { full: partial.full, articleNote }, normalized: { full: partial.normalizedFull }, charset: partial.charset, charsetSource: partial.charsetSource, markup: partial.markup, ...(all.length ? { fallbacks: all } : {}) };
+  return {
+    views: { full: partial.full, articleNote },
+    normalized: { full: partial.normalizedFull },
+    charset: partial.charset,
+    charsetSource: partial.charsetSource,
+    markup: partial.markup,
+    ...(all.length ? { fallbacks: all } : {}),
+  };
 }
 
 /** The worker failed after sending the full view: the page keeps it, and says so. */
@@ -104,11 +111,13 @@ export class HtmlPool {
   /** Stops every worker; pending jobs fail. */
   async close(): Promise<void> {
     for (const job of this.queue.splice(0)) job.reject(new ExtractError('failed', 'extraction pool closed'));
-    await Promise.all(this.slots.splice(0).map((s) => {
-      this.clearTimers(s);
-      s.job?.reject(new ExtractError('failed', 'extraction pool closed'));
-      return s.worker.terminate();
-    }));
+    await Promise.all(
+      this.slots.splice(0).map((s) => {
+        this.clearTimers(s);
+        s.job?.reject(new ExtractError('failed', 'extraction pool closed'));
+        return s.worker.terminate();
+      }),
+    );
   }
 
   private spawn(): Slot {
@@ -124,7 +133,14 @@ export class HtmlPool {
         if (partial) job.resolve(afterFullView(partial, `HTML extraction failed (${reply.message})`));
         else job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
       } else if (reply.stage === 'full') {
-        slot.partial = { full: reply.full, normalizedFull: reply.normalizedFull, charset: reply.charset, charsetSource: reply.charsetSource, markup: reply.markup, fallbacks: reply.fallbacks };
+        slot.partial = {
+          full: reply.full,
+          normalizedFull: reply.normalizedFull,
+          charset: reply.charset,
+          charsetSource: reply.charsetSource,
+          markup: reply.markup,
+          fallbacks: reply.fallbacks,
+        };
         if (reply.final) {
           const partial = slot.partial;
           this.finish(slot);
@@ -151,9 +167,11 @@ export class HtmlPool {
       } else if (job && partial) {
         job.resolve(afterFullView(partial, `the HTML worker crashed (${describeError(err)})`));
       } else if (job) {
-        job.reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new ExtractError('failed', `HTML extraction stopped at its ${WORKER_HEAP_MB} MB memory cap`, { cause: err })
-          : new ExtractError('failed', `HTML extraction crashed: ${err.message}`, { cause: err }));
+        job.reject(
+          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new ExtractError('failed', `HTML extraction stopped at its ${WORKER_HEAP_MB} MB memory cap`, { cause: err })
+            : new ExtractError('failed', `HTML extraction crashed: ${err.message}`, { cause: err }),
+        );
       }
     });
     worker.on('exit', (code) => {

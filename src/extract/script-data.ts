@@ -37,7 +37,15 @@ function scriptNameAt(s: Markup, at: number): boolean {
   );
 }
 
-const enum ScriptState { Data, Escaped, EscapedDash, EscapedDashDash, DoubleEscaped, DoubleEscapedDash, DoubleEscapedDashDash }
+const enum ScriptState {
+  Data,
+  Escaped,
+  EscapedDash,
+  EscapedDashDash,
+  DoubleEscaped,
+  DoubleEscapedDash,
+  DoubleEscapedDashDash,
+}
 
 /**
  * Where a script element's content ends: the index of the `<` of the `</script` that closes it, or -1 when

@@ -121,7 +121,14 @@ export function classifyNetworkError(err: unknown, url: string): FetchError {
   if (code && TIMEOUT_CODES.has(code)) {
     return new FetchError(`timed out (${code})`, { kind: 'timeout', retryable: true, cause: err });
   }
-  if (code && (code.startsWith('ERR_TLS') || code.startsWith('CERT_') || code.includes('SSL') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE')) {
+  if (
+    code &&
+    (code.startsWith('ERR_TLS') ||
+      code.startsWith('CERT_') ||
+      code.includes('SSL') ||
+      code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
+      code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE')
+  ) {
     return new FetchError(`TLS failure: ${message} (${code})`, { kind: 'tls', retryable: false, cause: err });
   }
   return new FetchError(`connection failed: ${message}${code ? ` (${code})` : ''}`, { kind: 'connection', retryable: true, cause: err });

@@ -20,7 +20,9 @@ const GLOBAL_RANGES: ReadonlySet<string> = new Set(['unicast', 'as112', 'amt', '
  * Single addresses the IANA special-purpose registries mark globally reachable inside a block they do
  * not (ipaddr.js names the whole block): the anycast services of RFC 7723 and RFC 8155.
  */
-const GLOBAL_EXCEPTIONS: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]> = ['192.0.0.9/32', '192.0.0.10/32', '2001:1::1/128', '2001:1::2/128'].map((cidr) => ipaddr.parseCIDR(cidr));
+const GLOBAL_EXCEPTIONS: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]> = ['192.0.0.9/32', '192.0.0.10/32', '2001:1::1/128', '2001:1::2/128'].map((cidr) =>
+  ipaddr.parseCIDR(cidr),
+);
 
 /**
  * Blocks ipaddr.js does not name, from the IANA IPv6 special-purpose registry: the local-use NAT64
@@ -207,5 +209,6 @@ const defaultAgents: { open?: Dispatcher; guarded?: Dispatcher } = {};
 /** The dispatcher for a request made without one (a library caller's fetchSource): guarded unless private networks are allowed. */
 export function defaultDispatcher(allowPrivate: boolean): Dispatcher {
   const key = allowPrivate ? 'open' : 'guarded';
-  return (defaultAgents[key] ??= guardedAgent({ allowPrivate }, { keepAliveTimeout: 4_000 }));
+  defaultAgents[key] ??= guardedAgent({ allowPrivate }, { keepAliveTimeout: 4_000 });
+  return defaultAgents[key];
 }

@@ -5,7 +5,10 @@ export class FetchSlots {
   private readonly global: LimitFunction;
   private readonly perHost = new Map<string, LimitFunction>();
 
-  constructor(readonly concurrency: number, readonly perHostConcurrency: number) {
+  constructor(
+    readonly concurrency: number,
+    readonly perHostConcurrency: number,
+  ) {
     this.global = pLimit(concurrency);
   }
 

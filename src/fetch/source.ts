@@ -76,7 +76,11 @@ export function fetchedSource(url: string, res: RawResponse, attempts: number, s
  * waiting less gets another 429. Otherwise exponential backoff with jitter: the minimum delay
  * doubled per attempt, times a random factor in [1, 2), at most the maximum.
  */
-export function retryDelay(error: FetchError, attemptNumber: number, settings: Pick<FetchSettings, 'backoffMinMs' | 'backoffMaxMs' | 'retryAfterCapMs'>): number {
+export function retryDelay(
+  error: FetchError,
+  attemptNumber: number,
+  settings: Pick<FetchSettings, 'backoffMinMs' | 'backoffMaxMs' | 'retryAfterCapMs'>,
+): number {
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, settings.retryAfterCapMs);
   const exponential = settings.backoffMinMs * 2 ** (attemptNumber - 1) * (1 + Math.random());
   return Math.min(Math.round(exponential), settings.backoffMaxMs);
@@ -111,9 +115,12 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
     );
     return fetchedSource(url, res, attempts, started);
   } catch (err) {
-    let e = err instanceof FetchError
-      ? err
-      : signal.aborted ? stoppedError(err) : new FetchError(String((err as Error)?.message ?? err), { kind: 'other', cause: err });
+    let e =
+      err instanceof FetchError
+        ? err
+        : signal.aborted
+          ? stoppedError(err)
+          : new FetchError(String((err as Error)?.message ?? err), { kind: 'other', cause: err });
     if (budget.aborted && !runSignal?.aborted && (e.kind === 'aborted' || e.kind === 'timeout')) {
       e = new FetchError(`source time budget of ${settings.budgetMs / 1000} s used up`, { kind: 'timeout', finalUrl: e.finalUrl, cause: err });
     }

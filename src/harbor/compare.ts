@@ -192,13 +192,19 @@ export function groupName(diagnosis: string): string {
 function sentences(agent: string, diagnosis: string, g: GroupScore): string[] {
   const name = groupName(diagnosis);
   if (g.missing === 0 && g.invalid === 0) {
-    return [`${agent} answers verbatim on ${pct(g.answered_verbatim, g.claims)} of ${name} (${g.answered_verbatim}/${g.claims}), right on ${pct(g.correct, g.claims)} (${g.correct}/${g.claims})`];
+    return [
+      `${agent} answers verbatim on ${pct(g.answered_verbatim, g.claims)} of ${name} (${g.answered_verbatim}/${g.claims}), right on ${pct(g.correct, g.claims)} (${g.correct}/${g.claims})`,
+    ];
   }
   const answered = g.claims - g.missing - g.invalid;
   const out: string[] = [];
-  if (answered > 0) out.push(`${agent} answers verbatim on ${pct(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered}), right on ${pct(g.correct, answered)} of them (${g.correct}/${answered})`);
+  if (answered > 0)
+    out.push(
+      `${agent} answers verbatim on ${pct(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered}), right on ${pct(g.correct, answered)} of them (${g.correct}/${answered})`,
+    );
   if (g.missing > 0) out.push(`${agent} gives no answer for ${pct(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
-  if (g.invalid > 0) out.push(`${agent} gives an invalid answer (neither verbatim nor no_match) for ${pct(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`);
+  if (g.invalid > 0)
+    out.push(`${agent} gives an invalid answer (neither verbatim nor no_match) for ${pct(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`);
   return out;
 }
 
@@ -221,14 +227,18 @@ export function compareRuns(runs: readonly BenchRun[], oracle: BenchRun): Compar
   });
   const names = new Set<string>();
   for (const a of agents) for (const d of Object.keys(a.by_diagnosis)) names.add(d);
-  const groups = [...names].sort((a, b) => groupOrder(a) - groupOrder(b)).map((diagnosis) => ({
-    diagnosis,
-    claims: Math.max(...agents.map((a) => a.by_diagnosis[diagnosis]?.claims ?? 0)),
-  }));
-  const said = agents.flatMap((a) => groups.flatMap(({ diagnosis }) => {
-    const g = a.by_diagnosis[diagnosis];
-    return g ? sentences(a.label, diagnosis, g) : [];
-  }));
+  const groups = [...names]
+    .sort((a, b) => groupOrder(a) - groupOrder(b))
+    .map((diagnosis) => ({
+      diagnosis,
+      claims: Math.max(...agents.map((a) => a.by_diagnosis[diagnosis]?.claims ?? 0)),
+    }));
+  const said = agents.flatMap((a) =>
+    groups.flatMap(({ diagnosis }) => {
+      const g = a.by_diagnosis[diagnosis];
+      return g ? sentences(a.label, diagnosis, g) : [];
+    }),
+  );
   return { oracle: oracle.dir ?? oracle.report.agent, groups, agents, sentences: said };
 }
 
@@ -265,7 +275,8 @@ function cell(g: GroupScore | undefined): string {
 }
 
 /** A cell of a missing or invalid column, "2/5", "-" where the agent has no such claims. */
-const countCell = (g: { claims: number; missing: number; invalid: number } | undefined, kind: 'missing' | 'invalid'): string => (g ? `${g[kind]}/${g.claims}` : '-');
+const countCell = (g: { claims: number; missing: number; invalid: number } | undefined, kind: 'missing' | 'invalid'): string =>
+  g ? `${g[kind]}/${g.claims}` : '-';
 
 /**
  * The comparison for a terminal: one column per agent, mean reward then accuracy per oracle diagnosis, then the
@@ -273,11 +284,28 @@ const countCell = (g: { claims: number; missing: number; invalid: number } | und
  * "<name> invalid", counting them (its accuracy counts them as not right).
  */
 export function comparisonTable(c: Comparison): string {
-  type Column = { head: string; total: (a: AgentScore) => string; summary: (a: AgentScore) => string; group: (g: GroupScore | undefined) => string; agent: AgentScore };
+  type Column = {
+    head: string;
+    total: (a: AgentScore) => string;
+    summary: (a: AgentScore) => string;
+    group: (g: GroupScore | undefined) => string;
+    agent: AgentScore;
+  };
   const columns: Column[] = c.agents.flatMap((a) => {
-    const own: Column = { head: a.label, agent: a, total: (x) => x.mean_reward.toFixed(3), summary: (x) => `${pct(x.correct, x.claims)} (${x.correct}/${x.claims})`, group: cell };
+    const own: Column = {
+      head: a.label,
+      agent: a,
+      total: (x) => x.mean_reward.toFixed(3),
+      summary: (x) => `${pct(x.correct, x.claims)} (${x.correct}/${x.claims})`,
+      group: cell,
+    };
     if (a.missing === 0 && a.invalid === 0) return [own];
-    return [own, ...(['missing', 'invalid'] as const).map((kind): Column => ({ head: `${a.label} ${kind}`, agent: a, total: () => '', summary: (x) => countCell(x, kind), group: (g) => countCell(g, kind) }))];
+    return [
+      own,
+      ...(['missing', 'invalid'] as const).map(
+        (kind): Column => ({ head: `${a.label} ${kind}`, agent: a, total: () => '', summary: (x) => countCell(x, kind), group: (g) => countCell(g, kind) }),
+      ),
+    ];
   });
   const heads = columns.map((col) => col.head);
   const first = Math.max('mean reward'.length, ...c.groups.map((g) => g.diagnosis.length + 8));
@@ -287,15 +315,27 @@ export function comparisonTable(c: Comparison): string {
   const lines = [
     line('', heads),
     rule,
-    line('mean reward', columns.map((col) => col.total(col.agent))),
-    line('claims right', columns.map((col) => col.summary(col.agent))),
+    line(
+      'mean reward',
+      columns.map((col) => col.total(col.agent)),
+    ),
+    line(
+      'claims right',
+      columns.map((col) => col.summary(col.agent)),
+    ),
     rule,
     `accuracy by the oracle's diagnosis of each claim (from ${c.oracle}):`,
-    ...c.groups.map((g) => line(`${g.diagnosis} (${g.claims})`, columns.map((col) => col.group(col.agent.by_diagnosis[g.diagnosis])))),
+    ...c.groups.map((g) =>
+      line(
+        `${g.diagnosis} (${g.claims})`,
+        columns.map((col) => col.group(col.agent.by_diagnosis[g.diagnosis])),
+      ),
+    ),
     '',
     ...c.sentences,
   ];
-  if (columns.length > c.agents.length) lines.push('', 'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
+  if (columns.length > c.agents.length)
+    lines.push('', 'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
   const named = c.agents.filter((a) => a.label !== a.agent);
   if (named.length) lines.push('', ...named.map((a) => `${a.label}: ${a.agent}`));
   const advice = c.agents.flatMap((a) => a.advice.map((line) => `${a.label}: ${line}`));
@@ -312,7 +352,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Reads a JSON file, with errors naming it. */
 function readJson(path: string, what: string): unknown {
-  const text = readTextFile(path, (reason, code) => new CompareError(`${what}: ${code === 'ENOENT' ? 'no report.json (not a finished bench run)' : `report.json: ${reason}`}`));
+  const text = readTextFile(
+    path,
+    (reason, code) => new CompareError(`${what}: ${code === 'ENOENT' ? 'no report.json (not a finished bench run)' : `report.json: ${reason}`}`),
+  );
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -341,12 +384,15 @@ function parseReport(v: unknown, what: string): BenchReport {
   if (!isRecord(v)) throw new CompareError(`${what}: report.json is not an object`);
   for (const f of ['agent'] as const) if (typeof v[f] !== 'string') throw new CompareError(`${what}: report.json has no "${f}"`);
   if (v.name !== undefined && typeof v.name !== 'string') throw new CompareError(`${what}: report.json: "name" is not a string`);
-  for (const f of ['mean_reward', 'claims', 'correct'] as const) if (typeof v[f] !== 'number') throw new CompareError(`${what}: report.json: "${f}" is not a number`);
+  for (const f of ['mean_reward', 'claims', 'correct'] as const)
+    if (typeof v[f] !== 'number') throw new CompareError(`${what}: report.json: "${f}" is not a number`);
   if (!Array.isArray(v.tasks)) throw new CompareError(`${what}: report.json has no "tasks" list`);
   v.tasks.forEach((t, i) => {
-    if (!isRecord(t) || typeof t.task !== 'string' || !Array.isArray(t.rows)) throw new CompareError(`${what}: report.json: task ${i + 1} has no "task" name or "rows" list`);
+    if (!isRecord(t) || typeof t.task !== 'string' || !Array.isArray(t.rows))
+      throw new CompareError(`${what}: report.json: task ${i + 1} has no "task" name or "rows" list`);
     t.rows.forEach((r, j) => {
-      if (!isRecord(r) || typeof r.id !== 'string' || typeof r.correct !== 'boolean') throw new CompareError(`${what}: report.json: task ${t.task}, row ${j + 1} has no "id" or "correct"`);
+      if (!isRecord(r) || typeof r.id !== 'string' || typeof r.correct !== 'boolean')
+        throw new CompareError(`${what}: report.json: task ${t.task}, row ${j + 1} has no "id" or "correct"`);
     });
   });
   return { baseline_mean_reward: 0, advice: [], ...v } as unknown as BenchReport;
@@ -403,12 +449,19 @@ const TAKEN_NAMES = ['report.json', 'report.html'];
  * have it), and the names oracle and baseline for other agents (the oracle's run, when it is not among them, is oracle/).
  */
 export function agentFolders(agents: readonly string[], names: readonly string[] = []): string[] {
-  if (names.length > agents.length) throw new AgentNameError(`--name given ${names.length} times for ${agents.length} ${agents.length === 1 ? 'agent' : 'agents'}: the i-th --name names the i-th --agent`);
+  if (names.length > agents.length)
+    throw new AgentNameError(
+      `--name given ${names.length} times for ${agents.length} ${agents.length === 1 ? 'agent' : 'agents'}: the i-th --name names the i-th --agent`,
+    );
   for (const [i, name] of names.entries()) {
-    if (!SAFE_NAME.test(name)) throw new AgentNameError(`--name ${JSON.stringify(name)}: not a safe folder name (1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit)`);
+    if (!SAFE_NAME.test(name))
+      throw new AgentNameError(
+        `--name ${JSON.stringify(name)}: not a safe folder name (1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit)`,
+      );
     const lower = name.toLowerCase();
     if (TAKEN_NAMES.includes(lower)) throw new AgentNameError(`--name ${name}: the comparison's own file is named so; pick another name`);
-    if ((lower === 'oracle' || lower === 'baseline') && agents[i] !== lower) throw new AgentNameError(`--name ${name}: that name is the ${lower} agent's, and --agent number ${i + 1} is not it; pick another name`);
+    if ((lower === 'oracle' || lower === 'baseline') && agents[i] !== lower)
+      throw new AgentNameError(`--name ${name}: that name is the ${lower} agent's, and --agent number ${i + 1} is not it; pick another name`);
   }
   // Each name used so far (lower case), with the agent it names.
   const used = new Map<string, number>();
@@ -420,7 +473,10 @@ export function agentFolders(agents: readonly string[], names: readonly string[]
       if (before !== undefined && before >= names.length) name = `${name}-${i + 1}`; // the same agent twice, both named by default
     }
     const other = used.get(name.toLowerCase());
-    if (other !== undefined) throw new AgentNameError(`--name ${names[i] ?? names[other] ?? name}: agents ${other + 1} and ${i + 1} would both be named ${name}${names[i] === undefined ? ` (agent ${i + 1} by default: give it a --name too)` : ''}`);
+    if (other !== undefined)
+      throw new AgentNameError(
+        `--name ${names[i] ?? names[other] ?? name}: agents ${other + 1} and ${i + 1} would both be named ${name}${names[i] === undefined ? ` (agent ${i + 1} by default: give it a --name too)` : ''}`,
+      );
     used.set(name.toLowerCase(), i);
     return name;
   });

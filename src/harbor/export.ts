@@ -121,9 +121,15 @@ export function readLabelled(path: string, opts: ReadLabelledOptions = {}): Labe
     const field = LABEL_FIELDS.find((f) => raw[f] !== undefined);
     const label = field ? raw[field] : undefined;
     if (label !== 'verbatim' && label !== 'no_match') {
-      throw new ExportError(label === undefined
-        ? `${where}: field "label" is missing: a labelled claim needs "label": "verbatim" or "no_match" (also read as ${LABEL_FIELDS.filter((f) => f !== 'label').map((f) => `"${f}"`).join(', ')})`
-        : `${where}: field "label" must be "verbatim" or "no_match", got ${JSON.stringify(label)}`);
+      throw new ExportError(
+        label === undefined
+          ? `${where}: field "label" is missing: a labelled claim needs "label": "verbatim" or "no_match" (also read as ${LABEL_FIELDS.filter(
+              (f) => f !== 'label',
+            )
+              .map((f) => `"${f}"`)
+              .join(', ')})`
+          : `${where}: field "label" must be "verbatim" or "no_match", got ${JSON.stringify(label)}`,
+      );
     }
     const pub: Record<string, unknown> = { id: entry.id };
     if (entry.claim !== undefined) pub.claim = entry.claim;
@@ -149,9 +155,12 @@ export const isTaskName = (name: string): boolean => TASK_NAME.test(name) && nam
 function taskName(raw: Record<string, unknown>, field: string, where: string): string {
   const value = raw[field];
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new ExportError(`${where}: field ${JSON.stringify(field)} ${value === undefined ? 'is missing: it must' : 'must'} name the claim's task (a non-empty string)${value === undefined ? '' : `, got ${JSON.stringify(value)}`}`);
+    throw new ExportError(
+      `${where}: field ${JSON.stringify(field)} ${value === undefined ? 'is missing: it must' : 'must'} name the claim's task (a non-empty string)${value === undefined ? '' : `, got ${JSON.stringify(value)}`}`,
+    );
   }
-  if (!isTaskName(value)) throw new ExportError(`${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be ${TASK_NAME_RULE}: it names a folder`);
+  if (!isTaskName(value))
+    throw new ExportError(`${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be ${TASK_NAME_RULE}: it names a folder`);
   return value;
 }
 
@@ -244,9 +253,24 @@ function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], 
     layout: plan.layout,
     claims: claims.map((c) => c.public),
     gold: Object.fromEntries(claims.map((c) => [c.claim.id, c.label])),
-    instruction: instruction(claims.length, claims.map((c) => c.claim.id), undefined, { asOf, archive: plan.opts.frozen, waybackUrl: plan.opts.waybackUrl, variant: plan.variant, ...(plan.skillDir ? { skillName: basename(plan.skillDir) } : {}) }),
+    instruction: instruction(
+      claims.length,
+      claims.map((c) => c.claim.id),
+      undefined,
+      {
+        asOf,
+        archive: plan.opts.frozen,
+        waybackUrl: plan.opts.waybackUrl,
+        variant: plan.variant,
+        ...(plan.skillDir ? { skillName: basename(plan.skillDir) } : {}),
+      },
+    ),
     description: `Check ${plural(claims.length, 'quote')} against their sources: verbatim or no_match`,
-    config: { tags: ['quote-verification', plan.prefix, ...(plan.opts.frozen ? ['frozen'] : [])], agentTimeoutSec: AGENT_TIMEOUT_SEC, verifierTimeoutSec: VERIFIER_TIMEOUT_SEC },
+    config: {
+      tags: ['quote-verification', plan.prefix, ...(plan.opts.frozen ? ['frozen'] : [])],
+      agentTimeoutSec: AGENT_TIMEOUT_SEC,
+      verifierTimeoutSec: VERIFIER_TIMEOUT_SEC,
+    },
     variant: plan.variant,
     skillDir: plan.skillDir,
     frozen: plan.opts.frozen,
@@ -257,7 +281,8 @@ function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], 
 /** Writes the dataset: one folder per task, in Harbor's layout or SkillsBench 1.1's. */
 export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string, opts: DatasetOptions = {}): ExportResult {
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
-  if (!isTaskName(prefix)) throw new ExportError(`task name prefix ${JSON.stringify(prefix)} must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
+  if (!isTaskName(prefix))
+    throw new ExportError(`task name prefix ${JSON.stringify(prefix)} must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
   const given = opts.variant ?? {};
   // The MCP server gets what solve.sh's run gets: the archive stand-in, and the private network the sources are on.
   const extra = toolArgs(opts);
@@ -286,7 +311,8 @@ export async function readRecordedRun(archivePath: string): Promise<Archive> {
     if (err instanceof ArchiveError) throw new ExportError(err.message);
     throw err;
   }
-  if (archive.cut) throw new ExportError(`${archivePath}: ends inside a record at byte ${archive.cut.offset} (${archive.cut.reason}); a frozen edition needs a whole archive`);
+  if (archive.cut)
+    throw new ExportError(`${archivePath}: ends inside a record at byte ${archive.cut.offset} (${archive.cut.reason}); a frozen edition needs a whole archive`);
   return archive;
 }
 
@@ -305,10 +331,13 @@ export async function writeTaskArchives(result: ExportResult, archive: Archive):
   for (const task of result.tasks) {
     const missing = task.urls.filter((u) => !recorded.has(u));
     if (missing.length) {
-      throw new ExportError(`${archivePath}: has no exchange for ${plural(missing.length, 'source')} of ${task.name}, e.g. ${missing[0]}; record a run of these claims first (quotecheck run --record FILE)`);
+      throw new ExportError(
+        `${archivePath}: has no exchange for ${plural(missing.length, 'source')} of ${task.name}, e.g. ${missing[0]}; record a run of these claims first (quotecheck run --record FILE)`,
+      );
     }
     const chosen = new Set<ArchivedRecord>();
-    for (const base of bases.length ? bases : [undefined]) for (const r of selectForSources(archive, task.urls, base ? { waybackBase: base } : {})) chosen.add(r);
+    for (const base of bases.length ? bases : [undefined])
+      for (const r of selectForSources(archive, task.urls, base ? { waybackBase: base } : {})) chosen.add(r);
     const inOrder = archive.records.filter((r) => chosen.has(r));
     const file = join(task.dir, 'environment', TASK_ARCHIVE);
     await writeArchive(file, inOrder, { waybackBases: bases });
@@ -320,5 +349,10 @@ export async function writeTaskArchives(result: ExportResult, archive: Archive):
 
 /** Task-name prefix from the labelled file's name ("skbench.jsonl" -> "skbench"), safe for folder names. */
 export function defaultPrefix(labelledPath: string): string {
-  return basename(labelledPath, extname(labelledPath)).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'task';
+  return (
+    basename(labelledPath, extname(labelledPath))
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'task'
+  );
 }

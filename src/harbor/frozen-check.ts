@@ -25,13 +25,22 @@ const NAMED = 10;
  * sources.warc.gz, `--wayback auto`), in this process, and lists the claims whose answer is not their label.
  * `tasks[i]` are the labelled claims written into `dirs[i]`.
  */
-export async function frozenDisagreements(dirs: readonly { name: string; dir: string }[], tasks: readonly (readonly LabelledClaim[])[]): Promise<Disagreement[]> {
+export async function frozenDisagreements(
+  dirs: readonly { name: string; dir: string }[],
+  tasks: readonly (readonly LabelledClaim[])[],
+): Promise<Disagreement[]> {
   const found: Disagreement[] = [];
   for (const [i, { name, dir }] of dirs.entries()) {
     const claims = tasks[i]!;
     const replay = await openReplay(join(dir, 'environment', TASK_ARCHIVE));
     try {
-      const run = await checkClaims(parseClaims(claims.map((c) => c.public), `${name}/environment/claims.json`).entries, { transport: { kind: 'replay', archive: replay }, wayback: 'auto', retries: 0 });
+      const run = await checkClaims(
+        parseClaims(
+          claims.map((c) => c.public),
+          `${name}/environment/claims.json`,
+        ).entries,
+        { transport: { kind: 'replay', archive: replay }, wayback: 'auto', retries: 0 },
+      );
       const labels = new Map(claims.map((c) => [c.claim.id, c.label]));
       for (const r of run.results) {
         const label = labels.get(r.id);

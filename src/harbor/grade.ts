@@ -65,7 +65,8 @@ export function grade(answers: ReadonlyMap<string, string>, gold: ReadonlyMap<st
   const mistakes: Mistake[] = [];
   let correct = 0;
   for (const [id, goldLabel] of gold) {
-    if (!LABELS.includes(goldLabel as Label)) throw new GradeInputError(`gold label for ${JSON.stringify(id)} is ${JSON.stringify(goldLabel)}, not verbatim or no_match`);
+    if (!LABELS.includes(goldLabel as Label))
+      throw new GradeInputError(`gold label for ${JSON.stringify(id)} is ${JSON.stringify(goldLabel)}, not verbatim or no_match`);
     const answered = answers.get(id);
     const column = answered === undefined ? 'missing' : LABELS.includes(answered as Label) ? (answered as Label) : 'invalid';
     confusion[goldLabel as Label][column]++;
@@ -86,7 +87,8 @@ export function formatReward(reward: number): string {
 
 /** The gold × answered confusion matrix as text: a header and one row per gold label (`quotecheck grade`, `quotecheck bench`). */
 export function confusionLines(c: Grade['confusion']): string[] {
-  const row = (gold: Label) => `gold ${gold.padEnd(24)}${String(c[gold].verbatim).padStart(9)} ${String(c[gold].no_match).padStart(9)} ${String(c[gold].missing).padStart(8)} ${String(c[gold].invalid).padStart(8)}`;
+  const row = (gold: Label) =>
+    `gold ${gold.padEnd(24)}${String(c[gold].verbatim).padStart(9)} ${String(c[gold].no_match).padStart(9)} ${String(c[gold].missing).padStart(8)} ${String(c[gold].invalid).padStart(8)}`;
   return ['confusion (gold \\ answered)   verbatim  no_match  missing  invalid', ...LABELS.map(row)];
 }
 
@@ -101,8 +103,13 @@ export function formatGrade(g: Grade): string {
     if (g.mistakes.length > WRONG_IDS_SHOWN) lines.push(`  and ${g.mistakes.length - WRONG_IDS_SHOWN} more`);
   }
   if (g.extra.length) {
-    const shown = g.extra.slice(0, WRONG_IDS_SHOWN).map((id) => JSON.stringify(id)).join(', ');
-    lines.push(`${plural(g.extra.length, 'answer')} with no gold label, ignored: ${shown}${g.extra.length > WRONG_IDS_SHOWN ? ` and ${g.extra.length - WRONG_IDS_SHOWN} more` : ''}`);
+    const shown = g.extra
+      .slice(0, WRONG_IDS_SHOWN)
+      .map((id) => JSON.stringify(id))
+      .join(', ');
+    lines.push(
+      `${plural(g.extra.length, 'answer')} with no gold label, ignored: ${shown}${g.extra.length > WRONG_IDS_SHOWN ? ` and ${g.extra.length - WRONG_IDS_SHOWN} more` : ''}`,
+    );
   }
   return lines.join('\n');
 }

@@ -50,7 +50,9 @@ function contextEvidence(context: string, quote: string): string {
 
 /** The word-level difference of quote and span: missing words (in the quote only) struck, extra words (in the source only) inserted. */
 function diffHtml(diff: readonly DiffRun[]): string {
-  return diff.map((d) => (d.op === 'missing' ? `<del>${esc(d.text)}</del>` : d.op === 'extra' ? `<ins>${esc(d.text)}</ins>` : `<span>${esc(d.text)}</span>`)).join(' ');
+  return diff
+    .map((d) => (d.op === 'missing' ? `<del>${esc(d.text)}</del>` : d.op === 'extra' ? `<ins>${esc(d.text)}</ins>` : `<span>${esc(d.text)}</span>`))
+    .join(' ');
 }
 
 /** The evidence behind the answer: where the quote was found, or the nearest span and how it differs. */
@@ -59,7 +61,9 @@ function evidence(row: ClaimRow): string {
   if (row.context) return `<div class="ev match">found: ${contextEvidence(row.context, row.quote)}</div>`;
   if (!row.nearest) return '';
   const n = row.nearest;
-  const diff = n.diff ? `<div class="diff" title="struck: in the quote, not in the source; inserted: in the source, not in the quote">difference: ${diffHtml(n.diff)}</div>` : '';
+  const diff = n.diff
+    ? `<div class="diff" title="struck: in the quote, not in the source; inserted: in the source, not in the quote">difference: ${diffHtml(n.diff)}</div>`
+    : '';
   return `<div class="ev nearest">nearest (similarity ${n.similarity.toFixed(2)}): <q class="span">${esc(n.raw ?? n.text)}</q>${diff}</div>`;
 }
 
@@ -68,7 +72,9 @@ function asOf(row: ClaimRow): string {
   const a = row.asOf;
   if (!a || (a.source === 'live' && row.drift !== 'changed')) return '';
   const proof = a.proof === 'sha256' ? 'its sha256 equals the evidence' : a.proof === 'nearest' ? 'nearest to the date' : 'not proven';
-  const what = a.capture_url ? `the capture of ${esc(a.timestamp)} (${link(a.capture_url)})` : `${a.source === 'replay' ? 'the recorded' : 'today\'s'} text (${esc(a.timestamp)})`;
+  const what = a.capture_url
+    ? `the capture of ${esc(a.timestamp)} (${link(a.capture_url)})`
+    : `${a.source === 'replay' ? 'the recorded' : "today's"} text (${esc(a.timestamp)})`;
   return `<div class="ev asof">as of ${esc(a.date ?? 'today')}: judged on ${what}, ${proof}${row.drift ? `; drift ${esc(row.drift)}` : ''}</div>`;
 }
 
@@ -191,12 +197,15 @@ const percent = (n: number, d: number): string => `${d ? Math.round((100 * n) / 
  */
 function groupTooltip(agent: string, diagnosis: string, g: GroupScore): string {
   const name = groupName(diagnosis);
-  if (g.missing === 0 && g.invalid === 0) return `${agent} answers verbatim on ${percent(g.answered_verbatim, g.claims)} of ${name} (${g.answered_verbatim}/${g.claims})`;
+  if (g.missing === 0 && g.invalid === 0)
+    return `${agent} answers verbatim on ${percent(g.answered_verbatim, g.claims)} of ${name} (${g.answered_verbatim}/${g.claims})`;
   const answered = g.claims - g.missing - g.invalid;
   const parts: string[] = [];
-  if (answered > 0) parts.push(`${agent} answers verbatim on ${percent(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered})`);
+  if (answered > 0)
+    parts.push(`${agent} answers verbatim on ${percent(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered})`);
   if (g.missing > 0) parts.push(`${agent} gives no answer for ${percent(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
-  if (g.invalid > 0) parts.push(`${agent} gives an invalid answer (neither verbatim nor no_match) for ${percent(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`);
+  if (g.invalid > 0)
+    parts.push(`${agent} gives an invalid answer (neither verbatim nor no_match) for ${percent(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`);
   return parts.join('; ');
 }
 
@@ -232,11 +241,19 @@ function agentReportLink(dir: string | undefined): string {
 export function renderComparisonHtml(c: Comparison): string {
   const advice = c.agents.flatMap((a) => a.advice.map((line) => `${a.label}: ${line}`));
   const anyGaps = c.agents.some(hasGaps);
-  const heads = c.agents.map((a) => `<th class="num" title="${esc(a.agent)}">${esc(a.label)}</th>${hasGaps(a) ? GAPS.map((k) => `<th class="num ${k}" title="${esc(`${a.label}: ${GAP_MEANING[k]}`)}">${esc(`${a.label} ${k}`)}</th>`).join('') : ''}`).join('');
-  const cells = (diagnosis: string) => c.agents.map((a) => {
-    const g = a.by_diagnosis[diagnosis];
-    return `${groupCell(a.label, diagnosis, g)}${hasGaps(a) ? GAPS.map((k) => gapCell(k, g)).join('') : ''}`;
-  }).join('');
+  const heads = c.agents
+    .map(
+      (a) =>
+        `<th class="num" title="${esc(a.agent)}">${esc(a.label)}</th>${hasGaps(a) ? GAPS.map((k) => `<th class="num ${k}" title="${esc(`${a.label}: ${GAP_MEANING[k]}`)}">${esc(`${a.label} ${k}`)}</th>`).join('') : ''}`,
+    )
+    .join('');
+  const cells = (diagnosis: string) =>
+    c.agents
+      .map((a) => {
+        const g = a.by_diagnosis[diagnosis];
+        return `${groupCell(a.label, diagnosis, g)}${hasGaps(a) ? GAPS.map((k) => gapCell(k, g)).join('') : ''}`;
+      })
+      .join('');
   const gapHeads = anyGaps ? GAPS.map((k) => `<th class="num ${k}" title="${esc(GAP_MEANING[k])}">${k}</th>`).join('') : '';
   const gapTotals = (a: AgentScore) => (anyGaps ? GAPS.map((k) => `<td class="num ${k}">${a[k]}/${a.claims}</td>`).join('') : '');
   return `<!doctype html>

@@ -8,7 +8,20 @@ import { shellQuote } from '../sh-quote.js';
  * SYS_ADMIN it cannot mount, unmount or setns; without SYS_PTRACE it cannot look into the phase's init.
  */
 export const DOCKER_CAPABILITIES = [
-  'chown', 'dac_override', 'fsetid', 'fowner', 'mknod', 'net_raw', 'setgid', 'setuid', 'setfcap', 'setpcap', 'net_bind_service', 'sys_chroot', 'kill', 'audit_write',
+  'chown',
+  'dac_override',
+  'fsetid',
+  'fowner',
+  'mknod',
+  'net_raw',
+  'setgid',
+  'setuid',
+  'setfcap',
+  'setpcap',
+  'net_bind_service',
+  'sys_chroot',
+  'kill',
+  'audit_write',
 ] as const;
 
 /** The same set as /proc/PID/status prints it (CapBnd), for checking a phase from inside. */
@@ -157,10 +170,7 @@ export function phaseScript(spec: PhaseSpec): string {
   const caps = ['-all', ...DOCKER_CAPABILITIES.map((c) => `+${c}`)].join(',');
   return [
     'set -eu',
-    ...spec.binds.flatMap((b) => [
-      `mount --bind ${q(b.from)} ${q(b.to)}`,
-      `mount -o remount,bind,${b.writable ? 'rw' : 'ro'},nosuid,nodev ${q(b.to)}`,
-    ]),
+    ...spec.binds.flatMap((b) => [`mount --bind ${q(b.from)} ${q(b.to)}`, `mount -o remount,bind,${b.writable ? 'rw' : 'ro'},nosuid,nodev ${q(b.to)}`]),
     ...spec.empty.map((dir) => `mount -t tmpfs -o ro,nosuid,nodev,noexec,size=4k,mode=755 bench-empty ${q(dir)}`),
     TMP_SETUP,
     // After the binds (the trial's own folders live in --out, the oracle and verifier folders in the dataset) and
@@ -194,7 +204,23 @@ export function canIsolate(): boolean {
 
 function probeIsolation(): boolean {
   if (process.getuid?.() !== 0) return false;
-  const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', '--pid', '--fork', '--kill-child', '--mount-proc',
-    'setpriv', '--inh-caps=-all', `--bounding-set=-all,${DOCKER_CAPABILITIES.map((c) => `+${c}`).join(',')}`, '--', 'true'], { stdio: 'ignore' });
+  const probe = spawnSync(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--mount-proc',
+      'setpriv',
+      '--inh-caps=-all',
+      `--bounding-set=-all,${DOCKER_CAPABILITIES.map((c) => `+${c}`).join(',')}`,
+      '--',
+      'true',
+    ],
+    { stdio: 'ignore' },
+  );
   return probe.status === 0;
 }

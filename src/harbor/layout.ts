@@ -68,14 +68,18 @@ export function frontMatter(fm: FrontMatter): string {
       memory_mb: 2048,
       storage_mb: 4096,
       ...(fm.skillsDir !== undefined ? { skills_dir: fm.skillsDir } : {}),
-      ...(fm.mcpServers?.length ? { mcp_servers: fm.mcpServers.map((m) => ({ name: m.name, transport: m.transport, command: m.command, args: [...m.args] })) } : {}),
+      ...(fm.mcpServers?.length
+        ? { mcp_servers: fm.mcpServers.map((m) => ({ name: m.name, transport: m.transport, command: m.command, args: [...m.args] })) }
+        : {}),
     },
   });
   const flow = (path: readonly (string | number)[]): void => {
     (doc.getIn(path, true) as YAMLSeq).flow = true;
   };
   flow(['metadata', 'tags']);
-  fm.mcpServers?.forEach((_, i) => flow(['environment', 'mcp_servers', i, 'args']));
+  fm.mcpServers?.forEach((_, i) => {
+    flow(['environment', 'mcp_servers', i, 'args']);
+  });
   for (const phase of ['agent', 'verifier']) (doc.getIn([phase, 'timeout_sec'], true) as Scalar).minFractionDigits = 1;
   return `---\n${doc.toString({ defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', flowCollectionPadding: false, lineWidth: 0 })}---\n`;
 }

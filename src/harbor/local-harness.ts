@@ -161,10 +161,10 @@ const NAMESPACE_LIMITS: readonly string[] = [
 
 /** What `--isolation paths` cannot give: said once on stderr by the CLI and in report.json. */
 const PATHS_LIMITS: readonly string[] = [
-  'the agent phase can read and write the dataset (tests/, gold.json, solution/) and bench\'s --out folder',
+  "the agent phase can read and write the dataset (tests/, gold.json, solution/) and bench's --out folder",
   'processes the agent leaves running are not stopped before the verifier',
-  'the agent phase runs as bench\'s own user, with its privileges, and sees the whole file system',
-  'run bench as root for namespace isolation (its own mount and PID namespaces, Docker\'s capabilities, the dataset hidden)',
+  "the agent phase runs as bench's own user, with its privileges, and sees the whole file system",
+  "run bench as root for namespace isolation (its own mount and PID namespaces, Docker's capabilities, the dataset hidden)",
 ];
 
 /** What an isolation mode does not stop, one clause each (report.json's isolation_limits). */
@@ -176,7 +176,10 @@ export function isolationLimits(isolation: Isolation): string[] {
 export function resolveIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation {
   if (wanted === 'paths') return wanted;
   if (canIsolate()) return 'namespace';
-  if (wanted === 'namespace') throw new BenchSetupError('--isolation namespace needs root and util-linux\'s unshare (mount and PID namespaces) and setpriv; use --isolation paths, which says what it cannot stop');
+  if (wanted === 'namespace')
+    throw new BenchSetupError(
+      "--isolation namespace needs root and util-linux's unshare (mount and PID namespaces) and setpriv; use --isolation paths, which says what it cannot stop",
+    );
   return 'paths';
 }
 
@@ -191,7 +194,8 @@ function phasePaths(task: TaskDir, isolation: Isolation): { oracle: string; veri
 function agentCommand(agent: string, task: TaskDir, isolation: Isolation): string {
   const app = isolation === 'namespace' ? CONTAINER_PATHS.app.path : `$${CONTAINER_PATHS.app.env}`;
   if (agent === 'oracle') return `bash ${shellQuote(`${phasePaths(task, isolation).oracle}/solve.sh`)}`;
-  if (agent === 'baseline') return `${shellQuote(process.execPath)} ${shellQuote(shippedCli())} run --baseline --claims "${app}/claims.json" --out "${app}/answers.json"`;
+  if (agent === 'baseline')
+    return `${shellQuote(process.execPath)} ${shellQuote(shippedCli())} run --baseline --claims "${app}/claims.json" --out "${app}/answers.json"`;
   return agent;
 }
 
@@ -245,7 +249,8 @@ function agentSpec(t: Trial): PhaseSpec {
     { from: t.agentLogs, to: CONTAINER_PATHS.agentLogs.path, writable: true },
     { from: t.verifierLogs, to: CONTAINER_PATHS.verifierLogs.path, writable: true },
   ];
-  if (t.agent === 'oracle' && existsSync(join(t.task.dir, oracle.folder))) binds.push({ from: join(t.task.dir, oracle.folder), to: oracle.path, writable: false });
+  if (t.agent === 'oracle' && existsSync(join(t.task.dir, oracle.folder)))
+    binds.push({ from: join(t.task.dir, oracle.folder), to: oracle.path, writable: false });
   if (t.tool) binds.push({ from: t.tool, to: TOOL_DIR, writable: false });
   if (t.skills) binds.push({ from: t.skills, to: TASK_SKILLS_DIR, writable: false });
   if (t.tool || t.replay || t.warcReader) binds.push({ from: t.benchDir, to: BENCH_DIR, writable: false });
@@ -281,7 +286,12 @@ function runPhase(t: Trial, run: { spec: PhaseSpec } | { command: string }, env:
   // The init's working folder is /, never a folder it then hides.
   const [cmd, ...args] = isolated ? phaseArgv(run.spec) : ['bash', '-c', run.command];
   return new Promise((resolvePhase) => {
-    const child = spawn(cmd!, args, { cwd: isolated ? '/' : t.app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(isolated ? ['pipe' as const] : [])] });
+    const child = spawn(cmd!, args, {
+      cwd: isolated ? '/' : t.app,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', ...(isolated ? ['pipe' as const] : [])],
+    });
     const chunks: Buffer[] = [];
     let statusText = '';
     child.stdout!.on('data', (d: Buffer) => chunks.push(d));
@@ -364,7 +374,8 @@ function phaseProblems(name: 'agent' | 'verifier', r: PhaseResult, timeoutSec: n
   const out: string[] = [];
   if (name === 'agent' && r.code !== 0) out.push(`agent exited ${r.code}`);
   const left = r.status?.left ?? 0;
-  if (left > 0) out.push(`the ${name} left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped${name === 'agent' ? ' before the verifier' : ''}`);
+  if (left > 0)
+    out.push(`the ${name} left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped${name === 'agent' ? ' before the verifier' : ''}`);
   return out;
 }
 
@@ -395,9 +406,11 @@ export function sourcesFailure(rows: readonly ClaimRow[]): SourcesFailure | unde
 }
 
 /** A claim's note when it needed a capture and got none (src/asof/judge.ts), with the archive's reason. */
-const NO_CAPTURE_NOTE = /(?:no text as of that date could be had|no capture as of the date could be had): (.*?)(?:\. That the quote is not in today's text proves nothing)?$/;
+const NO_CAPTURE_NOTE =
+  /(?:no text as of that date could be had|no capture as of the date could be had): (.*?)(?:\. That the quote is not in today's text proves nothing)?$/;
 /** Reasons that say the archive itself failed, not that it had no capture (src/wayback/client.ts). */
-const ARCHIVE_FAILED = /^(?:Wayback Machine left alone|the Wayback Machine answered |the Wayback Machine's CDX answer could not be read|refused: .* is not on the archive's origin)/;
+const ARCHIVE_FAILED =
+  /^(?:Wayback Machine left alone|the Wayback Machine answered |the Wayback Machine's CDX answer could not be read|refused: .* is not on the archive's origin)/;
 
 /**
  * Every archive request failed: some claims needed a Wayback capture, none got one, and the agent's report gives
@@ -431,17 +444,21 @@ function solveWaybackUrl(task: TaskDir): string | undefined {
 function archiveAdvice(failed: readonly TaskRun[], total: number): string[] {
   if (failed.length === 0) return [];
   const names = failed.map((t) => t.task);
-  const which = failed.length === total
-    ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`)
-    : `${failed.length} of ${total} tasks (${names.join(', ')})`;
+  const which =
+    failed.length === total ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`) : `${failed.length} of ${total} tasks (${names.join(', ')})`;
   const claims = failed.reduce((n, t) => n + t.archiveFailed!.claims, 0);
   const urls = [...new Set(failed.flatMap((t) => (t.archiveFailed!.waybackUrl ? [t.archiveFailed!.waybackUrl] : [])))];
-  const archive = urls.length > 0 ? `the archive solve.sh names (--wayback-url ${urls.join(', ')})` : 'the Wayback Machine (https://web.archive.org, or the --wayback-url given)';
+  const archive =
+    urls.length > 0
+      ? `the archive solve.sh names (--wayback-url ${urls.join(', ')})`
+      : 'the Wayback Machine (https://web.archive.org, or the --wayback-url given)';
   const loopback = urls.length > 0 && urls.every((u) => isLoopback(hostOf(u)));
   const stub = loopback
     ? 'It is on loopback: is the stand-in running? (`quotecheck wayback-stub --captures DIR --host H --port P`, or the golden server for the golden drift task)'
     : 'Can this machine reach it? (DNS, proxy, firewall; the archive paces and may refuse bursts)';
-  return [`every archive request failed in ${which}, so ${claims === 1 ? 'the claim' : `the ${claims} claims`} that needed a Wayback capture ${claims === 1 ? 'was' : 'were'} judged on today's changed text: ${failed[0]!.archiveFailed!.reason}. Check: is ${archive} reachable? ${stub}`];
+  return [
+    `every archive request failed in ${which}, so ${claims === 1 ? 'the claim' : `the ${claims} claims`} that needed a Wayback capture ${claims === 1 ? 'was' : 'were'} judged on today's changed text: ${failed[0]!.archiveFailed!.reason}. Check: is ${archive} reachable? ${stub}`,
+  ];
 }
 
 /** Loopback hosts (127/8, localhost, ::1): sources a local server must be serving. */
@@ -455,16 +472,21 @@ function sourcesAdvice(failed: readonly TaskRun[], total: number, opts: Pick<Ben
   if (failed.length === 0) return [];
   const hosts = [...new Set(failed.flatMap((t) => t.sourcesFailed!.hosts))].sort();
   const names = failed.map((t) => t.task);
-  const which = failed.length === total
-    ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`)
-    : `${failed.length} of ${total} tasks (${names.join(', ')})`;
+  const which =
+    failed.length === total ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`) : `${failed.length} of ${total} tasks (${names.join(', ')})`;
   const refused = failed.every((t) => refusedByNetworkRule(t.sourcesFailed!.reason));
-  const check = opts.sourcesHint
-    ?? (refused ? `they are on a private network (${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}), which quotecheck refuses unless told: export the dataset with --allow-private (it goes into solve.sh), or pass it to the agent's quotecheck`
-      : opts.replay ? `do the sources appear in the archive ${opts.replay}? (a replay answers only what was recorded)`
-      : hosts.every(isLoopback) ? `they are on loopback (${hosts.join(', ')}): is the server that serves them running?`
-        : `can this machine reach ${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}? (DNS, proxy, firewall)`);
-  return [`every source failed in ${which}, so ${failed.length === 1 ? 'its' : 'their'} no_match answers say nothing about the quotes: ${failed[0]!.sourcesFailed!.reason}. Check: ${check}`];
+  const check =
+    opts.sourcesHint ??
+    (refused
+      ? `they are on a private network (${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}), which quotecheck refuses unless told: export the dataset with --allow-private (it goes into solve.sh), or pass it to the agent's quotecheck`
+      : opts.replay
+        ? `do the sources appear in the archive ${opts.replay}? (a replay answers only what was recorded)`
+        : hosts.every(isLoopback)
+          ? `they are on loopback (${hosts.join(', ')}): is the server that serves them running?`
+          : `can this machine reach ${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}? (DNS, proxy, firewall)`);
+  return [
+    `every source failed in ${which}, so ${failed.length === 1 ? 'its' : 'their'} no_match answers say nothing about the quotes: ${failed[0]!.sourcesFailed!.reason}. Check: ${check}`,
+  ];
 }
 
 function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, string>): ClaimRow[] {
@@ -510,7 +532,12 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
  */
 function appFiles(envDir: string): [string, string][] {
   const elsewhere = new Set(['Dockerfile', SHIPPED_FOLDER, ENV_SKILLS_FOLDER, WARC_READER_FILE]);
-  const all = (): [string, string][] => (existsSync(envDir) ? readdirSync(envDir).filter((f) => !elsewhere.has(f)).map((f) => [f, f]) : []);
+  const all = (): [string, string][] =>
+    existsSync(envDir)
+      ? readdirSync(envDir)
+          .filter((f) => !elsewhere.has(f))
+          .map((f) => [f, f])
+      : [];
   let text: string;
   try {
     text = readFileSync(join(envDir, 'Dockerfile'), 'utf8');
@@ -544,8 +571,14 @@ function makeTrial(task: TaskDir, agent: string, outDir: string, replay: string 
   const skills = join(envDir, ENV_SKILLS_FOLDER);
   const warcReader = join(envDir, WARC_READER_FILE);
   const t: Trial = {
-    task, agent, root, hidden,
-    app: join(root, 'app'), verifierLogs: join(root, 'logs', 'verifier'), agentLogs: join(root, 'logs', 'agent'), benchDir: join(root, 'bench'),
+    task,
+    agent,
+    root,
+    hidden,
+    app: join(root, 'app'),
+    verifierLogs: join(root, 'logs', 'verifier'),
+    agentLogs: join(root, 'logs', 'agent'),
+    benchDir: join(root, 'bench'),
     ...(existsSync(join(tool, basename(BUNDLE_FILES.quotecheck))) ? { tool } : {}),
     ...(existsSync(skills) ? { skills } : {}),
     ...(existsSync(warcReader) ? { warcReader } : {}),
@@ -595,16 +628,33 @@ function readAnswers(t: Trial, problems: string[]): Map<string, string> {
   }
 }
 
-async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' | 'outDir'>> & Pick<BenchOptions, 'replay'>, isolation: Isolation, hidden: readonly string[]): Promise<TaskRun> {
+async function runTask(
+  task: TaskDir,
+  opts: Required<Pick<BenchOptions, 'agent' | 'outDir'>> & Pick<BenchOptions, 'replay'>,
+  isolation: Isolation,
+  hidden: readonly string[],
+): Promise<TaskRun> {
   const started = performance.now();
   const t = makeTrial(task, opts.agent, opts.outDir, opts.replay ? resolve(opts.replay) : undefined, hidden);
   const isolated = isolation === 'namespace';
-  const agent = await runPhase(t, isolated ? { spec: agentSpec(t) } : { command: agentCommand(opts.agent, task, isolation) }, agentEnv(t, isolation), task.agentTimeoutSec, 'agent-output.txt');
+  const agent = await runPhase(
+    t,
+    isolated ? { spec: agentSpec(t) } : { command: agentCommand(opts.agent, task, isolation) },
+    agentEnv(t, isolation),
+    task.agentTimeoutSec,
+    'agent-output.txt',
+  );
   const problems = phaseProblems('agent', agent, task.agentTimeoutSec);
   // Harnesses may delete and recreate /logs/verifier just before the verifier: whatever the agent left there is gone.
   rmSync(t.verifierLogs, { recursive: true, force: true });
   mkdirSync(t.verifierLogs, { recursive: true });
-  const verifier = await runPhase(t, isolated ? { spec: verifierSpec(t) } : { command: verifierCommand(task, isolation) }, verifierEnv(t, isolation), task.verifierTimeoutSec, 'verifier-output.txt');
+  const verifier = await runPhase(
+    t,
+    isolated ? { spec: verifierSpec(t) } : { command: verifierCommand(task, isolation) },
+    verifierEnv(t, isolation),
+    task.verifierTimeoutSec,
+    'verifier-output.txt',
+  );
   problems.push(...phaseProblems('verifier', verifier, task.verifierTimeoutSec));
 
   const reward = readReward(t, problems);
@@ -619,7 +669,10 @@ async function runTask(task: TaskDir, opts: Required<Pick<BenchOptions, 'agent' 
   const archiveFound = failed ? undefined : archiveFailure(rows);
   const waybackUrl = archiveFound ? solveWaybackUrl(task) : undefined;
   const archiveFailed = archiveFound ? { ...archiveFound, ...(waybackUrl ? { waybackUrl } : {}) } : undefined;
-  if (archiveFailed) problems.push(`every archive request failed (${archiveFailed.claims} ${archiveFailed.claims === 1 ? 'claim' : 'claims'} needing a Wayback capture got none${waybackUrl ? ` from ${waybackUrl}` : ''})`);
+  if (archiveFailed)
+    problems.push(
+      `every archive request failed (${archiveFailed.claims} ${archiveFailed.claims === 1 ? 'claim' : 'claims'} needing a Wayback capture got none${waybackUrl ? ` from ${waybackUrl}` : ''})`,
+    );
   const baseline = gold.size === 0 ? 0 : noMatch / gold.size;
   return {
     task: task.name,
@@ -668,16 +721,21 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     for (const path of containerDirs()) mkdirSync(path, { recursive: true });
   }
   const limit = pLimit(opts.jobs ?? availableParallelism());
-  const runs = await Promise.all(tasks.map((task) => limit(async () => {
-    const run = await runTask(task, { agent: opts.agent, outDir: opts.outDir, replay: opts.replay }, isolation, hidden);
-    opts.onTaskDone?.(run);
-    return run;
-  })));
+  const runs = await Promise.all(
+    tasks.map((task) =>
+      limit(async () => {
+        const run = await runTask(task, { agent: opts.agent, outDir: opts.outDir, replay: opts.replay }, isolation, hidden);
+        opts.onTaskDone?.(run);
+        return run;
+      }),
+    ),
+  );
 
   const confusion = emptyConfusion();
   const diagnoses: Record<string, number> = {};
   for (const r of runs) {
-    for (const g of ['verbatim', 'no_match'] as const) for (const a of ['verbatim', 'no_match', 'missing', 'invalid'] as const) confusion[g][a] += r.grade.confusion[g][a];
+    for (const g of ['verbatim', 'no_match'] as const)
+      for (const a of ['verbatim', 'no_match', 'missing', 'invalid'] as const) confusion[g][a] += r.grade.confusion[g][a];
     for (const row of r.rows) if (row.diagnosis) diagnoses[row.diagnosis] = (diagnoses[row.diagnosis] ?? 0) + 1;
   }
   const rows = runs.flatMap((r) => r.rows);
@@ -698,7 +756,17 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     diagnoses,
     drifted_sources: drifted.size,
     claims_from_captures: rows.filter((row) => row.asOf?.capture_url).length,
-    advice: [...sourcesAdvice(runs.filter((r) => r.sourcesFailed), runs.length, opts), ...archiveAdvice(runs.filter((r) => r.archiveFailed), runs.length)],
+    advice: [
+      ...sourcesAdvice(
+        runs.filter((r) => r.sourcesFailed),
+        runs.length,
+        opts,
+      ),
+      ...archiveAdvice(
+        runs.filter((r) => r.archiveFailed),
+        runs.length,
+      ),
+    ],
     tasks: runs,
   };
 }

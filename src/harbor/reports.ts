@@ -17,7 +17,10 @@ export function benchTable(r: BenchReport): string {
   lines.push('', ...confusionLines(r.confusion));
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
   if (diagnoses.length) lines.push('', `diagnoses: ${diagnoses.map(([d, n]) => `${d} ${n}`).join(', ')}`);
-  if (r.drifted_sources > 0) lines.push(`drifted sources: ${r.drifted_sources} (their live bytes no longer hash to the evidence); claims judged on Wayback captures: ${r.claims_from_captures}`);
+  if (r.drifted_sources > 0)
+    lines.push(
+      `drifted sources: ${r.drifted_sources} (their live bytes no longer hash to the evidence); claims judged on Wayback captures: ${r.claims_from_captures}`,
+    );
   for (const a of r.advice ?? []) lines.push('', a);
   return lines.join('\n');
 }

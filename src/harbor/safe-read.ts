@@ -13,9 +13,7 @@ export interface FileIdentity {
 export type RefusalKind = 'missing' | 'unreadable' | 'not-regular' | 'too-large' | 'replaced';
 
 /** The bytes, or why not: `reason` completes a sentence about the path ("is a named pipe (FIFO)"). */
-export type SafeRead =
-  | { ok: true; bytes: Buffer; identity: FileIdentity }
-  | { ok: false; kind: RefusalKind; reason: string; missing: boolean };
+export type SafeRead = { ok: true; bytes: Buffer; identity: FileIdentity } | { ok: false; kind: RefusalKind; reason: string; missing: boolean };
 
 /** What a path is when it is not a regular file, in words; a link says where it points. */
 export function kindOf(path: string, st: Stats): string {

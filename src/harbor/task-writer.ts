@@ -6,7 +6,18 @@ import { dirname, join } from 'node:path';
 import type { Label } from '../contract.js';
 import { LAYOUTS, frontMatter, type Layout } from './layout.js';
 import { installGrader, installQuotecheck, installWarcReader } from './ship.js';
-import { environmentDockerfile, installSkill, solveScript, taskToml, testScript, variantTags, variantTomlOptions, type SolveOptions, type TaskTomlOptions, type TaskVariant } from './templates.js';
+import {
+  environmentDockerfile,
+  installSkill,
+  solveScript,
+  taskToml,
+  testScript,
+  variantTags,
+  variantTomlOptions,
+  type SolveOptions,
+  type TaskTomlOptions,
+  type TaskVariant,
+} from './templates.js';
 
 export interface TaskFolderSpec {
   /** The task's name: its folder's, and in task.md `quotecheck/<name>`. */

@@ -183,7 +183,12 @@ export interface McpServerEntry {
  * Its files are under /app whatever folder the harness starts it in: check_claims reads claims.json and writes
  * answers.json there (the server reads and writes only under its --root).
  */
-export const QUOTECHECK_MCP_SERVER: Readonly<McpServerEntry> = Object.freeze({ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp', '--root', CONTAINER_PATHS.app.path] });
+export const QUOTECHECK_MCP_SERVER: Readonly<McpServerEntry> = Object.freeze({
+  name: 'quotecheck',
+  transport: 'stdio',
+  command: 'quotecheck',
+  args: ['mcp', '--root', CONTAINER_PATHS.app.path],
+});
 
 export class TemplateError extends UserError {
   override readonly name = 'TemplateError';
@@ -196,7 +201,8 @@ export function bundledSkillDir(): string {
     const candidate = join(dir, 'skills', 'quote-verification');
     if (existsSync(join(candidate, 'SKILL.md'))) return candidate;
     const parent = dirname(dir);
-    if (parent === dir) throw new TemplateError(`quotecheck's skill (skills/quote-verification/SKILL.md) is not installed above ${fileURLToPath(import.meta.url)}`);
+    if (parent === dir)
+      throw new TemplateError(`quotecheck's skill (skills/quote-verification/SKILL.md) is not installed above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }
@@ -224,7 +230,8 @@ export function checkSkillDir(skillDir: string): string {
 export function installSkill(environmentDir: string, skillDir: string): string {
   const src = checkSkillDir(skillDir);
   const name = basename(src);
-  if (existsSync(join(src, SHIPPED_FOLDER))) throw new TemplateError(`skill folder ${skillDir}: already has a ${SHIPPED_FOLDER} entry, where the task puts the shipped quotecheck; rename it`);
+  if (existsSync(join(src, SHIPPED_FOLDER)))
+    throw new TemplateError(`skill folder ${skillDir}: already has a ${SHIPPED_FOLDER} entry, where the task puts the shipped quotecheck; rename it`);
   const to = join(environmentDir, ENV_SKILLS_FOLDER, name);
   cpSync(src, to, { recursive: true });
   installQuotecheck(to);
@@ -342,9 +349,9 @@ export const TOOL_DIR = '/opt/quotecheck';
  */
 export function environmentDockerfile(opts: DockerfileOptions = {}): string {
   const lines = [
-    '# The agent\'s image: public base images and Debian packages only, so any harness builds it.',
+    "# The agent's image: public base images and Debian packages only, so any harness builds it.",
     `FROM ${AGENT_BASE_IMAGE}`,
-    '# A fact-checker\'s tools: pdftotext (poppler), curl and CA certificates; Node.js comes with the base image.',
+    "# A fact-checker's tools: pdftotext (poppler), curl and CA certificates; Node.js comes with the base image.",
     'RUN apt-get update \\',
     ' && apt-get install -y --no-install-recommends poppler-utils ca-certificates curl \\',
     ' && rm -rf /var/lib/apt/lists/*',
@@ -462,7 +469,7 @@ Each claim was labelled on its \`verify_date\`. Judge it as of that date: source
 When a claim has \`evidence.sha256\`, that is the sha256 of the source's bytes (after Content-Encoding is
 removed) when it was labelled. If today's source no longer hashes to it, or cannot be fetched, ${where} A capture whose
 sha256 equals the evidence is the text that was labelled; otherwise take the latest capture at or before the date.
-${frozen ? '' : 'Keep to about 15 requests a minute to the archive, and wait as long as a 429\'s Retry-After asks.\n'}`;
+${frozen ? '' : "Keep to about 15 requests a minute to the archive, and wait as long as a 429's Retry-After asks.\n"}`;
 }
 
 function archiveSection(): string {
@@ -485,8 +492,14 @@ live web, so that the answers do not depend on when the task is run:
 function toolSection(variant: TaskVariant, skillName = 'quote-verification'): string {
   if (!givesTool(variant)) return '';
   const ways = [
-    ...(variant.mcp ? [`its MCP server \`${QUOTECHECK_MCP_SERVER.name}\` (tools \`verify_quote\`, \`read_source\`, \`search_source\`, \`check_claims\`) and the \`${QUOTECHECK_MCP_SERVER.command}\` command`] : []),
-    ...(variant.skill ? [`the skill \`${skillName}\` among your skills (in \`${TASK_SKILLS_DIR}\`), which carries the tool in its own folder and says how to use it`] : []),
+    ...(variant.mcp
+      ? [
+          `its MCP server \`${QUOTECHECK_MCP_SERVER.name}\` (tools \`verify_quote\`, \`read_source\`, \`search_source\`, \`check_claims\`) and the \`${QUOTECHECK_MCP_SERVER.command}\` command`,
+        ]
+      : []),
+    ...(variant.skill
+      ? [`the skill \`${skillName}\` among your skills (in \`${TASK_SKILLS_DIR}\`), which carries the tool in its own folder and says how to use it`]
+      : []),
   ];
   return `
 ## A tool is provided

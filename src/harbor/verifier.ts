@@ -65,7 +65,10 @@ export function parseLabelBytes(bytes: Uint8Array, where: string): Map<string, s
     throw new GradeInputError(`${where} is not valid UTF-8`);
   }
   const deep = tooDeepAt(text, MAX_LABELS_DEPTH);
-  if (deep >= 0) throw new GradeInputError(`${where} is nested deeper than a label file is (at ${lineAndColumn(text, deep)}): expected {"<id>": "<label>"} or [{"id", "label"}]`);
+  if (deep >= 0)
+    throw new GradeInputError(
+      `${where} is nested deeper than a label file is (at ${lineAndColumn(text, deep)}): expected {"<id>": "<label>"} or [{"id", "label"}]`,
+    );
   return parseLabels(parseJsonText(text, GradeInputError, `${where} is not valid JSON`), where);
 }
 

@@ -110,12 +110,16 @@ export function oneLine(text: string): string {
   let out = text;
   const sdk = SDK_INVALID.exec(out);
   if (sdk) {
-    out = out.slice(sdk[0].length).split('\n').map((issue) => {
-      const at = / at ([\w.[\]]+)$/.exec(issue);
-      if (!at) return issue;
-      const message = issue.slice(0, at.index);
-      return message.startsWith(`${at[1]}: `) ? message : `${at[1]}: ${message}`;
-    }).join('; ');
+    out = out
+      .slice(sdk[0].length)
+      .split('\n')
+      .map((issue) => {
+        const at = / at ([\w.[\]]+)$/.exec(issue);
+        if (!at) return issue;
+        const message = issue.slice(0, at.index);
+        return message.startsWith(`${at[1]}: `) ? message : `${at[1]}: ${message}`;
+      })
+      .join('; ');
   }
   out = out.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ').trim();
   return out.length > MAX_ERROR_CHARS ? `${head(out, MAX_ERROR_CHARS)}…` : out;
@@ -127,8 +131,9 @@ function errorResult(text: string): { content: { type: 'text'; text: string }[];
 
 /** A JSON-RPC id at the very start or the very end of a message too long to parse (the SDK client writes it last). */
 function sniffId(start: string, end: string): RequestId | undefined {
-  const token = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/.exec(start)?.[1]
-    ?? /[,{]\s*"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*\}\s*$/.exec(end)?.[1];
+  const token =
+    /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/.exec(start)?.[1] ??
+    /[,{]\s*"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*\}\s*$/.exec(end)?.[1];
   if (token === undefined) return undefined;
   try {
     const id: unknown = JSON.parse(token);
@@ -169,7 +174,9 @@ export class BoundedLines extends Transform {
       const piece = chunk.subarray(at, nl === -1 ? chunk.length : nl + 1);
       at += piece.length;
       if (this.#dropped < 0 && this.#pendingBytes + piece.length > this.maxBytes) {
-        this.#start = Buffer.concat([...this.#pending, piece.subarray(0, SNIFF_BYTES)]).subarray(0, SNIFF_BYTES).toString('utf8');
+        this.#start = Buffer.concat([...this.#pending, piece.subarray(0, SNIFF_BYTES)])
+          .subarray(0, SNIFF_BYTES)
+          .toString('utf8');
         this.#dropped = this.#pendingBytes;
         this.#pending = [];
         this.#pendingBytes = 0;
@@ -262,12 +269,14 @@ export class GuardedTransport implements Transport {
     if (!Array.isArray(result.content)) return message;
     let bounded: Record<string, unknown> = result;
     if (result.isError === true) {
-      const text = result.content.map((c: { type?: string; text?: string }) => (c.type === 'text' ? c.text ?? '' : '')).join(' ');
+      const text = result.content.map((c: { type?: string; text?: string }) => (c.type === 'text' ? (c.text ?? '') : '')).join(' ');
       bounded = errorResult(oneLine(text));
     }
     const bytes = jsonBytes({ ...message, result: bounded });
     if (bytes > this.maxResponseBytes) {
-      bounded = errorResult(`${tool ?? 'the tool'}: the answer would be ${count(bytes)} bytes, over the ${count(this.maxResponseBytes)}-byte cap for one response; ask for less`);
+      bounded = errorResult(
+        `${tool ?? 'the tool'}: the answer would be ${count(bytes)} bytes, over the ${count(this.maxResponseBytes)}-byte cap for one response; ask for less`,
+      );
     }
     return bounded === result ? message : { ...message, result: bounded };
   }

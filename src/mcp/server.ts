@@ -59,14 +59,21 @@ async function guarded(
 ): Promise<CallToolResult> {
   const stop = new AbortController();
   const seconds = limitMs / 1000;
-  const timer = setTimeout(() => stop.abort(new CallTimeLimit(`${tool}: stopped at the ${count(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`)), limitMs);
+  const timer = setTimeout(
+    () => stop.abort(new CallTimeLimit(`${tool}: stopped at the ${count(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`)),
+    limitMs,
+  );
   const onCancel = (): void => stop.abort(cancelled.reason);
   cancelled.addEventListener('abort', onCancel, { once: true });
   const stopped = new Promise<CallToolResult>((resolve) => {
-    stop.signal.addEventListener('abort', () => {
-      const reason: unknown = stop.signal.reason;
-      resolve(failed(reason instanceof CallTimeLimit ? reason.message : `${tool}: cancelled by the client`));
-    }, { once: true });
+    stop.signal.addEventListener(
+      'abort',
+      () => {
+        const reason: unknown = stop.signal.reason;
+        resolve(failed(reason instanceof CallTimeLimit ? reason.message : `${tool}: cancelled by the client`));
+      },
+      { once: true },
+    );
   });
   const running = work(stop.signal);
   // Once the call has answered (stopped), whatever its work still throws is of no one's concern.
@@ -90,60 +97,92 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
   const server = new McpServer({ name: 'quotecheck', version: VERSION }, { maxToolInputElements: 64 });
   const limit = settings.callTimeoutMs;
 
-  server.registerTool('verify_quote', {
-    title: 'Verify a quote against its source',
-    description:
-      'Fetches the URL, extracts its text as the benchmark\'s labels were made (pdftotext for PDFs; Readability article and full page for HTML) and answers ' +
-      'label "verbatim" (the normalized quote is a substring of the normalized text) or "no_match", with a diagnosis of why (extraction_artifact, near_miss, partial, ' +
-      'not_found, drifted, paywall, fetch_failed, empty, unsupported) and evidence: the match with context, or the nearest span in the page\'s own wording with a word diff. ' +
-      'The same record as `quotecheck verify --json`.',
-    inputSchema: verifyInput,
-    outputSchema: verifyOutput,
-    annotations: { readOnlyHint: true, openWorldHint: true },
-  }, (input, extra) => guarded('verify_quote', limit, extra.signal, async (signal) => {
-    const r = await tools.verify(input, signal);
-    return ok(`${r.label} (diagnosis: ${r.diagnosis})${r.note ? `: ${r.note}` : ''}`, r);
-  }));
+  server.registerTool(
+    'verify_quote',
+    {
+      title: 'Verify a quote against its source',
+      description:
+        "Fetches the URL, extracts its text as the benchmark's labels were made (pdftotext for PDFs; Readability article and full page for HTML) and answers " +
+        'label "verbatim" (the normalized quote is a substring of the normalized text) or "no_match", with a diagnosis of why (extraction_artifact, near_miss, partial, ' +
+        "not_found, drifted, paywall, fetch_failed, empty, unsupported) and evidence: the match with context, or the nearest span in the page's own wording with a word diff. " +
+        'The same record as `quotecheck verify --json`.',
+      inputSchema: verifyInput,
+      outputSchema: verifyOutput,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (input, extra) =>
+      guarded('verify_quote', limit, extra.signal, async (signal) => {
+        const r = await tools.verify(input, signal);
+        return ok(`${r.label} (diagnosis: ${r.diagnosis})${r.note ? `: ${r.note}` : ''}`, r);
+      }),
+  );
 
-  server.registerTool('read_source', {
-    title: 'Read a source\'s extracted text',
-    description:
-      'The text quotecheck extracted from a URL (exactly what the label is computed on, before normalization), a page at a time: give offset and length to page; ' +
-      'next_offset is where the next page starts (null at the end). Also lists the views the source has (article and full for HTML, text for PDFs and plain text), the charset and the final URL.',
-    inputSchema: readInput,
-    outputSchema: readOutput,
-    annotations: { readOnlyHint: true, openWorldHint: true },
-  }, (input, extra) => guarded('read_source', limit, extra.signal, async (signal) => {
-    const r = await tools.read(input, signal);
-    return ok(`${r.view} view of ${r.final_url}: characters ${r.offset}-${r.offset + r.text.length} of ${r.total_length}${r.next_offset === null ? '' : `; next page at offset ${r.next_offset}`}`, r);
-  }));
+  server.registerTool(
+    'read_source',
+    {
+      title: "Read a source's extracted text",
+      description:
+        'The text quotecheck extracted from a URL (exactly what the label is computed on, before normalization), a page at a time: give offset and length to page; ' +
+        'next_offset is where the next page starts (null at the end). Also lists the views the source has (article and full for HTML, text for PDFs and plain text), the charset and the final URL.',
+      inputSchema: readInput,
+      outputSchema: readOutput,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (input, extra) =>
+      guarded('read_source', limit, extra.signal, async (signal) => {
+        const r = await tools.read(input, signal);
+        return ok(
+          `${r.view} view of ${r.final_url}: characters ${r.offset}-${r.offset + r.text.length} of ${r.total_length}${r.next_offset === null ? '' : `; next page at offset ${r.next_offset}`}`,
+          r,
+        );
+      }),
+  );
 
-  server.registerTool('search_source', {
-    title: 'Find the passages closest to a phrase',
-    description:
-      'The passages of a source closest to a phrase, best first, by the alignment the diagnosis uses (edit distance over normalized text): offset and length in the view\'s ' +
-      'normalized text, similarity (1 is exact), the passage normalized and in the page\'s own wording. `exact` says whether the normalized phrase occurs as it is.',
-    inputSchema: searchInput,
-    outputSchema: searchOutput,
-    annotations: { readOnlyHint: true, openWorldHint: true },
-  }, (input, extra) => guarded('search_source', limit, extra.signal, async (signal) => {
-    const r = await tools.search(input, signal);
-    const best = r.results[0];
-    return ok(`${r.exact ? 'the phrase is in the source' : 'the phrase is not in the source as it is'}; ${r.results.length} passage(s)${best ? `, best similarity ${best.similarity} in the ${best.view} view at offset ${best.offset}` : ''}`, r);
-  }));
+  server.registerTool(
+    'search_source',
+    {
+      title: 'Find the passages closest to a phrase',
+      description:
+        "The passages of a source closest to a phrase, best first, by the alignment the diagnosis uses (edit distance over normalized text): offset and length in the view's " +
+        "normalized text, similarity (1 is exact), the passage normalized and in the page's own wording. `exact` says whether the normalized phrase occurs as it is.",
+      inputSchema: searchInput,
+      outputSchema: searchOutput,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (input, extra) =>
+      guarded('search_source', limit, extra.signal, async (signal) => {
+        const r = await tools.search(input, signal);
+        const best = r.results[0];
+        return ok(
+          `${r.exact ? 'the phrase is in the source' : 'the phrase is not in the source as it is'}; ${r.results.length} passage(s)${best ? `, best similarity ${best.similarity} in the ${best.view} view at offset ${best.offset}` : ''}`,
+          r,
+        );
+      }),
+  );
 
-  server.registerTool('check_claims', {
-    title: 'Check a whole claims file',
-    description:
-      'Runs the whole pipeline on a claims file (a JSON array of {id, quote, url}, as `quotecheck run` reads) and writes the answers file ({id: label}); returns the counts, ' +
-      'the diagnoses and each claim\'s label and diagnosis.',
-    inputSchema: checkInput,
-    outputSchema: checkOutput,
-    annotations: { readOnlyHint: false, openWorldHint: true },
-  }, (input, extra) => guarded('check_claims', limit, extra.signal, async (signal) => {
-    const r = await tools.check(input, signal);
-    return ok(`${r.claims} claims: ${r.verbatim} verbatim, ${r.no_match} no_match; answers written to ${r.answers_path}`, r);
-  }, '; the answers file holds the claims decided by then, the others no_match'));
+  server.registerTool(
+    'check_claims',
+    {
+      title: 'Check a whole claims file',
+      description:
+        'Runs the whole pipeline on a claims file (a JSON array of {id, quote, url}, as `quotecheck run` reads) and writes the answers file ({id: label}); returns the counts, ' +
+        "the diagnoses and each claim's label and diagnosis.",
+      inputSchema: checkInput,
+      outputSchema: checkOutput,
+      annotations: { readOnlyHint: false, openWorldHint: true },
+    },
+    (input, extra) =>
+      guarded(
+        'check_claims',
+        limit,
+        extra.signal,
+        async (signal) => {
+          const r = await tools.check(input, signal);
+          return ok(`${r.claims} claims: ${r.verbatim} verbatim, ${r.no_match} no_match; answers written to ${r.answers_path}`, r);
+        },
+        '; the answers file holds the claims decided by then, the others no_match',
+      ),
+  );
 
   return { server, tools };
 }
@@ -175,6 +214,8 @@ export async function serveStdio(settings: McpSettings): Promise<void> {
   process.once('SIGTERM', shutdown);
   transport.onclose = shutdown;
   await server.connect(transport);
-  process.stderr.write(`quotecheck mcp ${VERSION}: serving verify_quote, read_source, search_source, check_claims on stdio${settings.allowPrivate ? ' (private networks allowed)' : ''}\n`);
+  process.stderr.write(
+    `quotecheck mcp ${VERSION}: serving verify_quote, read_source, search_source, check_claims on stdio${settings.allowPrivate ? ' (private networks allowed)' : ''}\n`,
+  );
   await finished;
 }

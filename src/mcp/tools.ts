@@ -77,16 +77,28 @@ const htmlViews = ['article', 'full', 'any'] as const;
 
 // ---- schemas -------------------------------------------------------------------------------
 
-const url = capped('url', MAX_URL_CHARS).min(1).describe(`http(s) URL of the source (at most ${count(MAX_URL_CHARS)} characters)`);
+const url = capped('url', MAX_URL_CHARS)
+  .min(1)
+  .describe(`http(s) URL of the source (at most ${count(MAX_URL_CHARS)} characters)`);
 
 export const verifyInput = {
   url,
-  quote: capped('quote', MAX_QUOTE_CHARS).min(1).describe(`the passage claimed to occur in the source, as the claim gives it (at most ${count(MAX_QUOTE_CHARS)} characters)`),
+  quote: capped('quote', MAX_QUOTE_CHARS)
+    .min(1)
+    .describe(`the passage claimed to occur in the source, as the claim gives it (at most ${count(MAX_QUOTE_CHARS)} characters)`),
   html_view: z.enum(htmlViews).optional().describe('which HTML text may match: Readability article, full page, or either (default any)'),
-  as_of: capped('as_of', MAX_AS_OF_CHARS).optional().describe('judge the quote as of this ISO date or date-time, as `quotecheck run` judges a claim with this verify_date'),
-  evidence: capped('evidence', MAX_AS_OF_CHARS * 2).optional().describe('sha256 of the source as labelled (a claim\'s evidence.sha256): a capture hashing to it decides alone'),
-  wayback: z.enum(WAYBACK_MODES as unknown as [WaybackMode, ...WaybackMode[]]).optional()
-    .describe('when Wayback captures are looked up, as `run --wayback`: auto (default: with evidence, when the source changed and the quote is not in today\'s text), always (also without evidence when the quote is not in today\'s text), strict (also when it is: for re-deriving labels), off'),
+  as_of: capped('as_of', MAX_AS_OF_CHARS)
+    .optional()
+    .describe('judge the quote as of this ISO date or date-time, as `quotecheck run` judges a claim with this verify_date'),
+  evidence: capped('evidence', MAX_AS_OF_CHARS * 2)
+    .optional()
+    .describe("sha256 of the source as labelled (a claim's evidence.sha256): a capture hashing to it decides alone"),
+  wayback: z
+    .enum(WAYBACK_MODES as unknown as [WaybackMode, ...WaybackMode[]])
+    .optional()
+    .describe(
+      "when Wayback captures are looked up, as `run --wayback`: auto (default: with evidence, when the source changed and the quote is not in today's text), always (also without evidence when the quote is not in today's text), strict (also when it is: for re-deriving labels), off",
+    ),
 };
 
 const nullableString = z.string().nullable();
@@ -94,8 +106,9 @@ const nullableString = z.string().nullable();
 /** VerifyResult (src/contract.ts), the record `verify --json` prints and verifyQuote returns. */
 export const verifyOutput = {
   ...VerifyResultSchema.shape,
-  redirect: VerifyResultSchema.shape.redirect
-    .describe('when the page is a redirect shell (a meta refresh or one-line script redirect and no text of its own): its target, fetched once, and whether the quote is there; the label stays the page\'s own'),
+  redirect: VerifyResultSchema.shape.redirect.describe(
+    "when the page is a redirect shell (a meta refresh or one-line script redirect and no text of its own): its target, fetched once, and whether the quote is there; the label stays the page's own",
+  ),
 };
 
 export const readInput = {
@@ -125,17 +138,19 @@ export const readOutput = {
 
 export const searchInput = {
   url,
-  query: capped('query', MAX_QUERY_CHARS).min(1).describe(`the phrase to look for, e.g. the quote or part of it (at most ${count(MAX_QUERY_CHARS)} characters)`),
+  query: capped('query', MAX_QUERY_CHARS)
+    .min(1)
+    .describe(`the phrase to look for, e.g. the quote or part of it (at most ${count(MAX_QUERY_CHARS)} characters)`),
   max_results: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`passages returned (default ${DEFAULT_RESULTS})`),
 };
 
 const passage = z.object({
   view: z.enum(views),
-  offset: z.number().describe('offset in the view\'s normalized text, as a report\'s nearest.offset'),
+  offset: z.number().describe("offset in the view's normalized text, as a report's nearest.offset"),
   length: z.number(),
   similarity: z.number().describe('1 - edit distance / query length; 1 is the exact phrase'),
   text: z.string().describe('the passage normalized'),
-  raw: z.string().describe('the passage in the page\'s own wording'),
+  raw: z.string().describe("the passage in the page's own wording"),
 });
 
 export const searchOutput = {
@@ -148,9 +163,14 @@ export const searchOutput = {
 };
 
 export const checkInput = {
-  claims_path: capped('claims_path', MAX_PATH_CHARS).min(1)
-    .describe(`a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${count(MAX_CLAIMS_PER_CALL)} claims`),
-  answers_path: capped('answers_path', MAX_PATH_CHARS).min(1).optional()
+  claims_path: capped('claims_path', MAX_PATH_CHARS)
+    .min(1)
+    .describe(
+      `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${count(MAX_CLAIMS_PER_CALL)} claims`,
+    ),
+  answers_path: capped('answers_path', MAX_PATH_CHARS)
+    .min(1)
+    .optional()
     .describe('where the answers go, under the root folder: a plain file name in an existing folder (default answers.json beside the claims file)'),
 };
 
@@ -229,7 +249,15 @@ export class SourceTools {
       quote: echo(result.quote),
       url: result.url === null ? null : echo(result.url),
       // A long quote's words come back in the diff's runs: a run is shortened as an echo is.
-      ...(result.nearest ? { nearest: { ...result.nearest, raw: echo(result.nearest.raw, MAX_EVIDENCE_CHARS), diff: result.nearest.diff.map((run) => ({ ...run, text: echo(run.text) })) } } : {}),
+      ...(result.nearest
+        ? {
+            nearest: {
+              ...result.nearest,
+              raw: echo(result.nearest.raw, MAX_EVIDENCE_CHARS),
+              diff: result.nearest.diff.map((run) => ({ ...run, text: echo(run.text) })),
+            },
+          }
+        : {}),
       ...(result.redirect ? { redirect: { ...result.redirect, target: echo(result.redirect.target, MAX_URL_CHARS) } } : {}),
     } as Infer<typeof verifyOutput>;
   }
@@ -258,7 +286,8 @@ export class SourceTools {
    */
   #load(key: string): Promise<SourceRecord> {
     const { budget } = this.#settings.cache;
-    const pending: Promise<SourceRecord> = this.#fetcher.fetch(key)
+    const pending: Promise<SourceRecord> = this.#fetcher
+      .fetch(key)
       .then((fetched) => toSourceRecord(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs }))
       .then(
         (record) => {
@@ -279,7 +308,9 @@ export class SourceTools {
     // The URL by the claims' own rule (claims.ts fetchUrlOf), in the tool's words.
     const url = fetchUrlOf(rawUrl);
     if (!url.ok) {
-      throw new ToolInputError(url.problem === 'not-a-url' ? `url: not a URL: ${JSON.stringify(rawUrl.slice(0, 200))}` : `url: only http and https URLs are read, not ${url.protocol}`);
+      throw new ToolInputError(
+        url.problem === 'not-a-url' ? `url: not a URL: ${JSON.stringify(rawUrl.slice(0, 200))}` : `url: only http and https URLs are read, not ${url.protocol}`,
+      );
     }
     const key = url.href;
     let pending = this.#records.get(key);
@@ -329,7 +360,10 @@ export class SourceTools {
   async search(input: Infer<typeof searchInput>, signal?: AbortSignal): Promise<Infer<typeof searchOutput>> {
     const query = normalize(input.query);
     if (query === '') throw new ToolInputError('query: nothing left after normalization (only whitespace)');
-    if (query.length > MAX_QUERY_CHARS) throw new ToolInputError(`query: ${count(query.length)} characters once normalized, over the ${count(MAX_QUERY_CHARS)}-character cap; search for a part of it`);
+    if (query.length > MAX_QUERY_CHARS)
+      throw new ToolInputError(
+        `query: ${count(query.length)} characters once normalized, over the ${count(MAX_QUERY_CHARS)}-character cap; search for a part of it`,
+      );
     const record = await this.#source(input.url, signal);
     const max = input.max_results ?? DEFAULT_RESULTS;
     const found: Infer<typeof searchOutput>['results'] = [];
@@ -397,13 +431,20 @@ export class SourceTools {
       throw err;
     }
     if (set.entries.length > MAX_CLAIMS_PER_CALL) {
-      throw new ToolInputError(`${shownClaims}: ${count(set.entries.length)} claims, over the ${count(MAX_CLAIMS_PER_CALL)}-claim cap for one check_claims call; split the file, or label it with \`quotecheck run\``);
+      throw new ToolInputError(
+        `${shownClaims}: ${count(set.entries.length)} claims, over the ${count(MAX_CLAIMS_PER_CALL)}-claim cap for one check_claims call; split the file, or label it with \`quotecheck run\``,
+      );
     }
     for (const e of set.entries) {
       if (e.kind !== 'claim') continue;
-      for (const [field, value, cap] of [['quote', e.quote, MAX_QUOTE_CHARS], ['url', e.url, MAX_URL_CHARS]] as const) {
+      for (const [field, value, cap] of [
+        ['quote', e.quote, MAX_QUOTE_CHARS],
+        ['url', e.url, MAX_URL_CHARS],
+      ] as const) {
         if (value.length > cap) {
-          throw new ToolInputError(`${shownClaims}: ${describeClaim(e.index, echo(e.id, 100))}: ${field}: ${count(value.length)} characters, over the ${count(cap)}-character cap`);
+          throw new ToolInputError(
+            `${shownClaims}: ${describeClaim(e.index, echo(e.id, 100))}: ${field}: ${count(value.length)} characters, over the ${count(cap)}-character cap`,
+          );
         }
       }
     }

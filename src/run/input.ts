@@ -62,4 +62,3 @@ export function entriesOf(input: ClaimsInput): { entries: readonly ClaimEntry[];
   }
   return { entries: list as readonly ClaimEntry[], warnings: [] };
 }
-

@@ -183,16 +183,21 @@ class Run {
       const judgement = judge(r.quote, htmlView, r.live, capture, r.date, replaying);
       if (this.#asOfOverride && wayback === 'auto' && !r.live.match && capture === undefined && r.claim.evidenceSha256 === undefined) {
         // A date asked for, and nothing looked up for it: say so, and how to have it looked up.
-        judgement.note = joinNotes(judgement.note, `judged on today's text: without an evidence hash, wayback mode auto looks up no capture; mode always (--wayback always) judges on the capture nearest ${this.#asOfOverride.input}`);
+        judgement.note = joinNotes(
+          judgement.note,
+          `judged on today's text: without an evidence hash, wayback mode auto looks up no capture; mode always (--wayback always) judges on the capture nearest ${this.#asOfOverride.input}`,
+        );
       }
       this.#decide(resultFor(r.claim, r.quote, r.live, judgement, htmlView, sourceMs), r.slot);
     };
     for (const r of readings) if (!lookups.has(r.key)) decide(r, undefined);
-    await Promise.all([...lookups].map(async ([key, lookup]) => {
-      const found = await lookup;
-      if (signal?.aborted) return; // the stop path answers them
-      for (const r of readings) if (r.key === key) decide(r, found);
-    }));
+    await Promise.all(
+      [...lookups].map(async ([key, lookup]) => {
+        const found = await lookup;
+        if (signal?.aborted) return; // the stop path answers them
+        for (const r of readings) if (r.key === key) decide(r, found);
+      }),
+    );
   }
 }
 
@@ -227,4 +232,3 @@ export async function runClaims(claims: ClaimsInput, opts: Partial<CheckOptions>
   });
   return { claims: entries.length, warnings, stopped, wayback: run.wayback?.stats, ms: Math.round(performance.now() - started) };
 }
-

@@ -52,4 +52,3 @@ export interface CheckRun extends StreamedRun {
   /** Every source read, in the order they were settled (with their texts: memory grows with the run; streamClaims keeps none). */
   sources: SourceRecord[];
 }
-

@@ -108,6 +108,15 @@ export function undecided(entry: ClaimEntry, why: string): ClaimResult {
 }
 
 export function invalid(entry: Extract<ClaimEntry, { kind: 'invalid' }>): ClaimResult {
-  return { id: entry.id, index: entry.index, label: 'no_match', diagnosis: 'invalid_claim', url: entry.url, match: null, drift: 'unknown', note: entry.problems.join('; '), ms: 0 };
+  return {
+    id: entry.id,
+    index: entry.index,
+    label: 'no_match',
+    diagnosis: 'invalid_claim',
+    url: entry.url,
+    match: null,
+    drift: 'unknown',
+    note: entry.problems.join('; '),
+    ms: 0,
+  };
 }
-

@@ -4,7 +4,7 @@ import type { AsOfDate } from '../asof/date.js';
 import { FetchError } from '../fetch/errors.js';
 import { requestOnce, type RequestSettings } from '../fetch/request.js';
 import { fetchedSource, type FetchedSource } from '../fetch/source.js';
-import { cdxQueryUrl, parseCdxJson, CdxError, type CaptureRef } from './cdx.js';
+import { cdxQueryUrl, parseCdxJson, type CdxError, type CaptureRef } from './cdx.js';
 import { Pacer, PaceError } from './pace.js';
 
 /** Captures listed at or before the date: the few nearest, among which one may prove itself by its hash. */
@@ -50,7 +50,10 @@ export interface ArchiveActivity {
 /** Why the archive could not answer: `abandoned` for the whole run, `failed` for this request only. */
 export class WaybackError extends Error {
   override readonly name = 'WaybackError';
-  constructor(message: string, readonly kind: 'abandoned' | 'failed' | 'stopped') {
+  constructor(
+    message: string,
+    readonly kind: 'abandoned' | 'failed' | 'stopped',
+  ) {
     super(message);
   }
 }
@@ -172,7 +175,8 @@ export class WaybackClient {
   /** One GET through the pacer, with the archive's etiquette: Retry-After honoured, repeated refusals end its use. */
   private async get(url: string): Promise<Awaited<ReturnType<typeof requestOnce>>> {
     // The archive's agent trusts its origin whatever its address (src/check.ts): only requests built from the base go there.
-    if (new URL(url).origin !== new URL(this.options.base).origin) throw new WaybackError(`refused: ${url} is not on the archive's origin ${new URL(this.options.base).origin}`, 'failed');
+    if (new URL(url).origin !== new URL(this.options.base).origin)
+      throw new WaybackError(`refused: ${url} is not on the archive's origin ${new URL(this.options.base).origin}`, 'failed');
     for (;;) {
       if (this.stats.abandoned) throw new WaybackError(this.stats.abandoned, 'abandoned');
       if (this.options.signal?.aborted) throw new WaybackError('the run was stopped', 'stopped');
@@ -200,7 +204,9 @@ export class WaybackClient {
           }
           const wait = e.retryAfterMs ?? DEFAULT_PAUSE_MS;
           if (wait > this.options.maxWaitMs) {
-            throw this.abandon(`Wayback Machine left alone for the rest of the run: it asked to wait ${Math.ceil(wait / 1000)} s (429 Retry-After), more than ${Math.round(this.options.maxWaitMs / 1000)} s`);
+            throw this.abandon(
+              `Wayback Machine left alone for the rest of the run: it asked to wait ${Math.ceil(wait / 1000)} s (429 Retry-After), more than ${Math.round(this.options.maxWaitMs / 1000)} s`,
+            );
           }
           this.pacer.pause(wait);
           continue;

@@ -18,7 +18,11 @@ export class Pacer {
   private readonly waiting: number[] = [];
 
   /** `onQueue` is told whenever a request starts or stops waiting for its slot. */
-  constructor(perMinute: number, private readonly deadlineAt?: number, private readonly onQueue?: () => void) {
+  constructor(
+    perMinute: number,
+    private readonly deadlineAt?: number,
+    private readonly onQueue?: () => void,
+  ) {
     this.intervalMs = Number.isFinite(perMinute) && perMinute > 0 ? 60_000 / perMinute : 0;
   }
 

@@ -11,7 +11,7 @@
 
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { isLoopback, listenLoopback, readJsonArray, respond, type Loopback } from '../loopback.js';
 import { UserError } from '../errors.js';
@@ -148,11 +148,7 @@ function httpDate(ts: string): string {
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443', 'ftp:': '21' };
 
 /** Known session-id query arguments that the IA canonicalizer removes. */
-const SESSION_ARGS: RegExp[] = [
-  /^(?:jsessionid|phpsessid|sid)=[0-9a-z]{32}$/i,
-  /^aspsessionid[a-z]{8}=[a-z]{24}$/i,
-  /^(?:cfid|cftoken)=[^&]*$/i,
-];
+const SESSION_ARGS: RegExp[] = [/^(?:jsessionid|phpsessid|sid)=[0-9a-z]{32}$/i, /^aspsessionid[a-z]{8}=[a-z]{24}$/i, /^(?:cfid|cftoken)=[^&]*$/i];
 
 /** Parses a URL as the CDX server does: a missing scheme means http://. */
 function parseLooseUrl(raw: string): URL {
@@ -325,7 +321,6 @@ function fieldOf(row: Indexed, field: CdxField): string {
   }
 }
 
-
 /** Reads a JSON array of Capture objects (bodies inline as strings, or files relative to the fake's baseDir). */
 export function loadCaptures(file: string): Capture[] {
   const data = readJsonArray(file, 'capture table', 'captures');
@@ -373,9 +368,13 @@ function captureProblem(o: unknown, baseDir: string): string | undefined {
   if (typeof c.timestamp !== 'string' || !TS14.test(c.timestamp) || clampTimestamp(c.timestamp) !== c.timestamp) {
     return '"timestamp" must be a string of 14 digits, a valid UTC time (yyyyMMddhhmmss)';
   }
-  if (c.status !== undefined && (typeof c.status !== 'number' || !Number.isInteger(c.status) || c.status < 100 || c.status > 599)) return '"status" must be an HTTP status (100-599)';
+  if (c.status !== undefined && (typeof c.status !== 'number' || !Number.isInteger(c.status) || c.status < 100 || c.status > 599))
+    return '"status" must be an HTTP status (100-599)';
   if (c.mimetype !== undefined && typeof c.mimetype !== 'string') return '"mimetype" must be a string';
-  if (c.headers !== undefined && (typeof c.headers !== 'object' || c.headers === null || Array.isArray(c.headers) || Object.values(c.headers).some((v) => typeof v !== 'string'))) {
+  if (
+    c.headers !== undefined &&
+    (typeof c.headers !== 'object' || c.headers === null || Array.isArray(c.headers) || Object.values(c.headers).some((v) => typeof v !== 'string'))
+  ) {
     return '"headers" must be an object of strings';
   }
   if (c.location !== undefined && typeof c.location !== 'string') return '"location" must be a string';
@@ -452,7 +451,8 @@ export function readCapturesInput(input: string): CapturesInput {
     const problem = captureProblem(value, baseDir);
     if (problem) {
       const o = value as { url?: unknown; timestamp?: unknown } | null;
-      const named = typeof o === 'object' && o !== null && typeof o.url === 'string' ? ` (${o.url}${typeof o.timestamp === 'string' ? ` @ ${o.timestamp}` : ''})` : '';
+      const named =
+        typeof o === 'object' && o !== null && typeof o.url === 'string' ? ` (${o.url}${typeof o.timestamp === 'string' ? ` @ ${o.timestamp}` : ''})` : '';
       throw new CapturesInputError(`--captures ${file}: ${where}${named} ${problem}`);
     }
   }
@@ -539,7 +539,10 @@ function parseCdxQuery(params: URLSearchParams): CdxQuery | string {
 
   const from = params.get('from') ?? '';
   const to = params.get('to') ?? '';
-  for (const [name, v] of [['from', from], ['to', to]] as const) {
+  for (const [name, v] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
     if (v !== '' && !/^\d{1,14}$/.test(v)) return `${name} must be a 1-14 digit timestamp`;
   }
   const limitRaw = params.get('limit') ?? '0';
@@ -712,8 +715,7 @@ function rewriteHtml(body: Buffer, row: Indexed, origin: string): Buffer {
   let html = body.toString('latin1');
   html = html.replace(/(\s(?:href|src|action)\s*=\s*)(["'])(https?:\/\/)/gi, `$1$2${prefix}$3`);
   const toolbar =
-    `<div id="wm-ipp"><!-- BEGIN WAYBACK TOOLBAR INSERT -->The Wayback Machine - ${prefix}${row.original}` +
-    `<!-- END WAYBACK TOOLBAR INSERT --></div>`;
+    `<div id="wm-ipp"><!-- BEGIN WAYBACK TOOLBAR INSERT -->The Wayback Machine - ${prefix}${row.original}` + `<!-- END WAYBACK TOOLBAR INSERT --></div>`;
   const bodyTag = /<body\b[^>]*>/i.exec(html);
   html = bodyTag ? html.slice(0, bodyTag.index + bodyTag[0].length) + toolbar + html.slice(bodyTag.index + bodyTag[0].length) : toolbar + html;
   html += `\n<!--\n     FILE ARCHIVED ON ${httpDate(row.timestamp)} AND RETRIEVED FROM THE\n     INTERNET ARCHIVE (loopback fake).\n-->\n`;

@@ -6,7 +6,10 @@ import { ROOT } from './helpers.js';
 
 /** README.md and every docs/*.md, relative to the repository root, README first. */
 export function docFiles(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`);
   return ['README.md', ...docs];
 }
 
@@ -74,13 +77,18 @@ export function docSection(title: string): { file: string; text: string } {
       found.push({ file, text: lines.slice(h.line - 1, next ? next.line - 1 : lines.length).join('\n') });
     }
   }
-  if (found.length !== 1) throw new Error(`the heading "${title}" is in ${found.length} places of README.md and docs/ (${found.map((f) => f.file).join(', ')}), not one`);
+  if (found.length !== 1)
+    throw new Error(`the heading "${title}" is in ${found.length} places of README.md and docs/ (${found.map((f) => f.file).join(', ')}), not one`);
   return found[0]!;
 }
 
 /** Every line of README.md and docs/*.md, with its file and line number (for finding a table row wherever it lives). */
 export function docLines(): { file: string; line: number; text: string }[] {
-  return docFiles().flatMap((file) => readDoc(file).split('\n').map((text, i) => ({ file, line: i + 1, text })));
+  return docFiles().flatMap((file) =>
+    readDoc(file)
+      .split('\n')
+      .map((text, i) => ({ file, line: i + 1, text })),
+  );
 }
 
 /** The lines of every ```sh block (also ```bash, ```shell), with the line number of each; a line ending in `\` is joined to the next. */

@@ -20,7 +20,16 @@ export function launchChromium(profile: string): Promise<BrowserContext> {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -51,11 +60,13 @@ export const EDGE_PX = 1;
 
 /** The right edge of the text inside each element (not of its box: a cell is as wide as its column whatever its alignment). */
 export function textRights(elements: Locator): Promise<number[]> {
-  return elements.evaluateAll((els) => els.map((el) => {
-    const range = document.createRange();
-    range.selectNodeContents(el);
-    return range.getBoundingClientRect().right;
-  }));
+  return elements.evaluateAll((els) =>
+    els.map((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return range.getBoundingClientRect().right;
+    }),
+  );
 }
 
 /** A Harbor task written by quotecheck's own task writer (oracle and grader shipped in it); the oracle does not retry, so a dead source fails at once. */
@@ -66,7 +77,10 @@ export function makeTask(root: string, name: string, claims: { id: string; quote
     layout,
     claims: claims.map(({ gold: _g, ...c }) => c),
     gold: Object.fromEntries(claims.map((c) => [c.id, c.gold as Label])),
-    instruction: instruction(claims.length, claims.map((c) => c.id)),
+    instruction: instruction(
+      claims.length,
+      claims.map((c) => c.id),
+    ),
     description: `Check ${claims.length} quotes`,
     config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
     variant: {},
@@ -83,7 +97,11 @@ const OFFICIAL_IMAGES = new Set(['node', 'debian', 'ubuntu', 'python', 'alpine',
 
 /** The Dockerfile's instructions, continuation lines joined, comments dropped. */
 function dockerInstructions(text: string): string[] {
-  return text.replace(/\\\n/g, ' ').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l && !l.startsWith('#'));
+  return text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .filter((l) => l && !l.startsWith('#'));
 }
 
 /** Every file under `dir`, relative to it. */
@@ -113,11 +131,17 @@ export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: bo
     expect(m && OFFICIAL_IMAGES.has(m[1]!), `${dir}: ${from} is not a public official image with a tag`).toBe(true);
   }
   for (const copy of steps.filter((s) => /^(COPY|ADD)\s/i.test(s))) {
-    const args = copy.split(/\s+/).slice(1).filter((a) => !a.startsWith('--'));
+    const args = copy
+      .split(/\s+/)
+      .slice(1)
+      .filter((a) => !a.startsWith('--'));
     for (const source of args.slice(0, -1)) expect(existsSync(join(env, source)), `${dir}: ${copy}: ${source} is not in the build context`).toBe(true);
   }
   // The agent's user owns /app and /logs/agent, not /logs/verifier (root's, sticky); task.toml runs the agent as it.
-  expect(steps.some((st) => /^RUN useradd .* agent /.test(st) && st.includes('chown agent:agent /app /logs/agent ') && st.endsWith('chmod 1777 /logs/verifier')), `${dir}: the agent's user`).toBe(true);
+  expect(
+    steps.some((st) => /^RUN useradd .* agent /.test(st) && st.includes('chown agent:agent /app /logs/agent ') && st.endsWith('chmod 1777 /logs/verifier')),
+    `${dir}: the agent's user`,
+  ).toBe(true);
   const instructionText = readFileSync(join(dir, layout === 'harbor' ? 'instruction.md' : 'task.md'), 'utf8');
   const body = layout === 'harbor' ? instructionText : instructionText.split('\n---\n').slice(1).join('\n---\n');
   if (!opts.skill && !opts.mcp) {
@@ -130,10 +154,12 @@ export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: bo
   } else {
     expect(body, `${dir}: the instruction says the tool is provided`).toMatch(/## A tool is provided/);
   }
-  if (opts.skill) expect(existsSync(join(env, 'skills', 'quote-verification', 'quotecheck', 'quotecheck.mjs')), `${dir}: the skill carries the tool`).toBe(true);
+  if (opts.skill)
+    expect(existsSync(join(env, 'skills', 'quote-verification', 'quotecheck', 'quotecheck.mjs')), `${dir}: the skill carries the tool`).toBe(true);
   if (opts.mcp) expect(existsSync(join(env, 'quotecheck', 'quotecheck.mjs')), `${dir}: the MCP server's quotecheck`).toBe(true);
   const { oracle, verifier } = LAYOUTS[layout];
-  for (const f of ['solve.sh', 'quotecheck/quotecheck.mjs', 'quotecheck/html-worker.mjs']) expect(existsSync(join(dir, oracle.folder, f)), `${dir}: ${oracle.folder}/${f}`).toBe(true);
+  for (const f of ['solve.sh', 'quotecheck/quotecheck.mjs', 'quotecheck/html-worker.mjs'])
+    expect(existsSync(join(dir, oracle.folder, f)), `${dir}: ${oracle.folder}/${f}`).toBe(true);
   for (const f of ['test.sh', 'grade.mjs', 'gold.json']) expect(existsSync(join(dir, verifier.folder, f)), `${dir}: ${verifier.folder}/${f}`).toBe(true);
   return steps;
 }

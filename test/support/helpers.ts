@@ -66,13 +66,17 @@ export interface CliResult {
  * Runs the built CLI (`npm test` builds first); `onSpawn` may signal the child. Stdin: `input`, then closed;
  * with `openStdin`, a pipe that `onSpawn` writes and closes; else none (/dev/null).
  */
-export function runCli(args: string[], opts: { cwd?: string; input?: string; openStdin?: boolean; onSpawn?: (child: ChildProcess) => void; asUid?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { cwd?: string; input?: string; openStdin?: boolean; onSpawn?: (child: ChildProcess) => void; asUid?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     // `asUid` (root only): the CLI runs as that user (util-linux's setpriv), for what root is never refused; it runs
     // the self-contained build from a folder any user may enter, wherever the checkout is.
-    const [cmd, ...argv] = opts.asUid === undefined
-      ? [process.execPath, CLI, ...args]
-      : ['setpriv', `--reuid=${opts.asUid}`, `--regid=${opts.asUid}`, '--clear-groups', process.execPath, buildForAnyUser(), ...args];
+    const [cmd, ...argv] =
+      opts.asUid === undefined
+        ? [process.execPath, CLI, ...args]
+        : ['setpriv', `--reuid=${opts.asUid}`, `--regid=${opts.asUid}`, '--clear-groups', process.execPath, buildForAnyUser(), ...args];
     const child = spawn(cmd!, argv, { cwd: opts.cwd, stdio: [opts.input === undefined && !opts.openStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
@@ -105,7 +109,8 @@ function loadCli(): Promise<CliModules> {
     bridgeProcessStreams(activeIo);
     return { main, activeIo };
   };
-  return (cliModules ??= load());
+  cliModules ??= load();
+  return cliModules;
 }
 
 /** The ios of the in-process runs going on now. */
@@ -119,7 +124,10 @@ let stateBefore = '';
  * yet: run.ts's diagnosis summary) goes to that command's io, as it would reach its stream in a child process.
  */
 function bridgeProcessStreams(activeIo: () => CliIoLike | undefined): void {
-  for (const [stream, name] of [[process.stdout, 'stdout'], [process.stderr, 'stderr']] as const) {
+  for (const [stream, name] of [
+    [process.stdout, 'stdout'],
+    [process.stderr, 'stderr'],
+  ] as const) {
     const original = stream.write;
     stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]): boolean {
       const io = activeIo();
@@ -155,8 +163,16 @@ export async function runCliInProcess(args: string[], opts: { input?: string } =
   let stdout = '';
   let stderr = '';
   const io: CliIoLike = {
-    stdout: { write: (text: string) => void (stdout += text) },
-    stderr: { write: (text: string) => void (stderr += text) },
+    stdout: {
+      write: (text: string) => {
+        stdout += text;
+      },
+    },
+    stderr: {
+      write: (text: string) => {
+        stderr += text;
+      },
+    },
     readStdin: () => opts.input ?? '',
     env: { ...process.env },
     cwd: process.cwd(),

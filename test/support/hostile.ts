@@ -84,7 +84,11 @@ export function longChapterPage(paragraphs = 20_000, style: 'p' | 'br' = 'p', se
     paras.push(style === 'p' ? `<p>${text}</p>` : `${text}<br>\n<br>\n`);
     if (style === 'p' && random() < 0.02) paras.push('<p>&nbsp;</p>');
   }
-  const comments = Array.from({ length: 40 }, (_, i) => `<div class="comment"><div class="comment-author"><a href="/profile/${i}">reader${i}</a></div><div class="comment-body"><p>${prose(random, 2)}</p></div></div>`).join('\n');
+  const comments = Array.from(
+    { length: 40 },
+    (_, i) =>
+      `<div class="comment"><div class="comment-author"><a href="/profile/${i}">reader${i}</a></div><div class="comment-body"><p>${prose(random, 2)}</p></div></div>`,
+  ).join('\n');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Chapter 212: The Northern Channel | The Cartographer's Daughter</title>
 <link rel="stylesheet" href="/css/reader.css"><script src="/js/reader.js"></script></head>
@@ -120,16 +124,23 @@ export function longReportPage(chapters = 24, seed = 11): string {
     notes.push(`<li id="fn${footnote}"><p>${prose(random, 1 + Math.floor(random() * 2))} <a href="#fnref${footnote}" class="backref">&#8617;</a></p></li>`);
     return `<sup id="fnref${footnote}"><a href="#fn${footnote}">${footnote}</a></sup>`;
   };
-  const para = () => `<p>${prose(random, 2 + Math.floor(random() * 4))}${random() < 0.6 ? cite() : ''} ${prose(random, 1 + Math.floor(random() * 3))}${random() < 0.3 ? cite() : ''}</p>`;
+  const para = () =>
+    `<p>${prose(random, 2 + Math.floor(random() * 4))}${random() < 0.6 ? cite() : ''} ${prose(random, 1 + Math.floor(random() * 3))}${random() < 0.3 ? cite() : ''}</p>`;
   const table = (id: string) => {
     const rows = 20 + Math.floor(random() * 40);
-    const body = Array.from({ length: rows }, (_, r) => `<tr><th scope="row">${WORDS[(r * 7) % WORDS.length]} ${r + 1}</th>${Array.from({ length: 5 }, () => `<td>${(random() * 10000).toFixed(1)}</td>`).join('')}</tr>`).join('\n');
+    const body = Array.from(
+      { length: rows },
+      (_, r) =>
+        `<tr><th scope="row">${WORDS[(r * 7) % WORDS.length]} ${r + 1}</th>${Array.from({ length: 5 }, () => `<td>${(random() * 10000).toFixed(1)}</td>`).join('')}</tr>`,
+    ).join('\n');
     return `<table class="data" id="${id}"><caption>Table ${id}: ${prose(random, 1)}</caption><thead><tr><th>Region</th><th>2019</th><th>2020</th><th>2021</th><th>2022</th><th>2023</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
   };
   const toc: string[] = [];
   const body: string[] = [];
   for (let c = 1; c <= chapters; c++) {
-    toc.push(`<li><a href="#ch${c}">Chapter ${c}</a><ol>${Array.from({ length: 8 }, (_, s) => `<li><a href="#s${c}-${s + 1}">Section ${c}.${s + 1}</a></li>`).join('')}</ol></li>`);
+    toc.push(
+      `<li><a href="#ch${c}">Chapter ${c}</a><ol>${Array.from({ length: 8 }, (_, s) => `<li><a href="#s${c}-${s + 1}">Section ${c}.${s + 1}</a></li>`).join('')}</ol></li>`,
+    );
     const sections: string[] = [];
     for (let s = 1; s <= 8; s++) {
       const subs: string[] = [];
@@ -237,7 +248,9 @@ function pdf(name: string): Buffer {
 }
 
 /** A well-known bot-check interstitial, in the style of the real ones. */
-const BOT_CHECK = page('<h1>Checking your browser before accessing the site.</h1><p>This process is automatic. Your browser will redirect to your requested content shortly.</p><noscript>Please enable JavaScript and cookies to continue.</noscript><div class="cf-turnstile" data-sitekey="x"></div>');
+const BOT_CHECK = page(
+  '<h1>Checking your browser before accessing the site.</h1><p>This process is automatic. Your browser will redirect to your requested content shortly.</p><noscript>Please enable JavaScript and cookies to continue.</noscript><div class="cf-turnstile" data-sitekey="x"></div>',
+);
 
 export interface HostileCase {
   /** Route path on the hostile server. */
@@ -258,15 +271,40 @@ export interface HostileCase {
 export const HOSTILE_CASES: HostileCase[] = [
   { path: '/drip', what: 'slow drip: one byte a second', label: 'no_match', diagnosis: 'fetch_failed', note: /timed out after|time budget/ },
   { path: '/hang', what: 'accepts the connection, never answers', label: 'no_match', diagnosis: 'fetch_failed', note: /timed out after|time budget/ },
-  { path: '/reset', what: 'connection reset in the middle of the body', label: 'no_match', diagnosis: 'fetch_failed', note: /connection failed|other side closed|terminated|socket/i },
+  {
+    path: '/reset',
+    what: 'connection reset in the middle of the body',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /connection failed|other side closed|terminated|socket/i,
+  },
   { path: '/loop/a', what: 'redirect loop', label: 'no_match', diagnosis: 'fetch_failed', note: /more than 10 redirects/ },
   { path: '/chain/0', what: 'a chain of 20 redirects', label: 'no_match', diagnosis: 'fetch_failed', note: /more than 10 redirects/ },
   { path: '/cookie', what: 'sets a cookie and redirects to itself', label: 'verbatim', diagnosis: 'verbatim', note: /^$/ },
   // Alone, with time to spare: inflating 40 MB under the load of the other cases can take longer
   // than their 1.5 s attempts, and this case is about the cap, not the clock.
-  { path: '/bomb', what: 'gzip bomb: 200 KB that inflate to 200 MB', label: 'no_match', diagnosis: 'fetch_failed', note: /larger than the \d+ MB cap/, limits: { timeoutMs: 20_000, sourceBudgetMs: 30_000 } },
-  { path: '/endless', what: 'chunked body that never ends', label: 'no_match', diagnosis: 'fetch_failed', note: /larger than the \d+ MB cap|timed out|time budget/ },
-  { path: '/short-body', what: 'Content-Length larger than the body sent', label: 'no_match', diagnosis: 'fetch_failed', note: /connection failed|terminated|other side closed|socket/i },
+  {
+    path: '/bomb',
+    what: 'gzip bomb: 200 KB that inflate to 200 MB',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /larger than the \d+ MB cap/,
+    limits: { timeoutMs: 20_000, sourceBudgetMs: 30_000 },
+  },
+  {
+    path: '/endless',
+    what: 'chunked body that never ends',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /larger than the \d+ MB cap|timed out|time budget/,
+  },
+  {
+    path: '/short-body',
+    what: 'Content-Length larger than the body sent',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /connection failed|terminated|other side closed|socket/i,
+  },
   { path: '/invalid-utf8', what: 'declared UTF-8, with invalid bytes', label: 'verbatim', diagnosis: 'verbatim', note: /^$/ },
   { path: '/deep', what: '100,000 nested elements', label: 'verbatim', diagnosis: 'verbatim', note: /nested more than 400 deep \(the DOM cap\)/ },
   // 100,000 siblings are within the DOM caps since removal from the light DOM is O(1): ~3.5 s in all, both views.
@@ -275,7 +313,14 @@ export const HOSTILE_CASES: HostileCase[] = [
   { path: '/truncated.pdf', what: 'a PDF cut off after 2 KB', label: 'no_match', diagnosis: 'empty', note: /pdftotext failed|no text layer/ },
   { path: '/corrupt.pdf', what: 'a PDF header followed by garbage', label: 'no_match', diagnosis: 'empty', note: /pdftotext failed|no text layer/ },
   { path: '/encrypted.pdf', what: 'a PDF that needs a user password', label: 'no_match', diagnosis: 'empty', note: /needs a password/ },
-  { path: '/slow.pdf', what: 'a PDF that takes pdftotext longer than its limit', label: 'no_match', diagnosis: 'empty', note: /pdftotext stopped after 0.05 s/, limits: { extractTimeoutMs: 50 } },
+  {
+    path: '/slow.pdf',
+    what: 'a PDF that takes pdftotext longer than its limit',
+    label: 'no_match',
+    diagnosis: 'empty',
+    note: /pdftotext stopped after 0.05 s/,
+    limits: { extractTimeoutMs: 50 },
+  },
   { path: '/401', what: '401 login required', label: 'no_match', diagnosis: 'paywall', note: /HTTP 401/ },
   { path: '/403', what: '403 forbidden', label: 'no_match', diagnosis: 'fetch_failed', note: /HTTP 403/ },
   { path: '/451', what: '451 unavailable for legal reasons', label: 'no_match', diagnosis: 'fetch_failed', note: /HTTP 451/ },

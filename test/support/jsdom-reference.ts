@@ -8,11 +8,16 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 // (The parse5 that jsdom itself loads, wherever npm put it.)
-const { Parser: Parse5Parser } = (await import(pathToFileURL(createRequire(createRequire(import.meta.url).resolve('jsdom')).resolve('parse5')).href)) as typeof import('parse5');
+const { Parser: Parse5Parser } = (await import(
+  pathToFileURL(createRequire(createRequire(import.meta.url).resolve('jsdom')).resolve('parse5')).href
+)) as typeof import('parse5');
 {
   type ParserInternals = {
     _shouldFosterParentOnInsertion(): boolean;
-    _findFosterParentingLocation(): { parent: { _insert?: (node: unknown, ref: unknown) => void }; beforeElement: { previousSibling: { nodeType: number; data: string } | null; _ownerDocument: { createTextNode(s: string): unknown } } | null };
+    _findFosterParentingLocation(): {
+      parent: { _insert?: (node: unknown, ref: unknown) => void };
+      beforeElement: { previousSibling: { nodeType: number; data: string } | null; _ownerDocument: { createTextNode(s: string): unknown } } | null;
+    };
     _insertCharacters(token: { chars: string }): void;
   };
   const proto = Parse5Parser.prototype as unknown as ParserInternals;

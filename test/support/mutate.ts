@@ -54,7 +54,47 @@ export interface FuzzPage {
 
 const RAW = /<(script|style|title|textarea|noscript|iframe|xmp|noembed|noframes|template)\b[^>]*>[\s\S]*?<\/\1\s*>|<!--[\s\S]*?-->/gi;
 /** Elements whose start and end tags can go without the tree builder swallowing or moving text (no raw text, no tables, no forms, no foreign content). */
-const PLAIN = new Set(['div', 'span', 'p', 'a', 'b', 'i', 'em', 'strong', 'li', 'ul', 'ol', 'section', 'article', 'header', 'footer', 'nav', 'aside', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'img', 'br', 'hr', 'link', 'figure', 'figcaption', 'small', 'time', 'main', 'blockquote', 'label', 'u', 'sup', 'sub', 'abbr', 'cite']);
+const PLAIN = new Set([
+  'div',
+  'span',
+  'p',
+  'a',
+  'b',
+  'i',
+  'em',
+  'strong',
+  'li',
+  'ul',
+  'ol',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'nav',
+  'aside',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'img',
+  'br',
+  'hr',
+  'link',
+  'figure',
+  'figcaption',
+  'small',
+  'time',
+  'main',
+  'blockquote',
+  'label',
+  'u',
+  'sup',
+  'sub',
+  'abbr',
+  'cite',
+]);
 
 /**
  * Prepares a page: picks as its quote the first text run (between two tags, in the body, in the extracted
@@ -124,46 +164,146 @@ export function preparePage(name: string, bytes: Buffer, fullView: string, minWo
 
 /** `<meta>` declarations with odd values: empty, cut, unknown, a refresh with "charset" in it, UTF-16 labels (which a document means as UTF-8). */
 const ODD_META_VALUES = [
-  '0; url=/x charset', 'text/html; charset=', 'charset=', 'charset', 'text/html; charset="', "text/html; charset='", 'text/html; charset=bogus-label',
-  'text/html; charset=utf-16', 'text/html; charset=UTF-16LE', 'text/html;charset=utf-16be', 'text/html; charset=""', 'text/html; charset==utf-8',
-  'text/html; charset=\u00e9', 'text/html; charset=replacement', 'text/html; charset=iso-2022-kr', ';;;;', '', '   ', 'charset=constructor', 'charset=__proto__',
-  'text/html; charset=utf-8; charset=utf-16', '0;url=javascript:alert(1)', 'text/html; charset=\t utf-16 \f',
+  '0; url=/x charset',
+  'text/html; charset=',
+  'charset=',
+  'charset',
+  'text/html; charset="',
+  "text/html; charset='",
+  'text/html; charset=bogus-label',
+  'text/html; charset=utf-16',
+  'text/html; charset=UTF-16LE',
+  'text/html;charset=utf-16be',
+  'text/html; charset=""',
+  'text/html; charset==utf-8',
+  'text/html; charset=\u00e9',
+  'text/html; charset=replacement',
+  'text/html; charset=iso-2022-kr',
+  ';;;;',
+  '',
+  '   ',
+  'charset=constructor',
+  'charset=__proto__',
+  'text/html; charset=utf-8; charset=utf-16',
+  '0;url=javascript:alert(1)',
+  'text/html; charset=\t utf-16 \f',
 ];
 const ODD_META_CHARSETS = ['', ' ', 'utf-16', 'UTF-16BE', 'bogus', 'x', '"', 'toString', 'hasOwnProperty', 'replacement', 'unicode-1-1-utf-8', '&#0;', 'utf-7'];
 /** Labels that name a decodable encoding other than the page's: only after the page's own declaration, which the first one wins over. */
 const OTHER_LABELS = ['x-user-defined', 'windows-1250', 'shift_jis', 'koi8-r', 'gb18030', 'iso-2022-jp'];
 
-const metaFragment = (declared: boolean): fc.Arbitrary<string> => fc.oneof(
-  fc.constantFrom(...ODD_META_VALUES).map((v) => `<meta http-equiv="Content-Type" content="${v.replace(/"/g, '&quot;')}">`),
-  fc.constantFrom(...ODD_META_VALUES.filter((v) => !v.includes("'"))).map((v) => `<meta content='${v}' http-equiv=content-type>`),
-  fc.constantFrom(...ODD_META_CHARSETS).map((v) => `<meta charset="${v.replace(/"/g, '&quot;')}">`),
-  fc.constantFrom('<meta charset>', '<meta charset=>', '<meta http-equiv="refresh" content="0; url=/x charset=utf-16">', '<meta name="charset" content="shift_jis">', '<meta http-equiv=content-type>', '<meta/charset=utf-16/>'),
-  ...(declared ? [fc.constantFrom(...OTHER_LABELS).map((v) => `<meta charset="${v}">`)] : []),
-);
+const metaFragment = (declared: boolean): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.constantFrom(...ODD_META_VALUES).map((v) => `<meta http-equiv="Content-Type" content="${v.replace(/"/g, '&quot;')}">`),
+    fc.constantFrom(...ODD_META_VALUES.filter((v) => !v.includes("'"))).map((v) => `<meta content='${v}' http-equiv=content-type>`),
+    fc.constantFrom(...ODD_META_CHARSETS).map((v) => `<meta charset="${v.replace(/"/g, '&quot;')}">`),
+    fc.constantFrom(
+      '<meta charset>',
+      '<meta charset=>',
+      '<meta http-equiv="refresh" content="0; url=/x charset=utf-16">',
+      '<meta name="charset" content="shift_jis">',
+      '<meta http-equiv=content-type>',
+      '<meta/charset=utf-16/>',
+    ),
+    ...(declared ? [fc.constantFrom(...OTHER_LABELS).map((v) => `<meta charset="${v}">`)] : []),
+  );
 
 /** Balanced markup: comments, void elements, elements closed again, odd attributes, NULs, lone surrogate references. */
 const SAFE_FRAGMENTS = [
-  '<!---->', '<!-- a comment -->', '<!-- <p>not a tag</p> -->', '<!--->', '<!-- -- -->', '<!--\u0000-->', '<?xml version="1.0"?>', '<!doctype html>', '<!DOCTYPE x SYSTEM "y">',
-  '<br>', '<br/>', '</br>', '<hr>', '<img src=x alt="">', '<wbr>', '<input value="&#xD800;">', '<link rel=stylesheet href="&#0;">',
-  '<span></span>', '<div></div>', '<p></p>', '<b>bold</b>', '<i><b>mis</i>nested</b>', '<a href="#">link</a>', '<div><p>a</div>', '<custom-element x=1>ce</custom-element>',
-  '<span>&#xD800;</span>', '<span>&#xDFFF;&#xD800;</span>', '<p>&#55296;&#56319;</p>', '<span>&#0;&#x110000;&#x80;&#x9F;</span>', '<span>&amp&lt&notit;&#;&#x;</span>',
-  '<span>\u0000</span>', '\u0000', '<p>\u0000\u0000\u0000</p>', '<div title="\u0000">x</div>', '<span>\uFFFE\uFFFF</span>',
-  '<svg><title>t</title><desc>d</desc></svg>', '<math><mi>x</mi></math>', '<svg><foreignObject><p>f</p></foreignObject></svg>', '<template><p>t</p></template>',
-  '<script>var s = "<div>";</script>', '<style>p { color: red }</style>', '<noscript><p>n</p></noscript>', '<textarea>t</textarea>', '<title>x</title>',
-  '<table><tr><td>c</td></tr></table>', '<select><option>o</option></select>', '<iframe src="x">i</iframe>', '<object><param name=x></object>', '<ruby>r<rt>t</rt></ruby>',
-  '<div hidden>h</div>', '<details><summary>s</summary>d</details>', '<base href="http://x/">', '<head></head>', '<body class=x>', '<html lang=x>',
+  '<!---->',
+  '<!-- a comment -->',
+  '<!-- <p>not a tag</p> -->',
+  '<!--->',
+  '<!-- -- -->',
+  '<!--\u0000-->',
+  '<?xml version="1.0"?>',
+  '<!doctype html>',
+  '<!DOCTYPE x SYSTEM "y">',
+  '<br>',
+  '<br/>',
+  '</br>',
+  '<hr>',
+  '<img src=x alt="">',
+  '<wbr>',
+  '<input value="&#xD800;">',
+  '<link rel=stylesheet href="&#0;">',
+  '<span></span>',
+  '<div></div>',
+  '<p></p>',
+  '<b>bold</b>',
+  '<i><b>mis</i>nested</b>',
+  '<a href="#">link</a>',
+  '<div><p>a</div>',
+  '<custom-element x=1>ce</custom-element>',
+  '<span>&#xD800;</span>',
+  '<span>&#xDFFF;&#xD800;</span>',
+  '<p>&#55296;&#56319;</p>',
+  '<span>&#0;&#x110000;&#x80;&#x9F;</span>',
+  '<span>&amp&lt&notit;&#;&#x;</span>',
+  '<span>\u0000</span>',
+  '\u0000',
+  '<p>\u0000\u0000\u0000</p>',
+  '<div title="\u0000">x</div>',
+  '<span>\uFFFE\uFFFF</span>',
+  '<svg><title>t</title><desc>d</desc></svg>',
+  '<math><mi>x</mi></math>',
+  '<svg><foreignObject><p>f</p></foreignObject></svg>',
+  '<template><p>t</p></template>',
+  '<script>var s = "<div>";</script>',
+  '<style>p { color: red }</style>',
+  '<noscript><p>n</p></noscript>',
+  '<textarea>t</textarea>',
+  '<title>x</title>',
+  '<table><tr><td>c</td></tr></table>',
+  '<select><option>o</option></select>',
+  '<iframe src="x">i</iframe>',
+  '<object><param name=x></object>',
+  '<ruby>r<rt>t</rt></ruby>',
+  '<div hidden>h</div>',
+  '<details><summary>s</summary>d</details>',
+  '<base href="http://x/">',
+  '<head></head>',
+  '<body class=x>',
+  '<html lang=x>',
 ];
 
 const ATTRIBUTES = [
-  ' data-x="&#xD800;"', ' a=b=c', " x='\"'", ' x="\'"', ' class="a" class="b"', ' id', ' =x', ' x=&amp;', ' \u0000=1', ' x="\u0000"', ' lang="\uD800"',
-  ' style="display:none"', ' hidden', ' aria-hidden=true', ' onload="</script>"', ' title="<!--"', ' data-y=">"', ' /', ' xmlns="http://www.w3.org/1999/xhtml"',
-  ' x="&#xDC00;&#xD800;&#55296;"', ' dir=rtl', ' translate=no', ' x'.repeat(200),
+  ' data-x="&#xD800;"',
+  ' a=b=c',
+  " x='\"'",
+  ' x="\'"',
+  ' class="a" class="b"',
+  ' id',
+  ' =x',
+  ' x=&amp;',
+  ' \u0000=1',
+  ' x="\u0000"',
+  ' lang="\uD800"',
+  ' style="display:none"',
+  ' hidden',
+  ' aria-hidden=true',
+  ' onload="</script>"',
+  ' title="<!--"',
+  ' data-y=">"',
+  ' /',
+  ' xmlns="http://www.w3.org/1999/xhtml"',
+  ' x="&#xDC00;&#xD800;&#55296;"',
+  ' dir=rtl',
+  ' translate=no',
+  ' x'.repeat(200),
 ];
 
 /** Invalid UTF-8 and windows-1252 runs (curly quotes, umlauts, C1 bytes), and UTF-8 for pages in a legacy encoding. */
 const FOREIGN_BYTES: Uint8Array[] = [
-  Uint8Array.of(0x93, 0xe4, 0xfc, 0x94, 0x96, 0x80), Uint8Array.of(0xff, 0xfe), Uint8Array.of(0xc3), Uint8Array.of(0xe2, 0x80), Uint8Array.of(0xed, 0xa0, 0x80),
-  Buffer.from('Grüße “so” — ok', 'utf8'), Uint8Array.of(0xef, 0xbb, 0xbf), Uint8Array.of(0xf4, 0x90, 0x80, 0x80), Uint8Array.of(0x81, 0x8d, 0x8f, 0x90, 0x9d),
+  Uint8Array.of(0x93, 0xe4, 0xfc, 0x94, 0x96, 0x80),
+  Uint8Array.of(0xff, 0xfe),
+  Uint8Array.of(0xc3),
+  Uint8Array.of(0xe2, 0x80),
+  Uint8Array.of(0xed, 0xa0, 0x80),
+  Buffer.from('Grüße “so” — ok', 'utf8'),
+  Uint8Array.of(0xef, 0xbb, 0xbf),
+  Uint8Array.of(0xf4, 0x90, 0x80, 0x80),
+  Uint8Array.of(0x81, 0x8d, 0x8f, 0x90, 0x9d),
 ];
 
 /** Nested markup `depth` deep (the DOM cap is 400): balanced, so the text after it stays where it was. */
@@ -191,7 +331,12 @@ export function quoteKeepingEdits(page: FuzzPage, maxEdits = 6): fc.Arbitrary<Ed
   const edit = fc.oneof(
     { weight: 4, arbitrary: insertAt(fc.constantFrom(...SAFE_FRAGMENTS).map(ascii)) },
     { weight: 3, arbitrary: insertAt(metaFragment(page.declared).map(ascii)) },
-    { weight: 3, arbitrary: fc.record({ tag: fc.constantFrom(...page.startTags), attr: fc.constantFrom(...ATTRIBUTES) }).map(({ tag, attr }): Edit => ({ pos: tag[0], del: 0, ins: ascii(attr) })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .record({ tag: fc.constantFrom(...page.startTags), attr: fc.constantFrom(...ATTRIBUTES) })
+        .map(({ tag, attr }): Edit => ({ pos: tag[0], del: 0, ins: ascii(attr) })),
+    },
     { weight: 2, arbitrary: fc.constantFrom(...page.removable).map(([s, e]): Edit => ({ pos: s, del: e - s, ins: new Uint8Array(0) })) },
     { weight: 1, arbitrary: insertAt(nesting.map(ascii)) },
     ...(page.declared ? [{ weight: 2, arbitrary: insertAt(fc.constantFrom(...FOREIGN_BYTES)) }] : []),
@@ -204,9 +349,53 @@ export function anyEdits(page: FuzzPage, maxEdits = 12): fc.Arbitrary<Edit[]> {
   const n = page.bytes.length;
   const pos = fc.integer({ min: 0, max: n });
   const unbalanced = fc.constantFrom(
-    '<!--', '-->', '<script>', '</script>', '<style>', '<title>', '<textarea>', '<plaintext>', '<xmp>', '<noscript>', '<iframe>', '<svg>', '<math>', '<table>', '<select>',
-    '<template>', '</template>', '</body>', '</html>', '<body>', '<frameset>', '<![CDATA[', ']]>', '<!doctype', '<a', '<', '&', '&#', '&#x', '&#xD800', '"', "'", '</', '<meta charset=utf-16>',
-    '<meta charset="x-user-defined">', '<head>', '<form>', '<button>', '<p>', '<li>', '<dd>', '<h1>', '<nobr>', '<frame>', '<image>', '<isindex>', '<keygen>',
+    '<!--',
+    '-->',
+    '<script>',
+    '</script>',
+    '<style>',
+    '<title>',
+    '<textarea>',
+    '<plaintext>',
+    '<xmp>',
+    '<noscript>',
+    '<iframe>',
+    '<svg>',
+    '<math>',
+    '<table>',
+    '<select>',
+    '<template>',
+    '</template>',
+    '</body>',
+    '</html>',
+    '<body>',
+    '<frameset>',
+    '<![CDATA[',
+    ']]>',
+    '<!doctype',
+    '<a',
+    '<',
+    '&',
+    '&#',
+    '&#x',
+    '&#xD800',
+    '"',
+    "'",
+    '</',
+    '<meta charset=utf-16>',
+    '<meta charset="x-user-defined">',
+    '<head>',
+    '<form>',
+    '<button>',
+    '<p>',
+    '<li>',
+    '<dd>',
+    '<h1>',
+    '<nobr>',
+    '<frame>',
+    '<image>',
+    '<isindex>',
+    '<keygen>',
   );
   const fragment = fc.oneof(
     fc.constantFrom(...SAFE_FRAGMENTS).map(ascii),
@@ -218,20 +407,29 @@ export function anyEdits(page: FuzzPage, maxEdits = 12): fc.Arbitrary<Edit[]> {
     fc.constantFrom(...ATTRIBUTES).map(ascii),
   );
   const edit = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ pos: fc.integer({ min: 0, max: n - 1 }), del: fc.constant(1), ins: fc.integer({ min: 0, max: 255 }).map((v) => Uint8Array.of(v)) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        pos: fc.integer({ min: 0, max: n - 1 }),
+        del: fc.constant(1),
+        ins: fc.integer({ min: 0, max: 255 }).map((v) => Uint8Array.of(v)),
+      }),
+    },
     { weight: 3, arbitrary: fc.record({ pos, del: fc.constant(0), ins: fragment }) },
     { weight: 2, arbitrary: fc.record({ pos, del: fc.integer({ min: 1, max: 300 }), ins: fc.constant(new Uint8Array(0)) }) },
     { weight: 1, arbitrary: fc.record({ pos: fc.constantFrom(...page.removable.map(([s]) => s)), del: fc.integer({ min: 1, max: 40 }), ins: fragment }) },
   );
-  return fc.record({ edits: fc.array(edit, { minLength: 1, maxLength: maxEdits }), truncate: fc.option(pos, { freq: 3 }) }).map(({ edits, truncate }) =>
-    truncate === null ? edits : [...edits, { pos: truncate, del: n, ins: new Uint8Array(0) }],
-  );
+  return fc
+    .record({ edits: fc.array(edit, { minLength: 1, maxLength: maxEdits }), truncate: fc.option(pos, { freq: 3 }) })
+    .map(({ edits, truncate }) => (truncate === null ? edits : [...edits, { pos: truncate, del: n, ins: new Uint8Array(0) }]));
 }
 
 /** Edits shown short (a failing case's counterexample): positions, deleted counts and inserted bytes, long ones cut. */
 export function describeEdits(edits: readonly Edit[]): string {
-  return edits.map((e) => {
-    const ins = Buffer.from(e.ins).toString('latin1');
-    return `@${e.pos} -${e.del} +${JSON.stringify(ins.length > 80 ? `${ins.slice(0, 40)}…(${ins.length})…${ins.slice(-20)}` : ins)}`;
-  }).join(', ');
+  return edits
+    .map((e) => {
+      const ins = Buffer.from(e.ins).toString('latin1');
+      return `@${e.pos} -${e.del} +${JSON.stringify(ins.length > 80 ? `${ins.slice(0, 40)}…(${ins.length})…${ins.slice(-20)}` : ins)}`;
+    })
+    .join(', ');
 }

@@ -67,4 +67,3 @@ export function httpHeader(r: HandRecord, name: string): string | undefined {
   const line = r.httpHead?.slice(1).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line?.slice(line.indexOf(':') + 1).trim();
 }
-

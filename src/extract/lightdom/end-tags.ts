@@ -251,7 +251,18 @@ function endTagInTable(s: TreeState, name: string): void {
     return;
   }
   if (name === 'template') return endTemplate(s);
-  if (name === 'body' || name === 'caption' || name === 'col' || name === 'colgroup' || name === 'html' || TABLE_SECTIONS.has(name) || name === 'td' || name === 'th' || name === 'tr') return;
+  if (
+    name === 'body' ||
+    name === 'caption' ||
+    name === 'col' ||
+    name === 'colgroup' ||
+    name === 'html' ||
+    TABLE_SECTIONS.has(name) ||
+    name === 'td' ||
+    name === 'th' ||
+    name === 'tr'
+  )
+    return;
   inTableAnythingElse(s, () => endTagInBody(s, name));
 }
 
@@ -266,7 +277,17 @@ function endTagInCaption(s: TreeState, name: string): void {
     if (name === 'table') endTagInTable(s, name);
     return;
   }
-  if (name === 'body' || name === 'col' || name === 'colgroup' || name === 'html' || TABLE_SECTIONS.has(name) || name === 'td' || name === 'th' || name === 'tr') return;
+  if (
+    name === 'body' ||
+    name === 'col' ||
+    name === 'colgroup' ||
+    name === 'html' ||
+    TABLE_SECTIONS.has(name) ||
+    name === 'td' ||
+    name === 'th' ||
+    name === 'tr'
+  )
+    return;
   return endTagInBody(s, name);
 }
 
@@ -303,7 +324,8 @@ function endTagInTableBody(s: TreeState, name: string): void {
     s.mode = Mode.InTable;
     return endTagInTable(s, name);
   }
-  if (name === 'body' || name === 'caption' || name === 'col' || name === 'colgroup' || name === 'html' || name === 'td' || name === 'th' || name === 'tr') return;
+  if (name === 'body' || name === 'caption' || name === 'col' || name === 'colgroup' || name === 'html' || name === 'td' || name === 'th' || name === 'tr')
+    return;
   endTagInTable(s, name);
 }
 
@@ -347,7 +369,8 @@ function endTagInCell(s: TreeState, name: string): void {
 function endTagInSelect(s: TreeState, name: string): void {
   switch (name) {
     case 'optgroup':
-      if (s.stack.currentIs('option') && s.stack.top > 0 && s.stack.names[s.stack.top - 1] === 'optgroup' && s.stack.nss[s.stack.top - 1] === NS.HTML) s.stack.pop();
+      if (s.stack.currentIs('option') && s.stack.top > 0 && s.stack.names[s.stack.top - 1] === 'optgroup' && s.stack.nss[s.stack.top - 1] === NS.HTML)
+        s.stack.pop();
       if (s.stack.currentIs('optgroup')) s.stack.pop();
       return;
     case 'option':

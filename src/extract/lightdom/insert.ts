@@ -1,6 +1,19 @@
 // Creating and inserting nodes (§13.2.6.1): the appropriate place, foster parenting, template contents, and the limits on elements.
 import type { TreeBudget } from './tree-limits.js';
-import { Attr, ELEMENT_NODE, LightElementNode, newDocument, NS, NS_URI, SvgAnimatedString, TEXT_NODE, type AttrShape, type LightDocument, type LightElement, type LightNode } from './nodes.js';
+import {
+  Attr,
+  ELEMENT_NODE,
+  LightElementNode,
+  newDocument,
+  NS,
+  NS_URI,
+  SvgAnimatedString,
+  TEXT_NODE,
+  type AttrShape,
+  type LightDocument,
+  type LightElement,
+  type LightNode,
+} from './nodes.js';
 import type { OpenElements } from './stack.js';
 import { TABLE_STRUCTURE } from './tags.js';
 import type { Attrs } from './tokens.js';
@@ -35,7 +48,8 @@ export class NodeInsertion {
     const el = new LightElementNode(name, ns === NS.HTML ? upperCase(name) : name) as LightElement & { style?: unknown; className?: unknown };
     if (ns !== NS.HTML) {
       el.namespaceURI = NS_URI[ns];
-      if (ns === NS.MATHML) Object.defineProperty(el, 'style', { value: undefined, writable: true }); // jsdom's MathML elements have no style (Readability checks)
+      if (ns === NS.MATHML)
+        Object.defineProperty(el, 'style', { value: undefined, writable: true }); // jsdom's MathML elements have no style (Readability checks)
       else Object.defineProperty(el, 'className', { value: new SvgAnimatedString(), writable: true }); // as jsdom's: not a string, so Readability's class tests skip it
     }
     if (attrs.length > 0) {

@@ -46,7 +46,11 @@ export const SVG_NS = 'http://www.w3.org/2000/svg';
 export const MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
 
 /** The tree builder's namespaces (an index into NS_URI), kept beside each element on its stack of open elements. */
-export const enum NS { HTML, SVG, MATHML }
+export const enum NS {
+  HTML,
+  SVG,
+  MATHML,
+}
 export const NS_URI = [HTML_NS, SVG_NS, MATHML_NS] as const;
 
 export const ELEMENT_NODE = 1;
@@ -108,13 +112,18 @@ export interface AttrShape {
 export const Attr = function Attr(this: AttrShape, name: string, value: string) {
   this.name = name;
   this._value = value;
-} as unknown as new (name: string, value: string) => AttrShape;
+} as unknown as new (
+  name: string,
+  value: string,
+) => AttrShape;
 (Attr as unknown as { prototype: object }).prototype = AttrProto;
 
 /** JSDOMParser's Style, made directly (its constructor is not exported). */
 const Style = function Style(this: { node: unknown }, node: unknown) {
   this.node = node;
-} as unknown as new (node: unknown) => object;
+} as unknown as new (
+  node: unknown,
+) => object;
 (Style as unknown as { prototype: object }).prototype = StyleProto;
 
 interface ElementFields {
@@ -139,7 +148,10 @@ export const LightElementNode = function LightElementNode(this: ElementFields, l
   this.nextElementSibling = this.previousElementSibling = null;
   this.localName = localName;
   this.tagName = tagName;
-} as unknown as new (localName: string, tagName: string) => LightElement;
+} as unknown as new (
+  localName: string,
+  tagName: string,
+) => LightElement;
 /**
  * The element's style, made when asked for (JSDOMParser makes one per element up front: an object per element
  * kept for the page's life, which costs the parse a tenth of its time in garbage collection). A style only reads

@@ -53,7 +53,10 @@ export function inlineStyle(attribute: string | undefined | null, property: stri
   for (const declaration of attribute.split(';')) {
     const colon = declaration.indexOf(':');
     if (colon === -1 || declaration.slice(0, colon).trim().toLowerCase() !== property) continue;
-    let v = declaration.slice(colon + 1).trim().toLowerCase();
+    let v = declaration
+      .slice(colon + 1)
+      .trim()
+      .toLowerCase();
     const bang = /\s*!\s*important$/.exec(v);
     if (bang) v = v.slice(0, bang.index);
     if (v === '' || (important && !bang)) continue;

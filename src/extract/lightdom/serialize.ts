@@ -2,7 +2,26 @@
 // (patches.ts makes them JSDOMParser's innerHTML, with fragment.ts parsing for the setter).
 import { COMMENT_NODE, ELEMENT_NODE, HTML_NS, TEXT_NODE, type LightElement, type LightNode } from './nodes.js';
 
-const VOID: ReadonlySet<string> = new Set(['area', 'base', 'basefont', 'bgsound', 'br', 'col', 'embed', 'frame', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const VOID: ReadonlySet<string> = new Set([
+  'area',
+  'base',
+  'basefont',
+  'bgsound',
+  'br',
+  'col',
+  'embed',
+  'frame',
+  'hr',
+  'img',
+  'input',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 const RAW_TEXT_PARENTS: ReadonlySet<string> = new Set(['style', 'script', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
 
 const TEXT_ESCAPES = /[&<>\u00a0]/g;

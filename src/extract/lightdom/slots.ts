@@ -152,7 +152,8 @@ function replaceChild(this: Slotted, newNode: Slotted, oldNode: Slotted) {
       let prevElement: Slotted | null = null;
       for (let k = index - 1; k >= 0 && !prevElement; k--) if (nodes[k] && nodes[k]!.nodeType === ELEMENT_NODE) prevElement = nodes[k]!;
       let nextElement: Slotted | null = prevElement ? prevElement.nextElementSibling : null;
-      if (!prevElement) for (let k = index + 1; k < nodes.length && !nextElement; k++) if (nodes[k] && nodes[k]!.nodeType === ELEMENT_NODE) nextElement = nodes[k]!;
+      if (!prevElement)
+        for (let k = index + 1; k < nodes.length && !nextElement; k++) if (nodes[k] && nodes[k]!.nodeType === ELEMENT_NODE) nextElement = nodes[k]!;
       newNode.previousElementSibling = prevElement;
       newNode.nextElementSibling = nextElement;
       if (prevElement) prevElement.nextElementSibling = newNode;

@@ -112,7 +112,8 @@ export class OpenElements {
   }
 
   generateImpliedEndTags(except?: string): void {
-    for (let top = this.top; top >= 0 && this.nss[top] === NS.HTML && IMPLIED_END.has(this.names[top]!) && this.names[top] !== except; top = this.top) this.pop();
+    for (let top = this.top; top >= 0 && this.nss[top] === NS.HTML && IMPLIED_END.has(this.names[top]!) && this.names[top] !== except; top = this.top)
+      this.pop();
   }
 
   generateImpliedEndTagsThoroughly(): void {

@@ -4,7 +4,18 @@ import { adoptionAgency, reconstructFormatting } from './formatting.js';
 import { anythingElseBeforeBody, closeCell, inTableAnythingElse, resetInsertionMode } from './modes.js';
 import { NS, type LightElement, type LightNode } from './nodes.js';
 import { Mode, type TreeState } from './state.js';
-import { CLOSES_P, FOREIGN_EXIT, HEAD_IN_BODY, HEADINGS, SVG_NAMES, TABLE_CONTEXT, TABLE_BODY_CONTEXT, TABLE_PARTS, TABLE_ROW_CONTEXT, TABLE_SECTIONS } from './tags.js';
+import {
+  CLOSES_P,
+  FOREIGN_EXIT,
+  HEAD_IN_BODY,
+  HEADINGS,
+  SVG_NAMES,
+  TABLE_CONTEXT,
+  TABLE_BODY_CONTEXT,
+  TABLE_PARTS,
+  TABLE_ROW_CONTEXT,
+  TABLE_SECTIONS,
+} from './tags.js';
 import { getAttr, NO_ATTRS, type Attrs, type StartTag } from './tokens.js';
 
 /** What each start tag does, in each insertion mode. */
@@ -28,7 +39,10 @@ function useForeignRules(s: TreeState, name: string): boolean {
 }
 
 function startTagInForeignContent(s: TreeState, t: StartTag): void {
-  if (FOREIGN_EXIT.has(t.name) || (t.name === 'font' && (getAttr(t.attrs, 'color') !== undefined || getAttr(t.attrs, 'face') !== undefined || getAttr(t.attrs, 'size') !== undefined))) {
+  if (
+    FOREIGN_EXIT.has(t.name) ||
+    (t.name === 'font' && (getAttr(t.attrs, 'color') !== undefined || getAttr(t.attrs, 'face') !== undefined || getAttr(t.attrs, 'size') !== undefined))
+  ) {
     while (s.stack.top > 0 && s.stack.nss[s.stack.top] !== NS.HTML && !s.stack.isIntegrationPoint(s.stack.top)) s.stack.pop();
     startTagInMode(s, t);
     return;
@@ -207,19 +221,36 @@ function startTagInBody(s: TreeState, t: StartTag): void {
   switch (t.name) {
     case 'html':
       return htmlStartTagInBody(s, t);
-    case 'base': case 'basefont': case 'bgsound': case 'link': case 'meta': case 'noframes': case 'script': case 'style': case 'template': case 'title':
+    case 'base':
+    case 'basefont':
+    case 'bgsound':
+    case 'link':
+    case 'meta':
+    case 'noframes':
+    case 'script':
+    case 'style':
+    case 'template':
+    case 'title':
       return startTagInHead(s, t);
     case 'body':
       return bodyStartTagInBody(s, t);
     case 'frameset':
       return framesetStartTagInBody(s, t);
-    case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6':
+    case 'h1':
+    case 'h2':
+    case 'h3':
+    case 'h4':
+    case 'h5':
+    case 'h6':
       return headingStartTagInBody(s, t);
-    case 'pre': case 'listing':
+    case 'pre':
+    case 'listing':
       return preStartTagInBody(s, t);
     case 'form':
       return formStartTagInBody(s, t);
-    case 'li': case 'dd': case 'dt':
+    case 'li':
+    case 'dd':
+    case 'dt':
       return listItemStartTagInBody(s, t);
     case 'plaintext':
       return plaintextStartTagInBody(s, t);
@@ -227,19 +258,39 @@ function startTagInBody(s: TreeState, t: StartTag): void {
       return buttonStartTagInBody(s, t);
     case 'a':
       return aStartTagInBody(s, t);
-    case 'b': case 'big': case 'code': case 'em': case 'font': case 'i': case 's': case 'small': case 'strike': case 'strong': case 'tt': case 'u':
+    case 'b':
+    case 'big':
+    case 'code':
+    case 'em':
+    case 'font':
+    case 'i':
+    case 's':
+    case 'small':
+    case 'strike':
+    case 'strong':
+    case 'tt':
+    case 'u':
       return formattingStartTagInBody(s, t);
     case 'nobr':
       return nobrStartTagInBody(s, t);
-    case 'applet': case 'marquee': case 'object':
+    case 'applet':
+    case 'marquee':
+    case 'object':
       return appletStartTagInBody(s, t);
     case 'table':
       return tableStartTagInBody(s, t);
-    case 'area': case 'br': case 'embed': case 'img': case 'keygen': case 'wbr':
+    case 'area':
+    case 'br':
+    case 'embed':
+    case 'img':
+    case 'keygen':
+    case 'wbr':
       return voidStartTagInBody(s, t);
     case 'input':
       return inputStartTagInBody(s, t);
-    case 'param': case 'source': case 'track':
+    case 'param':
+    case 'source':
+    case 'track':
       s.insert.appendElement(t.name, t.attrs);
       return;
     case 'hr':
@@ -257,15 +308,29 @@ function startTagInBody(s: TreeState, t: StartTag): void {
       return insertTextElement(s, t);
     case 'select':
       return selectStartTagInBody(s, t);
-    case 'optgroup': case 'option':
+    case 'optgroup':
+    case 'option':
       return optionStartTagInBody(s, t);
-    case 'rb': case 'rtc':
+    case 'rb':
+    case 'rtc':
       return rubyStartTagInBody(s, t, undefined);
-    case 'rp': case 'rt':
+    case 'rp':
+    case 'rt':
       return rubyStartTagInBody(s, t, 'rtc');
-    case 'math': case 'svg':
+    case 'math':
+    case 'svg':
       return foreignStartTagInBody(s, t);
-    case 'caption': case 'col': case 'colgroup': case 'frame': case 'head': case 'tbody': case 'td': case 'tfoot': case 'th': case 'thead': case 'tr':
+    case 'caption':
+    case 'col':
+    case 'colgroup':
+    case 'frame':
+    case 'head':
+    case 'tbody':
+    case 'td':
+    case 'tfoot':
+    case 'th':
+    case 'thead':
+    case 'tr':
       return; // ignored
     default:
       return anyOtherStartTagInBody(s, t);

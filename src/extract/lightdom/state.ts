@@ -8,8 +8,27 @@ import type { LightElement } from './nodes.js';
 import { OpenElements } from './stack.js';
 
 export const enum Mode {
-  Initial, BeforeHtml, BeforeHead, InHead, InHeadNoscript, AfterHead, InBody, Text, InTable, InCaption, InColumnGroup,
-  InTableBody, InRow, InCell, InSelect, InSelectInTable, InTemplate, AfterBody, InFrameset, AfterFrameset, AfterAfterBody,
+  Initial,
+  BeforeHtml,
+  BeforeHead,
+  InHead,
+  InHeadNoscript,
+  AfterHead,
+  InBody,
+  Text,
+  InTable,
+  InCaption,
+  InColumnGroup,
+  InTableBody,
+  InRow,
+  InCell,
+  InSelect,
+  InSelectInTable,
+  InTemplate,
+  AfterBody,
+  InFrameset,
+  AfterFrameset,
+  AfterAfterBody,
   AfterAfterFrameset,
 }
 

@@ -43,7 +43,8 @@ export class TreeBudget {
   element(depth: number): void {
     if (++this.elements > this.limits.maxElements) this.over ??= `more than ${this.limits.maxElements} elements (the DOM cap)`;
     this.depthSum += depth;
-    if (this.depthSum > (this.limits.maxDepthSum ?? Infinity)) this.over ??= `more than ${this.limits.maxDepthSum} ancestor-descendant pairs of elements (the DOM cap)`;
+    if (this.depthSum > (this.limits.maxDepthSum ?? Infinity))
+      this.over ??= `more than ${this.limits.maxDepthSum} ancestor-descendant pairs of elements (the DOM cap)`;
   }
 
   /** A node now has `n` children. */

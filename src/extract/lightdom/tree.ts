@@ -84,7 +84,11 @@ export class LightTreeBuilder {
     this.s.skipNextNewline = false;
     const mode = this.s.mode;
     const toDocument = mode === Mode.Initial || mode === Mode.BeforeHtml || mode === Mode.AfterAfterBody || mode === Mode.AfterAfterFrameset;
-    const parent = toDocument ? (this.s.insert.doc as unknown as LightNode) : mode === Mode.AfterBody && !this.s.stack.currentIsForeign() ? this.s.stack.els[0]! : this.s.insert.currentTemplateContentOrNode();
+    const parent = toDocument
+      ? (this.s.insert.doc as unknown as LightNode)
+      : mode === Mode.AfterBody && !this.s.stack.currentIsForeign()
+        ? this.s.stack.els[0]!
+        : this.s.insert.currentTemplateContentOrNode();
     this.s.insert.appendNode(parent, createComment(data.replace(/\0/g, '\uFFFD')));
   }
 
@@ -265,7 +269,10 @@ function documentTitle(root: LightElement | undefined): string {
   while (stack.length > 0) {
     const el = stack.pop()!;
     if (el.localName === 'title' && el.namespaceURI === HTML_NS) {
-      const own = el.childNodes.filter((n) => n.nodeType === TEXT_NODE).map((n) => n.textContent).join('');
+      const own = el.childNodes
+        .filter((n) => n.nodeType === TEXT_NODE)
+        .map((n) => n.textContent)
+        .join('');
       return own.replace(WHITESPACE_RUN, ' ').trim();
     }
     for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i]!);
