@@ -97,7 +97,7 @@ vi.mock('@mozilla/readability', async (importOriginal) => {
   return { ...real, Readability };
 });
 
-vi.mock('../src/extract/stream.js', async (importOriginal) => {
+vi.mock('../src/extract/streamed-text.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../src/extract/streamed-text.js')>();
   return {
     ...real,
