@@ -2,8 +2,12 @@
 // chapter, a 60,000-paragraph one-page novel, long government reports) and on the hostile shapes (100,000 siblings,
 // 400-deep nesting, deep chains, dense markup): the light DOM's build time, Readability's time, the heap per element,
 // and the smallest heap a page needs (a child process per heap size). Build first (npm run build), then:
-//   node --expose-gc --max-old-space-size=512 dist/bench/long-pages.js [page ...] [--heap-probe]
+//   node --expose-gc --max-old-space-size=512 dist/bench/long-pages.js [page ...] [--heap-probe] [--save]
+// With --save (all pages, --heap-probe), the rows go into bench/results.json as `long_pages`, the figures DOM_LIMITS's
+// comment (src/extract/html.ts) is sized from.
 import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { articleView, parseHtml } from '../src/extract/html.js';
 import { buildDocument, type LightDocument } from '../src/extract/lightdom/index.js';
@@ -121,11 +125,24 @@ if (args[0] === '--one') {
   articleView(doc);
 } else {
   const probe = args.includes('--heap-probe');
+  const save = args.includes('--save');
   const wanted = args.filter((a) => !a.startsWith('--'));
+  if (save && (wanted.length > 0 || !probe || !gc)) throw new Error('--save records every page with --heap-probe, under node --expose-gc');
+  const rows: object[] = [];
   for (const [name, make] of Object.entries(PAGES)) {
     if (wanted.length > 0 && !wanted.includes(name)) continue;
-    const row = measure(name, make(), name === 'report-48' || name === 'dense-300k' ? 1 : 3);
-    console.log(JSON.stringify(probe ? { ...row, minHeapMb: heapProbe(name) } : row));
+    const measured = measure(name, make(), name === 'report-48' || name === 'dense-300k' ? 1 : 3);
+    const row = probe ? { ...measured, minHeapMb: heapProbe(name) } : measured;
+    rows.push(row);
+    console.log(JSON.stringify(row));
   }
   console.log(`peak RSS ${round(process.resourceUsage().maxRSS / 1024)} MB`);
+  if (save) {
+    // The results file of npm run bench, this phase's key replaced: the rest stays as the last bench left it.
+    const path = join(fileURLToPath(new URL('../..', import.meta.url)), 'bench', 'results.json');
+    const results = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    results.long_pages = { node: process.version, runs: 'median of 3 (1 for report-48 and dense-300k)', pages: rows };
+    writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`wrote long_pages into ${path}`);
+  }
 }

@@ -11,7 +11,7 @@ export const DEFAULT_MAX_CLAIMS_BYTES = CLI_DEFAULTS.maxClaimsMb * 1024 * 1024;
 /**
  * Deepest nesting of arrays and objects read. A claims file needs three levels; V8 parses any
  * depth, but a few megabytes of `[[[[...` become millions of nested arrays and gigabytes of heap
- * (a 60 MB file: 3 GB, half a minute), more than a task container has. Python's json module
+ * and tens of seconds, more than a task container has. Python's json module
  * stops near this depth too (its default recursion limit), so no file it wrote is refused.
  */
 export const MAX_CLAIMS_JSON_DEPTH = 1000;

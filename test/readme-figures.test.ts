@@ -153,3 +153,27 @@ describe('the documented Performance figures agree with bench/results.json', () 
     expect(readme).toContain(`median of ${st.runs}`);
   });
 });
+
+describe("the DOM caps (src/extract/html.ts DOM_LIMITS) against bench/results.json's long_pages", () => {
+  // What DOM_LIMITS's comment says of each measured page: within every cap (a tree, and Readability's article), or past one.
+  const FITS = ['chapter-20k-p', 'chapter-20k-br', 'chapter-60k-p', 'report-24', 'wide-100k'];
+  const PAST = ['report-48', 'wrapped-10k-x20', 'dense-300k', 'chains-50x400', 'deep-400'];
+  const pages = new Map<string, { withDomLimits: string; readabilityMs: number; minHeapMb: number | null }>(
+    (results.long_pages?.pages ?? []).map((p: { page: string }) => [p.page, p]),
+  );
+
+  test('every page the comment names was measured; those it says fit have a tree inside the limits, the rest none', async () => {
+    const { DOM_LIMITS } = await import('../src/extract/html.js');
+    expect([...pages.keys()].sort()).toEqual([...FITS, ...PAST].sort());
+    for (const name of FITS) {
+      const p = pages.get(name)!;
+      expect(p.withDomLimits, name).toBe('tree');
+      // Inside the default extraction limit and the worker's heap, on the machine that measured it.
+      expect(p.readabilityMs, name).toBeLessThan(60_000);
+      expect(p.minHeapMb, name).not.toBeNull();
+      expect(p.minHeapMb!, name).toBeLessThanOrEqual(512);
+    }
+    for (const name of PAST) expect(pages.get(name)!.withDomLimits, name).not.toBe('tree');
+    expect(DOM_LIMITS.maxDepth).toBe(400);
+  });
+});

@@ -226,7 +226,7 @@ const HELD_PAYLOAD_MAX = 4096;
 /**
  * A record that is its own gzip member keeps only its compressed bytes: a large payload is
  * inflated again each time it is read, so a replay of a large archive holds about its file size
- * in memory, not its inflated size (69 MB against 180 MB on the bench's archive). Small
+ * in memory, not its inflated size (the bench's archive: bench/results.json record.archive_mb). Small
  * payloads are copied out, so the member's inflated buffer can go.
  */
 function inflateOnRead(record: ArchivedRecord, data: Buffer): void {

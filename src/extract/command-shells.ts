@@ -1,4 +1,4 @@
-// Commands run from small persistent shells: forking /bin/sh costs a fraction of a millisecond, forking Node ~10 ms of CPU per command.
+// Commands run from small persistent shells: forking a small /bin/sh costs far less CPU per command than forking Node.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism, setPriority } from 'node:os';
 import { createInterface } from 'node:readline';

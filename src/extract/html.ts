@@ -20,36 +20,22 @@ export interface HtmlViews {
 }
 
 /**
- * Limits past which a page gets no DOM: such a page gets its full view from the streaming pass and no
- * article view. Sized from measurements (`node --expose-gc --max-old-space-size=512
- * dist/bench/long-pages.js --heap-probe`: this project's 2-core machine, Node 20, one thread, medians of
- * three runs, the machine shared, so ±30%), so that no plausible real page reaches them while a page at
- * all of them still finishes well inside the 60 s extraction limit and the worker's 512 MB heap:
+ * Limits past which a page gets no DOM: such a page gets its full view from the streaming pass and no article view.
+ * Sized from measurements of long pages shaped like real ones (a 20,000-paragraph chapter, a 60,000-paragraph novel,
+ * long reports) and of the hostile shapes (siblings, nesting, chains, dense markup): bench/long-pages.ts, whose
+ * figures are bench/results.json `long_pages` (per page: MB, elements, ancestor-descendant pairs, build and Readability
+ * time, the tree's heap, the smallest heap it needs, and whether the caps let it have a tree), made by
+ * `node --expose-gc --max-old-space-size=512 dist/bench/long-pages.js --heap-probe --save`. test/readme-figures.test.ts
+ * holds these caps to that file: every page it says fits has a tree, and every page it says is past a cap has none.
  *
- * | page (generated, seeded: test/support/hostile.ts)|    MB | elements | pairs¹ | build      | Readability        | tree heap        | needs heap² |
- * |-------------------------------------------------|-------|----------|--------|------------|--------------------|------------------|-------------|
- * | chapter, 20,000 <p> in one <div>                |  3.81 |   20,659 |  0.06M | 19 MB/s    | 0.85 s, 222 ms/MB  | 16 MB, 818 B/el  | 128 MB      |
- * | chapter, 20,000 <br><br>-separated paragraphs   |  3.85 |   40,235 |  0.12M | 18 MB/s    | 0.88 s, 228 ms/MB  | 11 MB            | 128 MB      |
- * | one-page novel, 60,000 <p> (122,411 children)   | 11.36 |   61,440 |  0.18M | 19 MB/s    | 1.9 s, 170 ms/MB   | 39 MB            | 192 MB      |
- * | report: sections, tables, 9,000 footnotes       |  6.96 |  131,218 |  1.19M | 7.2 MB/s   | 4.3 s, 612 ms/MB   | 71 MB, 569 B/el  | 192 MB      |
- * | the same report, twice as long                  | 13.68 |  249,134 |  2.24M | 8.1 MB/s   | 10–14 s, 760–995 ms/MB | 165 MB       | 320 MB      |
- * | 10,000 paragraphs in 20 wrapper <div>s each     |  4.94 |  210,003 |  2.52M | 3.5 MB/s   | 11.4 s             | 157 MB, 786 B/el | 384 MB      |
- * | 300,000 <span>s (hostile: dense)                |  4.29 |  300,004 |  0.90M | 2.1 MB/s   | 7.5 s              | 231 MB, 808 B/el | 384 MB      |
- * | 100,000 sibling <div>s (hostile /wide)          |  2.10 |  100,006 |  0.20M | 3.2 MB/s   | 2.6 s (27 s before removal was O(1)) | 34 MB | 128 MB |
- * | 50 chains 400 deep (hostile)                    |  0.21 |   20,003 |  4.03M | 1.1 MB/s   | 6.1 s              | 11 MB            | 128 MB      |
- *
- * ¹ ancestor-descendant pairs of elements (the sum of their depths, also the sum of all subtree sizes);
- * ² the smallest old-space heap, of 128, 192, ... 512 MB, in which parse and Readability complete.
- * The corpus's largest real page has 1.4 MB, 1,965 elements, depth 52, 532 children of one node, 22,812 pairs.
- *
- * So Readability costs about 25–35 µs per element plus 1.5 µs per ancestor-descendant pair (its scoring
- * walks subtrees: 400-deep chains pay for their depth squared), and its peak heap is ~2.4 times the tree's,
- * ~1.9 KB per element on element-dense pages. Hence: 16 MB (the one-page novel fits, the 30 MB hostile page
- * does not); 200,000 elements (peak heap ≤ ~400 MB of the worker's 512, ≤ ~7 s); 6 M pairs (≤ ~9 s); depth
- * 400 (real pages stay under ~250; Blink's parser stops nesting at 512); 200,000 children of one node (the
- * novel has 122,411). At all the caps at once: ~16 s on an idle core. Width costs nothing quadratic any more:
- * removal from the light DOM is O(1) (lightdom/). Past the caps: the doubled report, the dense and the
- * chained pages get the full view only.
+ * What the figures show: Readability's time grows with the elements and with the ancestor-descendant pairs (its
+ * scoring walks subtrees, so deep chains pay for their depth squared), and its peak heap is a few times the tree's.
+ * Hence a byte cap (the one-page novel fits, the 30 MB hostile page does not), an element cap and a pairs cap that
+ * keep a page at all of them inside the 60 s extraction limit and the worker's 512 MB heap, a depth cap of 400 (real
+ * pages stay far under it; Blink's parser stops nesting at 512), and a children cap above the novel's. Width costs
+ * nothing quadratic: removal from the light DOM is O(1) (lightdom/slots.ts). Past the caps: the doubled report, the
+ * dense page, the wrapped paragraphs and the chained page get the full view only. The corpus's largest real page has
+ * 1.4 MB, 1,965 elements, depth 52, 532 children of one node and 22,812 pairs.
  */
 export const DOM_LIMITS = { maxBytes: 16 * 1024 * 1024, maxElements: 200_000, maxDepth: 400, maxChildren: 200_000, maxDepthSum: 6_000_000 };
 
