@@ -12,9 +12,9 @@ export const WAYBACK_MODES: readonly WaybackMode[] = ['off', 'auto', 'always', '
 /** Every setting of a run that has a default (DEFAULT_OPTIONS); CheckOptions adds the optional ones and the run's hooks. */
 export interface RunSettings {
   htmlView: HtmlViewChoice;
-  /** Sources fetched at once, in all. */
+  /** Requests at once, in all (fetch slots: a source waiting for a retry holds none). */
   concurrency: number;
-  /** Sources fetched at once from one host. */
+  /** Requests at once to one host (a redirect's hop takes its own host's slot). */
   perHost: number;
   /** Per-attempt limit for one HTTP request, in milliseconds. */
   timeoutMs: number;

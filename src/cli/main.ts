@@ -92,8 +92,8 @@ function addRunCommand(program: Command, outcome: Outcome): void {
         .choices(['article', 'full', 'any'])
         .default(DEFAULT_OPTIONS.htmlView),
     )
-    .option('--concurrency <n>', 'sources fetched at once', positiveInt, DEFAULT_OPTIONS.concurrency)
-    .option('--per-host <n>', 'sources fetched at once from one host', positiveInt, DEFAULT_OPTIONS.perHost)
+    .option('--concurrency <n>', 'requests at once, in all', positiveInt, DEFAULT_OPTIONS.concurrency)
+    .option('--per-host <n>', 'requests at once to one host (a source waiting for a retry holds no slot)', positiveInt, DEFAULT_OPTIONS.perHost)
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
     .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
     .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)

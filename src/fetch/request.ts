@@ -21,6 +21,16 @@ export interface RequestSettings {
   dispatcher?: Dispatcher;
   /** Without a dispatcher: reach private networks too (loopback, RFC 1918, ...). Default false. */
   allowPrivate?: boolean;
+  /**
+   * Slots each hop takes before it is requested and gives back once its answer is read (slots.ts FetchSlots): the
+   * claim's host for the first hop, a redirect's host for the next. Without them, requests are not limited.
+   */
+  slots?: { take(url: string, signal?: AbortSignal): Promise<() => void> };
+  /**
+   * Called once the final answer's body is read, before its hop gives its slots back: what the caller must hold
+   * before the fetch slot goes (the run's bound on sources fetched and not yet decided) is taken here.
+   */
+  beforeSlotRelease?: () => Promise<void>;
 }
 
 export interface RawResponse {
@@ -78,12 +88,47 @@ async function readCapped(body: ReadableStream | null, cap: number): Promise<{ b
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
+ * A time limit that runs only while its work is under way: paused while a request queues for its slot (slots.ts), so
+ * an attempt (and a source's whole budget) that waited for a busy host still gets all of its time, as when the slot
+ * was taken before the work began. `signal` aborts with a TimeoutError when the running time adds up to the limit.
+ */
+export class PausableTimeout {
+  readonly #controller = new AbortController();
+  #left: number;
+  #since = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(limitMs: number) {
+    this.#left = limitMs;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  run(): void {
+    if (this.#timer !== undefined || this.#controller.signal.aborted) return;
+    this.#since = performance.now();
+    this.#timer = setTimeout(() => this.#controller.abort(new DOMException('The attempt timed out', 'TimeoutError')), Math.max(0, this.#left));
+    this.#timer.unref();
+  }
+
+  pause(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#left -= performance.now() - this.#since;
+  }
+}
+
+/**
  * Performs one attempt. Throws FetchError for every failure: HTTP error statuses (with the
  * capped body and Retry-After), network errors, the size cap and redirect trouble.
  * `signal` is the run's own stop signal; the per-attempt timeout is added here.
  */
 export async function requestOnce(url: string, jar: CookieJar, settings: RequestSettings, signal?: AbortSignal): Promise<RawResponse> {
-  const timeout = AbortSignal.timeout(settings.timeoutMs);
+  const clock = new PausableTimeout(settings.timeoutMs);
+  const timeout = clock.signal;
   const attemptSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
   const redirects: string[] = [];
   const { href: start, origin, authorization } = withoutCredentials(url);
@@ -91,57 +136,68 @@ export async function requestOnce(url: string, jar: CookieJar, settings: Request
   const dispatcher = settings.dispatcher ?? defaultDispatcher(settings.allowPrivate ?? false);
   try {
     for (;;) {
-      const cookie = await jar.getCookieString(current);
-      const res = await fetch(current, {
-        redirect: 'manual',
-        // Credentials from the claim's URL go to its own origin only, never to a redirect's.
-        headers: requestHeaders(settings.userAgent, cookie, new URL(current).origin === origin ? authorization : undefined),
-        signal: attemptSignal,
-        dispatcher,
-      });
-      for (const setCookie of res.headers.getSetCookie()) {
-        await jar.setCookie(setCookie, current, { ignoreError: true });
-      }
-      const location = res.headers.get('location');
-      if (REDIRECT_STATUSES.has(res.status) && location) {
-        await res.body?.cancel().catch(() => {});
-        const next = new URL(location, current);
-        next.hash = '';
-        next.username = '';
-        next.password = '';
-        if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-          throw new FetchError(`redirect to a non-http(s) URL refused: ${next.protocol}`, { kind: 'redirects', finalUrl: current });
-        }
-        redirects.push(current);
-        if (redirects.length > settings.maxRedirects) {
-          throw new FetchError(`more than ${settings.maxRedirects} redirects`, { kind: 'redirects', finalUrl: next.href, status: res.status });
-        }
-        current = next.href;
-        continue;
-      }
-      const contentType = res.headers.get('content-type') ?? undefined;
-      if (res.status >= 400) {
-        const { bytes } = await readCapped(res.body, ERROR_BODY_CAP).catch(() => ({ bytes: Buffer.alloc(0) }));
-        throw new FetchError(`HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, {
-          kind: 'http_status',
-          status: res.status,
-          retryable: RETRYABLE_STATUSES.has(res.status),
-          retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
-          finalUrl: current,
-          contentType,
-          body: bytes,
-          headers: Object.fromEntries(res.headers),
+      // Each hop holds its host's slot only while it is requested and read: not through a wait, nor another host's hop.
+      // The attempt's time limit runs while it is on the network, not while it queues for a slot.
+      clock.pause();
+      const release = settings.slots ? await settings.slots.take(current, signal) : undefined;
+      clock.run();
+      try {
+        const cookie = await jar.getCookieString(current);
+        const res = await fetch(current, {
+          redirect: 'manual',
+          // Credentials from the claim's URL go to its own origin only, never to a redirect's.
+          headers: requestHeaders(settings.userAgent, cookie, new URL(current).origin === origin ? authorization : undefined),
+          signal: attemptSignal,
+          dispatcher,
         });
+        for (const setCookie of res.headers.getSetCookie()) {
+          await jar.setCookie(setCookie, current, { ignoreError: true });
+        }
+        const location = res.headers.get('location');
+        if (REDIRECT_STATUSES.has(res.status) && location) {
+          await res.body?.cancel().catch(() => {});
+          const next = new URL(location, current);
+          next.hash = '';
+          next.username = '';
+          next.password = '';
+          if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+            throw new FetchError(`redirect to a non-http(s) URL refused: ${next.protocol}`, { kind: 'redirects', finalUrl: current });
+          }
+          redirects.push(current);
+          if (redirects.length > settings.maxRedirects) {
+            throw new FetchError(`more than ${settings.maxRedirects} redirects`, { kind: 'redirects', finalUrl: next.href, status: res.status });
+          }
+          current = next.href;
+          continue;
+        }
+        const contentType = res.headers.get('content-type') ?? undefined;
+        if (res.status >= 400) {
+          const { bytes } = await readCapped(res.body, ERROR_BODY_CAP).catch(() => ({ bytes: Buffer.alloc(0) }));
+          throw new FetchError(`HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, {
+            kind: 'http_status',
+            status: res.status,
+            retryable: RETRYABLE_STATUSES.has(res.status),
+            retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+            finalUrl: current,
+            contentType,
+            body: bytes,
+            headers: Object.fromEntries(res.headers),
+          });
+        }
+        const declared = Number(res.headers.get('content-length'));
+        // The declared length is of the encoded body; a decoded body can only be larger.
+        if (Number.isFinite(declared) && declared > settings.maxBytes) {
+          await res.body?.cancel().catch(() => {});
+          throw tooLarge(settings.maxBytes, current, res.status, contentType, `declares ${declared} bytes`);
+        }
+        const { bytes, truncated } = await readCapped(res.body, settings.maxBytes);
+        if (truncated) throw tooLarge(settings.maxBytes, current, res.status, contentType, 'body kept growing');
+        clock.pause();
+        await settings.beforeSlotRelease?.();
+        return { status: res.status, finalUrl: current, redirects, headers: res.headers, body: bytes };
+      } finally {
+        release?.();
       }
-      const declared = Number(res.headers.get('content-length'));
-      // The declared length is of the encoded body; a decoded body can only be larger.
-      if (Number.isFinite(declared) && declared > settings.maxBytes) {
-        await res.body?.cancel().catch(() => {});
-        throw tooLarge(settings.maxBytes, current, res.status, contentType, `declares ${declared} bytes`);
-      }
-      const { bytes, truncated } = await readCapped(res.body, settings.maxBytes);
-      if (truncated) throw tooLarge(settings.maxBytes, current, res.status, contentType, 'body kept growing');
-      return { status: res.status, finalUrl: current, redirects, headers: res.headers, body: bytes };
     }
   } catch (err) {
     if (err instanceof FetchError) throw withFinalUrl(err, current);
@@ -150,6 +206,8 @@ export async function requestOnce(url: string, jar: CookieJar, settings: Request
       throw new FetchError(`timed out after ${settings.timeoutMs / 1000} s`, { kind: 'timeout', retryable: true, finalUrl: current, cause: err });
     }
     throw withFinalUrl(classifyNetworkError(err, current), current);
+  } finally {
+    clock.pause();
   }
 }
 

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { CookieJar } from 'tough-cookie';
 import { FetchError, stoppedError, type FetchErrorKind } from './errors.js';
-import { requestOnce, type RawResponse, type RequestSettings } from './request.js';
+import { PausableTimeout, requestOnce, type RawResponse, type RequestSettings } from './request.js';
 
 export interface FetchSettings extends RequestSettings {
   /** Further attempts after the first, for retryable failures only. */
@@ -91,13 +91,32 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
   const started = performance.now();
   const jar = new CookieJar();
   let attempts = 0;
-  const budget = AbortSignal.timeout(settings.budgetMs);
+  // The source's budget, like an attempt's limit, does not run while a request queues for its slot.
+  const clock = new PausableTimeout(settings.budgetMs);
+  const budget = clock.signal;
   const signal = runSignal ? AbortSignal.any([runSignal, budget]) : budget;
+  const { slots } = settings;
+  const attemptSettings: FetchSettings = slots
+    ? {
+        ...settings,
+        slots: {
+          take: async (hop, stop) => {
+            clock.pause();
+            try {
+              return await slots.take(hop, stop);
+            } finally {
+              clock.run();
+            }
+          },
+        },
+      }
+    : settings;
+  clock.run();
   try {
     const res = await pRetry(
       () => {
         attempts++;
-        return requestOnce(url, jar, settings, signal);
+        return requestOnce(url, jar, attemptSettings, signal);
       },
       {
         retries: settings.retries,
@@ -138,5 +157,7 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
       ms: Math.round(performance.now() - started),
       fetchedAt: new Date().toISOString(),
     };
+  } finally {
+    clock.pause();
   }
 }

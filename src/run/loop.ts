@@ -102,7 +102,7 @@ class Run {
   readonly #options: CheckOptions;
   readonly #settings: FetchSettings;
   readonly #readSettings: Parameters<typeof toSourceRecord>[2];
-  readonly #limits: FetchSlots;
+  readonly #slots: FetchSlots;
   /** Sources fetched and not yet decided (HELD_PER_FETCH_SLOT): bounded, so a fast network cannot pile up bodies waiting for extraction. */
   readonly #held: LimitFunction;
   readonly #captures: CaptureTexts | undefined;
@@ -115,13 +115,13 @@ class Run {
     this.#asOfOverride = asOfOverride;
     this.#settings = fetchSettingsFor(options, stacks.sources);
     this.#readSettings = { extractTimeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal };
-    this.#limits = new FetchSlots(options.concurrency, options.perHost);
+    this.#slots = new FetchSlots(options.concurrency, options.perHost);
     this.#held = pLimit(options.concurrency * HELD_PER_FETCH_SLOT);
     this.wayback = waybackFor(options, this.#settings, stacks.archive);
     this.#captures = this.wayback ? new CaptureTexts(this.wayback, (url, fetched) => toSourceRecord(url, fetched, this.#readSettings)) : undefined;
   }
 
-  /** Every source at once (FetchSlots paces them), until all are done or the run is stopped. */
+  /** Every source at once (their requests take FetchSlots), until all are done or the run is stopped. */
   async processAll(groups: Map<string, Slotted[]>): Promise<void> {
     const all = Promise.all([...groups].map(([url, group]) => this.#processSource(url, group)));
     all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
@@ -133,12 +133,21 @@ class Run {
     const t0 = performance.now();
     let release: (() => void) | undefined;
     try {
-      // A fetched source keeps its fetch slot until it has a held slot: when extraction falls behind, fetching waits.
-      const fetched = await this.#limits.run(url, async () => {
-        const outcome = await fetchSource(url, this.#settings, signal);
-        release = await acquire(this.#held);
-        return outcome;
-      });
+      // Each request takes its host's slot and a global one, and gives them back while the source waits for a retry
+      // (FetchSlots.take). The answer's hop keeps its slot until the source has a held slot: when extraction falls
+      // behind, fetching waits. A source that failed holds no body worth bounding, and takes its held slot after.
+      const fetched = await fetchSource(
+        url,
+        {
+          ...this.#settings,
+          slots: this.#slots,
+          beforeSlotRelease: async () => {
+            release = await acquire(this.#held);
+          },
+        },
+        signal,
+      );
+      release ??= await acquire(this.#held);
       const record = await toSourceRecord(url, fetched, this.#readSettings);
       if (signal?.aborted) return; // the stop path answers these claims
       this.#options.onSource?.(record);
