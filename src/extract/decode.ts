@@ -383,6 +383,86 @@ function metaDeclares(attributes: Map<string, string>): string | null {
 }
 
 /**
+ * The standard's prescan (§13.2.3.2, "prescan a byte stream to determine its encoding") over the first 1024 bytes:
+ * a byte scan that skips comments, and otherwise knows tags only as names and attributes. It knows nothing of
+ * scripts, styles or titles, so a `<meta>` written inside one of them (`document.write('<meta charset=...>')`,
+ * `<style type="text/plain">`) near the top sets the encoding in every browser; so it does here. A tag cut off by
+ * the 1024th byte ends the scan with nothing, as the bytes running out does. Null when it finds no usable encoding.
+ */
+function prescanCharset(bytes: Buffer): string | null {
+  const b = bytes.subarray(0, PRESCAN_BYTES);
+  const n = b.length;
+  const attr = (a: AttributeSpan, from: 'name' | 'value'): string =>
+    b.toString('latin1', from === 'name' ? a.nameStart : a.valueStart, from === 'name' ? a.nameEnd : a.valueEnd).toLowerCase();
+  for (let pos = 0; pos < n; pos++) {
+    if (b[pos] !== LT) continue;
+    if (b[pos + 1] === BANG && b[pos + 2] === DASH && b[pos + 3] === DASH) {
+      // "<!--": to the first '>' that ends a "-->" after the '<' ("<!-->" closes at once: its "--" precede the '>').
+      const close = b.indexOf('-->', pos + 2, 'latin1');
+      if (close === -1) return null;
+      pos = close + 2;
+    } else if (namedPrefix(b, pos + 1, 'meta') && (isAsciiWhitespace(b[pos + 5]) || b[pos + 5] === SLASH)) {
+      // "<meta" and a space or '/': its attributes, the first of each name; then what they declare (steps 2-12).
+      let at = pos + 6;
+      const seen = new Set<string>();
+      let gotPragma = false;
+      let needPragma: boolean | null = null;
+      let charset: string | null | 'failure' = null;
+      for (;;) {
+        const got = getAttribute(b, at);
+        if (got === null) return null;
+        at = got.pos;
+        if (!got.attr) break;
+        const name = attr(got.attr, 'name');
+        if (seen.has(name)) continue;
+        seen.add(name);
+        const value = attr(got.attr, 'value');
+        if (name === 'http-equiv') {
+          if (value === 'content-type') gotPragma = true;
+        } else if (name === 'content') {
+          const fromContent = charsetFromContent(value);
+          if (fromContent !== null && charset === null) {
+            charset = fromContent;
+            needPragma = true;
+          }
+        } else if (name === 'charset') {
+          charset = getEncoding(value) ?? 'failure';
+          needPragma = false;
+        }
+      }
+      pos = at; // the tag's '>': the loop's next byte is past it
+      if (needPragma === null || (needPragma && !gotPragma) || charset === null || charset === 'failure') continue;
+      const declared = documentDeclared(charset);
+      if (declared) return declared;
+    } else if (isAsciiAlpha(b[pos + 1]) || (b[pos + 1] === SLASH && isAsciiAlpha(b[pos + 2]))) {
+      // A tag: to the first whitespace or '>' after its name, then its attributes, read and dropped.
+      let at = pos + 1;
+      while (at < n && !isAsciiWhitespace(b[at]) && b[at] !== GT) at++;
+      if (at >= n) return null;
+      for (;;) {
+        const got = getAttribute(b, at);
+        if (got === null) return null;
+        at = got.pos;
+        if (!got.attr) break;
+      }
+      pos = at;
+    } else if (b[pos + 1] === BANG || b[pos + 1] === SLASH || b[pos + 1] === QUESTION) {
+      // "<!", "</", "<?": to the first '>'.
+      const gt = b.indexOf(GT, pos + 2);
+      if (gt === -1) return null;
+      pos = gt;
+    }
+  }
+  return null;
+}
+
+/** Whether the ASCII letters of `name` (lowercase) start at `at`, in any case. */
+function namedPrefix(b: Buffer, at: number, name: string): boolean {
+  for (let k = 0; k < name.length; k++) if (((b[at + k] ?? 0) | 0x20) !== name.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
  * The encoding the page's `<meta>` declares, or null: the first declaration a browser acts on.
  * A browser reads the first 1024 bytes before parsing (the prescan, §13.2.3.2), and its tree
  * builder "changes the encoding" when it meets a `<meta>` later (§13.2.3.4), which a head long
@@ -396,9 +476,8 @@ function metaDeclares(attributes: Map<string, string>): string | null {
  *   once past the first 1024 bytes; within them a `<meta>` counts wherever it is, as in the
  *   prescan. (A tree builder that meets a `<meta>` in the body would still switch; design.md §4
  *   does not follow that, nor does Blink's HTMLMetaCharsetParser, which this scan resembles.)
- * Unlike the spec's prescan, the scan does not take a `<meta>` inside a script, style or title
- * within the first 1024 bytes either (Blink does not; Gecko's prescan does): design.md §4 says
- * such declarations do not count.
+ * It runs after the prescan (prescanCharset), which takes the first 1024 bytes as the standard does, scripts and
+ * styles included; past them, only a real `<meta>` element changes the encoding (design.md §4).
  */
 function metaCharset(b: Buffer): string | null {
   const n = b.length;
@@ -663,7 +742,7 @@ export function decodeHtml(bytes: Uint8Array, httpCharset?: string): Decoded {
     b,
     [
       ...declaredSteps(b, httpCharset),
-      { source: 'meta', name: 'the <meta> charset scan', sniff: () => named(metaCharset(b)) },
+      { source: 'meta', name: 'the <meta> charset scan', sniff: () => named(prescanCharset(b) ?? metaCharset(b)) },
       { source: 'meta', name: 'the XML declaration scan', sniff: () => named(xmlDeclaration(b)) },
       ...undeclaredSteps(b, true),
     ],
