@@ -16,6 +16,7 @@ import { parseArgs, promisify } from 'node:util';
 import { goldenDir, projectRoot, startServer, type RunningServer } from '../golden/server.js';
 import { startWaybackFake } from '../golden/wayback.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
+import { RESULTS_FILE, mergeKey, readResults, writeResults } from './results-file.js';
 import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
@@ -615,26 +616,6 @@ function benchArgs(argv: string[]): { scale?: number; startup?: boolean } {
   }
 }
 
-/**
- * bench/results.json with `key` replaced, every other key as it was; a file without it gets it
- * before bench_seconds (results.json's order), a missing file only it.
- */
-function mergeKey(file: string, key: string, value: unknown): Record<string, unknown> {
-  let old: Record<string, unknown> = {};
-  try {
-    old = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  if (key in old) return { ...old, [key]: value };
-  const merged: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(old)) {
-    if (k === 'bench_seconds') merged[key] = value;
-    merged[k] = v;
-  }
-  return { ...merged, [key]: value };
-}
-
 /** `--scale N`: only the scale phase, at N, its figures merged into bench/results.json. */
 async function mainScale(factor: number): Promise<void> {
   const out = join(projectRoot(), 'bench', 'out');
@@ -642,9 +623,8 @@ async function mainScale(factor: number): Promise<void> {
   const workload = await buildWorkload(join(goldenDir(), 'sources'), PORT_PLACEHOLDER);
   const scale = scaleFigures(await runScalePhase(workload, factor, out, runQuotecheck));
   printScaleTable(scale);
-  const file = join(projectRoot(), 'bench', 'results.json');
-  writeFileSync(file, `${JSON.stringify(mergeKey(file, 'scale', scale), null, 2)}\n`);
-  process.stdout.write(`wrote the scale figures into ${file}\n`);
+  writeResults(mergeKey('scale', scale));
+  process.stdout.write(`wrote the scale figures into ${RESULTS_FILE}\n`);
   const found = scaleFailures(scale);
   for (const f of found) process.stdout.write(`${f}\n`);
   if (found.length > 0) process.exitCode = 1;
@@ -659,11 +639,10 @@ async function main(): Promise<void> {
   printDetails(m, results);
   printScaleTable(results.scale);
   process.stdout.write(`\n${startupTable(results.startup)}\n`);
-  const file = join(projectRoot(), 'bench', 'results.json');
   // long_pages is bench/long-pages.ts's (--save), measured apart (minutes of heap probes): kept as it was.
-  const kept = mergeKey(file, 'bench_seconds', results.bench_seconds).long_pages;
-  writeFileSync(file, `${JSON.stringify(kept === undefined ? results : { ...results, long_pages: kept }, null, 2)}\n`);
-  process.stdout.write(`wrote ${file}\n`);
+  const { long_pages } = readResults();
+  writeResults(long_pages === undefined ? results : { ...results, long_pages });
+  process.stdout.write(`wrote ${RESULTS_FILE}\n`);
   const found = failures(m, results);
   for (const f of found) process.stdout.write(`${f}\n`);
   if (found.length > 0) process.exitCode = 1;
@@ -673,9 +652,8 @@ async function main(): Promise<void> {
 function mainStartup(): void {
   const startup = measureStartup(join(projectRoot(), 'bench', 'out'));
   process.stdout.write(`${startupTable(startup)}\n`);
-  const file = join(projectRoot(), 'bench', 'results.json');
-  writeFileSync(file, `${JSON.stringify(mergeKey(file, 'startup', startup), null, 2)}\n`);
-  process.stdout.write(`wrote the start-up figures into ${file}\n`);
+  writeResults(mergeKey('startup', startup));
+  process.stdout.write(`wrote the start-up figures into ${RESULTS_FILE}\n`);
 }
 
 const args = benchArgs(process.argv.slice(2));

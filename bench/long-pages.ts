@@ -6,12 +6,11 @@
 // With --save (all pages, --heap-probe), the rows go into bench/results.json as `long_pages`, the figures DOM_LIMITS's
 // comment (src/extract/html.ts) is sized from.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { articleView, parseHtml } from '../src/extract/html.js';
 import { buildDocument, type LightDocument } from '../src/extract/lightdom/index.js';
 import { normalize } from '../src/normalize.js';
+import { RESULTS_FILE, mergeKey, writeResults } from './results-file.js';
 import { deepPage, LONG_PLANTED, longChapterPage, longReportPage, widePage } from '../test/support/hostile.js';
 
 const NO_LIMITS = { maxElements: Infinity, maxDepth: Infinity, maxChildren: Infinity, maxDepthSum: Infinity };
@@ -139,10 +138,7 @@ if (args[0] === '--one') {
   console.log(`peak RSS ${round(process.resourceUsage().maxRSS / 1024)} MB`);
   if (save) {
     // The results file of npm run bench, this phase's key replaced: the rest stays as the last bench left it.
-    const path = join(fileURLToPath(new URL('../..', import.meta.url)), 'bench', 'results.json');
-    const results = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    results.long_pages = { node: process.version, runs: 'median of 3 (1 for report-48 and dense-300k)', pages: rows };
-    writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
-    console.log(`wrote long_pages into ${path}`);
+    writeResults(mergeKey('long_pages', { node: process.version, runs: 'median of 3 (1 for report-48 and dense-300k)', pages: rows }));
+    console.log(`wrote long_pages into ${RESULTS_FILE}`);
   }
 }
