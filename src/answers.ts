@@ -40,10 +40,12 @@ export class AnswerBook {
   }
 }
 
-let tempCounter = 0;
-/** A temp file's path beside `path` (same folder, so a rename over `path` is atomic), unique in this process. */
+/**
+ * A temp file's path beside `path` (same folder, so a rename over `path` is atomic), under a name nobody can guess:
+ * opened with O_CREAT|O_EXCL ('wx'), it is never a link or a pipe planted there.
+ */
 export function tempPath(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${tempCounter++}.tmp`);
+  return join(dirname(path), `.${basename(path).slice(0, 64)}.${randomBytes(8).toString('hex')}.tmp`);
 }
 
 /** Where an answers file goes: its path, and optionally the folder it must still be in when written (a real path, checked at each write). */
@@ -61,7 +63,7 @@ export interface AnswersTarget {
 export function writeFileAtomicSync(target: string | AnswersTarget, content: string): void {
   const { path, pinnedFolder } = typeof target === 'string' ? { path: target, pinnedFolder: undefined } : target;
   if (pinnedFolder !== undefined && realpathSync.native(pinnedFolder) !== pinnedFolder) throw new Error(`folder ${pinnedFolder} was moved or replaced`);
-  const tmp = join(dirname(path), `.${basename(path).slice(0, 64)}.${randomBytes(8).toString('hex')}.tmp`);
+  const tmp = tempPath(path);
   try {
     writeFileSync(tmp, content, { flag: 'wx' });
     renameSync(tmp, path);

@@ -107,7 +107,7 @@ export function reorderReport(path: string, ids: readonly string[]): void {
   let out: number | undefined;
   try {
     const spans = lineSpans(src);
-    out = openSync(tmp, 'w');
+    out = openSync(tmp, 'wx');
     const copy = ([start, length]: [number, number]): void => {
       const buf = Buffer.alloc(length);
       readSync(src, buf, 0, length, start);
