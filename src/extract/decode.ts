@@ -293,7 +293,7 @@ function readTag(b: Buffer, at: number, start: boolean): Tag | null {
 
 /** Whether `name` (lowercase ASCII) sits at `at`, in any case, followed by whitespace, '/' or '>': how an appropriate end tag, or `<script` in script data, is recognized. */
 function namedAt(b: Buffer, at: number, name: string): boolean {
-  for (let k = 0; k < name.length; k++) if (((b[at + k] ?? 0) | 0x20) !== name.charCodeAt(k)) return false;
+  if (!namedPrefix(b, at, name)) return false;
   const after = b[at + name.length];
   return isAsciiWhitespace(after) || after === SLASH || after === GT;
 }
