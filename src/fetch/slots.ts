@@ -24,16 +24,8 @@ export class FetchSlots {
   }
 
   /**
-   * Runs `task` once both a slot for the URL's host and a global slot are free. The host
-   * slot is taken first so that requests queued behind a busy host do not hold global
-   * slots other hosts could use.
-   */
-  run<T>(url: string, task: () => Promise<T>): Promise<T> {
-    return this.#host(url)(() => this.global(task));
-  }
-
-  /**
-   * Takes the URL's host slot and a global slot (in that order, as `run`), for one request: the returned function
+   * Takes the URL's host slot and then a global slot, for one request (the host's first, so that requests queued
+   * behind a busy host do not hold global slots other hosts could use): the returned function
    * gives them back. A source gives its slots back while it waits for a retry, and each hop of a redirect takes its
    * own host's, so a wait holds nothing another source could use. Rejects at once when `signal` aborts; a slot
    * granted after that is given back unused.
@@ -47,20 +39,18 @@ export class FetchSlots {
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      void this.run(
-        url,
-        () =>
-          new Promise<void>((release) => {
-            signal?.removeEventListener('abort', onAbort);
-            if (gaveUp) return release();
-            let released = false;
-            granted(() => {
-              if (released) return;
-              released = true;
-              release();
-            });
-          }),
-      );
+      const hold = (): Promise<void> =>
+        new Promise<void>((release) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (gaveUp) return release();
+          let released = false;
+          granted(() => {
+            if (released) return;
+            released = true;
+            release();
+          });
+        });
+      void this.#host(url)(() => this.global(hold));
     });
   }
 }

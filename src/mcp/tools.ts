@@ -451,14 +451,14 @@ export class SourceTools {
     // The run core's answers session, as `run` has it: the file written at once (every claim no_match), as claims are
     // decided and at the end, so a stopped call leaves answers; streamed, so a call holds its sources in flight only.
     const session = new AnswersSession(set, target);
-    const write = (write: () => void): void => {
+    const writing = (step: () => void): void => {
       try {
-        write();
+        step();
       } catch (err) {
         throw new ToolInputError(`answers_path ${shownPath(answersInput)}: cannot be written: ${describeFsError(err)}`);
       }
     };
-    write(() => session.start());
+    writing(() => session.start());
     const listed: ClaimResult[] = [];
     const run = await session.run({
       ...this.#pipeline(),
@@ -467,7 +467,7 @@ export class SourceTools {
         if (r.index < MAX_LISTED_CLAIMS) listed.push(r);
       },
     });
-    write(() => session.finish());
+    writing(() => session.finish());
     const { tally } = session;
     listed.sort((a, b) => a.index - b.index);
     const results: Infer<typeof checkOutput>['results'] = [];
