@@ -1,6 +1,7 @@
 // The full view without a DOM: text gathered from a streaming parser's events (htmlparser2's Parser, made linear in
 // depth by htmlparser2-internals.ts, with its tokenizer that follows the HTML standard's script data states).
 import { linearParser } from './htmlparser2-internals.js';
+import { preprocessInputStream } from './input-stream.js';
 import { BLOCKS, FOREIGN_SKIPPED, SKIPPED } from './render.js';
 
 /** The options every htmlparser2 Parser of quotecheck's is made with (markup.ts's too). */
@@ -17,6 +18,9 @@ export interface StreamedText {
   maxChildren: number;
 }
 
+/** Shown HTML elements whose content the tokenizer reads as text (RCDATA, RAWTEXT, PLAINTEXT), where a NUL is U+FFFD. */
+const SHOWN_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['textarea', 'xmp', 'plaintext']);
+
 /**
  * Gathers the full view from parser events (htmlparser2's Parser): text outside skipped elements, a
  * newline at every block boundary and <br>. No tree is kept, so 100,000 nested elements or a 30 MB page
@@ -32,6 +36,8 @@ export class FullTextSink {
   private depth = 0;
   /** Open <svg> and <math> elements (their title, desc, annotations... are not rendered). */
   private foreign = 0;
+  /** The depth of the open <textarea>, <xmp> or <plaintext> (HTML), or -1. */
+  private shownTextAt = -1;
   /** Children so far of each open element, by depth (0: the document). */
   private readonly childCounts: number[] = [0];
   maxDepth = 0;
@@ -44,12 +50,14 @@ export class FullTextSink {
     this.depth++;
     this.childCounts[this.depth] = 0;
     if (this.depth > this.maxDepth) this.maxDepth = this.depth;
+    if (this.foreign === 0 && SHOWN_TEXT_ELEMENTS.has(name)) this.shownTextAt = this.depth;
     if (this.skips(name)) this.skipping++;
     else if (this.skipping === 0 && (name === 'br' || BLOCKS.has(name))) this.out.push('\n');
     if (name === 'svg' || name === 'math') this.foreign++;
   }
 
   close(name: string): void {
+    if (this.depth === this.shownTextAt) this.shownTextAt = -1;
     this.depth = Math.max(0, this.depth - 1);
     if (name === 'svg' || name === 'math') this.foreign = Math.max(0, this.foreign - 1);
     if (this.skips(name)) this.skipping = Math.max(0, this.skipping - 1);
@@ -62,8 +70,12 @@ export class FullTextSink {
 
   textChunk(text: string): void {
     this.child();
-    // (A NUL in text is dropped, as the standard's tree builder drops it.)
-    if (this.skipping === 0) this.out.push(text.includes('\0') ? text.replace(/\0/g, '') : text);
+    if (this.skipping === 0) this.out.push(text.includes('\0') ? this.withNuls(text) : text);
+  }
+
+  /** Text with NULs as the standard has them: U+FFFD in text elements (the tokenizer's) and foreign content (the tree builder's), dropped elsewhere. */
+  private withNuls(text: string): string {
+    return text.replace(/\0/g, this.shownTextAt !== -1 || this.foreign > 0 ? '\uFFFD' : '');
   }
 
   result(): StreamedText {
@@ -85,7 +97,7 @@ export function streamedText(html: string): string {
     onclosetag: (name) => sink.close(name),
     ontext: (text) => sink.textChunk(text),
   });
-  parser.write(html);
+  parser.write(preprocessInputStream(html));
   parser.end();
   return sink.result().text;
 }

@@ -5,7 +5,8 @@ import type { LightTreeBuilder } from './tree.js';
 /**
  * htmlparser2's tokenizer callbacks turned into the tree builder's tokens: tag names and attribute names
  * lowercased, the first of repeated attributes kept, NULs in names and values made U+FFFD, text and entities
- * as they come, comments, the doctype. Indices are into the one string the tokenizer is given (pages and
+ * as they come (NULs too, but in PLAINTEXT), CDATA sections as text, comments, the doctype. The input is the
+ * page after input stream preprocessing (no CR). Indices are into the one string the tokenizer is given (pages and
  * fragments are tokenized in one write). As in the standard, the tree builder decides after each start tag
  * whether the tokenizer reads what follows as text (see startTag), and whether a tag is in foreign content.
  */
@@ -14,6 +15,8 @@ export class TokenGlue implements TokenizerCallbacks {
   private attrs: string[] = [];
   private attrName = '';
   private attrValue = '';
+  /** Whether the tokenizer is in the PLAINTEXT state (after a <plaintext> the tree builder inserted): to the end, text. */
+  private plaintext = false;
   /** The tokenizer, whose state the tree builder sets after a start tag, as the standard's does. */
   tokenizer?: HtmlTokenizer;
 
@@ -35,6 +38,7 @@ export class TokenGlue implements TokenizerCallbacks {
     const t = this.tokenizer;
     if (!t) return;
     if (!tree.textStarted) keepReadingMarkup(t);
+    else if (this.tagName === 'plaintext') this.plaintext = true;
     if (tree.over) t.pause(); // past a cap: stop here
   }
 
@@ -86,8 +90,9 @@ export class TokenGlue implements TokenizerCallbacks {
   ontext(start: number, end: number): void {
     if (!this.tree) return;
     const text = this.html.slice(start, end);
-    // The standard's input stream has no CR: CRLF and CR are LF (§13.2.3.5).
-    this.tree.text(text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text);
+    // The PLAINTEXT state makes a NUL U+FFFD (unexpected-null-character); the data state passes it on, for the
+    // tree builder to drop or replace (RCDATA, RAWTEXT and script data text is replaced there too, in its text mode).
+    this.tree.text(this.plaintext && text.includes('\0') ? text.replace(/\0/g, '\uFFFD') : text);
   }
 
   ontextentity(cp: number): void {
@@ -100,10 +105,9 @@ export class TokenGlue implements TokenizerCallbacks {
   }
 
   oncdata(start: number, end: number, offset: number): void {
-    // CDATA sections are text in foreign content, bogus comments elsewhere.
-    const data = this.html.slice(start, end - offset);
-    if (this.tree?.inForeignContent()) this.tree.text(data);
-    else this.tree?.comment(`[CDATA[${data}]]`);
+    // A CDATA section, which the tokenizer reads only in foreign content (in HTML content `<![CDATA[` starts a bogus
+    // comment): its characters are text, a NUL among them too (foreign content's rules make it U+FFFD).
+    this.tree?.text(this.html.slice(start, end - offset));
   }
 
   ondeclaration(start: number, end: number): void {

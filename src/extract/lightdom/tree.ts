@@ -12,6 +12,8 @@ import type { StartTag } from './tokens.js';
 import { ASCII_WHITESPACE } from '../ascii-whitespace.js';
 
 const WHITESPACE = new RegExp(`^[${ASCII_WHITESPACE}]*$`);
+/** Only whitespace and NULs: text that leaves frameset-ok as it is in foreign content. */
+const WHITESPACE_OR_NUL = new RegExp(`^[${ASCII_WHITESPACE}\0]*$`);
 const LEADING_WHITESPACE = new RegExp(`^[${ASCII_WHITESPACE}]*`);
 /** What is not ASCII whitespace (removed where only whitespace may be inserted). */
 const NOT_WHITESPACE = new RegExp(`[^${ASCII_WHITESPACE}]`, 'g');
@@ -164,13 +166,13 @@ export class LightTreeBuilder {
       return;
     }
     if (this.inForeignText()) {
-      text = text.replace(/\0/g, '\uFFFD');
-      this.s.insert.insertCharacters(text);
-      if (!WHITESPACE.test(text)) this.s.framesetOk = false;
+      // A NUL is U+FFFD here, and leaves frameset-ok alone, as whitespace does (so `<svg>\0</svg><frameset>` is a frameset).
+      if (!WHITESPACE_OR_NUL.test(text)) this.s.framesetOk = false;
+      this.s.insert.insertCharacters(text.includes('\0') ? text.replace(/\0/g, '\uFFFD') : text);
       return;
     }
-    // In HTML content a NUL character is dropped (ignored by every insertion mode that sees one).
-    if (text.includes('\0')) text = text.replace(/\0/g, '');
+    // In HTML content a NUL is ignored where the mode has a row for it (in body, table text, select...); before
+    // the body, after it and in a column group it is "anything else", which ends the mode (charactersInMode).
     while (text !== '') text = this.charactersInMode(text);
   }
 
@@ -204,19 +206,18 @@ export class LightTreeBuilder {
       case Mode.InCaption:
       case Mode.InCell:
       case Mode.InTemplate:
-        reconstructFormatting(this.s);
-        this.s.insert.insertCharacters(text);
-        if (!WHITESPACE.test(text)) this.s.framesetOk = false;
+        this.charactersInBody(text);
         return '';
       case Mode.InSelect:
       case Mode.InSelectInTable:
-        this.s.insert.insertCharacters(text);
+        this.s.insert.insertCharacters(withoutNul(text));
         return '';
       case Mode.InTable:
       case Mode.InTableBody:
       case Mode.InRow:
         if (TABLE_STRUCTURE.has(this.s.stack.currentName()) && !this.s.stack.currentIsForeign()) {
-          // "in table text": whitespace stays in the table; anything else is foster parented, all of it.
+          // "in table text": NULs are ignored; whitespace stays in the table; anything else is foster parented, all of it.
+          text = withoutNul(text);
           if (WHITESPACE.test(text)) this.s.insert.insertCharacters(text);
           else inTableAnythingElse(this.s, () => this.charactersInBody(text));
         } else {
@@ -255,11 +256,19 @@ export class LightTreeBuilder {
     }
   }
 
-  private charactersInBody(text: string): void {
+  /** "in body": a NUL is ignored, and text of NULs alone does nothing (not even reconstructing the formatting elements). */
+  private charactersInBody(input: string): void {
+    const text = withoutNul(input);
+    if (text === '') return;
     reconstructFormatting(this.s);
     this.s.insert.insertCharacters(text);
     if (!WHITESPACE.test(text)) this.s.framesetOk = false;
   }
+}
+
+/** Text without its NULs (most text has none: returned as it is). */
+function withoutNul(text: string): string {
+  return text.includes('\0') ? text.replace(/\0/g, '') : text;
 }
 
 /** document.title: the first HTML <title>'s own text, ASCII whitespace stripped and collapsed. */
