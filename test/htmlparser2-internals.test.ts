@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { Parser, Tokenizer } from 'htmlparser2';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
-import { htmlTokenizer, keepReadingMarkup, linearParser, PARSER_FIELDS, ScriptAwareTokenizer, TOKENIZER_FIELDS } from '../src/extract/htmlparser2-internals.js';
+import {
+  htmlTokenizer,
+  keepReadingMarkup,
+  linearParser,
+  PARSER_FIELDS,
+  ScriptAwareTokenizer,
+  TOKENIZER_FIELDS,
+  TOKENIZER_STATES,
+} from '../src/extract/htmlparser2-internals.js';
 
 // htmlparser2's exports map leaves out package.json: read it where npm put it.
 const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'node_modules', 'htmlparser2', 'package.json'), 'utf8')) as { version: string })
@@ -79,6 +87,13 @@ describe(`htmlparser2 ${VERSION}: the internals quotecheck uses are where it exp
     expect((special as unknown as { isSpecial: unknown }).isSpecial, `htmlparser2 ${VERSION}: Tokenizer.isSpecial after "<style"`).toBe(true);
   });
 
+  test('the tokenizer states the overrides compare, read off probes, are told apart', () => {
+    const values = Object.values(TOKENIZER_STATES);
+    for (const [name, value] of Object.entries(TOKENIZER_STATES))
+      expect(typeof value, `htmlparser2 ${VERSION}: the tokenizer's state after the probe for ${name}`).toBe('number');
+    expect(new Set(values).size, `htmlparser2 ${VERSION}: the probed states ${JSON.stringify(TOKENIZER_STATES)} should differ`).toBe(values.length);
+  });
+
   test("the module's internals interfaces name only listed fields", () => {
     expect(interfaceMembers('TokenizerInternals').sort()).toEqual(Object.keys(TOKENIZER_FIELDS).sort());
     expect(interfaceMembers('ParserInternals').sort()).toEqual(Object.keys(PARSER_FIELDS).sort());
@@ -108,6 +123,58 @@ describe('what the internals module does with them', () => {
     expect(texts(`<script>${script}</script>after`)).toEqual([script, 'after']);
     expect(texts('<script>a</script>b')).toEqual(['a', 'b']);
     expect(texts('<script>runs to the end')).toEqual(['runs to the end']);
+  });
+
+  /** Every tokenizer event over `html` but attribute data, as text; `foreign` answers isInForeignContext. */
+  function events(html: string, foreign = false): string[] {
+    const out: string[] = [];
+    const slice = (s: number, e: number) => html.slice(s, e);
+    const cbs = {
+      onopentagname: (s: number, e: number) => void out.push(`<${slice(s, e)}`),
+      onattribname: (s: number, e: number) => void out.push(`@${slice(s, e)}`),
+      onopentagend: () => void out.push('>'),
+      onselfclosingtag: () => void out.push('/>'),
+      onclosetag: (s: number, e: number) => void out.push(`</${slice(s, e)}>`),
+      ontext: (s: number, e: number) => void out.push(JSON.stringify(slice(s, e))),
+      ontextentity: (cp: number) => void out.push(`&#${cp};`),
+      oncomment: (s: number, e: number, offset: number) => void out.push(`<!--${slice(s, e - offset)}-->`),
+      oncdata: (s: number, e: number, offset: number) => void out.push(`CDATA ${slice(s, e - offset)}`),
+      onend: () => void out.push('end'),
+      isInForeignContext: () => foreign,
+    };
+    const tokenizer = htmlTokenizer(
+      new Proxy(cbs, { get: (t, key) => (t as Record<string | symbol, unknown>)[key] ?? noop }) as ConstructorParameters<typeof Tokenizer>[1],
+    );
+    tokenizer.write(html);
+    tokenizer.end();
+    return out;
+  }
+
+  test('ScriptAwareTokenizer overrides the end tag name state: the end tag at its `>`, its attributes read and dropped', () => {
+    expect(Object.hasOwn(ScriptAwareTokenizer.prototype, 'stateInClosingTagName')).toBe(true);
+    expect(events('a</p x=">" y>b')).toEqual(['"a"', '</p>', '"b"', 'end']);
+    expect(events('a</p/>b')).toEqual(['"a"', '</p>', '"b"', 'end']);
+    expect(events('<title>a</title x=">">b')).toEqual(['<title', '>', '"a"', '</title>', '"b"', 'end']);
+    // Start tags after an end tag report their attributes again.
+    expect(events('</p x><i y>')).toEqual(['</p>', '<i', '@y', '>', 'end']);
+  });
+
+  test('ScriptAwareTokenizer overrides the end of input: an unfinished tag is dropped, an unfinished CDATA section is text', () => {
+    expect(Object.hasOwn(ScriptAwareTokenizer.prototype, 'handleTrailingData')).toBe(true);
+    expect(events('a</p x="y')).toEqual(['"a"', 'end']);
+    expect(events('a<b /')).toEqual(['"a"', '<b', 'end']);
+    expect(events('a<scr')).toEqual(['"a"', 'end']);
+    expect(events('<![CDATA[x]', true)).toEqual(['CDATA x]', 'end']);
+  });
+
+  test('ScriptAwareTokenizer overrides the CDATA start: a section in foreign content, a bogus comment elsewhere', () => {
+    expect(Object.hasOwn(ScriptAwareTokenizer.prototype, 'stateCDATASequence')).toBe(true);
+    expect(events('<![CDATA[a>b]]>c', true)).toEqual(['CDATA a>b', '"c"', 'end']);
+    expect(events('<![CDATA[a>b]]>c', false)).toEqual(['<!--[CDATA[a-->', '"b]]>c"', 'end']);
+  });
+
+  test('ScriptAwareTokenizer starts a character reference at a `&` that breaks off a partial RCDATA end tag', () => {
+    expect(events('<textarea></&amp;</textarea>')).toEqual(['<textarea', '>', '"</"', '&#38;', '</textarea>', 'end']);
   });
 
   test('keepReadingMarkup leaves the content of a raw text element as markup', () => {
