@@ -252,14 +252,21 @@ export function idealSeconds(
 ): number {
   const globalFree: number[] = Array.from({ length: concurrency }, () => 0);
   const hostFree = new Map<string, number[]>();
-  const queue: IdealRequest[] = sources.map((source, order) => {
+  // First requests, all ready at the start, in claim order; the retries, each ready once its wait is over, apart.
+  const firsts: IdealRequest[] = sources.map((source, order) => {
     const waitMs = source.retryAfterMs ?? backoffMinMs;
     if (!source.flaky) return { ready: 0, order, source, costMs: source.delayMs };
     if (rule === 'wait-holds-slots') return { ready: 0, order, source, costMs: 2 * source.delayMs + waitMs };
     return { ready: 0, order, source, costMs: source.delayMs, thenWaitMs: waitMs };
   });
+  const retries: IdealRequest[] = [];
   let end = 0;
-  for (let next = nextReady(queue); next !== undefined; next = nextReady(queue)) {
+  for (let i = 0; ; ) {
+    const r = readyFirst(retries);
+    let next: IdealRequest;
+    if (i < firsts.length && (r < 0 || before(firsts[i]!, retries[r]!))) next = firsts[i++]!;
+    else if (r >= 0) next = retries.splice(r, 1)[0]!;
+    else break;
     const { source } = next;
     const slots = hostFree.get(source.host) ?? Array.from({ length: perHost }, () => 0);
     hostFree.set(source.host, slots);
@@ -269,18 +276,17 @@ export function idealSeconds(
     const done = start + next.costMs;
     globalFree[g] = slots[h] = done;
     end = Math.max(end, done);
-    if (next.thenWaitMs !== undefined) queue.push({ ready: done + next.thenWaitMs, order: next.order, source, costMs: source.delayMs });
+    if (next.thenWaitMs !== undefined) retries.push({ ready: done + next.thenWaitMs, order: next.order, source, costMs: source.delayMs });
   }
   return end / 1000;
 }
 
-/** Takes the request ready first (the earlier in claim order on a tie) out of the queue. */
-function nextReady(queue: IdealRequest[]): IdealRequest | undefined {
+/** Whether request `a` queues before `b`: ready first, or as ready and earlier in claim order. */
+const before = (a: IdealRequest, b: IdealRequest): boolean => a.ready < b.ready || (a.ready === b.ready && a.order < b.order);
+
+/** The index of the request that queues first among `requests`, or -1 when there is none. */
+function readyFirst(requests: readonly IdealRequest[]): number {
   let best = -1;
-  for (let i = 0; i < queue.length; i++) {
-    const r = queue[i]!;
-    const b = queue[best];
-    if (b === undefined || r.ready < b.ready || (r.ready === b.ready && r.order < b.order)) best = i;
-  }
-  return best < 0 ? undefined : queue.splice(best, 1)[0];
+  for (let i = 0; i < requests.length; i++) if (best < 0 || before(requests[i]!, requests[best]!)) best = i;
+  return best;
 }
