@@ -97,6 +97,6 @@ export function taskProfileRows(f: TaskProfileFigures, targetRatio: number): [st
   ];
   return [
     row('task profile', f, 'ask to wait (Retry-After) before answering'),
-    row('flaky-host profile', f.flaky_host, 'on two busy hosts ask to wait 1 s (Retry-After)'),
+    row('flaky-host profile', f.flaky_host, 'ask to wait (Retry-After) on hosts whose per-host limit paces the run'),
   ];
 }
