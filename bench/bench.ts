@@ -5,7 +5,8 @@
 // the workload at 1x and over 10 times as many distinct sources. `npm run bench -- --scale N` (N an integer >= 2)
 // runs only the scale phase, at N, and merges its figures into bench/results.json under `scale`.
 // `npm run bench -- --startup` measures only the shipped build (bench/startup.ts): its size and start-up against the
-// installed CLI, merged into bench/results.json under `startup`.
+// installed CLI, merged into bench/results.json under `startup`. `npm run bench -- --task-profile [--runs N] [--save]`
+// runs only the task profiles (bench/task-profile.ts), N times each (default 5), and with --save merges them under `task_profile`.
 // Prints a table and writes bench/results.json; exits 1 when a replay, the drift phase or the scale phase gives
 // wrong answers, 2 on a bad argument.
 import { execFile } from 'node:child_process';
@@ -22,7 +23,17 @@ import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
 import { measureStartup, startupTable, type StartupFigures } from './startup.js';
 import { DEFAULT_SCALE, printScaleTable, runScalePhase, scaleFailures, scaleFigures, type ScalePhase } from './scale.js';
-import { DEFAULT_WORKLOAD, TASK_WORKLOAD, buildWorkload, claimsOnPort, describeWorkload, idealSeconds, type Workload } from './workload.js';
+import { runTaskProfilesOnce, taskProfileFigures, taskProfileRows, type TaskRuns, type TaskWorkloads } from './task-profile.js';
+import {
+  DEFAULT_WORKLOAD,
+  FLAKY_HOST_WORKLOAD,
+  TASK_WORKLOAD,
+  buildWorkload,
+  claimsOnPort,
+  describeWorkload,
+  idealSeconds,
+  type Workload,
+} from './workload.js';
 
 const run = promisify(execFile);
 /**
@@ -136,7 +147,7 @@ interface Setup {
   out: string;
   sources: string;
   workload: Workload;
-  task: Workload;
+  tasks: TaskWorkloads;
   serve: (name: string, routes?: Workload['routes'], claimsOf?: readonly { url: string }[]) => Promise<Web>;
   webs: Web[];
   quickWebs: Web[];
@@ -166,39 +177,41 @@ async function setUp(): Promise<Setup> {
   const [naiveWeb, plainWeb, recordWeb] = webs.slice(QUICK_RUNS) as [(typeof webs)[number], (typeof webs)[number], (typeof webs)[number]];
   const warc = join(out, 'bench.warc.gz');
   process.stdout.write(`workload: ${describeWorkload(workload, DEFAULT_WORKLOAD)}\n`);
-  // The second profile: one benchmark task's worth, where a few asked waits (Retry-After) are the critical path.
+  const tasks = await taskWorkloads(sources);
+  return { out, sources, workload, tasks, serve, webs, quickWebs, naiveWeb, plainWeb, recordWeb, warc };
+}
+
+/**
+ * The task profiles: one benchmark task's worth, where a few asked waits (Retry-After) are the critical path, and the
+ * flaky-host workload, where they fall on hosts whose per-host limit paces the run.
+ */
+async function taskWorkloads(sources: string): Promise<TaskWorkloads> {
   const task = await buildWorkload(sources, PORT_PLACEHOLDER, TASK_WORKLOAD);
   process.stdout.write(`task profile: ${describeWorkload(task, TASK_WORKLOAD)}\n`);
-  return { out, sources, workload, task, serve, webs, quickWebs, naiveWeb, plainWeb, recordWeb, warc };
+  const flakyHost = await buildWorkload(sources, PORT_PLACEHOLDER, FLAKY_HOST_WORKLOAD);
+  process.stdout.write(`flaky-host profile: ${describeWorkload(flakyHost, FLAKY_HOST_WORKLOAD)}\n`);
+  return { task, flakyHost };
 }
 
 /** The live runs: each profile QUICK_RUNS times, then --record, then concurrency 1 beside the plain script. */
 interface ProfileRuns {
   quickRuns: PipelineRun[];
-  taskRuns: PipelineRun[];
+  taskRuns: TaskRuns;
   naive: PipelineRun;
   plain: PipelineRun;
   recorded: PipelineRun;
 }
 
 async function runProfiles(s: Setup): Promise<ProfileRuns> {
-  const { out, task, warc } = s;
+  const { out, warc } = s;
   const quickRuns: PipelineRun[] = [];
-  const taskRuns: PipelineRun[] = [];
+  const taskRuns: TaskRuns = { task: [], flakyHost: [] };
   try {
-    // Each run against its own server; the two profiles alternate; the median of each is reported.
+    // Each run against its own server; the profiles alternate; the median of each is reported.
     for (const [i, web] of s.quickWebs.entries()) {
       process.stdout.write(`running quotecheck (default concurrency), run ${i + 1} of ${QUICK_RUNS}...\n`);
       quickRuns.push(await runQuotecheck(web.claims, join(out, 'answers.json'), ['--report', join(out, 'report.jsonl')]));
-      process.stdout.write(`running quotecheck on the task profile, run ${i + 1} of ${QUICK_RUNS}...\n`);
-      const server = await startServer({ routes: task.routes, hosts: task.hosts });
-      try {
-        const claims = join(out, `claims-task-${i + 1}.json`);
-        writeFileSync(claims, JSON.stringify(claimsOnPort(task.claims, server.port)));
-        taskRuns.push(await runQuotecheck(claims, join(out, 'answers-task.json'), []));
-      } finally {
-        await server.close();
-      }
+      await runTaskProfilesOnce(s.tasks, i + 1, taskRuns, out, runQuotecheck, (line) => process.stdout.write(line));
     }
     // Right after the quick runs, in the same conditions and against a fresh server of its own (so
     // its first-request 503s are recorded too): the cost of keeping every exchange in a WARC file.
@@ -313,8 +326,6 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
 interface Measured extends Setup, ProfileRuns, ReplayPhase {
   quick: PipelineRun;
   bySpeed: PipelineRun[];
-  taskMedian: PipelineRun;
-  taskBySpeed: PipelineRun[];
   cpu: CpuResult;
   align: AlignResult;
   asLabelled: Record<string, string>;
@@ -323,23 +334,6 @@ interface Measured extends Setup, ProfileRuns, ReplayPhase {
   startup: StartupFigures;
   idealQuick: number;
   idealNaive: number;
-  idealTask: number;
-}
-
-/** bench/results.json's task_profile: the one-task workload's median against its ideal. */
-function taskProfileFigures(m: Measured) {
-  const { task, taskRuns, taskMedian, idealTask } = m;
-  return {
-    claims: task.claims.length,
-    sources: task.sources.length,
-    hosts: task.hosts.length,
-    sources_with_retry_after: task.sources.filter((s) => s.retryAfterMs !== undefined).length,
-    seconds: Number(fmt(taskMedian.seconds)),
-    runs_seconds: taskRuns.map((r) => Number(fmt(r.seconds))),
-    ideal_seconds: Number(fmt(idealTask)),
-    ratio_vs_ideal: Number(fmt(taskMedian.seconds / idealTask)),
-    peak_rss_mb: Math.max(...taskRuns.map((r) => r.peakRssMb ?? Infinity)),
-  };
 }
 
 /** bench/results.json's record: what keeping every exchange in a WARC file costs. */
@@ -428,7 +422,7 @@ function figures(m: Measured) {
     match_ms_p50: cpu.match_ms_p50,
     match_ms_p90: cpu.match_ms_p90,
     peak_rss_mb: Math.max(...quickRuns.map((r) => r.peakRssMb ?? Infinity)),
-    task_profile: taskProfileFigures(m),
+    task_profile: taskProfileFigures(m.tasks, m.taskRuns, TARGET_RATIO),
     align: m.align,
     record: recordFigures(m),
     replay: replayFigures(m),
@@ -446,23 +440,7 @@ const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${fmt(pct, 1)}`;
 
 /** The table of pipelines: wall time, the network-bound ideal, and what each run shows. */
 function printTable(m: Measured, results: Results): void {
-  const {
-    quick,
-    bySpeed,
-    task,
-    taskMedian,
-    taskBySpeed,
-    naive,
-    plain,
-    recorded,
-    replayed,
-    isolated,
-    replayDiff,
-    warcRecords,
-    idealQuick,
-    idealNaive,
-    idealTask,
-  } = m;
+  const { quick, bySpeed, naive, plain, recorded, replayed, isolated, replayDiff, warcRecords, idealQuick, idealNaive } = m;
   const { auto, off, autoDiff } = m.driftPhase;
   const rows: [string, string, string, string][] = [
     ['pipeline', 'wall s', 'ideal s', 'notes'],
@@ -472,12 +450,7 @@ function printTable(m: Measured, results: Results): void {
       fmt(idealQuick, 1),
       `median of ${QUICK_RUNS} runs (${bySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ratio ${fmt(results.ratio_vs_ideal)} (target <= ${TARGET_RATIO}: ${check(results.ratio_vs_ideal <= TARGET_RATIO)}); peak ${results.peak_rss_mb} MB (target < 600: ${check(results.peak_rss_mb < 600)}); the runs agree on ${fmt(results.runs_agreement * 100, 1)}% of answers`,
     ],
-    [
-      `task profile (${task.claims.length} claims, ${task.sources.length} sources, ${task.hosts.length} hosts)`,
-      fmt(taskMedian.seconds, 1),
-      fmt(idealTask, 1),
-      `median of ${QUICK_RUNS} runs (${taskBySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ratio ${fmt(results.task_profile.ratio_vs_ideal)} (target <= ${TARGET_RATIO}: ${check(results.task_profile.ratio_vs_ideal <= TARGET_RATIO)}); ${results.task_profile.sources_with_retry_after} sources ask to wait (Retry-After) before answering; peak ${results.task_profile.peak_rss_mb} MB`,
-    ],
+    ...taskProfileRows(results.task_profile, TARGET_RATIO),
     [
       'quotecheck, concurrency 1',
       fmt(naive.seconds, 1),
@@ -579,7 +552,6 @@ async function measure(): Promise<Measured> {
   const scalePhase = await runScalePhase(setup.workload, DEFAULT_SCALE, setup.out, runQuotecheck);
   process.stdout.write("measuring the shipped build's start-up...\n");
   const startup = measureStartup(setup.out);
-  const { median: taskMedian, bySpeed: taskBySpeed } = medianRun(profiles.taskRuns);
   const ideal = (sources: Workload['sources'], concurrency: number, perHost: number) =>
     idealSeconds(sources, concurrency, perHost, DEFAULT_OPTIONS.backoffMinMs);
   return {
@@ -588,8 +560,6 @@ async function measure(): Promise<Measured> {
     ...replay,
     quick,
     bySpeed,
-    taskMedian,
-    taskBySpeed,
     cpu,
     align,
     asLabelled,
@@ -598,20 +568,37 @@ async function measure(): Promise<Measured> {
     startup,
     idealQuick: ideal(setup.workload.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost),
     idealNaive: ideal(setup.workload.sources, 1, 1),
-    idealTask: ideal(setup.task.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost),
   };
 }
 
 /** The command line: nothing (the whole bench), `--scale N` (only the scale phase) or `--startup` (only the shipped build's); a bad one exits 2 with one line. */
-function benchArgs(argv: string[]): { scale?: number; startup?: boolean } {
+function benchArgs(argv: string[]): { scale?: number; startup?: boolean; taskProfile?: { runs: number; save: boolean } } {
   try {
-    const { values } = parseArgs({ args: argv, options: { scale: { type: 'string' }, startup: { type: 'boolean' } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        scale: { type: 'string' },
+        startup: { type: 'boolean' },
+        'task-profile': { type: 'boolean' },
+        runs: { type: 'string' },
+        save: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
     if (values.startup) return { startup: true };
+    if (values['task-profile']) {
+      const runs = values.runs ?? String(QUICK_RUNS);
+      if (!/^\d+$/.test(runs.trim()) || Number(runs) < 1) throw new Error(`--runs must be an integer >= 1, got ${JSON.stringify(values.runs)}`);
+      return { taskProfile: { runs: Number(runs), save: values.save === true } };
+    }
     if (values.scale === undefined) return {};
     if (!/^\d+$/.test(values.scale.trim()) || Number(values.scale) < 2) throw new Error(`--scale must be an integer >= 2, got ${JSON.stringify(values.scale)}`);
     return { scale: Number(values.scale) };
   } catch (err) {
-    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup])\n`);
+    process.stderr.write(
+      `bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup | --task-profile [--runs N] [--save]])\n`,
+    );
     process.exit(2);
   }
 }
@@ -656,6 +643,21 @@ function mainStartup(): void {
   process.stdout.write(`wrote the start-up figures into ${RESULTS_FILE}\n`);
 }
 
+/** `--task-profile`: only the task profiles, `runs` times each, alternating; their rows printed, merged into bench/results.json with --save. */
+async function mainTaskProfile(runs: number, save: boolean): Promise<void> {
+  const out = join(projectRoot(), 'bench', 'out');
+  mkdirSync(out, { recursive: true });
+  const tasks = await taskWorkloads(join(goldenDir(), 'sources'));
+  const taskRuns: TaskRuns = { task: [], flakyHost: [] };
+  for (let i = 1; i <= runs; i++) await runTaskProfilesOnce(tasks, i, taskRuns, out, runQuotecheck, (line) => process.stdout.write(line));
+  const figures = taskProfileFigures(tasks, taskRuns, TARGET_RATIO);
+  for (const r of taskProfileRows(figures, TARGET_RATIO)) process.stdout.write(`${r[0]}  ${r[1]} s  ideal ${r[2]} s  ${r[3]}\n`);
+  if (!save) return;
+  writeResults(mergeKey('task_profile', figures));
+  process.stdout.write(`wrote the task profiles' figures into ${RESULTS_FILE}\n`);
+}
+
 const args = benchArgs(process.argv.slice(2));
 if (args.startup) mainStartup();
+else if (args.taskProfile) await mainTaskProfile(args.taskProfile.runs, args.taskProfile.save);
 else await (args.scale === undefined ? main() : mainScale(args.scale));

@@ -80,6 +80,24 @@ export const TASK_WORKLOAD: WorkloadOptions = {
   seed: 560,
 };
 
+/**
+ * The flaky-host profile (Issue 27): sources crowded onto two hosts, so that the per-host limit is what paces the run,
+ * and a fifth of them answering 503 or 429 with Retry-After: 1 before the document. A source that held its host's slot
+ * through its wait would keep one of the host's two slots idle for a second each time; the ideal under that rule
+ * (idealSeconds, 'wait-holds-slots') is reported beside the one under quotecheck's rule.
+ */
+export const FLAKY_HOST_WORKLOAD: WorkloadOptions = {
+  sources: 64,
+  claims: 240,
+  hosts: 2,
+  pdfShare: 0.3,
+  minDelayMs: 50,
+  maxDelayMs: 400,
+  flakyShare: 0.2,
+  flakyRetryAfterSec: 1,
+  seed: 27,
+};
+
 /** A one-line description of a workload, for the bench's output. */
 export function describeWorkload(w: Workload, opts: WorkloadOptions): string {
   const flaky = w.sources.filter((s) => s.flaky).length;
@@ -200,26 +218,75 @@ export function claimsOnPort<T extends { url: string }>(claims: readonly T[], po
   });
 }
 
+/** Which rule the ideal schedules a source that answers an error first by (see idealSeconds). */
+export type WaitRule = 'wait-holds-nothing' | 'wait-holds-slots';
+
+/** One request of the ideal's schedule: when it may start, whose it is (claim order breaks ties), how long it takes. */
+interface IdealRequest {
+  ready: number;
+  order: number;
+  source: BenchSource;
+  costMs: number;
+  /** The wait before the source's second request, when this request is answered with an error (wait-holds-nothing). */
+  thenWaitMs?: number;
+}
+
 /**
- * The network-bound ideal for given concurrency limits: sources in claim order, each taking only
- * the latency it cannot avoid (its delay; when it answers an error first, twice its delay plus the
- * wait it asked for in Retry-After, or the minimum backoff without one), scheduled greedily under
- * the global and per-host limits. Extraction and matching cost nothing here: the ratio to it is
- * what quotecheck's own work adds.
+ * The network-bound ideal for given concurrency limits: every request holds a slot of its host and a global one for
+ * its latency (its delay) and for nothing else, each request queued in the order it is ready (first requests in claim
+ * order, all ready at once; a retry once its wait is over, behind every request ready before it) and started on the
+ * earliest free host and global slots, greedily. A source that answers an error first is, under quotecheck's rule
+ * ('wait-holds-nothing', src/fetch/slots.ts): a request of its delay, a wait of what it asked for in Retry-After (the
+ * minimum backoff without one) holding no slot, and a second request of its delay. Under the rule before Issue 27
+ * ('wait-holds-slots') it is one request of twice its delay plus the wait, its slots held throughout: what a run
+ * that holds its slots through a wait could at best do. Extraction and matching cost nothing here: the ratio to the
+ * ideal is what quotecheck's own work adds. Not a lower bound: a request that waits for its host's slot keeps the
+ * global slot it was given idle, where quotecheck gives it to a request of another host.
  */
-export function idealSeconds(sources: readonly BenchSource[], concurrency: number, perHost: number, backoffMinMs: number): number {
+export function idealSeconds(
+  sources: readonly BenchSource[],
+  concurrency: number,
+  perHost: number,
+  backoffMinMs: number,
+  rule: WaitRule = 'wait-holds-nothing',
+): number {
   const globalFree: number[] = Array.from({ length: concurrency }, () => 0);
   const hostFree = new Map<string, number[]>();
+  // First requests, all ready at the start, in claim order; the retries, each ready once its wait is over, apart.
+  const firsts: IdealRequest[] = sources.map((source, order) => {
+    const waitMs = source.retryAfterMs ?? backoffMinMs;
+    if (!source.flaky) return { ready: 0, order, source, costMs: source.delayMs };
+    if (rule === 'wait-holds-slots') return { ready: 0, order, source, costMs: 2 * source.delayMs + waitMs };
+    return { ready: 0, order, source, costMs: source.delayMs, thenWaitMs: waitMs };
+  });
+  const retries: IdealRequest[] = [];
   let end = 0;
-  for (const s of sources) {
-    const slots = hostFree.get(s.host) ?? Array.from({ length: perHost }, () => 0);
-    hostFree.set(s.host, slots);
+  for (let i = 0; ; ) {
+    const r = readyFirst(retries);
+    let next: IdealRequest;
+    if (i < firsts.length && (r < 0 || before(firsts[i]!, retries[r]!))) next = firsts[i++]!;
+    else if (r >= 0) next = retries.splice(r, 1)[0]!;
+    else break;
+    const { source } = next;
+    const slots = hostFree.get(source.host) ?? Array.from({ length: perHost }, () => 0);
+    hostFree.set(source.host, slots);
     const g = globalFree.indexOf(Math.min(...globalFree));
     const h = slots.indexOf(Math.min(...slots));
-    const start = Math.max(globalFree[g]!, slots[h]!);
-    const cost = s.flaky ? 2 * s.delayMs + (s.retryAfterMs ?? backoffMinMs) : s.delayMs;
-    globalFree[g] = slots[h] = start + cost;
-    end = Math.max(end, start + cost);
+    const start = Math.max(next.ready, globalFree[g]!, slots[h]!);
+    const done = start + next.costMs;
+    globalFree[g] = slots[h] = done;
+    end = Math.max(end, done);
+    if (next.thenWaitMs !== undefined) retries.push({ ready: done + next.thenWaitMs, order: next.order, source, costMs: source.delayMs });
   }
   return end / 1000;
+}
+
+/** Whether request `a` queues before `b`: ready first, or as ready and earlier in claim order. */
+const before = (a: IdealRequest, b: IdealRequest): boolean => a.ready < b.ready || (a.ready === b.ready && a.order < b.order);
+
+/** The index of the request that queues first among `requests`, or -1 when there is none. */
+function readyFirst(requests: readonly IdealRequest[]): number {
+  let best = -1;
+  for (let i = 0; i < requests.length; i++) if (best < 0 || before(requests[i]!, requests[best]!)) best = i;
+  return best;
 }

@@ -84,6 +84,22 @@ async function untilDoneOrStopped(work: Promise<unknown>, signal: AbortSignal | 
  */
 export const HELD_PER_FETCH_SLOT = 4;
 
+/**
+ * The longest run of claim decisions before the loop lets waiting I/O through. Deciding a claim (its diagnosis, an
+ * alignment over a long page) can take tens of milliseconds, and a source's claims were decided in one go: a source
+ * cited by 29 claims kept the event loop for over 100 ms, while answers that had arrived waited to be read and their
+ * hosts' next requests to be sent, so those hosts' slots sat idle (Issue 27, the flaky-host profile). Between
+ * decisions, past this much, the loop yields (setImmediate runs after the I/O that is ready).
+ */
+export const DECIDE_SLICE_MS = 5;
+
+/** Lets the I/O that is ready run first when the slice that began at `since` is used up; the start of the next slice. */
+async function nextSlice(since: number): Promise<number> {
+  if (performance.now() - since < DECIDE_SLICE_MS) return since;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return performance.now();
+}
+
 /** Takes a slot of `limit` and holds it until the returned function is called. */
 function acquire(limit: LimitFunction): Promise<() => void> {
   return new Promise((granted) => {
@@ -168,7 +184,8 @@ class Run {
    * Decides the claims of one source. The captures they need are looked up once per date and evidence
    * hash; a capture the evidence proves decides every claim of that date and evidence, whichever claim it
    * was fetched for (design.md §8, rule 1), so a claim found in today's changed text waits for a lookup
-   * its siblings started. Claims no lookup concerns are decided at once.
+   * its siblings started. Claims no lookup concerns are decided at once, in slices (DECIDE_SLICE_MS) with the I/O
+   * ready in between; a run stopped meanwhile leaves the rest to the stop path.
    */
   async #decideGroup(group: readonly Slotted[], record: SourceRecord, sourceMs: number): Promise<void> {
     const { htmlView, wayback, signal } = this.#options;
@@ -199,12 +216,25 @@ class Run {
       }
       this.#decide(resultFor(r.claim, r.quote, r.live, judgement, htmlView, sourceMs), r.slot);
     };
-    for (const r of readings) if (!lookups.has(r.key)) decide(r, undefined);
+    const decideAll = async (rs: readonly (typeof readings)[number][], found: CaptureOutcome | undefined): Promise<void> => {
+      let slice = performance.now();
+      for (const r of rs) {
+        slice = await nextSlice(slice);
+        if (signal?.aborted) return; // the stop path answers them
+        decide(r, found);
+      }
+    };
+    await decideAll(
+      readings.filter((r) => !lookups.has(r.key)),
+      undefined,
+    );
     await Promise.all(
       [...lookups].map(async ([key, lookup]) => {
         const found = await lookup;
-        if (signal?.aborted) return; // the stop path answers them
-        for (const r of readings) if (r.key === key) decide(r, found);
+        await decideAll(
+          readings.filter((r) => r.key === key),
+          found,
+        );
       }),
     );
   }
