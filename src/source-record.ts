@@ -1,6 +1,7 @@
 // A source as the pipeline holds it: the fetch outcome, its extracted text and normalized views (live page or archived capture alike).
 import type { ErrorPage, SourceText } from './extract/index.js';
 import { ExtractError } from './extract/errors.js';
+import { htmlPool } from './extract/pool.js';
 import type { SourceOutcome } from './fetch/index.js';
 import { normalizeViews, type NormalizedView } from './match.js';
 
@@ -31,13 +32,12 @@ export interface ReadSettings {
 const extractStage = (): Promise<typeof import('./extract/index.js')> => import('./extract/index.js');
 
 /**
- * Readies extraction while a run's first requests are on the network: the stage's modules, and an HTML worker (the
- * thread that parses pages) started ahead of the first page. A fault here is met again, and reported, by the first source.
+ * Starts an HTML worker (the thread that parses pages) as a run's first requests go out: it loads the parser and
+ * Readability on its own thread while they are on the network. This thread loads the rest of the stage itself when
+ * the first body arrives: loading it now would hold back the requests.
  */
 export function prepareExtraction(): void {
-  extractStage()
-    .then(({ htmlPool }) => htmlPool().warm())
-    .catch(() => {});
+  htmlPool().warm();
 }
 
 /** An error page read for diagnosis; a fault reading it costs only the diagnosis its evidence (the fetch failed either way). */

@@ -4,8 +4,6 @@ import { decodeText, type CharsetSource } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
 import type { MarkupSignals } from './markup.js';
 import { htmlPool } from './pool.js';
-
-export { htmlPool } from './pool.js';
 import { pdfToText } from './pdf.js';
 
 export { ExtractError, type ExtractErrorKind } from './errors.js';

@@ -124,7 +124,7 @@ class Run {
   /** Every source at once (their requests take FetchSlots), until all are done or the run is stopped. */
   async processAll(groups: Map<string, Slotted[]>): Promise<void> {
     const all = Promise.all([...groups].map(([url, group]) => this.#processSource(url, group)));
-    // The first requests are on their way: extraction gets ready meanwhile.
+    // The first requests are on their way: an HTML worker gets ready meanwhile.
     if (groups.size > 0) prepareExtraction();
     all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
     await untilDoneOrStopped(all, this.#options.signal);
