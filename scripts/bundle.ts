@@ -62,6 +62,8 @@ const COMMON: BuildOptions = {
  * ones they share, not every command's (the MCP SDK, the task writer, the archive's). The chunks lie flat beside the
  * entries, as the shipped folder's other files, so code in a chunk finds the folder (shippedDir) and the HTML worker
  * (pool.ts) as its own folder; their names carry their content's hash, so a build's entries name only its own chunks.
+ * A new build removes the chunks only an older one had: a process of that build still running (an MCP server) that
+ * has yet to load one of them can no longer, where the one-file build it replaced was read whole at start.
  */
 const CHUNK_NAMES = 'chunk-[hash]';
 
