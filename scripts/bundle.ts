@@ -106,17 +106,19 @@ export function bundleInputsHash(root = projectRoot()): string {
   return hash.digest('hex');
 }
 
-/** Where buildBundles notes what the builds in `outDir` were made of (beside it, so it ships with nothing). */
+/** Where buildBundles notes what the builds in `outDir` were made of, and the files it wrote (beside it, so it ships with nothing). */
 const stampOf = (outDir: string): string => `${outDir}.inputs`;
 
-/** Whether the builds in `outDir` were made from what `root` holds now (bundleInputsHash), and are all there. */
+/** Whether the builds in `outDir` were made from what `root` holds now (bundleInputsHash), and every file they wrote (the chunks too) is there. */
 export function bundlesUpToDate(root = projectRoot(), outDir = join(root, 'dist', BUNDLE_FOLDER)): boolean {
+  let lines: string[];
   try {
-    if (readFileSync(stampOf(outDir), 'utf8').trim() !== bundleInputsHash(root)) return false;
+    lines = readFileSync(stampOf(outDir), 'utf8').trim().split('\n');
   } catch {
     return false;
   }
-  return Object.values(BUNDLE_FILES).every((path) => existsSync(join(outDir, path)));
+  if (lines[0] !== bundleInputsHash(root)) return false;
+  return [...Object.values(BUNDLE_FILES), ...lines.slice(1)].every((path) => existsSync(join(outDir, path)));
 }
 
 /**
@@ -142,7 +144,7 @@ export async function buildBundles(root = projectRoot(), outDir = join(root, 'di
     const names = new Set(built.files.map((f) => basename(f.path)));
     for (const name of readdirSync(folder)) if (!names.has(name)) rmSync(join(folder, name), { recursive: true, force: true });
     const stamp = `${stampOf(outDir)}.${process.pid}.tmp`;
-    writeFileSync(stamp, `${inputs}\n`);
+    writeFileSync(stamp, `${[inputs, ...built.files.map((f) => f.path)].join('\n')}\n`);
     renameSync(stamp, stampOf(outDir));
     return { ...built, dir: outDir };
   } finally {
