@@ -37,7 +37,8 @@ const extractStage = (): Promise<typeof import('./extract/index.js')> => import(
  * the first body arrives: loading it now would hold back the requests.
  */
 export function prepareExtraction(): void {
-  htmlPool().warm();
+  // After the event loop's next poll: the first requests are written before the thread is made.
+  setImmediate(() => htmlPool().warm());
 }
 
 /** An error page read for diagnosis; a fault reading it costs only the diagnosis its evidence (the fetch failed either way). */
