@@ -21,7 +21,7 @@ import { RESULTS_FILE, mergeKey, readResults, writeResults } from './results-fil
 import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
-import { measureStartup, startupTable, type StartupFigures } from './startup.js';
+import { measureStartup, startupFailures, startupTable, type StartupFigures } from './startup.js';
 import { DEFAULT_SCALE, printScaleTable, runScalePhase, scaleFailures, scaleFigures, type ScalePhase } from './scale.js';
 import { runTaskProfilesOnce, taskProfileFigures, taskProfileRows, type TaskRuns, type TaskWorkloads } from './task-profile.js';
 import {
@@ -534,7 +534,7 @@ function failures(m: Measured, results: Results): string[] {
       `MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`,
     );
   }
-  return [...found, ...scaleFailures(results.scale)];
+  return [...found, ...scaleFailures(results.scale), ...startupFailures(results.startup)];
 }
 
 /** Every phase in turn, in the order that keeps each measurement's conditions (see each phase). */
@@ -551,7 +551,7 @@ async function measure(): Promise<Measured> {
   // Last, each run against a fresh server: 1x, 10x, 1x.
   const scalePhase = await runScalePhase(setup.workload, DEFAULT_SCALE, setup.out, runQuotecheck);
   process.stdout.write("measuring the shipped build's start-up...\n");
-  const startup = measureStartup(setup.out);
+  const startup = await measureStartup(setup.out);
   const ideal = (sources: Workload['sources'], concurrency: number, perHost: number) =>
     idealSeconds(sources, concurrency, perHost, DEFAULT_OPTIONS.backoffMinMs);
   return {
@@ -635,12 +635,15 @@ async function main(): Promise<void> {
   if (found.length > 0) process.exitCode = 1;
 }
 
-/** `--startup`: only the shipped build's size and start-up against the installed CLI, merged into bench/results.json. */
-function mainStartup(): void {
-  const startup = measureStartup(join(projectRoot(), 'bench', 'out'));
+/** `--startup`: only the shipped build's size and start-up (against the installed CLI and the ideal), merged into bench/results.json. */
+async function mainStartup(): Promise<void> {
+  const startup = await measureStartup(join(projectRoot(), 'bench', 'out'));
   process.stdout.write(`${startupTable(startup)}\n`);
   writeResults(mergeKey('startup', startup));
   process.stdout.write(`wrote the start-up figures into ${RESULTS_FILE}\n`);
+  const found = startupFailures(startup);
+  for (const f of found) process.stdout.write(`${f}\n`);
+  if (found.length > 0) process.exitCode = 1;
 }
 
 /** `--task-profile`: only the task profiles, `runs` times each, alternating; their rows printed, merged into bench/results.json with --save. */
@@ -658,6 +661,6 @@ async function mainTaskProfile(runs: number, save: boolean): Promise<void> {
 }
 
 const args = benchArgs(process.argv.slice(2));
-if (args.startup) mainStartup();
+if (args.startup) await mainStartup();
 else if (args.taskProfile) await mainTaskProfile(args.taskProfile.runs, args.taskProfile.save);
 else await (args.scale === undefined ? main() : mainScale(args.scale));

@@ -57,10 +57,20 @@ const COMMON: BuildOptions = {
   charset: 'utf8',
 };
 
+/**
+ * The command line's code split into chunks, each loaded when first imported: a command parses its own modules and the
+ * ones they share, not every command's (the MCP SDK, the task writer, the archive's). The chunks lie flat beside the
+ * entries, as the shipped folder's other files, so code in a chunk finds the folder (shippedDir) and the HTML worker
+ * (pool.ts) as its own folder; their names carry their content's hash, so a build's entries name only its own chunks.
+ * A new build removes the chunks only an older one had: a process of that build still running (an MCP server) that
+ * has yet to load one of them can no longer, where the one-file build it replaced was read whole at start.
+ */
+const CHUNK_NAMES = 'chunk-[hash]';
+
 export interface BundleResult {
   /** dist/bundle/ */
   dir: string;
-  /** Every file written, relative to `dir`, with its size in bytes. */
+  /** Every file written (BUNDLE_FILES and the chunks), relative to `dir`, with its size in bytes. */
   files: { path: string; bytes: number }[];
   /** The packages each build pulled in (from node_modules), for the notices and for the grader's check. */
   packages: Record<string, string[]>;
@@ -96,17 +106,19 @@ export function bundleInputsHash(root = projectRoot()): string {
   return hash.digest('hex');
 }
 
-/** Where buildBundles notes what the builds in `outDir` were made of (beside it, so it ships with nothing). */
+/** Where buildBundles notes what the builds in `outDir` were made of, and the files it wrote (beside it, so it ships with nothing). */
 const stampOf = (outDir: string): string => `${outDir}.inputs`;
 
-/** Whether the builds in `outDir` were made from what `root` holds now (bundleInputsHash), and are all there. */
+/** Whether the builds in `outDir` were made from what `root` holds now (bundleInputsHash), and every file they wrote (the chunks too) is there. */
 export function bundlesUpToDate(root = projectRoot(), outDir = join(root, 'dist', BUNDLE_FOLDER)): boolean {
+  let lines: string[];
   try {
-    if (readFileSync(stampOf(outDir), 'utf8').trim() !== bundleInputsHash(root)) return false;
+    lines = readFileSync(stampOf(outDir), 'utf8').trim().split('\n');
   } catch {
     return false;
   }
-  return Object.values(BUNDLE_FILES).every((path) => existsSync(join(outDir, path)));
+  if (lines[0] !== bundleInputsHash(root)) return false;
+  return [...Object.values(BUNDLE_FILES), ...lines.slice(1)].every((path) => existsSync(join(outDir, path)));
 }
 
 /**
@@ -120,16 +132,19 @@ export async function buildBundles(root = projectRoot(), outDir = join(root, 'di
   const staging = mkdtempSync(join(dirname(outDir), `.${basename(outDir)}-`));
   try {
     const built = await buildInto(root, staging);
-    for (const path of Object.values(BUNDLE_FILES)) {
+    // The chunks first, then the entries that import them: whoever starts a new entry finds its chunks in place.
+    const entries = new Set<string>(Object.values(BUNDLE_FILES));
+    const order = [...built.files.filter((f) => !entries.has(f.path)), ...built.files.filter((f) => entries.has(f.path))];
+    for (const { path } of order) {
       mkdirSync(dirname(join(outDir, path)), { recursive: true });
       renameSync(join(staging, path), join(outDir, path));
     }
-    // Nothing else stays in the shipped folder (a file an older build made).
+    // Nothing else stays in the shipped folder (a file an older build made, an older build's chunks).
     const folder = join(outDir, dirname(BUNDLE_FILES.quotecheck));
-    const names = new Set(Object.values(BUNDLE_FILES).map((path) => basename(path)));
+    const names = new Set(built.files.map((f) => basename(f.path)));
     for (const name of readdirSync(folder)) if (!names.has(name)) rmSync(join(folder, name), { recursive: true, force: true });
     const stamp = `${stampOf(outDir)}.${process.pid}.tmp`;
-    writeFileSync(stamp, `${inputs}\n`);
+    writeFileSync(stamp, `${[inputs, ...built.files.map((f) => f.path)].join('\n')}\n`);
     renameSync(stamp, stampOf(outDir));
     return { ...built, dir: outDir };
   } finally {
@@ -140,33 +155,41 @@ export async function buildBundles(root = projectRoot(), outDir = join(root, 'di
 async function buildInto(root: string, outDir: string): Promise<BundleResult> {
   const src = (p: string) => join(root, 'src', p);
   const entry = (file: string) => basename(file, '.mjs');
-  const jobs: { name: string; entries: Record<string, string>; banner: boolean }[] = [
-    // The oracle: the command line and the HTML worker it starts (found beside it).
+  const jobs: { name: string; entries: Record<string, string>; banner: boolean; splitting: boolean }[] = [
+    // The oracle: the command line and the HTML worker it starts (found beside it), sharing their chunks.
     {
       name: 'quotecheck',
       entries: { [entry(BUNDLE_FILES.quotecheck)]: src('cli/entry.ts'), [entry(BUNDLE_FILES.worker)]: src('extract/html-worker.ts') },
       banner: true,
+      splitting: true,
     },
-    // The verifier's grader: Node's own modules only (checked below).
-    { name: 'grader', entries: { [entry(BUNDLE_FILES.grader)]: src('harbor/verifier-main.ts') }, banner: false },
-    // The frozen edition's WARC reader.
-    { name: 'warc-extract', entries: { [entry(BUNDLE_FILES.warcExtract)]: src('archive/extract-main.ts') }, banner: true },
+    // The verifier's grader: Node's own modules only (checked below), one file a verifier copies alone.
+    { name: 'grader', entries: { [entry(BUNDLE_FILES.grader)]: src('harbor/verifier-main.ts') }, banner: false, splitting: false },
+    // The frozen edition's WARC reader: one file, copied alone into an agent's environment.
+    { name: 'warc-extract', entries: { [entry(BUNDLE_FILES.warcExtract)]: src('archive/extract-main.ts') }, banner: true, splitting: false },
   ];
   const folder = join(outDir, dirname(BUNDLE_FILES.quotecheck));
   const packages: Record<string, string[]> = {};
+  const written: string[] = [];
   for (const job of jobs) {
     const result = await build({
       ...COMMON,
       entryPoints: job.entries,
       outdir: folder,
       outExtension: { '.js': '.mjs' },
+      splitting: job.splitting,
+      chunkNames: CHUNK_NAMES,
+      // Every file of a split build gets the banner: each module has its own scope, so each chunk needs its own `require`.
       banner: { js: `#!/usr/bin/env node\n${job.banner ? REQUIRE_BANNER : ''}` },
       absWorkingDir: root,
     });
     packages[job.name] = packagesOf(result.metafile!);
+    for (const output of Object.keys(result.metafile!.outputs)) written.push(relative(outDir, join(root, output)));
   }
   if (packages.grader!.length) throw new Error(`the grader must need nothing but Node.js, yet it pulled in ${packages.grader!.join(', ')}`);
-  const files = Object.values(BUNDLE_FILES).map((path) => {
+  const missing = Object.values(BUNDLE_FILES).filter((path) => !written.includes(path));
+  if (missing.length) throw new Error(`the builds did not write ${missing.join(', ')}`);
+  const files = written.sort().map((path) => {
     const file = join(outDir, path);
     chmodSync(file, 0o755);
     return { path, bytes: statSync(file).size };

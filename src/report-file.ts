@@ -5,9 +5,7 @@ import { describeFsError } from './messages.js';
 import { toReportRecord } from './report.js';
 import type { ClaimResult } from './check.js';
 
-/** The order of a report's lines: as claims were decided (streamed), or the input's (rewritten once at the end). */
-export type ReportOrder = 'decision' | 'input';
-export const REPORT_ORDERS: readonly ReportOrder[] = ['decision', 'input'];
+export type { ReportOrder } from './settings.js';
 
 /**
  * A report being written. Each line is one `write(2)` of the whole line with its newline, straight

@@ -9,6 +9,12 @@ export type WaybackMode = 'off' | 'auto' | 'always' | 'strict';
 /** Every `--wayback` mode, in the order help lists them. */
 export const WAYBACK_MODES: readonly WaybackMode[] = ['off', 'auto', 'always', 'strict'];
 
+/** `--report-order`: the order of a report's lines, as claims were decided (streamed) or the input's (rewritten once at the end). */
+export type ReportOrder = 'decision' | 'input';
+
+/** Every `--report-order`, in the order help lists them (here, not in report-file.ts, so that the command line's parsing loads no report code). */
+export const REPORT_ORDERS: readonly ReportOrder[] = ['decision', 'input'];
+
 /** Every setting of a run that has a default (DEFAULT_OPTIONS); CheckOptions adds the optional ones and the run's hooks. */
 export interface RunSettings {
   htmlView: HtmlViewChoice;

@@ -1,5 +1,7 @@
 // A source as the pipeline holds it: the fetch outcome, its extracted text and normalized views (live page or archived capture alike).
-import { ExtractError, extractSource, readErrorPage, type ErrorPage, type SourceText } from './extract/index.js';
+import type { ErrorPage, SourceText } from './extract/index.js';
+import { ExtractError } from './extract/errors.js';
+import { htmlPool } from './extract/pool.js';
 import type { SourceOutcome } from './fetch/index.js';
 import { normalizeViews, type NormalizedView } from './match.js';
 
@@ -23,8 +25,25 @@ export interface ReadSettings {
   signal?: AbortSignal;
 }
 
+/**
+ * The extract stage, loaded when the first body arrives: decoding, the HTML tokenizer, chardet and the encodings'
+ * tables are not needed to start a run, and a run's first requests go out while they load.
+ */
+const extractStage = (): Promise<typeof import('./extract/index.js')> => import('./extract/index.js');
+
+/**
+ * Starts an HTML worker (the thread that parses pages) as a run's first requests go out: it loads the parser and
+ * Readability on its own thread while they are on the network. This thread loads the rest of the stage itself when
+ * the first body arrives: loading it now would hold back the requests.
+ */
+export function prepareExtraction(): void {
+  // After the event loop's next poll: the first requests are written before the thread is made.
+  setImmediate(() => htmlPool().warm());
+}
+
 /** An error page read for diagnosis; a fault reading it costs only the diagnosis its evidence (the fetch failed either way). */
-function errorPageOf(body: Uint8Array, contentType: string | undefined): ErrorPage | undefined {
+async function errorPageOf(body: Uint8Array, contentType: string | undefined): Promise<ErrorPage | undefined> {
+  const { readErrorPage } = await extractStage();
   try {
     return readErrorPage(body, contentType);
   } catch {
@@ -37,12 +56,13 @@ export async function toSourceRecord(url: string, fetched: SourceOutcome, settin
   const record: SourceRecord = { url, fetch: fetched };
   if (!fetched.ok) {
     // Only the error page's text and markup: it is not the document, so it gets no views to match.
-    if (fetched.body) record.errorPage = errorPageOf(fetched.body, fetched.contentType);
+    if (fetched.body) record.errorPage = await errorPageOf(fetched.body, fetched.contentType);
     return record;
   }
   if (settings.signal?.aborted) return record;
   try {
     // Extraction bounds its own CPU work: HTML workers and pdftotext processes, one of each per core.
+    const { extractSource } = await extractStage();
     record.text = await extractSource(
       { body: fetched.body, contentType: fetched.contentType, url: fetched.finalUrl },
       { timeoutMs: settings.extractTimeoutMs, pdftotext: settings.pdftotext, signal: settings.signal },

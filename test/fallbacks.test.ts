@@ -136,7 +136,11 @@ function extractInProcess(bytes: Uint8Array, httpCharset: string | undefined): P
 
 vi.mock('../src/extract/pool.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../src/extract/pool.js')>();
-  const inProcess = { extract: (bytes: Uint8Array, httpCharset: string | undefined) => extractInProcess(bytes, httpCharset) };
+  const inProcess = {
+    extract: (bytes: Uint8Array, httpCharset: string | undefined) => extractInProcess(bytes, httpCharset),
+    // A run starts a worker ahead of its first page (prepareExtraction): in process there is none to start.
+    warm: () => {},
+  };
   return { ...real, htmlPool: () => (faults.inProcess ? inProcess : real.htmlPool()) };
 });
 

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions } from '../src/check.js';
 import { parseClaims } from '../src/claims.js';
 import { FetchError, fetchSource } from '../src/fetch/index.js';
+import { SourceCookies } from '../src/fetch/cookies.js';
 import { retryDelay } from '../src/fetch/source.js';
 import { serve } from './support/helpers.js';
 
@@ -143,6 +144,18 @@ describe('redirects and cookies', () => {
     const r = await check([{ id: 'a', quote: 'approved the budget', url: `${server.origin}/gated` }]);
     expect(r.a!.label).toBe('verbatim');
     expect(server.hits('/gated')).toBe(2);
+  });
+
+  test("a source's cookie jar, made at the first Set-Cookie: nothing sent before one; then its host's cookies, a malformed one ignored", async () => {
+    const cookies = new SourceCookies();
+    expect(await cookies.header('http://example.com/a')).toBe('');
+    await cookies.keep([], 'http://example.com/a');
+    expect(await cookies.header('http://example.com/a')).toBe('');
+    await cookies.keep(['session=1; Path=/', '=', 'gate=open; Path=/docs'], 'http://example.com/docs/page');
+    // RFC 6265 §5.4: the longer path first.
+    expect(await cookies.header('http://example.com/docs/next')).toBe('gate=open; session=1');
+    expect(await cookies.header('http://example.com/')).toBe('session=1');
+    expect(await cookies.header('http://example.org/')).toBe('');
   });
 });
 

@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { Option } from 'commander';
 import { describe, expect, test } from 'vitest';
-import { describeFsError, plural } from '../src/messages.js';
+import { describeFsError, plural, thousands } from '../src/messages.js';
 import { ClaimsFileError, parseClaims } from '../src/claims.js';
 import { DEFAULT_MAX_CLAIMS_BYTES, readClaimsFile } from '../src/claims-file.js';
 import { buildProgram, defaultShown } from '../src/cli/main.js';
@@ -156,6 +156,11 @@ describe('grade names the wrong ids', () => {
 describe('plurals', () => {
   test('plural()', () => {
     expect([plural(0, 'claim'), plural(1, 'claim'), plural(2, 'claim'), plural(1234, 'claim')]).toEqual(['0 claims', '1 claim', '2 claims', '1,234 claims']);
+  });
+
+  test('thousands() writes every number as en-US toLocaleString does (whole numbers grouped without it)', () => {
+    const numbers = [0, -0, 7, 999, 1000, 12_345, 999_999, 1_000_000, -1, -1234, -9_876_543, Number.MAX_SAFE_INTEGER, 2 ** 60, 1.5, 1234.5678, -0.25, 1e21];
+    for (const n of numbers) expect(thousands(n), String(n)).toBe(n.toLocaleString('en-US'));
   });
 
   test('a baseline run of one claim says "1 claim"; an export of one claim, "1 task (1 claim, 1 source)"', async () => {

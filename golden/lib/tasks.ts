@@ -80,16 +80,20 @@ function replaceFile(from: string, to: string): boolean {
 /**
  * Folder `to` made equal to folder `from` (plain files, one level, as the shipped folder is): each file replaced by a
  * rename only when it differs, files `from` lacks removed, the folder itself never absent. Two runs doing it at once,
- * or a run reading the folder meanwhile, see every file whole.
+ * or a run reading the folder meanwhile, see every file whole; the files named in `last` are copied after the others.
  */
-function mirrorFolder(from: string, to: string): void {
+function mirrorFolder(from: string, to: string, last: ReadonlySet<string> = new Set()): void {
   fs.mkdirSync(to, { recursive: true });
   const names = fs.readdirSync(from).filter((n) => fs.statSync(path.join(from, n)).isFile());
-  for (const name of names) replaceFile(path.join(from, name), path.join(to, name));
+  const ordered = [...names.filter((n) => !last.has(n)), ...names.filter((n) => last.has(n))];
+  for (const name of ordered) replaceFile(path.join(from, name), path.join(to, name));
   for (const name of fs.readdirSync(to)) {
     if (!names.includes(name) && !name.endsWith('.tmp')) fs.rmSync(path.join(to, name), { recursive: true, force: true });
   }
 }
+
+/** The shipped folder's entry files (BUNDLE_FILES), which import its chunks. */
+const SHIPPED_ENTRIES: ReadonlySet<string> = new Set(Object.values(BUNDLE_FILES).map((f) => path.basename(f)));
 
 /**
  * Gives every golden task under `tasksDir` (by default the committed ones, golden/tasks/<task>/) the shipped files git
@@ -104,7 +108,8 @@ export function installGoldenShipped(tasksDir = path.join(goldenDir(), 'tasks'))
   for (const name of fs.readdirSync(tasksDir).sort()) {
     const dir = path.join(tasksDir, name);
     if (!fs.existsSync(path.join(dir, 'task.toml'))) continue;
-    mirrorFolder(shipped, path.join(dir, oracle.folder, SHIPPED_FOLDER));
+    // The entries after the chunks they import: a run starting meanwhile finds a new entry's chunks in place.
+    mirrorFolder(shipped, path.join(dir, oracle.folder, SHIPPED_FOLDER), SHIPPED_ENTRIES);
     replaceFile(path.join(shipped, path.basename(BUNDLE_FILES.grader)), path.join(dir, verifier.folder, 'grade.mjs'));
     n++;
   }

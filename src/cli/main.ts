@@ -2,9 +2,8 @@
 import { availableParallelism } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CLI_DEFAULTS, DEFAULT_OPTIONS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../defaults.js';
-import { WAYBACK_MODES } from '../settings.js';
+import { REPORT_ORDERS, WAYBACK_MODES } from '../settings.js';
 import { RETRYABLE_STATUSES } from '../fetch/policy.js';
-import { REPORT_ORDERS } from '../report-file.js';
 import { processIo, withIo, type CliIo } from './io.js';
 
 /** What a command's action leaves for main: its exit code. */

@@ -1,5 +1,4 @@
 // What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise; the archive's pacing wait too) and the one message prefix.
-import cliProgress from 'cli-progress';
 import { UserError } from '../errors.js';
 import { plural } from '../messages.js';
 import type { ArchiveActivity } from '../wayback/client.js';
@@ -60,7 +59,8 @@ export function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()
   return `${sent}, waiting for the archive: ${plural(a.queued, 'lookup')} queued, next in ${Math.max(1, Math.ceil((a.nextAt - now) / 1000))} s`;
 }
 
-export function createProgress(totalClaims: number, totalSources: number, stream: CliWriter = cliIo().stderr): Progress {
+/** Progress on `stream`: a bar on a terminal (cli-progress, loaded only then: a task's log is no terminal), a plain line every few seconds otherwise. */
+export async function createProgress(totalClaims: number, totalSources: number, stream: CliWriter = cliIo().stderr): Promise<Progress> {
   let claims = 0;
   let sources = 0;
   let failed = 0;
@@ -70,6 +70,7 @@ export function createProgress(totalClaims: number, totalSources: number, stream
     return text ? ` | ${text}` : '';
   };
   if (stream.isTTY) {
+    const { default: cliProgress } = await import('cli-progress');
     const bar = new cliProgress.SingleBar(
       {
         // A terminal is a stream of the process's (an in-process command's writers are never one).

@@ -327,7 +327,7 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
   const valid = set.entries.filter((e) => e.kind === 'claim');
   const progress: Progress = opts.quiet
     ? { claimDone() {}, sourceDone() {}, archive() {}, stop() {} }
-    : createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
+    : await createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
   const sinks: Sinks = { report: report.file, progress };
   try {
     const run = await session.run(checkOptionsFor(opts, archives, stopper.signal, sinks));

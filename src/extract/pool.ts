@@ -28,7 +28,8 @@ export const SLOW_JOB_MS = 2_000;
 /**
  * Workers run compiled code. From the source tree (vitest runs src/*.ts) the worker is the
  * compiled one in dist/, which `npm test` builds first (and the suite's global setup whenever a source is newer). In the self-contained build a task ships
- * (scripts/bundle.ts), this module is part of quotecheck.mjs and the worker is html-worker.mjs beside it.
+ * (scripts/bundle.ts), this module is in a file of the shipped folder (quotecheck.mjs or one of its chunks, all side by
+ * side) and the worker is html-worker.mjs beside it.
  */
 function workerUrl(): URL {
   const here = import.meta.url;
@@ -106,6 +107,14 @@ export class HtmlPool {
       this.queue.push({ id: this.nextId++, bytes, httpCharset, timeoutMs, resolve, reject });
       this.pump();
     });
+  }
+
+  /**
+   * Starts one worker ahead of the first page, when none is alive: its thread loads the parser and Readability while
+   * the run's first requests are on the network, instead of after the first body arrives. Idle, it keeps nothing alive.
+   */
+  warm(): void {
+    if (this.slots.length === 0) this.spawn();
   }
 
   /** Stops every worker; pending jobs fail. */

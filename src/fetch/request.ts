@@ -1,7 +1,7 @@
 // One fetch attempt: follow redirects by hand (cookies kept across the chain), read the body under a size cap.
 import { fetch, type Dispatcher } from 'undici';
 import type { ReadableStream } from 'node:stream/web';
-import type { CookieJar } from 'tough-cookie';
+import type { SourceCookies } from './cookies.js';
 import { FetchError, classifyNetworkError, stoppedError } from './errors.js';
 import { RETRYABLE_STATUSES, parseRetryAfter } from './policy.js';
 import { defaultDispatcher } from './guard.js';
@@ -126,7 +126,7 @@ export class PausableTimeout {
  * capped body and Retry-After), network errors, the size cap and redirect trouble.
  * `signal` is the run's own stop signal; the per-attempt timeout is added here.
  */
-export async function requestOnce(url: string, jar: CookieJar, settings: RequestSettings, signal?: AbortSignal): Promise<RawResponse> {
+export async function requestOnce(url: string, cookies: SourceCookies, settings: RequestSettings, signal?: AbortSignal): Promise<RawResponse> {
   const clock = new PausableTimeout(settings.timeoutMs);
   const timeout = clock.signal;
   const attemptSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -142,7 +142,7 @@ export async function requestOnce(url: string, jar: CookieJar, settings: Request
       const release = settings.slots ? await settings.slots.take(current, signal) : undefined;
       clock.run();
       try {
-        const cookie = await jar.getCookieString(current);
+        const cookie = await cookies.header(current);
         const res = await fetch(current, {
           redirect: 'manual',
           // Credentials from the claim's URL go to its own origin only, never to a redirect's.
@@ -150,9 +150,7 @@ export async function requestOnce(url: string, jar: CookieJar, settings: Request
           signal: attemptSignal,
           dispatcher,
         });
-        for (const setCookie of res.headers.getSetCookie()) {
-          await jar.setCookie(setCookie, current, { ignoreError: true });
-        }
+        await cookies.keep(res.headers.getSetCookie(), current);
         const location = res.headers.get('location');
         if (REDIRECT_STATUSES.has(res.status) && location) {
           await res.body?.cancel().catch(() => {});

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
-import { CookieJar } from 'tough-cookie';
+import { SourceCookies } from './cookies.js';
 import { FetchError, stoppedError, type FetchErrorKind } from './errors.js';
 import { PausableTimeout, requestOnce, type RawResponse, type RequestSettings } from './request.js';
 
@@ -89,7 +89,7 @@ export function retryDelay(
 /** Fetches `url` with retries; never throws: failures come back as a FailedSource. */
 export async function fetchSource(url: string, settings: FetchSettings, runSignal?: AbortSignal): Promise<SourceOutcome> {
   const started = performance.now();
-  const jar = new CookieJar();
+  const cookies = new SourceCookies();
   let attempts = 0;
   // The source's budget, like an attempt's limit, does not run while a request queues for its slot.
   const clock = new PausableTimeout(settings.budgetMs);
@@ -116,7 +116,7 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
     const res = await pRetry(
       () => {
         attempts++;
-        return requestOnce(url, jar, attemptSettings, signal);
+        return requestOnce(url, cookies, attemptSettings, signal);
       },
       {
         retries: settings.retries,

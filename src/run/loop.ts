@@ -6,7 +6,7 @@ import { findQuote } from '../match.js';
 import { normalize } from '../normalize.js';
 import { forgetSource } from '../diagnose/index.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
-import { toSourceRecord, type SourceRecord } from '../source-record.js';
+import { prepareExtraction, toSourceRecord, type SourceRecord } from '../source-record.js';
 import { parseAsOf, type AsOfDate } from '../asof/date.js';
 import { driftOf } from '../asof/evidence.js';
 import { isProven, judge, needsCapture, type LiveReading } from '../asof/judge.js';
@@ -140,6 +140,8 @@ class Run {
   /** Every source at once (their requests take FetchSlots), until all are done or the run is stopped. */
   async processAll(groups: Map<string, Slotted[]>): Promise<void> {
     const all = Promise.all([...groups].map(([url, group]) => this.#processSource(url, group)));
+    // The first requests are on their way: an HTML worker gets ready meanwhile.
+    if (groups.size > 0) prepareExtraction();
     all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
     await untilDoneOrStopped(all, this.#options.signal);
   }

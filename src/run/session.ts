@@ -2,7 +2,6 @@
 import { AnswerBook, AnswersFile, type AnswerFormat, type AnswersTarget } from '../answers.js';
 import type { ClaimSet } from '../claims.js';
 import { RunTally } from '../report.js';
-import { streamClaims } from '../check.js';
 import type { CheckOptions, StreamedRun } from './options.js';
 
 /**
@@ -33,6 +32,9 @@ export class AnswersSession {
    */
   async run(options: Partial<CheckOptions>): Promise<StreamedRun> {
     const { answers, tally } = this;
+    // The pipeline (the HTTP client, the network rule, the stages) loads here, not with the session: a baseline run
+    // writes its answers without it.
+    const { streamClaims } = await import('../check.js');
     try {
       return await streamClaims(this.set, {
         ...options,

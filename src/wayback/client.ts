@@ -1,8 +1,8 @@
 // The Wayback Machine client: captures of a URL near a date (CDX) and their raw bytes, paced, cached, and abandoned politely.
-import { CookieJar } from 'tough-cookie';
 import type { AsOfDate } from '../asof/date.js';
 import { FetchError } from '../fetch/errors.js';
 import { requestOnce, type RequestSettings } from '../fetch/request.js';
+import { SourceCookies } from '../fetch/cookies.js';
 import { fetchedSource, type FetchedSource } from '../fetch/source.js';
 import { cdxQueryUrl, parseCdxJson, type CdxError, type CaptureRef } from './cdx.js';
 import { Pacer, PaceError } from './pace.js';
@@ -189,7 +189,7 @@ export class WaybackClient {
       this.stats.requests++;
       this.tell();
       try {
-        const res = await requestOnce(url, new CookieJar(), this.options.request, this.options.signal);
+        const res = await requestOnce(url, new SourceCookies(), this.options.request, this.options.signal);
         this.rateLimitedInARow = 0;
         this.failuresInARow = 0;
         return res;

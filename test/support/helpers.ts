@@ -11,10 +11,17 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'bin', 'quotecheck.js');
 export const FIXTURES = join(ROOT, 'test', 'fixtures');
 
+/**
+ * The longest a test's cleanup may take. Removing files is slow on a disk mounted with `discard` (this project's CI
+ * machine: a few milliseconds a file just written), and a test that builds the golden tasks in every variant leaves
+ * about 5,000 of them (each task's shipped quotecheck folder holds its chunks): past vitest's 10 s for a hook.
+ */
+const CLEANUP_TIMEOUT_MS = 60_000;
+
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
-});
+}, CLEANUP_TIMEOUT_MS);
 
 /** Starts a loopback server for this test; it is closed after the test. */
 export async function serve(routes: Route[], hosts?: string[]): Promise<RunningServer> {
