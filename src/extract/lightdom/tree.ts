@@ -3,8 +3,8 @@ import { processEndTag } from './end-tags.js';
 import { reconstructFormatting } from './formatting.js';
 import { NO_LIMITS, type TreeLimits } from './tree-limits.js';
 import { anythingElseBeforeBody, inTableAnythingElse, resetInsertionMode, startFragment } from './modes.js';
-import { createComment, HTML_NS, NS, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './nodes.js';
-import { quirksMode } from './doctype.js';
+import { createComment, createDoctype, HTML_NS, NS, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './nodes.js';
+import { parseDoctype, quirksMode } from './doctype.js';
 import { processStartTag } from './start-tags.js';
 import { Mode, TreeState } from './state.js';
 import { TABLE_STRUCTURE } from './tags.js';
@@ -92,11 +92,19 @@ export class LightTreeBuilder {
     this.s.insert.appendNode(parent, createComment(data.replace(/\0/g, '\uFFFD')));
   }
 
-  /** A DOCTYPE token (its text after `<!`), which decides quirks mode. */
+  /**
+   * A DOCTYPE token (its text after `<!`): in the "initial" insertion mode, a doctype node appended to the document
+   * (name and identifiers, empty when missing), and the quirks mode it selects; anywhere else, ignored.
+   */
   doctype(raw: string): void {
     this.flushText();
     if (this.s.mode !== Mode.Initial) return;
-    this.s.quirks = quirksMode(raw);
+    const token = parseDoctype(raw);
+    const doc = this.s.insert.doc;
+    const node = createDoctype(token.name ?? '', token.publicId ?? '', token.systemId ?? '');
+    this.s.insert.appendNode(doc as unknown as LightNode, node);
+    doc.doctype = node;
+    this.s.quirks = quirksMode(token);
     this.s.mode = Mode.BeforeHtml;
   }
 
@@ -130,10 +138,7 @@ export class LightTreeBuilder {
   /** For the tokenizer: whether the next tag is in foreign content, where <title>, <style>, <script>... hold markup. */
   inForeignContent(): boolean {
     this.flushText();
-    const top = this.s.stack.els.length - 1;
-    if (top < 0) return false;
-    if (top === 0 && this.s.context) return this.s.context.namespaceURI !== HTML_NS;
-    return this.s.stack.nss[top] !== NS.HTML && !this.s.stack.isIntegrationPoint(top);
+    return this.inForeignText();
   }
 
   /** The fragment's root, whose children are the parsed fragment (fragment parsing). */
@@ -174,9 +179,10 @@ export class LightTreeBuilder {
     while (text !== '') text = this.charactersInMode(text);
   }
 
-  /** Whether character tokens now go by the rules for foreign content. */
+  /** Whether character tokens now go by the rules for foreign content (the adjusted current node is SVG or MathML, not an integration point). */
   private inForeignText(): boolean {
     const top = this.s.stack.top;
+    if (this.s.atContext()) return this.s.contextForeign;
     return top >= 0 && this.s.stack.nss[top] !== NS.HTML && !this.s.stack.isIntegrationPoint(top);
   }
 
