@@ -1,6 +1,7 @@
 // Readability's light DOM as the tree builder makes it: the same tree as a browser's DOM (jsdom, through parse5) on
-// well-formed pages, on pages that leave tags out, and on each error-handling pattern of the HTML standard's parser;
-// the tokenizer's script data states; the DOM operations Readability relies on.
+// well-formed pages, on pages that leave tags out, and on each error-handling pattern of the HTML standard's parser,
+// down to the doctype, SVG and MathML names and attributes, and fragments in foreign contexts; the tokenizer's
+// script data states; the DOM operations Readability relies on.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -350,10 +351,19 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
 /** Random markup over HTML, SVG and MathML: mixed-case names, the attributes the standard's tables adjust, integration points, breakouts. */
 function foreignSoup(random: () => number, length: number): string {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
-  const tags =
-    'svg,math,svg,math,mi,mo,mn,ms,mtext,mglyph,malignmark,mrow,annotation-xml,foreignObject,foreignobject,desc,title,clipPath,linearGradient,feDropShadow,textPath,g,path,text,tspan,a,p,b,i,div,span,table,tr,td,font,br,ul,li,select,option,style,script,textarea,em,body,html,head,template,h1,pre,img,image,input,nobr,center,object,frameset,noscript,xmp,iframe'.split(
-      ',',
-    );
+  // <svg> and <math> often, then the other foreign names (SVG's and MathML's, and the HTML names SVG also has),
+  // then HTML names, most of which break out of foreign content; rarely, the names whose HTML elements read the
+  // rest of the page as text (SVG's <title> among them).
+  const foreignTags =
+    'mi,mo,mn,ms,mtext,mglyph,malignmark,mrow,annotation-xml,foreignObject,desc,clipPath,linearGradient,feDropShadow,textPath,g,path,text,tspan,a'.split(',');
+  const htmlTags = 'p,b,i,div,span,table,tr,td,font,br,ul,li,select,option,em,body,html,head,template,h1,pre,img,image,input,nobr,center,object,frameset'.split(
+    ',',
+  );
+  const textTags = 'title,style,script,textarea,noscript,xmp,iframe'.split(',');
+  const tag = () => {
+    const r = random();
+    return r < 0.2 ? pick(['svg', 'math']) : r < 0.7 ? pick(foreignTags) : r < 0.93 ? pick(htmlTags) : pick(textTags);
+  };
   const attrs = [
     'viewBox="0 0 1 1"',
     'VIEWBOX=v',
@@ -385,10 +395,10 @@ function foreignSoup(random: () => number, length: number): string {
   for (let j = length; j > 0; j--) {
     const r = random();
     if (r < 0.5) {
-      let tag = `<${mixedCase(pick(tags))}`;
-      for (let a = Math.floor(random() * random() * 4); a > 0; a--) tag += ` ${pick(attrs)}`;
-      parts.push(`${tag}${random() < 0.1 ? '/' : ''}>`);
-    } else if (r < 0.75) parts.push(`</${mixedCase(pick(tags))}>`);
+      let start = `<${mixedCase(tag())}`;
+      for (let a = Math.floor(random() * 3); a > 0; a--) start += ` ${pick(attrs)}`;
+      parts.push(`${start}${random() < 0.1 ? '/' : ''}>`);
+    } else if (r < 0.75) parts.push(`</${mixedCase(tag())}>`);
     else parts.push(pick(texts));
   }
   return parts.join('');
