@@ -77,10 +77,10 @@ const UPPER_A = 0x41;
 const UPPER_Z = 0x5a;
 const NUL = 0;
 
-/** A code point of a name or identifier as the tokenizer appends it: NUL is U+FFFD, names lowercase ASCII capitals. */
-function appended(c: number, lower: boolean): string {
+/** A code unit of the DOCTYPE's name as the tokenizer appends it: ASCII capitals lowercased, NUL as U+FFFD. */
+function nameChar(c: number): string {
   if (c === NUL) return '\uFFFD';
-  return String.fromCharCode(lower && c >= UPPER_A && c <= UPPER_Z ? c + 0x20 : c);
+  return String.fromCharCode(c >= UPPER_A && c <= UPPER_Z ? c + 0x20 : c);
 }
 
 /**
@@ -106,7 +106,7 @@ export function parseDoctype(declaration: string): DoctypeToken {
   }
   // DOCTYPE name state: up to whitespace.
   let name = '';
-  while (i < n && !isAsciiWhitespace(text.charCodeAt(i))) name += appended(text.charCodeAt(i++), true);
+  while (i < n && !isAsciiWhitespace(text.charCodeAt(i))) name += nameChar(text.charCodeAt(i++));
   token.name = name;
   // After DOCTYPE name state.
   skipWhitespace();

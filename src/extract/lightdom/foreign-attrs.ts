@@ -69,9 +69,9 @@ const SVG_ATTRIBUTES: ReadonlyMap<string, string> = new Map(
 const MATHML_DEFINITION_URL = 'definitionurl';
 const MATHML_DEFINITION_URL_ADJUSTED = 'definitionURL';
 
-export const XLINK_NS = 'http://www.w3.org/1999/xlink';
-export const XML_NS = 'http://www.w3.org/XML/1998/namespace';
-export const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
+const XLINK_NS = 'http://www.w3.org/1999/xlink';
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
 
 /** "Adjust foreign attributes": an attribute name, and its prefix (null: none), local name and namespace. */
 const FOREIGN_ATTRIBUTES: ReadonlyMap<string, readonly [string | null, string, string]> = new Map([
