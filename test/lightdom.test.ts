@@ -326,6 +326,15 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
     expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
   });
 
+  test.each([
+    ['in SVG after </html>', '<p>a<svg><g></html><!--in g--><mi><!--in mi--></svg><!--after-->'],
+    ['in MathML after </html>', '<math><mrow>x</html><!--in mrow--><mi><!--in mi--></math><!--after-->'],
+    ['in SVG after </body>', '<svg><g></body><!--in g--></svg><!--after-->'],
+    ['in an integration point, where </html> is ignored', '<svg><foreignObject></html><!--in foreignObject--><p>x<!--in p--></svg><!--after-->'],
+  ])('comments where SVG or MathML is still open go in the current node: %s', (_what, html) => {
+    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+  });
+
   const FRAGMENTS = [
     '<p>para</p><b>bold</b>text<div>d</div>',
     '<g><path d=1 /></g><clippath/><linearGradient viewbox=v></lineargradient><foreignobject><div>x</div></foreignobject>after',

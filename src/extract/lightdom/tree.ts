@@ -83,12 +83,18 @@ export class LightTreeBuilder {
     this.flushText();
     this.s.skipNextNewline = false;
     const mode = this.s.mode;
+    // With an SVG or MathML adjusted current node (integration points too: only start tags and text leave the rules
+    // for foreign content there), the comment goes in the current node, whatever the mode: after </body> or </html>
+    // foreign elements may still be open.
+    const foreign = this.s.atContext() ? this.s.contextNs !== NS.HTML : this.s.stack.currentIsForeign();
     const toDocument = mode === Mode.Initial || mode === Mode.BeforeHtml || mode === Mode.AfterAfterBody || mode === Mode.AfterAfterFrameset;
-    const parent = toDocument
-      ? (this.s.insert.doc as unknown as LightNode)
-      : mode === Mode.AfterBody && !this.s.stack.currentIsForeign()
-        ? this.s.stack.els[0]!
-        : this.s.insert.currentTemplateContentOrNode();
+    const parent = foreign
+      ? this.s.insert.currentTemplateContentOrNode()
+      : toDocument
+        ? (this.s.insert.doc as unknown as LightNode)
+        : mode === Mode.AfterBody
+          ? this.s.stack.els[0]!
+          : this.s.insert.currentTemplateContentOrNode();
     this.s.insert.appendNode(parent, createComment(data.replace(/\0/g, '\uFFFD')));
   }
 
