@@ -425,6 +425,26 @@ describe('random documents and fragments with foreign content (seeded): the same
     expect(differing).toEqual([]);
   });
 
+  test('random DOCTYPEs (keywords, identifiers, quotes, whitespace, CR and NUL in any order): the same doctype node and quirks mode', () => {
+    const pieces = [' ', '\t', '\n', '\r\n', '\r', '\f', 'html', 'HTML', 'x', '-', '\0', 'PUBLIC', 'public', 'SYSTEM', 'system', '"', "'"];
+    const ids = [
+      '"-//W3C//DTD HTML 4.01 Transitional//EN"',
+      "'-//W3O//DTD W3 HTML Strict 3.0//EN//'",
+      '"http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd"',
+      '"about:legacy-compat"',
+    ];
+    const random = rng(20261203);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    const differing: string[] = [];
+    for (let k = 0; k < 600; k++) {
+      let doctype = pick(['<!DOCTYPE', '<!doctype', '<!DocType']);
+      for (let j = Math.floor(random() * 9); j > 0; j--) doctype += random() < 0.2 ? pick(ids) : pick(pieces);
+      const html = `${doctype}><p>a<table><tr><td>b</table>`;
+      if (dump(parseDocument(html) as unknown as AnyNode) !== dump(jsdom(html) as unknown as AnyNode)) differing.push(html);
+    }
+    expect(differing).toEqual([]);
+  });
+
   test('random fragments in SVG, MathML and HTML contexts', () => {
     const random = rng(20261202);
     const differing: string[] = [];
