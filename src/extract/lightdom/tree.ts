@@ -187,9 +187,10 @@ export class LightTreeBuilder {
 
   /** Whether character tokens now go by the rules for foreign content (the adjusted current node is SVG or MathML, not an integration point). */
   private inForeignText(): boolean {
-    const top = this.s.stack.top;
-    if (this.s.atContext()) return this.s.contextForeign;
-    return top >= 0 && this.s.stack.nss[top] !== NS.HTML && !this.s.stack.isIntegrationPoint(top);
+    const stack = this.s.stack;
+    const top = stack.els.length - 1; // (asked before every tag: the stack's arrays read directly)
+    if (top === 0 && this.s.context) return this.s.contextForeign; // the adjusted current node is the context
+    return top >= 0 && stack.nss[top] !== NS.HTML && !stack.isIntegrationPoint(top);
   }
 
   /** Handles text in the current mode; returns what is left to reprocess (after a mode change), or ''. */
