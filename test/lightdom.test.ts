@@ -1,11 +1,13 @@
 // Readability's light DOM as the tree builder makes it: the same tree as a browser's DOM (jsdom, through parse5) on
-// well-formed pages, on pages that leave tags out, and on each error-handling pattern of the HTML standard's parser;
-// the tokenizer's script data states; the DOM operations Readability relies on.
+// well-formed pages, on pages that leave tags out, and on each error-handling pattern of the HTML standard's parser,
+// down to the doctype, SVG and MathML names and attributes, and fragments in foreign contexts; the tokenizer's
+// script data states; the DOM operations Readability relies on.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { JSDOM, VirtualConsole } from 'jsdom';
+import { foreignContent } from 'parse5';
 import './support/jsdom-reference.js';
 import { describe, expect, test } from 'vitest';
 import { rng } from '../bench/random.js';
@@ -20,17 +22,38 @@ const { window } = new JSDOM('', { virtualConsole: new VirtualConsole() });
 const parser = new window.DOMParser();
 const jsdom = (html: string) => parser.parseFromString(html, 'text/html');
 
-/** A tree as text: elements (with their namespace when not HTML), text, comments; the document's children down. */
-type AnyNode = { nodeType: number; childNodes: ArrayLike<AnyNode>; textContent: string | null; localName?: string; namespaceURI?: string | null };
+/**
+ * A tree as text: the doctype (name, public and system identifiers), elements (with their namespace when not HTML,
+ * and their attributes in order, with an attribute's namespace and prefix when it has one), text, comments; the
+ * document's children down.
+ */
+type AnyAttr = { name: string; value: string; namespaceURI?: string | null; prefix?: string | null; localName?: string };
+type AnyNode = {
+  nodeType: number;
+  childNodes: ArrayLike<AnyNode>;
+  textContent: string | null;
+  localName?: string;
+  namespaceURI?: string | null;
+  attributes?: ArrayLike<AnyAttr>;
+  name?: string;
+  publicId?: string;
+  systemId?: string;
+};
+function dumpAttr(a: AnyAttr): string {
+  const name = a.namespaceURI ? `{${a.namespaceURI}}${a.prefix ? `${a.prefix}:` : ''}${a.localName}` : a.name;
+  return ` ${name}="${a.value}"`;
+}
 function dump(node: AnyNode, depth = 0, out: string[] = []): string {
   for (const c of Array.from(node.childNodes)) {
     const pad = '  '.repeat(depth);
     if (c.nodeType === 1) {
       const ns = c.namespaceURI && !c.namespaceURI.endsWith('xhtml') ? ` (${c.namespaceURI.split('/').pop()})` : '';
-      out.push(`${pad}<${c.localName}${ns}>`);
+      out.push(`${pad}<${c.localName}${ns}${Array.from(c.attributes ?? [], dumpAttr).join('')}>`);
       dump(c, depth + 1, out);
     } else if (c.nodeType === 3) out.push(`${pad}"${c.textContent}"`);
     else if (c.nodeType === 8) out.push(`${pad}<!--${c.textContent}-->`);
+    else if (c.nodeType === 10) out.push(`${pad}<!DOCTYPE ${c.name} "${c.publicId}" "${c.systemId}">`);
+    else out.push(`${pad}(node type ${c.nodeType})`);
   }
   return out.join('\n');
 }
@@ -166,6 +189,270 @@ describe('each error-handling pattern: the same tree as jsdom', () => {
       }
       const html = parts.join('');
       if (dump(parseDocument(html) as unknown as AnyNode) !== dump(jsdom(html) as unknown as AnyNode)) differing.push(html);
+    }
+    expect(differing).toEqual([]);
+  });
+});
+
+/** DOCTYPEs: the name, the identifiers in either quotes, missing whitespace, bogus ones, and the quirks each selects. */
+const DOCTYPES: string[] = [
+  '<!DOCTYPE html>',
+  '<!doctype HTML>',
+  '<!DoCtYpE hTmL >',
+  '<!DOCTYPEhtml>',
+  '<!DOCTYPE>',
+  '<!DOCTYPE >',
+  '<!DOCTYPE html5>',
+  '<!DOCTYPE svg>',
+  '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd">',
+  '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">',
+  '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">',
+  '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">',
+  "<!DOCTYPE html PUBLIC '-//W3O//DTD W3 HTML Strict 3.0//EN//'>",
+  '<!DOCTYPE html PUBLIC "-//IETF//DTD HTML 2.0//EN">',
+  '<!DOCTYPE html PUBLIC "html">',
+  '<!DOCTYPE html SYSTEM "http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd">',
+  "<!DOCTYPE html SYSTEM 'about:legacy-compat'>",
+  '<!DOCTYPE html PUBLIC>',
+  '<!DOCTYPE html SYSTEM>',
+  '<!DOCTYPE html PUBLIC"-//W3C//DTD HTML 4.01//EN"\'sys\'>',
+  '<!DOCTYPE html SYSTEM"sys">',
+  '<!DOCTYPE html PUBLIC "abrupt>',
+  '<!DOCTYPE html PUBLIC "pub" "abrupt>',
+  '<!DOCTYPE html SYSTEM "sys" trailing junk>',
+  '<!DOCTYPE html PUBLIC "pub" junk>',
+  '<!DOCTYPE html PUBLIC x>',
+  '<!DOCTYPE html junk>',
+  '<!DOCTYPE html publicx "a">',
+  '<!DOCTYPE html\tPUBLIC\n"a\r\nb"\r"c\rd">',
+  '<!DOCTYPE h\0tml PUBLIC "a\0b" "c\0d">',
+  '<!-- first --><!DOCTYPE html>',
+  ' \n<!DOCTYPE html><!DOCTYPE second>',
+  'text<!DOCTYPE html>',
+  '<html><!DOCTYPE html>',
+];
+
+/** Every name of the standard's "adjust SVG attributes" table, as the tokenizer gives it (lowercase). */
+const SVG_ATTRIBUTE_TABLE =
+  'attributename attributetype basefrequency baseprofile calcmode clippathunits diffuseconstant edgemode filterunits glyphref gradienttransform gradientunits kernelmatrix kernelunitlength keypoints keysplines keytimes lengthadjust limitingconeangle markerheight markerunits markerwidth maskcontentunits maskunits numoctaves pathlength patterncontentunits patterntransform patternunits pointsatx pointsaty pointsatz preservealpha preserveaspectratio primitiveunits refx refy repeatcount repeatdur requiredextensions requiredfeatures specularconstant specularexponent spreadmethod startoffset stddeviation stitchtiles surfacescale systemlanguage tablevalues targetx targety textlength viewbox viewtarget xchannelselector ychannelselector zoomandpan'.split(
+    ' ',
+  );
+/** The "adjust foreign attributes" table's names, and names like them that are not in it. */
+const FOREIGN_ATTRIBUTES = 'xlink:actuate xlink:arcrole xlink:href xlink:role xlink:show xlink:title xlink:type xml:lang xml:space xmlns xmlns:xlink'.split(
+  ' ',
+);
+const NOT_FOREIGN_ATTRIBUTES = ['xlink:foo', 'xml:base', 'xmlns:foo', 'xlink', 'href'];
+
+/** The element a fragment is parsed in: the last, deepest element of a document made of `host`. */
+function contextOf(doc: { body?: unknown }): AnyNode & { innerHTML: string } {
+  let el = doc.body as { children: ArrayLike<unknown> };
+  while (el.children.length > 0) el = el.children[el.children.length - 1] as typeof el;
+  return el as unknown as AnyNode & { innerHTML: string };
+}
+/** The fragment `markup` parsed in the context the end of `host` gives, by the light DOM and by jsdom (innerHTML), dumped. */
+function fragmentDumps(host: string, markup: string): [string, string] {
+  const page = `<!doctype html><body>${host}`;
+  const ours = contextOf(parseDocument(page));
+  ours.innerHTML = markup;
+  const theirs = contextOf(jsdom(page));
+  theirs.innerHTML = markup;
+  return [dump(ours), dump(theirs)];
+}
+
+/** Context elements for fragments: SVG and MathML ones, their integration points, and an HTML one. */
+const FOREIGN_CONTEXTS = [
+  '<svg>',
+  '<svg><g>',
+  '<svg><clippath>',
+  '<svg><foreignObject>',
+  '<svg><desc>',
+  '<svg><title>',
+  '<math>',
+  '<math><mrow>',
+  '<math><mi>',
+  '<math><mtext>',
+  '<math><annotation-xml encoding="text/html">',
+  '<math><annotation-xml encoding="APPLICATION/XHTML+XML">',
+  '<math><annotation-xml encoding="image/svg+xml">',
+  '<math><annotation-xml>',
+  '<div>',
+];
+
+describe('the doctype, SVG and MathML names, and fragments in foreign contexts: the same tree as jsdom', () => {
+  test.each(DOCTYPES.map((d) => [d]))('doctype %j (and the quirks mode it selects)', (doctype) => {
+    const html = `${doctype}<p>a<table><tr><td>b</table>`;
+    const ours = parseDocument(html);
+    const ref = jsdom(html);
+    expect(dump(ours as unknown as AnyNode)).toBe(dump(ref as unknown as AnyNode));
+    expect((ours.doctype as unknown as DocumentType | undefined)?.name).toBe(ref.doctype?.name);
+  });
+
+  test('a doctype leaves the text, the title and Readability as they are', () => {
+    const para = '<p>Words and words, and more words, in a paragraph long enough to be an article for Readability to keep.</p>';
+    const body = `<html><head><title>T</title></head><body><article>${para.repeat(6)}</article></body></html>`;
+    const withDoctype = htmlToViews(`<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "x">${body}`);
+    expect(withDoctype).toEqual(htmlToViews(body));
+    expect(withDoctype.article).toContain('a paragraph long enough');
+  });
+
+  test("every SVG attribute name of the standard's table, on SVG and on MathML and HTML elements", () => {
+    const attrs = SVG_ATTRIBUTE_TABLE.map((n, i) => `${i % 2 ? n.toUpperCase() : n}=${i}`).join(' ');
+    const html = `<svg ${attrs}><g ${attrs}/></svg><math ${attrs}><mi ${attrs}></mi></math><div ${attrs}></div>`;
+    const ours = parseDocument(html);
+    expect(dump(ours as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect((ours.body!.children[0] as unknown as Element).getAttribute('viewBox')).toBe(String(SVG_ATTRIBUTE_TABLE.indexOf('viewbox')));
+  });
+
+  test('definitionURL on MathML elements only', () => {
+    const html =
+      '<math definitionurl=a><mi DEFINITIONURL=b></mi><annotation-xml encoding=text/html><p definitionurl=c></annotation-xml></math><svg definitionurl=d></svg>';
+    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+  });
+
+  test('xlink:, xml: and xmlns attributes: namespace and prefix on SVG and MathML elements, plain names on HTML ones', () => {
+    const attrs = [...FOREIGN_ATTRIBUTES, ...NOT_FOREIGN_ATTRIBUTES].map((n, i) => `${i % 3 ? n : n.toUpperCase()}="${i}"`).join(' ');
+    const html = `<svg ${attrs}><a ${attrs}><foreignObject ${attrs}><p ${attrs}></p></foreignObject></a></svg><math ${attrs}></math><div ${attrs}></div>`;
+    const ours = parseDocument(html);
+    expect(dump(ours as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    // The qualified name is what getAttribute matches, in jsdom and here.
+    expect((ours.body!.children[0] as unknown as Element).getAttribute('xlink:href')).toBe(String(FOREIGN_ATTRIBUTES.indexOf('xlink:href')));
+  });
+
+  test("every SVG tag name of the standard's table, in SVG (adjusted), MathML and HTML (not), with end tags in any case", () => {
+    const names = [...foreignContent.SVG_TAG_NAMES_ADJUSTMENT_MAP.keys()];
+    expect(names).toContain('fedropshadow');
+    const tags = names.map((n, i) => (i % 2 ? `<${n}/>` : `<${n.toUpperCase()}>x</${n}>`)).join('');
+    const html = `<svg>${tags}</svg><math>${tags}</math><div>${tags}</div>`;
+    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+  });
+
+  test.each([
+    ['in SVG after </html>', '<p>a<svg><g></html><!--in g--><mi><!--in mi--></svg><!--after-->'],
+    ['in MathML after </html>', '<math><mrow>x</html><!--in mrow--><mi><!--in mi--></math><!--after-->'],
+    ['in SVG after </body>', '<svg><g></body><!--in g--></svg><!--after-->'],
+    ['in an integration point, where </html> is ignored', '<svg><foreignObject></html><!--in foreignObject--><p>x<!--in p--></svg><!--after-->'],
+  ])('comments where SVG or MathML is still open go in the current node: %s', (_what, html) => {
+    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+  });
+
+  const FRAGMENTS = [
+    '<p>para</p><b>bold</b>text<div>d</div>',
+    '<g><path d=1 /></g><clippath/><linearGradient viewbox=v></lineargradient><foreignobject><div>x</div></foreignobject>after',
+    '<svg viewbox="0 0 1 1" xlink:href=h><rect/></svg>',
+    '<mi definitionurl=d>x</mi><mglyph/><malignmark/>text<mtext><b>t</b></mtext>',
+    '<font color=red>f</font><font>g</font>',
+    '</p>after</br>x</g>y</svg>z</math>w',
+    '<title>t<b>x</b></title><style>s<i>{}</i></style><script>1<2</script><textarea><u>r</u></textarea>',
+    '<a xlink:href=u definitionurl=d attributename=a>l</a>',
+    '<table><tr><td>x</table>',
+    '<math><mi>m</mi></math><svg><desc><p>d</desc></svg>',
+    '<annotation-xml encoding=text/html><p>h</p></annotation-xml><annotation-xml><p>not</p></annotation-xml>',
+    '<desc>d<p>in desc</p></desc><mi><svg><g/></svg></mi>',
+  ];
+  test.each(FOREIGN_CONTEXTS.map((c) => [c]))('fragments parsed in the context %s', (host) => {
+    for (const markup of FRAGMENTS) {
+      const [ours, theirs] = fragmentDumps(host, markup);
+      expect(ours, markup).toBe(theirs);
+    }
+  });
+});
+
+/** Random markup over HTML, SVG and MathML: mixed-case names, the attributes the standard's tables adjust, integration points, breakouts. */
+function foreignSoup(random: () => number, length: number): string {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+  // <svg> and <math> often, then the other foreign names (SVG's and MathML's, and the HTML names SVG also has),
+  // then HTML names, most of which break out of foreign content; rarely, the names whose HTML elements read the
+  // rest of the page as text (SVG's <title> among them).
+  const foreignTags =
+    'mi,mo,mn,ms,mtext,mglyph,malignmark,mrow,annotation-xml,foreignObject,desc,clipPath,linearGradient,feDropShadow,textPath,g,path,text,tspan,a'.split(',');
+  const htmlTags = 'p,b,i,div,span,table,tr,td,font,br,ul,li,select,option,em,body,html,head,template,h1,pre,img,image,input,nobr,center,object,frameset'.split(
+    ',',
+  );
+  const textTags = 'title,style,script,textarea,noscript,xmp,iframe'.split(',');
+  const tag = () => {
+    const r = random();
+    return r < 0.2 ? pick(['svg', 'math']) : r < 0.7 ? pick(foreignTags) : r < 0.93 ? pick(htmlTags) : pick(textTags);
+  };
+  const attrs = [
+    'viewBox="0 0 1 1"',
+    'VIEWBOX=v',
+    'preserveaspectratio=x',
+    'attributeName=a',
+    'definitionurl=d',
+    'definitionURL=D',
+    'xlink:href=#h',
+    'XLINK:HREF=u',
+    'xlink:title=t',
+    'xml:lang=en',
+    'xml:space=preserve',
+    'xml:base=b',
+    'xmlns="http://www.w3.org/2000/svg"',
+    'xmlns:xlink=x',
+    'xmlns:foo=f',
+    'encoding=text/html',
+    'encoding="application/xhtml+xml"',
+    'encoding=TEXT/HTML',
+    'encoding=image/svg+xml',
+    'color=red',
+    'face=f',
+    'size=1',
+    'id=q',
+  ];
+  const texts = ['x', 'y z', ' ', '\n', '&amp;', '<!-- c -->'];
+  const mixedCase = (name: string) => (random() < 0.2 ? name.toUpperCase() : random() < 0.2 ? name.toLowerCase() : name);
+  const parts: string[] = [];
+  for (let j = length; j > 0; j--) {
+    const r = random();
+    if (r < 0.5) {
+      let start = `<${mixedCase(tag())}`;
+      for (let a = Math.floor(random() * 3); a > 0; a--) start += ` ${pick(attrs)}`;
+      parts.push(`${start}${random() < 0.1 ? '/' : ''}>`);
+    } else if (r < 0.75) parts.push(`</${mixedCase(tag())}>`);
+    else parts.push(pick(texts));
+  }
+  return parts.join('');
+}
+
+describe('random documents and fragments with foreign content (seeded): the same tree as jsdom', () => {
+  test('random tag soup over HTML, SVG and MathML, after random doctypes', () => {
+    const random = rng(20261201);
+    const differing: string[] = [];
+    for (let k = 0; k < 600; k++) {
+      const doctype = random() < 0.6 ? DOCTYPES[Math.floor(random() * DOCTYPES.length)]! : '';
+      const html = doctype + foreignSoup(random, 3 + Math.floor(random() * 25));
+      if (dump(parseDocument(html) as unknown as AnyNode) !== dump(jsdom(html) as unknown as AnyNode)) differing.push(html);
+    }
+    expect(differing).toEqual([]);
+  });
+
+  test('random DOCTYPEs (keywords, identifiers, quotes, whitespace, CR and NUL in any order): the same doctype node and quirks mode', () => {
+    const pieces = [' ', '\t', '\n', '\r\n', '\r', '\f', 'html', 'HTML', 'x', '-', '\0', 'PUBLIC', 'public', 'SYSTEM', 'system', '"', "'"];
+    const ids = [
+      '"-//W3C//DTD HTML 4.01 Transitional//EN"',
+      "'-//W3O//DTD W3 HTML Strict 3.0//EN//'",
+      '"http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd"',
+      '"about:legacy-compat"',
+    ];
+    const random = rng(20261203);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    const differing: string[] = [];
+    for (let k = 0; k < 600; k++) {
+      let doctype = pick(['<!DOCTYPE', '<!doctype', '<!DocType']);
+      for (let j = Math.floor(random() * 9); j > 0; j--) doctype += random() < 0.2 ? pick(ids) : pick(pieces);
+      const html = `${doctype}><p>a<table><tr><td>b</table>`;
+      if (dump(parseDocument(html) as unknown as AnyNode) !== dump(jsdom(html) as unknown as AnyNode)) differing.push(html);
+    }
+    expect(differing).toEqual([]);
+  });
+
+  test('random fragments in SVG, MathML and HTML contexts', () => {
+    const random = rng(20261202);
+    const differing: string[] = [];
+    for (let k = 0; k < 400; k++) {
+      const host = FOREIGN_CONTEXTS[Math.floor(random() * FOREIGN_CONTEXTS.length)]!;
+      const markup = foreignSoup(random, 2 + Math.floor(random() * 15));
+      const [ours, theirs] = fragmentDumps(host, markup);
+      if (ours !== theirs) differing.push(`${host} | ${markup}`);
     }
     expect(differing).toEqual([]);
   });

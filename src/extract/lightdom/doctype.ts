@@ -1,5 +1,5 @@
-// Quirks mode from a DOCTYPE token (§13.2.6.4.1): the public and system identifiers that select it.
-import { ASCII_WHITESPACE } from '../ascii-whitespace.js';
+// The DOCTYPE token (§13.2.5.53-68, read from the text htmlparser2 gives) and the quirks mode it selects (§13.2.6.4.1).
+import { isAsciiWhitespace } from '../ascii-whitespace.js';
 
 // Quirks mode (§13.2.6.4.1): only one thing in tree construction depends on it, <table> closing an open <p>.
 const QUIRKS_PUBLIC_PREFIXES = [
@@ -61,26 +61,112 @@ const QUIRKS_PUBLIC_PREFIXES = [
 ];
 const QUIRKS_PUBLIC_IDS = new Set(['-//w3o//dtd w3 html strict 3.0//en//', '-/w3c/dtd html 4.0 transitional/en', 'html']);
 
-/** A DOCTYPE token's text after `<!`: its name, and the rest. */
-const DOCTYPE = new RegExp(`^doctype(?:[${ASCII_WHITESPACE}]+([^${ASCII_WHITESPACE}>]*))?(.*)$`, 'is');
-/** The public identifier, and the system identifier after it if any. */
-const PUBLIC_ID = new RegExp(`^[${ASCII_WHITESPACE}]*public[${ASCII_WHITESPACE}]*(["'])(.*?)\\1(?:[${ASCII_WHITESPACE}]*(["'])(.*?)\\3)?`, 'is');
-/** A system identifier without a public one. */
-const SYSTEM_ID = new RegExp(`^[${ASCII_WHITESPACE}]*system[${ASCII_WHITESPACE}]*(["'])(.*?)\\1`, 'is');
+/** A DOCTYPE token: its name, public and system identifiers (null when missing), and its force-quirks flag. */
+export interface DoctypeToken {
+  name: string | null;
+  publicId: string | null;
+  systemId: string | null;
+  forceQuirks: boolean;
+}
 
-/** Whether a DOCTYPE (the text after `<!`) puts the document in quirks mode. */
-export function quirksMode(raw: string): boolean {
-  const m = DOCTYPE.exec(raw);
-  if (!m) return true;
-  if ((m[1] ?? '').toLowerCase() !== 'html') return true;
-  const rest = m[2] ?? '';
-  const pub = PUBLIC_ID.exec(rest);
-  const sys = pub ? (pub[3] !== undefined ? pub[4] : undefined) : SYSTEM_ID.exec(rest)?.[2];
-  if (sys !== undefined && sys.toLowerCase() === 'http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd') return true;
-  if (!pub) return false;
-  const id = pub[2]!.toLowerCase();
+/** The keyword that starts a DOCTYPE (htmlparser2 reports one only after matching it, in any case). */
+const DOCTYPE_KEYWORD = 'doctype';
+const PUBLIC_KEYWORD = 'public';
+const SYSTEM_KEYWORD = 'system';
+const UPPER_A = 0x41;
+const UPPER_Z = 0x5a;
+const NUL = 0;
+
+/** A code unit of the DOCTYPE's name as the tokenizer appends it: ASCII capitals lowercased, NUL as U+FFFD. */
+function nameChar(c: number): string {
+  if (c === NUL) return '\uFFFD';
+  return String.fromCharCode(c >= UPPER_A && c <= UPPER_Z ? c + 0x20 : c);
+}
+
+/**
+ * The DOCTYPE token from its text after `<!` (htmlparser2's declaration: `doctype` in any case, up to the first
+ * `>`, which ends a DOCTYPE in every one of its states), by the standard's DOCTYPE states (§13.2.5.53-68) from the
+ * DOCTYPE state on: the name lowercased, `PUBLIC` and `SYSTEM` in any case, identifiers in either quotes, missing
+ * whitespace tolerated where the standard tolerates it, anything else making a bogus DOCTYPE (force-quirks, except
+ * after the system identifier). The input stream's CRs are LFs (§13.2.3.5) and NULs are U+FFFD.
+ */
+export function parseDoctype(declaration: string): DoctypeToken {
+  const text = declaration.slice(DOCTYPE_KEYWORD.length).replace(/\r\n?/g, '\n');
+  const token: DoctypeToken = { name: null, publicId: null, systemId: null, forceQuirks: false };
+  const n = text.length;
+  let i = 0;
+  const skipWhitespace = () => {
+    while (i < n && isAsciiWhitespace(text.charCodeAt(i))) i++;
+  };
+  // DOCTYPE state, before DOCTYPE name state: whitespace (or none) before the name; none at all is a missing name.
+  skipWhitespace();
+  if (i === n) {
+    token.forceQuirks = true;
+    return token;
+  }
+  // DOCTYPE name state: up to whitespace.
+  let name = '';
+  while (i < n && !isAsciiWhitespace(text.charCodeAt(i))) name += nameChar(text.charCodeAt(i++));
+  token.name = name;
+  // After DOCTYPE name state.
+  skipWhitespace();
+  if (i === n) return token;
+  const keyword = text.slice(i, i + PUBLIC_KEYWORD.length).toLowerCase();
+  if (keyword !== PUBLIC_KEYWORD && keyword !== SYSTEM_KEYWORD) {
+    token.forceQuirks = true; // invalid character sequence after the name: bogus DOCTYPE
+    return token;
+  }
+  i += keyword.length;
+  // After the keyword, before the identifier: whitespace may be missing; a quote must come.
+  skipWhitespace();
+  const first = readIdentifier(text, i);
+  if (!first) {
+    token.forceQuirks = true; // missing identifier or missing quote: bogus DOCTYPE (or the end: abrupt)
+    return token;
+  }
+  if (keyword === SYSTEM_KEYWORD) token.systemId = first.value;
+  else token.publicId = first.value;
+  if (first.end === -1) {
+    token.forceQuirks = true; // `>` inside the quotes: an abrupt identifier
+    return token;
+  }
+  i = first.end;
+  skipWhitespace();
+  if (i === n) return token;
+  if (keyword === SYSTEM_KEYWORD) return token; // after the system identifier, anything else: bogus DOCTYPE, quirks flag left
+  // After the public identifier, between the identifiers: a system identifier in quotes, or anything else is bogus.
+  const second = readIdentifier(text, i);
+  if (!second) {
+    token.forceQuirks = true;
+    return token;
+  }
+  token.systemId = second.value;
+  if (second.end === -1) token.forceQuirks = true;
+  return token;
+}
+
+/** A quoted identifier at `at`: its value and the index after its closing quote (-1: none, the DOCTYPE ended inside). */
+function readIdentifier(text: string, at: number): { value: string; end: number } | undefined {
+  const quote = text[at];
+  if (quote !== '"' && quote !== "'") return undefined;
+  const close = text.indexOf(quote, at + 1);
+  const raw = text.slice(at + 1, close === -1 ? text.length : close);
+  return { value: raw.includes('\0') ? raw.replace(/\0/g, '\uFFFD') : raw, end: close === -1 ? -1 : close + 1 };
+}
+
+/** The IBM XHTML system identifier that selects quirks mode on its own. */
+const QUIRKS_SYSTEM_ID = 'http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd';
+/** Public identifier prefixes that select quirks mode only when the system identifier is missing. */
+const QUIRKS_PREFIXES_WITHOUT_SYSTEM_ID = ['-//w3c//dtd html 4.01 frameset//', '-//w3c//dtd html 4.01 transitional//'];
+
+/** Whether a DOCTYPE token puts the document in quirks mode ("initial", a DOCTYPE token; identifiers compared ASCII case-insensitively). */
+export function quirksMode(token: DoctypeToken): boolean {
+  if (token.forceQuirks || token.name !== 'html') return true;
+  const sys = token.systemId?.toLowerCase();
+  if (sys === QUIRKS_SYSTEM_ID) return true;
+  if (token.publicId === null) return false;
+  const id = token.publicId.toLowerCase();
   if (QUIRKS_PUBLIC_IDS.has(id)) return true;
-  const prefixes =
-    sys === undefined ? [...QUIRKS_PUBLIC_PREFIXES, '-//w3c//dtd html 4.01 frameset//', '-//w3c//dtd html 4.01 transitional//'] : QUIRKS_PUBLIC_PREFIXES;
-  return prefixes.some((p) => id.startsWith(p));
+  if (QUIRKS_PUBLIC_PREFIXES.some((p) => id.startsWith(p))) return true;
+  return sys === undefined && QUIRKS_PREFIXES_WITHOUT_SYSTEM_ID.some((p) => id.startsWith(p));
 }

@@ -7,11 +7,9 @@ import { Mode, type TreeState } from './state.js';
 import { BLOCK_END, FORMATTING, HEADINGS, TABLE_BODY_CONTEXT, TABLE_ROW_CONTEXT, TABLE_SECTIONS } from './tags.js';
 import { NO_ATTRS } from './tokens.js';
 
-/** What each end tag does, in each insertion mode. */
+/** What each end tag does: by the rules for foreign content when the adjusted current node is SVG or MathML, else by the insertion mode's. */
 export function processEndTag(s: TreeState, name: string): void {
-  if (s.stack.top > 0 || (s.stack.top === 0 && !s.context)) {
-    if (s.stack.currentIsForeign()) return endTagInForeignContent(s, name);
-  }
+  if (s.atContext() ? s.contextNs !== NS.HTML : s.stack.currentIsForeign()) return endTagInForeignContent(s, name);
   endTagInMode(s, name);
 }
 

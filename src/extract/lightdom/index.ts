@@ -15,7 +15,7 @@
 //              parts that own their data: the stack of open elements (stack.ts), the active formatting elements
 //              (formatting.ts, with reconstruction and the adoption agency), node insertion (insert.ts), the budget
 //              (tree-limits.ts); the rules take that state: modes.ts, start-tags.ts, end-tags.ts (with tags.ts,
-//              tokens.ts, doctype.ts)
+//              tokens.ts, doctype.ts, foreign-attrs.ts)
 //
 // Importing the light DOM changes nothing outside it: JSDOMParser's shared prototypes are adjusted (so that the light
 // DOM answers as jsdom does where Readability asks) by installLightDomPatches, which the entry points call.

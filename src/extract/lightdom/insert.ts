@@ -1,4 +1,5 @@
 // Creating and inserting nodes (§13.2.6.1): the appropriate place, foster parenting, template contents, and the limits on elements.
+import { foreignAttr } from './foreign-attrs.js';
 import type { TreeBudget } from './tree-limits.js';
 import {
   Attr,
@@ -54,7 +55,8 @@ export class NodeInsertion {
     }
     if (attrs.length > 0) {
       const list = el.attributes as unknown as AttrShape[];
-      for (let i = 0; i < attrs.length; i += 2) list.push(new Attr(attrs[i]!, attrs[i + 1]!));
+      if (ns === NS.HTML) for (let i = 0; i < attrs.length; i += 2) list.push(new Attr(attrs[i]!, attrs[i + 1]!));
+      else for (let i = 0; i < attrs.length; i += 2) list.push(foreignAttr(ns, attrs[i]!, attrs[i + 1]!)); // names by the standard's tables
     }
     this.budget.element(this.stack.els.length);
     return el;

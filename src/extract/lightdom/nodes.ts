@@ -33,6 +33,8 @@ export interface LightDocument {
   childNodes: LightNode[];
   children: LightElement[];
   documentElement?: LightElement;
+  /** The doctype node, when the page has one (document.doctype). */
+  doctype?: LightNode;
   head?: LightElement;
   body?: LightElement;
   title: string;
@@ -56,6 +58,7 @@ export const NS_URI = [HTML_NS, SVG_NS, MATHML_NS] as const;
 export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
 export const COMMENT_NODE = 8;
+export const DOCUMENT_TYPE_NODE = 10;
 
 // JSDOMParser's shared prototypes are found here and left as they are: patches.ts adjusts them, when asked
 // (installLightDomPatches), so that this DOM answers as the reference DOM (jsdom) does where Readability asks.
@@ -91,6 +94,41 @@ export function createComment(data: string): LightNode {
   return node;
 }
 
+/**
+ * The doctype node (DocumentType), the document's child where the DOCTYPE token put it: its name and identifiers,
+ * empty strings when missing, as the standard's "initial" insertion mode makes it. JSDOMParser has no DocumentType;
+ * this one shares its nodes' prototype, as comments do, so that it answers as JSDOMParser's nodes do where
+ * Readability asks the document's first child (whether the DOM is JSDOMParser's), and nothing reads it as text
+ * (its textContent is null, as in the DOM).
+ */
+const DoctypeProto = Object.create(NodeProto, {
+  nodeType: { value: DOCUMENT_TYPE_NODE },
+  nodeName: {
+    get(this: LightDoctype) {
+      return this.name;
+    },
+  },
+  textContent: { value: null },
+}) as object;
+
+export interface LightDoctype {
+  nodeType: number;
+  name: string;
+  publicId: string;
+  systemId: string;
+  childNodes: LightNode[];
+  parentNode: LightNode | null;
+}
+
+export function createDoctype(name: string, publicId: string, systemId: string): LightNode {
+  const node = Object.create(DoctypeProto) as LightDoctype;
+  node.childNodes = [];
+  node.name = name;
+  node.publicId = publicId;
+  node.systemId = systemId;
+  return node as unknown as LightNode;
+}
+
 /** JSDOMParser's parser's prototype (the parser itself only makes the documents the tree builder fills: newDocument). */
 export const ParserProto = Object.getPrototypeOf(new JSDOMParser()) as Record<string, unknown>;
 
@@ -117,6 +155,39 @@ export const Attr = function Attr(this: AttrShape, name: string, value: string) 
   value: string,
 ) => AttrShape;
 (Attr as unknown as { prototype: object }).prototype = AttrProto;
+
+/** An attribute in a namespace (xlink:, xml:, xmlns on SVG and MathML elements), with a DOM Attr's prefix, local name and namespace. */
+export interface NamespacedAttrShape extends AttrShape {
+  prefix: string | null;
+  localName: string;
+  namespaceURI: string;
+}
+/**
+ * JSDOMParser's Attribute with a namespace: JSDOMParser's attributes have a name alone, which stays the qualified
+ * name (`xlink:href`) that getAttribute matches; the DOM's prefix, local name and namespace are kept beside it.
+ * Its own prototype (over JSDOMParser's) keeps the plain attributes' shape as it is.
+ */
+export const NamespacedAttr = function NamespacedAttr(
+  this: NamespacedAttrShape,
+  name: string,
+  value: string,
+  prefix: string | null,
+  localName: string,
+  namespaceURI: string,
+) {
+  this.name = name;
+  this._value = value;
+  this.prefix = prefix;
+  this.localName = localName;
+  this.namespaceURI = namespaceURI;
+} as unknown as new (
+  name: string,
+  value: string,
+  prefix: string | null,
+  localName: string,
+  namespaceURI: string,
+) => NamespacedAttrShape;
+(NamespacedAttr as unknown as { prototype: object }).prototype = Object.create(AttrProto) as object;
 
 /** JSDOMParser's Style, made directly (its constructor is not exported). */
 const Style = function Style(this: { node: unknown }, node: unknown) {

@@ -135,13 +135,7 @@ export class OpenElements {
 
   /** Whether the open element at `i` is an HTML or MathML text integration point (§13.2.6.5): HTML inside foreign content. */
   isIntegrationPoint(i: number): boolean {
-    const name = this.names[i]!;
-    if (this.nss[i] === NS.SVG) return name === 'foreignObject' || name === 'desc' || name === 'title';
-    if (this.nss[i] === NS.MATHML) {
-      if (name === 'annotation-xml') return isHtmlAnnotation(this.els[i]!);
-      return name === 'mi' || name === 'mo' || name === 'mn' || name === 'ms' || name === 'mtext';
-    }
-    return false;
+    return isIntegrationPoint(this.els[i]!, this.names[i]!, this.nss[i]!);
   }
 
   /** Whether the open element at `index` is in (default) scope: no scope boundary above it. */
@@ -176,6 +170,21 @@ export class OpenElements {
       if (this.isSpecial(i)) return;
     }
   }
+}
+
+/** Whether an element (its local name, its namespace) is an HTML or a MathML text integration point. */
+export function isIntegrationPoint(el: LightElement, name: string, ns: NS): boolean {
+  if (ns === NS.SVG) return name === 'foreignObject' || name === 'desc' || name === 'title';
+  if (ns === NS.MATHML) {
+    if (name === 'annotation-xml') return isHtmlAnnotation(el);
+    return isMathTextIntegrationPoint(name);
+  }
+  return false;
+}
+
+/** A MathML element's name that makes it a MathML text integration point. */
+export function isMathTextIntegrationPoint(name: string): boolean {
+  return name === 'mi' || name === 'mo' || name === 'mn' || name === 'ms' || name === 'mtext';
 }
 
 /** A MathML annotation-xml that holds HTML (an HTML integration point). */

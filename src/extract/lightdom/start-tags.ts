@@ -3,6 +3,7 @@
 import { adoptionAgency, reconstructFormatting } from './formatting.js';
 import { anythingElseBeforeBody, closeCell, inTableAnythingElse, resetInsertionMode } from './modes.js';
 import { NS, type LightElement, type LightNode } from './nodes.js';
+import { isMathTextIntegrationPoint } from './stack.js';
 import { Mode, type TreeState } from './state.js';
 import {
   CLOSES_P,
@@ -24,18 +25,17 @@ export function processStartTag(s: TreeState, t: StartTag): void {
   else startTagInMode(s, t);
 }
 
-/** The tree construction dispatcher for start tags. */
+/** The tree construction dispatcher for start tags, on the adjusted current node (the context element, in a fragment's root). */
 function useForeignRules(s: TreeState, name: string): boolean {
   const top = s.stack.top;
-  if (top < 0 || (top === 0 && s.context)) return false;
-  const ns = s.stack.nss[top];
+  if (top < 0) return false;
+  const atContext = s.atContext();
+  const ns = atContext ? s.contextNs : s.stack.nss[top];
   if (ns === NS.HTML) return false;
-  const current = s.stack.names[top]!;
-  if (ns === NS.MATHML && (current === 'mi' || current === 'mo' || current === 'mn' || current === 'ms' || current === 'mtext')) {
-    return name === 'mglyph' || name === 'malignmark';
-  }
+  const current = atContext ? s.context!.localName : s.stack.names[top]!;
+  if (ns === NS.MATHML && isMathTextIntegrationPoint(current)) return name === 'mglyph' || name === 'malignmark';
   if (ns === NS.MATHML && current === 'annotation-xml' && name === 'svg') return false;
-  return !s.stack.isIntegrationPoint(top);
+  return atContext ? s.contextForeign : !s.stack.isIntegrationPoint(top);
 }
 
 function startTagInForeignContent(s: TreeState, t: StartTag): void {
@@ -47,7 +47,8 @@ function startTagInForeignContent(s: TreeState, t: StartTag): void {
     startTagInMode(s, t);
     return;
   }
-  const ns = s.stack.nss[s.stack.top]!;
+  // "Any other start tag": an element in the adjusted current node's namespace.
+  const ns = s.atContext() ? s.contextNs : s.stack.nss[s.stack.top]!;
   const name = ns === NS.SVG ? (SVG_NAMES.get(t.name) ?? t.name) : t.name;
   if (t.selfClosing) s.insert.appendElement(name, t.attrs, ns);
   else s.insert.insertElement(name, t.attrs, ns);

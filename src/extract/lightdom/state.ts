@@ -4,8 +4,8 @@
 import { ActiveFormatting } from './formatting.js';
 import { NodeInsertion } from './insert.js';
 import { TreeBudget, type TreeLimits } from './tree-limits.js';
-import type { LightElement } from './nodes.js';
-import { OpenElements } from './stack.js';
+import { NS, NS_URI, type LightElement } from './nodes.js';
+import { isIntegrationPoint, OpenElements } from './stack.js';
 
 export const enum Mode {
   Initial,
@@ -54,11 +54,32 @@ export class TreeState {
   skipNextNewline = false;
   /** For fragment parsing (innerHTML): the context element. */
   readonly context?: LightElement;
+  /** The context element's namespace (HTML when there is none). */
+  readonly contextNs: NS = NS.HTML;
+  /**
+   * Whether the context element is foreign content: SVG or MathML, and not an integration point (an annotation-xml
+   * is one by its attributes, as the standard's context start tag token has them).
+   */
+  readonly contextForeign: boolean = false;
 
   constructor(limits: TreeLimits, context: LightElement | undefined, url: string) {
     this.budget = new TreeBudget(limits);
     this.stack = new OpenElements(this.budget);
     this.insert = new NodeInsertion(this.stack, this.budget, url);
-    if (context) this.context = context;
+    if (context) {
+      this.context = context;
+      const ns = NS_URI.indexOf(context.namespaceURI as (typeof NS_URI)[number]);
+      this.contextNs = ns === -1 ? NS.HTML : (ns as NS);
+      this.contextForeign = this.contextNs !== NS.HTML && !isIntegrationPoint(context, context.localName, this.contextNs);
+    }
+  }
+
+  /**
+   * Whether the adjusted current node (§13.2.4.2) is the context element: fragment parsing, with only the fragment's
+   * root open. The rules that ask for the adjusted current node (the tree construction dispatcher, the namespace
+   * of an element made in foreign content) read the context element then, and the current node otherwise.
+   */
+  atContext(): boolean {
+    return this.stack.top === 0 && this.context !== undefined;
   }
 }

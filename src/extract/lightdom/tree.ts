@@ -3,8 +3,8 @@ import { processEndTag } from './end-tags.js';
 import { reconstructFormatting } from './formatting.js';
 import { NO_LIMITS, type TreeLimits } from './tree-limits.js';
 import { anythingElseBeforeBody, inTableAnythingElse, resetInsertionMode, startFragment } from './modes.js';
-import { createComment, HTML_NS, NS, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './nodes.js';
-import { quirksMode } from './doctype.js';
+import { createComment, createDoctype, HTML_NS, NS, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './nodes.js';
+import { parseDoctype, quirksMode } from './doctype.js';
 import { processStartTag } from './start-tags.js';
 import { Mode, TreeState } from './state.js';
 import { TABLE_STRUCTURE } from './tags.js';
@@ -85,20 +85,34 @@ export class LightTreeBuilder {
     this.flushText();
     this.s.skipNextNewline = false;
     const mode = this.s.mode;
+    // With an SVG or MathML adjusted current node (integration points too: only start tags and text leave the rules
+    // for foreign content there), the comment goes in the current node, whatever the mode: after </body> or </html>
+    // foreign elements may still be open.
+    const foreign = this.s.atContext() ? this.s.contextNs !== NS.HTML : this.s.stack.currentIsForeign();
     const toDocument = mode === Mode.Initial || mode === Mode.BeforeHtml || mode === Mode.AfterAfterBody || mode === Mode.AfterAfterFrameset;
-    const parent = toDocument
-      ? (this.s.insert.doc as unknown as LightNode)
-      : mode === Mode.AfterBody && !this.s.stack.currentIsForeign()
-        ? this.s.stack.els[0]!
-        : this.s.insert.currentTemplateContentOrNode();
+    const parent = foreign
+      ? this.s.insert.currentTemplateContentOrNode()
+      : toDocument
+        ? (this.s.insert.doc as unknown as LightNode)
+        : mode === Mode.AfterBody
+          ? this.s.stack.els[0]!
+          : this.s.insert.currentTemplateContentOrNode();
     this.s.insert.appendNode(parent, createComment(data.replace(/\0/g, '\uFFFD')));
   }
 
-  /** A DOCTYPE token (its text after `<!`), which decides quirks mode. */
+  /**
+   * A DOCTYPE token (its text after `<!`): in the "initial" insertion mode, a doctype node appended to the document
+   * (name and identifiers, empty when missing), and the quirks mode it selects; anywhere else, ignored.
+   */
   doctype(raw: string): void {
     this.flushText();
     if (this.s.mode !== Mode.Initial) return;
-    this.s.quirks = quirksMode(raw);
+    const token = parseDoctype(raw);
+    const doc = this.s.insert.doc;
+    const node = createDoctype(token.name ?? '', token.publicId ?? '', token.systemId ?? '');
+    this.s.insert.appendNode(doc as unknown as LightNode, node);
+    doc.doctype = node;
+    this.s.quirks = quirksMode(token);
     this.s.mode = Mode.BeforeHtml;
   }
 
@@ -132,10 +146,7 @@ export class LightTreeBuilder {
   /** For the tokenizer: whether the next tag is in foreign content, where <title>, <style>, <script>... hold markup. */
   inForeignContent(): boolean {
     this.flushText();
-    const top = this.s.stack.els.length - 1;
-    if (top < 0) return false;
-    if (top === 0 && this.s.context) return this.s.context.namespaceURI !== HTML_NS;
-    return this.s.stack.nss[top] !== NS.HTML && !this.s.stack.isIntegrationPoint(top);
+    return this.inForeignText();
   }
 
   /** The fragment's root, whose children are the parsed fragment (fragment parsing). */
@@ -176,10 +187,12 @@ export class LightTreeBuilder {
     while (text !== '') text = this.charactersInMode(text);
   }
 
-  /** Whether character tokens now go by the rules for foreign content. */
+  /** Whether character tokens now go by the rules for foreign content (the adjusted current node is SVG or MathML, not an integration point). */
   private inForeignText(): boolean {
-    const top = this.s.stack.top;
-    return top >= 0 && this.s.stack.nss[top] !== NS.HTML && !this.s.stack.isIntegrationPoint(top);
+    const stack = this.s.stack;
+    const top = stack.els.length - 1; // (asked before every tag: the stack's arrays read directly)
+    if (top === 0 && this.s.context) return this.s.contextForeign; // the adjusted current node is the context
+    return top >= 0 && stack.nss[top] !== NS.HTML && !stack.isIntegrationPoint(top);
   }
 
   /** Handles text in the current mode; returns what is left to reprocess (after a mode change), or ''. */
