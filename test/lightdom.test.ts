@@ -17,46 +17,11 @@ import { renderText } from '../src/extract/render.js';
 import { scriptDataEnd } from '../src/extract/script-data.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES, ROOT } from './support/helpers.js';
+import { type DumpNode, dump } from './support/tree-dump.js';
 
 const { window } = new JSDOM('', { virtualConsole: new VirtualConsole() });
 const parser = new window.DOMParser();
 const jsdom = (html: string) => parser.parseFromString(html, 'text/html');
-
-/**
- * A tree as text: the doctype (name, public and system identifiers), elements (with their namespace when not HTML,
- * and their attributes in order, with an attribute's namespace and prefix when it has one), text, comments; the
- * document's children down.
- */
-type AnyAttr = { name: string; value: string; namespaceURI?: string | null; prefix?: string | null; localName?: string };
-type AnyNode = {
-  nodeType: number;
-  childNodes: ArrayLike<AnyNode>;
-  textContent: string | null;
-  localName?: string;
-  namespaceURI?: string | null;
-  attributes?: ArrayLike<AnyAttr>;
-  name?: string;
-  publicId?: string;
-  systemId?: string;
-};
-function dumpAttr(a: AnyAttr): string {
-  const name = a.namespaceURI ? `{${a.namespaceURI}}${a.prefix ? `${a.prefix}:` : ''}${a.localName}` : a.name;
-  return ` ${name}="${a.value}"`;
-}
-function dump(node: AnyNode, depth = 0, out: string[] = []): string {
-  for (const c of Array.from(node.childNodes)) {
-    const pad = '  '.repeat(depth);
-    if (c.nodeType === 1) {
-      const ns = c.namespaceURI && !c.namespaceURI.endsWith('xhtml') ? ` (${c.namespaceURI.split('/').pop()})` : '';
-      out.push(`${pad}<${c.localName}${ns}${Array.from(c.attributes ?? [], dumpAttr).join('')}>`);
-      dump(c, depth + 1, out);
-    } else if (c.nodeType === 3) out.push(`${pad}"${c.textContent}"`);
-    else if (c.nodeType === 8) out.push(`${pad}<!--${c.textContent}-->`);
-    else if (c.nodeType === 10) out.push(`${pad}<!DOCTYPE ${c.name} "${c.publicId}" "${c.systemId}">`);
-    else out.push(`${pad}(node type ${c.nodeType})`);
-  }
-  return out.join('\n');
-}
 
 /** The shape that matters to Readability and the views: tags of the root, head and body children, the title and the body's text. */
 function shape(doc: { documentElement: unknown; head: unknown; body: unknown; title: string }) {
@@ -93,7 +58,7 @@ const PAGES: [string, string][] = [
 describe('light DOM shape = jsdom', () => {
   test.each(PAGES)('%s', (_what, html) => {
     expect(shape(parseDocument(html))).toEqual(shape(jsdom(html)));
-    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect(dump(parseDocument(html) as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
   });
 
   test('a namespace prefix stays in the tag name (<o:p> is not a <p>)', () => {
@@ -164,12 +129,12 @@ const PATTERNS: [string, string][] = [
 
 describe('each error-handling pattern: the same tree as jsdom', () => {
   test.each(PATTERNS)('%s', (_what, html) => {
-    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect(dump(parseDocument(html) as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
   });
 
   test.each(readdirSync(join(FIXTURES, 'malformed')).map((f) => [f]))('malformed page %s', (file) => {
     const html = readFileSync(join(FIXTURES, 'malformed', file), 'utf8');
-    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect(dump(parseDocument(html) as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
   });
 
   test('random tag soup (seeded): the same tree as jsdom', () => {
@@ -188,7 +153,7 @@ describe('each error-handling pattern: the same tree as jsdom', () => {
         parts.push(r < 0.45 ? `<${pick(tags)}${random() < 0.1 ? ' id=q' : ''}${random() < 0.05 ? '/' : ''}>` : r < 0.75 ? `</${pick(tags)}>` : pick(texts));
       }
       const html = parts.join('');
-      if (dump(parseDocument(html) as unknown as AnyNode) !== dump(jsdom(html) as unknown as AnyNode)) differing.push(html);
+      if (dump(parseDocument(html) as unknown as DumpNode) !== dump(jsdom(html) as unknown as DumpNode)) differing.push(html);
     }
     expect(differing).toEqual([]);
   });
@@ -244,10 +209,10 @@ const FOREIGN_ATTRIBUTES = 'xlink:actuate xlink:arcrole xlink:href xlink:role xl
 const NOT_FOREIGN_ATTRIBUTES = ['xlink:foo', 'xml:base', 'xmlns:foo', 'xlink', 'href'];
 
 /** The element a fragment is parsed in: the last, deepest element of a document made of `host`. */
-function contextOf(doc: { body?: unknown }): AnyNode & { innerHTML: string } {
+function contextOf(doc: { body?: unknown }): DumpNode & { innerHTML: string } {
   let el = doc.body as { children: ArrayLike<unknown> };
   while (el.children.length > 0) el = el.children[el.children.length - 1] as typeof el;
-  return el as unknown as AnyNode & { innerHTML: string };
+  return el as unknown as DumpNode & { innerHTML: string };
 }
 /** The fragment `markup` parsed in the context the end of `host` gives, by the light DOM and by jsdom (innerHTML), dumped. */
 function fragmentDumps(host: string, markup: string): [string, string] {
@@ -283,7 +248,7 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
     const html = `${doctype}<p>a<table><tr><td>b</table>`;
     const ours = parseDocument(html);
     const ref = jsdom(html);
-    expect(dump(ours as unknown as AnyNode)).toBe(dump(ref as unknown as AnyNode));
+    expect(dump(ours as unknown as DumpNode)).toBe(dump(ref as unknown as DumpNode));
     expect((ours.doctype as unknown as DocumentType | undefined)?.name).toBe(ref.doctype?.name);
   });
 
@@ -299,21 +264,21 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
     const attrs = SVG_ATTRIBUTE_TABLE.map((n, i) => `${i % 2 ? n.toUpperCase() : n}=${i}`).join(' ');
     const html = `<svg ${attrs}><g ${attrs}/></svg><math ${attrs}><mi ${attrs}></mi></math><div ${attrs}></div>`;
     const ours = parseDocument(html);
-    expect(dump(ours as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect(dump(ours as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
     expect((ours.body!.children[0] as unknown as Element).getAttribute('viewBox')).toBe(String(SVG_ATTRIBUTE_TABLE.indexOf('viewbox')));
   });
 
   test('definitionURL on MathML elements only', () => {
     const html =
       '<math definitionurl=a><mi DEFINITIONURL=b></mi><annotation-xml encoding=text/html><p definitionurl=c></annotation-xml></math><svg definitionurl=d></svg>';
-    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect(dump(parseDocument(html) as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
   });
 
   test('xlink:, xml: and xmlns attributes: namespace and prefix on SVG and MathML elements, plain names on HTML ones', () => {
     const attrs = [...FOREIGN_ATTRIBUTES, ...NOT_FOREIGN_ATTRIBUTES].map((n, i) => `${i % 3 ? n : n.toUpperCase()}="${i}"`).join(' ');
     const html = `<svg ${attrs}><a ${attrs}><foreignObject ${attrs}><p ${attrs}></p></foreignObject></a></svg><math ${attrs}></math><div ${attrs}></div>`;
     const ours = parseDocument(html);
-    expect(dump(ours as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect(dump(ours as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
     // The qualified name is what getAttribute matches, in jsdom and here.
     expect((ours.body!.children[0] as unknown as Element).getAttribute('xlink:href')).toBe(String(FOREIGN_ATTRIBUTES.indexOf('xlink:href')));
   });
@@ -323,7 +288,7 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
     expect(names).toContain('fedropshadow');
     const tags = names.map((n, i) => (i % 2 ? `<${n}/>` : `<${n.toUpperCase()}>x</${n}>`)).join('');
     const html = `<svg>${tags}</svg><math>${tags}</math><div>${tags}</div>`;
-    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect(dump(parseDocument(html) as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
   });
 
   test.each([
@@ -332,7 +297,7 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
     ['in SVG after </body>', '<svg><g></body><!--in g--></svg><!--after-->'],
     ['in an integration point, where </html> is ignored', '<svg><foreignObject></html><!--in foreignObject--><p>x<!--in p--></svg><!--after-->'],
   ])('comments where SVG or MathML is still open go in the current node: %s', (_what, html) => {
-    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect(dump(parseDocument(html) as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
   });
 
   const FRAGMENTS = [
@@ -420,7 +385,7 @@ describe('random documents and fragments with foreign content (seeded): the same
     for (let k = 0; k < 600; k++) {
       const doctype = random() < 0.6 ? DOCTYPES[Math.floor(random() * DOCTYPES.length)]! : '';
       const html = doctype + foreignSoup(random, 3 + Math.floor(random() * 25));
-      if (dump(parseDocument(html) as unknown as AnyNode) !== dump(jsdom(html) as unknown as AnyNode)) differing.push(html);
+      if (dump(parseDocument(html) as unknown as DumpNode) !== dump(jsdom(html) as unknown as DumpNode)) differing.push(html);
     }
     expect(differing).toEqual([]);
   });
@@ -440,7 +405,7 @@ describe('random documents and fragments with foreign content (seeded): the same
       let doctype = pick(['<!DOCTYPE', '<!doctype', '<!DocType']);
       for (let j = Math.floor(random() * 9); j > 0; j--) doctype += random() < 0.2 ? pick(ids) : pick(pieces);
       const html = `${doctype}><p>a<table><tr><td>b</table>`;
-      if (dump(parseDocument(html) as unknown as AnyNode) !== dump(jsdom(html) as unknown as AnyNode)) differing.push(html);
+      if (dump(parseDocument(html) as unknown as DumpNode) !== dump(jsdom(html) as unknown as DumpNode)) differing.push(html);
     }
     expect(differing).toEqual([]);
   });
@@ -494,7 +459,7 @@ describe("script data: the standard's escaped and double escaped states (htmlpar
     ['<p>a<script><!--<script>unclosed'],
     ['<script>a</script><script><!--</script>b'],
   ])('parsed as jsdom parses it: %s', (html) => {
-    expect(dump(parseDocument(html) as unknown as AnyNode)).toBe(dump(jsdom(html) as unknown as AnyNode));
+    expect(dump(parseDocument(html) as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
     // and the streamed view (pages past the caps) hides the script text too
     expect(normalize(parseHtml(html, { maxBytes: -1, maxElements: 1, maxDepth: 1, maxChildren: 1 }).full)).toBe(normalize(renderText(jsdom(html).body)));
   });
@@ -563,12 +528,12 @@ describe('DOM operations Readability uses, as a browser DOM answers them', () =>
       '<div><p>a<!-- c -->b</p><table><tr><td>x</td></tr></table><svg><title>t</title></svg><xmp><b></xmp><textarea>&lt;</textarea><br><template><p>t</p></template></div>';
     const doc = parseDocument(html);
     const div = doc.body!.children[0]!;
-    const before = dump(div as unknown as AnyNode);
+    const before = dump(div as unknown as DumpNode);
     // biome-ignore lint/correctness/noSelfAssign: the setter parses what the getter serialized: the round trip is the test
     div.innerHTML = div.innerHTML;
-    expect(dump(div as unknown as AnyNode)).toBe(before);
+    expect(dump(div as unknown as DumpNode)).toBe(before);
     const ref = jsdom(html).body.firstElementChild!;
-    expect(dump(div as unknown as AnyNode)).toBe(dump(ref as unknown as AnyNode));
+    expect(dump(div as unknown as DumpNode)).toBe(dump(ref as unknown as DumpNode));
   });
 
   test('innerHTML parses a fragment in its context, as a browser does', () => {
@@ -578,7 +543,7 @@ describe('DOM operations Readability uses, as a browser DOM answers them', () =>
     div.innerHTML = markup;
     const ref = jsdom('<div></div>').body.firstElementChild!;
     ref.innerHTML = markup;
-    expect(dump(div as unknown as AnyNode)).toBe(dump(ref as unknown as AnyNode));
+    expect(dump(div as unknown as DumpNode)).toBe(dump(ref as unknown as DumpNode));
   });
 
   test('getElementsByTagName and querySelectorAll: document order, HTML names case-insensitive, SVG elements by their own name', () => {

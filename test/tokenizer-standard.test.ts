@@ -6,37 +6,14 @@ import { parse } from 'parse5';
 import { describe, expect, test } from 'vitest';
 import { rng } from '../bench/random.js';
 import { parseHtml } from '../src/extract/html.js';
+import { parseDoctype, quirksMode } from '../src/extract/lightdom/doctype.js';
 import { parseDocument } from '../src/extract/lightdom/index.js';
 import { type RenderNode, renderText } from '../src/extract/render.js';
 import { streamedText } from '../src/extract/streamed-text.js';
 import { normalize } from '../src/normalize.js';
+import { type DumpNode, dump } from './support/tree-dump.js';
 
 const XHTML = 'http://www.w3.org/1999/xhtml';
-
-/** A node of either tree as the dumps read it (the light DOM's; parse5's default tree is adapted to it below). */
-interface DumpNode {
-  nodeType: number;
-  localName?: string;
-  namespaceURI?: string | null;
-  textContent: string | null;
-  attributes?: ArrayLike<{ name: string; value: string }>;
-  childNodes: ArrayLike<DumpNode>;
-}
-
-/** A tree as text: elements with their namespace (when not HTML) and attributes, text and comments, quoted as JSON. */
-function dump(node: DumpNode, depth = 0, out: string[] = []): string {
-  for (const c of Array.from(node.childNodes)) {
-    const pad = '  '.repeat(depth);
-    if (c.nodeType === 1) {
-      const ns = c.namespaceURI && c.namespaceURI !== XHTML ? ` (${c.namespaceURI.split('/').pop()})` : '';
-      const attrs = Array.from(c.attributes ?? [], (a) => ` ${a.name}=${JSON.stringify(a.value)}`).join('');
-      out.push(`${pad}<${c.localName}${ns}${attrs}>`);
-      dump(c, depth + 1, out);
-    } else if (c.nodeType === 3) out.push(`${pad}${JSON.stringify(c.textContent)}`);
-    else if (c.nodeType === 8) out.push(`${pad}<!--${JSON.stringify(c.textContent)}-->`);
-  }
-  return out.join('\n');
-}
 
 /** parse5's default tree node (its own shape: nodeName, tagName, value, data, attrs). */
 interface Parse5Node {
@@ -45,20 +22,33 @@ interface Parse5Node {
   namespaceURI?: string;
   value?: string;
   data?: string;
-  attrs?: { name: string; value: string; prefix?: string }[];
+  attrs?: { name: string; value: string; prefix?: string; namespace?: string }[];
   childNodes?: Parse5Node[];
+  /** A doctype's name and identifiers. */
+  name?: string;
+  publicId?: string;
+  systemId?: string;
 }
 
 /** A parse5 node in the shape dump() and renderText() read: an HTML <template>'s content is left out, as the light DOM keeps it out of the tree. */
 type Adapted = DumpNode & RenderNode & { childNodes: Adapted[] };
 function adapt(n: Parse5Node, parentNode: Adapted | null = null): Adapted {
-  const nodeType = n.tagName ? 1 : n.nodeName === '#text' ? 3 : n.nodeName === '#comment' ? 8 : 9;
+  const nodeType = n.tagName ? 1 : n.nodeName === '#text' ? 3 : n.nodeName === '#comment' ? 8 : n.nodeName === '#documentType' ? 10 : 9;
   const node: Adapted = {
     nodeType,
     localName: n.tagName,
     namespaceURI: n.namespaceURI,
     textContent: n.value ?? n.data ?? null,
-    attributes: n.attrs?.map((a) => ({ name: a.prefix ? `${a.prefix}:${a.name}` : a.name, value: a.value })),
+    name: n.name,
+    publicId: n.publicId,
+    systemId: n.systemId,
+    attributes: n.attrs?.map((a) => ({
+      name: a.prefix ? `${a.prefix}:${a.name}` : a.name,
+      value: a.value,
+      namespaceURI: a.namespace,
+      prefix: a.prefix,
+      localName: a.name,
+    })),
     childNodes: [],
     parentNode,
     firstChild: null,
@@ -220,8 +210,27 @@ const OTHER_STATES: Case[] = [
   ['RCDATA end tag open state: a character reference after `</`', '<title>a</&amp;</title><textarea>b</tex&amp;</textarea>', 'stream'],
 ];
 
+/** The end of input inside a DOCTYPE (eof-in-doctype): the DOCTYPE is emitted, with force-quirks but from the bogus DOCTYPE state. */
+const EOF_IN_DOCTYPE: Case[] = [
+  ['eof-in-doctype: DOCTYPE state, right after the keyword', '<!DOCTYPE'],
+  ['eof-in-doctype: before DOCTYPE name state', '<!doctype '],
+  ['eof-in-doctype: DOCTYPE name state', '<!DOCTYPE html'],
+  ['eof-in-doctype: DOCTYPE name state, no whitespace before the name', '<!DOCTYPEhtml'],
+  ['eof-in-doctype: after DOCTYPE name state', '<!DOCTYPE html '],
+  ['eof-in-doctype: after DOCTYPE name state, a keyword cut short (bogus DOCTYPE)', '<!DOCTYPE html PUBL'],
+  ['eof-in-doctype: after DOCTYPE public keyword state', '<!DOCTYPE html PUBLIC'],
+  ['eof-in-doctype: DOCTYPE public identifier (double-quoted) state', '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN'],
+  ['eof-in-doctype: after DOCTYPE public identifier state', '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN"'],
+  ['eof-in-doctype: DOCTYPE system identifier (single-quoted) state', `<!DOCTYPE html PUBLIC "x" 'y`],
+  ['eof-in-doctype: after DOCTYPE system identifier state', '<!DOCTYPE html SYSTEM "about:legacy-compat" '],
+  ['bogus DOCTYPE state at the end of input (no force-quirks)', '<!DOCTYPE html SYSTEM "about:legacy-compat" x'],
+  ['incorrectly-opened-comment: `doctype` cut short is a bogus comment', '<!doc'],
+  ['a DOCTYPE cut off after text: not in the initial insertion mode, ignored', 'a<!DOCTYPE html'],
+];
+
 describe.each([
   ['class 2: end of input inside a tag', EOF_IN_TAG],
+  ['the end of input inside a DOCTYPE', EOF_IN_DOCTYPE],
   ['class 3: end tags with attributes', END_TAG_ATTRIBUTES],
   ['class 4: CDATA sections', CDATA],
   ['class 5: NUL characters', NUL],
@@ -234,6 +243,19 @@ describe.each([
     expect(actual.tree).toBe(expected.tree);
     expect(actual.text).toBe(expected.text);
     if (stream) expect(normalize(streamedText(html))).toBe(normalize(expected.text));
+  });
+});
+
+describe("eof-in-doctype: the quirks mode a DOCTYPE cut off by the end of input selects (parse5's document mode)", () => {
+  // parse5, not jsdom: jsdom's DOMParser reports no-quirks (CSS1Compat) for a DOCTYPE the end of input cut off, where
+  // the standard sets force-quirks and parse5 follows it.
+  test.each(EOF_IN_DOCTYPE.filter(([, html]) => html.startsWith('<!DOCTYPE') || html.startsWith('<!doctype')))('%s: %j', (_name, html) => {
+    const quirks = (parse(html) as unknown as { mode: string }).mode === 'quirks';
+    expect(quirksMode(parseDoctype(html.slice('<!'.length), true))).toBe(quirks);
+  });
+  test('the same DOCTYPE ended by `>` is read without force-quirks where the standard sets none', () => {
+    expect(quirksMode(parseDoctype('DOCTYPE html'))).toBe(false);
+    expect(quirksMode(parseDoctype('DOCTYPE html', true))).toBe(true);
   });
 });
 
@@ -328,6 +350,10 @@ const PIECES = [
   '</a\0>',
   '<!x\0>',
   '<!--\0-->',
+  '</html>',
+  '</body>',
+  '<!DOCTYPE html',
+  '<!DOCTYPE html PUBLIC "x',
 ];
 
 describe('seeded random tokenizer soup: the same tree and text as parse5', () => {

@@ -105,7 +105,14 @@ export const TOKENIZER_STATES = {
   bogusComment: stateAfter('<?'),
   /** Comments' and CDATA sections' state (currentSequence tells which). */
   commentLike: stateAfter('<![CDATA['),
+  /** Matching `doctype` after `<!` (htmlparser2's own; sequenceIndex counts the letters matched). */
+  declarationSequence: stateAfter('<!doctype'),
+  /** A DOCTYPE after its keyword, up to its `>`. */
+  inDeclaration: stateAfter('<!doctype '),
 } as const;
+
+/** `doctype`, the keyword htmlparser2 matches after `<!` before it reads a DOCTYPE. */
+const DOCTYPE_KEYWORD_LENGTH = 'doctype'.length;
 
 /** The sequence (htmlparser2's, module-private) a tokenizer holds after `markup`. */
 function sequenceAfter(markup: string): Uint8Array {
@@ -299,9 +306,15 @@ export class ScriptAwareTokenizer extends Tokenizer {
     if (this.cbs instanceof EndTagAttributes) this.cbs = this.cbs.real;
     const state = this.state;
     if (state === TOKENIZER_STATES.inSelfClosingTag || state === TOKENIZER_STATES.specialStartSequence) return; // eof-in-tag
+    const end = this.offset + this.buffer.length;
+    if (state === TOKENIZER_STATES.inDeclaration || (state === TOKENIZER_STATES.declarationSequence && this.sequenceIndex === DOCTYPE_KEYWORD_LENGTH)) {
+      // eof-in-doctype: the DOCTYPE is emitted (htmlparser2 dropped it); its end at the input's end is how the
+      // callbacks tell that the input cut it off (a `>` ends every other one inside the input), and so set force-quirks.
+      this.cbs.ondeclaration(this.sectionStart, end);
+      return;
+    }
     if (state === TOKENIZER_STATES.commentLike && this.currentSequence === CDATA_END) {
       // eof-in-cdata: what the section held is text (with any `]` of an unfinished `]]>`).
-      const end = this.offset + this.buffer.length;
       if (this.sectionStart < end) this.cbs.oncdata(this.sectionStart, end, 0);
       return;
     }

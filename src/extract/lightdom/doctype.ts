@@ -88,15 +88,21 @@ function nameChar(c: number): string {
  * `>`, which ends a DOCTYPE in every one of its states), by the standard's DOCTYPE states (§13.2.5.53-68) from the
  * DOCTYPE state on: the name lowercased, `PUBLIC` and `SYSTEM` in any case, identifiers in either quotes, missing
  * whitespace tolerated where the standard tolerates it, anything else making a bogus DOCTYPE (force-quirks, except
- * after the system identifier). The input stream's CRs are LFs (§13.2.3.5) and NULs are U+FFFD.
+ * after the system identifier). The input stream's CRs are LFs (§13.2.3.5) and NULs are U+FFFD. `atEof`: the end
+ * of the input, not a `>`, ended it (eof-in-doctype): every DOCTYPE state but the bogus one then sets force-quirks.
  */
-export function parseDoctype(declaration: string): DoctypeToken {
+export function parseDoctype(declaration: string, atEof = false): DoctypeToken {
   const text = declaration.slice(DOCTYPE_KEYWORD.length).replace(/\r\n?/g, '\n');
   const token: DoctypeToken = { name: null, publicId: null, systemId: null, forceQuirks: false };
   const n = text.length;
   let i = 0;
   const skipWhitespace = () => {
     while (i < n && isAsciiWhitespace(text.charCodeAt(i))) i++;
+  };
+  /** The text ran out outside the bogus DOCTYPE state: at a `>`, the token as it is; at the input's end, force-quirks. */
+  const ended = (): DoctypeToken => {
+    if (atEof) token.forceQuirks = true;
+    return token;
   };
   // DOCTYPE state, before DOCTYPE name state: whitespace (or none) before the name; none at all is a missing name.
   skipWhitespace();
@@ -110,7 +116,7 @@ export function parseDoctype(declaration: string): DoctypeToken {
   token.name = name;
   // After DOCTYPE name state.
   skipWhitespace();
-  if (i === n) return token;
+  if (i === n) return ended();
   const keyword = text.slice(i, i + PUBLIC_KEYWORD.length).toLowerCase();
   if (keyword !== PUBLIC_KEYWORD && keyword !== SYSTEM_KEYWORD) {
     token.forceQuirks = true; // invalid character sequence after the name: bogus DOCTYPE
@@ -132,7 +138,7 @@ export function parseDoctype(declaration: string): DoctypeToken {
   }
   i = first.end;
   skipWhitespace();
-  if (i === n) return token;
+  if (i === n) return ended();
   if (keyword === SYSTEM_KEYWORD) return token; // after the system identifier, anything else: bogus DOCTYPE, quirks flag left
   // After the public identifier, between the identifiers: a system identifier in quotes, or anything else is bogus.
   const second = readIdentifier(text, i);
@@ -142,7 +148,10 @@ export function parseDoctype(declaration: string): DoctypeToken {
   }
   token.systemId = second.value;
   if (second.end === -1) token.forceQuirks = true;
-  return token;
+  // After the system identifier: anything but whitespace is a bogus DOCTYPE (no force-quirks); whitespace alone, the end.
+  i = second.end === -1 ? n : second.end;
+  skipWhitespace();
+  return i === n ? ended() : token;
 }
 
 /** A quoted identifier at `at`: its value and the index after its closing quote (-1: none, the DOCTYPE ended inside). */

@@ -111,7 +111,8 @@ export class TokenGlue implements TokenizerCallbacks {
   }
 
   ondeclaration(start: number, end: number): void {
-    this.tree?.doctype(this.html.slice(start, end));
+    // A DOCTYPE's `>` is inside the input; one that runs to the input's end was cut off by it (eof-in-doctype).
+    this.tree?.doctype(this.html.slice(start, end), end === this.html.length);
   }
 
   onprocessinginstruction(): void {}

@@ -102,12 +102,13 @@ export class LightTreeBuilder {
 
   /**
    * A DOCTYPE token (its text after `<!`): in the "initial" insertion mode, a doctype node appended to the document
-   * (name and identifiers, empty when missing), and the quirks mode it selects; anywhere else, ignored.
+   * (name and identifiers, empty when missing), and the quirks mode it selects; anywhere else, ignored. `atEof`:
+   * the end of the input cut the DOCTYPE off.
    */
-  doctype(raw: string): void {
+  doctype(raw: string, atEof = false): void {
     this.flushText();
     if (this.s.mode !== Mode.Initial) return;
-    const token = parseDoctype(raw);
+    const token = parseDoctype(raw, atEof);
     const doc = this.s.insert.doc;
     const node = createDoctype(token.name ?? '', token.publicId ?? '', token.systemId ?? '');
     this.s.insert.appendNode(doc as unknown as LightNode, node);
