@@ -59,6 +59,24 @@ describe('the documented Performance figures agree with bench/results.json', () 
     expectShown(figure(TASK, /([\d.]+)x the ideal/), task.ratio_vs_ideal, 2);
     expect(figure(TASK, /peak memory (\d+) MB/)).toBe(task.peak_rss_mb);
     expect(row(TASK)).toContain(`${task.claims} claims, ${task.sources} sources, ${task.sources_with_retry_after} asking to wait`);
+    expectShown(figure(TASK, /would allow ([\d.]+) s at best/), task.ideal_seconds_wait_holds_slots, 1);
+  });
+
+  test('the flaky-host profile: wall, every run, its ideal and the ideal if waits held their slots', () => {
+    const f = results.task_profile.flaky_host;
+    const label = `flaky-host profile (${f.claims} claims, ${f.sources} sources on ${f.hosts} hosts, ${f.sources_with_retry_after} asking to wait)`;
+    expectShown(figure(label, /\| ([\d.]+) s \(runs/), f.seconds, 1);
+    expect(
+      row(label)
+        .match(/runs: ([\d., ]+)\)/)![1]!
+        .split(', ')
+        .map(Number),
+    ).toEqual(f.runs_seconds.map((s: number) => Number(s.toFixed(1))));
+    expectShown(figure(label, /\| ([\d.]+) s \| [\d.]+x/), f.ideal_seconds, 1);
+    expectShown(figure(label, /([\d.]+)x the ideal/), f.ratio_vs_ideal, 2);
+    expect(row(label)).toContain(`(target 1.15)`);
+    expect(figure(label, /peak memory (\d+) MB/)).toBe(f.peak_rss_mb);
+    expectShown(figure(label, /would allow ([\d.]+) s at best/), f.ideal_seconds_wait_holds_slots, 1);
   });
 
   test('concurrency 1 and the plain script', () => {
