@@ -88,11 +88,11 @@ function nameChar(c: number): string {
  * `>`, which ends a DOCTYPE in every one of its states), by the standard's DOCTYPE states (§13.2.5.53-68) from the
  * DOCTYPE state on: the name lowercased, `PUBLIC` and `SYSTEM` in any case, identifiers in either quotes, missing
  * whitespace tolerated where the standard tolerates it, anything else making a bogus DOCTYPE (force-quirks, except
- * after the system identifier). The input stream's CRs are LFs (§13.2.3.5) and NULs are U+FFFD. `atEof`: the end
+ * after the system identifier). Its CRs are LFs already (input-stream.ts, §13.2.3.5); NULs are U+FFFD. `atEof`: the end
  * of the input, not a `>`, ended it (eof-in-doctype): every DOCTYPE state but the bogus one then sets force-quirks.
  */
 export function parseDoctype(declaration: string, atEof = false): DoctypeToken {
-  const text = declaration.slice(DOCTYPE_KEYWORD.length).replace(/\r\n?/g, '\n');
+  const text = declaration.slice(DOCTYPE_KEYWORD.length);
   const token: DoctypeToken = { name: null, publicId: null, systemId: null, forceQuirks: false };
   const n = text.length;
   let i = 0;

@@ -9,7 +9,7 @@ import { NO_ATTRS } from './tokens.js';
 
 /** What each end tag does: by the rules for foreign content when the adjusted current node is SVG or MathML, else by the insertion mode's. */
 export function processEndTag(s: TreeState, name: string): void {
-  if (s.atContext() ? s.contextNs !== NS.HTML : s.stack.currentIsForeign()) return endTagInForeignContent(s, name);
+  if (s.adjustedCurrentIsForeign()) return endTagInForeignContent(s, name);
   endTagInMode(s, name);
 }
 

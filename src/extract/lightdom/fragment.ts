@@ -1,10 +1,8 @@
 // The HTML fragment parsing algorithm (innerHTML's setter, installed by patches.ts): a fragment's nodes, built in
 // the context of an element by the same tokenizer and tree builder as a page.
-import { htmlTokenizer } from '../htmlparser2-internals.js';
-import { preprocessInputStream } from '../input-stream.js';
 import { NO_LIMITS } from './tree-limits.js';
 import { HTML_NS, SHARED_DOC, type LightElement } from './nodes.js';
-import { TokenGlue } from './tokenizer.js';
+import { tokenizeInto } from './tokenizer.js';
 import { LightTreeBuilder } from './tree.js';
 
 /** Contexts whose content the tokenizer reads as text. */
@@ -22,11 +20,6 @@ export function parseFragment(html: string, context: LightElement): LightElement
     root.appendChild(SHARED_DOC.createTextNode(html));
     return root;
   }
-  const input = preprocessInputStream(html);
-  const glue = new TokenGlue(input, tree);
-  const tokenizer = htmlTokenizer(glue);
-  glue.tokenizer = tokenizer;
-  tokenizer.write(input);
-  tokenizer.end();
+  tokenizeInto(html, tree);
   return tree.fragmentRoot();
 }

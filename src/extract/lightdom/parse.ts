@@ -1,11 +1,9 @@
 // Entry points: a page's document in one tokenizer pass (within limits). Each installs the light DOM's adjustments to
 // JSDOMParser's prototypes first (patches.ts; once per process), so that every caller gets the DOM Readability needs.
-import { htmlTokenizer } from '../htmlparser2-internals.js';
-import { preprocessInputStream } from '../input-stream.js';
 import { NO_LIMITS, type TreeLimits } from './tree-limits.js';
 import type { LightDocument } from './nodes.js';
 import { installLightDomPatches } from './patches.js';
-import { TokenGlue } from './tokenizer.js';
+import { tokenizeInto } from './tokenizer.js';
 import { LightTreeBuilder } from './tree.js';
 
 /**
@@ -15,12 +13,7 @@ import { LightTreeBuilder } from './tree.js';
 export function buildDocument(html: string, limits: TreeLimits = NO_LIMITS): { doc?: LightDocument; over?: string } {
   installLightDomPatches();
   const tree = new LightTreeBuilder(limits);
-  const input = preprocessInputStream(html);
-  const glue = new TokenGlue(input, tree);
-  const tokenizer = htmlTokenizer(glue);
-  glue.tokenizer = tokenizer;
-  tokenizer.write(input);
-  if (!tree.over) tokenizer.end();
+  tokenizeInto(html, tree);
   const doc = tree.over ? undefined : tree.finish();
   return tree.over ? { over: tree.over } : { doc };
 }

@@ -30,7 +30,7 @@ function useForeignRules(s: TreeState, name: string): boolean {
   const top = s.stack.top;
   if (top < 0) return false;
   const atContext = s.atContext();
-  const ns = atContext ? s.contextNs : s.stack.nss[top];
+  const ns = s.adjustedCurrentNs();
   if (ns === NS.HTML) return false;
   const current = atContext ? s.context!.localName : s.stack.names[top]!;
   if (ns === NS.MATHML && isMathTextIntegrationPoint(current)) return name === 'mglyph' || name === 'malignmark';
@@ -48,7 +48,7 @@ function startTagInForeignContent(s: TreeState, t: StartTag): void {
     return;
   }
   // "Any other start tag": an element in the adjusted current node's namespace.
-  const ns = s.atContext() ? s.contextNs : s.stack.nss[s.stack.top]!;
+  const ns = s.adjustedCurrentNs()!;
   const name = ns === NS.SVG ? (SVG_NAMES.get(t.name) ?? t.name) : t.name;
   if (t.selfClosing) s.insert.appendElement(name, t.attrs, ns);
   else s.insert.insertElement(name, t.attrs, ns);

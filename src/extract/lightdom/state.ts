@@ -82,4 +82,15 @@ export class TreeState {
   atContext(): boolean {
     return this.stack.top === 0 && this.context !== undefined;
   }
+
+  /** The adjusted current node's namespace: the context element's (atContext), else the current node's; undefined with nothing open. */
+  adjustedCurrentNs(): NS | undefined {
+    return this.atContext() ? this.contextNs : this.stack.nss[this.stack.top];
+  }
+
+  /** Whether the adjusted current node is SVG or MathML (integration points included). */
+  adjustedCurrentIsForeign(): boolean {
+    const ns = this.adjustedCurrentNs();
+    return ns !== undefined && ns !== NS.HTML;
+  }
 }

@@ -1,5 +1,6 @@
-// From htmlparser2's tokenizer to the tree builder (TokenGlue): its callbacks made into the tree builder's tokens.
-import { keepReadingMarkup, type HtmlTokenizer, type TokenizerCallbacks } from '../htmlparser2-internals.js';
+// From htmlparser2's tokenizer to the tree builder (TokenGlue, driven by tokenizeInto): its callbacks made into the tree builder's tokens.
+import { htmlTokenizer, keepReadingMarkup, type HtmlTokenizer, type TokenizerCallbacks } from '../htmlparser2-internals.js';
+import { preprocessInputStream } from '../input-stream.js';
 import type { LightTreeBuilder } from './tree.js';
 
 /**
@@ -133,4 +134,17 @@ function cleanName(raw: string): string {
     }
   }
   return raw;
+}
+
+/**
+ * `html` through the tree builder in one tokenizer pass (a page or a fragment): the input stream preprocessed
+ * (input-stream.ts), its tokens given to `tree`, and the end of the input unless the tree stopped at a cap.
+ */
+export function tokenizeInto(html: string, tree: LightTreeBuilder): void {
+  const input = preprocessInputStream(html);
+  const glue = new TokenGlue(input, tree);
+  const tokenizer = htmlTokenizer(glue);
+  glue.tokenizer = tokenizer;
+  tokenizer.write(input);
+  if (!tree.over) tokenizer.end();
 }

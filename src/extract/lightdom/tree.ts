@@ -88,7 +88,7 @@ export class LightTreeBuilder {
     // With an SVG or MathML adjusted current node (integration points too: only start tags and text leave the rules
     // for foreign content there), the comment goes in the current node, whatever the mode: after </body> or </html>
     // foreign elements may still be open.
-    const foreign = this.s.atContext() ? this.s.contextNs !== NS.HTML : this.s.stack.currentIsForeign();
+    const foreign = this.s.adjustedCurrentIsForeign();
     const toDocument = mode === Mode.Initial || mode === Mode.BeforeHtml || mode === Mode.AfterAfterBody || mode === Mode.AfterAfterFrameset;
     const parent = foreign
       ? this.s.insert.currentTemplateContentOrNode()
