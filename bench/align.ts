@@ -4,6 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { nearestSpan } from '../src/diagnose/align.js';
 import { normalize } from '../src/normalize.js';
+import { median } from './stats.js';
 
 export interface AlignResult {
   text_mb: number;
@@ -11,11 +12,6 @@ export interface AlignResult {
   align_ms_p50: number;
   align_ms_max: number;
   found_similarity: number;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 /** A ~5 MB normalized text made of real pdftotext output (the golden PDFs, repeated), with one misquoted passage planted in it. */

@@ -18,6 +18,7 @@ import { goldenDir, projectRoot, startServer, type RunningServer } from '../gold
 import { startWaybackFake } from '../golden/wayback.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
 import { RESULTS_FILE, mergeKey, readResults, writeResults } from './results-file.js';
+import { medianRun } from './stats.js';
 import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
@@ -129,12 +130,6 @@ function agreement(a: Record<string, string>, b: Record<string, string>): number
 }
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
-
-/** The median run by wall time, and the runs fastest first (the table lists them). */
-function medianRun(runs: readonly PipelineRun[]): { median: PipelineRun; bySpeed: PipelineRun[] } {
-  const bySpeed = [...runs].sort((a, b) => a.seconds - b.seconds);
-  return { median: bySpeed[Math.floor(bySpeed.length / 2)]!, bySpeed };
-}
 
 /** A web server of the workload and the claims file that points at it. */
 interface Web {

@@ -11,6 +11,7 @@ import { articleView, parseHtml } from '../src/extract/html.js';
 import { buildDocument, type LightDocument } from '../src/extract/lightdom/index.js';
 import { normalize } from '../src/normalize.js';
 import { RESULTS_FILE, mergeKey, writeResults } from './results-file.js';
+import { median } from './stats.js';
 import { deepPage, LONG_PLANTED, longChapterPage, longReportPage, widePage } from '../test/support/hostile.js';
 
 const NO_LIMITS = { maxElements: Infinity, maxDepth: Infinity, maxChildren: Infinity, maxDepthSum: Infinity };
@@ -62,7 +63,6 @@ function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number, digits = 0) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 function measure(name: string, html: string, runs: number) {

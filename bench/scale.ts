@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startServer, type Route } from '../golden/server.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
 import { claimsOnPort, idealSeconds, type BenchClaim, type BenchSource, type Workload } from './workload.js';
+import { fixed } from './stats.js';
 
 /** `npm run bench` runs the scale phase at this factor; `--scale N` at N. */
 export const DEFAULT_SCALE = 10;
@@ -104,8 +105,6 @@ export function replicaDisagreements(base: Workload, factor: number, oneX: Recor
   return found;
 }
 
-const round = (n: number, d = 2): number => Number(n.toFixed(d));
-
 /** One scale's row of results.json: its size, wall time, time per claim, the network-bound ideal and peak memory. */
 function scaleRow(w: Workload, runs: readonly CliRun[]) {
   const seconds = runs.reduce((sum, r) => sum + r.seconds, 0) / runs.length;
@@ -113,11 +112,11 @@ function scaleRow(w: Workload, runs: readonly CliRun[]) {
   return {
     claims: w.claims.length,
     sources: w.sources.length,
-    runs_seconds: runs.map((r) => round(r.seconds)),
-    wall_seconds: round(seconds),
-    ms_per_claim: round((seconds * 1000) / w.claims.length),
-    ideal_seconds: round(ideal),
-    ratio_vs_ideal: round(seconds / ideal),
+    runs_seconds: runs.map((r) => fixed(r.seconds)),
+    wall_seconds: fixed(seconds),
+    ms_per_claim: fixed((seconds * 1000) / w.claims.length),
+    ideal_seconds: fixed(ideal),
+    ratio_vs_ideal: fixed(seconds / ideal),
     peak_rss_mb: Math.max(...runs.map((r) => r.peakRssMb ?? Infinity)),
   };
 }
@@ -126,7 +125,7 @@ function scaleRow(w: Workload, runs: readonly CliRun[]) {
 export function scaleFigures(p: ScalePhase) {
   const oneX = scaleRow(p.base, p.oneX);
   const scaled = scaleRow(p.scaled, [p.scaledRun]);
-  const ratio = round(scaled.ms_per_claim / oneX.ms_per_claim);
+  const ratio = fixed(scaled.ms_per_claim / oneX.ms_per_claim);
   const reference = p.oneX[0].answers;
   const disagreeing = replicaDisagreements(p.base, p.factor, reference, p.scaledRun.answers);
   const repeatDisagreeing = replicaDisagreements(p.base, 1, reference, p.oneX[1].answers);
@@ -143,7 +142,7 @@ export function scaleFigures(p: ScalePhase) {
     replica_disagreements: disagreeing.length,
     replica_disagreeing_ids: disagreeing.slice(0, 20),
     one_x_runs_disagreements: repeatDisagreeing.length,
-    seconds: round(p.seconds, 1),
+    seconds: fixed(p.seconds, 1),
   };
 }
 

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { BUNDLE_FILES, SHIPPED_FOLDER } from '../src/harbor/ship.js';
+import { fixed, median } from './stats.js';
 import { projectRoot } from '../golden/server.js';
 
 /** Runs of each command; the median is reported (start-up is a few hundred milliseconds, and a busy machine adds noise). */
@@ -73,13 +74,6 @@ export interface StartupFigures {
   version_bundle_seconds: number;
   version_installed_seconds: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
-
-const round = (x: number, d: number): number => Number(x.toFixed(d));
 
 /** One loopback source that notes when each run's request arrives (each run asks for a path of its own). */
 async function startSource(): Promise<{ url: (tag: string) => string; seenAt: Map<string, number>; close: () => Promise<void> }> {
@@ -184,14 +178,14 @@ export async function measureStartup(outDir: string): Promise<StartupFigures> {
     await source.close();
   }
   const sizes = shippedSizes(join(bundleRoot, SHIPPED_FOLDER));
-  const m = (xs: number[]) => round(median(xs), 3);
+  const m = (xs: number[]) => fixed(median(xs), 3);
   const firstBundle = median(times.firstBundle);
   return {
     bundle_bytes: sizes.bytes,
-    bundle_total_mb: round(Object.values(sizes.bytes).reduce((a, b) => a + b, 0) / 1e6, 2),
+    bundle_total_mb: fixed(Object.values(sizes.bytes).reduce((a, b) => a + b, 0) / 1e6, 2),
     bundle_files: sizes.files,
     runs: STARTUP_RUNS,
-    first_request_bundle_seconds: round(firstBundle, 3),
+    first_request_bundle_seconds: fixed(firstBundle, 3),
     first_request_installed_seconds: m(times.firstInstalled),
     first_request_ideal_seconds: m(times.firstIdeal),
     first_request_target_seconds: FIRST_REQUEST_TARGET_SECONDS,
@@ -199,12 +193,12 @@ export async function measureStartup(outDir: string): Promise<StartupFigures> {
     one_task_bundle_seconds: m(times.taskBundle),
     one_task_installed_seconds: m(times.taskInstalled),
     one_task_ideal_seconds: m(times.taskIdeal),
-    one_task_ratio_vs_ideal: round(median(times.taskBundle) / median(times.taskIdeal), 2),
+    one_task_ratio_vs_ideal: fixed(median(times.taskBundle) / median(times.taskIdeal), 2),
     one_task_answers_right: answersRight,
     node_bare_seconds: m(times.bare),
     run_bundle_seconds: m(times.runBundle),
     run_installed_seconds: m(times.runInstalled),
-    run_speedup: round(median(times.runInstalled) / median(times.runBundle), 2),
+    run_speedup: fixed(median(times.runInstalled) / median(times.runBundle), 2),
     version_bundle_seconds: m(times.versionBundle),
     version_installed_seconds: m(times.versionInstalled),
   };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startServer } from '../golden/server.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
 import type { CliRun, RunCli } from './scale.js';
+import { fixed, medianRun } from './stats.js';
 import { claimsOnPort, idealSeconds, type WaitRule, type Workload } from './workload.js';
 
 /** The two workloads, built by bench.ts's set-up (workload.ts TASK_WORKLOAD and FLAKY_HOST_WORKLOAD). */
@@ -50,11 +51,9 @@ export function defaultIdeal(w: Workload, rule: WaitRule = 'wait-holds-nothing')
   return idealSeconds(w.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost, DEFAULT_OPTIONS.backoffMinMs, rule);
 }
 
-const fixed = (n: number, d = 2): number => Number(n.toFixed(d));
-
 /** One profile's figures: its median run against the ideal under a wait holding nothing, and what holding slots through the wait would allow. */
 export function profileFigures(w: Workload, runs: readonly CliRun[], targetRatio: number) {
-  const median = [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
+  const { median } = medianRun(runs);
   const ideal = defaultIdeal(w);
   const heldIdeal = defaultIdeal(w, 'wait-holds-slots');
   return {
