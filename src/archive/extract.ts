@@ -3,9 +3,8 @@
 // the oracle: it labels nothing.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import zlib from 'node:zlib';
 import { readArchive, type ArchivedRecord } from './read.js';
-import { dechunk, headerValue } from './warc.js';
+import { decodeContent, dechunk, headerValue } from './warc.js';
 
 export interface ExtractedEntry {
   /** The URL as requested (WARC-Target-URI). */
@@ -33,27 +32,6 @@ function extensionOf(contentType: string | undefined, body: Buffer): string {
   if (type.includes('json')) return '.json';
   if (type.startsWith('text/')) return '.txt';
   return '.bin';
-}
-
-/** Undoes Content-Encoding (gzip, deflate, br, in the order applied); undefined when a coding is unknown or broken. */
-function decodeContent(body: Buffer, encoding: string | undefined): Buffer | undefined {
-  let out = body;
-  const codings = (encoding ?? '')
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c && c !== 'identity')
-    .reverse();
-  try {
-    for (const coding of codings) {
-      if (coding === 'gzip' || coding === 'x-gzip') out = zlib.gunzipSync(out);
-      else if (coding === 'deflate') out = out[0] !== undefined && (out[0] & 0x0f) === 8 ? zlib.inflateSync(out) : zlib.inflateRawSync(out);
-      else if (coding === 'br') out = zlib.brotliDecompressSync(out);
-      else return undefined;
-    }
-  } catch {
-    return undefined;
-  }
-  return out;
 }
 
 /** One response record as an entry, its body written under `outDir/bodies/`. */

@@ -1,6 +1,7 @@
 // The archive layer: WARC 1.1 recording of every HTTP exchange, reading, replay without network, and subsets per source.
-export { WarcRecorder, type RecorderOptions } from './record.js';
+export { WarcRecorder, type RecordedResponse, type RecorderOptions } from './record.js';
 export { readArchive, recordedWaybackBases, ArchiveError, type Archive, type ArchivedRecord, type HttpRequestHead, type HttpResponseHead } from './read.js';
 export { ReplayDispatcher, openReplay, NotInArchiveError, NOT_IN_ARCHIVE, type ReplayOptions } from './replay.js';
 export { selectForSources, writeArchive } from './subset.js';
+export { decodeContent } from './warc.js';
 export type { HeaderPair } from './warc.js';

@@ -31,6 +31,22 @@ export interface RecorderOptions {
   waybackBase?: string;
   /** For the warcinfo record, e.g. "quotecheck/0.1.0". */
   software?: string;
+  /**
+   * Called with every whole response as its record is queued (not cut-off ones): its record id, where it is filed and
+   * its body as it came (still content-encoded), so a caller can say which record holds the bytes it judged.
+   */
+  onResponse?: (response: RecordedResponse) => void;
+}
+
+/** A whole response as the recorder files it (RecorderOptions.onResponse). */
+export interface RecordedResponse {
+  recordId: string;
+  /** WARC-Target-URI: the URL requested (for a Wayback capture, the archived URL). */
+  targetUri: string;
+  status: number;
+  headers: readonly HeaderPair[];
+  /** The body as received (de-chunked, still content-encoded), in the chunks it came in. */
+  body: readonly Buffer[];
 }
 
 /** WARC-Truncated values (WARC 1.1 §5.13) the recorder writes. */
@@ -47,6 +63,7 @@ interface Target {
 // Module-private entry points: the exchange objects below append records, callers of the class cannot.
 const APPEND = Symbol('append');
 const WAYBACK = Symbol('waybackBase');
+const ON_RESPONSE = Symbol('onResponse');
 
 /**
  * Writes a WARC 1.1 file, one gzip member per record, appended as the run goes: records of
@@ -58,6 +75,7 @@ export class WarcRecorder {
   readonly path: string;
   readonly #file: FileHandle;
   readonly #waybackBase: string | undefined;
+  readonly #onResponse: RecorderOptions['onResponse'];
   /** Writes happen one after the other in append order; this is the last one queued. */
   #tail: Promise<void> = Promise.resolve();
   #written = 0;
@@ -70,6 +88,7 @@ export class WarcRecorder {
     this.path = path;
     this.#file = file;
     this.#waybackBase = options.waybackBase;
+    this.#onResponse = options.onResponse;
   }
 
   /** Creates (or truncates) the file and writes its warcinfo record. */
@@ -129,6 +148,10 @@ export class WarcRecorder {
 
   get [WAYBACK](): string | undefined {
     return this.#waybackBase;
+  }
+
+  get [ON_RESPONSE](): RecorderOptions['onResponse'] {
+    return this.#onResponse;
   }
 
   /**
@@ -218,7 +241,10 @@ class Exchange {
   end(): void {
     if (this.#settled || !this.#response) return;
     this.#settled = true;
+    const r = this.#response;
+    const body = this.#chunks;
     this.#recorder[APPEND]([this.#responseRecord(undefined)]);
+    this.#recorder[ON_RESPONSE]?.({ recordId: r.id, targetUri: this.#target!.uri, status: r.status, headers: r.headers, body });
   }
 
   error(err: unknown): void {

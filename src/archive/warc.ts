@@ -234,3 +234,24 @@ export function dechunk(body: Buffer): Buffer | undefined {
     p = start + size + 2;
   }
 }
+
+/** Undoes Content-Encoding (gzip, deflate, br, in the order applied); undefined when a coding is unknown or broken. */
+export function decodeContent(body: Buffer, encoding: string | undefined): Buffer | undefined {
+  let out = body;
+  const codings = (encoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity')
+    .reverse();
+  try {
+    for (const coding of codings) {
+      if (coding === 'gzip' || coding === 'x-gzip') out = zlib.gunzipSync(out);
+      else if (coding === 'deflate') out = out[0] !== undefined && (out[0] & 0x0f) === 8 ? zlib.inflateSync(out) : zlib.inflateRawSync(out);
+      else if (coding === 'br') out = zlib.brotliDecompressSync(out);
+      else return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  return out;
+}

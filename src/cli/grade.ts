@@ -1,10 +1,14 @@
 // `quotecheck grade`: the verifier's command; prints accuracy, the confusion matrix and the wrong ids, writes the reward.
-// It reads --answers by the verifier's rules (verifier.ts): a regular file only, never the gold, under a size cap.
+// It reads --answers by the verifier's rules (verifier.ts): a regular file only, never the gold, under a size cap; --gold
+// is a label file, or the labelled claims `label` writes and `export` reads (docs/datasets.md).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describeFsError } from '../messages.js';
 import { checkOutputPath } from '../outputs.js';
-import { GradeInputError, formatGrade, grade } from '../harbor/grade.js';
+import { CLI_DEFAULTS } from '../defaults.js';
+import { GradeInputError, formatGrade, grade, parseLabels } from '../harbor/grade.js';
+import { LABEL_FIELDS, goldOfRows, readClaimRows } from '../harbor/labelled.js';
+import { readRegularFile, type FileIdentity } from '../harbor/safe-read.js';
 import { readLabels, writeRewardFile } from '../harbor/verifier.js';
 import { outputLine, refuseInput } from './progress.js';
 
@@ -24,11 +28,44 @@ function writeReward(path: string, reward: number): void {
   }
 }
 
+/** The gold file is the builder's own, as large as a labelled claims file may be (the answers keep the verifier's cap). */
+const MAX_GOLD_BYTES = CLI_DEFAULTS.maxClaimsMb * 1024 * 1024;
+
+/** Whether a JSON object is one labelled claim (a JSON Lines file of one line), not a map of ids to labels. */
+const isClaimRow = (obj: Record<string, unknown>): boolean =>
+  (obj.id !== undefined || obj.claim_id !== undefined) && LABEL_FIELDS.some((f) => obj[f] !== undefined);
+
+/**
+ * The gold labels: `{id: label}`, `[{id, label}]`, or labelled claims (JSON Lines or a JSON array of claim objects, each
+ * with its `label`, as `label` writes them). Read as the verifier reads files (a regular file, no link followed).
+ */
+function readGold(path: string): { labels: Map<string, string>; identity: FileIdentity } {
+  const read = readRegularFile(path, MAX_GOLD_BYTES);
+  if (!read.ok) throw new GradeInputError(`cannot read gold file ${path}: ${read.reason}`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(read.bytes).replace(/^\uFEFF/, '');
+  } catch {
+    throw new GradeInputError(`gold file ${path} is not valid UTF-8`);
+  }
+  const where = `gold file ${path}`;
+  let whole: unknown;
+  try {
+    whole = JSON.parse(text);
+  } catch {
+    // Not one JSON document: JSON Lines of labelled claims (readClaimRows names the line that does not parse).
+  }
+  const isMap = whole !== null && typeof whole === 'object' && !Array.isArray(whole) && !('claims' in whole) && !isClaimRow(whole as Record<string, unknown>);
+  const labels = isMap ? parseLabels(whole, where) : goldOfRows(readClaimRows(where, text, GradeInputError), GradeInputError);
+  if (labels.size === 0) throw new GradeInputError(`${where} has no labels`);
+  return { labels, identity: read.identity };
+}
+
 export async function gradeCommand(opts: GradeCommandOptions): Promise<number> {
   try {
     // The reward's folder is created if missing (a verifier's log folder may not exist yet).
     if (opts.reward) checkOutputPath(opts.reward, '--reward', { createFolders: true });
-    const gold = readLabels(opts.gold, 'gold');
+    const gold = readGold(opts.gold);
     let answers: Map<string, string>;
     try {
       answers = readLabels(opts.answers, 'answers', { notSameAs: gold.identity }).labels;

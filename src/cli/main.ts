@@ -70,22 +70,13 @@ function described(flags: string, description: string, shown: string): Option {
   return new Option(flags, description).default(undefined, shown);
 }
 
-/** `run`: label every claim of a claims file (src/cli/run.ts). */
-function addRunCommand(program: Command, outcome: Outcome): void {
-  program
-    .command('run')
-    .description('label every claim of a claims file; the answers file is written by every run that gets past input validation')
-    .configureHelp(HELP_CONFIG)
-    .option('--claims <path>', 'claims file: a JSON array of {id, quote, url} (docs/how-it-decides.md, Contracts)', 'claims.json')
-    .option('--out <path>', 'answers file to write', 'answers.json')
-    .option('--report <path>', 'also write the evidence report, one JSON line per claim, appended as each claim is decided')
-    .addOption(
-      new Option('--report-order <order>', "the report's line order: as claims are decided, or the claims file's (rewritten once at the end)")
-        .choices([...REPORT_ORDERS])
-        .default('decision'),
-    )
-    .option('--baseline', 'fetch nothing, answer no_match for every claim (the baseline every agent must beat)', false)
-    .addOption(new Option('--format <format>', 'answers as {id: label} (map) or [{id, label}] (list)').choices(['map', 'list']).default('map'))
+/**
+ * The options of every command that reads claims' sources (`run`, `label`), declared once: which HTML view may match,
+ * how many requests at once, the limits of an attempt, a source and its extraction, the network rule, the User-Agent
+ * and the largest body.
+ */
+function addSourceOptions(command: Command): Command {
+  return command
     .addOption(
       new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either')
         .choices(['article', 'full', 'any'])
@@ -95,7 +86,6 @@ function addRunCommand(program: Command, outcome: Outcome): void {
     .option('--per-host <n>', 'requests at once to one host (a source waiting for a retry holds no slot)', positiveInt, DEFAULT_OPTIONS.perHost)
     .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
     .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
-    .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
     .option('--source-budget <seconds>', 'time for one source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
     .option(
       '--extract-timeout <seconds>',
@@ -110,7 +100,27 @@ function addRunCommand(program: Command, outcome: Outcome): void {
         .conflicts('allowPrivate'),
     )
     .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
-    .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(megabytes))
+    .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(megabytes));
+}
+
+/** `run`: label every claim of a claims file (src/cli/run.ts). */
+function addRunCommand(program: Command, outcome: Outcome): void {
+  const run = program
+    .command('run')
+    .description('label every claim of a claims file; the answers file is written by every run that gets past input validation')
+    .configureHelp(HELP_CONFIG)
+    .option('--claims <path>', 'claims file: a JSON array of {id, quote, url} (docs/how-it-decides.md, Contracts)', 'claims.json')
+    .option('--out <path>', 'answers file to write', 'answers.json')
+    .option('--report <path>', 'also write the evidence report, one JSON line per claim, appended as each claim is decided')
+    .addOption(
+      new Option('--report-order <order>', "the report's line order: as claims are decided, or the claims file's (rewritten once at the end)")
+        .choices([...REPORT_ORDERS])
+        .default('decision'),
+    )
+    .option('--baseline', 'fetch nothing, answer no_match for every claim (the baseline every agent must beat)', false)
+    .addOption(new Option('--format <format>', 'answers as {id: label} (map) or [{id, label}] (list)').choices(['map', 'list']).default('map'));
+  addSourceOptions(run)
+    .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
     .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(CLI_DEFAULTS.maxClaimsMb)).argParser(megabytes))
     .addOption(described('--as-of <date>', 'judge every claim as of this ISO date or date-time', "each claim's verify_date"))
     .addOption(new Option('--wayback <mode>', WAYBACK_HELP).choices([...WAYBACK_MODES]).default(DEFAULT_OPTIONS.wayback))
@@ -123,6 +133,30 @@ function addRunCommand(program: Command, outcome: Outcome): void {
       // Each command loads its own modules: `grade` should not pay for the HTTP client and parsers.
       const { runCommand } = await import('./run.js');
       outcome.code = await runCommand({ ...o, maxBytes: o.maxMb, maxClaimsBytes: o.maxClaimsMb });
+    });
+}
+
+/** `label`: gold labels with their proof, the first step of a benchmark (src/cli/label.ts). */
+function addLabelCommand(program: Command, outcome: Outcome): void {
+  const label = program
+    .command('label')
+    .description(
+      "make gold labels by the mechanical rule, with their proof: each claim labelled on its source as read now, with verify_date and evidence.sha256; claims whose source cannot be read are left out. Over a labelled file, says which labels today's sources would change (exit 1 when some would)",
+    )
+    .configureHelp(HELP_CONFIG)
+    .requiredOption('--claims <path>', 'claims: a JSON array of {id, quote, url}, {"claims": [...]}, or JSON Lines; every other field is kept')
+    .addOption(described('--out <path>', 'the labelled claims, JSON Lines (what export and grade --gold read)', 'none: a labelled --claims is only checked'))
+    .option('--force', '--out may replace an existing file', false)
+    .option('--keep-unreadable', 'label claims whose source could not be read no_match, as the bare rule would, instead of leaving them out', false)
+    .option('--left-out <path>', 'also write the claims left out, JSON Lines, each with left_out: {cause, kind, reason}')
+    .option('--record <file.warc.gz>', 'keep every HTTP exchange in a WARC 1.1 file; each evidence names the record of its bytes (warc_record_id)')
+    .option('--replay <file.warc.gz>', "check a labelled --claims against a recorded run's sources, with no network (writes no labels)")
+    .option('--report <path>', 'also write the evidence report, one JSON line per claim');
+  addSourceOptions(label)
+    .option('--quiet', 'no progress output', false)
+    .action(async (o) => {
+      const { labelCommand } = await import('./label.js');
+      outcome.code = await labelCommand({ ...o, maxBytes: o.maxMb });
     });
 }
 
@@ -227,7 +261,7 @@ function addGradeCommand(program: Command, outcome: Outcome): void {
     .description('grade an answers file against gold labels; reward = correct / gold claims; names the wrong ids')
     .configureHelp(HELP_CONFIG)
     .requiredOption('--answers <path>', 'answers file ({id: label} or [{id, label}])')
-    .requiredOption('--gold <path>', 'gold labels ({id: label} or [{id, label}])')
+    .requiredOption('--gold <path>', 'gold labels: {id: label}, [{id, label}], or the labelled claims label writes (JSON Lines with a label each)')
     .option('--reward <path>', 'write the reward (a decimal) to this file; missing folders are created')
     .action(async (o) => {
       const { gradeCommand } = await import('./grade.js');
@@ -368,6 +402,7 @@ export function buildProgram(io: CliIo = processIo(), outcome: Outcome = { code:
     .exitOverride();
   // One function a command; help lists them in this order.
   addRunCommand(program, outcome);
+  addLabelCommand(program, outcome);
   addVerifyCommand(program, outcome);
   addMcpCommand(program, outcome);
   addGradeCommand(program, outcome);

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { ArchiveError, readArchive, recordedWaybackBases, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
 import { ClaimsFileError, parseClaims, type Claim } from '../claims.js';
-import { jsonSyntaxErrorAt, parseJsonText } from '../json-text.js';
+import { givenLabel, labelProblem, readClaimRows } from './labelled.js';
 import type { Label } from '../contract.js';
 import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
@@ -29,70 +29,6 @@ export class ExportError extends UserError {
   override readonly name = 'ExportError';
 }
 
-/** Where the gold label may be given. */
-const LABEL_FIELDS = ['label', 'gold', 'gold_label', 'expected_label'] as const;
-
-/** One labelled claim as read, and how messages name it: `file:7` (JSON Lines) or `file: claim #7` (a JSON array). */
-interface RawLabelled {
-  raw: Record<string, unknown>;
-  where: string;
-  /** The same without the file: `line 7` or `claim #7`. */
-  label: string;
-}
-
-const JSONL_HINT = 'labelled claims are JSON Lines (one claim object per line) or a JSON array of claim objects';
-
-/** Reads a JSON array of claims (or `{"claims": [...]}`) as a whole; each claim is named by its position. */
-function readLabelledArray(path: string, json: unknown): RawLabelled[] {
-  const list = Array.isArray(json) ? json : (json as { claims?: unknown }).claims;
-  if (!Array.isArray(list)) throw new ExportError(`${path}: expected ${JSONL_HINT}`);
-  return list.map((obj, i) => {
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ExportError(`${path}: claim #${i + 1}: expected a JSON object; ${JSONL_HINT}`);
-    return { raw: obj as Record<string, unknown>, where: `${path}: claim #${i + 1}`, label: `claim #${i + 1}` };
-  });
-}
-
-/** A JSON Lines line that does not parse: the line and column of the mistake. */
-function lineError(path: string, lineNo: number, line: string, err: unknown): ExportError {
-  const at = jsonSyntaxErrorAt(line);
-  const why = at ? `line ${lineNo}, column ${at.offset + 1}: not valid JSON: ${at.reason}` : `line ${lineNo}: not valid JSON: ${(err as Error).message}`;
-  return new ExportError(`${path}: ${why}`);
-}
-
-/** Parses the labelled file: JSON Lines, or (when the file is one JSON document) a JSON array or `{"claims": [...]}`. */
-function readLabelledRaw(path: string, text: string): RawLabelled[] {
-  const body = text.replace(/^\uFEFF/, '');
-  // A file that opens with "[" is one JSON array, pretty-printed or not: read it whole.
-  if (body.trimStart().startsWith('[')) {
-    return readLabelledArray(path, parseJsonText(body, ExportError, `${path}: is not valid JSON (${JSONL_HINT})`));
-  }
-  const rows: RawLabelled[] = [];
-  const lines = body.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (!line.trim()) continue;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(line);
-    } catch (err) {
-      // The first line does not parse alone: perhaps the file is one pretty-printed {"claims": [...]}.
-      if (rows.length === 0) {
-        let whole: unknown;
-        try {
-          whole = JSON.parse(body);
-        } catch {
-          throw lineError(path, i + 1, line, err);
-        }
-        if (whole && typeof whole === 'object' && Array.isArray((whole as { claims?: unknown }).claims)) return readLabelledArray(path, whole);
-      }
-      throw lineError(path, i + 1, line, err);
-    }
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ExportError(`${path}: line ${i + 1}: expected a JSON object; ${JSONL_HINT}`);
-    rows.push({ raw: obj as Record<string, unknown>, where: `${path}:${i + 1}`, label: `line ${i + 1}` });
-  }
-  return rows;
-}
-
 /**
  * Reads labelled claims (JSON Lines: a claim per line, with its gold label; a JSON array of such
  * claims is accepted too). Every problem names the line (or the claim's position in an array);
@@ -101,7 +37,7 @@ function readLabelledRaw(path: string, text: string): RawLabelled[] {
  */
 export function readLabelled(path: string, opts: ReadLabelledOptions = {}): LabelledClaim[] {
   const text = readTextFile(path, (reason) => new ExportError(`cannot read --labelled ${path}: ${reason}`));
-  const rows = readLabelledRaw(path, text);
+  const rows = readClaimRows(path, text, ExportError);
   if (rows.length === 0) throw new ExportError(`${path}: no claims`);
   const raws = rows.map((r) => r.raw);
   let entries;
@@ -118,19 +54,8 @@ export function readLabelled(path: string, opts: ReadLabelledOptions = {}): Labe
     const where = `${rows[i]!.where} (id ${JSON.stringify(entry.id)})`;
     if (entry.kind === 'invalid') throw new ExportError(`${where}: ${entry.problems.join('; ')}`);
     const raw = rows[i]!.raw;
-    const field = LABEL_FIELDS.find((f) => raw[f] !== undefined);
-    const label = field ? raw[field] : undefined;
-    if (label !== 'verbatim' && label !== 'no_match') {
-      throw new ExportError(
-        label === undefined
-          ? `${where}: field "label" is missing: a labelled claim needs "label": "verbatim" or "no_match" (also read as ${LABEL_FIELDS.filter(
-              (f) => f !== 'label',
-            )
-              .map((f) => `"${f}"`)
-              .join(', ')})`
-          : `${where}: field "label" must be "verbatim" or "no_match", got ${JSON.stringify(label)}`,
-      );
-    }
+    const label = givenLabel(raw)?.value;
+    if (label !== 'verbatim' && label !== 'no_match') throw new ExportError(`${where}: ${labelProblem(label)}`);
     const pub: Record<string, unknown> = { id: entry.id };
     if (entry.claim !== undefined) pub.claim = entry.claim;
     pub.quote = entry.quote;

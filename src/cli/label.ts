@@ -1,0 +1,259 @@
+// `quotecheck label`: claims in, gold labels with their proof out (JSON Lines), or a labelled file checked against today's sources.
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { writeFileAtomicSync } from '../answers.js';
+import type { CheckOptions } from '../check.js';
+import { ClaimsFileError } from '../claims.js';
+import { CLI_DEFAULTS, VERSION } from '../defaults.js';
+import { UserError } from '../errors.js';
+import { hasLabels, readClaimRows, type ClaimRow } from '../harbor/labelled.js';
+import { labelClaims, type LabelRun, type RecordedBodies } from '../harbor/label.js';
+import type { HtmlViewChoice } from '../match.js';
+import { describeFsError, plural, readTextFile } from '../messages.js';
+import { OutputPathError, checkOutputPath } from '../outputs.js';
+import { ReportFile } from '../report-file.js';
+import type { ReplayDispatcher, WarcRecorder } from '../archive/index.js';
+import { createProgress, messageLine, refuseInput, type Progress } from './progress.js';
+
+export interface LabelCommandOptions {
+  claims: string;
+  out?: string;
+  force: boolean;
+  keepUnreadable: boolean;
+  leftOut?: string;
+  record?: string;
+  replay?: string;
+  report?: string;
+  htmlView: HtmlViewChoice;
+  concurrency: number;
+  perHost: number;
+  timeout: number;
+  retries: number;
+  sourceBudget: number;
+  extractTimeout: number;
+  allowPrivate: boolean;
+  userAgent?: string;
+  maxBytes?: number;
+  quiet?: boolean;
+}
+
+/** A label run refused before its first fetch: one error line, exit 2. */
+class LabelRefused extends UserError {
+  override readonly name = 'LabelRefused';
+}
+
+/** How many claims a list on stderr names before "and N more". */
+const LISTED = 20;
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+const say = (message: string): void => messageLine(message);
+
+/** Every file label writes, checked before anything is read or fetched; --out is never overwritten unless --force. */
+function checkOutputs(opts: LabelCommandOptions): void {
+  const outputs: [string, string | undefined][] = [
+    ['--out', opts.out],
+    ['--left-out', opts.leftOut],
+    ['--record', opts.record],
+    ['--report', opts.report],
+  ];
+  const given = outputs.filter((o): o is [string, string] => o[1] !== undefined);
+  for (const [i, [flag, path]] of given.entries()) {
+    checkOutputPath(path, flag);
+    if (resolve(path) === resolve(opts.claims)) throw new LabelRefused(`${flag} ${path}: is the claims file; writing it would destroy the claims`);
+    for (const [other, otherPath] of given.slice(i + 1))
+      if (resolve(path) === resolve(otherPath)) throw new LabelRefused(`${flag} and ${other} name the same file ${path}; give each its own`);
+  }
+  if (opts.out !== undefined && existsSync(opts.out) && !opts.force)
+    throw new LabelRefused(`--out ${opts.out}: exists; label never overwrites a file unless asked (--force)`);
+  if (opts.record && opts.replay) throw new LabelRefused('--record and --replay cannot be used together: a replay makes no HTTP exchanges to record');
+}
+
+/** The claims file's rows (JSON array, {"claims": [...]}, or JSON Lines), at most the claims-file cap. */
+function readRows(path: string): ClaimRow[] {
+  const max = CLI_DEFAULTS.maxClaimsMb * 1024 * 1024;
+  try {
+    if (statSync(path).size > max) throw new ClaimsFileError(`--claims ${path}: is over the ${CLI_DEFAULTS.maxClaimsMb} MB limit of a claims file`);
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    // A missing or unreadable file: readTextFile says why.
+  }
+  const text = readTextFile(path, (reason) => new ClaimsFileError(`cannot read --claims ${path}: ${reason}`));
+  const rows = readClaimRows(path, text, ClaimsFileError);
+  if (rows.length === 0) throw new ClaimsFileError(`${path}: has no claims`);
+  return rows;
+}
+
+/** The recorder and where its responses' hashes go (for evidence.warc_record_id), or the replay, or neither. */
+async function openArchives(opts: LabelCommandOptions, recorded: RecordedBodies): Promise<{ recorder?: WarcRecorder; replay?: ReplayDispatcher }> {
+  if (!opts.record && !opts.replay) return {};
+  const { WarcRecorder, decodeContent, openReplay } = await import('../archive/index.js');
+  if (opts.replay) return { replay: await openReplay(opts.replay) };
+  const recorder = await WarcRecorder.open(opts.record!, {
+    software: `quotecheck/${VERSION}`,
+    onResponse: ({ recordId, targetUri, headers, body }) => {
+      // Hashed as the fetch layer hashes a source: after Content-Encoding is removed.
+      const encoding = headers.find(([k]) => k.toLowerCase() === 'content-encoding')?.[1];
+      const bytes = Buffer.concat(body);
+      const plain = encoding && encoding.trim().toLowerCase() !== 'identity' ? (decodeContent(bytes, encoding) ?? bytes) : bytes;
+      const list = recorded.get(targetUri) ?? [];
+      list.push({ sha256: createHash('sha256').update(plain).digest('hex'), recordId });
+      recorded.set(targetUri, list);
+    },
+  });
+  return { recorder };
+}
+
+/** A list on stderr: the first LISTED lines, then how many more. */
+function listLines(lines: readonly string[]): void {
+  for (const line of lines.slice(0, LISTED)) say(`  ${line}`);
+  if (lines.length > LISTED) say(`  and ${lines.length - LISTED} more`);
+}
+
+/** What the run found: labels, left-out claims and their reasons, changes against a labelled input. */
+function summarise(run: LabelRun, opts: LabelCommandOptions, total: number): void {
+  for (const w of run.warnings) say(`warning: ${w}`);
+  const labels = run.rows.reduce((n, r) => n + (r.label === 'verbatim' ? 1 : 0), 0);
+  const { read, unreadable } = run.sources;
+  say(
+    `labelled ${run.rows.length} of ${plural(total, 'claim')}: ${labels} verbatim, ${run.rows.length - labels} no_match (sources: ${read} read, ${unreadable} could not be read)`,
+  );
+  if (run.stopped) say(`stopped early (${run.stopped})`);
+  if (run.leftOut.length > 0) {
+    const causes = new Map<string, number>();
+    for (const l of run.leftOut) causes.set(l.kind ?? l.cause, (causes.get(l.kind ?? l.cause) ?? 0) + 1);
+    say(
+      `left out ${plural(run.leftOut.length, 'claim')} with no gold label (${[...causes].map(([c, n]) => `${c} ${n}`).join(', ')}): a no_match for a source that was down, gone or refused measures nothing${opts.keepUnreadable ? '' : '; --keep-unreadable labels unreadable ones no_match'}`,
+    );
+    listLines(run.leftOut.map((l) => `${l.id}${l.url ? ` ${l.url}` : ''}: ${l.reason}`));
+  }
+  const shells = (['paywall', 'empty', 'unsupported'] as const).filter((d) => (run.diagnoses[d] ?? 0) > 0);
+  if (shells.length > 0)
+    say(
+      `warning: ${shells.map((d) => `${run.diagnoses[d]} ${d}`).join(', ')}: labelled no_match on sources with no document text to test; look at them before publishing (--report has each one's evidence)`,
+    );
+}
+
+/** With a labelled input: which labels today's sources would change, and why. */
+function summariseChanges(run: LabelRun): void {
+  const changes = run.changes ?? [];
+  const held = run.changedButHolding ? `; ${plural(run.changedButHolding, 'claim')} whose source changed since its evidence keep their label` : '';
+  if (changes.length === 0) {
+    say(`every label given holds today${held}`);
+    return;
+  }
+  say(`${plural(changes.length, 'label')} given would not hold today${held}:`);
+  listLines(changes.map((c) => `${c.id}: ${c.why}`));
+}
+
+/** The labelled claims as JSON Lines, and the left-out ones (each with `left_out`), written atomically. */
+function writeOutputs(run: LabelRun, rows: readonly ClaimRow[], opts: LabelCommandOptions): string[] {
+  const written: string[] = [];
+  const lines = (objs: readonly object[]) => objs.map((o) => `${JSON.stringify(o)}\n`).join('');
+  if (opts.out !== undefined) {
+    writeFileAtomicSync(opts.out, lines(run.rows));
+    written.push(`${opts.out} (${plural(run.rows.length, 'labelled claim')})`);
+  }
+  if (opts.leftOut !== undefined) {
+    const left = run.leftOut.map((l) => ({ ...rows[l.index]!.raw, left_out: { cause: l.cause, ...(l.kind ? { kind: l.kind } : {}), reason: l.reason } }));
+    writeFileAtomicSync(opts.leftOut, lines(left));
+    written.push(`${opts.leftOut} (${plural(left.length, 'claim')} left out)`);
+  }
+  return written;
+}
+
+/** The run's settings from the command's: the network (recorded or not) or a replay; Wayback is never asked (labels are made now). */
+function checkOptions(opts: LabelCommandOptions, archives: { recorder?: WarcRecorder; replay?: ReplayDispatcher }, signal: AbortSignal): Partial<CheckOptions> {
+  const o: Partial<CheckOptions> = {
+    htmlView: opts.htmlView,
+    concurrency: opts.concurrency,
+    perHost: opts.perHost,
+    timeoutMs: opts.timeout * 1000,
+    retries: opts.retries,
+    sourceBudgetMs: opts.sourceBudget * 1000,
+    extractTimeoutMs: opts.extractTimeout * 1000,
+    allowPrivate: opts.allowPrivate,
+    signal,
+    transport: archives.replay
+      ? { kind: 'replay', archive: archives.replay }
+      : archives.recorder
+        ? { kind: 'recorded', recorder: archives.recorder }
+        : { kind: 'network' },
+  };
+  if (opts.userAgent) o.userAgent = opts.userAgent;
+  if (opts.maxBytes) o.maxBytes = opts.maxBytes;
+  return o;
+}
+
+/** Refuses what cannot work, reads the claims and says what will be done with them. */
+function prepare(opts: LabelCommandOptions): { rows: ClaimRow[]; labelled: boolean } {
+  checkOutputs(opts);
+  const rows = readRows(opts.claims);
+  const labelled = hasLabels(rows);
+  if (opts.out === undefined && !labelled)
+    throw new LabelRefused(`--out is required: ${opts.claims} carries no labels to check, so the labels made must be written somewhere`);
+  if (opts.replay && opts.out !== undefined)
+    throw new LabelRefused('--replay checks labels against a recorded run; it writes none (--out): a label is dated when its source is read, live');
+  return { rows, labelled };
+}
+
+export async function labelCommand(opts: LabelCommandOptions): Promise<number> {
+  let prepared: { rows: ClaimRow[]; labelled: boolean };
+  try {
+    prepared = prepare(opts);
+  } catch (err) {
+    return refuseInput(err, OutputPathError);
+  }
+  const { rows, labelled } = prepared;
+  const recorded: RecordedBodies = new Map();
+  let archives: Awaited<ReturnType<typeof openArchives>>;
+  try {
+    archives = await openArchives(opts, recorded);
+  } catch (err) {
+    return refuseInput(err);
+  }
+  const controller = new AbortController();
+  let exitCode = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    exitCode = SIGNAL_EXIT[signal] ?? 1;
+    controller.abort(new Error(`received ${signal}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const report = opts.report !== undefined ? new ReportFile(opts.report) : undefined;
+  const progress: Progress = opts.quiet
+    ? { claimDone() {}, sourceDone() {}, archive() {}, stop() {} }
+    : await createProgress(rows.length, new Set(rows.map((r) => String(r.raw.url ?? r.raw.source_url ?? r.raw.source))).size);
+  try {
+    const check = checkOptions(opts, archives, controller.signal);
+    check.onResult = (r) => {
+      report?.append(r);
+      if (!r.undecided) progress.claimDone();
+    };
+    check.onSource = (s) => progress.sourceDone(!s.fetch.ok);
+    const run = await labelClaims(rows, opts.claims, { keepUnreadable: opts.keepUnreadable, check, recorded });
+    progress.stop();
+    await archives.recorder?.close();
+    summarise(run, opts, rows.length);
+    if (labelled) summariseChanges(run);
+    const written = writeOutputs(run, rows, opts);
+    if (report) written.push(opts.report!);
+    if (archives.recorder) written.push(`${opts.record} (${plural(archives.recorder.records(), 'WARC record')})`);
+    say(written.length ? `wrote ${written.join(', ')}` : 'nothing written (give --out to write the labels of today)');
+    if (exitCode !== 0) return exitCode;
+    return labelled && (run.changes?.length ?? 0) > 0 ? 1 : 0;
+  } catch (err) {
+    if (err instanceof UserError) return refuseInput(err);
+    if ((err as NodeJS.ErrnoException).syscall !== undefined) {
+      messageLine(`error: writing the labels failed: ${describeFsError(err)}`);
+      return 2;
+    }
+    throw err;
+  } finally {
+    progress.stop();
+    report?.close();
+    await archives.recorder?.close().catch(() => {});
+    await archives.replay?.close();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,205 @@
+// Gold labels with their proof (docs/datasets.md#label-gold-labels-with-their-proof): each claim judged by the mechanical
+// rule on its source as read now, with the verify date and the sha256 a later user proves drift against; claims whose
+// source could not be read are left out, and a file that was labelled before is compared with what its sources say today.
+import type { CheckOptions, ClaimResult } from '../check.js';
+import { checkClaims } from '../check.js';
+import { parseClaims, type Claim, type ClaimEntry } from '../claims.js';
+import type { Diagnosis, Label } from '../contract.js';
+import type { FetchErrorKind } from '../fetch/errors.js';
+import { refusedByNetworkRule } from '../fetch/errors.js';
+import type { SourceRecord } from '../source-record.js';
+import { LABEL_FIELDS, givenLabel, type ClaimRow } from './labelled.js';
+
+/** What a labelled claim carries beside its label (design.md §6, §8): the proof, and what a reviewer reads. */
+export interface LabelEvidence {
+  /** sha256 of the source's bytes as read (after Content-Encoding is removed): what as-of judging checks drift against. */
+  sha256?: string;
+  final_url?: string;
+  http_status?: number;
+  content_type?: string;
+  charset?: string;
+  extractor?: string;
+  /** Why the label is what it is (design.md §5): `verbatim`, or the kind of `no_match`. */
+  diagnosis: Diagnosis;
+  note?: string;
+  /** With --record: the WARC-Record-ID of the response whose bytes hash to `sha256`. */
+  warc_record_id?: string;
+}
+
+/** Why a claim got no gold label. */
+export type LeftOutCause = 'unreadable' | 'invalid' | 'stopped';
+
+export interface LeftOut {
+  id: string;
+  index: number;
+  url?: string;
+  cause: LeftOutCause;
+  /** What went wrong, in words: the fetch failure, the claim's problems, or why the run stopped. */
+  reason: string;
+  /** For an unreadable source: the kind of failure (refused, dns, connection, http_status, timeout, ...). */
+  kind?: FetchErrorKind;
+}
+
+/** A label that a re-run of the rule today would not give (a labelled file given as input). */
+export interface LabelChange {
+  id: string;
+  was: Label;
+  /** Today's label; null when the source can no longer be read (there is nothing to label). */
+  now: Label | null;
+  why: string;
+}
+
+export interface LabelRun {
+  /** The labelled claims, in input order: each raw claim with `label`, `verify_date` and `evidence`. */
+  rows: Record<string, unknown>[];
+  leftOut: LeftOut[];
+  /** Set when the input carried labels: every claim whose label today differs, or that can no longer be labelled. */
+  changes?: LabelChange[];
+  /** With labelled input: claims whose source changed since their evidence while their label holds. */
+  changedButHolding?: number;
+  /** Labelled claims per diagnosis. */
+  diagnoses: Partial<Record<Diagnosis, number>>;
+  sources: { read: number; unreadable: number };
+  /** Warnings about the input (malformed optional fields dropped), as parseClaims gives them. */
+  warnings: string[];
+  stopped?: string;
+}
+
+export interface LabelOptions {
+  /** Label claims whose source could not be read `no_match` (the bare rule) instead of leaving them out. */
+  keepUnreadable?: boolean;
+  /** The run's settings: transport (network or recorded), limits, the network rule. Wayback is always off: labels are made now. */
+  check?: Partial<CheckOptions>;
+  /** sha256 -> WARC-Record-ID of the recorded responses, per target URL (filled while a recorded run goes; read at the end). */
+  recorded?: RecordedBodies;
+}
+
+/** What a recorded run's responses hashed to: by target URL, each (sha256, record id) in recording order. */
+export type RecordedBodies = Map<string, { sha256: string; recordId: string }[]>;
+
+/** A fetch outcome as `label` keeps it: the small facts, never the body. */
+interface SourceFacts {
+  ok: boolean;
+  kind?: FetchErrorKind;
+  message?: string;
+}
+
+/** The record that holds the bytes a source was judged on: the same URL and hash, else any record with that hash. */
+function recordIdFor(recorded: RecordedBodies | undefined, finalUrl: string | undefined, hash: string): string | undefined {
+  if (!recorded) return undefined;
+  const same = (list: { sha256: string; recordId: string }[] | undefined) => list?.findLast((r) => r.sha256 === hash)?.recordId;
+  const byUrl = finalUrl === undefined ? undefined : same(recorded.get(finalUrl));
+  if (byUrl) return byUrl;
+  for (const list of recorded.values()) {
+    const any = same(list);
+    if (any) return any;
+  }
+  return undefined;
+}
+
+/** What a labelled claim keeps of the input: every field but an old label, verify date and evidence (they are made anew). */
+function withoutOldProof(raw: Record<string, unknown>): Record<string, unknown> {
+  const dropped = new Set<string>([...LABEL_FIELDS, 'verify_date', 'verified_at', 'evidence']);
+  return Object.fromEntries(Object.entries(raw).filter(([k]) => !dropped.has(k)));
+}
+
+/** The evidence of one decided claim: the proof first, then what a reviewer reads (fields the claim does not have are left out). */
+function evidenceOf(r: ClaimResult, recorded: RecordedBodies | undefined): LabelEvidence {
+  const id = r.sourceSha256 ? recordIdFor(recorded, r.finalUrl, r.sourceSha256) : undefined;
+  const e: LabelEvidence = {
+    sha256: r.sourceSha256,
+    final_url: r.finalUrl,
+    http_status: r.httpStatus,
+    content_type: r.contentType,
+    charset: r.charset,
+    extractor: r.extractor,
+    diagnosis: r.diagnosis,
+    note: r.label === 'no_match' ? r.note : undefined,
+    warc_record_id: id,
+  };
+  return Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined && v !== '')) as unknown as LabelEvidence;
+}
+
+/** A failed fetch in words, as a builder acts on it. */
+function unreadableReason(r: ClaimResult, facts: SourceFacts | undefined): string {
+  const message = facts?.message ?? r.note ?? 'the source could not be read';
+  if (refusedByNetworkRule(message)) return `${message} (pass --allow-private for sources on a private network)`;
+  return message;
+}
+
+/** Claims as the run checks them: without their old date and evidence, so that only today's text decides. */
+function asOfNow(entries: readonly ClaimEntry[]): ClaimEntry[] {
+  return entries.map((e) => {
+    if (e.kind !== 'claim') return e;
+    const { verifyDate: _date, evidenceSha256: _evidence, ...claim } = e;
+    return claim;
+  });
+}
+
+/** Why a label changed (a labelled input): drift against the claim's own evidence, or a rule that differs. */
+function changeReason(claim: Claim, was: Label, r: ClaimResult): string {
+  const since = claim.verifyDate ? ` since ${claim.verifyDate}` : '';
+  if (claim.evidenceSha256 === undefined)
+    return `labelled ${was}, ${r.label} today (${r.diagnosis}); the claim has no evidence.sha256 to tell whether its source changed`;
+  if (claim.evidenceSha256 === r.sourceSha256)
+    return `labelled ${was}, ${r.label} today (${r.diagnosis}) on the same bytes (sha256 equals the evidence): the label was not made by this rule`;
+  return `the source changed${since} (its sha256 differs from the evidence): labelled ${was}, ${r.label} today (${r.diagnosis})`;
+}
+
+/** Why a claim gets no gold label, or undefined when it gets one: malformed, not decided, or its source could not be read. */
+function leftOutOf(entry: ClaimEntry, r: ClaimResult, f: SourceFacts | undefined, keepUnreadable: boolean): LeftOut | undefined {
+  const base = { id: entry.id, index: entry.index, ...(entry.url !== undefined ? { url: entry.url } : {}) };
+  if (entry.kind === 'invalid') return { ...base, cause: 'invalid', reason: entry.problems.join('; ') };
+  if (r.undecided) return { ...base, cause: 'stopped', reason: r.note ?? 'not decided' };
+  if (r.sourceSha256 !== undefined || keepUnreadable) return undefined;
+  return { ...base, cause: 'unreadable', reason: unreadableReason(r, f), ...(f?.kind ? { kind: f.kind } : {}) };
+}
+
+/** A labelled input: records whether today's label for `claim` differs from the one given, and why. */
+function compareWithGiven(out: LabelRun, claim: Claim, was: unknown, r: ClaimResult, f: SourceFacts | undefined): void {
+  if (was !== 'verbatim' && was !== 'no_match') return;
+  if (r.sourceSha256 === undefined) out.changes!.push({ id: claim.id, was, now: null, why: `the source can no longer be read: ${unreadableReason(r, f)}` });
+  else if (r.label !== was) out.changes!.push({ id: claim.id, was, now: r.label, why: changeReason(claim, was, r) });
+  else if (claim.evidenceSha256 !== undefined && claim.evidenceSha256 !== r.sourceSha256) out.changedButHolding = (out.changedButHolding ?? 0) + 1;
+}
+
+/**
+ * Labels every claim of `rows` by the mechanical rule on its source as read now: `verbatim` when the normalized quote
+ * is in the normalized text, else `no_match`; each with the date its source was read and the sha256 of its bytes.
+ * A claim whose source could not be read (no answer, refused, an HTTP error status after the retries) is left out
+ * unless `keepUnreadable`; so is a malformed claim, and one not decided when the run was stopped.
+ */
+export async function labelClaims(rows: readonly ClaimRow[], source: string, opts: LabelOptions = {}): Promise<LabelRun> {
+  const { entries, warnings } = parseClaims(
+    rows.map((r) => r.raw),
+    source,
+  );
+  const facts = new Map<string, SourceFacts>();
+  const onSource = (s: SourceRecord): void => {
+    facts.set(s.url, s.fetch.ok ? { ok: true } : { ok: false, kind: s.fetch.error, message: s.fetch.message });
+    opts.check?.onSource?.(s);
+  };
+  const run = await checkClaims(asOfNow(entries), { ...opts.check, wayback: 'off', asOf: undefined, onSource });
+  const labelled = rows.some((r) => givenLabel(r.raw) !== undefined);
+  const out: LabelRun = { rows: [], leftOut: [], diagnoses: {}, sources: { read: 0, unreadable: 0 }, warnings, stopped: run.stopped };
+  if (labelled) {
+    out.changes = [];
+    out.changedButHolding = 0;
+  }
+  for (const f of facts.values()) out.sources[f.ok ? 'read' : 'unreadable']++;
+  for (const [i, entry] of entries.entries()) {
+    const r = run.results[i]!;
+    const raw = rows[i]!.raw;
+    const f = entry.kind === 'claim' ? facts.get(entry.fetchUrl) : undefined;
+    const leftOut = leftOutOf(entry, r, f, opts.keepUnreadable === true);
+    if (out.changes && entry.kind === 'claim' && !r.undecided) compareWithGiven(out, entry, givenLabel(raw)?.value, r, f);
+    if (leftOut) {
+      out.leftOut.push(leftOut);
+      continue;
+    }
+    const verifyDate = r.asOf?.timestamp ?? new Date().toISOString();
+    out.rows.push({ ...withoutOldProof(raw), label: r.label, verify_date: verifyDate, evidence: evidenceOf(r, opts.recorded) });
+    out.diagnoses[r.diagnosis] = (out.diagnoses[r.diagnosis] ?? 0) + 1;
+  }
+  return out;
+}
