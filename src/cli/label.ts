@@ -114,8 +114,10 @@ function summarise(run: LabelRun, opts: LabelCommandOptions, total: number): voi
   for (const w of run.warnings) say(`warning: ${w}`);
   const labels = run.rows.reduce((n, r) => n + (r.label === 'verbatim' ? 1 : 0), 0);
   const { read, unreadable } = run.sources;
+  // A labelled file given without --out is only checked: its claims are labelled today, and nothing is written.
+  const done = opts.out === undefined ? 'checked' : 'labelled';
   say(
-    `labelled ${run.rows.length} of ${plural(total, 'claim')}: ${labels} verbatim, ${run.rows.length - labels} no_match (sources: ${read} read, ${unreadable} could not be read)`,
+    `${done} ${run.rows.length} of ${plural(total, 'claim')}: ${labels} verbatim, ${run.rows.length - labels} no_match today (sources: ${read} read, ${unreadable} could not be read)`,
   );
   if (run.stopped) say(`stopped early (${run.stopped})`);
   if (run.leftOut.length > 0) {
@@ -136,7 +138,8 @@ function summarise(run: LabelRun, opts: LabelCommandOptions, total: number): voi
 /** With a labelled input: which labels today's sources would change, and why. */
 function summariseChanges(run: LabelRun): void {
   const changes = run.changes ?? [];
-  const held = run.changedButHolding ? `; ${plural(run.changedButHolding, 'claim')} whose source changed since its evidence keep their label` : '';
+  const n = run.changedButHolding ?? 0;
+  const held = n ? `; ${plural(n, 'claim')} ${n === 1 ? 'keeps its label though its source' : 'keep their labels though their sources'} changed since the evidence` : '';
   if (changes.length === 0) {
     say(`every label given holds today${held}`);
     return;
