@@ -2,7 +2,7 @@
 // rule on its source as read now, with the verify date and the sha256 a later user proves drift against; claims whose
 // source could not be read are left out, and a file that was labelled before is compared with what its sources say today.
 import type { CheckOptions, ClaimResult } from '../check.js';
-import { checkClaims } from '../check.js';
+import { streamClaims } from '../check.js';
 import { parseClaims, type Claim, type ClaimEntry } from '../claims.js';
 import type { Diagnosis, Label } from '../contract.js';
 import type { FetchErrorKind } from '../fetch/errors.js';
@@ -179,7 +179,13 @@ export async function labelClaims(rows: readonly ClaimRow[], source: string, opt
     facts.set(s.url, s.fetch.ok ? { ok: true } : { ok: false, kind: s.fetch.error, message: s.fetch.message });
     opts.check?.onSource?.(s);
   };
-  const run = await checkClaims(asOfNow(entries), { ...opts.check, wayback: 'off', asOf: undefined, onSource });
+  // Streamed: the run keeps no source's text once its claims are decided (a builder's file may hold thousands of PDFs).
+  const results: ClaimResult[] = [];
+  const onResult = (r: ClaimResult): void => {
+    results[r.index] = r;
+    opts.check?.onResult?.(r);
+  };
+  const run = await streamClaims(asOfNow(entries), { ...opts.check, wayback: 'off', asOf: undefined, onSource, onResult });
   const labelled = rows.some((r) => givenLabel(r.raw) !== undefined);
   const out: LabelRun = { rows: [], leftOut: [], diagnoses: {}, sources: { read: 0, unreadable: 0 }, warnings, stopped: run.stopped };
   if (labelled) {
@@ -188,7 +194,7 @@ export async function labelClaims(rows: readonly ClaimRow[], source: string, opt
   }
   for (const f of facts.values()) out.sources[f.ok ? 'read' : 'unreadable']++;
   for (const [i, entry] of entries.entries()) {
-    const r = run.results[i]!;
+    const r = results[i]!;
     const raw = rows[i]!.raw;
     const f = entry.kind === 'claim' ? facts.get(entry.fetchUrl) : undefined;
     const leftOut = leftOutOf(entry, r, f, opts.keepUnreadable === true);
