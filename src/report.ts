@@ -243,7 +243,8 @@ export function refusedLine(s: Pick<RunSummary, 'refused'>): string | undefined 
   const named = hosts.slice(0, 2).join(' and ');
   const more = hosts.length > 2 ? ', ...' : '';
   return (
-    `${plural(sources, 'source')} (${plural(claims, 'claim')}) refused by the network rule: ${named}${more} ${hosts.length === 1 ? 'is not a global address' : 'are not global addresses'} ` +
-    `(loopback or a private network), so ${claims === 1 ? 'that claim was' : 'those claims were'} answered no_match unread; pass --allow-private to reach private networks`
+    `${plural(sources, 'source')} (${plural(claims, 'claim')}) refused by the network rule: ${named}${more} ` +
+    `${hosts.length === 1 ? 'is not a global address' : 'are not global addresses'} (loopback or a private network), ` +
+    `so ${claims === 1 ? 'that claim was' : 'those claims were'} answered no_match unread; pass --allow-private to reach private networks`
   );
 }
