@@ -2,7 +2,7 @@
 import { plural } from './messages.js';
 import type { CheckRun, ClaimResult, StreamedRun } from './check.js';
 import type { SourceRecord } from './source-record.js';
-import { refusedKind } from './fetch/errors.js';
+import type { FetchErrorKind } from './fetch/errors.js';
 import { DIAGNOSES, type Diagnosis, type ReportRecord, type VerifyResult } from './contract.js';
 
 export type { ReportRecord, VerifyResult } from './contract.js';
@@ -81,6 +81,12 @@ export interface RefusedSources {
 /** Hosts a refusal keeps to name (the line names two, and says how many more there are). */
 const REFUSED_HOSTS_KEPT = 3;
 
+/**
+ * The network rule's refusal, by the failure's kind (src/fetch/errors.ts refusedKind says the same): compared here, as a
+ * type import only, so that run --baseline, which loads this module, loads no part of the HTTP stack.
+ */
+const REFUSED: FetchErrorKind = 'refused';
+
 /** Claims listed under "worth a human look" at the end of a run. */
 export const LOOK_LISTED = 5;
 
@@ -130,7 +136,7 @@ export class RunTally {
     if (r.asOf?.captureUrl) this.claimsFromWayback++;
     // Drift needs bytes that hash otherwise than the evidence: a source that could not be read is failed, not drifted.
     if (r.drift === 'changed' && r.url !== undefined && r.fetchError === undefined) this.#driftedUrls.add(r.url);
-    if (refusedKind(r.fetchError)) this.#refused.claims++;
+    if (r.fetchError === REFUSED) this.#refused.claims++;
     this.#diagnoses.set(r.diagnosis, (this.#diagnoses.get(r.diagnosis) ?? 0) + 1);
     if (LOOK_ORDER[r.diagnosis] !== undefined) this.#consider(r);
   }
@@ -138,7 +144,7 @@ export class RunTally {
   addSource(s: SourceRecord): void {
     if (s.fetch.ok) this.sourcesFetched++;
     else this.sourcesFailed++;
-    if (!s.fetch.ok && refusedKind(s.fetch.error)) this.#addRefused(s.url);
+    if (!s.fetch.ok && s.fetch.error === REFUSED) this.#addRefused(s.url);
     if (s.extractError?.kind === 'tool_missing') this.toolMissing ??= s.extractError.message;
   }
 
