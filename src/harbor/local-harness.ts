@@ -49,8 +49,8 @@ export interface BenchOptions {
   /** A WARC archive every task's quotecheck answers from (QUOTECHECK_REPLAY), with no network. */
   replay?: string;
   /**
-   * What to check when every source of a task fails (e.g. "is the golden server running?");
-   * without it the advice is worked out from where the sources are.
+   * What to check when the connections to a task's sources failed (e.g. "is the golden server running?"); without it
+   * the advice is worked out from where the sources are. Other causes (a refusal, a 404) keep their own question.
    */
   sourcesHint?: string;
   onTaskDone?: (run: TaskRun) => void;
