@@ -89,6 +89,12 @@ const verdictShape = {
   url: nullableString,
   final_url: nullableString,
   http_status: z.number().nullable(),
+  /**
+   * Why today's fetch failed, when it did (null when it answered): `refused` (the network rule: not a global address),
+   * `connection`, `dns`, `timeout`, `tls`, `http_status`, `too_large`, `redirects`, `aborted`, `not_archived` (a
+   * replay), `other`. A capture may still have decided the label.
+   */
+  fetch_error: nullableString,
   content_type: nullableString,
   source_sha256: nullableString,
   charset: nullableString,
@@ -158,6 +164,7 @@ const ReportLineRead = z.object({
   diagnosis: kept(z.string()),
   note: kept(z.string()),
   http_status: kept(z.number()),
+  fetch_error: kept(z.string()),
   drift: kept(z.string()),
   match: kept(z.object({ context: kept(z.string()), selector: kept(SelectorRead) }).nullable()),
   nearest: kept(NearestRead.nullable()),

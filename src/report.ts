@@ -2,6 +2,7 @@
 import { plural } from './messages.js';
 import type { CheckRun, ClaimResult, StreamedRun } from './check.js';
 import type { SourceRecord } from './source-record.js';
+import type { FetchErrorKind } from './fetch/errors.js';
 import { DIAGNOSES, type Diagnosis, type ReportRecord, type VerifyResult } from './contract.js';
 
 export type { ReportRecord, VerifyResult } from './contract.js';
@@ -14,6 +15,7 @@ export function toReportRecord(r: ClaimResult): ReportRecord {
     url: r.url ?? null,
     final_url: r.finalUrl ?? null,
     http_status: r.httpStatus ?? null,
+    fetch_error: r.fetchError ?? null,
     content_type: r.contentType ?? null,
     source_sha256: r.sourceSha256 ?? null,
     charset: r.charset ?? null,
@@ -48,8 +50,10 @@ export interface RunSummary {
   sourcesFetched: number;
   /** Sources whose fetch failed; sources never fetched because the run stopped are not among them. */
   sourcesFailed: number;
-  /** Sources that changed since a claim's evidence hash was recorded (or are gone). */
+  /** Sources read whose bytes no longer hash to a claim's evidence (a source that could not be read is failed, not drifted). */
   sourcesDrifted: number;
+  /** Sources the network rule refused (not global addresses, no --allow-private), with their claims and first hosts. */
+  refused: RefusedSources;
   /** Claims whose label a Wayback capture decided. */
   claimsFromWayback: number;
   wayback?: CheckRun['wayback'];
@@ -65,6 +69,23 @@ export interface RunSummary {
  * drifted sources (the text as of the date could not be had), then paywalls (nobody could check).
  */
 const LOOK_ORDER: Partial<Record<Diagnosis, number>> = { extraction_artifact: 0, near_miss: 1, partial: 2, drifted: 3, paywall: 4 };
+
+/** Sources the network rule refused in a run: how many, the claims citing them, and the first few hosts. */
+export interface RefusedSources {
+  sources: number;
+  claims: number;
+  /** Distinct hosts (host:port), in the order met, at most REFUSED_HOSTS_KEPT. */
+  hosts: string[];
+}
+
+/** Hosts a refusal keeps to name (the line names two, and says how many more there are). */
+const REFUSED_HOSTS_KEPT = 3;
+
+/**
+ * The network rule's refusal, by the failure's kind (src/fetch/errors.ts refusedKind says the same): compared here, as a
+ * type import only, so that run --baseline, which loads this module, loads no part of the HTTP stack.
+ */
+const REFUSED: FetchErrorKind = 'refused';
 
 /** Claims listed under "worth a human look" at the end of a run. */
 export const LOOK_LISTED = 5;
@@ -102,6 +123,7 @@ export class RunTally {
   /** Why PDF sources could not be read, when pdftotext is missing (the first such source's message). */
   toolMissing: string | undefined;
   readonly #driftedUrls = new Set<string>();
+  readonly #refused: RefusedSources = { sources: 0, claims: 0, hosts: [] };
   readonly #diagnoses = new Map<Diagnosis, number>();
   readonly #look: LookRecord[] = [];
 
@@ -112,7 +134,9 @@ export class RunTally {
     if (r.label === 'verbatim') this.verbatim++;
     if (r.undecided) this.undecided++;
     if (r.asOf?.captureUrl) this.claimsFromWayback++;
-    if (r.drift === 'changed' && r.url !== undefined) this.#driftedUrls.add(r.url);
+    // Drift needs bytes that hash otherwise than the evidence: a source that could not be read is failed, not drifted.
+    if (r.drift === 'changed' && r.url !== undefined && r.fetchError === undefined) this.#driftedUrls.add(r.url);
+    if (r.fetchError === REFUSED) this.#refused.claims++;
     this.#diagnoses.set(r.diagnosis, (this.#diagnoses.get(r.diagnosis) ?? 0) + 1);
     if (LOOK_ORDER[r.diagnosis] !== undefined) this.#consider(r);
   }
@@ -120,7 +144,14 @@ export class RunTally {
   addSource(s: SourceRecord): void {
     if (s.fetch.ok) this.sourcesFetched++;
     else this.sourcesFailed++;
+    if (!s.fetch.ok && s.fetch.error === REFUSED) this.#addRefused(s.url);
     if (s.extractError?.kind === 'tool_missing') this.toolMissing ??= s.extractError.message;
+  }
+
+  #addRefused(url: string): void {
+    this.#refused.sources++;
+    const host = hostOf(url);
+    if (this.#refused.hosts.length < REFUSED_HOSTS_KEPT && !this.#refused.hosts.includes(host)) this.#refused.hosts.push(host);
   }
 
   /** Keeps `r` if it is among the `listed` most worth a look so far. */
@@ -172,6 +203,7 @@ export class RunTally {
       sourcesFetched: this.sourcesFetched,
       sourcesFailed: this.sourcesFailed,
       sourcesDrifted: this.#driftedUrls.size,
+      refused: { ...this.#refused, hosts: [...this.#refused.hosts] },
       claimsFromWayback: this.claimsFromWayback,
       wayback: run.wayback,
       seconds: run.ms / 1000,
@@ -197,4 +229,28 @@ export function summaryLine(s: RunSummary): string {
       : '';
   const undecided = s.undecided ? ` (${s.undecided} not decided: the run stopped first)` : '';
   return `quotecheck: ${plural(s.claims, 'claim')}, ${s.verbatim} verbatim, ${s.noMatch} no_match${undecided}; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * The line a run ends with when the network rule refused sources (undefined when it refused none): their claims were
+ * answered no_match without a word read, which the counts alone do not say; the flag that reaches them is named.
+ */
+export function refusedLine(s: Pick<RunSummary, 'refused'>): string | undefined {
+  const { sources, claims, hosts } = s.refused;
+  if (sources === 0) return undefined;
+  const named = hosts.slice(0, 2).join(' and ');
+  const more = hosts.length > 2 ? ', ...' : '';
+  return (
+    `${plural(sources, 'source')} (${plural(claims, 'claim')}) refused by the network rule: ${named}${more} ` +
+    `${hosts.length === 1 ? 'is not a global address' : 'are not global addresses'} (loopback or a private network), ` +
+    `so ${claims === 1 ? 'that claim was' : 'those claims were'} answered no_match unread; pass --allow-private to reach private networks`
+  );
 }

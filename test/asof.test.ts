@@ -202,7 +202,7 @@ describe('the Wayback Machine as of the date', () => {
     expect(summaryLine(summarize(run))).toMatch(/1 drifted/);
   });
 
-  test('a page gone today (404) is judged on its capture; without any capture it is drifted', async () => {
+  test('a page gone today (404) is judged on its capture; without any capture it is fetch_failed, not drifted (no bytes, no drift)', async () => {
     const { server, wb } = await drifted((o) => [{ url: `${o}/gone`, timestamp: '20240430120000', body: THEN, headers: html }]);
     const gone = `${server.origin}/gone`;
     const { r } = await check(
@@ -213,8 +213,8 @@ describe('the Wayback Machine as of the date', () => {
       { waybackUrl: wb.origin },
     );
     expect(r.a).toMatchObject({ label: 'verbatim', drift: 'changed', httpStatus: 404, asOf: { source: 'wayback', proof: 'sha256' } });
-    expect(r.b).toMatchObject({ label: 'no_match', diagnosis: 'drifted', drift: 'changed' });
-    expect(r.b!.note).toMatch(/has no capture/);
+    expect(r.b).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed', drift: 'changed', fetchError: 'http_status' });
+    expect(r.b!.note).toMatch(/^HTTP 404 .*; not drift: .*; no capture as of the date could be had: .*has no capture/);
   });
 
   test('the latest capture before the date does not hash to the evidence, an earlier one does: the earlier one is proof', async () => {

@@ -31,13 +31,13 @@ describe('a task whose sources all fail', () => {
     const dead = report.tasks.find((t) => t.task === 'dead')!;
     const live = report.tasks.find((t) => t.task === 'live')!;
     expect(dead.sourcesFailed).toMatchObject({ sources: 2, hosts: [`127.0.0.1:${port}`] });
-    expect(dead.problems).toContain(`every source failed (2 sources on 127.0.0.1:${port})`);
+    expect(dead.problems).toContain(`every source failed (2 sources on 127.0.0.1:${port}: connection refused or dropped)`);
     expect(live.sourcesFailed).toBeUndefined();
     expect(live.reward).toBe(1);
     expect(report.advice).toHaveLength(1);
     expect(report.advice[0]).toMatch(
       new RegExp(
-        `^every source failed in 1 of 2 tasks \\(dead\\), so its no_match answers say nothing about the quotes: .+\\. Check: they are on loopback \\(127\\.0\\.0\\.1:${port}\\): is the server that serves them running\\?$`,
+        `^every source failed in 1 of 2 tasks \\(dead\\), so its no_match answers say nothing about the quotes: connection failed: .+ECONNREFUSED.+\\. Check: they are on loopback \\(127\\.0\\.0\\.1:${port}\\): is the server that serves them running, on that port\\?$`,
       ),
     );
     // The terminal table carries it too, and names the no_match share one way.

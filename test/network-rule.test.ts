@@ -246,8 +246,9 @@ async function hostileArchive(fake: RunningWayback, location: string): Promise<{
 async function archiveSetup() {
   // The internal page has the quote too: fetched, it would make the claim verbatim and show the secret as context.
   const secret = await serve([{ path: '/internal', body: page(`${PUBLIC_TEXT} ${SECRET}`), headers: html }], ['127.0.0.1']);
-  // The claim's own URL: private, so today's page is refused, and the archive is asked for its capture.
-  const claimUrl = `http://10.255.255.1/article`;
+  // The claim's own URL: a name that does not resolve (.invalid, RFC 6761), so today's page cannot be read and the
+  // archive is asked for its capture. (A private address is never asked about: no public archive holds one.)
+  const claimUrl = `http://article.invalid/article`;
   const fake = await startWaybackFake({
     host: '127.0.0.4',
     captures: [{ url: claimUrl, timestamp: '20240301120000', body: page(`${PUBLIC_TEXT} ${SECRET}`), headers: html }],
@@ -365,9 +366,11 @@ describe('an archive that redirects a capture into the private network', () => {
     })) as CallToolResult;
     const body = JSON.stringify(r);
     expect(body).not.toContain('metadata token');
-    // A refusal is about the call, not the quote: an error a model cannot take for a no_match answer.
-    expect(r.isError).toBe(true);
-    expect(body).toMatch(/refused: 10\.255\.255\.1 is private \(10\.0\.0\.0\/8\).*refused: 127\.0\.0\.1 is loopback/);
+    // The source could not be read (its name does not resolve) and the capture's redirect was refused: a fetch_failed
+    // answer that names both. (A source refused itself is a tool error: see the read_source call below.)
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
+    expect(body).toMatch(/no capture as of the date could be had: .*refused: 127\.0\.0\.1 is loopback/);
     expect(hostile.captureRequests()).toBeGreaterThan(0);
     expect(secret.hits('/internal')).toBe(0);
     // A source on loopback, asked for directly: refused in one line, and the server is still there.

@@ -6,6 +6,7 @@ import type { CaptureOutcome } from './captures.js';
 import { timestamp14ToIso, type AsOfDate } from './date.js';
 import type { Drift, EvidenceMatch } from './evidence.js';
 import type { WaybackMode } from '../settings.js';
+import { refusedKind } from '../fetch/errors.js';
 
 export type { WaybackMode } from '../settings.js';
 
@@ -47,13 +48,32 @@ export interface Judgement {
  * Whether a claim needs the archive (design.md §8): `auto` when the live source is not proven the
  * same as the evidence and the quote is not in the live text; `always` also without evidence (the
  * live fetch failed or the quote is not there); `strict` also when the quote is in the live text but
- * the live source is not the evidence's (a quote can be added to a page after its date).
+ * the live source is not the evidence's (a quote can be added to a page after its date). Never for a
+ * source the network rule refused (unarchivable).
  */
 export function needsCapture(mode: WaybackMode, evidence: string | undefined, live: LiveReading): boolean {
-  if (mode === 'off' || live.drift === 'same') return false;
-  if (live.match) return mode === 'strict' && evidence !== undefined;
-  return evidence !== undefined || mode === 'always' || mode === 'strict';
+  return wantsCapture(mode, evidence !== undefined, live) && !unarchivable(live);
 }
+
+/** needsCapture before the network rule's word: whether the mode and the live reading ask for a capture. */
+function wantsCapture(mode: WaybackMode, hasEvidence: boolean, live: LiveReading): boolean {
+  if (mode === 'off' || live.drift === 'same') return false;
+  if (live.match) return mode === 'strict' && hasEvidence;
+  return hasEvidence || mode === 'always' || mode === 'strict';
+}
+
+/**
+ * A source the network rule refused: its address is not a global one (loopback, a private network), which no
+ * public archive can have crawled. Asking the archive for it would only send an intranet's URLs out and wait on
+ * the archive's pacing for nothing.
+ */
+function unarchivable(live: LiveReading): boolean {
+  const f = live.record.fetch;
+  return !f.ok && refusedKind(f.error);
+}
+
+/** Why the archive was not asked about a source refused by the network rule (design.md §9). */
+export const NOT_ARCHIVABLE = 'the Wayback Machine was not asked: the network rule refused the address, a private one no public archive holds';
 
 /** A capture the evidence hash proves: the text of the date itself, which decides alone. */
 export function isProven(capture: CaptureOutcome | undefined): capture is Extract<CaptureOutcome, { ok: true }> {
@@ -112,6 +132,7 @@ export function judge(
   capture: CaptureOutcome | undefined,
   date: AsOfDate | undefined,
   replaying: boolean,
+  mode: WaybackMode,
 ): Judgement {
   const fromLive = (note?: string, drifted = false): Judgement => ({
     record: live.record,
@@ -129,7 +150,8 @@ export function judge(
     return fromLive(note);
   }
   if (capture?.ok) return fromCapture(quote, choice, live, capture, date, replaying);
-  const lookedUp = capture ? `; no capture as of the date could be had: ${capture.reason}` : '';
+  // Nothing was read: no bytes to hash against the evidence, so no drift to speak of; the failure is the diagnosis.
+  if (!live.record.fetch.ok) return fromLive(unreadNote(live, capture, mode));
   if (live.drift === 'changed') {
     const since = date ? ` since ${date.input}` : '';
     const why = capture ? capture.reason : 'captures were not looked up (--wayback off)';
@@ -138,7 +160,27 @@ export function judge(
       true,
     );
   }
-  return fromLive(lookedUp ? lookedUp.slice(2) : undefined);
+  return fromLive(capture ? `${NO_CAPTURE}${capture.reason}` : undefined);
+}
+
+/** How a note begins when a capture was looked up and none could be had (bench reads the reason after it). */
+export const NO_CAPTURE = 'no capture as of the date could be had: ';
+
+/**
+ * The note of a claim whose live source could not be read and no capture decided: what the archive lookup found,
+ * and, when the claim has evidence, that this is no drift (its report field `drift` is still `changed`, design.md §8).
+ */
+function unreadNote(live: LiveReading, capture: Extract<CaptureOutcome, { ok: false }> | undefined, mode: WaybackMode): string | undefined {
+  const evidence = live.drift === 'changed';
+  const lookup = capture
+    ? `${NO_CAPTURE}${capture.reason}`
+    : unarchivable(live) && wantsCapture(mode, evidence, live)
+      ? NOT_ARCHIVABLE
+      : evidence
+        ? 'captures were not looked up (--wayback off)'
+        : undefined;
+  if (!evidence) return lookup;
+  return `not drift: the source could not be read, so no bytes were compared with the evidence; ${lookup}`;
 }
 
 /** A claim judged on a capture: the proven one, or the one chosen by date; the note says which and why. */

@@ -8,7 +8,7 @@ import { AnswersSession } from '../run/session.js';
 import { describeClaim, type ClaimSet } from '../claims.js';
 import { UserError } from '../errors.js';
 import { readClaimsFile } from '../claims-file.js';
-import { summaryLine, type RunTally } from '../report.js';
+import { refusedLine, summaryLine, type RunTally } from '../report.js';
 import { ReportFile, reorderReport, type ReportOrder } from '../report-file.js';
 import type { HtmlViewChoice } from '../match.js';
 import type { WaybackMode } from '../asof/judge.js';
@@ -281,7 +281,11 @@ function summariseRun(opts: RunCommandOptions, run: StreamedRun, tally: RunTally
     warn(`stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`);
   }
   if (!opts.quiet) cliIo().stderr.write(`${tally.diagnosisSummary()}\n`);
-  warn(summaryLine(tally.summary(run)).replace(/^quotecheck: /, ''));
+  const summary = tally.summary(run);
+  warn(summaryLine(summary).replace(/^quotecheck: /, ''));
+  // The counts say "failed"; this says why, and what reaches those sources (the refusal is otherwise only in --report).
+  const refused = refusedLine(summary);
+  if (refused) warn(`warning: ${refused}`);
   if (run.wayback?.abandoned) warn(`warning: ${run.wayback.abandoned}`);
   const written = [
     opts.out,

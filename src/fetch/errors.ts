@@ -9,7 +9,7 @@ export type FetchErrorKind =
   | 'too_large' // the body exceeded the size cap
   | 'redirects' // too many redirects, a loop, or a redirect to a non-http(s) URL
   | 'aborted' // the run was stopped (deadline or signal) while this source was in flight
-  | 'refused' // quotecheck will not fetch this URL (scheme, credentials policy)
+  | 'refused' // the network rule refused the address (design.md §9: not a global address, and no --allow-private)
   | 'not_archived' // replaying a recorded archive (--replay) that holds no exchange for this URL
   | 'other';
 
@@ -18,9 +18,18 @@ export const PRIVATE_ADDRESS_CODE = 'QUOTECHECK_PRIVATE_ADDRESS';
 /** What every network-rule refusal says of the address (src/fetch/guard.ts writes it; refusedByNetworkRule reads it). */
 export const NOT_GLOBAL = 'not a global address';
 
-/** Whether a source's note (a failed fetch's message) is the network rule's refusal: about the call, never about the quote. */
+/**
+ * Whether a source's note (a failed fetch's message) is the network rule's refusal: about the call, never about the quote.
+ * For a message alone (an MCP tool's result, a report written before `fetch_error`); with the failure in hand, ask
+ * refusedKind, which reads its kind.
+ */
 export function refusedByNetworkRule(note: string | null | undefined): note is string {
   return typeof note === 'string' && note.startsWith('refused: ') && note.includes(NOT_GLOBAL);
+}
+
+/** Whether a failed fetch's kind is the network rule's refusal (classifyNetworkError gives `refused` to that alone). */
+export function refusedKind(kind: FetchErrorKind | string | null | undefined): boolean {
+  return kind === 'refused';
 }
 /** `code` of the error a replay fails with for a URL the archive does not hold (src/archive/replay.ts); classified as `not_archived`. */
 export const NOT_IN_ARCHIVE = 'QUOTECHECK_NOT_IN_ARCHIVE';

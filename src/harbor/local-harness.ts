@@ -14,7 +14,18 @@ import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
 import { readRegularFile } from './safe-read.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, shippedCli } from './ship.js';
 import { MAX_LABELS_BYTES, parseLabelBytes } from './verifier.js';
-import { refusedByNetworkRule } from '../fetch/errors.js';
+import {
+  archiveAdvice,
+  archiveFailure,
+  driftedSources,
+  sourcesAdvice,
+  sourcesFailure,
+  sourcesProblem,
+  unreadSources,
+  type ArchiveFailure,
+  type SourcesFailure,
+  type UnreadSource,
+} from './failures.js';
 import { readReportLine, type ReportLine } from '../contract.js';
 import { UserError } from '../errors.js';
 
@@ -38,8 +49,8 @@ export interface BenchOptions {
   /** A WARC archive every task's quotecheck answers from (QUOTECHECK_REPLAY), with no network. */
   replay?: string;
   /**
-   * What to check when every source of a task fails (e.g. "is the golden server running?");
-   * without it the advice is worked out from where the sources are.
+   * What to check when the connections to a task's sources failed (e.g. "is the golden server running?"); without it
+   * the advice is worked out from where the sources are. Other causes (a refusal, a 404) keep their own question.
    */
   sourcesHint?: string;
   onTaskDone?: (run: TaskRun) => void;
@@ -52,26 +63,7 @@ export type NearestEvidence = NonNullable<ReportLine['nearest']>;
 export type MatchSelector = NonNullable<NonNullable<ReportLine['match']>['selector']>;
 
 export type { DiffRun } from '../contract.js';
-
-/** A task none of whose sources could be fetched: its no_match answers say nothing about its quotes. */
-export interface SourcesFailure {
-  /** Distinct source URLs. */
-  sources: number;
-  /** Their hosts (host:port), sorted. */
-  hosts: string[];
-  /** The most common reason the agent's report gives. */
-  reason: string;
-}
-
-/** A task whose claims needed Wayback captures and got none, because every archive request failed (not because it had none). */
-export interface ArchiveFailure {
-  /** Claims that needed a capture. */
-  claims: number;
-  /** The most common reason the agent's report gives (the archive left alone, an error answer, ...). */
-  reason: string;
-  /** The archive the task's solve.sh names (`--wayback-url`), when it names one. */
-  waybackUrl?: string;
-}
+export { archiveFailure, sourcesFailure, type ArchiveFailure, type CauseGroup, type SourcesFailure, type UnreadSource } from './failures.js';
 
 /** One claim as the report shows it. */
 export interface ClaimRow {
@@ -90,6 +82,8 @@ export interface ClaimRow {
   selector?: MatchSelector;
   nearest?: NearestEvidence;
   httpStatus?: number;
+  /** Why today's fetch failed (the report's `fetch_error`), when it did and the report says. */
+  fetchError?: string;
   /** The live source against the claim's evidence hash (design.md §8). */
   drift?: string;
   /** Which text decided the label (the report's `as_of`). */
@@ -134,8 +128,10 @@ export interface BenchReport {
   seconds: number;
   confusion: Grade['confusion'];
   diagnoses: Record<string, number>;
-  /** Sources whose live bytes no longer hash to a claim's evidence (or are gone), from the agent's reports. */
+  /** Sources read whose live bytes no longer hash to a claim's evidence, from the agent's reports (unread sources are not drifted). */
   drifted_sources: number;
+  /** Sources whose live fetch failed (refused, unreachable, an HTTP error...), once each, from the agent's reports. */
+  unread_sources?: UnreadSource[];
   /** Claims the agent judged on a Wayback capture. */
   claims_from_captures: number;
   /** What to check, one line each, when something went wrong for a whole task (every source failed, the archive never answered). */
@@ -379,56 +375,6 @@ function phaseProblems(name: 'agent' | 'verifier', r: PhaseResult, timeoutSec: n
   return out;
 }
 
-/** host:port of a URL, or the URL itself when it does not parse. */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
-
-/**
- * Every source failed to fetch: the agent's report says fetch_failed for every claim it judged
- * (claims rejected as invalid aside). Undefined when the report is missing or anything was fetched.
- */
-export function sourcesFailure(rows: readonly ClaimRow[]): SourcesFailure | undefined {
-  const judged = rows.filter((r) => r.diagnosis !== undefined && r.diagnosis !== 'invalid_claim');
-  if (judged.length === 0 || judged.some((r) => r.diagnosis !== 'fetch_failed')) return undefined;
-  const reasons = new Map<string, number>();
-  for (const r of judged) if (r.note) reasons.set(r.note, (reasons.get(r.note) ?? 0) + 1);
-  const reason = [...reasons].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'no reason given';
-  return {
-    sources: new Set(judged.map((r) => r.url.replace(/#.*$/, ''))).size,
-    hosts: [...new Set(judged.map((r) => hostOf(r.url)))].sort(),
-    reason,
-  };
-}
-
-/** A claim's note when it needed a capture and got none (src/asof/judge.ts), with the archive's reason. */
-const NO_CAPTURE_NOTE =
-  /(?:no text as of that date could be had|no capture as of the date could be had): (.*?)(?:\. That the quote is not in today's text proves nothing)?$/;
-/** Reasons that say the archive itself failed, not that it had no capture (src/wayback/client.ts). */
-const ARCHIVE_FAILED =
-  /^(?:Wayback Machine left alone|the Wayback Machine answered |the Wayback Machine's CDX answer could not be read|refused: .* is not on the archive's origin)/;
-
-/**
- * Every archive request failed: some claims needed a Wayback capture, none got one, and the agent's report gives
- * each of them an archive failure as the reason (not "no capture"). Undefined when the report is missing, nothing
- * needed a capture, or any capture was had.
- */
-export function archiveFailure(rows: readonly ClaimRow[]): Omit<ArchiveFailure, 'waybackUrl'> | undefined {
-  if (rows.some((r) => r.asOf?.capture_url)) return undefined;
-  const reasons = rows.flatMap((r) => {
-    const m = r.note === undefined ? null : NO_CAPTURE_NOTE.exec(r.note);
-    return m ? [m[1]!] : [];
-  });
-  if (reasons.length === 0 || !reasons.every((reason) => ARCHIVE_FAILED.test(reason))) return undefined;
-  const counts = new Map<string, number>();
-  for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
-  return { claims: reasons.length, reason: [...counts].sort((a, b) => b[1] - a[1])[0]![0] };
-}
-
 /** The `--wayback-url` the task's solve.sh passes, if it passes one. */
 function solveWaybackUrl(task: TaskDir): string | undefined {
   let text: string;
@@ -437,56 +383,7 @@ function solveWaybackUrl(task: TaskDir): string | undefined {
   } catch {
     return undefined;
   }
-  return /--wayback-url[= ]+'?([^'\s]+)'?/.exec(text)?.[1];
-}
-
-/** What to check when every archive request of some task failed: its claims needing captures were judged on today's text. */
-function archiveAdvice(failed: readonly TaskRun[], total: number): string[] {
-  if (failed.length === 0) return [];
-  const names = failed.map((t) => t.task);
-  const which =
-    failed.length === total ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`) : `${failed.length} of ${total} tasks (${names.join(', ')})`;
-  const claims = failed.reduce((n, t) => n + t.archiveFailed!.claims, 0);
-  const urls = [...new Set(failed.flatMap((t) => (t.archiveFailed!.waybackUrl ? [t.archiveFailed!.waybackUrl] : [])))];
-  const archive =
-    urls.length > 0
-      ? `the archive solve.sh names (--wayback-url ${urls.join(', ')})`
-      : 'the Wayback Machine (https://web.archive.org, or the --wayback-url given)';
-  const loopback = urls.length > 0 && urls.every((u) => isLoopback(hostOf(u)));
-  const stub = loopback
-    ? 'It is on loopback: is the stand-in running? (`quotecheck wayback-stub --captures DIR --host H --port P`, or the golden server for the golden drift task)'
-    : 'Can this machine reach it? (DNS, proxy, firewall; the archive paces and may refuse bursts)';
-  return [
-    `every archive request failed in ${which}, so ${claims === 1 ? 'the claim' : `the ${claims} claims`} that needed a Wayback capture ${claims === 1 ? 'was' : 'were'} judged on today's changed text: ${failed[0]!.archiveFailed!.reason}. Check: is ${archive} reachable? ${stub}`,
-  ];
-}
-
-/** Loopback hosts (127/8, localhost, ::1): sources a local server must be serving. */
-function isLoopback(host: string): boolean {
-  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  return /^127\./.test(name) || name === 'localhost' || name === '::1';
-}
-
-/** The one thing to check when every source of some task failed. */
-function sourcesAdvice(failed: readonly TaskRun[], total: number, opts: Pick<BenchOptions, 'sourcesHint' | 'replay'>): string[] {
-  if (failed.length === 0) return [];
-  const hosts = [...new Set(failed.flatMap((t) => t.sourcesFailed!.hosts))].sort();
-  const names = failed.map((t) => t.task);
-  const which =
-    failed.length === total ? (total === 1 ? `task ${names[0]}` : `all ${total} tasks`) : `${failed.length} of ${total} tasks (${names.join(', ')})`;
-  const refused = failed.every((t) => refusedByNetworkRule(t.sourcesFailed!.reason));
-  const check =
-    opts.sourcesHint ??
-    (refused
-      ? `they are on a private network (${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}), which quotecheck refuses unless told: export the dataset with --allow-private (it goes into solve.sh), or pass it to the agent's quotecheck`
-      : opts.replay
-        ? `do the sources appear in the archive ${opts.replay}? (a replay answers only what was recorded)`
-        : hosts.every(isLoopback)
-          ? `they are on loopback (${hosts.join(', ')}): is the server that serves them running?`
-          : `can this machine reach ${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', ...' : ''}? (DNS, proxy, firewall)`);
-  return [
-    `every source failed in ${which}, so ${failed.length === 1 ? 'its' : 'their'} no_match answers say nothing about the quotes: ${failed[0]!.sourcesFailed!.reason}. Check: ${check}`,
-  ];
+  return /--wayback-url[= ]+'?([^'\s;]+)'?/.exec(text)?.[1];
 }
 
 function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, string>): ClaimRow[] {
@@ -519,6 +416,7 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
       selector: r.match?.selector,
       nearest: r.nearest ?? undefined,
       httpStatus: r.http_status,
+      fetchError: r.fetch_error,
       drift: r.drift,
       asOf: r.as_of ?? undefined,
     };
@@ -665,7 +563,7 @@ async function runTask(
   const noMatch = [...gold.values()].filter((l) => l === 'no_match').length;
   const rows = claimRows(t, answers, gold);
   const failed = sourcesFailure(rows);
-  if (failed) problems.push(`every source failed (${failed.sources} ${failed.sources === 1 ? 'source' : 'sources'} on ${failed.hosts.join(', ')})`);
+  if (failed) problems.push(sourcesProblem(failed));
   const archiveFound = failed ? undefined : archiveFailure(rows);
   const waybackUrl = archiveFound ? solveWaybackUrl(task) : undefined;
   const archiveFailed = archiveFound ? { ...archiveFound, ...(waybackUrl ? { waybackUrl } : {}) } : undefined;
@@ -739,7 +637,6 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     for (const row of r.rows) if (row.diagnosis) diagnoses[row.diagnosis] = (diagnoses[row.diagnosis] ?? 0) + 1;
   }
   const rows = runs.flatMap((r) => r.rows);
-  const drifted = new Set(rows.filter((row) => row.drift === 'changed').map((row) => row.url.replace(/#.*$/, '')));
   const mean = (f: (r: TaskRun) => number) => (runs.length ? runs.reduce((n, r) => n + f(r), 0) / runs.length : 0);
   return {
     agent: opts.agent,
@@ -754,7 +651,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     seconds: (performance.now() - started) / 1000,
     confusion,
     diagnoses,
-    drifted_sources: drifted.size,
+    drifted_sources: driftedSources(rows),
+    unread_sources: unreadSources(runs),
     claims_from_captures: rows.filter((row) => row.asOf?.capture_url).length,
     advice: [
       ...sourcesAdvice(

@@ -5,6 +5,7 @@ import type { BenchReport } from './local-harness.js';
 import { comparisonJson, type Comparison } from './compare.js';
 import { confusionLines } from './grade.js';
 import { BASELINE_NAME, renderComparisonHtml, renderHtmlReport } from './html.js';
+import { unreadLine } from './failures.js';
 
 export function benchTable(r: BenchReport): string {
   const w = Math.max(10, ...r.tasks.map((t) => t.task.length));
@@ -17,10 +18,14 @@ export function benchTable(r: BenchReport): string {
   lines.push('', ...confusionLines(r.confusion));
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
   if (diagnoses.length) lines.push('', `diagnoses: ${diagnoses.map(([d, n]) => `${d} ${n}`).join(', ')}`);
-  if (r.drifted_sources > 0)
+  if (r.drifted_sources > 0 || r.claims_from_captures > 0)
     lines.push(
-      `drifted sources: ${r.drifted_sources} (their live bytes no longer hash to the evidence); claims judged on Wayback captures: ${r.claims_from_captures}`,
+      `drifted sources: ${r.drifted_sources} (read, and their live bytes no longer hash to the evidence); ` +
+        `claims judged on Wayback captures: ${r.claims_from_captures}`,
     );
+  // Sources with no bytes at all are not drift: counted and named apart, with what happened to them.
+  const unread = unreadLine(r.unread_sources ?? []);
+  if (unread) lines.push(unread);
   for (const a of r.advice ?? []) lines.push('', a);
   return lines.join('\n');
 }

@@ -208,7 +208,7 @@ class Run {
     const decide = (r: (typeof readings)[number], found: CaptureOutcome | undefined): void => {
       // A claim that did not ask for the archive is judged on a sibling's capture only when the evidence proves it.
       const capture = r.needs ? found : isProven(found) ? found : undefined;
-      const judgement = judge(r.quote, htmlView, r.live, capture, r.date, replaying);
+      const judgement = judge(r.quote, htmlView, r.live, capture, r.date, replaying, wayback);
       if (this.#asOfOverride && wayback === 'auto' && !r.live.match && capture === undefined && r.claim.evidenceSha256 === undefined) {
         // A date asked for, and nothing looked up for it: say so, and how to have it looked up.
         judgement.note = joinNotes(

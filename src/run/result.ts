@@ -7,6 +7,7 @@ import { textQuoteSelector, type Match, type TextQuoteSelector } from '../match.
 import type { Drift, EvidenceMatch } from '../asof/evidence.js';
 import type { AsOf, Judgement, LiveReading } from '../asof/judge.js';
 import type { HtmlViewChoice } from '../settings.js';
+import type { FetchErrorKind } from '../fetch/errors.js';
 
 /**
  * One claim's result as the pipeline makes it (camelCase, with the match's parts and timings): what checkClaims and
@@ -21,6 +22,8 @@ export interface ClaimResult {
   quote?: string;
   finalUrl?: string;
   httpStatus?: number;
+  /** Why today's fetch failed, when it did (the report's `fetch_error`): a failure's kind, never its message, says what to do. */
+  fetchError?: FetchErrorKind;
   contentType?: string;
   sourceSha256?: string;
   charset?: string;
@@ -73,6 +76,7 @@ export function resultFor(claim: Claim, quote: string, live: LiveReading, j: Jud
     quote: claim.quote,
     finalUrl: liveFetch.finalUrl,
     httpStatus: liveFetch.status,
+    fetchError: liveFetch.ok ? undefined : liveFetch.error,
     contentType: liveFetch.contentType,
     sourceSha256: liveFetch.ok ? liveFetch.sha256 : undefined,
     charset: text?.charset,
