@@ -13,13 +13,13 @@ import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 /** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(
   agent: string,
-  tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string }[]>,
+  tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string; quote?: string }[]>,
   name?: string,
 ): BenchReport {
   const runs: TaskRun[] = Object.entries(tasks).map(([name, claims]) => {
     const rows: ClaimRow[] = claims.map((c) => ({
       id: c.id,
-      quote: 'q',
+      quote: c.quote ?? 'q',
       url: 'http://127.0.0.1:9/',
       gold: c.gold,
       answer: c.answer,
@@ -400,6 +400,56 @@ describe('bench with several agents, and compare', () => {
       expect([r.code, r.stderr], args.join(' ')).toEqual([2, `quotecheck: error: ${message}\n`]);
     }
     expect(existsSync(out)).toBe(false);
+  });
+
+  test('compare refuses runs of different claims (another dataset, or another version of one) in one line naming them, instead of filing them under no_diagnosis', async () => {
+    const home = tempDir();
+    /** A finished run's folder holding this report, named as compare prints it (relative to where it runs). */
+    const run = (name: string, r: BenchReport, tasksDir: string): string => {
+      mkdirSync(join(home, name));
+      writeFileSync(join(home, name, 'report.json'), JSON.stringify({ ...r, tasks_dir: tasksDir }));
+      return name;
+    };
+    const claimsOf = (ids: string[], answer?: string) => ids.map((id) => ({ id, gold: 'no_match', answer: answer ?? 'no_match', diagnosis: 'not_found' }));
+    const one = { a: claimsOf(['c1', 'c2']), b: claimsOf(['c3']) };
+    const other = { news: claimsOf(['n1', 'n2', 'n3']) };
+    const oracle = run('oracle', report('oracle', one, 'oracle'), '/data/one');
+    const mine = run('mine', report('baseline', other, 'mine'), '/data/two');
+    const cases: [string[], string][] = [
+      // An agent's run of another dataset against the oracle's run of the first.
+      [
+        [mine, oracle],
+        "the oracle's run oracle is not of the claims of mine: 3 claims (task news) of mine are not in it (mine ran /data/two, oracle ran /data/one); its diagnoses cannot split them: pass --oracle with an oracle run of the same dataset",
+      ],
+    ];
+    // Two agents on different parts of a dataset the oracle ran whole: their rewards are over different claims.
+    const half = run('half', report('baseline', { a: claimsOf(['c1', 'c2']) }, 'half'), '/data/one');
+    const all = run('all', report('baseline', one, 'all'), '/data/one');
+    cases.push([
+      [half, all, '--oracle', oracle],
+      'runs half and all are not of the same claims: 1 claim (task b) only in all; compare runs of one dataset (bench --tasks DIR with the same DIR)',
+    ]);
+    // The same task names and ids in a re-exported dataset whose quotes or labels changed.
+    const changed = run(
+      'changed',
+      report('baseline', { a: [{ ...claimsOf(['c1'])[0]!, quote: 'another quote' }, ...claimsOf(['c2'])], b: claimsOf(['c3']) }, 'changed'),
+      '/data/one-v2',
+    );
+    cases.push([
+      [all, changed, '--oracle', oracle],
+      "the oracle's run oracle is not of the claims of changed: 1 claim (task a) has another quote, URL or gold label there (changed ran /data/one-v2, oracle ran /data/one); its diagnoses cannot split them: pass --oracle with an oracle run of the same dataset",
+    ]);
+    for (const [args, message] of cases) {
+      const r = await runCli(['compare', ...args], { cwd: home });
+      expect([r.code, r.stderr, r.stdout], args.join(' ')).toEqual([2, `quotecheck: error: ${message}\n`, '']);
+    }
+    // An oracle's run may hold more claims than the agents': it lends its diagnoses, and no claim goes without one.
+    const ok = await runCli(['compare', half, '--oracle', run('bigger', report('oracle', { ...one, c: claimsOf(['c9']) }, 'bigger'), '/data/one')], {
+      cwd: home,
+    });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).not.toContain('no_diagnosis');
+    expect(ok.stdout).toMatch(/^not_found \(2\)/m);
   });
 
   test("compare fills diagnoses from the trials' evidence reports when report.json rows lack them", async () => {

@@ -1,6 +1,6 @@
 // `quotecheck compare RUN_DIR...`: finished bench runs side by side, split by the oracle's diagnosis of each claim; stdout, and report.json/report.html with --out.
 import { existsSync, statSync } from 'node:fs';
-import { compareRuns, comparisonTable, readRunFolder, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
+import { checkSameClaims, compareRuns, comparisonTable, readRunFolder, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
 import { writeComparisonReports } from '../harbor/reports.js';
 import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
@@ -46,7 +46,14 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
   }
   // Each agent keeps the name its run's report.json gives; the folders are printed as seen from here, and written
   // relative to --out, where the page's links start.
-  const comparison = compareRuns(runs.map(shown), shown(oracle));
+  const seen = runs.map(shown);
+  try {
+    // Runs of different datasets (or of different versions of one) are refused, never compared claim by missing claim.
+    checkSameClaims(seen, shown(oracle));
+  } catch (err) {
+    return refuseInput(err);
+  }
+  const comparison = compareRuns(seen, shown(oracle));
   outputLine(comparisonTable(comparison));
   if (opts.out !== undefined) {
     const written = writeComparisonReports(relocate(comparison, opts.out), opts.out);

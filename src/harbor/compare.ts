@@ -242,6 +242,89 @@ export function compareRuns(runs: readonly BenchRun[], oracle: BenchRun): Compar
   return { oracle: oracle.dir ?? oracle.report.agent, groups, agents, sentences: said };
 }
 
+/** What identifies a claim across runs: its task and id, and the quote, URL and gold label a dataset gives it. */
+interface ClaimIdentity {
+  task: string;
+  quote: string;
+  url: string;
+  gold: string;
+}
+
+function claimIdentities(report: BenchReport): Map<string, ClaimIdentity> {
+  const claims = new Map<string, ClaimIdentity>();
+  for (const t of report.tasks)
+    for (const r of t.rows) claims.set(claimKey(t.task, r.id), { task: t.task, quote: r.quote ?? '', url: r.url ?? '', gold: r.gold });
+  return claims;
+}
+
+/** A run as a message names it: its folder, else its agent. */
+const runName = (run: BenchRun): string => run.dir ?? run.report.agent;
+
+/** "14 claims (tasks drift, fetch-faults, ...)": how many, and the first tasks they are in. */
+function claimCount(ids: readonly ClaimIdentity[]): string {
+  const tasks = [...new Set(ids.map((c) => c.task))];
+  const shown = `${tasks.slice(0, 3).join(', ')}${tasks.length > 3 ? `, and ${tasks.length - 3} more` : ''}`;
+  return `${ids.length} ${ids.length === 1 ? 'claim' : 'claims'} (${tasks.length === 1 ? 'task' : 'tasks'} ${shown})`;
+}
+
+/** Claims in both runs whose quote, URL or gold label differ (an empty quote or URL: a row written without its claim, not a difference). */
+function changedClaims(a: Map<string, ClaimIdentity>, b: Map<string, ClaimIdentity>): ClaimIdentity[] {
+  const differ = (x: string, y: string) => x !== '' && y !== '' && x !== y;
+  return [...a].flatMap(([key, c]) => {
+    const o = b.get(key);
+    return o && (differ(c.quote, o.quote) || differ(c.url, o.url) || c.gold !== o.gold) ? [c] : [];
+  });
+}
+
+/** "(A ran /data/one, B ran /data/two)" when the runs name different datasets. */
+function datasets(a: BenchRun, b: BenchRun): string {
+  const [x, y] = [a.report.tasks_dir, b.report.tasks_dir];
+  return x && y && x !== y ? ` (${runName(a)} ran ${x}, ${runName(b)} ran ${y})` : '';
+}
+
+/**
+ * Refuses (CompareError) runs that are not of the same claims, instead of filing the claims one run lacks under
+ * no_diagnosis and comparing mean rewards over different claims: every agent's claim must be in the oracle's run (which
+ * may hold more: it only lends its diagnoses), and the agents' runs must hold the same claims, each with the same quote,
+ * URL and gold label. A comparison of the claims two runs share would be a different number from either run's reward,
+ * under the same heading; a run of a subset is compared by running the others on that subset.
+ */
+export function checkSameClaims(runs: readonly BenchRun[], oracle: BenchRun): void {
+  const diagnosed = claimIdentities(oracle.report);
+  for (const run of runs) {
+    if (run.report === oracle.report) continue;
+    const own = claimIdentities(run.report);
+    const unknown = [...own].filter(([key]) => !diagnosed.has(key)).map(([, c]) => c);
+    const changed = changedClaims(own, diagnosed);
+    if (unknown.length === 0 && changed.length === 0) continue;
+    const what = [
+      ...(unknown.length ? [`${claimCount(unknown)} of ${runName(run)} ${unknown.length === 1 ? 'is' : 'are'} not in it`] : []),
+      ...(changed.length ? [`${claimCount(changed)} ${changed.length === 1 ? 'has' : 'have'} another quote, URL or gold label there`] : []),
+    ].join(', and ');
+    throw new CompareError(
+      `the oracle's run ${runName(oracle)} is not of the claims of ${runName(run)}: ${what}${datasets(run, oracle)}; its diagnoses cannot split them: pass --oracle with an oracle run of the same dataset`,
+    );
+  }
+  const [first, ...others] = runs;
+  if (!first) return;
+  const base = claimIdentities(first.report);
+  for (const run of others) {
+    const own = claimIdentities(run.report);
+    const onlyFirst = [...base].filter(([key]) => !own.has(key)).map(([, c]) => c);
+    const onlyOwn = [...own].filter(([key]) => !base.has(key)).map(([, c]) => c);
+    const changed = changedClaims(own, base);
+    if (onlyFirst.length === 0 && onlyOwn.length === 0 && changed.length === 0) continue;
+    const what = [
+      ...(onlyFirst.length ? [`${claimCount(onlyFirst)} only in ${runName(first)}`] : []),
+      ...(onlyOwn.length ? [`${claimCount(onlyOwn)} only in ${runName(run)}`] : []),
+      ...(changed.length ? [`${claimCount(changed)} with another quote, URL or gold label`] : []),
+    ].join('; ');
+    throw new CompareError(
+      `runs ${runName(first)} and ${runName(run)} are not of the same claims: ${what}${datasets(first, run)}; compare runs of one dataset (bench --tasks DIR with the same DIR)`,
+    );
+  }
+}
+
 /** A folder's own name ("agent-2" of "bench-out/agent-2"), when it has one. */
 function folderName(dir: string | undefined): string | undefined {
   if (dir === undefined) return undefined;
