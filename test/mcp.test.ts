@@ -1,12 +1,13 @@
 // `quotecheck mcp` driven by the MCP SDK's own Client over stdio: the tools listed, each called against loopback sources, bad inputs, a hanging source, a clean exit.
 import { readFileSync, realpathSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWaybackFake } from '../src/wayback/stub.js';
-import { CLI, runCli, serve, tempDir, writeJson } from './support/helpers.js';
+import { CLI, FIXTURES, runCli, serve, tempDir, writeJson } from './support/helpers.js';
 
 const ARTICLE = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Council</title></head><body>
 <nav>Home | News | Sport</nav>
@@ -184,7 +185,54 @@ describe('quotecheck mcp', () => {
     // The offset indexes the view's normalized text, as a report's nearest.offset does.
     const exact = (await call(client, 'search_source', { url, query: 'Opposition members said', max_results: 1 })).structuredContent as Record<string, any>;
     expect(exact.exact).toBe(true);
-    expect(exact.results[0]).toMatchObject({ similarity: 1, text: 'opposition members said', raw: 'Opposition members said' });
+    // The passage is the sentence around the span; the span is where the phrase itself sits.
+    const hit = exact.results[0];
+    expect(hit).toMatchObject({
+      similarity: 1,
+      text: 'opposition members said the vote was rushed and promised to raise the matter again at the next meeting.',
+      raw: 'Opposition members said the vote was rushed and promised to raise the matter again at the next meeting.',
+    });
+    expect(hit.text.slice(hit.span_offset - hit.offset, hit.span_offset - hit.offset + hit.span_length)).toBe('opposition members said');
+  });
+
+  it('search_source on a real page: each passage whole sentences around its place, as many distinct passages as asked for when the page has them', async () => {
+    // The New York Times page of the shared corpus (test/fixtures/corpus), where a phrase that occurs once gave one clipped span.
+    const page = gunzipSync(readFileSync(join(FIXTURES, 'corpus', '702d1da63b8e064cb70617620e45c2d116b4912c9bc9d518dcf5ce54bb8057ed.html.gz')));
+    const server = await serve([{ path: '/trade-war.html', body: page, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+    const { client } = await connect();
+    const url = `${server.origin}/trade-war.html`;
+    type Found = { view: string; offset: number; length: number; span_offset: number; span_length: number; similarity: number; text: string; raw: string };
+    const search = async (query: string, max: number) => {
+      const r = await call(client, 'search_source', { url, query, max_results: max });
+      expect(r.isError, text(r)).toBeFalsy();
+      return r.structuredContent as { results: Found[]; note: string | null };
+    };
+    const two = await search('Tell them to buy larger tractors', 2);
+    expect(two.results).toHaveLength(2);
+    const [best, next] = two.results as [Found, Found];
+    expect(best.similarity).toBe(1);
+    // Whole sentences: the one that holds the phrase, and the short ones beside it.
+    expect(best.raw).toBe('They said, ‘The farmers can’t handle it.’ I said, ‘Tell them to buy larger tractors. It’s very simple.’”');
+    expect(best.text.slice(best.span_offset - best.offset, best.span_offset - best.offset + best.span_length)).toBe("'tell them to buy larger tractors.");
+    expect(next.text).not.toBe(best.text);
+    expect(next.similarity).toBeLessThan(1);
+    expect(next.raw).toMatch(/^[A-Z“].*[.”]$/);
+    for (const query of ['Tell them to buy larger tractors', 'It’s very simple.', 'the uncertainty is weighing on the economy']) {
+      const five = (await search(query, 5)).results;
+      expect(five.length, query).toBeGreaterThanOrEqual(2);
+      expect(new Set(five.map((p) => p.text)).size, query).toBe(five.length);
+      for (const p of five) {
+        expect(p.length, `${query}: ${p.raw}`).toBeGreaterThanOrEqual(60);
+        expect(p.span_offset).toBeGreaterThanOrEqual(p.offset);
+        expect(p.span_offset + p.span_length).toBeLessThanOrEqual(p.offset + p.length);
+        // No two passages of the article and full views are the same place.
+        for (const q of five) if (q !== p) expect(q.text.includes(p.text) || p.text.includes(q.text), `${p.raw} / ${q.raw}`).toBe(false);
+      }
+    }
+    // A page with fewer passages than asked for says so.
+    const none = await search('zzqx wvvy', 3);
+    expect(none.results).toEqual([]);
+    expect(none.note).toBe('no passage(s) of this source come close to the query or share a word with it');
   });
 
   it('check_claims runs the pipeline on a claims file under its root and writes the answers there', async () => {

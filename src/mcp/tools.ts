@@ -12,13 +12,13 @@ import { DEFAULT_MAX_CLAIMS_BYTES, parseClaimsBytes } from '../claims-file.js';
 import { WAYBACK_MODES, type RunSettings, type WaybackMode } from '../settings.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { LabelSchema, VerifyResultSchema } from '../contract.js';
-import { nearestSpan } from '../diagnose/align.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
-import { rawSpan, widenToWords } from '../match.js';
+import { rawSpan } from '../match.js';
 import { normalize } from '../normalize.js';
 import { toSourceRecord, type SourceRecord } from '../source-record.js';
 import { verifyQuote } from '../verify.js';
 import type { SourceCache } from './cache.js';
+import { searchPassages } from './passages.js';
 import {
   MAX_CLAIMS_PER_CALL,
   MAX_PATH_CHARS,
@@ -147,9 +147,11 @@ export const searchInput = {
 
 const passage = z.object({
   view: z.enum(views),
-  offset: z.number().describe("offset in the view's normalized text, as a report's nearest.offset"),
+  offset: z.number().describe("offset of the passage (the sentences around the closest span) in the view's normalized text, as a report's nearest.offset"),
   length: z.number(),
-  similarity: z.number().describe('1 - edit distance / query length; 1 is the exact phrase'),
+  span_offset: z.number().describe("offset of the span closest to the query, inside the passage, in the view's normalized text"),
+  span_length: z.number(),
+  similarity: z.number().describe('of the span: 1 - edit distance / query length; 1 is the exact phrase'),
   text: z.string().describe('the passage normalized'),
   raw: z.string().describe("the passage in the page's own wording"),
 });
@@ -160,7 +162,7 @@ export const searchOutput = {
   query: z.string(),
   exact: z.boolean().describe('whether the normalized query is in a view (what would make a quote verbatim)'),
   results: z.array(passage),
-  note: nullableString.describe('why fewer passages than asked for are given, when the answer had to be kept small'),
+  note: nullableString.describe('why fewer passages than asked for are given: the answer had to be kept small, or the source has no more'),
 };
 
 export const checkInput = {
@@ -357,7 +359,10 @@ export class SourceTools {
     };
   }
 
-  /** The passages closest to a phrase: at most `max_results`, and fewer when their JSON would pass PART_BYTES. */
+  /**
+   * The passages closest to a phrase: at most `max_results` distinct ones (passages.ts: the sentences around each place
+   * alignment finds, then sentences sharing the phrase's words), and fewer when their JSON would pass PART_BYTES.
+   */
   async search(input: Infer<typeof searchInput>, signal?: AbortSignal): Promise<Infer<typeof searchOutput>> {
     const query = normalize(input.query);
     if (query === '') throw new ToolInputError('query: nothing left after normalization (only whitespace)');
@@ -367,48 +372,48 @@ export class SourceTools {
       );
     const record = await this.#source(input.url, signal);
     const max = input.max_results ?? DEFAULT_RESULTS;
-    const found: Infer<typeof searchOutput>['results'] = [];
-    for (const [i, view] of record.views.entries()) {
-      // The best span, then the best with it blanked out, and so on: the alignment finds one span a pass.
-      let masked = view.text;
-      for (let n = 0; n < max; n++) {
-        if (signal?.aborted) break;
-        const span = nearestSpan(query, masked);
-        if (!span || span.end <= span.start || span.similarity <= 0) break;
-        const { start, end } = widenToWords(view.text, span.start, span.end);
-        const passageText = view.text.slice(start, end);
-        masked = masked.slice(0, start) + '\u0000'.repeat(end - start) + masked.slice(end);
-        // The article's passages are in the full page too: each passage is listed once, from the preferred view.
-        if (found.some((f) => f.text === passageText)) continue;
-        found.push({
-          view: view.name,
-          offset: start,
-          length: end - start,
-          similarity: Number(span.similarity.toFixed(3)),
-          text: passageText,
-          raw: rawSpan(record.text.views[i]!, view.text, start, end) ?? passageText,
-        });
-      }
-    }
+    const views = record.views;
+    const found = searchPassages(
+      query,
+      views.map((v) => v.text),
+      max,
+      signal,
+    ).map((p) => {
+      const view = views[p.view]!;
+      const text = view.text.slice(p.start, p.end);
+      return {
+        view: view.name,
+        offset: p.start,
+        length: p.end - p.start,
+        span_offset: p.spanStart,
+        span_length: p.spanEnd - p.spanStart,
+        similarity: p.similarity,
+        text,
+        raw: rawSpan(record.text.views[p.view]!, view.text, p.start, p.end) ?? text,
+      };
+    });
     // rawSpan built each view's token map (src/match.ts), which lives as long as the record: it counts too.
     this.#recount(record, true);
-    found.sort((a, b) => b.similarity - a.similarity || a.offset - b.offset);
     const results: Infer<typeof searchOutput>['results'] = [];
     let bytes = 0;
-    for (const f of found.slice(0, max)) {
+    for (const f of found) {
       const shown = { ...f, text: echo(f.text, MAX_PASSAGE_CHARS), raw: echo(f.raw, MAX_PASSAGE_CHARS) };
       bytes += jsonBytes(shown);
       if (bytes > PART_BYTES && results.length > 0) break;
       results.push(shown);
     }
-    const left = Math.min(found.length, max) - results.length;
+    const left = found.length - results.length;
+    const few =
+      found.length < max
+        ? `${found.length === 0 ? 'no' : `only ${found.length}`} passage(s) of this source come close to the query or share a word with it`
+        : null;
     return {
       url: echo(record.url),
       final_url: record.fetch.finalUrl ?? record.url,
       query: echo(input.query),
       exact: record.views.some((v) => v.text.includes(query)),
       results,
-      note: left > 0 ? `${left} more passage(s) left out to keep the answer under ${count(PART_BYTES)} bytes of text; search for a longer phrase` : null,
+      note: left > 0 ? `${left} more passage(s) left out to keep the answer under ${count(PART_BYTES)} bytes of text; search for a longer phrase` : few,
     };
   }
 
