@@ -302,6 +302,89 @@ describe('quotecheck mcp', () => {
     expect(stderr()).not.toMatch(/a quotecheck bug/);
   });
 
+  it("every input bound of every tool is refused in the project's words: the field, then what is wrong and what to give, never zod's text", async () => {
+    const { client } = await connect();
+    const url = 'http://127.0.0.1:9/page';
+    const base: Record<string, Record<string, unknown>> = {
+      verify_quote: { url, quote: 'words' },
+      read_source: { url },
+      search_source: { url, query: 'words' },
+      check_claims: { claims_path: 'claims.json' },
+    };
+    const give = {
+      url: "give the source's http(s) URL",
+      quote: 'give the passage claimed to occur in the source',
+      query: 'give the phrase to look for',
+      claims_path: "give the path of a claims file under the server's root folder",
+      answers_path: 'give a file path under the root folder, or leave it out for answers.json beside the claims',
+      as_of: 'give an ISO date or date-time, or leave it out',
+      evidence: "give the source's sha256 as labelled (64 hex digits), or leave it out",
+    };
+    /** Each string field's bounds: missing (when required), not text, empty (when required), over its cap. */
+    const strings: [string, string[], keyof typeof give, number, boolean][] = [
+      ['url', ['verify_quote', 'read_source', 'search_source'], 'url', 8192, true],
+      ['quote', ['verify_quote'], 'quote', 20_000, true],
+      ['query', ['search_source'], 'query', 1000, true],
+      ['claims_path', ['check_claims'], 'claims_path', 4096, true],
+      ['answers_path', ['check_claims'], 'answers_path', 4096, false],
+      ['as_of', ['verify_quote'], 'as_of', 64, false],
+      ['evidence', ['verify_quote'], 'evidence', 128, false],
+    ];
+    const cases: [string, Record<string, unknown>, string][] = [];
+    for (const [field, tools, what, cap, required] of strings) {
+      for (const tool of tools) {
+        const without = { ...base[tool] };
+        delete without[field];
+        if (required) cases.push([tool, without, `${field}: missing; ${give[what]}`]);
+        cases.push([tool, { ...without, [field]: 42 }, `${field}: the number 42, not text; ${give[what]}`]);
+        cases.push([tool, { ...without, [field]: ['a'] }, `${field}: a list, not text; ${give[what]}`]);
+        if (required) cases.push([tool, { ...without, [field]: '' }, `${field}: empty; ${give[what]}`]);
+        cases.push([
+          tool,
+          { ...without, [field]: 'x'.repeat(cap + 1) },
+          `${field}: ${(cap + 1).toLocaleString('en-US')} characters, over the ${cap.toLocaleString('en-US')}-character cap`,
+        ]);
+      }
+    }
+    /** Each whole-number field's bounds: text, a fraction, below and above its range. */
+    const numbers: [string, string, number, number | undefined][] = [
+      ['read_source', 'offset', 0, undefined],
+      ['read_source', 'length', 1, 100_000],
+      ['search_source', 'max_results', 1, 20],
+    ];
+    for (const [tool, field, min, max] of numbers) {
+      const range = `give a whole number from ${min}${max === undefined ? ' up' : ` to ${max.toLocaleString('en-US')}`}`;
+      cases.push([tool, { ...base[tool], [field]: '3' }, `${field}: text, not a number; ${range}`]);
+      cases.push([tool, { ...base[tool], [field]: 2.5 }, `${field}: 2.5 is not a whole number; ${range}`]);
+      cases.push([tool, { ...base[tool], [field]: min - 1 }, `${field}: ${min - 1} is out of range; ${range}`]);
+      if (max !== undefined) cases.push([tool, { ...base[tool], [field]: max + 1 }, `${field}: ${max + 1} is out of range; ${range}`]);
+    }
+    /** Each field that takes one of a few words. */
+    const choices: [string, string, string][] = [
+      ['verify_quote', 'html_view', 'article, full, any'],
+      ['verify_quote', 'wayback', 'off, auto, always, strict'],
+      ['read_source', 'view', 'article, full, text'],
+    ];
+    for (const [tool, field, values] of choices) {
+      cases.push([tool, { ...base[tool], [field]: 'both' }, `${field}: "both" is not one of ${values}`]);
+      cases.push([tool, { ...base[tool], [field]: 1 }, `${field}: the number 1 is not one of ${values}`]);
+    }
+    // Two wrong fields: both named, in one line.
+    cases.push(['verify_quote', { url: '', quote: '' }, `url: empty; ${give.url}; quote: empty; ${give.quote}`]);
+    // More members than the server reads (the SDK's cap before any schema).
+    cases.push([
+      'verify_quote',
+      { ...base.verify_quote, extra: Array.from({ length: 100 }, (_, i) => i) },
+      'verify_quote: the arguments hold more than 64 values in all (members and list items); the tool takes a few named strings and numbers',
+    ]);
+    for (const [tool, args, message] of cases) {
+      const r = await call(client, tool, args);
+      const said = text(r);
+      expect([r.isError, said], `${tool} ${JSON.stringify(args).slice(0, 200)}`).toEqual([true, message]);
+      expect(said).not.toMatch(/Too (small|big)|Invalid (input|option)|expected|received|>=|<=|MCP error/);
+    }
+  });
+
   it('refuses private-network URLs unless --allow-private, as design.md §9 says', async () => {
     const server = await sources();
     const { client } = await connect(FAST);

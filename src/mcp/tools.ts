@@ -28,6 +28,8 @@ import {
   PART_BYTES,
   capped,
   count,
+  oneOf,
+  wholeNumber,
   echo,
   jsonBytes,
   sliceEnd,
@@ -78,24 +80,22 @@ const htmlViews = ['article', 'full', 'any'] as const;
 
 // ---- schemas -------------------------------------------------------------------------------
 
-const url = capped('url', MAX_URL_CHARS)
-  .min(1)
-  .describe(`http(s) URL of the source (at most ${count(MAX_URL_CHARS)} characters)`);
+// Each field's refusals name it and say what to give (bounds.ts): what the field holds is the `what` of its messages.
+const url = capped('url', MAX_URL_CHARS, "the source's http(s) URL", 1).describe(`http(s) URL of the source (at most ${count(MAX_URL_CHARS)} characters)`);
 
 export const verifyInput = {
   url,
-  quote: capped('quote', MAX_QUOTE_CHARS)
-    .min(1)
-    .describe(`the passage claimed to occur in the source, as the claim gives it (at most ${count(MAX_QUOTE_CHARS)} characters)`),
-  html_view: z.enum(htmlViews).optional().describe('which HTML text may match: Readability article, full page, or either (default any)'),
-  as_of: capped('as_of', MAX_AS_OF_CHARS)
+  quote: capped('quote', MAX_QUOTE_CHARS, 'the passage claimed to occur in the source', 1).describe(
+    `the passage claimed to occur in the source, as the claim gives it (at most ${count(MAX_QUOTE_CHARS)} characters)`,
+  ),
+  html_view: oneOf('html_view', htmlViews).optional().describe('which HTML text may match: Readability article, full page, or either (default any)'),
+  as_of: capped('as_of', MAX_AS_OF_CHARS, 'an ISO date or date-time, or leave it out')
     .optional()
     .describe('judge the quote as of this ISO date or date-time, as `quotecheck run` judges a claim with this verify_date'),
-  evidence: capped('evidence', MAX_AS_OF_CHARS * 2)
+  evidence: capped('evidence', MAX_AS_OF_CHARS * 2, "the source's sha256 as labelled (64 hex digits), or leave it out")
     .optional()
     .describe("sha256 of the source as labelled (a claim's evidence.sha256): a capture hashing to it decides alone"),
-  wayback: z
-    .enum(WAYBACK_MODES as unknown as [WaybackMode, ...WaybackMode[]])
+  wayback: oneOf('wayback', WAYBACK_MODES as unknown as [WaybackMode, ...WaybackMode[]])
     .optional()
     .describe(
       "when Wayback captures are looked up, as `run --wayback`: auto (default: with evidence, when the source changed and the quote is not in today's text), always (also without evidence when the quote is not in today's text), strict (also when it is: for re-deriving labels), off",
@@ -114,9 +114,9 @@ export const verifyOutput = {
 
 export const readInput = {
   url,
-  view: z.enum(views).optional().describe('which text: article or full (HTML), text (PDF, plain text); default the first the source has'),
-  offset: z.number().int().min(0).optional().describe('first character of the page (default 0)'),
-  length: z.number().int().min(1).max(MAX_PAGE_CHARS).optional().describe(`characters in the page (default ${DEFAULT_PAGE_CHARS})`),
+  view: oneOf('view', views).optional().describe('which text: article or full (HTML), text (PDF, plain text); default the first the source has'),
+  offset: wholeNumber('offset', 0).optional().describe('first character of the page (default 0)'),
+  length: wholeNumber('length', 1, MAX_PAGE_CHARS).optional().describe(`characters in the page (default ${DEFAULT_PAGE_CHARS})`),
 };
 
 const viewInfo = z.object({ name: z.enum(views), extractor: z.string(), length: z.number() });
@@ -139,10 +139,10 @@ export const readOutput = {
 
 export const searchInput = {
   url,
-  query: capped('query', MAX_QUERY_CHARS)
-    .min(1)
-    .describe(`the phrase to look for, e.g. the quote or part of it (at most ${count(MAX_QUERY_CHARS)} characters)`),
-  max_results: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`passages returned (default ${DEFAULT_RESULTS})`),
+  query: capped('query', MAX_QUERY_CHARS, 'the phrase to look for', 1).describe(
+    `the phrase to look for, e.g. the quote or part of it (at most ${count(MAX_QUERY_CHARS)} characters)`,
+  ),
+  max_results: wholeNumber('max_results', 1, MAX_RESULTS).optional().describe(`passages returned (default ${DEFAULT_RESULTS})`),
 };
 
 const passage = z.object({
@@ -166,13 +166,10 @@ export const searchOutput = {
 };
 
 export const checkInput = {
-  claims_path: capped('claims_path', MAX_PATH_CHARS)
-    .min(1)
-    .describe(
-      `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${count(MAX_CLAIMS_PER_CALL)} claims`,
-    ),
-  answers_path: capped('answers_path', MAX_PATH_CHARS)
-    .min(1)
+  claims_path: capped('claims_path', MAX_PATH_CHARS, "the path of a claims file under the server's root folder", 1).describe(
+    `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${count(MAX_CLAIMS_PER_CALL)} claims`,
+  ),
+  answers_path: capped('answers_path', MAX_PATH_CHARS, 'a file path under the root folder, or leave it out for answers.json beside the claims', 1)
     .optional()
     .describe('where the answers go, under the root folder: a plain file name in an existing folder (default answers.json beside the claims file)'),
 };
