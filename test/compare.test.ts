@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
-import { agentFolders, compareRuns, comparisonTable, readRunFolder, shownPath, type Comparison } from '../src/harbor/compare.js';
+import { agentFolders, compareRuns, comparisonTable, MAX_TABLE_COLUMNS, readRunFolder, shownPath, type Comparison } from '../src/harbor/compare.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
 import { pathsWarning } from '../src/cli/bench.js';
@@ -170,6 +170,105 @@ describe('compareRuns', () => {
     expect(c.groups.map((g) => g.diagnosis)).toEqual(['verbatim', 'no_diagnosis']);
     expect(c.agents.map((a) => a.label)).toEqual(['baseline (one)', 'baseline (two)']);
     expect(c.sentences).toContain('baseline (one) answers verbatim on 0% of claims without an oracle diagnosis (0/1), right on 100% (1/1)');
+  });
+
+  test('six agents with long names: a table that fits a terminal (at most 100 columns), agents keyed with a legend; report.json as it always was', async () => {
+    // A dataset the size of SKBench's (1405 claims) with its usual diagnoses, in ten tasks.
+    const sizes: [string, number][] = [
+      ['verbatim', 540],
+      ['extraction_artifact', 60],
+      ['near_miss', 120],
+      ['partial', 80],
+      ['not_found', 450],
+      ['drifted', 40],
+      ['paywall', 30],
+      ['fetch_failed', 70],
+      ['empty', 15],
+    ];
+    const claims = sizes.flatMap(([diagnosis, n]) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `${diagnosis}-${i}`,
+        gold: diagnosis === 'verbatim' ? 'verbatim' : 'no_match',
+        diagnosis,
+        drift: i % 9 === 0 ? 'changed' : 'same',
+      })),
+    );
+    const tasks = (answer: (c: (typeof claims)[number], i: number) => string | undefined) =>
+      Object.fromEntries(
+        Array.from({ length: 10 }, (_, t) => [
+          `task-${t}`,
+          claims.filter((_, i) => i % 10 === t).map((c, i) => ({ id: c.id, gold: c.gold, answer: answer(c, i), diagnosis: c.diagnosis, drift: c.drift })),
+        ]),
+      );
+    const names = [
+      'claude-sonnet-4-5-with-mcp-server',
+      'gpt-5-codex-with-the-skill',
+      'gemini-2.5-pro-plain-instruction',
+      'qwen3-coder-480b-a35b-instruct-mcp',
+      'deepseek-v3.1-terminus-with-skill',
+      'llama-4-maverick-17b-128e-plain',
+    ];
+    const home = tempDir();
+    const folder = (name: string, r: BenchReport) => {
+      mkdirSync(join(home, name));
+      writeFileSync(join(home, name, 'report.json'), JSON.stringify(r));
+      return name;
+    };
+    const oracle = folder(
+      'oracle',
+      report(
+        'oracle',
+        tasks((c) => c.gold),
+        'oracle',
+      ),
+    );
+    const runs = names.map((name, k) =>
+      folder(
+        name,
+        report(
+          `harbor-agent --model ${name} --claims claims.json --out answers.json`,
+          // Each agent right on a different share; the last leaves some claims unanswered and gives some an invalid label.
+          tasks((c, i) =>
+            k === 5 && i % 13 === 0
+              ? undefined
+              : k === 5 && i % 17 === 0
+                ? 'maybe'
+                : (i + k) % (k + 3) === 0
+                  ? c.gold === 'verbatim'
+                    ? 'no_match'
+                    : 'verbatim'
+                  : c.gold,
+          ),
+          name,
+        ),
+      ),
+    );
+    const r = await runCliInProcess(['compare', ...runs.map((d) => join(home, d)), '--oracle', join(home, oracle), '--out', join(home, 'cmp')]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout.split('\n');
+    const table = out.slice(0, out.findIndex((l) => l.startsWith('source_drifted')) + 1);
+    expect(table.length).toBeGreaterThan(10);
+    for (const line of table) if (!line.startsWith('accuracy by')) expect(line.length, line).toBeLessThanOrEqual(MAX_TABLE_COLUMNS);
+    expect(out[0]).toMatch(/^\s+\[1\]\s+\[2\]\s+\[3\]\s+\[4\]\s+\[5\]\s+\[6\]$/);
+    expect(out).toContainEqual(expect.stringMatching(/^near_miss \(120\)(\s+\d+%){6}$/));
+    expect(out).toContainEqual(expect.stringMatching(/^mean reward(\s+\d\.\d{3}){6}$/));
+    // The legend: each key's agent, its claims right, its missing and invalid answers, its command.
+    for (const [k, name] of names.entries()) {
+      const line = out.find((l) => l.startsWith(`[${k + 1}] ${name} (`));
+      expect(line, name).toMatch(
+        new RegExp(`^\\[${k + 1}\\] ${name.replace(/\./g, '\\.')} \\(\\d+/1405 right(, \\d+ with no answer, \\d+ invalid)?\\): harbor-agent --model `),
+      );
+    }
+    expect(out.find((l) => l.startsWith('[6] '))).toMatch(/, \d+ with no answer, \d+ invalid\)/);
+    expect(r.stdout).toContain('llama-4-maverick-17b-128e-plain gives no answer for');
+    // report.json keeps its shape and numbers whatever the terminal shows.
+    const json = JSON.parse(readFileSync(join(home, 'cmp', 'report.json'), 'utf8')) as Comparison & { kind: string };
+    expect(Object.keys(json)).toEqual(['kind', 'oracle', 'groups', 'agents', 'sentences']);
+    expect(json.agents.map((a) => a.label)).toEqual(names);
+    expect(Object.keys(json.agents[5]!)).toEqual(Object.keys(sampleComparison().agents[0]!));
+    expect(json.agents[5]!.by_diagnosis.near_miss!.claims).toBe(120);
+    // Two agents with short names keep the table they always had: names as headers, counts in the cells.
+    expect(comparisonTable(sampleComparison()).split('\n')[0]).toMatch(/^\s+oracle\s+sloppy-agent\s+baseline$/);
   });
 
   test('agent folders: oracle and baseline by name, commands by position, the same agent twice kept apart', () => {
