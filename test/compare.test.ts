@@ -265,7 +265,8 @@ describe('compareRuns', () => {
     const json = JSON.parse(readFileSync(join(home, 'cmp', 'report.json'), 'utf8')) as Comparison & { kind: string };
     expect(Object.keys(json)).toEqual(['kind', 'oracle', 'groups', 'agents', 'sentences']);
     expect(json.agents.map((a) => a.label)).toEqual(names);
-    expect(Object.keys(json.agents[5]!)).toEqual(Object.keys(sampleComparison().agents[0]!));
+    // Fields are only ever added: every one a comparison had is there, in its place (compare --out adds evidence_report).
+    expect(Object.keys(json.agents[5]!).slice(0, Object.keys(sampleComparison().agents[0]!).length)).toEqual(Object.keys(sampleComparison().agents[0]!));
     expect(json.agents[5]!.by_diagnosis.near_miss!.claims).toBe(120);
     // Two agents with short names keep the table they always had: names as headers, counts in the cells.
     expect(comparisonTable(sampleComparison()).split('\n')[0]).toMatch(/^\s+oracle\s+sloppy-agent\s+baseline$/);
@@ -403,6 +404,21 @@ describe('bench with several agents, and compare', () => {
       expect((JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as BenchReport).name, d).toBe(d);
     }
     expect(r.stdout).toContain('oracle (run for the diagnoses): mean reward 1.000');
+    // Each agent's own report shows the oracle's evidence on claims it reported nothing on (these agents write no
+    // evidence report), marked as the oracle's and linking to its report; never a bare "no report".
+    for (const d of ['no-match', 'agent-2', 'agent-3']) {
+      const own = readFileSync(join(out, d, 'report.html'), 'utf8');
+      expect(own, d).not.toContain('no report');
+      expect(
+        own.match(/<div class="oracle-ev"><div class="by">the oracle's evidence \(<a href="\.\.\/oracle\/report\.html">its report<\/a>\):<\/div>/g),
+        d,
+      ).toHaveLength(3);
+      expect(own, d).toContain('<span class="code extraction_artifact">extraction_artifact</span><div class="note">in the ');
+      expect(
+        (JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as BenchReport).tasks[0]!.rows.map((row) => row.oracle?.diagnosis),
+        d,
+      ).toEqual(['verbatim', 'extraction_artifact', 'not_found']);
+    }
     // A long command is a short column, named in a legend; missing and invalid answers have columns of their own.
     expect(r.stdout).toMatch(/^\s+no-match\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid$/m);
     expect(r.stdout.split('\n')).toEqual(expect.arrayContaining([`agent-2: ${ALL_VERBATIM}`, `agent-3: ${PARTIAL}`, 'no-match: baseline']));
@@ -458,6 +474,16 @@ describe('bench with several agents, and compare', () => {
     // report.json gives the folders relative to itself, and each row of the page links to its own run's report.
     expect(cmp.oracle).toBe(join('..', 'bench', 'oracle'));
     const page = readFileSync(join(cmpOut, 'report.html'), 'utf8');
+    // compare --out writes each agent's page again with the oracle's evidence, and links to it; the runs are left as they were.
+    for (const name of ['agent-2', 'agent-3']) {
+      const withOracle = readFileSync(join(cmpOut, 'evidence', name, 'report.html'), 'utf8');
+      expect(withOracle).toContain(
+        `<div class="by">the oracle's evidence (<a href="${['..', '..', '..', 'bench', 'oracle'].join('/')}/report.html">its report</a>):</div>`,
+      );
+      expect(page).toContain(`<a class="with-oracle" href="evidence/${name}/report.html">with the oracle's evidence</a>`);
+    }
+    expect(existsSync(join(cmpOut, 'evidence', 'oracle'))).toBe(false);
+    expect(oneByOne.stdout).toContain(`each agent's claims with the oracle's evidence: ${join('cmp', 'evidence')}/NAME/report.html`);
     for (const name of ['agent-2', 'agent-3', 'oracle']) {
       const href = new RegExp(`<tr><td>${name}</td>.*?<a href="([^"]+)"`).exec(page)?.[1];
       expect(href && resolve(cmpOut, decodeURIComponent(href)), name).toBe(join(out, name, 'report.html'));

@@ -1,7 +1,7 @@
 // Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or finished bench runs.
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { BenchReport, ClaimRow, TaskRun } from './local-harness.js';
+import type { BenchReport, ClaimRow, OracleEvidence, TaskRun } from './local-harness.js';
 import { readJsonLines } from './dataset.js';
 import { readTextFile } from '../messages.js';
 import { DIAGNOSES, readReportLine } from '../contract.js';
@@ -71,6 +71,8 @@ export interface AgentScore extends Pick<BenchReport, 'mean_reward' | 'baseline_
   by_diagnosis: Record<string, GroupScore>;
   /** The run's own advice (e.g. every source of a task failed). */
   advice: string[];
+  /** Its report page with the oracle's evidence on its claims, as `compare --out` writes it (relative to the comparison's folder). */
+  evidence_report?: string;
 }
 
 export interface Comparison {
@@ -323,6 +325,30 @@ export function checkSameClaims(runs: readonly BenchRun[], oracle: BenchRun): vo
       `runs ${runName(first)} and ${runName(run)} are not of the same claims: ${what}${datasets(first, run)}; compare runs of one dataset (bench --tasks DIR with the same DIR)`,
     );
   }
+}
+
+/** The oracle's evidence on a row, the fields it has. */
+function evidenceOf(row: ClaimRow): OracleEvidence {
+  const { diagnosis, note, context, selector, nearest, drift, asOf } = row;
+  return Object.fromEntries(Object.entries({ diagnosis, note, context, selector, nearest, drift, asOf }).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * An agent's report with the oracle's evidence on each of its rows (matched by task and claim id) and the oracle's run
+ * folder relative to the report's own: its page then shows, on a claim the agent reported nothing on or answered
+ * wrongly, what the oracle found, marked as the oracle's (html.ts).
+ */
+export function withOracleEvidence(report: BenchReport, oracle: BenchReport, oracleRun: string): BenchReport {
+  const diagnosed = new Map<string, ClaimRow>();
+  for (const t of oracle.tasks) for (const r of t.rows) if (r.diagnosis !== undefined) diagnosed.set(claimKey(t.task, r.id), r);
+  const tasks = report.tasks.map((t) => ({
+    ...t,
+    rows: t.rows.map((r) => {
+      const o = diagnosed.get(claimKey(t.task, r.id));
+      return o ? { ...r, oracle: evidenceOf(o) } : r;
+    }),
+  }));
+  return { ...report, oracle_run: oracleRun, tasks };
 }
 
 /** A folder's own name ("agent-2" of "bench-out/agent-2"), when it has one. */
