@@ -36,21 +36,40 @@ function ignorable(c: string): boolean {
 interface Mapped {
   text: string;
   /** For each UTF-16 unit of `text`, the offset of its character in the source string. */
-  at: number[];
+  at: Int32Array;
+}
+
+/** canon() of one ASCII character, by its code: null when canon() drops it (whitespace, "-"). */
+function canonAscii(code: number): string | null {
+  if (code === 32 || code === 45 || (code >= 9 && code <= 13) || (code >= 0x1c && code <= 0x1f)) return null;
+  if (code === 34 || code === 39 || code === 96) return '"';
+  return String.fromCharCode(code >= 65 && code <= 90 ? code + 32 : code);
 }
 
 function canonMapped(s: string): Mapped {
-  let text = '';
-  const at: number[] = [];
+  const parts: string[] = [];
+  // Lowercasing can make two units of one (U+0130): room for that, cut to size at the end.
+  let at = new Int32Array(s.length + 16);
+  let n = 0;
   for (let i = 0; i < s.length; i++) {
-    // Curly quotes and dashes as normalize() makes them; lowercased one unit at a time, the same on both sides.
-    const c = unify(s[i]!);
-    if (ignorable(c)) continue;
-    const out = QUOTE_MARK.test(c) ? '"' : c.toLowerCase();
-    text += out;
-    for (let k = 0; k < out.length; k++) at.push(i);
+    const code = s.charCodeAt(i);
+    // Most characters are ASCII: mapped by their code, without unify()'s regular expressions (a page may be one long line).
+    let out = code < 128 ? canonAscii(code) : null;
+    if (code >= 128) {
+      // Curly quotes and dashes as normalize() makes them; lowercased one unit at a time, the same on both sides.
+      const c = unify(s[i]!);
+      if (!ignorable(c)) out = QUOTE_MARK.test(c) ? '"' : c.toLowerCase();
+    }
+    if (out === null) continue;
+    parts.push(out);
+    if (n + out.length > at.length) {
+      const grown = new Int32Array(2 * at.length + out.length);
+      grown.set(at);
+      at = grown;
+    }
+    for (let k = 0; k < out.length; k++) at[n++] = i;
   }
-  return { text, at };
+  return { text: parts.join(''), at: at.subarray(0, n) };
 }
 
 const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{M}\p{N}]/u.test(c);
