@@ -152,9 +152,9 @@ details.task{margin:.6rem 0;border:1px solid #ccc;border-radius:6px;padding:.3re
 summary{cursor:pointer}.tname{font-weight:600}.reward{margin-left:.5rem}.meta{color:#666;margin-left:.5rem}.problem{color:#b00020;margin-left:.5rem}
 tr.wrong{background:#fff2f2}td.id{white-space:nowrap;font-family:monospace}q{font-style:italic}.claimtext,.note,.src{color:#555;font-size:.9em}
 td.quote,td.diag,.note,.src,.ev,.asof{overflow-wrap:anywhere}
-.code{font-family:monospace;padding:0 .3rem;border-radius:3px;background:#eee}
+.code{font-family:monospace;padding:0 .3rem;border-radius:3px;background:#eee}.code.verbatim{background:#e3f6e3}.code.not_found{background:#fde2e2}
 .oracle-ev{margin-top:.4rem;border-left:3px solid #8a8aff;padding-left:.5rem}.oracle-ev .by{color:#555;font-size:.9em}
-.help{border:1px solid #ccc;border-radius:6px;padding:.2rem .8rem;margin:.6rem 0}.help pre{white-space:pre-wrap;overflow-wrap:anywhere}.code.verbatim{background:#e3f6e3}.code.not_found{background:#fde2e2}
+.help{border:1px solid #ccc;border-radius:6px;padding:.2rem .8rem;margin:.6rem 0}.help pre{white-space:pre-wrap;overflow-wrap:anywhere}
 .code.near_miss,.code.partial,.code.extraction_artifact{background:#fff1cc}.code.fetch_failed,.code.paywall,.code.empty{background:#e8e8ff}.code.drifted{background:#e0f0ff}
 .ev{margin-top:.25rem;font-size:.9em;word-break:break-word}mark{background:#ffe066}
 .diff{margin-top:.15rem}del{color:#b00020;background:#fde2e2}ins{color:#0a6b2a;background:#e3f6e3;text-decoration:none;border-bottom:1px solid #0a6b2a}
