@@ -6,6 +6,14 @@ export const VERSION = '0.1.0';
 /** The environment variable that makes `run` (and `verify`) replay a WARC file, so an unchanged solve.sh can run offline. */
 export const REPLAY_ENV = 'QUOTECHECK_REPLAY';
 
+/**
+ * The User-Agent a run sends unless told otherwise: the product and its version, and a comment saying what it does
+ * (RFC 9110 §10.1.5: product tokens, then comments). No URL: quotecheck has no public page (it is not on the npm
+ * registry), and a crawler should point a site's operator only at a page that exists. Whoever runs it at scale adds
+ * their own contact with --user-agent, as crawlers do with "+URL" (docs/cli.md, `quotecheck run`).
+ */
+export const DEFAULT_USER_AGENT = `quotecheck/${VERSION} (automated quote verification for benchmarks)`;
+
 export const DEFAULT_OPTIONS: Readonly<RunSettings> = {
   htmlView: 'any',
   concurrency: 16,
@@ -14,7 +22,7 @@ export const DEFAULT_OPTIONS: Readonly<RunSettings> = {
   retries: 3,
   maxBytes: 50 * 1024 * 1024,
   maxRedirects: 10,
-  userAgent: `quotecheck/${VERSION} (quote verification for benchmarks; +https://www.npmjs.com/package/quotecheck)`,
+  userAgent: DEFAULT_USER_AGENT,
   retryAfterCapMs: 30_000,
   sourceBudgetMs: 120_000,
   allowPrivate: false,

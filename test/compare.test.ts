@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
-import { agentFolders, compareRuns, comparisonTable, readRunFolder, shownPath, type Comparison } from '../src/harbor/compare.js';
+import { agentFolders, compareRuns, comparisonTable, MAX_TABLE_COLUMNS, readRunFolder, shownPath, type Comparison } from '../src/harbor/compare.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
 import { pathsWarning } from '../src/cli/bench.js';
@@ -13,13 +13,13 @@ import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 /** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(
   agent: string,
-  tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string }[]>,
+  tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string; quote?: string }[]>,
   name?: string,
 ): BenchReport {
   const runs: TaskRun[] = Object.entries(tasks).map(([name, claims]) => {
     const rows: ClaimRow[] = claims.map((c) => ({
       id: c.id,
-      quote: 'q',
+      quote: c.quote ?? 'q',
       url: 'http://127.0.0.1:9/',
       gold: c.gold,
       answer: c.answer,
@@ -172,6 +172,106 @@ describe('compareRuns', () => {
     expect(c.sentences).toContain('baseline (one) answers verbatim on 0% of claims without an oracle diagnosis (0/1), right on 100% (1/1)');
   });
 
+  test('six agents with long names: a table that fits a terminal (at most 100 columns), agents keyed with a legend; report.json as it always was', async () => {
+    // A dataset the size of SKBench's (1405 claims) with its usual diagnoses, in ten tasks.
+    const sizes: [string, number][] = [
+      ['verbatim', 540],
+      ['extraction_artifact', 60],
+      ['near_miss', 120],
+      ['partial', 80],
+      ['not_found', 450],
+      ['drifted', 40],
+      ['paywall', 30],
+      ['fetch_failed', 70],
+      ['empty', 15],
+    ];
+    const claims = sizes.flatMap(([diagnosis, n]) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `${diagnosis}-${i}`,
+        gold: diagnosis === 'verbatim' ? 'verbatim' : 'no_match',
+        diagnosis,
+        drift: i % 9 === 0 ? 'changed' : 'same',
+      })),
+    );
+    const tasks = (answer: (c: (typeof claims)[number], i: number) => string | undefined) =>
+      Object.fromEntries(
+        Array.from({ length: 10 }, (_, t) => [
+          `task-${t}`,
+          claims.filter((_, i) => i % 10 === t).map((c, i) => ({ id: c.id, gold: c.gold, answer: answer(c, i), diagnosis: c.diagnosis, drift: c.drift })),
+        ]),
+      );
+    const names = [
+      'claude-sonnet-4-5-with-mcp-server',
+      'gpt-5-codex-with-the-skill',
+      'gemini-2.5-pro-plain-instruction',
+      'qwen3-coder-480b-a35b-instruct-mcp',
+      'deepseek-v3.1-terminus-with-skill',
+      'llama-4-maverick-17b-128e-plain',
+    ];
+    const home = tempDir();
+    const folder = (name: string, r: BenchReport) => {
+      mkdirSync(join(home, name));
+      writeFileSync(join(home, name, 'report.json'), JSON.stringify(r));
+      return name;
+    };
+    const oracle = folder(
+      'oracle',
+      report(
+        'oracle',
+        tasks((c) => c.gold),
+        'oracle',
+      ),
+    );
+    const runs = names.map((name, k) =>
+      folder(
+        name,
+        report(
+          `harbor-agent --model ${name} --claims claims.json --out answers.json`,
+          // Each agent right on a different share; the last leaves some claims unanswered and gives some an invalid label.
+          tasks((c, i) =>
+            k === 5 && i % 13 === 0
+              ? undefined
+              : k === 5 && i % 17 === 0
+                ? 'maybe'
+                : (i + k) % (k + 3) === 0
+                  ? c.gold === 'verbatim'
+                    ? 'no_match'
+                    : 'verbatim'
+                  : c.gold,
+          ),
+          name,
+        ),
+      ),
+    );
+    const r = await runCliInProcess(['compare', ...runs.map((d) => join(home, d)), '--oracle', join(home, oracle), '--out', join(home, 'cmp')]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout.split('\n');
+    const table = out.slice(0, out.findIndex((l) => l.startsWith('source_drifted')) + 1);
+    expect(table.length).toBeGreaterThan(10);
+    for (const line of table) if (!line.startsWith('accuracy by')) expect(line.length, line).toBeLessThanOrEqual(MAX_TABLE_COLUMNS);
+    expect(out[0]).toMatch(/^\s+\[1\]\s+\[2\]\s+\[3\]\s+\[4\]\s+\[5\]\s+\[6\]$/);
+    expect(out).toContainEqual(expect.stringMatching(/^near_miss \(120\)(\s+\d+%){6}$/));
+    expect(out).toContainEqual(expect.stringMatching(/^mean reward(\s+\d\.\d{3}){6}$/));
+    // The legend: each key's agent, its claims right, its missing and invalid answers, its command.
+    for (const [k, name] of names.entries()) {
+      const line = out.find((l) => l.startsWith(`[${k + 1}] ${name} (`));
+      expect(line, name).toMatch(
+        new RegExp(`^\\[${k + 1}\\] ${name.replace(/\./g, '\\.')} \\(\\d+/1405 right(, \\d+ with no answer, \\d+ invalid)?\\): harbor-agent --model `),
+      );
+    }
+    expect(out.find((l) => l.startsWith('[6] '))).toMatch(/, \d+ with no answer, \d+ invalid\)/);
+    expect(r.stdout).toContain('llama-4-maverick-17b-128e-plain gives no answer for');
+    // report.json keeps its shape and numbers whatever the terminal shows.
+    const json = JSON.parse(readFileSync(join(home, 'cmp', 'report.json'), 'utf8')) as Comparison & { kind: string };
+    expect(Object.keys(json)).toEqual(['kind', 'oracle', 'groups', 'agents', 'sentences']);
+    expect(json.agents.map((a) => a.label)).toEqual(names);
+    // Fields are only ever added: every one a comparison had is there, in its place (compare --out adds evidence_report).
+    expect(Object.keys(json.agents[5]!).slice(0, Object.keys(sampleComparison().agents[0]!).length)).toEqual(Object.keys(sampleComparison().agents[0]!));
+    expect(json.agents[5]!.by_diagnosis.near_miss!.claims).toBe(120);
+    // Two agents with short names keep the table they always had: names as headers, counts in the cells.
+    expect(comparisonTable(sampleComparison()).split('\n')[0]).toMatch(/^\s+oracle\s+sloppy-agent\s+baseline$/);
+  });
+
   test('agent folders: oracle and baseline by name, commands by position, the same agent twice kept apart', () => {
     expect(agentFolders(['oracle', 'baseline', 'my-agent --fast', 'baseline'])).toEqual(['oracle', 'baseline', 'agent-3', 'baseline-4']);
   });
@@ -304,6 +404,21 @@ describe('bench with several agents, and compare', () => {
       expect((JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as BenchReport).name, d).toBe(d);
     }
     expect(r.stdout).toContain('oracle (run for the diagnoses): mean reward 1.000');
+    // Each agent's own report shows the oracle's evidence on claims it reported nothing on (these agents write no
+    // evidence report), marked as the oracle's and linking to its report; never a bare "no report".
+    for (const d of ['no-match', 'agent-2', 'agent-3']) {
+      const own = readFileSync(join(out, d, 'report.html'), 'utf8');
+      expect(own, d).not.toContain('no report');
+      expect(
+        own.match(/<div class="oracle-ev"><div class="by">the oracle's evidence \(<a href="\.\.\/oracle\/report\.html">its report<\/a>\):<\/div>/g),
+        d,
+      ).toHaveLength(3);
+      expect(own, d).toContain('<span class="code extraction_artifact">extraction_artifact</span><div class="note">in the ');
+      expect(
+        (JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as BenchReport).tasks[0]!.rows.map((row) => row.oracle?.diagnosis),
+        d,
+      ).toEqual(['verbatim', 'extraction_artifact', 'not_found']);
+    }
     // A long command is a short column, named in a legend; missing and invalid answers have columns of their own.
     expect(r.stdout).toMatch(/^\s+no-match\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid$/m);
     expect(r.stdout.split('\n')).toEqual(expect.arrayContaining([`agent-2: ${ALL_VERBATIM}`, `agent-3: ${PARTIAL}`, 'no-match: baseline']));
@@ -359,6 +474,16 @@ describe('bench with several agents, and compare', () => {
     // report.json gives the folders relative to itself, and each row of the page links to its own run's report.
     expect(cmp.oracle).toBe(join('..', 'bench', 'oracle'));
     const page = readFileSync(join(cmpOut, 'report.html'), 'utf8');
+    // compare --out writes each agent's page again with the oracle's evidence, and links to it; the runs are left as they were.
+    for (const name of ['agent-2', 'agent-3']) {
+      const withOracle = readFileSync(join(cmpOut, 'evidence', name, 'report.html'), 'utf8');
+      expect(withOracle).toContain(
+        `<div class="by">the oracle's evidence (<a href="${['..', '..', '..', 'bench', 'oracle'].join('/')}/report.html">its report</a>):</div>`,
+      );
+      expect(page).toContain(`<a class="with-oracle" href="evidence/${name}/report.html">with the oracle's evidence</a>`);
+    }
+    expect(existsSync(join(cmpOut, 'evidence', 'oracle'))).toBe(false);
+    expect(oneByOne.stdout).toContain(`each agent's claims with the oracle's evidence: ${join('cmp', 'evidence')}/NAME/report.html`);
     for (const name of ['agent-2', 'agent-3', 'oracle']) {
       const href = new RegExp(`<tr><td>${name}</td>.*?<a href="([^"]+)"`).exec(page)?.[1];
       expect(href && resolve(cmpOut, decodeURIComponent(href)), name).toBe(join(out, name, 'report.html'));
@@ -400,6 +525,56 @@ describe('bench with several agents, and compare', () => {
       expect([r.code, r.stderr], args.join(' ')).toEqual([2, `quotecheck: error: ${message}\n`]);
     }
     expect(existsSync(out)).toBe(false);
+  });
+
+  test('compare refuses runs of different claims (another dataset, or another version of one) in one line naming them, instead of filing them under no_diagnosis', async () => {
+    const home = tempDir();
+    /** A finished run's folder holding this report, named as compare prints it (relative to where it runs). */
+    const run = (name: string, r: BenchReport, tasksDir: string): string => {
+      mkdirSync(join(home, name));
+      writeFileSync(join(home, name, 'report.json'), JSON.stringify({ ...r, tasks_dir: tasksDir }));
+      return name;
+    };
+    const claimsOf = (ids: string[], answer?: string) => ids.map((id) => ({ id, gold: 'no_match', answer: answer ?? 'no_match', diagnosis: 'not_found' }));
+    const one = { a: claimsOf(['c1', 'c2']), b: claimsOf(['c3']) };
+    const other = { news: claimsOf(['n1', 'n2', 'n3']) };
+    const oracle = run('oracle', report('oracle', one, 'oracle'), '/data/one');
+    const mine = run('mine', report('baseline', other, 'mine'), '/data/two');
+    const cases: [string[], string][] = [
+      // An agent's run of another dataset against the oracle's run of the first.
+      [
+        [mine, oracle],
+        "the oracle's run oracle is not of the claims of mine: 3 claims (task news) of mine are not in it (mine ran /data/two, oracle ran /data/one); its diagnoses cannot split them: pass --oracle with an oracle run of the same dataset",
+      ],
+    ];
+    // Two agents on different parts of a dataset the oracle ran whole: their rewards are over different claims.
+    const half = run('half', report('baseline', { a: claimsOf(['c1', 'c2']) }, 'half'), '/data/one');
+    const all = run('all', report('baseline', one, 'all'), '/data/one');
+    cases.push([
+      [half, all, '--oracle', oracle],
+      'runs half and all are not of the same claims: 1 claim (task b) only in all; compare runs of one dataset (bench --tasks DIR with the same DIR)',
+    ]);
+    // The same task names and ids in a re-exported dataset whose quotes or labels changed.
+    const changed = run(
+      'changed',
+      report('baseline', { a: [{ ...claimsOf(['c1'])[0]!, quote: 'another quote' }, ...claimsOf(['c2'])], b: claimsOf(['c3']) }, 'changed'),
+      '/data/one-v2',
+    );
+    cases.push([
+      [all, changed, '--oracle', oracle],
+      "the oracle's run oracle is not of the claims of changed: 1 claim (task a) has another quote, URL or gold label there (changed ran /data/one-v2, oracle ran /data/one); its diagnoses cannot split them: pass --oracle with an oracle run of the same dataset",
+    ]);
+    for (const [args, message] of cases) {
+      const r = await runCli(['compare', ...args], { cwd: home });
+      expect([r.code, r.stderr, r.stdout], args.join(' ')).toEqual([2, `quotecheck: error: ${message}\n`, '']);
+    }
+    // An oracle's run may hold more claims than the agents': it lends its diagnoses, and no claim goes without one.
+    const ok = await runCli(['compare', half, '--oracle', run('bigger', report('oracle', { ...one, c: claimsOf(['c9']) }, 'bigger'), '/data/one')], {
+      cwd: home,
+    });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).not.toContain('no_diagnosis');
+    expect(ok.stdout).toMatch(/^not_found \(2\)/m);
   });
 
   test("compare fills diagnoses from the trials' evidence reports when report.json rows lack them", async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { nearestSpan } from '../src/diagnose/align.js';
+import { artifactDifferences } from '../src/diagnose/artifact.js';
 import { canon, canonText, findInterrupted } from '../src/diagnose/canon.js';
 import { detectShell } from '../src/diagnose/shells.js';
 import { markupSignals } from '../src/extract/markup.js';
@@ -12,7 +13,8 @@ import { normalize } from '../src/normalize.js';
 import { pdfToText } from '../src/extract/pdf.js';
 import { rng } from '../bench/random.js';
 import { editDistance, nearestDistance } from './support/references.js';
-import { CODE_POINTS, FIXTURES } from './support/helpers.js';
+import { verifyQuote } from '../src/verify.js';
+import { CODE_POINTS, FIXTURES, serve } from './support/helpers.js';
 
 describe('nearestSpan', () => {
   test('finds an exact occurrence with similarity 1', () => {
@@ -281,5 +283,86 @@ describe('nearestSpan on quotes longer than one 32-bit block', () => {
       if (whole) expect(span.distance, `${t}`).toBe(nearestDistance(quote, text));
       expect(editDistance(quote, text.slice(span.start, span.end)), `${t}`).toBe(span.distance);
     }
+  });
+});
+
+describe('an extraction artifact: the note names what made the match', () => {
+  /** A page whose paragraphs hold each case, as a browser would show them. */
+  const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>t</title></head><body><article>
+<p>The council met on Tuesday—and the vote, at last, was close.</p>
+<p>The mayor said the plan was “ready to go” after a long debate about schools.</p>
+<p>She called it «a new start for the whole city» in her speech to the assembly.</p>
+<p>Con\u00ADspir\u00ADacy theories spread faster than the corrections that follow them.</p>
+<p>The in\u200Bcu\u200Bba\u200Btor will test several programs with high-quality monitoring.</p>
+</article></body></html>`;
+  const html = { 'content-type': 'text/html; charset=utf-8' };
+
+  test.each([
+    // The issue's case: an em dash written "--". Nothing was glued, and the note says what differs.
+    [
+      'The council met on Tuesday -- and the vote, at last, was close.',
+      /^in the article text, except for a dash or hyphen spelled differently: punctuation, not extraction \("Tuesday -- and" in the quote, "Tuesday—and" in the source\)$/,
+    ],
+    [
+      'The council met on Tuesday - and the vote, at last, was close.',
+      /a dash or hyphen spelled differently: punctuation, not extraction \("Tuesday - and" in the quote, "Tuesday—and" in the source\)/,
+    ],
+    [
+      'The mayor said the plan was «ready to go» after a long debate',
+      /^in the article text, except for other quotation marks: punctuation, not extraction \(2 places; the first: « in the quote, “ in the source\)$/,
+    ],
+    [
+      "She called it 'a new start for the whole city' in her speech",
+      /other quotation marks: punctuation, not extraction \(2 places; the first: ' in the quote, « in the source\)/,
+    ],
+    [
+      'Conspiracy theories spread faster than the corrections',
+      /^in the article text, except for soft hyphens, invisible on the page \(U\+00AD in "Conspiracy"\)$/,
+    ],
+    ['The incubator will test several programs', /^in the article text, except for zero-width characters, invisible on the page \(U\+200B in "incubator"\)$/],
+  ])('%j', async (quote, note) => {
+    const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
+    const r = await verifyQuote(`${server.origin}/p`, quote, { allowPrivate: true, htmlView: 'article' });
+    expect(r.label).toBe('no_match');
+    expect(r.diagnosis).toBe('extraction_artifact');
+    expect(r.note).toMatch(note);
+    expect(r.note).not.toMatch(/glued|split/);
+  });
+
+  test('a real PDF: the hyphen pdftotext drops where it joins two lines, named as such', async () => {
+    const server = await serve([{ path: '/paper.pdf', file: 'tracemonkey-p1.pdf', headers: { 'content-type': 'application/pdf' } }]);
+    const url = `${server.origin}/paper.pdf`;
+    const dropped = await verifyQuote(url, 'uses a mixed-mode execution approach', { allowPrivate: true });
+    expect(dropped.diagnosis).toBe('extraction_artifact');
+    expect(dropped.note).toBe(
+      'in the extracted text, except for a hyphen the source lacks, as where extraction joins a line ending in one ("mixedmode" for the quote\'s "mixed-mode")',
+    );
+  });
+
+  test('each equivalence canon() applies is named by its own kind', () => {
+    const kinds = (quote: string, source: string) => artifactDifferences(quote, source)?.map((d) => [d.kind, d.quote, d.source]);
+    expect(kinds('the end of the war', 'the end ofthe war')).toEqual([['glued', 'of the', 'ofthe']]);
+    expect(kinds('SCIENCE PARSE', 'S CIENCE P ARSE')).toEqual([
+      ['split', 'SCIENCE', 'S CIENCE'],
+      ['split', 'PARSE', 'P ARSE'],
+    ]);
+    expect(kinds('we generate tables', 'we gen- erate ta-\nbles')).toEqual([
+      ['hyphen_kept', 'generate', 'gen- erate'],
+      ['hyphen_kept', 'tables', 'ta- bles'],
+    ]);
+    expect(kinds('a mixed-mode approach', 'a mixedmode approach')).toEqual([['hyphen_dropped', 'mixed-mode', 'mixedmode']]);
+    expect(kinds('NANOJIT, the back end', 'NANOJIT , the back end')).toEqual([['spacing', 'NANOJIT,', 'NANOJIT ,']]);
+    expect(kinds('an e-mail to all', 'an email to all')).toEqual([['hyphen_dropped', 'e-mail', 'email']]);
+    expect(kinds('a well known fact', 'a well-known fact')).toEqual([['dash', 'well known', 'well-known']]);
+    expect(kinds('prices — and wages', 'prices--and wages')).toEqual([['dash', 'prices — and', 'prices--and']]);
+    expect(kinds('"yes," she said', '«yes,» she said')).toEqual([
+      ['quote_mark', '"', '«'],
+      ['quote_mark', '"', '»'],
+    ]);
+    // French spacing inside guillemets is spacing around punctuation, named as such.
+    expect(kinds('"yes," she said', '« yes, » she said')?.map(([kind]) => kind)).toEqual(['quote_mark', 'spacing', 'spacing', 'quote_mark']);
+    // What normalization already folds is no difference: curly quotes, an em dash for a hyphen-minus, NFKC's ligatures and ellipsis.
+    expect(kinds('“Efficient” - fine...', '"efficient" — fine…')).toEqual([]);
+    expect(artifactDifferences('not there', 'something else')).toBeNull();
   });
 });

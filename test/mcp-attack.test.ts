@@ -270,7 +270,7 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
       [
         'verify_quote',
         { url, quote: 'welcomed', ...Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i])) },
-        /more than the maximum of 64 elements/,
+        /^verify_quote: the arguments hold more than 64 values in all/,
       ],
     ];
     for (const [name, args, reason] of cases) {

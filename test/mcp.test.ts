@@ -1,12 +1,13 @@
 // `quotecheck mcp` driven by the MCP SDK's own Client over stdio: the tools listed, each called against loopback sources, bad inputs, a hanging source, a clean exit.
 import { readFileSync, realpathSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWaybackFake } from '../src/wayback/stub.js';
-import { CLI, runCli, serve, tempDir, writeJson } from './support/helpers.js';
+import { CLI, FIXTURES, runCli, serve, tempDir, writeJson } from './support/helpers.js';
 
 const ARTICLE = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Council</title></head><body>
 <nav>Home | News | Sport</nav>
@@ -184,7 +185,54 @@ describe('quotecheck mcp', () => {
     // The offset indexes the view's normalized text, as a report's nearest.offset does.
     const exact = (await call(client, 'search_source', { url, query: 'Opposition members said', max_results: 1 })).structuredContent as Record<string, any>;
     expect(exact.exact).toBe(true);
-    expect(exact.results[0]).toMatchObject({ similarity: 1, text: 'opposition members said', raw: 'Opposition members said' });
+    // The passage is the sentence around the span; the span is where the phrase itself sits.
+    const hit = exact.results[0];
+    expect(hit).toMatchObject({
+      similarity: 1,
+      text: 'opposition members said the vote was rushed and promised to raise the matter again at the next meeting.',
+      raw: 'Opposition members said the vote was rushed and promised to raise the matter again at the next meeting.',
+    });
+    expect(hit.text.slice(hit.span_offset - hit.offset, hit.span_offset - hit.offset + hit.span_length)).toBe('opposition members said');
+  });
+
+  it('search_source on a real page: each passage whole sentences around its place, as many distinct passages as asked for when the page has them', async () => {
+    // The New York Times page of the shared corpus (test/fixtures/corpus), where a phrase that occurs once gave one clipped span.
+    const page = gunzipSync(readFileSync(join(FIXTURES, 'corpus', '702d1da63b8e064cb70617620e45c2d116b4912c9bc9d518dcf5ce54bb8057ed.html.gz')));
+    const server = await serve([{ path: '/trade-war.html', body: page, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+    const { client } = await connect();
+    const url = `${server.origin}/trade-war.html`;
+    type Found = { view: string; offset: number; length: number; span_offset: number; span_length: number; similarity: number; text: string; raw: string };
+    const search = async (query: string, max: number) => {
+      const r = await call(client, 'search_source', { url, query, max_results: max });
+      expect(r.isError, text(r)).toBeFalsy();
+      return r.structuredContent as { results: Found[]; note: string | null };
+    };
+    const two = await search('Tell them to buy larger tractors', 2);
+    expect(two.results).toHaveLength(2);
+    const [best, next] = two.results as [Found, Found];
+    expect(best.similarity).toBe(1);
+    // Whole sentences: the one that holds the phrase, and the short ones beside it.
+    expect(best.raw).toBe('They said, ‘The farmers can’t handle it.’ I said, ‘Tell them to buy larger tractors. It’s very simple.’”');
+    expect(best.text.slice(best.span_offset - best.offset, best.span_offset - best.offset + best.span_length)).toBe("'tell them to buy larger tractors.");
+    expect(next.text).not.toBe(best.text);
+    expect(next.similarity).toBeLessThan(1);
+    expect(next.raw).toMatch(/^[A-Z“].*[.”]$/);
+    for (const query of ['Tell them to buy larger tractors', 'It’s very simple.', 'the uncertainty is weighing on the economy']) {
+      const five = (await search(query, 5)).results;
+      expect(five.length, query).toBeGreaterThanOrEqual(2);
+      expect(new Set(five.map((p) => p.text)).size, query).toBe(five.length);
+      for (const p of five) {
+        expect(p.length, `${query}: ${p.raw}`).toBeGreaterThanOrEqual(60);
+        expect(p.span_offset).toBeGreaterThanOrEqual(p.offset);
+        expect(p.span_offset + p.span_length).toBeLessThanOrEqual(p.offset + p.length);
+        // No two passages of the article and full views are the same place.
+        for (const q of five) if (q !== p) expect(q.text.includes(p.text) || p.text.includes(q.text), `${p.raw} / ${q.raw}`).toBe(false);
+      }
+    }
+    // A page with fewer passages than asked for says so.
+    const none = await search('zzqx wvvy', 3);
+    expect(none.results).toEqual([]);
+    expect(none.note).toBe('no passage(s) of this source come close to the query or share a word with it');
   });
 
   it('check_claims runs the pipeline on a claims file under its root and writes the answers there', async () => {
@@ -252,6 +300,89 @@ describe('quotecheck mcp', () => {
     const still = await call(client, 'verify_quote', { url: `${server.origin}/article.html`, quote: 'Opposition members said' });
     expect((still.structuredContent as Record<string, any>).label).toBe('verbatim');
     expect(stderr()).not.toMatch(/a quotecheck bug/);
+  });
+
+  it("every input bound of every tool is refused in the project's words: the field, then what is wrong and what to give, never zod's text", async () => {
+    const { client } = await connect();
+    const url = 'http://127.0.0.1:9/page';
+    const base: Record<string, Record<string, unknown>> = {
+      verify_quote: { url, quote: 'words' },
+      read_source: { url },
+      search_source: { url, query: 'words' },
+      check_claims: { claims_path: 'claims.json' },
+    };
+    const give = {
+      url: "give the source's http(s) URL",
+      quote: 'give the passage claimed to occur in the source',
+      query: 'give the phrase to look for',
+      claims_path: "give the path of a claims file under the server's root folder",
+      answers_path: 'give a file path under the root folder, or leave it out for answers.json beside the claims',
+      as_of: 'give an ISO date or date-time, or leave it out',
+      evidence: "give the source's sha256 as labelled (64 hex digits), or leave it out",
+    };
+    /** Each string field's bounds: missing (when required), not text, empty (when required), over its cap. */
+    const strings: [string, string[], keyof typeof give, number, boolean][] = [
+      ['url', ['verify_quote', 'read_source', 'search_source'], 'url', 8192, true],
+      ['quote', ['verify_quote'], 'quote', 20_000, true],
+      ['query', ['search_source'], 'query', 1000, true],
+      ['claims_path', ['check_claims'], 'claims_path', 4096, true],
+      ['answers_path', ['check_claims'], 'answers_path', 4096, false],
+      ['as_of', ['verify_quote'], 'as_of', 64, false],
+      ['evidence', ['verify_quote'], 'evidence', 128, false],
+    ];
+    const cases: [string, Record<string, unknown>, string][] = [];
+    for (const [field, tools, what, cap, required] of strings) {
+      for (const tool of tools) {
+        const without = { ...base[tool] };
+        delete without[field];
+        if (required) cases.push([tool, without, `${field}: missing; ${give[what]}`]);
+        cases.push([tool, { ...without, [field]: 42 }, `${field}: the number 42, not text; ${give[what]}`]);
+        cases.push([tool, { ...without, [field]: ['a'] }, `${field}: a list, not text; ${give[what]}`]);
+        if (required) cases.push([tool, { ...without, [field]: '' }, `${field}: empty; ${give[what]}`]);
+        cases.push([
+          tool,
+          { ...without, [field]: 'x'.repeat(cap + 1) },
+          `${field}: ${(cap + 1).toLocaleString('en-US')} characters, over the ${cap.toLocaleString('en-US')}-character cap`,
+        ]);
+      }
+    }
+    /** Each whole-number field's bounds: text, a fraction, below and above its range. */
+    const numbers: [string, string, number, number | undefined][] = [
+      ['read_source', 'offset', 0, undefined],
+      ['read_source', 'length', 1, 100_000],
+      ['search_source', 'max_results', 1, 20],
+    ];
+    for (const [tool, field, min, max] of numbers) {
+      const range = `give a whole number from ${min}${max === undefined ? ' up' : ` to ${max.toLocaleString('en-US')}`}`;
+      cases.push([tool, { ...base[tool], [field]: '3' }, `${field}: text, not a number; ${range}`]);
+      cases.push([tool, { ...base[tool], [field]: 2.5 }, `${field}: 2.5 is not a whole number; ${range}`]);
+      cases.push([tool, { ...base[tool], [field]: min - 1 }, `${field}: ${min - 1} is out of range; ${range}`]);
+      if (max !== undefined) cases.push([tool, { ...base[tool], [field]: max + 1 }, `${field}: ${max + 1} is out of range; ${range}`]);
+    }
+    /** Each field that takes one of a few words. */
+    const choices: [string, string, string][] = [
+      ['verify_quote', 'html_view', 'article, full, any'],
+      ['verify_quote', 'wayback', 'off, auto, always, strict'],
+      ['read_source', 'view', 'article, full, text'],
+    ];
+    for (const [tool, field, values] of choices) {
+      cases.push([tool, { ...base[tool], [field]: 'both' }, `${field}: "both" is not one of ${values}`]);
+      cases.push([tool, { ...base[tool], [field]: 1 }, `${field}: the number 1 is not one of ${values}`]);
+    }
+    // Two wrong fields: both named, in one line.
+    cases.push(['verify_quote', { url: '', quote: '' }, `url: empty; ${give.url}; quote: empty; ${give.quote}`]);
+    // More members than the server reads (the SDK's cap before any schema).
+    cases.push([
+      'verify_quote',
+      { ...base.verify_quote, extra: Array.from({ length: 100 }, (_, i) => i) },
+      'verify_quote: the arguments hold more than 64 values in all (members and list items); the tool takes a few named strings and numbers',
+    ]);
+    for (const [tool, args, message] of cases) {
+      const r = await call(client, tool, args);
+      const said = text(r);
+      expect([r.isError, said], `${tool} ${JSON.stringify(args).slice(0, 200)}`).toEqual([true, message]);
+      expect(said).not.toMatch(/Too (small|big)|Invalid (input|option)|expected|received|>=|<=|MCP error/);
+    }
   });
 
   it('refuses private-network URLs unless --allow-private, as design.md §9 says', async () => {

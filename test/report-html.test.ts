@@ -1,9 +1,10 @@
 // The bench's HTML report, checked in headless Chromium from the page itself: column alignment, the wrong-answers toggle, task links, evidence.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
+import { withOracleEvidence } from '../src/harbor/compare.js';
 import { renderHtmlReport } from '../src/harbor/html.js';
 import { CHROMIUM, EDGE_PX, HAVE_CHROMIUM, pageInChromium, textRights } from './support/harbor-helpers.js';
 
@@ -214,5 +215,83 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
     const box = (await note.boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(width + EDGE_PX);
     expect(box.height).toBeGreaterThan(40); // wrapped onto several lines
+  });
+});
+
+/** An agent that wrote no evidence report, on the sample's claims: its rows as bench makes them (answers and gold, no diagnosis). */
+function agentReport(): BenchReport {
+  const oracle = sampleReport();
+  return {
+    ...oracle,
+    agent: 'my-agent --fast',
+    name: 'agent-2',
+    tasks_dir: '/data/my tasks',
+    diagnoses: {},
+    tasks: oracle.tasks.map((t) => ({
+      ...t,
+      rows: t.rows.map(({ id, quote, url, gold, answer, correct }) => ({
+        id,
+        quote,
+        url,
+        gold,
+        // The agent answers every claim the other way from the oracle on task mixed.
+        answer: t.task === 'mixed' ? (answer === 'verbatim' ? 'no_match' : 'verbatim') : answer,
+        correct: t.task === 'mixed' ? !correct : correct,
+      })),
+    })),
+  };
+}
+
+describe.skipIf(!HAVE_CHROMIUM)("an agent's own HTML report: the oracle's evidence when it ran beside it, how to get it when not", () => {
+  const open = pageInChromium('agent-report', (dir) => {
+    writeFileSync(join(dir, 'without.html'), renderHtmlReport(agentReport()));
+    mkdirSync(join(dir, 'oracle'));
+    writeFileSync(join(dir, 'oracle', 'report.html'), '<!doctype html><title>oracle</title><p id="agent">oracle</p>');
+    mkdirSync(join(dir, 'agent-2'));
+    writeFileSync(join(dir, 'agent-2', 'report.html'), renderHtmlReport(withOracleEvidence(agentReport(), sampleReport(), '../oracle')));
+    return join(dir, 'agent-2', 'report.html');
+  });
+
+  test("each claim shows the oracle's diagnosis, note and evidence, marked as the oracle's, with a link to its report", async () => {
+    const page = await open('#task-mixed');
+    const diag = (id: string) => page.locator('tr.claim', { has: page.locator('td.id', { hasText: id }) }).locator('td.diag');
+    expect(await page.locator('#oracle-run').innerText()).toBe('from ../oracle, on each claim this agent reported no evidence on or answered wrongly');
+    // The misquote the agent called verbatim: the oracle's near miss, its span and the words that differ.
+    const m1 = diag('m-1').locator('.oracle-ev');
+    expect(await m1.locator('.by').innerText()).toBe("the oracle's evidence (its report):");
+    expect(await m1.locator('.code').innerText()).toBe('near_miss');
+    expect(await m1.locator('q.span').innerText()).toBe('The Cat sat UPON the mat');
+    expect(await m1.locator('del').allInnerTexts()).toEqual(['on']);
+    expect(await diag('m-3').locator('.oracle-ev .note').innerText()).toBe('connection failed');
+    // Every claim has the oracle's evidence; nothing says "no report" or "no evidence".
+    expect(await page.locator('td.diag').count()).toBe(7);
+    expect(await page.locator('td.diag .oracle-ev').count()).toBe(7);
+    for (const cell of await page.locator('td.diag').allInnerTexts()) expect(cell).not.toMatch(/no report|no evidence/);
+    expect(await page.locator('body').innerText()).toContain(
+      "The agent wrote no evidence report (the oracle writes /logs/agent/report.jsonl); each claim below shows the oracle's.",
+    );
+    expect(await page.locator('#oracle-evidence').count()).toBe(0);
+    await m1.locator('.by a').click();
+    await page.waitForURL(/oracle\/report\.html$/);
+    expect(await page.locator('#agent').innerText()).toBe('oracle');
+    await page.close();
+  });
+
+  test("without the oracle, each claim says what it lacks and links to how to get the oracle's evidence, with this run's own commands", async () => {
+    const page = await open();
+    await page.goto(page.url().replace(/agent-2\/report\.html$/, 'without.html#task-mixed'));
+    const m1 = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'm-1' }) }).locator('td.diag');
+    expect(await m1.locator('.code').innerText()).toBe('no evidence');
+    expect(await m1.locator('.note').innerText()).toBe("this agent wrote no evidence report: how to see the oracle's here");
+    expect(await page.locator('body').innerText()).not.toContain('no report');
+    await m1.locator('.note a').click();
+    await page.waitForURL(/#oracle-evidence$/);
+    const help = page.locator('#oracle-evidence');
+    expect(await help.isVisible()).toBe(true);
+    expect(await help.locator('code').allInnerTexts()).toEqual([
+      "quotecheck bench --tasks '/data/my tasks' --agent oracle --agent 'my-agent --fast'",
+      'quotecheck compare THIS_RUN --oracle ORACLE_RUN --out DIR',
+    ]);
+    await page.close();
   });
 });

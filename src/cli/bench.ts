@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { BenchSetupError, isolationLimits, resolveIsolation, runBench, type BenchReport, type Isolation } from '../harbor/local-harness.js';
-import { AgentNameError, agentFolders, compareRuns, comparisonTable, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
+import { AgentNameError, agentFolders, compareRuns, comparisonTable, relocate, shownPath, withOracleEvidence, type BenchRun } from '../harbor/compare.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
 import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
 import { cliIo, errorLine, refuseInput } from './progress.js';
@@ -107,14 +107,21 @@ async function runAgents(opts: BenchCommandOptions, agents: string[], names: str
     runs.push({ report, dir: shownPath(dir) });
   }
   // The diagnoses come from the oracle's evidence reports: run it too when it is not one of the agents.
-  let oracle = runs[agents.indexOf('oracle')];
+  const oracleAt = agents.indexOf('oracle');
+  let oracle = runs[oracleAt];
+  const oracleDir = join(opts.out, oracleAt >= 0 ? names[oracleAt]! : 'oracle');
   if (!oracle) {
-    const dir = join(opts.out, 'oracle');
+    const dir = oracleDir;
     if (!opts.quiet) cliIo().stderr.write('bench: running the oracle too, for the diagnoses the comparison is split by\n');
     const report = await runAgent(opts, 'oracle', 'oracle', dir, total, true);
     writeBenchReports(report, dir);
     cliIo().stdout.write(`oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${shownPath(join(dir, 'report.html'))}\n`);
     oracle = { report, dir: shownPath(dir) };
+  }
+  // Each other agent's report again, now with the oracle's evidence beside its own answers (html.ts).
+  for (const [i, run] of runs.entries()) {
+    const dir = join(opts.out, names[i]!);
+    if (run !== oracle) writeBenchReports(withOracleEvidence(run.report, oracle.report, relative(dir, oracleDir)), dir);
   }
   // Printed with the folders as seen from here; written with them relative to --out, where the page's links start.
   const comparison = compareRuns(runs, oracle);

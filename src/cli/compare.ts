@@ -1,6 +1,18 @@
 // `quotecheck compare RUN_DIR...`: finished bench runs side by side, split by the oracle's diagnosis of each claim; stdout, and report.json/report.html with --out.
-import { existsSync, statSync } from 'node:fs';
-import { compareRuns, comparisonTable, readRunFolder, relocate, shownPath, type BenchRun } from '../harbor/compare.js';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import {
+  checkSameClaims,
+  compareRuns,
+  comparisonTable,
+  readRunFolder,
+  relocate,
+  shownPath,
+  withOracleEvidence,
+  type BenchRun,
+  type Comparison,
+} from '../harbor/compare.js';
+import { renderHtmlReport } from '../harbor/html.js';
 import { writeComparisonReports } from '../harbor/reports.js';
 import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
@@ -15,6 +27,35 @@ export interface CompareCommandOptions {
 /** A run with its folder as this command prints it (shownPath: relative to the working folder inside it, else absolute). */
 function shown(run: BenchRun): BenchRun {
   return run.dir === undefined ? run : { ...run, dir: shownPath(run.dir) };
+}
+
+/** Where an agent's page with the oracle's evidence goes under --out: evidence/<its name as a folder name>/report.html. */
+function evidenceFolders(c: Comparison): string[] {
+  const used = new Set<string>();
+  return c.agents.map((a, i) => {
+    let name = a.label.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '') || `agent-${i + 1}`;
+    if (used.has(name.toLowerCase())) name = `${name}-${i + 1}`;
+    used.add(name.toLowerCase());
+    return join('evidence', name);
+  });
+}
+
+/**
+ * Each agent's report page (not the oracle's) again, with the oracle's evidence on its claims, under --out; the
+ * comparison then links to it (`evidence_report`, relative to --out). The runs' own folders are left as they are.
+ */
+function writeEvidenceReports(c: Comparison, runs: readonly BenchRun[], oracle: BenchRun, out: string): Comparison {
+  const folders = evidenceFolders(c);
+  const agents = c.agents.map((a, i) => {
+    const run = runs[i]!;
+    if (run.report === oracle.report) return a;
+    const dir = join(out, folders[i]!);
+    mkdirSync(dir, { recursive: true });
+    const oracleRun = relative(resolve(dir), resolve(oracle.dir ?? '.'));
+    writeFileSync(join(dir, 'report.html'), renderHtmlReport(withOracleEvidence(run.report, oracle.report, oracleRun)));
+    return { ...a, evidence_report: `${folders[i]!}/report.html` };
+  });
+  return { ...c, agents };
 }
 
 export async function compareCommand(opts: CompareCommandOptions): Promise<number> {
@@ -46,11 +87,21 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
   }
   // Each agent keeps the name its run's report.json gives; the folders are printed as seen from here, and written
   // relative to --out, where the page's links start.
-  const comparison = compareRuns(runs.map(shown), shown(oracle));
+  const seen = runs.map(shown);
+  try {
+    // Runs of different datasets (or of different versions of one) are refused, never compared claim by missing claim.
+    checkSameClaims(seen, shown(oracle));
+  } catch (err) {
+    return refuseInput(err);
+  }
+  const comparison = compareRuns(seen, shown(oracle));
   outputLine(comparisonTable(comparison));
   if (opts.out !== undefined) {
-    const written = writeComparisonReports(relocate(comparison, opts.out), opts.out);
+    const withEvidence = writeEvidenceReports(relocate(comparison, opts.out), seen, shown(oracle), opts.out);
+    const written = writeComparisonReports(withEvidence, opts.out);
     outputLine(`\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}`);
+    if (withEvidence.agents.some((a) => a.evidence_report))
+      outputLine(`each agent's claims with the oracle's evidence: ${shownPath(join(opts.out, 'evidence'))}/NAME/report.html`);
   }
   return 0;
 }

@@ -181,3 +181,13 @@ export function nearestSpan(quote: string, text: string): Span | null {
   }
   return best;
 }
+
+/**
+ * The span of `text` closest to `quote`, aligned over the whole text with no anchoring: for short texts (a sentence) that
+ * may share no k-gram with the quote, where nearestSpan would find no candidate. Costs text length x quote length / 32.
+ */
+export function alignWhole(quote: string, text: string): Span | null {
+  const q = quote.length > MAX_QUOTE ? quote.slice(0, MAX_QUOTE) : quote;
+  if (q.length === 0 || text.length === 0) return null;
+  return alignWindow(q, text, 0, text.length);
+}

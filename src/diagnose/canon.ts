@@ -6,11 +6,23 @@ import { normalize, SPACE_CLASS, unify } from '../normalize.js';
  * words whose gap is under a tenth of the font size, and splits small caps), hyphens (a
  * line-end hyphen is dropped inside a text flow and kept, with a space, at a column end),
  * soft hyphens and zero-width characters. After normalize(), every dash is already "-".
+ * Dropping every dash also lets a dash spelled "--" or " - " match an em dash: punctuation,
+ * not extraction, which the note says (artifact.ts).
  */
 const IGNORABLE = new RegExp(`[${SPACE_CLASS}\\u00AD\\u200B-\\u200D\\u2060\\uFEFF-]`, 'g');
 
+/**
+ * Quotation marks normalize() leaves apart (after it, curly quotes are already ' and "): straight, guillemets, single
+ * guillemets, CJK corner brackets, double prime quotation marks, the backtick and the modifier letter apostrophe some
+ * editors type. canon() makes them one mark, so that a quote whose quotation marks were changed in the usual editorial
+ * way (double to single inside a quote, guillemets to straight quotes) is still seen as the passage.
+ */
+export const QUOTE_MARKS = '"\'`\u00AB\u00BB\u2039\u203A\u300C-\u300F\u301D-\u301F\u02BC';
+const QUOTE_MARK = new RegExp(`[${QUOTE_MARKS}]`, 'g');
+
+/** The canonical form of a normalized text: without what IGNORABLE names, every quotation mark one ("). */
 export function canon(normalized: string): string {
-  return normalized.replace(IGNORABLE, '');
+  return normalized.replace(IGNORABLE, '').replace(QUOTE_MARK, '"');
 }
 
 /** A line of the extracted text, as pdftotext (or the HTML renderer) laid it out. */
@@ -58,7 +70,7 @@ export function canonText(raw: string): CanonText {
   const rawPieces = raw.split(LINE_BREAKS);
   // Whitespace becomes a space before lowercasing: U+FEFF is whitespace to normalize() but
   // case-ignorable to toLowerCase(), so "a\uFEFF\u03A3" would otherwise end in a final sigma.
-  const whole = unify(raw).replace(SPACE_IN_LINE, ' ').toLowerCase().replace(IGNORABLE_IN_LINE, '').split(LINE_BREAKS);
+  const whole = unify(raw).replace(SPACE_IN_LINE, ' ').toLowerCase().replace(IGNORABLE_IN_LINE, '').replace(QUOTE_MARK, '"').split(LINE_BREAKS);
   // split() with a capturing group alternates text and break: the same count means the same lines.
   const canonPieces = whole.length === rawPieces.length ? whole : rawPieces.map((p, i) => (i % 2 === 1 ? p : canon(normalize(p))));
   const lines: Line[] = [];

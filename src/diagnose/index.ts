@@ -5,6 +5,7 @@ import { rawSpan, viewCounts, widenToWords, type HtmlViewChoice, type Match, typ
 import { MAX_QUOTE, nearestSpan } from './align.js';
 import { wordDiff, type DiffRun } from './diff.js';
 import { canon, canonText, findInterrupted, type CanonText } from './canon.js';
+import { artifactDifferences, describeDifferences } from './artifact.js';
 import { detectShell, type Shell } from './shells.js';
 
 export { DIAGNOSES, type Diagnosis } from '../contract.js';
@@ -198,6 +199,39 @@ function clip(s: string, n = 160): string {
   return s.length > n ? `${s.slice(0, n - 3)}...` : s;
 }
 
+/** The raw lines of a canonical text that hold its characters [from, to), with a line either side (what precedes and follows the quote). */
+function rawWindow(ct: CanonText, from: number, to: number): string {
+  let lo = 0;
+  let hi = ct.lines.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ct.lines[mid]!.end > from) hi = mid;
+    else lo = mid + 1;
+  }
+  let last = lo;
+  while (last + 1 < ct.lines.length && ct.lines[last + 1]!.start < to) last++;
+  return ct.lines
+    .slice(Math.max(0, lo - 1), last + 2)
+    .map((l) => l.raw)
+    .join('\n');
+}
+
+/**
+ * The note of a quote found once canon() overlooks what extraction changes: which of its equivalences made the match,
+ * each with its first place in the quote's and the source's own wording. A quote that differs only by its punctuation
+ * ("--" or " - " for an em dash, guillemets for quotation marks) is still an extraction_artifact: design.md §5 keeps
+ * near_miss for words changed, added or dropped (a misquote), and this quote's words are all the passage's, in order;
+ * what sets it apart is typography, as with the artifacts, so the code says "the passage is there" and the note says
+ * that the difference is the quote's punctuation, not extraction.
+ */
+function artifactNote(view: NormalizedView['name'], rawQuote: string, ct: CanonText, canonQuote: string): string {
+  const at = ct.text.indexOf(canonQuote);
+  const found = artifactDifferences(rawQuote, rawWindow(ct, at, at + canonQuote.length));
+  if (found && found.length > 0) return `in the ${VIEW_NAMES[view]}, except for ${describeDifferences(found)}`;
+  // The window's text did not pair up with the line-by-line canonical text (a rare normalization at a line break).
+  return `in the ${VIEW_NAMES[view]} once whitespace, dashes, hyphens, soft hyphens, zero-width characters and quotation marks are overlooked`;
+}
+
 /** Diagnoses a claim that has text to compare against but did not match. */
 function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, views: NormalizedView[]): DiagnosisResult {
   const shell = shellOf(source);
@@ -210,11 +244,7 @@ function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, vie
   for (const view of views) {
     const ct = canonOf(source, view.name);
     if (canonQuote.length > 0 && ct.text.includes(canonQuote)) {
-      return {
-        diagnosis: 'extraction_artifact',
-        note: `in the ${VIEW_NAMES[view.name]} once whitespace, hyphens, soft hyphens and zero-width characters are ignored (extraction glued, split or hyphenated words)`,
-        nearest: nearestIn(quote, rawQuote, source, views),
-      };
+      return { diagnosis: 'extraction_artifact', note: artifactNote(view.name, rawQuote, ct, canonQuote), nearest: nearestIn(quote, rawQuote, source, views) };
     }
   }
   for (const view of views) {

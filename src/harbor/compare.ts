@@ -1,7 +1,7 @@
 // Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or finished bench runs.
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { BenchReport, ClaimRow, TaskRun } from './local-harness.js';
+import type { BenchReport, ClaimRow, OracleEvidence, TaskRun } from './local-harness.js';
 import { readJsonLines } from './dataset.js';
 import { readTextFile } from '../messages.js';
 import { DIAGNOSES, readReportLine } from '../contract.js';
@@ -71,6 +71,8 @@ export interface AgentScore extends Pick<BenchReport, 'mean_reward' | 'baseline_
   by_diagnosis: Record<string, GroupScore>;
   /** The run's own advice (e.g. every source of a task failed). */
   advice: string[];
+  /** Its report page with the oracle's evidence on its claims, as `compare --out` writes it (relative to the comparison's folder). */
+  evidence_report?: string;
 }
 
 export interface Comparison {
@@ -242,6 +244,113 @@ export function compareRuns(runs: readonly BenchRun[], oracle: BenchRun): Compar
   return { oracle: oracle.dir ?? oracle.report.agent, groups, agents, sentences: said };
 }
 
+/** What identifies a claim across runs: its task and id, and the quote, URL and gold label a dataset gives it. */
+interface ClaimIdentity {
+  task: string;
+  quote: string;
+  url: string;
+  gold: string;
+}
+
+function claimIdentities(report: BenchReport): Map<string, ClaimIdentity> {
+  const claims = new Map<string, ClaimIdentity>();
+  for (const t of report.tasks)
+    for (const r of t.rows) claims.set(claimKey(t.task, r.id), { task: t.task, quote: r.quote ?? '', url: r.url ?? '', gold: r.gold });
+  return claims;
+}
+
+/** A run as a message names it: its folder, else its agent. */
+const runName = (run: BenchRun): string => run.dir ?? run.report.agent;
+
+/** "14 claims (tasks drift, fetch-faults, ...)": how many, and the first tasks they are in. */
+function claimCount(ids: readonly ClaimIdentity[]): string {
+  const tasks = [...new Set(ids.map((c) => c.task))];
+  const shown = `${tasks.slice(0, 3).join(', ')}${tasks.length > 3 ? `, and ${tasks.length - 3} more` : ''}`;
+  return `${ids.length} ${ids.length === 1 ? 'claim' : 'claims'} (${tasks.length === 1 ? 'task' : 'tasks'} ${shown})`;
+}
+
+/** Claims in both runs whose quote, URL or gold label differ (an empty quote or URL: a row written without its claim, not a difference). */
+function changedClaims(a: Map<string, ClaimIdentity>, b: Map<string, ClaimIdentity>): ClaimIdentity[] {
+  const differ = (x: string, y: string) => x !== '' && y !== '' && x !== y;
+  return [...a].flatMap(([key, c]) => {
+    const o = b.get(key);
+    return o && (differ(c.quote, o.quote) || differ(c.url, o.url) || c.gold !== o.gold) ? [c] : [];
+  });
+}
+
+/** "(A ran /data/one, B ran /data/two)" when the runs name different datasets. */
+function datasets(a: BenchRun, b: BenchRun): string {
+  const [x, y] = [a.report.tasks_dir, b.report.tasks_dir];
+  return x && y && x !== y ? ` (${runName(a)} ran ${x}, ${runName(b)} ran ${y})` : '';
+}
+
+/**
+ * Refuses (CompareError) runs that are not of the same claims, instead of filing the claims one run lacks under
+ * no_diagnosis and comparing mean rewards over different claims: every agent's claim must be in the oracle's run (which
+ * may hold more: it only lends its diagnoses), and the agents' runs must hold the same claims, each with the same quote,
+ * URL and gold label. A comparison of the claims two runs share would be a different number from either run's reward,
+ * under the same heading; a run of a subset is compared by running the others on that subset.
+ */
+export function checkSameClaims(runs: readonly BenchRun[], oracle: BenchRun): void {
+  const diagnosed = claimIdentities(oracle.report);
+  for (const run of runs) {
+    if (run.report === oracle.report) continue;
+    const own = claimIdentities(run.report);
+    const unknown = [...own].filter(([key]) => !diagnosed.has(key)).map(([, c]) => c);
+    const changed = changedClaims(own, diagnosed);
+    if (unknown.length === 0 && changed.length === 0) continue;
+    const what = [
+      ...(unknown.length ? [`${claimCount(unknown)} of ${runName(run)} ${unknown.length === 1 ? 'is' : 'are'} not in it`] : []),
+      ...(changed.length ? [`${claimCount(changed)} ${changed.length === 1 ? 'has' : 'have'} another quote, URL or gold label there`] : []),
+    ].join(', and ');
+    throw new CompareError(
+      `the oracle's run ${runName(oracle)} is not of the claims of ${runName(run)}: ${what}${datasets(run, oracle)}; its diagnoses cannot split them: pass --oracle with an oracle run of the same dataset`,
+    );
+  }
+  const [first, ...others] = runs;
+  if (!first) return;
+  const base = claimIdentities(first.report);
+  for (const run of others) {
+    const own = claimIdentities(run.report);
+    const onlyFirst = [...base].filter(([key]) => !own.has(key)).map(([, c]) => c);
+    const onlyOwn = [...own].filter(([key]) => !base.has(key)).map(([, c]) => c);
+    const changed = changedClaims(own, base);
+    if (onlyFirst.length === 0 && onlyOwn.length === 0 && changed.length === 0) continue;
+    const what = [
+      ...(onlyFirst.length ? [`${claimCount(onlyFirst)} only in ${runName(first)}`] : []),
+      ...(onlyOwn.length ? [`${claimCount(onlyOwn)} only in ${runName(run)}`] : []),
+      ...(changed.length ? [`${claimCount(changed)} with another quote, URL or gold label`] : []),
+    ].join('; ');
+    throw new CompareError(
+      `runs ${runName(first)} and ${runName(run)} are not of the same claims: ${what}${datasets(first, run)}; compare runs of one dataset (bench --tasks DIR with the same DIR)`,
+    );
+  }
+}
+
+/** The oracle's evidence on a row, the fields it has. */
+function evidenceOf(row: ClaimRow): OracleEvidence {
+  const { diagnosis, note, context, selector, nearest, drift, asOf } = row;
+  return Object.fromEntries(Object.entries({ diagnosis, note, context, selector, nearest, drift, asOf }).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * An agent's report with the oracle's evidence on each of its rows (matched by task and claim id) and the oracle's run
+ * folder relative to the report's own: its page then shows, on a claim the agent reported nothing on or answered
+ * wrongly, what the oracle found, marked as the oracle's (html.ts).
+ */
+export function withOracleEvidence(report: BenchReport, oracle: BenchReport, oracleRun: string): BenchReport {
+  const diagnosed = new Map<string, ClaimRow>();
+  for (const t of oracle.tasks) for (const r of t.rows) if (r.diagnosis !== undefined) diagnosed.set(claimKey(t.task, r.id), r);
+  const tasks = report.tasks.map((t) => ({
+    ...t,
+    rows: t.rows.map((r) => {
+      const o = diagnosed.get(claimKey(t.task, r.id));
+      return o ? { ...r, oracle: evidenceOf(o) } : r;
+    }),
+  }));
+  return { ...report, oracle_run: oracleRun, tasks };
+}
+
 /** A folder's own name ("agent-2" of "bench-out/agent-2"), when it has one. */
 function folderName(dir: string | undefined): string | undefined {
   if (dir === undefined) return undefined;
@@ -278,38 +387,70 @@ function cell(g: GroupScore | undefined): string {
 const countCell = (g: { claims: number; missing: number; invalid: number } | undefined, kind: 'missing' | 'invalid'): string =>
   g ? `${g[kind]}/${g.claims}` : '-';
 
+/** The widest a comparison table may be, in columns: a terminal's 100, for six agents with long names and all. */
+export const MAX_TABLE_COLUMNS = 100;
+
 /**
- * The comparison for a terminal: one column per agent, mean reward then accuracy per oracle diagnosis, then the
- * sentences. An agent with missing or invalid answers gets two more columns beside its own, "<name> missing" and
- * "<name> invalid", counting them (its accuracy counts them as not right).
+ * How the table is laid out: agents named in the header or by a key ([1], [2], ...) with a legend, cells with their
+ * counts ("60% (3/5)") or the share alone ("60%"), and each agent's missing and invalid answers in columns of their own
+ * or only in its legend line and the sentences. The first that fits MAX_TABLE_COLUMNS is used.
  */
-export function comparisonTable(c: Comparison): string {
-  type Column = {
-    head: string;
-    total: (a: AgentScore) => string;
-    summary: (a: AgentScore) => string;
-    group: (g: GroupScore | undefined) => string;
-    agent: AgentScore;
-  };
-  const columns: Column[] = c.agents.flatMap((a) => {
+interface Layout {
+  keyed: boolean;
+  counts: boolean;
+  gapColumns: boolean;
+}
+
+const LAYOUTS: readonly Layout[] = [
+  { keyed: false, counts: true, gapColumns: true },
+  { keyed: true, counts: true, gapColumns: true },
+  { keyed: true, counts: true, gapColumns: false },
+  { keyed: true, counts: false, gapColumns: false },
+];
+
+/** One column of the table: its header, and its cells for the totals and for each group. */
+interface Column {
+  head: string;
+  total: (a: AgentScore) => string;
+  summary: (a: AgentScore) => string;
+  group: (g: GroupScore | undefined) => string;
+  agent: AgentScore;
+}
+
+/** An agent's key in a keyed table. */
+const agentKey = (i: number): string => `[${i + 1}]`;
+
+/** The columns of a layout: each agent's own, and (when laid out so) its missing and invalid columns beside it. */
+function columnsOf(c: Comparison, layout: Layout): Column[] {
+  const share = (g: GroupScore | undefined) => (g ? pct(g.correct, g.claims) : '-');
+  return c.agents.flatMap((a, i) => {
+    const head = layout.keyed ? agentKey(i) : a.label;
     const own: Column = {
-      head: a.label,
+      head,
       agent: a,
       total: (x) => x.mean_reward.toFixed(3),
-      summary: (x) => `${pct(x.correct, x.claims)} (${x.correct}/${x.claims})`,
-      group: cell,
+      summary: (x) => (layout.counts ? `${pct(x.correct, x.claims)} (${x.correct}/${x.claims})` : pct(x.correct, x.claims)),
+      group: layout.counts ? cell : share,
     };
-    if (a.missing === 0 && a.invalid === 0) return [own];
+    if (!layout.gapColumns || (a.missing === 0 && a.invalid === 0)) return [own];
     return [
       own,
       ...(['missing', 'invalid'] as const).map(
-        (kind): Column => ({ head: `${a.label} ${kind}`, agent: a, total: () => '', summary: (x) => countCell(x, kind), group: (g) => countCell(g, kind) }),
+        (kind): Column => ({ head: `${head} ${kind}`, agent: a, total: () => '', summary: (x) => countCell(x, kind), group: (g) => countCell(g, kind) }),
       ),
     ];
   });
+}
+
+/** The table's lines in a layout: the header, the totals, the heading of the groups and a row for each group. */
+function tableLines(c: Comparison, layout: Layout): { lines: string[]; columns: Column[] } {
+  const columns = columnsOf(c, layout);
   const heads = columns.map((col) => col.head);
-  const first = Math.max('mean reward'.length, ...c.groups.map((g) => g.diagnosis.length + 8));
-  const cols = columns.map((col, i) => Math.max(heads[i]!.length, 12, ...c.groups.map((g) => col.group(col.agent.by_diagnosis[g.diagnosis]).length)));
+  const first = Math.max('mean reward'.length, ...c.groups.map((g) => `${g.diagnosis} (${g.claims})`.length));
+  const min = layout.counts ? 10 : 5;
+  const cols = columns.map((col, i) =>
+    Math.max(heads[i]!.length, min, col.summary(col.agent).length, ...c.groups.map((g) => col.group(col.agent.by_diagnosis[g.diagnosis]).length)),
+  );
   const line = (label: string, cells: string[]) => `${label.padEnd(first)}  ${cells.map((s, i) => s.padStart(cols[i]!)).join('  ')}`.trimEnd();
   const rule = '-'.repeat(first + cols.reduce((n, w) => n + w + 2, 0));
   const lines = [
@@ -331,16 +472,43 @@ export function comparisonTable(c: Comparison): string {
         columns.map((col) => col.group(col.agent.by_diagnosis[g.diagnosis])),
       ),
     ),
-    '',
-    ...c.sentences,
   ];
+  return { lines, columns };
+}
+
+/** The widest line of a table, its heading of the groups (prose, which a terminal wraps) aside. */
+const tableWidth = (lines: readonly string[]): number => Math.max(...lines.filter((l) => !l.startsWith('accuracy by')).map((l) => l.length));
+
+/** A keyed table's legend: each agent's key, name, totals (counts and, without gap columns, its missing and invalid answers) and command. */
+function legend(c: Comparison, layout: Layout): string[] {
+  return c.agents.map((a, i) => {
+    const gaps = !layout.gapColumns && (a.missing > 0 || a.invalid > 0) ? `, ${a.missing} with no answer, ${a.invalid} invalid` : '';
+    const command = a.label !== a.agent ? `: ${a.agent}` : '';
+    return `${agentKey(i)} ${a.label} (${a.correct}/${a.claims} right${gaps})${command}`;
+  });
+}
+
+/**
+ * The comparison for a terminal: one column per agent, mean reward then accuracy per oracle diagnosis, then the
+ * sentences. An agent with missing or invalid answers gets two more columns beside its own, "<name> missing" and
+ * "<name> invalid", counting them (its accuracy counts them as not right). When that is wider than
+ * MAX_TABLE_COLUMNS (six agents with long names are 270), the agents are keyed [1], [2], ... with a legend under the
+ * table, then the missing and invalid columns give way to the legend and the sentences, then the cells to their
+ * shares alone (each group's row names its claim count). report.json is the same whatever the table's layout.
+ */
+export function comparisonTable(c: Comparison): string {
+  const tables = LAYOUTS.map((layout) => ({ layout, ...tableLines(c, layout) }));
+  const { layout, lines, columns } = tables.find((t) => tableWidth(t.lines) <= MAX_TABLE_COLUMNS) ?? tables[tables.length - 1]!;
+  const out = [...lines];
+  if (layout.keyed) out.push('', ...legend(c, layout));
+  out.push('', ...c.sentences);
   if (columns.length > c.agents.length)
-    lines.push('', 'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
+    out.push('', 'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
   const named = c.agents.filter((a) => a.label !== a.agent);
-  if (named.length) lines.push('', ...named.map((a) => `${a.label}: ${a.agent}`));
+  if (!layout.keyed && named.length) out.push('', ...named.map((a) => `${a.label}: ${a.agent}`));
   const advice = c.agents.flatMap((a) => a.advice.map((line) => `${a.label}: ${line}`));
-  if (advice.length) lines.push('', ...advice);
-  return lines.join('\n');
+  if (advice.length) out.push('', ...advice);
+  return out.join('\n');
 }
 
 /** report.json of a comparison: what the comparison was made of, then the comparison. */

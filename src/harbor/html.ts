@@ -1,6 +1,7 @@
 // A self-contained HTML report of a bench run: per task and per claim, with the evidence behind each answer.
 import { normalize } from '../normalize.js';
-import type { BenchReport, ClaimRow, DiffRun, MatchSelector, TaskRun } from './local-harness.js';
+import { shellQuote } from '../sh-quote.js';
+import type { BenchReport, ClaimRow, DiffRun, MatchSelector, OracleEvidence, TaskRun } from './local-harness.js';
 import { groupName, SOURCE_DRIFTED, type AgentScore, type Comparison, type GroupScore } from './compare.js';
 
 /** The context a TextQuoteSelector keeps on each side (src/match.ts): a side this long was cut there. */
@@ -55,12 +56,12 @@ function diffHtml(diff: readonly DiffRun[]): string {
     .join(' ');
 }
 
-/** The evidence behind the answer: where the quote was found, or the nearest span and how it differs. */
-function evidence(row: ClaimRow): string {
-  if (row.selector) return `<div class="ev match">found: ${selectorEvidence(row.selector)}</div>`;
-  if (row.context) return `<div class="ev match">found: ${contextEvidence(row.context, row.quote)}</div>`;
-  if (!row.nearest) return '';
-  const n = row.nearest;
+/** The evidence behind the answer: where the quote was found, or the nearest span and how it differs (the agent's own, or the oracle's). */
+function evidence(ev: OracleEvidence, quote: string): string {
+  if (ev.selector) return `<div class="ev match">found: ${selectorEvidence(ev.selector)}</div>`;
+  if (ev.context) return `<div class="ev match">found: ${contextEvidence(ev.context, quote)}</div>`;
+  if (!ev.nearest) return '';
+  const n = ev.nearest;
   const diff = n.diff
     ? `<div class="diff" title="struck: in the quote, not in the source; inserted: in the source, not in the quote">difference: ${diffHtml(n.diff)}</div>`
     : '';
@@ -68,33 +69,75 @@ function evidence(row: ClaimRow): string {
 }
 
 /** Which text decided, when it was not simply today's page: a Wayback capture, or a recorded archive. */
-function asOf(row: ClaimRow): string {
-  const a = row.asOf;
-  if (!a || (a.source === 'live' && row.drift !== 'changed')) return '';
+function asOf(ev: Pick<OracleEvidence, 'asOf' | 'drift'>): string {
+  const a = ev.asOf;
+  if (!a || (a.source === 'live' && ev.drift !== 'changed')) return '';
   const proof = a.proof === 'sha256' ? 'its sha256 equals the evidence' : a.proof === 'nearest' ? 'nearest to the date' : 'not proven';
   const what = a.capture_url
     ? `the capture of ${esc(a.timestamp)} (${link(a.capture_url)})`
     : `${a.source === 'replay' ? 'the recorded' : "today's"} text (${esc(a.timestamp)})`;
-  return `<div class="ev asof">as of ${esc(a.date ?? 'today')}: judged on ${what}, ${proof}${row.drift ? `; drift ${esc(row.drift)}` : ''}</div>`;
+  return `<div class="ev asof">as of ${esc(a.date ?? 'today')}: judged on ${what}, ${proof}${ev.drift ? `; drift ${esc(ev.drift)}` : ''}</div>`;
 }
 
-function claimRow(row: ClaimRow): string {
+/** What a report page knows of the oracle: where its run is (rows then carry its evidence), and whether this agent reported any evidence itself. */
+interface EvidenceContext {
+  oracleRun?: string;
+  agentReported: boolean;
+}
+
+/** A diagnosis code, its note and its evidence. */
+function diagnosed(ev: OracleEvidence, quote: string): string {
+  return `<span class="code ${esc(ev.diagnosis)}">${esc(ev.diagnosis)}</span>${ev.note ? `<div class="note">${esc(ev.note)}</div>` : ''}${evidence(ev, quote)}${asOf(ev)}`;
+}
+
+/** A link to the oracle run's own report, relative to this one. */
+const oracleReportHref = (run: string): string => `${run.split('/').map(encodeURIComponent).join('/')}/report.html`;
+
+/**
+ * The diagnosis cell: the agent's own evidence; the oracle's, marked as such, where the agent has none or answered
+ * wrongly and the oracle ran beside it; else, where the agent has none, what it lacks and how to get the oracle's.
+ */
+function diagnosisCell(row: ClaimRow, ctx: EvidenceContext): string {
+  const own = row.diagnosis ? diagnosed(row, row.quote) : `${row.note ? `<div class="note">${esc(row.note)}</div>` : ''}${evidence(row, row.quote)}`;
+  if (row.oracle?.diagnosis && (!row.diagnosis || !row.correct)) {
+    const from = ctx.oracleRun ? ` (<a href="${esc(oracleReportHref(ctx.oracleRun))}">its report</a>)` : '';
+    return `${own}<div class="oracle-ev"><div class="by">the oracle's evidence${from}:</div>${diagnosed(row.oracle, row.quote)}</div>`;
+  }
+  if (row.diagnosis) return own;
+  const lacks = ctx.agentReported ? "this agent's evidence report has no line for this claim" : 'this agent wrote no evidence report';
+  return `<span class="code none">no evidence</span><div class="note">${lacks}: <a href="#oracle-evidence">how to see the oracle's here</a></div>${own}`;
+}
+
+function claimRow(row: ClaimRow, ctx: EvidenceContext): string {
   const cls = row.correct ? 'ok' : 'wrong';
   return `<tr class="claim ${cls}" data-correct="${row.correct}">
 <td class="id">${esc(row.id)}</td>
 <td class="quote"><q>${esc(row.quote)}</q>${row.claim ? `<div class="claimtext">${esc(row.claim)}</div>` : ''}<div class="src">${link(row.url)}</div></td>
 <td class="label answer">${esc(row.answer ?? 'missing')}</td>
 <td class="label gold">${esc(row.gold)}</td>
-<td class="diag">${row.diagnosis ? `<span class="code ${esc(row.diagnosis)}">${esc(row.diagnosis)}</span>` : '<span class="code none">no report</span>'}${row.note ? `<div class="note">${esc(row.note)}</div>` : ''}${evidence(row)}${asOf(row)}</td>
+<td class="diag">${diagnosisCell(row, ctx)}</td>
 </tr>`;
 }
 
-function taskSection(t: TaskRun): string {
+/**
+ * Where rows have no evidence of their own and none of the oracle's: how to get the oracle's, with this run's dataset
+ * and agent in the commands (bench runs the oracle beside it; compare writes this page again with the oracle's evidence).
+ */
+function oracleEvidenceHelp(r: BenchReport): string {
+  const bench = `quotecheck bench --tasks ${shellQuote(r.tasks_dir)} --agent oracle --agent ${shellQuote(r.agent)}`;
+  const compare = 'quotecheck compare THIS_RUN --oracle ORACLE_RUN --out DIR';
+  return `<div class="help" id="oracle-evidence"><p>Claims this agent reported no evidence on can show the oracle's, marked as such: run the oracle beside it, and each agent's report shows it,</p>
+<pre><code>${esc(bench)}</code></pre>
+<p>or compare this run (its folder, THIS_RUN) with a finished oracle run of the same tasks; DIR/evidence/NAME/report.html is then this page with the oracle's evidence:</p>
+<pre><code>${esc(compare)}</code></pre></div>`;
+}
+
+function taskSection(t: TaskRun, ctx: EvidenceContext): string {
   const wrong = t.rows.filter((r) => !r.correct).length;
   return `<details class="task" id="${esc(taskId(t.task))}" data-wrong="${wrong}"${wrong > 0 || t.problems.length > 0 ? ' open' : ''}>
 <summary><span class="tname">${esc(t.task)}</span> <span class="reward">reward ${t.reward.toFixed(3)}</span> <span class="meta">${t.correct}/${t.claims} correct · ${BASELINE_NAME} ${t.baseline.toFixed(3)} · ${t.seconds.toFixed(1)} s</span>${t.problems.length ? ` <span class="problem">${esc(t.problems.join('; '))}</span>` : ''}</summary>
 <table class="claims"><thead><tr><th>id</th><th>quote and source</th><th>answer</th><th>gold</th><th>diagnosis and evidence</th></tr></thead>
-<tbody>${t.rows.map(claimRow).join('\n')}</tbody></table>
+<tbody>${t.rows.map((row) => claimRow(row, ctx)).join('\n')}</tbody></table>
 </details>`;
 }
 
@@ -110,6 +153,8 @@ summary{cursor:pointer}.tname{font-weight:600}.reward{margin-left:.5rem}.meta{co
 tr.wrong{background:#fff2f2}td.id{white-space:nowrap;font-family:monospace}q{font-style:italic}.claimtext,.note,.src{color:#555;font-size:.9em}
 td.quote,td.diag,.note,.src,.ev,.asof{overflow-wrap:anywhere}
 .code{font-family:monospace;padding:0 .3rem;border-radius:3px;background:#eee}.code.verbatim{background:#e3f6e3}.code.not_found{background:#fde2e2}
+.oracle-ev{margin-top:.4rem;border-left:3px solid #8a8aff;padding-left:.5rem}.oracle-ev .by{color:#555;font-size:.9em}
+.help{border:1px solid #ccc;border-radius:6px;padding:.2rem .8rem;margin:.6rem 0}.help pre{white-space:pre-wrap;overflow-wrap:anywhere}
 .code.near_miss,.code.partial,.code.extraction_artifact{background:#fff1cc}.code.fetch_failed,.code.paywall,.code.empty{background:#e8e8ff}.code.drifted{background:#e0f0ff}
 .ev{margin-top:.25rem;font-size:.9em;word-break:break-word}mark{background:#ffe066}
 .diff{margin-top:.15rem}del{color:#b00020;background:#fde2e2}ins{color:#0a6b2a;background:#e3f6e3;text-decoration:none;border-bottom:1px solid #0a6b2a}
@@ -152,6 +197,9 @@ const num = (v: string | number): string => `<td class="num">${esc(v)}</td>`;
 /** Renders the report: summary, advice, confusion matrix, diagnoses, tasks, then each task's claims. No external resources. */
 export function renderHtmlReport(r: BenchReport): string {
   const c = r.confusion;
+  const rows = r.tasks.flatMap((t) => t.rows);
+  const ctx: EvidenceContext = { ...(r.oracle_run !== undefined ? { oracleRun: r.oracle_run } : {}), agentReported: rows.some((row) => row.diagnosis) };
+  const needHelp = rows.some((row) => !row.diagnosis && !row.oracle?.diagnosis);
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
   const advice = r.advice ?? [];
   return `<!doctype html>
@@ -167,6 +215,7 @@ export function renderHtmlReport(r: BenchReport): string {
 <tr><th>claims correct</th><td>${r.correct}/${r.claims}</td></tr>
 <tr><th>isolation</th><td id="isolation">${r.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, the dataset hidden' : 'container paths overridden by environment variables'}${(r.isolation_limits ?? []).length ? `<ul class="limits">${(r.isolation_limits ?? []).map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}</td></tr>
 <tr><th>time</th><td>${r.seconds.toFixed(1)} s</td></tr>
+${r.oracle_run !== undefined ? `<tr><th>oracle's evidence</th><td id="oracle-run">from <a href="${esc(oracleReportHref(r.oracle_run))}">${esc(r.oracle_run)}</a>, on each claim this agent reported no evidence on or answered wrongly</td></tr>` : ''}
 </table>
 ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}
 <h2>Confusion matrix</h2>
@@ -175,14 +224,14 @@ ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>
 <tr><th>no_match</th>${num(c.no_match.verbatim)}${num(c.no_match.no_match)}${num(c.no_match.missing)}${num(c.no_match.invalid)}</tr>
 </tbody></table>
 <h2>Diagnoses</h2>
-${diagnoses.length ? `<table class="diagnoses" id="diagnoses"><thead><tr><th>diagnosis</th><th class="num">claims</th></tr></thead><tbody>${diagnoses.map(([d, n]) => `<tr><td><span class="code ${esc(d)}">${esc(d)}</span></td>${num(n)}</tr>`).join('')}</tbody></table>` : '<p>The agent wrote no evidence report (the oracle writes /logs/agent/report.jsonl).</p>'}
+${diagnoses.length ? `<table class="diagnoses" id="diagnoses"><thead><tr><th>diagnosis</th><th class="num">claims</th></tr></thead><tbody>${diagnoses.map(([d, n]) => `<tr><td><span class="code ${esc(d)}">${esc(d)}</span></td>${num(n)}</tr>`).join('')}</tbody></table>` : `<p>The agent wrote no evidence report (the oracle writes /logs/agent/report.jsonl)${r.oracle_run !== undefined ? "; each claim below shows the oracle's" : needHelp ? `: <a href="#oracle-evidence">how to see the oracle's evidence here</a>` : ''}.</p>`}
 <h2>Tasks</h2>
 <p class="legend">${BASELINE_NAME}: the reward of answering no_match for every claim, i.e. the task's share of gold no_match labels.</p>
 <table class="tasks" id="tasks"><thead><tr><th>task</th><th class="num">claims</th><th class="num">correct</th><th class="num">reward</th><th class="num">${BASELINE_NAME}</th><th class="num">secs</th><th>problems</th></tr></thead><tbody>
 ${r.tasks.map((t) => `<tr><td><a href="${esc(taskHref(t.task))}">${esc(t.task)}</a></td>${num(t.claims)}${num(t.correct)}${num(t.reward.toFixed(3))}${num(t.baseline.toFixed(3))}${num(t.seconds.toFixed(1))}<td>${esc(t.problems.join('; '))}</td></tr>`).join('\n')}
 </tbody></table>
 <p><label><input type="checkbox" id="only-wrong"> show only wrong answers</label></p>
-${r.tasks.map(taskSection).join('\n')}
+${needHelp ? `${oracleEvidenceHelp(r)}\n` : ''}${r.tasks.map((t) => taskSection(t, ctx)).join('\n')}
 <script>${SCRIPT}</script>
 </body></html>
 `;
@@ -228,9 +277,12 @@ function gapCell(kind: AnswerGap, g: GroupScore | undefined): string {
   return g ? `<td class="num ${kind}">${g[kind]}/${g.claims}</td>` : `<td class="num ${kind}">-</td>`;
 }
 
-/** A link to an agent's own report, when its folder is known (relative to this report). */
-function agentReportLink(dir: string | undefined): string {
-  return dir ? `<a href="${esc(`${dir.split('/').map(encodeURIComponent).join('/')}/report.html`)}">${esc(dir)}</a>` : '';
+/** A link to an agent's own report, when its folder is known (relative to this report), and to its claims with the oracle's evidence when written. */
+function agentReportLink(a: AgentScore): string {
+  const own = a.dir ? `<a href="${esc(`${a.dir.split('/').map(encodeURIComponent).join('/')}/report.html`)}">${esc(a.dir)}</a>` : '';
+  if (!a.evidence_report) return own;
+  const withOracle = `<a class="with-oracle" href="${esc(a.evidence_report.split('/').map(encodeURIComponent).join('/'))}">with the oracle's evidence</a>`;
+  return own ? `${own} (${withOracle})` : withOracle;
 }
 
 /**
@@ -262,7 +314,7 @@ export function renderComparisonHtml(c: Comparison): string {
 <body>
 <h1>quotecheck comparison</h1>
 <table class="summary" id="agents"><thead><tr><th>agent</th><th class="num">mean reward</th><th class="num">${BASELINE_NAME}</th><th class="num">claims right</th>${gapHeads}<th>report</th><th>command</th></tr></thead><tbody>
-${c.agents.map((a) => `<tr><td>${esc(a.label)}</td>${num(a.mean_reward.toFixed(3))}${num(a.baseline_mean_reward.toFixed(3))}${num(`${percent(a.correct, a.claims)} (${a.correct}/${a.claims})`)}${gapTotals(a)}<td>${agentReportLink(a.dir)}</td><td><code>${esc(a.agent)}</code></td></tr>`).join('\n')}
+${c.agents.map((a) => `<tr><td>${esc(a.label)}</td>${num(a.mean_reward.toFixed(3))}${num(a.baseline_mean_reward.toFixed(3))}${num(`${percent(a.correct, a.claims)} (${a.correct}/${a.claims})`)}${gapTotals(a)}<td>${agentReportLink(a)}</td><td><code>${esc(a.agent)}</code></td></tr>`).join('\n')}
 </tbody></table>
 ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}
 <h2>Accuracy by the oracle's diagnosis</h2>

@@ -88,7 +88,12 @@ export interface ClaimRow {
   drift?: string;
   /** Which text decided the label (the report's `as_of`). */
   asOf?: NonNullable<ReportLine['as_of']>;
+  /** The oracle's evidence for the claim, on another agent's row when the oracle ran beside it (compare.ts withOracleEvidence). */
+  oracle?: OracleEvidence;
 }
+
+/** What the oracle's evidence report says of a claim, as its own row carries it. */
+export type OracleEvidence = Pick<ClaimRow, 'diagnosis' | 'note' | 'context' | 'selector' | 'nearest' | 'drift' | 'asOf'>;
 
 export interface TaskRun {
   task: string;
@@ -136,6 +141,8 @@ export interface BenchReport {
   claims_from_captures: number;
   /** What to check, one line each, when something went wrong for a whole task (every source failed, the archive never answered). */
   advice: string[];
+  /** Set when rows carry the oracle's evidence: the oracle's run folder, relative to this report's folder. */
+  oracle_run?: string;
   tasks: TaskRun[];
 }
 

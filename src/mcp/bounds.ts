@@ -51,11 +51,62 @@ export function echo(s: string, max = ECHO_CHARS): string {
   return `${head(s, Math.min(ECHO_HEAD, max))}… [${count(s.length)} characters, sha256 ${digest}]`;
 }
 
-/** A string field with a cap whose refusal names the field, the length and the cap in one line (the SDK checks it before any work). */
-export function capped(field: string, max: number): z.ZodString {
-  return z.string().max(max, {
-    error: (issue) => `${field}: ${count(typeof issue.input === 'string' ? issue.input.length : 0)} characters, over the ${count(max)}-character cap`,
-  });
+/** What zod tells an error function of an issue: the fields the messages below read. */
+interface FieldIssue {
+  code: string;
+  input?: unknown;
+  expected?: string;
+}
+
+/** A value a field was given, as a message names its kind: "a number", "text", "a list". */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return 'text';
+  if (typeof value === 'boolean') return `${value}`;
+  if (typeof value === 'number') return `the number ${value}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** A value a field was given, shown in a message: text quoted (and shortened when long), anything else by its kind. */
+const shown = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(echo(value, 100)) : kindOf(value));
+
+/**
+ * A string field whose every refusal names the field and says what is wrong in plain words, as the project's other
+ * messages do (the SDK checks the schema before any work, and GuardedTransport drops its prefix): missing, not text,
+ * empty (when `min` is 1), or over the cap ("quote: 3,000,000 characters, over the 20,000-character cap"). `what` is
+ * what the field should hold, for the message to say what to give.
+ */
+export function capped(field: string, max: number, what: string, min = 0): z.ZodString {
+  const error = (issue: FieldIssue): string => {
+    if (issue.code === 'invalid_type') return `${field}: ${issue.input === undefined ? 'missing' : `${kindOf(issue.input)}, not text`}; give ${what}`;
+    if (issue.code === 'too_small') return `${field}: empty; give ${what}`;
+    if (issue.code === 'too_big')
+      return `${field}: ${count(typeof issue.input === 'string' ? issue.input.length : 0)} characters, over the ${count(max)}-character cap`;
+    return `${field}: not accepted; give ${what}`;
+  };
+  const s = z.string({ error }).max(max);
+  return min > 0 ? s.min(min) : s;
+}
+
+/** A whole-number field from `min` (to `max`, when given), whose refusals name the field and the numbers it takes. */
+export function wholeNumber(field: string, min: number, max?: number): z.ZodNumber {
+  const range = `a whole number from ${count(min)}${max === undefined ? ' up' : ` to ${count(max)}`}`;
+  const error = (issue: FieldIssue): string => {
+    if (issue.input === undefined) return `${field}: missing; give ${range}`;
+    if (typeof issue.input !== 'number') return `${field}: ${kindOf(issue.input)}, not a number; give ${range}`;
+    if (issue.code === 'invalid_type') return `${field}: ${issue.input} is not a whole number; give ${range}`;
+    return `${field}: ${issue.input} is out of range; give ${range}`;
+  };
+  const n = z.number({ error }).int().min(min);
+  return max === undefined ? n : n.max(max);
+}
+
+/** A field that takes one of `values`, whose refusals name the field and list them. */
+export function oneOf<const T extends readonly [string, ...string[]]>(field: string, values: T): z.ZodEnum<{ [K in T[number]]: K }> {
+  const error = (issue: FieldIssue): string =>
+    issue.input === undefined ? `${field}: missing; give one of ${values.join(', ')}` : `${field}: ${shown(issue.input)} is not one of ${values.join(', ')}`;
+  return z.enum(values, { error });
 }
 
 /** The bytes the UTF-16 unit at `i` of `s` takes inside a JSON string, as JSON.stringify writes it (a pair counts at its high half). */
@@ -103,6 +154,8 @@ export function jsonBytes(value: unknown): number {
 
 /** The SDK's own refusal of arguments its zod schema rejects: one issue a line, each "message at path". */
 const SDK_INVALID = /^MCP error -32602: Input validation error: Invalid arguments for tool [^:]*: /;
+/** The SDK's refusal of arguments with more members and list items than the server allows (maxToolInputElements). */
+const SDK_TOO_MANY = /^MCP error -32602: Invalid arguments for tool ([^:]*): arguments contain more than the maximum of (\d+) elements$/;
 /** A one-line error is cut here (an SDK message may quote what it was sent). */
 const MAX_ERROR_CHARS = 2_000;
 
@@ -122,6 +175,9 @@ export function oneLine(text: string): string {
       })
       .join('; ');
   }
+  const crowded = SDK_TOO_MANY.exec(out);
+  if (crowded)
+    out = `${crowded[1]}: the arguments hold more than ${crowded[2]} values in all (members and list items); the tool takes a few named strings and numbers`;
   out = out.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ').trim();
   return out.length > MAX_ERROR_CHARS ? `${head(out, MAX_ERROR_CHARS)}…` : out;
 }

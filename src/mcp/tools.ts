@@ -12,13 +12,13 @@ import { DEFAULT_MAX_CLAIMS_BYTES, parseClaimsBytes } from '../claims-file.js';
 import { WAYBACK_MODES, type RunSettings, type WaybackMode } from '../settings.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
 import { LabelSchema, VerifyResultSchema } from '../contract.js';
-import { nearestSpan } from '../diagnose/align.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
-import { rawSpan, widenToWords } from '../match.js';
+import { rawSpan } from '../match.js';
 import { normalize } from '../normalize.js';
 import { toSourceRecord, type SourceRecord } from '../source-record.js';
 import { verifyQuote } from '../verify.js';
 import type { SourceCache } from './cache.js';
+import { searchPassages } from './passages.js';
 import {
   MAX_CLAIMS_PER_CALL,
   MAX_PATH_CHARS,
@@ -28,6 +28,8 @@ import {
   PART_BYTES,
   capped,
   count,
+  oneOf,
+  wholeNumber,
   echo,
   jsonBytes,
   sliceEnd,
@@ -78,24 +80,22 @@ const htmlViews = ['article', 'full', 'any'] as const;
 
 // ---- schemas -------------------------------------------------------------------------------
 
-const url = capped('url', MAX_URL_CHARS)
-  .min(1)
-  .describe(`http(s) URL of the source (at most ${count(MAX_URL_CHARS)} characters)`);
+// Each field's refusals name it and say what to give (bounds.ts): what the field holds is the `what` of its messages.
+const url = capped('url', MAX_URL_CHARS, "the source's http(s) URL", 1).describe(`http(s) URL of the source (at most ${count(MAX_URL_CHARS)} characters)`);
 
 export const verifyInput = {
   url,
-  quote: capped('quote', MAX_QUOTE_CHARS)
-    .min(1)
-    .describe(`the passage claimed to occur in the source, as the claim gives it (at most ${count(MAX_QUOTE_CHARS)} characters)`),
-  html_view: z.enum(htmlViews).optional().describe('which HTML text may match: Readability article, full page, or either (default any)'),
-  as_of: capped('as_of', MAX_AS_OF_CHARS)
+  quote: capped('quote', MAX_QUOTE_CHARS, 'the passage claimed to occur in the source', 1).describe(
+    `the passage claimed to occur in the source, as the claim gives it (at most ${count(MAX_QUOTE_CHARS)} characters)`,
+  ),
+  html_view: oneOf('html_view', htmlViews).optional().describe('which HTML text may match: Readability article, full page, or either (default any)'),
+  as_of: capped('as_of', MAX_AS_OF_CHARS, 'an ISO date or date-time, or leave it out')
     .optional()
     .describe('judge the quote as of this ISO date or date-time, as `quotecheck run` judges a claim with this verify_date'),
-  evidence: capped('evidence', MAX_AS_OF_CHARS * 2)
+  evidence: capped('evidence', MAX_AS_OF_CHARS * 2, "the source's sha256 as labelled (64 hex digits), or leave it out")
     .optional()
     .describe("sha256 of the source as labelled (a claim's evidence.sha256): a capture hashing to it decides alone"),
-  wayback: z
-    .enum(WAYBACK_MODES as unknown as [WaybackMode, ...WaybackMode[]])
+  wayback: oneOf('wayback', WAYBACK_MODES as unknown as [WaybackMode, ...WaybackMode[]])
     .optional()
     .describe(
       "when Wayback captures are looked up, as `run --wayback`: auto (default: with evidence, when the source changed and the quote is not in today's text), always (also without evidence when the quote is not in today's text), strict (also when it is: for re-deriving labels), off",
@@ -114,9 +114,9 @@ export const verifyOutput = {
 
 export const readInput = {
   url,
-  view: z.enum(views).optional().describe('which text: article or full (HTML), text (PDF, plain text); default the first the source has'),
-  offset: z.number().int().min(0).optional().describe('first character of the page (default 0)'),
-  length: z.number().int().min(1).max(MAX_PAGE_CHARS).optional().describe(`characters in the page (default ${DEFAULT_PAGE_CHARS})`),
+  view: oneOf('view', views).optional().describe('which text: article or full (HTML), text (PDF, plain text); default the first the source has'),
+  offset: wholeNumber('offset', 0).optional().describe('first character of the page (default 0)'),
+  length: wholeNumber('length', 1, MAX_PAGE_CHARS).optional().describe(`characters in the page (default ${DEFAULT_PAGE_CHARS})`),
 };
 
 const viewInfo = z.object({ name: z.enum(views), extractor: z.string(), length: z.number() });
@@ -139,17 +139,19 @@ export const readOutput = {
 
 export const searchInput = {
   url,
-  query: capped('query', MAX_QUERY_CHARS)
-    .min(1)
-    .describe(`the phrase to look for, e.g. the quote or part of it (at most ${count(MAX_QUERY_CHARS)} characters)`),
-  max_results: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`passages returned (default ${DEFAULT_RESULTS})`),
+  query: capped('query', MAX_QUERY_CHARS, 'the phrase to look for', 1).describe(
+    `the phrase to look for, e.g. the quote or part of it (at most ${count(MAX_QUERY_CHARS)} characters)`,
+  ),
+  max_results: wholeNumber('max_results', 1, MAX_RESULTS).optional().describe(`passages returned (default ${DEFAULT_RESULTS})`),
 };
 
 const passage = z.object({
   view: z.enum(views),
-  offset: z.number().describe("offset in the view's normalized text, as a report's nearest.offset"),
+  offset: z.number().describe("offset of the passage (the sentences around the closest span) in the view's normalized text, as a report's nearest.offset"),
   length: z.number(),
-  similarity: z.number().describe('1 - edit distance / query length; 1 is the exact phrase'),
+  span_offset: z.number().describe("offset of the span closest to the query, inside the passage, in the view's normalized text"),
+  span_length: z.number(),
+  similarity: z.number().describe('of the span: 1 - edit distance / query length; 1 is the exact phrase'),
   text: z.string().describe('the passage normalized'),
   raw: z.string().describe("the passage in the page's own wording"),
 });
@@ -160,17 +162,14 @@ export const searchOutput = {
   query: z.string(),
   exact: z.boolean().describe('whether the normalized query is in a view (what would make a quote verbatim)'),
   results: z.array(passage),
-  note: nullableString.describe('why fewer passages than asked for are given, when the answer had to be kept small'),
+  note: nullableString.describe('why fewer passages than asked for are given: the answer had to be kept small, or the source has no more'),
 };
 
 export const checkInput = {
-  claims_path: capped('claims_path', MAX_PATH_CHARS)
-    .min(1)
-    .describe(
-      `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${count(MAX_CLAIMS_PER_CALL)} claims`,
-    ),
-  answers_path: capped('answers_path', MAX_PATH_CHARS)
-    .min(1)
+  claims_path: capped('claims_path', MAX_PATH_CHARS, "the path of a claims file under the server's root folder", 1).describe(
+    `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${count(MAX_CLAIMS_PER_CALL)} claims`,
+  ),
+  answers_path: capped('answers_path', MAX_PATH_CHARS, 'a file path under the root folder, or leave it out for answers.json beside the claims', 1)
     .optional()
     .describe('where the answers go, under the root folder: a plain file name in an existing folder (default answers.json beside the claims file)'),
 };
@@ -357,7 +356,10 @@ export class SourceTools {
     };
   }
 
-  /** The passages closest to a phrase: at most `max_results`, and fewer when their JSON would pass PART_BYTES. */
+  /**
+   * The passages closest to a phrase: at most `max_results` distinct ones (passages.ts: the sentences around each place
+   * alignment finds, then sentences sharing the phrase's words), and fewer when their JSON would pass PART_BYTES.
+   */
   async search(input: Infer<typeof searchInput>, signal?: AbortSignal): Promise<Infer<typeof searchOutput>> {
     const query = normalize(input.query);
     if (query === '') throw new ToolInputError('query: nothing left after normalization (only whitespace)');
@@ -367,48 +369,48 @@ export class SourceTools {
       );
     const record = await this.#source(input.url, signal);
     const max = input.max_results ?? DEFAULT_RESULTS;
-    const found: Infer<typeof searchOutput>['results'] = [];
-    for (const [i, view] of record.views.entries()) {
-      // The best span, then the best with it blanked out, and so on: the alignment finds one span a pass.
-      let masked = view.text;
-      for (let n = 0; n < max; n++) {
-        if (signal?.aborted) break;
-        const span = nearestSpan(query, masked);
-        if (!span || span.end <= span.start || span.similarity <= 0) break;
-        const { start, end } = widenToWords(view.text, span.start, span.end);
-        const passageText = view.text.slice(start, end);
-        masked = masked.slice(0, start) + '\u0000'.repeat(end - start) + masked.slice(end);
-        // The article's passages are in the full page too: each passage is listed once, from the preferred view.
-        if (found.some((f) => f.text === passageText)) continue;
-        found.push({
-          view: view.name,
-          offset: start,
-          length: end - start,
-          similarity: Number(span.similarity.toFixed(3)),
-          text: passageText,
-          raw: rawSpan(record.text.views[i]!, view.text, start, end) ?? passageText,
-        });
-      }
-    }
+    const views = record.views;
+    const found = searchPassages(
+      query,
+      views.map((v) => v.text),
+      max,
+      signal,
+    ).map((p) => {
+      const view = views[p.view]!;
+      const text = view.text.slice(p.start, p.end);
+      return {
+        view: view.name,
+        offset: p.start,
+        length: p.end - p.start,
+        span_offset: p.spanStart,
+        span_length: p.spanEnd - p.spanStart,
+        similarity: p.similarity,
+        text,
+        raw: rawSpan(record.text.views[p.view]!, view.text, p.start, p.end) ?? text,
+      };
+    });
     // rawSpan built each view's token map (src/match.ts), which lives as long as the record: it counts too.
     this.#recount(record, true);
-    found.sort((a, b) => b.similarity - a.similarity || a.offset - b.offset);
     const results: Infer<typeof searchOutput>['results'] = [];
     let bytes = 0;
-    for (const f of found.slice(0, max)) {
+    for (const f of found) {
       const shown = { ...f, text: echo(f.text, MAX_PASSAGE_CHARS), raw: echo(f.raw, MAX_PASSAGE_CHARS) };
       bytes += jsonBytes(shown);
       if (bytes > PART_BYTES && results.length > 0) break;
       results.push(shown);
     }
-    const left = Math.min(found.length, max) - results.length;
+    const left = found.length - results.length;
+    const few =
+      found.length < max
+        ? `${found.length === 0 ? 'no' : `only ${found.length}`} passage(s) of this source come close to the query or share a word with it`
+        : null;
     return {
       url: echo(record.url),
       final_url: record.fetch.finalUrl ?? record.url,
       query: echo(input.query),
       exact: record.views.some((v) => v.text.includes(query)),
       results,
-      note: left > 0 ? `${left} more passage(s) left out to keep the answer under ${count(PART_BYTES)} bytes of text; search for a longer phrase` : null,
+      note: left > 0 ? `${left} more passage(s) left out to keep the answer under ${count(PART_BYTES)} bytes of text; search for a longer phrase` : few,
     };
   }
 
