@@ -108,7 +108,12 @@ const SERVED: Record<string, Buffer> = {
 
 describe('label: gold labels with their proof', () => {
   test('every readable source labelled by the rule, dated, hashed, its bytes a record of the --record WARC; unreadable ones left out and listed', async () => {
-    const { dir, gold, out, before, after, r, claims, server } = await labelled((d) => ['--record', join(d, 'run.warc.gz'), '--left-out', join(d, 'left.jsonl')]);
+    const { dir, gold, out, before, after, r, claims, server } = await labelled((d) => [
+      '--record',
+      join(d, 'run.warc.gz'),
+      '--left-out',
+      join(d, 'left.jsonl'),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const rows = readJsonl(out);
     // Every readable claim, in input order, with every field it had (claim, task) and nothing of the old proof.
@@ -199,7 +204,9 @@ describe('label: gold labels with their proof', () => {
     const changed = await runCliInProcess(['label', '--claims', edited, '--allow-private', '--quiet']);
     expect(changed.code).toBe(1);
     expect(changed.stderr).toContain('2 labels given would not hold today; 1 claim keeps its label though its source changed since the evidence:');
-    expect(changed.stderr).toMatch(/c2: labelled verbatim, no_match today \(near_miss\) on the same bytes \(sha256 equals the evidence\): the label was not made by this rule/);
+    expect(changed.stderr).toMatch(
+      /c2: labelled verbatim, no_match today \(near_miss\) on the same bytes \(sha256 equals the evidence\): the label was not made by this rule/,
+    );
     expect(changed.stderr).toMatch(/p2: the source changed since \S+ \(its sha256 differs from the evidence\): labelled verbatim, no_match today/);
     expect(readFileSync(edited, 'utf8')).toBe(rows.map((row) => JSON.stringify(row)).join('\n'));
   }, 60_000);
@@ -265,7 +272,18 @@ describe('one labelled file everywhere', () => {
   test('label --record -> export --warc -> bench with the sources gone: the frozen oracle scores 1.000, the 503-then-200 source included', async () => {
     const { out, dir, server } = await labelled((d) => ['--record', join(d, 'run.warc.gz')]);
     const dataset = join(dir, 'frozen');
-    const exported = await runCliInProcess(['export', '--labelled', out, '--out', dataset, '--warc', join(dir, 'run.warc.gz'), '--name', 'fz', '--allow-private']);
+    const exported = await runCliInProcess([
+      'export',
+      '--labelled',
+      out,
+      '--out',
+      dataset,
+      '--warc',
+      join(dir, 'run.warc.gz'),
+      '--name',
+      'fz',
+      '--allow-private',
+    ]);
     expect(exported.code, exported.stderr).toBe(0);
     // The network off: nothing serves the sources any more.
     await server.close();

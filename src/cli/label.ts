@@ -139,7 +139,9 @@ function summarise(run: LabelRun, opts: LabelCommandOptions, total: number): voi
 function summariseChanges(run: LabelRun): void {
   const changes = run.changes ?? [];
   const n = run.changedButHolding ?? 0;
-  const held = n ? `; ${plural(n, 'claim')} ${n === 1 ? 'keeps its label though its source' : 'keep their labels though their sources'} changed since the evidence` : '';
+  const held = n
+    ? `; ${plural(n, 'claim')} ${n === 1 ? 'keeps its label though its source' : 'keep their labels though their sources'} changed since the evidence`
+    : '';
   if (changes.length === 0) {
     say(`every label given holds today${held}`);
     return;
