@@ -147,7 +147,10 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     // All or nothing: the dataset is written into a staging folder and put at --out only when it is whole.
     // The handlers come first: a signal just after the staging folder is made must not leave it behind.
     let staged: StagedOutput | undefined;
+    // Stops the frozen check's oracles (killed at once, with what they started) before their folders are removed.
+    const checking = new AbortController();
     const stop = (signal: NodeJS.Signals): void => {
+      checking.abort(new ExportError(`stopped by ${signal}`));
       staged?.discard();
       errorLine(`export stopped by ${signal}; nothing was written to ${opts.out}`);
       process.exit(SIGNAL_EXIT[signal] ?? 1);
@@ -172,7 +175,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       // A frozen edition is kept only when its oracle, replaying each task's own archive, gives every label.
       if (archive) {
         const { describeDisagreements, frozenDisagreements } = await import('../harbor/frozen-check.js');
-        disagreements = await frozenDisagreements(result.tasks, tasks);
+        disagreements = await frozenDisagreements(result.tasks, tasks, { layout: opts.layout ?? 'harbor', workDir: staged.dir, signal: checking.signal });
         if (disagreements.length > 0 && !opts.allowDisagreement) {
           throw new ExportError(
             `${describeDisagreements(disagreements)}; record the run again, fix those labels, or pass --allow-disagreement to write them anyway`,
