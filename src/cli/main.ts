@@ -213,6 +213,9 @@ function addMcpCommand(program: Command, outcome: Outcome): void {
         String(MCP_DEFAULTS.callTimeoutSeconds),
       ).argParser(positiveSeconds),
     )
+    .addOption(
+      described('--replay <file.warc.gz>', 'answer every fetch (Wayback lookups and captures too) from a WARC file, with no network', `$${REPLAY_ENV}`),
+    )
     .addHelpText('after', MCP_TOOLS_HELP)
     .action(async (o) => {
       const { mcpCommand } = await import('./mcp.js');

@@ -7,7 +7,7 @@ import { jsonSyntaxErrorAt, parseJsonText } from '../json-text.js';
 import type { Label } from '../contract.js';
 import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
-import { bundledSkillDir, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';
+import { bundledSkillDir, CONTAINER_PATHS, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 import { writeTaskFolder } from './task-writer.js';
 import { UserError } from '../errors.js';
 
@@ -284,8 +284,10 @@ export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: s
   if (!isTaskName(prefix))
     throw new ExportError(`task name prefix ${JSON.stringify(prefix)} must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
   const given = opts.variant ?? {};
-  // The MCP server gets what solve.sh's run gets: the archive stand-in, and the private network the sources are on.
-  const extra = toolArgs(opts);
+  // The MCP server gets what solve.sh's run gets: the archive stand-in, and the private network the sources are on;
+  // in a frozen edition, the task's own archive to answer from (solve.sh's run gets it by QUOTECHECK_REPLAY), so
+  // that its tools read the sources the instruction says the task has, not today's web.
+  const extra = [...toolArgs(opts), ...(opts.frozen ? ['--replay', `${CONTAINER_PATHS.app.path}/${TASK_ARCHIVE}`] : [])];
   const variant: TaskVariant = given.mcp && extra.length ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), ...extra] } : given;
   // The skill folder is checked before any task is written: a bad one costs nothing.
   const skillDir = variant.skill ? checkSkillDir(opts.skillDir ?? bundledSkillDir()) : undefined;

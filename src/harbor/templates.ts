@@ -9,6 +9,7 @@ import { shellQuote } from '../sh-quote.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, installQuotecheck } from './ship.js';
 import { COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
 import { UserError } from '../errors.js';
+import { REPLAY_ENV } from '../defaults.js';
 
 /**
  * Container paths. Each script honours an environment variable for its folders, so a
@@ -377,6 +378,12 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
       `RUN ln -s /usr/local/lib/${WARC_READER_FILE} /usr/local/bin/${WARC_READER_COMMAND}`,
     );
   }
+  if (opts.archive && givesTool(opts)) {
+    lines.push(
+      `# A frozen edition: the quotecheck given reads the task's archive (its MCP server is also told so by --replay), not the live web.`,
+      `ENV ${REPLAY_ENV}=/app/${TASK_ARCHIVE}`,
+    );
+  }
   if (opts.skill) lines.push(skillLines(opts.layout ?? 'harbor').trimEnd());
   lines.push('WORKDIR /app', 'COPY claims.json /app/claims.json');
   if (opts.archive) lines.push(`COPY ${TASK_ARCHIVE} /app/${TASK_ARCHIVE}`);
@@ -451,7 +458,7 @@ Write \`/app/answers.json\`: one JSON object mapping every claim id of \`/app/cl
 \`\`\`json
 { ${example} }
 \`\`\`
-${opts.asOf ? asOfSection(opts.waybackUrl, opts.archive === true) : ''}${opts.archive ? archiveSection() : ''}${toolSection(opts.variant ?? {}, opts.skillName)}${about ? `\nAbout these sources: ${about}\n` : ''}`;
+${opts.asOf ? asOfSection(opts.waybackUrl, opts.archive === true) : ''}${opts.archive ? archiveSection() : ''}${toolSection(opts.variant ?? {}, opts.skillName, opts.archive === true)}${about ? `\nAbout these sources: ${about}\n` : ''}`;
 }
 
 function asOfSection(waybackUrl = 'https://web.archive.org', frozen = false): string {
@@ -488,8 +495,11 @@ live web, so that the answers do not depend on when the task is run:
 `;
 }
 
-/** What a variant that gives quotecheck tells the agent; nothing for a plain task. */
-function toolSection(variant: TaskVariant, skillName = 'quote-verification'): string {
+/**
+ * What a variant that gives quotecheck tells the agent; nothing for a plain task. In a frozen edition the tool reads
+ * the task's archive (the MCP server's --replay, the image's QUOTECHECK_REPLAY), as the instruction says the sources are.
+ */
+function toolSection(variant: TaskVariant, skillName = 'quote-verification', archive = false): string {
   if (!givesTool(variant)) return '';
   const ways = [
     ...(variant.mcp
@@ -501,9 +511,10 @@ function toolSection(variant: TaskVariant, skillName = 'quote-verification'): st
       ? [`the skill \`${skillName}\` among your skills (in \`${TASK_SKILLS_DIR}\`), which carries the tool in its own folder and says how to use it`]
       : []),
   ];
+  const replays = archive ? ` Here it reads every source from \`/app/${TASK_ARCHIVE}\`, never the live web.` : '';
   return `
 ## A tool is provided
 
-This task gives you quotecheck, a tool that does this checking: ${ways.join('; and ')}. You may use it.
+This task gives you quotecheck, a tool that does this checking: ${ways.join('; and ')}. You may use it.${replays}
 `;
 }
