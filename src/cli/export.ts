@@ -10,6 +10,7 @@ import {
   defaultPrefix,
   isTaskName,
   planTasks,
+  privateSourceProblem,
   readLabelled,
   readRecordedRun,
   tasksByName,
@@ -143,6 +144,9 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     const claims = readLabelled(opts.labelled, { taskField: opts.taskField });
     const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
     const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
+    // Sources the tasks' oracle would refuse are found before anything is read or written (writeDataset checks again).
+    const refused = privateSourceProblem(claims, { allowPrivate: opts.allowPrivate, frozen: opts.warc !== undefined });
+    if (refused) throw new ExportError(refused);
     const archive = opts.warc ? await readRecordedRun(opts.warc) : undefined;
     // All or nothing: the dataset is written into a staging folder and put at --out only when it is whole.
     // The handlers come first: a signal just after the staging folder is made must not leave it behind.

@@ -10,6 +10,7 @@ import type { Layout } from './layout.js';
 import { bundledSkillDir, CONTAINER_PATHS, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 import { writeTaskFolder } from './task-writer.js';
 import { UserError } from '../errors.js';
+import { refusedHost } from '../fetch/address.js';
 
 export interface LabelledClaim {
   claim: Claim;
@@ -278,8 +279,36 @@ function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], 
   });
 }
 
+/** Claims a refusal names; the rest are counted. */
+const NAMED_CLAIMS = 3;
+
+/**
+ * Why the dataset cannot be written as asked: claims whose sources the network rule refuses by their host alone (an IP
+ * literal on a private network, IPv4 inside IPv6 included, or localhost; src/fetch/address.ts), which the task's
+ * oracle (solve.sh's `run`) and MCP server would refuse too unless the dataset is exported with --allow-private. The
+ * first few claims are named, then counted. A frozen edition is exempt: its oracle and MCP server replay its archive
+ * and reach no network, so no rule applies (and its check replays every task, which would find a refused source).
+ */
+export function privateSourceProblem(claims: readonly LabelledClaim[], opts: Pick<DatasetOptions, 'allowPrivate' | 'frozen'>): string | undefined {
+  if (opts.allowPrivate || opts.frozen) return undefined;
+  const refused = claims.flatMap((c) => {
+    const why = refusedHost(c.claim.fetchUrl);
+    return why ? [`${JSON.stringify(c.claim.id)} (${c.claim.fetchUrl}: ${why})`] : [];
+  });
+  if (refused.length === 0) return undefined;
+  const one = refused.length === 1;
+  const more = refused.length > NAMED_CLAIMS ? `, and ${refused.length - NAMED_CLAIMS} more` : '';
+  return (
+    `${plural(refused.length, 'claim')} ${one ? 'cites a source on a private network' : 'cite sources on private networks'}, which the tasks' oracle ` +
+    `would refuse: ${refused.slice(0, NAMED_CLAIMS).join(', ')}${more}; if the tasks are meant to reach ${one ? 'it' : 'them'} (tests, an intranet), ` +
+    `pass --allow-private (it goes into solve.sh's run and the MCP server's arguments)`
+  );
+}
+
 /** Writes the dataset: one folder per task, in Harbor's layout or SkillsBench 1.1's. */
 export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string, opts: DatasetOptions = {}): ExportResult {
+  const refused = privateSourceProblem(tasks.flat(), opts);
+  if (refused) throw new ExportError(refused);
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
   if (!isTaskName(prefix))
     throw new ExportError(`task name prefix ${JSON.stringify(prefix)} must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
