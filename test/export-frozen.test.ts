@@ -24,6 +24,7 @@ async function recordedRun(): Promise<{ dir: string; labelled: string; warc: str
     { task: 'ferry', id: 'f1', quote: 'changes on the first Monday of March', url: `${server.origin}/flaky`, label: 'verbatim' },
     { task: 'ferry', id: 'f2', quote: 'changes on the last Monday of March', url: `${server.origin}/flaky`, label: 'no_match' },
     { task: 'light', id: 's1', quote: 'logged every passing vessel by hand', url: `${server.origin}/steady`, label: 'verbatim' },
+    { task: 'light', id: 's2', quote: 'logged every passing ship by hand', url: `${server.origin}/steady`, label: 'no_match' },
   ];
   const labelled = join(dir, 'labelled.jsonl');
   writeFileSync(labelled, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
@@ -35,7 +36,7 @@ async function recordedRun(): Promise<{ dir: string; labelled: string; warc: str
   // The run's defaults, as a builder records: 3 retries, so the 503 is followed by the 200.
   const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'answers.json'), '--record', warc]);
   expect(rec.code, rec.stderr).toBe(0);
-  expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ f1: 'verbatim', f2: 'no_match', s1: 'verbatim' });
+  expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ f1: 'verbatim', f2: 'no_match', s1: 'verbatim', s2: 'no_match' });
   return { dir, labelled, warc, hits: () => server.hits('/flaky') };
 }
 
@@ -49,7 +50,7 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     const seconds = (performance.now() - started) / 1000;
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^wrote 2 tasks \(3 claims, 2 sources\) to .*; a frozen edition/);
+    expect(r.stdout).toMatch(/^wrote 2 tasks \(4 claims, 2 sources\) to .*; a frozen edition/);
     // The replay honours no Retry-After and no backoff: the recorded 503's one-second wait is not waited again.
     expect(seconds).toBeLessThan(10);
     // Nothing but the tasks is left in the dataset: the check's scratch folders are gone.

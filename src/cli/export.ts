@@ -12,6 +12,8 @@ import {
   planTasks,
   privateSourceProblem,
   readLabelled,
+  taskSpread,
+  type LabelledClaim,
   readRecordedRun,
   tasksByName,
   writeDataset,
@@ -21,7 +23,7 @@ import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
 import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { UserError } from '../errors.js';
-import { errorLine, outputLine, refuseInput } from './progress.js';
+import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
 export interface ExportCommandOptions {
   labelled: string;
@@ -119,6 +121,35 @@ class StagedOutput {
   }
 }
 
+/** Tasks a warning names; the rest are counted. */
+const NAMED_TASKS = 5;
+
+/** A number as the tables print rewards: three decimals. */
+const share = (x: number): string => x.toFixed(3);
+/** A count that may be a median of two (9.5). */
+const count = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+
+/**
+ * How even the tasks are, on stdout: claims per task and each task's no_match share (its baseline's reward), least,
+ * median and greatest; and on stderr a warning naming the tasks whose claims all carry one label, where the baseline
+ * scores 1 (all no_match) or 0 (all verbatim): such a task measures nothing the others do not, and pulls the mean.
+ */
+function reportSpread(tasks: readonly (readonly LabelledClaim[])[], names: readonly string[]): void {
+  const { sizes, noMatch, oneLabel } = taskSpread(tasks);
+  outputLine(
+    `claims per task: min ${count(sizes.min)}, median ${count(sizes.median)}, max ${count(sizes.max)}; ` +
+      `no_match share per task: min ${share(noMatch.min)}, median ${share(noMatch.median)}, max ${share(noMatch.max)}`,
+  );
+  if (oneLabel.length === 0) return;
+  const named = oneLabel.slice(0, NAMED_TASKS).map((t) => `${names[t.task]} (${plural(t.claims, 'claim')}, all ${t.label})`);
+  const more = oneLabel.length > NAMED_TASKS ? `, and ${oneLabel.length - NAMED_TASKS} more` : '';
+  const one = oneLabel.length === 1;
+  messageLine(
+    `warning: ${plural(oneLabel.length, 'task')} ${one ? 'has' : 'have'} claims of one label only, so the baseline (no_match for every claim) ` +
+      `scores 1 or 0 on ${one ? 'it' : 'them'}: ${named.join(', ')}${more}`,
+  );
+}
+
 /** One turn of the event loop with a poll in it: a SIGINT/SIGTERM that came during synchronous writing is handled here. */
 const signalPoint = (): Promise<void> => new Promise((done) => setImmediate(() => setImmediate(done)));
 
@@ -208,6 +239,10 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     const shipped = ships.length ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking` : '';
     outputLine(
       `wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}`,
+    );
+    reportSpread(
+      tasks,
+      result.tasks.map((t) => t.name),
     );
     return 0;
   } catch (err) {

@@ -9,6 +9,7 @@ import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
 import { bundledSkillDir, CONTAINER_PATHS, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 import { writeTaskFolder } from './task-writer.js';
+import { balancedPartition } from './balance.js';
 import { UserError } from '../errors.js';
 import { refusedHost } from '../fetch/address.js';
 
@@ -178,10 +179,13 @@ export function tasksByName(claims: readonly LabelledClaim[]): { names: string[]
 }
 
 /**
- * Splits claims into tasks of about `perTask` claims. Claims citing the same source (the
- * same URL once its fragment is dropped) always land in the same task, so no source is
- * fetched by two tasks and no task gets half of a source's claims. Groups keep input order;
- * a task is closed when the next group would take it past `perTask`.
+ * Splits claims into tasks of at most `perTask` claims (a source cited by more claims is a task alone), as even as the
+ * sources allow (src/harbor/balance.ts): claims citing the same source (the same URL once its fragment is dropped)
+ * always land in the same task, so no source is fetched by two tasks; as few tasks as fit, and no tail task (a claim
+ * or two beside tasks of ten) where an exchange of sources between tasks would even them out: 21 claims over 7
+ * sources with --per-task 10 are three tasks of 7 when the sources' sizes allow it. Input order is kept within a
+ * task (its claims in the file's order) but not across tasks: a task takes sources from anywhere in the file; tasks
+ * are numbered by where their first claim is in it.
  */
 export function planTasks(claims: readonly LabelledClaim[], perTask: number): LabelledClaim[][] {
   const groups = new Map<string, LabelledClaim[]>();
@@ -190,17 +194,43 @@ export function planTasks(claims: readonly LabelledClaim[], perTask: number): La
     if (g) g.push(c);
     else groups.set(c.claim.fetchUrl, [c]);
   }
-  const tasks: LabelledClaim[][] = [];
-  let current: LabelledClaim[] = [];
-  for (const group of groups.values()) {
-    if (current.length > 0 && current.length + group.length > perTask) {
-      tasks.push(current);
-      current = [];
-    }
-    current.push(...group);
-  }
-  if (current.length > 0) tasks.push(current);
-  return tasks;
+  const list = [...groups.values()];
+  return balancedPartition(
+    list.map((g) => g.length),
+    perTask,
+  ).map((task) => task.flatMap((g) => list[g]!));
+}
+
+/** The least, median and greatest of some numbers (the median of an even count is the mean of the middle two). */
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+function spreadOf(values: readonly number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { min: sorted[0] ?? 0, median: median || 0, max: sorted[sorted.length - 1] ?? 0 };
+}
+
+/** A dataset's task sizes and no_match shares, and its tasks whose claims all carry one label. */
+export interface TaskSpread {
+  sizes: Spread;
+  /** Each task's share of gold no_match labels: its baseline's reward. */
+  noMatch: Spread;
+  /** Tasks (by index) whose claims are all `label`: the baseline scores 1 (no_match) or 0 (verbatim) on them. */
+  oneLabel: { task: number; label: LabelledClaim['label']; claims: number }[];
+}
+
+export function taskSpread(tasks: readonly (readonly LabelledClaim[])[]): TaskSpread {
+  const shares = tasks.map((t) => t.filter((c) => c.label === 'no_match').length / t.length);
+  return {
+    sizes: spreadOf(tasks.map((t) => t.length)),
+    noMatch: spreadOf(shares),
+    oneLabel: tasks.flatMap((t, task) => (shares[task] === 0 || shares[task] === 1 ? [{ task, label: t[0]!.label, claims: t.length }] : [])),
+  };
 }
 
 export interface ExportResult {
