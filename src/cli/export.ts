@@ -13,6 +13,7 @@ import {
   privateSourceProblem,
   readLabelled,
   taskSpread,
+  type DatasetOptions,
   type LabelledClaim,
   readRecordedRun,
   tasksByName,
@@ -21,6 +22,7 @@ import {
 } from '../harbor/export.js';
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
+import { checkKeywords, checkOrg, packageName, parseAuthor } from '../harbor/package-info.js';
 import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { UserError } from '../errors.js';
 import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
@@ -44,6 +46,49 @@ export interface ExportCommandOptions {
   layout?: Layout;
   /** A field of the labelled claims that names each claim's task: tasks as the file has them, not by size. */
   taskField?: string;
+  /** The registry org: task.toml's [task] name is `<org>/<task>`. */
+  org?: string;
+  /** `--author` (repeatable): "Name <email>" or "Name". */
+  author?: string[];
+  /** `--keyword` (repeatable). */
+  keyword?: string[];
+  /** [task] description of every task. */
+  description?: string;
+  /** [metadata] difficulty. */
+  difficulty?: string;
+}
+
+/** What --org and the options that fill [task] give the dataset, checked before anything is read. */
+type PackageOptions = Pick<DatasetOptions, 'org' | 'authors' | 'keywords' | 'description'>;
+
+/**
+ * --org, --author, --keyword and --description, checked: the org by Harbor's name rule (with --name, whose tasks'
+ * `<org>/<task>` must keep it), each author as "Name <email>". The other three fill [task], which Harbor reads only with
+ * its name: given without --org they are refused, rather than left out of a dataset that looks as if it had them.
+ */
+function packageOptions(opts: ExportCommandOptions): PackageOptions {
+  if (opts.org === undefined) {
+    const given = [
+      ...(opts.author?.length ? ['--author'] : []),
+      ...(opts.keyword?.length ? ['--keyword'] : []),
+      ...(opts.description !== undefined ? ['--description'] : []),
+    ];
+    if (given.length) {
+      throw new ExportError(
+        `${given.join(', ')} fill${given.length === 1 ? 's' : ''} task.toml's [task] table, which Harbor reads only with a name: give --org <org> too (the tasks are then named <org>/<task>)`,
+      );
+    }
+    return {};
+  }
+  const org = checkOrg(opts.org);
+  if (opts.name !== undefined) packageName(org, opts.name);
+  if (opts.description !== undefined && opts.description.trim() === '') throw new ExportError('--description: an empty description');
+  return {
+    org,
+    authors: (opts.author ?? []).map(parseAuthor),
+    keywords: checkKeywords(opts.keyword ?? []),
+    ...(opts.description !== undefined ? { description: opts.description } : {}),
+  };
 }
 
 /** A staging folder's name ends so: `.partial-<pid>-<8 hex digits>`. */
@@ -169,6 +214,8 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     // So is the name: it becomes folder names inside --out (`--name ../../x` must not write outside it).
     if (opts.name !== undefined && !isTaskName(opts.name))
       throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
+    // So are the package options: a bad --org or --author is found before anything is read.
+    const pkg = packageOptions(opts);
     // So is the skill folder: a typo in --with-skill is found before anything is read or written.
     const skillDir =
       opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
@@ -204,6 +251,8 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
         skillDir,
         layout: opts.layout ?? 'harbor',
         taskNames: named?.names,
+        ...pkg,
+        ...(opts.difficulty !== undefined ? { difficulty: opts.difficulty } : {}),
       });
       // A task whose source is not in the archive is found here, after every task folder is written: so nothing stays.
       if (archive) written = await writeTaskArchives(result, archive);
@@ -237,8 +286,11 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     ];
     // Tasks that give the agent quotecheck are tool-use tasks: their tags and instruction say so, and so does this line.
     const shipped = ships.length ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking` : '';
+    // Without an org the tasks have no [task] name: they run, but Harbor's registry will not take them; the line says so.
+    const naming =
+      pkg.org !== undefined ? `; named ${pkg.org}/<task>` : "; no --org, so no [task] name: the tasks run, but Harbor's registry cannot publish them";
     outputLine(
-      `wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}`,
+      `wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}${naming}`,
     );
     reportSpread(
       tasks,

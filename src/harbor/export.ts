@@ -10,6 +10,7 @@ import type { Layout } from './layout.js';
 import { bundledSkillDir, CONTAINER_PATHS, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';
 import { writeTaskFolder } from './task-writer.js';
 import { balancedPartition } from './balance.js';
+import { packageName, type Author, type TaskPackage } from './package-info.js';
 import { UserError } from '../errors.js';
 import { refusedHost } from '../fetch/address.js';
 
@@ -252,6 +253,17 @@ export interface DatasetOptions {
   layout?: Layout;
   /** The tasks' folder names, one per task (default: the prefix and the task's number). */
   taskNames?: readonly string[];
+  /**
+   * The registry org (export --org): each task's [task] name is `<org>/<task>` (Harbor's rule), with `description`,
+   * `authors` and `keywords` beside it. Without it no task has a [task] table: it runs, but cannot be published.
+   */
+  org?: string;
+  /** [task] description of every task (default: how many quotes it checks). */
+  description?: string;
+  authors?: readonly Author[];
+  keywords?: readonly string[];
+  /** [metadata] difficulty (none written when not given). */
+  difficulty?: string;
 }
 
 /** What every task of a dataset shares: its prefix, layout, variant and options. */
@@ -276,6 +288,16 @@ function toolArgs(opts: DatasetOptions): string[] {
   return [...(opts.allowPrivate ? ['--allow-private'] : []), ...(opts.waybackUrl && !opts.frozen ? ['--wayback-url', opts.waybackUrl] : [])];
 }
 
+/** A task's [task] table: `<org>/<task>` and what the options give, the description by default how many quotes it checks. */
+function taskPackage(name: string, claims: number, opts: DatasetOptions): TaskPackage {
+  return {
+    name: packageName(opts.org!, name),
+    description: opts.description ?? `Check ${plural(claims, 'quote')} against their sources: verbatim or no_match`,
+    authors: opts.authors ?? [],
+    keywords: opts.keywords ?? [],
+  };
+}
+
 /** One task's folder: definition, environment (Dockerfile, claims, what the variant gives), oracle and verifier. */
 function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], plan: TaskPlan): void {
   const asOf = claims.some((c) => c.claim.verifyDate !== undefined || c.claim.evidenceSha256 !== undefined);
@@ -296,8 +318,9 @@ function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], 
         ...(plan.skillDir ? { skillName: basename(plan.skillDir) } : {}),
       },
     ),
-    description: `Check ${plural(claims.length, 'quote')} against their sources: verbatim or no_match`,
     config: {
+      ...(plan.opts.org !== undefined ? { package: taskPackage(name, claims.length, plan.opts) } : {}),
+      ...(plan.opts.difficulty !== undefined ? { difficulty: plan.opts.difficulty } : {}),
       tags: ['quote-verification', plan.prefix, ...(plan.opts.frozen ? ['frozen'] : [])],
       agentTimeoutSec: AGENT_TIMEOUT_SEC,
       verifierTimeoutSec: VERIFIER_TIMEOUT_SEC,
@@ -352,9 +375,12 @@ export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: s
   const skillDir = variant.skill ? checkSkillDir(opts.skillDir ?? bundledSkillDir()) : undefined;
   const plan: TaskPlan = { prefix, layout: opts.layout ?? 'harbor', variant, skillDir, opts };
   const width = Math.max(3, String(tasks.length).length);
+  const names = tasks.map((_, i) => opts.taskNames?.[i] ?? `${prefix}-${String(i + 1).padStart(width, '0')}`);
+  // Every <org>/<task> is checked before the first task is written (a task name with '..' breaks Harbor's rule).
+  if (opts.org !== undefined) for (const name of names) packageName(opts.org, name);
   const result: ExportResult = { tasks: [] };
   tasks.forEach((claims, i) => {
-    const name = opts.taskNames?.[i] ?? `${prefix}-${String(i + 1).padStart(width, '0')}`;
+    const name = names[i]!;
     const dir = join(outDir, name);
     writeTask(dir, name, claims, plan);
     const urls = [...new Set(claims.map((c) => c.claim.fetchUrl))];
