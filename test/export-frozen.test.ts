@@ -1,12 +1,13 @@
 // Issue 33: the frozen-edition check runs each task's own solve.sh (its retries, its arguments), so a source recorded
 // as 503 then 200 passes, as it does in the container; and the check stays fast (a replay waits for no backoff).
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLabelled, readRecordedRun, tasksByName, writeDataset, writeTaskArchives } from '../src/harbor/export.js';
 import { frozenDisagreements } from '../src/harbor/frozen-check.js';
 import { runBench } from '../src/harbor/local-harness.js';
-import { runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const page = (words: string): string => `<html><body><p>${words}</p></body></html>`;
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -94,5 +95,45 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     );
     expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
     expect(existsSync(join(out, '.frozen-check-0'))).toBe(false);
+  }, 60_000);
+
+  it('SIGTERM during the check: exit 143, its oracles killed with what they started, nothing at --out or beside it', async () => {
+    const dir = tempDir();
+    // Twelve sources, a task each: the check runs long enough to be stopped in the middle.
+    const server = await serve(
+      Array.from({ length: 12 }, (_, i) => ({ path: `/p${i}`, body: page(`Page ${i} says the tide turned at noon.`), headers: html })),
+    );
+    const rows = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, quote: 'the tide turned at noon', url: `${server.origin}/p${i}`, label: 'verbatim' }));
+    const claims = writeJson(
+      join(dir, 'claims.json'),
+      rows.map(({ label: _l, ...c }) => c),
+    );
+    const warc = join(dir, 'run.warc.gz');
+    const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'a.json'), '--record', warc]);
+    expect(rec.code, rec.stderr).toBe(0);
+    const labelled = join(dir, 'labelled.jsonl');
+    writeFileSync(labelled, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const parent = join(dir, 'datasets');
+    mkdirSync(parent);
+    let staging: string | undefined;
+    const r = await runCli(['export', '--labelled', labelled, '--out', join(parent, 'frozen'), '--warc', warc, '--per-task', '1'], {
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          const folder = readdirSync(parent).find((e) => e.startsWith('.frozen.partial-'));
+          if (!folder || !readdirSync(join(parent, folder)).some((e) => e.startsWith('.frozen-check-'))) return;
+          staging = folder;
+          clearInterval(poll);
+          child.kill('SIGTERM');
+        }, 5);
+        child.on('exit', () => clearInterval(poll));
+      },
+    });
+    expect(staging, 'the check ended before it was seen running').toBeDefined();
+    expect(r.code).toBe(143);
+    expect(r.stderr).toMatch(/export stopped by SIGTERM; nothing was written to /);
+    expect(readdirSync(parent)).toEqual([]);
+    // No solve.sh, and no quotecheck it started, is left running on the removed folders.
+    const ps = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout;
+    expect(ps.split('\n').filter((l) => l.includes(staging!))).toEqual([]);
   }, 60_000);
 });

@@ -75,7 +75,8 @@ function packageOptions(opts: ExportCommandOptions): PackageOptions {
     ];
     if (given.length) {
       throw new ExportError(
-        `${given.join(', ')} fill${given.length === 1 ? 's' : ''} task.toml's [task] table, which Harbor reads only with a name: give --org <org> too (the tasks are then named <org>/<task>)`,
+        `${given.join(', ')} fill${given.length === 1 ? 's' : ''} task.toml's [task] table, which Harbor reads only with a name: ` +
+          'give --org <org> too (the tasks are then named <org>/<task>)',
       );
     }
     return {};
@@ -259,7 +260,8 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       // A frozen edition is kept only when its oracle, replaying each task's own archive, gives every label.
       if (archive) {
         const { describeDisagreements, frozenDisagreements } = await import('../harbor/frozen-check.js');
-        disagreements = await frozenDisagreements(result.tasks, tasks, { layout: opts.layout ?? 'harbor', workDir: staged.dir, signal: checking.signal });
+        const check = { layout: opts.layout ?? 'harbor', workDir: staged.dir, signal: checking.signal };
+        disagreements = await frozenDisagreements(result.tasks, tasks, check);
         if (disagreements.length > 0 && !opts.allowDisagreement) {
           throw new ExportError(
             `${describeDisagreements(disagreements)}; record the run again, fix those labels, or pass --allow-disagreement to write them anyway`,

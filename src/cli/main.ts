@@ -214,7 +214,7 @@ function addMcpCommand(program: Command, outcome: Outcome): void {
       ).argParser(positiveSeconds),
     )
     .addOption(
-      described('--replay <file.warc.gz>', 'answer every fetch (Wayback lookups and captures too) from a WARC file, with no network', `$${REPLAY_ENV}`),
+      described('--replay <file.warc.gz>', 'answer every fetch, Wayback lookups and captures too, from a WARC file, with no network', `$${REPLAY_ENV}`),
     )
     .addHelpText('after', MCP_TOOLS_HELP)
     .action(async (o) => {
@@ -329,8 +329,9 @@ function addExportCommand(program: Command, outcome: Outcome): void {
     .addOption(
       described(
         '--org <org>',
-        "the registry org: each task.toml's [task] name is <org>/<task> (letters, digits, '.', '_', '-', starting with a letter or digit, no '..'), " +
-          "as Harbor's registry needs to publish it; without it no task has a [task] table: the tasks run (harbor run -p, bench) but cannot be published",
+        "the registry org: each task.toml's [task] name is <org>/<task> (letters, digits, '.', '_', '-', " +
+          "starting with a letter or digit, no '..'), as Harbor's registry needs to publish it; " +
+          'without it no task has a [task] table: the tasks run (harbor run -p, bench) but cannot be published',
         'none',
       ),
     )

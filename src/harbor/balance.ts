@@ -7,8 +7,8 @@
  * - The other groups go into k tasks of at most `capacity`: k starts at ceil(total / capacity) and grows only when the
  *   packing below finds no fit (groups too large to pair up: three groups of 6 under a capacity of 10 need 3 tasks).
  * - For a given k: largest group first, each to the smallest task so far (LPT), or where that stays over the capacity
- *   first-fit decreasing, or the groups in input order (`packInto`); then exchanges of up to two groups each way between two tasks while one makes them more even
- *   (`rebalance`).
+ *   first-fit decreasing, or the groups in input order (`packInto`); then exchanges of up to two groups each way
+ *   between two tasks while one makes them more even (`rebalance`).
  *
  * The result is balanced in this sense, which test/balance.test.ts checks against random group sizes: no exchange of
  * up to two groups each way between two tasks brings them closer in size. So the largest and the smallest task differ

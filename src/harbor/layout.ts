@@ -1,6 +1,9 @@
 // The two task layouts harnesses read: Harbor's (SkillsBench 1.0) and SkillsBench 1.1's task.md, with the folders and container paths of each.
 import { Document, type Scalar, type YAMLSeq } from 'yaml';
-import type { TaskPackage } from './package-info.js';
+import type { Author, TaskPackage } from './package-info.js';
+
+/** An author as Harbor's Author model writes one: the name, and the email when there is one. */
+export const authorEntry = (a: Author): Record<string, string> => ({ name: a.name, ...(a.email !== undefined ? { email: a.email } : {}) });
 
 /**
  * `harbor`: instruction.md + task.toml, solution/solve.sh, tests/test.sh (Harbor, SkillsBench 1.0).
@@ -66,7 +69,7 @@ export function frontMatter(fm: FrontMatter): string {
           task: {
             name: pkg.name,
             description: pkg.description,
-            ...(pkg.authors.length ? { authors: pkg.authors.map((a) => ({ name: a.name, ...(a.email !== undefined ? { email: a.email } : {}) })) } : {}),
+            ...(pkg.authors.length ? { authors: pkg.authors.map(authorEntry) } : {}),
             ...(pkg.keywords.length ? { keywords: [...pkg.keywords] } : {}),
           },
         }

@@ -46,7 +46,9 @@ export function checkOrg(org: string): string {
 /** `<org>/<task>`, checked by Harbor's rule (a task name with '..' in it breaks it): a PackageError naming the task otherwise. */
 export function packageName(org: string, task: string): string {
   checkOrg(org);
-  if (!isPart(task)) throw new PackageError(`task name ${JSON.stringify(task)}: with --org, must be ${HARBOR_NAME_RULE}: it is the <task> of ${org}/<task>`);
+  if (!isPart(task)) {
+    throw new PackageError(`task name ${JSON.stringify(task)}: with --org, must be ${HARBOR_NAME_RULE}: it is the <task> of ${org}/<task>`);
+  }
   return `${org}/${task}`;
 }
 

@@ -7,7 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../sh-quote.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, installQuotecheck } from './ship.js';
-import { COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
+import { authorEntry, COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
 import { UserError } from '../errors.js';
 import { REPLAY_ENV } from '../defaults.js';
 import type { TaskPackage } from './package-info.js';
@@ -277,7 +277,7 @@ function taskTable(pkg: TaskPackage): Record<string, unknown> {
   return {
     name: pkg.name,
     description: pkg.description,
-    ...(pkg.authors.length ? { authors: pkg.authors.map((a) => ({ name: a.name, ...(a.email !== undefined ? { email: a.email } : {}) })) } : {}),
+    ...(pkg.authors.length ? { authors: pkg.authors.map(authorEntry) } : {}),
     ...(pkg.keywords.length ? { keywords: [...pkg.keywords] } : {}),
   };
 }
