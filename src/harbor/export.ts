@@ -1,4 +1,4 @@
-// The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of about N claims, sources never split).
+// The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of at most N claims, as even as their sources allow).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { ArchiveError, readArchive, recordedWaybackBases, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
