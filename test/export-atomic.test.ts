@@ -115,7 +115,7 @@ describe('export is all or nothing', () => {
     mkdirSync(parent);
     const out = join(parent, 'many');
     let sawStaging: string | undefined;
-    const r = await runCli(['export', '--labelled', labelled, '--out', out, '--per-task', '1'], {
+    const r = await runCli(['export', '--allow-private', '--labelled', labelled, '--out', out, '--per-task', '1'], {
       onSpawn: (child) => {
         const poll = setInterval(() => {
           const staging = readdirSync(parent).find((e) => /^\.many\.partial-\d+-[0-9a-f]{8}$/.test(e));
@@ -132,7 +132,7 @@ describe('export is all or nothing', () => {
     expect(r.stderr).toBe(`quotecheck: error: export stopped by SIGTERM; nothing was written to ${out}\n`);
     expect(entries(parent)).toEqual([]);
 
-    const rerun = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--per-task', '1']);
+    const rerun = await runCliInProcess(['export', '--allow-private', '--labelled', labelled, '--out', out, '--per-task', '1']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(entries(out)).toHaveLength(40);
     expect(entries(parent)).toEqual(['many']);
@@ -174,7 +174,7 @@ describe.skipIf(!canMount)('export on file systems of its own (private mount nam
     // Each task ships a few MB (the oracle's quotecheck): 6 MB holds one task, not six.
     const r = inMountNamespace(
       `mount -t tmpfs -o size=6m none "$1/small" || exit 90
-"$NODE" "$CLI" export --labelled "$1/disk.jsonl" --out "$1/small/ds" --per-task 1; echo "exit=$?"
+"$NODE" "$CLI" export --allow-private --labelled "$1/disk.jsonl" --out "$1/small/ds" --per-task 1; echo "exit=$?"
 echo "left:"; ls -A "$1/small"`,
       dir,
     );

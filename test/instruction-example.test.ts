@@ -69,7 +69,20 @@ describe("the instruction's answers example gives nothing away", () => {
       const texts: Record<string, Record<string, string>> = {};
       for (const [which, file] of Object.entries(files)) {
         const out = join(dir, `${layout}-${which}`);
-        const r = await runCliInProcess(['export', '--labelled', file, '--out', out, '--task-field', 'task', '--layout', layout, '--name', 'qc']);
+        const r = await runCliInProcess([
+          'export',
+          '--allow-private',
+          '--labelled',
+          file,
+          '--out',
+          out,
+          '--task-field',
+          'task',
+          '--layout',
+          layout,
+          '--name',
+          'qc',
+        ]);
         expect(r.code, r.stderr).toBe(0);
         texts[which] = {};
         for (const t of readdirSync(out)) {

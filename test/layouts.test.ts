@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { runBench } from '../src/harbor/local-harness.js';
 import { listTasks } from '../src/harbor/dataset.js';
@@ -81,8 +82,9 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
   it("task.md: front matter a line-by-line reader parses as YAML does, then the same instruction as Harbor's", async () => {
     const dir = tempDir();
     const labelled = await labelledDataset(dir);
-    await exportAs(labelled, join(dir, 'sb'), 'skillsbench');
-    await exportAs(labelled, join(dir, 'hb'), 'harbor');
+    const pkg = ['--org', 'acme-bench', '--author', 'Ada Lovelace <ada@example.org>', '--keyword', 'quotes', '--keyword', 'news'];
+    await exportAs(labelled, join(dir, 'sb'), 'skillsbench', ...pkg);
+    await exportAs(labelled, join(dir, 'hb'), 'harbor', ...pkg);
     expect(readdirSync(join(dir, 'sb')).sort()).toEqual(['harbour', 'pier']);
     for (const task of ['harbour', 'pier']) {
       const t = join(dir, 'sb', task);
@@ -97,10 +99,15 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
         verifier: { timeout_sec: 120 },
         environment: { network_mode: 'public', workdir: '/app' },
       });
-      expect((settings.task as Record<string, unknown>).name).toBe(`quotecheck/${task}`);
-      // A YAML parser reads the same settings.
+      // The same [task] as task.toml's: the name <org>/<task>, the description, the authors and keywords (one line each).
+      expect(settings.task).toMatchObject({ name: `acme-bench/${task}`, description: expect.stringMatching(/^Check \d quotes against their sources/) });
       const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as Record<string, unknown>;
-      for (const key of ['schema_version', 'task', 'agent', 'verifier', 'environment']) expect(yaml[key], key).toEqual(settings[key]);
+      expect(yaml.task).toEqual((parseToml(readFileSync(join(dir, 'hb', task, 'task.toml'), 'utf8')) as Record<string, unknown>).task);
+      expect(yaml.task).toMatchObject({ authors: [{ name: 'Ada Lovelace', email: 'ada@example.org' }], keywords: ['quotes', 'news'] });
+      // A YAML parser reads the same settings; the simplest reader takes the one-line lists as one value each.
+      for (const key of ['schema_version', 'agent', 'verifier', 'environment']) expect(yaml[key], key).toEqual(settings[key]);
+      const { authors: _a, keywords: _k, ...scalars } = yaml.task as Record<string, unknown>;
+      expect(settings.task).toMatchObject(scalars);
       // The instruction is the one the Harbor layout gives, and the Dockerfile starts the agent in /app.
       expect(body.trim()).toBe(readFileSync(join(dir, 'hb', task, 'instruction.md'), 'utf8').trim());
       expect(readFileSync(join(t, 'environment', 'Dockerfile'), 'utf8')).toMatch(/^WORKDIR \/app$/m);

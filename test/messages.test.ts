@@ -171,7 +171,7 @@ describe('plurals', () => {
     expect(r.stderr).toMatch(/baseline: 1 claim answered no_match/);
     const labelled = join(dir, 'l.jsonl');
     writeFileSync(labelled, '{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/", "label": "no_match"}\n');
-    const e = await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'ds')]);
+    const e = await runCliInProcess(['export', '--allow-private', '--labelled', labelled, '--out', join(dir, 'ds')]);
     expect(e.code, e.stderr).toBe(0);
     expect(e.stdout).toMatch(/^wrote 1 task \(1 claim, 1 source\) to /);
   });
@@ -214,7 +214,7 @@ describe('every file quotecheck writes ends with a newline', () => {
     writeFileSync(labelled, '{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/a", "label": "no_match", "verify_date": "2024-01-01"}\n');
     const runs = await Promise.all([
       runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--report', report, '--format', 'list', '--quiet']),
-      runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'ds')]),
+      runCliInProcess(['export', '--allow-private', '--labelled', labelled, '--out', join(dir, 'ds')]),
     ]);
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     writeJson(join(dir, 'gold.json'), { a: 'verbatim', b: 'no_match' });

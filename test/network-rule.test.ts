@@ -399,7 +399,7 @@ describe("the commands' defaults", () => {
     expect(both.stderr).toMatch(/'--block-private' cannot be used with option '--allow-private'/);
   });
 
-  test("export --allow-private writes it into the oracle's run and the MCP server's arguments; without it, neither has it", async () => {
+  test("export --allow-private writes it into the oracle's run and the MCP server's arguments; without it, neither has it, and private sources are refused", async () => {
     const dir = tempDir();
     const labelled = writeJson(join(dir, 'l.json'), [{ id: 'a', quote: 'q', url: 'http://10.0.0.5/p', label: 'no_match' }]);
     expect((await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'open'), '--allow-private', '--with-mcp', '--name', 'n'])).code).toBe(
@@ -407,7 +407,12 @@ describe("the commands' defaults", () => {
     );
     expect(readFileSync(join(dir, 'open', 'n-001', 'solution', 'solve.sh'), 'utf8')).toMatch(/ run --claims .* "\$@" --allow-private; \}/);
     expect(readFileSync(join(dir, 'open', 'n-001', 'task.toml'), 'utf8')).toMatch(/args = \[\s*"mcp",\s*"--root",\s*"\/app",\s*"--allow-private"\s*\]/);
-    expect((await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'closed'), '--with-mcp', '--name', 'n'])).code).toBe(0);
+    // Without it a source on a private network is refused (the tasks' oracle would refuse it: test/export-private.test.ts).
+    const refused = await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'refused'), '--with-mcp', '--name', 'n']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/private network.*--allow-private/);
+    const publicLabelled = writeJson(join(dir, 'p.json'), [{ id: 'a', quote: 'q', url: 'http://93.184.215.14/p', label: 'no_match' }]);
+    expect((await runCliInProcess(['export', '--labelled', publicLabelled, '--out', join(dir, 'closed'), '--with-mcp', '--name', 'n'])).code).toBe(0);
     expect(readFileSync(join(dir, 'closed', 'n-001', 'solution', 'solve.sh'), 'utf8')).not.toContain('allow-private');
     expect(readFileSync(join(dir, 'closed', 'n-001', 'task.toml'), 'utf8')).not.toContain('allow-private');
   });

@@ -1,6 +1,6 @@
 // Every task.toml quotecheck writes (export and the golden builder, plain, --with-skill, --with-mcp, both) against Harbor's TaskConfig.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -12,52 +12,136 @@ import { checkTaskFolder } from './support/harbor-helpers.js';
 import { shippedDir } from '../src/harbor/ship.js';
 
 /*
- * Harbor's TaskConfig (src/harbor/models/task/config.py of laude-institute/harbor, as of commit
- * 73fd120e731217b38f31667932ea26a28cdd4fff in the fork LegoX/harbor), written strictly: pydantic would ignore an
- * unknown key, so a misspelt one (skill_dir, mcpServers) would silently do nothing; here it fails.
+ * Harbor's TaskConfig (src/harbor/models/task/config.py, as of the copy in AlienKevin/sprint at commit
+ * 49e3cd773739875a1ff87e4533d652d5659ffc14; datacurve-ai/pier's src/pier/models/task/config.py mirrors its [task]
+ * rules), its rules ported to zod and written strictly: pydantic would ignore an unknown key, so a misspelt one
+ * (skill_dir, mcpServers, author_name in [task]) would silently do nothing; here it fails.
  */
+
+/** Harbor's ORG_NAME_PATTERN: `<org>/<name>`, each a letter or digit and then letters, digits, '.', '_' or '-'. */
+const ORG_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._-]*\/[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
+
+const NetworkMode = z.enum(['no-network', 'public', 'allowlist']);
+
+/** allowed_hosts belongs to network_mode = "allowlist" only (Harbor's NetworkPolicy validator). */
+const networkPolicy = {
+  network_mode: NetworkMode.nullable().optional(),
+  allowed_hosts: z.array(z.string()).nullable().optional(),
+};
+const allowlistOnly = (c: { network_mode?: string | null; allowed_hosts?: string[] | null }): boolean =>
+  c.allowed_hosts === undefined || c.allowed_hosts === null || c.network_mode === 'allowlist';
+const ALLOWLIST_ONLY = { message: "allowed_hosts is only valid when network_mode='allowlist'" };
+
+/** Harbor's Author: a name, and an email when given. */
+const Author = z.strictObject({ name: z.string(), email: z.string().nullable().optional() });
+
+/** Harbor's PackageInfo, the [task] table: its name validator is the registry's rule. */
+const PackageInfo = z.strictObject({
+  name: z.string().refine((v) => ORG_NAME_PATTERN.test(v) && !v.includes('..'), {
+    message: "Package name must be in 'org/name' format with alphanumeric characters, hyphens, underscores, and dots; no leading dot, no '..'",
+  }),
+  version: z.string().min(1).nullable().optional(),
+  description: z.string().default(''),
+  authors: z.array(Author).default([]),
+  keywords: z.array(z.string()).default([]),
+});
+
 const McpServer = z
   .strictObject({
     name: z.string().min(1),
-    transport: z.enum(['sse', 'streamable-http', 'stdio']),
-    url: z.string().optional(),
-    command: z.string().optional(),
-    args: z.array(z.string()).optional(),
+    transport: z.preprocess((t) => (t === 'http' ? 'streamable-http' : t), z.enum(['sse', 'streamable-http', 'stdio'])).default('sse'),
+    url: z.string().nullable().optional(),
+    command: z.string().nullable().optional(),
+    args: z.array(z.string()).default([]),
   })
   .refine((s) => s.transport !== 'stdio' || !!s.command, { message: "'command' is required for transport 'stdio'" })
   .refine((s) => s.transport === 'stdio' || !!s.url, { message: "'url' is required for sse and streamable-http" });
 
-const TaskConfig = z
+const Healthcheck = z.strictObject({
+  command: z.string(),
+  interval_sec: z.number().optional(),
+  timeout_sec: z.number().optional(),
+  start_period_sec: z.number().optional(),
+  start_interval_sec: z.number().optional(),
+  retries: z.number().int().optional(),
+});
+
+const Environment = z
   .strictObject({
-    schema_version: z.string().optional(),
-    version: z.string().optional(),
-    task: z.record(z.string(), z.unknown()).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    verifier: z
-      .strictObject({
-        timeout_sec: z.number().positive(),
-        env: z.record(z.string(), z.string()).optional(),
-        user: z.union([z.string(), z.number().int()]).optional(),
-      })
+    ...networkPolicy,
+    network_mode: NetworkMode.default('public'),
+    build_timeout_sec: z.number().positive().optional(),
+    docker_image: z.string().nullable().optional(),
+    os: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['linux', 'windows'])).optional(),
+    cpus: z.number().int().positive().nullable().optional(),
+    memory_mb: z.number().int().positive().nullable().optional(),
+    storage_mb: z.number().int().positive().nullable().optional(),
+    gpus: z.number().int().nonnegative().nullable().optional(),
+    gpu_types: z.array(z.string()).nullable().optional(),
+    tpu: z
+      .strictObject({ type: z.string().min(1), topology: z.string().regex(/^[1-9]\d*(x[1-9]\d*)+$/) })
+      .nullable()
       .optional(),
-    agent: z.strictObject({ timeout_sec: z.number().positive().optional(), user: z.union([z.string(), z.number().int()]).optional() }).optional(),
-    environment: z
-      .strictObject({
-        build_timeout_sec: z.number().positive().optional(),
-        docker_image: z.string().optional(),
-        cpus: z.number().int().positive().optional(),
-        memory_mb: z.number().int().positive().optional(),
-        storage_mb: z.number().int().positive().optional(),
-        gpus: z.number().int().nonnegative().optional(),
-        allow_internet: z.boolean().optional(),
-        skills_dir: z.string().startsWith('/').optional(),
-        mcp_servers: z.array(McpServer).optional(),
-      })
-      .optional(),
-    solution: z.record(z.string(), z.unknown()).optional(),
-    source: z.string().optional(),
+    mcp_servers: z.array(McpServer).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    skills_dir: z.string().startsWith('/').nullable().optional(),
+    healthcheck: Healthcheck.nullable().optional(),
+    workdir: z.string().nullable().optional(),
+    /** Deprecated: network_mode replaces it. Read, never written by quotecheck (checked below). */
+    allow_internet: z.boolean().nullable().optional(),
+    memory: z.string().optional(),
+    storage: z.string().optional(),
   })
-  .refine((c) => c.schema_version !== undefined || c.version !== undefined, { message: 'schema_version (or version) is required' });
+  .refine(allowlistOnly, ALLOWLIST_ONLY);
+
+const Verifier = z
+  .strictObject({
+    ...networkPolicy,
+    timeout_sec: z.number().positive().default(600),
+    env: z.record(z.string(), z.string()).optional(),
+    user: z.union([z.string(), z.number().int()]).nullable().optional(),
+    environment_mode: z.enum(['shared', 'separate']).nullable().optional(),
+    environment: Environment.nullable().optional(),
+    continuous: z.record(z.string(), z.unknown()).optional(),
+    collect: z.array(z.record(z.string(), z.unknown())).optional(),
+  })
+  .refine(allowlistOnly, ALLOWLIST_ONLY)
+  .refine((v) => !(v.environment_mode === 'shared' && v.environment), {
+    message: "[verifier].environment_mode='shared' is incompatible with [verifier.environment]",
+  });
+
+const Agent = z
+  .strictObject({
+    ...networkPolicy,
+    timeout_sec: z.number().positive().nullable().optional(),
+    user: z.union([z.string(), z.number().int()]).nullable().optional(),
+  })
+  .refine(allowlistOnly, ALLOWLIST_ONLY);
+
+const TaskConfig = z.preprocess(
+  // Harbor renames a legacy top-level `version` to schema_version (when schema_version is not there already).
+  (data) => {
+    if (typeof data !== 'object' || data === null || !('version' in data)) return data;
+    const { version, ...rest } = data as Record<string, unknown>;
+    return { schema_version: version, ...rest };
+  },
+  z.strictObject({
+    schema_version: z.string().default('1.4'),
+    task: PackageInfo.nullable().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    verifier: Verifier.optional(),
+    agent: Agent.optional(),
+    environment: Environment.optional(),
+    solution: z.strictObject({ env: z.record(z.string(), z.string()).optional() }).optional(),
+    source: z.string().nullable().optional(),
+    multi_step_reward_strategy: z.enum(['mean', 'final']).nullable().optional(),
+    steps: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
+    artifacts: z.array(z.union([z.string(), z.record(z.string(), z.unknown())])).optional(),
+  }),
+);
+
+/** The org every export here names its tasks under. */
+const ORG = 'qc-test.lab';
 
 type Variant = 'plain' | 'skill' | 'mcp' | 'both';
 const VARIANTS: Record<Variant, string[]> = { plain: [], skill: ['--with-skill'], mcp: ['--with-mcp'], both: ['--with-skill', '--with-mcp'] };
@@ -69,11 +153,24 @@ function taskDirs(dataset: string): string[] {
     .filter((d) => statSync(d).isDirectory() && existsSync(join(d, 'task.toml')));
 }
 
-/** Checks one task folder against the schema and against what its variant promises; returns the parsed config. */
-function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = ['mcp', '--root', '/app']): z.infer<typeof TaskConfig> {
-  const parsed = TaskConfig.safeParse(parseToml(readFileSync(join(dir, 'task.toml'), 'utf8')));
+/**
+ * Checks one task folder against the schema and against what its variant promises; returns the parsed config. `org`:
+ * the task.toml must have [task] with the name `<org>/<folder>`; without it, no [task] at all.
+ */
+function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = ['mcp', '--root', '/app'], org?: string): z.infer<typeof TaskConfig> {
+  const raw = parseToml(readFileSync(join(dir, 'task.toml'), 'utf8')) as Record<string, unknown>;
+  const parsed = TaskConfig.safeParse(raw);
   if (!parsed.success) throw new Error(`${dir}/task.toml: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const config = parsed.data;
+  // The current schema, as written: schema_version (not the legacy version), network_mode (not allow_internet).
+  expect(raw.schema_version).toBe('1.4');
+  expect(raw.version).toBeUndefined();
+  expect((raw.environment as Record<string, unknown>).network_mode).toBe('public');
+  expect((raw.environment as Record<string, unknown>).allow_internet).toBeUndefined();
+  // No placeholder author anywhere: [metadata] has none, and [task] only what the export was given.
+  expect(Object.keys(config.metadata ?? {}).filter((k) => /author/.test(k))).toEqual([]);
+  if (org === undefined) expect(config.task).toBeUndefined();
+  else expect(config.task?.name).toBe(`${org}/${basename(dir)}`);
   expect(config.verifier?.timeout_sec).toBeGreaterThan(0);
   expect(config.agent?.timeout_sec).toBeGreaterThan(0);
   expect(config.environment).toMatchObject({ cpus: 1, memory_mb: 2048, storage_mb: 4096, build_timeout_sec: 600 });
@@ -111,7 +208,7 @@ function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = [
 
 describe('the schema check itself', () => {
   it('rejects unknown keys, wrong types and a stdio server without a command', () => {
-    const ok = { version: '1.0', verifier: { timeout_sec: 120 }, environment: { cpus: 1, skills_dir: '/skills' } };
+    const ok = { schema_version: '1.4', verifier: { timeout_sec: 120 }, environment: { cpus: 1, skills_dir: '/skills' } };
     expect(TaskConfig.safeParse(ok).success).toBe(true);
     expect(TaskConfig.safeParse({ ...ok, mcpServers: [] }).success).toBe(false);
     expect(TaskConfig.safeParse({ ...ok, environment: { skill_dir: '/skills' } }).success).toBe(false);
@@ -119,14 +216,36 @@ describe('the schema check itself', () => {
     expect(TaskConfig.safeParse({ ...ok, verifier: { timeout_sec: '120' } }).success).toBe(false);
     expect(TaskConfig.safeParse({ ...ok, environment: { mcp_servers: [{ name: 'q', transport: 'stdio', args: ['mcp'] }] } }).success).toBe(false);
     expect(TaskConfig.safeParse({ ...ok, environment: { mcp_servers: [{ name: 'q', transport: 'stdio', command: 'q', args: 'mcp' }] } }).success).toBe(false);
-    expect(TaskConfig.safeParse({ verifier: { timeout_sec: 1 } }).success).toBe(false);
+    // A legacy top-level version is read as schema_version; without either, Harbor's default.
+    expect(TaskConfig.parse({ version: '1.0' })).toMatchObject({ schema_version: '1.0' });
+    expect(TaskConfig.parse({})).toMatchObject({ schema_version: '1.4' });
+  });
+
+  it("[task]: Harbor's name rule, its Author, keywords; network_mode's values; allowed_hosts only with allowlist", () => {
+    const task = (t: Record<string, unknown>) => TaskConfig.safeParse({ task: t }).success;
+    for (const name of ['acme/news-01', 'a/b', 'Org_1.x/task.v2', '0rg/9']) expect(task({ name }), name).toBe(true);
+    for (const name of ['acme', 'acme/', '/x', 'acme/x/y', '.acme/x', 'acme/.x', 'ac..me/x', 'acme/x..y', '-acme/x', 'acme/x y', 'acme/é'])
+      expect(task({ name }), name).toBe(false);
+    expect(task({ name: 'a/b', authors: [{ name: 'Ada' }, { name: 'Bo', email: 'bo@x.org' }], keywords: ['q'], description: 'd' })).toBe(true);
+    expect(task({ name: 'a/b', authors: [{ email: 'bo@x.org' }] })).toBe(false);
+    expect(task({ name: 'a/b', authors: ['Ada'] })).toBe(false);
+    expect(task({ name: 'a/b', authors: [{ name: 'Ada', affiliation: 'x' }] })).toBe(false);
+    expect(task({ name: 'a/b', keywords: 'q' })).toBe(false);
+    expect(task({ name: 'a/b', author_name: 'x' })).toBe(false);
+    expect(task({ description: 'no name' })).toBe(false);
+    for (const mode of ['public', 'no-network', 'allowlist']) expect(TaskConfig.safeParse({ environment: { network_mode: mode } }).success, mode).toBe(true);
+    expect(TaskConfig.safeParse({ environment: { network_mode: 'none' } }).success).toBe(false);
+    expect(TaskConfig.safeParse({ environment: { network_mode: 'allowlist', allowed_hosts: ['pypi.org'] } }).success).toBe(true);
+    expect(TaskConfig.safeParse({ environment: { network_mode: 'public', allowed_hosts: ['pypi.org'] } }).success).toBe(false);
+    expect(TaskConfig.safeParse({ agent: { allowed_hosts: ['pypi.org'] } }).success).toBe(false);
   });
 });
 
 describe('quotecheck export: every variant is a valid Harbor task', () => {
   function labelledFile(dir: string): string {
     const lines = Array.from({ length: 12 }, (_, i) =>
-      JSON.stringify({ id: `c${i + 1}`, quote: `words number ${i}`, url: `https://example.org/doc-${i % 4}`, label: i % 2 ? 'verbatim' : 'no_match' }),
+      // Each source's claims carry both labels, whichever sources share a task.
+      JSON.stringify({ id: `c${i + 1}`, quote: `words number ${i}`, url: `https://example.org/doc-${i % 4}`, label: i % 3 ? 'verbatim' : 'no_match' }),
     );
     const file = join(dir, 'labelled.jsonl');
     writeFileSync(file, `${lines.join('\n')}\n`);
@@ -136,12 +255,12 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
   it.each(Object.keys(VARIANTS) as Variant[])('%s', async (variant) => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
-    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--per-task', '6', ...VARIANTS[variant]]);
+    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--per-task', '6', '--org', ORG, ...VARIANTS[variant]]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const tasks = taskDirs(out);
     expect(tasks).toHaveLength(2);
-    for (const t of tasks) checkTask(t, variant);
+    for (const t of tasks) checkTask(t, variant, undefined, ORG);
     // One image for the whole dataset (the Dockerfile is the same in every task), and the shipped files byte-identical
     // in every task and to the build: a dataset kept in git stores them once.
     const same = (rel: string) => expect(readFileSync(join(tasks[1]!, rel)).equals(readFileSync(join(tasks[0]!, rel))), rel).toBe(true);
@@ -158,11 +277,101 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
     const claims = readLabelled(labelledFile(dir));
-    writeDataset(out, planTasks(claims, 6), 'edition', { waybackUrl: 'http://127.0.0.4:41733', variant: { mcp: true } });
+    writeDataset(out, planTasks(claims, 6), 'edition', { waybackUrl: 'http://127.0.0.4:41733', variant: { mcp: true }, org: ORG });
     for (const t of taskDirs(out)) {
-      checkTask(t, 'mcp', ['mcp', '--root', '/app', '--wayback-url', 'http://127.0.0.4:41733']);
+      checkTask(t, 'mcp', ['mcp', '--root', '/app', '--wayback-url', 'http://127.0.0.4:41733'], ORG);
       expect(readFileSync(join(t, 'solution', 'solve.sh'), 'utf8')).toContain('--wayback-url http://127.0.0.4:41733');
     }
+  });
+
+  it('--org, --author, --keyword, --description and --difficulty fill [task] and [metadata]; the schema loads them', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'dataset');
+    const r = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelledFile(dir),
+      '--out',
+      out,
+      '--name',
+      'skb',
+      '--org',
+      ORG,
+      '--author',
+      'Ada Lovelace <ada@example.org>',
+      '--author',
+      'Grace Hopper',
+      '--keyword',
+      'quotes',
+      '--keyword',
+      'grounding',
+      '--keyword',
+      'quotes',
+      '--description',
+      'Quote grounding, news desk split',
+      '--difficulty',
+      'hard',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/; named qc-test\.lab\/<task>\n/);
+    const [task] = taskDirs(out);
+    const config = checkTask(task!, 'plain', undefined, ORG);
+    expect(config.task).toEqual({
+      name: `${ORG}/skb-001`,
+      description: 'Quote grounding, news desk split',
+      authors: [{ name: 'Ada Lovelace', email: 'ada@example.org' }, { name: 'Grace Hopper' }],
+      keywords: ['quotes', 'grounding'],
+    });
+    expect(config.metadata).toEqual({ difficulty: 'hard', category: 'quote-verification', tags: ['quote-verification', 'skb'] });
+    // Without --description, each task says what it checks.
+    const plain = join(dir, 'plain');
+    expect((await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', plain, '--org', ORG, '--per-task', '6'])).code).toBe(0);
+    for (const t of taskDirs(plain))
+      expect(checkTask(t, 'plain', undefined, ORG).task?.description).toBe('Check 6 quotes against their sources: verbatim or no_match');
+  });
+
+  it('without --org: no [task] table, no difficulty, and the summary says the tasks cannot be published', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'dataset');
+    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/; no --org, so no \[task\] name: the tasks run, but Harbor's registry cannot publish them\n/);
+    const [task] = taskDirs(out);
+    expect(checkTask(task!, 'plain').metadata).toEqual({ category: 'quote-verification', tags: ['quote-verification', 'labelled'] });
+  });
+
+  it('a bad --org, an --author without --org, a bad author or a task name Harbor refuses: one line, exit 2, nothing written', async () => {
+    const dir = tempDir();
+    const labelled = labelledFile(dir);
+    const out = join(dir, 'dataset');
+    const refused = async (args: string[], message: string | RegExp) => {
+      const r = await runCliInProcess(['export', '--labelled', labelled, '--out', out, ...args]);
+      expect(r.code).toBe(2);
+      if (typeof message === 'string') expect(r.stderr).toBe(`quotecheck: error: ${message}\n`);
+      else expect(r.stderr).toMatch(message);
+      expect(existsSync(out)).toBe(false);
+    };
+    const rule = "letters, digits, '.', '_' or '-', starting with a letter or digit, and no '..'";
+    for (const org of ['my org', '-acme', 'acme/labs', 'ac..me', '.acme', ''])
+      await refused(
+        ['--org', org],
+        `--org ${JSON.stringify(org)}: must be ${rule}: Harbor's registry names a task <org>/<task> by that rule (its ORG_NAME_PATTERN)`,
+      );
+    await refused(
+      ['--author', 'Ada', '--keyword', 'q'],
+      "--author, --keyword fill task.toml's [task] table, which Harbor reads only with a name: give --org <org> too (the tasks are then named <org>/<task>)",
+    );
+    await refused(['--description', 'x'], /^quotecheck: error: --description fills task\.toml's \[task\] table/);
+    await refused(['--org', 'acme', '--author', 'Ada <not an email>'], '--author "Ada <not an email>": "not an email" is not an email address (name@host)');
+    await refused(['--org', 'acme', '--author', '<ada@example.org>'], '--author "<ada@example.org>": give "Name <email>" or "Name" (the email is optional)');
+    await refused(['--org', 'acme', '--name', 'skb..v2'], `task name "skb..v2": with --org, must be ${rule}: it is the <task> of acme/<task>`);
+    await refused(['--difficulty', 'extreme'], /argument 'extreme' is invalid\. Allowed choices are easy, medium, hard/);
+    // A task field whose value has '..' is a folder name, but not a Harbor name: refused with --org, before writing.
+    const named = join(dir, 'named.jsonl');
+    writeFileSync(named, `${JSON.stringify({ id: 'a', quote: 'q', url: 'https://example.org/a', label: 'verbatim', task: 'v1..2' })}\n`);
+    const r = await runCliInProcess(['export', '--labelled', named, '--out', out, '--task-field', 'task', '--org', 'acme']);
+    expect(r.stderr).toBe(`quotecheck: error: task name "v1..2": with --org, must be ${rule}: it is the <task> of acme/<task>\n`);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('--with-skill DIR ships that skill folder, all of it', async () => {

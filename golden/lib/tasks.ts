@@ -52,8 +52,8 @@ export function writeTaskFolder(tdir: string, rows: readonly LabelledRow[], t: T
       t.about,
       { ...t.instructionOptions, variant },
     ),
-    description: `Check ${rows.length} quotes against their sources: verbatim or no_match`,
-    config: { author: 'quotecheck golden benchmark', difficulty: t.difficulty, tags: ['quotecheck', ...t.tags], agentTimeoutSec: 600, verifierTimeoutSec: 120 },
+    // No [task] table: the golden tasks are quotecheck's own test bench, published under no org.
+    config: { difficulty: t.difficulty, tags: ['quotecheck', ...t.tags], agentTimeoutSec: 600, verifierTimeoutSec: 120 },
     variant,
     ...(variant.skill ? { skillDir: bundledSkillDir() } : {}),
     solve: { ...t.solveOptions, runArgs: [...GOLDEN_PRIVATE_ARGS, ...(t.solveOptions?.runArgs ?? [])] },

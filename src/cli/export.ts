@@ -10,7 +10,11 @@ import {
   defaultPrefix,
   isTaskName,
   planTasks,
+  privateSourceProblem,
   readLabelled,
+  taskSpread,
+  type DatasetOptions,
+  type LabelledClaim,
   readRecordedRun,
   tasksByName,
   writeDataset,
@@ -18,9 +22,10 @@ import {
 } from '../harbor/export.js';
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
+import { checkKeywords, checkOrg, packageName, parseAuthor } from '../harbor/package-info.js';
 import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { UserError } from '../errors.js';
-import { errorLine, outputLine, refuseInput } from './progress.js';
+import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
 export interface ExportCommandOptions {
   labelled: string;
@@ -41,6 +46,50 @@ export interface ExportCommandOptions {
   layout?: Layout;
   /** A field of the labelled claims that names each claim's task: tasks as the file has them, not by size. */
   taskField?: string;
+  /** The registry org: task.toml's [task] name is `<org>/<task>`. */
+  org?: string;
+  /** `--author` (repeatable): "Name <email>" or "Name". */
+  author?: string[];
+  /** `--keyword` (repeatable). */
+  keyword?: string[];
+  /** [task] description of every task. */
+  description?: string;
+  /** [metadata] difficulty. */
+  difficulty?: string;
+}
+
+/** What --org and the options that fill [task] give the dataset, checked before anything is read. */
+type PackageOptions = Pick<DatasetOptions, 'org' | 'authors' | 'keywords' | 'description'>;
+
+/**
+ * --org, --author, --keyword and --description, checked: the org by Harbor's name rule (with --name, whose tasks'
+ * `<org>/<task>` must keep it), each author as "Name <email>". The other three fill [task], which Harbor reads only with
+ * its name: given without --org they are refused, rather than left out of a dataset that looks as if it had them.
+ */
+function packageOptions(opts: ExportCommandOptions): PackageOptions {
+  if (opts.org === undefined) {
+    const given = [
+      ...(opts.author?.length ? ['--author'] : []),
+      ...(opts.keyword?.length ? ['--keyword'] : []),
+      ...(opts.description !== undefined ? ['--description'] : []),
+    ];
+    if (given.length) {
+      throw new ExportError(
+        `${given.join(', ')} fill${given.length === 1 ? 's' : ''} task.toml's [task] table, which Harbor reads only with a name: ` +
+          'give --org <org> too (the tasks are then named <org>/<task>)',
+      );
+    }
+    return {};
+  }
+  const org = checkOrg(opts.org);
+  if (opts.name !== undefined) packageName(org, opts.name);
+  if (opts.description !== undefined && opts.description.trim() === '') throw new ExportError('--description: an empty description');
+  return {
+    org,
+    authors: (opts.author ?? []).map(parseAuthor),
+    keywords: checkKeywords(opts.keyword ?? []),
+    ...(opts.description !== undefined ? { description: opts.description } : {}),
+  };
 }
 
 /** A staging folder's name ends so: `.partial-<pid>-<8 hex digits>`. */
@@ -118,6 +167,35 @@ class StagedOutput {
   }
 }
 
+/** Tasks a warning names; the rest are counted. */
+const NAMED_TASKS = 5;
+
+/** A number as the tables print rewards: three decimals. */
+const share = (x: number): string => x.toFixed(3);
+/** A count that may be a median of two (9.5). */
+const count = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+
+/**
+ * How even the tasks are, on stdout: claims per task and each task's no_match share (its baseline's reward), least,
+ * median and greatest; and on stderr a warning naming the tasks whose claims all carry one label, where the baseline
+ * scores 1 (all no_match) or 0 (all verbatim): such a task measures nothing the others do not, and pulls the mean.
+ */
+function reportSpread(tasks: readonly (readonly LabelledClaim[])[], names: readonly string[]): void {
+  const { sizes, noMatch, oneLabel } = taskSpread(tasks);
+  outputLine(
+    `claims per task: min ${count(sizes.min)}, median ${count(sizes.median)}, max ${count(sizes.max)}; ` +
+      `no_match share per task: min ${share(noMatch.min)}, median ${share(noMatch.median)}, max ${share(noMatch.max)}`,
+  );
+  if (oneLabel.length === 0) return;
+  const named = oneLabel.slice(0, NAMED_TASKS).map((t) => `${names[t.task]} (${plural(t.claims, 'claim')}, all ${t.label})`);
+  const more = oneLabel.length > NAMED_TASKS ? `, and ${oneLabel.length - NAMED_TASKS} more` : '';
+  const one = oneLabel.length === 1;
+  messageLine(
+    `warning: ${plural(oneLabel.length, 'task')} ${one ? 'has' : 'have'} claims of one label only, so the baseline (no_match for every claim) ` +
+      `scores 1 or 0 on ${one ? 'it' : 'them'}: ${named.join(', ')}${more}`,
+  );
+}
+
 /** One turn of the event loop with a poll in it: a SIGINT/SIGTERM that came during synchronous writing is handled here. */
 const signalPoint = (): Promise<void> => new Promise((done) => setImmediate(() => setImmediate(done)));
 
@@ -137,17 +215,25 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     // So is the name: it becomes folder names inside --out (`--name ../../x` must not write outside it).
     if (opts.name !== undefined && !isTaskName(opts.name))
       throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
+    // So are the package options: a bad --org or --author is found before anything is read.
+    const pkg = packageOptions(opts);
     // So is the skill folder: a typo in --with-skill is found before anything is read or written.
     const skillDir =
       opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
     const claims = readLabelled(opts.labelled, { taskField: opts.taskField });
     const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
     const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
+    // Sources the tasks' oracle would refuse are found before anything is read or written (writeDataset checks again).
+    const refused = privateSourceProblem(claims, { allowPrivate: opts.allowPrivate, frozen: opts.warc !== undefined });
+    if (refused) throw new ExportError(refused);
     const archive = opts.warc ? await readRecordedRun(opts.warc) : undefined;
     // All or nothing: the dataset is written into a staging folder and put at --out only when it is whole.
     // The handlers come first: a signal just after the staging folder is made must not leave it behind.
     let staged: StagedOutput | undefined;
+    // Stops the frozen check's oracles (killed at once, with what they started) before their folders are removed.
+    const checking = new AbortController();
     const stop = (signal: NodeJS.Signals): void => {
+      checking.abort(new ExportError(`stopped by ${signal}`));
       staged?.discard();
       errorLine(`export stopped by ${signal}; nothing was written to ${opts.out}`);
       process.exit(SIGNAL_EXIT[signal] ?? 1);
@@ -166,13 +252,16 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
         skillDir,
         layout: opts.layout ?? 'harbor',
         taskNames: named?.names,
+        ...pkg,
+        ...(opts.difficulty !== undefined ? { difficulty: opts.difficulty } : {}),
       });
       // A task whose source is not in the archive is found here, after every task folder is written: so nothing stays.
       if (archive) written = await writeTaskArchives(result, archive);
       // A frozen edition is kept only when its oracle, replaying each task's own archive, gives every label.
       if (archive) {
         const { describeDisagreements, frozenDisagreements } = await import('../harbor/frozen-check.js');
-        disagreements = await frozenDisagreements(result.tasks, tasks);
+        const check = { layout: opts.layout ?? 'harbor', workDir: staged.dir, signal: checking.signal };
+        disagreements = await frozenDisagreements(result.tasks, tasks, check);
         if (disagreements.length > 0 && !opts.allowDisagreement) {
           throw new ExportError(
             `${describeDisagreements(disagreements)}; record the run again, fix those labels, or pass --allow-disagreement to write them anyway`,
@@ -199,8 +288,15 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     ];
     // Tasks that give the agent quotecheck are tool-use tasks: their tags and instruction say so, and so does this line.
     const shipped = ships.length ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking` : '';
+    // Without an org the tasks have no [task] name: they run, but Harbor's registry will not take them; the line says so.
+    const naming =
+      pkg.org !== undefined ? `; named ${pkg.org}/<task>` : "; no --org, so no [task] name: the tasks run, but Harbor's registry cannot publish them";
     outputLine(
-      `wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}`,
+      `wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}${naming}`,
+    );
+    reportSpread(
+      tasks,
+      result.tasks.map((t) => t.name),
     );
     return 0;
   } catch (err) {

@@ -247,6 +247,9 @@ function addMcpCommand(program: Command, outcome: Outcome): void {
         String(MCP_DEFAULTS.callTimeoutSeconds),
       ).argParser(positiveSeconds),
     )
+    .addOption(
+      described('--replay <file.warc.gz>', 'answer every fetch, Wayback lookups and captures too, from a WARC file, with no network', `$${REPLAY_ENV}`),
+    )
     .addHelpText('after', MCP_TOOLS_HELP)
     .action(async (o) => {
       const { mcpCommand } = await import('./mcp.js');
@@ -357,6 +360,29 @@ function addExportCommand(program: Command, outcome: Outcome): void {
         .default('harbor'),
     )
     .option('--task-field <field>', 'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task')
+    .addOption(
+      described(
+        '--org <org>',
+        "the registry org: each task.toml's [task] name is <org>/<task> (letters, digits, '.', '_', '-', " +
+          "starting with a letter or digit, no '..'), as Harbor's registry needs to publish it; " +
+          'without it no task has a [task] table: the tasks run (harbor run -p, bench) but cannot be published',
+        'none',
+      ),
+    )
+    .addOption(
+      described('--author <"name <email>">', '[task] authors: one author, the email optional; repeat for more (needs --org)', 'none').argParser(
+        (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      ),
+    )
+    .addOption(
+      described('--keyword <word>', '[task] keywords: one keyword; repeat for more (needs --org)', 'none').argParser(
+        (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      ),
+    )
+    .addOption(
+      described('--description <text>', '[task] description of every task (needs --org)', 'Check N quotes against their sources: verbatim or no_match'),
+    )
+    .addOption(new Option('--difficulty <level>', '[metadata] difficulty of every task').choices(['easy', 'medium', 'hard']).default(undefined, 'none written'))
     .action(async (o) => {
       const { exportCommand } = await import('./export.js');
       outcome.code = await exportCommand(o);

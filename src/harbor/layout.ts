@@ -1,5 +1,9 @@
 // The two task layouts harnesses read: Harbor's (SkillsBench 1.0) and SkillsBench 1.1's task.md, with the folders and container paths of each.
 import { Document, type Scalar, type YAMLSeq } from 'yaml';
+import type { Author, TaskPackage } from './package-info.js';
+
+/** An author as Harbor's Author model writes one: the name, and the email when there is one. */
+export const authorEntry = (a: Author): Record<string, string> => ({ name: a.name, ...(a.email !== undefined ? { email: a.email } : {}) });
 
 /**
  * `harbor`: instruction.md + task.toml, solution/solve.sh, tests/test.sh (Harbor, SkillsBench 1.0).
@@ -33,9 +37,10 @@ export const ENV_SKILLS_FOLDER = 'skills';
 export const COPY_SKILLS_LINE = `COPY ${ENV_SKILLS_FOLDER} ${TASK_SKILLS_DIR}`;
 
 export interface FrontMatter {
-  /** `org/name`, as SkillsBench 1.1's `task.name` is written. */
-  name: string;
-  description: string;
+  /** The `task` mapping (name `<org>/<task>`, description, authors, keywords), as Harbor's [task] table; none without it. */
+  package?: TaskPackage;
+  /** metadata.difficulty; none written when not given. */
+  difficulty?: string;
   tags: readonly string[];
   agentTimeoutSec: number;
   verifierTimeoutSec: number;
@@ -46,8 +51,9 @@ export interface FrontMatter {
 }
 
 /**
- * task.md's front matter (SkillsBench 1.1, schema 1.3), written by the yaml library: plain nested `key: value` lines,
- * two spaces a level, strings double-quoted, lists in flow style (`[a, b]`), timeouts with a decimal point, and
+ * task.md's front matter (SkillsBench 1.1, schema 1.3), written by the yaml library: `task` (name, description, authors,
+ * keywords: Harbor's [task] table) when the dataset has an org, then plain nested `key: value` lines, two spaces a level,
+ * strings double-quoted, lists in flow style (`[a, b]`, the authors `[{name: "A", email: "a@x.org"}]`), timeouts with a decimal point, and
  * `mcp_servers` (a list of mappings, which has no one-line form) last, so that the simplest front-matter readers
  * (split at the first `---` pair, nest by indentation) parse it as a YAML parser does. The environment's network mode
  * is `public` (Harbor's name for full access): the sources are on the web. The agent runs as `agent`, not root (it
@@ -55,10 +61,20 @@ export interface FrontMatter {
  * (it removes whatever the agent left in its way).
  */
 export function frontMatter(fm: FrontMatter): string {
+  const pkg = fm.package;
   const doc = new Document({
     schema_version: '1.3',
-    task: { name: fm.name, description: fm.description },
-    metadata: { author_name: 'quotecheck export', difficulty: 'medium', category: 'quote-verification', tags: fm.tags },
+    ...(pkg
+      ? {
+          task: {
+            name: pkg.name,
+            description: pkg.description,
+            ...(pkg.authors.length ? { authors: pkg.authors.map(authorEntry) } : {}),
+            ...(pkg.keywords.length ? { keywords: [...pkg.keywords] } : {}),
+          },
+        }
+      : {}),
+    metadata: { ...(fm.difficulty !== undefined ? { difficulty: fm.difficulty } : {}), category: 'quote-verification', tags: fm.tags },
     agent: { timeout_sec: fm.agentTimeoutSec, user: 'agent' },
     verifier: { timeout_sec: fm.verifierTimeoutSec, user: 'root' },
     environment: {
@@ -77,6 +93,9 @@ export function frontMatter(fm: FrontMatter): string {
     (doc.getIn(path, true) as YAMLSeq).flow = true;
   };
   flow(['metadata', 'tags']);
+  // One line each, as the tags: a reader that nests by indentation takes them as one value, never as stray keys.
+  if (pkg?.authors.length) flow(['task', 'authors']);
+  if (pkg?.keywords.length) flow(['task', 'keywords']);
   fm.mcpServers?.forEach((_, i) => {
     flow(['environment', 'mcp_servers', i, 'args']);
   });

@@ -20,7 +20,7 @@ import {
 } from './templates.js';
 
 export interface TaskFolderSpec {
-  /** The task's name: its folder's, and in task.md `quotecheck/<name>`. */
+  /** The task's name: its folder's (and, with `config.package`, the `<task>` of its `<org>/<task>`). */
   name: string;
   layout: Layout;
   /** The claims as the agent gets them in /app/claims.json: no labels. */
@@ -29,10 +29,11 @@ export interface TaskFolderSpec {
   gold: Readonly<Record<string, Label>>;
   /** instruction.md (Harbor), or task.md's body (SkillsBench 1.1). */
   instruction: string;
-  /** task.md's one-line description (SkillsBench 1.1). */
-  description: string;
-  /** Metadata and timeouts of task.toml or the front matter; the variant's own settings and tags are added. */
-  config: Pick<TaskTomlOptions, 'author' | 'difficulty' | 'tags'> & { agentTimeoutSec: number; verifierTimeoutSec: number };
+  /**
+   * Package information (Harbor's [task] table; task.md's `task`), metadata and timeouts of task.toml or the front
+   * matter; the variant's own settings and tags are added. Without a package neither file has a [task] table.
+   */
+  config: Pick<TaskTomlOptions, 'package' | 'difficulty' | 'tags'> & { agentTimeoutSec: number; verifierTimeoutSec: number };
   /** What the task gives the agent besides the instruction. */
   variant: TaskVariant;
   /** With `variant.skill`: the skill folder to ship. */
@@ -57,7 +58,7 @@ function writeDefinition(dir: string, spec: TaskFolderSpec): void {
     write(join(dir, 'task.toml'), taskToml(settings));
     return;
   }
-  write(join(dir, 'task.md'), `${frontMatter({ ...settings, name: `quotecheck/${spec.name}`, description: spec.description })}\n${spec.instruction}`);
+  write(join(dir, 'task.md'), `${frontMatter(settings)}\n${spec.instruction}`);
 }
 
 /**

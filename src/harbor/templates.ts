@@ -7,8 +7,10 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../sh-quote.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, installQuotecheck } from './ship.js';
-import { COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
+import { authorEntry, COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
 import { UserError } from '../errors.js';
+import { REPLAY_ENV } from '../defaults.js';
+import type { TaskPackage } from './package-info.js';
 
 /**
  * Container paths. Each script honours an environment variable for its folders, so a
@@ -146,13 +148,17 @@ exit 0
 }
 
 /*
- * Harbor's task configuration, as its TaskConfig model reads task.toml: src/harbor/models/task/config.py of
- * laude-institute/harbor, followed as of commit 73fd120e731217b38f31667932ea26a28cdd4fff (the fork LegoX/harbor,
- * the copy the project's search index holds). Top level: schema_version (str; `version` is renamed to it), task,
- * metadata, verifier, agent, environment, solution, source. [verifier] timeout_sec: float. [agent] timeout_sec:
- * float. [environment] build_timeout_sec: float, cpus/memory_mb/storage_mb: int, skills_dir: str (a path in the
- * environment whose contents are copied to the agent's skills folder), mcp_servers: a list of {name, transport
- * ("sse" | "streamable-http" | "stdio"), url (for sse/http), command (required for stdio), args: list[str]}.
+ * Harbor's task configuration, as its TaskConfig model reads task.toml: src/harbor/models/task/config.py of Harbor,
+ * followed as of the copy the project's search index holds in AlienKevin/sprint (commit
+ * 49e3cd773739875a1ff87e4533d652d5659ffc14), with datacurve-ai/pier's src/pier/models/task/config.py (a mirror, which
+ * keeps the same [task] rules). Top level: schema_version (str, default "1.4"; a legacy `version` is renamed to it),
+ * task (PackageInfo: name "<org>/<name>" by the registry's ORG_NAME_PATTERN with no '..', version, description,
+ * authors: a list of {name, email?}, keywords: list[str]), metadata (free), verifier, agent, environment, solution,
+ * source, steps, artifacts. [verifier] timeout_sec: float, user. [agent] timeout_sec: float, user. [environment]
+ * network_mode ("public" | "no-network" | "allowlist", default public; the legacy allow_internet is deprecated),
+ * build_timeout_sec: float, cpus/memory_mb/storage_mb: int, skills_dir: str (a path in the environment whose contents
+ * are copied to the agent's skills folder), mcp_servers: a list of {name, transport ("sse" | "streamable-http" |
+ * "stdio"), url (for sse/http), command (required for stdio), args: list[str]}.
  */
 
 /** A task's variant: what it gives the agent besides the instruction. A plain task gives nothing and never names
@@ -239,7 +245,9 @@ export function installSkill(environmentDir: string, skillDir: string): string {
 }
 
 export interface TaskTomlOptions {
-  author?: string;
+  /** Harbor's [task] table: the `<org>/<task>` name its registry publishes under (export --org), and the rest. */
+  package?: TaskPackage;
+  /** [metadata] difficulty; none written when not given. */
   difficulty?: string;
   tags?: string[];
   agentTimeoutSec?: number;
@@ -250,25 +258,50 @@ export interface TaskTomlOptions {
   mcpServers?: readonly McpServerEntry[];
 }
 
+/** The schema version of Harbor's TaskConfig this task.toml follows (its model's default; see the comment above it). */
+export const TASK_SCHEMA_VERSION = '1.4';
+
 /**
- * Harbor's task.toml (schema version 1.0): timeouts for agent and verifier, resources (and skills, MCP servers) for the
- * environment. Written by smol-toml's own stringify: a JavaScript number is a TOML float (Harbor's timeouts are
- * floats), a bigint a TOML integer (its resources are integers). TOML keeps no comments a writer could place
- * beside a key, so the reasons for the two users are the file's opening comment.
+ * The task's network, the same for every task and both editions: `public`. Harbor applies [environment] network_mode
+ * to the container from its start, agent setup and run included (an [agent] or [verifier] override needs a provider
+ * that switches policies mid-run, which its docs give for e2b only). An installed agent (Claude Code, Codex, ...) is
+ * installed into the container at setup and calls its model's API from inside it, so `no-network` would leave it
+ * unable to install or to think; `allowlist` would need its model's hosts, which a dataset cannot know. A frozen
+ * edition is offline where it matters without it: its oracle and MCP server replay the task's archive and open no
+ * connection, and the instruction tells the agent to read the archive.
+ */
+export const TASK_NETWORK_MODE = 'public';
+
+/** Harbor's [task] table: the package's fields, empty lists and an absent email left out. */
+function taskTable(pkg: TaskPackage): Record<string, unknown> {
+  return {
+    name: pkg.name,
+    description: pkg.description,
+    ...(pkg.authors.length ? { authors: pkg.authors.map(authorEntry) } : {}),
+    ...(pkg.keywords.length ? { keywords: [...pkg.keywords] } : {}),
+  };
+}
+
+/**
+ * Harbor's task.toml (TaskConfig schema 1.4): [task] when the dataset has an org, metadata, timeouts for agent and
+ * verifier, the network mode and resources (and skills, MCP servers) for the environment. Written by smol-toml's own
+ * stringify: a JavaScript number is a TOML float (Harbor's timeouts are floats), a bigint a TOML integer (its resources
+ * are integers). TOML keeps no comments a writer could place beside a key, so the reasons for the two users are the
+ * file's opening comment.
  */
 export function taskToml(opts: TaskTomlOptions = {}): string {
   const config = {
-    version: '1.0',
+    schema_version: TASK_SCHEMA_VERSION,
+    ...(opts.package ? { task: taskTable(opts.package) } : {}),
     metadata: {
-      author_name: opts.author ?? 'quotecheck export',
-      author_email: 'quotecheck@quotecheck.invalid',
-      difficulty: opts.difficulty ?? 'medium',
+      ...(opts.difficulty !== undefined ? { difficulty: opts.difficulty } : {}),
       category: 'quote-verification',
       tags: opts.tags ?? ['quote-verification'],
     },
     verifier: { timeout_sec: opts.verifierTimeoutSec ?? 120, user: 'root' },
     agent: { timeout_sec: opts.agentTimeoutSec ?? 600, user: AGENT_USER },
     environment: {
+      network_mode: TASK_NETWORK_MODE,
       build_timeout_sec: 600,
       cpus: 1n,
       memory_mb: 2048n,
@@ -377,6 +410,12 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
       `RUN ln -s /usr/local/lib/${WARC_READER_FILE} /usr/local/bin/${WARC_READER_COMMAND}`,
     );
   }
+  if (opts.archive && givesTool(opts)) {
+    lines.push(
+      `# A frozen edition: the quotecheck given reads the task's archive (its MCP server is also told so by --replay), not the live web.`,
+      `ENV ${REPLAY_ENV}=/app/${TASK_ARCHIVE}`,
+    );
+  }
   if (opts.skill) lines.push(skillLines(opts.layout ?? 'harbor').trimEnd());
   lines.push('WORKDIR /app', 'COPY claims.json /app/claims.json');
   if (opts.archive) lines.push(`COPY ${TASK_ARCHIVE} /app/${TASK_ARCHIVE}`);
@@ -451,7 +490,7 @@ Write \`/app/answers.json\`: one JSON object mapping every claim id of \`/app/cl
 \`\`\`json
 { ${example} }
 \`\`\`
-${opts.asOf ? asOfSection(opts.waybackUrl, opts.archive === true) : ''}${opts.archive ? archiveSection() : ''}${toolSection(opts.variant ?? {}, opts.skillName)}${about ? `\nAbout these sources: ${about}\n` : ''}`;
+${opts.asOf ? asOfSection(opts.waybackUrl, opts.archive === true) : ''}${opts.archive ? archiveSection() : ''}${toolSection(opts.variant ?? {}, opts.skillName, opts.archive === true)}${about ? `\nAbout these sources: ${about}\n` : ''}`;
 }
 
 function asOfSection(waybackUrl = 'https://web.archive.org', frozen = false): string {
@@ -488,8 +527,11 @@ live web, so that the answers do not depend on when the task is run:
 `;
 }
 
-/** What a variant that gives quotecheck tells the agent; nothing for a plain task. */
-function toolSection(variant: TaskVariant, skillName = 'quote-verification'): string {
+/**
+ * What a variant that gives quotecheck tells the agent; nothing for a plain task. In a frozen edition the tool reads
+ * the task's archive (the MCP server's --replay, the image's QUOTECHECK_REPLAY), as the instruction says the sources are.
+ */
+function toolSection(variant: TaskVariant, skillName = 'quote-verification', archive = false): string {
   if (!givesTool(variant)) return '';
   const ways = [
     ...(variant.mcp
@@ -501,9 +543,10 @@ function toolSection(variant: TaskVariant, skillName = 'quote-verification'): st
       ? [`the skill \`${skillName}\` among your skills (in \`${TASK_SKILLS_DIR}\`), which carries the tool in its own folder and says how to use it`]
       : []),
   ];
+  const replays = archive ? ` Here it reads every source from \`/app/${TASK_ARCHIVE}\`, never the live web.` : '';
   return `
 ## A tool is provided
 
-This task gives you quotecheck, a tool that does this checking: ${ways.join('; and ')}. You may use it.
+This task gives you quotecheck, a tool that does this checking: ${ways.join('; and ')}. You may use it.${replays}
 `;
 }

@@ -24,6 +24,8 @@ export type McpSettings = Omit<ToolSettings, 'cache'> & {
   cacheBytes: number;
   /** The longest one tool call may take (`--call-timeout`). */
   callTimeoutMs: number;
+  /** With `replay`: the archive's path, for the start-up line. */
+  replayPath?: string;
 };
 
 /** A record's JSON in the readable part is indented when small, compact when large (a result carries it twice). */
@@ -214,8 +216,12 @@ export async function serveStdio(settings: McpSettings): Promise<void> {
   process.once('SIGTERM', shutdown);
   transport.onclose = shutdown;
   await server.connect(transport);
-  process.stderr.write(
-    `quotecheck mcp ${VERSION}: serving verify_quote, read_source, search_source, check_claims on stdio${settings.allowPrivate ? ' (private networks allowed)' : ''}\n`,
-  );
+  // A replay reaches no network, so the network rule has nothing to allow: the line says where the sources come from.
+  const from = settings.replay
+    ? ` (every source from ${settings.replayPath ?? 'a WARC archive'}, no network)`
+    : settings.allowPrivate
+      ? ' (private networks allowed)'
+      : '';
+  process.stderr.write(`quotecheck mcp ${VERSION}: serving verify_quote, read_source, search_source, check_claims on stdio${from}\n`);
   await finished;
 }

@@ -6,7 +6,7 @@ import { describeFsError } from '../messages.js';
 import { asOfProblem } from '../asof/date.js';
 import type { CheckOptions, ClaimResult } from '../check.js';
 import { AnswersSession } from '../run/session.js';
-import { sourceFetcher, type SourceFetcher } from '../run/transport.js';
+import { sourceFetcher, type ReplayArchive, type SourceFetcher } from '../run/transport.js';
 import { ClaimsFileError, describeClaim, evidenceHash, fetchUrlOf, type ClaimSet } from '../claims.js';
 import { DEFAULT_MAX_CLAIMS_BYTES, parseClaimsBytes } from '../claims-file.js';
 import { WAYBACK_MODES, type RunSettings, type WaybackMode } from '../settings.js';
@@ -73,6 +73,8 @@ export interface ToolSettings {
   cache: SourceCache;
   /** The folder check_claims reads and writes in (design.md §9). */
   root: RootFolder;
+  /** A WARC archive every fetch is answered from, Wayback requests included, with no network (`--replay`). */
+  replay?: ReplayArchive;
 }
 
 const views = ['article', 'full', 'text'] as const;
@@ -208,7 +210,7 @@ export class SourceTools {
     this.#fetcher = sourceFetcher({ ...DEFAULT_OPTIONS, ...this.#pipeline() });
   }
 
-  /** The run core's settings for this session: its limits, its network rule, its archive, and its cache as the transport. */
+  /** The run core's settings for this session: its limits, its network rule, its archive, and its cache (or the replay) as the transport. */
   #pipeline(): Partial<CheckOptions> & Pick<RunSettings, 'timeoutMs' | 'retries' | 'sourceBudgetMs' | 'allowPrivate'> {
     return {
       timeoutMs: this.#settings.timeoutMs,
@@ -218,7 +220,7 @@ export class SourceTools {
       allowPrivate: this.#settings.allowPrivate,
       waybackUrl: this.#settings.waybackUrl,
       waybackPerMinute: this.#settings.waybackPerMinute,
-      transport: { kind: 'cached', cache: this.#settings.cache },
+      transport: this.#settings.replay ? { kind: 'replay', archive: this.#settings.replay } : { kind: 'cached', cache: this.#settings.cache },
     };
   }
 

@@ -1,0 +1,139 @@
+// Issue 33: the frozen-edition check runs each task's own solve.sh (its retries, its arguments), so a source recorded
+// as 503 then 200 passes, as it does in the container; and the check stays fast (a replay waits for no backoff).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readLabelled, readRecordedRun, tasksByName, writeDataset, writeTaskArchives } from '../src/harbor/export.js';
+import { frozenDisagreements } from '../src/harbor/frozen-check.js';
+import { runBench } from '../src/harbor/local-harness.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+
+const page = (words: string): string => `<html><body><p>${words}</p></body></html>`;
+const html = { 'content-type': 'text/html; charset=utf-8' };
+const FLAKY = 'The ferry timetable changes on the first Monday of March.';
+const STEADY = 'Lighthouse keepers logged every passing vessel by hand.';
+
+/** Two sources on loopback, one answering 503 (Retry-After: 1) once before its 200; a run of their claims recorded; the labelled file. */
+async function recordedRun(): Promise<{ dir: string; labelled: string; warc: string; hits: () => number }> {
+  const dir = tempDir();
+  const server = await serve([
+    { path: '/flaky', body: page(FLAKY), headers: html, failFirst: { count: 1, status: 503, headers: { 'retry-after': '1' } } },
+    { path: '/steady', body: page(STEADY), headers: html },
+  ]);
+  const rows = [
+    { task: 'ferry', id: 'f1', quote: 'changes on the first Monday of March', url: `${server.origin}/flaky`, label: 'verbatim' },
+    { task: 'ferry', id: 'f2', quote: 'changes on the last Monday of March', url: `${server.origin}/flaky`, label: 'no_match' },
+    { task: 'light', id: 's1', quote: 'logged every passing vessel by hand', url: `${server.origin}/steady`, label: 'verbatim' },
+    { task: 'light', id: 's2', quote: 'logged every passing ship by hand', url: `${server.origin}/steady`, label: 'no_match' },
+  ];
+  const labelled = join(dir, 'labelled.jsonl');
+  writeFileSync(labelled, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const warc = join(dir, 'run.warc.gz');
+  const claims = writeJson(
+    join(dir, 'claims.json'),
+    rows.map(({ task: _t, label: _l, ...c }) => c),
+  );
+  // The run's defaults, as a builder records: 3 retries, so the 503 is followed by the 200.
+  const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'answers.json'), '--record', warc]);
+  expect(rec.code, rec.stderr).toBe(0);
+  expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ f1: 'verbatim', f2: 'no_match', s1: 'verbatim', s2: 'no_match' });
+  return { dir, labelled, warc, hits: () => server.hits('/flaky') };
+}
+
+describe('export --warc: the frozen check runs what solve.sh runs', () => {
+  it('a source recorded as 503 then 200 passes, quickly, and the frozen oracle scores 1.000', async () => {
+    const { dir, labelled, warc, hits } = await recordedRun();
+    expect(hits()).toBe(2);
+    const out = join(dir, 'frozen');
+    const started = performance.now();
+    const r = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', warc, '--task-field', 'task']);
+    const seconds = (performance.now() - started) / 1000;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^wrote 2 tasks \(4 claims, 2 sources\) to .*; a frozen edition/);
+    // The replay honours no Retry-After and no backoff: the recorded 503's one-second wait is not waited again.
+    expect(seconds).toBeLessThan(10);
+    // Nothing but the tasks is left in the dataset: the check's scratch folders are gone.
+    expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
+    expect(hits()).toBe(2);
+    const bench = await runBench({ tasksDir: out, agent: 'oracle', outDir: join(dir, 'bench') });
+    expect(bench.tasks.map((t) => [t.task, t.reward])).toEqual([
+      ['ferry', 1],
+      ['light', 1],
+    ]);
+  }, 60_000);
+
+  it("the check's answers are the task's solve.sh's: the same script run with --retries 0 disagrees, naming the claim", async () => {
+    const { dir, labelled, warc } = await recordedRun();
+    const claims = readLabelled(labelled, { taskField: 'task' });
+    const { names, tasks } = tasksByName(claims);
+    const out = join(dir, 'dataset');
+    const result = writeDataset(out, tasks, 'x', { frozen: true, taskNames: names });
+    await writeTaskArchives(result, await readRecordedRun(warc));
+    const opts = { layout: 'harbor' as const, workDir: out };
+    expect(await frozenDisagreements(result.tasks, tasks, opts)).toEqual([]);
+    // The task's own script decides: give its run --retries 0 and the recorded 503 is all the oracle sees.
+    const solve = join(out, 'ferry', 'solution', 'solve.sh');
+    writeFileSync(solve, readFileSync(solve, 'utf8').replace(/"\$@"/, '"$@" --retries 0'));
+    expect(await frozenDisagreements(result.tasks, tasks, opts)).toEqual([
+      expect.objectContaining({ task: 'ferry', id: 'f1', label: 'verbatim', oracle: 'no_match', diagnosis: 'fetch_failed' }),
+    ]);
+    expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
+  }, 60_000);
+
+  it('a solve.sh that fails is named, with its last lines, and the export writes nothing', async () => {
+    const { dir, labelled, warc } = await recordedRun();
+    const claims = readLabelled(labelled, { taskField: 'task' });
+    const { names, tasks } = tasksByName(claims);
+    const out = join(dir, 'dataset');
+    const result = writeDataset(out, tasks, 'x', { frozen: true, taskNames: names });
+    await writeTaskArchives(result, await readRecordedRun(warc));
+    writeFileSync(join(out, 'light', 'environment', 'sources.warc.gz'), 'not an archive');
+    await expect(frozenDisagreements(result.tasks, tasks, { layout: 'harbor', workDir: out })).rejects.toThrow(
+      /^light: its solve\.sh failed \(exit status 2\) replaying its own archive: .*sources\.warc\.gz/,
+    );
+    expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
+    expect(existsSync(join(out, '.frozen-check-0'))).toBe(false);
+  }, 60_000);
+
+  it('SIGTERM during the check: exit 143, its oracles killed with what they started, nothing at --out or beside it', async () => {
+    const dir = tempDir();
+    // Twelve sources, a task each: the check runs long enough to be stopped in the middle.
+    const server = await serve(
+      Array.from({ length: 12 }, (_, i) => ({ path: `/p${i}`, body: page(`Page ${i} says the tide turned at noon.`), headers: html })),
+    );
+    const rows = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, quote: 'the tide turned at noon', url: `${server.origin}/p${i}`, label: 'verbatim' }));
+    const claims = writeJson(
+      join(dir, 'claims.json'),
+      rows.map(({ label: _l, ...c }) => c),
+    );
+    const warc = join(dir, 'run.warc.gz');
+    const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'a.json'), '--record', warc]);
+    expect(rec.code, rec.stderr).toBe(0);
+    const labelled = join(dir, 'labelled.jsonl');
+    writeFileSync(labelled, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const parent = join(dir, 'datasets');
+    mkdirSync(parent);
+    let staging: string | undefined;
+    const r = await runCli(['export', '--labelled', labelled, '--out', join(parent, 'frozen'), '--warc', warc, '--per-task', '1'], {
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          const folder = readdirSync(parent).find((e) => e.startsWith('.frozen.partial-'));
+          if (!folder || !readdirSync(join(parent, folder)).some((e) => e.startsWith('.frozen-check-'))) return;
+          staging = folder;
+          clearInterval(poll);
+          child.kill('SIGTERM');
+        }, 5);
+        child.on('exit', () => clearInterval(poll));
+      },
+    });
+    expect(staging, 'the check ended before it was seen running').toBeDefined();
+    expect(r.code).toBe(143);
+    expect(r.stderr).toMatch(/export stopped by SIGTERM; nothing was written to /);
+    expect(readdirSync(parent)).toEqual([]);
+    // No solve.sh, and no quotecheck it started, is left running on the removed folders.
+    const ps = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout;
+    expect(ps.split('\n').filter((l) => l.includes(staging!))).toEqual([]);
+  }, 60_000);
+});
