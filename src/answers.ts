@@ -1,11 +1,10 @@
 // Answers (design.md §2): one label per claim id in input order, written atomically and always.
-import { randomBytes } from 'node:crypto';
-import { realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-
 import type { Label } from './contract.js';
+import { writeFileAtomicSync, type AnswersTarget } from './outputs.js';
 
 export type { Label };
+// Atomic writes serve every output (outputs.ts); answers files are their first user.
+export type { AnswersTarget } from './outputs.js';
 export type AnswerFormat = 'map' | 'list';
 
 /** Every claim starts as `no_match`: whatever happens, an answer file written now is complete and valid. */
@@ -37,39 +36,6 @@ export class AnswerBook {
     if (this.labels.size === 0) return '{}\n';
     const members = [...this.labels].map(([id, label]) => `  ${JSON.stringify(id)}: ${JSON.stringify(label)}`);
     return `{\n${members.join(',\n')}\n}\n`;
-  }
-}
-
-/**
- * A temp file's path beside `path` (same folder, so a rename over `path` is atomic), under a name nobody can guess:
- * opened with O_CREAT|O_EXCL ('wx'), it is never a link or a pipe planted there.
- */
-export function tempPath(path: string): string {
-  return join(dirname(path), `.${basename(path).slice(0, 64)}.${randomBytes(8).toString('hex')}.tmp`);
-}
-
-/** Where an answers file goes: its path, and optionally the folder it must still be in when written (a real path, checked at each write). */
-export interface AnswersTarget {
-  path: string;
-  /** The folder's real path as checked when the target was chosen (the MCP server's root rules): a write refuses when it moved. */
-  pinnedFolder?: string;
-}
-
-/**
- * Writes `content` to `target` atomically: a new temp file in the same folder, made with O_CREAT|O_EXCL under an
- * unguessable name (never through a link or a pipe planted there), renamed over the target (which replaces the name
- * and never opens what was there). Readers never see half a file.
- */
-export function writeFileAtomicSync(target: string | AnswersTarget, content: string): void {
-  const { path, pinnedFolder } = typeof target === 'string' ? { path: target, pinnedFolder: undefined } : target;
-  if (pinnedFolder !== undefined && realpathSync.native(pinnedFolder) !== pinnedFolder) throw new Error(`folder ${pinnedFolder} was moved or replaced`);
-  const tmp = tempPath(path);
-  try {
-    writeFileSync(tmp, content, { flag: 'wx' });
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
   }
 }
 

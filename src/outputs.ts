@@ -1,6 +1,8 @@
-// Output paths checked before any work: a folder, a device or a missing or read-only folder is refused in one line, and nothing is created.
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, parse as parsePath, resolve } from 'node:path';
+// Output files: paths checked before any work (a folder, a device or a missing or read-only folder is refused in one line, and
+// nothing is created), and written atomically (a temp file renamed over the path).
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, parse as parsePath, resolve } from 'node:path';
 import { describeFsError } from './messages.js';
 import { UserError } from './errors.js';
 
@@ -76,5 +78,38 @@ export function checkOutputPath(path: string, flag: string, opts: OutputPathOpti
   } catch (err) {
     if (err instanceof OutputPathError) throw err;
     fail(describeFsError(err));
+  }
+}
+
+/**
+ * A temp file's path beside `path` (same folder, so a rename over `path` is atomic), under a name nobody can guess:
+ * opened with O_CREAT|O_EXCL ('wx'), it is never a link or a pipe planted there.
+ */
+export function tempPath(path: string): string {
+  return join(dirname(path), `.${basename(path).slice(0, 64)}.${randomBytes(8).toString('hex')}.tmp`);
+}
+
+/** Where an answers file goes: its path, and optionally the folder it must still be in when written (a real path, checked at each write). */
+export interface AnswersTarget {
+  path: string;
+  /** The folder's real path as checked when the target was chosen (the MCP server's root rules): a write refuses when it moved. */
+  pinnedFolder?: string;
+}
+
+/**
+ * Writes `content` to `target` atomically: a new temp file in the same folder, made with O_CREAT|O_EXCL under an
+ * unguessable name (never through a link or a pipe planted there), renamed over the target (which replaces the name
+ * and never opens what was there). Readers never see half a file.
+ */
+export function writeFileAtomicSync(target: string | AnswersTarget, content: string): void {
+  const { path, pinnedFolder } = typeof target === 'string' ? { path: target, pinnedFolder: undefined } : target;
+  if (pinnedFolder !== undefined && realpathSync.native(pinnedFolder) !== pinnedFolder) throw new Error(`folder ${pinnedFolder} was moved or replaced`);
+  const tmp = tempPath(path);
+  try {
+    writeFileSync(tmp, content, { flag: 'wx' });
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
   }
 }

@@ -1,6 +1,6 @@
 // The --report file as a run writes it: one line appended per decided claim, so a run killed at any moment leaves every decision made so far.
 import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { tempPath } from './answers.js';
+import { tempPath } from './outputs.js';
 import { describeFsError } from './messages.js';
 import { toReportRecord } from './report.js';
 import type { ClaimResult } from './check.js';

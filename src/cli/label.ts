@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { writeFileAtomicSync } from '../answers.js';
 import type { CheckOptions } from '../check.js';
 import { ClaimsFileError } from '../claims.js';
 import { CLI_DEFAULTS, VERSION } from '../defaults.js';
@@ -11,7 +10,7 @@ import { hasLabels, readClaimRows, type ClaimRow } from '../harbor/labelled.js';
 import { labelClaims, type LabelRun, type RecordedBodies } from '../harbor/label.js';
 import type { HtmlViewChoice } from '../match.js';
 import { describeFsError, plural, readTextFile } from '../messages.js';
-import { OutputPathError, checkOutputPath } from '../outputs.js';
+import { OutputPathError, checkOutputPath, writeFileAtomicSync } from '../outputs.js';
 import { ReportFile } from '../report-file.js';
 import type { ReplayDispatcher, WarcRecorder } from '../archive/index.js';
 import { createProgress, messageLine, refuseInput, type Progress } from './progress.js';
