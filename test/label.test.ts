@@ -1,7 +1,7 @@
 // `quotecheck label`: a benchmark builder's first step, over sources served on loopback as the real web serves them
 // (three charsets, a PDF, a redirect, a 503 then 200, a 404): gold labels with their proof, then export, grade and bench.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, test } from 'vitest';
@@ -258,6 +258,17 @@ describe('one labelled file everywhere', () => {
     const dataset = join(dir, 'dataset');
     const exported = await runCliInProcess(['export', '--labelled', out, '--out', dataset, '--per-task', '4', '--allow-private', '--name', 'lb']);
     expect(exported.code, exported.stderr).toBe(0);
+    // The agent's claims carry the proof it may check (verify_date, evidence.sha256), never the label or its diagnosis.
+    for (const task of readdirSync(dataset)) {
+      const given = JSON.parse(readFileSync(join(dataset, task, 'environment', 'claims.json'), 'utf8')) as Record<string, unknown>[];
+      for (const c of given) {
+        expect(
+          Object.keys(c).every((k) => ['id', 'claim', 'quote', 'url', 'verify_date', 'evidence'].includes(k)),
+          JSON.stringify(c),
+        ).toBe(true);
+        expect(Object.keys(c.evidence as object)).toEqual(['sha256']);
+      }
+    }
     const oracle = await runBench({ tasksDir: dataset, agent: 'oracle', outDir: join(dir, 'oracle') });
     expect(oracle.tasks.map((t) => t.reward).every((x) => x === 1)).toBe(true);
     expect(oracle.claims).toBe(Object.keys(gold).length);
