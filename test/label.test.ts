@@ -228,6 +228,20 @@ describe('label: gold labels with their proof', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(existsSync(join(dir, 'claims.labelled.jsonl'))).toBe(true);
   }, 60_000);
+  test('a claims file that cannot be labelled is refused before anything is fetched or written, naming its line', async () => {
+    const server = await serve(routes());
+    const dir = tempDir();
+    const claimsPath = join(dir, 'claims.jsonl');
+    const claim = { id: 'a', quote: 'counted', url: `${server.origin}/harbour.html` };
+    writeFileSync(claimsPath, `${JSON.stringify(claim)}\n\n${JSON.stringify({ ...claim, quote: 'ships' })}\n`);
+    const warc = join(dir, 'run.warc.gz');
+    const r = await runCliInProcess(['label', '--claims', claimsPath, '--out', join(dir, 'out.jsonl'), '--record', warc, '--allow-private', '--quiet']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`quotecheck: error: ${claimsPath}: line 3 (id "a"): duplicate id, first used by line 1; ids must be unique\n`);
+    expect(existsSync(warc)).toBe(false);
+    expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
+    expect(server.hits('/harbour.html')).toBe(0);
+  });
 });
 
 describe('one labelled file everywhere', () => {

@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CheckOptions } from '../check.js';
-import { ClaimsFileError } from '../claims.js';
+import { ClaimsFileError, type ClaimSet } from '../claims.js';
 import { CLI_DEFAULTS, VERSION } from '../defaults.js';
 import { UserError } from '../errors.js';
-import { hasLabels, readClaimRows, type ClaimRow } from '../harbor/labelled.js';
+import { hasLabels, parseClaimRows, readClaimRows, type ClaimRow } from '../harbor/labelled.js';
 import { labelClaims, type LabelRun, type RecordedBodies } from '../harbor/label.js';
 import type { HtmlViewChoice } from '../match.js';
 import { describeFsError, plural, readTextFile } from '../messages.js';
@@ -188,26 +188,35 @@ function checkOptions(opts: LabelCommandOptions, archives: { recorder?: WarcReco
   return o;
 }
 
+interface Prepared {
+  rows: ClaimRow[];
+  set: ClaimSet;
+  /** The claims carry labels: they are checked against today's sources. */
+  labelled: boolean;
+}
+
 /** Refuses what cannot work, reads the claims and says what will be done with them. */
-function prepare(opts: LabelCommandOptions): { rows: ClaimRow[]; labelled: boolean } {
+function prepare(opts: LabelCommandOptions): Prepared {
   checkOutputs(opts);
   const rows = readRows(opts.claims);
+  // Parsed before anything is opened or fetched: a duplicate id or a claim without one refuses the run, naming its line.
+  const set = parseClaimRows(rows, opts.claims, ClaimsFileError);
   const labelled = hasLabels(rows);
   if (opts.out === undefined && !labelled)
     throw new LabelRefused(`--out is required: ${opts.claims} carries no labels to check, so the labels made must be written somewhere`);
   if (opts.replay && opts.out !== undefined)
     throw new LabelRefused('--replay checks labels against a recorded run; it writes none (--out): a label is dated when its source is read, live');
-  return { rows, labelled };
+  return { rows, set, labelled };
 }
 
 export async function labelCommand(opts: LabelCommandOptions): Promise<number> {
-  let prepared: { rows: ClaimRow[]; labelled: boolean };
+  let prepared: Prepared;
   try {
     prepared = prepare(opts);
   } catch (err) {
     return refuseInput(err, OutputPathError);
   }
-  const { rows, labelled } = prepared;
+  const { rows, set, labelled } = prepared;
   const recorded: RecordedBodies = new Map();
   let archives: Awaited<ReturnType<typeof openArchives>>;
   try {
@@ -226,7 +235,7 @@ export async function labelCommand(opts: LabelCommandOptions): Promise<number> {
   const report = opts.report !== undefined ? new ReportFile(opts.report) : undefined;
   const progress: Progress = opts.quiet
     ? { claimDone() {}, sourceDone() {}, archive() {}, stop() {} }
-    : await createProgress(rows.length, new Set(rows.map((r) => String(r.raw.url ?? r.raw.source_url ?? r.raw.source))).size);
+    : await createProgress(rows.length, new Set(set.entries.flatMap((e) => (e.kind === 'claim' ? [e.fetchUrl] : []))).size);
   try {
     const check = checkOptions(opts, archives, controller.signal);
     check.onResult = (r) => {
@@ -234,7 +243,7 @@ export async function labelCommand(opts: LabelCommandOptions): Promise<number> {
       if (!r.undecided) progress.claimDone();
     };
     check.onSource = (s) => progress.sourceDone(!s.fetch.ok);
-    const run = await labelClaims(rows, opts.claims, { keepUnreadable: opts.keepUnreadable, check, recorded });
+    const run = await labelClaims(rows, set, { keepUnreadable: opts.keepUnreadable, check, recorded });
     progress.stop();
     await archives.recorder?.close();
     summarise(run, opts, rows.length);

@@ -2,8 +2,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { ArchiveError, readArchive, recordedWaybackBases, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
-import { ClaimsFileError, parseClaims, type Claim } from '../claims.js';
-import { givenLabel, labelProblem, readClaimRows } from './labelled.js';
+import type { Claim } from '../claims.js';
+import { givenLabel, labelProblem, parseClaimRows, readClaimRows } from './labelled.js';
 import type { Label } from '../contract.js';
 import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
@@ -42,17 +42,7 @@ export function readLabelled(path: string, opts: ReadLabelledOptions = {}): Labe
   const text = readTextFile(path, (reason) => new ExportError(`cannot read --labelled ${path}: ${reason}`));
   const rows = readClaimRows(path, text, ExportError);
   if (rows.length === 0) throw new ExportError(`${path}: no claims`);
-  const raws = rows.map((r) => r.raw);
-  let entries;
-  try {
-    entries = parseClaims(raws, path).entries;
-  } catch (err) {
-    if (err instanceof ClaimsFileError) {
-      // parseClaims names claims by position ("claim #3", from 1); name them as the file does.
-      throw new ExportError(err.message.replace(/claim #(\d+)/g, (m, n: string) => rows[Number(n) - 1]?.label ?? m));
-    }
-    throw err;
-  }
+  const { entries } = parseClaimRows(rows, path, ExportError);
   return entries.map((entry, i) => {
     const where = `${rows[i]!.where} (id ${JSON.stringify(entry.id)})`;
     if (entry.kind === 'invalid') throw new ExportError(`${where}: ${entry.problems.join('; ')}`);

@@ -3,7 +3,7 @@
 // source could not be read are left out, and a file that was labelled before is compared with what its sources say today.
 import type { CheckOptions, ClaimResult } from '../check.js';
 import { streamClaims } from '../check.js';
-import { parseClaims, type Claim, type ClaimEntry } from '../claims.js';
+import type { Claim, ClaimEntry, ClaimSet } from '../claims.js';
 import type { Diagnosis, Label } from '../contract.js';
 import type { FetchErrorKind } from '../fetch/errors.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
@@ -167,13 +167,11 @@ function compareWithGiven(out: LabelRun, claim: Claim, was: unknown, r: ClaimRes
  * Labels every claim of `rows` by the mechanical rule on its source as read now: `verbatim` when the normalized quote
  * is in the normalized text, else `no_match`; each with the date its source was read and the sha256 of its bytes.
  * A claim whose source could not be read (no answer, refused, an HTTP error status after the retries) is left out
- * unless `keepUnreadable`; so is a malformed claim, and one not decided when the run was stopped.
+ * unless `keepUnreadable`; so is a malformed claim, and one not decided when the run was stopped. `set` is the rows
+ * parsed (labelled.ts parseClaimRows).
  */
-export async function labelClaims(rows: readonly ClaimRow[], source: string, opts: LabelOptions = {}): Promise<LabelRun> {
-  const { entries, warnings } = parseClaims(
-    rows.map((r) => r.raw),
-    source,
-  );
+export async function labelClaims(rows: readonly ClaimRow[], set: ClaimSet, opts: LabelOptions = {}): Promise<LabelRun> {
+  const { entries, warnings } = set;
   const facts = new Map<string, SourceFacts>();
   const onSource = (s: SourceRecord): void => {
     facts.set(s.url, s.fetch.ok ? { ok: true } : { ok: false, kind: s.fetch.error, message: s.fetch.message });

@@ -1,5 +1,6 @@
 // The labelled claims file (docs/datasets.md): JSON Lines of claims with their gold label and proof, which `label` writes
 // and `export` and `grade --gold` read; a claims file (a JSON array, or {"claims": [...]}) is read by the same code.
+import { ClaimsFileError, parseClaims, type ClaimSet } from '../claims.js';
 import { jsonSyntaxErrorAt, parseJsonText } from '../json-text.js';
 import type { Label } from '../contract.js';
 
@@ -71,6 +72,23 @@ export function readClaimRows(path: string, text: string, make: ErrorClass): Cla
     rows.push({ raw: obj as Record<string, unknown>, where: `${path}:${i + 1}`, label: `line ${i + 1}` });
   }
   return rows;
+}
+
+/**
+ * The rows as claims (claims.ts's rules: aliases, a malformed claim kept as invalid, duplicate ids refused), each
+ * problem naming the claim as the file does (`line 7`, or `claim #7` in a JSON array) in a `make` error.
+ */
+export function parseClaimRows(rows: readonly ClaimRow[], path: string, make: ErrorClass): ClaimSet {
+  try {
+    return parseClaims(
+      rows.map((r) => r.raw),
+      path,
+    );
+  } catch (err) {
+    if (!(err instanceof ClaimsFileError)) throw err;
+    // parseClaims names claims by position ("claim #3", from 1); name them as the file does.
+    throw new make(err.message.replace(/claim #(\d+)/g, (m, n: string) => rows[Number(n) - 1]?.label ?? m));
+  }
 }
 
 /** A row's gold label as given (any value), and the field it was in; undefined when the row has none. */
