@@ -265,6 +265,13 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(processesWith(token)).toEqual([]);
   });
 
+  test('a helper still on its way out when the command returns is not counted as left running (quotecheck SIGKILLs its pdftotext shells as it exits)', async () => {
+    const f = await dataset();
+    const b = await bench(f, `(sleep 0.3 &) ; echo '{"v":"verbatim","n":"no_match"}' > /app/answers.json`);
+    expect(b.run.problems.filter((p) => p.includes('running'))).toEqual([]);
+    expect(b.run.reward).toBe(1);
+  });
+
   test('at its time limit the phase ends with every process it started, detached ones too', async () => {
     const f = await dataset();
     writeFileSync(join(f.task, 'task.toml'), taskToml({ agentTimeoutSec: 1, verifierTimeoutSec: 30 }));

@@ -148,14 +148,28 @@ done`;
 
 /**
  * After the command returns: the processes still alive in the namespace (the init itself and zombies aside),
- * counted from /proc without starting one. They die with the init when it exits.
+ * counted from /proc without starting one. They die with the init when it exits. A process on its way out is not
+ * left running: a program that kills its helpers as it exits (quotecheck's pdftotext shells get SIGKILL from its exit
+ * handler) returns before the kernel has run them down on a loaded machine, so a count above zero is taken again for
+ * up to a second (LEFT_GRACE_TRIES times LEFT_GRACE_SLEEP) before it stands.
  */
-const COUNT_LEFT = `n=0
-for d in /proc/[0-9]*; do
-  [ "\${d#/proc/}" = 1 ] && continue
-  { read -r stat < "$d/stat"; } 2>/dev/null || continue
-  rest=\${stat##*) }
-  [ "\${rest%% *}" = Z ] || n=$((n + 1))
+const LEFT_GRACE_TRIES = 20;
+const LEFT_GRACE_SLEEP = '0.05';
+const COUNT_LEFT = `count_left() {
+  n=0
+  for d in /proc/[0-9]*; do
+    [ "\${d#/proc/}" = 1 ] && continue
+    { read -r stat < "$d/stat"; } 2>/dev/null || continue
+    rest=\${stat##*) }
+    [ "\${rest%% *}" = Z ] || n=$((n + 1))
+  done
+}
+count_left
+tries=0
+while [ "$n" -gt 0 ] && [ "$tries" -lt ${LEFT_GRACE_TRIES} ]; do
+  sleep ${LEFT_GRACE_SLEEP} || break
+  count_left
+  tries=$((tries + 1))
 done
 echo "${LEFT} $n" >&3`;
 
