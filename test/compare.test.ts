@@ -13,7 +13,7 @@ import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 /** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(
   agent: string,
-  tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string; quote?: string }[]>,
+  tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string; quote?: string; fetchError?: string }[]>,
   name?: string,
 ): BenchReport {
   const runs: TaskRun[] = Object.entries(tasks).map(([name, claims]) => {
@@ -26,6 +26,7 @@ function report(
       correct: c.gold === c.answer,
       diagnosis: c.diagnosis,
       drift: c.drift,
+      ...(c.fetchError !== undefined ? { fetchError: c.fetchError } : {}),
     }));
     const correct = rows.filter((r) => r.correct).length;
     const baseline = rows.filter((r) => r.gold === 'no_match').length / rows.length;
@@ -133,6 +134,18 @@ function unansweredComparison(): Comparison {
 }
 
 describe('compareRuns', () => {
+  test('a claim whose source the oracle could not read is not filed under drifted sources: drift needs bytes that hash otherwise', () => {
+    const claims = [
+      { id: 'changed', gold: 'no_match', diagnosis: 'not_found', drift: 'changed' },
+      { id: 'gone', gold: 'no_match', diagnosis: 'fetch_failed', drift: 'changed', fetchError: 'http_status' },
+      { id: 'refused', gold: 'no_match', diagnosis: 'fetch_failed', drift: 'changed', fetchError: 'refused' },
+    ];
+    const oracle = report('oracle', { t: claims.map((c) => ({ ...c, answer: c.gold })) });
+    const agent = report('agent', { t: claims.map((c) => ({ id: c.id, gold: c.gold, answer: 'no_match' })) });
+    const c = compareRuns([{ report: agent, dir: 'agent' }], { report: oracle, dir: 'oracle' });
+    expect(c.groups).toContainEqual({ diagnosis: 'source_drifted', claims: 1 });
+  });
+
   test("splits each agent's accuracy by the oracle's diagnosis, not the agent's own, with a sentence for each group", () => {
     const c = sampleComparison();
     expect(c.groups).toEqual([

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { BenchReport, ClaimRow, OracleEvidence, TaskRun } from './local-harness.js';
 import { readJsonLines } from './dataset.js';
+import { unread } from './failures.js';
 import { readTextFile } from '../messages.js';
 import { DIAGNOSES, readReportLine } from '../contract.js';
 import { UserError } from '../errors.js';
@@ -123,7 +124,8 @@ function oracleViews(oracle: BenchReport): Map<string, OracleView> {
   for (const t of oracle.tasks) {
     for (const row of t.rows) {
       if (row.diagnosis === undefined) continue;
-      views.set(claimKey(t.task, row.id), { diagnosis: row.diagnosis, drifted: row.drift === 'changed' });
+      // Drift needs bytes that hash otherwise than the evidence: a source the oracle could not read is unread, not drifted.
+      views.set(claimKey(t.task, row.id), { diagnosis: row.diagnosis, drifted: row.drift === 'changed' && !unread(row) });
     }
   }
   return views;
