@@ -82,6 +82,20 @@ export function checkOutputPath(path: string, flag: string, opts: OutputPathOpti
 }
 
 /**
+ * Every file a command will write (`[flag, path]`, unset ones skipped), checked before any work: each can be written
+ * (checkOutputPath), none is the claims file it reads, and no two are the same file. Throws OutputPathError.
+ */
+export function checkOutputPaths(outputs: readonly [flag: string, path: string | undefined][], claims: string): void {
+  const given = outputs.filter((o): o is [string, string] => o[1] !== undefined);
+  for (const [flag, path] of given) checkOutputPath(path, flag);
+  for (const [i, [flag, path]] of given.entries()) {
+    if (resolve(path) === resolve(claims)) throw new OutputPathError(`${flag} ${path}: is the claims file; writing it would destroy the claims`);
+    for (const [other, otherPath] of given.slice(i + 1))
+      if (resolve(path) === resolve(otherPath)) throw new OutputPathError(`${flag} and ${other} name the same file ${path}; give each its own`);
+  }
+}
+
+/**
  * A temp file's path beside `path` (same folder, so a rename over `path` is atomic), under a name nobody can guess:
  * opened with O_CREAT|O_EXCL ('wx'), it is never a link or a pipe planted there.
  */

@@ -25,7 +25,7 @@ import type { Layout } from '../harbor/layout.js';
 import { checkKeywords, checkOrg, packageName, parseAuthor } from '../harbor/package-info.js';
 import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { UserError } from '../errors.js';
-import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
+import { SIGNAL_EXIT, errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
 export interface ExportCommandOptions {
   labelled: string;
@@ -94,8 +94,6 @@ function packageOptions(opts: ExportCommandOptions): PackageOptions {
 
 /** A staging folder's name ends so: `.partial-<pid>-<8 hex digits>`. */
 const STAGING = /\.partial-\d+-[0-9a-f]{8}$/;
-
-const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 /**
  * Where an export is written until it is whole (issue 25): a hidden folder beside --out (`.<name>.partial-<pid>-<hex>`),

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describeFsError } from '../messages.js';
 import { checkOutputPath } from '../outputs.js';
-import { CLI_DEFAULTS } from '../defaults.js';
+import { DEFAULT_MAX_CLAIMS_BYTES } from '../claims-file.js';
 import { GradeInputError, formatGrade, grade, parseLabels } from '../harbor/grade.js';
 import { LABEL_FIELDS, goldOfRows, readClaimRows } from '../harbor/labelled.js';
 import { readRegularFile, type FileIdentity } from '../harbor/safe-read.js';
@@ -29,7 +29,7 @@ function writeReward(path: string, reward: number): void {
 }
 
 /** The gold file is the builder's own, as large as a labelled claims file may be (the answers keep the verifier's cap). */
-const MAX_GOLD_BYTES = CLI_DEFAULTS.maxClaimsMb * 1024 * 1024;
+const MAX_GOLD_BYTES = DEFAULT_MAX_CLAIMS_BYTES;
 
 /** Whether a JSON object is one labelled claim (a JSON Lines file of one line), not a map of ids to labels. */
 const isClaimRow = (obj: Record<string, unknown>): boolean =>

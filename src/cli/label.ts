@@ -1,19 +1,20 @@
 // `quotecheck label`: claims in, gold labels with their proof out (JSON Lines), or a labelled file checked against today's sources.
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { CheckOptions } from '../check.js';
 import { ClaimsFileError, type ClaimSet } from '../claims.js';
+import { DEFAULT_MAX_CLAIMS_BYTES } from '../claims-file.js';
 import { CLI_DEFAULTS, VERSION } from '../defaults.js';
 import { UserError } from '../errors.js';
 import { hasLabels, parseClaimRows, readClaimRows, type ClaimRow } from '../harbor/labelled.js';
 import { labelClaims, type LabelRun, type RecordedBodies } from '../harbor/label.js';
 import type { HtmlViewChoice } from '../match.js';
 import { describeFsError, plural, readTextFile } from '../messages.js';
-import { OutputPathError, checkOutputPath, writeFileAtomicSync } from '../outputs.js';
+import { OutputPathError, checkOutputPaths, writeFileAtomicSync } from '../outputs.js';
 import { ReportFile } from '../report-file.js';
 import type { ReplayDispatcher, WarcRecorder } from '../archive/index.js';
-import { createProgress, messageLine, refuseInput, type Progress } from './progress.js';
+import { SIGNAL_EXIT, claimsProgress, messageLine, refuseInput } from './progress.js';
+import { transportOf } from '../run/options.js';
 
 export interface LabelCommandOptions {
   claims: string;
@@ -44,24 +45,19 @@ class LabelRefused extends UserError {
 
 /** How many claims a list on stderr names before "and N more". */
 const LISTED = 20;
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 const say = (message: string): void => messageLine(message);
 
 /** Every file label writes, checked before anything is read or fetched; --out is never overwritten unless --force. */
 function checkOutputs(opts: LabelCommandOptions): void {
-  const outputs: [string, string | undefined][] = [
-    ['--out', opts.out],
-    ['--left-out', opts.leftOut],
-    ['--record', opts.record],
-    ['--report', opts.report],
-  ];
-  const given = outputs.filter((o): o is [string, string] => o[1] !== undefined);
-  for (const [i, [flag, path]] of given.entries()) {
-    checkOutputPath(path, flag);
-    if (resolve(path) === resolve(opts.claims)) throw new LabelRefused(`${flag} ${path}: is the claims file; writing it would destroy the claims`);
-    for (const [other, otherPath] of given.slice(i + 1))
-      if (resolve(path) === resolve(otherPath)) throw new LabelRefused(`${flag} and ${other} name the same file ${path}; give each its own`);
-  }
+  checkOutputPaths(
+    [
+      ['--out', opts.out],
+      ['--left-out', opts.leftOut],
+      ['--record', opts.record],
+      ['--report', opts.report],
+    ],
+    opts.claims,
+  );
   if (opts.out !== undefined && existsSync(opts.out) && !opts.force)
     throw new LabelRefused(`--out ${opts.out}: exists; label never overwrites a file unless asked (--force)`);
   if (opts.record && opts.replay) throw new LabelRefused('--record and --replay cannot be used together: a replay makes no HTTP exchanges to record');
@@ -69,9 +65,9 @@ function checkOutputs(opts: LabelCommandOptions): void {
 
 /** The claims file's rows (JSON array, {"claims": [...]}, or JSON Lines), at most the claims-file cap. */
 function readRows(path: string): ClaimRow[] {
-  const max = CLI_DEFAULTS.maxClaimsMb * 1024 * 1024;
   try {
-    if (statSync(path).size > max) throw new ClaimsFileError(`--claims ${path}: is over the ${CLI_DEFAULTS.maxClaimsMb} MB limit of a claims file`);
+    if (statSync(path).size > DEFAULT_MAX_CLAIMS_BYTES)
+      throw new ClaimsFileError(`--claims ${path}: is over the ${CLI_DEFAULTS.maxClaimsMb} MB limit of a claims file`);
   } catch (err) {
     if (err instanceof UserError) throw err;
     // A missing or unreadable file: readTextFile says why.
@@ -177,11 +173,7 @@ function checkOptions(opts: LabelCommandOptions, archives: { recorder?: WarcReco
     extractTimeoutMs: opts.extractTimeout * 1000,
     allowPrivate: opts.allowPrivate,
     signal,
-    transport: archives.replay
-      ? { kind: 'replay', archive: archives.replay }
-      : archives.recorder
-        ? { kind: 'recorded', recorder: archives.recorder }
-        : { kind: 'network' },
+    transport: transportOf(archives),
   };
   if (opts.userAgent) o.userAgent = opts.userAgent;
   if (opts.maxBytes) o.maxBytes = opts.maxBytes;
@@ -233,9 +225,7 @@ export async function labelCommand(opts: LabelCommandOptions): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const report = opts.report !== undefined ? new ReportFile(opts.report) : undefined;
-  const progress: Progress = opts.quiet
-    ? { claimDone() {}, sourceDone() {}, archive() {}, stop() {} }
-    : await createProgress(rows.length, new Set(set.entries.flatMap((e) => (e.kind === 'claim' ? [e.fetchUrl] : []))).size);
+  const progress = await claimsProgress(set, opts.quiet);
   try {
     const check = checkOptions(opts, archives, controller.signal);
     check.onResult = (r) => {

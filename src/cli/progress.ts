@@ -1,10 +1,14 @@
 // What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise; the archive's pacing wait too) and the one message prefix.
 import { UserError } from '../errors.js';
 import { plural } from '../messages.js';
+import type { ClaimSet } from '../claims.js';
 import type { ArchiveActivity } from '../wayback/client.js';
 import { cliIo, type CliWriter } from './io.js';
 
 export { cliIo, withIo, type CliIo, type CliWriter } from './io.js';
+
+/** The exit code of a command stopped by a signal: 128 + its number, as a shell reports it. */
+export const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 /** Every command's messages start with this, errors with `quotecheck: error: `, warnings with `quotecheck: warning: `. */
 export const MESSAGE_PREFIX = 'quotecheck: ';
@@ -130,4 +134,14 @@ export async function createProgress(totalClaims: number, totalSources: number, 
     },
     stop: () => clearInterval(timer),
   };
+}
+
+/** Progress that shows nothing (--quiet). */
+const SILENT: Progress = { claimDone() {}, sourceDone() {}, archive() {}, stop() {} };
+
+/** A run's progress over a claims set: its claims and distinct sources, or nothing with --quiet. */
+export function claimsProgress(set: ClaimSet, quiet: boolean | undefined): Promise<Progress> {
+  if (quiet) return Promise.resolve(SILENT);
+  const sources = new Set(set.entries.flatMap((e) => (e.kind === 'claim' ? [e.fetchUrl] : [])));
+  return createProgress(set.entries.length, sources.size);
 }

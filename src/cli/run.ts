@@ -1,8 +1,7 @@
 // `quotecheck run`: claims.json in, answers.json (and the evidence report) out, whatever happens.
-import { resolve } from 'node:path';
 import type { AnswerFormat, AnswersFile } from '../answers.js';
 import { describeFsError, plural } from '../messages.js';
-import { OutputPathError, checkOutputPath } from '../outputs.js';
+import { OutputPathError, checkOutputPaths } from '../outputs.js';
 import type { CheckOptions, StreamedRun } from '../check.js';
 import { AnswersSession } from '../run/session.js';
 import { describeClaim, type ClaimSet } from '../claims.js';
@@ -14,9 +13,10 @@ import type { HtmlViewChoice } from '../match.js';
 import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import type { ReplayDispatcher, WarcRecorder } from '../archive/index.js';
-import { cliIo, createProgress, errorLine, messageLine, refuseInput, type Progress } from './progress.js';
+import { SIGNAL_EXIT, claimsProgress, cliIo, errorLine, messageLine, refuseInput, type Progress } from './progress.js';
 import { pipelineLimits } from './pipeline-limits.js';
 import { REPLAY_ENV, VERSION, replayFromEnv } from '../defaults.js';
+import { transportOf } from '../run/options.js';
 
 export interface RunCommandOptions {
   claims: string;
@@ -53,9 +53,6 @@ export interface RunCommandOptions {
   quiet?: boolean;
 }
 
-/** Exit codes: 0 done (answers written), 2 unusable input, 128+n stopped by signal n (answers written). */
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
-
 const warn = (message: string): void => messageLine(message);
 
 /**
@@ -63,24 +60,18 @@ const warn = (message: string): void => messageLine(message);
  * a path that cannot be written is one line and exit 2, not a stack trace after all the work.
  */
 function outputPathProblem(opts: RunCommandOptions): string | undefined {
-  const outputs: [string, string | undefined][] = [
-    ['--out', opts.out],
-    ['--report', opts.report],
-    ['--record', opts.record],
-  ];
   try {
-    for (const [flag, path] of outputs) if (path !== undefined) checkOutputPath(path, flag);
+    checkOutputPaths(
+      [
+        ['--out', opts.out],
+        ['--report', opts.report],
+        ['--record', opts.record],
+      ],
+      opts.claims,
+    );
   } catch (err) {
     if (err instanceof OutputPathError) return err.message;
     throw err;
-  }
-  const given = outputs.filter((o): o is [string, string] => o[1] !== undefined);
-  for (let i = 0; i < given.length; i++) {
-    const [flag, path] = given[i]!;
-    if (resolve(path) === resolve(opts.claims)) return `${flag} ${path}: is the claims file; writing it would destroy the claims`;
-    for (const [otherFlag, other] of given.slice(i + 1)) {
-      if (resolve(path) === resolve(other)) return `${flag} and ${otherFlag} name the same file ${path}; give each its own`;
-    }
   }
   return undefined;
 }
@@ -214,11 +205,7 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
     allowPrivate: opts.allowPrivate,
     asOf: opts.asOf,
     wayback: opts.wayback,
-    transport: archives.replay
-      ? { kind: 'replay', archive: archives.replay }
-      : archives.recorder
-        ? { kind: 'recorded', recorder: archives.recorder }
-        : { kind: 'network' },
+    transport: transportOf(archives),
     signal,
     deadlineAt: opts.deadline === undefined ? undefined : Date.now() + opts.deadline * 1000,
     // The report line first: a claim the answers file shows decided is always in the report (the session then records it).
@@ -328,10 +315,7 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
   };
   const report = openReport(opts);
   const stopper = new Stopper(session.answers, opts.deadline);
-  const valid = set.entries.filter((e) => e.kind === 'claim');
-  const progress: Progress = opts.quiet
-    ? { claimDone() {}, sourceDone() {}, archive() {}, stop() {} }
-    : await createProgress(set.entries.length, new Set(valid.map((c) => c.fetchUrl)).size);
+  const progress = await claimsProgress(set, opts.quiet);
   const sinks: Sinks = { report: report.file, progress };
   try {
     const run = await session.run(checkOptionsFor(opts, archives, stopper.signal, sinks));

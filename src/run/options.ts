@@ -3,7 +3,7 @@ import type { WaybackOptions, WaybackStats } from '../wayback/client.js';
 import type { RunSettings } from '../settings.js';
 import type { SourceRecord } from '../source-record.js';
 import type { ClaimResult } from './result.js';
-import type { Transport } from './transport.js';
+import type { ExchangeInterceptor, ReplayArchive, Transport } from './transport.js';
 
 /** A run's settings (settings.ts) with the optional ones and the run's hooks. */
 export interface CheckOptions extends RunSettings {
@@ -51,4 +51,10 @@ export interface CheckRun extends StreamedRun {
   results: ClaimResult[];
   /** Every source read, in the order they were settled (with their texts: memory grows with the run; streamClaims keeps none). */
   sources: SourceRecord[];
+}
+
+/** A command's transport from the archives it opened: a replay answers every request; else the network, recorded when it records. */
+export function transportOf(archives: { recorder?: ExchangeInterceptor; replay?: ReplayArchive }): Transport {
+  if (archives.replay) return { kind: 'replay', archive: archives.replay };
+  return archives.recorder ? { kind: 'recorded', recorder: archives.recorder } : { kind: 'network' };
 }
