@@ -62,3 +62,12 @@ export function thousands(n: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${thousands(n)} ${n === 1 ? one : many}`;
 }
+
+/** How messages name a URL's host: host:port, or the URL itself when it does not parse. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

@@ -1,5 +1,5 @@
 // The evidence report (design.md §2): one JSON line per claim, plus the run's one-line summary.
-import { plural } from './messages.js';
+import { hostOf, plural } from './messages.js';
 import type { CheckRun, ClaimResult, StreamedRun } from './check.js';
 import type { SourceRecord } from './source-record.js';
 import type { FetchErrorKind } from './fetch/errors.js';
@@ -229,14 +229,6 @@ export function summaryLine(s: RunSummary): string {
       : '';
   const undecided = s.undecided ? ` (${s.undecided} not decided: the run stopped first)` : '';
   return `quotecheck: ${plural(s.claims, 'claim')}, ${s.verbatim} verbatim, ${s.noMatch} no_match${undecided}; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
 }
 
 /**

@@ -1,5 +1,7 @@
 // What bench says when sources could not be read or the archive never answered: the real cause first, from the agent's evidence report.
 import { refusedByNetworkRule } from '../fetch/errors.js';
+import { isLoopback } from '../loopback.js';
+import { hostOf } from '../messages.js';
 
 /** Why a source could not be read, as advice tells causes apart: each has its own thing to check. */
 export type FailureCause = 'network_rule' | 'connection' | 'dns' | 'timeout' | 'tls' | 'http_status' | 'replay' | 'other';
@@ -119,15 +121,6 @@ export function causeOf(row: RowFacts): FailureCause {
   return CAUSE_OF_MESSAGE.find(([re]) => re.test(reason))?.[1] ?? 'other';
 }
 
-/** host:port of a URL, or the URL itself when it does not parse. */
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
-
 const sourceOf = (url: string): string => url.replace(/#.*$/, '');
 
 /** The most common of `values` (the first met on a tie). */
@@ -219,10 +212,9 @@ export function archiveFailure(rows: readonly RowFacts[]): Omit<ArchiveFailure, 
   return { claims: reasons.length, reason: mostCommon(reasons)! };
 }
 
-/** Loopback hosts (127/8, localhost, ::1): sources a local server must be serving. */
+/** Loopback hosts (127/8, localhost, ::1; `host` may carry a port): sources a local server must be serving. */
 export function isLoopbackHost(host: string): boolean {
-  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  return /^127\./.test(name) || name === 'localhost' || name === '::1';
+  return isLoopback(host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''));
 }
 
 /** "a, b, c, ..." : the first three. */
