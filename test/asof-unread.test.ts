@@ -1,31 +1,20 @@
 // A source that could not be read is not drift: with evidence, a failed live fetch is diagnosed as what happened, and a refused one is never looked up in the archive.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions, type ClaimResult } from '../src/check.js';
 import { parseClaims } from '../src/claims.js';
 import { closedPort } from '../src/loopback.js';
 import { summarize, summaryLine } from '../src/report.js';
 import { verifyQuote } from '../src/verify.js';
 import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
-import { CLI, claimsRun, runCliInProcess, serve } from './support/helpers.js';
+import { EVIDENCE, NOW, QUOTE, THEN, html, sha256 } from './support/budget-pages.js';
+import { CLI, afterTest, claimsRun, runCliInProcess, serve } from './support/helpers.js';
 
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
-const html = { 'content-type': 'text/html; charset=utf-8' };
-const THEN = '<html><body><article><p>The committee approved the budget on Tuesday after a long debate.</p></article></body></html>';
-const NOW = '<html><body><article><p>The committee approved a revised budget on Wednesday.</p></article></body></html>';
-const QUOTE = 'approved the budget on Tuesday';
-const EVIDENCE = { verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } };
 const fast: Partial<CheckOptions> = { timeoutMs: 1_000, retries: 0, sourceBudgetMs: 3_000, waybackPerMinute: 6000 };
-
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (stops.length) await stops.pop()!();
-});
 
 /** A loopback Wayback Machine with one capture of a page no claim cites: every lookup of the sources below finds none. */
 async function emptyArchive(): Promise<RunningWayback> {
@@ -33,7 +22,7 @@ async function emptyArchive(): Promise<RunningWayback> {
     captures: [{ url: 'http://127.0.0.9/other', timestamp: '20240101000000', body: THEN, headers: html }],
     host: '127.0.0.4',
   });
-  stops.push(() => wb.close());
+  afterTest(() => wb.close());
   return wb;
 }
 
@@ -175,7 +164,7 @@ describe('a source the network rule refused', () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--retries', '0', '--wayback-url', wb.origin], stderr: 'pipe' });
     const client = new Client({ name: 'quotecheck-test', version: '1.0.0' });
     await client.connect(transport);
-    stops.push(() => client.close());
+    afterTest(() => client.close());
     const v = (await client.callTool({
       name: 'verify_quote',
       arguments: { url: urls.changed, quote: QUOTE, as_of: '2024-05-01', evidence: sha256(THEN) },

@@ -1,28 +1,15 @@
 // bench names the real cause when sources could not be read: per cause, across tasks, with evidence; never the archive, never "drifted".
-import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { runBench, type ClaimRow } from '../src/harbor/local-harness.js';
 import { archiveFailure, sourcesAdvice, sourcesFailure, unreadLine, unreadSources } from '../src/harbor/failures.js';
 import { benchTable } from '../src/harbor/reports.js';
 import { closedPort } from '../src/loopback.js';
-import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackFake } from '../src/wayback/stub.js';
 import { makeTask } from './support/harbor-helpers.js';
-import { serve, tempDir } from './support/helpers.js';
-
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
-const html = { 'content-type': 'text/html; charset=utf-8' };
-const THEN = '<html><body><article><p>The committee approved the budget on Tuesday after a long debate.</p></article></body></html>';
-const NOW = '<html><body><article><p>The committee approved a revised budget on Wednesday.</p></article></body></html>';
-const QUOTE = 'approved the budget on Tuesday';
-/** What a builder's labelled claims carry when their labels were made with proof (design.md §8). */
-const EVIDENCE = { verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } };
-
-const archives: RunningWayback[] = [];
-afterEach(async () => {
-  while (archives.length) await archives.pop()!.close();
-});
+import { EVIDENCE, NOW, QUOTE, THEN, html } from './support/budget-pages.js';
+import { afterTest, serve, tempDir } from './support/helpers.js';
 
 type LabelledClaim = { id: string; quote: string; url: string; gold: string; verify_date?: string; evidence?: { sha256: string } };
 
@@ -45,7 +32,7 @@ async function emptyArchive(): Promise<string> {
     captures: [{ url: 'http://127.0.0.9/other', timestamp: '20240101000000', body: THEN, headers: html }],
     host: '127.0.0.4',
   });
-  archives.push(wb);
+  afterTest(() => wb.close());
   return wb.origin;
 }
 

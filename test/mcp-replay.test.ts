@@ -8,9 +8,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseToml } from 'smol-toml';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
-import { CLI, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { startWaybackFake } from '../src/wayback/stub.js';
+import { CLI, afterTest, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 import { checkTaskFolder } from './support/harbor-helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -27,24 +27,13 @@ const KEPT = 'approved the budget on Tuesday after a long debate';
 const NEVER = 'the budget was rejected by a wide margin';
 const FERRY = 'The ferry timetable changes on the first Monday of March.';
 
-const clients: Client[] = [];
-const archives: RunningWayback[] = [];
-afterEach(async () => {
-  while (clients.length)
-    await clients
-      .pop()!
-      .close()
-      .catch(() => {});
-  while (archives.length) await archives.pop()!.close();
-});
-
 async function connect(args: string[], cwd?: string): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], stderr: 'pipe', ...(cwd ? { cwd } : {}) });
   let stderr = '';
   transport.stderr?.on('data', (d) => (stderr += String(d)));
   const client = new Client({ name: 'quotecheck-replay-test', version: '1.0.0' });
   await client.connect(transport);
-  clients.push(client);
+  afterTest(() => client.close().catch(() => {}));
   return { client, stderr: () => stderr };
 }
 
@@ -68,7 +57,7 @@ async function recorded() {
   const budget = `${server.origin}/budget`;
   const ferry = `${server.origin}/ferry`;
   const archive = await startWaybackFake({ host: '127.0.0.4', captures: [{ url: budget, timestamp: '20240415090000', body: THEN, headers: html }] });
-  archives.push(archive);
+  afterTest(() => archive.close());
   const dated = { verify_date: DATE, evidence: { sha256: EVIDENCE } };
   const rows = [
     { id: 'added', quote: ADDED, url: budget, ...dated, label: 'no_match' },

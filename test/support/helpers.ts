@@ -23,17 +23,24 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 }, CLEANUP_TIMEOUT_MS);
 
+/** Runs `fn` after this test, with every other cleanup, the last registered first (a client before its server). */
+export function afterTest(fn: () => Promise<unknown> | unknown): void {
+  cleanups.push(async () => {
+    await fn();
+  });
+}
+
 /** Starts a loopback server for this test; it is closed after the test. */
 export async function serve(routes: Route[], hosts?: string[]): Promise<RunningServer> {
   const server = await startServer({ routes, baseDir: FIXTURES, hosts });
-  cleanups.push(() => server.close());
+  afterTest(() => server.close());
   return server;
 }
 
 /** A temp folder removed after the test; `prefix` starts its name. */
 export function tempDir(prefix = 'quotecheck-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  afterTest(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
