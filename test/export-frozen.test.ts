@@ -41,6 +41,16 @@ async function recordedRun(): Promise<{ dir: string; labelled: string; warc: str
   return { dir, labelled, warc, hits: () => server.hits('/flaky') };
 }
 
+/** The recorded run written as a frozen dataset (one task per `task` field), each task with its own archive; no check run yet. */
+async function frozenDataset() {
+  const { dir, labelled, warc } = await recordedRun();
+  const { names, tasks } = tasksByName(readLabelled(labelled, { taskField: 'task' }));
+  const out = join(dir, 'dataset');
+  const result = writeDataset(out, tasks, 'x', { frozen: true, taskNames: names });
+  await writeTaskArchives(result, await readRecordedRun(warc));
+  return { out, result, tasks };
+}
+
 describe('export --warc: the frozen check runs what solve.sh runs', () => {
   it('a source recorded as 503 then 200 passes, quickly, and the frozen oracle scores 1.000', async () => {
     const { dir, labelled, warc, hits } = await recordedRun();
@@ -65,12 +75,7 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
   }, 60_000);
 
   it("the check's answers are the task's solve.sh's: the same script run with --retries 0 disagrees, naming the claim", async () => {
-    const { dir, labelled, warc } = await recordedRun();
-    const claims = readLabelled(labelled, { taskField: 'task' });
-    const { names, tasks } = tasksByName(claims);
-    const out = join(dir, 'dataset');
-    const result = writeDataset(out, tasks, 'x', { frozen: true, taskNames: names });
-    await writeTaskArchives(result, await readRecordedRun(warc));
+    const { out, result, tasks } = await frozenDataset();
     const opts = { layout: 'harbor' as const, workDir: out };
     expect(await frozenDisagreements(result.tasks, tasks, opts)).toEqual([]);
     // The task's own script decides: give its run --retries 0 and the recorded 503 is all the oracle sees.
@@ -83,12 +88,7 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
   }, 60_000);
 
   it('a solve.sh that fails is named, with its last lines, and the export writes nothing', async () => {
-    const { dir, labelled, warc } = await recordedRun();
-    const claims = readLabelled(labelled, { taskField: 'task' });
-    const { names, tasks } = tasksByName(claims);
-    const out = join(dir, 'dataset');
-    const result = writeDataset(out, tasks, 'x', { frozen: true, taskNames: names });
-    await writeTaskArchives(result, await readRecordedRun(warc));
+    const { out, result, tasks } = await frozenDataset();
     writeFileSync(join(out, 'light', 'environment', 'sources.warc.gz'), 'not an archive');
     await expect(frozenDisagreements(result.tasks, tasks, { layout: 'harbor', workDir: out })).rejects.toThrow(
       /^light: its solve\.sh failed \(exit status 2\) replaying its own archive: .*sources\.warc\.gz/,
