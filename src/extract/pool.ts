@@ -56,6 +56,8 @@ interface Slot {
   slow?: boolean;
   /** The job's full view, once the worker has sent it (the article may still be coming). */
   partial?: PartialResult;
+  /** The worker's uncaught error, kept until its 'exit' (see spawn). */
+  error?: Error & { code?: string };
 }
 
 type PartialResult = Omit<HtmlJobResult, 'views' | 'normalized'> & { full: string; normalizedFull: string };
@@ -165,33 +167,39 @@ export class HtmlPool {
         job.resolve(result);
       }
     });
+    // A worker that fails is judged at its 'exit', not at its 'error': Node delivers the error on another port than
+    // the messages the worker posted before it, and drains those messages only before 'exit'. Judged at 'error', a full
+    // view sent just before the crash could still be on its way, and the page would lose it on a busy machine.
     worker.on('error', (err: Error & { code?: string }) => {
-      const job = slot.job;
-      const partial = slot.partial;
-      this.retire(slot);
-      if (job && partial && err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        // Parsed, but Readability hit the memory cap: the page keeps its full view.
-        const note = `no article view: Readability stopped at the ${WORKER_HEAP_MB} MB memory cap (full view only)`;
-        job.resolve(fullViewOnly(partial, note));
-      } else if (job && partial) {
-        job.resolve(afterFullView(partial, `the HTML worker crashed (${describeError(err)})`));
-      } else if (job) {
-        job.reject(
-          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new ExtractError('failed', `HTML extraction stopped at its ${WORKER_HEAP_MB} MB memory cap`, { cause: err })
-            : new ExtractError('failed', `HTML extraction crashed: ${err.message}`, { cause: err }),
-        );
-      }
+      slot.error = err;
     });
     worker.on('exit', (code) => {
-      const job = slot.job;
-      const partial = slot.partial;
+      const { job, partial, error } = slot;
       this.retire(slot);
-      if (job && partial) job.resolve(afterFullView(partial, `the HTML worker exited (code ${code})`));
-      else job?.reject(new ExtractError('failed', 'HTML extraction worker exited'));
+      if (!job) return;
+      if (error) this.settleCrash(job, partial, error);
+      else if (partial) job.resolve(afterFullView(partial, `the HTML worker exited (code ${code})`));
+      else job.reject(new ExtractError('failed', 'HTML extraction worker exited'));
     });
     this.slots.push(slot);
     return slot;
+  }
+
+  /** A job whose worker died of an uncaught error: its full view when it has one, else the error. */
+  private settleCrash(job: Job, partial: PartialResult | undefined, err: Error & { code?: string }): void {
+    const outOfMemory = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
+    if (partial && outOfMemory) {
+      // Parsed, but Readability hit the memory cap: the page keeps its full view.
+      job.resolve(fullViewOnly(partial, `no article view: Readability stopped at the ${WORKER_HEAP_MB} MB memory cap (full view only)`));
+    } else if (partial) {
+      job.resolve(afterFullView(partial, `the HTML worker crashed (${describeError(err)})`));
+    } else {
+      job.reject(
+        outOfMemory
+          ? new ExtractError('failed', `HTML extraction stopped at its ${WORKER_HEAP_MB} MB memory cap`, { cause: err })
+          : new ExtractError('failed', `HTML extraction crashed: ${err.message}`, { cause: err }),
+      );
+    }
   }
 
   private pump(): void {
@@ -252,6 +260,7 @@ export class HtmlPool {
     if (i !== -1) this.slots.splice(i, 1);
     slot.job = undefined;
     slot.partial = undefined;
+    slot.error = undefined;
     queueMicrotask(() => this.pump());
   }
 }
