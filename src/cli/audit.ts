@@ -1,0 +1,138 @@
+// `quotecheck audit DATASET`: before publishing, every task's oracle, doing nothing and the baseline, then the cheat
+// suite as the agent's user and as root in each verifier mode, through bench; a table, JSON for CI, exit 1 when anything
+// failed its expectation (src/harbor/audit.ts).
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeFsError } from '../messages.js';
+import { packageRoot } from '../package-root.js';
+import { AuditSetupError, auditJson, auditTable, failureLine, runAudit, type AuditReport } from '../harbor/audit.js';
+import type { AuditMode, AuditUser } from '../harbor/attacks.js';
+import { DatasetError, listTasks } from '../harbor/dataset.js';
+import { canIsolate } from '../harbor/isolation.js';
+import { BenchSetupError } from '../harbor/local-harness.js';
+import { GOLDEN_SERVER_HINT, isGoldenTasks } from './bench.js';
+import { cliIo, errorLine, messageLine, refuseInput } from './progress.js';
+
+export interface AuditCommandOptions {
+  dataset: string;
+  sample?: number | 'all';
+  modes?: AuditMode[];
+  users?: AuditUser[];
+  attacks?: string[];
+  jobs?: number;
+  json?: string;
+  out?: string;
+  answers?: string;
+  quiet?: boolean;
+}
+
+/** `inner` is `outer` or inside it. */
+function within(inner: string, outer: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** This package's folder (its golden/ holds the golden tasks' labels), when there is one. */
+function ownRoot(): string | undefined {
+  return packageRoot(dirname(fileURLToPath(import.meta.url)));
+}
+
+/** How many failures stderr names before "and N more" (all of them are in the table and the JSON). */
+const FAILURES_SHOWN = 5;
+
+export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
+  let tasks: number;
+  try {
+    tasks = listTasks(opts.dataset).length;
+  } catch (err) {
+    return refuseInput(err, DatasetError);
+  }
+  if (!canIsolate()) {
+    errorLine(
+      "audit needs namespace isolation: run it as root on a machine with util-linux's unshare (mount and PID namespaces) and setpriv. " +
+        'Without it no trial is a container: the agent could read the dataset and its processes would outlive it, so no attack would mean anything',
+    );
+    return 2;
+  }
+  const dataset = realpathSync(resolve(opts.dataset));
+  const out = opts.out ? resolve(opts.out) : undefined;
+  if (out && (within(out, dataset) || within(dataset, out))) {
+    errorLine(`--out ${opts.out}: the trials may not be kept inside the dataset, nor the dataset inside them (each trial hides both from the agent)`);
+    return 2;
+  }
+  const json = opts.json ? resolve(opts.json) : undefined;
+  if (json && within(json, dataset)) {
+    errorLine(`--json ${opts.json}: not inside the dataset`);
+    return 2;
+  }
+  let trialsDir: string;
+  try {
+    if (out) mkdirSync(out, { recursive: true });
+    trialsDir = out ? join(out, 'trials') : mkdtempSync(join(tmpdir(), 'quotecheck-audit-'));
+  } catch (err) {
+    errorLine(`--out ${opts.out}: ${describeFsError(err)}`);
+    return 2;
+  }
+  const golden = isGoldenTasks(dataset);
+  const root = ownRoot();
+  const io = cliIo();
+  const progress = !opts.quiet;
+  let lastShown = 0;
+  let report: AuditReport;
+  try {
+    if (progress) messageLine(`audit: ${tasks} ${tasks === 1 ? 'task' : 'tasks'} in ${dataset}; trials in ${trialsDir}${out ? '' : ' (removed at the end)'}`);
+    report = await runAudit({
+      dataset,
+      ...(opts.sample !== undefined ? { sample: opts.sample } : {}),
+      ...(opts.modes ? { modes: opts.modes } : {}),
+      ...(opts.users ? { users: opts.users } : {}),
+      ...(opts.attacks ? { attacks: opts.attacks } : {}),
+      ...(opts.jobs ? { jobs: opts.jobs } : {}),
+      ...(opts.answers ? { answers: opts.answers } : {}),
+      outDir: trialsDir,
+      // The golden tasks' labels are also in golden/labelled.jsonl, beside them (as bench hides it).
+      ...(golden && root ? { hide: [join(root, 'golden')], sourcesHint: GOLDEN_SERVER_HINT } : {}),
+      onTrialDone: (t, done, total) => {
+        if (!progress) return;
+        // A line at every tenth of the way, and for each trial that failed its expectation as it happens.
+        if (t.verdict === 'fail' || t.verdict === 'error') messageLine(`audit: ${failureLine(t)}`);
+        if (done === total || done - lastShown >= Math.max(1, Math.ceil(total / 10))) {
+          lastShown = done;
+          messageLine(`audit: ${done}/${total} trials`);
+        }
+      },
+    });
+  } catch (err) {
+    if (!out) rmSync(trialsDir, { recursive: true, force: true });
+    return refuseInput(err, AuditSetupError, BenchSetupError, DatasetError);
+  }
+  try {
+    io.stdout.write(`${auditTable(report)}\n`);
+    // Without --out the trials are removed at the end: the JSON does not point at them.
+    const kept: AuditReport = out ? report : { ...report, trials: report.trials.map(({ trialDir: _gone, ...t }) => t) };
+    const text = (base?: string) => auditJson(kept, base);
+    if (out) {
+      writeFileSync(join(out, 'audit.json'), text(out));
+      io.stdout.write(`wrote ${join(out, 'audit.json')} (trials in ${trialsDir})\n`);
+    }
+    if (json) {
+      mkdirSync(dirname(json), { recursive: true });
+      writeFileSync(json, text(out ? dirname(json) : undefined));
+      io.stdout.write(`wrote ${json}\n`);
+    }
+  } catch (err) {
+    errorLine(`cannot write the report: ${describeFsError(err)}`);
+    return 2;
+  } finally {
+    if (!out) rmSync(trialsDir, { recursive: true, force: true });
+  }
+  if (report.ok) return 0;
+  const shown = report.failures.slice(0, FAILURES_SHOWN);
+  const more = report.failures.length - shown.length;
+  errorLine(
+    `audit failed: ${report.failures.length} ${report.failures.length === 1 ? 'trial' : 'trials'} did not meet ${report.failures.length === 1 ? 'its' : 'their'} expectation: ${shown.join(' | ')}${more > 0 ? ` | and ${more} more (the table above)` : ''}`,
+  );
+  return 1;
+}

@@ -1,0 +1,843 @@
+// `quotecheck audit`: the check a dataset author runs before publishing. Every task's oracle must score 1, doing
+// nothing 0 and the all-no_match baseline its no_match share; then a cheat suite (attacks.ts), each attack as the
+// task's agent user and as root, in each verifier mode, must score no more than doing nothing. Trials run through
+// bench (local-harness.ts runBench), one task folder at a time, several at once.
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import pLimit from 'p-limit';
+import { parse as parseToml } from 'smol-toml';
+import { UserError } from '../errors.js';
+import {
+  ATTACKS,
+  NOT_APPLICABLE_MARK,
+  NOTE_MARK,
+  type Attack,
+  type AttackClass,
+  type AttackFacts,
+  type AuditMode,
+  type AuditUser,
+  type Ceiling,
+} from './attacks.js';
+import { listTasks, readFrontMatter, type TaskDir } from './dataset.js';
+import { canIsolate } from './isolation.js';
+import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
+import { BENCH_DIR, runBench, type BenchOptions, type BenchReport, type TaskRun } from './local-harness.js';
+import { kindOf, readRegularFile } from './safe-read.js';
+import { SHIPPED_FOLDER } from './ship.js';
+import { CONTAINER_PATHS, TOOL_DIR } from './templates.js';
+
+export { ATTACKS, type Attack, type AttackClass, type AuditMode, type AuditUser } from './attacks.js';
+
+/** A reward within this of the expected one is the expected one (rewards are written with 6 decimals). */
+export const REWARD_EPSILON = 1e-5;
+
+/** Where the answers are when nothing says: what quotecheck's tasks ask for. */
+export const DEFAULT_ANSWERS = `${CONTAINER_PATHS.app.path}/answers.json`;
+
+/** The longest script a trial's command may be: one argument of `bash -c`, which Linux caps at 128 KiB. */
+const MAX_SCRIPT_BYTES = 120_000;
+
+/** The largest file the audit reads to know a task (claims, a verifier file it tests for labels). */
+const MAX_FACT_BYTES = 64 * 1024 * 1024;
+
+/** An audit that cannot run here, or with these options: said before any trial runs. */
+export class AuditSetupError extends UserError {
+  override readonly name = 'AuditSetupError';
+}
+
+/** bench's options as the audit gives them: the verifier mode and the agent's user (bench's interface for them). */
+export type AuditBenchOptions = BenchOptions & {
+  verifierMode?: 'task' | 'separate' | 'shared';
+  agentUser?: 'task' | 'root';
+};
+
+/** What runs one trial: bench itself, or a stand-in in the unit tests. */
+export type TrialRunner = (opts: AuditBenchOptions) => Promise<BenchReport>;
+
+/** Where the answers path came from. */
+export type AnswersSource = 'artifacts' | 'instruction' | 'option' | 'default';
+
+/** A task as the audit knows it: the facts the attacks need, and which modes and users it runs. */
+export interface AuditTask {
+  name: string;
+  dir: string;
+  layout: TaskDir['layout'];
+  answers: { path: string; from: AnswersSource };
+  /** The mode the task declares (Harbor's rule: environment_mode, else separate with a [verifier.environment], else shared). */
+  declaredMode: AuditMode;
+  /** The modes the audit plays; `forced` when the task does not declare it (separate for a shared task). */
+  modes: { mode: AuditMode; forced: boolean }[];
+  /** `[agent] user`; none when the task leaves the agent to the image's default user, root. */
+  agentUser?: string;
+  claimIds?: string[];
+  /** Why the answer-shaped attacks cannot run, when there are no claim ids. */
+  claimsNote?: string;
+  /** The verifier's files at the paths a harness uploads them to, and those that look like labels. */
+  verifierDir: string;
+  verifierFiles: string[];
+  goldPaths: string[];
+  /** What the task gives the agent on purpose (its tool, its skills): the oracle search leaves them alone. */
+  toolPaths: string[];
+  /** Why the oracle or the baseline check cannot run, when it cannot. */
+  oracleNote?: string;
+  baselineNote?: string;
+  /** The verifier's files but the labels, with its settings: tasks alike in it are alike to the cheat suite. */
+  verifierFingerprint: string;
+}
+
+export type CheckKind = 'oracle' | 'nothing' | 'baseline' | 'attack';
+
+/** pass: as expected (the attack was stopped); fail: not; harness-only: a harness attack that worked in shared mode. */
+export type Verdict = 'pass' | 'fail' | 'harness-only' | 'not-applicable' | 'error';
+
+/** One trial as planned: which task, check or attack, mode and user, and the agent's command. */
+export interface TrialPlan {
+  task: string;
+  kind: CheckKind;
+  attack?: string;
+  /** The attack's target when it has one a target (a gold path). */
+  variant?: string;
+  class?: AttackClass;
+  ceiling?: Ceiling;
+  mode: AuditMode;
+  /** Whether the task declares this mode (separate forced on a shared task is not). */
+  forcedMode: boolean;
+  user: AuditUser;
+  /** `oracle`, `baseline` or the shell script; none when the trial is not applicable. */
+  agent?: string;
+  /** Why not, when the trial cannot run on this task. */
+  notApplicable?: string;
+  /** The trial's folder under the audit's output: <task>/<key>. */
+  key: string;
+}
+
+/** A trial run and judged. */
+export interface TrialResult extends TrialPlan {
+  reward?: number;
+  /** What the reward had to be (checks), or the most it could be (attacks). */
+  expected?: number;
+  verdict: Verdict;
+  /** Why it was stopped or not, from the verifier's own words, bench's problems and what the attack said. */
+  why: string;
+  problems: string[];
+  /** The verifier's standard output, as kept in /logs/verifier/test-stdout.txt (trimmed). */
+  verifierSaid?: string;
+  /** The lines the attack printed about itself (quotecheck-audit: ...). */
+  attackSaid?: string[];
+  /** Which reward file the reward was read from (reward.json is read before reward.txt). */
+  rewardFile?: 'reward.json' | 'reward.txt';
+  seconds?: number;
+  /** The trial's folder (app/, logs/), when kept. */
+  trialDir?: string;
+  /** bench's own report of the trial's mode and user, when it gives them. */
+  benchMode?: string;
+  benchUser?: string;
+}
+
+export interface AuditOptions {
+  dataset: string;
+  /** Tasks the cheat suite runs on: a number (evenly spread, distinct verifiers first), 'all', or by default one per distinct verifier. */
+  sample?: number | 'all';
+  /** The verifier modes to play (forced when a task does not declare one); by default each task's own (shared, and separate when declared). */
+  modes?: readonly AuditMode[];
+  users?: readonly AuditUser[];
+  /** Only these attacks (ids, or id prefixes); all by default. */
+  attacks?: readonly string[];
+  jobs?: number;
+  /** Where the trials go (each one's bench --out). */
+  outDir: string;
+  /** The answers path when neither the task's artifacts nor its instruction say. */
+  answers?: string;
+  /** Further host folders no trial may see (bench's hide), besides the dataset and outDir. */
+  hide?: readonly string[];
+  sourcesHint?: string;
+  onTrialDone?: (t: TrialResult, done: number, total: number) => void;
+}
+
+export interface AuditReport {
+  dataset: string;
+  /** True when every check and attack met its expectation. */
+  ok: boolean;
+  seconds: number;
+  users: AuditUser[];
+  /** The tasks the cheat suite ran on. */
+  cheat_tasks: string[];
+  tasks: AuditTask[];
+  trials: TrialResult[];
+  counts: Record<Verdict, number>;
+  /** One line for each trial that failed its expectation: what, where, as whom, and the reward. */
+  failures: string[];
+  /** One line for each harness attack that worked in shared mode. */
+  harness_only: string[];
+}
+
+/* ------------------------------------------------------------------ facts */
+
+/** A task's configuration: task.toml, or task.md's front matter. */
+function taskConfig(task: TaskDir): Record<string, unknown> {
+  const file = join(task.dir, LAYOUTS[task.layout].definition);
+  if (task.layout === 'skillsbench') return readFrontMatter(file);
+  return parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
+
+const table = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+/** The mode a task declares, by Harbor's rule; SkillsBench 1.1 harnesses always share the agent's container. */
+export function declaredMode(layout: TaskDir['layout'], config: Record<string, unknown>): AuditMode {
+  if (layout === 'skillsbench') return 'shared';
+  const verifier = table(config.verifier);
+  const mode = verifier?.environment_mode;
+  if (mode === 'separate' || mode === 'shared') return mode;
+  return verifier?.environment !== undefined && verifier.environment !== null ? 'separate' : 'shared';
+}
+
+/** Harbor's top-level `artifacts`: paths, or tables whose `source` is the path. */
+export function artifactPaths(config: Record<string, unknown>): string[] {
+  const list = Array.isArray(config.artifacts) ? (config.artifacts as unknown[]) : [];
+  return list
+    .map((a) => (typeof a === 'string' ? a : table(a)?.source))
+    .filter((a): a is string => typeof a === 'string' && a.startsWith('/') && !a.split('/').includes('..'));
+}
+
+const FILE_EXT = /\.(json|jsonl|txt|csv|tsv|ya?ml)$/i;
+
+/** The answers file among a task's artifacts: the one named like answers, else the first file (a folder does not say which file). */
+export function answersFromArtifacts(artifacts: readonly string[]): string | undefined {
+  const files = artifacts.filter((a) => !a.endsWith('/') && FILE_EXT.test(a));
+  return files.find((a) => /answer/i.test(a.split('/').pop()!)) ?? files[0];
+}
+
+/**
+ * The answers path an instruction names: an absolute path named like answers (`/app/answers.json`), else the first
+ * absolute file path after "write", "save" or "output" within a sentence.
+ */
+export function answersFromInstruction(text: string): string | undefined {
+  const named = /(?<![\w/.-])(\/(?:[\w.-]+\/)*[\w.-]*answers?[\w.-]*\.(?:json|jsonl|txt|csv|tsv))(?![\w/-])/i.exec(text);
+  if (named) return named[1];
+  const written = /\b(?:write|save|output|store)\b[^.\n]{0,80}?`?(\/(?:[\w.-]+\/)*[\w.-]+\.[A-Za-z]{2,5})`?/i.exec(text);
+  return written?.[1];
+}
+
+/** The instruction's text: instruction.md, or task.md after its front matter. */
+function instructionText(task: TaskDir): string {
+  const file = task.layout === 'harbor' ? 'instruction.md' : LAYOUTS.skillsbench.definition;
+  const read = readRegularFile(join(task.dir, file), MAX_FACT_BYTES);
+  if (!read.ok) return '';
+  const text = read.bytes.toString('utf8');
+  return task.layout === 'harbor' ? text : text.replace(/^\uFEFF?---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/, '');
+}
+
+/** Every file under `dir`, relative to it, sorted (links and special files left out; at most `max`). */
+function filesUnder(dir: string, max = 500): string[] {
+  const out: string[] = [];
+  const walk = (rel: string): void => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(join(dir, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (out.length >= max) return;
+      const sub = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(sub);
+      else if (e.isFile()) out.push(sub);
+    }
+  };
+  walk('');
+  return out;
+}
+
+/** Whether a file's bytes are a JSON object or array, or JSON Lines of objects: what labels are kept in. */
+function looksLikeLabels(path: string): boolean {
+  const read = readRegularFile(path, MAX_FACT_BYTES);
+  if (!read.ok) return false;
+  const text = read.bytes.toString('utf8').trim();
+  if (!text) return false;
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null;
+  } catch {
+    const lines = text.split('\n').filter((l) => l.trim());
+    return lines.every((l) => {
+      try {
+        const v: unknown = JSON.parse(l);
+        return typeof v === 'object' && v !== null && !Array.isArray(v);
+      } catch {
+        return false;
+      }
+    });
+  }
+}
+
+/** Files that hold a package's or a tool's settings, not labels. */
+const NOT_LABELS = /^(package(-lock)?|tsconfig|jsconfig|\.?eslintrc|biome|deno|composer)\.json$/i;
+
+/**
+ * Where a separate verifier's Dockerfile puts the verifier's files: `COPY gold.json /tests/gold.json` gives
+ * [gold.json, /tests/gold.json]; `COPY . /tests/` every file under its own name.
+ */
+export function dockerfileCopies(text: string, files: readonly string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (const raw of text.replace(/\\\r?\n/g, ' ').split('\n')) {
+    const words = raw.trim().split(/\s+/);
+    if (!/^(COPY|ADD)$/i.test(words[0] ?? '')) continue;
+    const args = words.slice(1).filter((w) => !w.startsWith('--'));
+    const dest = args.pop();
+    if (!dest?.startsWith('/')) continue;
+    for (const src of args) {
+      const rel = src.replace(/^\.\/?/, '');
+      const matched = rel === '' ? files : files.filter((f) => f === rel || f.startsWith(`${rel.replace(/\/$/, '')}/`));
+      for (const f of matched) {
+        const intoFolder = dest.endsWith('/') || args.length > 1 || rel === '' || f !== rel;
+        const under = rel === '' ? f : f === rel ? f.split('/').pop()! : f.slice(rel.replace(/\/$/, '').length + 1);
+        out.push([f, intoFolder ? `${dest.replace(/\/$/, '')}/${under}` : dest]);
+      }
+    }
+  }
+  return out;
+}
+
+/** The claims' ids of environment/claims.json (a JSON array of objects with an id, or {"claims": [...]}), or why none. */
+function claimIdsOf(task: TaskDir): { ids?: string[]; note?: string } {
+  const read = readRegularFile(join(task.dir, 'environment', 'claims.json'), MAX_FACT_BYTES);
+  if (!read.ok) return { note: "the task's environment has no claims.json with claim ids to answer" };
+  let value: unknown;
+  try {
+    value = JSON.parse(read.bytes.toString('utf8'));
+  } catch {
+    return { note: "the task's environment/claims.json is not JSON" };
+  }
+  const list = Array.isArray(value) ? value : table(value)?.claims;
+  const ids = Array.isArray(list)
+    ? list.flatMap((c) => {
+        const id = table(c)?.id;
+        return typeof id === 'string' || typeof id === 'number' ? [String(id)] : [];
+      })
+    : [];
+  if (!ids.length) return { note: "the task's environment/claims.json names no claim ids" };
+  if (JSON.stringify(ids).length > 40_000) return { note: 'the task has too many claims to write their answers into a command line' };
+  return { ids };
+}
+
+function sha256(parts: readonly (string | Buffer)[]): string {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex');
+}
+
+/** What the audit needs to know of a task, read from its folder. */
+export function auditTask(task: TaskDir, opts: { answers?: string; modes?: readonly AuditMode[] } = {}): AuditTask {
+  const config = taskConfig(task);
+  const spec = LAYOUTS[task.layout];
+  const verifierHost = join(task.dir, spec.verifier.folder);
+  const rels = filesUnder(verifierHost);
+  // Where a harness uploads each file: the layout's folder; a separate verifier's Dockerfile may put some elsewhere too.
+  const at = new Map<string, string[]>(rels.map((r) => [r, [`${spec.verifier.path}/${r}`]]));
+  const dockerfile = readRegularFile(join(verifierHost, 'Dockerfile'), MAX_FACT_BYTES);
+  if (dockerfile.ok) for (const [rel, dest] of dockerfileCopies(dockerfile.bytes.toString('utf8'), rels)) at.get(rel)?.push(dest);
+  const uploaded = (rel: string): string[] => [...new Set(at.get(rel) ?? [])];
+  const labelFiles = rels.filter((r) => r !== 'Dockerfile' && !NOT_LABELS.test(r.split('/').pop()!) && looksLikeLabels(join(verifierHost, r)));
+  const named = (r: string) => /gold|label|expected|answer|truth|solution/i.test(r);
+  const gold = [...labelFiles.filter(named), ...labelFiles.filter((r) => !named(r))].slice(0, 4);
+
+  const artifact = answersFromArtifacts(artifactPaths(config));
+  const mentioned = artifact ? undefined : answersFromInstruction(instructionText(task));
+  const answers = artifact
+    ? { path: artifact, from: 'artifacts' as const }
+    : mentioned
+      ? { path: mentioned, from: 'instruction' as const }
+      : opts.answers
+        ? { path: opts.answers, from: 'option' as const }
+        : { path: DEFAULT_ANSWERS, from: 'default' as const };
+
+  const declared = declaredMode(task.layout, config);
+  const modes = (opts.modes ?? (declared === 'separate' ? ['separate', 'shared'] : ['shared'])).map((mode) => ({
+    mode,
+    forced: mode === 'separate' && declared !== 'separate',
+  }));
+  const user = table(config.agent)?.user;
+  const claims = claimIdsOf(task);
+  const env = join(task.dir, 'environment');
+  const toolPaths = [
+    BENCH_DIR,
+    ...(existsSync(join(env, SHIPPED_FOLDER)) ? [TOOL_DIR] : []),
+    ...(existsSync(join(env, ENV_SKILLS_FOLDER)) ? [TASK_SKILLS_DIR] : []),
+  ];
+  const hasSolve = existsSync(join(task.dir, spec.oracle.folder, 'solve.sh'));
+  const hasGold = existsSync(join(verifierHost, 'gold.json'));
+  const baselineNote = !claims.ids
+    ? `${claims.note}: the baseline (quotecheck run --baseline on /app/claims.json) cannot answer it`
+    : !hasGold
+      ? `no ${spec.verifier.folder}/gold.json: the baseline's expected reward (the no_match share) is not known`
+      : answers.path !== DEFAULT_ANSWERS
+        ? `the task grades ${answers.path}; the baseline writes ${DEFAULT_ANSWERS}`
+        : undefined;
+  const fingerprint = sha256([
+    task.layout,
+    JSON.stringify(table(config.verifier) ?? {}),
+    JSON.stringify(table(config.agent) ?? {}),
+    answers.path,
+    ...rels.filter((r) => !labelFiles.includes(r)).flatMap((r) => [r, readFileSync(join(verifierHost, r))]),
+  ]);
+  return {
+    name: task.name,
+    dir: task.dir,
+    layout: task.layout,
+    answers,
+    declaredMode: declared,
+    modes,
+    ...(typeof user === 'string' || typeof user === 'number' ? { agentUser: String(user) } : {}),
+    ...(claims.ids ? { claimIds: claims.ids } : { claimsNote: claims.note }),
+    verifierDir: spec.verifier.path,
+    verifierFiles: rels.filter((r) => r !== 'Dockerfile').flatMap(uploaded),
+    goldPaths: [...new Set(gold.flatMap(uploaded))],
+    toolPaths,
+    ...(hasSolve ? {} : { oracleNote: `no ${spec.oracle.folder}/solve.sh` }),
+    ...(baselineNote ? { baselineNote } : {}),
+    verifierFingerprint: fingerprint,
+  };
+}
+
+/** The attacks' view of a task. */
+export function attackFacts(t: AuditTask): AttackFacts {
+  return {
+    answers: t.answers.path,
+    verifierDir: t.verifierDir,
+    verifierFiles: t.verifierFiles,
+    goldPaths: t.goldPaths,
+    ...(t.claimIds ? { claimIds: t.claimIds } : {}),
+    toolPaths: t.toolPaths,
+  };
+}
+
+/* ------------------------------------------------------------------ plan */
+
+/** `n` of `list`, evenly spread (the i-th of n at the middle of its share), in the list's order. */
+function spread<T>(list: readonly T[], n: number): T[] {
+  if (n >= list.length) return [...list];
+  return Array.from({ length: n }, (_, i) => list[Math.floor(((i + 0.5) * list.length) / n)]!);
+}
+
+/**
+ * The tasks the cheat suite runs on. Its attacks do not depend on what a task asks, only on its verifier: by default
+ * one task of each distinct verifier (the verifier's files but the labels, and its settings); `n` tasks evenly spread,
+ * distinct verifiers first; or all of them.
+ */
+export function sampleTasks(tasks: readonly AuditTask[], sample: number | 'all' | undefined): AuditTask[] {
+  if (sample === 'all') return [...tasks];
+  const groups = new Map<string, AuditTask[]>();
+  for (const t of tasks) groups.set(t.verifierFingerprint, [...(groups.get(t.verifierFingerprint) ?? []), t]);
+  const reps = [...groups.values()].map((g) => g[0]!);
+  if (sample === undefined) return reps;
+  if (sample <= reps.length) return spread(reps, sample);
+  const rest = tasks.filter((t) => !reps.includes(t));
+  const chosen = new Set([...reps, ...spread(rest, sample - reps.length)]);
+  return tasks.filter((t) => chosen.has(t));
+}
+
+/** A folder name from a trial's parts: letters, digits, '.', '_' and '-' only. */
+const slug = (s: string): string => s.replace(/^\/+/, '').replace(/[^A-Za-z0-9._-]+/g, '_');
+
+/** Whether `attack` is one of those asked for (ids or id prefixes; all when none given). */
+export function attackWanted(attack: Attack, wanted: readonly string[] | undefined): boolean {
+  return !wanted?.length || wanted.some((w) => attack.id === w || attack.id.startsWith(w));
+}
+
+/** The agent's command of a check. */
+const CHECK_AGENTS: Record<Exclude<CheckKind, 'attack'>, string> = { oracle: 'oracle', nothing: 'true', baseline: 'baseline' };
+
+/** Every trial of the audit, in the order they run: each task's checks, then the cheat suite on the sampled tasks. */
+export function planTrials(tasks: readonly AuditTask[], cheat: readonly AuditTask[], opts: Pick<AuditOptions, 'users' | 'attacks'>): TrialPlan[] {
+  const users = opts.users ?? ['agent', 'root'];
+  const plans: TrialPlan[] = [];
+  for (const t of tasks) {
+    // The checks run as the task's own agent user: what a harness that honours [agent] user does.
+    for (const { mode, forced } of t.modes) {
+      for (const kind of ['oracle', 'nothing', 'baseline'] as const) {
+        const na = kind === 'oracle' ? t.oracleNote : kind === 'baseline' ? t.baselineNote : undefined;
+        plans.push({
+          task: t.name,
+          kind,
+          mode,
+          forcedMode: forced,
+          user: 'agent',
+          key: `${kind}--${mode}`,
+          ...(na ? { notApplicable: na } : { agent: CHECK_AGENTS[kind] }),
+        });
+      }
+    }
+  }
+  const facts = new Map(cheat.map((t) => [t.name, attackFacts(t)]));
+  for (const t of cheat) {
+    for (const attack of ATTACKS.filter((a) => attackWanted(a, opts.attacks))) {
+      const trials = attack.plans(facts.get(t.name)!);
+      for (const { mode, forced } of t.modes) {
+        if (!attack.modes.includes(mode)) continue;
+        for (const user of users) {
+          for (const p of trials) {
+            const variant = 'variant' in p ? p.variant : undefined;
+            const base: TrialPlan = {
+              task: t.name,
+              kind: 'attack',
+              attack: attack.id,
+              ...(variant ? { variant } : {}),
+              class: attack.class,
+              ceiling: attack.ceiling,
+              mode,
+              forcedMode: forced,
+              user,
+              key: `${attack.id}${variant ? `--${slug(variant)}` : ''}--${mode}--${user}`,
+            };
+            const na =
+              'notApplicable' in p
+                ? p.notApplicable
+                : !attack.users.includes(user)
+                  ? 'needs root'
+                  : user === 'agent' && t.agentUser === undefined
+                    ? "the task sets no [agent] user: its agent runs as the image's default user, root (the root rows)"
+                    : Buffer.byteLength(p.script) > MAX_SCRIPT_BYTES
+                      ? "the attack's script would not fit in one command line"
+                      : undefined;
+            // Root-only attacks are left out for the agent's user, not listed as not applicable.
+            if (na === 'needs root') continue;
+            plans.push(na ? { ...base, notApplicable: na } : { ...base, agent: (p as { script: string }).script });
+          }
+        }
+      }
+    }
+  }
+  return plans;
+}
+
+/* ------------------------------------------------------------------ judge */
+
+/** The text of a file an agent may have made, read the safe way, or what it is when it is not a regular file. */
+function readTrialFile(path: string, max = 1024 * 1024): { text?: string; kind?: string } {
+  const read = readRegularFile(path, max);
+  if (read.ok) return { text: read.bytes.toString('utf8') };
+  if (read.missing) return {};
+  try {
+    return { kind: kindOf(path, lstatSync(path)) };
+  } catch {
+    return { kind: read.reason };
+  }
+}
+
+/** One line of at most `n` characters. */
+const clip = (s: string, n = 300): string => {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+};
+
+/** What a finished trial left: what the verifier said, what the attack said, which reward file counted. */
+export interface TrialEvidence {
+  verifierSaid?: string;
+  /** What test-stdout.txt is when it is not a regular file (a folder, a link): the harness's redirect failed. */
+  stdoutKind?: string;
+  attackSaid: string[];
+  rewardFile?: 'reward.json' | 'reward.txt';
+}
+
+/** The evidence in a trial's folder (<outDir>/trials/<task>/). */
+export function trialEvidence(trialDir: string): TrialEvidence {
+  const stdout = readTrialFile(join(trialDir, 'logs', 'verifier', 'test-stdout.txt'));
+  const agent = readTrialFile(join(trialDir, 'agent-output.txt'));
+  const attackSaid = (agent.text ?? '')
+    .split('\n')
+    .filter((l) => l.startsWith(NOTE_MARK))
+    .map((l) => clip(l, 400));
+  const json = readTrialFile(join(trialDir, 'logs', 'verifier', 'reward.json'), 4096);
+  let rewardFile: TrialEvidence['rewardFile'];
+  try {
+    if (json.text !== undefined && typeof (JSON.parse(json.text) as { reward?: unknown })?.reward === 'number') rewardFile = 'reward.json';
+  } catch {
+    // not JSON: Harbor falls back to reward.txt
+  }
+  if (!rewardFile && readTrialFile(join(trialDir, 'logs', 'verifier', 'reward.txt'), 4096).text !== undefined) rewardFile = 'reward.txt';
+  const lines = (stdout.text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  // The verifier's verdict is its line about the reward ("reward 0: ..."), when it has one; else its first words
+  // (quotecheck's grader: "accuracy 0.500 (6/12 correct)").
+  const verdict = lines.find((l) => /^reward\b/i.test(l)) ?? lines[0];
+  return {
+    ...(verdict ? { verifierSaid: clip(verdict) } : {}),
+    ...(stdout.kind ? { stdoutKind: stdout.kind } : {}),
+    attackSaid,
+    ...(rewardFile ? { rewardFile } : {}),
+  };
+}
+
+/** The most a task's attack may score: what doing nothing scored (never below 0), or the best constant answer. */
+export function ceilingOf(ceiling: Ceiling, nothing: number, baseline: number): number {
+  return ceiling === 'guess' ? Math.max(baseline, 1 - baseline, nothing) : Math.max(0, nothing);
+}
+
+const r3 = (n: number): string => n.toFixed(3);
+
+/** The "why" of a trial from its evidence: the verifier's words, else why test.sh never spoke, else bench's problems. */
+function whyOf(ev: TrialEvidence, problems: readonly string[]): string {
+  const parts: string[] = [];
+  if (ev.stdoutKind) parts.push(`/logs/verifier/test-stdout.txt ${ev.stdoutKind}: the harness's redirect failed, test.sh never ran`);
+  else if (ev.verifierSaid) parts.push(`verifier: ${ev.verifierSaid}`);
+  const useful = problems.filter((p) => !/^agent exited \d+$/.test(p));
+  if (!ev.verifierSaid && useful.length) parts.push(`bench: ${useful.join('; ')}`);
+  return parts.join('; ');
+}
+
+/**
+ * Judges a check: the oracle 1, doing nothing 0, the baseline the task's no_match share. Returns the verdict, what
+ * was expected, and why.
+ */
+export function judgeCheck(kind: Exclude<CheckKind, 'attack'>, reward: number, baseline: number): { verdict: Verdict; expected: number } {
+  const expected = kind === 'oracle' ? 1 : kind === 'nothing' ? 0 : baseline;
+  return { verdict: Math.abs(reward - expected) <= REWARD_EPSILON ? 'pass' : 'fail', expected };
+}
+
+/** Judges an attack: stopped when it scored no more than its ceiling; else a failure, or, for a harness attack in shared mode, only the harness's to stop. */
+export function judgeAttack(cls: AttackClass, mode: AuditMode, reward: number, ceiling: number): Verdict {
+  if (reward <= ceiling + REWARD_EPSILON) return 'pass';
+  return cls === 'harness' && mode === 'shared' ? 'harness-only' : 'fail';
+}
+
+/** The name of a trial in a message: the attack (and its target) or the check, the task, the mode and the user. */
+export function trialName(t: TrialPlan): string {
+  const what = t.kind === 'attack' ? `${t.attack}${t.variant ? ` (${t.variant})` : ''}` : t.kind;
+  return `${what} on ${t.task}, ${t.mode} verifier${t.forcedMode ? ' (forced)' : ''}, as ${t.user === 'root' ? 'root' : 'the agent user'}`;
+}
+
+/* ------------------------------------------------------------------ run */
+
+/** Runs the audit: every task's checks and the cheat suite, `jobs` trials at a time. */
+export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBench as TrialRunner): Promise<AuditReport> {
+  const started = performance.now();
+  if (runner === (runBench as TrialRunner) && !canIsolate())
+    throw new AuditSetupError(
+      "audit needs bench's namespace isolation (root, util-linux's unshare with mount and PID namespaces, and setpriv): without it an agent's processes outlive it and it can read the dataset, so no attack would mean anything",
+    );
+  const dataset = resolve(opts.dataset);
+  const tasks = listTasks(dataset).map((t) => auditTask(t, { answers: opts.answers, modes: opts.modes }));
+  const cheat = sampleTasks(tasks, opts.sample);
+  const unknown = (opts.attacks ?? []).filter((w) => !ATTACKS.some((a) => a.id === w || a.id.startsWith(w)));
+  if (unknown.length) throw new AuditSetupError(`no attack named ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see quotecheck audit --help)`);
+  const users = [...(opts.users ?? ['agent', 'root'])];
+  const plans = planTrials(tasks, cheat, { users, attacks: opts.attacks });
+  const outDir = resolve(opts.outDir);
+  mkdirSync(outDir, { recursive: true });
+  const hide = [dataset, outDir, ...(opts.hide ?? [])];
+  const byName = new Map(tasks.map((t) => [t.name, t]));
+
+  const limit = pLimit(opts.jobs ?? availableParallelism());
+  let done = 0;
+  const runs = new Map<TrialPlan, { run?: TaskRun; error?: string; trialDir?: string; evidence?: TrialEvidence }>();
+  await Promise.all(
+    plans.map((p) =>
+      limit(async () => {
+        if (p.agent !== undefined) {
+          const task = byName.get(p.task)!;
+          const trialOut = join(outDir, slug(p.task), p.key);
+          try {
+            const report = await runner({
+              tasksDir: task.dir,
+              agent: p.agent,
+              name: p.kind === 'attack' ? p.attack : p.kind,
+              jobs: 1,
+              outDir: trialOut,
+              isolation: 'namespace',
+              hide,
+              verifierMode: p.mode,
+              agentUser: p.user === 'root' ? 'root' : 'task',
+              ...(opts.sourcesHint ? { sourcesHint: opts.sourcesHint } : {}),
+            });
+            const trialDir = join(trialOut, 'trials', task.name);
+            runs.set(p, { run: report.tasks[0], trialDir, evidence: trialEvidence(trialDir) });
+          } catch (err) {
+            runs.set(p, { error: (err as Error).message });
+          }
+        }
+        done++;
+        opts.onTrialDone?.(judgeOne(p, runs, plans), done, plans.length);
+      }),
+    ),
+  );
+
+  const trials = plans.map((p) => judgeOne(p, runs, plans));
+  const counts: Record<Verdict, number> = { pass: 0, fail: 0, 'harness-only': 0, 'not-applicable': 0, error: 0 };
+  for (const t of trials) counts[t.verdict]++;
+  const failures = trials.filter((t) => t.verdict === 'fail' || t.verdict === 'error').map(failureLine);
+  const harnessOnly = trials.filter((t) => t.verdict === 'harness-only').map((t) => `${trialName(t)}: reward ${r3(t.reward ?? 0)}`);
+  return {
+    dataset,
+    ok: failures.length === 0,
+    seconds: (performance.now() - started) / 1000,
+    users,
+    cheat_tasks: cheat.map((t) => t.name),
+    tasks,
+    trials,
+    counts,
+    failures,
+    harness_only: harnessOnly,
+  };
+}
+
+/** The line that names a failed trial: what, where, as whom, the reward and what it had to be. */
+export function failureLine(t: TrialResult): string {
+  if (t.verdict === 'error') return `${trialName(t)}: could not run: ${t.why}`;
+  const reward = r3(t.reward ?? 0);
+  if (t.kind !== 'attack') return `${trialName(t)}: reward ${reward}, expected ${r3(t.expected ?? 0)}${t.why ? ` (${t.why})` : ''}`;
+  const limit = t.ceiling === 'guess' ? 'the best constant answer' : 'doing nothing';
+  return `${trialName(t)}: the attack succeeded: reward ${reward}, more than ${limit} (${r3(t.expected ?? 0)})${t.why ? `; ${t.why}` : ''}`;
+}
+
+/** A plan with its run judged (a check against its expectation; an attack against doing nothing in the same task and mode). */
+function judgeOne(
+  p: TrialPlan,
+  runs: ReadonlyMap<TrialPlan, { run?: TaskRun; error?: string; trialDir?: string; evidence?: TrialEvidence }>,
+  plans: readonly TrialPlan[],
+): TrialResult {
+  if (p.notApplicable) return { ...p, verdict: 'not-applicable', why: p.notApplicable, problems: [] };
+  const got = runs.get(p);
+  if (!got) return { ...p, verdict: 'error', why: 'not run', problems: [] };
+  if (got.error !== undefined || !got.run) return { ...p, verdict: 'error', why: got.error ?? 'bench ran no task', problems: [] };
+  const run = got.run;
+  const ev = got.evidence ?? { attackSaid: [] };
+  const extra = run as TaskRun & { verifierMode?: string; agentUser?: string };
+  const common = {
+    ...p,
+    reward: run.reward,
+    problems: run.problems,
+    ...(ev.verifierSaid ? { verifierSaid: ev.verifierSaid } : {}),
+    ...(ev.attackSaid.length ? { attackSaid: ev.attackSaid } : {}),
+    ...(ev.rewardFile ? { rewardFile: ev.rewardFile } : {}),
+    seconds: run.seconds,
+    ...(got.trialDir ? { trialDir: got.trialDir } : {}),
+    ...(extra.verifierMode ? { benchMode: extra.verifierMode } : {}),
+    ...(extra.agentUser ? { benchUser: extra.agentUser } : {}),
+  };
+  const why = whyOf(ev, run.problems);
+  if (p.kind !== 'attack') {
+    const { verdict, expected } = judgeCheck(p.kind, run.reward, run.baseline);
+    return { ...common, expected, verdict, why };
+  }
+  const na = ev.attackSaid.find((l) => l.startsWith(NOT_APPLICABLE_MARK));
+  if (na) return { ...common, verdict: 'not-applicable', why: na.slice(NOT_APPLICABLE_MARK.length).trim() };
+  const nothingPlan = plans.find((o) => o.task === p.task && o.kind === 'nothing' && o.mode === p.mode);
+  const nothing = nothingPlan ? runs.get(nothingPlan)?.run?.reward : undefined;
+  const ceiling = ceilingOf(p.ceiling ?? 'nothing', nothing ?? 0, run.baseline);
+  const verdict = judgeAttack(p.class ?? 'task', p.mode, run.reward, ceiling);
+  const said = ev.attackSaid.map((l) => l.slice(NOTE_MARK.length).trim()).join('; ');
+  const how = verdict === 'pass' ? why : [ev.rewardFile ? `reward read from ${ev.rewardFile}` : '', why].filter(Boolean).join('; ');
+  const inconclusive = p.ceiling === 'guess' && ceiling >= 1 - REWARD_EPSILON ? 'inconclusive: every claim has one label, so a constant answer scores 1' : '';
+  return {
+    ...common,
+    expected: ceiling,
+    verdict,
+    why: [
+      verdict === 'harness-only' ? 'only the harness can stop this: publish with the separate verifier' : '',
+      how,
+      said ? `attack: ${said}` : '',
+      inconclusive,
+    ]
+      .filter(Boolean)
+      .join('; '),
+  };
+}
+
+/* ------------------------------------------------------------------ output */
+
+const VERDICT_WORDS: Record<Verdict, string> = {
+  pass: 'ok',
+  fail: 'FAILED',
+  'harness-only': 'harness only',
+  'not-applicable': 'n/a',
+  error: 'ERROR',
+};
+
+/** The word a trial's verdict is shown with: an attack that was stopped says so. */
+export function verdictWord(t: Pick<TrialResult, 'kind' | 'verdict'>): string {
+  return t.kind === 'attack' && t.verdict === 'pass' ? 'stopped' : VERDICT_WORDS[t.verdict];
+}
+
+/** Columns padded to their widest cell (the last left as is). */
+function columns(rows: readonly string[][], right: ReadonlySet<number> = new Set()): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** The report as text: the checks of every task, the cheat suite's table (attack × mode × user), and what failed. */
+export function auditTable(r: AuditReport, opts: { width?: number } = {}): string {
+  const whyWidth = opts.width ?? 110;
+  const lines: string[] = [];
+  const checks = r.trials.filter((t) => t.kind !== 'attack');
+  lines.push(`Checks: every task, as its agent user (${r.tasks.length} ${r.tasks.length === 1 ? 'task' : 'tasks'})`);
+  lines.push(
+    ...columns(
+      [
+        ['task', 'mode', 'check', 'reward', 'expected', 'verdict', 'why'],
+        ...checks.map((t) => [
+          t.task,
+          `${t.mode}${t.forcedMode ? '*' : ''}`,
+          t.kind,
+          t.reward === undefined ? '-' : r3(t.reward),
+          t.expected === undefined ? '-' : r3(t.expected),
+          verdictWord(t),
+          t.verdict === 'pass' ? '' : clip(t.why, whyWidth),
+        ]),
+      ],
+      new Set([3, 4]),
+    ),
+  );
+  for (const task of r.cheat_tasks) {
+    const attacks = r.trials.filter((t) => t.kind === 'attack' && t.task === task);
+    if (!attacks.length) continue;
+    lines.push('', `Cheat suite on ${task} (reward: at most what doing nothing scores; * a mode the task does not declare)`);
+    lines.push(
+      ...columns(
+        [
+          ['attack', 'class', 'mode', 'user', 'reward', 'verdict', 'why'],
+          ...attacks.map((t) => [
+            `${t.attack}${t.variant ? ` ${t.variant}` : ''}`,
+            t.class ?? '',
+            `${t.mode}${t.forcedMode ? '*' : ''}`,
+            t.user,
+            t.reward === undefined ? '-' : r3(t.reward),
+            verdictWord(t),
+            clip(t.why, whyWidth),
+          ]),
+        ],
+        new Set([4]),
+      ),
+    );
+  }
+  const c = r.counts;
+  lines.push(
+    '',
+    `${r.trials.length} trials in ${r.seconds.toFixed(1)} s: ${c.pass} as expected, ${c.fail} failed, ${c['harness-only']} only the harness can stop, ${c['not-applicable']} not applicable, ${c.error} could not run`,
+  );
+  if (r.harness_only.length) {
+    lines.push(
+      '',
+      `Only the harness can stop these (${r.harness_only.length}), in shared mode: publish with the separate verifier ([verifier] environment_mode = "separate" in task.toml), and run agents as the [agent] user:`,
+      ...r.harness_only.map((l) => `  ${l}`),
+    );
+  }
+  if (r.failures.length) lines.push('', `FAILED (${r.failures.length}):`, ...r.failures.map((l) => `  ${l}`));
+  else lines.push('', 'audit passed: every check met its expectation and every attack a task must stop was stopped');
+  return lines.join('\n');
+}
+
+/** The report as JSON for CI: everything, with paths relative to `base` when given. */
+export function auditJson(r: AuditReport, base?: string): string {
+  const trials = r.trials.map((t) => (base && t.trialDir ? { ...t, trialDir: relative(base, t.trialDir) } : t));
+  return `${JSON.stringify({ ...r, trials }, null, 2)}\n`;
+}
