@@ -5,6 +5,7 @@
 //   npm run demo -- --port 41733    on that port; when it is taken, whatever golden server listens there
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isolationSummary } from '../src/harbor/local-harness.js';
 import { writeBenchReports } from '../src/harbor/reports.js';
 import { benchGolden, diagnosisTable, scoreDiagnosis, serveGolden, table } from './scoreboard.js';
 import { goldenAtPort } from './lib/tasks.js';
@@ -60,7 +61,7 @@ async function main(): Promise<number> {
     process.stdout.write(`diagnosis of ${diagnosis.total} labelled no_match cases (golden/diagnosis):\n${diagnosisTable(diagnosis)}\n\n`);
     for (const m of diagnosis.misses) process.stdout.write(`  ${m.id}: expected ${m.expected}, got ${m.got}: ${m.note}\n`);
     process.stdout.write(
-      `tasks ran through their own solve.sh and test.sh (${bench.oracle.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, golden/ hidden from the agents' : 'container paths by QUOTECHECK_*_DIR: not root, so the agents were not isolated'});\n`,
+      `tasks ran through their own solve.sh and test.sh (${bench.oracle.isolation === 'namespace' ? isolationSummary('namespace') : 'container paths by QUOTECHECK_*_DIR: not root, so the agents were not isolated'});\n`,
     );
     process.stdout.write(`open ${oracleReports.html} for every claim's evidence (the baseline's: ${join(outDir, 'baseline', 'report.html')});\n`);
     process.stdout.write(

@@ -49,9 +49,8 @@ export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | n
  * running; `sourcesHint` says what to check when a task's sources all fail.
  */
 export async function benchGolden(outDir: string, sourcesHint?: string, golden?: GoldenAtPort): Promise<GoldenBench> {
-  // All of golden/ (and of its copy) is out of the agents' sight, not only the tasks: labelled.jsonl holds every label.
-  const hide = [...new Set([goldenDir(), ...(golden ? [golden.dir] : [])])];
-  const common = { tasksDir: golden?.tasksDir ?? join(goldenDir(), 'tasks'), sourcesHint, hide };
+  // Nothing of the host (golden/, labelled.jsonl, the checkout) is in the agents' containers: only the task's files.
+  const common = { tasksDir: golden?.tasksDir ?? join(goldenDir(), 'tasks'), sourcesHint };
   const oracle = await runBench({ ...common, agent: 'oracle', outDir: join(outDir, 'oracle') });
   const baseline = await runBench({ ...common, agent: 'baseline', outDir: join(outDir, 'baseline') });
   const waybackOff = await runBench({ ...common, tasksDir: join(common.tasksDir, DRIFT_TASK), agent: waybackOffAgent(), outDir: join(outDir, 'wayback-off') });

@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
-import { BenchSetupError, isolationLimits, resolveIsolation, runBench, type BenchReport, type Isolation } from '../harbor/local-harness.js';
+import { BenchSetupError, isolationLimits, isolationSummary, resolveIsolation, runBench, type BenchReport, type Isolation } from '../harbor/local-harness.js';
 import { AgentNameError, agentFolders, compareRuns, comparisonTable, relocate, shownPath, withOracleEvidence, type BenchRun } from '../harbor/compare.js';
-import { DatasetError, listTasks } from '../harbor/dataset.js';
+import { DatasetError, listTasks, type VerifierMode } from '../harbor/dataset.js';
 import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
 import { cliIo, errorLine, refuseInput } from './progress.js';
 import { packageRoot } from '../package-root.js';
@@ -19,6 +19,12 @@ export interface BenchCommandOptions {
   jobs?: number;
   out: string;
   isolation: Isolation | 'auto';
+  /** The verifier as each task says, or forced: separate (its own container) or shared (the agent's). */
+  verifier?: VerifierMode | 'task';
+  /** The agent phase as the task's agent user, or as root (a harness that ignores [agent] user). */
+  agentUser?: 'task' | 'root';
+  /** Host variables the agent gets, by name. */
+  agentEnv?: string[];
   replay?: string;
   quiet?: boolean;
 }
@@ -73,8 +79,7 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   } catch (err) {
     return refuseInput(err, AgentNameError);
   }
-  const paths = (r: BenchReport) =>
-    `${r.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, the dataset hidden' : 'container paths given by QUOTECHECK_*_DIR variables'}; ${r.seconds.toFixed(1)} s`;
+  const paths = (r: BenchReport) => `${isolationSummary(r.isolation)}; ${r.seconds.toFixed(1)} s`;
   try {
     // Decided once for every agent, and said once when it cannot stop what an agent may do.
     const isolation = resolveIsolation(opts.isolation);
@@ -157,9 +162,9 @@ async function runAgent(opts: BenchCommandOptions, agent: string, name: string, 
     replay: opts.replay,
     // A replay needs no server: then the generic advice (is the source in the archive?) is the right one.
     sourcesHint: !opts.replay && isGoldenTasks(opts.tasks) ? GOLDEN_SERVER_HINT : undefined,
-    // Several agents' runs share --out: none may read another's (the oracle's answers are nearly the gold). The golden
-    // tasks' labels are also in golden/labelled.jsonl, beside them.
-    hide: [opts.out, ...(isGoldenTasks(opts.tasks) ? [join(ownRoot(), 'golden')] : [])],
+    verifierMode: opts.verifier,
+    agentUser: opts.agentUser,
+    agentEnv: opts.agentEnv,
     onTaskDone: (t) => {
       done++;
       if (bar) bar.update(done, { task: t.task });

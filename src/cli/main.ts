@@ -299,9 +299,32 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
     .addOption(new Option('--jobs <n>', 'tasks run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
     .option('--out <dir>', 'where trials and reports go', 'bench-out')
     .addOption(
-      new Option('--isolation <mode>', 'namespace: bind-mount container paths (root); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible')
+      new Option(
+        '--isolation <mode>',
+        "namespace: each trial in containers (root: namespaces, a root of the image's parts, the task's agent user); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible",
+      )
         .choices(['auto', 'namespace', 'paths'])
         .default('auto'),
+    )
+    .addOption(
+      new Option(
+        '--verifier <mode>',
+        "task: as each task.toml says (Harbor's environment_mode); separate: the verifier in its own container, only the artifacts crossing; shared: in the agent's container after it",
+      )
+        .choices(['task', 'separate', 'shared'])
+        .default('task'),
+    )
+    .addOption(
+      new Option('--agent-user <who>', "task: the agent phase as the task's [agent] user; root: as root, as a harness that ignores [agent] user")
+        .choices(['task', 'root'])
+        .default('task'),
+    )
+    .addOption(
+      described(
+        '--agent-env <name>',
+        "a variable of bench's environment the agent gets (an API key), by name; repeat for more; the rest of its environment is the image's",
+        'none',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .addOption(
       new Option('--replay <file.warc.gz>', "every task's quotecheck answers from this WARC archive, with no network").default(

@@ -8,12 +8,21 @@ import { LAYOUTS, type Layout } from './layout.js';
 import { readRegularFile } from './safe-read.js';
 import { UserError } from '../errors.js';
 
+/** Where a task's verifier runs (Harbor's [verifier] environment_mode): in its own sandbox, or in the agent's container. */
+export type VerifierMode = 'separate' | 'shared';
+
 export interface TaskDir {
   name: string;
   dir: string;
   layout: Layout;
   agentTimeoutSec: number;
   verifierTimeoutSec: number;
+  /** The task's own verifier mode, by Harbor's rule (taskVerifierMode); SkillsBench 1.1 tasks are shared. */
+  verifierMode: VerifierMode;
+  /** The files a separate verifier gets from the agent's container (task.toml's top-level `artifacts`), absolute paths. */
+  artifacts: string[];
+  /** The agent's user ([agent] user), a name or a uid; undefined when the task leaves it to the image (root). */
+  agentUser?: string;
 }
 
 export class DatasetError extends UserError {
@@ -27,6 +36,27 @@ const DEFAULT_VERIFIER_TIMEOUT_SEC = 120;
 function timeout(toml: Record<string, unknown>, section: string, fallback: number): number {
   const value = (toml[section] as Record<string, unknown> | undefined)?.timeout_sec;
   return typeof value === 'number' && value > 0 ? value : fallback;
+}
+
+/**
+ * Harbor's rule (models/task/verifier_mode.py): `[verifier] environment_mode` when given; else separate when the
+ * task has a `[verifier.environment]` table; else shared. SkillsBench 1.1 harnesses run the verifier in the agent's
+ * container whatever the front matter says.
+ */
+export function taskVerifierMode(layout: Layout, config: Record<string, unknown>): VerifierMode {
+  if (layout === 'skillsbench') return 'shared';
+  const verifier = config.verifier as Record<string, unknown> | undefined;
+  const mode = verifier?.environment_mode;
+  if (mode === 'separate' || mode === 'shared') return mode;
+  return verifier?.environment !== undefined && verifier.environment !== null ? 'separate' : 'shared';
+}
+
+/** Harbor's `artifacts`: paths, or tables whose `source` is the path; only absolute ones are kept. */
+function artifactPaths(config: Record<string, unknown>): string[] {
+  const list = Array.isArray(config.artifacts) ? (config.artifacts as unknown[]) : [];
+  return list
+    .map((a) => (typeof a === 'string' ? a : typeof a === 'object' && a !== null ? (a as Record<string, unknown>).source : undefined))
+    .filter((a): a is string => typeof a === 'string' && a.startsWith('/'));
 }
 
 /** A parser's error, as the first line of its message. */
@@ -72,12 +102,16 @@ function readTask(dir: string, layout: Layout): TaskDir {
   const config = layout === 'harbor' ? readToml(join(dir, spec.definition)) : readFrontMatter(join(dir, spec.definition));
   const needed = `${spec.verifier.folder}/test.sh`;
   if (!existsSync(join(dir, needed))) throw new DatasetError(`${dir}: missing ${needed}`);
+  const user = (config.agent as Record<string, unknown> | undefined)?.user;
   return {
     name: basename(dir),
     dir,
     layout,
     agentTimeoutSec: timeout(config, 'agent', DEFAULT_AGENT_TIMEOUT_SEC),
     verifierTimeoutSec: timeout(config, 'verifier', DEFAULT_VERIFIER_TIMEOUT_SEC),
+    verifierMode: taskVerifierMode(layout, config),
+    artifacts: artifactPaths(config),
+    ...(typeof user === 'string' || typeof user === 'number' ? { agentUser: String(user) } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 // A self-contained HTML report of a bench run: per task and per claim, with the evidence behind each answer.
 import { normalize } from '../normalize.js';
 import { shellQuote } from '../sh-quote.js';
-import type { BenchReport, ClaimRow, DiffRun, MatchSelector, OracleEvidence, TaskRun } from './local-harness.js';
+import { isolationSummary, type BenchReport, type ClaimRow, type DiffRun, type MatchSelector, type OracleEvidence, type TaskRun } from './local-harness.js';
 import { groupName, SOURCE_DRIFTED, type AgentScore, type Comparison, type GroupScore } from './compare.js';
 
 /** The context a TextQuoteSelector keeps on each side (src/match.ts): a side this long was cut there. */
@@ -213,7 +213,7 @@ export function renderHtmlReport(r: BenchReport): string {
 <tr><th>mean reward</th><td id="mean-reward">${r.mean_reward.toFixed(3)}</td></tr>
 <tr><th>${BASELINE_NAME} (all no_match)</th><td id="baseline-reward">${r.baseline_mean_reward.toFixed(3)}</td></tr>
 <tr><th>claims correct</th><td>${r.correct}/${r.claims}</td></tr>
-<tr><th>isolation</th><td id="isolation">${r.isolation === 'namespace' ? 'each phase in its own mount and PID namespaces, container paths bind-mounted, the dataset hidden' : 'container paths overridden by environment variables'}${(r.isolation_limits ?? []).length ? `<ul class="limits">${(r.isolation_limits ?? []).map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}</td></tr>
+<tr><th>isolation</th><td id="isolation">${esc(isolationSummary(r.isolation))}${(r.isolation_limits ?? []).length ? `<ul class="limits">${(r.isolation_limits ?? []).map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}</td></tr>
 <tr><th>time</th><td>${r.seconds.toFixed(1)} s</td></tr>
 ${r.oracle_run !== undefined ? `<tr><th>oracle's evidence</th><td id="oracle-run">from <a href="${esc(oracleReportHref(r.oracle_run))}">${esc(r.oracle_run)}</a>, on each claim this agent reported no evidence on or answered wrongly</td></tr>` : ''}
 </table>

@@ -1,18 +1,21 @@
-// Running a dataset locally as the harness would: each task's agent, then its own verifier, at its layout's container paths.
+// Running a dataset locally as the harness would: each task's agent in a container like its image's, then its verifier in the task's mode (its own container, or the agent's), the reward read as Harbor reads it.
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { emptyConfusion, parseLabels, grade, type Grade } from './grade.js';
 import { parseClaims, type Claim } from '../claims.js';
-import { listTasks, readJsonIfAny, readJsonLines, type TaskDir } from './dataset.js';
-import { canIsolate, hidingConflict, parseStatus, phaseArgv, VERIFIER_PATH, type Bind, type PhaseSpec, type PhaseStatus } from './isolation.js';
-import { CONTAINER_PATHS, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE, shellQuote } from './templates.js';
-import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
+import { listTasks, readJsonIfAny, readJsonLines, type TaskDir, type VerifierMode } from './dataset.js';
+import { canIsolate, IMAGE_PATH, type PhaseStatus } from './isolation.js';
+import { BENCH_DIR, harborVerifierCommand, runContainerTrial, taskUser, type TrialPlay } from './container-trial.js';
+import type { ContainerResult } from './container.js';
+import { collectArtifacts } from './container.js';
+import { makeTrial, type Trial } from './trial.js';
+import { CONTAINER_PATHS, WARC_READER_COMMAND, WARC_READER_FILE, shellQuote } from './templates.js';
+import { LAYOUTS } from './layout.js';
 import { readRegularFile } from './safe-read.js';
-import { BUNDLE_FILES, SHIPPED_FOLDER, shippedCli } from './ship.js';
+import { BUNDLE_FILES, shippedCli } from './ship.js';
 import { MAX_LABELS_BYTES, parseLabelBytes } from './verifier.js';
 import {
   archiveAdvice,
@@ -30,8 +33,8 @@ import { readReportLine, type ReportLine } from '../contract.js';
 import { UserError } from '../errors.js';
 
 /**
- * How the phases are kept apart (design.md §6): as root, each in its own mount and PID namespaces with the container
- * paths bind-mounted and the dataset out of reach; otherwise the container paths are given by environment variables.
+ * How the phases are kept apart (design.md §6): as root, in containers (namespaces, a root made of the image's parts,
+ * nothing else of the host); otherwise the container paths are given by environment variables.
  */
 export type Isolation = 'namespace' | 'paths';
 
@@ -44,8 +47,12 @@ export interface BenchOptions {
   jobs?: number;
   outDir: string;
   isolation?: Isolation | 'auto';
-  /** Further host folders no phase may see (namespace isolation), besides the dataset and `outDir`: e.g. the folder of several agents' runs. */
-  hide?: string[];
+  /** The verifier as each task says (`task`, the default: separate or shared by Harbor's rule), or as given for every task. */
+  verifierMode?: VerifierMode | 'task';
+  /** The agent phase as the task's [agent] user (`task`, the default), or as root: a harness that ignores [agent] user. */
+  agentUser?: 'task' | 'root';
+  /** Host variables the agent gets, by name (its API keys); the rest of its environment is the image's. */
+  agentEnv?: readonly string[];
   /** A WARC archive every task's quotecheck answers from (QUOTECHECK_REPLAY), with no network. */
   replay?: string;
   /**
@@ -106,6 +113,12 @@ export interface TaskRun {
   floor: number;
   agentExit: number | null;
   verifierExit: number | null;
+  /** How the verifier ran: in its own container (separate) or in the agent's (shared). */
+  verifierMode: VerifierMode;
+  /** Whose the agent phase was: the task's agent user by name, or root. */
+  agentUser: string;
+  /** Every numeric field of the verifier's reward.json (answered, overclaim, missed...), when it wrote one. */
+  rewardFields?: Record<string, number>;
   seconds: number;
   /** What went wrong, if anything did (timeout, no reward file, ...). */
   problems: string[];
@@ -151,24 +164,28 @@ export class BenchSetupError extends UserError {
   override readonly name = 'BenchSetupError';
 }
 
-/** Bench's own read-only folder in the agent phase: the `quotecheck` command of such a variant (bin/) and the --replay archive (replay/). */
-export const BENCH_DIR = '/opt/quotecheck-bench';
-
-/** A reward file holds one number. */
+/** A reward file is a few numbers. */
 const MAX_REWARD_BYTES = 4096;
 
-/** What namespace isolation still leaves the agent: said in report.json, so no reader takes it for a container. */
+/** What container isolation still leaves the agent: said in report.json, so no reader takes it for Docker. */
 const NAMESPACE_LIMITS: readonly string[] = [
-  'the agent phase shares the host network, and can read (not write) the host file system outside the dataset and --out folders',
+  "the agent phase shares the host network (sources served on loopback must stay reachable), and its system folders are this machine's (copy-on-write), not the task image's",
 ];
 
 /** What `--isolation paths` cannot give: said once on stderr by the CLI and in report.json. */
 const PATHS_LIMITS: readonly string[] = [
   "the agent phase can read and write the dataset (tests/, gold.json, solution/) and bench's --out folder",
   'processes the agent leaves running are not stopped before the verifier',
-  "the agent phase runs as bench's own user, with its privileges, and sees the whole file system",
-  "run bench as root for namespace isolation (its own mount and PID namespaces, Docker's capabilities, the dataset hidden)",
+  "the agent phase runs as bench's own user, with its privileges, its PATH, and sees the whole file system",
+  "run bench as root for containers (namespaces, a root of the image's parts, the task's agent user, the verifier in its own container)",
 ];
+
+/** What an isolation mode is, in a few words, for bench's last line and its HTML report. */
+export function isolationSummary(isolation: Isolation): string {
+  return isolation === 'namespace'
+    ? "each trial in containers (a root of the image's parts and nothing else of the host, the task's agent user, the verifier in the task's mode)"
+    : 'container paths given by QUOTECHECK_*_DIR variables';
+}
 
 /** What an isolation mode does not stop, one clause each (report.json's isolation_limits). */
 export function isolationLimits(isolation: Isolation): string[] {
@@ -181,140 +198,48 @@ export function resolveIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation
   if (canIsolate()) return 'namespace';
   if (wanted === 'namespace')
     throw new BenchSetupError(
-      "--isolation namespace needs root and util-linux's unshare (mount and PID namespaces) and setpriv; use --isolation paths, which says what it cannot stop",
+      "--isolation namespace needs root, util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs; use --isolation paths, which says what it cannot stop",
     );
   return 'paths';
 }
 
-/** Where a trial's oracle and verifier folders are, as its phases see them: the layout's container paths, or the task's own folders. */
-function phasePaths(task: TaskDir, isolation: Isolation): { oracle: string; verifier: string } {
-  const { oracle, verifier } = LAYOUTS[task.layout];
-  return isolation === 'namespace'
-    ? { oracle: oracle.path, verifier: verifier.path }
-    : { oracle: join(task.dir, oracle.folder), verifier: join(task.dir, verifier.folder) };
-}
-
-function agentCommand(agent: string, task: TaskDir, isolation: Isolation): string {
-  const app = isolation === 'namespace' ? CONTAINER_PATHS.app.path : `$${CONTAINER_PATHS.app.env}`;
-  if (agent === 'oracle') return `bash ${shellQuote(`${phasePaths(task, isolation).oracle}/solve.sh`)}`;
+/** The agent's command with --isolation paths: the task's own folders, the container paths by variable. */
+function pathsAgentCommand(agent: string, task: TaskDir): string {
+  if (agent === 'oracle') return `bash ${shellQuote(join(task.dir, LAYOUTS[task.layout].oracle.folder, 'solve.sh'))}`;
   if (agent === 'baseline')
-    return `${shellQuote(process.execPath)} ${shellQuote(shippedCli())} run --baseline --claims "${app}/claims.json" --out "${app}/answers.json"`;
+    return `${shellQuote(process.execPath)} ${shellQuote(shippedCli())} run --baseline --claims "$${CONTAINER_PATHS.app.env}/claims.json" --out "$${CONTAINER_PATHS.app.env}/answers.json"`;
   return agent;
-}
-
-/** The verifier as the harnesses run it: its standard output kept as test-stdout.txt beside the reward. */
-function verifierCommand(task: TaskDir, isolation: Isolation): string {
-  const logs = isolation === 'namespace' ? CONTAINER_PATHS.verifierLogs.path : `$${CONTAINER_PATHS.verifierLogs.env}`;
-  return `bash ${shellQuote(`${phasePaths(task, isolation).verifier}/test.sh`)} > "${logs}/test-stdout.txt"`;
-}
-
-interface Trial {
-  task: TaskDir;
-  agent: string;
-  root: string;
-  app: string;
-  verifierLogs: string;
-  agentLogs: string;
-  /** Host side of BENCH_DIR: bin/quotecheck for a variant with the tool, replay/ for --replay. */
-  benchDir: string;
-  /** The variant's own quotecheck (environment/quotecheck/), when the task gives the agent the tool. */
-  tool?: string;
-  /** environment/skills/, which the image has at /skills (the skill variant; quotecheck travels inside it). */
-  skills?: string;
-  /** environment/warc-extract.mjs, which a frozen task's image has on PATH as warc-extract. */
-  warcReader?: string;
-  /** The --replay archive, absolute. */
-  replay?: string;
-  /** Host folders no phase sees (namespace isolation): the dataset, --out. */
-  hidden: readonly string[];
-}
-
-/** Every container folder a phase may get; those a phase does not get are covered empty. */
-function containerDirs(): string[] {
-  const layoutDirs = Object.values(LAYOUTS).flatMap((l) => [l.oracle.path, l.verifier.path]);
-  return [...new Set([...Object.values(CONTAINER_PATHS).map((c) => c.path), ...layoutDirs, TOOL_DIR, BENCH_DIR, TASK_SKILLS_DIR])];
-}
-
-/** The rest of containerDirs(), for PhaseSpec.empty. */
-const unbound = (binds: readonly Bind[]): string[] => containerDirs().filter((d) => !binds.some((b) => b.to === d));
-
-/** Where the replay archive is in the agent phase. */
-const replayPath = (t: Trial): string => `${BENCH_DIR}/replay/${basename(t.replay!)}`;
-
-/**
- * The agent phase sees /app and /logs/agent, a scratch /logs/verifier (emptied before the verifier), the oracle
- * folder read-only for the oracle only (a harness uploads it only then), and nothing of the tests.
- */
-function agentSpec(t: Trial): PhaseSpec {
-  const { oracle } = LAYOUTS[t.task.layout];
-  const binds: Bind[] = [
-    { from: t.app, to: CONTAINER_PATHS.app.path, writable: true },
-    { from: t.agentLogs, to: CONTAINER_PATHS.agentLogs.path, writable: true },
-    { from: t.verifierLogs, to: CONTAINER_PATHS.verifierLogs.path, writable: true },
-  ];
-  if (t.agent === 'oracle' && existsSync(join(t.task.dir, oracle.folder)))
-    binds.push({ from: join(t.task.dir, oracle.folder), to: oracle.path, writable: false });
-  if (t.tool) binds.push({ from: t.tool, to: TOOL_DIR, writable: false });
-  if (t.skills) binds.push({ from: t.skills, to: TASK_SKILLS_DIR, writable: false });
-  if (t.tool || t.replay || t.warcReader) binds.push({ from: t.benchDir, to: BENCH_DIR, writable: false });
-  if (t.replay) binds.push({ from: t.replay, to: replayPath(t), writable: false });
-  return { binds, empty: unbound(binds), hidden: t.hidden, command: agentCommand(t.agent, t.task, 'namespace'), cwd: CONTAINER_PATHS.app.path };
-}
-
-/** The verifier phase sees /app and its own folder read-only, and the emptied /logs/verifier. */
-function verifierSpec(t: Trial): PhaseSpec {
-  const { verifier } = LAYOUTS[t.task.layout];
-  const binds: Bind[] = [
-    { from: t.app, to: CONTAINER_PATHS.app.path, writable: false },
-    { from: join(t.task.dir, verifier.folder), to: verifier.path, writable: false },
-    { from: t.verifierLogs, to: CONTAINER_PATHS.verifierLogs.path, writable: true },
-  ];
-  return { binds, empty: unbound(binds), hidden: t.hidden, command: verifierCommand(t.task, 'namespace'), cwd: CONTAINER_PATHS.app.path };
 }
 
 interface PhaseResult {
   code: number | null;
   timedOut: boolean;
-  /** Namespace isolation only: what the phase's init reported. */
+  /** Container isolation only: what the container's init reported. */
   status?: PhaseStatus;
 }
 
-/**
- * Runs one phase with a time limit: in namespace isolation `spec`'s namespaces (the init's status on fd 3), else
- * `command` in the trial's /app. At the limit the whole process group goes; in a namespace that takes the init,
- * and with it every process of the phase.
- */
-function runPhase(t: Trial, run: { spec: PhaseSpec } | { command: string }, env: NodeJS.ProcessEnv, timeoutSec: number, log: string): Promise<PhaseResult> {
-  const isolated = 'spec' in run;
-  // The init's working folder is /, never a folder it then hides.
-  const [cmd, ...args] = isolated ? phaseArgv(run.spec) : ['bash', '-c', run.command];
+/** Runs one command with --isolation paths: bash in the trial's /app, the whole process group killed at the limit. */
+function runPathsPhase(t: Trial, command: string, env: NodeJS.ProcessEnv, timeoutSec: number, log: string): Promise<PhaseResult> {
   return new Promise((resolvePhase) => {
-    const child = spawn(cmd!, args, {
-      cwd: isolated ? '/' : t.app,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', ...(isolated ? ['pipe' as const] : [])],
-    });
+    const child = spawn('bash', ['-c', command], { cwd: t.app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
-    let statusText = '';
     child.stdout!.on('data', (d: Buffer) => chunks.push(d));
     child.stderr!.on('data', (d: Buffer) => chunks.push(d));
-    (child.stdio[3] as Readable | undefined)?.on('data', (d: Buffer) => (statusText += d.toString()));
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       try {
-        process.kill(-child.pid!, 'SIGKILL'); // the whole process group: unshare, the init, or bash and what it started
+        process.kill(-child.pid!, 'SIGKILL');
       } catch {
         // already gone
       }
-      // Without namespaces a process that left the group may hold the pipes open: stop waiting for them.
+      // A process that left the group may hold the pipes open: stop waiting for them.
       for (const s of child.stdio) s?.destroy();
     }, timeoutSec * 1000);
     const done = (code: number | null) => {
       clearTimeout(timer);
       writeFileSync(join(t.root, log), Buffer.concat(chunks));
-      resolvePhase({ code, timedOut, ...(isolated ? { status: parseStatus(statusText) } : {}) });
+      resolvePhase({ code, timedOut });
     };
     child.on('close', (code) => done(code));
     child.on('error', () => done(null));
@@ -323,63 +248,140 @@ function runPhase(t: Trial, run: { spec: PhaseSpec } | { command: string }, env:
 
 /**
  * The commands a task's image puts on PATH, as bench's own bin/: `quotecheck` (the variant's build of it, as its
- * image links it) and `warc-extract` (a frozen task's reader). Returns the folder as the agent phase sees it.
+ * image links it) and `warc-extract` (a frozen task's reader). Returns whether there are any.
  */
-function writeCommands(t: Trial, isolation: Isolation): string {
+function writeCommands(t: Trial, isolation: Isolation): boolean {
+  if (!t.tool && !t.warcReader) return false;
   const bin = join(t.benchDir, 'bin');
   mkdirSync(bin, { recursive: true });
+  // In a container, the image's Node.js (/usr/local/bin/node, which bench puts there when this machine has none).
+  const node = isolation === 'namespace' ? '/usr/local/bin/node' : process.execPath;
   const command = (name: string, script: string): void => {
-    writeFileSync(join(bin, name), `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(script)} "$@"\n`);
+    writeFileSync(join(bin, name), `#!/bin/sh\nexec ${shellQuote(node)} ${shellQuote(script)} "$@"\n`);
     chmodSync(join(bin, name), 0o755);
   };
-  if (t.tool) command('quotecheck', join(isolation === 'namespace' ? TOOL_DIR : t.tool, basename(BUNDLE_FILES.quotecheck)));
+  const inContainer = isolation === 'namespace';
+  if (t.tool) command('quotecheck', join(inContainer ? '/opt/quotecheck' : t.tool, basename(BUNDLE_FILES.quotecheck)));
   if (t.warcReader) {
-    // A copy beside the command: the dataset (where the task's own copy is) is hidden from the agent.
+    // A copy beside the command: the task's own copy is in the dataset.
     copyFileSync(t.warcReader, join(bin, WARC_READER_FILE));
-    command(WARC_READER_COMMAND, join(isolation === 'namespace' ? `${BENCH_DIR}/bin` : bin, WARC_READER_FILE));
+    command(WARC_READER_COMMAND, join(inContainer ? `${BENCH_DIR}/bin` : bin, WARC_READER_FILE));
   }
-  return isolation === 'namespace' ? `${BENCH_DIR}/bin` : bin;
+  return true;
 }
 
-/** The agent's environment: bench's own (an agent command needs its keys and tools), with the container paths and the variant's tool. */
-function agentEnv(t: Trial, isolation: Isolation): NodeJS.ProcessEnv {
+/** The agent's environment with --isolation paths: bench's own, with the container paths and the variant's tool. */
+function pathsAgentEnv(t: Trial, benchBin: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const c of Object.values(CONTAINER_PATHS)) if ('env' in c) delete env[c.env];
-  if (t.tool || t.warcReader) env.PATH = `${writeCommands(t, isolation)}:${env.PATH ?? ''}`;
-  if (t.replay) env.QUOTECHECK_REPLAY = isolation === 'namespace' ? replayPath(t) : t.replay;
-  if (isolation === 'paths') {
-    env[CONTAINER_PATHS.app.env] = t.app;
-    env[CONTAINER_PATHS.verifierLogs.env] = t.verifierLogs;
-    env[CONTAINER_PATHS.agentLogs.env] = t.agentLogs;
-    if (t.agent === 'oracle') env[CONTAINER_PATHS.solution.env] = join(t.task.dir, LAYOUTS[t.task.layout].oracle.folder);
-  }
+  if (benchBin) env.PATH = `${join(t.benchDir, 'bin')}:${env.PATH ?? ''}`;
+  if (t.replay) env.QUOTECHECK_REPLAY = t.replay;
+  env[CONTAINER_PATHS.app.env] = t.app;
+  env[CONTAINER_PATHS.verifierLogs.env] = t.verifierLogs;
+  env[CONTAINER_PATHS.agentLogs.env] = t.agentLogs;
+  if (t.agent === 'oracle') env[CONTAINER_PATHS.solution.env] = join(t.task.dir, LAYOUTS[t.task.layout].oracle.folder);
   return env;
 }
 
-/** The verifier's environment: a fixed minimum, nothing of bench's (test.sh itself runs its grader under env -i). */
-function verifierEnv(t: Trial, isolation: Isolation): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: VERIFIER_PATH, HOME: homedir(), LANG: 'C.UTF-8' };
-  if (isolation === 'paths') {
-    // The verifier finds its gold file beside itself, wherever its folder is: no variable for it.
-    env[CONTAINER_PATHS.app.env] = t.app;
-    env[CONTAINER_PATHS.verifierLogs.env] = t.verifierLogs;
-  }
-  return env;
+/** The verifier's environment with --isolation paths: a fixed minimum, nothing of bench's (test.sh runs its grader under env -i). */
+function pathsVerifierEnv(app: string, logs: string): NodeJS.ProcessEnv {
+  return { PATH: IMAGE_PATH, HOME: homedir(), LANG: 'C.UTF-8', [CONTAINER_PATHS.app.env]: app, [CONTAINER_PATHS.verifierLogs.env]: logs };
 }
 
 /** "1 process", "2 processes". */
 const processes = (n: number): string => `${n} ${n === 1 ? 'process' : 'processes'}`;
 
-/** What went wrong in a phase, in the words of TaskRun.problems. */
-function phaseProblems(name: 'agent' | 'verifier', r: PhaseResult, timeoutSec: number): string[] {
+/** What went wrong in a paths phase, in the words of TaskRun.problems. */
+function pathsProblems(name: 'agent' | 'verifier', r: PhaseResult, timeoutSec: number): string[] {
   if (r.timedOut) return [`${name} stopped at its ${timeoutSec} s timeout`];
-  if (r.status && !r.status.ready) return [`bench could not isolate the ${name} phase (exit ${r.code}; see ${name}-output.txt)`];
+  return name === 'agent' && r.code !== 0 ? [`agent exited ${r.code}`] : [];
+}
+
+/** What went wrong in a trial's containers, in the words of TaskRun.problems. */
+function containerProblems(t: Trial, agent: ContainerResult, verifier: ContainerResult, shared: boolean): string[] {
   const out: string[] = [];
-  if (name === 'agent' && r.code !== 0) out.push(`agent exited ${r.code}`);
-  const left = r.status?.left ?? 0;
+  const { status } = agent;
+  if (agent.timedOut && status.main === undefined) out.push(`agent stopped at its ${t.task.agentTimeoutSec} s timeout`);
+  if (!status.ready) out.push(`bench could not make the agent's container (exit ${agent.code}; see agent-output.txt)`);
+  if (status.mainTimedOut) out.push(`agent stopped at its ${t.task.agentTimeoutSec} s timeout`);
+  else if (status.main !== undefined && status.main !== 0) out.push(`agent exited ${status.main}`);
+  if (agent.pauseProblem) out.push(`bench could not copy between the containers: ${agent.pauseProblem}`);
+  const vStatus = shared ? status.after : verifier.status.main;
+  if (!shared && !verifier.status.ready) out.push(`bench could not make the verifier's container (exit ${verifier.code}; see verifier-output.txt)`);
+  if (!shared && verifier.pauseProblem) out.push(`bench could not lay out the verifier's container: ${verifier.pauseProblem}`);
+  if ((shared ? status.afterTimedOut : verifier.status.mainTimedOut) || (!shared && verifier.timedOut))
+    out.push(`verifier stopped at its ${t.task.verifierTimeoutSec} s timeout`);
+  else if (vStatus !== undefined && vStatus !== 0) out.push(`the verifier's command failed (exit ${vStatus}: its output could not be kept, or test.sh failed)`);
+  const left = (shared ? status.left : agent.status.left) ?? 0;
   if (left > 0)
-    out.push(`the ${name} left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped${name === 'agent' ? ' before the verifier' : ''}`);
+    out.push(
+      shared
+        ? `the agent left ${processes(left)} running through the verifier (shared mode: they could act on its files)`
+        : `the agent left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped before the verifier`,
+    );
+  const vLeft = shared ? 0 : (verifier.status.left ?? 0);
+  if (vLeft > 0) out.push(`the verifier left ${processes(vLeft)} running; ${vLeft === 1 ? 'it was' : 'they were'} stopped`);
   return out;
+}
+
+/**
+ * The reward as Harbor reads it (verifier.py): reward.json when it exists (its numeric fields; `reward` from
+ * reward.txt when it has none), else reward.txt. A file that is not a regular one, or a link leading out of the
+ * trial's /logs/verifier, scores 0 and says why (Harbor would fail the trial).
+ */
+function readReward(t: Trial, problems: string[]): { reward: number; fields?: Record<string, number> } {
+  const read = (name: string): string | undefined => {
+    let path = join(t.verifierLogs, name);
+    try {
+      // A link the verifier's folder holds is followed as Harbor follows it, but never out of the folder.
+      const real = realpathSync(path);
+      const rel = relative(realpathSync(t.verifierLogs), real);
+      if (rel.startsWith('..') || rel === '' || dirname(rel) !== '.') {
+        problems.push(`${name} not read: a link leading out of /logs/verifier`);
+        return undefined;
+      }
+      path = real;
+    } catch {
+      if (!existsSync(path)) return undefined;
+    }
+    const r = readRegularFile(path, MAX_REWARD_BYTES);
+    if (!r.ok) {
+      if (!r.missing) problems.push(`${name} not read: it ${r.reason}`);
+      return r.missing ? undefined : '';
+    }
+    return r.bytes.toString('utf8');
+  };
+  const json = read('reward.json');
+  const txt = (): number | undefined => {
+    const text = read('reward.txt')?.trim();
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (text === '' || !Number.isFinite(n)) {
+      problems.push(`reward.txt says ${JSON.stringify(text.slice(0, 40))}`);
+      return 0;
+    }
+    return n;
+  };
+  if (json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      problems.push('reward.json is not JSON');
+      return { reward: 0 };
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      problems.push('reward.json is not an object');
+      return { reward: 0 };
+    }
+    const fields = Object.fromEntries(Object.entries(parsed).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1])));
+    const reward = fields.reward ?? txt();
+    if (reward === undefined) problems.push('no reward in reward.json or reward.txt');
+    return { reward: reward ?? 0, fields };
+  }
+  const reward = txt();
+  if (reward === undefined) problems.push('no reward file');
+  return { reward: reward ?? 0 };
 }
 
 /** The `--wayback-url` the task's solve.sh passes, if it passes one. */
@@ -430,94 +432,6 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
   });
 }
 
-/**
- * What the task's image holds in /app: the files its Dockerfile copies there (`COPY claims.json /app/claims.json`,
- * a frozen task's archive), as [environment file, path under /app]. A task without a Dockerfile, or one that copies
- * nothing to /app, gets every environment file but those an image keeps elsewhere.
- */
-function appFiles(envDir: string): [string, string][] {
-  const elsewhere = new Set(['Dockerfile', SHIPPED_FOLDER, ENV_SKILLS_FOLDER, WARC_READER_FILE]);
-  const all = (): [string, string][] =>
-    existsSync(envDir)
-      ? readdirSync(envDir)
-          .filter((f) => !elsewhere.has(f))
-          .map((f) => [f, f])
-      : [];
-  let text: string;
-  try {
-    text = readFileSync(join(envDir, 'Dockerfile'), 'utf8');
-  } catch {
-    return all();
-  }
-  const app = CONTAINER_PATHS.app.path;
-  const copies: [string, string][] = [];
-  for (const line of text.replace(/\\\r?\n/g, ' ').split('\n')) {
-    const words = line.trim().split(/\s+/);
-    if (!/^(COPY|ADD)$/i.test(words[0] ?? '')) continue;
-    const args = words.slice(1).filter((w) => !w.startsWith('--'));
-    const dest = args.pop();
-    if (!dest || (dest !== app && !dest.startsWith(`${app}/`))) continue;
-    const under = dest.slice(app.length).replace(/^\/+/, '');
-    for (const src of args) {
-      const rel = src === '.' ? '' : src;
-      const into = dest.endsWith('/') || args.length > 1 || src === '.' ? join(under, rel === '' ? '' : basename(rel)) : under;
-      copies.push([rel, into]);
-    }
-  }
-  return copies.length ? copies : all();
-}
-
-/** The trial's folders, made fresh: /app holds what the task's image would (appFiles). */
-function makeTrial(task: TaskDir, agent: string, outDir: string, replay: string | undefined, hidden: readonly string[]): Trial {
-  const root = resolve(outDir, 'trials', task.name);
-  rmSync(root, { recursive: true, force: true });
-  const envDir = join(task.dir, 'environment');
-  const tool = join(envDir, SHIPPED_FOLDER);
-  const skills = join(envDir, ENV_SKILLS_FOLDER);
-  const warcReader = join(envDir, WARC_READER_FILE);
-  const t: Trial = {
-    task,
-    agent,
-    root,
-    hidden,
-    app: join(root, 'app'),
-    verifierLogs: join(root, 'logs', 'verifier'),
-    agentLogs: join(root, 'logs', 'agent'),
-    benchDir: join(root, 'bench'),
-    ...(existsSync(join(tool, basename(BUNDLE_FILES.quotecheck))) ? { tool } : {}),
-    ...(existsSync(skills) ? { skills } : {}),
-    ...(existsSync(warcReader) ? { warcReader } : {}),
-    ...(replay ? { replay } : {}),
-  };
-  for (const d of [t.app, t.verifierLogs, t.agentLogs, t.benchDir]) mkdirSync(d, { recursive: true });
-  for (const [from, to] of appFiles(envDir)) {
-    const source = join(envDir, from);
-    if (existsSync(source)) cpSync(source, join(t.app, to), { recursive: true });
-  }
-  if (replay) {
-    // The mount point the archive is bound onto, inside BENCH_DIR.
-    mkdirSync(join(t.benchDir, 'replay'));
-    writeFileSync(join(t.benchDir, 'replay', basename(replay)), '');
-  }
-  return t;
-}
-
-/** The reward the verifier wrote, as a regular file in /logs/verifier; anything else scores 0 and says why. */
-function readReward(t: Trial, problems: string[]): number {
-  const read = readRegularFile(join(t.verifierLogs, 'reward.txt'), MAX_REWARD_BYTES);
-  if (!read.ok) {
-    problems.push(read.missing ? 'no reward file' : `reward file not read: it ${read.reason}`);
-    return 0;
-  }
-  const text = read.bytes.toString('utf8').trim();
-  const reward = Number(text);
-  if (text === '' || !Number.isFinite(reward)) {
-    problems.push(text === '' ? 'no reward file' : `reward file says ${JSON.stringify(text.slice(0, 40))}`);
-    return 0;
-  }
-  return reward;
-}
-
 /** The agent's answers, for the report's rows (the reward is the verifier's alone): read the safe way, they are the agent's. */
 function readAnswers(t: Trial, problems: string[]): Map<string, string> {
   const read = readRegularFile(join(t.app, 'answers.json'), MAX_LABELS_BYTES);
@@ -533,36 +447,60 @@ function readAnswers(t: Trial, problems: string[]): Map<string, string> {
   }
 }
 
-async function runTask(
-  task: TaskDir,
-  opts: Required<Pick<BenchOptions, 'agent' | 'outDir'>> & Pick<BenchOptions, 'replay'>,
-  isolation: Isolation,
-  hidden: readonly string[],
-): Promise<TaskRun> {
-  const started = performance.now();
-  const t = makeTrial(task, opts.agent, opts.outDir, opts.replay ? resolve(opts.replay) : undefined, hidden);
-  const isolated = isolation === 'namespace';
-  const agent = await runPhase(
-    t,
-    isolated ? { spec: agentSpec(t) } : { command: agentCommand(opts.agent, task, isolation) },
-    agentEnv(t, isolation),
-    task.agentTimeoutSec,
-    'agent-output.txt',
-  );
-  const problems = phaseProblems('agent', agent, task.agentTimeoutSec);
-  // Harnesses may delete and recreate /logs/verifier just before the verifier: whatever the agent left there is gone.
+/** How the trial's verifier runs: as forced, or as the task says. */
+const verifierModeOf = (task: TaskDir, wanted: BenchOptions['verifierMode']): VerifierMode =>
+  wanted === undefined || wanted === 'task' ? task.verifierMode : wanted;
+
+/** A trial with --isolation paths: the agent with bench's own privileges, then the verifier on the task's folder (separate: on a copy of the artifacts). */
+async function runPathsTrial(
+  t: Trial,
+  mode: VerifierMode,
+  benchBin: boolean,
+): Promise<{ agentExit: number | null; verifierExit: number | null; problems: string[] }> {
+  const agent = await runPathsPhase(t, pathsAgentCommand(t.agent, t.task), pathsAgentEnv(t, benchBin), t.task.agentTimeoutSec, 'agent-output.txt');
+  const problems = pathsProblems('agent', agent, t.task.agentTimeoutSec);
   rmSync(t.verifierLogs, { recursive: true, force: true });
   mkdirSync(t.verifierLogs, { recursive: true });
-  const verifier = await runPhase(
+  let app = t.app;
+  if (mode === 'separate') {
+    const answers = `${CONTAINER_PATHS.app.path}/answers.json`;
+    problems.push(...collectArtifacts(dirname(t.app), [`/app/answers.json`], t.artifactsDir));
+    app = join(t.artifactsDir, dirname(answers));
+    mkdirSync(app, { recursive: true });
+  }
+  const tests = join(t.task.dir, LAYOUTS[t.task.layout].verifier.folder);
+  const verifier = await runPathsPhase(
     t,
-    isolated ? { spec: verifierSpec(t) } : { command: verifierCommand(task, isolation) },
-    verifierEnv(t, isolation),
-    task.verifierTimeoutSec,
+    harborVerifierCommand(shellQuote(tests), `"$${CONTAINER_PATHS.verifierLogs.env}"`),
+    pathsVerifierEnv(app, t.verifierLogs),
+    t.task.verifierTimeoutSec,
     'verifier-output.txt',
   );
-  problems.push(...phaseProblems('verifier', verifier, task.verifierTimeoutSec));
+  problems.push(...pathsProblems('verifier', verifier, t.task.verifierTimeoutSec));
+  return { agentExit: agent.code, verifierExit: verifier.code, problems };
+}
 
-  const reward = readReward(t, problems);
+async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation): Promise<TaskRun> {
+  const started = performance.now();
+  const t = makeTrial(task, opts.agent, opts.outDir, opts.replay ? resolve(opts.replay) : undefined);
+  const mode = verifierModeOf(task, opts.verifierMode);
+  const benchBin = writeCommands(t, isolation);
+  const asRoot = opts.agentUser === 'root' || (isolation === 'namespace' && taskUser(t) === undefined);
+  const play: TrialPlay = { verifierMode: mode, asRoot, agentEnv: opts.agentEnv ?? [] };
+  let agentExit: number | null;
+  let verifierExit: number | null;
+  const problems: string[] = [];
+  if (isolation === 'namespace') {
+    const c = await runContainerTrial(t, play, benchBin);
+    agentExit = c.agent.status.main ?? null;
+    verifierExit = (mode === 'shared' ? c.agent.status.after : c.verifier.status.main) ?? null;
+    problems.push(...containerProblems(t, c.agent, c.verifier, mode === 'shared'), ...c.notes);
+  } else {
+    const r = await runPathsTrial(t, mode, benchBin);
+    ({ agentExit, verifierExit } = r);
+    problems.push(...r.problems);
+  }
+  const { reward, fields } = readReward(t, problems);
   const goldFile = `${LAYOUTS[task.layout].verifier.folder}/gold.json`;
   const gold = parseLabels(readJsonIfAny(join(task.dir, goldFile)) ?? {}, `${task.name}/${goldFile}`);
   const answers = readAnswers(t, problems);
@@ -579,6 +517,7 @@ async function runTask(
       `every archive request failed (${archiveFailed.claims} ${archiveFailed.claims === 1 ? 'claim' : 'claims'} needing a Wayback capture got none${waybackUrl ? ` from ${waybackUrl}` : ''})`,
     );
   const baseline = gold.size === 0 ? 0 : noMatch / gold.size;
+  const user = isolation === 'namespace' ? (asRoot ? 'root' : (taskUser(t)?.name ?? 'root')) : `uid ${process.getuid?.() ?? '?'}`;
   return {
     task: task.name,
     reward,
@@ -586,8 +525,11 @@ async function runTask(
     correct: g.correct,
     baseline,
     floor: baseline,
-    agentExit: agent.code,
-    verifierExit: verifier.code,
+    agentExit,
+    verifierExit,
+    verifierMode: mode,
+    agentUser: user,
+    ...(fields ? { rewardFields: fields } : {}),
     seconds: (performance.now() - started) / 1000,
     problems,
     ...(failed ? { sourcesFailed: failed } : {}),
@@ -595,17 +537,6 @@ async function runTask(
     grade: g,
     rows,
   };
-}
-
-/**
- * The host folders hidden from every phase: the dataset and the output (and any the caller adds), as real paths
- * (mount points are). None may hold a container path, or hiding it would hide the trial's own folders.
- */
-function hiddenFolders(opts: BenchOptions): string[] {
-  const hidden = [opts.tasksDir, opts.outDir, ...(opts.hide ?? [])].map((d) => realpathSync(d));
-  const conflict = hidingConflict(hidden, containerDirs());
-  if (conflict) throw new BenchSetupError(conflict);
-  return hidden;
 }
 
 /** Runs every task of the dataset (several at a time) and gathers rewards, answers and evidence. */
@@ -619,17 +550,11 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const trials = join(opts.outDir, 'trials');
   mkdirSync(trials, { recursive: true });
   chmodSync(trials, 0o700);
-  let hidden: string[] = [];
-  if (isolation === 'namespace') {
-    hidden = hiddenFolders(opts);
-    // Mount points for the binds; each phase's mounts live in its own namespace.
-    for (const path of containerDirs()) mkdirSync(path, { recursive: true });
-  }
   const limit = pLimit(opts.jobs ?? availableParallelism());
   const runs = await Promise.all(
     tasks.map((task) =>
       limit(async () => {
-        const run = await runTask(task, { agent: opts.agent, outDir: opts.outDir, replay: opts.replay }, isolation, hidden);
+        const run = await runTask(task, opts, isolation);
         opts.onTaskDone?.(run);
         return run;
       }),

@@ -1,0 +1,188 @@
+// Running one bench container (isolation.ts makes its root) with a time limit, pausing where the harness copies files in or out, and those copies: Harbor's upload of tests/ and its handoff of the declared artifacts.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { containerArgv, IMAGE_PATH, parseStatus, atPause, type ContainerSpec, type PhaseStatus } from './isolation.js';
+
+export interface ContainerResult {
+  /** unshare's exit code (null when killed). */
+  code: number | null;
+  /** Set when bench killed the container at its limit (the commands' own limits are in `status`). */
+  timedOut: boolean;
+  status: PhaseStatus;
+  /** What the pause's copy said went wrong, if anything. */
+  pauseProblem?: string;
+}
+
+export interface RunContainerOptions {
+  /** The whole container's limit: its commands' own limits, the set-up and the grace included. */
+  limitSec: number;
+  /** Where its output (set-up errors, the commands' output) is kept. */
+  log: string;
+  /** Variables the init gets from bench (an agent's keys, passed on by name). */
+  passEnv?: readonly string[];
+  /** At the pause: `root` is the container's root as the host reaches it (/proc/PID/root of its init). */
+  onPause?: (root: string) => void;
+}
+
+/** The init of a container: the only child of the unshare that forked it. */
+function initPid(unshare: number): number | undefined {
+  try {
+    const pid = Number(readFileSync(`/proc/${unshare}/task/${unshare}/children`, 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a container to its end; at its pause, `onPause` copies files and the init goes on. */
+export function runContainer(spec: ContainerSpec, opts: RunContainerOptions): Promise<ContainerResult> {
+  const env: NodeJS.ProcessEnv = { PATH: IMAGE_PATH };
+  for (const name of opts.passEnv ?? []) if (process.env[name] !== undefined) env[name] = process.env[name];
+  const [cmd, ...args] = containerArgv(spec);
+  return new Promise((resolveRun) => {
+    // The init's working folder is /, never a folder of the host it could keep open.
+    const child = spawn(cmd!, args, { cwd: '/', env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let statusText = '';
+    let paused = false;
+    let pauseProblem: string | undefined;
+    child.stdout!.on('data', (d: Buffer) => chunks.push(d));
+    child.stderr!.on('data', (d: Buffer) => chunks.push(d));
+    const stdin = child.stdin as Writable;
+    stdin.on('error', () => {}); // the init may be gone before it reads
+    (child.stdio[3] as Readable).on('data', (d: Buffer) => {
+      statusText += d.toString();
+      if (paused || !atPause(statusText)) return;
+      paused = true;
+      const init = initPid(child.pid!);
+      try {
+        if (init === undefined) throw new Error("the container's init is gone");
+        opts.onPause?.(`/proc/${init}/root`);
+      } catch (err) {
+        pauseProblem = (err as Error).message;
+      }
+      stdin.end('go\n');
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL'); // unshare and the init: the PID namespace goes with the init
+      } catch {
+        // already gone
+      }
+    }, opts.limitSec * 1000);
+    const done = (code: number | null): void => {
+      clearTimeout(timer);
+      writeFileSync(opts.log, Buffer.concat(chunks));
+      resolveRun({ code, timedOut, status: parseStatus(statusText), ...(pauseProblem ? { pauseProblem } : {}) });
+    };
+    child.on('close', (code) => done(code));
+    child.on('error', () => done(null));
+  });
+}
+
+/** Largest artifact copied out of an agent's container: an answers file is kilobytes; a larger one is cut here, and the grader refuses it anyway. */
+const MAX_ARTIFACT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A path inside a container's root as the host reaches it, or why it is not followed: every folder on the way must
+ * be a real folder, not a link (the host would resolve an absolute link against its own root).
+ */
+function insideRoot(root: string, path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  let at = root;
+  for (const part of parts.slice(0, -1)) {
+    at = join(at, part);
+    const st = lstatSync(at, { throwIfNoEntry: false });
+    if (!st) throw Object.assign(new Error(`${path}: no such file`), { missing: true });
+    if (!st.isDirectory()) throw new Error(`${path}: a link or a file on the way (${part}), not followed`);
+  }
+  return join(at, parts[parts.length - 1] ?? '');
+}
+
+/** A device's major and minor numbers from st_rdev, as Linux packs them. */
+const deviceNumbers = (rdev: number): [number, number] => [Math.floor(rdev / 256) & 0xfff, (rdev & 0xff) | ((Math.floor(rdev / 4096) & 0xfff00) >>> 0)];
+
+/**
+ * One file copied as a harness copies it (tar keeps what each entry is): a regular file's bytes (up to the cap), a
+ * link as the same link (never followed), a FIFO or a device node as a new one of the same kind, a folder with what
+ * is in it. Returns what was copied, in a few words, or throws why not.
+ */
+export function copyEntry(from: string, to: string): string {
+  const st = lstatSync(from, { throwIfNoEntry: false });
+  if (!st) throw Object.assign(new Error('no such file'), { missing: true });
+  mkdirSync(dirname(to), { recursive: true });
+  if (st.isSymbolicLink()) {
+    symlinkSync(readlinkSync(from), to);
+    return 'a symbolic link';
+  }
+  if (st.isFIFO()) {
+    spawnSync('mkfifo', ['-m', (st.mode & 0o777).toString(8), to]);
+    return 'a FIFO';
+  }
+  if (st.isCharacterDevice() || st.isBlockDevice()) {
+    const [major, minor] = deviceNumbers(st.rdev);
+    spawnSync('mknod', ['-m', (st.mode & 0o777).toString(8), to, st.isCharacterDevice() ? 'c' : 'b', String(major), String(minor)]);
+    return 'a device';
+  }
+  if (st.isDirectory()) {
+    cpSync(from, to, { recursive: true, verbatimSymlinks: true, filter: (src) => !lstatSync(src).isSocket() });
+    return 'a folder';
+  }
+  if (st.isFile()) {
+    if (st.size > MAX_ARTIFACT_BYTES) {
+      const head = Buffer.alloc(MAX_ARTIFACT_BYTES);
+      const fd = openSync(from, 'r');
+      try {
+        writeFileSync(to, head.subarray(0, readSync(fd, head, 0, MAX_ARTIFACT_BYTES, 0)), { mode: st.mode & 0o777 });
+      } finally {
+        closeSync(fd);
+      }
+      return `a file cut at ${MAX_ARTIFACT_BYTES} bytes`;
+    }
+    copyFileSync(from, to);
+    chmodSync(to, st.mode & 0o777);
+    return 'a file';
+  }
+  throw new Error('a socket, not copied');
+}
+
+/** The declared artifacts out of an agent's container (at its pause) into `staging`, each at its own path; a line each for what was not copied. */
+export function collectArtifacts(root: string, artifacts: readonly string[], staging: string): string[] {
+  const notes: string[] = [];
+  for (const path of artifacts) {
+    try {
+      copyEntry(insideRoot(root, path), join(staging, path));
+    } catch (err) {
+      if (!(err as { missing?: boolean }).missing) notes.push(`artifact ${path} not copied: ${(err as Error).message}`);
+    }
+  }
+  return notes;
+}
+
+/** What `collectArtifacts` staged, into a fresh verifier container's root (at its pause), each at its own path. */
+export function restoreArtifacts(staging: string, artifacts: readonly string[], root: string): void {
+  for (const path of artifacts) {
+    try {
+      copyEntry(join(staging, path), join(root, path));
+    } catch (err) {
+      if (!(err as { missing?: boolean }).missing) throw err;
+    }
+  }
+}

@@ -1,0 +1,81 @@
+// A bench trial's folders on the host: /app as the task's image holds it, the logs, the staging of artifacts, and the empty mount points of its containers.
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { TaskDir } from './dataset.js';
+import { copiesInto, everyFile } from './image.js';
+import { ENV_SKILLS_FOLDER } from './layout.js';
+import { BUNDLE_FILES, SHIPPED_FOLDER } from './ship.js';
+import { CONTAINER_PATHS, WARC_READER_FILE } from './templates.js';
+
+export interface Trial {
+  task: TaskDir;
+  agent: string;
+  root: string;
+  app: string;
+  verifierLogs: string;
+  agentLogs: string;
+  /** Host side of the agent's bench folder: bin/quotecheck for a variant with the tool, replay/ for --replay. */
+  benchDir: string;
+  /** Empty host folders a container mounts its own root and copy-on-write layers on (in its namespace only). */
+  rootMount: string;
+  layerMount: string;
+  /** Where the declared artifacts wait between the agent's container and a separate verifier's, each at its own path. */
+  artifactsDir: string;
+  /** The variant's own quotecheck (environment/quotecheck/), when the task gives the agent the tool. */
+  tool?: string;
+  /** environment/skills/, which the image has at /skills (the skill variant; quotecheck travels inside it). */
+  skills?: string;
+  /** environment/warc-extract.mjs, which a frozen task's image has on PATH as warc-extract. */
+  warcReader?: string;
+  /** The --replay archive, absolute. */
+  replay?: string;
+}
+
+/**
+ * What the task's image holds in /app: the files its Dockerfile copies there (`COPY claims.json /app/claims.json`,
+ * a frozen task's archive), as [environment file, path under /app]. A task without a Dockerfile, or one that copies
+ * nothing to /app, gets every environment file but those an image keeps elsewhere.
+ */
+function appFiles(envDir: string): [string, string][] {
+  const copies = copiesInto(join(envDir, 'Dockerfile'), CONTAINER_PATHS.app.path);
+  return copies.length ? copies : everyFile(envDir, new Set(['Dockerfile', SHIPPED_FOLDER, ENV_SKILLS_FOLDER, WARC_READER_FILE]));
+}
+
+/** The trial's folders, made fresh: /app holds what the task's image would (appFiles). */
+export function makeTrial(task: TaskDir, agent: string, outDir: string, replay: string | undefined): Trial {
+  const root = resolve(outDir, 'trials', task.name);
+  rmSync(root, { recursive: true, force: true });
+  const envDir = join(task.dir, 'environment');
+  const tool = join(envDir, SHIPPED_FOLDER);
+  const skills = join(envDir, ENV_SKILLS_FOLDER);
+  const warcReader = join(envDir, WARC_READER_FILE);
+  const t: Trial = {
+    task,
+    agent,
+    root,
+    app: join(root, 'app'),
+    verifierLogs: join(root, 'logs', 'verifier'),
+    agentLogs: join(root, 'logs', 'agent'),
+    benchDir: join(root, 'bench'),
+    rootMount: join(root, 'container', 'root'),
+    layerMount: join(root, 'container', 'layers'),
+    artifactsDir: join(root, 'artifacts'),
+    ...(existsSync(join(tool, basename(BUNDLE_FILES.quotecheck))) ? { tool } : {}),
+    ...(existsSync(skills) ? { skills } : {}),
+    ...(existsSync(warcReader) ? { warcReader } : {}),
+    ...(replay ? { replay } : {}),
+  };
+  for (const d of [t.app, t.verifierLogs, t.agentLogs, t.benchDir, t.rootMount, t.layerMount, t.artifactsDir]) mkdirSync(d, { recursive: true });
+  for (const [from, to] of appFiles(envDir)) {
+    const source = join(envDir, from);
+    if (existsSync(source)) cpSync(source, join(t.app, to), { recursive: true });
+  }
+  // The mount point of the baseline's quotecheck, inside the bench folder.
+  if (agent === 'baseline') mkdirSync(join(t.benchDir, 'baseline'));
+  if (replay) {
+    // The mount point the archive is bound onto, inside the bench folder.
+    mkdirSync(join(t.benchDir, 'replay'));
+    writeFileSync(join(t.benchDir, 'replay', basename(replay)), '');
+  }
+  return t;
+}
