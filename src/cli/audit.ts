@@ -4,9 +4,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describeFsError } from '../messages.js';
-import { packageRoot } from '../package-root.js';
 import { AuditSetupError, auditJson, auditTable, failureLine, runAudit, type AuditReport } from '../harbor/audit.js';
 import type { AuditMode, AuditUser } from '../harbor/attacks.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
@@ -32,11 +30,6 @@ export interface AuditCommandOptions {
 function within(inner: string, outer: string): boolean {
   const rel = relative(outer, inner);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
-/** This package's folder (its golden/ holds the golden tasks' labels), when there is one. */
-function ownRoot(): string | undefined {
-  return packageRoot(dirname(fileURLToPath(import.meta.url)));
 }
 
 /** How many failures stderr names before "and N more" (all of them are in the table and the JSON). */
@@ -75,8 +68,6 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
     errorLine(`--out ${opts.out}: ${describeFsError(err)}`);
     return 2;
   }
-  const golden = isGoldenTasks(dataset);
-  const root = ownRoot();
   const io = cliIo();
   const progress = !opts.quiet;
   let lastShown = 0;
@@ -92,8 +83,7 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
       ...(opts.jobs ? { jobs: opts.jobs } : {}),
       ...(opts.answers ? { answers: opts.answers } : {}),
       outDir: trialsDir,
-      // The golden tasks' labels are also in golden/labelled.jsonl, beside them (as bench hides it).
-      ...(golden && root ? { hide: [join(root, 'golden')], sourcesHint: GOLDEN_SERVER_HINT } : {}),
+      ...(isGoldenTasks(dataset) ? { sourcesHint: GOLDEN_SERVER_HINT } : {}),
       onTrialDone: (t, done, total) => {
         if (!progress) return;
         // A line at every tenth of the way, and for each trial that failed its expectation as it happens.

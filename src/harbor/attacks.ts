@@ -123,10 +123,15 @@ nap() { if [ -n "$NAP" ]; then read -r -t "$1" -u "$NAP" _ 2>/dev/null; else sle
   return `if command -v setsid >/dev/null 2>&1; then setsid nohup bash -c ${q(code)} >/dev/null 2>&1 < /dev/null & else nohup bash -c ${q(code)} >/dev/null 2>&1 < /dev/null & fi`;
 }
 
-/** Shell for a leftover body: waits (up to `seconds`) until the file `path` exists, then runs `then` now, a moment later, and once more. */
-function whenUploaded(path: string, then: string, seconds = 180): string {
+/**
+ * Shell for a leftover body: waits (up to `seconds`) until one of `paths` exists, then runs `then` at once and a few
+ * times more. The wait spins on a shell test (no process started, no sleep): the harness runs the verifier
+ * milliseconds after the upload, and a loaded machine must not make the attack miss it.
+ */
+function whenUploaded(paths: string | readonly string[], then: string, seconds = 180): string {
+  const any = (typeof paths === 'string' ? [paths] : paths).map((p) => `[ -e ${q(p)} ]`).join(' || ');
   return `end=$((SECONDS+${seconds}))
-until [ -e ${q(path)} ] || [ "$SECONDS" -ge "$end" ]; do nap 0.003; done
+until ${any} || [ "$SECONDS" -ge "$end" ]; do :; done
 for i in 1 2 3 4 5 6 7 8 9 10; do ${then}; nap 0.02; done
 for i in 1 2 3 4 5; do ${then}; nap 0.3; done`;
 }
@@ -617,9 +622,10 @@ done`,
       const files = f.verifierFiles.map((p) => [p, trojanFor(p)] as const).filter((e): e is readonly [string, string] => e[1] !== undefined);
       if (!files.length) return [{ notApplicable: "the task's verifier folder has no script or grader this attack knows how to rewrite" }];
       const stash = files.map(([, text], i) => writeFile(`/app/.audit-grader-${i}`, text, '755')).join('');
-      const rewrite = files.map(([p], i) => `cp -f /app/.audit-grader-${i} ${q(p)}`).join('; ');
-      const first = files.find(([p]) => /\/test\.sh$/.test(p))?.[0] ?? files[0]![0];
-      return one(f, `${stash}${leftover(whenUploaded(first, `{ ${rewrite}; } 2>/dev/null`))}`);
+      // The grader first: test.sh may already be running when the upload is seen, and it calls the grader later.
+      const order = [...files.keys()].sort((a, b) => Number(/\/test\.sh$/.test(files[a]![0])) - Number(/\/test\.sh$/.test(files[b]![0])));
+      const rewrite = order.map((i) => `cp -f /app/.audit-grader-${i} ${q(files[i]![0])}`).join('; ');
+      return one(f, `${stash}${leftover(whenUploaded(f.verifierFiles, `{ ${rewrite}; } 2>/dev/null`))}`);
     },
   },
   // 9. Answers that are not a file to read.

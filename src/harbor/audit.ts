@@ -7,7 +7,6 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'nod
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import pLimit from 'p-limit';
-import { parse as parseToml } from 'smol-toml';
 import { UserError } from '../errors.js';
 import {
   ATTACKS,
@@ -20,10 +19,11 @@ import {
   type AuditUser,
   type Ceiling,
 } from './attacks.js';
-import { listTasks, readFrontMatter, type TaskDir } from './dataset.js';
+import { listTasks, type TaskDir } from './dataset.js';
 import { canIsolate } from './isolation.js';
 import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
-import { BENCH_DIR, runBench, type BenchOptions, type BenchReport, type TaskRun } from './local-harness.js';
+import { BENCH_DIR } from './container-trial.js';
+import { runBench, type BenchOptions, type BenchReport, type TaskRun } from './local-harness.js';
 import { kindOf, readRegularFile } from './safe-read.js';
 import { SHIPPED_FOLDER } from './ship.js';
 import { CONTAINER_PATHS, TOOL_DIR } from './templates.js';
@@ -126,6 +126,8 @@ export interface TrialResult extends TrialPlan {
   verifierSaid?: string;
   /** The lines the attack printed about itself (quotecheck-audit: ...). */
   attackSaid?: string[];
+  /** Whether test.sh ran (the harness kept its output in test-stdout.txt). */
+  verifierRan?: boolean;
   /** Which reward file the reward was read from (reward.json is read before reward.txt). */
   rewardFile?: 'reward.json' | 'reward.txt';
   seconds?: number;
@@ -150,8 +152,6 @@ export interface AuditOptions {
   outDir: string;
   /** The answers path when neither the task's artifacts nor its instruction say. */
   answers?: string;
-  /** Further host folders no trial may see (bench's hide), besides the dataset and outDir. */
-  hide?: readonly string[];
   sourcesHint?: string;
   onTrialDone?: (t: TrialResult, done: number, total: number) => void;
 }
@@ -175,32 +175,8 @@ export interface AuditReport {
 
 /* ------------------------------------------------------------------ facts */
 
-/** A task's configuration: task.toml, or task.md's front matter. */
-function taskConfig(task: TaskDir): Record<string, unknown> {
-  const file = join(task.dir, LAYOUTS[task.layout].definition);
-  if (task.layout === 'skillsbench') return readFrontMatter(file);
-  return parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
-}
-
 const table = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-
-/** The mode a task declares, by Harbor's rule; SkillsBench 1.1 harnesses always share the agent's container. */
-export function declaredMode(layout: TaskDir['layout'], config: Record<string, unknown>): AuditMode {
-  if (layout === 'skillsbench') return 'shared';
-  const verifier = table(config.verifier);
-  const mode = verifier?.environment_mode;
-  if (mode === 'separate' || mode === 'shared') return mode;
-  return verifier?.environment !== undefined && verifier.environment !== null ? 'separate' : 'shared';
-}
-
-/** Harbor's top-level `artifacts`: paths, or tables whose `source` is the path. */
-export function artifactPaths(config: Record<string, unknown>): string[] {
-  const list = Array.isArray(config.artifacts) ? (config.artifacts as unknown[]) : [];
-  return list
-    .map((a) => (typeof a === 'string' ? a : table(a)?.source))
-    .filter((a): a is string => typeof a === 'string' && a.startsWith('/') && !a.split('/').includes('..'));
-}
 
 const FILE_EXT = /\.(json|jsonl|txt|csv|tsv|ya?ml)$/i;
 
@@ -331,7 +307,6 @@ function sha256(parts: readonly (string | Buffer)[]): string {
 
 /** What the audit needs to know of a task, read from its folder. */
 export function auditTask(task: TaskDir, opts: { answers?: string; modes?: readonly AuditMode[] } = {}): AuditTask {
-  const config = taskConfig(task);
   const spec = LAYOUTS[task.layout];
   const verifierHost = join(task.dir, spec.verifier.folder);
   const rels = filesUnder(verifierHost);
@@ -344,7 +319,7 @@ export function auditTask(task: TaskDir, opts: { answers?: string; modes?: reado
   const named = (r: string) => /gold|label|expected|answer|truth|solution/i.test(r);
   const gold = [...labelFiles.filter(named), ...labelFiles.filter((r) => !named(r))].slice(0, 4);
 
-  const artifact = answersFromArtifacts(artifactPaths(config));
+  const artifact = answersFromArtifacts(task.artifacts);
   const mentioned = artifact ? undefined : answersFromInstruction(instructionText(task));
   const answers = artifact
     ? { path: artifact, from: 'artifacts' as const }
@@ -354,12 +329,11 @@ export function auditTask(task: TaskDir, opts: { answers?: string; modes?: reado
         ? { path: opts.answers, from: 'option' as const }
         : { path: DEFAULT_ANSWERS, from: 'default' as const };
 
-  const declared = declaredMode(task.layout, config);
+  const declared = task.verifierMode;
   const modes = (opts.modes ?? (declared === 'separate' ? ['separate', 'shared'] : ['shared'])).map((mode) => ({
     mode,
     forced: mode === 'separate' && declared !== 'separate',
   }));
-  const user = table(config.agent)?.user;
   const claims = claimIdsOf(task);
   const env = join(task.dir, 'environment');
   const toolPaths = [
@@ -378,8 +352,8 @@ export function auditTask(task: TaskDir, opts: { answers?: string; modes?: reado
         : undefined;
   const fingerprint = sha256([
     task.layout,
-    JSON.stringify(table(config.verifier) ?? {}),
-    JSON.stringify(table(config.agent) ?? {}),
+    declared,
+    task.agentUser ?? '',
     answers.path,
     ...rels.filter((r) => !labelFiles.includes(r)).flatMap((r) => [r, readFileSync(join(verifierHost, r))]),
   ]);
@@ -390,7 +364,7 @@ export function auditTask(task: TaskDir, opts: { answers?: string; modes?: reado
     answers,
     declaredMode: declared,
     modes,
-    ...(typeof user === 'string' || typeof user === 'number' ? { agentUser: String(user) } : {}),
+    ...(task.agentUser !== undefined ? { agentUser: task.agentUser } : {}),
     ...(claims.ids ? { claimIds: claims.ids } : { claimsNote: claims.note }),
     verifierDir: spec.verifier.path,
     verifierFiles: rels.filter((r) => r !== 'Dockerfile').flatMap(uploaded),
@@ -538,6 +512,8 @@ export interface TrialEvidence {
   verifierSaid?: string;
   /** What test-stdout.txt is when it is not a regular file (a folder, a link): the harness's redirect failed. */
   stdoutKind?: string;
+  /** Whether test.sh's output was kept: the harness's redirect made test-stdout.txt, so test.sh got to run. */
+  verifierRan: boolean;
   attackSaid: string[];
   rewardFile?: 'reward.json' | 'reward.txt';
 }
@@ -550,14 +526,16 @@ export function trialEvidence(trialDir: string): TrialEvidence {
     .split('\n')
     .filter((l) => l.startsWith(NOTE_MARK))
     .map((l) => clip(l, 400));
-  const json = readTrialFile(join(trialDir, 'logs', 'verifier', 'reward.json'), 4096);
-  let rewardFile: TrialEvidence['rewardFile'];
-  try {
-    if (json.text !== undefined && typeof (JSON.parse(json.text) as { reward?: unknown })?.reward === 'number') rewardFile = 'reward.json';
-  } catch {
-    // not JSON: Harbor falls back to reward.txt
-  }
-  if (!rewardFile && readTrialFile(join(trialDir, 'logs', 'verifier', 'reward.txt'), 4096).text !== undefined) rewardFile = 'reward.txt';
+  // Harbor (and bench) read reward.json when it is there at all, reward.txt only when it is not.
+  const present = (name: string): boolean => {
+    try {
+      lstatSync(join(trialDir, 'logs', 'verifier', name));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const rewardFile = present('reward.json') ? 'reward.json' : present('reward.txt') ? 'reward.txt' : undefined;
   const lines = (stdout.text ?? '')
     .split('\n')
     .map((l) => l.trim())
@@ -568,6 +546,7 @@ export function trialEvidence(trialDir: string): TrialEvidence {
   return {
     ...(verdict ? { verifierSaid: clip(verdict) } : {}),
     ...(stdout.kind ? { stdoutKind: stdout.kind } : {}),
+    verifierRan: stdout.text !== undefined,
     attackSaid,
     ...(rewardFile ? { rewardFile } : {}),
   };
@@ -583,7 +562,8 @@ const r3 = (n: number): string => n.toFixed(3);
 /** The "why" of a trial from its evidence: the verifier's words, else why test.sh never spoke, else bench's problems. */
 function whyOf(ev: TrialEvidence, problems: readonly string[]): string {
   const parts: string[] = [];
-  if (ev.stdoutKind) parts.push(`/logs/verifier/test-stdout.txt ${ev.stdoutKind}: the harness's redirect failed, test.sh never ran`);
+  if (ev.stdoutKind) parts.push(`/logs/verifier/test-stdout.txt is ${ev.stdoutKind}: the harness's redirect failed, test.sh never ran`);
+  else if (!ev.verifierRan) parts.push('no /logs/verifier/test-stdout.txt: test.sh never ran');
   else if (ev.verifierSaid) parts.push(`verifier: ${ev.verifierSaid}`);
   const useful = problems.filter((p) => !/^agent exited \d+$/.test(p));
   if (!ev.verifierSaid && useful.length) parts.push(`bench: ${useful.join('; ')}`);
@@ -599,10 +579,14 @@ export function judgeCheck(kind: Exclude<CheckKind, 'attack'>, reward: number, b
   return { verdict: Math.abs(reward - expected) <= REWARD_EPSILON ? 'pass' : 'fail', expected };
 }
 
-/** Judges an attack: stopped when it scored no more than its ceiling; else a failure, or, for a harness attack in shared mode, only the harness's to stop. */
-export function judgeAttack(cls: AttackClass, mode: AuditMode, reward: number, ceiling: number): Verdict {
+/**
+ * Judges an attack: stopped when it scored no more than its ceiling; else a failure, or, in shared mode, only the
+ * harness's to stop when the attack is of that class or test.sh never ran at all (the harness's own command ran the
+ * agent's code, or could not start it: nothing in the task could have stopped it).
+ */
+export function judgeAttack(cls: AttackClass, mode: AuditMode, reward: number, ceiling: number, verifierRan = true): Verdict {
   if (reward <= ceiling + REWARD_EPSILON) return 'pass';
-  return cls === 'harness' && mode === 'shared' ? 'harness-only' : 'fail';
+  return mode === 'shared' && (cls === 'harness' || !verifierRan) ? 'harness-only' : 'fail';
 }
 
 /** The name of a trial in a message: the attack (and its target) or the check, the task, the mode and the user. */
@@ -629,7 +613,6 @@ export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBenc
   const plans = planTrials(tasks, cheat, { users, attacks: opts.attacks });
   const outDir = resolve(opts.outDir);
   mkdirSync(outDir, { recursive: true });
-  const hide = [dataset, outDir, ...(opts.hide ?? [])];
   const byName = new Map(tasks.map((t) => [t.name, t]));
 
   const limit = pLimit(opts.jobs ?? availableParallelism());
@@ -649,7 +632,6 @@ export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBenc
               jobs: 1,
               outDir: trialOut,
               isolation: 'namespace',
-              hide,
               verifierMode: p.mode,
               agentUser: p.user === 'root' ? 'root' : 'task',
               ...(opts.sourcesHint ? { sourcesHint: opts.sourcesHint } : {}),
@@ -705,11 +687,12 @@ function judgeOne(
   if (!got) return { ...p, verdict: 'error', why: 'not run', problems: [] };
   if (got.error !== undefined || !got.run) return { ...p, verdict: 'error', why: got.error ?? 'bench ran no task', problems: [] };
   const run = got.run;
-  const ev = got.evidence ?? { attackSaid: [] };
+  const ev = got.evidence ?? { attackSaid: [], verifierRan: true };
   const extra = run as TaskRun & { verifierMode?: string; agentUser?: string };
   const common = {
     ...p,
     reward: run.reward,
+    verifierRan: ev.verifierRan,
     problems: run.problems,
     ...(ev.verifierSaid ? { verifierSaid: ev.verifierSaid } : {}),
     ...(ev.attackSaid.length ? { attackSaid: ev.attackSaid } : {}),
@@ -729,7 +712,7 @@ function judgeOne(
   const nothingPlan = plans.find((o) => o.task === p.task && o.kind === 'nothing' && o.mode === p.mode);
   const nothing = nothingPlan ? runs.get(nothingPlan)?.run?.reward : undefined;
   const ceiling = ceilingOf(p.ceiling ?? 'nothing', nothing ?? 0, run.baseline);
-  const verdict = judgeAttack(p.class ?? 'task', p.mode, run.reward, ceiling);
+  const verdict = judgeAttack(p.class ?? 'task', p.mode, run.reward, ceiling, ev.verifierRan);
   const said = ev.attackSaid.map((l) => l.slice(NOTE_MARK.length).trim()).join('; ');
   const how = verdict === 'pass' ? why : [ev.rewardFile ? `reward read from ${ev.rewardFile}` : '', why].filter(Boolean).join('; ');
   const inconclusive = p.ceiling === 'guess' && ceiling >= 1 - REWARD_EPSILON ? 'inconclusive: every claim has one label, so a constant answer scores 1' : '';
