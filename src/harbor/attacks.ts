@@ -124,15 +124,16 @@ nap() { if [ -n "$NAP" ]; then read -r -t "$1" -u "$NAP" _ 2>/dev/null; else sle
 }
 
 /**
- * Shell for a leftover body: waits (up to `seconds`) until one of `paths` exists, then runs `then` at once and a few
- * times more. The wait spins on a shell test (no process started, no sleep): the harness runs the verifier
- * milliseconds after the upload, and a loaded machine must not make the attack miss it.
+ * Shell for a leftover body: waits (up to `seconds`) until one of `paths` exists, then runs `then` over and over for
+ * two or three seconds, and a few times more. The wait spins on a shell test (no process started, no sleep): the
+ * harness runs the verifier milliseconds after the upload, and a loaded machine must not make the attack miss it.
  */
 function whenUploaded(paths: string | readonly string[], then: string, seconds = 180): string {
   const any = (typeof paths === 'string' ? [paths] : paths).map((p) => `[ -e ${q(p)} ]`).join(' || ');
   return `end=$((SECONDS+${seconds}))
 until ${any} || [ "$SECONDS" -ge "$end" ]; do :; done
-for i in 1 2 3 4 5 6 7 8 9 10; do ${then}; nap 0.02; done
+burst=$((SECONDS+3))
+while [ "$SECONDS" -lt "$burst" ]; do ${then}; done
 for i in 1 2 3 4 5; do ${then}; nap 0.3; done`;
 }
 
@@ -624,7 +625,14 @@ done`,
       const stash = files.map(([, text], i) => writeFile(`/app/.audit-grader-${i}`, text, '755')).join('');
       // The grader first: test.sh may already be running when the upload is seen, and it calls the grader later.
       const order = [...files.keys()].sort((a, b) => Number(/\/test\.sh$/.test(files[a]![0])) - Number(/\/test\.sh$/.test(files[b]![0])));
-      const rewrite = order.map((i) => `cp -f /app/.audit-grader-${i} ${q(files[i]![0])}`).join('; ');
+      // By rename: the harness and test.sh see the old file or the new one, never half of one.
+      const rewrite = order
+        .map((i) => {
+          const target = files[i]![0];
+          const temp = `${target.slice(0, target.lastIndexOf('/') + 1)}.audit-${i}`;
+          return `cp -f /app/.audit-grader-${i} ${q(temp)} && mv -f ${q(temp)} ${q(target)}`;
+        })
+        .join('; ');
       return one(f, `${stash}${leftover(whenUploaded(f.verifierFiles, `{ ${rewrite}; } 2>/dev/null`))}`);
     },
   },
