@@ -318,6 +318,7 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
         .choices(['task', 'root'])
         .default('task'),
     )
+    .option('--agent-dir <dir>', "a folder of the agent's own (its program, its files), read-only at /installed-agent in its container")
     .addOption(
       described(
         '--agent-env <name>',
