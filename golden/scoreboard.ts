@@ -53,7 +53,13 @@ export async function benchGolden(outDir: string, sourcesHint?: string, golden?:
   const common = { tasksDir: golden?.tasksDir ?? join(goldenDir(), 'tasks'), sourcesHint };
   const oracle = await runBench({ ...common, agent: 'oracle', outDir: join(outDir, 'oracle') });
   const baseline = await runBench({ ...common, agent: 'baseline', outDir: join(outDir, 'baseline') });
-  const waybackOff = await runBench({ ...common, tasksDir: join(common.tasksDir, DRIFT_TASK), agent: waybackOffAgent(), agentDir: dirname(shippedCli()), outDir: join(outDir, 'wayback-off') });
+  const waybackOff = await runBench({
+    ...common,
+    tasksDir: join(common.tasksDir, DRIFT_TASK),
+    agent: waybackOffAgent(),
+    agentDir: dirname(shippedCli()),
+    outDir: join(outDir, 'wayback-off'),
+  });
   return { oracle, baseline, waybackOff };
 }
 
