@@ -467,9 +467,11 @@ async function runPathsTrial(
   mkdirSync(t.verifierLogs, { recursive: true });
   let app = t.app;
   if (mode === 'separate') {
-    const answers = `${CONTAINER_PATHS.app.path}/answers.json`;
-    problems.push(...collectArtifacts(dirname(t.app), [`/app/answers.json`], t.artifactsDir));
-    app = join(t.artifactsDir, dirname(answers));
+    // Only the artifacts in /app can be found here (the trial's /app stands for it); they are copied as in a container.
+    const under = (p: string): boolean => p.startsWith(`${CONTAINER_PATHS.app.path}/`);
+    const artifacts = (t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`]).filter(under);
+    problems.push(...collectArtifacts(dirname(t.app), artifacts, t.artifactsDir));
+    app = join(t.artifactsDir, CONTAINER_PATHS.app.path);
     mkdirSync(app, { recursive: true });
   }
   const tests = join(t.task.dir, LAYOUTS[t.task.layout].verifier.folder);
