@@ -288,7 +288,8 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(b.run.reward).toBe(0);
     expect(b.run.problems).toContain('no answers file');
     expect(b.file('logs/verifier/reward.txt').trim()).toBe('0');
-    expect(b.file('logs/verifier/reward.json')).toBe('');
+    // The verifier's own reward.json: 0, with the failure shape (nothing answered).
+    expect(JSON.parse(b.file('logs/verifier/reward.json'))).toEqual({ reward: 0, answered: 0, overclaim: 0, missed: 0 });
   });
 
   test('answers that are a FIFO, a symlink to the gold or a device: bench reads none of them (and does not hang)', async () => {

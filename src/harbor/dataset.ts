@@ -32,8 +32,8 @@ function timeout(toml: Record<string, unknown>, section: string, fallback: numbe
 /** A parser's error, as the first line of its message. */
 const firstLine = (err: unknown): string => (err as Error).message.split('\n')[0]!;
 
-/** Harbor's task.toml, as a table. */
-function readToml(path: string): Record<string, unknown> {
+/** Harbor's task.toml, as a table; a file that cannot be read or parsed is a DatasetError naming it. */
+export function readToml(path: string): Record<string, unknown> {
   const text = readTextFile(path, (reason) => new DatasetError(`${path}: ${reason}`));
   try {
     return parseToml(text) as Record<string, unknown>;
@@ -61,7 +61,7 @@ export function readFrontMatter(path: string): Record<string, unknown> {
 }
 
 /** A task's layout: task.md wins when a folder has both, as SkillsBench 1.1 harnesses have it. */
-function layoutOf(dir: string): Layout | undefined {
+export function layoutOf(dir: string): Layout | undefined {
   if (existsSync(join(dir, LAYOUTS.skillsbench.definition))) return 'skillsbench';
   if (existsSync(join(dir, LAYOUTS.harbor.definition))) return 'harbor';
   return undefined;
