@@ -1,6 +1,7 @@
 // The text of a Harbor task's files (design.md §6): instruction, task.toml, the agent's Dockerfile (public images, no
-// quotecheck), the oracle's solve.sh (the quotecheck shipped beside it) and the verifier's test.sh (its own grader, a
-// clean environment), and the variants that give the agent quotecheck on purpose (its skill, its MCP server).
+// quotecheck), the oracle's solve.sh (the quotecheck shipped beside it), the verifier's test.sh (its own grader, a
+// clean environment) and, for a verifier of its own, the Dockerfile of its image, and the variants that give the agent
+// quotecheck on purpose (its skill, its MCP server).
 import { stringify as stringifyToml } from 'smol-toml';
 import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
