@@ -1,12 +1,12 @@
 // The golden scoreboard: oracle and baseline run through each task's real solve.sh and test.sh (quotecheck bench), and the diagnosis set's confusion matrix.
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { runBench, type BenchReport } from '../src/harbor/local-harness.js';
 import { readJsonLines } from '../src/harbor/dataset.js';
 import { shippedCli } from '../src/harbor/ship.js';
-import { shellQuote } from '../src/sh-quote.js';
+import { AGENT_DIR, AGENT_DIR_ENV } from '../src/harbor/container-trial.js';
 import { GOLDEN_PORT, goldenDir, projectRoot, startGoldenServer, type RunningServer } from './server.js';
 import { DRIFT_TASK } from './drift/build.js';
 import type { GoldenAtPort } from './lib/tasks.js';
@@ -25,7 +25,7 @@ export interface GoldenBench {
  * shipped build by its absolute path (a plain task's image has no quotecheck on PATH).
  */
 export function waybackOffAgent(): string {
-  return `node ${shellQuote(shippedCli())} run --allow-private --quiet --claims claims.json --out answers.json --wayback off`;
+  return `node "\${${AGENT_DIR_ENV}:-${AGENT_DIR}}"/${basename(shippedCli())} run --allow-private --quiet --claims claims.json --out answers.json --wayback off`;
 }
 
 /**
@@ -53,7 +53,13 @@ export async function benchGolden(outDir: string, sourcesHint?: string, golden?:
   const common = { tasksDir: golden?.tasksDir ?? join(goldenDir(), 'tasks'), sourcesHint };
   const oracle = await runBench({ ...common, agent: 'oracle', outDir: join(outDir, 'oracle') });
   const baseline = await runBench({ ...common, agent: 'baseline', outDir: join(outDir, 'baseline') });
-  const waybackOff = await runBench({ ...common, tasksDir: join(common.tasksDir, DRIFT_TASK), agent: waybackOffAgent(), outDir: join(outDir, 'wayback-off') });
+  const waybackOff = await runBench({
+    ...common,
+    tasksDir: join(common.tasksDir, DRIFT_TASK),
+    agent: waybackOffAgent(),
+    agentDir: dirname(shippedCli()),
+    outDir: join(outDir, 'wayback-off'),
+  });
   return { oracle, baseline, waybackOff };
 }
 

@@ -1,6 +1,7 @@
-// The self-contained builds a task ships (design.md §6), made by esbuild from src/: the oracle's quotecheck, the
-// verifier's grader and the frozen edition's WARC reader. Each needs only Node.js, so a task's image needs nothing of
-// quotecheck's installed. `npm run build` writes them to dist/bundle/; the test suite rebuilds them from src/ first when
+// The self-contained builds a task ships (design.md §6): the oracle's quotecheck and the frozen edition's WARC reader,
+// made by esbuild from src/, and the verifier's grader, which is no build at all: src/harbor/grader/grade.mjs, a
+// hand-written file a benchmark's user can read, copied byte for byte. Each needs only Node.js, so a task's image needs
+// nothing of quotecheck's installed. `npm run build` writes them to dist/bundle/; the test suite rebuilds them from src/ first when
 // src/ changed (bundlesUpToDate). Builds and installs hold the checkout's build lock (withBuildLock) and replace files by
 // renames, so two runs in one checkout never see a build missing or half written.
 //
@@ -72,7 +73,7 @@ export interface BundleResult {
   dir: string;
   /** Every file written (BUNDLE_FILES and the chunks), relative to `dir`, with its size in bytes. */
   files: { path: string; bytes: number }[];
-  /** The packages each build pulled in (from node_modules), for the notices and for the grader's check. */
+  /** The packages each esbuild build pulled in (from node_modules), for the notices. */
   packages: Record<string, string[]>;
 }
 
@@ -152,6 +153,14 @@ export async function buildBundles(root = projectRoot(), outDir = join(root, 'di
   }
 }
 
+/** The grader's source, under src/: shipped as it is (BUNDLE_FILES.grader). */
+export const GRADER_SOURCE = 'harbor/grader/grade.mjs';
+
+/** What a module's static and dynamic imports name (`from '...'`, `import '...'`, `import('...')`). */
+export function graderImports(text: string): string[] {
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"]+)\1/g)].map((m) => m[2]!);
+}
+
 async function buildInto(root: string, outDir: string): Promise<BundleResult> {
   const src = (p: string) => join(root, 'src', p);
   const entry = (file: string) => basename(file, '.mjs');
@@ -163,8 +172,6 @@ async function buildInto(root: string, outDir: string): Promise<BundleResult> {
       banner: true,
       splitting: true,
     },
-    // The verifier's grader: Node's own modules only (checked below), one file a verifier copies alone.
-    { name: 'grader', entries: { [entry(BUNDLE_FILES.grader)]: src('harbor/verifier-main.ts') }, banner: false, splitting: false },
     // The frozen edition's WARC reader: one file, copied alone into an agent's environment.
     { name: 'warc-extract', entries: { [entry(BUNDLE_FILES.warcExtract)]: src('archive/extract-main.ts') }, banner: true, splitting: false },
   ];
@@ -186,7 +193,12 @@ async function buildInto(root: string, outDir: string): Promise<BundleResult> {
     packages[job.name] = packagesOf(result.metafile!);
     for (const output of Object.keys(result.metafile!.outputs)) written.push(relative(outDir, join(root, output)));
   }
-  if (packages.grader!.length) throw new Error(`the grader must need nothing but Node.js, yet it pulled in ${packages.grader!.join(', ')}`);
+  // The verifier's grader: its source as it is (readable, commented), which must import Node's own modules only.
+  const grader = readFileSync(src(GRADER_SOURCE), 'utf8');
+  const imports = graderImports(grader).filter((m) => !m.startsWith('node:'));
+  if (imports.length) throw new Error(`the grader (src/${GRADER_SOURCE}) must need nothing but Node.js, yet it imports ${imports.join(', ')}`);
+  writeFileSync(join(outDir, BUNDLE_FILES.grader), grader);
+  written.push(BUNDLE_FILES.grader);
   const missing = Object.values(BUNDLE_FILES).filter((path) => !written.includes(path));
   if (missing.length) throw new Error(`the builds did not write ${missing.join(', ')}`);
   const files = written.sort().map((path) => {

@@ -1,39 +1,13 @@
 // How quotecheck words things in its one-line messages: file-system errors in words (never a raw errno code), counts with the right plural.
 import { readFileSync } from 'node:fs';
-
-/** Node's file-system error codes in words, for one-line messages that already name the file. */
-const FS_REASONS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file',
-  EISDIR: 'is a folder',
-  ENOTDIR: 'a part of the path is not a folder',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'disk quota exceeded',
-  EMFILE: 'too many open files',
-  ENFILE: 'too many open files',
-  EEXIST: 'already exists',
-  ENAMETOOLONG: 'file name too long',
-  ELOOP: 'too many symbolic links',
-  EBUSY: 'busy',
-  ETXTBSY: 'busy',
-  EIO: 'input/output error',
-};
+import { describeFsError } from './harbor/grader/grade.mjs';
 
 /**
- * A file-system error as a short reason ("no such file", "is a folder", "permission denied"),
- * never a raw errno code: the one wording every command uses. An unknown code keeps node's
- * own words without the code and the path (which the caller's message already names).
+ * A file-system error as a short reason ("no such file", "is a folder", "permission denied"), never a raw errno code:
+ * the one wording every command uses, and the task's grader too, whose file it is (src/harbor/grader/grade.mjs: it
+ * imports nothing of quotecheck, so quotecheck imports this from it).
  */
-export function describeFsError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code && FS_REASONS[code]) return FS_REASONS[code];
-  const message = err instanceof Error ? err.message : String(err);
-  // node's form is "ECODE: words, syscall 'path'": keep the words.
-  const m = /^[A-Z][A-Z0-9_]+: ([^,]+)/.exec(message);
-  return m?.[1] ?? message;
-}
+export { describeFsError };
 
 /**
  * Reads a UTF-8 text file; when the file system refuses, throws what `fail` makes of the reason in

@@ -15,6 +15,18 @@ export type ReportOrder = 'decision' | 'input';
 /** Every `--report-order`, in the order help lists them (here, not in report-file.ts, so that the command line's parsing loads no report code). */
 export const REPORT_ORDERS: readonly ReportOrder[] = ['decision', 'input'];
 
+/**
+ * `export --verifier`: where a task's verifier runs, as Harbor's `[verifier] environment_mode` names it. `separate`: in
+ * an image of its own, built from the task's tests/ folder (tests/Dockerfile), with no network, which gets nothing of
+ * the agent's container but the files task.toml's `artifacts` name (/app/answers.json). `shared`: in the agent's
+ * container, after the agent, with tests/ uploaded into it (every harness can; SkillsBench 1.1's harnesses only that).
+ * docs/security.md says which attacks each one stops.
+ */
+export type VerifierMode = 'separate' | 'shared';
+
+/** Every verifier mode, the default first (here, not in harbor/templates.ts, so that the command line's parsing loads no task code). */
+export const VERIFIER_MODES: readonly VerifierMode[] = ['separate', 'shared'];
+
 /** Every setting of a run that has a default (DEFAULT_OPTIONS); CheckOptions adds the optional ones and the run's hooks. */
 export interface RunSettings {
   htmlView: HtmlViewChoice;

@@ -95,7 +95,7 @@ describe('the subpath entry points: quotecheck/stages, quotecheck/contract, quot
   });
 
   test('harbor grades answers against gold labels as a task verifier does', async () => {
-    const { grade, parseLabels } = await import('quotecheck/harbor');
+    const { failureShape, grade, parseLabels } = await import('quotecheck/harbor');
     const gold = parseLabels({ a: 'verbatim', b: 'no_match' }, 'gold');
     const g = grade(
       new Map([
@@ -105,5 +105,7 @@ describe('the subpath entry points: quotecheck/stages, quotecheck/contract, quot
       gold,
     );
     expect(g).toMatchObject({ gold: 2, correct: 1, reward: 0.5 });
+    // reward.json's shares: b, gold no_match, answered verbatim is an overclaim.
+    expect(failureShape(g)).toEqual({ reward: 0.5, answered: 1, overclaim: 1, missed: 0 });
   });
 });

@@ -1,6 +1,6 @@
 // `bench` as a harness that the agent cannot fool (design.md §6): every attack an agent can make from the agent phase, run through the real bench with namespace isolation, scores 0 and says why.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { runBench, type BenchOptions, type BenchReport, type TaskRun } from '../src/harbor/local-harness.js';
@@ -120,68 +120,111 @@ function processesWith(token: string): string[] {
 const said = (b: Bench): string => `${b.file('agent-output.txt')}\n${b.file('logs/verifier/test-stdout.txt')}`;
 
 describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', () => {
-  test("/tmp is the host's as it is, writes to it are the phase's own, and a dataset and --out inside it stay hidden", async () => {
-    const f = await dataset();
-    // The same dataset, and the run's --out, in the host's /tmp (where a checkout, or an agent, may well live).
-    const inTmp = tempDir('quotecheck-tmp-dataset-');
-    const tasks = join(inTmp, 'tasks');
-    cpSync(f.tasks, tasks, { recursive: true });
-    const note = join(inTmp, 'agent-notes.txt');
-    writeFileSync(note, "the agent's own file in /tmp\n");
-    const out = join(inTmp, 'out');
-    const probe = [
-      `cat ${q(note)} > /app/note.txt`,
-      `ls -A ${q(tasks)} > /app/tasks.txt 2>&1`,
-      `ls -A ${q(out)} > /app/out.txt 2>&1`,
-      `echo changed > ${q(note)} && echo wrote >> /app/note.txt`,
-      `cp ${q(join(tasks, 'lighthouse', 'tests', 'gold.json'))} /app/answers.json`,
-    ].join('; ');
-    const report = await runBench({ tasksDir: tasks, agent: probe, isolation: 'namespace', jobs: 1, outDir: out });
-    const trial = (path: string) => readFileSync(join(out, 'trials', 'lighthouse', path), 'utf8');
-    expect(trial('app/note.txt')).toBe("the agent's own file in /tmp\nwrote\n");
-    expect(readFileSync(note, 'utf8'), 'the write stayed in the phase').toBe("the agent's own file in /tmp\n");
-    expect(trial('app/tasks.txt')).toBe('');
-    expect(trial('app/out.txt')).toBe('');
-    expect(report.tasks[0]!.reward).toBe(0);
-    expect(report.tasks[0]!.problems).toContain('no answers file');
-  });
-
-  test('sees /app and its logs only: no tests, no solution, no dataset, no --out; the host is read-only; a private /tmp and a minimal /dev', async () => {
-    const f = await dataset();
-    const out = join(f.base, 'out-probe');
-    // Each line: name=yes when the check succeeds in the agent phase.
-    const probe = [
-      'p() { if eval "$2" >/dev/null 2>&1; then echo "$1=yes"; else echo "$1=no"; fi; }',
-      `p tests '[ -n "$(ls -A /tests)" ]'`,
-      `p solution '[ -n "$(ls -A /solution)" ]'`,
-      `p verifier_logs '[ -n "$(ls -A /logs/verifier)" ]'`,
-      `p dataset '[ -n "$(ls -A ${q(f.tasks)})" ]'`,
-      `p out '[ -n "$(ls -A ${q(out)})" ]'`,
-      `p write_beside_dataset 'touch ${q(join(f.base, 'planted'))}'`,
-      `p write_etc 'touch /etc/quotecheck-planted'`,
-      `p write_tmp 'touch /tmp/x'`,
-      `p write_app 'touch /app/x && touch /logs/agent/x'`,
-      // A device node made in /app cannot be opened there (the bind is nodev), and no disk is in /dev.
-      `p open_own_device 'mknod /app/zero c 1 5 && head -c 1 /app/zero'`,
-      `p proc_sys 'cat /proc/sys/kernel/printk_ratelimit > /proc/sys/kernel/printk_ratelimit'`,
-      'echo "dev=$(ls /dev | tr "\\n" " ")"',
-    ].join('\n');
-    const { run, file } = await bench(f, `bash -c ${q(probe)} > /app/probe.txt`, { outDir: out });
-    expect(run.problems).toEqual(['no answers file']);
+  /** Runs `lines` (each `p NAME 'CHECK'`, printing NAME=yes when the check succeeds) as the agent; the answers map. */
+  async function probe(f: Fixture, lines: string[], extra: Partial<BenchOptions> = {}): Promise<{ seen: Record<string, string>; b: Bench }> {
+    const script = ['p() { if eval "$2" >/dev/null 2>&1; then echo "$1=yes"; else echo "$1=no"; fi; }', ...lines].join('\n');
+    const b = await bench(f, `bash -c ${q(script)} > /app/probe.txt 2>&1`, extra);
     const seen = Object.fromEntries(
-      file('app/probe.txt')
+      b
+        .file('app/probe.txt')
         .trim()
         .split('\n')
+        .filter((l) => l.includes('='))
         .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
     );
+    return { seen, b };
+  }
+
+  test("nothing of the host is in the agent's root: no quotecheck on PATH, no host /tmp, no checkout or .git, no other run's output, no dataset; mountinfo leads nowhere (Why 4, 5, 6)", async () => {
+    const f = await dataset();
+    // What a builder leaves about: a labelled file in the host's /tmp, an earlier run's report with every gold label, a quotecheck on PATH.
+    const inTmp = tempDir('quotecheck-host-tmp-');
+    writeFileSync(join(inTmp, 'claims.labelled.jsonl'), '{"id":"v","label":"verbatim"}\n');
+    const earlier = join(f.base, 'earlier-run');
+    mkdirSync(earlier);
+    writeFileSync(join(earlier, 'report.json'), '{"tasks":[{"rows":[{"id":"v","gold":"verbatim"}]}]}');
+    const bin = hostDir();
+    writeFileSync(join(bin, 'quotecheck'), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(bin, 'quotecheck'), 0o755);
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved ?? ''}`;
+    const checkout = process.cwd();
+    const hostPaths = [inTmp, earlier, f.tasks, checkout, join(checkout, '.git'), bin, f.base];
+    try {
+      const { seen, b } = await probe(f, [
+        "p quotecheck 'command -v quotecheck'",
+        `p host_tmp 'ls ${q(join(inTmp, 'claims.labelled.jsonl'))}'`,
+        'p tmp_empty \'[ -z "$(ls -A /tmp)" ]\'',
+        `p earlier_run 'cat ${q(join(earlier, 'report.json'))}'`,
+        `p dataset 'ls ${q(f.tasks)}'`,
+        `p checkout 'ls ${q(join(checkout, 'package.json'))}'`,
+        `p git 'ls ${q(join(checkout, '.git'))}'`,
+        "p work 'ls /work'",
+        // Every absolute path the mount table names (mount roots, overlay folders): none of the host's folders is there to be opened.
+        `for p in $(awk '{print $4}' /proc/self/mountinfo) $(grep -o 'dir=[^,]*' /proc/self/mountinfo | cut -d= -f2); do [ -e "$p" ] && echo "exists=$p"; done`,
+        'p uid_agent \'[ "$(id -u)" = 1001 ] && [ "$(id -un)" = agent ]\'',
+        'p home \'[ "$HOME" = /home/agent ] && [ -O /home/agent ]\'',
+        'p path \'[ "$PATH" = /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin ]\'',
+        "p node '/usr/local/bin/node -e 0'",
+        "p pdftotext 'command -v pdftotext'",
+      ]);
+      expect(seen).toEqual({
+        quotecheck: 'no',
+        host_tmp: 'no',
+        tmp_empty: 'yes',
+        earlier_run: 'no',
+        dataset: 'no',
+        checkout: 'no',
+        git: 'no',
+        work: 'no',
+        // Only the system folders the root is made of (and the npm it keeps) exist under the names the mount table gives.
+        exists: expect.stringMatching(/^\/(usr|etc|var|lib|bin)?/),
+        uid_agent: 'yes',
+        home: 'yes',
+        path: 'yes',
+        node: 'yes',
+        pdftotext: 'yes',
+      });
+      const existing = b
+        .file('app/probe.txt')
+        .split('\n')
+        .filter((l) => l.startsWith('exists='))
+        .map((l) => l.slice('exists='.length));
+      for (const host of hostPaths) expect(existing.filter((p) => p.startsWith(host))).toEqual([]);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  test('sees /app and its logs only: no tests, no solution; the system folders are copy-on-write, the host untouched; a private /tmp and a minimal /dev', async () => {
+    const f = await dataset();
+    const out = join(f.base, 'out-probe');
+    const { seen, b } = await probe(
+      f,
+      [
+        `p tests '[ -n "$(ls -A /tests)" ]'`,
+        `p solution '[ -n "$(ls -A /solution)" ]'`,
+        `p out '[ -n "$(ls -A ${q(out)})" ]'`,
+        `p write_beside_dataset 'touch ${q(join(f.base, 'planted'))}'`,
+        `p write_etc 'touch /etc/quotecheck-planted'`,
+        `p write_usr 'touch /usr/local/bin/quotecheck-planted'`,
+        `p write_tmp 'touch /tmp/x'`,
+        `p write_app 'touch /app/x && touch /logs/agent/x'`,
+        // A device node made in /app cannot be opened there (the bind is nodev), and no disk is in /dev.
+        `p open_own_device 'mknod /app/zero c 1 5 && head -c 1 /app/zero'`,
+        `p proc_sys 'cat /proc/sys/kernel/printk_ratelimit > /proc/sys/kernel/printk_ratelimit'`,
+        'echo "dev=$(ls /dev | tr "\\n" " ")"',
+      ],
+      { outDir: out },
+    );
+    expect(b.run.problems).toEqual(['no answers file']);
     expect(seen).toEqual({
       tests: 'no',
       solution: 'no',
-      verifier_logs: 'no',
-      dataset: 'no',
       out: 'no',
       write_beside_dataset: 'no',
       write_etc: 'no',
+      write_usr: 'no',
       write_tmp: 'yes',
       write_app: 'yes',
       open_own_device: 'no',
@@ -192,19 +235,20 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(existsSync('/etc/quotecheck-planted')).toBe(false);
   });
 
-  test("runs as root with Docker's default capabilities only, so it cannot unmount what hides the dataset or enter another namespace", async () => {
+  test("as root (a harness that ignores [agent] user): Docker's default capabilities only; what it changes in the system folders is its container's, never the host's", async () => {
     const f = await dataset();
     const attempts = [
       'grep ^Cap /proc/self/status > /app/caps.txt',
-      `umount ${q(f.tasks)} 2>> /app/attempts.txt && echo umount-dataset-worked >> /app/attempts.txt`,
-      'umount /tmp 2>> /app/attempts.txt && echo umount-tmp-worked >> /app/attempts.txt',
+      'id -u > /app/uid.txt',
       'nsenter -t 1 -m true 2>> /app/attempts.txt && echo nsenter-worked >> /app/attempts.txt',
       'unshare --mount true 2>> /app/attempts.txt && echo unshare-worked >> /app/attempts.txt',
       'mount -t tmpfs x /app 2>> /app/attempts.txt && echo mount-worked >> /app/attempts.txt',
-      'ls /proc/1/cwd/ 2>> /app/attempts.txt && echo init-cwd-worked >> /app/attempts.txt',
-      `cp ${q(f.gold)} /app/answers.json`,
+      'umount /tmp 2>> /app/attempts.txt && echo umount-worked >> /app/attempts.txt',
+      'echo planted > /etc/quotecheck-root-planted',
+      'echo planted > /usr/local/bin/quotecheck-root-planted',
     ].join('; ');
-    const { run, file } = await bench(f, attempts);
+    const { run, file } = await bench(f, attempts, { agentUser: 'root' });
+    expect(file('app/uid.txt').trim()).toBe('0');
     const caps = Object.fromEntries(
       file('app/caps.txt')
         .trim()
@@ -218,8 +262,22 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     const tried = file('app/attempts.txt');
     expect(tried).not.toMatch(/-worked/);
     expect(tried).toMatch(/must be superuser|Operation not permitted|Permission denied/);
+    expect(existsSync('/etc/quotecheck-root-planted')).toBe(false);
+    expect(existsSync('/usr/local/bin/quotecheck-root-planted')).toBe(false);
+    expect(run.agentUser).toBe('root');
     expect(run.reward).toBe(0);
-    expect(run.problems).toEqual(expect.arrayContaining(['agent exited 1', 'no answers file']));
+  });
+
+  test("the task's agent user is not root; with no [agent] user in task.toml the agent runs as the image's root, as Harbor runs it", async () => {
+    const f = await dataset();
+    const user = await bench(f, 'id -u > /app/uid.txt');
+    expect(user.file('app/uid.txt').trim()).toBe('1001');
+    expect(user.run.agentUser).toBe('agent');
+    const toml = readFileSync(join(f.task, 'task.toml'), 'utf8');
+    writeFileSync(join(f.task, 'task.toml'), toml.replace(/^user = "agent"\n/m, ''));
+    const root = await bench(f, 'id -u > /app/uid.txt');
+    expect(root.file('app/uid.txt').trim()).toBe('0');
+    expect(root.run.agentUser).toBe('root');
   });
 
   test("cp /tests/gold.json (Harbor's layout) finds nothing: reward 0, and the reason is said", async () => {
@@ -250,18 +308,31 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(said(b)).toMatch(new RegExp(`${f.gold.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (No such file or directory|Read-only file system)`));
   });
 
-  test('a process the agent leaves running is gone before the verifier runs, and the problems say so', async () => {
+  test('separate: a process the agent leaves running is gone before the verifier, which never sees the gold it waits for (Why 2)', async () => {
     const f = await dataset();
     const token = `qc-leftover-${randomBytes(6).toString('hex')}`;
     const loop = `while :; do cp /tests/gold.json /app/answers.json; echo 1 > /logs/verifier/reward.txt; sleep 0.05; done # ${token}`;
-    const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`);
+    const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`, { verifierMode: 'separate' });
     expect(b.run.reward).toBe(0);
+    expect(b.run.verifierMode).toBe('separate');
     // The loop, and maybe the sleep or cp it was running when the agent's command returned.
     expect(b.run.problems).toEqual(
       expect.arrayContaining([expect.stringMatching(/^the agent left [12] process(es)? running; (it was|they were) stopped before the verifier$/)]),
     );
     expect(b.file('logs/verifier/reward.txt').trim()).toBe('0');
     // Nowhere on this machine is the loop still running.
+    expect(processesWith(token)).toEqual([]);
+  });
+
+  test("shared (Harbor's in-container verifier): the same process copies the gold when it is uploaded and rewrites the reward after the verifier: 1.000, which only the harness stops, and bench says it ran through the verifier", async () => {
+    const f = await dataset();
+    const token = `qc-leftover-${randomBytes(6).toString('hex')}`;
+    // It copies the gold once it is uploaded and rewrites the reward after the verifier (Harbor's 777 lets it replace root's file).
+    const loop = `while :; do [ -f /tests/gold.json ] && cp /tests/gold.json /app/answers.json; [ -f /logs/verifier/test-stdout.txt ] && echo 1 > /logs/verifier/reward.txt && echo '{"reward": 1}' > /logs/verifier/reward.json; sleep 0.01; done # ${token}`;
+    const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`, { verifierMode: 'shared' });
+    expect(b.run.verifierMode).toBe('shared');
+    expect(b.run.reward).toBe(1);
+    expect(b.run.problems).toEqual(expect.arrayContaining([expect.stringMatching(/running through the verifier \(shared mode/)]));
     expect(processesWith(token)).toEqual([]);
   });
 
@@ -282,13 +353,42 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(processesWith(token)).toEqual([]);
   });
 
-  test("reward.txt and reward.json planted in /logs/verifier are thrown away: the verifier's own reward counts", async () => {
-    const f = await dataset();
-    const b = await bench(f, 'echo 1 > /logs/verifier/reward.txt; echo \'{"reward": 1}\' > /logs/verifier/reward.json; chmod 444 /logs/verifier/reward.txt');
-    expect(b.run.reward).toBe(0);
-    expect(b.run.problems).toContain('no answers file');
-    expect(b.file('logs/verifier/reward.txt').trim()).toBe('0');
-    expect(b.file('logs/verifier/reward.json')).toBe('');
+  test("reward.txt and reward.json planted in /logs/verifier are thrown away: the verifier's own reward counts, in both modes", async () => {
+    for (const verifierMode of ['separate', 'shared'] as const) {
+      const f = await dataset();
+      const b = await bench(f, 'echo 1 > /logs/verifier/reward.txt; echo \'{"reward": 1}\' > /logs/verifier/reward.json; chmod 444 /logs/verifier/reward.txt', {
+        verifierMode,
+      });
+      expect(b.run.reward, verifierMode).toBe(0);
+      expect(b.run.problems).toContain('no answers file');
+      expect(b.file('logs/verifier/reward.txt').trim()).toBe('0');
+      expect(JSON.parse(b.file('logs/verifier/reward.json') || '{"reward":0}').reward).toBe(0);
+    }
+  });
+
+  test('Why 1: a planted reward.json with test-stdout.txt made a folder (or a link to test.sh) scores 0 in separate mode; in shared mode test.sh never runs and Harbor reads the plant', async () => {
+    for (const block of ['mkdir /logs/verifier/test-stdout.txt', 'ln -s /tests/test.sh /logs/verifier/test-stdout.txt']) {
+      const attack = `echo '{"reward": 1.0}' > /logs/verifier/reward.json; ${block}`;
+      const separate = await bench(await dataset(), attack, { verifierMode: 'separate' });
+      expect(separate.run.reward, block).toBe(0);
+      const shared = await bench(await dataset(), attack, { verifierMode: 'shared' });
+      expect(shared.run.reward, `${block}: only a separate verifier (or the harness) stops this`).toBe(1);
+    }
+  });
+
+  test('Why 3: a root agent that replaces /usr/local/bin/node and /usr/bin/env and adds /etc/ld.so.preload scores 0 in separate mode', async () => {
+    const trojan = '#!/bin/sh\\necho 1 > /logs/verifier/reward.txt\\necho "{\\\\"reward\\\\": 1}" > /logs/verifier/reward.json\\n';
+    const attack = [
+      `printf ${q(trojan)} > /tmp/trojan && chmod 755 /tmp/trojan`,
+      'rm -f /usr/local/bin/node && cp /tmp/trojan /usr/local/bin/node',
+      'cp /tmp/trojan /usr/bin/env',
+      'echo /tmp/nothing.so > /etc/ld.so.preload',
+    ].join('; ');
+    const separate = await bench(await dataset(), attack, { verifierMode: 'separate', agentUser: 'root' });
+    expect(separate.run.reward).toBe(0);
+    const shared = await bench(await dataset(), attack, { verifierMode: 'shared', agentUser: 'root' });
+    expect(shared.run.reward, 'in its own container, root rewrote what the verifier runs').toBe(1);
+    expect(readFileSync('/usr/bin/env').subarray(0, 2).toString()).not.toBe('#!');
   });
 
   test('answers that are a FIFO, a symlink to the gold or a device: bench reads none of them (and does not hang)', async () => {
@@ -298,20 +398,24 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
       ['mknod /app/answers.json c 1 5', 'a character device'],
     ] as const) {
       const f = await dataset();
-      const b = await bench(f, make);
+      // mknod needs root: a harness that ignores [agent] user.
+      const b = await bench(f, make, make.startsWith('mknod') ? { agentUser: 'root' } : {});
       expect(b.run.reward, make).toBe(0);
       expect(b.run.problems, make).toContain(`answers file not read: /app/answers.json is ${kind}`);
     }
   });
 
-  test("a verifier's reward.txt that is not a regular file is not trusted", async () => {
+  test("a verifier's reward file is read as Harbor reads it: reward.json first, a link followed inside /logs/verifier only", async () => {
     const f = await dataset();
-    // A verifier (not quotecheck's) that leaves reward.txt as a link to a file holding 1.
-    writeFileSync(join(f.task, 'tests', 'test.sh'), '#!/bin/bash\necho 1 > /logs/verifier/one.txt\nln -s one.txt /logs/verifier/reward.txt\n');
+    // A verifier (not quotecheck's) that leaves reward.txt as a link to a file beside it, and reward.json as a link out.
+    writeFileSync(join(f.task, 'tests', 'test.sh'), '#!/bin/bash\necho 0.5 > /logs/verifier/half.txt\nln -s half.txt /logs/verifier/reward.txt\n');
     chmodSync(join(f.task, 'tests', 'test.sh'), 0o755);
-    const b = await bench(f, 'baseline');
-    expect(b.run.reward).toBe(0);
-    expect(b.run.problems).toContain('reward file not read: it is a symbolic link (to one.txt)');
+    const inside = await bench(f, 'baseline');
+    expect(inside.run.reward).toBe(0.5);
+    writeFileSync(join(f.task, 'tests', 'test.sh'), '#!/bin/bash\nln -s /etc/hostname /logs/verifier/reward.json\necho 0.25 > /logs/verifier/reward.txt\n');
+    const out = await bench(f, 'baseline');
+    expect(out.run.reward).toBe(0.25);
+    expect(out.run.problems).toContain('reward.json not read: a link leading out of /logs/verifier');
   });
 });
 
@@ -332,9 +436,9 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     const restore = fakeQuotecheckOnPath();
     try {
       const f = await dataset();
-      // The fake is what an agent calling `quotecheck` would get: the test means something.
+      // The fake is first on bench's own PATH, and the agent's container has no quotecheck at all (127: not found).
       const probe = await bench(f, 'quotecheck --version; echo $? > /app/exit.txt');
-      expect(probe.file('app/exit.txt').trim()).toBe('99');
+      expect(probe.file('app/exit.txt').trim()).toBe('127');
       const oracle = await bench(f, 'oracle');
       expect(oracle.run.reward).toBe(1);
       expect(oracle.run.problems).toEqual([]);
@@ -397,7 +501,8 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     }
   });
 
-  test("the verifier gets a minimal environment, /app read-only, Docker's capabilities, and its own PID namespace", async () => {
+  test("the separate verifier: its own container with the image's environment, the answers only (as the agent left them), no network, Docker's capabilities, its own PID namespace", async () => {
+    const server = await serve([{ path: '/x', body: 'reachable' }]);
     const f = await dataset();
     writeFileSync(
       join(f.task, 'tests', 'test.sh'),
@@ -405,15 +510,16 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
         '#!/bin/bash',
         'env > /logs/verifier/env.txt',
         'grep ^CapBnd /proc/self/status > /logs/verifier/caps.txt',
-        'touch /app/verifier-was-here 2> /logs/verifier/touch.txt',
-        'ls -A /solution /logs/agent > /logs/verifier/ls.txt 2>&1',
+        'ls -A /app > /logs/verifier/app.txt',
+        'ls -A /solution /logs/agent /tests > /logs/verifier/ls.txt 2>&1',
         "ls /proc | grep -c '^[0-9]' > /logs/verifier/processes.txt",
+        `(exec 3<>/dev/tcp/127.0.0.1/${new URL(server.origin).port} && echo network) > /logs/verifier/network.txt 2>/dev/null`,
         'echo 0.25 > /logs/verifier/reward.txt',
       ].join('\n'),
     );
     process.env.QUOTECHECK_ISOLATION_SECRET = 'agent-only';
     try {
-      const b = await bench(f, 'oracle');
+      const b = await bench(f, 'oracle', { verifierMode: 'separate' });
       const env = Object.fromEntries(
         b
           .file('logs/verifier/env.txt')
@@ -422,11 +528,12 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
           .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
       );
       expect(env.PATH).toBe('/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin');
-      expect(env.LANG).toBe('C.UTF-8');
-      expect(Object.keys(env).filter((k) => !['PATH', 'HOME', 'LANG', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(k))).toEqual([]);
+      expect(Object.keys(env).filter((k) => !['PATH', 'HOME', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(k))).toEqual([]);
       expect(BigInt(`0x${b.file('logs/verifier/caps.txt').split(/\s+/)[1]}`)).toBe(DOCKER_CAPABILITY_MASK);
-      expect(b.file('logs/verifier/touch.txt')).toMatch(/Read-only file system/);
-      expect(b.file('logs/verifier/ls.txt').trim()).toBe('/logs/agent:\n\n/solution:');
+      expect(b.file('logs/verifier/app.txt').trim()).toBe('answers.json');
+      expect(b.file('logs/verifier/ls.txt')).toMatch(/cannot access '\/solution'/);
+      expect(b.file('logs/verifier/ls.txt')).toMatch(/cannot access '\/logs\/agent'/);
+      expect(b.file('logs/verifier/network.txt')).toBe('');
       // Its own PID namespace: the init, the shell, test.sh and ls, not the machine's processes.
       expect(Number(b.file('logs/verifier/processes.txt'))).toBeLessThan(8);
       expect(b.run.reward).toBe(0.25);
@@ -443,13 +550,6 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     expect(b.file('app/replay.txt')).toBe('not really a WARC');
     expect(b.file('app/where.txt').trim()).toBe('/opt/quotecheck-bench/replay/sources.warc.gz');
   });
-
-  test('an --out (or dataset) that holds a container path is refused before anything runs', async () => {
-    const f = await dataset();
-    await expect(runBench({ tasksDir: f.tasks, agent: 'baseline', outDir: '/opt', isolation: 'namespace' })).rejects.toThrow(
-      /\/opt holds \/opt\/quotecheck, which the trials need/,
-    );
-  });
 });
 
 describe('bench with paths isolation (not root)', () => {
@@ -461,7 +561,7 @@ describe('bench with paths isolation (not root)', () => {
     const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'namespace'], { asUid: 65534 });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /^quotecheck: error: --isolation namespace needs root and util-linux's unshare .* use --isolation paths, which says what it cannot stop\n$/,
+      /^quotecheck: error: --isolation namespace needs root, util-linux's unshare .* use --isolation paths, which says what it cannot stop\n$/,
     );
     expect(existsSync(out)).toBe(false);
   });

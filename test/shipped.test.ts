@@ -10,7 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, test } from 'vitest';
 import { BUNDLE_FILES, shippedDir } from '../src/harbor/ship.js';
 import { makeTask } from './support/harbor-helpers.js';
-import { serve, tempDir, writeJson } from './support/helpers.js';
+import { ROOT, serve, tempDir, writeJson } from './support/helpers.js';
+import { GRADER_SOURCE, graderImports } from '../scripts/bundle.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -82,6 +83,7 @@ describe('the shipped build, alone', () => {
     );
     expect(graded.status, graded.stderr).toBe(0);
     expect(readFileSync(join(work, 'reward.txt'), 'utf8')).toBe('0.5\n');
+    expect(graded.stdout).toContain('accuracy 0.500 (1/2 correct)\nanswered 1.000, overclaim 1.000, missed 0.000\n');
 
     // export from the build itself ships the build itself, byte for byte.
     writeFileSync(join(work, 'l.jsonl'), `${JSON.stringify({ id: 'a', quote: 'q', url: 'https://example.org/a', label: 'verbatim' })}\n`);
@@ -118,11 +120,43 @@ describe('the shipped build, alone', () => {
     expect(JSON.parse(readFileSync(join(app, 'answers.json'), 'utf8'))).toEqual({ h1: 'verbatim' });
   });
 
-  test("the grader imports Node's own modules and nothing else", () => {
+  test("the grader is its source, byte for byte: readable (commented, not minified), type-checked, Node's own modules only", () => {
     const grader = readFileSync(join(shippedDir(), basename(BUNDLE_FILES.grader)), 'utf8');
-    const imports = [...grader.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)].map((m) => m[1]);
+    expect(grader).toBe(readFileSync(join(ROOT, 'src', GRADER_SOURCE), 'utf8'));
+    const imports = graderImports(grader);
     expect(imports.length).toBeGreaterThan(0);
-    expect(imports.filter((m) => !m!.startsWith('node:'))).toEqual([]);
+    expect(imports.filter((m) => !m.startsWith('node:'))).toEqual([]);
     expect(grader).not.toMatch(/\brequire\(/);
+    // What a reader finds: TypeScript's check switched on in the file, lines of the project's width, a comment for
+    // about every three lines of code, and a size one reads in a sitting.
+    const lines = grader.split('\n');
+    expect(lines[0]).toBe('// @ts-check');
+    expect(lines.filter((l) => l.length > 160)).toEqual([]);
+    const comments = lines.filter((l) => /^\s*(\/\/|\/\*|\*)/.test(l)).length;
+    expect(comments / lines.length).toBeGreaterThan(0.25);
+    expect(lines.length).toBeLessThan(800);
+  });
+
+  test('the grader run alone (node grade.mjs): both reward files, and the grade with the failure shape on stdout', () => {
+    const dir = isolatedCopy();
+    const work = tempDir();
+    writeJson(join(work, 'gold.json'), { a: 'verbatim', b: 'no_match', c: 'verbatim' });
+    writeJson(join(work, 'answers.json'), { a: 'verbatim', b: 'verbatim', c: 'no_match' });
+    const logs = join(work, 'logs');
+    const r = spawnSync(
+      process.execPath,
+      [entry(dir, BUNDLE_FILES.grader), '--answers', join(work, 'answers.json'), '--gold', join(work, 'gold.json'), '--logs', logs],
+      {
+        encoding: 'utf8',
+        env: {},
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^accuracy 0\.333 \(1\/3 correct\)\nanswered 1\.000, overclaim 1\.000, missed 0\.500\n/);
+    expect(readFileSync(join(logs, 'reward.txt'), 'utf8')).toBe('0.333333\n');
+    expect(JSON.parse(readFileSync(join(logs, 'reward.json'), 'utf8'))).toEqual({ reward: 0.333333, answered: 1, overclaim: 1, missed: 0.5 });
+    const usage = spawnSync(process.execPath, [entry(dir, BUNDLE_FILES.grader), '--answers', 'x'], { encoding: 'utf8' });
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toBe('usage: grade.mjs --answers FILE --gold FILE --logs DIR\n');
   });
 });

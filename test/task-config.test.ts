@@ -1,5 +1,5 @@
 // Every task.toml quotecheck writes (export and the golden builder, plain, --with-skill, --with-mcp, both) against Harbor's TaskConfig.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
@@ -8,8 +8,10 @@ import { buildGolden } from '../golden/build.js';
 import { planTasks, readLabelled, writeDataset } from '../src/harbor/export.js';
 import { GOLDEN_WAYBACK_URL } from '../golden/server.js';
 import { ROOT, runCliInProcess, tempDir } from './support/helpers.js';
-import { checkTaskFolder } from './support/harbor-helpers.js';
+import { checkTaskFolder, dockerInstructions } from './support/harbor-helpers.js';
 import { shippedDir } from '../src/harbor/ship.js';
+import type { VerifierMode } from '../src/harbor/templates.js';
+import { taskVerifierMode } from '../src/harbor/verifier-mode.js';
 
 /*
  * Harbor's TaskConfig (src/harbor/models/task/config.py, as of the copy in AlienKevin/sprint at commit
@@ -153,15 +155,66 @@ function taskDirs(dataset: string): string[] {
     .filter((d) => statSync(d).isDirectory() && existsSync(join(d, 'task.toml')));
 }
 
+/** A task.toml's text parsed as Harbor's TaskConfig; every issue named by its path. */
+function parseTaskToml(text: string, where: string): z.infer<typeof TaskConfig> {
+  const parsed = TaskConfig.safeParse(parseToml(text));
+  if (!parsed.success) throw new Error(`${where}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+/**
+ * Where the task's verifier runs, checked against what the mode promises. `separate`: the top-level artifacts (the
+ * answers, and nothing else), [verifier] environment_mode and a [verifier.environment] with no network and a small
+ * machine, and tests/Dockerfile, which builds the verifier's image from a public base and COPYs test.sh (with the
+ * grader and the gold) to /tests. `shared`: none of them. Either way, taskVerifierMode reads the mode back, and the
+ * gold is its owner's alone.
+ */
+function checkVerifierMode(dir: string, raw: Record<string, unknown>, config: z.infer<typeof TaskConfig>, mode: VerifierMode): void {
+  expect(taskVerifierMode(dir)).toBe(mode);
+  expect(statSync(join(dir, 'tests', 'gold.json')).mode & 0o777).toBe(0o600);
+  const dockerfile = join(dir, 'tests', 'Dockerfile');
+  if (mode === 'shared') {
+    expect(raw.artifacts).toBeUndefined();
+    expect(config.verifier?.environment_mode).toBeUndefined();
+    expect(config.verifier?.environment).toBeUndefined();
+    expect(existsSync(dockerfile)).toBe(false);
+    return;
+  }
+  // Top level, before the first table: smol-toml read it so only if it came before any [table] header.
+  expect(raw.artifacts).toEqual(['/app/answers.json']);
+  const text = readFileSync(join(dir, 'task.toml'), 'utf8');
+  expect(text.indexOf('\nartifacts = ')).toBeLessThan(text.indexOf('\n['));
+  expect(config.verifier).toMatchObject({ environment_mode: 'separate', user: 'root' });
+  expect(config.verifier?.environment).toMatchObject({ network_mode: 'no-network', cpus: 1, memory_mb: 1024, storage_mb: 2048, build_timeout_sec: 600 });
+  const steps = dockerInstructions(readFileSync(dockerfile, 'utf8'));
+  expect(steps[0]).toBe('FROM node:20-bookworm-slim');
+  const copies = steps.filter((st) => /^COPY\s/.test(st)).map((st) => st.split(' ').slice(1));
+  expect(copies).toEqual([['test.sh', 'grade.mjs', 'gold.json', '/tests/']]);
+  for (const source of copies[0]!.slice(0, -1)) expect(existsSync(join(dir, 'tests', source)), source).toBe(true);
+  expect(steps).toContain('WORKDIR /app');
+  // Every line of the Dockerfile says why: a comment above each instruction.
+  const lines = readFileSync(dockerfile, 'utf8').split('\n');
+  lines.forEach((line, i) => {
+    if (/^[A-Z]+\s/.test(line)) expect(lines[i - 1], `the line above ${line}`).toMatch(/^#/);
+  });
+}
+
 /**
  * Checks one task folder against the schema and against what its variant promises; returns the parsed config. `org`:
- * the task.toml must have [task] with the name `<org>/<folder>`; without it, no [task] at all.
+ * the task.toml must have [task] with the name `<org>/<folder>`; without it, no [task] at all. `mode`: where its
+ * verifier runs (checkVerifierMode).
  */
-function checkTask(dir: string, variant: Variant, mcpArgs: readonly string[] = ['mcp', '--root', '/app'], org?: string): z.infer<typeof TaskConfig> {
-  const raw = parseToml(readFileSync(join(dir, 'task.toml'), 'utf8')) as Record<string, unknown>;
-  const parsed = TaskConfig.safeParse(raw);
-  if (!parsed.success) throw new Error(`${dir}/task.toml: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  const config = parsed.data;
+function checkTask(
+  dir: string,
+  variant: Variant,
+  mcpArgs: readonly string[] = ['mcp', '--root', '/app'],
+  org?: string,
+  mode: VerifierMode = 'separate',
+): z.infer<typeof TaskConfig> {
+  const text = readFileSync(join(dir, 'task.toml'), 'utf8');
+  const raw = parseToml(text) as Record<string, unknown>;
+  const config = parseTaskToml(text, `${dir}/task.toml`);
+  checkVerifierMode(dir, raw, config, mode);
   // The current schema, as written: schema_version (not the legacy version), network_mode (not allow_internet).
   expect(raw.schema_version).toBe('1.4');
   expect(raw.version).toBeUndefined();
@@ -221,6 +274,43 @@ describe('the schema check itself', () => {
     expect(TaskConfig.parse({})).toMatchObject({ schema_version: '1.4' });
   });
 
+  it('[verifier] environment_mode, [verifier.environment] and the top-level artifacts; artifacts written inside a table is refused', () => {
+    const separate =
+      'schema_version = "1.4"\nartifacts = ["/app/answers.json"]\n\n[verifier]\nenvironment_mode = "separate"\n\n[verifier.environment]\nnetwork_mode = "no-network"\ncpus = 1\n';
+    expect(parseTaskToml(separate, 'separate')).toMatchObject({ artifacts: ['/app/answers.json'], verifier: { environment_mode: 'separate' } });
+    // After [verifier], TOML makes it verifier.artifacts: an unknown key of [verifier], which Harbor would ignore (and
+    // then give the verifier no answers), refused here.
+    const misplaced = 'schema_version = "1.4"\n\n[verifier]\nenvironment_mode = "separate"\nartifacts = ["/app/answers.json"]\n';
+    expect(parseToml(misplaced)).toMatchObject({ verifier: { artifacts: ['/app/answers.json'] } });
+    expect(() => parseTaskToml(misplaced, 'misplaced')).toThrowError(/^misplaced: verifier: Unrecognized key: "artifacts"/);
+    // After [verifier.environment], an unknown key of [environment]'s model.
+    expect(() => parseTaskToml(`${separate}artifacts = ["/app/answers.json"]\n`, 'nested')).toThrowError(
+      /verifier\.environment: Unrecognized key: "artifacts"/,
+    );
+    expect(() => parseTaskToml('[verifier]\nenvironment_mode = "apart"\n', 'mode')).toThrowError(/verifier\.environment_mode/);
+    // Harbor refuses a shared verifier with an environment of its own.
+    expect(() => parseTaskToml('[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 1\n', 'both')).toThrowError(/incompatible/);
+  });
+
+  it("taskVerifierMode follows Harbor's rule: environment_mode when given, else separate with [verifier.environment], else shared; task.md is shared", () => {
+    const dir = tempDir();
+    const task = (name: string, file: string, text: string): string => {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, file), text);
+      return join(dir, name);
+    };
+    expect(taskVerifierMode(task('given', 'task.toml', '[verifier]\nenvironment_mode = "separate"\n'))).toBe('separate');
+    expect(taskVerifierMode(task('given-shared', 'task.toml', '[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 1\n'))).toBe('shared');
+    expect(taskVerifierMode(task('implied', 'task.toml', '[verifier.environment]\ncpus = 1\n'))).toBe('separate');
+    expect(taskVerifierMode(task('plain', 'task.toml', '[verifier]\ntimeout_sec = 30.0\n'))).toBe('shared');
+    expect(taskVerifierMode(task('empty', 'task.toml', ''))).toBe('shared');
+    expect(taskVerifierMode(task('md', 'task.md', '---\nverifier:\n  environment_mode: separate\n---\nCheck.\n'))).toBe('shared');
+    expect(() => taskVerifierMode(task('bad', 'task.toml', '[verifier]\nenvironment_mode = "apart"\n'))).toThrowError(
+      `${join(dir, 'bad', 'task.toml')}: [verifier] environment_mode is "apart", not "separate" or "shared"`,
+    );
+    expect(() => taskVerifierMode(task('none', 'README.md', ''))).toThrowError(/not a task \(no task\.toml or task\.md\)/);
+  });
+
   it("[task]: Harbor's name rule, its Author, keywords; network_mode's values; allowed_hosts only with allowlist", () => {
     const task = (t: Record<string, unknown>) => TaskConfig.safeParse({ task: t }).success;
     for (const name of ['acme/news-01', 'a/b', 'Org_1.x/task.v2', '0rg/9']) expect(task({ name }), name).toBe(true);
@@ -271,6 +361,46 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
       expect(readFileSync(join(tasks[0]!, 'solution', 'quotecheck', f)).equals(readFileSync(join(shippedDir(), f))), f).toBe(true);
     }
     if (variant !== 'plain') expect(r.stdout).toMatch(/every task ships/);
+  });
+
+  it("--verifier shared: the verifier in the agent's container (no artifacts, no environment_mode, no tests/Dockerfile), still a valid task", async () => {
+    const dir = tempDir();
+    const out = join(dir, 'dataset');
+    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--per-task', '6', '--verifier', 'shared', '--with-mcp']);
+    expect(r.code, r.stderr).toBe(0);
+    const tasks = taskDirs(out);
+    expect(tasks).toHaveLength(2);
+    for (const t of tasks) checkTask(t, 'mcp', undefined, undefined, 'shared');
+    // The same tasks as the default but for the verifier's settings: --verifier separate is the default.
+    const separate = join(dir, 'separate');
+    expect((await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', separate, '--per-task', '6', '--verifier', 'separate'])).code).toBe(0);
+    for (const t of taskDirs(separate)) checkTask(t, 'plain');
+  });
+
+  it("--verifier separate with --layout skillsbench is refused, saying why; SkillsBench 1.1's tasks are shared, their gold root-only too", async () => {
+    const dir = tempDir();
+    const out = join(dir, 'dataset');
+    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--layout', 'skillsbench', '--verifier', 'separate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^quotecheck: error: --verifier separate: SkillsBench 1\.1's layout \(--layout skillsbench\) has no separate verifier: its harnesses \(EvalScope, AgentCompass\) run verifier\/test\.sh in the agent's container/,
+    );
+    expect(existsSync(out)).toBe(false);
+    for (const args of [[], ['--verifier', 'shared']]) {
+      const ok = join(dir, `sb${args.length}`);
+      const w = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', ok, '--layout', 'skillsbench', ...args]);
+      expect(w.code, w.stderr).toBe(0);
+      for (const t of readdirSync(ok).map((d) => join(ok, d))) {
+        expect(taskVerifierMode(t)).toBe('shared');
+        expect(existsSync(join(t, 'verifier', 'Dockerfile'))).toBe(false);
+        expect(statSync(join(t, 'verifier', 'gold.json')).mode & 0o777).toBe(0o600);
+      }
+    }
+    // The API refuses it too, before writing anything.
+    expect(() =>
+      writeDataset(join(dir, 'api'), planTasks(readLabelled(labelledFile(dir)), 6), 'x', { layout: 'skillsbench', verifierMode: 'separate' }),
+    ).toThrowError(/has no separate verifier/);
+    expect(existsSync(join(dir, 'api'))).toBe(false);
   });
 
   it('a dataset whose archive is a Wayback stand-in points the MCP server at it, as its solve.sh', () => {
@@ -439,6 +569,7 @@ describe('the golden tasks in every variant', () => {
         'solution/solve.sh',
         'tests/test.sh',
         'tests/gold.json',
+        'tests/Dockerfile',
       ]) {
         expect(readFileSync(join(dir, 'plain', name!, file), 'utf8'), `${name}/${file}`).toBe(readFileSync(join(ROOT, 'golden', 'tasks', name!, file), 'utf8'));
       }

@@ -6,9 +6,10 @@ import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readFile
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
+import { failureShape, grade, rewardJson } from '../src/harbor/grade.js';
 import { MAX_LABELS_BYTES, readLabels, removeEntry, replaceFile, verify } from '../src/harbor/verifier.js';
 import { shellQuote as q } from '../src/sh-quote.js';
-import { makeTask } from './support/harbor-helpers.js';
+import { dockerInstructions, makeTask } from './support/harbor-helpers.js';
 import { tempDir } from './support/helpers.js';
 
 /** The agent's user in the task image (templates.ts AGENT_UID); here a uid with no account, which is all a uid needs. */
@@ -34,8 +35,12 @@ interface Box {
   layout: Layout;
 }
 
-/** A fresh box with the verifier folder of a real task (test.sh, grade.mjs, gold.json), readable by the agent's uid. */
-function makeBox(layout: Layout = 'harbor'): Box {
+/**
+ * A fresh box with the verifier folder of a real task (test.sh, grade.mjs, gold.json), readable by the agent's uid: the
+ * task ships gold.json 0600 (root's alone once a harness uploads it as root), and these tests also run the verifier as
+ * the agent's user, as a harness that ignores `[verifier] user` would, which needs to read it (`shipped` keeps 0600).
+ */
+function makeBox(layout: Layout = 'harbor', opts: { shipped?: boolean } = {}): Box {
   const root = tempDir('quotecheck-verifier-');
   chmodSync(root, 0o755);
   const task = makeTask(join(root, 'dataset'), 't', CLAIMS, layout);
@@ -43,8 +48,19 @@ function makeBox(layout: Layout = 'harbor'): Box {
   for (const d of [box.app, box.verifierLogs, join(box.logs, 'agent')]) mkdirSync(d, { recursive: true });
   cpSync(join(task, LAYOUTS[layout].verifier.folder), box.tests, { recursive: true });
   for (const d of [root, box.app, box.logs, box.verifierLogs, box.tests]) chmodSync(d, 0o755);
+  if (!opts.shipped) chmodSync(join(box.tests, 'gold.json'), 0o644);
   return box;
 }
+
+/** reward.json as the verifier left it in the box: parsed, or what is there instead. */
+function rewardJsonOf(box: Box): unknown {
+  const file = join(box.verifierLogs, 'reward.json');
+  if (!existsSync(file) && !isLink(file)) return 'missing';
+  if (!lstatSync(file).isFile()) return 'not a file';
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+const ZERO = { reward: 0, answered: 0, overclaim: 0, missed: 0 };
 
 interface RunOptions {
   /** Run the verifier as this uid (the agent's user, when a harness runs the verifier as the image's USER). */
@@ -111,11 +127,40 @@ describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 an
     const r = runVerifier(box);
     expect(r.reward).toBe('1');
     expect(r.stdout).toMatch(/accuracy 1\.000 \(3\/3 correct\)/);
-    // Graded as the agent's own user too (a harness that runs the verifier as the image's USER).
+    expect(r.stdout).toContain('answered 1.000, overclaim 0.000, missed 0.000');
+    expect(rewardJsonOf(box)).toEqual({ reward: 1, answered: 1, overclaim: 0, missed: 0 });
+    // Graded as the agent's own user too (a harness that runs the verifier as the image's USER): b, gold no_match, is
+    // answered verbatim (an overclaim: one of the two no_match claims).
     const mine = makeBox();
     writeFileSync(join(mine.app, 'answers.json'), '{"a": "verbatim", "b": "verbatim", "c": "no_match"}');
     chmodSync(mine.verifierLogs, 0o1777);
     expect(runVerifier(mine, { uid: AGENT_UID }).reward).toBe('0.666667');
+    expect(rewardJsonOf(mine)).toEqual({ reward: 0.666667, answered: 1, overclaim: 0.5, missed: 0 });
+  });
+
+  test("the gold as shipped (0600, root's): a verifier run as the agent's user cannot read it, and both reward files say 0", () => {
+    const box = makeBox('harbor', { shipped: true });
+    expect(lstatSync(join(box.tests, 'gold.json')).mode & 0o777).toBe(0o600);
+    writeFileSync(join(box.app, 'answers.json'), HONEST);
+    chmodSync(box.verifierLogs, 0o1777);
+    const r = runVerifier(box, { uid: AGENT_UID });
+    expect(r.reward).toBe('0');
+    expect(rewardJsonOf(box)).toEqual(ZERO);
+    expect(r.stdout).toContain('grade: cannot read gold file /tests/gold.json: permission denied');
+    expect(r.stdout).toContain('reward 0: the grader failed (exit status 1)');
+  });
+
+  test('a grader that writes 1 to both reward files and then fails: test.sh writes both back to 0', () => {
+    const box = makeBox();
+    writeFileSync(join(box.app, 'answers.json'), HONEST);
+    writeFileSync(
+      join(box.tests, 'grade.mjs'),
+      "import { writeFileSync } from 'node:fs';\nwriteFileSync('/logs/verifier/reward.txt', '1\\n');\nwriteFileSync('/logs/verifier/reward.json', '{\"reward\": 1}');\nprocess.exit(3);\n",
+    );
+    const r = runVerifier(box);
+    expect(r.stdout).toContain('reward 0: the grader failed (exit status 3)');
+    expect(r.reward).toBe('0');
+    expect(rewardJsonOf(box)).toEqual(ZERO);
   });
 
   test.each(['harbor', 'skillsbench'] as const)('a symlink to the gold at its future path (%s layout)', (layout) => {
@@ -141,7 +186,7 @@ describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 an
     writeFileSync(join(box.verifierLogs, 'reward.txt'), '1\n');
     const r = runVerifier(box);
     expect(r.reward).toBe('0');
-    expect(existsSync(join(box.verifierLogs, 'reward.json'))).toBe(false);
+    expect(rewardJsonOf(box)).toEqual(ZERO);
     expect(r.stdout).toContain('reward 0: cannot read answers file /app/answers.json: no such file');
   });
 
@@ -168,6 +213,23 @@ describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 an
     expect(r.rewardKind).toBe('file');
     expect(r.reward).toBe('0');
     expect(readFileSync(one, 'utf8')).toBe('1\n');
+  });
+
+  test('reward.json as a symlink to a read-only file holding a reward of 1, or as a folder: replaced, never written through', () => {
+    const box = makeBox();
+    const one = join(box.root, 'one.json');
+    writeFileSync(one, '{"reward": 1}');
+    chmodSync(one, 0o444);
+    symlinkSync(one, join(box.verifierLogs, 'reward.json'));
+    writeFileSync(join(box.app, 'answers.json'), '{"a": "no_match", "b": "no_match", "c": "no_match"}');
+    const r = runVerifier(box);
+    expect(r.reward).toBe('0.666667');
+    expect(rewardJsonOf(box)).toEqual({ reward: 0.666667, answered: 1, overclaim: 0, missed: 1 });
+    expect(readFileSync(one, 'utf8')).toBe('{"reward": 1}');
+    const folder = makeBox();
+    mkdirSync(join(folder.verifierLogs, 'reward.json', 'x'), { recursive: true });
+    expect(runVerifier(folder).reward).toBe('0');
+    expect(rewardJsonOf(folder)).toEqual(ZERO);
   });
 
   test('reward.txt as a FIFO or a folder of read-only folders: the verifier neither hangs nor fails, reward 0', () => {
@@ -261,6 +323,31 @@ describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 an
   });
 });
 
+describe.skipIf(!canUnshare)('a separate verifier: the image tests/Dockerfile makes, run as Harbor runs it', () => {
+  test("only /app/answers.json crosses: graded, /tests root's alone, both reward files written", () => {
+    const box = makeBox('harbor', { shipped: true });
+    const steps = dockerInstructions(readFileSync(join(box.tests, 'Dockerfile'), 'utf8'));
+    expect(steps[0]).toBe('FROM node:20-bookworm-slim');
+    expect(steps).toContain('COPY test.sh grade.mjs gold.json /tests/');
+    expect(steps.at(-1)).toBe('WORKDIR /app');
+    // The image's RUN steps on the folder COPY filled, then Harbor's command, as root, in /app (WORKDIR), where the
+    // artifact is restored at its own path.
+    const build = steps.filter((st) => st.startsWith('RUN ')).map((st) => st.slice(4));
+    writeFileSync(join(box.app, 'answers.json'), '{"a": "no_match", "b": "no_match", "c": "no_match"}');
+    const harbor = 'bash -c "(/tests/test.sh) > /logs/verifier/test-stdout.txt 2>&1"';
+    const modes = "stat -c '%a %U %n' /tests /tests/test.sh /tests/grade.mjs /tests/gold.json > /logs/agent/modes";
+    const r = runVerifier(box, { command: `${build.join(' && ')} && ${modes} && cd /app && ${harbor}` });
+    expect(
+      readFileSync(join(box.logs, 'agent', 'modes'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toEqual(['700 root /tests', '700 root /tests/test.sh', '600 root /tests/grade.mjs', '600 root /tests/gold.json']);
+    expect(readFileSync(join(box.verifierLogs, 'test-stdout.txt'), 'utf8'), r.stdout).toMatch(/accuracy 0\.667 \(2\/3 correct\)/);
+    expect(r.reward).toBe('0.666667');
+    expect(rewardJsonOf(box)).toEqual({ reward: 0.666667, answered: 1, overclaim: 0, missed: 1 });
+  });
+});
+
 describe("the verifier's file rules (verifier.ts)", () => {
   test('readLabels: a regular file only, never the gold by another name', () => {
     const dir = tempDir();
@@ -315,5 +402,39 @@ describe("the verifier's file rules (verifier.ts)", () => {
     writeFileSync(join(dir, 'gold.json'), HONEST);
     expect(verify({ answers: join(dir, 'answers.json'), gold: join(dir, 'gold.json'), logsDir: logs }).reward).toBe(1);
     expect(readFileSync(join(logs, 'reward.txt'), 'utf8')).toBe('1\n');
+    expect(readFileSync(join(logs, 'reward.json'), 'utf8')).toBe('{"reward":1,"answered":1,"overclaim":0,"missed":0}\n');
+    // Answers refused: both files say 0, and nothing else is left in the folder (no temp file).
+    writeFileSync(join(dir, 'answers.json'), '[[[]]]');
+    expect(verify({ answers: join(dir, 'answers.json'), gold: join(dir, 'gold.json'), logsDir: logs }).refused).toMatch(/nested deeper/);
+    expect(readFileSync(join(logs, 'reward.txt'), 'utf8')).toBe('0\n');
+    expect(readFileSync(join(logs, 'reward.json'), 'utf8')).toBe('{"reward":0,"answered":0,"overclaim":0,"missed":0}\n');
+    expect(readdirSync(logs).sort()).toEqual(['reward.json', 'reward.txt']);
+  });
+
+  test('failureShape: reward, the share answered, overclaims among gold no_match, misses among gold verbatim', () => {
+    const gold = new Map([
+      ['v1', 'verbatim'],
+      ['v2', 'verbatim'],
+      ['v3', 'verbatim'],
+      ['v4', 'verbatim'],
+      ['n1', 'no_match'],
+      ['n2', 'no_match'],
+    ]);
+    // v1 right, v2 missed, v3 unanswered, v4 not a label; n1 an overclaim, n2 right.
+    const answers = new Map([
+      ['v1', 'verbatim'],
+      ['v2', 'no_match'],
+      ['v4', 'maybe'],
+      ['n1', 'verbatim'],
+      ['n2', 'no_match'],
+      ['extra', 'verbatim'],
+    ]);
+    const g = grade(answers, gold);
+    expect(failureShape(g)).toEqual({ reward: 2 / 6, answered: 4 / 6, overclaim: 1 / 2, missed: 1 / 4 });
+    expect(rewardJson(failureShape(g))).toBe('{"reward":0.333333,"answered":0.666667,"overclaim":0.5,"missed":0.25}\n');
+    // No gold claims of a label: its share is 0, not NaN; no gold at all: all 0.
+    expect(failureShape(grade(new Map([['v1', 'no_match']]), new Map([['v1', 'verbatim']])))).toEqual({ reward: 0, answered: 1, overclaim: 0, missed: 1 });
+    expect(failureShape(grade(new Map(), new Map([['n1', 'no_match']])))).toEqual({ reward: 0, answered: 0, overclaim: 0, missed: 0 });
+    expect(failureShape(grade(new Map(), new Map()))).toEqual({ reward: 0, answered: 0, overclaim: 0, missed: 0 });
   });
 });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LAYOUTS } from '../../src/harbor/layout.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER, shippedDir } from '../../src/harbor/ship.js';
-import { writeTaskFolder as writeTask } from '../../src/harbor/task-writer.js';
+import { GOLD_MODE, writeTaskFolder as writeTask } from '../../src/harbor/task-writer.js';
 import { bundledSkillDir, instruction, type solveScript, type TaskVariant } from '../../src/harbor/templates.js';
 import type { LabelledRow } from './rows.js';
 import { atGoldenPort, GOLDEN_PORT, goldenDir } from '../server.js';
@@ -96,10 +96,12 @@ function mirrorFolder(from: string, to: string, last: ReadonlySet<string> = new 
 const SHIPPED_ENTRIES: ReadonlySet<string> = new Set(Object.values(BUNDLE_FILES).map((f) => path.basename(f)));
 
 /**
- * Gives every golden task under `tasksDir` (by default the committed ones, golden/tasks/<task>/) the shipped files git
- * does not keep: the oracle's quotecheck in solution/quotecheck/ and the grader in tests/grade.mjs, equal to those of
- * dist/bundle/. A file already equal is left alone and another is replaced by a rename, so that two test runs starting
- * at once in one checkout, or a run while a demo reads the tasks, never see one missing or half written. Returns how many tasks.
+ * Gives every golden task under `tasksDir` (by default the committed ones, golden/tasks/<task>/) what git does not
+ * keep: the shipped files, the oracle's quotecheck in solution/quotecheck/ and the grader in tests/grade.mjs (a copy of
+ * src/harbor/grader/grade.mjs), equal to those of dist/bundle/; and tests/gold.json's mode, its owner's alone (git keeps
+ * only the executable bit, so a checkout has it readable by all). A file already equal is left alone and another is
+ * replaced by a rename, so that two test runs starting at once in one checkout, or a run while a demo reads the tasks,
+ * never see one missing or half written. Returns how many tasks.
  */
 export function installGoldenShipped(tasksDir = path.join(goldenDir(), 'tasks')): number {
   const { oracle, verifier } = LAYOUTS.harbor;
@@ -111,6 +113,8 @@ export function installGoldenShipped(tasksDir = path.join(goldenDir(), 'tasks'))
     // The entries after the chunks they import: a run starting meanwhile finds a new entry's chunks in place.
     mirrorFolder(shipped, path.join(dir, oracle.folder, SHIPPED_FOLDER), SHIPPED_ENTRIES);
     replaceFile(path.join(shipped, path.basename(BUNDLE_FILES.grader)), path.join(dir, verifier.folder, 'grade.mjs'));
+    const gold = path.join(dir, verifier.folder, 'gold.json');
+    if (fs.existsSync(gold) && (fs.statSync(gold).mode & 0o777) !== GOLD_MODE) fs.chmodSync(gold, GOLD_MODE);
     n++;
   }
   return n;

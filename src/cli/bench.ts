@@ -25,6 +25,8 @@ export interface BenchCommandOptions {
   agentUser?: 'task' | 'root';
   /** Host variables the agent gets, by name. */
   agentEnv?: string[];
+  /** A folder of the agent's own, read-only at /installed-agent. */
+  agentDir?: string;
   replay?: string;
   quiet?: boolean;
 }
@@ -165,6 +167,7 @@ async function runAgent(opts: BenchCommandOptions, agent: string, name: string, 
     verifierMode: opts.verifier,
     agentUser: opts.agentUser,
     agentEnv: opts.agentEnv,
+    agentDir: opts.agentDir,
     onTaskDone: (t) => {
       done++;
       if (bar) bar.update(done, { task: t.task });

@@ -23,7 +23,8 @@ import {
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
 import { checkKeywords, checkOrg, packageName, parseAuthor } from '../harbor/package-info.js';
-import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
+import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir, type VerifierMode } from '../harbor/templates.js';
+import { verifierModeProblem } from '../harbor/task-writer.js';
 import { UserError } from '../errors.js';
 import { SIGNAL_EXIT, errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
@@ -56,6 +57,8 @@ export interface ExportCommandOptions {
   description?: string;
   /** [metadata] difficulty. */
   difficulty?: string;
+  /** `--verifier`: where each task's verifier runs (default: separate in Harbor's layout, shared in SkillsBench 1.1's). */
+  verifier?: VerifierMode;
 }
 
 /** What --org and the options that fill [task] give the dataset, checked before anything is read. */
@@ -215,6 +218,9 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
     // So are the package options: a bad --org or --author is found before anything is read.
     const pkg = packageOptions(opts);
+    // So is a verifier the layout cannot have (SkillsBench 1.1's harnesses run it in the agent's container).
+    const modeProblem = verifierModeProblem(opts.layout ?? 'harbor', opts.verifier);
+    if (modeProblem) throw new ExportError(modeProblem);
     // So is the skill folder: a typo in --with-skill is found before anything is read or written.
     const skillDir =
       opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
@@ -252,6 +258,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
         taskNames: named?.names,
         ...pkg,
         ...(opts.difficulty !== undefined ? { difficulty: opts.difficulty } : {}),
+        ...(opts.verifier !== undefined ? { verifierMode: opts.verifier } : {}),
       });
       // A task whose source is not in the archive is found here, after every task folder is written: so nothing stays.
       if (archive) written = await writeTaskArchives(result, archive);

@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CLI_DEFAULTS, DEFAULT_OPTIONS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../defaults.js';
-import { REPORT_ORDERS, WAYBACK_MODES } from '../settings.js';
+import { REPORT_ORDERS, VERIFIER_MODES, WAYBACK_MODES } from '../settings.js';
 import { RETRYABLE_STATUSES } from '../fetch/policy.js';
 import { ATTACKS } from '../harbor/attacks.js';
 import { processIo, withIo, type CliIo } from './io.js';
@@ -319,6 +319,7 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
         .choices(['task', 'root'])
         .default('task'),
     )
+    .option('--agent-dir <dir>', "a folder of the agent's own (its program, its files), read-only at /installed-agent in its container")
     .addOption(
       described(
         '--agent-env <name>',
@@ -382,6 +383,15 @@ function addExportCommand(program: Command, outcome: Outcome): void {
       )
         .choices(['harbor', 'skillsbench'])
         .default('harbor'),
+    )
+    .addOption(
+      new Option(
+        '--verifier <mode>',
+        "where each task's verifier runs: separate (Harbor: an image of its own built from tests/, no network, given only /app/answers.json) " +
+          "or shared (in the agent's container, after the agent); SkillsBench 1.1's layout is always shared",
+      )
+        .choices(VERIFIER_MODES)
+        .default(undefined, 'separate; shared with --layout skillsbench'),
     )
     .option('--task-field <field>', 'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task')
     .addOption(

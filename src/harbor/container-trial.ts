@@ -16,6 +16,11 @@ export const BENCH_DIR = '/opt/quotecheck-bench';
 /** Where the agent's container has the baseline's quotecheck (bench's own build), for `--agent baseline` only. */
 const BASELINE_DIR = `${BENCH_DIR}/baseline`;
 
+/** Where an agent's own files (bench's --agent-dir) are in its container, read-only: Harbor installs agents there. */
+export const AGENT_DIR = '/installed-agent';
+/** The variable that names the agent's folder where it is elsewhere (bench's --isolation paths). */
+export const AGENT_DIR_ENV = 'QUOTECHECK_AGENT_DIR';
+
 /** Where the replay archive is in the agent phase. */
 export const replayPath = (t: Trial): string => `${BENCH_DIR}/replay/${basename(t.replay!)}`;
 
@@ -38,6 +43,8 @@ export interface TrialPlay {
   asRoot: boolean;
   /** Host variables the agent gets, by name (its API keys). */
   agentEnv: readonly string[];
+  /** A host folder of the agent's own (its program), at AGENT_DIR. */
+  agentDir?: string;
 }
 
 /** The agent's command in its container. */
@@ -66,7 +73,7 @@ function agentEnvironment(t: Trial, user: ContainerUser | 'root', benchBin: bool
 }
 
 /** The agent container's binds: the trial's /app and logs, the oracle's folder for the oracle only, the variant's tool and skills, bench's own folder. */
-function agentBinds(t: Trial, benchBin: boolean): Bind[] {
+function agentBinds(t: Trial, benchBin: boolean, agentDir: string | undefined): Bind[] {
   const { oracle } = LAYOUTS[t.task.layout];
   const binds: Bind[] = [
     { from: t.app, to: CONTAINER_PATHS.app.path, writable: true },
@@ -80,6 +87,7 @@ function agentBinds(t: Trial, benchBin: boolean): Bind[] {
   if (benchBin || t.replay) binds.push({ from: t.benchDir, to: BENCH_DIR, writable: false });
   if (t.replay) binds.push({ from: t.replay, to: replayPath(t), writable: false });
   if (t.agent === 'baseline') binds.push({ from: shippedDir(), to: BASELINE_DIR, writable: false });
+  if (agentDir) binds.push({ from: agentDir, to: AGENT_DIR, writable: false });
   return binds;
 }
 
@@ -100,7 +108,7 @@ function agentContainer(t: Trial, play: TrialPlay, user: ContainerUser | undefin
   return {
     rootMount: t.rootMount,
     layerMount: t.layerMount,
-    binds: agentBinds(t, benchBin),
+    binds: agentBinds(t, benchBin, play.agentDir),
     users: user ? [user] : [],
     node: process.execPath,
     network: true,

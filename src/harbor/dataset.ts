@@ -7,9 +7,9 @@ import { readTextFile } from '../messages.js';
 import { LAYOUTS, type Layout } from './layout.js';
 import { readRegularFile } from './safe-read.js';
 import { UserError } from '../errors.js';
+import type { VerifierMode } from '../settings.js';
 
-/** Where a task's verifier runs (Harbor's [verifier] environment_mode): in its own sandbox, or in the agent's container. */
-export type VerifierMode = 'separate' | 'shared';
+export type { VerifierMode };
 
 export interface TaskDir {
   name: string;
@@ -39,16 +39,30 @@ function timeout(toml: Record<string, unknown>, section: string, fallback: numbe
 }
 
 /**
- * Harbor's rule (models/task/verifier_mode.py): `[verifier] environment_mode` when given; else separate when the
- * task has a `[verifier.environment]` table; else shared. SkillsBench 1.1 harnesses run the verifier in the agent's
- * container whatever the front matter says.
+ * Harbor's rule for a task.toml (its TaskConfig): `[verifier] environment_mode` when it is given; otherwise `separate`
+ * when `[verifier.environment]` is there, and `shared` when it is not. A value that is neither mode is `undefined`.
  */
-export function taskVerifierMode(layout: Layout, config: Record<string, unknown>): VerifierMode {
-  if (layout === 'skillsbench') return 'shared';
-  const verifier = config.verifier as Record<string, unknown> | undefined;
-  const mode = verifier?.environment_mode;
+export function verifierModeOfConfig(config: Record<string, unknown>): VerifierMode | undefined {
+  const verifier = config.verifier;
+  if (verifier === undefined || verifier === null || typeof verifier !== 'object') return 'shared';
+  const { environment_mode: mode, environment } = verifier as Record<string, unknown>;
   if (mode === 'separate' || mode === 'shared') return mode;
-  return verifier?.environment !== undefined && verifier.environment !== null ? 'separate' : 'shared';
+  if (mode !== undefined && mode !== null) return undefined;
+  return environment !== undefined && environment !== null ? 'separate' : 'shared';
+}
+
+/**
+ * A task's verifier mode: a task.md (SkillsBench 1.1) is always shared, its harnesses run verifier/test.sh in the
+ * agent's container; a task.toml follows Harbor's rule, and a mode Harbor does not know is a DatasetError.
+ */
+function modeOf(path: string, layout: Layout, config: Record<string, unknown>): VerifierMode {
+  if (layout === 'skillsbench') return 'shared';
+  const mode = verifierModeOfConfig(config);
+  if (mode === undefined) {
+    const given = (config.verifier as Record<string, unknown>).environment_mode;
+    throw new DatasetError(`${path}: [verifier] environment_mode is ${JSON.stringify(given)}, not "separate" or "shared"`);
+  }
+  return mode;
 }
 
 /** Harbor's `artifacts`: paths, or tables whose `source` is the path; only absolute ones are kept. */
@@ -62,8 +76,8 @@ function artifactPaths(config: Record<string, unknown>): string[] {
 /** A parser's error, as the first line of its message. */
 const firstLine = (err: unknown): string => (err as Error).message.split('\n')[0]!;
 
-/** Harbor's task.toml, as a table. */
-function readToml(path: string): Record<string, unknown> {
+/** Harbor's task.toml, as a table; a file that cannot be read or parsed is a DatasetError naming it. */
+export function readToml(path: string): Record<string, unknown> {
   const text = readTextFile(path, (reason) => new DatasetError(`${path}: ${reason}`));
   try {
     return parseToml(text) as Record<string, unknown>;
@@ -91,13 +105,14 @@ export function readFrontMatter(path: string): Record<string, unknown> {
 }
 
 /** A task's layout: task.md wins when a folder has both, as SkillsBench 1.1 harnesses have it. */
-function layoutOf(dir: string): Layout | undefined {
+export function layoutOf(dir: string): Layout | undefined {
   if (existsSync(join(dir, LAYOUTS.skillsbench.definition))) return 'skillsbench';
   if (existsSync(join(dir, LAYOUTS.harbor.definition))) return 'harbor';
   return undefined;
 }
 
-function readTask(dir: string, layout: Layout): TaskDir {
+/** One task folder of a known layout, read: its timeouts, verifier mode, artifacts and agent user. */
+export function readTask(dir: string, layout: Layout): TaskDir {
   const spec = LAYOUTS[layout];
   const config = layout === 'harbor' ? readToml(join(dir, spec.definition)) : readFrontMatter(join(dir, spec.definition));
   const needed = `${spec.verifier.folder}/test.sh`;
@@ -109,7 +124,7 @@ function readTask(dir: string, layout: Layout): TaskDir {
     layout,
     agentTimeoutSec: timeout(config, 'agent', DEFAULT_AGENT_TIMEOUT_SEC),
     verifierTimeoutSec: timeout(config, 'verifier', DEFAULT_VERIFIER_TIMEOUT_SEC),
-    verifierMode: taskVerifierMode(layout, config),
+    verifierMode: modeOf(join(dir, spec.definition), layout, config),
     artifacts: artifactPaths(config),
     ...(typeof user === 'string' || typeof user === 'number' ? { agentUser: String(user) } : {}),
   };

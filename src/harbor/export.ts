@@ -7,8 +7,8 @@ import { givenLabel, labelProblem, parseClaimRows, readClaimRows } from './label
 import type { Label } from '../contract.js';
 import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
-import { bundledSkillDir, CONTAINER_PATHS, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant } from './templates.js';
-import { writeTaskFolder } from './task-writer.js';
+import { bundledSkillDir, CONTAINER_PATHS, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant, type VerifierMode } from './templates.js';
+import { verifierModeProblem, writeTaskFolder } from './task-writer.js';
 import { balancedPartition } from './balance.js';
 import { packageName, type Author, type TaskPackage } from './package-info.js';
 import { UserError } from '../errors.js';
@@ -179,6 +179,11 @@ export interface DatasetOptions {
   keywords?: readonly string[];
   /** [metadata] difficulty (none written when not given). */
   difficulty?: string;
+  /**
+   * Where each task's verifier runs: `separate` (Harbor's layout's default: an image of its own, built from tests/,
+   * which gets only /app/answers.json) or `shared` (in the agent's container; SkillsBench 1.1's layout has only this).
+   */
+  verifierMode?: VerifierMode;
 }
 
 /** What every task of a dataset shares: its prefix, layout, variant and options. */
@@ -244,6 +249,7 @@ function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], 
     skillDir: plan.skillDir,
     frozen: plan.opts.frozen,
     solve: { replay: plan.opts.frozen, runArgs: toolArgs(plan.opts) },
+    ...(plan.opts.verifierMode !== undefined ? { verifierMode: plan.opts.verifierMode } : {}),
   });
 }
 
@@ -275,7 +281,7 @@ export function privateSourceProblem(claims: readonly LabelledClaim[], opts: Pic
 
 /** Writes the dataset: one folder per task, in Harbor's layout or SkillsBench 1.1's. */
 export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string, opts: DatasetOptions = {}): ExportResult {
-  const refused = privateSourceProblem(tasks.flat(), opts);
+  const refused = privateSourceProblem(tasks.flat(), opts) ?? verifierModeProblem(opts.layout ?? 'harbor', opts.verifierMode);
   if (refused) throw new ExportError(refused);
   if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
   if (!isTaskName(prefix))

@@ -169,7 +169,9 @@ mkdir -p "$R"${q(u.home)} && chown ${u.uid}:${u.gid} "$R"${q(u.home)} && chmod 7
     .join('\n');
   const binds = spec.binds
     .map(
-      (b) => `if [ -d ${q(b.from)} ]; then mkdir -p "$R"${q(b.to)}; else mkdir -p "$(dirname "$R"${q(b.to)})"; : > "$R"${q(b.to)}; fi
+      (
+        b,
+      ) => `if [ -d ${q(b.from)} ]; then mkdir -p "$R"${q(b.to)}; elif [ ! -e "$R"${q(b.to)} ]; then mkdir -p "$(dirname "$R"${q(b.to)})"; : > "$R"${q(b.to)}; fi
 mount --bind ${q(b.from)} "$R"${q(b.to)}
 mount -o remount,bind,${b.writable ? 'rw' : 'ro'},nosuid,nodev "$R"${q(b.to)}`,
     )

@@ -8,7 +8,7 @@ import { emptyConfusion, parseLabels, grade, type Grade } from './grade.js';
 import { parseClaims, type Claim } from '../claims.js';
 import { listTasks, readJsonIfAny, readJsonLines, type TaskDir, type VerifierMode } from './dataset.js';
 import { canIsolate, IMAGE_PATH, type PhaseStatus } from './isolation.js';
-import { BENCH_DIR, harborVerifierCommand, runContainerTrial, taskUser, type TrialPlay } from './container-trial.js';
+import { AGENT_DIR_ENV, BENCH_DIR, harborVerifierCommand, runContainerTrial, taskUser, type TrialPlay } from './container-trial.js';
 import type { ContainerResult } from './container.js';
 import { collectArtifacts } from './container.js';
 import { makeTrial, type Trial } from './trial.js';
@@ -53,6 +53,8 @@ export interface BenchOptions {
   agentUser?: 'task' | 'root';
   /** Host variables the agent gets, by name (its API keys); the rest of its environment is the image's. */
   agentEnv?: readonly string[];
+  /** A host folder of the agent's own (its program, its files), read-only at /installed-agent in its container. */
+  agentDir?: string;
   /** A WARC archive every task's quotecheck answers from (QUOTECHECK_REPLAY), with no network. */
   replay?: string;
   /**
@@ -271,8 +273,9 @@ function writeCommands(t: Trial, isolation: Isolation): boolean {
 }
 
 /** The agent's environment with --isolation paths: bench's own, with the container paths and the variant's tool. */
-function pathsAgentEnv(t: Trial, benchBin: boolean): NodeJS.ProcessEnv {
+function pathsAgentEnv(t: Trial, benchBin: boolean, agentDir: string | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
+  if (agentDir) env[AGENT_DIR_ENV] = resolve(agentDir);
   for (const c of Object.values(CONTAINER_PATHS)) if ('env' in c) delete env[c.env];
   if (benchBin) env.PATH = `${join(t.benchDir, 'bin')}:${env.PATH ?? ''}`;
   if (t.replay) env.QUOTECHECK_REPLAY = t.replay;
@@ -456,16 +459,19 @@ async function runPathsTrial(
   t: Trial,
   mode: VerifierMode,
   benchBin: boolean,
+  agentDir: string | undefined,
 ): Promise<{ agentExit: number | null; verifierExit: number | null; problems: string[] }> {
-  const agent = await runPathsPhase(t, pathsAgentCommand(t.agent, t.task), pathsAgentEnv(t, benchBin), t.task.agentTimeoutSec, 'agent-output.txt');
+  const agent = await runPathsPhase(t, pathsAgentCommand(t.agent, t.task), pathsAgentEnv(t, benchBin, agentDir), t.task.agentTimeoutSec, 'agent-output.txt');
   const problems = pathsProblems('agent', agent, t.task.agentTimeoutSec);
   rmSync(t.verifierLogs, { recursive: true, force: true });
   mkdirSync(t.verifierLogs, { recursive: true });
   let app = t.app;
   if (mode === 'separate') {
-    const answers = `${CONTAINER_PATHS.app.path}/answers.json`;
-    problems.push(...collectArtifacts(dirname(t.app), [`/app/answers.json`], t.artifactsDir));
-    app = join(t.artifactsDir, dirname(answers));
+    // Only the artifacts in /app can be found here (the trial's /app stands for it); they are copied as in a container.
+    const under = (p: string): boolean => p.startsWith(`${CONTAINER_PATHS.app.path}/`);
+    const artifacts = (t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`]).filter(under);
+    problems.push(...collectArtifacts(dirname(t.app), artifacts, t.artifactsDir));
+    app = join(t.artifactsDir, CONTAINER_PATHS.app.path);
     mkdirSync(app, { recursive: true });
   }
   const tests = join(t.task.dir, LAYOUTS[t.task.layout].verifier.folder);
@@ -486,7 +492,7 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
   const mode = verifierModeOf(task, opts.verifierMode);
   const benchBin = writeCommands(t, isolation);
   const asRoot = opts.agentUser === 'root' || (isolation === 'namespace' && taskUser(t) === undefined);
-  const play: TrialPlay = { verifierMode: mode, asRoot, agentEnv: opts.agentEnv ?? [] };
+  const play: TrialPlay = { verifierMode: mode, asRoot, agentEnv: opts.agentEnv ?? [], ...(opts.agentDir ? { agentDir: resolve(opts.agentDir) } : {}) };
   let agentExit: number | null;
   let verifierExit: number | null;
   const problems: string[] = [];
@@ -496,7 +502,7 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
     verifierExit = (mode === 'shared' ? c.agent.status.after : c.verifier.status.main) ?? null;
     problems.push(...containerProblems(t, c.agent, c.verifier, mode === 'shared'), ...c.notes);
   } else {
-    const r = await runPathsTrial(t, mode, benchBin);
+    const r = await runPathsTrial(t, mode, benchBin, opts.agentDir);
     ({ agentExit, verifierExit } = r);
     problems.push(...r.problems);
   }

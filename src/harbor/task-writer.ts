@@ -1,10 +1,12 @@
 // One task's folder on disk (design.md §6), in either layout: its definition, the agent's environment, the oracle with
-// the quotecheck it ships, the verifier with its own grader and the gold. `quotecheck export`, the golden builder and
-// the tests all write tasks through it, so every task follows the same rules.
+// the quotecheck it ships, the verifier with its own grader and the gold (and, for a separate verifier, the Dockerfile
+// of its image). `quotecheck export`, the golden builder and the tests all write tasks through it, so every task
+// follows the same rules.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Label } from '../contract.js';
 import { LAYOUTS, frontMatter, type Layout } from './layout.js';
+import { UserError } from '../errors.js';
 import { installGrader, installQuotecheck, installWarcReader } from './ship.js';
 import {
   environmentDockerfile,
@@ -14,9 +16,11 @@ import {
   testScript,
   variantTags,
   variantTomlOptions,
+  verifierDockerfile,
   type SolveOptions,
   type TaskTomlOptions,
   type TaskVariant,
+  type VerifierMode,
 } from './templates.js';
 
 export interface TaskFolderSpec {
@@ -41,18 +45,46 @@ export interface TaskFolderSpec {
   /** A frozen edition: the environment gets the WARC reader (the archive itself is written afterwards, per task). */
   frozen?: boolean;
   solve?: SolveOptions;
+  /**
+   * Where the verifier runs (templates.ts VerifierMode): by default `separate` in Harbor's layout (task.toml declares
+   * it, and tests/Dockerfile builds its image) and `shared` in SkillsBench 1.1's, whose harnesses have only that.
+   */
+  verifierMode?: VerifierMode;
 }
 
-function write(path: string, content: string, executable = false): void {
+export class TaskWriteError extends UserError {
+  override readonly name = 'TaskWriteError';
+}
+
+/** Why a layout cannot have a verifier mode, or undefined: SkillsBench 1.1's harnesses run the verifier in the agent's container. */
+export function verifierModeProblem(layout: Layout, mode: VerifierMode | undefined): string | undefined {
+  if (layout !== 'skillsbench' || mode !== 'separate') return undefined;
+  return (
+    "--verifier separate: SkillsBench 1.1's layout (--layout skillsbench) has no separate verifier: its harnesses (EvalScope, " +
+    "AgentCompass) run verifier/test.sh in the agent's container, and task.md has no setting for another; use --verifier shared, " +
+    "or Harbor's layout (--layout harbor), whose task.toml can give the verifier an image of its own"
+  );
+}
+
+/** The verifier mode a task of `layout` gets: the one asked for, or the layout's default. */
+export const verifierModeOf = (layout: Layout, mode?: VerifierMode): VerifierMode => mode ?? (layout === 'harbor' ? 'separate' : 'shared');
+
+/**
+ * The gold's mode: its owner's alone. A harness that uploads the verifier folder keeping files' modes (Harbor's does,
+ * as root) leaves the agent's user unable to read it, even when it uploads before the agent has ended.
+ */
+export const GOLD_MODE = 0o600;
+
+function write(path: string, content: string, mode?: number): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
-  if (executable) chmodSync(path, 0o755);
+  if (mode !== undefined) chmodSync(path, mode);
 }
 
 /** The task's definition: task.toml and instruction.md (Harbor), or task.md, front matter then instruction (SkillsBench 1.1). */
 function writeDefinition(dir: string, spec: TaskFolderSpec): void {
   const tags = [...(spec.config.tags ?? []), ...variantTags(spec.variant)];
-  const settings = { ...spec.config, tags, ...variantTomlOptions(spec.variant) };
+  const settings = { ...spec.config, tags, ...variantTomlOptions(spec.variant), verifierMode: verifierModeOf(spec.layout, spec.verifierMode) };
   if (spec.layout === 'harbor') {
     write(join(dir, 'instruction.md'), spec.instruction);
     write(join(dir, 'task.toml'), taskToml(settings));
@@ -64,10 +96,13 @@ function writeDefinition(dir: string, spec: TaskFolderSpec): void {
 /**
  * Writes the task into `dir`: the definition; environment/ (the agent's Dockerfile and claims, and only what the
  * variant gives: the skill with quotecheck inside it, quotecheck for the MCP server, the WARC reader of a frozen
- * edition); the oracle folder (solve.sh and the shipped quotecheck it runs); the verifier folder (test.sh, its grader
- * and gold.json). The shipped files are byte-identical in every task.
+ * edition); the oracle folder (solve.sh and the shipped quotecheck it runs); the verifier folder (test.sh, its grader,
+ * gold.json readable by its owner only, and with a separate verifier the Dockerfile of its image). The shipped files
+ * are byte-identical in every task.
  */
 export function writeTaskFolder(dir: string, spec: TaskFolderSpec): void {
+  const problem = verifierModeProblem(spec.layout, spec.verifierMode);
+  if (problem) throw new TaskWriteError(problem);
   const { oracle, verifier } = LAYOUTS[spec.layout];
   const env = join(dir, 'environment');
   writeDefinition(dir, spec);
@@ -79,9 +114,10 @@ export function writeTaskFolder(dir: string, spec: TaskFolderSpec): void {
   }
   if (spec.variant.mcp) installQuotecheck(env);
   if (spec.frozen) installWarcReader(env);
-  write(join(dir, oracle.folder, 'solve.sh'), solveScript(spec.solve), true);
+  write(join(dir, oracle.folder, 'solve.sh'), solveScript(spec.solve), 0o755);
   installQuotecheck(join(dir, oracle.folder));
-  write(join(dir, verifier.folder, 'test.sh'), testScript(), true);
+  write(join(dir, verifier.folder, 'test.sh'), testScript(), 0o755);
   installGrader(join(dir, verifier.folder));
-  write(join(dir, verifier.folder, 'gold.json'), `${JSON.stringify(spec.gold, null, 2)}\n`);
+  write(join(dir, verifier.folder, 'gold.json'), `${JSON.stringify(spec.gold, null, 2)}\n`, GOLD_MODE);
+  if (verifierModeOf(spec.layout, spec.verifierMode) === 'separate') write(join(dir, verifier.folder, 'Dockerfile'), verifierDockerfile());
 }

@@ -1,6 +1,7 @@
 // The text of a Harbor task's files (design.md §6): instruction, task.toml, the agent's Dockerfile (public images, no
-// quotecheck), the oracle's solve.sh (the quotecheck shipped beside it) and the verifier's test.sh (its own grader, a
-// clean environment), and the variants that give the agent quotecheck on purpose (its skill, its MCP server).
+// quotecheck), the oracle's solve.sh (the quotecheck shipped beside it), the verifier's test.sh (its own grader, a
+// clean environment) and, for a verifier of its own, the Dockerfile of its image, and the variants that give the agent
+// quotecheck on purpose (its skill, its MCP server).
 import { stringify as stringifyToml } from 'smol-toml';
 import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -10,6 +11,8 @@ import { BUNDLE_FILES, SHIPPED_FOLDER, installQuotecheck } from './ship.js';
 import { authorEntry, COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
 import { UserError } from '../errors.js';
 import { REPLAY_ENV } from '../defaults.js';
+import type { VerifierMode } from '../settings.js';
+import { ZERO_SHAPE, rewardJson } from './grade.js';
 import type { TaskPackage } from './package-info.js';
 
 /**
@@ -39,6 +42,7 @@ export interface SolveOptions {
 }
 
 export { shellQuote };
+export { VERIFIER_MODES, type VerifierMode } from '../settings.js';
 
 /** The quotecheck a task ships beside solve.sh (and, with the tool, in the agent's image): `<folder>/quotecheck.mjs`. */
 export const SHIPPED_ENTRY = `${SHIPPED_FOLDER}/${basename(BUNDLE_FILES.quotecheck)}`;
@@ -85,22 +89,27 @@ fi
 /** How long the grader may take inside test.sh before it is stopped and the reward stays 0 (the verifier's own limit is longer). */
 export const GRADER_TIMEOUT_SEC = 60;
 
+/** reward.json when nothing was graded (test.sh writes it with reward.txt's 0): the grader's own zero, byte for byte. */
+export const ZERO_REWARD_JSON = rewardJson(ZERO_SHAPE).trimEnd();
+
 /**
  * The verifier. It grades /app/answers.json against the gold.json beside it, wherever the harness put its folder
- * (/tests for Harbor, /verifier for EvalScope and AgentCompass), and trusts nothing the agent could have touched:
+ * (/tests for Harbor, in the agent's container or in the verifier's own image; /verifier for EvalScope and
+ * AgentCompass), and trusts nothing the agent could have touched:
  * - it runs itself again under `env -i` first, so no PATH, BASH_ENV, NODE_OPTIONS or exported function the agent left
  *   reaches the grader, and calls every program by an absolute system path;
  * - the grader is grade.mjs beside it (Node's own modules only), run by Node.js at an absolute path;
- * - the reward is 0 from the start (stale reward.txt and reward.json removed, never written through a link), the
- *   grader replaces it with the grade, and a grader that fails or hangs leaves the 0;
- * - the answers are graded only when they are a regular file, not the gold, under the size cap (verifier.ts).
+ * - the reward is 0 from the start (stale reward.txt and reward.json removed, never written through a link; both
+ *   written as 0), the grader replaces both with the grade, and a grader that fails or hangs leaves both at 0;
+ * - the answers are graded only when they are a regular file, not the gold, under the size cap (grader/grade.mjs).
  * QUOTECHECK_APP_DIR and QUOTECHECK_VERIFIER_LOGS move /app and /logs/verifier for runs without root (bench --isolation paths).
  */
 export function testScript(): string {
   return `#!/usr/bin/env bash
-# Verifier: reward = correct answers / gold claims, written to /logs/verifier/reward.txt; the reason for a 0 is printed.
-# The gold labels are in gold.json beside this script, wherever the harness put it (/tests, /verifier); the grader is
-# grade.mjs beside it. Nothing from the agent's environment is used: see the second half.
+# Verifier: reward = correct answers / gold claims, written to /logs/verifier/reward.txt, and with how the answers
+# failed to /logs/verifier/reward.json; the reason for a 0 is printed. The gold labels are in gold.json beside this
+# script, wherever the harness put it (/tests, /verifier); the grader is grade.mjs beside it. Nothing from the agent's
+# environment is used: see the second half.
 if [ "\${1-}" != --clean ]; then
   # Run again with an empty environment (no PATH, BASH_ENV, NODE_OPTIONS, functions), the folders as arguments.
   /usr/bin/env -i /bin/bash --noprofile --norc -- "\${BASH_SOURCE[0]}" --clean "\${${p.app.env}:-${p.app.path}}" "\${${p.verifierLogs.env}:-${p.verifierLogs.path}}"
@@ -111,8 +120,8 @@ APP="$2"
 LOGS="$3"
 HERE="$(cd -P -- "$(dirname -- "\${BASH_SOURCE[0]}")" && pwd -P)"
 
-# Reward 0, by temp file and rename: whatever is at reward.txt or reward.json (a stale 1, a link, a FIFO, a
-# read-only file or folder) is removed or moved aside first, and nothing is written through a link.
+# Reward 0 in both files, each by temp file and rename: whatever is at reward.txt or reward.json (a stale 1, a link, a
+# FIFO, a read-only file or folder) is removed or moved aside first, and nothing is written through a link.
 reward_zero() {
   if [ -L "$LOGS" ] || { [ -e "$LOGS" ] && [ ! -d "$LOGS" ]; }; then rm -f -- "$LOGS"; fi
   mkdir -p -- "$LOGS" || return 1
@@ -122,8 +131,11 @@ reward_zero() {
       rm -rf -- "$LOGS/$name" 2>/dev/null || mv -f -T -- "$LOGS/$name" "$LOGS/.stale-$name-$$"
     fi
   done
+  write_zero reward.txt 0 && write_zero reward.json ${shellQuote(ZERO_REWARD_JSON)}
+}
+write_zero() {
   local tmp
-  tmp="$(mktemp -- "$LOGS/.reward.XXXXXX")" && printf '0\\n' > "$tmp" && chmod 644 -- "$tmp" && mv -f -T -- "$tmp" "$LOGS/reward.txt"
+  tmp="$(mktemp -- "$LOGS/.reward.XXXXXX")" && printf '%s\\n' "$2" > "$tmp" && chmod 644 -- "$tmp" && mv -f -T -- "$tmp" "$LOGS/$1"
 }
 reward_zero
 
@@ -136,7 +148,7 @@ if [ -z "$NODE" ]; then
   echo "reward 0: the verifier found no Node.js at /usr/local/bin/node or /usr/bin/node"
   exit 0
 fi
-# The grader writes the reward itself (0 until it knows better); if it fails or runs out of time, the 0 stands.
+# The grader writes both reward files itself (0 until it knows better); if it fails or runs out of time, 0 is written again.
 /usr/bin/timeout -k 5 ${GRADER_TIMEOUT_SEC} "$NODE" -- "$HERE/${GRADER_FILE}" --answers "$APP/answers.json" --gold "$HERE/gold.json" --logs "$LOGS"
 status=$?
 if [ "$status" -ne 0 ]; then
@@ -154,7 +166,10 @@ exit 0
  * keeps the same [task] rules). Top level: schema_version (str, default "1.4"; a legacy `version` is renamed to it),
  * task (PackageInfo: name "<org>/<name>" by the registry's ORG_NAME_PATTERN with no '..', version, description,
  * authors: a list of {name, email?}, keywords: list[str]), metadata (free), verifier, agent, environment, solution,
- * source, steps, artifacts. [verifier] timeout_sec: float, user. [agent] timeout_sec: float, user. [environment]
+ * source, steps, artifacts (a list of paths in the agent's container: what a separate verifier gets of it).
+ * [verifier] timeout_sec: float, user, environment_mode ("shared" | "separate"; separate when unset and
+ * [verifier.environment] is given, else shared), environment (an [environment] table for the verifier's own image,
+ * built from tests/Dockerfile). [agent] timeout_sec: float, user. [environment]
  * network_mode ("public" | "no-network" | "allowlist", default public; the legacy allow_internet is deprecated),
  * build_timeout_sec: float, cpus/memory_mb/storage_mb: int, skills_dir: str (a path in the environment whose contents
  * are copied to the agent's skills folder), mcp_servers: a list of {name, transport ("sse" | "streamable-http" |
@@ -256,7 +271,12 @@ export interface TaskTomlOptions {
   skillsDir?: string;
   /** Harbor's `[[environment.mcp_servers]]`: servers the agent's harness connects to. */
   mcpServers?: readonly McpServerEntry[];
+  /** Where the verifier runs (default `separate`: its own image, built from tests/; VERIFIER_MODES). */
+  verifierMode?: VerifierMode;
 }
+
+/** The one file a separate verifier gets from the agent's container: the answers, put back at this same path. */
+export const ANSWERS_ARTIFACT = `${CONTAINER_PATHS.app.path}/answers.json`;
 
 /** The schema version of Harbor's TaskConfig this task.toml follows (its model's default; see the comment above it). */
 export const TASK_SCHEMA_VERSION = '1.4';
@@ -283,22 +303,30 @@ function taskTable(pkg: TaskPackage): Record<string, unknown> {
 }
 
 /**
- * Harbor's task.toml (TaskConfig schema 1.4): [task] when the dataset has an org, metadata, timeouts for agent and
- * verifier, the network mode and resources (and skills, MCP servers) for the environment. Written by smol-toml's own
+ * Harbor's task.toml (TaskConfig schema 1.4): with a separate verifier (the default) the top-level `artifacts` and
+ * [verifier] environment_mode and [verifier.environment]; [task] when the dataset has an org, metadata, timeouts for
+ * agent and verifier, the network mode and resources (and skills, MCP servers) for the environment. Written by smol-toml's own
  * stringify: a JavaScript number is a TOML float (Harbor's timeouts are floats), a bigint a TOML integer (its resources
  * are integers). TOML keeps no comments a writer could place beside a key, so the reasons for the two users are the
  * file's opening comment.
  */
 export function taskToml(opts: TaskTomlOptions = {}): string {
+  const separate = (opts.verifierMode ?? 'separate') === 'separate';
   const config = {
     schema_version: TASK_SCHEMA_VERSION,
+    // A top-level key: written before the first table, or TOML would read it as a key of that table.
+    ...(separate ? { artifacts: [ANSWERS_ARTIFACT] } : {}),
     ...(opts.package ? { task: taskTable(opts.package) } : {}),
     metadata: {
       ...(opts.difficulty !== undefined ? { difficulty: opts.difficulty } : {}),
       category: 'quote-verification',
       tags: opts.tags ?? ['quote-verification'],
     },
-    verifier: { timeout_sec: opts.verifierTimeoutSec ?? 120, user: 'root' },
+    verifier: {
+      timeout_sec: opts.verifierTimeoutSec ?? 120,
+      user: 'root',
+      ...(separate ? { environment_mode: 'separate', environment: VERIFIER_ENVIRONMENT } : {}),
+    },
     agent: { timeout_sec: opts.agentTimeoutSec ?? 600, user: AGENT_USER },
     environment: {
       network_mode: TASK_NETWORK_MODE,
@@ -310,8 +338,29 @@ export function taskToml(opts: TaskTomlOptions = {}): string {
       ...(opts.mcpServers?.length ? { mcp_servers: opts.mcpServers.map((m) => ({ ...m, args: [...m.args] })) } : {}),
     },
   };
-  return `${TASK_TOML_HEADER}${stringifyToml(config, { numbersAsFloat: true })}`;
+  const toml = stringifyToml(config, { numbersAsFloat: true });
+  // smol-toml writes a table's plain keys before its tables, so artifacts comes before [task]; checked all the same.
+  if (separate && toml.indexOf('artifacts =') > toml.indexOf('\n[')) throw new Error('task.toml: artifacts must come before the first table');
+  return `${separate ? TASK_TOML_HEADER_SEPARATE : ''}${TASK_TOML_HEADER}${toml}`;
 }
+
+/**
+ * A separate verifier's environment (`[verifier.environment]`, the fields of [environment]): no network (the grader
+ * reads two local files), and a small machine: it runs one Node.js process for a second.
+ */
+const VERIFIER_ENVIRONMENT = {
+  network_mode: 'no-network',
+  build_timeout_sec: 600,
+  cpus: 1n,
+  memory_mb: 1024n,
+  storage_mb: 2048n,
+} as const;
+
+/** task.toml's opening comment, with a separate verifier: where it runs, and what reaches it. */
+const TASK_TOML_HEADER_SEPARATE = `# The verifier runs in an image of its own ([verifier] environment_mode = "separate"), built from tests/ (tests/Dockerfile
+# holds test.sh, the grader and the gold), with no network. The only file it gets from the agent's container is
+# /app/answers.json (artifacts), put back at the same path; nothing the agent left running or planted elsewhere reaches it.
+`;
 
 /** task.toml's opening comment: why each phase runs as whom. */
 const TASK_TOML_HEADER = `# The verifier runs as root: it removes whatever the agent left in its way, and reads nothing the agent's user could
@@ -319,6 +368,28 @@ const TASK_TOML_HEADER = `# The verifier runs as root: it removes whatever the a
 # user; its default is root).
 
 `;
+
+/**
+ * A separate verifier's image: tests/Dockerfile, whose build context is the tests/ folder (Harbor builds it so, and
+ * uploads nothing into it: test.sh must already be in the image). The public base image the agent's has, for Node.js;
+ * the verifier's files root's alone, as root runs them. Every line says why.
+ */
+export function verifierDockerfile(): string {
+  return `# The verifier's own image (task.toml: [verifier] environment_mode = "separate"). Harbor builds it from this folder
+# (tests/) and, once the agent is done, runs /tests/test.sh in it as root, with no network; the only file of the agent's
+# container it gets is /app/answers.json (task.toml's artifacts), put back at that same path.
+# The agent's public base image (Node.js 20 on Debian 12): the grader needs Node.js and nothing else, and the layers are shared.
+FROM ${AGENT_BASE_IMAGE}
+# The verifier: test.sh, its grader (Node's own modules only) and the gold labels, at /tests where Harbor runs test.sh.
+COPY test.sh ${GRADER_FILE} gold.json ${CONTAINER_PATHS.tests.path}/
+# Root's alone, as root runs them: the folder and test.sh 0700 (test.sh run by its path), the grader and the gold 0600.
+RUN chown -R root:root ${CONTAINER_PATHS.tests.path} \\
+ && chmod 0700 ${CONTAINER_PATHS.tests.path} ${CONTAINER_PATHS.tests.path}/test.sh \\
+ && chmod 0600 ${CONTAINER_PATHS.tests.path}/${GRADER_FILE} ${CONTAINER_PATHS.tests.path}/gold.json
+# Where the answers are put back and where test.sh looks for them (/app/answers.json), as in the agent's container.
+WORKDIR ${CONTAINER_PATHS.app.path}
+`;
+}
 
 /** task.toml options for a variant: the skills folder and the MCP server it declares. */
 export function variantTomlOptions(variant: TaskVariant): Pick<TaskTomlOptions, 'skillsDir' | 'mcpServers'> {

@@ -96,7 +96,7 @@ export function makeTask(root: string, name: string, claims: { id: string; quote
 const OFFICIAL_IMAGES = new Set(['node', 'debian', 'ubuntu', 'python', 'alpine', 'buildpack-deps']);
 
 /** The Dockerfile's instructions, continuation lines joined, comments dropped. */
-function dockerInstructions(text: string): string[] {
+export function dockerInstructions(text: string): string[] {
   return text
     .replace(/\\\n/g, ' ')
     .split('\n')
