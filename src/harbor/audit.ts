@@ -104,6 +104,8 @@ export interface TrialPlan {
   mode: AuditMode;
   /** Whether the task declares this mode (separate forced on a shared task is not). */
   forcedMode: boolean;
+  /** The mode the task declares (what the "only the harness" advice says to do depends on it). */
+  taskMode: AuditMode;
   user: AuditUser;
   /** `oracle`, `baseline` or the shell script; none when the trial is not applicable. */
   agent?: string;
@@ -438,6 +440,7 @@ export function planTrials(tasks: readonly AuditTask[], cheat: readonly AuditTas
           kind,
           mode,
           forcedMode: forced,
+          taskMode: t.declaredMode,
           user: 'agent',
           key: `${kind}--${mode}`,
           ...(na ? { notApplicable: na } : { agent: CHECK_AGENTS[kind] }),
@@ -463,6 +466,7 @@ export function planTrials(tasks: readonly AuditTask[], cheat: readonly AuditTas
               ceiling: attack.ceiling,
               mode,
               forcedMode: forced,
+              taskMode: t.declaredMode,
               user,
               key: `${attack.id}${variant ? `--${slug(variant)}` : ''}--${mode}--${user}`,
             };
@@ -667,6 +671,13 @@ export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBenc
   };
 }
 
+/** What to do about an attack only the harness can stop: declare the separate verifier, or, when the task does, run it so. */
+export function harnessOnlyAdvice(taskMode: AuditMode): string {
+  return taskMode === 'separate'
+    ? 'only the harness can stop this: the task declares the separate verifier, a harness that runs it shared lets this through'
+    : 'only the harness can stop this: publish with the separate verifier';
+}
+
 /** The line that names a failed trial: what, where, as whom, the reward and what it had to be. */
 export function failureLine(t: TrialResult): string {
   if (t.verdict === 'error') return `${trialName(t)}: could not run: ${t.why}`;
@@ -720,14 +731,7 @@ function judgeOne(
     ...common,
     expected: ceiling,
     verdict,
-    why: [
-      verdict === 'harness-only' ? 'only the harness can stop this: publish with the separate verifier' : '',
-      how,
-      said ? `attack: ${said}` : '',
-      inconclusive,
-    ]
-      .filter(Boolean)
-      .join('; '),
+    why: [verdict === 'harness-only' ? harnessOnlyAdvice(p.taskMode) : '', how, said ? `attack: ${said}` : '', inconclusive].filter(Boolean).join('; '),
   };
 }
 
@@ -810,7 +814,9 @@ export function auditTable(r: AuditReport, opts: { width?: number } = {}): strin
   if (r.harness_only.length) {
     lines.push(
       '',
-      `Only the harness can stop these (${r.harness_only.length}), in shared mode: publish with the separate verifier ([verifier] environment_mode = "separate" in task.toml), and run agents as the [agent] user:`,
+      r.trials.some((t) => t.verdict === 'harness-only' && t.taskMode === 'shared')
+        ? `Only the harness can stop these (${r.harness_only.length}), in shared mode: publish with the separate verifier ([verifier] environment_mode = "separate" in task.toml), and run agents as the [agent] user:`
+        : `Only the harness can stop these (${r.harness_only.length}), in shared mode: the tasks declare the separate verifier, which stops them; a harness that ignores it (or [agent] user) lets them through:`,
       ...r.harness_only.map((l) => `  ${l}`),
     );
   }
