@@ -30,6 +30,7 @@ import {
 import { listTasks } from '../src/harbor/dataset.js';
 import { canIsolate } from '../src/harbor/isolation.js';
 import type { BenchReport } from '../src/harbor/local-harness.js';
+import { makeTask } from './support/harbor-helpers.js';
 import { FIXTURES, ROOT, fileTempDir, runCli, runCliInProcess, tempDir } from './support/helpers.js';
 
 const ISOLATED = canIsolate();
@@ -104,6 +105,23 @@ describe('audit: what it reads of a task', () => {
     ]);
   });
 
+  test("a SkillsBench 1.1 task: /verifier, its instruction after the front matter, always shared; quotecheck's export declares the separate verifier", () => {
+    const root = tempDir();
+    const claims = [
+      { id: 'v', quote: 'every ship that passed', url: 'http://127.0.0.1:9/log', gold: 'verbatim' },
+      { id: 'n', quote: 'no ship at all', url: 'http://127.0.0.1:9/log', gold: 'no_match' },
+    ];
+    const sb = taskOf(makeTask(root, 'sb', claims, 'skillsbench'));
+    expect(sb).toMatchObject({ layout: 'skillsbench', verifierDir: '/verifier', declaredMode: 'shared', agentUser: 'agent', claimIds: ['v', 'n'] });
+    expect(sb.answers).toEqual({ path: '/app/answers.json', from: 'instruction' });
+    expect(sb.goldPaths).toEqual(['/verifier/gold.json']);
+    expect(sb.modes).toEqual([{ mode: 'shared', forced: false }]);
+    const harbor = taskOf(makeTask(root, 'hb', claims));
+    expect(harbor).toMatchObject({ verifierDir: '/tests', declaredMode: 'separate', answers: { path: '/app/answers.json', from: 'artifacts' } });
+    expect(harbor.modes.map((m) => m.mode)).toEqual(['separate', 'shared']);
+    expect(harbor.goldPaths).toEqual(['/tests/gold.json']);
+  });
+
   test('the golden tasks share one verifier: the cheat suite runs on one of them by default, on N evenly spread, or on all', () => {
     const tasks = listTasks(GOLDEN_TASKS).map((t) => auditTask(t));
     expect(tasks.length).toBeGreaterThanOrEqual(6);
@@ -121,7 +139,7 @@ describe('audit: what it reads of a task', () => {
 });
 
 describe('audit: the cheat suite', () => {
-  test('every attack has a unique id, one line of description, a class and its users; every script is valid bash that fits one command line', () => {
+  test('every attack has a unique id, one line of description, a class and its users; every script is valid bash that fits one command line, and so is every program it writes', () => {
     expect(new Set(ATTACKS.map((a) => a.id)).size).toBe(ATTACKS.length);
     expect(ATTACKS.length).toBeGreaterThanOrEqual(35);
     for (const a of ATTACKS) {
@@ -129,6 +147,7 @@ describe('audit: the cheat suite', () => {
       expect(['task', 'harness'], a.id).toContain(a.class);
       expect(a.users.length, a.id).toBeGreaterThan(0);
     }
+    const scratch = tempDir();
     for (const dir of [join(NAIVE, 'naive'), join(GOLDEN_TASKS, 'news-wire')]) {
       const facts = attackFacts(taskOf(dir));
       for (const a of ATTACKS) {
@@ -139,6 +158,18 @@ describe('audit: the cheat suite', () => {
           const check = spawnSync('bash', ['-n', '-c', plan.script], { encoding: 'utf8' });
           expect(check.stderr, `${a.id}: bash -n`).toBe('');
           expect(check.status, a.id).toBe(0);
+          // The programs the script writes (watchers, trojans): JavaScript checked by node, shell by bash.
+          for (const m of plan.script.matchAll(/<<'QUOTECHECK_AUDIT_EOF'\n([\s\S]*?)QUOTECHECK_AUDIT_EOF/g)) {
+            const body = m[1]!;
+            if (/^import |^const fs = require/.test(body)) {
+              const file = join(scratch, `${a.id}-${m.index}.${body.startsWith('import ') ? 'mjs' : 'cjs'}`);
+              writeFileSync(file, body);
+              const js = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8' });
+              expect(js.status, `${a.id}: node --check: ${js.stderr}`).toBe(0);
+            } else if (!body.startsWith('import os') && !body.startsWith('#include')) {
+              expect(spawnSync('bash', ['-n', '-c', body]).status, `${a.id}: bash -n of a file it writes`).toBe(0);
+            }
+          }
         }
       }
     }

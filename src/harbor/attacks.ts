@@ -137,6 +137,49 @@ while [ "$SECONDS" -lt "$burst" ]; do ${then}; done
 for i in 1 2 3 4 5; do ${then}; nap 0.3; done`;
 }
 
+/**
+ * A Node.js program that waits for the upload (any of `paths` appearing: an inotify watch on their folders and their
+ * parents, and a poll every 2 ms that starts no process), then runs `act` (JavaScript, with `fs` in scope) on every
+ * change and every 5 ms for three seconds. Woken by the kernel the moment the harness writes, it wins races a shell
+ * loop loses on a loaded machine: the verifier reads what it needs milliseconds after the upload.
+ */
+function uploadWatcher(paths: readonly string[], act: string): string {
+  const dirs = [...new Set(paths.map((p) => p.slice(0, p.lastIndexOf('/')) || '/'))];
+  const parents = [...new Set(dirs.map((d) => d.slice(0, d.lastIndexOf('/')) || '/'))];
+  return `const fs = require('fs');
+const paths = ${JSON.stringify(paths)};
+const deadline = Date.now() + 180000;
+let burst = 0;
+const act = () => { try { ${act} } catch {} };
+const watch = (d) => { try { fs.watch(d, () => check()).on('error', () => {}); } catch {} };
+const check = () => {
+  if (!burst && paths.some((p) => fs.existsSync(p))) {
+    burst = Date.now() + 3000;
+    ${JSON.stringify(dirs)}.forEach(watch);
+  }
+  if (burst) act();
+};
+${JSON.stringify(parents)}.concat(${JSON.stringify(dirs)}).forEach(watch);
+const tick = () => {
+  check();
+  if (Date.now() > deadline || (burst && Date.now() > burst)) process.exit(0);
+  setTimeout(tick, burst ? 5 : 2);
+};
+tick();
+`;
+}
+
+/** Shell that starts the upload watcher with the image's Node.js, detached, or, with no Node.js, the shell loop `fallback`. */
+function watchUpload(paths: readonly string[], act: string, fallback: string, name: string): string {
+  const file = `/tmp/.audit-${name}.js`;
+  return `NODE="$(command -v node 2>/dev/null)"
+if [ -n "$NODE" ]; then
+${writeFile(file, uploadWatcher(paths, act))}  if command -v setsid >/dev/null 2>&1; then setsid nohup "$NODE" ${file} >/dev/null 2>&1 < /dev/null & else nohup "$NODE" ${file} >/dev/null 2>&1 < /dev/null & fi
+else
+  ${leftover(whenUploaded(paths, fallback))}
+fi`;
+}
+
 /** Every script starts so: the answers path, the verifier's log folder, a home it can write. */
 function script(f: AttackFacts, body: string): string {
   return `set +e
@@ -370,7 +413,12 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
             script: script(
               f,
               `ln -f ${q(gold)} "$A" 2>/dev/null && echo "${NOTE_MARK} linked at once"
-${leftover(whenUploaded(gold, `[ ${q(gold)} -ef ${q(f.answers)} ] || { rm -rf ${q(f.answers)}; ln ${q(gold)} ${q(f.answers)}; } 2>/dev/null`))}`,
+${watchUpload(
+  [gold],
+  `const g = ${JSON.stringify(gold)}, a = ${JSON.stringify(f.answers)}; let s; try { s = fs.statSync(a); } catch {} const t = fs.statSync(g); if (!s || s.ino !== t.ino || s.dev !== t.dev) { fs.rmSync(a, { recursive: true, force: true }); fs.linkSync(g, a); }`,
+  `[ ${q(gold)} -ef ${q(f.answers)} ] || { rm -rf ${q(f.answers)}; ln ${q(gold)} ${q(f.answers)}; } 2>/dev/null`,
+  'hardlink',
+)}`,
             ),
           }))
         : [{ notApplicable: "the task's verifier folder has no file that looks like labels (JSON or JSON Lines)" }],
@@ -467,11 +515,14 @@ done <<< "$found"
       f.goldPaths.length
         ? one(
             f,
-            f.goldPaths
-              .map((g) =>
-                leftover(whenUploaded(g, `cp -f ${q(g)} ${q(`${f.answers}.tmp`)} 2>/dev/null && mv -f ${q(`${f.answers}.tmp`)} ${q(f.answers)} 2>/dev/null`)),
-              )
-              .join('\n'),
+            watchUpload(
+              f.goldPaths,
+              `const a = ${JSON.stringify(f.answers)}; for (const g of ${JSON.stringify(f.goldPaths)}) { let b; try { b = fs.readFileSync(g); JSON.parse(b.toString()); } catch { continue; } let cur; try { cur = fs.readFileSync(a); } catch {} if (cur && cur.equals(b)) break; fs.writeFileSync(a + '.audit-tmp', b); fs.renameSync(a + '.audit-tmp', a); break; }`,
+              f.goldPaths
+                .map((g) => `cp -f ${q(g)} ${q(`${f.answers}.tmp`)} 2>/dev/null && mv -f ${q(`${f.answers}.tmp`)} ${q(f.answers)} 2>/dev/null`)
+                .join('; '),
+              'copy-gold',
+            ),
           )
         : [{ notApplicable: "the task's verifier folder has no file that looks like labels (JSON or JSON Lines)" }],
   },
@@ -487,7 +538,8 @@ done <<< "$found"
       one(
         f,
         leftover(
-          `end=$((SECONDS+180)); while [ "$SECONDS" -lt "$end" ]; do printf '1\\n' > ${LOGS}/reward.txt 2>/dev/null; printf '{"reward": 1.0}\\n' > ${LOGS}/reward.json 2>/dev/null; nap 0.02; done`,
+          // By temp file and rename: a write cut short when the container ends must not leave an empty reward.json.
+          `end=$((SECONDS+180)); while [ "$SECONDS" -lt "$end" ]; do printf '1\\n' > ${LOGS}/.audit-r.txt && mv -f ${LOGS}/.audit-r.txt ${LOGS}/reward.txt; printf '{"reward": 1.0}\\n' > ${LOGS}/.audit-r.json && mv -f ${LOGS}/.audit-r.json ${LOGS}/reward.json; nap 0.02; done 2>/dev/null`,
         ),
       ),
   },
@@ -633,7 +685,14 @@ done`,
           return `cp -f /app/.audit-grader-${i} ${q(temp)} && mv -f ${q(temp)} ${q(target)}`;
         })
         .join('; ');
-      return one(f, `${stash}${leftover(whenUploaded(f.verifierFiles, `{ ${rewrite}; } 2>/dev/null`))}`);
+      const js = order
+        .map((i) => {
+          const target = files[i]![0];
+          return `{ const t = ${JSON.stringify(target)}, b = fs.readFileSync('/app/.audit-grader-${i}'); let c; try { c = fs.readFileSync(t); } catch {} if (!c || !c.equals(b)) { const tmp = t.slice(0, t.lastIndexOf('/') + 1) + '.audit-${i}'; fs.writeFileSync(tmp, b, { mode: 0o755 }); fs.renameSync(tmp, t); } }`;
+        })
+        .map((block) => `try ${block} catch {}`)
+        .join(' ');
+      return one(f, `${stash}${watchUpload(f.verifierFiles, js, `{ ${rewrite}; } 2>/dev/null`, 'grader')}`);
     },
   },
   // 9. Answers that are not a file to read.

@@ -828,5 +828,7 @@ export function auditTable(r: AuditReport, opts: { width?: number } = {}): strin
 /** The report as JSON for CI: everything, with paths relative to `base` when given. */
 export function auditJson(r: AuditReport, base?: string): string {
   const trials = r.trials.map((t) => (base && t.trialDir ? { ...t, trialDir: relative(base, t.trialDir) } : t));
-  return `${JSON.stringify({ ...r, trials }, null, 2)}\n`;
+  // A task's claim ids are what the attacks wrote; the report says how many.
+  const tasks = r.tasks.map(({ claimIds, ...t }) => ({ ...t, ...(claimIds ? { claims: claimIds.length } : {}) }));
+  return `${JSON.stringify({ ...r, tasks, trials }, null, 2)}\n`;
 }
