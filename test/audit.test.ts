@@ -175,6 +175,15 @@ describe('audit: the cheat suite', () => {
     }
   });
 
+  test('the documentation counts the attacks as the catalogue does', () => {
+    for (const [file, said] of [
+      ['docs/cli.md', `(${ATTACKS.length} of them;`],
+      ['docs/make-a-benchmark.md', `cheat suite of ${ATTACKS.length} attacks`],
+      ['docs/security.md', `(${ATTACKS.length} in all)`],
+    ] as const)
+      expect(readFileSync(join(ROOT, file), 'utf8').replace(/\s+/g, ' '), file).toContain(said);
+  });
+
   test('the classes: the harness attacks are the broken redirect, what is left running, and what root replaces (Why 1 to 3)', () => {
     expect(
       ATTACKS.filter((a) => a.class === 'harness')
@@ -350,7 +359,7 @@ describe('quotecheck audit: the command', () => {
 });
 
 /** Trials at once in the audits below: they wait on namespaces and processes more than on the CPU. */
-const JOBS = String(Math.max(4, 2 * availableParallelism()));
+const JOBS = String(Math.max(8, 4 * availableParallelism()));
 
 describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (bench as root)', () => {
   let server: RunningServer | undefined;
