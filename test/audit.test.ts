@@ -380,7 +380,9 @@ describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (bench as root)', 
     };
     [naive, golden] = await Promise.all([
       run([NAIVE, '--attacks', 'reward-,answers-symlink,stdout-'], join(base, 'naive.json')),
-      run([dataset, '--modes', 'separate,shared'], join(base, 'golden.json')),
+      // As root only: root is the stronger adversary (every attack the agent's user can make, and those it cannot),
+      // and the naive dataset's audit plays the agent's user; the suite's time stays in bounds.
+      run([dataset, '--modes', 'separate,shared', '--users', 'root'], join(base, 'golden.json')),
     ]);
   }, 180_000);
 
@@ -418,7 +420,7 @@ describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (bench as root)', 
       'baseline shared pass',
     ]);
     const separate = report.trials.filter((t) => t.kind === 'attack' && t.mode === 'separate');
-    expect(separate.length).toBeGreaterThan(60);
+    expect(separate.length).toBeGreaterThan(35);
     expect(separate.filter((t) => t.verdict !== 'pass').map((t) => `${t.key}: ${t.why}`)).toEqual([]);
     const shared = report.trials.filter((t) => t.kind === 'attack' && t.mode === 'shared');
     expect(shared.filter((t) => t.verdict !== 'pass' && t.verdict !== 'harness-only')).toEqual([]);
