@@ -104,8 +104,9 @@ export interface TrialPlan {
   mode: AuditMode;
   /** Whether the task declares this mode (separate forced on a shared task is not). */
   forcedMode: boolean;
-  /** The mode the task declares (what the "only the harness" advice says to do depends on it). */
+  /** The mode the task declares and its layout (what the "only the harness" advice says to do depends on them). */
   taskMode: AuditMode;
+  layout: TaskDir['layout'];
   user: AuditUser;
   /** `oracle`, `baseline` or the shell script; none when the trial is not applicable. */
   agent?: string;
@@ -441,6 +442,7 @@ export function planTrials(tasks: readonly AuditTask[], cheat: readonly AuditTas
           mode,
           forcedMode: forced,
           taskMode: t.declaredMode,
+          layout: t.layout,
           user: 'agent',
           key: `${kind}--${mode}`,
           ...(na ? { notApplicable: na } : { agent: CHECK_AGENTS[kind] }),
@@ -467,6 +469,7 @@ export function planTrials(tasks: readonly AuditTask[], cheat: readonly AuditTas
               mode,
               forcedMode: forced,
               taskMode: t.declaredMode,
+              layout: t.layout,
               user,
               key: `${attack.id}${variant ? `--${slug(variant)}` : ''}--${mode}--${user}`,
             };
@@ -672,7 +675,9 @@ export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBenc
 }
 
 /** What to do about an attack only the harness can stop: declare the separate verifier, or, when the task does, run it so. */
-export function harnessOnlyAdvice(taskMode: AuditMode): string {
+export function harnessOnlyAdvice(taskMode: AuditMode, layout: TaskDir['layout'] = 'harbor'): string {
+  if (layout === 'skillsbench')
+    return "only the harness can stop this: SkillsBench 1.1's harnesses run the verifier in the agent's container (Harbor's layout can declare a separate one)";
   return taskMode === 'separate'
     ? 'only the harness can stop this: the task declares the separate verifier, a harness that runs it shared lets this through'
     : 'only the harness can stop this: publish with the separate verifier';
@@ -731,7 +736,9 @@ function judgeOne(
     ...common,
     expected: ceiling,
     verdict,
-    why: [verdict === 'harness-only' ? harnessOnlyAdvice(p.taskMode) : '', how, said ? `attack: ${said}` : '', inconclusive].filter(Boolean).join('; '),
+    why: [verdict === 'harness-only' ? harnessOnlyAdvice(p.taskMode, p.layout) : '', how, said ? `attack: ${said}` : '', inconclusive]
+      .filter(Boolean)
+      .join('; '),
   };
 }
 
@@ -814,9 +821,11 @@ export function auditTable(r: AuditReport, opts: { width?: number } = {}): strin
   if (r.harness_only.length) {
     lines.push(
       '',
-      r.trials.some((t) => t.verdict === 'harness-only' && t.taskMode === 'shared')
+      r.trials.some((t) => t.verdict === 'harness-only' && t.taskMode === 'shared' && t.layout === 'harbor')
         ? `Only the harness can stop these (${r.harness_only.length}), in shared mode: publish with the separate verifier ([verifier] environment_mode = "separate" in task.toml), and run agents as the [agent] user:`
-        : `Only the harness can stop these (${r.harness_only.length}), in shared mode: the tasks declare the separate verifier, which stops them; a harness that ignores it (or [agent] user) lets them through:`,
+        : r.trials.some((t) => t.verdict === 'harness-only' && t.layout === 'skillsbench')
+          ? `Only the harness can stop these (${r.harness_only.length}), in shared mode, which SkillsBench 1.1's harnesses always play: Harbor's layout with the separate verifier stops them, and so does running agents as the [agent] user for those that need root:`
+          : `Only the harness can stop these (${r.harness_only.length}), in shared mode: the tasks declare the separate verifier, which stops them; a harness that ignores it (or [agent] user) lets them through:`,
       ...r.harness_only.map((l) => `  ${l}`),
     );
   }
