@@ -542,6 +542,35 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     }
   });
 
+  test('how an agent failed, not only how often: reward.json answered, overclaim and missed per task, over all claims in report.json and in the tables', async () => {
+    const f = await dataset();
+    const out = join(f.base, 'out-shape');
+    const r = await runCli([
+      'bench',
+      '--quiet',
+      '--tasks',
+      f.tasks,
+      '--out',
+      out,
+      '--agent',
+      'baseline',
+      '--agent',
+      `echo '{"v":"verbatim","n":"verbatim"}' > /app/answers.json`,
+      '--name',
+      'no-match',
+      '--name',
+      'all-verbatim',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const all = JSON.parse(readFileSync(join(out, 'all-verbatim', 'report.json'), 'utf8')) as BenchReport;
+    expect(all.tasks[0]!.rewardFields).toEqual({ reward: 0.5, answered: 1, overclaim: 1, missed: 0 });
+    expect(all.failure_shape).toEqual({ answered: 1, overclaim: 1, missed: 0 });
+    const none = JSON.parse(readFileSync(join(out, 'no-match', 'report.json'), 'utf8')) as BenchReport;
+    expect(none.failure_shape).toEqual({ answered: 1, overclaim: 0, missed: 1 });
+    expect(r.stdout).toMatch(/^overclaim\s+0%\s+100%$/m);
+    expect(r.stdout).toMatch(/^missed\s+100%\s+0%$/m);
+  });
+
   test('--replay is readable in the agent phase wherever the archive is (here in /tmp)', async () => {
     const f = await dataset();
     const archive = join(tempDir(), 'sources.warc.gz');
