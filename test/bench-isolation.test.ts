@@ -327,8 +327,9 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   test("shared (Harbor's in-container verifier): the same process copies the gold when it is uploaded and rewrites the reward after the verifier: 1.000, which only the harness stops, and bench says it ran through the verifier", async () => {
     const f = await dataset();
     const token = `qc-leftover-${randomBytes(6).toString('hex')}`;
-    // It copies the gold once it is uploaded and rewrites the reward after the verifier (Harbor's 777 lets it replace root's file).
-    const loop = `while :; do [ -f /tests/gold.json ] && cp /tests/gold.json /app/answers.json; [ -f /logs/verifier/test-stdout.txt ] && echo 1 > /logs/verifier/reward.txt && echo '{"reward": 1}' > /logs/verifier/reward.json; sleep 0.01; done # ${token}`;
+    // It copies the gold once it is uploaded and rewrites the reward after the verifier (Harbor's 777 lets it replace root's
+    // file), by rename: a write cut short when the container ends would leave an empty file.
+    const loop = `while :; do [ -f /tests/gold.json ] && cp /tests/gold.json /app/answers.json; [ -f /logs/verifier/test-stdout.txt ] && echo 1 > /logs/verifier/.t && mv -f /logs/verifier/.t /logs/verifier/reward.txt && echo '{"reward": 1}' > /logs/verifier/.j && mv -f /logs/verifier/.j /logs/verifier/reward.json; sleep 0.01; done # ${token}`;
     const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`, { verifierMode: 'shared' });
     expect(b.run.verifierMode).toBe('shared');
     expect(b.run.reward).toBe(1);
