@@ -327,8 +327,9 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   test("shared (Harbor's in-container verifier): the same process copies the gold when it is uploaded and rewrites the reward after the verifier: 1.000, which only the harness stops, and bench says it ran through the verifier", async () => {
     const f = await dataset();
     const token = `qc-leftover-${randomBytes(6).toString('hex')}`;
-    // It copies the gold once it is uploaded and rewrites the reward after the verifier (Harbor's 777 lets it replace root's file).
-    const loop = `while :; do [ -f /tests/gold.json ] && cp /tests/gold.json /app/answers.json; [ -f /logs/verifier/test-stdout.txt ] && echo 1 > /logs/verifier/reward.txt && echo '{"reward": 1}' > /logs/verifier/reward.json; sleep 0.01; done # ${token}`;
+    // It copies the gold once it is uploaded and rewrites the reward after the verifier (Harbor's 777 lets it replace root's
+    // file), by rename: a write cut short when the container ends would leave an empty file.
+    const loop = `while :; do [ -f /tests/gold.json ] && cp /tests/gold.json /app/answers.json; [ -f /logs/verifier/test-stdout.txt ] && echo 1 > /logs/verifier/.t && mv -f /logs/verifier/.t /logs/verifier/reward.txt && echo '{"reward": 1}' > /logs/verifier/.j && mv -f /logs/verifier/.j /logs/verifier/reward.json; sleep 0.01; done # ${token}`;
     const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`, { verifierMode: 'shared' });
     expect(b.run.verifierMode).toBe('shared');
     expect(b.run.reward).toBe(1);
@@ -540,6 +541,35 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     } finally {
       delete process.env.QUOTECHECK_ISOLATION_SECRET;
     }
+  });
+
+  test('how an agent failed, not only how often: reward.json answered, overclaim and missed per task, over all claims in report.json and in the tables', async () => {
+    const f = await dataset();
+    const out = join(f.base, 'out-shape');
+    const r = await runCli([
+      'bench',
+      '--quiet',
+      '--tasks',
+      f.tasks,
+      '--out',
+      out,
+      '--agent',
+      'baseline',
+      '--agent',
+      `echo '{"v":"verbatim","n":"verbatim"}' > /app/answers.json`,
+      '--name',
+      'no-match',
+      '--name',
+      'all-verbatim',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const all = JSON.parse(readFileSync(join(out, 'all-verbatim', 'report.json'), 'utf8')) as BenchReport;
+    expect(all.tasks[0]!.rewardFields).toEqual({ reward: 0.5, answered: 1, overclaim: 1, missed: 0 });
+    expect(all.failure_shape).toEqual({ answered: 1, overclaim: 1, missed: 0 });
+    const none = JSON.parse(readFileSync(join(out, 'no-match', 'report.json'), 'utf8')) as BenchReport;
+    expect(none.failure_shape).toEqual({ answered: 1, overclaim: 0, missed: 1 });
+    expect(r.stdout).toMatch(/^overclaim\s+0%\s+100%$/m);
+    expect(r.stdout).toMatch(/^missed\s+100%\s+0%$/m);
   });
 
   test('--replay is readable in the agent phase wherever the archive is (here in /tmp)', async () => {

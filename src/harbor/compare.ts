@@ -7,6 +7,7 @@ import { unread } from './failures.js';
 import { readTextFile } from '../messages.js';
 import { DIAGNOSES, readReportLine } from '../contract.js';
 import { UserError } from '../errors.js';
+import { failureShape, type FailureShape } from './grade.js';
 
 /**
  * The rows of the comparison, in the order a reader scans them: the contract's order of diagnosis codes (found, then
@@ -74,6 +75,8 @@ export interface AgentScore extends Pick<BenchReport, 'mean_reward' | 'baseline_
   advice: string[];
   /** Its report page with the oracle's evidence on its claims, as `compare --out` writes it (relative to the comparison's folder). */
   evidence_report?: string;
+  /** How it failed, over all its claims (reward.json's fields): answered at all, overclaimed (verbatim on gold no_match), missed (no_match on gold verbatim). */
+  shape?: Pick<FailureShape, 'answered' | 'overclaim' | 'missed'>;
 }
 
 export interface Comparison {
@@ -177,7 +180,14 @@ function scoreAgent(run: BenchRun, views: Map<string, OracleView>): AgentScore {
     correct: r.correct,
     by_diagnosis: Object.fromEntries(by),
     advice: r.advice ?? [],
+    ...(r.confusion ? { shape: shapeOf(r) } : {}),
   };
+}
+
+/** The run's failure shape over all its claims, from its confusion matrix (the grader's own rule). */
+function shapeOf(r: BenchReport): Pick<FailureShape, 'answered' | 'overclaim' | 'missed'> {
+  const { answered, overclaim, missed } = failureShape({ reward: r.claims ? r.correct / r.claims : 0, confusion: r.confusion });
+  return { answered, overclaim, missed };
 }
 
 const pct = (n: number, d: number): string => `${d ? Math.round((100 * n) / d) : 0}%`;
@@ -415,6 +425,8 @@ interface Column {
   head: string;
   total: (a: AgentScore) => string;
   summary: (a: AgentScore) => string;
+  /** A failure-shape share of the agent's (its own column only). */
+  shape: (a: AgentScore, key: 'answered' | 'overclaim' | 'missed') => string;
   group: (g: GroupScore | undefined) => string;
   agent: AgentScore;
 }
@@ -432,13 +444,21 @@ function columnsOf(c: Comparison, layout: Layout): Column[] {
       agent: a,
       total: (x) => x.mean_reward.toFixed(3),
       summary: (x) => (layout.counts ? `${pct(x.correct, x.claims)} (${x.correct}/${x.claims})` : pct(x.correct, x.claims)),
+      shape: (x, key) => (x.shape ? `${Math.round(100 * x.shape[key])}%` : '-'),
       group: layout.counts ? cell : share,
     };
     if (!layout.gapColumns || (a.missing === 0 && a.invalid === 0)) return [own];
     return [
       own,
       ...(['missing', 'invalid'] as const).map(
-        (kind): Column => ({ head: `${head} ${kind}`, agent: a, total: () => '', summary: (x) => countCell(x, kind), group: (g) => countCell(g, kind) }),
+        (kind): Column => ({
+          head: `${head} ${kind}`,
+          agent: a,
+          total: () => '',
+          summary: (x) => countCell(x, kind),
+          shape: () => '',
+          group: (g) => countCell(g, kind),
+        }),
       ),
     ];
   });
@@ -465,6 +485,13 @@ function tableLines(c: Comparison, layout: Layout): { lines: string[]; columns: 
     line(
       'claims right',
       columns.map((col) => col.summary(col.agent)),
+    ),
+    // reward.json's failure shape: how the agent was wrong, not only how often.
+    ...(['answered', 'overclaim', 'missed'] as const).map((key) =>
+      line(
+        key,
+        columns.map((col) => col.shape(col.agent, key)),
+      ),
     ),
     rule,
     `accuracy by the oracle's diagnosis of each claim (from ${c.oracle}):`,

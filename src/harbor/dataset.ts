@@ -55,7 +55,7 @@ export function verifierModeOfConfig(config: Record<string, unknown>): VerifierM
  * A task's verifier mode: a task.md (SkillsBench 1.1) is always shared, its harnesses run verifier/test.sh in the
  * agent's container; a task.toml follows Harbor's rule, and a mode Harbor does not know is a DatasetError.
  */
-function modeOf(path: string, layout: Layout, config: Record<string, unknown>): VerifierMode {
+export function modeOf(path: string, layout: Layout, config: Record<string, unknown>): VerifierMode {
   if (layout === 'skillsbench') return 'shared';
   const mode = verifierModeOfConfig(config);
   if (mode === undefined) {

@@ -4,7 +4,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathS
 import { availableParallelism, homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import pLimit from 'p-limit';
-import { emptyConfusion, parseLabels, grade, type Grade } from './grade.js';
+import { emptyConfusion, failureShape, parseLabels, grade, type FailureShape, type Grade } from './grade.js';
 import { parseClaims, type Claim } from '../claims.js';
 import { listTasks, readJsonIfAny, readJsonLines, type TaskDir, type VerifierMode } from './dataset.js';
 import { canIsolate, IMAGE_PATH, type PhaseStatus } from './isolation.js';
@@ -147,6 +147,8 @@ export interface BenchReport {
   correct: number;
   seconds: number;
   confusion: Grade['confusion'];
+  /** How the agent failed over all claims (reward.json's fields, claims pooled): answered at all, overclaim, missed. */
+  failure_shape?: Pick<FailureShape, 'answered' | 'overclaim' | 'missed'>;
   diagnoses: Record<string, number>;
   /** Sources read whose live bytes no longer hash to a claim's evidence, from the agent's reports (unread sources are not drifted). */
   drifted_sources: number;
@@ -545,6 +547,14 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
   };
 }
 
+/** The failure shape over every claim of a run (the grader's rule, on the pooled confusion matrix). */
+function shapeOf(confusion: Grade['confusion'], runs: readonly TaskRun[]): Pick<FailureShape, 'answered' | 'overclaim' | 'missed'> {
+  const claims = runs.reduce((n, r) => n + r.claims, 0);
+  const correct = runs.reduce((n, r) => n + r.correct, 0);
+  const { answered, overclaim, missed } = failureShape({ reward: claims ? correct / claims : 0, confusion });
+  return { answered, overclaim, missed };
+}
+
 /** Runs every task of the dataset (several at a time) and gathers rewards, answers and evidence. */
 export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const started = performance.now();
@@ -588,6 +598,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     correct: runs.reduce((n, r) => n + r.correct, 0),
     seconds: (performance.now() - started) / 1000,
     confusion,
+    failure_shape: shapeOf(confusion, runs),
     diagnoses,
     drifted_sources: driftedSources(rows),
     unread_sources: unreadSources(runs),

@@ -16,6 +16,11 @@ export function benchTable(r: BenchReport): string {
   lines.push(row('mean', String(r.claims), r.mean_reward.toFixed(3), r.baseline_mean_reward.toFixed(3), `${r.correct}/${r.claims} claims correct`));
   lines.push(`${BASELINE_NAME}: the reward of answering no_match for every claim (each task's share of gold no_match labels)`);
   lines.push('', ...confusionLines(r.confusion));
+  const shape = r.failure_shape;
+  if (shape)
+    lines.push(
+      `how it failed (reward.json, all claims): answered ${shape.answered.toFixed(3)}, overclaim ${shape.overclaim.toFixed(3)} (verbatim on gold no_match), missed ${shape.missed.toFixed(3)} (no_match on gold verbatim)`,
+    );
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
   if (diagnoses.length) lines.push('', `diagnoses: ${diagnoses.map(([d, n]) => `${d} ${n}`).join(', ')}`);
   if (r.drifted_sources > 0 || r.claims_from_captures > 0)

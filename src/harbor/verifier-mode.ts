@@ -1,7 +1,8 @@
 // Where a task on disk runs its verifier (templates.ts VerifierMode), read from its definition as Harbor reads it: for
 // bench and compare, which run a separate verifier's task as Harbor would (only /app/answers.json crosses over).
+import { join } from 'node:path';
 import type { VerifierMode } from '../settings.js';
-import { DatasetError, layoutOf, readTask } from './dataset.js';
+import { DatasetError, layoutOf, modeOf, readToml } from './dataset.js';
 import { LAYOUTS } from './layout.js';
 
 /**
@@ -13,5 +14,7 @@ import { LAYOUTS } from './layout.js';
 export function taskVerifierMode(taskDir: string): VerifierMode {
   const layout = layoutOf(taskDir);
   if (layout === undefined) throw new DatasetError(`${taskDir}: not a task (no ${LAYOUTS.harbor.definition} or ${LAYOUTS.skillsbench.definition})`);
-  return readTask(taskDir, layout).verifierMode;
+  if (layout === 'skillsbench') return 'shared';
+  const path = join(taskDir, LAYOUTS.harbor.definition);
+  return modeOf(path, layout, readToml(path));
 }
