@@ -354,7 +354,7 @@ describe('quotecheck audit: the command', () => {
     cpSync(NAIVE, join(dir, 'ds'), { recursive: true });
     const r = await runCli(['audit', join(dir, 'ds')], { asUid: 65534 });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^quotecheck: error: audit needs namespace isolation: run it as root .* no attack would mean anything\n$/);
+    expect(r.stderr).toMatch(/^quotecheck: error: audit needs namespace isolation \(bench's containers\): run it as root .* no attack would mean anything\n$/);
   });
 });
 

@@ -44,8 +44,8 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
   }
   if (!canIsolate()) {
     errorLine(
-      "audit needs namespace isolation: run it as root on a machine with util-linux's unshare (mount and PID namespaces) and setpriv. " +
-        'Without it no trial is a container: the agent could read the dataset and its processes would outlive it, so no attack would mean anything',
+      "audit needs namespace isolation (bench's containers): run it as root on a machine with util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. " +
+        'Without them no trial is a container: the agent could read the dataset and its processes would outlive it, so no attack would mean anything',
     );
     return 2;
   }

@@ -609,7 +609,7 @@ export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBenc
   const started = performance.now();
   if (runner === (runBench as TrialRunner) && !canIsolate())
     throw new AuditSetupError(
-      "audit needs bench's namespace isolation (root, util-linux's unshare with mount and PID namespaces, and setpriv): without it an agent's processes outlive it and it can read the dataset, so no attack would mean anything",
+      "audit needs bench's containers: root, util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. Without them no trial is a container (the agent could read the dataset, its processes would outlive it), so no attack would mean anything",
     );
   const dataset = resolve(opts.dataset);
   const tasks = listTasks(dataset).map((t) => auditTask(t, { answers: opts.answers, modes: opts.modes }));
