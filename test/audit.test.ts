@@ -430,10 +430,9 @@ describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (bench as root)', 
         .map((a) => a.id)
         .sort(),
     );
-    // A task attack is left to the harness only where test.sh never ran: the harness's own command ran the agent's
-    // code first (bench's shared verifier finds setpriv and env on the container's PATH, where a root agent's
-    // /usr/local/sbin comes first), which no task can stop.
-    for (const t of left.filter((x) => x.class === 'task')) expect(t.verifierRan, `${t.key}: ${t.why}`).toBe(false);
+    // No task attack is left to the harness: bench's own tools (timeout, setpriv, env) are never looked up on the
+    // container's PATH, where a root agent's /usr/local/sbin comes first; only `bash` is, as under Harbor.
+    expect(left.filter((x) => x.class === 'task').map((t) => `${t.key}: ${t.why}`)).toEqual([]);
     // The golden tasks declare the separate verifier: what is left is what a harness that ignores it lets through.
     expect(golden.stdout).toMatch(/^Only the harness can stop these \(\d+\), in shared mode: the tasks declare the separate verifier, which stops them/m);
     expect(left[0]!.why).toMatch(/^only the harness can stop this: the task declares the separate verifier, a harness that runs it shared lets this through; /);

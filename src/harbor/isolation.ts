@@ -228,6 +228,20 @@ rmdir /.bench-old`;
 }
 
 /**
+ * The harness's own tools (timeout, setpriv, env) by absolute path, as this machine has them (the container's system
+ * folders are this machine's): never looked up on the container's PATH, where an agent may have put a command of the
+ * same name. Harbor looks up only `bash` there (docker exec runs its command directly), and so does bench.
+ */
+let tools: string[] | undefined;
+function harnessTools(): string[] {
+  tools ??= ['timeout', 'setpriv', 'env'].map((name) => {
+    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8', env: { PATH: IMAGE_PATH } }).stdout.trim();
+    return found.startsWith('/') ? found : name;
+  });
+  return tools;
+}
+
+/**
  * One command run to its end: as its user (uid and gid, no capabilities) or as root with Docker's capabilities,
  * under `env -i` with the image's environment, its time limit kept by `timeout` (which kills the command's process
  * group at the limit: what left the group keeps running, as in a container). Reports `NAME STATUS [timeout]` on fd 3.
@@ -236,10 +250,11 @@ function runCommand(c: ContainerCommand, status: string): string {
   const caps = ['-all', ...DOCKER_CAPABILITIES.map((cap) => `+${cap}`)].join(',');
   const who = c.user === 'root' ? '' : `--reuid=${c.user.uid} --regid=${c.user.gid} --init-groups `;
   const env = [...Object.entries(c.env).map(([k, v]) => q(`${k}=${v}`)), ...(c.passEnv ?? []).map((k) => `"${k}=\${${k}-}"`)].join(' ');
+  const [timeout, setpriv, envCmd] = harnessTools();
   return `cd ${q(c.cwd)}
 code=0
 started=$SECONDS
-timeout -s KILL ${Math.max(1, Math.ceil(c.timeoutSec))} setpriv ${who}--inh-caps=-all --ambient-caps=-all --bounding-set=${caps} -- env -i ${env} bash -c ${q(c.command)} 3>&- 0</dev/null || code=$?
+${timeout} -s KILL ${Math.max(1, Math.ceil(c.timeoutSec))} ${setpriv} ${who}--inh-caps=-all --ambient-caps=-all --bounding-set=${caps} -- ${envCmd} -i ${env} bash -c ${q(c.command)} 3>&- 0</dev/null || code=$?
 if [ "$code" -eq 137 ] && [ $((SECONDS - started)) -ge ${Math.max(1, Math.ceil(c.timeoutSec))} ]; then echo "${status} $code timeout" >&3; else echo "${status} $code" >&3; fi
 cd /`;
 }
