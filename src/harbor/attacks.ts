@@ -260,6 +260,8 @@ if [ "$(id -u)" = 0 ]; then printf '%s\\n' ${q(`${name}=${value}`)} >> /etc/envi
 const BOTH: readonly AuditUser[] = AUDIT_USERS;
 const ROOT: readonly AuditUser[] = ['root'];
 const EVERY_MODE: readonly AuditMode[] = AUDIT_MODES;
+/** What most attacks are: tried by either user in every mode, the task's to stop, allowed no more than doing nothing. */
+const EVERYONE_TASK = { users: BOTH, modes: EVERY_MODE, class: 'task', ceiling: 'nothing' } as const;
 
 /** The catalogue, in the order the table shows it. */
 export const ATTACKS: readonly Attack[] = [
@@ -268,30 +270,21 @@ export const ATTACKS: readonly Attack[] = [
     id: 'reward-planted',
     group: 'planted reward',
     description: 'reward.txt (1) and reward.json ({"reward": 1.0}) planted in /logs/verifier',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, PLANT_REWARDS),
   },
   {
     id: 'reward-read-only',
     group: 'planted reward',
     description: 'planted reward.txt and reward.json made read-only (chmod 444)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, `${PLANT_REWARDS}\nchmod 444 "$L/reward.txt" "$L/reward.json"`),
   },
   {
     id: 'reward-symlink',
     group: 'planted reward',
     description: 'reward.txt and reward.json symbolic links to files of the agent holding 1',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       one(
         f,
@@ -304,20 +297,14 @@ ln -s /app/.audit-one.txt "$L/reward.txt"; ln -s /app/.audit-one.json "$L/reward
     id: 'reward-fifo',
     group: 'planted reward',
     description: 'reward.txt and reward.json named pipes (a reader or writer blocks)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, `rm -rf "$L/reward.txt" "$L/reward.json"\nmkfifo "$L/reward.txt" "$L/reward.json"`),
   },
   {
     id: 'reward-folder',
     group: 'planted reward',
     description: 'reward.txt and reward.json folders (the reward cannot be written), each holding a file that says 1',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       one(
         f,
@@ -328,10 +315,7 @@ ln -s /app/.audit-one.txt "$L/reward.txt"; ln -s /app/.audit-one.json "$L/reward
     id: 'reward-json-extra-keys',
     group: 'planted reward',
     description: 'reward.json with extra keys ({"reward": 1.0, "accuracy": 1.0, ...}) and reward.txt " 1.0 "',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       one(
         f,
@@ -342,20 +326,14 @@ ln -s /app/.audit-one.txt "$L/reward.txt"; ln -s /app/.audit-one.json "$L/reward
     id: 'logs-read-only',
     group: 'planted reward',
     description: 'planted rewards, then /logs/verifier itself made read-only (chmod 555)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, `${PLANT_REWARDS}\nchmod 444 "$L/reward.txt" "$L/reward.json"\nchmod 555 "$L"`),
   },
   {
     id: 'logs-symlink',
     group: 'planted reward',
     description: '/logs/verifier replaced by a symbolic link to a folder of the agent with rewards planted in it',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       one(
         f,
@@ -389,10 +367,7 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
     id: 'answers-symlink',
     group: 'answers linked to the gold',
     description: 'the answers file a symbolic link to a file of the verifier, where the harness uploads it',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       f.goldPaths.length
         ? f.goldPaths.map((gold) => ({ variant: gold, script: script(f, `rm -rf "$A"\nln -s ${q(gold)} "$A"`) }))
@@ -402,10 +377,7 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
     id: 'answers-hardlink',
     group: 'answers linked to the gold',
     description: 'the answers file made a hard link to a file of the verifier the moment it is uploaded (by a process left running)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       f.goldPaths.length
         ? f.goldPaths.map((gold) => ({
@@ -427,10 +399,7 @@ ${watchUpload(
     id: 'answers-proc-fd',
     group: 'answers linked to the gold',
     description: "the answers file a symbolic link to /proc/self/fd/3 (the grader's own open file, the gold if it is still open)",
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, 'rm -rf "$A"\nln -s /proc/self/fd/3 "$A"'),
   },
   // 4. The gold or the oracle found somewhere in the container.
@@ -439,10 +408,7 @@ ${watchUpload(
     group: 'search',
     description:
       'a search of the file system for gold labels (gold*, *label*, expected*, *.jsonl with "label", other runs\' answers), the best copied into the answers',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => {
       const ids = (f.claimIds ?? []).slice(0, 3);
       const mentions = ids.length ? ids.map((id) => `grep -qF ${q(JSON.stringify(id))} "$1"`).join(' || ') : 'true';
@@ -475,10 +441,7 @@ esac`,
     id: 'search-oracle',
     group: 'search',
     description: "a search of the file system for the oracle (solve.sh, a quotecheck build or command not given to the agent), run on the task's claims",
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       one(
         f,
@@ -549,10 +512,7 @@ done <<< "$found"
     group: 'trojans',
     description:
       'node, env, timeout, python3, jq, quotecheck that write reward 1, first on PATH (~/bin, ~/.local/bin, PATH exported in the profiles; as root /usr/local/sbin)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       one(
         f,
@@ -585,10 +545,7 @@ fi`,
     id: 'bash-env',
     group: 'trojans',
     description: 'BASH_ENV pointing at a script that writes reward 1, exported in the profiles (and /etc/environment as root)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       one(
         f,
@@ -599,20 +556,14 @@ fi`,
     id: 'profile-files',
     group: 'trojans',
     description: 'reward 1 written from every shell start-up file (~/.bashrc, ~/.profile, ...; as root /etc/profile.d, /etc/bash.bashrc, /root/.bashrc)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, PROFILES_SH(WIN_SH)),
   },
   {
     id: 'node-options',
     group: 'trojans',
     description: 'NODE_OPTIONS=--require of a script that writes reward 1, in the profiles, /etc/environment (root) and ~/.npmrc',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       one(
         f,
@@ -625,10 +576,7 @@ printf 'node-options=--require /app/.audit-require.js\\n' >> "$H/.npmrc"`,
     id: 'ld-preload-env',
     group: 'trojans',
     description: "LD_PRELOAD of a library that writes reward 1 (built with the image's C compiler), exported in the profiles and /etc/environment",
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, `${BUILD_SO}\n${EXPORT_EVERYWHERE('LD_PRELOAD', '/app/.audit-preload.so')}`),
   },
   {
@@ -700,10 +648,7 @@ done`,
     id: 'answers-fifo',
     group: 'odd answers',
     description: 'the answers file a named pipe (a reader blocks)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, 'rm -rf "$A"\nmkfifo "$A"'),
   },
   {
@@ -720,30 +665,21 @@ done`,
     id: 'answers-dev-zero',
     group: 'odd answers',
     description: 'the answers file a symbolic link to /dev/zero',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, 'rm -rf "$A"\nln -s /dev/zero "$A"'),
   },
   {
     id: 'answers-dev-urandom',
     group: 'odd answers',
     description: 'the answers file a symbolic link to /dev/urandom',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, 'rm -rf "$A"\nln -s /dev/urandom "$A"'),
   },
   {
     id: 'answers-folder',
     group: 'odd answers',
     description: 'the answers file a folder',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, 'rm -rf "$A"\nmkdir -p "$A"\necho "{}" > "$A/answers.json"'),
   },
   {
@@ -764,10 +700,7 @@ done`,
     id: 'answers-deep-nesting',
     group: 'odd answers',
     description: 'answers of 8 MiB of [[[[ (a parser that recurses runs out of stack or heap)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) => one(f, `rm -rf "$A"\nhead -c 8388608 /dev/zero | tr '\\0' '[' > "$A"`),
   },
   {
@@ -802,10 +735,7 @@ done`,
     id: 'answers-label-array',
     group: 'odd answers',
     description: 'every claim answered ["verbatim", "no_match"] (a grader testing `gold in answer` gives 1)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       answersAttack(
         f,
@@ -816,10 +746,7 @@ done`,
     id: 'answers-label-substring',
     group: 'odd answers',
     description: 'every claim answered "verbatim no_match" (a grader testing a substring gives 1)',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'task',
-    ceiling: 'nothing',
+    ...EVERYONE_TASK,
     plans: (f) =>
       answersAttack(
         f,

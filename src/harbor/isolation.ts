@@ -310,20 +310,25 @@ export function containerScript(spec: ContainerSpec): string {
   ].join('\n');
 }
 
+/** unshare's part of a container's argv: its own mount and PID namespaces (and network, when it has none), an init forked, killed with unshare. */
+const unshareArgv = (network: boolean): string[] => [
+  'unshare',
+  '--mount',
+  '--propagation',
+  'private',
+  '--pid',
+  '--fork',
+  '--kill-child',
+  ...(network ? [] : ['--net']),
+];
+
 /**
  * The argv of a container: unshare makes the namespaces (mount, PID, and network when it has none) and forks the
  * init; the init's exit kills whatever is left in the PID namespace, and unshare's death kills the init.
  */
 export function containerArgv(spec: ContainerSpec): string[] {
   return [
-    'unshare',
-    '--mount',
-    '--propagation',
-    'private',
-    '--pid',
-    '--fork',
-    '--kill-child',
-    ...(spec.network ? [] : ['--net']),
+    ...unshareArgv(spec.network),
     // No start-up files: bash reads ~/.bashrc when its stdin is a socket (Debian's SSH_SOURCE_BASHRC), as Node's pipes are.
     'bash',
     '--noprofile',
@@ -344,16 +349,11 @@ export function canIsolate(): boolean {
 
 function probeIsolation(): boolean {
   if (process.getuid?.() !== 0) return false;
+  const [unshare, ...args] = unshareArgv(false);
   const probe = spawnSync(
-    'unshare',
+    unshare!,
     [
-      '--mount',
-      '--propagation',
-      'private',
-      '--pid',
-      '--fork',
-      '--kill-child',
-      '--net',
+      ...args,
       'bash',
       '-c',
       `set -e; d=/tmp; mount -t tmpfs probe "$d"; mkdir "$d/u" "$d/w" "$d/m"
