@@ -187,7 +187,7 @@ const PATHS_LIMITS: readonly string[] = [
 /** What an isolation mode is, in a few words, for bench's last line and its HTML report. */
 export function isolationSummary(isolation: Isolation): string {
   return isolation === 'namespace'
-    ? "each trial in containers (a root of the image's parts and nothing else of the host, the task's agent user, the verifier in the task's mode)"
+    ? "each trial in containers: a root of the image's parts and nothing else of the host, the task's agent user, the verifier in the task's mode"
     : 'container paths given by QUOTECHECK_*_DIR variables';
 }
 
