@@ -250,6 +250,32 @@ describe('audit: judging and reporting', () => {
     expect(judgeAttack('task', 'separate', 1, 0, false)).toBe('fail');
   });
 
+  test("an oracle below 1 says what bench saw besides the verifier: every source failed, and bench's advice on what to check", async () => {
+    const dataset = join(tempDir(), 'ds');
+    cpSync(join(NAIVE, 'naive'), join(dataset, 'naive'), { recursive: true });
+    const stand: TrialRunner = async (o) => {
+      const task = listTasks(o.tasksDir)[0]!;
+      const trial = join(o.outDir, 'trials', task.name);
+      mkdirSync(join(trial, 'logs', 'verifier'), { recursive: true });
+      writeFileSync(join(trial, 'logs', 'verifier', 'test-stdout.txt'), 'accuracy 0.667 (2/3 correct)\n');
+      const oracle = o.agent === 'oracle';
+      const run = {
+        task: task.name,
+        reward: oracle ? 2 / 3 : o.agent === 'baseline' ? 2 / 3 : 0,
+        baseline: 2 / 3,
+        problems: oracle ? ['every source failed (1 source on 127.0.0.1:9: connection refused or dropped)'] : [],
+        seconds: 0.01,
+      };
+      return { tasks: [run], advice: oracle ? ['Check: is the server that serves them running?'] : [] } as unknown as BenchReport;
+    };
+    const report = await runAudit({ dataset, outDir: join(tempDir(), 'out'), modes: ['shared'], attacks: ['reward-planted'] }, stand);
+    const oracle = report.trials.find((t) => t.kind === 'oracle')!;
+    expect(oracle.verdict).toBe('fail');
+    expect(oracle.why).toBe(
+      'verifier: accuracy 0.667 (2/3 correct); every source failed (1 source on 127.0.0.1:9: connection refused or dropped); Check: is the server that serves them running?',
+    );
+  });
+
   test('a whole audit over a stand-in for bench: verdicts, the lines that name what succeeded, the table and the JSON', async () => {
     const dataset = join(tempDir(), 'ds');
     cpSync(join(NAIVE, 'naive'), join(dataset, 'naive'), { recursive: true });

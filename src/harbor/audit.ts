@@ -566,6 +566,15 @@ export function ceilingOf(ceiling: Ceiling, nothing: number, baseline: number): 
 
 const r3 = (n: number): string => n.toFixed(3);
 
+/** What one trial gave: bench's run of its task (or the error that stopped it), its folder, its evidence, bench's advice. */
+interface TrialOutcome {
+  run?: TaskRun;
+  error?: string;
+  trialDir?: string;
+  evidence?: TrialEvidence;
+  advice?: readonly string[];
+}
+
 /** The "why" of a trial from its evidence: the verifier's words, else why test.sh never spoke, else bench's problems. */
 function whyOf(ev: TrialEvidence, problems: readonly string[]): string {
   const parts: string[] = [];
@@ -624,7 +633,7 @@ export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBenc
 
   const limit = pLimit(opts.jobs ?? availableParallelism());
   let done = 0;
-  const runs = new Map<TrialPlan, { run?: TaskRun; error?: string; trialDir?: string; evidence?: TrialEvidence }>();
+  const runs = new Map<TrialPlan, TrialOutcome>();
   await Promise.all(
     plans.map((p) =>
       limit(async () => {
@@ -644,7 +653,7 @@ export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBenc
               ...(opts.sourcesHint ? { sourcesHint: opts.sourcesHint } : {}),
             });
             const trialDir = join(trialOut, 'trials', task.name);
-            runs.set(p, { run: report.tasks[0], trialDir, evidence: trialEvidence(trialDir) });
+            runs.set(p, { run: report.tasks[0], trialDir, evidence: trialEvidence(trialDir), advice: report.advice });
           } catch (err) {
             runs.set(p, { error: (err as Error).message });
           }
@@ -695,7 +704,7 @@ export function failureLine(t: TrialResult): string {
 /** A plan with its run judged (a check against its expectation; an attack against doing nothing in the same task and mode). */
 function judgeOne(
   p: TrialPlan,
-  runs: ReadonlyMap<TrialPlan, { run?: TaskRun; error?: string; trialDir?: string; evidence?: TrialEvidence }>,
+  runs: ReadonlyMap<TrialPlan, TrialOutcome>,
   plans: readonly TrialPlan[],
 ): TrialResult {
   if (p.notApplicable) return { ...p, verdict: 'not-applicable', why: p.notApplicable, problems: [] };
@@ -721,7 +730,9 @@ function judgeOne(
   const why = whyOf(ev, run.problems);
   if (p.kind !== 'attack') {
     const { verdict, expected } = judgeCheck(p.kind, run.reward, run.baseline);
-    return { ...common, expected, verdict, why };
+    // A check that failed says what bench saw besides the verifier's words: every source failed, and what to check.
+    const more = verdict === 'fail' ? [...run.problems.filter((x) => !/^agent exited \d+$/.test(x) && !why.includes(x)), ...(got.advice ?? [])] : [];
+    return { ...common, expected, verdict, why: [why, ...more].filter(Boolean).join('; ') };
   }
   const na = ev.attackSaid.find((l) => l.startsWith(NOT_APPLICABLE_MARK));
   if (na) return { ...common, verdict: 'not-applicable', why: na.slice(NOT_APPLICABLE_MARK.length).trim() };
