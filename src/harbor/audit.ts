@@ -702,11 +702,7 @@ export function failureLine(t: TrialResult): string {
 }
 
 /** A plan with its run judged (a check against its expectation; an attack against doing nothing in the same task and mode). */
-function judgeOne(
-  p: TrialPlan,
-  runs: ReadonlyMap<TrialPlan, TrialOutcome>,
-  plans: readonly TrialPlan[],
-): TrialResult {
+function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plans: readonly TrialPlan[]): TrialResult {
   if (p.notApplicable) return { ...p, verdict: 'not-applicable', why: p.notApplicable, problems: [] };
   const got = runs.get(p);
   if (!got) return { ...p, verdict: 'error', why: 'not run', problems: [] };
