@@ -1,6 +1,6 @@
 // `npm run bench`: quotecheck at benchmark scale (1,405 claims over 500 sources, loopback with injected latency)
 // against the network-bound ideal, a concurrency-1 run and a plain script; CPU per stage; alignment speed;
-// a recorded run replayed with no network (design.md §8: the same answers); and a drifted variant of the
+// a recorded run replayed with no network (docs/sources-change.md#record-and-replay-warc: the same answers); and a drifted variant of the
 // workload judged as of the claims' dates against a Wayback Machine fake; then the scale phase (bench/scale.ts):
 // the workload at 1x and over 10 times as many distinct sources. `npm run bench -- --scale N` (N an integer >= 2)
 // runs only the scale phase, at N, and merges its figures into bench/results.json under `scale`.
@@ -512,7 +512,7 @@ machine: ${results.machine.cpus} cores (${results.machine.model}), Node ${result
 }
 
 /**
- * Wrong answers fail the bench: a replay must give the recorded run's answers (design.md §8), and
+ * Wrong answers fail the bench: a replay must give the recorded run's answers (docs/sources-change.md#record-and-replay-warc), and
  * judging as of the date must give the as-labelled answers on every claim.
  */
 function failures(m: Measured, results: Results): string[] {

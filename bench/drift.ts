@@ -1,4 +1,4 @@
-// The drift variant of the bench workload (design.md §8, "As of a date"): the same sources and claims,
+// The drift variant of the bench workload (docs/sources-change.md#sources-change-judging-a-claim-as-of-its-verify-date): the same sources and claims,
 // but every claim now says when it was labelled (`verify_date`) and what the source was then
 // (`evidence.sha256` of the document's bytes), and a seeded share of the sources has since changed:
 // their live URL serves another document of the same kind, so most of their verbatim quotes are gone
@@ -24,7 +24,7 @@ export interface DriftOptions {
 
 export const DEFAULT_DRIFT: DriftOptions = { share: 0.08, seed: 2025, verifyDate: '2025-06-01' };
 
-/** A claim as a dataset with provenance gives it (design.md §1 and §8). */
+/** A claim as a dataset with provenance gives it (docs/how-it-decides.md#claims-input and docs/sources-change.md#drift-proof). */
 export interface DatedClaim extends BenchClaim {
   verify_date: string;
   evidence: { sha256: string };

@@ -1,4 +1,4 @@
-// The figures behind building the light DOM from htmlparser2's tokens rather than from parse5 (docs/parser-choice.md):
+// The figures behind building the light DOM from htmlparser2's tokens rather than from parse5 (docs/development.md#why-the-light-dom-is-built-from-htmlparser2s-tokens):
 // on every real page shipped here (golden/sources/html, golden/diagnosis/sources, test/fixtures/corpus), the time to
 // build the tree, and to build it and read its text, per MB of HTML, and the memory the trees hold and the process
 // peaks at, for (a) the light DOM (htmlparser2's tokenizer, quotecheck's tree builder, JSDOMParser's nodes), and

@@ -1,4 +1,4 @@
-// The self-contained builds a task ships (design.md §6): the oracle's quotecheck and the frozen edition's WARC reader,
+// The self-contained builds a task ships (docs/security.md#what-each-side-gets): the oracle's quotecheck and the frozen edition's WARC reader,
 // made by esbuild from src/, and the verifier's grader, which is no build at all: src/harbor/grader/grade.mjs, a
 // hand-written file a benchmark's user can read, copied byte for byte. Each needs only Node.js, so a task's image needs
 // nothing of quotecheck's installed. `npm run build` writes them to dist/bundle/; the test suite rebuilds them from src/ first when

@@ -1,4 +1,4 @@
-// Answers (design.md §2): one label per claim id in input order, written atomically and always.
+// Answers (docs/how-it-decides.md#answers): one label per claim id in input order, written atomically and always.
 import type { Label } from './contract.js';
 import { writeFileAtomicSync, type AnswersTarget } from './outputs.js';
 
@@ -32,7 +32,7 @@ export class AnswerBook {
         null,
         2,
       )}\n`;
-    // Written member by member, in input order (design.md §2): an object would put integer-like ids ("10", "2") first.
+    // Written member by member, in input order (docs/how-it-decides.md#answers): an object would put integer-like ids ("10", "2") first.
     if (this.labels.size === 0) return '{}\n';
     const members = [...this.labels].map(([id, label]) => `  ${JSON.stringify(id)}: ${JSON.stringify(label)}`);
     return `{\n${members.join(',\n')}\n}\n`;

@@ -1,4 +1,4 @@
-// Claims input (design.md §1): the claim schema, aliases included, applied to parsed JSON at the boundary (claims-file.ts reads the file).
+// Claims input (docs/how-it-decides.md#claims-input): the claim schema, aliases included, applied to parsed JSON at the boundary (claims-file.ts reads the file).
 // A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
 import * as z from 'zod';
 import { normalize } from './normalize.js';

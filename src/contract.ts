@@ -1,4 +1,4 @@
-// The contract users read (design.md §2): labels, diagnosis codes, a report line and one quote's verdict, as zod schemas with their types inferred from them.
+// The contract users read (docs/how-it-decides.md#contracts): labels, diagnosis codes, a report line and one quote's verdict, as zod schemas with their types inferred from them.
 //
 // Everything a user reads is snake_case: the answers file, the evidence report (`run --report`), `verify --json`, the
 // library's verifyQuote and the MCP tools' structured results. The library's checkClaims and streamClaims return the
@@ -8,12 +8,12 @@
 // A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
 import * as z from 'zod';
 
-/** An answer (design.md §2). */
+/** An answer (docs/how-it-decides.md#answers). */
 export const LABELS = ['verbatim', 'no_match'] as const;
 export const LabelSchema = z.enum(LABELS);
 export type Label = z.infer<typeof LabelSchema>;
 
-/** Why a claim got its label (design.md §5), in the order a reader scans them: found, then the no_match kinds. */
+/** Why a claim got its label (docs/how-it-decides.md#diagnosis-why-no_match), in the order a reader scans them: found, then the no_match kinds. */
 export const DIAGNOSES = [
   'verbatim',
   'extraction_artifact',
@@ -30,7 +30,7 @@ export const DIAGNOSES = [
 export const DiagnosisSchema = z.enum(DIAGNOSES);
 export type Diagnosis = z.infer<typeof DiagnosisSchema>;
 
-/** The live source against the claim's evidence hash (design.md §8). */
+/** The live source against the claim's evidence hash (docs/sources-change.md#drift-proof). */
 export const DriftSchema = z.enum(['same', 'changed', 'unknown']);
 export type Drift = z.infer<typeof DriftSchema>;
 
@@ -38,7 +38,7 @@ export type Drift = z.infer<typeof DriftSchema>;
 export const EvidenceMatchSchema = z.enum(['bytes', 'text', 'normalized_text']);
 export type EvidenceMatch = z.infer<typeof EvidenceMatchSchema>;
 
-/** Where a page's charset came from (design.md §4). */
+/** Where a page's charset came from (docs/how-it-decides.md#decoding). */
 export const CharsetSourceSchema = z.enum(['bom', 'http', 'meta', 'detected', 'default']);
 export type CharsetSource = z.infer<typeof CharsetSourceSchema>;
 
@@ -67,7 +67,7 @@ export const NearestEvidenceSchema = z.object({
   offset: z.number(),
 });
 
-/** Which text decided the label, and why it stands for the claim's date (design.md §8). */
+/** Which text decided the label, and why it stands for the claim's date (docs/sources-change.md#which-text-decides). */
 export const AsOfSchema = z.object({
   source: z.enum(['live', 'wayback', 'replay']),
   /** When that text was served (ISO 8601): the live fetch, the capture, or the recorded exchange. */
@@ -110,7 +110,7 @@ const verdictShape = {
   ms: z.number(),
 };
 
-/** One line of the `--report` JSON Lines file (design.md §2). */
+/** One line of the `--report` JSON Lines file (docs/how-it-decides.md#the-evidence-report). */
 export const ReportRecordSchema = z.object({ id: z.string(), ...verdictShape });
 export type ReportRecord = z.infer<typeof ReportRecordSchema>;
 

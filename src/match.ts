@@ -1,4 +1,4 @@
-// Matching: the label is exactly "the normalized quote is a substring of a normalized view" (design.md §3).
+// Matching: the label is exactly "the normalized quote is a substring of a normalized view" (docs/how-it-decides.md#normalization-and-the-label).
 import type { Extractor, TextView, ViewName } from './extract/index.js';
 import { normalize, SPACE_CLASS } from './normalize.js';
 import type { TextQuoteSelector } from './contract.js';
@@ -66,7 +66,7 @@ export type { TextQuoteSelector };
 /** Context annotation tools use to disambiguate a selector (Hypothesis uses 32 characters). */
 const SELECTOR_CONTEXT = 32;
 
-/** Runs of non-whitespace, by the whitespace definition of design.md §3. */
+/** Runs of non-whitespace, by the whitespace definition of docs/how-it-decides.md#normalization-and-the-label. */
 const TOKEN = new RegExp(`[^${SPACE_CLASS}]+`, 'g');
 
 /** Where each raw token's normalized form sits in the normalized text. */
@@ -150,7 +150,7 @@ export function textQuoteSelector(view: TextView, normalized: string, match: Mat
   };
 }
 
-/** Whitespace by design.md §3: where words end. */
+/** Whitespace by docs/how-it-decides.md#normalization-and-the-label: where words end. */
 const SPACE = new RegExp(`[${SPACE_CLASS}]`);
 /** Scripts written without spaces: each character is a word, so a boundary next to one never cuts a word. */
 const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;

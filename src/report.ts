@@ -1,4 +1,4 @@
-// The evidence report (design.md §2): one JSON line per claim, plus the run's one-line summary.
+// The evidence report (docs/how-it-decides.md#the-evidence-report): one JSON line per claim, plus the run's one-line summary.
 import { hostOf, plural } from './messages.js';
 import type { CheckRun, ClaimResult, StreamedRun } from './check.js';
 import type { SourceRecord } from './source-record.js';
@@ -164,7 +164,7 @@ export class RunTally {
     if (this.#look.length > this.listed) this.#look.pop();
   }
 
-  /** Claims per diagnosis code, in the order of design.md §5 (codes with no claims left out). */
+  /** Claims per diagnosis code, in the order of docs/how-it-decides.md#diagnosis-why-no_match (codes with no claims left out). */
   diagnosisCounts(): [Diagnosis, number][] {
     return DIAGNOSES.filter((d) => this.#diagnoses.has(d)).map((d) => [d, this.#diagnoses.get(d)!]);
   }

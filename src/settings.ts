@@ -52,7 +52,7 @@ export interface RunSettings {
   backoffMaxMs: number;
   /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability in a worker). */
   extractTimeoutMs: number;
-  /** When Wayback captures are looked up (design.md §8). */
+  /** When Wayback captures are looked up (docs/sources-change.md#when-the-archive-is-asked). */
   wayback: WaybackMode;
   /** The Wayback Machine's base URL (a loopback fake in tests). */
   waybackUrl: string;

@@ -80,7 +80,7 @@ export async function checkQuote(url: string, quote: string, options: VerifyOpti
 
 /**
  * Checks one quote against one source and returns its verdict with exactly the fields and names
- * of `quotecheck verify --json` (VerifyResult: a report line of design.md §2 without `id`, plus
+ * of `quotecheck verify --json` (VerifyResult: a report line of docs/how-it-decides.md#the-evidence-report without `id`, plus
  * `quote`): label, diagnosis and evidence (`match` with its TextQuoteSelector, or `nearest` with
  * the span in the page's own wording and the word diff). Never throws for a bad source; a bad
  * quote or URL gives the diagnosis `invalid_claim`, with the reason in `note`. When the source is a

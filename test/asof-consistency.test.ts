@@ -1,4 +1,4 @@
-// As of the date, the same answer everywhere (design.md §8): a proven capture decides every claim of its URL, date and
+// As of the date, the same answer everywhere (docs/sources-change.md#the-same-answer-everywhere): a proven capture decides every claim of its URL, date and
 // evidence whichever claim fetched it; --wayback strict looks one up for quotes found in today's changed text; and
 // run, verify and the MCP server's verify_quote give one claim the same answer.
 import { createHash } from 'node:crypto';

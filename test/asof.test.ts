@@ -178,7 +178,7 @@ describe('the Wayback Machine as of the date', () => {
     expect(r.gone!.asOf!.captureUrl).toBe(`${wb.origin}/web/20240430120000id_/${url}`);
     expect(r.gone!.asOf!.sha256).toBe(sha256(THEN));
     expect(r.gone!.note).toMatch(/judged on the Wayback capture of 2024-04-30T12:00:00Z, whose bytes hash to the evidence/);
-    // The quote is still in today's text, but a sibling brought the proven capture: that decides it (design.md §8, rule 1).
+    // The quote is still in today's text, but a sibling brought the proven capture: that decides it (docs/sources-change.md#which-text-decides).
     expect(r.still).toMatchObject({ label: 'verbatim', drift: 'changed', asOf: { source: 'wayback', proof: 'sha256' } });
     expect(r.fake).toMatchObject({ label: 'no_match', diagnosis: 'not_found', asOf: { source: 'wayback', proof: 'sha256' } });
     // One lookup for the URL and date however many claims need it.

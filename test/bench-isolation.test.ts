@@ -1,4 +1,4 @@
-// `bench` as a harness that the agent cannot fool (design.md §6): every attack an agent can make from the agent phase, run through the real bench with namespace isolation, scores 0 and says why.
+// `bench` as a harness that the agent cannot fool (docs/security.md#bench-isolation): every attack an agent can make from the agent phase, run through the real bench with namespace isolation, scores 0 and says why.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
-// design.md §4: bytes are decoded as a browser decodes them. A <meta> declaration counts wherever it sits in the head (late ones too), not in comments or raw text;
-// undeclared legacy pages get the encoding they look like (chardet); charsetSource says where the charset came from (design.md §2).
+// docs/how-it-decides.md#decoding: bytes are decoded as a browser decodes them. A <meta> declaration counts wherever it sits in the head (late ones too), not in comments or raw text;
+// undeclared legacy pages get the encoding they look like (chardet); charsetSource says where the charset came from (docs/how-it-decides.md#decoding).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';

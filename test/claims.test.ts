@@ -1,4 +1,4 @@
-// design.md §1: aliases, per-claim problems, whole-file errors.
+// docs/how-it-decides.md#claims-input: aliases, per-claim problems, whole-file errors.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';

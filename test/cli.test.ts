@@ -83,7 +83,7 @@ describe('quotecheck run: bad input', () => {
 });
 
 describe('quotecheck run: answers and report', () => {
-  test('map and list formats, input order, report fields of design.md §2 (--report-order input), summary line', async () => {
+  test('map and list formats, input order, report fields of docs/how-it-decides.md#the-evidence-report (--report-order input), summary line', async () => {
     const server = await serve([
       { path: '/p', body: PAGE, headers: html },
       { path: '/gone', status: 404 },

@@ -1,4 +1,4 @@
-// design.md §4: what text each kind of body yields (block-aware HTML, charsets, pdftotext, sniffing).
+// docs/how-it-decides.md#extraction: what text each kind of body yields (block-aware HTML, charsets, pdftotext, sniffing).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // Issue 16, item 1: a fallback at every stage. A dependency that throws on one page's input must not cost
-// the page: charset sniffing falls through to the next step of the decoding order (design.md §4), a DOM
+// the page: charset sniffing falls through to the next step of the decoding order (docs/how-it-decides.md#decoding), a DOM
 // build or Readability that throws keeps the streamed full view, pdftotext failing after printing text keeps
 // that text, and each fallback is named in the report's note. A claim is `empty` only when no stage produced text.
 //
@@ -195,7 +195,7 @@ describe('the crash: a meta refresh whose content ends with "charset" (html-enco
   });
 });
 
-describe('charset sniffing that throws falls through to the next step of the decoding order (design.md §4)', () => {
+describe('charset sniffing that throws falls through to the next step of the decoding order (docs/how-it-decides.md#decoding)', () => {
   const polish = Buffer.from([
     ...Buffer.from('<html><head><meta charset="windows-1250"></head><body><p>Za'),
     0xbf,

@@ -31,7 +31,7 @@ function pageBytes(path: string): Buffer {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The reference renderer, written from the HTML standard (§15 Rendering) and design.md §4, independently of
+// The reference renderer, written from the HTML standard (§15 Rendering) and docs/how-it-decides.md#extraction, independently of
 // src/extract/render.ts: a recursive walk over a standard DOM that keeps the text of rendered nodes and breaks
 // lines at block boxes and <br>.
 
@@ -54,7 +54,7 @@ const UA_DISPLAY_NONE = [
   'title',
 ];
 /**
- * design.md §4: the full view is the body's text without script, style, noscript, template. noscript is hidden
+ * docs/how-it-decides.md#extraction: the full view is the body's text without script, style, noscript, template. noscript is hidden
  * because browsers run scripts (§15.3.1 hides it under `@media (scripting)`).
  */
 const DESIGN_SKIPPED = ['script', 'style', 'noscript', 'template'];
@@ -135,7 +135,7 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 
 // What the current code does with content the page hides itself, decided with the standard: `hidden` (§15.3.1
 // `[hidden] { display: none }`) and `style="display: none"` hide content from a reader, but the full view is the
-// body's text (design.md §4) and such content is real text a reader reveals (tabs, accordions, "read more"), so
+// body's text (docs/how-it-decides.md#extraction) and such content is real text a reader reveals (tabs, accordions, "read more"), so
 // the full view keeps it, as the production renderer does; the article view drops it where Readability does
 // (its _isProbablyVisible reads `hidden`, `aria-hidden` and the style attribute). The reference does the same:
 // it does not look at attributes at all.

@@ -385,7 +385,7 @@ describe('quotecheck mcp', () => {
     }
   });
 
-  it('refuses private-network URLs unless --allow-private, as design.md §9 says', async () => {
+  it('refuses private-network URLs unless --allow-private, as docs/real-web.md#the-network-rule-global-addresses-only says', async () => {
     const server = await sources();
     const { client } = await connect(FAST);
     const r = await call(client, 'read_source', { url: `${server.origin}/article.html` });

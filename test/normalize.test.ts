@@ -1,4 +1,4 @@
-// design.md §3, step by step and character by character.
+// docs/how-it-decides.md#normalization-and-the-label, step by step and character by character.
 import { describe, expect, test } from 'vitest';
 import { normalize } from '../src/normalize.js';
 import { CODE_POINTS } from './support/helpers.js';

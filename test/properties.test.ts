@@ -1,5 +1,5 @@
 // Property tests (fast-check): normalization, the substring label and the approximate aligner
-// against arbitrary text, astral-plane characters, combining marks and every character design.md §3 maps.
+// against arbitrary text, astral-plane characters, combining marks and every character docs/how-it-decides.md#normalization-and-the-label maps.
 // Fixed seeds: a failure names its seed and shrunk counterexample and replays the same way.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
@@ -11,7 +11,7 @@ import { beforeWhitespaceAndCase, designNormalize, editDistance, nearestDistance
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i));
 
-// Every character design.md §3 names.
+// Every character docs/how-it-decides.md#normalization-and-the-label names.
 const SINGLE_QUOTES = ['\u2018', '\u2019', '\u201A', '\u201B', '\u2032', '\u2035'];
 const DOUBLE_QUOTES = ['\u201C', '\u201D', '\u201E', '\u201F', '\u2033', '\u2036'];
 const DASHES = [...range(0x2010, 0x2015), '\u2212', '\uFE58', '\uFE63', '\uFF0D'];

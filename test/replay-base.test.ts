@@ -1,4 +1,4 @@
-// A replay needs nothing repeated (design.md §8): a run recorded against a loopback Wayback stand-in replays with no
+// A replay needs nothing repeated (docs/sources-change.md#record-and-replay-warc): a run recorded against a loopback Wayback stand-in replays with no
 // --wayback-url (or any other one) to the same answers and report, the base it used said once; an archive recorded
 // before the base was written down has it inferred; one joined from two bases is refused unless --wayback-url names
 // one; a plain export replayed by bench and a frozen export (with no URL in solve.sh, the MCP args or the

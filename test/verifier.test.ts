@@ -1,4 +1,4 @@
-// The verifier against an agent that tries to score without solving (design.md §6): every attack runs through the
+// The verifier against an agent that tries to score without solving (docs/security.md#what-testsh-and-the-grader-stop): every attack runs through the
 // real test.sh at the container paths (/app, /tests or /verifier, /logs/verifier bind-mounted in a private mount
 // namespace, as a harness lays them out), as root or as the agent's user, and must score 0 with its reason said.
 import { spawnSync } from 'node:child_process';

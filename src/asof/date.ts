@@ -1,4 +1,4 @@
-// "As of" dates (design.md §8): a claim's verify date, or --as-of, as the instants the Wayback Machine indexes by.
+// "As of" dates (docs/sources-change.md#sources-change-judging-a-claim-as-of-its-verify-date): a claim's verify date, or --as-of, as the instants the Wayback Machine indexes by.
 import { UserError } from '../errors.js';
 
 /** A date a claim is judged as of: the whole of a calendar day (UTC), or one instant. */

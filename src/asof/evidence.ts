@@ -1,4 +1,4 @@
-// Drift proof (design.md §8): does a fetched source still hash to the evidence recorded when the claim was labelled?
+// Drift proof (docs/sources-change.md#drift-proof): does a fetched source still hash to the evidence recorded when the claim was labelled?
 import { createHash } from 'node:crypto';
 import type { SourceRecord } from '../source-record.js';
 import type { Drift, EvidenceMatch } from '../contract.js';

@@ -1,4 +1,4 @@
-// Which text decides a claim as of its date (design.md §8): a proven text alone, else any text consulted; and how to say so.
+// Which text decides a claim as of its date (docs/sources-change.md#which-text-decides): a proven text alone, else any text consulted; and how to say so.
 import { findQuote, type Match } from '../match.js';
 import type { HtmlViewChoice } from '../settings.js';
 import type { SourceRecord } from '../source-record.js';
@@ -45,7 +45,7 @@ export interface Judgement {
 }
 
 /**
- * Whether a claim needs the archive (design.md §8): `auto` when the live source is not proven the
+ * Whether a claim needs the archive (docs/sources-change.md#when-the-archive-is-asked): `auto` when the live source is not proven the
  * same as the evidence and the quote is not in the live text; `always` also without evidence (the
  * live fetch failed or the quote is not there); `strict` also when the quote is in the live text but
  * the live source is not the evidence's (a quote can be added to a page after its date). Never for a
@@ -72,7 +72,7 @@ function unarchivable(live: LiveReading): boolean {
   return !f.ok && refusedKind(f.error);
 }
 
-/** Why the archive was not asked about a source refused by the network rule (design.md §9). */
+/** Why the archive was not asked about a source refused by the network rule (docs/sources-change.md#when-the-archive-is-asked). */
 export const NOT_ARCHIVABLE = 'the Wayback Machine was not asked: the network rule refused the address, a private one no public archive holds';
 
 /** A capture the evidence hash proves: the text of the date itself, which decides alone. */
@@ -141,7 +141,7 @@ export function judge(
     drifted,
     note,
   });
-  // A proven text decides alone: the live source hashing to the evidence, or a capture that does (design.md §8, rule 1),
+  // A proven text decides alone: the live source hashing to the evidence, or a capture that does (docs/sources-change.md#which-text-decides),
   // even when the quote is in today's changed text.
   if (live.drift !== 'same' && isProven(capture)) return fromCapture(quote, choice, live, capture, date, replaying);
   // Otherwise a live match makes the claim verbatim (rule 2: the quote is in a text consulted).
@@ -168,7 +168,7 @@ export const NO_CAPTURE = 'no capture as of the date could be had: ';
 
 /**
  * The note of a claim whose live source could not be read and no capture decided: what the archive lookup found,
- * and, when the claim has evidence, that this is no drift (its report field `drift` is still `changed`, design.md §8).
+ * and, when the claim has evidence, that this is no drift (its report field `drift` is still `changed`, docs/sources-change.md#drift-proof).
  */
 function unreadNote(live: LiveReading, capture: Extract<CaptureOutcome, { ok: false }> | undefined, mode: WaybackMode): string | undefined {
   const evidence = live.drift === 'changed';

@@ -42,7 +42,7 @@ const MB = 1024 * 1024;
 /** What `--allow-private` does, for every command that fetches (the MCP server's says the same). */
 const ALLOW_PRIVATE_HELP =
   "also reach private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, unique-local, ...): refused by default, as claims' URLs come from strangers";
-/** `--wayback`'s modes, for `run` and `verify` alike (design.md §8). */
+/** `--wayback`'s modes, for `run` and `verify` alike (docs/sources-change.md#when-the-archive-is-asked). */
 const WAYBACK_HELP =
   "look up Wayback captures: auto (claims with evidence whose source changed and whose quote is not in today's text), always (also claims without evidence not found live), strict (also claims with evidence found in today's changed text: one archive lookup per such URL and date, for re-deriving gold), off";
 const RETRIED = `network errors, timeouts and HTTP ${[...RETRYABLE_STATUSES].join(', ')} (never other 4xx)`;

@@ -21,7 +21,7 @@ const SOFT_HYPHEN = /\u00AD/;
 const SOFT_HYPHENS = /\u00AD/g;
 const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/;
 const ZERO_WIDTHS = /[\u200B-\u200D\u2060\uFEFF]/g;
-/** Every dash normalize() makes "-" (design.md §3), and "-" itself. */
+/** Every dash normalize() makes "-" (docs/how-it-decides.md#normalization-and-the-label), and "-" itself. */
 const DASH = /[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D-]/;
 const SPACE = new RegExp(`[${SPACE_CLASS}]`);
 const SPACES = new RegExp(`[${SPACE_CLASS}]+`, 'g');

@@ -1,4 +1,4 @@
-// Word-level diff of a quote against the nearest span (design.md §2 `nearest.diff`): runs of equal, missing and extra words.
+// Word-level diff of a quote against the nearest span (docs/how-it-decides.md#the-evidence-report `nearest.diff`): runs of equal, missing and extra words.
 import { normalize, SPACE_CLASS } from '../normalize.js';
 
 import type { DiffOp, DiffRun } from '../contract.js';
@@ -11,7 +11,7 @@ import type { DiffOp, DiffRun } from '../contract.js';
 export type { DiffOp, DiffRun };
 
 /**
- * Words are runs of non-whitespace (the whitespace of design.md §3), except that scripts written
+ * Words are runs of non-whitespace (the whitespace of docs/how-it-decides.md#normalization-and-the-label), except that scripts written
  * without spaces (Chinese, Japanese) count each character as a word, as the diagnosis does:
  * otherwise a whole sentence would be one word and any change would replace all of it.
  */

@@ -1,4 +1,4 @@
-// Diagnosis (design.md §5): why a claim got its label, with evidence; it never changes the label.
+// Diagnosis (docs/how-it-decides.md#diagnosis-why-no_match): why a claim got its label, with evidence; it never changes the label.
 import type { Diagnosis, Label } from '../contract.js';
 import type { SourceRecord } from '../source-record.js';
 import { rawSpan, viewCounts, widenToWords, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
@@ -12,7 +12,7 @@ export { DIAGNOSES, type Diagnosis } from '../contract.js';
 
 export type { DiffOp, DiffRun } from './diff.js';
 
-/** The closest span of the source to a quote that is not in it (design.md §2 `nearest`). */
+/** The closest span of the source to a quote that is not in it (docs/how-it-decides.md#the-evidence-report `nearest`). */
 export interface Nearest {
   /** The span in the view's normalized text, whole words (never cut mid-word). */
   text: string;
@@ -120,7 +120,7 @@ function shellOf(source: SourceRecord): Shell | null {
 
 /**
  * Where a source sends its reader, when it is a redirect shell: a page with too little text to be the document
- * that names another URL in a meta refresh or a one-line script (design.md §5 `empty`). Null for any other page.
+ * that names another URL in a meta refresh or a one-line script (docs/how-it-decides.md#diagnosis-why-no_match `empty`). Null for any other page.
  * `verify` checks the quote there too; the run never fetches it (the label is the test on the fetched page).
  */
 export function redirectShell(source: SourceRecord): { target: string; via: 'meta refresh' | 'script' } | null {
@@ -219,7 +219,7 @@ function rawWindow(ct: CanonText, from: number, to: number): string {
 /**
  * The note of a quote found once canon() overlooks what extraction changes: which of its equivalences made the match,
  * each with its first place in the quote's and the source's own wording. A quote that differs only by its punctuation
- * ("--" or " - " for an em dash, guillemets for quotation marks) is still an extraction_artifact: design.md §5 keeps
+ * ("--" or " - " for an em dash, guillemets for quotation marks) is still an extraction_artifact: docs/how-it-decides.md#diagnosis-why-no_match keeps
  * near_miss for words changed, added or dropped (a misquote), and this quote's words are all the passage's, in order;
  * what sets it apart is typography, as with the artifacts, so the code says "the passage is there" and the note says
  * that the difference is the quote's punctuation, not extraction.
@@ -359,7 +359,7 @@ export function diagnose({ label, quote, rawQuote, source, match, htmlView = 'an
 }
 
 /**
- * A claim's diagnosis as of its date (design.md §8): diagnose() on the text that decided the label, and when the
+ * A claim's diagnosis as of its date (docs/sources-change.md#which-text-decides): diagnose() on the text that decided the label, and when the
  * source drifted and no text as of the date could be had, `drifted` for a no_match, because today's text says nothing
  * about the quote as of its date; what today's text would have said stays in the note. A fault in the diagnosis
  * never costs the claim its label: it is diagnosed by the label alone, and the note says why.

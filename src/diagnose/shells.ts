@@ -25,7 +25,7 @@ export interface ShellInput {
   headers?: Record<string, string>;
   /** What the markup says, read where the HTML was decoded (extract/markup.ts); absent for PDFs and text files. */
   markup?: MarkupSignals;
-  /** The page's normalized full text (design.md §3): the extracted full view, or an error page's text. */
+  /** The page's normalized full text (docs/how-it-decides.md#normalization-and-the-label): the extracted full view, or an error page's text. */
   text?: string;
   /** The page's URL (after HTTP redirects), to resolve a redirect target against. */
   url?: string;

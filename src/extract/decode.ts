@@ -1,11 +1,11 @@
-// Bytes to text as a browser decodes them (design.md §4, HTML standard §13.2.3): BOM, HTTP charset, a <meta> declaration in the head wherever it sits, UTF-8 when valid, the legacy encoding the bytes look like (chardet), windows-1252.
+// Bytes to text as a browser decodes them (docs/how-it-decides.md#decoding, HTML standard §13.2.3): BOM, HTTP charset, a <meta> declaration in the head wherever it sits, UTF-8 when valid, the legacy encoding the bytes look like (chardet), windows-1252.
 import chardet from 'chardet';
 import { decode, getBOMEncoding, isSupported, labelToName } from 'whatwg-encoding';
 import { ASCII_WHITESPACE, isAsciiWhitespace } from './ascii-whitespace.js';
 import { describeError } from './errors.js';
 import { scriptDataEnd } from './script-data.js';
 
-/** Where the charset came from: design.md §2's vocabulary (report field `charset_source`). */
+/** Where the charset came from: the vocabulary of docs/how-it-decides.md#decoding (report field `charset_source`). */
 export type CharsetSource = 'bom' | 'http' | 'meta' | 'detected' | 'default';
 
 export interface Decoded {
@@ -21,7 +21,7 @@ export interface Decoded {
   /**
    * Steps of the decoding order that threw (a dependency's fault: whatwg-encoding, chardet, a
    * scanner), each said in a few words; the next step of the order decided instead. Absent when
-   * none did. The report's `note` names them (design.md §4: a page never fails on its charset).
+   * none did. The report's `note` names them (docs/how-it-decides.md#decoding: a page never fails on its charset).
    */
   fallbacks?: string[];
 }
@@ -474,10 +474,10 @@ function namedPrefix(b: Buffer, at: number, name: string): boolean {
  * - body content (a start tag that is no head element, non-whitespace text outside head
  *   elements, `</body>`, `</html>`, `</br>`; inside a `<template>` nothing is) ends the scan
  *   once past the first 1024 bytes; within them a `<meta>` counts wherever it is, as in the
- *   prescan. (A tree builder that meets a `<meta>` in the body would still switch; design.md §4
+ *   prescan. (A tree builder that meets a `<meta>` in the body would still switch; docs/how-it-decides.md#decoding
  *   does not follow that, nor does Blink's HTMLMetaCharsetParser, which this scan resembles.)
  * It runs after the prescan (prescanCharset), which takes the first 1024 bytes as the standard does, scripts and
- * styles included; past them, only a real `<meta>` element changes the encoding (design.md §4).
+ * styles included; past them, only a real `<meta>` element changes the encoding (docs/how-it-decides.md#decoding).
  */
 function metaCharset(b: Buffer): string | null {
   const n = b.length;
@@ -730,7 +730,7 @@ function asBuffer(bytes: Uint8Array): Buffer {
 }
 
 /**
- * Decodes an HTML document as a browser would (HTML standard §13.2.3; design.md §4): a BOM,
+ * Decodes an HTML document as a browser would (HTML standard §13.2.3; docs/how-it-decides.md#decoding): a BOM,
  * then the HTTP charset, then a `<meta charset>` / `http-equiv` Content-Type declaration in the
  * head wherever it sits (or the XML declaration), then UTF-8 when the bytes are valid UTF-8, then
  * the legacy encoding they look like, else windows-1252. Never throws on any bytes: a step that

@@ -8,7 +8,7 @@ import { streamedText } from './streamed-text.js';
 /** An error page as diagnosis reads it: what a bot check, login or subscription wall would show. */
 export interface ErrorPage {
   markup: MarkupSignals;
-  /** The page's visible text, normalized (design.md §3), as an extracted page's full view would be. */
+  /** The page's visible text, normalized (docs/how-it-decides.md#normalization-and-the-label), as an extracted page's full view would be. */
   text: string;
 }
 

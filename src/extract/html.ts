@@ -124,10 +124,10 @@ export interface HtmlJobRequest {
 
 export interface HtmlJobResult {
   views: HtmlViews;
-  /** The views normalized (design.md §3), so the main thread need not. */
+  /** The views normalized (docs/how-it-decides.md#normalization-and-the-label), so the main thread need not. */
   normalized: { full: string; article?: string };
   charset: string;
-  /** Where the charset came from (design.md §2: bom, http, meta, detected, default). */
+  /** Where the charset came from (docs/how-it-decides.md#decoding: bom, http, meta, detected, default). */
   charsetSource: CharsetSource;
   /** The markup's shell signals, read here so the main thread never decodes the page again. */
   markup: MarkupSignals;

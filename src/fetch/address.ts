@@ -1,4 +1,4 @@
-// Which addresses the network rule (design.md §9) lets a connection reach: global unicast only, IPv4 inside IPv6 judged
+// Which addresses the network rule (docs/real-web.md#the-network-rule-global-addresses-only) lets a connection reach: global unicast only, IPv4 inside IPv6 judged
 // as itself; and which URLs it refuses by their host alone (an IP literal, a localhost name), before any lookup.
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';

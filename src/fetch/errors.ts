@@ -9,7 +9,7 @@ export type FetchErrorKind =
   | 'too_large' // the body exceeded the size cap
   | 'redirects' // too many redirects, a loop, or a redirect to a non-http(s) URL
   | 'aborted' // the run was stopped (deadline or signal) while this source was in flight
-  | 'refused' // the network rule refused the address (design.md §9: not a global address, and no --allow-private)
+  | 'refused' // the network rule refused the address (docs/real-web.md#the-network-rule-global-addresses-only: not a global address, and no --allow-private)
   | 'not_archived' // replaying a recorded archive (--replay) that holds no exchange for this URL
   | 'other';
 

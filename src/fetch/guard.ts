@@ -1,4 +1,4 @@
-// The network rule (design.md §9): only global unicast addresses are reached unless private networks are allowed, judged on every connection of every hop.
+// The network rule (docs/real-web.md#the-network-rule-global-addresses-only): only global unicast addresses are reached unless private networks are allowed, judged on every connection of every hop.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';

@@ -1,4 +1,4 @@
-// Gold labels with their proof (docs/datasets.md#label-gold-labels-with-their-proof): each claim judged by the mechanical
+// Gold labels with their proof (docs/cli.md#quotecheck-label-gold-labels-with-their-proof): each claim judged by the mechanical
 // rule on its source as read now, with the verify date and the sha256 a later user proves drift against; claims whose
 // source could not be read are left out, and a file that was labelled before is compared with what its sources say today.
 import type { CheckOptions, ClaimResult } from '../check.js';
@@ -10,7 +10,7 @@ import { refusedByNetworkRule } from '../fetch/errors.js';
 import type { SourceRecord } from '../source-record.js';
 import { LABEL_FIELDS, givenLabel, type ClaimRow } from './labelled.js';
 
-/** What a labelled claim carries beside its label (design.md §6, §8): the proof, and what a reviewer reads. */
+/** What a labelled claim carries beside its label (docs/cli.md#quotecheck-label-gold-labels-with-their-proof, docs/sources-change.md#drift-proof): the proof, and what a reviewer reads. */
 export interface LabelEvidence {
   /** sha256 of the source's bytes as read (after Content-Encoding is removed): what as-of judging checks drift against. */
   sha256?: string;
@@ -19,7 +19,7 @@ export interface LabelEvidence {
   content_type?: string;
   charset?: string;
   extractor?: string;
-  /** Why the label is what it is (design.md §5): `verbatim`, or the kind of `no_match`. */
+  /** Why the label is what it is (docs/how-it-decides.md#diagnosis-why-no_match): `verbatim`, or the kind of `no_match`. */
   diagnosis: Diagnosis;
   note?: string;
   /** With --record: the WARC-Record-ID of the response whose bytes hash to `sha256`. */

@@ -7,7 +7,7 @@ import type { Label } from '../contract.js';
 /** Where a row's gold label may be given: `label` (what `label` writes), or a name other datasets use. */
 export const LABEL_FIELDS = ['label', 'gold', 'gold_label', 'expected_label'] as const;
 
-/** Where a row's id may be given (design.md §1's aliases, as claims.ts reads them). */
+/** Where a row's id may be given (the aliases of docs/how-it-decides.md#claims-input, as claims.ts reads them). */
 const ID_FIELDS = ['id', 'claim_id'] as const;
 
 /** One claim object as read, and how messages name it: `file:7` (JSON Lines) or `file: claim #7` (a JSON array). */

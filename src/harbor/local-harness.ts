@@ -33,7 +33,7 @@ import { readReportLine, type ReportLine } from '../contract.js';
 import { UserError } from '../errors.js';
 
 /**
- * How the phases are kept apart (design.md §6): as root, in containers (namespaces, a root made of the image's parts,
+ * How the phases are kept apart (docs/security.md#bench-isolation): as root, in containers (namespaces, a root made of the image's parts,
  * nothing else of the host); otherwise the container paths are given by environment variables.
  */
 export type Isolation = 'namespace' | 'paths';
@@ -93,7 +93,7 @@ export interface ClaimRow {
   httpStatus?: number;
   /** Why today's fetch failed (the report's `fetch_error`), when it did and the report says. */
   fetchError?: string;
-  /** The live source against the claim's evidence hash (design.md §8). */
+  /** The live source against the claim's evidence hash (docs/sources-change.md#drift-proof). */
   drift?: string;
   /** Which text decided the label (the report's `as_of`). */
   asOf?: NonNullable<ReportLine['as_of']>;

@@ -1,4 +1,4 @@
-// What a task ships of quotecheck (design.md §6): the self-contained builds in dist/bundle/quotecheck/ (made by
+// What a task ships of quotecheck (docs/security.md#what-each-side-gets): the self-contained builds in dist/bundle/quotecheck/ (made by
 // scripts/bundle.ts), found and copied into a task: the oracle's folder, the verifier's grader (no build: its source,
 // src/harbor/grader/grade.mjs, as it is), the frozen WARC reader.
 import { copyFileSync, cpSync, existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// One task's folder on disk (design.md §6), in either layout: its definition, the agent's environment, the oracle with
+// One task's folder on disk (docs/security.md#what-each-side-gets), in either layout: its definition, the agent's environment, the oracle with
 // the quotecheck it ships, the verifier with its own grader and the gold (and, for a separate verifier, the Dockerfile
 // of its image). `quotecheck export`, the golden builder and the tests all write tasks through it, so every task
 // follows the same rules.

@@ -1,4 +1,4 @@
-// The text of a Harbor task's files (design.md §6): instruction, task.toml, the agent's Dockerfile (public images, no
+// The text of a Harbor task's files (docs/security.md#what-each-side-gets): instruction, task.toml, the agent's Dockerfile (public images, no
 // quotecheck), the oracle's solve.sh (the quotecheck shipped beside it), the verifier's test.sh (its own grader, a
 // clean environment) and, for a verifier of its own, the Dockerfile of its image, and the variants that give the agent
 // quotecheck on purpose (its skill, its MCP server).
@@ -446,7 +446,7 @@ ${COPY_SKILLS_LINE}
 export const TOOL_DIR = '/opt/quotecheck';
 
 /**
- * A task's environment (design.md §6): public base images only, so any harness builds it; a fact-checker's tools
+ * A task's environment (docs/security.md#what-each-side-gets): public base images only, so any harness builds it; a fact-checker's tools
  * (poppler's pdftotext, the way the labels were made; curl and CA certificates; Node.js) and nothing of quotecheck,
  * unless the variant gives it on purpose. The same file for every task of a dataset: only the claims (and a frozen
  * task's archive) differ, copied last, so the image is built once and every task reuses its layers.

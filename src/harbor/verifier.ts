@@ -1,4 +1,4 @@
-// The verifier's file rules (design.md §6): an answers file is read only when it is a regular file the agent wrote
+// The verifier's file rules (docs/security.md#what-testsh-and-the-grader-stop): an answers file is read only when it is a regular file the agent wrote
 // (never through a symlink, never blocking, never the gold itself, under a size cap), and the rewards (reward.txt and
 // reward.json) are written by temp file and rename, after every reward file left behind is removed. All of it is the
 // task's own grader (src/harbor/grader/grade.mjs, shipped in tests/ as it is); this module imports it for quotecheck's

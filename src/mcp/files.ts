@@ -62,7 +62,7 @@ function lstatOrUndefined(path: string): Stats | undefined {
 }
 
 /**
- * The folder the MCP server's files live in (design.md §9: `--root`, the working directory by default). Every
+ * The folder the MCP server's files live in (docs/agent-tools.md#mcp-server: `--root`, the working directory by default). Every
  * path is resolved there: relative paths from it, absolute ones only when they lie in it; a `..` component is
  * refused outright, and a path whose real location (symbolic links resolved) is outside the root is refused.
  * Only regular files are read, and never by a blocking open: a named pipe or a device is looked at (lstat), never

@@ -61,7 +61,7 @@ export class ToolInputError extends UserError {
 }
 
 export interface ToolSettings {
-  /** Reach private networks too (--allow-private); off by default (design.md §9). */
+  /** Reach private networks too (--allow-private); off by default (docs/real-web.md#the-network-rule-global-addresses-only). */
   allowPrivate: boolean;
   timeoutMs: number;
   retries: number;
@@ -71,7 +71,7 @@ export interface ToolSettings {
   /** Requests a minute to the Wayback Machine. */
   waybackPerMinute: number;
   cache: SourceCache;
-  /** The folder check_claims reads and writes in (design.md §9). */
+  /** The folder check_claims reads and writes in (docs/agent-tools.md#mcp-server). */
   root: RootFolder;
   /** A WARC archive every fetch is answered from, Wayback requests included, with no network (`--replay`). */
   replay?: ReplayArchive;

@@ -2,7 +2,7 @@
 import { ClaimsFileError, parseClaims, type Claim, type ClaimEntry, type ClaimSet } from '../claims.js';
 
 /**
- * A claim as a library user writes it: one entry of a claims file (design.md §1). At run time the
+ * A claim as a library user writes it: one entry of a claims file (docs/how-it-decides.md#claims-input). At run time the
  * aliases of the claims file are accepted too (`claim_id`, `quoted_text`, `source_url`, ...), and
  * unknown fields are ignored.
  */

@@ -185,7 +185,7 @@ class Run {
   /**
    * Decides the claims of one source. The captures they need are looked up once per date and evidence
    * hash; a capture the evidence proves decides every claim of that date and evidence, whichever claim it
-   * was fetched for (design.md §8, rule 1), so a claim found in today's changed text waits for a lookup
+   * was fetched for (docs/sources-change.md#which-text-decides), so a claim found in today's changed text waits for a lookup
    * its siblings started. Claims no lookup concerns are decided at once, in slices (DECIDE_SLICE_MS) with the I/O
    * ready in between; a run stopped meanwhile leaves the rest to the stop path.
    */

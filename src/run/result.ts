@@ -27,7 +27,7 @@ export interface ClaimResult {
   contentType?: string;
   sourceSha256?: string;
   charset?: string;
-  /** Where the charset came from (design.md §4): the BOM, the HTTP header, a <meta>, detection from the bytes, or the default. */
+  /** Where the charset came from (docs/how-it-decides.md#decoding): the BOM, the HTTP header, a <meta>, detection from the bytes, or the default. */
   charsetSource?: CharsetSource;
   extractor?: string;
   match: Match | null;
@@ -89,7 +89,7 @@ export function resultFor(claim: Claim, quote: string, live: LiveReading, j: Jud
     evidenceMatch: live.evidenceMatch ?? undefined,
     asOf: j.asOf,
     // A verbatim claim has no diagnosis note; the source may still have one (no article view, and why).
-    // Every fallback the source's extraction took is named, whatever the label (design.md §4).
+    // Every fallback the source's extraction took is named, whatever the label (docs/real-web.md#limits-deadlines-and-fallbacks).
     note: j.drifted ? joinNotes(j.note, diagnosisNote, ...(text?.fallbacks ?? [])) : joinNotes(diagnosisNote ?? text?.note, ...(text?.fallbacks ?? []), j.note),
     ms: sourceMs + Math.round(performance.now() - t0),
   };

@@ -7,5 +7,5 @@ export const THEN = '<html><body><article><p>The committee approved the budget o
 export const NOW = '<html><body><article><p>The committee approved a revised budget on Wednesday.</p></article></body></html>';
 /** In THEN, not in NOW. */
 export const QUOTE = 'approved the budget on Tuesday';
-/** What a builder's labelled claims carry when their labels were made with proof (design.md §8). */
+/** What a builder's labelled claims carry when their labels were made with proof (docs/cli.md#quotecheck-label-gold-labels-with-their-proof). */
 export const EVIDENCE = { verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } };

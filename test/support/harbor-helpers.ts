@@ -113,7 +113,7 @@ function filesUnder(dir: string, prefix = ''): string[] {
 }
 
 /**
- * What design.md §6 promises of a task's folder, checked file by file: the agent's image starts from public images
+ * What docs/security.md#what-each-side-gets promises of a task's folder, checked file by file: the agent's image starts from public images
  * only and copies nothing its build context lacks; a task that does not give the tool has no quotecheck anywhere in
  * it (Dockerfile, instruction, every file of the environment but the recorded archive, whose WARC headers name the
  * recording software), and one that gives it has the shipped build where its Dockerfile or skill expects it; the

@@ -1,8 +1,8 @@
 // Reference implementations the tests compare quotecheck against, written plainly from the design rather than for speed:
-// design.md §3's normalization step by step, and the textbook edit distances the aligner (src/diagnose/align.ts) must reach.
+// the normalization of docs/how-it-decides.md#normalization-and-the-label, step by step, and the textbook edit distances the aligner (src/diagnose/align.ts) must reach.
 
 /**
- * design.md §3 as plainly as it can be written, each step a pass of its own: the golden builder's (golden/lib/builder.ts),
+ * docs/how-it-decides.md#normalization-and-the-label as plainly as it can be written, each step a pass of its own: the golden builder's (golden/lib/builder.ts),
  * written from the design and not from src/normalize.ts. `beforeWhitespaceAndCase`: steps 1-3 only; `designNormalize`: all five.
  */
 export { fold as beforeWhitespaceAndCase, normalize as designNormalize } from '../../golden/lib/builder.js';
