@@ -1,5 +1,6 @@
-// The documentation holds together: README.md is short, and every relative link and #anchor in README.md and docs/*.md resolves.
-import { existsSync, statSync } from 'node:fs';
+// The documentation holds together: README.md is short, and every relative link and #anchor in README.md and docs/*.md resolves;
+// every docs/<file>.md#<anchor> the code cites resolves too, and the rules live in docs/, not in a file beside the repository.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { anchors, docFiles, readDoc } from './support/docs.js';
@@ -86,5 +87,94 @@ describe('README.md and docs/', () => {
     const found = links(readDoc('README.md')).map((l) => l.target);
     expect(found).toContain('docs/cli.md#quotecheck-run');
     expect(found.length).toBeGreaterThan(10);
+  });
+});
+
+/** Where the code cites the docs: src/, bench/, golden/ (but the generated tasks and the sources it serves), scripts/, test/ (but its fixtures). */
+const CODE_ROOTS = ['src', 'bench', 'golden', 'scripts', 'test'];
+const NOT_CODE = new Set(['golden/tasks', 'golden/sources', 'test/fixtures']);
+
+/** Every file under `dir` (relative to the repository root), skipping the folders in `skip`. */
+function filesUnder(dir: string, skip: ReadonlySet<string> = new Set()): string[] {
+  if (skip.has(dir)) return [];
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = `${dir}/${e.name}`;
+    if (e.isDirectory()) return filesUnder(rel, skip);
+    return e.isFile() ? [rel] : [];
+  });
+}
+
+/** The code files whose comments cite the docs. */
+function codeFiles(): string[] {
+  return CODE_ROOTS.flatMap((d) => filesUnder(d, NOT_CODE)).filter((f) => /\.(ts|mts|mjs|js)$/.test(f));
+}
+
+/** Every `docs/<file>.md` and `docs/<file>.md#<anchor>` a text names, with its line number. */
+function docCitations(text: string): { line: number; file: string; anchor: string | undefined }[] {
+  const out: { line: number; file: string; anchor: string | undefined }[] = [];
+  text.split('\n').forEach((l, i) => {
+    for (const m of l.matchAll(/\bdocs\/([\w.-]+?\.md)(?:#([\p{L}\p{N}_-]+))?/gu)) out.push({ line: i + 1, file: `docs/${m[1]}`, anchor: m[2] });
+  });
+  return out;
+}
+
+/** What is wrong with a text's citations of the docs: a file that is not there, an anchor no heading of it makes. */
+function citationProblems(where: string, text: string): string[] {
+  return docCitations(text).flatMap(({ line, file, anchor }) => {
+    const at = `${where}:${line}: ${file}${anchor === undefined ? '' : `#${anchor}`}`;
+    if (!existsSync(join(ROOT, file))) return [`${at}: ${file} does not exist`];
+    if (anchor !== undefined && !anchors(readDoc(file)).has(anchor)) return [`${at}: no heading of ${file} has the anchor #${anchor}`];
+    return [];
+  });
+}
+
+/**
+ * The one place the old citation stays: the text of every task's solve.sh (src/harbor/templates.ts), which is task
+ * output, not a comment: changing it changes the committed golden/tasks, so it goes when they are next rebuilt.
+ */
+const OLD_CITATION_ALLOWED = ['# Oracle: quotecheck fetches every source and writes the answers (design.md §2).'];
+
+describe('the rules the code cites are in docs/', () => {
+  test('every docs/<file>.md#<anchor> in the code names a file of docs/ and a heading of it', () => {
+    const problems = codeFiles().flatMap((f) => citationProblems(f, readFileSync(join(ROOT, f), 'utf8')));
+    expect(problems).toEqual([]);
+  });
+
+  test('the citations are found: most rules are cited, by anchor', () => {
+    const cited = codeFiles().flatMap((f) => docCitations(readFileSync(join(ROOT, f), 'utf8')).filter((c) => c.anchor !== undefined));
+    expect(cited.length).toBeGreaterThan(90);
+    const anchorsCited = new Set(cited.map((c) => `${c.file}#${c.anchor}`));
+    for (const rule of [
+      'docs/how-it-decides.md#claims-input',
+      'docs/how-it-decides.md#answers',
+      'docs/how-it-decides.md#the-evidence-report',
+      'docs/how-it-decides.md#normalization-and-the-label',
+      'docs/how-it-decides.md#decoding',
+      'docs/how-it-decides.md#extraction',
+      'docs/how-it-decides.md#diagnosis-why-no_match',
+      'docs/security.md#what-each-side-gets',
+      'docs/sources-change.md#which-text-decides',
+      'docs/real-web.md#the-network-rule-global-addresses-only',
+      'docs/agent-tools.md#mcp-server',
+    ])
+      expect(anchorsCited, rule).toContain(rule);
+  });
+
+  test('a misspelt anchor or file is caught', () => {
+    // Spelt in pieces, so that this file's own text cites nothing wrong.
+    const [file, good, bad] = [['docs', 'how-it-decides.md'].join('/'), 'decoding', 'decodng'];
+    expect(citationProblems('x.ts', `// (${file}#${good})`)).toEqual([]);
+    expect(citationProblems('x.ts', `// (${file}#${bad}): the rule`)).toEqual([`x.ts:1: ${file}#${bad}: no heading of ${file} has the anchor #${bad}`]);
+    expect(citationProblems('x.ts', `/** ${['docs', 'how-it-decide.md'].join('/')}#${good} */`)).toHaveLength(1);
+  });
+
+  test('no file of src/ or docs/ cites the design file beside the repository', () => {
+    const old = [['..', 'shared', ''].join('/'), ['design', 'md'].join('.')];
+    const problems = [...filesUnder('src'), ...docFiles().filter((f) => f.startsWith('docs/'))].flatMap((f) =>
+      readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .flatMap((l, i) => (old.some((o) => l.includes(o)) && !OLD_CITATION_ALLOWED.includes(l.trim()) ? [`${f}:${i + 1}: ${l.trim().slice(0, 120)}`] : [])),
+    );
+    expect(problems).toEqual([]);
   });
 });
