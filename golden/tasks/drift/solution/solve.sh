@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Oracle: quotecheck fetches every source and writes the answers (design.md §2).
+# Oracle: quotecheck fetches every source and writes the answers.
 # The answers file is written even when sources fail or the run is stopped.
 # quotecheck is the self-contained build beside this script (it needs only Node.js), wherever the harness put it.
 set -euo pipefail
