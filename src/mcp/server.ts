@@ -3,7 +3,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../defaults.js';
-import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES, count } from './bounds.js';
+import { thousands } from '../messages.js';
+import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './bounds.js';
 import { SourceCache } from './cache.js';
 import {
   SourceTools,
@@ -62,7 +63,7 @@ async function guarded(
   const stop = new AbortController();
   const seconds = limitMs / 1000;
   const timer = setTimeout(
-    () => stop.abort(new CallTimeLimit(`${tool}: stopped at the ${count(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`)),
+    () => stop.abort(new CallTimeLimit(`${tool}: stopped at the ${thousands(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`)),
     limitMs,
   );
   const onCancel = (): void => stop.abort(cancelled.reason);
