@@ -100,6 +100,16 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
   const server = new McpServer({ name: 'quotecheck', version: VERSION }, { maxToolInputElements: 64 });
   const limit = settings.callTimeoutMs;
 
+  registerVerifyQuote(server, tools, limit);
+  registerReadSource(server, tools, limit);
+  registerSearchSource(server, tools, limit);
+  registerCheckClaims(server, tools, limit);
+
+  return { server, tools };
+}
+
+/** verify_quote: one quote against its source, with the diagnosis and evidence. */
+function registerVerifyQuote(server: McpServer, tools: SourceTools, limit: number): void {
   server.registerTool(
     'verify_quote',
     {
@@ -119,7 +129,10 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
         return ok(`${r.label} (diagnosis: ${r.diagnosis})${r.note ? `: ${r.note}` : ''}`, r);
       }),
   );
+}
 
+/** read_source: a source's extracted text, a page at a time. */
+function registerReadSource(server: McpServer, tools: SourceTools, limit: number): void {
   server.registerTool(
     'read_source',
     {
@@ -140,7 +153,10 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
         );
       }),
   );
+}
 
+/** search_source: the passages of a source closest to a phrase. */
+function registerSearchSource(server: McpServer, tools: SourceTools, limit: number): void {
   server.registerTool(
     'search_source',
     {
@@ -162,7 +178,10 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
         );
       }),
   );
+}
 
+/** check_claims: a whole claims file run, its answers file written. */
+function registerCheckClaims(server: McpServer, tools: SourceTools, limit: number): void {
   server.registerTool(
     'check_claims',
     {
@@ -186,8 +205,6 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
         '; the answers file holds the claims decided by then, the others no_match',
       ),
   );
-
-  return { server, tools };
 }
 
 /**
