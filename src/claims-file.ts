@@ -1,6 +1,6 @@
 // A claims file read from disk or bytes: size-limited, UTF-8, nesting-limited, JSON with a located syntax error, then claims.ts's schema.
 import { open, type FileHandle } from 'node:fs/promises';
-import { describeFsError } from './messages.js';
+import { describeFsError, thousands } from './messages.js';
 import { CLI_DEFAULTS } from './defaults.js';
 import { lineAndColumn, parseJsonText, tooDeepAt } from './json-text.js';
 import { ClaimsFileError, parseClaims, type ClaimSet } from './claims.js';
@@ -23,14 +23,14 @@ export interface ReadClaimsOptions {
 
 const MB = 1024 * 1024;
 
-function megabytes(bytes: number): string {
+function megabytesText(bytes: number): string {
   return `${Number((bytes / MB).toPrecision(3))} MB`;
 }
 
 function tooLarge(path: string, size: number | undefined, maxBytes: number): ClaimsFileError {
-  const what = size === undefined ? 'is larger than' : `is ${megabytes(size)} (${size.toLocaleString('en-US')} bytes), over`;
+  const what = size === undefined ? 'is larger than' : `is ${megabytesText(size)} (${thousands(size)} bytes), over`;
   return new ClaimsFileError(
-    `${path}: claims file ${what} the ${megabytes(maxBytes)} limit for claims files; ` +
+    `${path}: claims file ${what} the ${megabytesText(maxBytes)} limit for claims files; ` +
       `if it really is that large, raise the limit with --max-claims-mb (option maxBytes of readClaimsFile)`,
   );
 }

@@ -14,7 +14,14 @@ const LEAVES = ['src/settings.ts', 'src/page-shell-limits.ts'];
 const APART: readonly (readonly [string, string])[] = [
   ['src/diagnose/', 'src/extract/'],
   ['src/extract/', 'src/diagnose/'],
+  // The Wayback client is below the as-of judgement: src/asof/ asks it for captures, never the other way round.
+  ['src/wayback/', 'src/asof/'],
 ];
+
+/** The core: fetching, extracting, normalizing, matching, diagnosing, the archives and the run itself. */
+const CORE = ['src/run/', 'src/fetch/', 'src/extract/', 'src/normalize.ts', 'src/match.ts', 'src/diagnose/', 'src/wayback/', 'src/archive/'];
+/** What stands on the core (its front doors, the report, the commands and servers): the core imports none of it, types included. */
+const ABOVE_CORE = ['src/check.ts', 'src/index.ts', 'src/stages.ts', 'src/report.ts', 'src/cli/', 'src/harbor/', 'src/mcp/'];
 
 /**
  * Who may import what (a module, or a path prefix of src/), value imports only unless `types` says so: the run core
@@ -117,6 +124,8 @@ function layerViolations(files: ReadonlyMap<string, string>): string[] {
       for (const [from, to] of APART) {
         if (file.startsWith(from) && imp.target?.startsWith(to)) found.push(`${at}: ${from} must not import from ${to}`);
       }
+      if (within(file, CORE) && imp.target && within(imp.target, ABOVE_CORE))
+        found.push(`${at}: the core (${file}) must not import ${imp.target}, which stands on it`);
       const imported = imp.target ?? imp.specifier;
       for (const rule of IMPORT_RULES) {
         if (imported !== rule.module || (imp.typeOnly && !rule.types) || file === rule.module || within(file, rule.allowed)) continue;
@@ -226,6 +235,20 @@ describe('module layers of src/', () => {
       "src/cli/w.ts:2 imports '../wayback/client.js': only src/run/, src/asof/ may import src/wayback/client.ts (the Wayback client is made by the run core)",
       "src/contract.ts:2 imports './source.js': the contract imports only zod",
       "src/extract/lightdom/v.ts:1 imports 'htmlparser2': only src/extract/htmlparser2-internals.ts, src/extract/markup.ts may import htmlparser2 (htmlparser2's internals are reached in one module (src/extract/htmlparser2-internals.ts))",
+    ]);
+  });
+
+  test('the core check names what the core imports from above it', () => {
+    const files = new Map([
+      ['src/run/s.ts', "import { RunTally } from '../report.js';\nconst m = await import('../check.js');\n"],
+      ['src/wayback/c.ts', "import type { AsOfDate } from '../asof/date.js';\n"],
+      ['src/extract/lightdom/t.ts', "import type { CliIo } from '../../cli/progress.js';\nimport { VERSION } from '../../defaults.js';\n"],
+    ]);
+    expect(layerViolations(files)).toEqual([
+      "src/run/s.ts:1 imports '../report.js': the core (src/run/s.ts) must not import src/report.ts, which stands on it",
+      "src/run/s.ts:2 imports '../check.js': the core (src/run/s.ts) must not import src/check.ts, which stands on it",
+      "src/wayback/c.ts:1 imports '../asof/date.js': src/wayback/ must not import from src/asof/",
+      "src/extract/lightdom/t.ts:1 imports '../../cli/progress.js': the core (src/extract/lightdom/t.ts) must not import src/cli/progress.ts, which stands on it",
     ]);
   });
 

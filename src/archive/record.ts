@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { WARCRecord } from 'warcio';
+import { errorCode } from '../fetch/errors.js';
 import {
   ArchiveError,
   ERROR_FIELDS,
@@ -433,13 +434,6 @@ function receivedHeaders(controller: Dispatcher.DispatchController | undefined, 
     else if (value !== undefined) pairs.push([name, latin1(value)]);
   }
   return pairs;
-}
-
-function errorCode(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string') return e.code;
-  }
-  return undefined;
 }
 
 function errorName(err: unknown): string {

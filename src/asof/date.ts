@@ -1,15 +1,8 @@
 // "As of" dates (docs/sources-change.md#sources-change-judging-a-claim-as-of-its-verify-date): a claim's verify date, or --as-of, as the instants the Wayback Machine indexes by.
 import { UserError } from '../errors.js';
+import type { AsOfDate } from '../wayback/cdx.js';
 
-/** A date a claim is judged as of: the whole of a calendar day (UTC), or one instant. */
-export interface AsOfDate {
-  /** As given: "2024-05-01" or "2024-05-01T12:00:00Z". */
-  input: string;
-  /** The last second it covers, as a Wayback timestamp (14 digits, UTC): the CDX `to` bound. */
-  end14: string;
-  /** The first second after it, as a Wayback timestamp: the CDX `from` bound for "the earliest capture after". */
-  after14: string;
-}
+export type { AsOfDate } from '../wayback/cdx.js';
 
 export class AsOfDateError extends UserError {
   override readonly name = 'AsOfDateError';

@@ -35,6 +35,32 @@ function within(inner: string, outer: string): boolean {
 /** How many failures stderr names before "and N more" (all of them are in the table and the JSON). */
 const FAILURES_SHOWN = 5;
 
+/**
+ * Where the audit reads and writes (the dataset, --out, --json, resolved), once the machine can isolate trials and the
+ * places keep apart; undefined when not, the reason said in one line.
+ */
+function auditPlaces(opts: AuditCommandOptions): { dataset: string; out: string | undefined; json: string | undefined } | undefined {
+  if (!canIsolate()) {
+    errorLine(
+      "audit needs namespace isolation (bench's containers): run it as root on a machine with util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. " +
+        'Without them no trial is a container: the agent could read the dataset and its processes would outlive it, so no attack would mean anything',
+    );
+    return undefined;
+  }
+  const dataset = realpathSync(resolve(opts.dataset));
+  const out = opts.out ? resolve(opts.out) : undefined;
+  if (out && (within(out, dataset) || within(dataset, out))) {
+    errorLine(`--out ${opts.out}: the trials may not be kept inside the dataset, nor the dataset inside them (each trial hides both from the agent)`);
+    return undefined;
+  }
+  const json = opts.json ? resolve(opts.json) : undefined;
+  if (json && within(json, dataset)) {
+    errorLine(`--json ${opts.json}: not inside the dataset`);
+    return undefined;
+  }
+  return { dataset, out, json };
+}
+
 export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
   let tasks: number;
   try {
@@ -42,24 +68,9 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
   } catch (err) {
     return refuseInput(err, DatasetError);
   }
-  if (!canIsolate()) {
-    errorLine(
-      "audit needs namespace isolation (bench's containers): run it as root on a machine with util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. " +
-        'Without them no trial is a container: the agent could read the dataset and its processes would outlive it, so no attack would mean anything',
-    );
-    return 2;
-  }
-  const dataset = realpathSync(resolve(opts.dataset));
-  const out = opts.out ? resolve(opts.out) : undefined;
-  if (out && (within(out, dataset) || within(dataset, out))) {
-    errorLine(`--out ${opts.out}: the trials may not be kept inside the dataset, nor the dataset inside them (each trial hides both from the agent)`);
-    return 2;
-  }
-  const json = opts.json ? resolve(opts.json) : undefined;
-  if (json && within(json, dataset)) {
-    errorLine(`--json ${opts.json}: not inside the dataset`);
-    return 2;
-  }
+  const places = auditPlaces(opts);
+  if (places === undefined) return 2;
+  const { dataset, out, json } = places;
   let trialsDir: string;
   try {
     if (out) mkdirSync(out, { recursive: true });

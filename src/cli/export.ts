@@ -207,23 +207,7 @@ function size(bytes: number): string {
 
 export async function exportCommand(opts: ExportCommandOptions): Promise<number> {
   try {
-    // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
-    checkOutputPath(opts.out, '--out', { folder: true, createFolders: true });
-    const present = existsSync(opts.out) ? readdirSync(opts.out) : [];
-    if (present.length > 0 && present.every((e) => STAGING.test(e)))
-      throw new ExportError(`--out ${opts.out}: holds ${present[0]}, left by an export that was killed; remove it, or choose a new folder`);
-    if (present.length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
-    // So is the name: it becomes folder names inside --out (`--name ../../x` must not write outside it).
-    if (opts.name !== undefined && !isTaskName(opts.name))
-      throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
-    // So are the package options: a bad --org or --author is found before anything is read.
-    const pkg = packageOptions(opts);
-    // So is a verifier the layout cannot have (SkillsBench 1.1's harnesses run it in the agent's container).
-    const modeProblem = verifierModeProblem(opts.layout ?? 'harbor', opts.verifier);
-    if (modeProblem) throw new ExportError(modeProblem);
-    // So is the skill folder: a typo in --with-skill is found before anything is read or written.
-    const skillDir =
-      opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
+    const { pkg, skillDir } = checkExportOptions(opts);
     const claims = readLabelled(opts.labelled, { taskField: opts.taskField });
     const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
     const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
@@ -280,39 +264,80 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     }
-    const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
-    const differ = disagreements.length
-      ? `, ${plural(disagreements.length, 'claim')} the frozen oracle answers otherwise than labelled (--allow-disagreement)`
-      : '';
-    const frozen = written
-      ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${size(written.bytes)} in all) in environment/sources.warc.gz${differ}`
-      : '';
-    const ships = [
-      ...(skillDir ? [`the skill ${skillDir} (skills_dir ${TASK_SKILLS_DIR}, quotecheck inside it)`] : []),
-      ...(opts.withMcp ? ['the MCP server `quotecheck mcp`'] : []),
-    ];
-    // Tasks that give the agent quotecheck are tool-use tasks: their tags and instruction say so, and so does this line.
-    const shipped = ships.length ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking` : '';
-    // Without an org the tasks have no [task] name: they run, but Harbor's registry will not take them; the line says so.
-    const naming =
-      pkg.org !== undefined ? `; named ${pkg.org}/<task>` : "; no --org, so no [task] name: the tasks run, but Harbor's registry cannot publish them";
-    outputLine(
-      `wrote ${plural(result.tasks.length, 'task')} (${plural(claims.length, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}${naming}`,
-    );
+    outputLine(wroteLine(opts, { result, claims: claims.length, written, disagreements: disagreements.length, skillDir, org: pkg.org }));
     reportSpread(
       tasks,
       result.tasks.map((t) => t.name),
     );
     return 0;
   } catch (err) {
-    if (err instanceof UserError) return refuseInput(err);
-    // A write that fails half-way (a full disk, a folder made read-only): one line, not a stack trace.
-    if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined) {
-      // A failed copy names its source in `path` and the file it was writing in `dest`: name the one written.
-      const at = (err as NodeJS.ErrnoException & { dest?: string }).dest ?? (err as NodeJS.ErrnoException).path ?? opts.out;
-      errorLine(`writing the dataset to ${opts.out} failed: ${describeFsError(err)} (${at}); nothing was left behind`);
-      return 2;
-    }
-    throw err;
+    return exportFailed(err, opts.out);
   }
+}
+
+/**
+ * The options checked before the claims and the archive are read (the --out folder, the name, the package options, the
+ * verifier, the skill folder): a mistake in one costs nothing. Returns the package options and the skill folder.
+ */
+function checkExportOptions(opts: ExportCommandOptions): { pkg: ReturnType<typeof packageOptions>; skillDir: string | undefined } {
+  // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
+  checkOutputPath(opts.out, '--out', { folder: true, createFolders: true });
+  const present = existsSync(opts.out) ? readdirSync(opts.out) : [];
+  if (present.length > 0 && present.every((e) => STAGING.test(e)))
+    throw new ExportError(`--out ${opts.out}: holds ${present[0]}, left by an export that was killed; remove it, or choose a new folder`);
+  if (present.length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
+  // So is the name: it becomes folder names inside --out (`--name ../../x` must not write outside it).
+  if (opts.name !== undefined && !isTaskName(opts.name))
+    throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
+  // So are the package options: a bad --org or --author is found before anything is read.
+  const pkg = packageOptions(opts);
+  // So is a verifier the layout cannot have (SkillsBench 1.1's harnesses run it in the agent's container).
+  const modeProblem = verifierModeProblem(opts.layout ?? 'harbor', opts.verifier);
+  if (modeProblem) throw new ExportError(modeProblem);
+  // So is the skill folder: a typo in --with-skill is found before anything is read or written.
+  const skillDir =
+    opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
+  return { pkg, skillDir };
+}
+
+/** What an export wrote, for its last line. */
+interface Wrote {
+  result: ReturnType<typeof writeDataset>;
+  claims: number;
+  written: Awaited<ReturnType<typeof writeTaskArchives>> | undefined;
+  disagreements: number;
+  skillDir: string | undefined;
+  org: string | undefined;
+}
+
+/** The line an export ends with: the tasks, claims and sources written, the frozen edition, what the tasks ship, their names. */
+function wroteLine(opts: ExportCommandOptions, w: Wrote): string {
+  const { result, written, skillDir } = w;
+  const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
+  const differ = w.disagreements ? `, ${plural(w.disagreements, 'claim')} the frozen oracle answers otherwise than labelled (--allow-disagreement)` : '';
+  const frozen = written
+    ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${size(written.bytes)} in all) in environment/sources.warc.gz${differ}`
+    : '';
+  const ships = [
+    ...(skillDir ? [`the skill ${skillDir} (skills_dir ${TASK_SKILLS_DIR}, quotecheck inside it)`] : []),
+    ...(opts.withMcp ? ['the MCP server `quotecheck mcp`'] : []),
+  ];
+  // Tasks that give the agent quotecheck are tool-use tasks: their tags and instruction say so, and so does this line.
+  const shipped = ships.length ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking` : '';
+  // Without an org the tasks have no [task] name: they run, but Harbor's registry will not take them; the line says so.
+  const naming = w.org !== undefined ? `; named ${w.org}/<task>` : "; no --org, so no [task] name: the tasks run, but Harbor's registry cannot publish them";
+  return `wrote ${plural(result.tasks.length, 'task')} (${plural(w.claims, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}${naming}`;
+}
+
+/** How an export that failed ends: a user error's line, or one line for a write that failed half-way; anything else is thrown on. */
+function exportFailed(err: unknown, out: string): number {
+  if (err instanceof UserError) return refuseInput(err);
+  // A write that fails half-way (a full disk, a folder made read-only): one line, not a stack trace.
+  if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined) {
+    // A failed copy names its source in `path` and the file it was writing in `dest`: name the one written.
+    const at = (err as NodeJS.ErrnoException & { dest?: string }).dest ?? (err as NodeJS.ErrnoException).path ?? out;
+    errorLine(`writing the dataset to ${out} failed: ${describeFsError(err)} (${at}); nothing was left behind`);
+    return 2;
+  }
+  throw err;
 }

@@ -30,7 +30,7 @@ function positiveSeconds(value: string): number {
   return n;
 }
 
-function megabytes(value: string): number {
+function bytesFromMegabytes(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of megabytes above 0');
   return Math.round(n * 1024 * 1024);
@@ -101,7 +101,7 @@ function addSourceOptions(command: Command): Command {
         .conflicts('allowPrivate'),
     )
     .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
-    .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(megabytes));
+    .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(bytesFromMegabytes));
 }
 
 /** `run`: label every claim of a claims file (src/cli/run.ts). */
@@ -122,7 +122,7 @@ function addRunCommand(program: Command, outcome: Outcome): void {
     .addOption(new Option('--format <format>', 'answers as {id: label} (map) or [{id, label}] (list)').choices(['map', 'list']).default('map'));
   addSourceOptions(run)
     .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
-    .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(CLI_DEFAULTS.maxClaimsMb)).argParser(megabytes))
+    .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(CLI_DEFAULTS.maxClaimsMb)).argParser(bytesFromMegabytes))
     .addOption(described('--as-of <date>', 'judge every claim as of this ISO date or date-time', "each claim's verify_date"))
     .addOption(new Option('--wayback <mode>', WAYBACK_HELP).choices([...WAYBACK_MODES]).default(DEFAULT_OPTIONS.wayback))
     .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
@@ -231,7 +231,7 @@ function addMcpCommand(program: Command, outcome: Outcome): void {
     .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
     .addOption(
       new Option('--cache-mb <megabytes>', 'memory kept for the session: HTTP bodies and extracted texts, in bytes (least recently used dropped first)')
-        .argParser(megabytes)
+        .argParser(bytesFromMegabytes)
         .default(MCP_DEFAULTS.cacheMb * MB, String(MCP_DEFAULTS.cacheMb)),
     )
     .addOption(

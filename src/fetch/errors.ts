@@ -80,9 +80,10 @@ const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
 /** Timeouts raised below the fetch API (connect, headers, body). */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
-function errorCode(err: unknown): string | undefined {
+/** The first string `code` (errno, undici) along an error's cause chain, five deep; the fetch layer and the recorder read it. */
+export function errorCode(err: unknown): string | undefined {
   // undici's fetch wraps the real failure: TypeError('fetch failed', { cause }).
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as typeof e, depth++) {
     if (typeof e.code === 'string') return e.code;
   }
   return undefined;

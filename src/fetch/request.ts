@@ -153,35 +153,11 @@ export async function requestOnce(url: string, cookies: SourceCookies, settings:
         await cookies.keep(res.headers.getSetCookie(), current);
         const location = res.headers.get('location');
         if (REDIRECT_STATUSES.has(res.status) && location) {
-          await res.body?.cancel().catch(() => {});
-          const next = new URL(location, current);
-          next.hash = '';
-          next.username = '';
-          next.password = '';
-          if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-            throw new FetchError(`redirect to a non-http(s) URL refused: ${next.protocol}`, { kind: 'redirects', finalUrl: current });
-          }
-          redirects.push(current);
-          if (redirects.length > settings.maxRedirects) {
-            throw new FetchError(`more than ${settings.maxRedirects} redirects`, { kind: 'redirects', finalUrl: next.href, status: res.status });
-          }
-          current = next.href;
+          current = await redirectTarget(res, location, current, redirects, settings.maxRedirects);
           continue;
         }
         const contentType = res.headers.get('content-type') ?? undefined;
-        if (res.status >= 400) {
-          const { bytes } = await readCapped(res.body, ERROR_BODY_CAP).catch(() => ({ bytes: Buffer.alloc(0) }));
-          throw new FetchError(`HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, {
-            kind: 'http_status',
-            status: res.status,
-            retryable: RETRYABLE_STATUSES.has(res.status),
-            retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
-            finalUrl: current,
-            contentType,
-            body: bytes,
-            headers: Object.fromEntries(res.headers),
-          });
-        }
+        if (res.status >= 400) throw await statusError(res, current, contentType);
         const declared = Number(res.headers.get('content-length'));
         // The declared length is of the encoded body; a decoded body can only be larger.
         if (Number.isFinite(declared) && declared > settings.maxBytes) {
@@ -207,6 +183,44 @@ export async function requestOnce(url: string, cookies: SourceCookies, settings:
   } finally {
     clock.pause();
   }
+}
+
+/** The response fetch() gives. */
+type FetchResponse = Awaited<ReturnType<typeof fetch>>;
+
+/**
+ * A redirect's target (its body dropped; fragment and credentials removed), once `current` is counted among
+ * `redirects`. Throws FetchError for a target that is not http(s), or one redirect too many.
+ */
+async function redirectTarget(res: FetchResponse, location: string, current: string, redirects: string[], maxRedirects: number): Promise<string> {
+  await res.body?.cancel().catch(() => {});
+  const next = new URL(location, current);
+  next.hash = '';
+  next.username = '';
+  next.password = '';
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+    throw new FetchError(`redirect to a non-http(s) URL refused: ${next.protocol}`, { kind: 'redirects', finalUrl: current });
+  }
+  redirects.push(current);
+  if (redirects.length > maxRedirects) {
+    throw new FetchError(`more than ${maxRedirects} redirects`, { kind: 'redirects', finalUrl: next.href, status: res.status });
+  }
+  return next.href;
+}
+
+/** An HTTP error status as a FetchError, with its capped body, headers and Retry-After. */
+async function statusError(res: FetchResponse, current: string, contentType: string | undefined): Promise<FetchError> {
+  const { bytes } = await readCapped(res.body, ERROR_BODY_CAP).catch(() => ({ bytes: Buffer.alloc(0) }));
+  return new FetchError(`HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, {
+    kind: 'http_status',
+    status: res.status,
+    retryable: RETRYABLE_STATUSES.has(res.status),
+    retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+    finalUrl: current,
+    contentType,
+    body: bytes,
+    headers: Object.fromEntries(res.headers),
+  });
 }
 
 /**

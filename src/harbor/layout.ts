@@ -12,8 +12,6 @@ export const authorEntry = (a: Author): Record<string, string> => ({ name: a.nam
  */
 export type Layout = 'harbor' | 'skillsbench';
 
-export const LAYOUT_NAMES: readonly Layout[] = ['harbor', 'skillsbench'];
-
 export interface LayoutSpec {
   /** The task's folder holding solve.sh, and where a harness puts it in the container. */
   oracle: { folder: string; path: string };

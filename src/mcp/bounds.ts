@@ -6,6 +6,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import { ErrorCode, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 // A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
 import * as z from 'zod';
+import { thousands } from '../messages.js';
 
 /** The longest quote verify_quote takes (and a claim of check_claims): a long passage is a few thousand characters. */
 export const MAX_QUOTE_CHARS = 20_000;
@@ -32,11 +33,6 @@ const ECHO_HEAD = 200;
 /** `--call-timeout`'s default: the longest one tool call may take, in seconds. */
 export const DEFAULT_CALL_TIMEOUT_SECONDS = MCP_DEFAULTS.callTimeoutSeconds;
 
-/** A number as messages write it: 20,000. */
-export function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
 /** The first `n` UTF-16 units of `s`, never half a surrogate pair. */
 export function head(s: string, n: number): string {
   if (s.length <= n) return s;
@@ -48,7 +44,7 @@ export function head(s: string, n: number): string {
 export function echo(s: string, max = ECHO_CHARS): string {
   if (s.length <= max) return s;
   const digest = createHash('sha256').update(s).digest('hex');
-  return `${head(s, Math.min(ECHO_HEAD, max))}… [${count(s.length)} characters, sha256 ${digest}]`;
+  return `${head(s, Math.min(ECHO_HEAD, max))}… [${thousands(s.length)} characters, sha256 ${digest}]`;
 }
 
 /** What zod tells an error function of an issue: the fields the messages below read. */
@@ -82,7 +78,7 @@ export function capped(field: string, max: number, what: string, min = 0): z.Zod
     if (issue.code === 'invalid_type') return `${field}: ${issue.input === undefined ? 'missing' : `${kindOf(issue.input)}, not text`}; give ${what}`;
     if (issue.code === 'too_small') return `${field}: empty; give ${what}`;
     if (issue.code === 'too_big')
-      return `${field}: ${count(typeof issue.input === 'string' ? issue.input.length : 0)} characters, over the ${count(max)}-character cap`;
+      return `${field}: ${thousands(typeof issue.input === 'string' ? issue.input.length : 0)} characters, over the ${thousands(max)}-character cap`;
     return `${field}: not accepted; give ${what}`;
   };
   const s = z.string({ error }).max(max);
@@ -91,7 +87,7 @@ export function capped(field: string, max: number, what: string, min = 0): z.Zod
 
 /** A whole-number field from `min` (to `max`, when given), whose refusals name the field and the numbers it takes. */
 export function wholeNumber(field: string, min: number, max?: number): z.ZodNumber {
-  const range = `a whole number from ${count(min)}${max === undefined ? ' up' : ` to ${count(max)}`}`;
+  const range = `a whole number from ${thousands(min)}${max === undefined ? ' up' : ` to ${thousands(max)}`}`;
   const error = (issue: FieldIssue): string => {
     if (issue.input === undefined) return `${field}: missing; give ${range}`;
     if (typeof issue.input !== 'number') return `${field}: ${kindOf(issue.input)}, not a number; give ${range}`;
@@ -313,7 +309,7 @@ export class GuardedTransport implements Transport {
 
   /** Answers a request that was too long to read, when its id is known. */
   refuseOversize(bytes: number, id: RequestId | undefined, maxBytes: number): void {
-    const why = `the request is ${count(bytes)} bytes, over the ${count(maxBytes)}-byte cap for one message`;
+    const why = `the request is ${thousands(bytes)} bytes, over the ${thousands(maxBytes)}-byte cap for one message`;
     process.stderr.write(`quotecheck mcp: dropped a request: ${why}${id === undefined ? ' (no id found to answer)' : ''}\n`);
     if (id !== undefined) void this.inner.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: why } }).catch(() => {});
   }
@@ -332,7 +328,7 @@ export class GuardedTransport implements Transport {
     const bytes = jsonBytes({ ...message, result: bounded });
     if (bytes > this.maxResponseBytes) {
       bounded = errorResult(
-        `${tool ?? 'the tool'}: the answer would be ${count(bytes)} bytes, over the ${count(this.maxResponseBytes)}-byte cap for one response; ask for less`,
+        `${tool ?? 'the tool'}: the answer would be ${thousands(bytes)} bytes, over the ${thousands(this.maxResponseBytes)}-byte cap for one response; ask for less`,
       );
     }
     return bounded === result ? message : { ...message, result: bounded };

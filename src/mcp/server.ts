@@ -3,7 +3,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../defaults.js';
-import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES, count } from './bounds.js';
+import { thousands } from '../messages.js';
+import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './bounds.js';
 import { SourceCache } from './cache.js';
 import {
   SourceTools,
@@ -62,7 +63,7 @@ async function guarded(
   const stop = new AbortController();
   const seconds = limitMs / 1000;
   const timer = setTimeout(
-    () => stop.abort(new CallTimeLimit(`${tool}: stopped at the ${count(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`)),
+    () => stop.abort(new CallTimeLimit(`${tool}: stopped at the ${thousands(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`)),
     limitMs,
   );
   const onCancel = (): void => stop.abort(cancelled.reason);
@@ -99,6 +100,16 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
   const server = new McpServer({ name: 'quotecheck', version: VERSION }, { maxToolInputElements: 64 });
   const limit = settings.callTimeoutMs;
 
+  registerVerifyQuote(server, tools, limit);
+  registerReadSource(server, tools, limit);
+  registerSearchSource(server, tools, limit);
+  registerCheckClaims(server, tools, limit);
+
+  return { server, tools };
+}
+
+/** verify_quote: one quote against its source, with the diagnosis and evidence. */
+function registerVerifyQuote(server: McpServer, tools: SourceTools, limit: number): void {
   server.registerTool(
     'verify_quote',
     {
@@ -118,7 +129,10 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
         return ok(`${r.label} (diagnosis: ${r.diagnosis})${r.note ? `: ${r.note}` : ''}`, r);
       }),
   );
+}
 
+/** read_source: a source's extracted text, a page at a time. */
+function registerReadSource(server: McpServer, tools: SourceTools, limit: number): void {
   server.registerTool(
     'read_source',
     {
@@ -139,7 +153,10 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
         );
       }),
   );
+}
 
+/** search_source: the passages of a source closest to a phrase. */
+function registerSearchSource(server: McpServer, tools: SourceTools, limit: number): void {
   server.registerTool(
     'search_source',
     {
@@ -161,7 +178,10 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
         );
       }),
   );
+}
 
+/** check_claims: a whole claims file run, its answers file written. */
+function registerCheckClaims(server: McpServer, tools: SourceTools, limit: number): void {
   server.registerTool(
     'check_claims',
     {
@@ -185,8 +205,6 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
         '; the answers file holds the claims decided by then, the others no_match',
       ),
   );
-
-  return { server, tools };
 }
 
 /**

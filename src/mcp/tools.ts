@@ -2,7 +2,7 @@
 import { posix } from 'node:path';
 // A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
 import * as z from 'zod';
-import { describeFsError } from '../messages.js';
+import { describeFsError, thousands } from '../messages.js';
 import { asOfProblem } from '../asof/date.js';
 import type { CheckOptions, ClaimResult } from '../check.js';
 import { AnswersSession } from '../run/session.js';
@@ -27,7 +27,6 @@ import {
   MAX_URL_CHARS,
   PART_BYTES,
   capped,
-  count,
   oneOf,
   wholeNumber,
   echo,
@@ -83,12 +82,12 @@ const htmlViews = ['article', 'full', 'any'] as const;
 // ---- schemas -------------------------------------------------------------------------------
 
 // Each field's refusals name it and say what to give (bounds.ts): what the field holds is the `what` of its messages.
-const url = capped('url', MAX_URL_CHARS, "the source's http(s) URL", 1).describe(`http(s) URL of the source (at most ${count(MAX_URL_CHARS)} characters)`);
+const url = capped('url', MAX_URL_CHARS, "the source's http(s) URL", 1).describe(`http(s) URL of the source (at most ${thousands(MAX_URL_CHARS)} characters)`);
 
 export const verifyInput = {
   url,
   quote: capped('quote', MAX_QUOTE_CHARS, 'the passage claimed to occur in the source', 1).describe(
-    `the passage claimed to occur in the source, as the claim gives it (at most ${count(MAX_QUOTE_CHARS)} characters)`,
+    `the passage claimed to occur in the source, as the claim gives it (at most ${thousands(MAX_QUOTE_CHARS)} characters)`,
   ),
   html_view: oneOf('html_view', htmlViews).optional().describe('which HTML text may match: Readability article, full page, or either (default any)'),
   as_of: capped('as_of', MAX_AS_OF_CHARS, 'an ISO date or date-time, or leave it out')
@@ -142,7 +141,7 @@ export const readOutput = {
 export const searchInput = {
   url,
   query: capped('query', MAX_QUERY_CHARS, 'the phrase to look for', 1).describe(
-    `the phrase to look for, e.g. the quote or part of it (at most ${count(MAX_QUERY_CHARS)} characters)`,
+    `the phrase to look for, e.g. the quote or part of it (at most ${thousands(MAX_QUERY_CHARS)} characters)`,
   ),
   max_results: wholeNumber('max_results', 1, MAX_RESULTS).optional().describe(`passages returned (default ${DEFAULT_RESULTS})`),
 };
@@ -169,7 +168,7 @@ export const searchOutput = {
 
 export const checkInput = {
   claims_path: capped('claims_path', MAX_PATH_CHARS, "the path of a claims file under the server's root folder", 1).describe(
-    `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${count(MAX_CLAIMS_PER_CALL)} claims`,
+    `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${thousands(MAX_CLAIMS_PER_CALL)} claims`,
   ),
   answers_path: capped('answers_path', MAX_PATH_CHARS, 'a file path under the root folder, or leave it out for answers.json beside the claims', 1)
     .optional()
@@ -367,7 +366,7 @@ export class SourceTools {
     if (query === '') throw new ToolInputError('query: nothing left after normalization (only whitespace)');
     if (query.length > MAX_QUERY_CHARS)
       throw new ToolInputError(
-        `query: ${count(query.length)} characters once normalized, over the ${count(MAX_QUERY_CHARS)}-character cap; search for a part of it`,
+        `query: ${thousands(query.length)} characters once normalized, over the ${thousands(MAX_QUERY_CHARS)}-character cap; search for a part of it`,
       );
     const record = await this.#source(input.url, signal);
     const max = input.max_results ?? DEFAULT_RESULTS;
@@ -412,7 +411,7 @@ export class SourceTools {
       query: echo(input.query),
       exact: record.views.some((v) => v.text.includes(query)),
       results,
-      note: left > 0 ? `${left} more passage(s) left out to keep the answer under ${count(PART_BYTES)} bytes of text; search for a longer phrase` : few,
+      note: left > 0 ? `${left} more passage(s) left out to keep the answer under ${thousands(PART_BYTES)} bytes of text; search for a longer phrase` : few,
     };
   }
 
@@ -437,7 +436,7 @@ export class SourceTools {
     }
     if (set.entries.length > MAX_CLAIMS_PER_CALL) {
       throw new ToolInputError(
-        `${shownClaims}: ${count(set.entries.length)} claims, over the ${count(MAX_CLAIMS_PER_CALL)}-claim cap for one check_claims call; split the file, or label it with \`quotecheck run\``,
+        `${shownClaims}: ${thousands(set.entries.length)} claims, over the ${thousands(MAX_CLAIMS_PER_CALL)}-claim cap for one check_claims call; split the file, or label it with \`quotecheck run\``,
       );
     }
     for (const e of set.entries) {
@@ -448,7 +447,7 @@ export class SourceTools {
       ] as const) {
         if (value.length > cap) {
           throw new ToolInputError(
-            `${shownClaims}: ${describeClaim(e.index, echo(e.id, 100))}: ${field}: ${count(value.length)} characters, over the ${count(cap)}-character cap`,
+            `${shownClaims}: ${describeClaim(e.index, echo(e.id, 100))}: ${field}: ${thousands(value.length)} characters, over the ${thousands(cap)}-character cap`,
           );
         }
       }
@@ -484,7 +483,7 @@ export class SourceTools {
       results.push(item);
     }
     const warnings = run.warnings.slice(0, MAX_LISTED_WARNINGS).map((w) => echo(w, 500));
-    if (run.warnings.length > MAX_LISTED_WARNINGS) warnings.push(`... and ${count(run.warnings.length - MAX_LISTED_WARNINGS)} more warnings`);
+    if (run.warnings.length > MAX_LISTED_WARNINGS) warnings.push(`... and ${thousands(run.warnings.length - MAX_LISTED_WARNINGS)} more warnings`);
     return {
       answers_path: target.path,
       claims: tally.claims,

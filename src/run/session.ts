@@ -1,8 +1,8 @@
 // The answers session: a claims file's entries turned into an answers file kept in step with the run, and the run's tally.
 import { AnswerBook, AnswersFile, type AnswerFormat, type AnswersTarget } from '../answers.js';
 import type { ClaimSet } from '../claims.js';
-import { RunTally } from '../report.js';
 import type { CheckOptions, StreamedRun } from './options.js';
+import { RunTally } from './tally.js';
 
 /**
  * One run over one claims file, as `quotecheck run` and the MCP server's check_claims make it: the answers file is
@@ -34,21 +34,26 @@ export class AnswersSession {
     const { answers, tally } = this;
     // The pipeline (the HTTP client, the network rule, the stages) loads here, not with the session: a baseline run
     // writes its answers without it.
-    const { streamClaims } = await import('../check.js');
+    const { runClaims } = await import('./loop.js');
+    const onResult: CheckOptions['onResult'] = (r) => {
+      options.onResult?.(r);
+      answers.book.set(r.id, r.label);
+      answers.schedule();
+      tally.addResult(r);
+    };
     try {
-      return await streamClaims(this.set, {
-        ...options,
-        onResult: (r) => {
-          options.onResult?.(r);
-          answers.book.set(r.id, r.label);
-          answers.schedule();
-          tally.addResult(r);
+      return await runClaims(
+        this.set,
+        {
+          ...options,
+          onResult,
+          onSource: (s) => {
+            tally.addSource(s);
+            options.onSource?.(s);
+          },
         },
-        onSource: (s) => {
-          tally.addSource(s);
-          options.onSource?.(s);
-        },
-      });
+        (r) => onResult(r),
+      );
     } finally {
       answers.cancel();
     }

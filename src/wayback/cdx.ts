@@ -1,5 +1,13 @@
 // The Wayback Machine's CDX API (wayback-cdx-server): the query for captures near a date, and its JSON answer parsed.
-import type { AsOfDate } from '../asof/date.js';
+/** A date a claim is judged as of: the whole of a calendar day (UTC), or one instant (src/asof/date.ts parses it). */
+export interface AsOfDate {
+  /** As given: "2024-05-01" or "2024-05-01T12:00:00Z". */
+  input: string;
+  /** The last second it covers, as a Wayback timestamp (14 digits, UTC): the CDX `to` bound. */
+  end14: string;
+  /** The first second after it, as a Wayback timestamp: the CDX `from` bound for "the earliest capture after". */
+  after14: string;
+}
 
 /** One capture as the CDX index lists it. */
 export interface CaptureRef {

@@ -1,10 +1,9 @@
 // The Wayback Machine client: captures of a URL near a date (CDX) and their raw bytes, paced, cached, and abandoned politely.
-import type { AsOfDate } from '../asof/date.js';
 import { FetchError } from '../fetch/errors.js';
 import { requestOnce, type RequestSettings } from '../fetch/request.js';
 import { SourceCookies } from '../fetch/cookies.js';
 import { fetchedSource, type FetchedSource } from '../fetch/source.js';
-import { cdxQueryUrl, parseCdxJson, type CdxError, type CaptureRef } from './cdx.js';
+import { cdxQueryUrl, parseCdxJson, type AsOfDate, type CdxError, type CaptureRef } from './cdx.js';
 import { Pacer, PaceError } from './pace.js';
 
 /** Captures listed at or before the date: the few nearest, among which one may prove itself by its hash. */

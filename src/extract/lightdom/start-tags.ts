@@ -217,125 +217,56 @@ function startTagAfterHead(s: TreeState, t: StartTag): void {
 
 // In body (§13.2.6.4.7) --------------------------------------------------------------------------------------
 
-/** "in body": one line per group of tag names, in the standard's order. */
+/** A start tag's rule in one insertion mode. */
+type StartTagRule = (s: TreeState, t: StartTag) => void;
+
+/** "in body": the rule of each tag name, one line per group of tag names, in the standard's order; any other tag: anyOtherStartTagInBody. */
+const IN_BODY: ReadonlyMap<string, StartTagRule> = new Map(
+  (
+    [
+      [['html'], htmlStartTagInBody],
+      [['base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'script', 'style', 'template', 'title'], startTagInHead],
+      [['body'], bodyStartTagInBody],
+      [['frameset'], framesetStartTagInBody],
+      [['h1', 'h2', 'h3', 'h4', 'h5', 'h6'], headingStartTagInBody],
+      [['pre', 'listing'], preStartTagInBody],
+      [['form'], formStartTagInBody],
+      [['li', 'dd', 'dt'], listItemStartTagInBody],
+      [['plaintext'], plaintextStartTagInBody],
+      [['button'], buttonStartTagInBody],
+      [['a'], aStartTagInBody],
+      [['b', 'big', 'code', 'em', 'font', 'i', 's', 'small', 'strike', 'strong', 'tt', 'u'], formattingStartTagInBody],
+      [['nobr'], nobrStartTagInBody],
+      [['applet', 'marquee', 'object'], appletStartTagInBody],
+      [['table'], tableStartTagInBody],
+      [['area', 'br', 'embed', 'img', 'keygen', 'wbr'], voidStartTagInBody],
+      [['input'], inputStartTagInBody],
+      [['param', 'source', 'track'], (s, t) => s.insert.appendElement(t.name, t.attrs)],
+      [['hr'], hrStartTagInBody],
+      [['image'], (s, t) => startTagInBody(s, { ...t, name: 'img' })],
+      [['textarea'], textareaStartTagInBody],
+      [['xmp'], xmpStartTagInBody],
+      [
+        ['iframe'],
+        (s, t) => {
+          s.framesetOk = false;
+          insertTextElement(s, t);
+        },
+      ],
+      [['noembed'], insertTextElement],
+      [['select'], selectStartTagInBody],
+      [['optgroup', 'option'], optionStartTagInBody],
+      [['rb', 'rtc'], (s, t) => rubyStartTagInBody(s, t, undefined)],
+      [['rp', 'rt'], (s, t) => rubyStartTagInBody(s, t, 'rtc')],
+      [['math', 'svg'], foreignStartTagInBody],
+      [['caption', 'col', 'colgroup', 'frame', 'head', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr'], () => {}], // ignored
+    ] satisfies [string[], StartTagRule][]
+  ).flatMap(([names, rule]) => names.map((name): [string, StartTagRule] => [name, rule])),
+);
+
+/** "in body": the tag name's rule (IN_BODY), as parse5 dispatches on the tag. */
 function startTagInBody(s: TreeState, t: StartTag): void {
-  switch (t.name) {
-    case 'html':
-      return htmlStartTagInBody(s, t);
-    case 'base':
-    case 'basefont':
-    case 'bgsound':
-    case 'link':
-    case 'meta':
-    case 'noframes':
-    case 'script':
-    case 'style':
-    case 'template':
-    case 'title':
-      return startTagInHead(s, t);
-    case 'body':
-      return bodyStartTagInBody(s, t);
-    case 'frameset':
-      return framesetStartTagInBody(s, t);
-    case 'h1':
-    case 'h2':
-    case 'h3':
-    case 'h4':
-    case 'h5':
-    case 'h6':
-      return headingStartTagInBody(s, t);
-    case 'pre':
-    case 'listing':
-      return preStartTagInBody(s, t);
-    case 'form':
-      return formStartTagInBody(s, t);
-    case 'li':
-    case 'dd':
-    case 'dt':
-      return listItemStartTagInBody(s, t);
-    case 'plaintext':
-      return plaintextStartTagInBody(s, t);
-    case 'button':
-      return buttonStartTagInBody(s, t);
-    case 'a':
-      return aStartTagInBody(s, t);
-    case 'b':
-    case 'big':
-    case 'code':
-    case 'em':
-    case 'font':
-    case 'i':
-    case 's':
-    case 'small':
-    case 'strike':
-    case 'strong':
-    case 'tt':
-    case 'u':
-      return formattingStartTagInBody(s, t);
-    case 'nobr':
-      return nobrStartTagInBody(s, t);
-    case 'applet':
-    case 'marquee':
-    case 'object':
-      return appletStartTagInBody(s, t);
-    case 'table':
-      return tableStartTagInBody(s, t);
-    case 'area':
-    case 'br':
-    case 'embed':
-    case 'img':
-    case 'keygen':
-    case 'wbr':
-      return voidStartTagInBody(s, t);
-    case 'input':
-      return inputStartTagInBody(s, t);
-    case 'param':
-    case 'source':
-    case 'track':
-      s.insert.appendElement(t.name, t.attrs);
-      return;
-    case 'hr':
-      return hrStartTagInBody(s, t);
-    case 'image':
-      return startTagInBody(s, { ...t, name: 'img' });
-    case 'textarea':
-      return textareaStartTagInBody(s, t);
-    case 'xmp':
-      return xmpStartTagInBody(s, t);
-    case 'iframe':
-      s.framesetOk = false;
-      return insertTextElement(s, t);
-    case 'noembed':
-      return insertTextElement(s, t);
-    case 'select':
-      return selectStartTagInBody(s, t);
-    case 'optgroup':
-    case 'option':
-      return optionStartTagInBody(s, t);
-    case 'rb':
-    case 'rtc':
-      return rubyStartTagInBody(s, t, undefined);
-    case 'rp':
-    case 'rt':
-      return rubyStartTagInBody(s, t, 'rtc');
-    case 'math':
-    case 'svg':
-      return foreignStartTagInBody(s, t);
-    case 'caption':
-    case 'col':
-    case 'colgroup':
-    case 'frame':
-    case 'head':
-    case 'tbody':
-    case 'td':
-    case 'tfoot':
-    case 'th':
-    case 'thead':
-    case 'tr':
-      return; // ignored
-    default:
-      return anyOtherStartTagInBody(s, t);
-  }
+  (IN_BODY.get(t.name) ?? anyOtherStartTagInBody)(s, t);
 }
 
 /** html: its attributes added to the root's (not in a template). */
