@@ -38,7 +38,13 @@ export interface OptionSpec {
   scale?: number;
 }
 
-const MB = 1024 * 1024;
+/** Bytes in a megabyte: the `--*-mb` options' unit. */
+export const MB = 1024 * 1024;
+
+/** Megabytes as a flag gives them (`--max-mb 0.5`), in whole bytes. */
+export function bytesOf(megabytes: number): number {
+  return Math.round(megabytes * MB);
+}
 const ALL = ['run', 'label', 'verify', 'mcp'] as const satisfies readonly OptionCommand[];
 const SOURCES = ['run', 'label'] as const satisfies readonly OptionCommand[];
 const WAYBACK = ['run', 'verify', 'mcp'] as const satisfies readonly OptionCommand[];
@@ -241,9 +247,9 @@ export function fetchSettings<C extends OptionCommand>(command: C, flags: FetchF
     const value = values[name];
     // An option whose default is the code's own (`shown`) given empty (`--user-agent ''`) leaves that default.
     if (spec.setting === undefined || value === undefined || (value === '' && spec.default === undefined)) continue;
-    if (spec.scale === undefined) out[spec.setting] = value;
-    // Megabytes become whole bytes; seconds become milliseconds as they are.
-    else out[spec.setting] = spec.kind === 'megabytes' ? Math.round((value as number) * spec.scale) : (value as number) * spec.scale;
+    const scaled = spec.scale === undefined ? value : (value as number) * spec.scale;
+    // Megabytes become whole bytes (as bytesOf); seconds become milliseconds as they are.
+    out[spec.setting] = spec.kind === 'megabytes' ? Math.round(scaled as number) : scaled;
   }
   return out as FetchSettings<C>;
 }

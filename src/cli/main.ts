@@ -5,7 +5,8 @@ import { CLI_DEFAULTS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../defaults.js'
 import { REPORT_ORDERS, VERIFIER_MODES } from '../settings.js';
 import { ATTACKS } from '../harbor/attacks.js';
 import { processIo, withIo, type CliIo } from './io.js';
-import { MB, addTableOptions, megabytes, nonNegativeInt, positiveInt, positiveSeconds } from './options.js';
+import { bytesOf } from '../options.js';
+import { addTableOptions, megabytes, nonNegativeInt, positiveInt, positiveSeconds } from './options.js';
 
 /** What a command's action leaves for main: its exit code. */
 interface Outcome {
@@ -62,7 +63,7 @@ function addRunCommand(program: Command, outcome: Outcome): void {
     .action(async (o) => {
       // Each command loads its own modules: `grade` should not pay for the HTTP client and parsers.
       const { runCommand } = await import('./run.js');
-      outcome.code = await runCommand({ ...o, maxClaimsBytes: o.maxClaimsMb === undefined ? undefined : Math.round(o.maxClaimsMb * MB) });
+      outcome.code = await runCommand({ ...o, maxClaimsBytes: o.maxClaimsMb === undefined ? undefined : bytesOf(o.maxClaimsMb) });
     });
 }
 

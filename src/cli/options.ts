@@ -21,15 +21,12 @@ export function positiveSeconds(value: string): number {
   return n;
 }
 
-/** A number of megabytes above 0, as given (the one megabytes parser: a setting in bytes is `Math.round(mb * MB)`). */
+/** A number of megabytes above 0, as given (the one megabytes parser; src/options.ts bytesOf makes them bytes). */
 export function megabytes(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of megabytes above 0');
   return n;
 }
-
-/** Bytes in a megabyte, for the `--*-mb` options. */
-export const MB = 1024 * 1024;
 
 const PARSERS: Partial<Record<OptionKind, (value: string) => number>> = {
   count: nonNegativeInt,
