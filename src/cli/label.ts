@@ -8,15 +8,16 @@ import { CLI_DEFAULTS, VERSION } from '../defaults.js';
 import { UserError } from '../errors.js';
 import { hasLabels, parseClaimRows, readClaimRows, type ClaimRow } from '../harbor/labelled.js';
 import { labelClaims, type LabelRun, type RecordedBodies } from '../harbor/label.js';
-import type { HtmlViewChoice } from '../match.js';
 import { describeFsError, plural, readTextFile } from '../messages.js';
 import { OutputPathError, checkOutputPaths, writeFileAtomicSync } from '../outputs.js';
 import { ReportFile } from '../report-file.js';
 import type { ReplayDispatcher, WarcRecorder } from '../archive/index.js';
 import { SIGNAL_EXIT, claimsProgress, messageLine, refuseInput } from './progress.js';
 import { transportOf } from '../run/options.js';
+import { fetchSettings, type FetchFlags } from '../options.js';
 
-export interface LabelCommandOptions {
+/** `label`'s options as commander gives them: the table's (src/options.ts) and its own. */
+export interface LabelCommandOptions extends FetchFlags<'label'> {
   claims: string;
   out?: string;
   force: boolean;
@@ -25,16 +26,6 @@ export interface LabelCommandOptions {
   record?: string;
   replay?: string;
   report?: string;
-  htmlView: HtmlViewChoice;
-  concurrency: number;
-  perHost: number;
-  timeout: number;
-  retries: number;
-  sourceBudget: number;
-  extractTimeout: number;
-  allowPrivate: boolean;
-  userAgent?: string;
-  maxBytes?: number;
   quiet?: boolean;
 }
 
@@ -163,21 +154,7 @@ function writeOutputs(run: LabelRun, rows: readonly ClaimRow[], opts: LabelComma
 
 /** The run's settings from the command's: the network (recorded or not) or a replay; Wayback is never asked (labels are made now). */
 function checkOptions(opts: LabelCommandOptions, archives: { recorder?: WarcRecorder; replay?: ReplayDispatcher }, signal: AbortSignal): Partial<CheckOptions> {
-  const o: Partial<CheckOptions> = {
-    htmlView: opts.htmlView,
-    concurrency: opts.concurrency,
-    perHost: opts.perHost,
-    timeoutMs: opts.timeout * 1000,
-    retries: opts.retries,
-    sourceBudgetMs: opts.sourceBudget * 1000,
-    extractTimeoutMs: opts.extractTimeout * 1000,
-    allowPrivate: opts.allowPrivate,
-    signal,
-    transport: transportOf(archives),
-  };
-  if (opts.userAgent) o.userAgent = opts.userAgent;
-  if (opts.maxBytes) o.maxBytes = opts.maxBytes;
-  return o;
+  return { ...fetchSettings('label', opts), signal, transport: transportOf(archives) };
 }
 
 interface Prepared {

@@ -1,51 +1,17 @@
 // The command line: argument parsing (commander) and dispatch to one module per command.
 import { availableParallelism } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CLI_DEFAULTS, DEFAULT_OPTIONS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../defaults.js';
-import { REPORT_ORDERS, VERIFIER_MODES, WAYBACK_MODES } from '../settings.js';
-import { RETRYABLE_STATUSES } from '../fetch/policy.js';
+import { CLI_DEFAULTS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../defaults.js';
+import { REPORT_ORDERS, VERIFIER_MODES } from '../settings.js';
 import { ATTACKS } from '../harbor/attacks.js';
 import { processIo, withIo, type CliIo } from './io.js';
+import { bytesOf } from '../options.js';
+import { addTableOptions, megabytes, nonNegativeInt, positiveInt, positiveSeconds } from './options.js';
 
 /** What a command's action leaves for main: its exit code. */
 interface Outcome {
   code: number;
 }
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
-  return n;
-}
-
-function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number of at least 0');
-  return n;
-}
-
-function positiveSeconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of seconds above 0');
-  return n;
-}
-
-function bytesFromMegabytes(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of megabytes above 0');
-  return Math.round(n * 1024 * 1024);
-}
-
-const MB = 1024 * 1024;
-
-/** The statuses `--retries` retries, listed from the retry policy itself so help and code cannot disagree. */
-/** What `--allow-private` does, for every command that fetches (the MCP server's says the same). */
-const ALLOW_PRIVATE_HELP =
-  "also reach private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, unique-local, ...): refused by default, as claims' URLs come from strangers";
-/** `--wayback`'s modes, for `run` and `verify` alike (docs/sources-change.md#when-the-archive-is-asked). */
-const WAYBACK_HELP =
-  "look up Wayback captures: auto (claims with evidence whose source changed and whose quote is not in today's text), always (also claims without evidence not found live), strict (also claims with evidence found in today's changed text: one archive lookup per such URL and date, for re-deriving gold), off";
-const RETRIED = `network errors, timeouts and HTTP ${[...RETRYABLE_STATUSES].join(', ')} (never other 4xx)`;
 
 /** How help shows an option's default: every option says it, in one format, `(default: X)`, or `(required)`. */
 export function defaultShown(option: Option): string | undefined {
@@ -71,39 +37,6 @@ function described(flags: string, description: string, shown: string): Option {
   return new Option(flags, description).default(undefined, shown);
 }
 
-/**
- * The options of every command that reads claims' sources (`run`, `label`), declared once: which HTML view may match,
- * how many requests at once, the limits of an attempt, a source and its extraction, the network rule, the User-Agent
- * and the largest body.
- */
-function addSourceOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either')
-        .choices(['article', 'full', 'any'])
-        .default(DEFAULT_OPTIONS.htmlView),
-    )
-    .option('--concurrency <n>', 'requests at once, in all', positiveInt, DEFAULT_OPTIONS.concurrency)
-    .option('--per-host <n>', 'requests at once to one host (a source waiting for a retry holds no slot)', positiveInt, DEFAULT_OPTIONS.perHost)
-    .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
-    .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
-    .option('--source-budget <seconds>', 'time for one source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
-    .option(
-      '--extract-timeout <seconds>',
-      'time to extract one source (pdftotext, or the HTML parser)',
-      positiveSeconds,
-      DEFAULT_OPTIONS.extractTimeoutMs / 1000,
-    )
-    .option('--allow-private', ALLOW_PRIVATE_HELP, false)
-    .addOption(
-      new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)')
-        .default(undefined, 'on')
-        .conflicts('allowPrivate'),
-    )
-    .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
-    .addOption(described('--max-mb <megabytes>', 'largest body accepted (decoded size)', String(DEFAULT_OPTIONS.maxBytes / MB)).argParser(bytesFromMegabytes));
-}
-
 /** `run`: label every claim of a claims file (src/cli/run.ts). */
 function addRunCommand(program: Command, outcome: Outcome): void {
   const run = program
@@ -120,20 +53,17 @@ function addRunCommand(program: Command, outcome: Outcome): void {
     )
     .option('--baseline', 'fetch nothing, answer no_match for every claim (the baseline every agent must beat)', false)
     .addOption(new Option('--format <format>', 'answers as {id: label} (map) or [{id, label}] (list)').choices(['map', 'list']).default('map'));
-  addSourceOptions(run)
+  addTableOptions(run, 'run')
     .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
-    .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(CLI_DEFAULTS.maxClaimsMb)).argParser(bytesFromMegabytes))
+    .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(CLI_DEFAULTS.maxClaimsMb)).argParser(megabytes))
     .addOption(described('--as-of <date>', 'judge every claim as of this ISO date or date-time', "each claim's verify_date"))
-    .addOption(new Option('--wayback <mode>', WAYBACK_HELP).choices([...WAYBACK_MODES]).default(DEFAULT_OPTIONS.wayback))
-    .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
-    .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
     .option('--record <file.warc.gz>', 'keep every HTTP exchange of the run in a WARC 1.1 file')
     .addOption(described('--replay <file.warc.gz>', 'answer every fetch from a WARC file, with no network', `$${REPLAY_ENV}`))
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       // Each command loads its own modules: `grade` should not pay for the HTTP client and parsers.
       const { runCommand } = await import('./run.js');
-      outcome.code = await runCommand({ ...o, maxBytes: o.maxMb, maxClaimsBytes: o.maxClaimsMb });
+      outcome.code = await runCommand({ ...o, maxClaimsBytes: o.maxClaimsMb === undefined ? undefined : bytesOf(o.maxClaimsMb) });
     });
 }
 
@@ -153,49 +83,26 @@ function addLabelCommand(program: Command, outcome: Outcome): void {
     .option('--record <file.warc.gz>', 'keep every HTTP exchange in a WARC 1.1 file; each evidence names the record of its bytes (warc_record_id)')
     .option('--replay <file.warc.gz>', "check a labelled --claims against a recorded run's sources, with no network (writes no labels)")
     .option('--report <path>', 'also write the evidence report, one JSON line per claim');
-  addSourceOptions(label)
+  addTableOptions(label, 'label')
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       const { labelCommand } = await import('./label.js');
-      outcome.code = await labelCommand({ ...o, maxBytes: o.maxMb });
+      outcome.code = await labelCommand(o);
     });
 }
 
 /** `verify`: one quote against one URL (src/cli/verify.ts). */
 function addVerifyCommand(program: Command, outcome: Outcome): void {
-  program
+  const verify = program
     .command('verify')
     .description('check one quote against one URL; exit 0 verbatim, 1 no_match, 2 bad input')
     .configureHelp(HELP_CONFIG)
     .requiredOption('--url <url>', 'the source URL')
     .requiredOption('--quote <text>', 'the quote ("-" reads it from stdin)')
-    .option('--json', 'print one JSON object: the evidence report fields (docs/how-it-decides.md, Contracts) plus the quote', false)
-    .addOption(
-      new Option('--html-view <view>', 'which HTML text may match: Readability article, full page, or either')
-        .choices(['article', 'full', 'any'])
-        .default(DEFAULT_OPTIONS.htmlView),
-    )
-    .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
-    .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
-    .option('--source-budget <seconds>', 'time for the source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
-    .option(
-      '--extract-timeout <seconds>',
-      'time to extract the source (pdftotext, or the HTML parser)',
-      positiveSeconds,
-      DEFAULT_OPTIONS.extractTimeoutMs / 1000,
-    )
-    .addOption(described('--user-agent <string>', 'User-Agent header', DEFAULT_OPTIONS.userAgent))
-    .option('--allow-private', ALLOW_PRIVATE_HELP, false)
-    .addOption(
-      new Option('--block-private', 'refuse URLs on private networks, as without --allow-private (kept for old scripts)')
-        .default(undefined, 'on')
-        .conflicts('allowPrivate'),
-    )
+    .option('--json', 'print one JSON object: the evidence report fields (docs/how-it-decides.md, Contracts) plus the quote', false);
+  addTableOptions(verify, 'verify')
     .addOption(described('--as-of <date>', 'judge the quote as of this ISO date or date-time, as run judges a claim with this verify_date', 'today'))
     .option('--evidence <sha256>', "the sha256 of the source as labelled (a claim's evidence.sha256): a capture hashing to it decides alone")
-    .addOption(new Option('--wayback <mode>', WAYBACK_HELP).choices([...WAYBACK_MODES]).default(DEFAULT_OPTIONS.wayback))
-    .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
-    .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
     .addOption(described('--replay <file.warc.gz>', 'answer from a WARC file, with no network', `$${REPLAY_ENV}`))
     .action(async (o) => {
       const { verifyCommand } = await import('./verify.js');
@@ -218,22 +125,11 @@ Tools (inputs; ? marks an optional one):
 
 /** `mcp`: the tools served to an agent over stdio (src/cli/mcp.ts). */
 function addMcpCommand(program: Command, outcome: Outcome): void {
-  program
+  const mcp = program
     .command('mcp')
     .description('serve verify_quote, read_source, search_source and check_claims to an agent over MCP (stdio); ends when stdin closes')
-    .configureHelp(HELP_CONFIG)
-    .option('--allow-private', 'allow URLs on private networks (loopback, 10/8, ...): for local testing only; the tools refuse them by default', false)
-    .option('--timeout <seconds>', 'limit for one HTTP attempt', positiveSeconds, DEFAULT_OPTIONS.timeoutMs / 1000)
-    .option('--retries <n>', `further attempts on ${RETRIED}`, nonNegativeInt, DEFAULT_OPTIONS.retries)
-    .option('--source-budget <seconds>', 'time for one source, all attempts and waits included', positiveSeconds, DEFAULT_OPTIONS.sourceBudgetMs / 1000)
-    .option('--extract-timeout <seconds>', 'time to extract one source', positiveSeconds, DEFAULT_OPTIONS.extractTimeoutMs / 1000)
-    .option('--wayback-url <url>', 'the Wayback Machine (a loopback stand-in for tests)', DEFAULT_OPTIONS.waybackUrl)
-    .option('--wayback-rate <n>', 'requests a minute to the Wayback Machine', positiveInt, DEFAULT_OPTIONS.waybackPerMinute)
-    .addOption(
-      new Option('--cache-mb <megabytes>', 'memory kept for the session: HTTP bodies and extracted texts, in bytes (least recently used dropped first)')
-        .argParser(bytesFromMegabytes)
-        .default(MCP_DEFAULTS.cacheMb * MB, String(MCP_DEFAULTS.cacheMb)),
-    )
+    .configureHelp(HELP_CONFIG);
+  addTableOptions(mcp, 'mcp')
     .addOption(
       described(
         '--root <dir>',

@@ -4,13 +4,11 @@ import { replayFromEnv } from '../defaults.js';
 import { DEFAULT_CALL_TIMEOUT_SECONDS } from '../mcp/bounds.js';
 import { RootFolder } from '../mcp/files.js';
 import { serveStdio } from '../mcp/server.js';
-import { pipelineLimits, type LimitOptions } from './pipeline-limits.js';
+import { fetchSettings, type FetchFlags } from '../options.js';
 import { cliIo, refuseInput } from './progress.js';
 
-export interface McpCommandOptions extends LimitOptions {
-  allowPrivate: boolean;
-  /** `--cache-mb`, already in bytes. */
-  cacheMb: number;
+/** `mcp`'s options as commander gives them: the table's (src/options.ts; `cacheMb` in megabytes) and its own. */
+export interface McpCommandOptions extends FetchFlags<'mcp'> {
   /** `--root`: the working directory when not given. */
   root?: string;
   /** `--call-timeout`, in seconds. */
@@ -43,9 +41,7 @@ export async function mcpCommand(o: McpCommandOptions): Promise<number> {
   await serveStdio({
     root,
     callTimeoutMs: (o.callTimeout ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000,
-    allowPrivate: o.allowPrivate,
-    ...pipelineLimits(o),
-    cacheBytes: o.cacheMb,
+    ...fetchSettings('mcp', o),
     ...(archive ? { replay: archive.replay, replayPath: archive.path } : {}),
   });
   // SIGINT/SIGTERM are a normal end for a server its client stops.

@@ -9,16 +9,15 @@ import { UserError } from '../errors.js';
 import { readClaimsFile } from '../claims-file.js';
 import { refusedLine, summaryLine, type RunTally } from '../report.js';
 import { ReportFile, reorderReport, type ReportOrder } from '../report-file.js';
-import type { HtmlViewChoice } from '../match.js';
-import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import type { ReplayDispatcher, WarcRecorder } from '../archive/index.js';
 import { SIGNAL_EXIT, claimsProgress, cliIo, errorLine, messageLine, refuseInput, type Progress } from './progress.js';
-import { pipelineLimits } from './pipeline-limits.js';
+import { fetchSettings, type FetchFlags } from '../options.js';
 import { REPLAY_ENV, VERSION, replayFromEnv } from '../defaults.js';
 import { transportOf } from '../run/options.js';
 
-export interface RunCommandOptions {
+/** `run`'s options as commander gives them: the table's (src/options.ts) and its own. */
+export interface RunCommandOptions extends FetchFlags<'run'> {
   claims: string;
   out: string;
   report?: string;
@@ -26,26 +25,11 @@ export interface RunCommandOptions {
   reportOrder: ReportOrder;
   baseline: boolean;
   format: AnswerFormat;
-  htmlView: HtmlViewChoice;
-  concurrency: number;
-  perHost: number;
-  timeout: number;
-  retries: number;
   deadline?: number;
-  sourceBudget: number;
-  extractTimeout: number;
-  /** `--allow-private`: reach private networks too (refused by default). */
-  allowPrivate: boolean;
-  userAgent?: string;
-  maxBytes?: number;
   /** Largest claims file read, in bytes (`--max-claims-mb`); default DEFAULT_MAX_CLAIMS_BYTES (64 MB). */
   maxClaimsBytes?: number;
   /** Judge every claim as of this date instead of its verify date. */
   asOf?: string;
-  wayback: WaybackMode;
-  waybackUrl: string;
-  /** Requests a minute to the Wayback Machine. */
-  waybackRate: number;
   /** Keep every HTTP exchange in this WARC file. */
   record?: string;
   /** Answer every fetch from this WARC file (default: $QUOTECHECK_REPLAY). */
@@ -198,13 +182,8 @@ interface Sinks {
 function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: AbortSignal, sinks: Sinks): Partial<CheckOptions> {
   const { report, progress } = sinks;
   const checkOptions: Partial<CheckOptions> = {
-    htmlView: opts.htmlView,
-    concurrency: opts.concurrency,
-    perHost: opts.perHost,
-    ...pipelineLimits(opts),
-    allowPrivate: opts.allowPrivate,
+    ...fetchSettings('run', opts),
     asOf: opts.asOf,
-    wayback: opts.wayback,
     transport: transportOf(archives),
     signal,
     deadlineAt: opts.deadline === undefined ? undefined : Date.now() + opts.deadline * 1000,
@@ -216,8 +195,6 @@ function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: Ab
     onSource: (s) => progress.sourceDone(!s.fetch.ok),
     onArchive: (a) => progress.archive(a),
   };
-  if (opts.userAgent) checkOptions.userAgent = opts.userAgent;
-  if (opts.maxBytes) checkOptions.maxBytes = opts.maxBytes;
   return checkOptions;
 }
 

@@ -1,28 +1,21 @@
 // `quotecheck verify`: one quote, one URL, an answer an LLM agent can read (or parse with --json); exit 0 verbatim, 1 no_match, 2 bad input.
 import { VIEW_NAMES, type Diagnosis, type DiffRun } from '../diagnose/index.js';
-import type { HtmlViewChoice } from '../match.js';
 import { checkQuote, type QuoteCheck, type RedirectCheck } from '../verify.js';
 import { toVerifyResult } from '../report.js';
-import type { WaybackMode } from '../asof/judge.js';
 import { asOfProblem } from '../asof/date.js';
 import { replayFromEnv } from '../defaults.js';
 import { evidenceHash } from '../claims.js';
-import { pipelineLimits, type LimitOptions } from './pipeline-limits.js';
+import { fetchSettings, type FetchFlags } from '../options.js';
 import { cliIo, errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
-export interface VerifyCommandOptions extends LimitOptions {
+/** `verify`'s options as commander gives them: the table's (src/options.ts) and its own. */
+export interface VerifyCommandOptions extends FetchFlags<'verify'> {
   url: string;
   quote: string;
   json: boolean;
-  htmlView: HtmlViewChoice;
-  userAgent?: string;
   /** `--evidence`: the sha256 of the source as labelled (the claim's evidence.sha256). */
   evidence?: string;
-  /** `--allow-private`: reach private networks too (refused by default). */
-  allowPrivate: boolean;
   asOf?: string;
-  wayback: WaybackMode;
-  waybackUrl: string;
   replay?: string;
 }
 
@@ -121,14 +114,10 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
   }
   // The same options, and the same defaults, as `run` gives a claim with this date and evidence: one code path.
   const options = {
-    htmlView: opts.htmlView,
-    ...pipelineLimits(opts),
-    allowPrivate: opts.allowPrivate,
+    ...fetchSettings('verify', opts),
     asOf: opts.asOf,
     evidence,
-    wayback: opts.wayback,
     ...(replay ? { transport: { kind: 'replay', archive: replay } as const } : {}),
-    ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
   };
   const result = await checkQuote(opts.url, quote, options);
   if (opts.json) outputLine(JSON.stringify(toVerifyResult(result, quote)));

@@ -11,6 +11,7 @@ import { ClaimsFileError, describeClaim, evidenceHash, fetchUrlOf, type ClaimSet
 import { DEFAULT_MAX_CLAIMS_BYTES, parseClaimsBytes } from '../claims-file.js';
 import { WAYBACK_MODES, type RunSettings, type WaybackMode } from '../settings.js';
 import { DEFAULT_OPTIONS } from '../defaults.js';
+import { FETCH_OPTIONS, runSettingsOf, type FetchSettings } from '../options.js';
 import { LabelSchema, VerifyResultSchema } from '../contract.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import { rawSpan } from '../match.js';
@@ -59,25 +60,19 @@ export class ToolInputError extends UserError {
   override readonly name = 'ToolInputError';
 }
 
-export interface ToolSettings {
-  /** Reach private networks too (--allow-private); off by default (docs/real-web.md#the-network-rule-global-addresses-only). */
-  allowPrivate: boolean;
-  timeoutMs: number;
-  retries: number;
-  sourceBudgetMs: number;
-  extractTimeoutMs: number;
-  waybackUrl: string;
-  /** Requests a minute to the Wayback Machine. */
-  waybackPerMinute: number;
+/**
+ * The session's settings: the pipeline settings `mcp`'s options of the table become (src/options.ts: its limits, the
+ * network rule of docs/real-web.md#the-network-rule-global-addresses-only, the Wayback Machine), and the session's own.
+ */
+export type ToolSettings = Omit<FetchSettings<'mcp'>, 'cacheBytes'> & {
   cache: SourceCache;
   /** The folder check_claims reads and writes in (docs/agent-tools.md#mcp-server). */
   root: RootFolder;
   /** A WARC archive every fetch is answered from, Wayback requests included, with no network (`--replay`). */
   replay?: ReplayArchive;
-}
+};
 
 const views = ['article', 'full', 'text'] as const;
-const htmlViews = ['article', 'full', 'any'] as const;
 
 // ---- schemas -------------------------------------------------------------------------------
 
@@ -89,7 +84,10 @@ export const verifyInput = {
   quote: capped('quote', MAX_QUOTE_CHARS, 'the passage claimed to occur in the source', 1).describe(
     `the passage claimed to occur in the source, as the claim gives it (at most ${thousands(MAX_QUOTE_CHARS)} characters)`,
   ),
-  html_view: oneOf('html_view', htmlViews).optional().describe('which HTML text may match: Readability article, full page, or either (default any)'),
+  // As `verify --html-view` (the table of src/options.ts): the same choices, wording and default.
+  html_view: oneOf('html_view', FETCH_OPTIONS.htmlView.choices)
+    .optional()
+    .describe(`${FETCH_OPTIONS.htmlView.help} (default ${FETCH_OPTIONS.htmlView.default})`),
   as_of: capped('as_of', MAX_AS_OF_CHARS, 'an ISO date or date-time, or leave it out')
     .optional()
     .describe('judge the quote as of this ISO date or date-time, as `quotecheck run` judges a claim with this verify_date'),
@@ -212,13 +210,7 @@ export class SourceTools {
   /** The run core's settings for this session: its limits, its network rule, its archive, and its cache (or the replay) as the transport. */
   #pipeline(): Partial<CheckOptions> & Pick<RunSettings, 'timeoutMs' | 'retries' | 'sourceBudgetMs' | 'allowPrivate'> {
     return {
-      timeoutMs: this.#settings.timeoutMs,
-      retries: this.#settings.retries,
-      sourceBudgetMs: this.#settings.sourceBudgetMs,
-      extractTimeoutMs: this.#settings.extractTimeoutMs,
-      allowPrivate: this.#settings.allowPrivate,
-      waybackUrl: this.#settings.waybackUrl,
-      waybackPerMinute: this.#settings.waybackPerMinute,
+      ...runSettingsOf('mcp', this.#settings),
       transport: this.#settings.replay ? { kind: 'replay', archive: this.#settings.replay } : { kind: 'cached', cache: this.#settings.cache },
     };
   }

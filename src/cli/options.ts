@@ -1,0 +1,55 @@
+// The command line's value parsers, and the table's options (src/options.ts) added to a command: each command's fetch
+// options come from there, so their flags, help and defaults are written once.
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { FETCH_OPTIONS, optionsOf, type OptionCommand, type OptionKind, type OptionSpec } from '../options.js';
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
+  return n;
+}
+
+export function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number of at least 0');
+  return n;
+}
+
+export function positiveSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of seconds above 0');
+  return n;
+}
+
+/** A number of megabytes above 0, as given (the one megabytes parser; src/options.ts bytesOf makes them bytes). */
+export function megabytes(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of megabytes above 0');
+  return n;
+}
+
+const PARSERS: Partial<Record<OptionKind, (value: string) => number>> = {
+  count: nonNegativeInt,
+  positive: positiveInt,
+  seconds: positiveSeconds,
+  megabytes,
+};
+
+/** The commander option of one table entry. */
+export function tableOption(name: keyof typeof FETCH_OPTIONS): Option {
+  const spec: OptionSpec = FETCH_OPTIONS[name];
+  const option = new Option(spec.flags, spec.help);
+  const parse = PARSERS[spec.kind];
+  if (parse) option.argParser(parse);
+  if (spec.choices) option.choices([...spec.choices]);
+  if (spec.default !== undefined) option.default(spec.default);
+  else option.default(undefined, spec.shown);
+  if (spec.conflicts) option.conflicts(spec.conflicts);
+  return option;
+}
+
+/** Adds to `command` every option of the table it takes (src/options.ts), in the table's order. */
+export function addTableOptions(command: Command, name: OptionCommand): Command {
+  for (const [option] of optionsOf(name)) command.addOption(tableOption(option));
+  return command;
+}
