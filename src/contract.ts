@@ -67,20 +67,35 @@ export const NearestEvidenceSchema = z.object({
   offset: z.number(),
 });
 
-/** Which text decided the label, and why it stands for the claim's date (docs/sources-change.md#which-text-decides). */
+/** Which text decided the label (the live fetch, a Wayback capture, a recorded exchange). */
+const AsOfSourceSchema = z.enum(['live', 'wayback', 'replay']);
+/** `sha256`: the text's source hashes to the evidence; `nearest`: chosen by date alone; null: no claim about the date. */
+const AsOfProofSchema = z.enum(['sha256', 'nearest']).nullable();
+
+/** Which text decided the label, and why it stands for the claim's date (docs/sources-change.md#which-text-decides): the report's `as_of`. */
 export const AsOfSchema = z.object({
-  source: z.enum(['live', 'wayback', 'replay']),
+  source: AsOfSourceSchema,
   /** When that text was served (ISO 8601): the live fetch, the capture, or the recorded exchange. */
   timestamp: nullableString,
   /** The raw Wayback capture, when a capture decided. */
   capture_url: nullableString,
-  /** `sha256`: the text's source hashes to the evidence; `nearest`: chosen by date alone; null: no claim about the date. */
-  proof: z.enum(['sha256', 'nearest']).nullable(),
+  proof: AsOfProofSchema,
   /** The date the claim is judged as of (its verify date, or --as-of), as given. */
   date: nullableString,
   /** sha256 of the deciding text's bytes. */
   sha256: nullableString,
 });
+
+/** The report's `as_of` as the pipeline carries it (ClaimResult's `asOf`, camelCase): the same fields, `captureUrl` for `capture_url`. */
+export const AsOfResultSchema = z.object({
+  source: AsOfSourceSchema,
+  timestamp: nullableString,
+  captureUrl: nullableString,
+  proof: AsOfProofSchema,
+  date: nullableString,
+  sha256: nullableString,
+});
+export type AsOf = z.infer<typeof AsOfResultSchema>;
 
 /** The fields a report line and a verdict share: the label, its diagnosis and the evidence. */
 const verdictShape = {

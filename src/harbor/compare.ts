@@ -5,7 +5,7 @@ import type { BenchReport, ClaimRow, OracleEvidence, TaskRun } from './local-har
 import { readJsonLines } from './dataset.js';
 import { unread } from './failures.js';
 import { readTextFile } from '../messages.js';
-import { DIAGNOSES, readReportLine } from '../contract.js';
+import { DIAGNOSES, LABELS, readReportLine } from '../contract.js';
 import { UserError } from '../errors.js';
 import { failureShape, type FailureShape } from './grade.js';
 
@@ -109,8 +109,8 @@ interface OracleView {
 /** Longest agent command used as its column header in a report without a name; longer ones (and any command with a space) are named by their folder. */
 const MAX_LABEL_CHARS = 24;
 
-/** The labels an answer can have; anything else is invalid. */
-const VALID_ANSWERS: readonly string[] = ['verbatim', 'no_match'];
+/** The labels an answer can have (the contract's LABELS); anything else is invalid. */
+const VALID_ANSWERS: readonly string[] = LABELS;
 
 /** How a row's answer counts: right (as graded), missing, invalid, or wrong (a valid label, not the gold). */
 function answerKind(row: ClaimRow): 'correct' | 'wrong' | 'missing' | 'invalid' {
