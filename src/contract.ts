@@ -67,20 +67,35 @@ export const NearestEvidenceSchema = z.object({
   offset: z.number(),
 });
 
-/** Which text decided the label, and why it stands for the claim's date (docs/sources-change.md#which-text-decides). */
+/** Which text decided the label (the live fetch, a Wayback capture, a recorded exchange). */
+const AsOfSourceSchema = z.enum(['live', 'wayback', 'replay']);
+/** `sha256`: the text's source hashes to the evidence; `nearest`: chosen by date alone; null: no claim about the date. */
+const AsOfProofSchema = z.enum(['sha256', 'nearest']).nullable();
+
+/** Which text decided the label, and why it stands for the claim's date (docs/sources-change.md#which-text-decides): the report's `as_of`. */
 export const AsOfSchema = z.object({
-  source: z.enum(['live', 'wayback', 'replay']),
+  source: AsOfSourceSchema,
   /** When that text was served (ISO 8601): the live fetch, the capture, or the recorded exchange. */
   timestamp: nullableString,
   /** The raw Wayback capture, when a capture decided. */
   capture_url: nullableString,
-  /** `sha256`: the text's source hashes to the evidence; `nearest`: chosen by date alone; null: no claim about the date. */
-  proof: z.enum(['sha256', 'nearest']).nullable(),
+  proof: AsOfProofSchema,
   /** The date the claim is judged as of (its verify date, or --as-of), as given. */
   date: nullableString,
   /** sha256 of the deciding text's bytes. */
   sha256: nullableString,
 });
+
+/** The report's `as_of` as the pipeline carries it (ClaimResult's `asOf`, camelCase): the same fields, `captureUrl` for `capture_url`. */
+export const AsOfResultSchema = z.object({
+  source: AsOfSourceSchema,
+  timestamp: nullableString,
+  captureUrl: nullableString,
+  proof: AsOfProofSchema,
+  date: nullableString,
+  sha256: nullableString,
+});
+export type AsOf = z.infer<typeof AsOfResultSchema>;
 
 /** The fields a report line and a verdict share: the label, its diagnosis and the evidence. */
 const verdictShape = {
@@ -146,18 +161,21 @@ export type VerifyResult = z.infer<typeof VerifyResultSchema>;
 // ---- reading reports other programs wrote -------------------------------------------------------
 
 /** A field kept when it has the schema's shape, else dropped: a report is another program's output, possibly another version's. */
-const kept = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+export const kept = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 
 /** A TextQuoteSelector as a reader takes it: `exact` must be there; prefix and suffix default to empty. */
-const SelectorRead = z.object({ exact: z.string().min(1), prefix: z.string().catch(''), suffix: z.string().catch('') });
+export const SelectorRead = z.object({ exact: z.string().min(1), prefix: z.string().catch(''), suffix: z.string().catch('') });
 
 /** A nearest span as a reader takes it: text and similarity must be there; `raw` and `diff` only when well formed (older reports have neither). */
-const NearestRead = z.object({
+export const NearestRead = z.object({
   text: z.string(),
   similarity: z.number(),
   raw: kept(z.string().min(1)),
   diff: kept(z.array(DiffRunSchema).min(1)),
 });
+
+/** An `as_of` as a reader takes it: each field when there, and any other (a newer version's). */
+export const AsOfRead = AsOfSchema.partial().passthrough();
 
 /** What a reader (bench's report, compare) takes from a report line: every field optional, each kept only when well formed. */
 const ReportLineRead = z.object({
@@ -168,7 +186,7 @@ const ReportLineRead = z.object({
   drift: kept(z.string()),
   match: kept(z.object({ context: kept(z.string()), selector: kept(SelectorRead) }).nullable()),
   nearest: kept(NearestRead.nullable()),
-  as_of: kept(AsOfSchema.partial().passthrough().nullable()),
+  as_of: kept(AsOfRead.nullable()),
 });
 export type ReportLine = z.infer<typeof ReportLineRead>;
 
@@ -177,3 +195,15 @@ export function readReportLine(value: unknown): ReportLine {
   const parsed = ReportLineRead.safeParse(value);
   return parsed.success ? parsed.data : {};
 }
+
+/**
+ * A comparison's report.json (`bench --agent A --agent B`, `compare --out`; compare.ts comparisonJson) as compare reads
+ * it back: the agents' run folders and the oracle's, relative to it. The rest is the comparison itself, which no reader takes.
+ */
+export const ComparisonFolderSchema = z.object({
+  kind: z.literal('comparison'),
+  /** The oracle's run folder, when the comparison names one. */
+  oracle: kept(z.string()),
+  agents: z.array(z.object({ dir: z.string() })),
+});
+export type ComparisonFolder = z.infer<typeof ComparisonFolderSchema>;

@@ -5,25 +5,14 @@ import type { SourceRecord } from '../source-record.js';
 import type { CaptureOutcome } from './captures.js';
 import { timestamp14ToIso, type AsOfDate } from './date.js';
 import type { Drift, EvidenceMatch } from './evidence.js';
+import type { AsOf } from '../contract.js';
 import type { WaybackMode } from '../settings.js';
 import { refusedKind } from '../fetch/errors.js';
 
 export type { WaybackMode } from '../settings.js';
 
-/** The report's `as_of`: which text decided the label, and why it stands for the date. */
-export interface AsOf {
-  source: 'live' | 'wayback' | 'replay';
-  /** When that text was served (ISO 8601): the live fetch, the capture, or the recorded exchange. */
-  timestamp: string | null;
-  /** The raw Wayback capture, when a capture decided. */
-  captureUrl: string | null;
-  /** `sha256`: the text's source hashes to the evidence; `nearest`: chosen by date alone; null: no claim about the date. */
-  proof: 'sha256' | 'nearest' | null;
-  /** The date the claim is judged as of (its verify date, or --as-of), as given. */
-  date: string | null;
-  /** sha256 of the deciding text's bytes. */
-  sha256: string | null;
-}
+/** The report's `as_of` as the pipeline carries it (contract.ts AsOfResultSchema): which text decided the label, and why it stands for the date. */
+export type { AsOf };
 
 /** The live source as one claim sees it. */
 export interface LiveReading {

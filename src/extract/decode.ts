@@ -4,9 +4,10 @@ import { decode, getBOMEncoding, isSupported, labelToName } from 'whatwg-encodin
 import { ASCII_WHITESPACE, isAsciiWhitespace } from './ascii-whitespace.js';
 import { describeError } from './errors.js';
 import { scriptDataEnd } from './script-data.js';
+import type { CharsetSource } from '../contract.js';
 
-/** Where the charset came from: the vocabulary of docs/how-it-decides.md#decoding (report field `charset_source`). */
-export type CharsetSource = 'bom' | 'http' | 'meta' | 'detected' | 'default';
+/** Where the charset came from: the vocabulary of docs/how-it-decides.md#decoding (report field `charset_source`, contract.ts CharsetSourceSchema). */
+export type { CharsetSource };
 
 export interface Decoded {
   text: string;

@@ -5,7 +5,10 @@ import type { BenchReport, ClaimRow, OracleEvidence, TaskRun } from './local-har
 import { readJsonLines } from './dataset.js';
 import { unread } from './failures.js';
 import { readTextFile } from '../messages.js';
-import { DIAGNOSES, readReportLine } from '../contract.js';
+import type * as z from 'zod';
+import { ComparisonFolderSchema, DIAGNOSES, LABELS, readReportLine } from '../contract.js';
+import { BenchReportSchema } from './bench-report.js';
+import type { LABELS as GRADER_LABELS } from './grader/grade.mjs';
 import { UserError } from '../errors.js';
 import { failureShape, type FailureShape } from './grade.js';
 
@@ -109,8 +112,11 @@ interface OracleView {
 /** Longest agent command used as its column header in a report without a name; longer ones (and any command with a space) are named by their folder. */
 const MAX_LABEL_CHARS = 24;
 
-/** The labels an answer can have; anything else is invalid. */
-const VALID_ANSWERS: readonly string[] = ['verbatim', 'no_match'];
+/**
+ * The labels an answer can have (the contract's LABELS); anything else is invalid. The grader tasks ship
+ * (grader/grade.mjs) runs without this package's dependencies and keeps its own copy: the same tuple, checked here.
+ */
+const VALID_ANSWERS: readonly string[] = LABELS satisfies typeof GRADER_LABELS;
 
 /** How a row's answer counts: right (as graded), missing, invalid, or wrong (a valid label, not the gold). */
 function answerKind(row: ClaimRow): 'correct' | 'wrong' | 'missing' | 'invalid' {
@@ -576,23 +582,36 @@ function fillFromTrials(dir: string, task: TaskRun): void {
   }
 }
 
-/** A bench report as read back from report.json, checked field by field (it is a file on disk, possibly from another version). */
+/** The number fields a report must have (the comparison's totals). */
+const REPORT_NUMBERS: readonly PropertyKey[] = ['mean_reward', 'claims', 'correct'];
+
+/**
+ * What is wrong with a report.json, from the first problem its schema found: the field, in today's words. `v` is the
+ * report as read, for the name of the task a bad row is in.
+ */
+function reportProblem(issue: z.core.$ZodIssue | undefined, v: unknown): string {
+  const [field, task, part, row] = issue?.path ?? [];
+  if (field === undefined) return 'report.json is not an object';
+  if (field === 'agent') return 'report.json has no "agent"';
+  if (field === 'name') return 'report.json: "name" is not a string';
+  if (REPORT_NUMBERS.includes(field)) return `report.json: "${String(field)}" is not a number`;
+  if (field === 'tasks' && typeof task === 'number') {
+    if (part === 'rows' && typeof row === 'number') {
+      const tasks = isRecord(v) && Array.isArray(v.tasks) ? v.tasks : [];
+      const t: unknown = tasks[task];
+      return `report.json: task ${isRecord(t) ? String(t.task) : task + 1}, row ${row + 1} has no "id" or "correct"`;
+    }
+    return `report.json: task ${task + 1} has no "task" name or "rows" list`;
+  }
+  if (field === 'tasks') return 'report.json has no "tasks" list';
+  return `report.json: "${issue?.path.map(String).join('.')}": ${issue?.message}`;
+}
+
+/** A bench report as read back from report.json, through its schema (bench-report.ts BenchReportSchema) (it is a file on disk, possibly from another version). */
 function parseReport(v: unknown, what: string): BenchReport {
-  if (!isRecord(v)) throw new CompareError(`${what}: report.json is not an object`);
-  for (const f of ['agent'] as const) if (typeof v[f] !== 'string') throw new CompareError(`${what}: report.json has no "${f}"`);
-  if (v.name !== undefined && typeof v.name !== 'string') throw new CompareError(`${what}: report.json: "name" is not a string`);
-  for (const f of ['mean_reward', 'claims', 'correct'] as const)
-    if (typeof v[f] !== 'number') throw new CompareError(`${what}: report.json: "${f}" is not a number`);
-  if (!Array.isArray(v.tasks)) throw new CompareError(`${what}: report.json has no "tasks" list`);
-  v.tasks.forEach((t, i) => {
-    if (!isRecord(t) || typeof t.task !== 'string' || !Array.isArray(t.rows))
-      throw new CompareError(`${what}: report.json: task ${i + 1} has no "task" name or "rows" list`);
-    t.rows.forEach((r, j) => {
-      if (!isRecord(r) || typeof r.id !== 'string' || typeof r.correct !== 'boolean')
-        throw new CompareError(`${what}: report.json: task ${t.task}, row ${j + 1} has no "id" or "correct"`);
-    });
-  });
-  return { baseline_mean_reward: 0, advice: [], ...v } as unknown as BenchReport;
+  const parsed = BenchReportSchema.safeParse(v);
+  if (!parsed.success) throw new CompareError(`${what}: ${reportProblem(parsed.error.issues[0], v)}`);
+  return parsed.data;
 }
 
 /** What a run folder holds: one bench run, or the runs of a comparison and the oracle run it was split by. */
@@ -614,12 +633,16 @@ export function readRunFolder(dirArg: string): RunFolder {
   if (!statSync(dir).isDirectory()) throw new CompareError(`${what}: not a folder`);
   const json = readJson(join(dir, 'report.json'), what);
   if (isRecord(json) && json.kind === 'comparison') {
-    if (!Array.isArray(json.agents)) throw new CompareError(`${what}: report.json: a comparison without an "agents" list`);
-    const runs = json.agents.flatMap((a, i) => {
-      if (!isRecord(a) || typeof a.dir !== 'string') throw new CompareError(`${what}: report.json: agent ${i + 1} has no "dir"`);
-      return readRunFolder(join(dirArg, a.dir)).runs;
-    });
-    const oracleDir = typeof json.oracle === 'string' && existsSync(join(dir, json.oracle, 'report.json')) ? join(dirArg, json.oracle) : undefined;
+    const folder = ComparisonFolderSchema.safeParse(json);
+    if (!folder.success) {
+      const [, agent] = folder.error.issues[0]?.path ?? [];
+      throw new CompareError(
+        `${what}: report.json: ${typeof agent === 'number' ? `agent ${agent + 1} has no "dir"` : 'a comparison without an "agents" list'}`,
+      );
+    }
+    const { agents, oracle } = folder.data;
+    const runs = agents.flatMap((a) => readRunFolder(join(dirArg, a.dir)).runs);
+    const oracleDir = oracle !== undefined && existsSync(join(dir, oracle, 'report.json')) ? join(dirArg, oracle) : undefined;
     return { runs, ...(oracleDir ? { oracle: readRunFolder(oracleDir).runs[0] } : {}) };
   }
   const report = parseReport(json, what);

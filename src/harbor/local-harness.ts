@@ -17,26 +17,16 @@ import { LAYOUTS } from './layout.js';
 import { readRegularFile } from './safe-read.js';
 import { BUNDLE_FILES, shippedCli } from './ship.js';
 import { MAX_LABELS_BYTES, parseLabelBytes } from './verifier.js';
-import {
-  archiveAdvice,
-  archiveFailure,
-  driftedSources,
-  sourcesAdvice,
-  sourcesFailure,
-  sourcesProblem,
-  unreadSources,
-  type ArchiveFailure,
-  type SourcesFailure,
-  type UnreadSource,
-} from './failures.js';
+import { archiveAdvice, archiveFailure, driftedSources, sourcesAdvice, sourcesFailure, sourcesProblem, unreadSources } from './failures.js';
 import { readReportLine, type ReportLine } from '../contract.js';
+import type { BenchReport, ClaimRow, Isolation, TaskRun } from './bench-report.js';
 import { UserError } from '../errors.js';
 
 /**
  * How the phases are kept apart (docs/security.md#bench-isolation): as root, in containers (namespaces, a root made of the image's parts,
- * nothing else of the host); otherwise the container paths are given by environment variables.
+ * nothing else of the host); otherwise the container paths are given by environment variables. bench-report.ts IsolationSchema.
  */
-export type Isolation = 'namespace' | 'paths';
+export type { Isolation };
 
 export interface BenchOptions {
   tasksDir: string;
@@ -74,94 +64,8 @@ export type MatchSelector = NonNullable<NonNullable<ReportLine['match']>['select
 export type { DiffRun } from '../contract.js';
 export { archiveFailure, sourcesFailure, type ArchiveFailure, type CauseGroup, type SourcesFailure, type UnreadSource } from './failures.js';
 
-/** One claim as the report shows it. */
-export interface ClaimRow {
-  id: string;
-  quote: string;
-  url: string;
-  claim?: string;
-  answer?: string;
-  gold: string;
-  correct: boolean;
-  diagnosis?: string;
-  note?: string;
-  /** The matched context, normalized (what the label was decided on). */
-  context?: string;
-  /** The match in the page's own wording, when the report has it. */
-  selector?: MatchSelector;
-  nearest?: NearestEvidence;
-  httpStatus?: number;
-  /** Why today's fetch failed (the report's `fetch_error`), when it did and the report says. */
-  fetchError?: string;
-  /** The live source against the claim's evidence hash (docs/sources-change.md#drift-proof). */
-  drift?: string;
-  /** Which text decided the label (the report's `as_of`). */
-  asOf?: NonNullable<ReportLine['as_of']>;
-  /** The oracle's evidence for the claim, on another agent's row when the oracle ran beside it (compare.ts withOracleEvidence). */
-  oracle?: OracleEvidence;
-}
-
-/** What the oracle's evidence report says of a claim, as its own row carries it. */
-export type OracleEvidence = Pick<ClaimRow, 'diagnosis' | 'note' | 'context' | 'selector' | 'nearest' | 'drift' | 'asOf'>;
-
-export interface TaskRun {
-  task: string;
-  reward: number;
-  claims: number;
-  correct: number;
-  /** Share of gold no_match labels: what the baseline (all no_match) scores. */
-  baseline: number;
-  /** @deprecated The same number as `baseline`, under its old name; kept for readers of report.json. */
-  floor: number;
-  agentExit: number | null;
-  verifierExit: number | null;
-  /** How the verifier ran: in its own container (separate) or in the agent's (shared). */
-  verifierMode: VerifierMode;
-  /** Whose the agent phase was: the task's agent user by name, or root. */
-  agentUser: string;
-  /** Every numeric field of the verifier's reward.json (answered, overclaim, missed...), when it wrote one. */
-  rewardFields?: Record<string, number>;
-  seconds: number;
-  /** What went wrong, if anything did (timeout, no reward file, ...). */
-  problems: string[];
-  /** Set when every source the agent reported on failed to fetch. */
-  sourcesFailed?: SourcesFailure;
-  /** Set when claims needed Wayback captures and every archive request failed. */
-  archiveFailed?: ArchiveFailure;
-  grade: Grade;
-  rows: ClaimRow[];
-}
-
-export interface BenchReport {
-  agent: string;
-  /** The agent's name as bench gave it (--name, else oracle, baseline or agent-N); absent in reports written before bench named agents. */
-  name?: string;
-  isolation: Isolation;
-  /** What this isolation does not stop, one clause each (absent in reports written before bench said so). */
-  isolation_limits?: string[];
-  tasks_dir: string;
-  mean_reward: number;
-  /** Mean of the per-task no_match shares: the baseline's mean reward. */
-  baseline_mean_reward: number;
-  claims: number;
-  correct: number;
-  seconds: number;
-  confusion: Grade['confusion'];
-  /** How the agent failed over all claims (reward.json's fields, claims pooled): answered at all, overclaim, missed. */
-  failure_shape?: Pick<FailureShape, 'answered' | 'overclaim' | 'missed'>;
-  diagnoses: Record<string, number>;
-  /** Sources read whose live bytes no longer hash to a claim's evidence, from the agent's reports (unread sources are not drifted). */
-  drifted_sources: number;
-  /** Sources whose live fetch failed (refused, unreachable, an HTTP error...), once each, from the agent's reports. */
-  unread_sources?: UnreadSource[];
-  /** Claims the agent judged on a Wayback capture. */
-  claims_from_captures: number;
-  /** What to check, one line each, when something went wrong for a whole task (every source failed, the archive never answered). */
-  advice: string[];
-  /** Set when rows carry the oracle's evidence: the oracle's run folder, relative to this report's folder. */
-  oracle_run?: string;
-  tasks: TaskRun[];
-}
+/** bench's report.json, its tasks and their claims' rows: inferred from their schemas (bench-report.ts BenchReportSchema), which compare reads it back through. */
+export type { BenchReport, ClaimRow, OracleEvidence, TaskRun } from './bench-report.js';
 
 /** A bench option that cannot work here: said before any task runs. */
 export class BenchSetupError extends UserError {

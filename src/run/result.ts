@@ -1,52 +1,65 @@
 // Result assembly: one claim's ClaimResult from its live reading and judgement, or for a claim undecided or invalid.
 import type { Claim, ClaimEntry } from '../claims.js';
-import type { Label } from '../contract.js';
-import { diagnoseAsOf, type Diagnosis, type Nearest } from '../diagnose/index.js';
-import type { CharsetSource } from '../extract/index.js';
+import * as z from 'zod';
+import {
+  AsOfResultSchema,
+  CharsetSourceSchema,
+  DiagnosisSchema,
+  DriftSchema,
+  EvidenceMatchSchema,
+  LabelSchema,
+  TextQuoteSelectorSchema,
+  type Label,
+} from '../contract.js';
+import { diagnoseAsOf, type Nearest } from '../diagnose/index.js';
 import { textQuoteSelector, type Match, type TextQuoteSelector } from '../match.js';
-import type { Drift, EvidenceMatch } from '../asof/evidence.js';
-import type { AsOf, Judgement, LiveReading } from '../asof/judge.js';
+import type { Judgement, LiveReading } from '../asof/judge.js';
 import type { HtmlViewChoice } from '../settings.js';
 import type { FetchErrorKind } from '../fetch/errors.js';
 
 /**
  * One claim's result as the pipeline makes it (camelCase, with the match's parts and timings): what checkClaims and
- * streamClaims return. What users read is its report line (contract.ts ReportRecord, report.ts toReportRecord).
+ * streamClaims return. What users read is its report line (contract.ts ReportRecord, report.ts toReportRecord). The
+ * contract's schemas give the shared vocabularies; the match and the nearest span are the pipeline's own types.
  */
-export interface ClaimResult {
-  id: string;
-  index: number;
-  label: Label;
-  diagnosis: Diagnosis;
-  url?: string;
-  quote?: string;
-  finalUrl?: string;
-  httpStatus?: number;
+export const ClaimResultSchema = z.object({
+  id: z.string(),
+  index: z.number(),
+  label: LabelSchema,
+  diagnosis: DiagnosisSchema,
+  url: z.string().optional(),
+  quote: z.string().optional(),
+  finalUrl: z.string().optional(),
+  httpStatus: z.number().optional(),
   /** Why today's fetch failed, when it did (the report's `fetch_error`): a failure's kind, never its message, says what to do. */
-  fetchError?: FetchErrorKind;
-  contentType?: string;
-  sourceSha256?: string;
-  charset?: string;
+  fetchError: z.custom<FetchErrorKind>((v) => typeof v === 'string').optional(),
+  contentType: z.string().optional(),
+  sourceSha256: z.string().optional(),
+  charset: z.string().optional(),
   /** Where the charset came from (docs/how-it-decides.md#decoding): the BOM, the HTTP header, a <meta>, detection from the bytes, or the default. */
-  charsetSource?: CharsetSource;
-  extractor?: string;
-  match: Match | null;
+  charsetSource: CharsetSourceSchema.optional(),
+  extractor: z.string().optional(),
+  match: z.custom<Match>((v) => typeof v === 'object' && v !== null).nullable(),
   /** For a verbatim claim: the match as a W3C TextQuoteSelector over the page's own text. */
-  selector?: TextQuoteSelector;
+  selector: TextQuoteSelectorSchema.optional(),
   /** For a no_match claim with text: the closest span of the source and its similarity. */
-  nearest?: Nearest | null;
+  nearest: z
+    .custom<Nearest>((v) => typeof v === 'object' && v !== null)
+    .nullable()
+    .optional(),
   /** The live source against the claim's evidence hash. */
-  drift: Drift;
+  drift: DriftSchema,
   /** Which hash of the live source equals the evidence, when one does. */
-  evidenceMatch?: EvidenceMatch;
+  evidenceMatch: EvidenceMatchSchema.optional(),
   /** Which text decided the label, and why it stands for the claim's date. */
-  asOf?: AsOf;
-  note?: string;
+  asOf: AsOfResultSchema.optional(),
+  note: z.string().optional(),
   /** Time spent on this claim's source, match and diagnosis, in milliseconds. */
-  ms: number;
+  ms: z.number(),
   /** Set when the run stopped (deadline, signal) before this claim was decided: it is answered `no_match`, and `note` says why. */
-  undecided?: true;
-}
+  undecided: z.literal(true).optional(),
+});
+export type ClaimResult = z.infer<typeof ClaimResultSchema>;
 
 /** Notes joined with "; ", each once (a fallback may also be why there is no article view). */
 export function joinNotes(...notes: (string | undefined)[]): string | undefined {
