@@ -87,7 +87,6 @@ function driftTask(root: string, name: string, claims: Record<string, unknown>[]
       claims.length,
       claims.map((c) => c.id as string),
     ),
-    description: `Check ${claims.length} quotes`,
     config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
     variant: {},
     solve: { runArgs: ['--allow-private', '--retries', '0', '--timeout', '5', '--wayback-url', waybackUrl, '--wayback-rate', '600'] },

@@ -70,7 +70,7 @@ describe('a live fetch that failed, with evidence', () => {
     const wb = await emptyArchive();
     const ids = ['gone', 'removed', 'failing', 'timeout', 'closed', 'tls', 'dns'] as const;
     const { r, run } = await check(
-      [...ids, 'changed'].map((id) => ({ id, quote: QUOTE, url: urls[id], ...EVIDENCE })),
+      [...ids, 'changed' as const].map((id) => ({ id, quote: QUOTE, url: urls[id], ...EVIDENCE })),
       { allowPrivate: true, waybackUrl: wb.origin },
     );
     const kinds = { gone: 'http_status', removed: 'http_status', failing: 'http_status', timeout: 'timeout', closed: 'connection', tls: 'tls', dns: 'dns' };

@@ -255,7 +255,7 @@ describe('quotes', () => {
       ['empty', 'no_match', 'invalid_claim'],
       ['blank', 'no_match', 'invalid_claim'],
     ]);
-    expect(rows[2].note).toMatch(/field "quote" is empty or only whitespace/);
+    expect(rows[2]!.note).toMatch(/field "quote" is empty or only whitespace/);
   });
 
   test('a quote with an unpaired surrogate (a lone JSON \\ud83d escape) is an invalid claim, not a match inside an emoji', async () => {

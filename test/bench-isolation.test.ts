@@ -57,7 +57,6 @@ async function dataset(opts: { layout?: Layout; variant?: TaskVariant; frozen?: 
       claims: claims.map(({ gold: _g, ...c }) => c),
       gold: Object.fromEntries(claims.map((c) => [c.id, c.gold])),
       instruction: 'Check the quotes.',
-      description: 'Check the quotes',
       config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
       variant: opts.variant,
       solve: { runArgs: ['--allow-private', '--retries', '0', '--timeout', '5'] },

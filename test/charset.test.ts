@@ -25,7 +25,7 @@ const POLISH = [
   'Wczoraj wieczorem nad Warszawą przeszła gwałtowna burza, która zerwała dachy kilku budynków i powaliła dziesiątki drzew. Straż pożarna przyjęła ponad trzysta zgłoszeń, a część mieszkańców Żoliborza i Bielan przez kilka godzin nie miała prądu.',
   'Źródła w ratuszu podają, że usuwanie szkód potrwa co najmniej do końca tygodnia. Synoptycy ostrzegają przed kolejnymi nawałnicami i radzą, by nie parkować samochodów pod drzewami.',
 ];
-const RUSSIAN = [
+const RUSSIAN: [string, ...string[]] = [
   'Вчера вечером в центре Москвы прошёл сильный ливень, из-за которого на нескольких улицах было затруднено движение транспорта. По данным синоптиков, за один час выпало больше месячной нормы осадков, а в некоторых районах вода поднялась почти до колен. Коммунальные службы работали всю ночь, чтобы очистить ливнёвки и откачать воду из подземных переходов.',
   'Специалисты отмечают, что подобные явления в последние годы случаются всё чаще. Городские власти обещают модернизировать систему водоотведения и просят жителей заранее следить за прогнозом погоды и не оставлять автомобили в низинах.',
 ];

@@ -39,6 +39,8 @@ function report(
       floor: baseline,
       agentExit: 0,
       verifierExit: 0,
+      verifierMode: 'separate',
+      agentUser: 'agent',
       seconds: 1,
       problems: [],
       grade: { correct } as Grade,

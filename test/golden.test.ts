@@ -342,7 +342,9 @@ const reportRows = (path: string): ReportRow[] =>
 /** A report row without what may differ between a live run and its replay: times, and which kind of text (live or replay) it was. */
 function comparable(row: ReportRow): ReportRow {
   const { ms: _ms, ...rest } = row;
-  const asOf = row.as_of ? { ...row.as_of, source: row.as_of.source === 'replay' ? (row.as_of.capture_url ? 'wayback' : 'live') : row.as_of.source } : null;
+  const asOf: Record<string, unknown> | null = row.as_of
+    ? { ...row.as_of, source: row.as_of.source === 'replay' ? (row.as_of.capture_url ? 'wayback' : 'live') : row.as_of.source }
+    : null;
   // A live text's timestamp is a time like `ms`: when it was fetched, or when the replayed exchange was recorded.
   if (asOf && !asOf.capture_url) delete asOf.timestamp;
   return { ...rest, as_of: asOf } as ReportRow;

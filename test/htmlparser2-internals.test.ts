@@ -24,7 +24,9 @@ const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'node_m
 const MODULE = join(import.meta.dirname, '..', 'src', 'extract', 'htmlparser2-internals.ts');
 
 const noop = () => undefined;
-const callbacks = new Proxy({}, { get: () => noop }) as ConstructorParameters<typeof Tokenizer>[1];
+/** The tokenizer's callbacks (htmlparser2 does not export their type). */
+type TokenizerCallbacks = ConstructorParameters<typeof Tokenizer>[1];
+const callbacks = new Proxy({}, { get: () => noop }) as TokenizerCallbacks;
 
 function field(owner: object, name: string, type: string): void {
   const value = (owner as Record<string, unknown>)[name];
@@ -142,8 +144,9 @@ describe('what the internals module does with them', () => {
       onend: () => void out.push('end'),
       isInForeignContext: () => foreign,
     };
+    // The callbacks left out (attribute data, declarations...) are the Proxy's no-op: every one is there.
     const tokenizer = htmlTokenizer(
-      new Proxy(cbs, { get: (t, key) => (t as Record<string | symbol, unknown>)[key] ?? noop }) as ConstructorParameters<typeof Tokenizer>[1],
+      new Proxy<Partial<TokenizerCallbacks>>(cbs, { get: (t, key) => (t as Record<string | symbol, unknown>)[key] ?? noop }) as TokenizerCallbacks,
     );
     tokenizer.write(html);
     tokenizer.end();

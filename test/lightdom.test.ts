@@ -24,7 +24,7 @@ const parser = new window.DOMParser();
 const jsdom = (html: string) => parser.parseFromString(html, 'text/html');
 
 /** The shape that matters to Readability and the views: tags of the root, head and body children, the title and the body's text. */
-function shape(doc: { documentElement: unknown; head: unknown; body: unknown; title: string }) {
+function shape(doc: { documentElement?: unknown; head?: unknown; body?: unknown; title: string }) {
   const tags = (el: unknown) => Array.from((el as LightElement).children, (c) => c.localName);
   return {
     root: tags(doc.documentElement),

@@ -528,7 +528,9 @@ describe('quotecheck mcp under attack: the guards themselves', () => {
         isError: true,
       },
     });
-    expect((sent[1] as { result: CallToolResult }).result.content).toEqual([
+    const answer = sent[1];
+    if (answer === undefined || !('result' in answer)) throw new Error('the second message sent is not a result');
+    expect((answer.result as CallToolResult).content).toEqual([
       { type: 'text', text: 'length: Too small: expected number to be >=1; quote: 9 characters, over the 5-character cap' },
     ]);
     // A small result passes as it is.

@@ -47,7 +47,9 @@ const rows = (path: string): Row[] =>
 /** A report row without what may differ between a live run and its replay: times, the live/replay kind, a live text's fetch time. */
 function comparable(row: Row): Row {
   const { ms: _ms, ...rest } = row;
-  const asOf = row.as_of ? { ...row.as_of, source: row.as_of.source === 'replay' ? (row.as_of.capture_url ? 'wayback' : 'live') : row.as_of.source } : null;
+  const asOf: Record<string, unknown> | null = row.as_of
+    ? { ...row.as_of, source: row.as_of.source === 'replay' ? (row.as_of.capture_url ? 'wayback' : 'live') : row.as_of.source }
+    : null;
   if (asOf && !asOf.capture_url) delete asOf.timestamp;
   return { ...rest, as_of: asOf } as Row;
 }

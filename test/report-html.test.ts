@@ -32,6 +32,8 @@ function task(name: string, rows: ClaimRow[], over: Partial<TaskRun> = {}): Task
     floor: baseline,
     agentExit: 0,
     verifierExit: 0,
+    verifierMode: 'separate',
+    agentUser: 'agent',
     seconds: 12.25,
     problems: [],
     grade: { correct } as Grade,

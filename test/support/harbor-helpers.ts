@@ -81,7 +81,6 @@ export function makeTask(root: string, name: string, claims: { id: string; quote
       claims.length,
       claims.map((c) => c.id),
     ),
-    description: `Check ${claims.length} quotes`,
     config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
     variant: {},
     solve: { runArgs: ['--allow-private', '--retries', '0', '--timeout', '5'] },

@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach } from 'vitest';
 import { startServer, type Route, type RunningServer } from '../../golden/server.js';
+// The type only: the tests run the built CLI (dist/src/cli/), never src/ itself.
+import type { CliIo } from '../../src/cli/io.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'bin', 'quotecheck.js');
@@ -95,69 +97,27 @@ export function runCli(
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    // stdout and stderr are always piped (stdio above): never null.
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
     opts.onSpawn?.(child);
   });
 }
 
-/** The built CLI's modules (dist/src/cli/), loaded once per test file: the code bin/quotecheck.js runs. */
-interface CliModules {
-  main: (argv: string[], io: CliIoLike) => Promise<number>;
-  activeIo: () => CliIoLike | undefined;
-}
-interface CliIoLike {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-  readStdin(): string;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
-let cliModules: Promise<CliModules> | undefined;
-function loadCli(): Promise<CliModules> {
-  const load = async (): Promise<CliModules> => {
-    const url = (file: string) => pathToFileURL(join(ROOT, 'dist', 'src', 'cli', file)).href;
-    const [{ main }, { activeIo }] = await Promise.all([import(/* @vite-ignore */ url('main.js')), import(/* @vite-ignore */ url('io.js'))]);
-    bridgeProcessStreams(activeIo);
-    return { main, activeIo };
-  };
-  cliModules ??= load();
-  return cliModules;
+/** The built CLI's main (dist/src/cli/main.js), loaded once per test file: the code bin/quotecheck.js runs. */
+type CliMain = (argv: string[], io: CliIo) => Promise<number>;
+let cliMain: Promise<CliMain> | undefined;
+function loadCli(): Promise<CliMain> {
+  cliMain ??= import(/* @vite-ignore */ pathToFileURL(join(ROOT, 'dist', 'src', 'cli', 'main.js')).href).then((m: { main: CliMain }) => m.main);
+  return cliMain;
 }
 
-/** The ios of the in-process runs going on now. */
-const inProcessIos = new WeakSet<object>();
+/** How many in-process runs are going on now. */
 let running = 0;
 /** processState() when the first of the in-process runs going on now started. */
 let stateBefore = '';
-
-/**
- * A write to process.stdout or process.stderr made by an in-process command (one the command's io does not carry
- * yet: run.ts's diagnosis summary) goes to that command's io, as it would reach its stream in a child process.
- */
-function bridgeProcessStreams(activeIo: () => CliIoLike | undefined): void {
-  for (const [stream, name] of [
-    [process.stdout, 'stdout'],
-    [process.stderr, 'stderr'],
-  ] as const) {
-    const original = stream.write;
-    stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]): boolean {
-      const io = activeIo();
-      if (io && inProcessIos.has(io)) {
-        io[name].write(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-        const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-        done?.();
-        return true;
-      }
-      return (original as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
-    } as typeof stream.write;
-    afterAll(() => {
-      stream.write = original;
-    });
-  }
-}
 
 /** The process-wide state a command must leave as it found it: its signal handlers and exit code. */
 function processState(): string {
@@ -165,7 +125,8 @@ function processState(): string {
 }
 
 /**
- * Runs the built CLI's main in this process, with its own io: what it prints to stdout and stderr, stdin `input`
+ * Runs the built CLI's main in this process, with its own io (src/cli/io.ts: main runs the command under withIo, and
+ * everything it writes goes through cliIo()): what it prints to stdout and stderr, stdin `input`
  * (else empty, as /dev/null), this process's environment and working folder. The result is runCli's, with no
  * signal; a command that throws (a bug) ends with code 1 and the stack on stderr, as node would. For every command
  * that needs no process of its own: no signal, no other user, no working folder or environment of its own; a
@@ -173,10 +134,10 @@ function processState(): string {
  * leave no signal handler behind and the exit code alone: the test fails otherwise.
  */
 export async function runCliInProcess(args: string[], opts: { input?: string } = {}): Promise<CliResult> {
-  const { main } = await loadCli();
+  const main = await loadCli();
   let stdout = '';
   let stderr = '';
-  const io: CliIoLike = {
+  const io: CliIo = {
     stdout: {
       write: (text: string) => {
         stdout += text;
@@ -191,7 +152,6 @@ export async function runCliInProcess(args: string[], opts: { input?: string } =
     env: { ...process.env },
     cwd: process.cwd(),
   };
-  inProcessIos.add(io);
   if (running++ === 0) stateBefore = processState();
   let code: number;
   try {
