@@ -571,97 +571,127 @@ class JsonStop {
 }
 
 /**
- * Where JSON `text` first goes wrong and why, or undefined. Node's JSON.parse gives no position for some mistakes, so
- * this small scanner of the JSON grammar (RFC 8259) finds it: each function reads one part of the grammar from `i` on,
- * and stops at the first character that cannot belong to it. It checks and keeps nothing.
- * @param {string} text
- * @returns {{ offset: number, reason: string } | undefined}
+ * A scanner of the JSON grammar (RFC 8259): each method reads one part of it from `i` on, and stops (throws JsonStop)
+ * at the first character that cannot belong to it. It checks and keeps nothing.
  */
-export function jsonSyntaxErrorAt(text) {
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte order mark: TextDecoder drops it, a hand-read file may not
+class JsonScanner {
+  /** @param {string} text */
+  constructor(text) {
+    this.text = text;
+    this.i = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte order mark: TextDecoder drops it, a hand-read file may not
+  }
+
   /** @param {string} reason @returns {never} */
-  const stop = (reason) => {
+  stop(reason) {
+    const { text, i } = this;
     const found = i >= text.length ? 'the end of the file' : JSON.stringify(String.fromCodePoint(/** @type {number} */ (text.codePointAt(i))));
     throw new JsonStop(i, `${reason}, found ${found}`);
-  };
-  const ws = () => {
-    while (i < text.length && JSON_WS.has(text.charCodeAt(i))) i++;
-  };
+  }
+
+  ws() {
+    while (this.i < this.text.length && JSON_WS.has(this.text.charCodeAt(this.i))) this.i++;
+  }
+
   /** Consumes `c` when it is next. @param {string} c */
-  const eat = (c) => {
-    if (text[i] !== c) return false;
-    i++;
+  eat(c) {
+    if (this.text[this.i] !== c) return false;
+    this.i++;
     return true;
-  };
+  }
+
   /**
    * An object's members or an array's elements, from the opening bracket to `close`.
    * @param {string} close @param {() => void} item @param {string} expected
    */
-  const sequence = (close, item, expected) => {
-    i++;
-    ws();
-    if (eat(close)) return;
+  sequence(close, item, expected) {
+    this.i++;
+    this.ws();
+    if (this.eat(close)) return;
     for (;;) {
       item();
-      ws();
-      if (eat(',')) continue;
-      if (eat(close)) return;
-      stop(expected);
+      this.ws();
+      if (this.eat(',')) continue;
+      if (this.eat(close)) return;
+      this.stop(expected);
     }
-  };
-  const string = () => {
-    i++; // the opening quote
+  }
+
+  string() {
+    const { text } = this;
+    this.i++; // the opening quote
     for (;;) {
-      if (i >= text.length) stop("expected the string's closing '\"'");
-      const c = text.charCodeAt(i);
+      if (this.i >= text.length) this.stop("expected the string's closing '\"'");
+      const c = text.charCodeAt(this.i);
       if (c === 0x22) {
-        i++;
+        this.i++;
         return;
       }
-      if (c < 0x20) stop('a line break or control character inside a string must be escaped');
-      if (c !== 0x5c) i++;
-      else if (text[i + 1] === 'u') {
-        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
-          i += 2;
-          stop('expected four hex digits after \\u');
-        }
-        i += 6;
-      } else if (text[i + 1] !== undefined && '"\\/bfnrt'.includes(/** @type {string} */ (text[i + 1]))) i += 2;
-      else {
-        i++;
-        stop('invalid escape in a string');
-      }
+      if (c < 0x20) this.stop('a line break or control character inside a string must be escaped');
+      if (c !== 0x5c) this.i++;
+      else this.escape();
     }
-  };
+  }
+
+  /** A backslash escape inside a string: \uXXXX or one of "\/bfnrt. */
+  escape() {
+    const { text, i } = this;
+    if (text[i + 1] === 'u') {
+      if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+        this.i += 2;
+        this.stop('expected four hex digits after \\u');
+      }
+      this.i += 6;
+    } else if (text[i + 1] !== undefined && '"\\/bfnrt'.includes(/** @type {string} */ (text[i + 1]))) this.i += 2;
+    else {
+      this.i++;
+      this.stop('invalid escape in a string');
+    }
+  }
+
   /** @returns {void} */
-  const value = () => {
-    ws();
-    const c = text[i];
-    if (c === '{') return sequence('}', member, "expected ',' or '}' after a property value");
-    if (c === '[') return sequence(']', value, "expected ',' or ']' after an array element");
-    if (c === '"') return string();
+  value() {
+    this.ws();
+    const c = this.text[this.i];
+    if (c === '{') return this.sequence('}', () => this.member(), "expected ',' or '}' after a property value");
+    if (c === '[') return this.sequence(']', () => this.value(), "expected ',' or ']' after an array element");
+    if (c === '"') return this.string();
     for (const word of ['true', 'false', 'null']) {
-      if (text.startsWith(word, i)) {
-        i += word.length;
+      if (this.text.startsWith(word, this.i)) {
+        this.i += word.length;
         return;
       }
     }
-    JSON_NUMBER.lastIndex = i;
-    if (!JSON_NUMBER.test(text)) stop('expected a value');
-    i = JSON_NUMBER.lastIndex;
-  };
-  const member = () => {
-    ws();
-    if (text[i] !== '"') stop('expected a property name in double quotes');
-    string();
-    ws();
-    if (!eat(':')) stop("expected ':' after a property name");
-    value();
-  };
+    JSON_NUMBER.lastIndex = this.i;
+    if (!JSON_NUMBER.test(this.text)) this.stop('expected a value');
+    this.i = JSON_NUMBER.lastIndex;
+  }
+
+  member() {
+    this.ws();
+    if (this.text[this.i] !== '"') this.stop('expected a property name in double quotes');
+    this.string();
+    this.ws();
+    if (!this.eat(':')) this.stop("expected ':' after a property name");
+    this.value();
+  }
+
+  /** The whole text: one value, then nothing but whitespace. */
+  document() {
+    this.value();
+    this.ws();
+    if (this.i < this.text.length) this.stop('expected the end of the file after the JSON value');
+  }
+}
+
+/**
+ * Where JSON `text` first goes wrong and why, or undefined. Node's JSON.parse gives no position for some mistakes, so
+ * the small scanner above (JsonScanner) finds it.
+ * @param {string} text
+ * @returns {{ offset: number, reason: string } | undefined}
+ */
+export function jsonSyntaxErrorAt(text) {
   try {
-    value();
-    ws();
-    if (i < text.length) stop('expected the end of the file after the JSON value');
+    new JsonScanner(text).document();
     return undefined;
   } catch (err) {
     if (err instanceof JsonStop) return { offset: err.offset, reason: err.reason };
