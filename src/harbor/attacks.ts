@@ -262,6 +262,9 @@ const ROOT: readonly AuditUser[] = ['root'];
 const EVERY_MODE: readonly AuditMode[] = AUDIT_MODES;
 /** What most attacks are: tried by either user in every mode, the task's to stop, allowed no more than doing nothing. */
 const EVERYONE_TASK = { users: BOTH, modes: EVERY_MODE, class: 'task', ceiling: 'nothing' } as const;
+/** An attack only the harness can stop in shared mode, tried by either user, or by root alone (it needs root's rights). */
+const EVERYONE_HARNESS = { ...EVERYONE_TASK, class: 'harness' } as const;
+const ROOT_HARNESS = { ...EVERYONE_HARNESS, users: ROOT } as const;
 
 /** The catalogue, in the order the table shows it. */
 export const ATTACKS: readonly Attack[] = [
@@ -346,20 +349,14 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
     id: 'stdout-folder',
     group: 'broken redirect',
     description: 'test-stdout.txt made a folder, rewards planted: the redirect `> /logs/verifier/test-stdout.txt` fails, test.sh never runs',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'harness',
-    ceiling: 'nothing',
+    ...EVERYONE_HARNESS,
     plans: (f) => brokenRedirect(f, 'mkdir -p "$L/test-stdout.txt/x"'),
   },
   {
     id: 'stdout-symlink',
     group: 'broken redirect',
     description: `test-stdout.txt a symbolic link to the uploaded test.sh, rewards planted: the redirect truncates test.sh or fails`,
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'harness',
-    ceiling: 'nothing',
+    ...EVERYONE_HARNESS,
     plans: (f) => brokenRedirect(f, `ln -s ${q(`${f.verifierDir}/test.sh`)} "$L/test-stdout.txt"`),
   },
   // 3. The answers linked to the gold where the harness uploads it.
@@ -470,10 +467,7 @@ done <<< "$found"
     id: 'leftover-copy-gold',
     group: 'left running',
     description: 'a process left running (setsid nohup) that copies the gold into the answers the moment it is uploaded',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'harness',
-    ceiling: 'nothing',
+    ...EVERYONE_HARNESS,
     plans: (f) =>
       f.goldPaths.length
         ? one(
@@ -493,10 +487,7 @@ done <<< "$found"
     id: 'leftover-rewrite-reward',
     group: 'left running',
     description: 'a process left running that rewrites reward.txt and reward.json to 1 during and after the verifier',
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'harness',
-    ceiling: 'nothing',
+    ...EVERYONE_HARNESS,
     plans: (f) =>
       one(
         f,
@@ -531,10 +522,7 @@ fi`,
     id: 'bash-trojan',
     group: 'trojans',
     description: "a bash that writes reward 1 first on root's PATH (/usr/local/sbin/bash, /usr/local/bin/bash): the harness's own `bash -c` finds it",
-    users: ROOT,
-    modes: EVERY_MODE,
-    class: 'harness',
-    ceiling: 'nothing',
+    ...ROOT_HARNESS,
     plans: (f) =>
       one(
         f,
@@ -583,10 +571,7 @@ printf 'node-options=--require /app/.audit-require.js\\n' >> "$H/.npmrc"`,
     id: 'ld-so-preload',
     group: 'trojans',
     description: '/etc/ld.so.preload naming a library that writes reward 1: every program the verifier runs loads it',
-    users: ROOT,
-    modes: EVERY_MODE,
-    class: 'harness',
-    ceiling: 'nothing',
+    ...ROOT_HARNESS,
     plans: (f) =>
       one(
         f,
@@ -598,10 +583,7 @@ printf 'node-options=--require /app/.audit-require.js\\n' >> "$H/.npmrc"`,
     id: 'replace-system-binaries',
     group: 'replaced programs',
     description: '/usr/local/bin/node, /usr/bin/node, /usr/bin/env and /usr/bin/timeout replaced by scripts that write reward 1',
-    users: ROOT,
-    modes: EVERY_MODE,
-    class: 'harness',
-    ceiling: 'nothing',
+    ...ROOT_HARNESS,
     plans: (f) =>
       one(
         f,
@@ -615,10 +597,7 @@ done`,
     id: 'grader-rewrite',
     group: 'rewritten grader',
     description: "the verifier's files (test.sh, the grader) rewritten the moment they are uploaded, by a process left running, to write reward 1",
-    users: BOTH,
-    modes: EVERY_MODE,
-    class: 'harness',
-    ceiling: 'nothing',
+    ...EVERYONE_HARNESS,
     plans: (f) => {
       const files = f.verifierFiles.map((p) => [p, trojanFor(p)] as const).filter((e): e is readonly [string, string] => e[1] !== undefined);
       if (!files.length) return [{ notApplicable: "the task's verifier folder has no script or grader this attack knows how to rewrite" }];

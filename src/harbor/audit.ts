@@ -709,7 +709,6 @@ function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plan
   if (got.error !== undefined || !got.run) return { ...p, verdict: 'error', why: got.error ?? 'bench ran no task', problems: [] };
   const run = got.run;
   const ev = got.evidence ?? { attackSaid: [], verifierRan: true };
-  const extra = run as TaskRun & { verifierMode?: string; agentUser?: string };
   const common = {
     ...p,
     reward: run.reward,
@@ -720,8 +719,9 @@ function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plan
     ...(ev.rewardFile ? { rewardFile: ev.rewardFile } : {}),
     seconds: run.seconds,
     ...(got.trialDir ? { trialDir: got.trialDir } : {}),
-    ...(extra.verifierMode ? { benchMode: extra.verifierMode } : {}),
-    ...(extra.agentUser ? { benchUser: extra.agentUser } : {}),
+    // A stand-in for bench (the tests') may leave them out.
+    ...(run.verifierMode ? { benchMode: run.verifierMode } : {}),
+    ...(run.agentUser ? { benchUser: run.agentUser } : {}),
   };
   const why = whyOf(ev, run.problems);
   if (p.kind !== 'attack') {

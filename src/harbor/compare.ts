@@ -1,7 +1,7 @@
 // Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or finished bench runs.
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { BenchReport, ClaimRow, OracleEvidence, TaskRun } from './local-harness.js';
+import { runShape, type BenchReport, type ClaimRow, type OracleEvidence, type TaskRun } from './local-harness.js';
 import { readJsonLines } from './dataset.js';
 import { unread } from './failures.js';
 import { readTextFile } from '../messages.js';
@@ -10,7 +10,7 @@ import { ComparisonFolderSchema, DIAGNOSES, LABELS, readReportLine } from '../co
 import { BenchReportSchema } from './bench-report.js';
 import type { LABELS as GRADER_LABELS } from './grader/grade.mjs';
 import { UserError } from '../errors.js';
-import { failureShape, type FailureShape } from './grade.js';
+import type { FailureShape } from './grade.js';
 
 /**
  * The rows of the comparison, in the order a reader scans them: the contract's order of diagnosis codes (found, then
@@ -186,14 +186,8 @@ function scoreAgent(run: BenchRun, views: Map<string, OracleView>): AgentScore {
     correct: r.correct,
     by_diagnosis: Object.fromEntries(by),
     advice: r.advice ?? [],
-    ...(r.confusion ? { shape: shapeOf(r) } : {}),
+    ...(r.confusion ? { shape: runShape(r) } : {}),
   };
-}
-
-/** The run's failure shape over all its claims, from its confusion matrix (the grader's own rule). */
-function shapeOf(r: BenchReport): Pick<FailureShape, 'answered' | 'overclaim' | 'missed'> {
-  const { answered, overclaim, missed } = failureShape({ reward: r.claims ? r.correct / r.claims : 0, confusion: r.confusion });
-  return { answered, overclaim, missed };
 }
 
 const pct = (n: number, d: number): string => `${d ? Math.round((100 * n) / d) : 0}%`;

@@ -41,6 +41,8 @@ export interface TrialPlay {
   verifierMode: VerifierMode;
   /** The task's agent user, or root (a harness that ignores [agent] user). */
   asRoot: boolean;
+  /** The image's agent user (taskUser), when the task names one. */
+  user?: ContainerUser;
   /** Host variables the agent gets, by name (its API keys). */
   agentEnv: readonly string[];
   /** A host folder of the agent's own (its program), at AGENT_DIR. */
@@ -191,7 +193,7 @@ function emptyVerifierLogs(t: Trial): void {
 
 /** Runs a trial's containers: the agent's, then the verifier in `play.verifierMode`. */
 export async function runContainerTrial(t: Trial, play: TrialPlay, benchBin: boolean): Promise<ContainerTrial> {
-  const user = taskUser(t);
+  const { user } = play;
   ownFolders(t, user);
   const notes: string[] = [];
   const artifacts = t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`];

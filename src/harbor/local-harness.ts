@@ -4,7 +4,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathS
 import { availableParallelism, homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import pLimit from 'p-limit';
-import { emptyConfusion, failureShape, parseLabels, grade, type FailureShape, type Grade } from './grade.js';
+import { emptyConfusion, failureShape, parseLabels, grade, type FailureShape } from './grade.js';
 import { parseClaims, type Claim } from '../claims.js';
 import { listTasks, readJsonIfAny, readJsonLines, type TaskDir, type VerifierMode } from './dataset.js';
 import { canIsolate, IMAGE_PATH, type PhaseStatus } from './isolation.js';
@@ -12,7 +12,7 @@ import { AGENT_DIR_ENV, BENCH_DIR, harborVerifierCommand, runContainerTrial, tas
 import type { ContainerResult } from './container.js';
 import { collectArtifacts } from './container.js';
 import { makeTrial, type Trial } from './trial.js';
-import { CONTAINER_PATHS, WARC_READER_COMMAND, WARC_READER_FILE, shellQuote } from './templates.js';
+import { CONTAINER_PATHS, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE, shellQuote } from './templates.js';
 import { LAYOUTS } from './layout.js';
 import { readRegularFile } from './safe-read.js';
 import { BUNDLE_FILES, shippedCli } from './ship.js';
@@ -169,7 +169,7 @@ function writeCommands(t: Trial, isolation: Isolation): boolean {
     chmodSync(join(bin, name), 0o755);
   };
   const inContainer = isolation === 'namespace';
-  if (t.tool) command('quotecheck', join(inContainer ? '/opt/quotecheck' : t.tool, basename(BUNDLE_FILES.quotecheck)));
+  if (t.tool) command('quotecheck', join(inContainer ? TOOL_DIR : t.tool, basename(BUNDLE_FILES.quotecheck)));
   if (t.warcReader) {
     // A copy beside the command: the task's own copy is in the dataset.
     copyFileSync(t.warcReader, join(bin, WARC_READER_FILE));
@@ -397,8 +397,16 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
   const t = makeTrial(task, opts.agent, opts.outDir, opts.replay ? resolve(opts.replay) : undefined);
   const mode = verifierModeOf(task, opts.verifierMode);
   const benchBin = writeCommands(t, isolation);
-  const asRoot = opts.agentUser === 'root' || (isolation === 'namespace' && taskUser(t) === undefined);
-  const play: TrialPlay = { verifierMode: mode, asRoot, agentEnv: opts.agentEnv ?? [], ...(opts.agentDir ? { agentDir: resolve(opts.agentDir) } : {}) };
+  // The image's agent user, read once from its Dockerfile (none: the task leaves the agent to the image's root).
+  const user = isolation === 'namespace' ? taskUser(t) : undefined;
+  const asRoot = opts.agentUser === 'root' || (isolation === 'namespace' && user === undefined);
+  const play: TrialPlay = {
+    verifierMode: mode,
+    asRoot,
+    ...(user ? { user } : {}),
+    agentEnv: opts.agentEnv ?? [],
+    ...(opts.agentDir ? { agentDir: resolve(opts.agentDir) } : {}),
+  };
   let agentExit: number | null;
   let verifierExit: number | null;
   const problems: string[] = [];
@@ -429,7 +437,7 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
       `every archive request failed (${archiveFailed.claims} ${archiveFailed.claims === 1 ? 'claim' : 'claims'} needing a Wayback capture got none${waybackUrl ? ` from ${waybackUrl}` : ''})`,
     );
   const baseline = gold.size === 0 ? 0 : noMatch / gold.size;
-  const user = isolation === 'namespace' ? (asRoot ? 'root' : (taskUser(t)?.name ?? 'root')) : `uid ${process.getuid?.() ?? '?'}`;
+  const agentUser = isolation === 'namespace' ? (asRoot ? 'root' : (user?.name ?? 'root')) : `uid ${process.getuid?.() ?? '?'}`;
   return {
     task: task.name,
     reward,
@@ -440,7 +448,7 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
     agentExit,
     verifierExit,
     verifierMode: mode,
-    agentUser: user,
+    agentUser,
     ...(fields ? { rewardFields: fields } : {}),
     seconds: (performance.now() - started) / 1000,
     problems,
@@ -451,11 +459,9 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
   };
 }
 
-/** The failure shape over every claim of a run (the grader's rule, on the pooled confusion matrix). */
-function shapeOf(confusion: Grade['confusion'], runs: readonly TaskRun[]): Pick<FailureShape, 'answered' | 'overclaim' | 'missed'> {
-  const claims = runs.reduce((n, r) => n + r.claims, 0);
-  const correct = runs.reduce((n, r) => n + r.correct, 0);
-  const { answered, overclaim, missed } = failureShape({ reward: claims ? correct / claims : 0, confusion });
+/** The failure shape over every claim of a run (the grader's rule, on the pooled confusion matrix): bench's and compare's. */
+export function runShape(r: Pick<BenchReport, 'claims' | 'correct' | 'confusion'>): Pick<FailureShape, 'answered' | 'overclaim' | 'missed'> {
+  const { answered, overclaim, missed } = failureShape({ reward: r.claims ? r.correct / r.claims : 0, confusion: r.confusion });
   return { answered, overclaim, missed };
 }
 
@@ -489,6 +495,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     for (const row of r.rows) if (row.diagnosis) diagnoses[row.diagnosis] = (diagnoses[row.diagnosis] ?? 0) + 1;
   }
   const rows = runs.flatMap((r) => r.rows);
+  const claims = runs.reduce((n, r) => n + r.claims, 0);
+  const correct = runs.reduce((n, r) => n + r.correct, 0);
   const mean = (f: (r: TaskRun) => number) => (runs.length ? runs.reduce((n, r) => n + f(r), 0) / runs.length : 0);
   return {
     agent: opts.agent,
@@ -498,11 +506,11 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     tasks_dir: resolve(opts.tasksDir),
     mean_reward: mean((r) => r.reward),
     baseline_mean_reward: mean((r) => r.baseline),
-    claims: runs.reduce((n, r) => n + r.claims, 0),
-    correct: runs.reduce((n, r) => n + r.correct, 0),
+    claims,
+    correct,
     seconds: (performance.now() - started) / 1000,
     confusion,
-    failure_shape: shapeOf(confusion, runs),
+    failure_shape: runShape({ claims, correct, confusion }),
     diagnoses,
     drifted_sources: driftedSources(rows),
     unread_sources: unreadSources(runs),
