@@ -20,7 +20,10 @@ export function alignBenchmark(pdfDir: string, targetBytes = 5 * 1024 * 1024, ru
     .filter((f) => f.endsWith('.pdf'))
     .map((f) => {
       try {
-        return execFileSync('pdftotext', ['-enc', 'UTF-8', join(pdfDir, f), '-'], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
+        return execFileSync('pdftotext', ['-enc', 'UTF-8', join(pdfDir, f), '-'], {
+          maxBuffer: 1 << 28,
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }).toString('utf8');
       } catch {
         return '';
       }

@@ -23,8 +23,21 @@ import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
 import { measureStartup, startupFailures, startupTable, type StartupFigures } from './startup.js';
-import { DEFAULT_SCALE, printScaleTable, runScalePhase, scaleFailures, scaleFigures, type ScalePhase } from './scale.js';
-import { runTaskProfilesOnce, taskProfileFigures, taskProfileRows, type TaskRuns, type TaskWorkloads } from './task-profile.js';
+import {
+  DEFAULT_SCALE,
+  printScaleTable,
+  runScalePhase,
+  scaleFailures,
+  scaleFigures,
+  type ScalePhase,
+} from './scale.js';
+import {
+  runTaskProfilesOnce,
+  taskProfileFigures,
+  taskProfileRows,
+  type TaskRuns,
+  type TaskWorkloads,
+} from './task-profile.js';
 import {
   DEFAULT_WORKLOAD,
   FLAKY_HOST_WORKLOAD,
@@ -71,8 +84,24 @@ interface PipelineRun {
  * Runs the quotecheck CLI on the workload; wall time from outside, peak memory from its summary line.
  * `wrapper` runs it under another command (`unshare --net`).
  */
-async function runQuotecheck(claims: string, out: string, args: string[], wrapper: string[] = []): Promise<PipelineRun> {
-  const argv = [process.execPath, join(projectRoot(), 'bin', 'quotecheck.js'), 'run', '--allow-private', '--quiet', '--claims', claims, '--out', out, ...args];
+async function runQuotecheck(
+  claims: string,
+  out: string,
+  args: string[],
+  wrapper: string[] = [],
+): Promise<PipelineRun> {
+  const argv = [
+    process.execPath,
+    join(projectRoot(), 'bin', 'quotecheck.js'),
+    'run',
+    '--allow-private',
+    '--quiet',
+    '--claims',
+    claims,
+    '--out',
+    out,
+    ...args,
+  ];
   const [cmd, ...rest] = [...wrapper, ...argv] as [string, ...string[]];
   const t = performance.now();
   const { stderr } = await run(cmd, rest, { maxBuffer: 1 << 26 });
@@ -120,7 +149,9 @@ async function netNamespaceWorks(): Promise<boolean> {
 
 async function runPlain(claims: string, out: string): Promise<PipelineRun> {
   const t = performance.now();
-  const { stderr } = await run(process.execPath, [join(projectRoot(), 'dist', 'bench', 'plain.js'), claims, out], { maxBuffer: 1 << 26 });
+  const { stderr } = await run(process.execPath, [join(projectRoot(), 'dist', 'bench', 'plain.js'), claims, out], {
+    maxBuffer: 1 << 26,
+  });
   return { seconds: (performance.now() - t) / 1000, answers: JSON.parse(readFileSync(out, 'utf8')), stderr };
 }
 
@@ -161,15 +192,27 @@ async function setUp(): Promise<Setup> {
   // One server per pipeline, so each meets the same first-request 503s; each has its own claims file (its port).
   const workload = await buildWorkload(sources, PORT_PLACEHOLDER);
   // The drift phase passes its own routes and (dated) claims.
-  const serve = async (name: string, routes = workload.routes, claimsOf: readonly { url: string }[] = workload.claims) => {
+  const serve = async (
+    name: string,
+    routes = workload.routes,
+    claimsOf: readonly { url: string }[] = workload.claims,
+  ) => {
     const server = await startServer({ routes, hosts: workload.hosts });
     const claims = join(out, `claims-${name}.json`);
     writeFileSync(claims, JSON.stringify(claimsOnPort(claimsOf, server.port)));
     return { server, claims };
   };
-  const webs = await Promise.all([...Array.from({ length: QUICK_RUNS }, (_, i) => `quick-${i + 1}`), 'naive', 'plain', 'record'].map((name) => serve(name)));
+  const webs = await Promise.all(
+    [...Array.from({ length: QUICK_RUNS }, (_, i) => `quick-${i + 1}`), 'naive', 'plain', 'record'].map((name) =>
+      serve(name),
+    ),
+  );
   const quickWebs = webs.slice(0, QUICK_RUNS);
-  const [naiveWeb, plainWeb, recordWeb] = webs.slice(QUICK_RUNS) as [(typeof webs)[number], (typeof webs)[number], (typeof webs)[number]];
+  const [naiveWeb, plainWeb, recordWeb] = webs.slice(QUICK_RUNS) as [
+    (typeof webs)[number],
+    (typeof webs)[number],
+    (typeof webs)[number],
+  ];
   const warc = join(out, 'bench.warc.gz');
   process.stdout.write(`workload: ${describeWorkload(workload, DEFAULT_WORKLOAD)}\n`);
   const tasks = await taskWorkloads(sources);
@@ -205,14 +248,18 @@ async function runProfiles(s: Setup): Promise<ProfileRuns> {
     // Each run against its own server; the profiles alternate; the median of each is reported.
     for (const [i, web] of s.quickWebs.entries()) {
       process.stdout.write(`running quotecheck (default concurrency), run ${i + 1} of ${QUICK_RUNS}...\n`);
-      quickRuns.push(await runQuotecheck(web.claims, join(out, 'answers.json'), ['--report', join(out, 'report.jsonl')]));
+      quickRuns.push(
+        await runQuotecheck(web.claims, join(out, 'answers.json'), ['--report', join(out, 'report.jsonl')]),
+      );
       await runTaskProfilesOnce(s.tasks, i + 1, taskRuns, out, runQuotecheck, (line) => process.stdout.write(line));
     }
     // Right after the quick runs, in the same conditions and against a fresh server of its own (so
     // its first-request 503s are recorded too): the cost of keeping every exchange in a WARC file.
     process.stdout.write('running quotecheck --record (every exchange kept in a WARC file)...\n');
     const recorded = await runQuotecheck(s.recordWeb.claims, join(out, 'answers-record.json'), ['--record', warc]);
-    process.stdout.write('running quotecheck at concurrency 1 and the plain script, side by side (both wait on the network)...\n');
+    process.stdout.write(
+      'running quotecheck at concurrency 1 and the plain script, side by side (both wait on the network)...\n',
+    );
     const [naive, plain] = await Promise.all([
       runQuotecheck(s.naiveWeb.claims, join(out, 'answers-naive.json'), ['--concurrency', '1', '--per-host', '1']),
       runPlain(s.plainWeb.claims, join(out, 'answers-plain.json')),
@@ -271,7 +318,10 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
   // Drift: the same workload with a seeded 8% of its sources changed since the claims' verify_date.
   // At full latency (the same 50-400 ms as above): two more runs of ~13 s.
   const drift = buildDriftWorkload(s.workload);
-  const [autoWeb, offWeb] = await Promise.all([s.serve('drift-auto', drift.routes, drift.claims), s.serve('drift-off', drift.routes, drift.claims)]);
+  const [autoWeb, offWeb] = await Promise.all([
+    s.serve('drift-auto', drift.routes, drift.claims),
+    s.serve('drift-off', drift.routes, drift.claims),
+  ]);
   const wayback = await startWaybackFake({ captures: drift.captures(autoWeb.server.port), host: WAYBACK_HOST });
   let auto: PipelineRun;
   let off: PipelineRun;
@@ -297,7 +347,9 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
   // The fake's own log: every request it received; a lookup is a CDX query for one URL (a second
   // query for the same URL, "the earliest after the date", belongs to the same lookup).
   const cdxUrls = new Set(
-    wayback.requests.filter((r) => r.path.startsWith('/cdx/search/cdx')).map((r) => new URL(r.path, wayback.origin).searchParams.get('url')),
+    wayback.requests
+      .filter((r) => r.path.startsWith('/cdx/search/cdx'))
+      .map((r) => new URL(r.path, wayback.origin).searchParams.get('url')),
   );
   // Which captures were fetched (`/web/{timestamp}id_/...`): a client that chose right fetched only the originals.
   const captureFetches = wayback.requests.filter((r) => r.path.startsWith('/web/'));
@@ -339,7 +391,9 @@ function recordFigures(m: Measured) {
     overhead_vs_quick: Number(fmt(recorded.seconds / quick.seconds - 1, 3)),
     // Wall time beyond the run's own clock, less what a quick run spends there (start-up, exit):
     // the time spent finishing the archive after the last claim was decided.
-    closing_seconds: Number(fmt(recorded.seconds - (recorded.runSeconds ?? NaN) - (quick.seconds - (quick.runSeconds ?? NaN)))),
+    closing_seconds: Number(
+      fmt(recorded.seconds - (recorded.runSeconds ?? NaN) - (quick.seconds - (quick.runSeconds ?? NaN))),
+    ),
     run_seconds: recorded.runSeconds ?? null,
     peak_rss_mb: recorded.peakRssMb ?? null,
     archive_mb: Number(fmt(statSync(m.warc).size / 1e6)),
@@ -398,7 +452,11 @@ function figures(m: Measured) {
   const { workload, quick, quickRuns, naive, plain, cpu, idealQuick, idealNaive } = m;
   return {
     machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? 'unknown', node: process.version },
-    workload: { claims: workload.claims.length, sources: workload.sources.length, pdf_sources: workload.sources.filter((s) => s.kind === 'pdf').length },
+    workload: {
+      claims: workload.claims.length,
+      sources: workload.sources.length,
+      pdf_sources: workload.sources.filter((s) => s.kind === 'pdf').length,
+    },
     quotecheck_seconds: Number(fmt(quick.seconds)),
     quotecheck_runs_seconds: quickRuns.map((r) => Number(fmt(r.seconds))),
     ideal_seconds: Number(fmt(idealQuick)),
@@ -435,7 +493,19 @@ const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${fmt(pct, 1)}`;
 
 /** The table of pipelines: wall time, the network-bound ideal, and what each run shows. */
 function printTable(m: Measured, results: Results): void {
-  const { quick, bySpeed, naive, plain, recorded, replayed, isolated, replayDiff, warcRecords, idealQuick, idealNaive } = m;
+  const {
+    quick,
+    bySpeed,
+    naive,
+    plain,
+    recorded,
+    replayed,
+    isolated,
+    replayDiff,
+    warcRecords,
+    idealQuick,
+    idealNaive,
+  } = m;
   const { auto, off, autoDiff } = m.driftPhase;
   const rows: [string, string, string, string][] = [
     ['pipeline', 'wall s', 'ideal s', 'notes'],
@@ -485,7 +555,8 @@ function printTable(m: Measured, results: Results): void {
   ];
   const w = rows.map((r) => r.map((c) => c.length)).reduce((a, b) => a.map((x, i) => Math.max(x, b[i]!)));
   process.stdout.write('\n');
-  for (const r of rows) process.stdout.write(`${r[0].padEnd(w[0]!)}  ${r[1].padStart(w[1]!)}  ${r[2].padStart(w[2]!)}  ${r[3]}\n`);
+  for (const r of rows)
+    process.stdout.write(`${r[0].padEnd(w[0]!)}  ${r[1].padStart(w[1]!)}  ${r[2].padStart(w[2]!)}  ${r[3]}\n`);
 }
 
 /** Below the table: each stage's CPU cost, the drift phase's Wayback traffic, and the machine. */
@@ -521,9 +592,13 @@ function failures(m: Measured, results: Results): string[] {
   const d = results.drift;
   const found: string[] = [];
   if (replayDiff.length > 0)
-    found.push(`MISMATCH: the replay differs from the recorded run on ${replayDiff.length} claims: ${replayDiff.slice(0, 10).join(', ')}`);
+    found.push(
+      `MISMATCH: the replay differs from the recorded run on ${replayDiff.length} claims: ${replayDiff.slice(0, 10).join(', ')}`,
+    );
   if (autoDiff.length > 0)
-    found.push(`MISMATCH: --wayback auto differs from the as-labelled answers on ${autoDiff.length} claims: ${autoDiff.slice(0, 10).join(', ')}`);
+    found.push(
+      `MISMATCH: --wayback auto differs from the as-labelled answers on ${autoDiff.length} claims: ${autoDiff.slice(0, 10).join(', ')}`,
+    );
   if (d.fake_lookups !== d.wayback_lookups || d.fake_requests !== d.wayback_requests) {
     found.push(
       `MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`,
@@ -567,7 +642,11 @@ async function measure(): Promise<Measured> {
 }
 
 /** The command line: nothing (the whole bench), `--scale N` (only the scale phase) or `--startup` (only the shipped build's); a bad one exits 2 with one line. */
-function benchArgs(argv: string[]): { scale?: number; startup?: boolean; taskProfile?: { runs: number; save: boolean } } {
+function benchArgs(argv: string[]): {
+  scale?: number;
+  startup?: boolean;
+  taskProfile?: { runs: number; save: boolean };
+} {
   try {
     const { values } = parseArgs({
       args: argv,
@@ -584,11 +663,13 @@ function benchArgs(argv: string[]): { scale?: number; startup?: boolean; taskPro
     if (values.startup) return { startup: true };
     if (values['task-profile']) {
       const runs = values.runs ?? String(QUICK_RUNS);
-      if (!/^\d+$/.test(runs.trim()) || Number(runs) < 1) throw new Error(`--runs must be an integer >= 1, got ${JSON.stringify(values.runs)}`);
+      if (!/^\d+$/.test(runs.trim()) || Number(runs) < 1)
+        throw new Error(`--runs must be an integer >= 1, got ${JSON.stringify(values.runs)}`);
       return { taskProfile: { runs: Number(runs), save: values.save === true } };
     }
     if (values.scale === undefined) return {};
-    if (!/^\d+$/.test(values.scale.trim()) || Number(values.scale) < 2) throw new Error(`--scale must be an integer >= 2, got ${JSON.stringify(values.scale)}`);
+    if (!/^\d+$/.test(values.scale.trim()) || Number(values.scale) < 2)
+      throw new Error(`--scale must be an integer >= 2, got ${JSON.stringify(values.scale)}`);
     return { scale: Number(values.scale) };
   } catch (err) {
     process.stderr.write(
@@ -647,9 +728,11 @@ async function mainTaskProfile(runs: number, save: boolean): Promise<void> {
   mkdirSync(out, { recursive: true });
   const tasks = await taskWorkloads(join(goldenDir(), 'sources'));
   const taskRuns: TaskRuns = { task: [], flakyHost: [] };
-  for (let i = 1; i <= runs; i++) await runTaskProfilesOnce(tasks, i, taskRuns, out, runQuotecheck, (line) => process.stdout.write(line));
+  for (let i = 1; i <= runs; i++)
+    await runTaskProfilesOnce(tasks, i, taskRuns, out, runQuotecheck, (line) => process.stdout.write(line));
   const figures = taskProfileFigures(tasks, taskRuns, TARGET_RATIO);
-  for (const r of taskProfileRows(figures, TARGET_RATIO)) process.stdout.write(`${r[0]}  ${r[1]} s  ideal ${r[2]} s  ${r[3]}\n`);
+  for (const r of taskProfileRows(figures, TARGET_RATIO))
+    process.stdout.write(`${r[0]}  ${r[1]} s  ideal ${r[2]} s  ${r[3]}\n`);
   if (!save) return;
   writeResults(mergeKey('task_profile', figures));
   process.stdout.write(`wrote the task profiles' figures into ${RESULTS_FILE}\n`);

@@ -81,7 +81,8 @@ export function buildDriftWorkload(workload: Workload, opts: DriftOptions = DEFA
   }
   // The pool a drifted URL draws its new document from: the workload's own files of that kind, minus
   // any with the same bytes as the original (that would not be drift at all).
-  const pool = (kind: BenchSource['kind']): string[] => [...new Set(workload.sources.filter((s) => s.kind === kind).map((s) => s.file))].sort();
+  const pool = (kind: BenchSource['kind']): string[] =>
+    [...new Set(workload.sources.filter((s) => s.kind === kind).map((s) => s.file))].sort();
   const pools = { html: pool('html'), pdf: pool('pdf') };
   const drifted: DriftedSource[] = order
     .slice(0, count)

@@ -25,7 +25,8 @@ const PAGES: Record<string, () => string> = {
   'report-48': () => longReportPage(48),
   'wide-100k': () => widePage(100_000).toString(),
   'deep-400': () => deepPage(400).toString(),
-  'chains-50x400': () => `<html><body>${Array.from({ length: 50 }, () => `${'<div>'.repeat(400)}${PARA}${'</div>'.repeat(400)}`).join('')}</body></html>`,
+  'chains-50x400': () =>
+    `<html><body>${Array.from({ length: 50 }, () => `${'<div>'.repeat(400)}${PARA}${'</div>'.repeat(400)}`).join('')}</body></html>`,
   'wrapped-10k-x20': () =>
     `<html><body>${Array.from({ length: 10_000 }, () => `${'<div class="w">'.repeat(20)}<p>${PARA}</p>${'</div>'.repeat(20)}`).join('')}</body></html>`,
   'dense-300k': () => `<html><body><div>${'<span>a</span> '.repeat(300_000)}</div></body></html>`,
@@ -108,7 +109,10 @@ function measure(name: string, html: string, runs: number) {
 function heapProbe(name: string): number | null {
   for (const mb of [128, 192, 256, 320, 384, 448, 512]) {
     try {
-      execFileSync(process.execPath, [`--max-old-space-size=${mb}`, fileURLToPath(import.meta.url), '--one', name], { stdio: 'ignore', timeout: 300_000 });
+      execFileSync(process.execPath, [`--max-old-space-size=${mb}`, fileURLToPath(import.meta.url), '--one', name], {
+        stdio: 'ignore',
+        timeout: 300_000,
+      });
       return mb;
     } catch {
       // out of heap (or too slow): try the next size
@@ -126,7 +130,8 @@ if (args[0] === '--one') {
   const probe = args.includes('--heap-probe');
   const save = args.includes('--save');
   const wanted = args.filter((a) => !a.startsWith('--'));
-  if (save && (wanted.length > 0 || !probe || !gc)) throw new Error('--save records every page with --heap-probe, under node --expose-gc');
+  if (save && (wanted.length > 0 || !probe || !gc))
+    throw new Error('--save records every page with --heap-probe, under node --expose-gc');
   const rows: object[] = [];
   for (const [name, make] of Object.entries(PAGES)) {
     if (wanted.length > 0 && !wanted.includes(name)) continue;
@@ -138,7 +143,13 @@ if (args[0] === '--one') {
   console.log(`peak RSS ${round(process.resourceUsage().maxRSS / 1024)} MB`);
   if (save) {
     // The results file of npm run bench, this phase's key replaced: the rest stays as the last bench left it.
-    writeResults(mergeKey('long_pages', { node: process.version, runs: 'median of 3 (1 for report-48 and dense-300k)', pages: rows }));
+    writeResults(
+      mergeKey('long_pages', {
+        node: process.version,
+        runs: 'median of 3 (1 for report-48 and dense-300k)',
+        pages: rows,
+      }),
+    );
     console.log(`wrote long_pages into ${RESULTS_FILE}`);
   }
 }

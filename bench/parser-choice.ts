@@ -18,7 +18,11 @@ import { buildDocument } from '../src/extract/lightdom/index.js';
 import { BLOCKS, SKIPPED } from '../src/extract/render.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const SHIPPED = [join(ROOT, 'golden', 'sources', 'html'), join(ROOT, 'golden', 'diagnosis', 'sources'), join(ROOT, 'test', 'fixtures', 'corpus')];
+const SHIPPED = [
+  join(ROOT, 'golden', 'sources', 'html'),
+  join(ROOT, 'golden', 'diagnosis', 'sources'),
+  join(ROOT, 'test', 'fixtures', 'corpus'),
+];
 
 type Subject = 'lightdom' | 'parse5' | 'none';
 const SUBJECTS: readonly Subject[] = ['lightdom', 'parse5'];
@@ -91,7 +95,13 @@ const LIGHT_WALK: TextWalk<LightNode> = {
   text: (n) => (n.nodeType === 3 ? n.textContent : undefined),
 };
 
-type Parse5Node = { nodeName: string; tagName?: string; childNodes?: Parse5Node[]; value?: string; content?: Parse5Node };
+type Parse5Node = {
+  nodeName: string;
+  tagName?: string;
+  childNodes?: Parse5Node[];
+  value?: string;
+  content?: Parse5Node;
+};
 const PARSE5_WALK: TextWalk<Parse5Node> = {
   children: (n) => n.childNodes ?? [],
   name: (n) => n.tagName,
@@ -153,10 +163,14 @@ function child(subject: Subject, rounds: number, dirs: readonly string[]): Figur
 }
 
 function run(subject: Subject, rounds: number, dirs: readonly string[]): Figures {
-  const out = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child', subject, '--rounds', String(rounds), ...dirs], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', fileURLToPath(import.meta.url), '--child', subject, '--rounds', String(rounds), ...dirs],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    },
+  );
   return JSON.parse(out) as Figures;
 }
 
@@ -181,9 +195,13 @@ function main(argv: string[]): void {
   const rows = SUBJECTS.map((s) => run(s, rounds, dirs));
   const [light, p5] = rows as [Figures, Figures];
   const f1 = (n: number) => n.toFixed(1);
-  console.log(`${base.pages} pages, ${f1(base.mb)} MB of HTML (decoded, in UTF-8), CPU time, fastest of ${rounds} rounds; Node ${process.version}`);
+  console.log(
+    `${base.pages} pages, ${f1(base.mb)} MB of HTML (decoded, in UTF-8), CPU time, fastest of ${rounds} rounds; Node ${process.version}`,
+  );
   console.log('');
-  console.log('parser     tree ms/MB  tree+text ms/MB  trees held MB/MB of HTML  peak RSS MB (+ over loading the pages)');
+  console.log(
+    'parser     tree ms/MB  tree+text ms/MB  trees held MB/MB of HTML  peak RSS MB (+ over loading the pages)',
+  );
   for (const r of rows) {
     const name = r.subject === 'lightdom' ? 'light DOM' : 'parse5';
     console.log(

@@ -19,7 +19,9 @@ for (const c of claims) {
       const body = Buffer.from(await res.arrayBuffer());
       if (res.ok && (res.headers.get('content-type') ?? '').includes('pdf')) {
         writeFileSync(join(dir, 'f.pdf'), body);
-        text = execFileSync('pdftotext', ['-enc', 'UTF-8', join(dir, 'f.pdf'), '-'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
+        text = execFileSync('pdftotext', ['-enc', 'UTF-8', join(dir, 'f.pdf'), '-'], {
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }).toString('utf8');
       } else if (res.ok) {
         text = body
           .toString('utf8')

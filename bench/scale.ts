@@ -97,10 +97,16 @@ export async function runScalePhase(base: Workload, factor: number, out: string,
 }
 
 /** Ids of the scaled run's claims whose answer is not the 1x answer of the claim they replicate (a missing answer counts). */
-export function replicaDisagreements(base: Workload, factor: number, oneX: Record<string, string>, scaled: Record<string, string>): string[] {
+export function replicaDisagreements(
+  base: Workload,
+  factor: number,
+  oneX: Record<string, string>,
+  scaled: Record<string, string>,
+): string[] {
   const found: string[] = [];
   for (let k = 0; k < factor; k++) {
-    for (const c of base.claims) if (oneX[c.id] === undefined || scaled[replicaId(c.id, k)] !== oneX[c.id]) found.push(replicaId(c.id, k));
+    for (const c of base.claims)
+      if (oneX[c.id] === undefined || scaled[replicaId(c.id, k)] !== oneX[c.id]) found.push(replicaId(c.id, k));
   }
   return found;
 }
@@ -108,7 +114,12 @@ export function replicaDisagreements(base: Workload, factor: number, oneX: Recor
 /** One scale's row of results.json: its size, wall time, time per claim, the network-bound ideal and peak memory. */
 function scaleRow(w: Workload, runs: readonly CliRun[]) {
   const seconds = runs.reduce((sum, r) => sum + r.seconds, 0) / runs.length;
-  const ideal = idealSeconds(w.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost, DEFAULT_OPTIONS.backoffMinMs);
+  const ideal = idealSeconds(
+    w.sources,
+    DEFAULT_OPTIONS.concurrency,
+    DEFAULT_OPTIONS.perHost,
+    DEFAULT_OPTIONS.backoffMinMs,
+  );
   return {
     claims: w.claims.length,
     sources: w.sources.length,
@@ -166,7 +177,11 @@ export function printScaleTable(f: ScaleFigures): void {
   ];
   const rows = [
     head,
-    line('1x', f.one_x, `mean of 2 runs (${f.one_x.runs_seconds.map((s) => s.toFixed(1)).join(', ')} s), one before and one after ${f.factor}x`),
+    line(
+      '1x',
+      f.one_x,
+      `mean of 2 runs (${f.one_x.runs_seconds.map((s) => s.toFixed(1)).join(', ')} s), one before and one after ${f.factor}x`,
+    ),
     line(`${f.factor}x`, f.scaled, ''),
   ];
   const w = rows.map((r) => r.map((c) => c.length)).reduce((a, b) => a.map((x, i) => Math.max(x, b[i]!)));
@@ -179,7 +194,9 @@ export function printScaleTable(f: ScaleFigures): void {
         .trimEnd()}\n`,
     );
   const answers =
-    f.replica_disagreements === 0 && f.one_x_runs_disagreements === 0 ? 'ok' : `MISMATCH on ${f.replica_disagreements + f.one_x_runs_disagreements}`;
+    f.replica_disagreements === 0 && f.one_x_runs_disagreements === 0
+      ? 'ok'
+      : `MISMATCH on ${f.replica_disagreements + f.one_x_runs_disagreements}`;
   process.stdout.write(`ms per claim at ${f.factor}x: ${f.ms_per_claim_ratio.toFixed(2)}x of 1x (target <= ${SCALE_TARGET_RATIO}: ${check(f.ms_per_claim_target_met)})
 peak memory at ${f.factor}x: ${f.scaled.peak_rss_mb} MB (target < ${SCALE_TARGET_RSS_MB}: ${check(f.peak_rss_target_met)})
 every replica's answers equal the 1x answers, claim by claim: ${answers}
@@ -194,6 +211,7 @@ export function scaleFailures(f: ScaleFigures): string[] {
     found.push(
       `MISMATCH: the ${f.factor}x run differs from the 1x answers on ${f.replica_disagreements} claims: ${f.replica_disagreeing_ids.slice(0, 10).join(', ')}`,
     );
-  if (f.one_x_runs_disagreements > 0) found.push(`MISMATCH: the two 1x runs differ on ${f.one_x_runs_disagreements} claims`);
+  if (f.one_x_runs_disagreements > 0)
+    found.push(`MISMATCH: the two 1x runs differ on ${f.one_x_runs_disagreements} claims`);
   return found;
 }

@@ -76,7 +76,11 @@ export interface StartupFigures {
 }
 
 /** One loopback source that notes when each run's request arrives (each run asks for a path of its own). */
-async function startSource(): Promise<{ url: (tag: string) => string; seenAt: Map<string, number>; close: () => Promise<void> }> {
+async function startSource(): Promise<{
+  url: (tag: string) => string;
+  seenAt: Map<string, number>;
+  close: () => Promise<void>;
+}> {
   const seenAt = new Map<string, number>();
   const server = createServer((req, res) => {
     if (!seenAt.has(req.url ?? '')) seenAt.set(req.url ?? '', performance.now());
@@ -133,7 +137,16 @@ export async function measureStartup(outDir: string): Promise<StartupFigures> {
     if ((JSON.parse(readFileSync(answers, 'utf8')) as Record<string, string>).a !== 'verbatim') answersRight = false;
     return { firstRequest: (seen - started) / 1000, endToEnd: seconds };
   };
-  const run = (entry: string) => (claims: string) => [entry, 'run', '--allow-private', '--quiet', '--claims', claims, '--out', answers];
+  const run = (entry: string) => (claims: string) => [
+    entry,
+    'run',
+    '--allow-private',
+    '--quiet',
+    '--claims',
+    claims,
+    '--out',
+    answers,
+  ];
   const commands = {
     bundleTask: () => oneTask(run(bundle)),
     installedTask: () => oneTask(run(installed)),

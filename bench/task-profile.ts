@@ -48,7 +48,13 @@ export async function runTaskProfilesOnce(
 
 /** The network ideal at the run's default limits, under quotecheck's rule or the old one (workload.ts idealSeconds). */
 export function defaultIdeal(w: Workload, rule: WaitRule = 'wait-holds-nothing'): number {
-  return idealSeconds(w.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost, DEFAULT_OPTIONS.backoffMinMs, rule);
+  return idealSeconds(
+    w.sources,
+    DEFAULT_OPTIONS.concurrency,
+    DEFAULT_OPTIONS.perHost,
+    DEFAULT_OPTIONS.backoffMinMs,
+    rule,
+  );
 }
 
 /** One profile's figures: its median run against the ideal under a wait holding nothing, and what holding slots through the wait would allow. */
@@ -74,7 +80,10 @@ export function profileFigures(w: Workload, runs: readonly CliRun[], targetRatio
 
 /** bench/results.json's task_profile: the one-task workload's figures, and the flaky-host workload's under flaky_host. */
 export function taskProfileFigures(w: TaskWorkloads, runs: TaskRuns, targetRatio: number) {
-  return { ...profileFigures(w.task, runs.task, targetRatio), flaky_host: profileFigures(w.flakyHost, runs.flakyHost, targetRatio) };
+  return {
+    ...profileFigures(w.task, runs.task, targetRatio),
+    flaky_host: profileFigures(w.flakyHost, runs.flakyHost, targetRatio),
+  };
 }
 
 export type TaskProfileFigures = ReturnType<typeof taskProfileFigures>;

@@ -112,7 +112,11 @@ export function describeWorkload(w: Workload, opts: WorkloadOptions): string {
 async function documentWords(path: string, kind: 'html' | 'pdf'): Promise<string[]> {
   try {
     const text = await extractSource(
-      { body: readFileSync(path), contentType: kind === 'pdf' ? 'application/pdf' : 'text/html', url: `http://bench/${kind}` },
+      {
+        body: readFileSync(path),
+        contentType: kind === 'pdf' ? 'application/pdf' : 'text/html',
+        url: `http://bench/${kind}`,
+      },
       { timeoutMs: 60_000 },
     );
     const view = text.views.find((v) => v.name === 'article') ?? text.views[0]!;
@@ -123,7 +127,11 @@ async function documentWords(path: string, kind: 'html' | 'pdf'): Promise<string
 }
 
 /** Builds the workload: documents from golden/sources reused at many URLs, some cited by many claims. */
-export async function buildWorkload(goldenSources: string, port: number, opts: WorkloadOptions = DEFAULT_WORKLOAD): Promise<Workload> {
+export async function buildWorkload(
+  goldenSources: string,
+  port: number,
+  opts: WorkloadOptions = DEFAULT_WORKLOAD,
+): Promise<Workload> {
   const random = rng(opts.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const html = readdirSync(join(goldenSources, 'html'))
@@ -151,7 +159,8 @@ export async function buildWorkload(goldenSources: string, port: number, opts: W
       flaky: random() < opts.flakyShare,
     });
   }
-  if (opts.flakyRetryAfterSec !== undefined) for (const s of sources) if (s.flaky) s.retryAfterMs = opts.flakyRetryAfterSec * 1000;
+  if (opts.flakyRetryAfterSec !== undefined)
+    for (const s of sources) if (s.flaky) s.retryAfterMs = opts.flakyRetryAfterSec * 1000;
 
   // Every source gets a claim; the rest go mostly to a few popular sources (Zipf-like weights).
   const counts = sources.map(() => 1);
@@ -276,13 +285,15 @@ export function idealSeconds(
     const done = start + next.costMs;
     globalFree[g] = slots[h] = done;
     end = Math.max(end, done);
-    if (next.thenWaitMs !== undefined) retries.push({ ready: done + next.thenWaitMs, order: next.order, source, costMs: source.delayMs });
+    if (next.thenWaitMs !== undefined)
+      retries.push({ ready: done + next.thenWaitMs, order: next.order, source, costMs: source.delayMs });
   }
   return end / 1000;
 }
 
 /** Whether request `a` queues before `b`: ready first, or as ready and earlier in claim order. */
-const before = (a: IdealRequest, b: IdealRequest): boolean => a.ready < b.ready || (a.ready === b.ready && a.order < b.order);
+const before = (a: IdealRequest, b: IdealRequest): boolean =>
+  a.ready < b.ready || (a.ready === b.ready && a.order < b.order);
 
 /** The index of the request that queues first among `requests`, or -1 when there is none. */
 function readyFirst(requests: readonly IdealRequest[]): number {

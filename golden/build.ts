@@ -93,17 +93,24 @@ type QuoteKind = keyof typeof QUOTES;
 type Quotes = { [K in QuoteKind]: z.infer<(typeof QUOTES)[K]> };
 type QuoteSpec = Quotes[QuoteKind];
 
-const kindOf = (q: QuoteSpec): QuoteKind => (Object.keys(QUOTES) as QuoteKind[]).find((k) => QUOTES[k].safeParse(q).success)!;
+const kindOf = (q: QuoteSpec): QuoteKind =>
+  (Object.keys(QUOTES) as QuoteKind[]).find((k) => QUOTES[k].safeParse(q).success)!;
 
 /** A route of the golden server. `src` serves a source document; `note` gives words for the rule text. */
-const RouteSchema = z.strictObject({ host: z.enum(HOSTS), ...routeFields, src: keyOf(Object.keys(SOURCES) as SrcKey[]).optional() });
+const RouteSchema = z.strictObject({
+  host: z.enum(HOSTS),
+  ...routeFields,
+  src: keyOf(Object.keys(SOURCES) as SrcKey[]).optional(),
+});
 type RouteSpec = z.infer<typeof RouteSchema>;
 
 const ClaimSchema = z.strictObject({
   id: s,
   url: s,
   claim: s,
-  q: z.union(Object.values(QUOTES), { error: `fits none of the quote kinds (${Object.keys(QUOTES).join(', ')}; see QUOTES in golden/build.ts)` }),
+  q: z.union(Object.values(QUOTES), {
+    error: `fits none of the quote kinds (${Object.keys(QUOTES).join(', ')}; see QUOTES in golden/build.ts)`,
+  }),
   /** 'whatwg': the label holds under the Encoding Standard's windows-1252 only (bytes 0x80-0x9F) */
   decoding: z.literal('whatwg').optional(),
 });
@@ -143,7 +150,9 @@ function applyVariant(span: string, v: Variant): string {
     case 'whitespace': {
       const seps = ['\n', '  ', '\t', '\u00A0', ' \r\n '];
       let i = 0;
-      return ' \n' + span.replace(/ /g, () => (i++ % 3 === 0 ? (seps[((i / 3) % seps.length) | 0] ?? ' ') : ' ')) + '\t ';
+      return (
+        ' \n' + span.replace(/ /g, () => (i++ % 3 === 0 ? (seps[((i / 3) % seps.length) | 0] ?? ' ') : ' ')) + '\t '
+      );
     }
   }
 }
@@ -202,8 +211,8 @@ function ensureSources(): void {
 
 /** WHATWG windows-1252 for bytes 0x80-0x9F (the rest is ISO-8859-1). */
 const W1252_C1 = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d,
-  0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
 ];
 
 function decodeWhatwg(bytes: Buffer, charset: string): string {
@@ -222,7 +231,8 @@ function htmlViews(key: SrcKey, contentType: string | undefined): HtmlView[] {
   // When the declaration sits past byte 1024, a browser may still switch to it:
   // labels must then hold under both decodings.
   const anywhere = declaredCharsetAnywhere(bytes);
-  if (!/charset/i.test(contentType ?? '') && anywhere && anywhere !== sniff.charset && anywhere !== 'utf-8') charsets.push(anywhere);
+  if (!/charset/i.test(contentType ?? '') && anywhere && anywhere !== sniff.charset && anywhere !== 'utf-8')
+    charsets.push(anywhere);
   const views: HtmlView[] = [];
   for (const cs of charsets) {
     const whatwg = decodeWhatwg(bytes, cs);
@@ -305,7 +315,9 @@ function locateHtml(view: HtmlView, span: string, id: string): string {
   const t = findTextNode(view.doc, span, (n) => !n.parentElement || isShown(n.parentElement));
   if (t) {
     const p = t.parentElement;
-    const where = p ? `<${p.localName}${p.id ? ` id="${p.id}"` : p.className ? ` class="${String(p.className).split(/\s+/)[0]}"` : ''}>` : 'body';
+    const where = p
+      ? `<${p.localName}${p.id ? ` id="${p.id}"` : p.className ? ` class="${String(p.className).split(/\s+/)[0]}"` : ''}>`
+      : 'body';
     return `one text node inside ${where}`;
   }
   throw new Error(`${id}: span not found inside one element or text node: ${JSON.stringify(span)}`);
@@ -367,7 +379,8 @@ interface ClaimCtx {
 
 /** "; served: 302 to ... → 200 ..." unless the claim URL answers 200 with plain HTML or PDF at once. */
 function viaOf(served: Served): string {
-  const plain = served.steps.length === 1 && /^200 (text\/html; charset=utf-8|application\/pdf)$/.test(served.steps[0] ?? '');
+  const plain =
+    served.steps.length === 1 && /^200 (text\/html; charset=utf-8|application\/pdf)$/.test(served.steps[0] ?? '');
   return plain ? '' : `; served: ${served.steps.join(' → ')}`;
 }
 
@@ -379,9 +392,11 @@ function charsetNoteOf(views: HtmlView[], decoding: ClaimSpec['decoding']): stri
   if (charsets.length > 1) note = `; decoded as ${charsets.join(' and as ')}: holds under both`;
   else if (views[0]!.charset !== 'utf-8') note = `; decoded as ${charsets[0]}`;
   if (views.some((v) => v.decoder === 'node'))
-    note += "; holds both with the Encoding Standard's windows-1252 and with Node 20's TextDecoder (which maps bytes 0x80-0x9F to C1 controls)";
+    note +=
+      "; holds both with the Encoding Standard's windows-1252 and with Node 20's TextDecoder (which maps bytes 0x80-0x9F to C1 controls)";
   else if (decoding === 'whatwg')
-    note += "; needs the Encoding Standard's windows-1252 for bytes 0x80-0x9F (Node 20's TextDecoder maps them to C1 controls and misses this)";
+    note +=
+      "; needs the Encoding Standard's windows-1252 for bytes 0x80-0x9F (Node 20's TextDecoder maps them to C1 controls and misses this)";
   return note;
 }
 
@@ -404,7 +419,17 @@ function claimCtx(task: TaskSpec, c: ClaimSpec, served: Served): ClaimCtx {
   const pub = SOURCES[src].pub;
   const base = { task: task.name, id: c.id, claim: c.claim, url: c.url };
   const suffix = charsetNoteOf(views, c.decoding) + viaOf(served);
-  return { c, base, pdf, texts, views, ...(pv ? { pv } : {}), suffix, pub, kind: pdf ? `pdftotext's output for ${pub}` : `${pub}'s page` };
+  return {
+    c,
+    base,
+    pdf,
+    texts,
+    views,
+    ...(pv ? { pv } : {}),
+    suffix,
+    pub,
+    kind: pdf ? `pdftotext's output for ${pub}` : `${pub}'s page`,
+  };
 }
 
 /** "a span of <p> #13 in <body> of X's page" / "a span of pdftotext's output for X (page 1, ...)" */
@@ -417,7 +442,8 @@ function spanOf(x: ClaimCtx, where: string): string {
 /** Where `span` is (one element or text node, or a place in pdftotext's output); it must be in every normalized text. */
 function locate(x: ClaimCtx, span: string): string {
   const where = x.pdf ? locatePdf(x.pv!, span, x.c.id) : x.views.map((v) => locateHtml(v, span, x.c.id))[0]!;
-  for (const t of x.texts) if (!t.includes(normalize(span))) fail(x.c.id, `span not in the normalized source text: ${span}`);
+  for (const t of x.texts)
+    if (!t.includes(normalize(span))) fail(x.c.id, `span not in the normalized source text: ${span}`);
   return where;
 }
 
@@ -425,14 +451,16 @@ function locate(x: ClaimCtx, span: string): string {
 function assertAbsent(x: ClaimCtx, quote: string): void {
   const nq = normalize(quote);
   for (const t of x.texts) if (t.includes(nq)) fail(x.c.id, `quote IS in the source text: ${quote}`);
-  for (const v of x.views) for (const a of v.article) if (a.includes(nq)) fail(x.c.id, `quote IS in Readability's article view: ${quote}`);
+  for (const v of x.views)
+    for (const a of v.article) if (a.includes(nq)) fail(x.c.id, `quote IS in Readability's article view: ${quote}`);
 }
 
 /** A replacement word occurs nowhere: not in the text, not in the page's markup. */
 function assertWordAbsent(x: ClaimCtx, w: string): void {
   const nw = normalize(w);
   for (const t of x.texts) if (t.includes(nw)) fail(x.c.id, `replacement "${w}" occurs in the source text`);
-  for (const v of x.views) if (normalize(v.raw).includes(nw)) fail(x.c.id, `replacement "${w}" occurs in the page's markup`);
+  for (const v of x.views)
+    if (normalize(v.raw).includes(nw)) fail(x.c.id, `replacement "${w}" occurs in the page's markup`);
 }
 
 const labelAs = (x: ClaimCtx, quote: string, label: Labelled['label'], rule: string): Labelled => ({
@@ -451,20 +479,32 @@ const HANDLERS: { [K in Exclude<QuoteKind, 'unreadable'>]: (x: ClaimCtx, q: Quot
     if (!x.pdf && wa === wb) fail(x.c.id, 'splice halves come from the same element');
     const quote = `${a} ... ${b}`;
     assertAbsent(x, quote);
-    return labelAs(x, quote, 'no_match', `two verbatim spans of ${x.kind} (${wa}; ${wb}) joined with " ... ", which the source does not have between them`);
+    return labelAs(
+      x,
+      quote,
+      'no_match',
+      `two verbatim spans of ${x.kind} (${wa}; ${wb}) joined with " ... ", which the source does not have between them`,
+    );
   },
   fabricated: (x, q) => {
     const nq = normalize(q.fabricated).split(' ');
     if (nq.length < 5) fail(x.c.id, 'fabricated quote needs at least 5 words');
     for (let i = 0; i + 5 <= nq.length; i++) {
       const sh = nq.slice(i, i + 5).join(' ');
-      for (const t of x.texts) if (t.includes(sh)) fail(x.c.id, `fabricated quote shares the 5-word shingle "${sh}" with the source`);
+      for (const t of x.texts)
+        if (t.includes(sh)) fail(x.c.id, `fabricated quote shares the 5-word shingle "${sh}" with the source`);
     }
     assertAbsent(x, q.fabricated);
-    return labelAs(x, q.fabricated, 'no_match', `fabricated sentence; none of its ${nq.length - 4} 5-word shingles occurs in ${x.kind}'s normalized text`);
+    return labelAs(
+      x,
+      q.fabricated,
+      'no_match',
+      `fabricated sentence; none of its ${nq.length - 4} 5-word shingles occurs in ${x.kind}'s normalized text`,
+    );
   },
   absent: (x, q) => {
-    for (const t of x.texts) if (!t.includes(normalize(q.near))) fail(x.c.id, `"near" text is not in the source: ${q.near}`);
+    for (const t of x.texts)
+      if (!t.includes(normalize(q.near))) fail(x.c.id, `"near" text is not in the source: ${q.near}`);
     assertAbsent(x, q.absent);
     return labelAs(x, q.absent, 'no_match', `${q.why}; ${x.kind} has "${q.near}"`);
   },
@@ -478,13 +518,23 @@ const HANDLERS: { [K in Exclude<QuoteKind, 'unreadable'>]: (x: ClaimCtx, q: Quot
     const quote = q.span.replace(re, (_m, pre: string) => pre + to);
     assertWordAbsent(x, to);
     assertAbsent(x, quote);
-    return labelAs(x, quote, 'no_match', `${spanOf(x, where)} with the word "${from}" replaced by "${to}", which occurs nowhere in the source`);
+    return labelAs(
+      x,
+      quote,
+      'no_match',
+      `${spanOf(x, where)} with the word "${from}" replaced by "${to}", which occurs nowhere in the source`,
+    );
   },
   tail: (x, q) => {
     const where = locate(x, q.span);
     const quote = q.span + q.tail;
     assertAbsent(x, quote);
-    return labelAs(x, quote, 'no_match', `${spanOf(x, where)}, followed by "${q.tail.trim()}", which the source does not have after it`);
+    return labelAs(
+      x,
+      quote,
+      'no_match',
+      `${spanOf(x, where)}, followed by "${q.tail.trim()}", which the source does not have after it`,
+    );
   },
   drop: (x, q) => {
     const where = locate(x, q.span);
@@ -501,7 +551,8 @@ const HANDLERS: { [K in Exclude<QuoteKind, 'unreadable'>]: (x: ClaimCtx, q: Quot
   variant: (x, q) => {
     const where = locate(x, q.span);
     const quote = VARIANTS.includes(q.as) ? applyVariant(q.span, q.as as Variant) : q.as;
-    if (normalize(quote) !== normalize(q.span)) fail(x.c.id, `variant does not normalize to the span: ${JSON.stringify(normalize(quote))}`);
+    if (normalize(quote) !== normalize(q.span))
+      fail(x.c.id, `variant does not normalize to the span: ${JSON.stringify(normalize(quote))}`);
     if (quote === q.span && !/control case/.test(q.how)) fail(x.c.id, 'variant equals the span');
     const how = quote === q.span ? 'identical text' : q.how;
     return labelAs(x, quote, 'verbatim', `${spanOf(x, where)}, written with ${how}`);
@@ -512,7 +563,8 @@ const HANDLERS: { [K in Exclude<QuoteKind, 'unreadable'>]: (x: ClaimCtx, q: Quot
 /** A quote whose source yields no text: the URL fails, or it serves a PDF without text. */
 function unreadableClaim(task: TaskSpec, c: ClaimSpec, q: Quotes['unreadable'], served: Served): Labelled {
   const base = { task: task.name, id: c.id, claim: c.claim, url: c.url, quote: q.quote, label: 'no_match' as const };
-  if (!served.ok || !served.src) return { ...base, rule: `no_match: source fails: ${served.steps.join(' → ')}; ${q.why}` };
+  if (!served.ok || !served.src)
+    return { ...base, rule: `no_match: source fails: ${served.steps.join(' → ')}; ${q.why}` };
   if (!isPdf(served.src)) fail(c.id, 'an unreadable-source claim must point at a failing URL or a PDF without text');
   if (pdfView(served.src).norm !== '') fail(c.id, 'pdftotext does find text in this PDF');
   return { ...base, rule: `no_match: ${q.why}${viaOf(served)}` };
@@ -549,7 +601,8 @@ function labelTask(t: TaskSpec, ids: Set<string>): Labelled[] {
     if (ids.has(c.id)) throw new Error(`duplicate id ${c.id}`);
     ids.add(c.id);
     const u = new URL(c.url);
-    if (!/^127\.0\.0\.[123]$/.test(u.hostname) || Number(u.port) !== GOLDEN_PORT) throw new Error(`${c.id}: URL must be on 127.0.0.x:${GOLDEN_PORT}`);
+    if (!/^127\.0\.0\.[123]$/.test(u.hostname) || Number(u.port) !== GOLDEN_PORT)
+      throw new Error(`${c.id}: URL must be on 127.0.0.x:${GOLDEN_PORT}`);
     return deriveClaim(t, c);
   });
 }
@@ -582,7 +635,12 @@ export function buildGolden(opts: GoldenBuildOptions = {}): void {
     all.push(...rows);
     // The task files are the same templates `quotecheck export` writes (src/harbor/templates.ts).
     for (const { tasksDir, variant } of outputs)
-      writeTaskFolder(path.join(tasksDir, t.name), rows, { about: t.about, difficulty: t.difficulty, tags: t.tags, variant });
+      writeTaskFolder(path.join(tasksDir, t.name), rows, {
+        about: t.about,
+        difficulty: t.difficulty,
+        tags: t.tags,
+        variant,
+      });
     summary.push(summaryLine(t.name, rows));
   }
   // The drift task has its own builder (sources that changed since their verify date, and their captures).
@@ -592,7 +650,8 @@ export function buildGolden(opts: GoldenBuildOptions = {}): void {
     // remove task folders that are no longer in the spec
     const tasksDir = path.join(dir, 'tasks');
     for (const d of fs.readdirSync(tasksDir))
-      if (d !== DRIFT_TASK && !tasks.some((t) => t.name === d)) fs.rmSync(path.join(tasksDir, d), { recursive: true, force: true });
+      if (d !== DRIFT_TASK && !tasks.some((t) => t.name === d))
+        fs.rmSync(path.join(tasksDir, d), { recursive: true, force: true });
     writeFile(path.join(dir, 'routes.json'), JSON.stringify(routes, null, 2) + '\n');
     writeFile(path.join(dir, 'labelled.jsonl'), all.map((l) => JSON.stringify(l)).join('\n') + '\n');
   }
@@ -615,7 +674,9 @@ function main(argv: string[]): number {
       allowPositionals: false,
     }));
   } catch (err) {
-    console.error(`golden/build: error: ${(err as Error).message} (usage: build.js [--out DIR] [--with-skill] [--with-mcp])`);
+    console.error(
+      `golden/build: error: ${(err as Error).message} (usage: build.js [--out DIR] [--with-skill] [--with-mcp])`,
+    );
     return 2;
   }
   const variant = { skill: values['with-skill'] === true, mcp: values['with-mcp'] === true };

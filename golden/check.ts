@@ -88,7 +88,8 @@ function decode(bytes: Buffer, label: string): string {
 }
 
 function decodeHtml(bytes: Buffer, contentType: string): string {
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return decode(bytes.subarray(3), 'utf-8');
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return decode(bytes.subarray(3), 'utf-8');
   const fromHeader = contentType.match(/;\s*charset\s*=\s*"?([^";\s]+)/i);
   if (fromHeader?.[1]) return decode(bytes, fromHeader[1].toLowerCase());
   const head = bytes.subarray(0, 1024).toString('latin1');
@@ -110,7 +111,9 @@ function fetchSource(url: string, routes: Route[], dir: string): Fetched {
   let u = new URL(url);
   for (let hops = 0; hops <= 10; hops++) {
     const p = u.pathname + u.search;
-    const route = routes.find((r) => r.path === p && r.host === u.hostname) ?? routes.find((r) => r.path === p && r.host === undefined);
+    const route =
+      routes.find((r) => r.path === p && r.host === u.hostname) ??
+      routes.find((r) => r.path === p && r.host === undefined);
     if (!route || u.port !== '41733') return { text: null, why: 'no route (404)' };
     if (route.redirect) {
       u = new URL(route.redirect.location.replace('{port}', '41733'), u);
@@ -118,7 +121,9 @@ function fetchSource(url: string, routes: Route[], dir: string): Fetched {
     }
     if (route.hang) return { text: null, why: 'never answers' };
     if ((route.status ?? 200) >= 400) return { text: null, why: `status ${route.status}` };
-    const bytes = route.file ? fs.readFileSync(path.join(dir, route.file)) : Buffer.from(String(route.body ?? ''), 'utf8');
+    const bytes = route.file
+      ? fs.readFileSync(path.join(dir, route.file))
+      : Buffer.from(String(route.body ?? ''), 'utf8');
     const contentType = route.headers?.['content-type'] ?? '';
     if (isPdf(bytes)) {
       const tmp = route.file ? path.join(dir, route.file) : '';
@@ -179,22 +184,31 @@ function checkTaskFolders(rows: Row[], tasksDir: string, problems: string[]): Se
     }
     for (const f of ['solution/solve.sh', 'tests/test.sh']) {
       const file = path.join(tdir, f);
-      if (fs.existsSync(file) && (fs.statSync(file).mode & 0o111) === 0) problems.push(`tasks/${t}/${f}: not executable`);
+      if (fs.existsSync(file) && (fs.statSync(file).mode & 0o111) === 0)
+        problems.push(`tasks/${t}/${f}: not executable`);
     }
     try {
-      const claims = JSON.parse(fs.readFileSync(path.join(tdir, 'environment/claims.json'), 'utf8')) as Record<string, unknown>[];
+      const claims = JSON.parse(fs.readFileSync(path.join(tdir, 'environment/claims.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >[];
       const gold = JSON.parse(fs.readFileSync(path.join(tdir, 'tests/gold.json'), 'utf8')) as Record<string, string>;
-      if (claims.length !== mine.length) problems.push(`tasks/${t}: ${claims.length} claims, labelled.jsonl has ${mine.length}`);
+      if (claims.length !== mine.length)
+        problems.push(`tasks/${t}: ${claims.length} claims, labelled.jsonl has ${mine.length}`);
       claims.forEach((c, i) => {
         const m = mine[i];
         if (!m || c.id !== m.id || c.quote !== m.quote || c.url !== m.url || c.claim !== m.claim)
           problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) differs from labelled.jsonl`);
         if (m && (c.verify_date !== m.verify_date || JSON.stringify(c.evidence) !== JSON.stringify(m.evidence)))
-          problems.push(`tasks/${t}: claim #${i} (${String(c.id)}) verify_date or evidence differs from the labelled file`);
+          problems.push(
+            `tasks/${t}: claim #${i} (${String(c.id)}) verify_date or evidence differs from the labelled file`,
+          );
         if ('label' in c) problems.push(`tasks/${t}: claim ${String(c.id)} carries a label`);
       });
-      if (JSON.stringify(Object.keys(gold)) !== JSON.stringify(mine.map((m) => m.id))) problems.push(`tasks/${t}: gold.json ids or order differ`);
-      for (const m of mine) if (gold[m.id] !== m.label) problems.push(`tasks/${t}: gold.json ${m.id}=${gold[m.id]}, labelled ${m.label}`);
+      if (JSON.stringify(Object.keys(gold)) !== JSON.stringify(mine.map((m) => m.id)))
+        problems.push(`tasks/${t}: gold.json ids or order differ`);
+      for (const m of mine)
+        if (gold[m.id] !== m.label) problems.push(`tasks/${t}: gold.json ${m.id}=${gold[m.id]}, labelled ${m.label}`);
     } catch (err) {
       problems.push(`tasks/${t}: ${(err as Error).message}`);
     }
@@ -213,7 +227,9 @@ function main(): number {
     : new Map<string, string>();
   const problems: string[] = [];
 
-  for (const r of routes) if (r.file && !fs.existsSync(path.join(dir, r.file))) problems.push(`route ${r.host ?? '*'} ${r.path}: missing file ${r.file}`);
+  for (const r of routes)
+    if (r.file && !fs.existsSync(path.join(dir, r.file)))
+      problems.push(`route ${r.host ?? '*'} ${r.path}: missing file ${r.file}`);
 
   const cache = new Map<string, Fetched>();
   const ids = new Set<string>();
@@ -228,7 +244,10 @@ function main(): number {
       if (evidence) {
         const file = byHash.get(evidence);
         got = file ? documentText(file) : { text: null, why: 'no document golden/ keeps has the evidence sha256' };
-        if (!file) problems.push(`${row.id}: evidence sha256 ${evidence} names no document in golden/sources or golden/drift/sources`);
+        if (!file)
+          problems.push(
+            `${row.id}: evidence sha256 ${evidence} names no document in golden/sources or golden/drift/sources`,
+          );
       } else {
         got = fetchSource(row.url, routes, dir);
       }
@@ -239,7 +258,8 @@ function main(): number {
     if (expected !== row.label) {
       problems.push(`${row.id}: labelled ${row.label}, check says ${expected} (${got.why}); rule: ${row.rule}`);
     }
-    if (!/^(verbatim|no_match): /.test(row.rule) || !row.rule.startsWith(row.label)) problems.push(`${row.id}: rule does not start with its label`);
+    if (!/^(verbatim|no_match): /.test(row.rule) || !row.rule.startsWith(row.label))
+      problems.push(`${row.id}: rule does not start with its label`);
   }
 
   // the task folders must agree with labelled.jsonl

@@ -23,7 +23,8 @@ function portOption(argv: readonly string[]): number {
   const i = argv.indexOf('--port');
   if (i < 0) return 0;
   const port = Number(argv[i + 1]);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${argv[i + 1] ?? ''}: give a port from 0 (a free one) to 65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port ${argv[i + 1] ?? ''}: give a port from 0 (a free one) to 65535`);
   return port;
 }
 
@@ -49,7 +50,9 @@ async function main(): Promise<number> {
     // The committed tasks' URLs carry GOLDEN_PORT: on another port the demo runs a copy whose URLs carry that one.
     const golden = goldenAtPort(port, join(outDir, 'golden'));
     if (server)
-      process.stdout.write(`golden sources served on ${server.origin} (and 127.0.0.2, 127.0.0.3; the Wayback stand-in on ${goldenWaybackUrl(port)})\n`);
+      process.stdout.write(
+        `golden sources served on ${server.origin} (and 127.0.0.2, 127.0.0.3; the Wayback stand-in on ${goldenWaybackUrl(port)})\n`,
+      );
     process.stdout.write(
       `${port === GOLDEN_PORT ? 'the golden tasks: golden/tasks' : `the golden tasks with their URLs on port ${port}: ${golden.tasksDir}`}\n\n`,
     );
@@ -58,12 +61,17 @@ async function main(): Promise<number> {
     writeBenchReports(bench.baseline, join(outDir, 'baseline'));
     process.stdout.write(`${table(bench)}\n\n`);
     const diagnosis = await scoreDiagnosis(golden.diagnosisDir, join(outDir, 'diagnosis'));
-    process.stdout.write(`diagnosis of ${diagnosis.total} labelled no_match cases (golden/diagnosis):\n${diagnosisTable(diagnosis)}\n\n`);
-    for (const m of diagnosis.misses) process.stdout.write(`  ${m.id}: expected ${m.expected}, got ${m.got}: ${m.note}\n`);
+    process.stdout.write(
+      `diagnosis of ${diagnosis.total} labelled no_match cases (golden/diagnosis):\n${diagnosisTable(diagnosis)}\n\n`,
+    );
+    for (const m of diagnosis.misses)
+      process.stdout.write(`  ${m.id}: expected ${m.expected}, got ${m.got}: ${m.note}\n`);
     process.stdout.write(
       `tasks ran through their own solve.sh and test.sh (${bench.oracle.isolation === 'namespace' ? isolationSummary('namespace') : 'container paths by QUOTECHECK_*_DIR: not root, so the agents were not isolated'});\n`,
     );
-    process.stdout.write(`open ${oracleReports.html} for every claim's evidence (the baseline's: ${join(outDir, 'baseline', 'report.html')});\n`);
+    process.stdout.write(
+      `open ${oracleReports.html} for every claim's evidence (the baseline's: ${join(outDir, 'baseline', 'report.html')});\n`,
+    );
     process.stdout.write(
       `each task's answers: ${outDir}/{oracle,baseline}/trials/<task>/app/answers.json; the oracle's evidence report: ${outDir}/oracle/trials/<task>/logs/agent/report.jsonl\n`,
     );

@@ -78,7 +78,16 @@ export function table({ oracle, baseline, waybackOff }: GoldenBench): string {
   const lines = [row('task', 'claims', 'no_match', 'oracle', 'baseline', 'secs'), '-'.repeat(width + 46)];
   for (const t of oracle.tasks) {
     const b = baseline.tasks.find((x) => x.task === t.task);
-    lines.push(row(t.task, String(t.claims), t.floor.toFixed(3), t.reward.toFixed(3), b ? b.reward.toFixed(3) : '-', t.seconds.toFixed(1)));
+    lines.push(
+      row(
+        t.task,
+        String(t.claims),
+        t.floor.toFixed(3),
+        t.reward.toFixed(3),
+        b ? b.reward.toFixed(3) : '-',
+        t.seconds.toFixed(1),
+      ),
+    );
   }
   lines.push('-'.repeat(width + 46));
   const noMatch = oracle.tasks.reduce((n, t) => n + t.floor * t.claims, 0);
@@ -100,7 +109,9 @@ export function table({ oracle, baseline, waybackOff }: GoldenBench): string {
       '',
       `${DRIFT_TASK} with --wayback off (today's pages only): ${off.reward.toFixed(3)} (${off.correct}/${off.claims}); with the archive (the oracle): ${oracle.tasks.find((t) => t.task === DRIFT_TASK)?.reward.toFixed(3) ?? '-'}`,
     );
-    lines.push(`${oracle.drifted_sources} drifted sources; the oracle judged ${oracle.claims_from_captures} claims on Wayback captures`);
+    lines.push(
+      `${oracle.drifted_sources} drifted sources; the oracle judged ${oracle.claims_from_captures} claims on Wayback captures`,
+    );
   }
   for (const a of oracle.advice ?? []) lines.push('', a);
   return lines.join('\n');
@@ -137,7 +148,9 @@ export async function scoreDiagnosis(diagnosisDir: string, outDir: string): Prom
     report,
   ]);
   const cases = readJsonLines(join(diagnosisDir, 'cases.jsonl')) as { id: string; expected: string }[];
-  const rows = new Map(readJsonLines(report).map((r) => [String(r.id), r as { label: string; diagnosis: string; note: string | null }]));
+  const rows = new Map(
+    readJsonLines(report).map((r) => [String(r.id), r as { label: string; diagnosis: string; note: string | null }]),
+  );
   const codes = [...new Set(cases.map((c) => c.expected))];
   const matrix: DiagnosisScore['matrix'] = {};
   const misses: DiagnosisScore['misses'] = [];
@@ -164,13 +177,18 @@ export async function scoreDiagnosis(diagnosisDir: string, outDir: string): Prom
 }
 
 export function diagnosisTable(s: DiagnosisScore): string {
-  const short = (c: string) => c.replace('extraction_artifact', 'artifact').replace('fetch_failed', 'fetch_fail').replace('unsupported', 'unsupp');
+  const short = (c: string) =>
+    c.replace('extraction_artifact', 'artifact').replace('fetch_failed', 'fetch_fail').replace('unsupported', 'unsupp');
   const w = 20;
   const head = `${'expected \\ got'.padEnd(w)}${s.codes.map((c) => short(c).padStart(11)).join('')}    recall`;
   const lines = [head, '-'.repeat(head.length)];
   for (const e of s.codes.filter((c) => s.matrix[c])) {
-    lines.push(`${e.padEnd(w)}${s.codes.map((g) => String(s.matrix[e]?.[g] ?? 0).padStart(11)).join('')}    ${s.recall[e]!.toFixed(3)}`);
+    lines.push(
+      `${e.padEnd(w)}${s.codes.map((g) => String(s.matrix[e]?.[g] ?? 0).padStart(11)).join('')}    ${s.recall[e]!.toFixed(3)}`,
+    );
   }
-  lines.push(`${'precision'.padEnd(w)}${s.codes.map((c) => (s.matrix[c] ? s.precision[c]!.toFixed(3) : '-').padStart(11)).join('')}`);
+  lines.push(
+    `${'precision'.padEnd(w)}${s.codes.map((c) => (s.matrix[c] ? s.precision[c]!.toFixed(3) : '-').padStart(11)).join('')}`,
+  );
   return lines.join('\n');
 }

@@ -10,7 +10,15 @@ import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
-import { explainListenError, FREE_PORT_ATTEMPTS, isPortInUse, listenLoopback, readJsonArray, respond, type Loopback } from './loopback.js';
+import {
+  explainListenError,
+  FREE_PORT_ATTEMPTS,
+  isPortInUse,
+  listenLoopback,
+  readJsonArray,
+  respond,
+  type Loopback,
+} from './loopback.js';
 
 export interface Route {
   /** Exact request path including the query string, e.g. "/news/a.html". */
@@ -250,7 +258,12 @@ function answer(ex: Exchange): void {
   try {
     body = bodyOf(ex.table, ex.route);
   } catch (err) {
-    send(ex, 500, { 'content-type': 'text/plain; charset=utf-8' }, Buffer.from(`golden server: cannot read ${ex.route.file}: ${(err as Error).message}\n`));
+    send(
+      ex,
+      500,
+      { 'content-type': 'text/plain; charset=utf-8' },
+      Buffer.from(`golden server: cannot read ${ex.route.file}: ${(err as Error).message}\n`),
+    );
     return;
   }
   send(ex, ex.route.status ?? 200, ex.route.headers ?? {}, body, ex.route.gzip === true);
@@ -348,7 +361,9 @@ export async function startGoldenServer(opts: { port?: number } = {}): Promise<R
       ...c,
       url: atGoldenPort(c.url, server.port),
       ...(c.location !== undefined ? { location: atGoldenPort(c.location, server.port) } : {}),
-      ...(c.headers ? { headers: Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, atGoldenPort(v, server.port)])) } : {}),
+      ...(c.headers
+        ? { headers: Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, atGoldenPort(v, server.port)])) }
+        : {}),
     }));
     let wayback;
     try {

@@ -40,7 +40,8 @@ export function projectRoot(): string {
  * ESM output runs CommonJS dependencies that call require() for Node's own modules: esbuild's shim for that needs a
  * real `require`, which an ES module gets from createRequire. The name is private to the bundle.
  */
-const REQUIRE_BANNER = "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
+const REQUIRE_BANNER =
+  "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
 
 const COMMON: BuildOptions = {
   bundle: true,
@@ -95,14 +96,17 @@ export function bundleInputsHash(root = projectRoot()): string {
     hash.update('\0');
   };
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((x, y) =>
+      x.name < y.name ? -1 : x.name > y.name ? 1 : 0,
+    )) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.isFile()) add(path);
     }
   };
   walk(join(root, 'src'));
-  for (const file of [join(root, 'scripts', 'bundle.ts'), join(root, 'package-lock.json')]) if (existsSync(file)) add(file);
+  for (const file of [join(root, 'scripts', 'bundle.ts'), join(root, 'package-lock.json')])
+    if (existsSync(file)) add(file);
   hash.update(`node ${process.versions.node.split('.')[0]}`);
   return hash.digest('hex');
 }
@@ -127,7 +131,10 @@ export function bundlesUpToDate(root = projectRoot(), outDir = join(root, 'dist'
  * folder of their own beside it, then each file renamed over its old self: the folder is never missing, and a test run
  * or a demo reading it meanwhile (another run in this checkout) gets each file whole, old or new.
  */
-export async function buildBundles(root = projectRoot(), outDir = join(root, 'dist', BUNDLE_FOLDER)): Promise<BundleResult> {
+export async function buildBundles(
+  root = projectRoot(),
+  outDir = join(root, 'dist', BUNDLE_FOLDER),
+): Promise<BundleResult> {
   const inputs = bundleInputsHash(root);
   mkdirSync(dirname(outDir), { recursive: true });
   const staging = mkdtempSync(join(dirname(outDir), `.${basename(outDir)}-`));
@@ -135,7 +142,10 @@ export async function buildBundles(root = projectRoot(), outDir = join(root, 'di
     const built = await buildInto(root, staging);
     // The chunks first, then the entries that import them: whoever starts a new entry finds its chunks in place.
     const entries = new Set<string>(Object.values(BUNDLE_FILES));
-    const order = [...built.files.filter((f) => !entries.has(f.path)), ...built.files.filter((f) => entries.has(f.path))];
+    const order = [
+      ...built.files.filter((f) => !entries.has(f.path)),
+      ...built.files.filter((f) => entries.has(f.path)),
+    ];
     for (const { path } of order) {
       mkdirSync(dirname(join(outDir, path)), { recursive: true });
       renameSync(join(staging, path), join(outDir, path));
@@ -143,7 +153,8 @@ export async function buildBundles(root = projectRoot(), outDir = join(root, 'di
     // Nothing else stays in the shipped folder (a file an older build made, an older build's chunks).
     const folder = join(outDir, dirname(BUNDLE_FILES.quotecheck));
     const names = new Set(built.files.map((f) => basename(f.path)));
-    for (const name of readdirSync(folder)) if (!names.has(name)) rmSync(join(folder, name), { recursive: true, force: true });
+    for (const name of readdirSync(folder))
+      if (!names.has(name)) rmSync(join(folder, name), { recursive: true, force: true });
     const stamp = `${stampOf(outDir)}.${process.pid}.tmp`;
     writeFileSync(stamp, `${[inputs, ...built.files.map((f) => f.path)].join('\n')}\n`);
     renameSync(stamp, stampOf(outDir));
@@ -168,12 +179,20 @@ async function buildInto(root: string, outDir: string): Promise<BundleResult> {
     // The oracle: the command line and the HTML worker it starts (found beside it), sharing their chunks.
     {
       name: 'quotecheck',
-      entries: { [entry(BUNDLE_FILES.quotecheck)]: src('cli/entry.ts'), [entry(BUNDLE_FILES.worker)]: src('extract/html-worker.ts') },
+      entries: {
+        [entry(BUNDLE_FILES.quotecheck)]: src('cli/entry.ts'),
+        [entry(BUNDLE_FILES.worker)]: src('extract/html-worker.ts'),
+      },
       banner: true,
       splitting: true,
     },
     // The frozen edition's WARC reader: one file, copied alone into an agent's environment.
-    { name: 'warc-extract', entries: { [entry(BUNDLE_FILES.warcExtract)]: src('archive/extract-main.ts') }, banner: true, splitting: false },
+    {
+      name: 'warc-extract',
+      entries: { [entry(BUNDLE_FILES.warcExtract)]: src('archive/extract-main.ts') },
+      banner: true,
+      splitting: false,
+    },
   ];
   const folder = join(outDir, dirname(BUNDLE_FILES.quotecheck));
   const packages: Record<string, string[]> = {};
@@ -196,7 +215,10 @@ async function buildInto(root: string, outDir: string): Promise<BundleResult> {
   // The verifier's grader: its source as it is (readable, commented), which must import Node's own modules only.
   const grader = readFileSync(src(GRADER_SOURCE), 'utf8');
   const imports = graderImports(grader).filter((m) => !m.startsWith('node:'));
-  if (imports.length) throw new Error(`the grader (src/${GRADER_SOURCE}) must need nothing but Node.js, yet it imports ${imports.join(', ')}`);
+  if (imports.length)
+    throw new Error(
+      `the grader (src/${GRADER_SOURCE}) must need nothing but Node.js, yet it imports ${imports.join(', ')}`,
+    );
   writeFileSync(join(outDir, BUNDLE_FILES.grader), grader);
   written.push(BUNDLE_FILES.grader);
   const missing = Object.values(BUNDLE_FILES).filter((path) => !written.includes(path));
@@ -308,7 +330,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const root = projectRoot();
   await withBuildLock(root, async () => {
     const result = await buildBundles(root);
-    for (const f of result.files) process.stdout.write(`${relative(root, join(result.dir, f.path))}  ${(f.bytes / 1024).toFixed(0)} KB\n`);
+    for (const f of result.files)
+      process.stdout.write(`${relative(root, join(result.dir, f.path))}  ${(f.bytes / 1024).toFixed(0)} KB\n`);
     // In a checkout, the golden tasks get the oracle and the grader they run (git keeps neither: they are built).
     if (existsSync(join(root, 'golden', 'lib', 'tasks.ts'))) {
       const { installGoldenShipped } = await import('../golden/lib/tasks.js');

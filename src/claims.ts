@@ -83,7 +83,10 @@ const QuoteSchema = z.string().superRefine((s, ctx) => {
 });
 
 /** What fetchUrlOf makes of a URL: the URL fetched (trimmed, without its fragment), or why there is none. */
-export type FetchUrl = { ok: true; href: string } | { ok: false; problem: 'not-a-url' } | { ok: false; problem: 'not-http'; protocol: string };
+export type FetchUrl =
+  | { ok: true; href: string }
+  | { ok: false; problem: 'not-a-url' }
+  | { ok: false; problem: 'not-http'; protocol: string };
 
 /** The URL a claim's source is fetched from: http(s) only, trimmed, its fragment dropped (the MCP tools take URLs by the same rule). */
 export function fetchUrlOf(s: string): FetchUrl {
@@ -93,7 +96,8 @@ export function fetchUrlOf(s: string): FetchUrl {
   } catch {
     return { ok: false, problem: 'not-a-url' };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, problem: 'not-http', protocol: parsed.protocol };
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return { ok: false, problem: 'not-http', protocol: parsed.protocol };
   parsed.hash = '';
   return { ok: true, href: parsed.href };
 }
@@ -103,7 +107,10 @@ const HttpUrlSchema = z.string().transform((s, ctx) => {
   if (url.ok) return url.href;
   ctx.addIssue({
     code: 'custom',
-    message: url.problem === 'not-a-url' ? `is not a URL: ${JSON.stringify(s.slice(0, 200))}` : `must be http(s), not ${url.protocol}`,
+    message:
+      url.problem === 'not-a-url'
+        ? `is not a URL: ${JSON.stringify(s.slice(0, 200))}`
+        : `must be http(s), not ${url.protocol}`,
   });
   return z.NEVER;
 });
@@ -151,17 +158,23 @@ function issueText(error: z.ZodError): string {
 /** Validates one raw claim; throws ClaimsFileError only when it has no usable id. */
 function parseEntry(raw: unknown, index: number, warnings: string[]): ClaimEntry {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ClaimsFileError(`${describeClaim(index)}: must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`);
+    throw new ClaimsFileError(
+      `${describeClaim(index)}: must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
+    );
   }
   const obj = raw as Record<string, unknown>;
 
   const idField = pick(obj, 'id');
   if (!idField) {
-    throw new ClaimsFileError(`${describeClaim(index)}: field "id" is missing (also accepted: "claim_id"); every claim needs an id to be answered`);
+    throw new ClaimsFileError(
+      `${describeClaim(index)}: field "id" is missing (also accepted: "claim_id"); every claim needs an id to be answered`,
+    );
   }
   const idResult = IdSchema.safeParse(idField.value);
   if (!idResult.success) {
-    throw new ClaimsFileError(`${describeClaim(index)}: field ${fieldName('id', idField.name)} must be a non-empty string: ${issueText(idResult.error)}`);
+    throw new ClaimsFileError(
+      `${describeClaim(index)}: field ${fieldName('id', idField.name)} must be a non-empty string: ${issueText(idResult.error)}`,
+    );
   }
   const id = idResult.data;
   const where = describeClaim(index, id);
@@ -208,7 +221,9 @@ function parseEntry(raw: unknown, index: number, warnings: string[]): ClaimEntry
   if (evidence !== undefined && evidence !== null) {
     const sha = typeof evidence === 'object' ? (evidence as Record<string, unknown>).sha256 : undefined;
     if (typeof evidence !== 'object') {
-      warnings.push(`${where}: field "evidence" ignored: must be an object such as {"sha256": "..."}, got ${typeof evidence}`);
+      warnings.push(
+        `${where}: field "evidence" ignored: must be an object such as {"sha256": "..."}, got ${typeof evidence}`,
+      );
     } else if (sha !== undefined && sha !== null) {
       const r = Sha256Schema.safeParse(sha);
       if (r.success) claim.evidenceSha256 = r.data;
@@ -244,7 +259,9 @@ export function parseClaims(json: unknown, source = 'claims.json'): ClaimSet {
     }
     const first = seen.get(entry.id);
     if (first !== undefined) {
-      throw new ClaimsFileError(`${source}: ${describeClaim(index, entry.id)}: duplicate id, first used by claim #${first + 1}; ids must be unique`);
+      throw new ClaimsFileError(
+        `${source}: ${describeClaim(index, entry.id)}: duplicate id, first used by claim #${first + 1}; ids must be unique`,
+      );
     }
     seen.set(entry.id, index);
     entries.push(entry);

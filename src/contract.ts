@@ -49,13 +49,23 @@ export const DiffRunSchema = z.object({ op: DiffOpSchema, text: z.string() });
 export type DiffRun = z.infer<typeof DiffRunSchema>;
 
 /** A W3C TextQuoteSelector over the page's own text (what annotation tools take). */
-export const TextQuoteSelectorSchema = z.object({ type: z.literal('TextQuoteSelector'), exact: z.string(), prefix: z.string(), suffix: z.string() });
+export const TextQuoteSelectorSchema = z.object({
+  type: z.literal('TextQuoteSelector'),
+  exact: z.string(),
+  prefix: z.string(),
+  suffix: z.string(),
+});
 export type TextQuoteSelector = z.infer<typeof TextQuoteSelectorSchema>;
 
 const nullableString = z.string().nullable();
 
 /** Where a verbatim quote was found: the view, the offset in its normalized text, the normalized context, and the selector. */
-export const MatchEvidenceSchema = z.object({ view: z.string(), offset: z.number(), context: z.string(), selector: TextQuoteSelectorSchema.optional() });
+export const MatchEvidenceSchema = z.object({
+  view: z.string(),
+  offset: z.number(),
+  context: z.string(),
+  selector: TextQuoteSelectorSchema.optional(),
+});
 
 /** The closest span of a no_match claim's source: normalized (`text`) and in the page's own wording (`raw`), with the word diff of the quote against it. */
 export const NearestEvidenceSchema = z.object({
@@ -155,7 +165,11 @@ export type RedirectCheck = z.infer<typeof RedirectCheckSchema>;
  * answers. A report line's fields without `id` (a single quote has none), `quote` as given, and `redirect` when
  * the source is a redirect shell and the quote is not on it.
  */
-export const VerifyResultSchema = z.object({ ...verdictShape, quote: z.string(), redirect: RedirectCheckSchema.optional() });
+export const VerifyResultSchema = z.object({
+  ...verdictShape,
+  quote: z.string(),
+  redirect: RedirectCheckSchema.optional(),
+});
 export type VerifyResult = z.infer<typeof VerifyResultSchema>;
 
 // ---- reading reports other programs wrote -------------------------------------------------------
@@ -164,7 +178,11 @@ export type VerifyResult = z.infer<typeof VerifyResultSchema>;
 export const kept = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 
 /** A TextQuoteSelector as a reader takes it: `exact` must be there; prefix and suffix default to empty. */
-export const SelectorRead = z.object({ exact: z.string().min(1), prefix: z.string().catch(''), suffix: z.string().catch('') });
+export const SelectorRead = z.object({
+  exact: z.string().min(1),
+  prefix: z.string().catch(''),
+  suffix: z.string().catch(''),
+});
 
 /** A nearest span as a reader takes it: text and similarity must be there; `raw` and `diff` only when well formed (older reports have neither). */
 export const NearestRead = z.object({

@@ -5,7 +5,14 @@
 // the match's parts); what a user reads (the report line, verifyQuote's verdict) is snake_case, as the contract
 // (src/contract.ts) defines it; toReportRecord turns a ClaimResult into its report line.
 export { normalize } from './normalize.js';
-export { parseClaims, ClaimsFileError, type Claim, type InvalidClaim, type ClaimEntry, type ClaimSet } from './claims.js';
+export {
+  parseClaims,
+  ClaimsFileError,
+  type Claim,
+  type InvalidClaim,
+  type ClaimEntry,
+  type ClaimSet,
+} from './claims.js';
 export { readClaimsFile } from './claims-file.js';
 export { verifyQuote, type RedirectCheck } from './verify.js';
 export {
@@ -23,8 +30,24 @@ export {
   type Transport,
 } from './check.js';
 export type { RunSettings, WaybackMode } from './settings.js';
-export { LABELS, DIAGNOSES, type Label, type Diagnosis, type DiffRun, type ReportRecord, type VerifyResult } from './contract.js';
+export {
+  LABELS,
+  DIAGNOSES,
+  type Label,
+  type Diagnosis,
+  type DiffRun,
+  type ReportRecord,
+  type VerifyResult,
+} from './contract.js';
 export { AnswerBook, AnswersFile, type AnswerFormat } from './answers.js';
 export { AnswersSession } from './run/session.js';
-export { toReportRecord, toVerifyResult, summarize, summaryLine, RunTally, type RunSummary, type LookRecord } from './report.js';
+export {
+  toReportRecord,
+  toVerifyResult,
+  summarize,
+  summaryLine,
+  RunTally,
+  type RunSummary,
+  type LookRecord,
+} from './report.js';
 export { ReportFile, reorderReport, type ReportOrder } from './report-file.js';

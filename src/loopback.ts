@@ -48,7 +48,13 @@ export function isLoopback(host: string): boolean {
 }
 
 /** Writes a whole answer: content-length from the body, no body for HEAD. */
-export function respond(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void {
+export function respond(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+): void {
   res.writeHead(status, { ...headers, 'content-length': String(body.length) });
   if (req.method === 'HEAD') res.end();
   else res.end(body);
@@ -60,12 +66,20 @@ export function respond(req: http.IncomingMessage, res: http.ServerResponse, sta
  */
 export function explainListenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
   if (err.code === 'EADDRINUSE') {
-    return Object.assign(new Error(`port ${port} on ${host} is in use: is another golden server running? (give another port, or 0 for a free one)`), {
-      code: err.code,
-    });
+    return Object.assign(
+      new Error(
+        `port ${port} on ${host} is in use: is another golden server running? (give another port, or 0 for a free one)`,
+      ),
+      {
+        code: err.code,
+      },
+    );
   }
   if (err.code === 'EADDRNOTAVAIL') {
-    return Object.assign(new Error(`cannot listen on ${host}:${port}: address not available (loopback aliases 127.x.y.z are needed)`), { code: err.code });
+    return Object.assign(
+      new Error(`cannot listen on ${host}:${port}: address not available (loopback aliases 127.x.y.z are needed)`),
+      { code: err.code },
+    );
   }
   return err;
 }
@@ -133,7 +147,9 @@ class LoopbackServers implements Loopback {
     this.closing = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    const closed = this.servers.filter((s) => s.listening).map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    const closed = this.servers
+      .filter((s) => s.listening)
+      .map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
     for (const s of this.servers) s.closeAllConnections();
     // Also the sockets http.Server no longer counts as its own: close() would wait on them.
     for (const sock of this.sockets) sock.destroy();

@@ -41,7 +41,11 @@ export function viewCounts(view: ViewName, choice: HtmlViewChoice): boolean {
  * Finds the normalized quote in the first view that contains it (article before full page).
  * Returns null when no eligible view contains it: the claim is `no_match`.
  */
-export function findQuote(normalizedQuote: string, views: readonly NormalizedView[], choice: HtmlViewChoice = 'any'): Match | null {
+export function findQuote(
+  normalizedQuote: string,
+  views: readonly NormalizedView[],
+  choice: HtmlViewChoice = 'any',
+): Match | null {
   if (normalizedQuote === '') return null;
   for (const view of views) {
     if (!viewCounts(view.name, choice)) continue;
@@ -104,7 +108,12 @@ function tokenMap(view: TextView, normalized: string): TokenMap | null {
   }
   const map =
     parts.join(' ') === normalized
-      ? { rawStart: Int32Array.from(rawStart), rawEnd: Int32Array.from(rawEnd), normStart: Int32Array.from(normStart), normEnd: Int32Array.from(normEnd) }
+      ? {
+          rawStart: Int32Array.from(rawStart),
+          rawEnd: Int32Array.from(rawEnd),
+          normStart: Int32Array.from(normStart),
+          normEnd: Int32Array.from(normEnd),
+        }
       : null;
   tokenMaps.set(view, map);
   return map;
@@ -137,7 +146,12 @@ function rawOffset(map: TokenMap, offset: number, isEnd: boolean): number {
 export function textQuoteSelector(view: TextView, normalized: string, match: Match): TextQuoteSelector {
   const map = tokenMap(view, normalized);
   if (!map || map.normStart.length === 0) {
-    return { type: 'TextQuoteSelector', exact: match.exact, prefix: match.prefix.slice(-SELECTOR_CONTEXT), suffix: match.suffix.slice(0, SELECTOR_CONTEXT) };
+    return {
+      type: 'TextQuoteSelector',
+      exact: match.exact,
+      prefix: match.prefix.slice(-SELECTOR_CONTEXT),
+      suffix: match.suffix.slice(0, SELECTOR_CONTEXT),
+    };
   }
   const start = rawOffset(map, match.offset, false);
   const end = rawOffset(map, match.offset + match.exact.length, true);
@@ -167,7 +181,8 @@ export const MAX_WIDEN = 40;
 function cutsWord(text: string, i: number): boolean {
   if (i <= 0 || i >= text.length) return false;
   const after = text.charCodeAt(i);
-  if (after >= 0xdc00 && after <= 0xdfff && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff) return true;
+  if (after >= 0xdc00 && after <= 0xdfff && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff)
+    return true;
   const before = String.fromCodePoint(text.codePointAt(i - 1 - (isLowSurrogate(text, i - 1) ? 1 : 0))!);
   const next = String.fromCodePoint(text.codePointAt(i)!);
   return !SPACE.test(before) && !SPACE.test(next) && !NO_SPACE_SCRIPT.test(before) && !NO_SPACE_SCRIPT.test(next);

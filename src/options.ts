@@ -208,7 +208,9 @@ type Takes<C extends OptionCommand, K extends FetchOptionName> = C extends Table
 type WithDefault<K extends FetchOptionName> = Table[K] extends { default: unknown } ? K : never;
 
 /** A command's table options as commander parses them: present when they have a default, else optional. */
-export type FetchFlags<C extends OptionCommand> = { [K in FetchOptionName as Takes<C, K> & WithDefault<K>]: ValueOf<Table[K]> } & {
+export type FetchFlags<C extends OptionCommand> = {
+  [K in FetchOptionName as Takes<C, K> & WithDefault<K>]: ValueOf<Table[K]>;
+} & {
   [K in FetchOptionName as Exclude<Takes<C, K>, WithDefault<K>>]?: ValueOf<Table[K]>;
 };
 
@@ -236,7 +238,9 @@ void fits;
 
 /** The table's options a command takes, in the table's order. */
 export function optionsOf(command: OptionCommand): [FetchOptionName, OptionSpec][] {
-  return (Object.entries(FETCH_OPTIONS) as [FetchOptionName, OptionSpec][]).filter(([, spec]) => spec.commands.includes(command));
+  return (Object.entries(FETCH_OPTIONS) as [FetchOptionName, OptionSpec][]).filter(([, spec]) =>
+    spec.commands.includes(command),
+  );
 }
 
 /** A command's parsed options turned into settings, in the settings' units; an option not given and without default is left out. */
@@ -255,7 +259,10 @@ export function fetchSettings<C extends OptionCommand>(command: C, flags: FetchF
 }
 
 /** The run settings among a command's settings (what the pipeline takes): `cacheBytes` and anything else not a run setting left out. */
-export function runSettingsOf<C extends OptionCommand>(command: C, settings: Omit<FetchSettings<C>, 'cacheBytes'>): Omit<FetchSettings<C>, 'cacheBytes'> {
+export function runSettingsOf<C extends OptionCommand>(
+  command: C,
+  settings: Omit<FetchSettings<C>, 'cacheBytes'>,
+): Omit<FetchSettings<C>, 'cacheBytes'> {
   const values = settings as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [, spec] of optionsOf(command)) {

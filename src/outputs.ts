@@ -49,7 +49,8 @@ export function checkOutputPath(path: string, flag: string, opts: OutputPathOpti
   const fail = (why: string): never => {
     throw new OutputPathError(`${flag} ${path}: ${why}`);
   };
-  if (path.trim() === '') throw new OutputPathError(`${flag}: the path is empty; give a ${opts.folder ? 'folder' : 'file'} name`);
+  if (path.trim() === '')
+    throw new OutputPathError(`${flag}: the path is empty; give a ${opts.folder ? 'folder' : 'file'} name`);
   const full = resolve(path);
   try {
     const info = statOrUndefined(full);
@@ -89,9 +90,11 @@ export function checkOutputPaths(outputs: readonly [flag: string, path: string |
   const given = outputs.filter((o): o is [string, string] => o[1] !== undefined);
   for (const [flag, path] of given) checkOutputPath(path, flag);
   for (const [i, [flag, path]] of given.entries()) {
-    if (resolve(path) === resolve(claims)) throw new OutputPathError(`${flag} ${path}: is the claims file; writing it would destroy the claims`);
+    if (resolve(path) === resolve(claims))
+      throw new OutputPathError(`${flag} ${path}: is the claims file; writing it would destroy the claims`);
     for (const [other, otherPath] of given.slice(i + 1))
-      if (resolve(path) === resolve(otherPath)) throw new OutputPathError(`${flag} and ${other} name the same file ${path}; give each its own`);
+      if (resolve(path) === resolve(otherPath))
+        throw new OutputPathError(`${flag} and ${other} name the same file ${path}; give each its own`);
   }
 }
 
@@ -117,7 +120,8 @@ export interface AnswersTarget {
  */
 export function writeFileAtomicSync(target: string | AnswersTarget, content: string): void {
   const { path, pinnedFolder } = typeof target === 'string' ? { path: target, pinnedFolder: undefined } : target;
-  if (pinnedFolder !== undefined && realpathSync.native(pinnedFolder) !== pinnedFolder) throw new Error(`folder ${pinnedFolder} was moved or replaced`);
+  if (pinnedFolder !== undefined && realpathSync.native(pinnedFolder) !== pinnedFolder)
+    throw new Error(`folder ${pinnedFolder} was moved or replaced`);
   const tmp = tempPath(path);
   try {
     writeFileSync(tmp, content, { flag: 'wx' });

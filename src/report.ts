@@ -21,14 +21,35 @@ export function toReportRecord(r: ClaimResult): ReportRecord {
     charset: r.charset ?? null,
     charset_source: r.charsetSource ?? null,
     extractor: r.extractor ?? null,
-    match: r.match ? { view: r.match.view, offset: r.match.offset, context: r.match.prefix + r.match.exact + r.match.suffix, selector: r.selector } : null,
+    match: r.match
+      ? {
+          view: r.match.view,
+          offset: r.match.offset,
+          context: r.match.prefix + r.match.exact + r.match.suffix,
+          selector: r.selector,
+        }
+      : null,
     nearest: r.nearest
-      ? { text: r.nearest.text, raw: r.nearest.raw, diff: r.nearest.diff, similarity: r.nearest.similarity, view: r.nearest.view, offset: r.nearest.offset }
+      ? {
+          text: r.nearest.text,
+          raw: r.nearest.raw,
+          diff: r.nearest.diff,
+          similarity: r.nearest.similarity,
+          view: r.nearest.view,
+          offset: r.nearest.offset,
+        }
       : null,
     drift: r.drift,
     evidence_match: r.evidenceMatch ?? null,
     as_of: r.asOf
-      ? { source: r.asOf.source, timestamp: r.asOf.timestamp, capture_url: r.asOf.captureUrl, proof: r.asOf.proof, date: r.asOf.date, sha256: r.asOf.sha256 }
+      ? {
+          source: r.asOf.source,
+          timestamp: r.asOf.timestamp,
+          capture_url: r.asOf.captureUrl,
+          proof: r.asOf.proof,
+          date: r.asOf.date,
+          sha256: r.asOf.sha256,
+        }
       : null,
     note: r.note ?? null,
     ms: r.ms,

@@ -52,7 +52,11 @@ async function errorPageOf(body: Uint8Array, contentType: string | undefined): P
 }
 
 /** Extracts and normalizes a fetched body; a failure to extract is kept on the record, never thrown. */
-export async function toSourceRecord(url: string, fetched: SourceOutcome, settings: ReadSettings): Promise<SourceRecord> {
+export async function toSourceRecord(
+  url: string,
+  fetched: SourceOutcome,
+  settings: ReadSettings,
+): Promise<SourceRecord> {
   const record: SourceRecord = { url, fetch: fetched };
   if (!fetched.ok) {
     // Only the error page's text and markup: it is not the document, so it gets no views to match.
@@ -69,7 +73,10 @@ export async function toSourceRecord(url: string, fetched: SourceOutcome, settin
     );
     record.views = normalizeViews(record.text.views);
   } catch (err) {
-    record.extractError = err instanceof ExtractError ? err : new ExtractError('failed', `extraction failed: ${(err as Error).message}`, { cause: err });
+    record.extractError =
+      err instanceof ExtractError
+        ? err
+        : new ExtractError('failed', `extraction failed: ${(err as Error).message}`, { cause: err });
     // A page with no text keeps what its markup showed (a redirect shell): the worker read it, no second pass here.
     if (record.extractError.markup) record.errorPage = { markup: record.extractError.markup, text: '' };
   }

@@ -1,6 +1,14 @@
 // The pipeline's stages, for builders who assemble their own run (`quotecheck/stages`): fetch, extract, match, diagnose.
 export { fetchSource, FetchError, type FetchSettings, type SourceOutcome } from './fetch/index.js';
-export { extractSource, ExtractError, renderText, type SourceText, type TextView, type ViewName, type Extractor } from './extract/index.js';
+export {
+  extractSource,
+  ExtractError,
+  renderText,
+  type SourceText,
+  type TextView,
+  type ViewName,
+  type Extractor,
+} from './extract/index.js';
 export { normalize, SPACE_CLASS } from './normalize.js';
 export { findQuote, normalizeViews, textQuoteSelector, type Match, type HtmlViewChoice } from './match.js';
 export { diagnose, diagnoseAsOf, type Nearest } from './diagnose/index.js';

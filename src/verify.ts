@@ -23,11 +23,18 @@ export type VerifyOptions = Partial<CheckOptions> & {
 };
 
 /** One quote through the pipeline: its result and the live source it was checked on (absent when the run read none). */
-async function checkOne(url: string, quote: string, options: VerifyOptions): Promise<{ result: ClaimResult; source?: SourceRecord }> {
+async function checkOne(
+  url: string,
+  quote: string,
+  options: VerifyOptions,
+): Promise<{ result: ClaimResult; source?: SourceRecord }> {
   const { evidence, ...pipeline } = options;
   let entries;
   try {
-    entries = parseClaims([{ id: INTERNAL_ID, quote, url, ...(evidence !== undefined ? { evidence: { sha256: evidence } } : {}) }], 'verify').entries;
+    entries = parseClaims(
+      [{ id: INTERNAL_ID, quote, url, ...(evidence !== undefined ? { evidence: { sha256: evidence } } : {}) }],
+      'verify',
+    ).entries;
   } catch (err) {
     if (err instanceof ClaimsFileError) {
       return {

@@ -2,7 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { AnswerBook, AnswersFile, LARGE_RUN_CLAIMS, LARGE_WRITE_INTERVAL_MS, WRITE_INTERVAL_MS, writeIntervalFor } from '../src/answers.js';
+import {
+  AnswerBook,
+  AnswersFile,
+  LARGE_RUN_CLAIMS,
+  LARGE_WRITE_INTERVAL_MS,
+  WRITE_INTERVAL_MS,
+  writeIntervalFor,
+} from '../src/answers.js';
 import { tempDir } from './support/helpers.js';
 
 afterEach(() => {
@@ -10,7 +17,11 @@ afterEach(() => {
 });
 
 /** Decides one claim every `everyMs` of (fake) time for `seconds`, as a run's results arrive; returns the writes made meanwhile. */
-function decideSteadily(claims: number, seconds: number, everyMs: number): { file: AnswersFile; path: string; ids: string[] } {
+function decideSteadily(
+  claims: number,
+  seconds: number,
+  everyMs: number,
+): { file: AnswersFile; path: string; ids: string[] } {
   vi.useFakeTimers();
   const ids = Array.from({ length: claims }, (_, i) => `claim-${i}`);
   const path = join(tempDir(), 'answers.json');

@@ -3,7 +3,8 @@ import { describe, expect, test } from 'vitest';
 import { checkClaims, normalize, parseClaims, verifyQuote, type VerifyResult } from 'quotecheck';
 import { serve } from './support/helpers.js';
 
-const PAGE = '<html><body><article><p>The committee approved the “budget” on Tuesday—after a long debate.</p></article></body></html>';
+const PAGE =
+  '<html><body><article><p>The committee approved the “budget” on Tuesday—after a long debate.</p></article></body></html>';
 
 describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () => {
   test('normalize is the contract function', () => {
@@ -12,10 +13,16 @@ describe("import { checkClaims, verifyQuote, normalize } from 'quotecheck'", () 
 
   test('verifyQuote returns label, diagnosis and evidence', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: { 'content-type': 'text/html' } }]);
-    const hit: VerifyResult = await verifyQuote(`${server.origin}/p`, 'approved the "budget" on Tuesday-after', { allowPrivate: true });
+    const hit: VerifyResult = await verifyQuote(`${server.origin}/p`, 'approved the "budget" on Tuesday-after', {
+      allowPrivate: true,
+    });
     expect(hit).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', http_status: 200 });
     expect(hit.match?.selector?.exact).toBe('approved the “budget” on Tuesday—after');
-    const miss = await verifyQuote(`${server.origin}/p`, 'The committee rejected the budget on Tuesday after a long debate.', { allowPrivate: true });
+    const miss = await verifyQuote(
+      `${server.origin}/p`,
+      'The committee rejected the budget on Tuesday after a long debate.',
+      { allowPrivate: true },
+    );
     expect(miss).toMatchObject({ label: 'no_match', diagnosis: 'near_miss' });
     expect(miss.nearest?.similarity).toBeGreaterThan(0.8);
     const bad = await verifyQuote('mailto:someone@example.com', 'x', { allowPrivate: true });
@@ -76,7 +83,11 @@ describe('the subpath entry points: quotecheck/stages, quotecheck/contract, quot
     expect(bad.error?.issues[0]?.path).toEqual(['diagnosis']);
     // Another program's report line: each field kept only when well formed.
     expect(
-      readReportLine({ diagnosis: 'near_miss', http_status: '200', nearest: { text: 'a', similarity: 0.9, raw: '', diff: [{ op: 'bogus', text: 'a' }] } }),
+      readReportLine({
+        diagnosis: 'near_miss',
+        http_status: '200',
+        nearest: { text: 'a', similarity: 0.9, raw: '', diff: [{ op: 'bogus', text: 'a' }] },
+      }),
     ).toEqual({ diagnosis: 'near_miss', nearest: { text: 'a', similarity: 0.9 } });
   });
 

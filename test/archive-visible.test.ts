@@ -31,7 +31,12 @@ async function drifted(n: number): Promise<{ claims: Record<string, unknown>[]; 
     verify_date: '2024-05-01',
     evidence: { sha256: sha256(THEN(i)) },
   }));
-  const captures = ids.map((i) => ({ url: `${live.origin}/budget-${i}`, timestamp: '20240420120000', headers: html, body: THEN(i) }));
+  const captures = ids.map((i) => ({
+    url: `${live.origin}/budget-${i}`,
+    timestamp: '20240420120000',
+    headers: html,
+    body: THEN(i),
+  }));
   return { claims, captures };
 }
 
@@ -89,7 +94,19 @@ function driftTask(root: string, name: string, claims: Record<string, unknown>[]
     ),
     config: { agentTimeoutSec: 60, verifierTimeoutSec: 30 },
     variant: {},
-    solve: { runArgs: ['--allow-private', '--retries', '0', '--timeout', '5', '--wayback-url', waybackUrl, '--wayback-rate', '600'] },
+    solve: {
+      runArgs: [
+        '--allow-private',
+        '--retries',
+        '0',
+        '--timeout',
+        '5',
+        '--wayback-url',
+        waybackUrl,
+        '--wayback-rate',
+        '600',
+      ],
+    },
   });
   return dir;
 }
@@ -111,7 +128,9 @@ describe('bench names a task whose archive never answered', () => {
     expect(good.archiveFailed).toBeUndefined();
     expect(bad.reward).toBe(0);
     expect(bad.archiveFailed).toMatchObject({ claims: 2, waybackUrl: dead });
-    expect(bad.problems).toEqual([`every archive request failed (2 claims needing a Wayback capture got none from ${dead})`]);
+    expect(bad.problems).toEqual([
+      `every archive request failed (2 claims needing a Wayback capture got none from ${dead})`,
+    ]);
     expect(report.advice).toHaveLength(1);
     expect(report.advice[0]).toMatch(
       /^every archive request failed in 1 of 2 tasks \(drift-dead-archive\), so the 2 claims that needed a Wayback capture were judged on today's changed text: Wayback Machine left alone .+\. Check: is the archive solve\.sh names \(--wayback-url http:\/\/127\.0\.0\.1:\d+\) reachable\? It is on loopback: is the stand-in running\? \(`quotecheck wayback-stub/,
@@ -120,7 +139,9 @@ describe('bench names a task whose archive never answered', () => {
 });
 
 /** `quotecheck wayback-stub` in the background; resolves with its origin (its first stdout line). */
-function startStub(args: string[]): Promise<{ child: ChildProcess; origin: string; stderr: () => string; exited: Promise<number | null> }> {
+function startStub(
+  args: string[],
+): Promise<{ child: ChildProcess; origin: string; stderr: () => string; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, [CLI, 'wayback-stub', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stdout = '';
@@ -136,7 +157,8 @@ function startStub(args: string[]): Promise<{ child: ChildProcess; origin: strin
     // Ready once the origin is on stdout and the line saying what it serves on stderr (two pipes: either may come first).
     function ready(): void {
       const line = stdout.split('\n')[0];
-      if (stdout.includes('\n') && line && /wayback-stub: serving/.test(stderr)) resolve({ child, origin: line, stderr: () => stderr, exited });
+      if (stdout.includes('\n') && line && /wayback-stub: serving/.test(stderr))
+        resolve({ child, origin: line, stderr: () => stderr, exited });
     }
     void exited.then((code) => reject(new Error(`wayback-stub exited ${code}: ${stderr}`)));
   });
@@ -148,10 +170,14 @@ describe('quotecheck wayback-stub', () => {
     const folder = tempDir();
     mkdirSync(join(folder, 'bodies'));
     writeFileSync(join(folder, 'bodies', 'then.html'), captures[0]!.body as string);
-    writeJson(join(folder, 'captures.json'), [{ url: captures[0]!.url, timestamp: captures[0]!.timestamp, headers: html, file: 'bodies/then.html' }]);
+    writeJson(join(folder, 'captures.json'), [
+      { url: captures[0]!.url, timestamp: captures[0]!.timestamp, headers: html, file: 'bodies/then.html' },
+    ]);
     const stub = await startStub(['--captures', folder, '--host', '127.0.0.4']);
     expect(stub.origin).toMatch(/^http:\/\/127\.0\.0\.4:\d+$/);
-    expect(stub.stderr()).toContain(`quotecheck: wayback-stub: serving 1 capture of 1 URL from ${join(folder, 'captures.json')} at ${stub.origin}`);
+    expect(stub.stderr()).toContain(
+      `quotecheck: wayback-stub: serving 1 capture of 1 URL from ${join(folder, 'captures.json')} at ${stub.origin}`,
+    );
 
     const dir = tempDir();
     const claimsFile = writeJson(join(dir, 'claims.json'), claims);
@@ -173,7 +199,10 @@ describe('quotecheck wayback-stub', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ c1: 'verbatim' });
-    const line = JSON.parse(readFileSync(report, 'utf8').trim()) as { as_of: { source: string; capture_url: string; proof: string }; drift: string };
+    const line = JSON.parse(readFileSync(report, 'utf8').trim()) as {
+      as_of: { source: string; capture_url: string; proof: string };
+      drift: string;
+    };
     expect(line.drift).toBe('changed');
     expect(line.as_of).toMatchObject({ source: 'wayback', proof: 'sha256' });
     expect(line.as_of.capture_url.startsWith(`${stub.origin}/web/20240420120000id_/`)).toBe(true);
@@ -189,7 +218,9 @@ describe('quotecheck wayback-stub', () => {
     writeFileSync(file, `${JSON.stringify(captures[0])}\n\n`);
     const stub = await startStub(['--captures', file, '--port', '0']);
     expect(stub.origin).toMatch(/^http:\/\/127\.0\.0\.4:\d+$/);
-    const cdx = await fetch(`${stub.origin}/cdx/search/cdx?url=${encodeURIComponent(captures[0]!.url)}&output=json&fl=timestamp,statuscode`);
+    const cdx = await fetch(
+      `${stub.origin}/cdx/search/cdx?url=${encodeURIComponent(captures[0]!.url)}&output=json&fl=timestamp,statuscode`,
+    );
     expect(await cdx.json()).toEqual([
       ['timestamp', 'statuscode'],
       ['20240420120000', '200'],
@@ -199,9 +230,21 @@ describe('quotecheck wayback-stub', () => {
   }, 30_000);
 
   test.each([
-    ['a path that does not exist', (d: string) => join(d, 'nope'), /^quotecheck: error: --captures \S+nope: no such file or folder$/],
-    ['a folder without captures.json', (d: string) => d, /^quotecheck: error: --captures \S+: the folder has no captures\.json or captures\.jsonl$/],
-    ['a file that is not JSON', (d: string) => writeText(join(d, 'c.json'), '[{"url":'), /^quotecheck: error: --captures \S+c\.json: not valid JSON: /],
+    [
+      'a path that does not exist',
+      (d: string) => join(d, 'nope'),
+      /^quotecheck: error: --captures \S+nope: no such file or folder$/,
+    ],
+    [
+      'a folder without captures.json',
+      (d: string) => d,
+      /^quotecheck: error: --captures \S+: the folder has no captures\.json or captures\.jsonl$/,
+    ],
+    [
+      'a file that is not JSON',
+      (d: string) => writeText(join(d, 'c.json'), '[{"url":'),
+      /^quotecheck: error: --captures \S+c\.json: not valid JSON: /,
+    ],
     [
       'an object, not an array',
       (d: string) => writeText(join(d, 'c.json'), '{"url":"http://x.org/"}'),
@@ -214,7 +257,8 @@ describe('quotecheck wayback-stub', () => {
     ],
     [
       'a body file that is missing',
-      (d: string) => writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","file":"gone.html"}]'),
+      (d: string) =>
+        writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","file":"gone.html"}]'),
       /^quotecheck: error: --captures \S+c\.json: capture #0 \(http:\/\/x\.org\/ @ 20240101000000\) "file" gone\.html: no such file /,
     ],
     [
@@ -222,7 +266,11 @@ describe('quotecheck wayback-stub', () => {
       (d: string) => writeText(join(d, 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","bodyy":"x"}]'),
       /^quotecheck: error: --captures \S+c\.json: capture #0 .* has an unknown field "bodyy"/,
     ],
-    ['no captures at all', (d: string) => writeText(join(d, 'c.json'), '[]'), /^quotecheck: error: --captures \S+c\.json: holds no captures$/],
+    [
+      'no captures at all',
+      (d: string) => writeText(join(d, 'c.json'), '[]'),
+      /^quotecheck: error: --captures \S+c\.json: holds no captures$/,
+    ],
   ])('%s is one error line and exit 2', async (_name, input, message) => {
     const r = await runCliInProcess(['wayback-stub', '--captures', input(tempDir())]);
     expect(r.code).toBe(2);
@@ -232,7 +280,10 @@ describe('quotecheck wayback-stub', () => {
   });
 
   test('a host that is not loopback is refused', async () => {
-    const file = writeText(join(tempDir(), 'c.json'), '[{"url":"http://x.org/","timestamp":"20240101000000","body":"x"}]');
+    const file = writeText(
+      join(tempDir(), 'c.json'),
+      '[{"url":"http://x.org/","timestamp":"20240101000000","body":"x"}]',
+    );
     const r = await runCliInProcess(['wayback-stub', '--captures', file, '--host', '0.0.0.0']);
     expect(r.code).toBe(2);
     expect(r.stderr.trimEnd()).toBe(

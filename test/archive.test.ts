@@ -12,14 +12,24 @@ import fc from 'fast-check';
 import { Agent, fetch, type Dispatcher } from 'undici';
 import { WARCParser } from 'warcio';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { ArchiveError, ReplayDispatcher, WarcRecorder, openReplay, readArchive, selectForSources, writeArchive, type Archive } from '../src/archive/index.js';
+import {
+  ArchiveError,
+  ReplayDispatcher,
+  WarcRecorder,
+  openReplay,
+  readArchive,
+  selectForSources,
+  writeArchive,
+  type Archive,
+} from '../src/archive/index.js';
 import { closedPort } from '../src/loopback.js';
 import { fetchSource, type FetchSettings, type SourceOutcome } from '../src/fetch/source.js';
 import { fileTempDir, serve } from './support/helpers.js';
 import { gzipMembers, handParse, httpHeader } from './support/warc-hand.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
-const page = (words: string) => `<!DOCTYPE html><html><head><title>${words}</title></head><body><article><p>${words}</p></article></body></html>`;
+const page = (words: string) =>
+  `<!DOCTYPE html><html><head><title>${words}</title></head><body><article><p>${words}</p></article></body></html>`;
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 /** Realistic settings (as src/check.ts builds them) with fast backoff, and a 64 KiB cap so one page runs over it. */
@@ -44,7 +54,15 @@ function summary(o: SourceOutcome) {
   const headers = { ...(o.headers ?? {}) };
   delete headers['memento-datetime'];
   return o.ok
-    ? { ok: true, status: o.status, sha256: o.sha256, finalUrl: o.finalUrl, redirects: o.redirects, attempts: o.attempts, headers }
+    ? {
+        ok: true,
+        status: o.status,
+        sha256: o.sha256,
+        finalUrl: o.finalUrl,
+        redirects: o.redirects,
+        attempts: o.attempts,
+        headers,
+      }
     : {
         ok: false,
         error: o.error,
@@ -101,11 +119,25 @@ beforeAll(async () => {
       { path: '/plain', body: page('plain words on a plain page'), headers: html },
       { path: '/gz', body: page('compressed words '.repeat(200)), headers: html, gzip: true },
       { path: '/hop1', host: '127.0.0.1', redirect: { location: 'http://127.0.0.2:{port}/hop2', status: 301 } },
-      { path: '/hop2', host: '127.0.0.2', redirect: { location: 'http://127.0.0.1:{port}/hop3#fragment', status: 307 } },
+      {
+        path: '/hop2',
+        host: '127.0.0.2',
+        redirect: { location: 'http://127.0.0.1:{port}/hop3#fragment', status: 307 },
+      },
       { path: '/hop3', host: '127.0.0.1', redirect: { location: '/landing?x=1' } },
       { path: '/landing?x=1', body: page('the end of the redirect chain'), headers: html },
-      { path: '/gated', body: page('behind the cookie gate'), headers: html, cookieGate: { name: 'consent', value: 'yes' } },
-      { path: '/flaky', body: page('second time lucky'), headers: html, failFirst: { count: 1, status: 503, body: 'busy' } },
+      {
+        path: '/gated',
+        body: page('behind the cookie gate'),
+        headers: html,
+        cookieGate: { name: 'consent', value: 'yes' },
+      },
+      {
+        path: '/flaky',
+        body: page('second time lucky'),
+        headers: html,
+        failFirst: { count: 1, status: 503, body: 'busy' },
+      },
       { path: '/missing', status: 404, body: page('no such page'), headers: html },
       {
         // Over the 64 KiB cap, chunked, never finished: the client cancels it.
@@ -164,15 +196,29 @@ describe('recording through the fetch layer', () => {
     expect(get('chain')).toMatchObject({
       ok: true,
       finalUrl: sources.plain!.replace('/plain', '/landing?x=1'),
-      redirects: [sources.chain, sources.chain!.replace('127.0.0.1', '127.0.0.2').replace('hop1', 'hop2'), sources.chain!.replace('hop1', 'hop3')],
+      redirects: [
+        sources.chain,
+        sources.chain!.replace('127.0.0.1', '127.0.0.2').replace('hop1', 'hop2'),
+        sources.chain!.replace('hop1', 'hop3'),
+      ],
     });
     expect(get('gated')).toMatchObject({ ok: true, attempts: 1 });
     expect(get('flaky')).toMatchObject({ ok: true, attempts: 2 });
     expect(get('missing')).toMatchObject({ ok: false, error: 'http_status', status: 404 });
     expect(get('big')).toMatchObject({ ok: false, error: 'too_large' });
     expect(get('broken')).toMatchObject({ ok: false, error: 'connection', attempts: 3 });
-    expect(get('refused')).toMatchObject({ ok: false, error: 'connection', attempts: 3, message: expect.stringMatching(/ECONNREFUSED/) });
-    expect(get('badPort')).toMatchObject({ ok: false, error: 'connection', attempts: 3, message: expect.stringMatching(/bad port/) });
+    expect(get('refused')).toMatchObject({
+      ok: false,
+      error: 'connection',
+      attempts: 3,
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
+    expect(get('badPort')).toMatchObject({
+      ok: false,
+      error: 'connection',
+      attempts: 3,
+      message: expect.stringMatching(/bad port/),
+    });
   });
 
   test('every exchange is a request and a response (or metadata) record, linked, with the HTTP message as received', () => {
@@ -217,7 +263,8 @@ describe('recording through the fetch layer', () => {
     expect(big.truncated).toBe('length');
     expect(big.payload.length).toBeGreaterThan(64 * 1024);
     expect(BIG.subarray(0, big.payload.length).equals(big.payload)).toBe(true);
-    const header = (r: typeof big, name: string) => r.http!.headers.filter(([k]) => k.toLowerCase() === name.toLowerCase()).map(([, v]) => v);
+    const header = (r: typeof big, name: string) =>
+      r.http!.headers.filter(([k]) => k.toLowerCase() === name.toLowerCase()).map(([, v]) => v);
     expect(header(big, 'transfer-encoding')).toEqual([]);
     expect(header(big, 'content-length')).toEqual([String(big.payload.length)]);
     expect(header(big, 'x-archive-orig-transfer-encoding')).toEqual(['chunked']);
@@ -230,7 +277,10 @@ describe('recording through the fetch layer', () => {
     // No response at all: request + metadata with the error.
     for (const m of byType('metadata')) {
       expect(m.targetUri).toBe(sources.refused);
-      expect(m.fields).toMatchObject({ 'fetch-error-code': 'ECONNREFUSED', 'fetch-error-message': `connect ECONNREFUSED ${new URL(sources.refused!).host}` });
+      expect(m.fields).toMatchObject({
+        'fetch-error-code': 'ECONNREFUSED',
+        'fetch-error-message': `connect ECONNREFUSED ${new URL(sources.refused!).host}`,
+      });
       expect(m.warcHeaders).toContainEqual(['Content-Type', 'application/warc-fields']);
     }
   });
@@ -293,10 +343,15 @@ describe('recording through the fetch layer', () => {
         expect(r.raw.equals(archive.records[i]!.raw)).toBe(true);
       });
       if (ends.includes(cut)) expect(read.cut).toBeUndefined();
-      else expect(read.cut).toEqual({ offset: whole === 0 ? 0 : ends[whole - 1], reason: expect.stringMatching(/ends inside a record/) });
+      else
+        expect(read.cut).toEqual({
+          offset: whole === 0 ? 0 : ends[whole - 1],
+          reason: expect.stringMatching(/ends inside a record/),
+        });
     };
     const offsets = new Set<number>([0, 1, 2, 9, 10, 11, file.length - 1, file.length]);
-    for (const end of ends) for (const d of [-9, -8, -1, 0, 1, 10]) if (end + d >= 0 && end + d <= file.length) offsets.add(end + d);
+    for (const end of ends)
+      for (const d of [-9, -8, -1, 0, 1, 10]) if (end + d >= 0 && end + d <= file.length) offsets.add(end + d);
     for (const cut of offsets) await check(cut);
     await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: file.length }), check), { numRuns: 60, seed: 20240601 });
   });
@@ -334,19 +389,29 @@ describe('replay', () => {
       .map(({ host, port, path }) => `http://127.0.0.${host}:${port}/u/${path}`)
       .filter((url) => !recordedKeys.has(url));
     await fc.assert(
-      fc.asyncProperty(fc.shuffledSubarray(recorded), fc.array(unrecorded, { maxLength: 4 }), async (known, unknown) => {
-        const replay = new ReplayDispatcher(archive);
-        const { result, touched } = await withoutNetwork(async () => {
-          const outcomes: [string, SourceOutcome][] = [];
-          for (const url of [...known, ...unknown]) outcomes.push([url, await fetchSource(url, settings(replay))]);
-          return outcomes;
-        });
-        expect(touched).toBe(0);
-        for (const [url, outcome] of result) {
-          if (known.includes(url)) expect(summary(outcome)).toEqual(summary(live.get(url)!));
-          else expect(outcome).toMatchObject({ ok: false, error: 'not_archived', attempts: 1, message: `not in the archive (replaying ${archivePath})` });
-        }
-      }),
+      fc.asyncProperty(
+        fc.shuffledSubarray(recorded),
+        fc.array(unrecorded, { maxLength: 4 }),
+        async (known, unknown) => {
+          const replay = new ReplayDispatcher(archive);
+          const { result, touched } = await withoutNetwork(async () => {
+            const outcomes: [string, SourceOutcome][] = [];
+            for (const url of [...known, ...unknown]) outcomes.push([url, await fetchSource(url, settings(replay))]);
+            return outcomes;
+          });
+          expect(touched).toBe(0);
+          for (const [url, outcome] of result) {
+            if (known.includes(url)) expect(summary(outcome)).toEqual(summary(live.get(url)!));
+            else
+              expect(outcome).toMatchObject({
+                ok: false,
+                error: 'not_archived',
+                attempts: 1,
+                message: `not in the archive (replaying ${archivePath})`,
+              });
+          }
+        },
+      ),
       { numRuns: 25, seed: 4242 },
     );
   });
@@ -399,12 +464,19 @@ describe('Wayback captures', () => {
       {
         path: '/web/20200101000000id_/http://example.org/x',
         handler: (_req, res) => {
-          res.writeHead(200, { 'content-type': 'text/html', 'memento-datetime': MEMENTO, 'content-length': String(Buffer.byteLength(CAPTURED)) });
+          res.writeHead(200, {
+            'content-type': 'text/html',
+            'memento-datetime': MEMENTO,
+            'content-length': String(Buffer.byteLength(CAPTURED)),
+          });
           res.end(CAPTURED);
         },
       },
       // Wayback's redirect to the nearest timestamp: no Memento-Datetime, an ordinary exchange.
-      { path: '/web/2020id_/http://example.org/x', redirect: { location: '/web/20200101000000id_/http://example.org/x' } },
+      {
+        path: '/web/2020id_/http://example.org/x',
+        redirect: { location: '/web/20200101000000id_/http://example.org/x' },
+      },
       {
         path: '/cdx/search/cdx?url=http%3A%2F%2Fexample.org%2Fx&output=json',
         body: JSON.stringify([
@@ -426,7 +498,10 @@ describe('Wayback captures', () => {
     const agent = new Agent();
     const dispatcher = agent.compose(recorder.interceptor());
     const before = new Date();
-    const outcomes = { cdx: await fetchSource(urls.cdx, settings(dispatcher)), nearest: await fetchSource(urls.nearest, settings(dispatcher)) };
+    const outcomes = {
+      cdx: await fetchSource(urls.cdx, settings(dispatcher)),
+      nearest: await fetchSource(urls.nearest, settings(dispatcher)),
+    };
     await recorder.close();
     await agent.close();
     await server.close();
@@ -474,38 +549,60 @@ describe('Wayback captures', () => {
     expect(full.records[0]).toMatchObject({ type: 'warcinfo', fields: { 'wayback-base': base } });
     const replay = await openReplay(path);
     expect(replay.waybackBase).toBe(base);
-    expect(replay.describeWaybackBase()).toBe(`Wayback requests are answered from its recording of ${base}, not https://web.archive.org`);
+    expect(replay.describeWaybackBase()).toBe(
+      `Wayback requests are answered from its recording of ${base}, not https://web.archive.org`,
+    );
     const asked = (u: string) => `https://web.archive.org${u.slice(base.length)}`;
     const { result, touched } = await withoutNetwork(async () => ({
       nearest: await fetchSource(asked(urls.nearest), settings(replay)),
       cdx: await fetchSource(asked(urls.cdx), settings(replay)),
     }));
     expect(touched).toBe(0);
-    expect(summary(result.nearest)).toEqual({ ...summary(outcomes.nearest), finalUrl: asked(urls.capture), redirects: [asked(urls.nearest)] });
+    expect(summary(result.nearest)).toEqual({
+      ...summary(outcomes.nearest),
+      finalUrl: asked(urls.capture),
+      redirects: [asked(urls.nearest)],
+    });
     expect(summary(result.cdx)).toEqual({ ...summary(outcomes.cdx), finalUrl: asked(urls.cdx) });
     // An absolute Location at the recorded base is moved to the asked one: the client stays on the archive it asked.
     const server = await serve([
       {
         path: '/web/2021id_/http://example.org/x',
-        handler: (req, res) => void res.writeHead(302, { location: `http://${req.headers.host}/web/20200101000000id_/http://example.org/x` }).end(),
+        handler: (req, res) =>
+          void res
+            .writeHead(302, { location: `http://${req.headers.host}/web/20200101000000id_/http://example.org/x` })
+            .end(),
       },
       {
         path: '/web/20200101000000id_/http://example.org/x',
-        handler: (_req, res) => void res.writeHead(200, { 'content-type': 'text/html', 'memento-datetime': MEMENTO }).end(CAPTURED),
+        handler: (_req, res) =>
+          void res.writeHead(200, { 'content-type': 'text/html', 'memento-datetime': MEMENTO }).end(CAPTURED),
       },
     ]);
     const absolute = join(folder(), 'absolute.warc.gz');
     const recorder = await WarcRecorder.open(absolute, { waybackBase: server.origin });
     const agent = new Agent();
-    const live = await fetchSource(`${server.origin}/web/2021id_/${ORIGINAL}`, settings(agent.compose(recorder.interceptor())));
+    const live = await fetchSource(
+      `${server.origin}/web/2021id_/${ORIGINAL}`,
+      settings(agent.compose(recorder.interceptor())),
+    );
     await recorder.close();
     await agent.close();
     await server.close();
     expect(live).toMatchObject({ ok: true, finalUrl: `${server.origin}/web/20200101000000id_/${ORIGINAL}` });
-    const moved = await fetchSource(`https://web.archive.org/web/2021id_/${ORIGINAL}`, settings(await openReplay(absolute)));
-    expect(moved).toMatchObject({ ok: true, sha256: live.ok ? live.sha256 : '', finalUrl: `https://web.archive.org/web/20200101000000id_/${ORIGINAL}` });
+    const moved = await fetchSource(
+      `https://web.archive.org/web/2021id_/${ORIGINAL}`,
+      settings(await openReplay(absolute)),
+    );
+    expect(moved).toMatchObject({
+      ok: true,
+      sha256: live.ok ? live.sha256 : '',
+      finalUrl: `https://web.archive.org/web/20200101000000id_/${ORIGINAL}`,
+    });
     // A replay that asks the recorded base itself needs nothing moved.
-    expect((await openReplay(path, { waybackUrl: `${base}/` })).describeWaybackBase()).toBe(`Wayback requests are answered from its recording of ${base}`);
+    expect((await openReplay(path, { waybackUrl: `${base}/` })).describeWaybackBase()).toBe(
+      `Wayback requests are answered from its recording of ${base}`,
+    );
   });
 
   test('a subset for the original URL holds its CDX query, the redirect hop and the capture', async () => {
@@ -564,15 +661,25 @@ describe('subsets', () => {
 
 describe('concurrency and errors', () => {
   test('20 concurrent fetches produce whole, non-interleaved records', async () => {
-    const bodies = Array.from({ length: 20 }, (_, i) => Buffer.from(`${i}: ${'concurrent body text '.repeat(500 + i * 200)}`));
+    const bodies = Array.from({ length: 20 }, (_, i) =>
+      Buffer.from(`${i}: ${'concurrent body text '.repeat(500 + i * 200)}`),
+    );
     const server = await serve(
-      bodies.map((body, i) => ({ path: `/c/${i}`, body, headers: { 'content-type': 'text/plain' }, gzip: i % 2 === 0, delayMs: (i * 7) % 30 })),
+      bodies.map((body, i) => ({
+        path: `/c/${i}`,
+        body,
+        headers: { 'content-type': 'text/plain' },
+        gzip: i % 2 === 0,
+        delayMs: (i * 7) % 30,
+      })),
     );
     const path = join(folder(), 'concurrent.warc.gz');
     const recorder = await WarcRecorder.open(path);
     const agent = new Agent({ connections: 10 });
     const dispatcher = agent.compose(recorder.interceptor());
-    const outcomes = await Promise.all(bodies.map((_, i) => fetchSource(`${server.origin}/c/${i}`, settings(dispatcher, { maxBytes: 1e7 }))));
+    const outcomes = await Promise.all(
+      bodies.map((_, i) => fetchSource(`${server.origin}/c/${i}`, settings(dispatcher, { maxBytes: 1e7 }))),
+    );
     expect(outcomes.every((o) => o.ok)).toBe(true);
     await recorder.close();
     await agent.close();
@@ -583,12 +690,19 @@ describe('concurrency and errors', () => {
     const ids = members.map((m) => m.fields.get('warc-record-id'));
     for (const [i, body] of bodies.entries()) {
       const url = `${server.origin}/c/${i}`;
-      const response = members.find((m) => m.fields.get('warc-type') === 'response' && m.fields.get('warc-target-uri') === url)!;
-      const request = members.find((m) => m.fields.get('warc-type') === 'request' && m.fields.get('warc-target-uri') === url)!;
-      const stored = httpHeader(response, 'content-encoding') === 'gzip' ? gunzipSync(response.payload) : response.payload;
+      const response = members.find(
+        (m) => m.fields.get('warc-type') === 'response' && m.fields.get('warc-target-uri') === url,
+      )!;
+      const request = members.find(
+        (m) => m.fields.get('warc-type') === 'request' && m.fields.get('warc-target-uri') === url,
+      )!;
+      const stored =
+        httpHeader(response, 'content-encoding') === 'gzip' ? gunzipSync(response.payload) : response.payload;
       expect(sha256(stored)).toBe(sha256(body));
       expect(response.fields.get('warc-concurrent-to')).toBe(request.fields.get('warc-record-id'));
-      expect(ids.indexOf(request.fields.get('warc-record-id'))).toBeLessThan(ids.indexOf(response.fields.get('warc-record-id')));
+      expect(ids.indexOf(request.fields.get('warc-record-id'))).toBeLessThan(
+        ids.indexOf(response.fields.get('warc-record-id')),
+      );
     }
   });
 
@@ -643,7 +757,9 @@ describe('concurrency and errors', () => {
     );
     const text = join(here, 'text.warc.gz');
     writeFileSync(text, 'hello, not a WARC\n');
-    await expect(readArchive(text)).rejects.toThrow(`${text} is not a WARC file (it starts with neither a gzip member nor "WARC/")`);
+    await expect(readArchive(text)).rejects.toThrow(
+      `${text} is not a WARC file (it starts with neither a gzip member nor "WARC/")`,
+    );
     const gz = join(here, 'gz.warc.gz');
     writeFileSync(gz, gzipSync('hello, not a WARC either\n'));
     await expect(readArchive(gz)).rejects.toThrow(/is not a WARC file/);
@@ -664,6 +780,8 @@ describe('concurrency and errors', () => {
     writeFileSync(path, plain.subarray(0, plain.length - 5));
     const cut = await readArchive(path);
     expect(cut.records).toHaveLength(2);
-    expect(cut.cut?.offset).toBe(gunzipSync(archive.records[0]!.raw).length + gunzipSync(archive.records[1]!.raw).length);
+    expect(cut.cut?.offset).toBe(
+      gunzipSync(archive.records[0]!.raw).length + gunzipSync(archive.records[1]!.raw).length,
+    );
   });
 });

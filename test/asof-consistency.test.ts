@@ -18,7 +18,9 @@ const page = (body: string): string =>
   `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1>${body}</article></body></html>`;
 
 /** The page as labelled: the archive holds it, and the evidence is its sha256. */
-const THEN = page('<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p>');
+const THEN = page(
+  '<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p>',
+);
 /** The page today: a sentence was added after the verify date. */
 const NOW = page(
   '<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p><p>The mayor later called the vote a turning point for the city.</p>',
@@ -48,12 +50,21 @@ afterEach(async () => {
 async function setup() {
   const server = await serve([{ path: '/budget', body: NOW, headers: html }]);
   const url = `${server.origin}/budget`;
-  const archive = await startWaybackFake({ host: '127.0.0.4', captures: [{ url, timestamp: '20240415090000', body: THEN, headers: html }] });
+  const archive = await startWaybackFake({
+    host: '127.0.0.4',
+    captures: [{ url, timestamp: '20240415090000', body: THEN, headers: html }],
+  });
   archives.push(archive);
   return { url, archive };
 }
 
-const claim = (id: string, quote: string, url: string) => ({ id, quote, url, verify_date: DATE, evidence: { sha256: EVIDENCE } });
+const claim = (id: string, quote: string, url: string) => ({
+  id,
+  quote,
+  url,
+  verify_date: DATE,
+  evidence: { sha256: EVIDENCE },
+});
 
 describe('a proven capture decides every claim of its URL, date and evidence', () => {
   test('run: a quote added after the date is no_match when a sibling claim brought the proven capture, whichever comes first', async () => {
@@ -97,7 +108,11 @@ describe('a proven capture decides every claim of its URL, date and evidence', (
     const auto = await checkClaims([claim('added', ADDED, url)], { ...fast, waybackUrl: archive.origin });
     expect(auto.results[0]).toMatchObject({ label: 'verbatim', asOf: { source: 'live' } });
     expect(archive.requests).toHaveLength(0);
-    const strict = await checkClaims([claim('added', ADDED, url), claim('kept', KEPT, url)], { ...fast, waybackUrl: archive.origin, wayback: 'strict' });
+    const strict = await checkClaims([claim('added', ADDED, url), claim('kept', KEPT, url)], {
+      ...fast,
+      waybackUrl: archive.origin,
+      wayback: 'strict',
+    });
     expect(strict.results.map((x) => [x.id, x.label])).toEqual([
       ['added', 'no_match'],
       ['kept', 'verbatim'],
@@ -167,13 +182,26 @@ describe('one claim, one answer: run, verify and verify_quote', () => {
 
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: [CLI, 'mcp', '--allow-private', '--wayback-url', archive.origin, '--wayback-rate', '6000', '--retries', '0'],
+        args: [
+          CLI,
+          'mcp',
+          '--allow-private',
+          '--wayback-url',
+          archive.origin,
+          '--wayback-rate',
+          '6000',
+          '--retries',
+          '0',
+        ],
         stderr: 'pipe',
       });
       const client = new Client({ name: 'asof-test', version: '1.0.0' });
       await client.connect(transport);
       clients.push(client);
-      const tool = (await client.callTool({ name: 'verify_quote', arguments: { url, quote, as_of: DATE, evidence: EVIDENCE, wayback } })) as CallToolResult;
+      const tool = (await client.callTool({
+        name: 'verify_quote',
+        arguments: { url, quote, as_of: DATE, evidence: EVIDENCE, wayback },
+      })) as CallToolResult;
       expect(tool.isError).toBeFalsy();
       const fromTool = tool.structuredContent as Record<string, unknown>;
 
@@ -182,7 +210,13 @@ describe('one claim, one answer: run, verify and verify_quote', () => {
         ['verify', fromVerify],
         ['verify_quote', fromTool],
       ] as const) {
-        expect({ where, label: r.label, diagnosis: r.diagnosis, as_of: { ...r.as_of, timestamp: undefined }, drift: r.drift }).toEqual({
+        expect({
+          where,
+          label: r.label,
+          diagnosis: r.diagnosis,
+          as_of: { ...r.as_of, timestamp: undefined },
+          drift: r.drift,
+        }).toEqual({
           where,
           label: fromRun.label,
           diagnosis: fromRun.diagnosis,
@@ -215,7 +249,16 @@ describe('one claim, one answer: run, verify and verify_quote', () => {
     expect(JSON.parse(v.stdout).note).toContain(
       `without an evidence hash, wayback mode auto looks up no capture; mode always (--wayback always) judges on the capture nearest ${DATE}`,
     );
-    const bad = await runCliInProcess(['verify', '--allow-private', '--url', url, '--quote', NEVER, '--evidence', 'abc']);
+    const bad = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--url',
+      url,
+      '--quote',
+      NEVER,
+      '--evidence',
+      'abc',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--evidence "abc": not a sha256/);
   });
@@ -249,10 +292,23 @@ describe("a frozen edition of the builder's case", () => {
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ never: 'no_match', added: 'no_match', kept: 'verbatim' });
     const gold = { never: 'no_match', added: 'no_match', kept: 'verbatim' } as const;
     const labelled = join(dir, 'labelled.jsonl');
-    writeFileSync(labelled, claims.map((c) => JSON.stringify({ ...c, label: gold[c.id as keyof typeof gold] })).join('\n') + '\n');
+    writeFileSync(
+      labelled,
+      claims.map((c) => JSON.stringify({ ...c, label: gold[c.id as keyof typeof gold] })).join('\n') + '\n',
+    );
     await archive.close();
     archives.length = 0;
-    const exported = await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'frozen'), '--warc', warc, '--name', 'b']);
+    const exported = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      join(dir, 'frozen'),
+      '--warc',
+      warc,
+      '--name',
+      'b',
+    ]);
     expect(exported.code, exported.stderr).toBe(0);
     // A small archive is counted in KB, never "0.0 MB".
     expect(exported.stdout).toMatch(/records, \d+ KB in all\) in environment\/sources\.warc\.gz/);
@@ -261,8 +317,23 @@ describe("a frozen edition of the builder's case", () => {
 
     // A label the recording does not bear out: refused before anything is written, naming the claim.
     const wrong = join(dir, 'wrong.jsonl');
-    writeFileSync(wrong, claims.map((c) => JSON.stringify({ ...c, label: c.id === 'added' ? 'verbatim' : gold[c.id as keyof typeof gold] })).join('\n') + '\n');
-    const refused = await runCliInProcess(['export', '--labelled', wrong, '--out', join(dir, 'refused'), '--warc', warc, '--name', 'b']);
+    writeFileSync(
+      wrong,
+      claims
+        .map((c) => JSON.stringify({ ...c, label: c.id === 'added' ? 'verbatim' : gold[c.id as keyof typeof gold] }))
+        .join('\n') + '\n',
+    );
+    const refused = await runCliInProcess([
+      'export',
+      '--labelled',
+      wrong,
+      '--out',
+      join(dir, 'refused'),
+      '--warc',
+      warc,
+      '--name',
+      'b',
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
       /the frozen oracle would answer 1 claim otherwise than labelled: b-001\/added \(label verbatim, oracle no_match: not_found\).*--allow-disagreement/,
@@ -281,6 +352,8 @@ describe("a frozen edition of the builder's case", () => {
       '--allow-disagreement',
     ]);
     expect(allowed.code).toBe(0);
-    expect(allowed.stdout).toMatch(/1 claim the frozen oracle answers otherwise than labelled \(--allow-disagreement\)/);
+    expect(allowed.stdout).toMatch(
+      /1 claim the frozen oracle answers otherwise than labelled \(--allow-disagreement\)/,
+    );
   }, 60_000);
 });

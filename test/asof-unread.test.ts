@@ -73,9 +73,22 @@ describe('a live fetch that failed, with evidence', () => {
       [...ids, 'changed' as const].map((id) => ({ id, quote: QUOTE, url: urls[id], ...EVIDENCE })),
       { allowPrivate: true, waybackUrl: wb.origin },
     );
-    const kinds = { gone: 'http_status', removed: 'http_status', failing: 'http_status', timeout: 'timeout', closed: 'connection', tls: 'tls', dns: 'dns' };
+    const kinds = {
+      gone: 'http_status',
+      removed: 'http_status',
+      failing: 'http_status',
+      timeout: 'timeout',
+      closed: 'connection',
+      tls: 'tls',
+      dns: 'dns',
+    };
     for (const id of ids) {
-      expect(r[id], id).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed', drift: 'changed', fetchError: kinds[id] });
+      expect(r[id], id).toMatchObject({
+        label: 'no_match',
+        diagnosis: 'fetch_failed',
+        drift: 'changed',
+        fetchError: kinds[id],
+      });
       expect(r[id]!.note, id).toMatch(
         /; not drift: the source could not be read, so no bytes were compared with the evidence; no capture as of the date could be had: the Wayback Machine has no capture of /,
       );
@@ -96,14 +109,20 @@ describe('a live fetch that failed, with evidence', () => {
   test('a login wall answering 401 is a paywall, not drift', async () => {
     const { urls } = await sources();
     const wb = await emptyArchive();
-    const { r } = await check([{ id: 'login', quote: QUOTE, url: urls.login, ...EVIDENCE }], { allowPrivate: true, waybackUrl: wb.origin });
+    const { r } = await check([{ id: 'login', quote: QUOTE, url: urls.login, ...EVIDENCE }], {
+      allowPrivate: true,
+      waybackUrl: wb.origin,
+    });
     expect(r.login).toMatchObject({ diagnosis: 'paywall', drift: 'changed', fetchError: 'http_status' });
     expect(r.login!.note).toMatch(/login wall.*; not drift: /);
   });
 
   test('with --wayback off the note says no capture was looked up', async () => {
     const { urls } = await sources();
-    const { r } = await check([{ id: 'gone', quote: QUOTE, url: urls.gone, ...EVIDENCE }], { allowPrivate: true, wayback: 'off' });
+    const { r } = await check([{ id: 'gone', quote: QUOTE, url: urls.gone, ...EVIDENCE }], {
+      allowPrivate: true,
+      wayback: 'off',
+    });
     expect(r.gone).toMatchObject({ diagnosis: 'fetch_failed', drift: 'changed' });
     expect(r.gone!.note).toBe(
       'HTTP 404 Not Found; not drift: the source could not be read, so no bytes were compared with the evidence; captures were not looked up (--wayback off)',
@@ -129,7 +148,9 @@ describe('a source the network rule refused', () => {
       );
       // Without evidence, auto would not ask anyway; always and strict would, and say why they did not.
       expect(r.bare!.note, wayback).toMatch(
-        wayback === 'auto' ? /^refused: [^;]*; pass --allow-private to reach private networks$/ : /the Wayback Machine was not asked/,
+        wayback === 'auto'
+          ? /^refused: [^;]*; pass --allow-private to reach private networks$/
+          : /the Wayback Machine was not asked/,
       );
       expect(run.wayback?.lookups ?? 0, wayback).toBe(0);
     }
@@ -158,10 +179,19 @@ describe('a source the network rule refused', () => {
     expect(cli.code).toBe(1);
     expect(cli.stdout).toMatch(/diagnosis: fetch_failed/);
     expect(cli.stdout).toMatch(/the Wayback Machine was not asked/);
-    const lib = await verifyQuote(urls.changed, QUOTE, { ...fast, asOf: '2024-05-01', evidence: sha256(THEN), waybackUrl: wb.origin });
+    const lib = await verifyQuote(urls.changed, QUOTE, {
+      ...fast,
+      asOf: '2024-05-01',
+      evidence: sha256(THEN),
+      waybackUrl: wb.origin,
+    });
     expect(lib).toMatchObject({ diagnosis: 'fetch_failed', drift: 'changed', fetch_error: 'refused' });
     // The MCP server answers a refusal as a tool error, evidence or not (before, with evidence it was a `drifted` no_match).
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--retries', '0', '--wayback-url', wb.origin], stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--retries', '0', '--wayback-url', wb.origin],
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'quotecheck-test', version: '1.0.0' });
     await client.connect(transport);
     afterTest(() => client.close());
@@ -200,14 +230,30 @@ describe('replay', () => {
       { id: 'gone', quote: QUOTE, url: urls.gone, ...EVIDENCE },
       { id: 'never', quote: QUOTE, url: urls.removed, ...EVIDENCE },
     ]);
-    const rep = await runCliInProcess(['run', '--claims', again.claims, '--out', again.out, '--report', again.report, '--replay', warc, '--quiet']);
+    const rep = await runCliInProcess([
+      'run',
+      '--claims',
+      again.claims,
+      '--out',
+      again.out,
+      '--report',
+      again.report,
+      '--replay',
+      warc,
+      '--quiet',
+    ]);
     expect(rep.code).toBe(0);
     const lines = readFileSync(again.report, 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const byId = Object.fromEntries(lines.map((l) => [l.id, l]));
-    expect(byId.gone).toMatchObject({ diagnosis: 'fetch_failed', drift: 'changed', fetch_error: 'http_status', http_status: 404 });
+    expect(byId.gone).toMatchObject({
+      diagnosis: 'fetch_failed',
+      drift: 'changed',
+      fetch_error: 'http_status',
+      http_status: 404,
+    });
     expect(byId.gone!.note).toMatch(/^HTTP 404.*; not drift: .*no capture as of the date could be had/);
     expect(byId.never).toMatchObject({ diagnosis: 'fetch_failed', drift: 'changed', fetch_error: 'not_archived' });
     expect(rep.stderr).not.toMatch(/drifted/);

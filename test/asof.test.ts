@@ -18,11 +18,21 @@ const html = { 'content-type': 'text/html; charset=utf-8' };
 const page = (body: string): string =>
   `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Budget</title></head><body><article><h1>Report</h1>${body}</article></body></html>`;
 
-const THEN = page('<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p>');
-const NOW = page('<p>The committee approved a revised budget on Wednesday.</p><p>Members praised the new school lunch program.</p>');
+const THEN = page(
+  '<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p>',
+);
+const NOW = page(
+  '<p>The committee approved a revised budget on Wednesday.</p><p>Members praised the new school lunch program.</p>',
+);
 const QUOTE_THEN = 'approved the budget on Tuesday after a long debate';
 
-const fast: Partial<CheckOptions> = { timeoutMs: 2_000, retries: 1, backoffMinMs: 10, backoffMaxMs: 20, waybackPerMinute: 6000 };
+const fast: Partial<CheckOptions> = {
+  timeoutMs: 2_000,
+  retries: 1,
+  backoffMinMs: 10,
+  backoffMaxMs: 20,
+  waybackPerMinute: 6000,
+};
 
 const archives: RunningWayback[] = [];
 afterEach(async () => {
@@ -50,10 +60,13 @@ describe('dates', () => {
     expect(timestamp14ToIso('20240309120000')).toBe('2024-03-09T12:00:00Z');
   });
 
-  test.each(['2024-02-31', '2024-13-01', 'yesterday', '01/05/2024', '2024-05-01T25:00:00Z'])('%s is refused with a message naming it', (bad) => {
-    expect(() => parseAsOf(bad)).toThrow(AsOfDateError);
-    expect(() => parseAsOf(bad)).toThrow(JSON.stringify(bad));
-  });
+  test.each(['2024-02-31', '2024-13-01', 'yesterday', '01/05/2024', '2024-05-01T25:00:00Z'])(
+    '%s is refused with a message naming it',
+    (bad) => {
+      expect(() => parseAsOf(bad)).toThrow(AsOfDateError);
+      expect(() => parseAsOf(bad)).toThrow(JSON.stringify(bad));
+    },
+  );
 });
 
 describe('the CDX answer', () => {
@@ -67,7 +80,9 @@ describe('the CDX answer', () => {
       output: 'json',
       limit: '-5',
     });
-    const after = new URL(cdxQueryUrl('https://web.archive.org', 'http://example.org/', parseAsOf('2024-05-01'), 5, true));
+    const after = new URL(
+      cdxQueryUrl('https://web.archive.org', 'http://example.org/', parseAsOf('2024-05-01'), 5, true),
+    );
     expect(Object.fromEntries(after.searchParams)).toMatchObject({ from: '20240502000000', limit: '1' });
   });
 
@@ -131,7 +146,11 @@ describe('drift proof', () => {
     expect(r.text).toMatchObject({ drift: 'same', evidenceMatch: 'text' });
     expect(r.normalized).toMatchObject({ drift: 'same', evidenceMatch: 'normalized_text' });
     expect(r.changed).toMatchObject({ drift: 'changed', label: 'verbatim' });
-    expect(toReportRecord(r.bytes!)).toMatchObject({ drift: 'same', evidence_match: 'bytes', as_of: { source: 'live', proof: 'sha256', capture_url: null } });
+    expect(toReportRecord(r.bytes!)).toMatchObject({
+      drift: 'same',
+      evidence_match: 'bytes',
+      as_of: { source: 'live', proof: 'sha256', capture_url: null },
+    });
   });
 
   test('a malformed evidence hash is a warning naming the claim, never a crash', () => {
@@ -165,8 +184,20 @@ describe('the Wayback Machine as of the date', () => {
     const { r, run } = await check(
       [
         { id: 'gone', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
-        { id: 'still', quote: 'praised the new school lunch program', url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
-        { id: 'fake', quote: 'the mayor resigned in protest over the vote', url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
+        {
+          id: 'still',
+          quote: 'praised the new school lunch program',
+          url,
+          verify_date: '2024-05-01',
+          evidence: { sha256: sha256(THEN) },
+        },
+        {
+          id: 'fake',
+          quote: 'the mayor resigned in protest over the vote',
+          url,
+          verify_date: '2024-05-01',
+          evidence: { sha256: sha256(THEN) },
+        },
       ],
       { wayback: 'auto', waybackUrl: wb.origin },
     );
@@ -177,22 +208,42 @@ describe('the Wayback Machine as of the date', () => {
     });
     expect(r.gone!.asOf!.captureUrl).toBe(`${wb.origin}/web/20240430120000id_/${url}`);
     expect(r.gone!.asOf!.sha256).toBe(sha256(THEN));
-    expect(r.gone!.note).toMatch(/judged on the Wayback capture of 2024-04-30T12:00:00Z, whose bytes hash to the evidence/);
+    expect(r.gone!.note).toMatch(
+      /judged on the Wayback capture of 2024-04-30T12:00:00Z, whose bytes hash to the evidence/,
+    );
     // The quote is still in today's text, but a sibling brought the proven capture: that decides it (docs/sources-change.md#which-text-decides).
-    expect(r.still).toMatchObject({ label: 'verbatim', drift: 'changed', asOf: { source: 'wayback', proof: 'sha256' } });
-    expect(r.fake).toMatchObject({ label: 'no_match', diagnosis: 'not_found', asOf: { source: 'wayback', proof: 'sha256' } });
+    expect(r.still).toMatchObject({
+      label: 'verbatim',
+      drift: 'changed',
+      asOf: { source: 'wayback', proof: 'sha256' },
+    });
+    expect(r.fake).toMatchObject({
+      label: 'no_match',
+      diagnosis: 'not_found',
+      asOf: { source: 'wayback', proof: 'sha256' },
+    });
     // One lookup for the URL and date however many claims need it.
     expect(run.wayback).toMatchObject({ lookups: 1, captures: 1 });
     expect(wb.requests.filter((q) => q.path.startsWith('/cdx/')).length).toBe(1);
   });
 
   test('off: the same claim is no_match with the diagnosis drifted, never not_found', async () => {
-    const { url, wb } = await drifted((o) => [{ url: `${o}/story`, timestamp: '20240430120000', body: THEN, headers: html }]);
-    const { r, run } = await check([{ id: 'gone', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }], {
-      wayback: 'off',
-      waybackUrl: wb.origin,
+    const { url, wb } = await drifted((o) => [
+      { url: `${o}/story`, timestamp: '20240430120000', body: THEN, headers: html },
+    ]);
+    const { r, run } = await check(
+      [{ id: 'gone', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }],
+      {
+        wayback: 'off',
+        waybackUrl: wb.origin,
+      },
+    );
+    expect(r.gone).toMatchObject({
+      label: 'no_match',
+      diagnosis: 'drifted',
+      drift: 'changed',
+      asOf: { source: 'live' },
     });
-    expect(r.gone).toMatchObject({ label: 'no_match', diagnosis: 'drifted', drift: 'changed', asOf: { source: 'live' } });
     expect(r.gone!.note).toMatch(
       /the source has changed since 2024-05-01 \(its sha256 differs from the evidence\) and no text as of that date could be had: captures were not looked up \(--wayback off\)/,
     );
@@ -203,17 +254,35 @@ describe('the Wayback Machine as of the date', () => {
   });
 
   test('a page gone today (404) is judged on its capture; without any capture it is fetch_failed, not drifted (no bytes, no drift)', async () => {
-    const { server, wb } = await drifted((o) => [{ url: `${o}/gone`, timestamp: '20240430120000', body: THEN, headers: html }]);
+    const { server, wb } = await drifted((o) => [
+      { url: `${o}/gone`, timestamp: '20240430120000', body: THEN, headers: html },
+    ]);
     const gone = `${server.origin}/gone`;
     const { r } = await check(
       [
         { id: 'a', quote: QUOTE_THEN, url: gone, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
-        { id: 'b', quote: QUOTE_THEN, url: `${server.origin}/never-archived`, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
+        {
+          id: 'b',
+          quote: QUOTE_THEN,
+          url: `${server.origin}/never-archived`,
+          verify_date: '2024-05-01',
+          evidence: { sha256: sha256(THEN) },
+        },
       ],
       { waybackUrl: wb.origin },
     );
-    expect(r.a).toMatchObject({ label: 'verbatim', drift: 'changed', httpStatus: 404, asOf: { source: 'wayback', proof: 'sha256' } });
-    expect(r.b).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed', drift: 'changed', fetchError: 'http_status' });
+    expect(r.a).toMatchObject({
+      label: 'verbatim',
+      drift: 'changed',
+      httpStatus: 404,
+      asOf: { source: 'wayback', proof: 'sha256' },
+    });
+    expect(r.b).toMatchObject({
+      label: 'no_match',
+      diagnosis: 'fetch_failed',
+      drift: 'changed',
+      fetchError: 'http_status',
+    });
     expect(r.b!.note).toMatch(/^HTTP 404 .*; not drift: .*; no capture as of the date could be had: .*has no capture/);
   });
 
@@ -222,27 +291,43 @@ describe('the Wayback Machine as of the date', () => {
       { url: `${o}/story`, timestamp: '20240401000000', body: THEN, headers: html },
       { url: `${o}/story`, timestamp: '20240420000000', body: NOW, headers: html },
     ]);
-    const { r } = await check([{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }], { waybackUrl: wb.origin });
+    const { r } = await check(
+      [{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }],
+      { waybackUrl: wb.origin },
+    );
     expect(r.a).toMatchObject({ label: 'verbatim', asOf: { timestamp: '2024-04-01T00:00:00Z', proof: 'sha256' } });
   });
 
   test('no capture hashes to the evidence: the latest at or before the date decides, reported as nearest', async () => {
-    const other = page('<p>The committee approved the budget on Tuesday after a long debate.</p><aside>ad 7731</aside>');
+    const other = page(
+      '<p>The committee approved the budget on Tuesday after a long debate.</p><aside>ad 7731</aside>',
+    );
     const { url, wb } = await drifted((o) => [
       { url: `${o}/story`, timestamp: '20240301000000', body: NOW, headers: html },
       { url: `${o}/story`, timestamp: '20240415000000', body: other, headers: html },
       { url: `${o}/story`, timestamp: '20240505000000', body: NOW, headers: html },
     ]);
-    const { r } = await check([{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }], { waybackUrl: wb.origin });
+    const { r } = await check(
+      [{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }],
+      { waybackUrl: wb.origin },
+    );
     expect(r.a).toMatchObject({ label: 'verbatim', asOf: { timestamp: '2024-04-15T00:00:00Z', proof: 'nearest' } });
     expect(r.a!.note).toMatch(/the latest at or before 2024-05-01; none of the nearest hashes to the evidence/);
   });
 
   test('no capture at or before the date: the earliest after it, with a note', async () => {
     const { url, wb } = await drifted((o) => [
-      { url: `${o}/story`, timestamp: '20240510000000', body: page('<p>The committee approved the budget on Tuesday after a long debate.</p>'), headers: html },
+      {
+        url: `${o}/story`,
+        timestamp: '20240510000000',
+        body: page('<p>The committee approved the budget on Tuesday after a long debate.</p>'),
+        headers: html,
+      },
     ]);
-    const { r } = await check([{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }], { waybackUrl: wb.origin });
+    const { r } = await check(
+      [{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }],
+      { waybackUrl: wb.origin },
+    );
     expect(r.a).toMatchObject({ label: 'verbatim', asOf: { timestamp: '2024-05-10T00:00:00Z', proof: 'nearest' } });
     expect(r.a!.note).toMatch(/the earliest after 2024-05-01: there is none at or before it/);
   });
@@ -257,7 +342,10 @@ describe('the Wayback Machine as of the date', () => {
       wayback: 'always',
       asOf: '2023-06-30',
     });
-    expect(r.a).toMatchObject({ label: 'verbatim', asOf: { date: '2023-06-30', timestamp: '2023-01-01T00:00:00Z', proof: 'nearest' } });
+    expect(r.a).toMatchObject({
+      label: 'verbatim',
+      asOf: { date: '2023-06-30', timestamp: '2023-01-01T00:00:00Z', proof: 'nearest' },
+    });
   });
 
   test('auto never looks up claims without evidence; always does, for quotes not found live', async () => {
@@ -275,10 +363,19 @@ describe('the Wayback Machine as of the date', () => {
     expect(auto.r.gone).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed', drift: 'unknown' });
     expect(wb.requests).toHaveLength(0);
     const always = await check(claims, { waybackUrl: wb.origin, wayback: 'always' });
-    expect(always.r.a).toMatchObject({ label: 'verbatim', drift: 'unknown', asOf: { source: 'wayback', proof: 'nearest' } });
+    expect(always.r.a).toMatchObject({
+      label: 'verbatim',
+      drift: 'unknown',
+      asOf: { source: 'wayback', proof: 'nearest' },
+    });
     expect(always.r.live).toMatchObject({ label: 'verbatim', asOf: { source: 'live' } });
     // A source gone today (404) without evidence: its capture decides.
-    expect(always.r.gone).toMatchObject({ label: 'verbatim', drift: 'unknown', httpStatus: 404, asOf: { source: 'wayback', proof: 'nearest' } });
+    expect(always.r.gone).toMatchObject({
+      label: 'verbatim',
+      drift: 'unknown',
+      httpStatus: 404,
+      asOf: { source: 'wayback', proof: 'nearest' },
+    });
     expect(always.r.gone!.note).toMatch(/the live fetch failed: HTTP 404/);
     expect(always.run.wayback!.lookups).toBe(2);
   });
@@ -345,11 +442,29 @@ describe('the CLI', () => {
   test('a bad --as-of or --wayback-url is one line and exit 2, before any fetch', async () => {
     const server = await serve([{ path: '/story', body: NOW, headers: html }]);
     const { claims, out } = claimsRun([{ id: 'a', quote: 'q', url: `${server.origin}/story` }]);
-    const bad = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--as-of', '2024-02-30']);
+    const bad = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      claims,
+      '--out',
+      out,
+      '--as-of',
+      '2024-02-30',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/--as-of: "2024-02-30" is not a calendar date/);
-    const url = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--wayback-url', 'ftp://archive']);
+    const url = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      claims,
+      '--out',
+      out,
+      '--wayback-url',
+      'ftp://archive',
+    ]);
     expect(url.code).toBe(2);
     expect(url.stderr.trim().split('\n')).toHaveLength(1);
     expect(url.stderr).toMatch(/--wayback-url: "ftp:\/\/archive" is not an http\(s\) URL/);
@@ -361,7 +476,9 @@ describe('the CLI', () => {
     const url = `${server.origin}/story`;
     const wb = await archive([{ url, timestamp: '20240430120000', body: THEN, headers: html }]);
     const dir = tempDir();
-    const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } }]);
+    const claims = writeJson(join(dir, 'claims.json'), [
+      { id: 'a', quote: QUOTE_THEN, url, verify_date: '2024-05-01', evidence: { sha256: sha256(THEN) } },
+    ]);
     const res = await runCliInProcess([
       'run',
       '--allow-private',
@@ -380,7 +497,11 @@ describe('the CLI', () => {
     expect(res.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ a: 'verbatim' });
     const row = JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8'));
-    expect(row).toMatchObject({ drift: 'changed', evidence_match: null, as_of: { source: 'wayback', proof: 'sha256', date: '2024-05-01' } });
+    expect(row).toMatchObject({
+      drift: 'changed',
+      evidence_match: null,
+      as_of: { source: 'wayback', proof: 'sha256', date: '2024-05-01' },
+    });
     expect(res.stderr).toMatch(/1 drifted; wayback 1 lookup, 2 requests, 1 claim judged on captures/);
   });
 
@@ -391,8 +512,20 @@ describe('the CLI', () => {
     ]);
     const dir = tempDir();
     const warc = join(dir, 'run.warc.gz');
-    const recorded = writeJson(join(dir, 'recorded.json'), [{ id: 'a', quote: QUOTE_THEN, url: `${server.origin}/story` }]);
-    const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', recorded, '--out', join(dir, 'a.json'), '--record', warc]);
+    const recorded = writeJson(join(dir, 'recorded.json'), [
+      { id: 'a', quote: QUOTE_THEN, url: `${server.origin}/story` },
+    ]);
+    const rec = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      recorded,
+      '--out',
+      join(dir, 'a.json'),
+      '--record',
+      warc,
+    ]);
     expect(rec.code, rec.stderr).toBe(0);
     expect(rec.stderr).toMatch(/WARC records\)/);
     await server.close();
@@ -479,7 +612,16 @@ describe('the CLI', () => {
     expect(res.stdout).toContain(
       `as of 2024-05-01: the Wayback capture of 2024-04-30T12:00:00Z (${wb.origin}/web/20240430120000id_/${url}), the nearest to the date`,
     );
-    const today = await runCliInProcess(['verify', '--allow-private', '--url', url, '--quote', QUOTE_THEN, '--wayback-url', wb.origin]);
+    const today = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--url',
+      url,
+      '--quote',
+      QUOTE_THEN,
+      '--wayback-url',
+      wb.origin,
+    ]);
     expect(today.code).toBe(1);
   });
 });

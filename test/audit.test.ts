@@ -50,19 +50,26 @@ const taskOf = (dir: string, opts: Parameters<typeof auditTask>[1] = {}) => audi
 
 describe('audit: what it reads of a task', () => {
   test('the answers path: the artifacts, else the instruction, else --answers, else /app/answers.json', () => {
-    expect(answersFromArtifacts(['/logs/artifacts/', '/app/report.json', '/app/out/answers.json'])).toBe('/app/out/answers.json');
+    expect(answersFromArtifacts(['/logs/artifacts/', '/app/report.json', '/app/out/answers.json'])).toBe(
+      '/app/out/answers.json',
+    );
     expect(answersFromArtifacts(['/app/result.json'])).toBe('/app/result.json');
     expect(answersFromArtifacts(['/app/out/'])).toBeUndefined();
     expect(answersFromInstruction('Write `/app/answers.json`: one JSON object.')).toBe('/app/answers.json');
     expect(answersFromInstruction('Save your labels to `/work/labels.json` when done.')).toBe('/work/labels.json');
-    expect(answersFromInstruction('Read /app/claims.json. Then write your verdicts to /out/verdicts.jsonl.')).toBe('/out/verdicts.jsonl');
+    expect(answersFromInstruction('Read /app/claims.json. Then write your verdicts to /out/verdicts.jsonl.')).toBe(
+      '/out/verdicts.jsonl',
+    );
     expect(answersFromInstruction('Label every claim.')).toBeUndefined();
 
     expect(taskOf(naiveCopy()).answers).toEqual({ path: '/app/answers.json', from: 'instruction' });
     const declared = naiveCopy({ toml: (t) => `artifacts = ["/app/out/verdicts.json"]\n${t}` });
     expect(taskOf(declared).answers).toEqual({ path: '/app/out/verdicts.json', from: 'artifacts' });
     const silent = naiveCopy({ instruction: '# Check the quotes\n\nLabel every claim of the claims file.\n' });
-    expect(taskOf(silent, { answers: '/app/labels.json' }).answers).toEqual({ path: '/app/labels.json', from: 'option' });
+    expect(taskOf(silent, { answers: '/app/labels.json' }).answers).toEqual({
+      path: '/app/labels.json',
+      from: 'option',
+    });
     expect(taskOf(silent).answers).toEqual({ path: '/app/answers.json', from: 'default' });
   });
 
@@ -73,11 +80,10 @@ describe('audit: what it reads of a task', () => {
     expect(t.claimIds).toEqual(['a', 'b', 'c']);
     expect(t.agentUser).toBe('agent');
     expect(
-      dockerfileCopies('FROM node:20\nCOPY gold.json /grader/gold.json\nCOPY test.sh grade.mjs /tests/\nCOPY --chown=0:0 . /verifier/\n', [
-        'gold.json',
-        'grade.mjs',
-        'test.sh',
-      ]),
+      dockerfileCopies(
+        'FROM node:20\nCOPY gold.json /grader/gold.json\nCOPY test.sh grade.mjs /tests/\nCOPY --chown=0:0 . /verifier/\n',
+        ['gold.json', 'grade.mjs', 'test.sh'],
+      ),
     ).toEqual([
       ['gold.json', '/grader/gold.json'],
       ['test.sh', '/tests/test.sh'],
@@ -87,13 +93,18 @@ describe('audit: what it reads of a task', () => {
       ['test.sh', '/verifier/test.sh'],
     ]);
     const separate = naiveCopy();
-    writeFileSync(join(separate, 'tests', 'Dockerfile'), 'FROM node:20-bookworm-slim\nCOPY gold.json /grader/labels.json\nCOPY test.sh /tests/test.sh\n');
+    writeFileSync(
+      join(separate, 'tests', 'Dockerfile'),
+      'FROM node:20-bookworm-slim\nCOPY gold.json /grader/labels.json\nCOPY test.sh /tests/test.sh\n',
+    );
     expect(taskOf(separate).goldPaths).toEqual(['/tests/gold.json', '/grader/labels.json']);
   });
 
   test('the modes: shared unless task.toml declares a separate verifier; a mode asked for that the task does not declare is forced', () => {
     expect(taskOf(naiveCopy()).modes).toEqual([{ mode: 'shared', forced: false }]);
-    const separate = naiveCopy({ toml: (t) => t.replace('[verifier]\n', '[verifier]\nenvironment_mode = "separate"\n') });
+    const separate = naiveCopy({
+      toml: (t) => t.replace('[verifier]\n', '[verifier]\nenvironment_mode = "separate"\n'),
+    });
     expect(taskOf(separate).declaredMode).toBe('separate');
     expect(taskOf(separate).modes).toEqual([
       { mode: 'separate', forced: false },
@@ -112,12 +123,22 @@ describe('audit: what it reads of a task', () => {
       { id: 'n', quote: 'no ship at all', url: 'http://127.0.0.1:9/log', gold: 'no_match' },
     ];
     const sb = taskOf(makeTask(root, 'sb', claims, 'skillsbench'));
-    expect(sb).toMatchObject({ layout: 'skillsbench', verifierDir: '/verifier', declaredMode: 'shared', agentUser: 'agent', claimIds: ['v', 'n'] });
+    expect(sb).toMatchObject({
+      layout: 'skillsbench',
+      verifierDir: '/verifier',
+      declaredMode: 'shared',
+      agentUser: 'agent',
+      claimIds: ['v', 'n'],
+    });
     expect(sb.answers).toEqual({ path: '/app/answers.json', from: 'instruction' });
     expect(sb.goldPaths).toEqual(['/verifier/gold.json']);
     expect(sb.modes).toEqual([{ mode: 'shared', forced: false }]);
     const harbor = taskOf(makeTask(root, 'hb', claims));
-    expect(harbor).toMatchObject({ verifierDir: '/tests', declaredMode: 'separate', answers: { path: '/app/answers.json', from: 'artifacts' } });
+    expect(harbor).toMatchObject({
+      verifierDir: '/tests',
+      declaredMode: 'separate',
+      answers: { path: '/app/answers.json', from: 'artifacts' },
+    });
     expect(harbor.modes.map((m) => m.mode)).toEqual(['separate', 'shared']);
     expect(harbor.goldPaths).toEqual(['/tests/gold.json']);
   });
@@ -152,7 +173,9 @@ describe('audit: the cheat suite', () => {
       const facts = attackFacts(taskOf(dir));
       for (const a of ATTACKS) {
         for (const plan of a.plans(facts)) {
-          expect('script' in plan, `${a.id} on ${dir}: ${'notApplicable' in plan ? plan.notApplicable : ''}`).toBe(true);
+          expect('script' in plan, `${a.id} on ${dir}: ${'notApplicable' in plan ? plan.notApplicable : ''}`).toBe(
+            true,
+          );
           if (!('script' in plan)) continue;
           expect(Buffer.byteLength(plan.script), a.id).toBeLessThan(120_000);
           const check = spawnSync('bash', ['-n', '-c', plan.script], { encoding: 'utf8' });
@@ -206,14 +229,20 @@ describe('audit: the cheat suite', () => {
   test('the plan: checks on every task, attacks on the sampled ones; root-only attacks not for the agent user; a task without an [agent] user says why', () => {
     const naive = taskOf(naiveCopy());
     const plans = planTrials([naive], [naive], {});
-    expect(plans.filter((p) => p.kind !== 'attack').map((p) => p.key)).toEqual(['oracle--shared', 'nothing--shared', 'baseline--shared']);
+    expect(plans.filter((p) => p.kind !== 'attack').map((p) => p.key)).toEqual([
+      'oracle--shared',
+      'nothing--shared',
+      'baseline--shared',
+    ]);
     expect(plans.some((p) => p.attack === 'replace-system-binaries' && p.user === 'agent')).toBe(false);
     expect(plans.some((p) => p.attack === 'replace-system-binaries' && p.user === 'root')).toBe(true);
     expect(plans.find((p) => p.attack === 'answers-symlink')?.variant).toBe('/tests/gold.json');
     expect(plans.filter((p) => p.notApplicable)).toEqual([]);
     const rootOnly = taskOf(naiveCopy({ toml: (t) => t.replace('user = "agent"\n', '') }));
     const rootPlans = planTrials([rootOnly], [rootOnly], { attacks: ['reward-planted'] });
-    expect(rootPlans.find((p) => p.user === 'agent' && p.kind === 'attack')?.notApplicable).toMatch(/sets no \[agent\] user/);
+    expect(rootPlans.find((p) => p.user === 'agent' && p.kind === 'attack')?.notApplicable).toMatch(
+      /sets no \[agent\] user/,
+    );
     expect(rootPlans.find((p) => p.user === 'root' && p.kind === 'attack')?.agent).toMatch(/reward\.json/);
     // A dataset that is not quotecheck's: no claims.json, so no answers to shape and no baseline.
     const bare = naiveCopy();
@@ -222,7 +251,9 @@ describe('audit: the cheat suite', () => {
     expect(other.baselineNote).toMatch(/names no claim ids/);
     const otherPlans = planTrials([other], [other], { users: ['root'], attacks: ['answers-label-array', 'baseline'] });
     expect(otherPlans.find((p) => p.kind === 'baseline')?.notApplicable).toMatch(/cannot answer it/);
-    expect(otherPlans.find((p) => p.attack === 'answers-label-array')?.notApplicable).toMatch(/names no claim ids|no claims\.json/);
+    expect(otherPlans.find((p) => p.attack === 'answers-label-array')?.notApplicable).toMatch(
+      /names no claim ids|no claims\.json/,
+    );
   });
 });
 
@@ -266,9 +297,15 @@ describe('audit: judging and reporting', () => {
         problems: oracle ? ['every source failed (1 source on 127.0.0.1:9: connection refused or dropped)'] : [],
         seconds: 0.01,
       };
-      return { tasks: [run], advice: oracle ? ['Check: is the server that serves them running?'] : [] } as unknown as BenchReport;
+      return {
+        tasks: [run],
+        advice: oracle ? ['Check: is the server that serves them running?'] : [],
+      } as unknown as BenchReport;
     };
-    const report = await runAudit({ dataset, outDir: join(tempDir(), 'out'), modes: ['shared'], attacks: ['reward-planted'] }, stand);
+    const report = await runAudit(
+      { dataset, outDir: join(tempDir(), 'out'), modes: ['shared'], attacks: ['reward-planted'] },
+      stand,
+    );
     const oracle = report.trials.find((t) => t.kind === 'oracle')!;
     expect(oracle.verdict).toBe('fail');
     expect(oracle.why).toBe(
@@ -287,19 +324,39 @@ describe('audit: judging and reporting', () => {
       const trial = join(o.outDir, 'trials', task.name);
       mkdirSync(join(trial, 'logs', 'verifier'), { recursive: true });
       const wins = (o.name === 'reward-planted' && o.verifierMode === 'shared') || o.name === 'stdout-folder';
-      const reward = o.agent === 'oracle' ? 1 : o.agent === 'baseline' ? 2 / 3 : o.name === 'ld-preload-env' ? 0 : wins ? 1 : 0;
+      const reward =
+        o.agent === 'oracle' ? 1 : o.agent === 'baseline' ? 2 / 3 : o.name === 'ld-preload-env' ? 0 : wins ? 1 : 0;
       if (wins) writeFileSync(join(trial, 'logs', 'verifier', 'reward.json'), '{"reward": 1.0}');
       if (o.name === 'stdout-folder') mkdirSync(join(trial, 'logs', 'verifier', 'test-stdout.txt'));
-      else writeFileSync(join(trial, 'logs', 'verifier', 'test-stdout.txt'), `reward ${reward}: as the stand-in says\nsecond line\n`);
+      else
+        writeFileSync(
+          join(trial, 'logs', 'verifier', 'test-stdout.txt'),
+          `reward ${reward}: as the stand-in says\nsecond line\n`,
+        );
       writeFileSync(
         join(trial, 'agent-output.txt'),
-        o.name === 'ld-preload-env' ? `${NOT_APPLICABLE_MARK} the image has no C compiler to build a preload library\n` : 'quotecheck-audit: did its thing\n',
+        o.name === 'ld-preload-env'
+          ? `${NOT_APPLICABLE_MARK} the image has no C compiler to build a preload library\n`
+          : 'quotecheck-audit: did its thing\n',
       );
-      const run = { task: task.name, reward, baseline: 2 / 3, problems: [], seconds: 0.01, verifierMode: o.verifierMode, agentUser: o.agentUser };
+      const run = {
+        task: task.name,
+        reward,
+        baseline: 2 / 3,
+        problems: [],
+        seconds: 0.01,
+        verifierMode: o.verifierMode,
+        agentUser: o.agentUser,
+      };
       return { tasks: [run] } as unknown as BenchReport;
     };
     const report = await runAudit(
-      { dataset, outDir: join(tempDir(), 'out'), modes: ['separate', 'shared'], attacks: ['reward-planted', 'stdout-folder', 'ld-preload-env', 'bash-trojan'] },
+      {
+        dataset,
+        outDir: join(tempDir(), 'out'),
+        modes: ['separate', 'shared'],
+        attacks: ['reward-planted', 'stdout-folder', 'ld-preload-env', 'bash-trojan'],
+      },
       stand,
     );
     expect(seen).toContainEqual({ name: 'bash-trojan', mode: 'shared', user: 'root' });
@@ -307,8 +364,14 @@ describe('audit: judging and reporting', () => {
     expect(seen.filter((s) => s.name === 'oracle').map((s) => s.mode)).toEqual(['separate', 'shared']);
     expect(report.ok).toBe(false);
     expect(report.counts).toEqual({ pass: 6 + 2 + 2, fail: 4, 'harness-only': 2, 'not-applicable': 4, error: 0 });
-    const verdict = (attack: string, mode: string, user: string) => report.trials.find((t) => t.attack === attack && t.mode === mode && t.user === user)!;
-    expect(verdict('reward-planted', 'shared', 'agent')).toMatchObject({ verdict: 'fail', reward: 1, expected: 0, rewardFile: 'reward.json' });
+    const verdict = (attack: string, mode: string, user: string) =>
+      report.trials.find((t) => t.attack === attack && t.mode === mode && t.user === user)!;
+    expect(verdict('reward-planted', 'shared', 'agent')).toMatchObject({
+      verdict: 'fail',
+      reward: 1,
+      expected: 0,
+      rewardFile: 'reward.json',
+    });
     expect(verdict('reward-planted', 'separate', 'agent')).toMatchObject({
       verdict: 'pass',
       verifierRan: true,
@@ -326,9 +389,11 @@ describe('audit: judging and reporting', () => {
     expect(report.failures).toContain(
       'reward-planted on naive, shared verifier, as the agent user: the attack succeeded: reward 1.000, more than doing nothing (0.000); reward read from reward.json; verifier: reward 1: as the stand-in says; attack: did its thing',
     );
-    expect(report.failures.some((l) => l.startsWith('stdout-folder on naive, separate verifier (forced), as root: the attack succeeded: reward 1.000'))).toBe(
-      true,
-    );
+    expect(
+      report.failures.some((l) =>
+        l.startsWith('stdout-folder on naive, separate verifier (forced), as root: the attack succeeded: reward 1.000'),
+      ),
+    ).toBe(true);
     expect(report.harness_only).toEqual([
       'stdout-folder on naive, shared verifier, as the agent user: reward 1.000',
       'stdout-folder on naive, shared verifier, as root: reward 1.000',
@@ -338,7 +403,9 @@ describe('audit: judging and reporting', () => {
     expect(table).toMatch(/^naive +shared +baseline +0\.667 +0\.667 +ok$/m);
     expect(table).toMatch(/^reward-planted +task +shared +agent +1\.000 +FAILED +reward read from reward\.json/m);
     expect(table).toMatch(/^reward-planted +task +separate\* +root +0\.000 +stopped +verifier: reward 0/m);
-    expect(table).toMatch(/^stdout-folder +harness +shared +root +1\.000 +harness only +only the harness can stop this/m);
+    expect(table).toMatch(
+      /^stdout-folder +harness +shared +root +1\.000 +harness only +only the harness can stop this/m,
+    );
     expect(table).toMatch(/^ld-preload-env +task +shared +agent +0\.000 +n\/a +the image has no C compiler/m);
     expect(table).toMatch(/^FAILED \(4\):$/m);
     const json = JSON.parse(auditJson(report)) as AuditReport;
@@ -352,7 +419,17 @@ describe('quotecheck audit: the command', () => {
   test('--help: the options with their defaults, and every attack with its class', async () => {
     const r = await runCliInProcess(['audit', '--help']);
     expect(r.code).toBe(0);
-    for (const option of ['--sample', '--modes', '--users', '--attacks', '--jobs', '--json', '--out', '--answers', '--quiet'])
+    for (const option of [
+      '--sample',
+      '--modes',
+      '--users',
+      '--attacks',
+      '--jobs',
+      '--json',
+      '--out',
+      '--answers',
+      '--quiet',
+    ])
       expect(r.stdout).toContain(option);
     expect(r.stdout).toMatch(/by default it runs on one task of each\s+distinct verifier/);
     for (const a of ATTACKS) expect(r.stdout).toMatch(new RegExp(`^  ${a.id} +${a.class} `, 'm'));
@@ -380,7 +457,9 @@ describe('quotecheck audit: the command', () => {
     cpSync(NAIVE, join(dir, 'ds'), { recursive: true });
     const r = await runCli(['audit', join(dir, 'ds')], { asUid: 65534 });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^quotecheck: error: audit needs namespace isolation \(bench's containers\): run it as root .* no attack would mean anything\n$/);
+    expect(r.stderr).toMatch(
+      /^quotecheck: error: audit needs namespace isolation \(bench's containers\): run it as root .* no attack would mean anything\n$/,
+    );
   });
 });
 
@@ -418,22 +497,29 @@ describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (bench as root)', 
 
   test('a naive task (its verifier follows links and writes only reward.txt) fails, naming the planted-reward and symlink attacks', () => {
     expect(naive.code, naive.stderr).toBe(1);
-    for (const check of naive.report.trials.filter((t) => t.kind !== 'attack')) expect(check.verdict, `${check.kind}: ${check.why}`).toBe('pass');
+    for (const check of naive.report.trials.filter((t) => t.kind !== 'attack'))
+      expect(check.verdict, `${check.kind}: ${check.why}`).toBe('pass');
     const failed = new Set(naive.report.trials.filter((t) => t.verdict === 'fail').map((t) => `${t.attack} ${t.user}`));
     for (const id of ['reward-planted', 'reward-read-only', 'reward-json-extra-keys', 'answers-symlink'])
       for (const user of ['agent', 'root']) expect(failed, `${id} ${user}`).toContain(`${id} ${user}`);
     expect(naive.stderr).toMatch(/^quotecheck: error: audit failed: \d+ trials did not meet their expectation: /m);
-    expect(naive.stderr).toContain('reward-planted on naive, shared verifier, as the agent user: the attack succeeded: reward 1.000');
+    expect(naive.stderr).toContain(
+      'reward-planted on naive, shared verifier, as the agent user: the attack succeeded: reward 1.000',
+    );
     expect(naive.report.failures).toContain(
       'answers-symlink (/tests/gold.json) on naive, shared verifier, as the agent user: the attack succeeded: reward 1.000, more than doing nothing (0.000); reward read from reward.txt; verifier: reward 3/3',
     );
     // The harness attacks are reported, not failed.
-    expect(naive.report.trials.find((t) => t.attack === 'stdout-folder' && t.user === 'agent')?.verdict).toBe('harness-only');
+    expect(naive.report.trials.find((t) => t.attack === 'stdout-folder' && t.user === 'agent')?.verdict).toBe(
+      'harness-only',
+    );
   });
 
   test('the golden tasks: every check passes; in separate mode every attack is stopped; in shared mode exactly the harness attacks are left to the harness', () => {
     const { report } = golden;
-    const problems = report.trials.filter((t) => t.verdict === 'fail' || t.verdict === 'error').map((t) => `${t.key}: ${t.why}`);
+    const problems = report.trials
+      .filter((t) => t.verdict === 'fail' || t.verdict === 'error')
+      .map((t) => `${t.key}: ${t.why}`);
     expect(problems).toEqual([]);
     expect(golden.code, golden.stderr).toBe(0);
     expect(report.ok).toBe(true);
@@ -460,8 +546,12 @@ describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (bench as root)', 
     // container's PATH, where a root agent's /usr/local/sbin comes first; only `bash` is, as under Harbor.
     expect(left.filter((x) => x.class === 'task').map((t) => `${t.key}: ${t.why}`)).toEqual([]);
     // The golden tasks declare the separate verifier: what is left is what a harness that ignores it lets through.
-    expect(golden.stdout).toMatch(/^Only the harness can stop these \(\d+\), in shared mode: the tasks declare the separate verifier, which stops them/m);
-    expect(left[0]!.why).toMatch(/^only the harness can stop this: the task declares the separate verifier, a harness that runs it shared lets this through; /);
+    expect(golden.stdout).toMatch(
+      /^Only the harness can stop these \(\d+\), in shared mode: the tasks declare the separate verifier, which stops them/m,
+    );
+    expect(left[0]!.why).toMatch(
+      /^only the harness can stop this: the task declares the separate verifier, a harness that runs it shared lets this through; /,
+    );
     expect(golden.stdout).toMatch(/^audit passed/m);
   });
 });

@@ -63,7 +63,9 @@ describe('a claims file of 50,000 valid claims', () => {
     const started = performance.now();
     const set = await readClaimsFile(file);
     const ms = performance.now() - started;
-    console.info(`50,000 claims (${(readFileSync(file).length / 1e6).toFixed(1)} MB) read and validated in ${ms.toFixed(0)} ms`);
+    console.info(
+      `50,000 claims (${(readFileSync(file).length / 1e6).toFixed(1)} MB) read and validated in ${ms.toFixed(0)} ms`,
+    );
     expect(set.warnings).toEqual([]);
     expect(set.entries).toHaveLength(50_000);
     expect(set.entries.every((e, i) => e.kind === 'claim' && e.index === i && e.id === `c${i}`)).toBe(true);
@@ -77,7 +79,9 @@ describe('a claims file of 50,000 valid claims', () => {
   });
 
   test('integer-like ids keep their place too: the file lists b, 10, 2, a as the claims do (an object would put 2 and 10 first)', async () => {
-    const { claims: file, out } = claimsRun(['b', 10, '2', 'a'].map((id) => ({ id, quote: 'q', url: 'http://127.0.0.1:9/' })));
+    const { claims: file, out } = claimsRun(
+      ['b', 10, '2', 'a'].map((id) => ({ id, quote: 'q', url: 'http://127.0.0.1:9/' })),
+    );
     expect((await runCliInProcess(['run', '--claims', file, '--out', out, '--baseline'])).code).toBe(0);
     const text = readFileSync(out, 'utf8');
     expect([...text.matchAll(/^ {2}"([^"]+)":/gm)].map((m) => m[1])).toEqual(['b', '10', '2', 'a']);
@@ -107,14 +111,23 @@ describe('claims files too large to read', () => {
     closeSync(fd);
     const out = join(dir, 'answers.json');
     const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
-    expectRefused(r, file, /is 200 MB \(209,715,200 bytes\), over the 64 MB limit for claims files; .*--max-claims-mb/, out);
+    expectRefused(
+      r,
+      file,
+      /is 200 MB \(209,715,200 bytes\), over the 64 MB limit for claims files; .*--max-claims-mb/,
+      out,
+    );
     await expect(readClaimsFile(file)).rejects.toThrowError(ClaimsFileError);
   });
 
   test('the limit is an option (maxBytes) and a flag (--max-claims-mb), and holds for a pipe too', async () => {
     const dir = tempDir();
     // About 1.5 MB of valid claims.
-    const claims = Array.from({ length: 6000 }, (_, i) => ({ id: `c${i}`, quote: prose(200, i + 1), url: 'http://127.0.0.1:9/' }));
+    const claims = Array.from({ length: 6000 }, (_, i) => ({
+      id: `c${i}`,
+      quote: prose(200, i + 1),
+      url: 'http://127.0.0.1:9/',
+    }));
     const file = writeJson(join(dir, 'claims.json'), claims);
     const size = readFileSync(file).length;
     expect(size).toBeGreaterThan(1024 * 1024);
@@ -125,12 +138,32 @@ describe('claims files too large to read', () => {
 
     const out = join(dir, 'answers.json');
     expectRefused(
-      await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '1']),
+      await runCliInProcess([
+        'run',
+        '--allow-private',
+        '--claims',
+        file,
+        '--out',
+        out,
+        '--baseline',
+        '--max-claims-mb',
+        '1',
+      ]),
       file,
       /over the 1 MB limit/,
       out,
     );
-    const ok = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '2']);
+    const ok = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      file,
+      '--out',
+      out,
+      '--baseline',
+      '--max-claims-mb',
+      '2',
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(Object.keys(readJson(out))).toHaveLength(6000);
 
@@ -143,17 +176,42 @@ describe('claims files too large to read', () => {
       const writer = createWriteStream(fifo);
       writer.on('error', () => {});
       writer.end(readFileSync(file));
-      const result = await runCli(['run', '--allow-private', '--claims', fifo, '--out', join(dir, `piped-${mb}.json`), '--baseline', '--max-claims-mb', mb]);
+      const result = await runCli([
+        'run',
+        '--allow-private',
+        '--claims',
+        fifo,
+        '--out',
+        join(dir, `piped-${mb}.json`),
+        '--baseline',
+        '--max-claims-mb',
+        mb,
+      ]);
       writer.destroy();
       return { fifo, result, out: join(dir, `piped-${mb}.json`) };
     };
     const over = await fromPipe('1');
-    expectRefused(over.result, over.fifo, /is larger than the 1 MB limit for claims files; .*--max-claims-mb/, over.out);
+    expectRefused(
+      over.result,
+      over.fifo,
+      /is larger than the 1 MB limit for claims files; .*--max-claims-mb/,
+      over.out,
+    );
     const under = await fromPipe('2');
     expect(under.result.code, under.result.stderr).toBe(0);
     expect(Object.keys(readJson(under.out))).toEqual(claims.map((c) => c.id));
 
-    const bad = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline', '--max-claims-mb', '0']);
+    const bad = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      file,
+      '--out',
+      out,
+      '--baseline',
+      '--max-claims-mb',
+      '0',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-claims-mb/);
     expect(bad.stderr).not.toMatch(NO_STACK);
@@ -166,10 +224,14 @@ describe('deeply nested JSON', () => {
   test.each([
     ['100,000 nested arrays', () => '['.repeat(100_000) + ']'.repeat(100_000)],
     ['a claim nested inside 10,000 objects', () => '{"a": '.repeat(10_000) + claim + '}'.repeat(10_000)],
-    ['a claim nested inside 10,000 objects inside "claims"', () => `{"claims": [${'{"wrap": '.repeat(10_000)}${claim}${'}'.repeat(10_000)}]}`],
+    [
+      'a claim nested inside 10,000 objects inside "claims"',
+      () => `{"claims": [${'{"wrap": '.repeat(10_000)}${claim}${'}'.repeat(10_000)}]}`,
+    ],
     [
       'a valid claim with an unknown field nested 100,000 deep',
-      () => `[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'['.repeat(100_000)}${']'.repeat(100_000)}}]`,
+      () =>
+        `[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'['.repeat(100_000)}${']'.repeat(100_000)}}]`,
     ],
   ])('%s: exit 2, the depth named, no stack trace', async (_, make) => {
     const { claims: file, out } = claimsRun(make());
@@ -178,14 +240,18 @@ describe('deeply nested JSON', () => {
   });
 
   test('nesting a few hundred levels deep in an unknown field is still read (and ignored)', async () => {
-    const { claims: file, out } = claimsRun(`[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'{"a": '.repeat(500)}1${'}'.repeat(500)}}]`);
+    const { claims: file, out } = claimsRun(
+      `[{"id": "x", "quote": "q", "url": "http://127.0.0.1:9/", "extra": ${'{"a": '.repeat(500)}1${'}'.repeat(500)}}]`,
+    );
     const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--baseline']);
     expect(r.code, r.stderr).toBe(0);
     expect(readJson(out)).toEqual({ x: 'no_match' });
   });
 
   test('brackets inside strings do not count', async () => {
-    const { claims: file } = claimsRun([{ id: 'x', quote: `${'['.repeat(5000)} "\\ ${'{'.repeat(5000)}`, url: 'http://127.0.0.1:9/' }]);
+    const { claims: file } = claimsRun([
+      { id: 'x', quote: `${'['.repeat(5000)} "\\ ${'{'.repeat(5000)}`, url: 'http://127.0.0.1:9/' },
+    ]);
     expect((await readClaimsFile(file)).entries[0]).toMatchObject({ kind: 'claim', id: 'x' });
   });
 });
@@ -193,7 +259,11 @@ describe('deeply nested JSON', () => {
 describe('bytes that are not UTF-8', () => {
   test('exit 2 naming the file and the line of the first bad byte', async () => {
     const { claims: file, out } = claimsRun(
-      Buffer.concat([Buffer.from('[\n{"id": "a", "quote": "caf'), Buffer.from([0xe9]), Buffer.from('", "url": "http://127.0.0.1:9/"}\n]')]),
+      Buffer.concat([
+        Buffer.from('[\n{"id": "a", "quote": "caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('", "url": "http://127.0.0.1:9/"}\n]'),
+      ]),
     );
     expectRefused(
       await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out]),
@@ -205,7 +275,9 @@ describe('bytes that are not UTF-8', () => {
 });
 
 describe('quotes', () => {
-  test('a quote of 100 KB is found when the page holds it, and not when one character differs', { timeout: 90_000 }, async () => {
+  test('a quote of 100 KB is found when the page holds it, and not when one character differs', {
+    timeout: 90_000,
+  }, async () => {
     const big = prose(100_000, 7);
     expect(big.length).toBeGreaterThan(99_000);
     const page = `<html><head><title>Report</title></head><body><h1>Report</h1><p>Before it.</p><p>${big}</p><p>After it.</p></body></html>`;
@@ -232,7 +304,9 @@ describe('quotes', () => {
   });
 
   test('empty and whitespace-only quotes: answered no_match, diagnosis invalid_claim, named on stderr', async () => {
-    const server = await serve([{ path: '/p', body: '<html><body><p>The committee approved the budget.</p></body></html>', headers: html }]);
+    const server = await serve([
+      { path: '/p', body: '<html><body><p>The committee approved the budget.</p></body></html>', headers: html },
+    ]);
     const {
       claims: file,
       out,
@@ -261,8 +335,12 @@ describe('quotes', () => {
   test('a quote with an unpaired surrogate (a lone JSON \\ud83d escape) is an invalid claim, not a match inside an emoji', async () => {
     // Why: the label compares UTF-16 code units, so half a surrogate pair is "found" inside any
     // character beyond U+FFFF that starts with it.
-    expect(findQuote('\uD83D', normalizeViews([{ name: 'text', extractor: 'text', text: 'I \u{1F600} it' }]))).not.toBeNull();
-    const server = await serve([{ path: '/p', body: '<html><body><p>We \u{1F600} it.</p></body></html>', headers: html }]);
+    expect(
+      findQuote('\uD83D', normalizeViews([{ name: 'text', extractor: 'text', text: 'I \u{1F600} it' }])),
+    ).not.toBeNull();
+    const server = await serve([
+      { path: '/p', body: '<html><body><p>We \u{1F600} it.</p></body></html>', headers: html },
+    ]);
     const {
       claims: file,
       out,
@@ -309,7 +387,18 @@ describe('URLs', () => {
       { id: 'cred', quote: 'approved the budget', url: `http://reader:s3cr3t-pw@127.0.0.1:${server.port}/p#frag` },
       { id: 'cred-again', quote: 'on Tuesday', url: `http://reader:s3cr3t-pw@127.0.0.1:${server.port}/p` },
     ]);
-    const r = await runCliInProcess(['run', '--allow-private', '--claims', file, '--out', out, '--report', report, '--retries', '0']);
+    const r = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      file,
+      '--out',
+      out,
+      '--report',
+      report,
+      '--retries',
+      '0',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('s3cr3t-pw');
     expect(r.stderr).not.toMatch(NO_STACK);
@@ -340,7 +429,11 @@ describe('URLs', () => {
     expect(seen).toEqual([{ url: '/p', authorization: undefined }]);
     expect(server.hits('/p')).toBe(1);
     const rows = reportRows(report, file);
-    expect(rows.map((x) => x.url)).toEqual([`${server.origin}/p#frag`, `${server.origin}/p#:~:text=Tuesday`, `${server.origin}/p#frag`]);
+    expect(rows.map((x) => x.url)).toEqual([
+      `${server.origin}/p#frag`,
+      `${server.origin}/p#:~:text=Tuesday`,
+      `${server.origin}/p#frag`,
+    ]);
     expect(rows.every((x) => x.final_url === `${server.origin}/p`)).toBe(true);
   });
 });

@@ -55,7 +55,8 @@ function evenerExchange(tasks: number[][], sizes: readonly number[]): string | u
       if (diff < 2) continue;
       for (const given of takings(a, sizes))
         for (const taken of takings(b, sizes))
-          if (given - taken > 0 && given - taken < diff) return `${given} for ${taken} between loads ${load(a, sizes)} and ${load(b, sizes)}`;
+          if (given - taken > 0 && given - taken < diff)
+            return `${given} for ${taken} between loads ${load(a, sizes)} and ${load(b, sizes)}`;
     }
   }
   return undefined;
@@ -69,7 +70,10 @@ const groupSize = fc.oneof(
 );
 const instance = fc.record({
   sizes: fc.array(groupSize, { minLength: 1, maxLength: 60 }),
-  capacity: fc.oneof({ arbitrary: fc.integer({ min: 5, max: 20 }), weight: 4 }, { arbitrary: fc.integer({ min: 1, max: 50 }), weight: 1 }),
+  capacity: fc.oneof(
+    { arbitrary: fc.integer({ min: 5, max: 20 }), weight: 4 },
+    { arbitrary: fc.integer({ min: 1, max: 50 }), weight: 1 },
+  ),
 });
 
 describe('balancedPartition', () => {
@@ -89,7 +93,8 @@ describe('balancedPartition', () => {
             .sort((a, b) => a - b)
             .join(),
         ).toBe(sizes.map((_, i) => i).join());
-        for (const t of tasks) expect(load(t, sizes) <= capacity || (t.length === 1 && sizes[t[0]!]! > capacity), `task ${t}`).toBe(true);
+        for (const t of tasks)
+          expect(load(t, sizes) <= capacity || (t.length === 1 && sizes[t[0]!]! > capacity), `task ${t}`).toBe(true);
         // Sources keep the file's order within a task; tasks are ordered by their first source.
         for (const t of tasks) expect([...t].sort((a, b) => a - b)).toEqual(t);
         expect(tasks.map((t) => t[0]!)).toEqual(tasks.map((t) => t[0]!).sort((a, b) => a - b));
@@ -110,7 +115,8 @@ describe('balancedPartition', () => {
         expect(tasks.length).toBeLessThanOrEqual(oversized.length + firstFitDecreasing(rest, capacity));
         const old = inOrderSplit(sizes, capacity);
         expect(tasks.length).toBeLessThanOrEqual(old.length);
-        if (tasks.length === old.length) expect(Math.min(...tasks.map((t) => load(t, sizes)))).toBeGreaterThanOrEqual(Math.min(...old));
+        if (tasks.length === old.length)
+          expect(Math.min(...tasks.map((t) => load(t, sizes)))).toBeGreaterThanOrEqual(Math.min(...old));
       }),
       { numRuns: 400, seed: 3302 },
     );
@@ -126,7 +132,8 @@ describe('balancedPartition', () => {
         // left only when the largest tasks hold sources too large to move.
         const loads = tasks.map((t) => load(t, sizes));
         const [max, min] = [Math.max(...loads), Math.min(...loads)];
-        for (const t of tasks.filter((x) => load(x, sizes) === max)) expect(max - min).toBeLessThanOrEqual(Math.min(...t.map((g) => sizes[g]!)));
+        for (const t of tasks.filter((x) => load(x, sizes) === max))
+          expect(max - min).toBeLessThanOrEqual(Math.min(...t.map((g) => sizes[g]!)));
       }),
       { numRuns: 300, seed: 3303 },
     );
@@ -176,7 +183,12 @@ describe('balancedPartition', () => {
 describe('planTasks and the spread export prints', () => {
   function labelledFile(dir: string, sizes: readonly number[], label: (source: number, i: number) => string): string {
     const rows = sizes.flatMap((n, s) =>
-      Array.from({ length: n }, (_, i) => ({ id: `s${s}-${i}`, quote: `quote ${s} ${i}`, url: `https://example.org/source-${s}#c${i}`, label: label(s, i) })),
+      Array.from({ length: n }, (_, i) => ({
+        id: `s${s}-${i}`,
+        quote: `quote ${s} ${i}`,
+        url: `https://example.org/source-${s}#c${i}`,
+        label: label(s, i),
+      })),
     );
     const file = join(dir, 'labelled.jsonl');
     writeFileSync(file, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
@@ -190,7 +202,8 @@ describe('planTasks and the spread export prints', () => {
     expect(tasks.map((t) => t.length)).toEqual([7, 7, 7]);
     for (const t of tasks) {
       const sources = [...new Set(t.map((c) => c.claim.fetchUrl))];
-      for (const url of sources) expect(claims.filter((c) => c.claim.fetchUrl === url).every((c) => t.includes(c))).toBe(true);
+      for (const url of sources)
+        expect(claims.filter((c) => c.claim.fetchUrl === url).every((c) => t.includes(c))).toBe(true);
       expect(t.map((c) => claims.indexOf(c))).toEqual(t.map((c) => claims.indexOf(c)).sort((a, b) => a - b));
     }
     expect(taskSpread(tasks).sizes).toEqual({ min: 7, median: 7, max: 7 });
@@ -201,12 +214,16 @@ describe('planTasks and the spread export prints', () => {
     // The first task's sources all verbatim, the second's all no_match, the third's mixed.
     const sizes = [4, 3, 3, 4, 3, 3, 1];
     const [first, second] = balancedPartition(sizes, 10);
-    const file = labelledFile(dir, sizes, (s, i) => (first!.includes(s) ? 'verbatim' : second!.includes(s) ? 'no_match' : i % 2 ? 'verbatim' : 'no_match'));
+    const file = labelledFile(dir, sizes, (s, i) =>
+      first!.includes(s) ? 'verbatim' : second!.includes(s) ? 'no_match' : i % 2 ? 'verbatim' : 'no_match',
+    );
     const r = await runCliInProcess(['export', '--labelled', file, '--out', join(dir, 'ds'), '--name', 'b']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^wrote 3 tasks \(21 claims, 7 sources\) to /);
-    expect(lines[1]).toMatch(/^claims per task: min 7, median 7, max 7; no_match share per task: min 0\.000, median 0\.\d{3}, max 1\.000$/);
+    expect(lines[1]).toMatch(
+      /^claims per task: min 7, median 7, max 7; no_match share per task: min 0\.000, median 0\.\d{3}, max 1\.000$/,
+    );
     expect(r.stderr).toBe(
       'quotecheck: warning: 2 tasks have claims of one label only, so the baseline (no_match for every claim) scores 1 or 0 on them: ' +
         'b-001 (7 claims, all verbatim), b-002 (7 claims, all no_match)\n',

@@ -11,7 +11,14 @@ import { makeTask } from './support/harbor-helpers.js';
 import { EVIDENCE, NOW, QUOTE, THEN, html } from './support/budget-pages.js';
 import { afterTest, serve, tempDir } from './support/helpers.js';
 
-type LabelledClaim = { id: string; quote: string; url: string; gold: string; verify_date?: string; evidence?: { sha256: string } };
+type LabelledClaim = {
+  id: string;
+  quote: string;
+  url: string;
+  gold: string;
+  verify_date?: string;
+  evidence?: { sha256: string };
+};
 
 /**
  * A task as makeTask writes it, its oracle's run told `args` instead (--allow-private or not, the archive to ask): what a
@@ -49,14 +56,35 @@ async function builderDataset(archive: string) {
   ]);
   const down = await closedPort();
   const o = server.origin;
-  const claim = (id: string, url: string, gold = 'no_match'): LabelledClaim => ({ id, quote: QUOTE, url, gold, ...EVIDENCE });
+  const claim = (id: string, url: string, gold = 'no_match'): LabelledClaim => ({
+    id,
+    quote: QUOTE,
+    url,
+    gold,
+    ...EVIDENCE,
+  });
   const fast = ['--retries', '0', '--timeout', '5', '--wayback-url', archive, '--wayback-rate', '6000'];
   const dir = tempDir();
   task(dir, 'private', [claim('p-1', `${o}/same`, 'verbatim'), claim('p-2', `${o}/changed`)], fast);
-  task(dir, 'down', [claim('d-1', `http://127.0.0.1:${down}/a`), claim('d-2', `http://127.0.0.1:${down}/b`)], ['--allow-private', ...fast]);
+  task(
+    dir,
+    'down',
+    [claim('d-1', `http://127.0.0.1:${down}/a`), claim('d-2', `http://127.0.0.1:${down}/b`)],
+    ['--allow-private', ...fast],
+  );
   task(dir, 'gone', [claim('g-1', `${o}/gone`), claim('g-2', `${o}/removed`)], ['--allow-private', ...fast]);
-  task(dir, 'mixed', [claim('m-1', `${o}/gone#top`), claim('m-2', `http://127.0.0.1:${down}/c`)], ['--allow-private', ...fast]);
-  task(dir, 'read', [claim('r-1', `${o}/same`, 'verbatim'), claim('r-2', `${o}/changed`)], ['--allow-private', ...fast]);
+  task(
+    dir,
+    'mixed',
+    [claim('m-1', `${o}/gone#top`), claim('m-2', `http://127.0.0.1:${down}/c`)],
+    ['--allow-private', ...fast],
+  );
+  task(
+    dir,
+    'read',
+    [claim('r-1', `${o}/same`, 'verbatim'), claim('r-2', `${o}/changed`)],
+    ['--allow-private', ...fast],
+  );
   return { dir, o, down };
 }
 
@@ -71,10 +99,17 @@ describe('a dataset whose sources fail for different reasons, with evidence', ()
     expect(report.diagnoses.drifted).toBe(1);
     expect(byTask.read!.rows.find((r) => r.id === 'r-2')).toMatchObject({ diagnosis: 'drifted', drift: 'changed' });
     for (const t of ['private', 'down', 'gone', 'mixed'])
-      for (const row of byTask[t]!.rows) expect(row, `${t}/${row.id}`).toMatchObject({ diagnosis: 'fetch_failed', drift: 'changed' });
-    expect(byTask.private!.problems).toEqual([expect.stringMatching(/^every source failed \(2 sources on 127\.0\.0\.1:\d+: refused by the network rule\)$/)]);
-    expect(byTask.gone!.problems).toEqual([expect.stringMatching(/^every source failed \(2 sources on 127\.0\.0\.1:\d+: HTTP 404, 410\)$/)]);
-    expect(byTask.mixed!.problems).toEqual([expect.stringMatching(/: (HTTP 404; connection refused or dropped|connection refused or dropped; HTTP 404)\)$/)]);
+      for (const row of byTask[t]!.rows)
+        expect(row, `${t}/${row.id}`).toMatchObject({ diagnosis: 'fetch_failed', drift: 'changed' });
+    expect(byTask.private!.problems).toEqual([
+      expect.stringMatching(/^every source failed \(2 sources on 127\.0\.0\.1:\d+: refused by the network rule\)$/),
+    ]);
+    expect(byTask.gone!.problems).toEqual([
+      expect.stringMatching(/^every source failed \(2 sources on 127\.0\.0\.1:\d+: HTTP 404, 410\)$/),
+    ]);
+    expect(byTask.mixed!.problems).toEqual([
+      expect.stringMatching(/: (HTTP 404; connection refused or dropped|connection refused or dropped; HTTP 404)\)$/),
+    ]);
     expect(byTask.read!.problems).toEqual([]);
 
     const [lead, ...causes] = report.advice;
@@ -113,10 +148,16 @@ describe('a dataset whose sources fail for different reasons, with evidence', ()
       ].sort(),
     );
     const text = benchTable(report);
-    expect(text).toMatch(/^drifted sources: 1 \(read, and their live bytes no longer hash to the evidence\); claims judged on Wayback captures: 0$/m);
+    expect(text).toMatch(
+      /^drifted sources: 1 \(read, and their live bytes no longer hash to the evidence\); claims judged on Wayback captures: 0$/m,
+    );
     const unread = text.split('\n').find((l) => l.startsWith('sources that could not be read'));
-    expect(unread).toMatch(/^sources that could not be read \(no bytes, so not drift\): 7; 3 with the connection refused or dropped: /);
-    expect(unread).toMatch(/; 2 refused by the network rule: http:\/\/127\.0\.0\.1:\d+\/same, http:\/\/127\.0\.0\.1:\d+\/changed(;|$)/);
+    expect(unread).toMatch(
+      /^sources that could not be read \(no bytes, so not drift\): 7; 3 with the connection refused or dropped: /,
+    );
+    expect(unread).toMatch(
+      /; 2 refused by the network rule: http:\/\/127\.0\.0\.1:\d+\/same, http:\/\/127\.0\.0\.1:\d+\/changed(;|$)/,
+    );
     expect(unread).toMatch(
       /; 2 that answered an HTTP error: http:\/\/127\.0\.0\.1:\d+\/gone \(HTTP 404\), http:\/\/127\.0\.0\.1:\d+\/removed \(HTTP 410\)(;|$)/,
     );
@@ -140,7 +181,9 @@ describe('a dataset whose sources fail for different reasons, with evidence', ()
 
 describe('one task, one deliberate 404', () => {
   test('the advice says the source answered, and does not ask whether the server is running', async () => {
-    const server = await serve([{ path: '/gone', status: 404, body: 'not here', headers: { 'content-type': 'text/plain' } }]);
+    const server = await serve([
+      { path: '/gone', status: 404, body: 'not here', headers: { 'content-type': 'text/plain' } },
+    ]);
     const dir = tempDir();
     makeTask(dir, 'gone', [{ id: 'g', quote: QUOTE, url: `${server.origin}/gone`, gold: 'no_match' }]);
     const report = await runBench({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
@@ -170,15 +213,24 @@ describe('every cause has its own question', () => {
       row('http://news.invalid/a', 'DNS lookup failed for news.invalid (ENOTFOUND)', { fetchError: 'dns' }),
       /Check: does news\.invalid resolve here\? \(DNS, \/etc\/hosts/,
     ],
-    ['timeout', row('http://10.0.0.7/a', 'timed out after 30 s (after 4 attempts)', { fetchError: 'timeout' }), /Check: 10\.0\.0\.7 .*did not answer in time/],
+    [
+      'timeout',
+      row('http://10.0.0.7/a', 'timed out after 30 s (after 4 attempts)', { fetchError: 'timeout' }),
+      /Check: 10\.0\.0\.7 .*did not answer in time/,
+    ],
     [
       'tls',
-      row('https://example.test/a', 'TLS failure: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)', { fetchError: 'tls' }),
+      row('https://example.test/a', 'TLS failure: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)', {
+        fetchError: 'tls',
+      }),
       /Check: does example\.test present a certificate valid/,
     ],
     [
       '5xx',
-      row('http://127.0.0.1:9/a', 'HTTP 503 Service Unavailable (after 4 attempts)', { fetchError: 'http_status', httpStatus: 503 }),
+      row('http://127.0.0.1:9/a', 'HTTP 503 Service Unavailable (after 4 attempts)', {
+        fetchError: 'http_status',
+        httpStatus: 503,
+      }),
       /Check: the sources answered HTTP 503 \(a 5xx through every retry: is the server failing\?\)/,
     ],
     [
@@ -208,7 +260,10 @@ describe('every cause has its own question', () => {
 
   test('a report written before fetch_error is classified from its notes, the network rule by its own words', () => {
     const rows = [
-      row('http://127.0.0.1:1/a', 'refused: 127.0.0.1 is loopback (127.0.0.0/8): not a global address; pass --allow-private to reach private networks'),
+      row(
+        'http://127.0.0.1:1/a',
+        'refused: 127.0.0.1 is loopback (127.0.0.0/8): not a global address; pass --allow-private to reach private networks',
+      ),
       row('http://127.0.0.1:1/b', 'HTTP 404 Not Found', { httpStatus: 404 }),
       row('http://127.0.0.1:2/c', 'connection failed: connect ECONNREFUSED 127.0.0.1:2 (ECONNREFUSED)'),
       row('http://x.invalid/d', 'DNS lookup failed for x.invalid (ENOTFOUND)'),
@@ -222,10 +277,14 @@ describe('every cause has its own question', () => {
 
   test('the golden server hint answers a connection that failed, not a page that answered 404', () => {
     const failed = sourcesFailure([
-      row('http://127.0.0.1:9/a', 'connection failed: connect ECONNREFUSED (ECONNREFUSED)', { fetchError: 'connection' }),
+      row('http://127.0.0.1:9/a', 'connection failed: connect ECONNREFUSED (ECONNREFUSED)', {
+        fetchError: 'connection',
+      }),
       row('http://127.0.0.1:9/b', 'HTTP 404 Not Found', { fetchError: 'http_status', httpStatus: 404 }),
     ])!;
-    const advice = sourcesAdvice([{ task: 't', sourcesFailed: failed }], 1, { sourcesHint: 'is the golden server running?' });
+    const advice = sourcesAdvice([{ task: 't', sourcesFailed: failed }], 1, {
+      sourcesHint: 'is the golden server running?',
+    });
     expect(advice.find((a) => /connection/.test(a))).toMatch(/Check: is the golden server running\?$/);
     expect(advice.find((a) => /HTTP error/.test(a))).not.toMatch(/golden server/);
   });
@@ -243,7 +302,9 @@ describe('every cause has its own question', () => {
       },
     );
     const unread = unreadSources([{ task: 't', rows: [judged] }]);
-    expect(unread).toEqual([{ url: 'http://127.0.0.1:9/gone', task: 't', cause: 'http_status', reason: 'HTTP 410 Gone', fromCaptures: true }]);
+    expect(unread).toEqual([
+      { url: 'http://127.0.0.1:9/gone', task: 't', cause: 'http_status', reason: 'HTTP 410 Gone', fromCaptures: true },
+    ]);
     expect(unreadLine(unread)).toBe(
       'sources that could not be read (no bytes, so not drift): 1; 1 that answered an HTTP error: http://127.0.0.1:9/gone (HTTP 410; judged on Wayback captures)',
     );

@@ -1,6 +1,15 @@
 // `bench` as a harness that the agent cannot fool (docs/security.md#bench-isolation): every attack an agent can make from the agent phase, run through the real bench with namespace isolation, scores 0 and says why.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { runBench, type BenchOptions, type BenchReport, type TaskRun } from '../src/harbor/local-harness.js';
@@ -28,7 +37,8 @@ function hostDir(): string {
   return dir;
 }
 
-const PAGE = '<html><body><article><p>The lighthouse keeper logged every ship that passed the point in winter.</p></article></body></html>';
+const PAGE =
+  '<html><body><article><p>The lighthouse keeper logged every ship that passed the point in winter.</p></article></body></html>';
 
 interface Fixture {
   /** The dataset: one task. */
@@ -120,8 +130,14 @@ const said = (b: Bench): string => `${b.file('agent-output.txt')}\n${b.file('log
 
 describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', () => {
   /** Runs `lines` (each `p NAME 'CHECK'`, printing NAME=yes when the check succeeds) as the agent; the answers map. */
-  async function probe(f: Fixture, lines: string[], extra: Partial<BenchOptions> = {}): Promise<{ seen: Record<string, string>; b: Bench }> {
-    const script = ['p() { if eval "$2" >/dev/null 2>&1; then echo "$1=yes"; else echo "$1=no"; fi; }', ...lines].join('\n');
+  async function probe(
+    f: Fixture,
+    lines: string[],
+    extra: Partial<BenchOptions> = {},
+  ): Promise<{ seen: Record<string, string>; b: Bench }> {
+    const script = ['p() { if eval "$2" >/dev/null 2>&1; then echo "$1=yes"; else echo "$1=no"; fi; }', ...lines].join(
+      '\n',
+    );
     const b = await bench(f, `bash -c ${q(script)} > /app/probe.txt 2>&1`, extra);
     const seen = Object.fromEntries(
       b
@@ -299,12 +315,17 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   test("the dataset's gold.json cannot be read or rewritten by its absolute host path", async () => {
     const f = await dataset();
     const before = readFileSync(f.gold);
-    const b = await bench(f, `cp ${q(f.gold)} /app/answers.json; echo '{"v":"no_match","n":"verbatim"}' > ${q(f.gold)}`);
+    const b = await bench(
+      f,
+      `cp ${q(f.gold)} /app/answers.json; echo '{"v":"no_match","n":"verbatim"}' > ${q(f.gold)}`,
+    );
     expect(readFileSync(f.gold)).toEqual(before);
     expect(b.run.reward).toBe(0);
     expect(b.run.problems).toContain('no answers file');
     expect(said(b)).toContain(`cp: cannot stat '${f.gold}': No such file or directory`);
-    expect(said(b)).toMatch(new RegExp(`${f.gold.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (No such file or directory|Read-only file system)`));
+    expect(said(b)).toMatch(
+      new RegExp(`${f.gold.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (No such file or directory|Read-only file system)`),
+    );
   });
 
   test('separate: a process the agent leaves running is gone before the verifier, which never sees the gold it waits for (Why 2)', async () => {
@@ -316,7 +337,11 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(b.run.verifierMode).toBe('separate');
     // The loop, and maybe the sleep or cp it was running when the agent's command returned.
     expect(b.run.problems).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^the agent left [12] process(es)? running; (it was|they were) stopped before the verifier$/)]),
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^the agent left [12] process(es)? running; (it was|they were) stopped before the verifier$/,
+        ),
+      ]),
     );
     expect(b.file('logs/verifier/reward.txt').trim()).toBe('0');
     // Nowhere on this machine is the loop still running.
@@ -332,7 +357,9 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`, { verifierMode: 'shared' });
     expect(b.run.verifierMode).toBe('shared');
     expect(b.run.reward).toBe(1);
-    expect(b.run.problems).toEqual(expect.arrayContaining([expect.stringMatching(/running through the verifier \(shared mode/)]));
+    expect(b.run.problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/running through the verifier \(shared mode/)]),
+    );
     expect(processesWith(token)).toEqual([]);
   });
 
@@ -347,7 +374,10 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     const f = await dataset();
     writeFileSync(join(f.task, 'task.toml'), taskToml({ agentTimeoutSec: 1, verifierTimeoutSec: 30 }));
     const token = `qc-timeout-${randomBytes(6).toString('hex')}`;
-    const b = await bench(f, `setsid sh -c ${q(`sleep 300 # ${token}`)} >/dev/null 2>&1 & exec sh -c ${q(`sleep 300 # ${token}`)}`);
+    const b = await bench(
+      f,
+      `setsid sh -c ${q(`sleep 300 # ${token}`)} >/dev/null 2>&1 & exec sh -c ${q(`sleep 300 # ${token}`)}`,
+    );
     expect(b.run.problems).toEqual(expect.arrayContaining(['agent stopped at its 1 s timeout', 'no answers file']));
     expect(b.run.reward).toBe(0);
     expect(processesWith(token)).toEqual([]);
@@ -356,9 +386,13 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   test("reward.txt and reward.json planted in /logs/verifier are thrown away: the verifier's own reward counts, in both modes", async () => {
     for (const verifierMode of ['separate', 'shared'] as const) {
       const f = await dataset();
-      const b = await bench(f, 'echo 1 > /logs/verifier/reward.txt; echo \'{"reward": 1}\' > /logs/verifier/reward.json; chmod 444 /logs/verifier/reward.txt', {
-        verifierMode,
-      });
+      const b = await bench(
+        f,
+        'echo 1 > /logs/verifier/reward.txt; echo \'{"reward": 1}\' > /logs/verifier/reward.json; chmod 444 /logs/verifier/reward.txt',
+        {
+          verifierMode,
+        },
+      );
       expect(b.run.reward, verifierMode).toBe(0);
       expect(b.run.problems).toContain('no answers file');
       expect(b.file('logs/verifier/reward.txt').trim()).toBe('0');
@@ -367,7 +401,10 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   });
 
   test('Why 1: a planted reward.json with test-stdout.txt made a folder (or a link to test.sh) scores 0 in separate mode; in shared mode test.sh never runs and Harbor reads the plant', async () => {
-    for (const block of ['mkdir /logs/verifier/test-stdout.txt', 'ln -s /tests/test.sh /logs/verifier/test-stdout.txt']) {
+    for (const block of [
+      'mkdir /logs/verifier/test-stdout.txt',
+      'ln -s /tests/test.sh /logs/verifier/test-stdout.txt',
+    ]) {
       const attack = `echo '{"reward": 1.0}' > /logs/verifier/reward.json; ${block}`;
       const separate = await bench(await dataset(), attack, { verifierMode: 'separate' });
       expect(separate.run.reward, block).toBe(0);
@@ -377,7 +414,8 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   });
 
   test('Why 3: a root agent that replaces /usr/local/bin/node and /usr/bin/env and adds /etc/ld.so.preload scores 0 in separate mode', async () => {
-    const trojan = '#!/bin/sh\\necho 1 > /logs/verifier/reward.txt\\necho "{\\\\"reward\\\\": 1}" > /logs/verifier/reward.json\\n';
+    const trojan =
+      '#!/bin/sh\\necho 1 > /logs/verifier/reward.txt\\necho "{\\\\"reward\\\\": 1}" > /logs/verifier/reward.json\\n';
     const attack = [
       `printf ${q(trojan)} > /tmp/trojan && chmod 755 /tmp/trojan`,
       'rm -f /usr/local/bin/node && cp /tmp/trojan /usr/local/bin/node',
@@ -408,11 +446,17 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   test("a verifier's reward file is read as Harbor reads it: reward.json first, a link followed inside /logs/verifier only", async () => {
     const f = await dataset();
     // A verifier (not quotecheck's) that leaves reward.txt as a link to a file beside it, and reward.json as a link out.
-    writeFileSync(join(f.task, 'tests', 'test.sh'), '#!/bin/bash\necho 0.5 > /logs/verifier/half.txt\nln -s half.txt /logs/verifier/reward.txt\n');
+    writeFileSync(
+      join(f.task, 'tests', 'test.sh'),
+      '#!/bin/bash\necho 0.5 > /logs/verifier/half.txt\nln -s half.txt /logs/verifier/reward.txt\n',
+    );
     chmodSync(join(f.task, 'tests', 'test.sh'), 0o755);
     const inside = await bench(f, 'baseline');
     expect(inside.run.reward).toBe(0.5);
-    writeFileSync(join(f.task, 'tests', 'test.sh'), '#!/bin/bash\nln -s /etc/hostname /logs/verifier/reward.json\necho 0.25 > /logs/verifier/reward.txt\n');
+    writeFileSync(
+      join(f.task, 'tests', 'test.sh'),
+      '#!/bin/bash\nln -s /etc/hostname /logs/verifier/reward.json\necho 0.25 > /logs/verifier/reward.txt\n',
+    );
     const out = await bench(f, 'baseline');
     expect(out.run.reward).toBe(0.25);
     expect(out.run.problems).toContain('reward.json not read: a link leading out of /logs/verifier');
@@ -575,32 +619,54 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     const f = await dataset();
     const archive = join(tempDir(), 'sources.warc.gz');
     writeFileSync(archive, 'not really a WARC');
-    const b = await bench(f, 'cat "$QUOTECHECK_REPLAY" > /app/replay.txt; echo "$QUOTECHECK_REPLAY" > /app/where.txt', { replay: archive });
+    const b = await bench(f, 'cat "$QUOTECHECK_REPLAY" > /app/replay.txt; echo "$QUOTECHECK_REPLAY" > /app/where.txt', {
+      replay: archive,
+    });
     expect(b.file('app/replay.txt')).toBe('not really a WARC');
     expect(b.file('app/where.txt').trim()).toBe('/opt/quotecheck-bench/replay/sources.warc.gz');
   });
 });
 
 describe('bench with paths isolation (not root)', () => {
-  test.skipIf(!ISOLATED)('--isolation namespace where it cannot be given (not root) is refused in one line, before anything runs', async () => {
-    const tasks = tempDir();
-    chmodSync(tasks, 0o755); // readable by the user the CLI runs as
-    makeTask(tasks, 'lighthouse', [{ id: 'v', quote: 'logged every ship', url: 'http://127.0.0.1:9/log', gold: 'verbatim' }]);
-    const out = join(tasks, 'never-made');
-    const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'namespace'], { asUid: 65534 });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(
-      /^quotecheck: error: --isolation namespace needs root, util-linux's unshare .* use --isolation paths, which says what it cannot stop\n$/,
-    );
-    expect(existsSync(out)).toBe(false);
-  });
+  test.skipIf(!ISOLATED)(
+    '--isolation namespace where it cannot be given (not root) is refused in one line, before anything runs',
+    async () => {
+      const tasks = tempDir();
+      chmodSync(tasks, 0o755); // readable by the user the CLI runs as
+      makeTask(tasks, 'lighthouse', [
+        { id: 'v', quote: 'logged every ship', url: 'http://127.0.0.1:9/log', gold: 'verbatim' },
+      ]);
+      const out = join(tasks, 'never-made');
+      const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'namespace'], { asUid: 65534 });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^quotecheck: error: --isolation namespace needs root, util-linux's unshare .* use --isolation paths, which says what it cannot stop\n$/,
+      );
+      expect(existsSync(out)).toBe(false);
+    },
+  );
 
   test('says plainly what it cannot stop: once on stderr, and in report.json', async () => {
     const server = await serve([{ path: '/log', body: PAGE, headers: { 'content-type': 'text/html' } }]);
     const tasks = tempDir();
-    makeTask(tasks, 'lighthouse', [{ id: 'v', quote: 'logged every ship', url: `${server.origin}/log`, gold: 'verbatim' }]);
+    makeTask(tasks, 'lighthouse', [
+      { id: 'v', quote: 'logged every ship', url: `${server.origin}/log`, gold: 'verbatim' },
+    ]);
     const out = join(tempDir(), 'bench');
-    const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', '--agent', 'baseline', '--agent', 'baseline']);
+    const r = await runCli([
+      'bench',
+      '--tasks',
+      tasks,
+      '--out',
+      out,
+      '--isolation',
+      'paths',
+      '--quiet',
+      '--agent',
+      'baseline',
+      '--agent',
+      'baseline',
+    ]);
     expect(r.code).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('bench: paths isolation (not root): '));
     expect(warnings).toHaveLength(1);
@@ -608,6 +674,8 @@ describe('bench with paths isolation (not root)', () => {
     expect(warnings[0]).toMatch(/processes the agent leaves running are not stopped before the verifier/);
     const report = JSON.parse(readFileSync(join(out, 'baseline', 'report.json'), 'utf8')) as BenchReport;
     expect(report.isolation).toBe('paths');
-    expect(report.isolation_limits).toEqual(expect.arrayContaining([expect.stringMatching(/can read and write the dataset/)]));
+    expect(report.isolation_limits).toEqual(
+      expect.arrayContaining([expect.stringMatching(/can read and write the dataset/)]),
+    );
   }, 60_000);
 });

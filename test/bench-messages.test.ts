@@ -13,7 +13,13 @@ import { ROOT, runCli, serve, tempDir } from './support/helpers.js';
 
 async function dataset(): Promise<{ dir: string; port: number }> {
   const port = await closedPort();
-  const live = await serve([{ path: '/ok', body: '<html><body><p>The words are here.</p></body></html>', headers: { 'content-type': 'text/html' } }]);
+  const live = await serve([
+    {
+      path: '/ok',
+      body: '<html><body><p>The words are here.</p></body></html>',
+      headers: { 'content-type': 'text/html' },
+    },
+  ]);
   const dir = tempDir();
   makeTask(dir, 'dead', [
     { id: 'd-1', quote: 'one', url: `http://127.0.0.1:${port}/a`, gold: 'verbatim' },
@@ -31,7 +37,9 @@ describe('a task whose sources all fail', () => {
     const dead = report.tasks.find((t) => t.task === 'dead')!;
     const live = report.tasks.find((t) => t.task === 'live')!;
     expect(dead.sourcesFailed).toMatchObject({ sources: 2, hosts: [`127.0.0.1:${port}`] });
-    expect(dead.problems).toContain(`every source failed (2 sources on 127.0.0.1:${port}: connection refused or dropped)`);
+    expect(dead.problems).toContain(
+      `every source failed (2 sources on 127.0.0.1:${port}: connection refused or dropped)`,
+    );
     expect(live.sourcesFailed).toBeUndefined();
     expect(live.reward).toBe(1);
     expect(report.advice).toHaveLength(1);
@@ -53,7 +61,9 @@ describe('a task whose sources all fail', () => {
       isolation: 'paths',
       sourcesHint: 'is the golden server running?',
     });
-    expect(hinted.advice).toEqual([expect.stringMatching(/^every source failed in task dead, .*Check: is the golden server running\?$/)]);
+    expect(hinted.advice).toEqual([
+      expect.stringMatching(/^every source failed in task dead, .*Check: is the golden server running\?$/),
+    ]);
   }, 30_000);
 
   test('the CLI prints it after the table and writes it into report.json and report.html', async () => {
@@ -130,7 +140,11 @@ describe('the demo scoreboard', () => {
       ['big', 20, 0.25],
       ['small', 4, 0.75],
     ];
-    const text = table({ oracle: report(() => 1, sizes), baseline: report((b) => b, sizes), waybackOff: report(() => 1, []) });
+    const text = table({
+      oracle: report(() => 1, sizes),
+      baseline: report((b) => b, sizes),
+      waybackOff: report(() => 1, []),
+    });
     const lines = text.split('\n');
     expect(lines).toContain(SCOREBOARD_LEGEND);
     expect(SCOREBOARD_LEGEND).not.toContain('\n');

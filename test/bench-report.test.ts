@@ -19,10 +19,19 @@ const cases: [unknown, string][] = [
   [{ ...good, claims: 'x', tasks: 3 }, 'report.json: "claims" is not a number'],
   [{ ...good, mean_reward: null }, 'report.json: "mean_reward" is not a number'],
   [{ ...good, tasks: 3 }, 'report.json has no "tasks" list'],
-  [{ ...good, tasks: [good.tasks[0], { task: 5, rows: [3] }] }, 'report.json: task 2 has no "task" name or "rows" list'],
+  [
+    { ...good, tasks: [good.tasks[0], { task: 5, rows: [3] }] },
+    'report.json: task 2 has no "task" name or "rows" list',
+  ],
   [{ ...good, tasks: [good.tasks[0], 'x'] }, 'report.json: task 2 has no "task" name or "rows" list'],
-  [{ ...good, tasks: [good.tasks[0], { task: 'u', rows: {} }] }, 'report.json: task 2 has no "task" name or "rows" list'],
-  [{ ...good, tasks: [{ task: 'u', rows: [{ id: 'y', correct: true }, { id: 'z' }] }] }, 'report.json: task u, row 2 has no "id" or "correct"'],
+  [
+    { ...good, tasks: [good.tasks[0], { task: 'u', rows: {} }] },
+    'report.json: task 2 has no "task" name or "rows" list',
+  ],
+  [
+    { ...good, tasks: [{ task: 'u', rows: [{ id: 'y', correct: true }, { id: 'z' }] }] },
+    'report.json: task u, row 2 has no "id" or "correct"',
+  ],
   [{ ...good, tasks: [{ task: 'u', rows: [null] }] }, 'report.json: task u, row 1 has no "id" or "correct"'],
 ];
 test("a malformed report.json: the folder and the field, in compare's words; an older report's missing totals and advice default", () => {
@@ -32,7 +41,10 @@ test("a malformed report.json: the folder and the field, in compare's words; an 
     expect(() => readRunFolder(dir)).toThrow(`run ${dir}: ${msg}`);
   }
   const dir = tempDir();
-  writeFileSync(join(dir, 'report.json'), JSON.stringify({ ...good, extra: 1, tasks: [{ ...good.tasks[0], grade: null }] }));
+  writeFileSync(
+    join(dir, 'report.json'),
+    JSON.stringify({ ...good, extra: 1, tasks: [{ ...good.tasks[0], grade: null }] }),
+  );
   const r = readRunFolder(dir).runs[0]!.report;
   expect(r.baseline_mean_reward).toBe(0);
   expect(r.advice).toEqual([]);

@@ -7,7 +7,12 @@ import { runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js
 describe('help says what applies', () => {
   test('mcp --help lists every tool with exactly the inputs its schema takes', async () => {
     const help = (await runCliInProcess(['mcp', '--help'])).stdout;
-    const schemas = { verify_quote: verifyInput, read_source: readInput, search_source: searchInput, check_claims: checkInput };
+    const schemas = {
+      verify_quote: verifyInput,
+      read_source: readInput,
+      search_source: searchInput,
+      check_claims: checkInput,
+    };
     for (const [tool, shape] of Object.entries(schemas)) {
       const line = help.split('\n').find((l) => l.trim().startsWith(`${tool} `));
       expect(line, tool).toBeDefined();
@@ -16,14 +21,24 @@ describe('help says what applies', () => {
         .slice(tool.length)
         .split(',')
         .map((x) => x.trim());
-      const expected = Object.entries(shape).map(([name, schema]) => `${name}${(schema as { isOptional(): boolean }).isOptional() ? '?' : ''}`);
+      const expected = Object.entries(shape).map(
+        ([name, schema]) => `${name}${(schema as { isOptional(): boolean }).isOptional() ? '?' : ''}`,
+      );
       expect(listed, tool).toEqual(expected);
     }
   });
 
   test('verify --help has every option that applies to one quote, and the modes run has', async () => {
     const help = (await runCliInProcess(['verify', '--help'])).stdout.replace(/\s+/g, ' ');
-    for (const option of ['--source-budget', '--extract-timeout', '--wayback-rate', '--wayback-url', '--evidence', '--as-of', '--allow-private'])
+    for (const option of [
+      '--source-budget',
+      '--extract-timeout',
+      '--wayback-rate',
+      '--wayback-url',
+      '--evidence',
+      '--as-of',
+      '--allow-private',
+    ])
       expect(help, option).toContain(option);
     expect(help).toContain('one of off, auto, always, strict; default: auto');
   });
@@ -31,8 +46,11 @@ describe('help says what applies', () => {
 
 describe("verify prints the page's text on its lines", () => {
   test('the context and the nearest span keep no raw line breaks or blank lines (--json keeps them)', async () => {
-    const text = 'An introduction.\n\n\n   The harbour master counted forty-two ships\n\n\non the first day.   \n\n\nAnother paragraph follows here.';
-    const server = await serve([{ path: '/t.txt', body: text, headers: { 'content-type': 'text/plain; charset=utf-8' } }]);
+    const text =
+      'An introduction.\n\n\n   The harbour master counted forty-two ships\n\n\non the first day.   \n\n\nAnother paragraph follows here.';
+    const server = await serve([
+      { path: '/t.txt', body: text, headers: { 'content-type': 'text/plain; charset=utf-8' } },
+    ]);
     const hit = await runCliInProcess([
       'verify',
       '--allow-private',
@@ -44,7 +62,9 @@ describe("verify prints the page's text on its lines", () => {
       'off',
     ]);
     expect(hit.code).toBe(0);
-    expect(hit.stdout).toContain(' The harbour master [counted forty-two ships on the first day]. Another paragraph follows');
+    expect(hit.stdout).toContain(
+      ' The harbour master [counted forty-two ships on the first day]. Another paragraph follows',
+    );
     const near = await runCliInProcess([
       'verify',
       '--allow-private',
@@ -112,7 +132,9 @@ describe('export says what is missing', () => {
     ]);
     const r = await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'out')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/\(id "b"\): field "label" is missing: a labelled claim needs "label": "verbatim" or "no_match"/);
+    expect(r.stderr).toMatch(
+      /\(id "b"\): field "label" is missing: a labelled claim needs "label": "verbatim" or "no_match"/,
+    );
     expect(r.stderr).not.toContain('undefined');
   });
 });

@@ -11,7 +11,9 @@ import { hostileRoutes } from './support/hostile.js';
 import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const WORDS =
-  'river council budget harbour school winter engine garden market station bridge museum orchard library signal county ferry quarry meadow lantern'.split(' ');
+  'river council budget harbour school winter engine garden market station bridge museum orchard library signal county ferry quarry meadow lantern'.split(
+    ' ',
+  );
 const HOSTS = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 1}`);
 
 interface Claim {
@@ -63,7 +65,8 @@ async function buildWeb(seed: number): Promise<Web> {
     const url = `http://${host}:PORT${path}`;
     const sentences = Array.from(
       { length: 5 },
-      (_, k) => `Source ${s} notes that the ${pick(WORDS)} near the ${pick(WORDS)} changed in year ${1900 + k * 7 + s}.`,
+      (_, k) =>
+        `Source ${s} notes that the ${pick(WORDS)} near the ${pick(WORDS)} changed in year ${1900 + k * 7 + s}.`,
     );
     const misbehaves = random() < 1 / 3;
     if (misbehaves) {
@@ -74,7 +77,13 @@ async function buildWeb(seed: number): Promise<Web> {
       routes.push({ ...base, path, host });
     } else {
       const body = `<html><body><nav>Home News</nav><article>${sentences.map((t) => `<p>${t}</p>`).join('')}</article></body></html>`;
-      routes.push({ path, host, body, headers: { 'content-type': 'text/html; charset=utf-8' }, delayMs: Math.floor(random() * 200) });
+      routes.push({
+        path,
+        host,
+        body,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        delayMs: Math.floor(random() * 200),
+      });
     }
     const n = s < 50 ? 4 : 3; // 50 x 4 + 100 x 3 = 500 claims
     for (let c = 0; c < n; c++) {
@@ -147,35 +156,54 @@ describe('chaos', () => {
     ];
     const server = await serve(routes);
     const claims = [
-      ...Array.from({ length: 30 }, (_, i) => ({ id: `ok${i}`, quote: `Fast page ${i} says hello.`, url: `${server.origin}/ok/${i}` })),
+      ...Array.from({ length: 30 }, (_, i) => ({
+        id: `ok${i}`,
+        quote: `Fast page ${i} says hello.`,
+        url: `${server.origin}/ok/${i}`,
+      })),
       ...Array.from({ length: 10 }, (_, i) => ({ id: `slow${i}`, quote: 'x', url: `${server.origin}/slow/${i}` })),
     ];
     const dir = tempDir();
     const out = join(dir, 'answers.json');
     let sawPartial = false;
-    const r = await runCli(['run', '--allow-private', '--claims', writeJson(join(dir, 'claims.json'), claims), '--out', out, '--timeout', '60', '--quiet'], {
-      onSpawn: async (child) => {
-        // Read the file while the run writes it: every read is complete JSON with every id.
-        for (let i = 0; i < 400; i++) {
-          await sleep(10);
-          if (!existsSync(out)) continue;
-          const answers = JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>;
-          expect(Object.keys(answers)).toHaveLength(40);
-          const decided = Object.entries(answers).filter(([id, l]) => id.startsWith('ok') && l === 'verbatim').length;
-          if (decided >= 10 && decided < 30) {
-            sawPartial = true;
-            break;
+    const r = await runCli(
+      [
+        'run',
+        '--allow-private',
+        '--claims',
+        writeJson(join(dir, 'claims.json'), claims),
+        '--out',
+        out,
+        '--timeout',
+        '60',
+        '--quiet',
+      ],
+      {
+        onSpawn: async (child) => {
+          // Read the file while the run writes it: every read is complete JSON with every id.
+          for (let i = 0; i < 400; i++) {
+            await sleep(10);
+            if (!existsSync(out)) continue;
+            const answers = JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>;
+            expect(Object.keys(answers)).toHaveLength(40);
+            const decided = Object.entries(answers).filter(([id, l]) => id.startsWith('ok') && l === 'verbatim').length;
+            if (decided >= 10 && decided < 30) {
+              sawPartial = true;
+              break;
+            }
           }
-        }
-        child.kill('SIGKILL');
+          child.kill('SIGKILL');
+        },
       },
-    });
+    );
     expect(r.signal).toBe('SIGKILL');
     expect(sawPartial).toBe(true);
     const answers = JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>;
     expect(Object.keys(answers)).toEqual(claims.map((c) => c.id));
     // What was decided before the kill is there; the rest is no_match.
-    expect(Object.entries(answers).filter(([id, l]) => id.startsWith('ok') && l === 'verbatim').length).toBeGreaterThanOrEqual(10);
+    expect(
+      Object.entries(answers).filter(([id, l]) => id.startsWith('ok') && l === 'verbatim').length,
+    ).toBeGreaterThanOrEqual(10);
     expect(
       Object.entries(answers)
         .filter(([id]) => id.startsWith('slow'))

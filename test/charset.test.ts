@@ -59,13 +59,16 @@ const GERMAN = [
 ];
 
 /** A body of paragraphs in an encoding. */
-const paragraphs = (texts: string[], encoding: string): Buffer => bytes(...texts.flatMap((t) => ['<p>', encode(t, encoding), '</p>\n']));
+const paragraphs = (texts: string[], encoding: string): Buffer =>
+  bytes(...texts.flatMap((t) => ['<p>', encode(t, encoding), '</p>\n']));
 
 // Head content that real news sites put before their <meta>: long inline scripts, comments, styles.
 const SCRIPT_LINE =
   'window.dataLayer = window.dataLayer || []; dataLayer.push({ "event": "pageview", "section": "news", "slot": "<div class=\\"ad\\"></div>", "ok": 1 < 2 });\n';
-const COMMENT_LINE = '<div class="promo"><a href="/abo">Subscribe</a></div> Rendered by CMS 4.2 -- cache node 17, edge eu-west.\n';
-const STYLE_LINE = '.article p > a:hover { color: #c00; margin: 0 0 1em; font-family: Georgia, "Times New Roman", serif; }\n';
+const COMMENT_LINE =
+  '<div class="promo"><a href="/abo">Subscribe</a></div> Rendered by CMS 4.2 -- cache node 17, edge eu-west.\n';
+const STYLE_LINE =
+  '.article p > a:hover { color: #c00; margin: 0 0 1em; font-family: Georgia, "Times New Roman", serif; }\n';
 const repeatTo = (line: string, size: number) => line.repeat(Math.ceil(size / line.length));
 const PADDING = {
   'inline script': (size: number) => `<script>\n${repeatTo(SCRIPT_LINE, size)}</script>\n`,
@@ -75,7 +78,14 @@ const PADDING = {
 
 /** A page whose head holds `head` (after the padding) and whose body holds `body`. */
 function page(head: (string | Uint8Array)[], body: Uint8Array, padding = ''): Buffer {
-  return bytes('<!DOCTYPE html>\n<html lang="pl">\n<head>\n', padding, ...head, '<title>Wiadomości</title>\n</head>\n<body>\n', body, '</body>\n</html>\n');
+  return bytes(
+    '<!DOCTYPE html>\n<html lang="pl">\n<head>\n',
+    padding,
+    ...head,
+    '<title>Wiadomości</title>\n</head>\n<body>\n',
+    body,
+    '</body>\n</html>\n',
+  );
 }
 
 /** Where `needle` starts in the page's bytes: the tests check that their declarations really sit past the 1024-byte prescan. */
@@ -107,7 +117,11 @@ describe('a <meta> after the first 1024 bytes, still in the head, decides ("chan
   });
 
   test('the same with the http-equiv form', () => {
-    const b = page(['<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">\n'], RUSSIAN_BODY, PADDING['inline script'](5000));
+    const b = page(
+      ['<meta http-equiv="Content-Type" content="text/html; charset=windows-1251">\n'],
+      RUSSIAN_BODY,
+      PADDING['inline script'](5000),
+    );
     expect(decodeHtml(b)).toMatchObject({ charset: 'windows-1251', charsetSource: 'meta' });
   });
 
@@ -136,7 +150,9 @@ describe('comments before the declaration: the scan is linear in the page', () =
   }, 20_000);
 
   test('`--!>` still ends a comment when it comes before any `-->`', () => {
-    const decoded = decodeHtml(Buffer.from('<head><!-- a --!><meta charset="iso-8859-2"><!-- b --></head><body>x</body>'));
+    const decoded = decodeHtml(
+      Buffer.from('<head><!-- a --!><meta charset="iso-8859-2"><!-- b --></head><body>x</body>'),
+    );
     expect(decoded.charset).toBe('ISO-8859-2');
   });
 });
@@ -152,12 +168,17 @@ describe('what does not count as a declaration', () => {
   });
 
   test('a <meta> inside a script string: the later real one wins', () => {
-    const b = page(['<script>var tpl = \'<meta charset="koi8-r"><p>\' + title + "</p>";</script>\n', real], RUSSIAN_BODY, pad);
+    const b = page(
+      ['<script>var tpl = \'<meta charset="koi8-r"><p>\' + title + "</p>";</script>\n', real],
+      RUSSIAN_BODY,
+      pad,
+    );
     expect(decodeHtml(b)).toMatchObject({ charset: 'windows-1251', charsetSource: 'meta' });
   });
 
   test('in an old-style escaped script (<!-- document.write("<script>...</script>") -->), nothing is markup until </script>', () => {
-    const script = '<script type="text/javascript"><!--\ndocument.write(\'<meta charset="koi8-r"><script src="/ads.js"></script>\');\n// --></script>\n';
+    const script =
+      '<script type="text/javascript"><!--\ndocument.write(\'<meta charset="koi8-r"><script src="/ads.js"></script>\');\n// --></script>\n';
     const b = page([script, real], RUSSIAN_BODY, pad);
     expect(decodeHtml(b)).toMatchObject({ charset: 'windows-1251', charsetSource: 'meta' });
   });
@@ -172,7 +193,10 @@ describe('what does not count as a declaration', () => {
   });
 
   test("in the first 1024 bytes, a textarea's text is bytes to the prescan too: its <meta> comes first", () => {
-    const b = bytes('<html><body><textarea><meta charset="koi8-r"></textarea><meta charset="windows-1251"><p>', encode(RUSSIAN[0], 'windows-1251'));
+    const b = bytes(
+      '<html><body><textarea><meta charset="koi8-r"></textarea><meta charset="windows-1251"><p>',
+      encode(RUSSIAN[0], 'windows-1251'),
+    );
     expect(decodeHtml(b)).toMatchObject({ charset: 'KOI8-R', charsetSource: 'meta' });
   });
 
@@ -206,11 +230,41 @@ describe('body content ends the search (past the first 1024 bytes)', () => {
   const pad = PADDING['inline script'](3000);
 
   test.each([
-    ['after body content', bytes('<html><head>', pad, '</head><body><p>Breaking news</p>', decoy, '<p>', encode(RUSSIAN.join(' '), 'windows-1251'), '</p>')],
-    ['after text in the head', bytes('<html><head>', pad, 'Breaking news\n', decoy, '</head><body><p>', encode(RUSSIAN.join(' '), 'windows-1251'), '</p>')],
+    [
+      'after body content',
+      bytes(
+        '<html><head>',
+        pad,
+        '</head><body><p>Breaking news</p>',
+        decoy,
+        '<p>',
+        encode(RUSSIAN.join(' '), 'windows-1251'),
+        '</p>',
+      ),
+    ],
+    [
+      'after text in the head',
+      bytes(
+        '<html><head>',
+        pad,
+        'Breaking news\n',
+        decoy,
+        '</head><body><p>',
+        encode(RUSSIAN.join(' '), 'windows-1251'),
+        '</p>',
+      ),
+    ],
     [
       'after a start tag that is no head element',
-      bytes('<html><head>', pad, '<div id="consent"></div>\n', decoy, '</head><body><p>', encode(RUSSIAN.join(' '), 'windows-1251'), '</p>'),
+      bytes(
+        '<html><head>',
+        pad,
+        '<div id="consent"></div>\n',
+        decoy,
+        '</head><body><p>',
+        encode(RUSSIAN.join(' '), 'windows-1251'),
+        '</p>',
+      ),
     ],
   ])('a <meta> %s is ignored', (_, b) => {
     expect(offsetOf(b, decoy)).toBeGreaterThan(1024);
@@ -218,13 +272,21 @@ describe('body content ends the search (past the first 1024 bytes)', () => {
   });
 
   test('comments, whitespace, </head> and a <template> are not body content', () => {
-    const head = bytes('<html><head>', pad, '<!-- ad slot -->\n   \n<template><div class="card">x</div></template>\n</head>\n  \n');
+    const head = bytes(
+      '<html><head>',
+      pad,
+      '<!-- ad slot -->\n   \n<template><div class="card">x</div></template>\n</head>\n  \n',
+    );
     const b = bytes(head, '<meta charset="windows-1251">\n<body><p>', encode(RUSSIAN[0], 'windows-1251'), '</p>');
     expect(decodeHtml(b)).toMatchObject({ charset: 'windows-1251', charsetSource: 'meta' });
   });
 
   test('within the first 1024 bytes a <meta> counts even after body content (the prescan reads them all)', () => {
-    const b = bytes('<html><body><p>Breaking news</p><meta charset="windows-1251"><p>', encode(RUSSIAN[0], 'windows-1251'), '</p>');
+    const b = bytes(
+      '<html><body><p>Breaking news</p><meta charset="windows-1251"><p>',
+      encode(RUSSIAN[0], 'windows-1251'),
+      '</p>',
+    );
     expect(decodeHtml(b)).toMatchObject({ charset: 'windows-1251', charsetSource: 'meta' });
   });
 });
@@ -233,15 +295,21 @@ describe('what a declaration means, and what beats it', () => {
   const pad = PADDING.comment(4000);
   const utf8Body = bytes('<p>', Buffer.from('Zażółć gęślą jaźń — “cytat”', 'utf8'), '</p>');
 
-  test.each(['utf-16', 'UTF-16LE', 'utf-16be', 'unicode'])('a UTF-16 label (%s) means UTF-8, late or early', (label) => {
-    for (const padding of [pad, '']) {
-      for (const meta of [`<meta charset="${label}">`, `<meta http-equiv="content-type" content="text/html; charset=${label}">`]) {
-        const decoded = decodeHtml(page([meta], utf8Body, padding));
-        expect(decoded).toMatchObject({ charset: 'UTF-8', charsetSource: 'meta' });
-        expect(decoded.text).toContain('Zażółć gęślą jaźń — “cytat”');
+  test.each(['utf-16', 'UTF-16LE', 'utf-16be', 'unicode'])(
+    'a UTF-16 label (%s) means UTF-8, late or early',
+    (label) => {
+      for (const padding of [pad, '']) {
+        for (const meta of [
+          `<meta charset="${label}">`,
+          `<meta http-equiv="content-type" content="text/html; charset=${label}">`,
+        ]) {
+          const decoded = decodeHtml(page([meta], utf8Body, padding));
+          expect(decoded).toMatchObject({ charset: 'UTF-8', charsetSource: 'meta' });
+          expect(decoded.text).toContain('Zażółć gęślą jaźń — “cytat”');
+        }
       }
-    }
-  });
+    },
+  );
 
   test('x-user-defined means windows-1252 (0x93 is a curly quote, not U+F793)', () => {
     const b = page(['<meta charset="x-user-defined">'], bytes('<p>\x93quoted\x94 caf\xe9</p>'), pad);
@@ -259,15 +327,24 @@ describe('what a declaration means, and what beats it', () => {
     expect(http).toMatchObject({ charset: 'windows-1251', charsetSource: 'http' });
     expect(http.text).toContain(RUSSIAN[0]);
     // An HTTP label no one knows is no charset: the <meta> decides.
-    expect(decodeHtml(page(['<meta charset="windows-1251">'], RUSSIAN_BODY, pad), 'x-bogus')).toMatchObject({ charset: 'windows-1251', charsetSource: 'meta' });
+    expect(decodeHtml(page(['<meta charset="windows-1251">'], RUSSIAN_BODY, pad), 'x-bogus')).toMatchObject({
+      charset: 'windows-1251',
+      charsetSource: 'meta',
+    });
   });
 
   test.each([
     ['upper case', '<META HTTP-EQUIV="Content-Type" CONTENT="TEXT/HTML; CHARSET=WINDOWS-1250">'],
     ['single quotes, no space', "<meta http-equiv='content-type' content='text/html;charset=windows-1250'>"],
-    ['content first, spaces around =, quoted label inside', `<meta content = 'text/html ; charset = "windows-1250"' http-equiv = Content-Type >`],
+    [
+      'content first, spaces around =, quoted label inside',
+      `<meta content = 'text/html ; charset = "windows-1250"' http-equiv = Content-Type >`,
+    ],
     ['unquoted, with a label alias', '<meta http-equiv=Content-Type content=text/html;charset=cp1250>'],
-    ['newlines, tabs, self-closing', '<meta\n\thttp-equiv="Content-Type"\n\tcontent="text/html;\n charset=windows-1250"\n/>'],
+    [
+      'newlines, tabs, self-closing',
+      '<meta\n\thttp-equiv="Content-Type"\n\tcontent="text/html;\n charset=windows-1250"\n/>',
+    ],
     ['charset attribute with spaces in its value', '<meta charset = " windows-1250 " >'],
     ['slash as a separator', '<meta/charset=windows-1250>'],
     [
@@ -284,12 +361,18 @@ describe('what a declaration means, and what beats it', () => {
   test('a content attribute that ends with "charset" (html-encoding-sniffer 4.0.0 threw a TypeError on it) declares nothing', () => {
     const crash = '<meta http-equiv="Content-Type" content="text/html; charset">';
     // Alone, where the old 1024-byte prescan read it: no declaration, and the bytes are UTF-8.
-    expect(decodeHtml(bytes(`<html><head>${crash}</head><body><p>`, Buffer.from('café', 'utf8'), '</p>'))).toMatchObject({
+    expect(
+      decodeHtml(bytes(`<html><head>${crash}</head><body><p>`, Buffer.from('café', 'utf8'), '</p>')),
+    ).toMatchObject({
       charset: 'UTF-8',
       charsetSource: 'default',
     });
     // Followed by a real declaration, past the prescan: that one decides.
-    const b = page([crash, '\n', '<meta http-equiv="Content-Type" content="text/html; charset=windows-1250">'], POLISH_BODY, PADDING['inline script'](2000));
+    const b = page(
+      [crash, '\n', '<meta http-equiv="Content-Type" content="text/html; charset=windows-1250">'],
+      POLISH_BODY,
+      PADDING['inline script'](2000),
+    );
     expect(decodeHtml(b)).toMatchObject({ charset: 'windows-1250', charsetSource: 'meta' });
     // Its neighbours: "charset" then spaces, "charset=" then nothing, an unmatched quote.
     for (const content of ['text/html; charset   ', 'charset=', "text/html; charset='windows-1250"]) {
@@ -308,10 +391,18 @@ describe('what a declaration means, and what beats it', () => {
 
   test('the XML declaration (the prescan reads it when there is no <meta>); a <meta> still wins over it', () => {
     const decl = '<?xml version="1.0" encoding="windows-1250"?>\n';
-    expect(decodeHtml(bytes(decl, '<html><body>', POLISH_BODY))).toMatchObject({ charset: 'windows-1250', charsetSource: 'meta' });
-    expect(decodeHtml(bytes('<?xml version="1.0" encoding="iso-8859-2"?>\n<html><head><meta charset="windows-1250"></head><body>', POLISH_BODY))).toMatchObject(
-      { charset: 'windows-1250' },
-    );
+    expect(decodeHtml(bytes(decl, '<html><body>', POLISH_BODY))).toMatchObject({
+      charset: 'windows-1250',
+      charsetSource: 'meta',
+    });
+    expect(
+      decodeHtml(
+        bytes(
+          '<?xml version="1.0" encoding="iso-8859-2"?>\n<html><head><meta charset="windows-1250"></head><body>',
+          POLISH_BODY,
+        ),
+      ),
+    ).toMatchObject({ charset: 'windows-1250' });
   });
 });
 
@@ -325,7 +416,8 @@ describe('real legacy pages (test/fixtures/charset): with their declaration, and
     ['traf-rp.pl-unijne-fundusze.html.gz', 'windows-1250'],
   ];
   /** The page with every <meta> that mentions a charset removed. */
-  const undeclare = (b: Buffer) => Buffer.from(b.toString('latin1').replace(/<meta\b[^>]*charset[^>]*>/gi, ''), 'latin1');
+  const undeclare = (b: Buffer) =>
+    Buffer.from(b.toString('latin1').replace(/<meta\b[^>]*charset[^>]*>/gi, ''), 'latin1');
 
   test.each(pages)('%s (%s)', (file, charset) => {
     const original = gunzipSync(readFileSync(join(FIXTURES, 'charset', file)));
@@ -372,15 +464,32 @@ describe('undeclared legacy text is detected (chardet): natural text in minimal 
   });
 
   test('a plain-text body is detected too', () => {
-    expect(decodeText(encode(RUSSIAN.join('\n'), 'koi8-r'))).toMatchObject({ charset: 'KOI8-R', charsetSource: 'detected', text: RUSSIAN.join('\n') });
-    expect(decodeText(Buffer.from(RUSSIAN.join('\n'), 'utf8'))).toMatchObject({ charset: 'UTF-8', charsetSource: 'default' });
+    expect(decodeText(encode(RUSSIAN.join('\n'), 'koi8-r'))).toMatchObject({
+      charset: 'KOI8-R',
+      charsetSource: 'detected',
+      text: RUSSIAN.join('\n'),
+    });
+    expect(decodeText(Buffer.from(RUSSIAN.join('\n'), 'utf8'))).toMatchObject({
+      charset: 'UTF-8',
+      charsetSource: 'default',
+    });
   });
 
   test('too little to go on: windows-1252, by default', () => {
-    expect(decodeHtml(bytes('<p>\x93hi\x94 \x80'))).toMatchObject({ charset: 'windows-1252', charsetSource: 'default', text: '<p>“hi” €' });
-    expect(decodeText(Buffer.from([0xe9]))).toMatchObject({ text: 'é', charset: 'windows-1252', charsetSource: 'default' });
+    expect(decodeHtml(bytes('<p>\x93hi\x94 \x80'))).toMatchObject({
+      charset: 'windows-1252',
+      charsetSource: 'default',
+      text: '<p>“hi” €',
+    });
+    expect(decodeText(Buffer.from([0xe9]))).toMatchObject({
+      text: 'é',
+      charset: 'windows-1252',
+      charsetSource: 'default',
+    });
     // Non-ASCII only in markup (a script, an attribute): the text reads the same in any candidate.
-    expect(decodeHtml(bytes('<html><head><script>var s = "\xe9\xe8";</script></head><body><p>plain</p>'))).toMatchObject({
+    expect(
+      decodeHtml(bytes('<html><head><script>var s = "\xe9\xe8";</script></head><body><p>plain</p>')),
+    ).toMatchObject({
       charset: 'windows-1252',
       charsetSource: 'default',
     });
@@ -448,7 +557,10 @@ describe('properties', () => {
     )
     .map((parts) => Buffer.concat(parts));
   const anyLabel = fc.option(
-    fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('utf-8', 'UTF-16', 'x-user-defined', 'iso-2022-kr', 'constructor', 'latin1', 'sjis')),
+    fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom('utf-8', 'UTF-16', 'x-user-defined', 'iso-2022-kr', 'constructor', 'latin1', 'sjis'),
+    ),
     { nil: undefined },
   );
 
@@ -567,28 +679,51 @@ describe('charsetSource arrives through extractSource (worker, pool, SourceText)
 
   test('HTML: a late <meta>, detection, the HTTP charset, UTF-8 by default', async () => {
     const late = await extractSource(
-      { body: page(['<meta charset="windows-1250">'], POLISH_BODY, PADDING['inline script'](4000)), contentType: 'text/html', url },
+      {
+        body: page(['<meta charset="windows-1250">'], POLISH_BODY, PADDING['inline script'](4000)),
+        contentType: 'text/html',
+        url,
+      },
       opts,
     );
     expect(late).toMatchObject({ kind: 'html', charset: 'windows-1250', charsetSource: 'meta' });
     expect(late.views.find((v) => v.name === 'full')!.text).toContain(POLISH[0]);
 
-    const detected = await extractSource({ body: bytes('<html><body>', RUSSIAN_BODY), contentType: 'text/html', url }, opts);
+    const detected = await extractSource(
+      { body: bytes('<html><body>', RUSSIAN_BODY), contentType: 'text/html', url },
+      opts,
+    );
     expect(detected).toMatchObject({ charset: 'windows-1251', charsetSource: 'detected' });
     expect(detected.views.find((v) => v.name === 'full')!.text).toContain(RUSSIAN[1]);
 
-    const http = await extractSource({ body: bytes('<html><body>', RUSSIAN_BODY), contentType: 'text/html; charset=windows-1251', url }, opts);
+    const http = await extractSource(
+      { body: bytes('<html><body>', RUSSIAN_BODY), contentType: 'text/html; charset=windows-1251', url },
+      opts,
+    );
     expect(http).toMatchObject({ charset: 'windows-1251', charsetSource: 'http' });
 
-    const utf8 = await extractSource({ body: bytes('<html><body>', paragraphs(POLISH, 'utf8')), contentType: 'text/html', url }, opts);
+    const utf8 = await extractSource(
+      { body: bytes('<html><body>', paragraphs(POLISH, 'utf8')), contentType: 'text/html', url },
+      opts,
+    );
     expect(utf8).toMatchObject({ charset: 'UTF-8', charsetSource: 'default' });
   });
 
   test('plain text: detection, and the BOM', async () => {
-    const koi = await extractSource({ body: encode(RUSSIAN.join('\n\n'), 'koi8-r'), contentType: 'text/plain', url }, opts);
+    const koi = await extractSource(
+      { body: encode(RUSSIAN.join('\n\n'), 'koi8-r'), contentType: 'text/plain', url },
+      opts,
+    );
     expect(koi).toMatchObject({ kind: 'text', charset: 'KOI8-R', charsetSource: 'detected' });
     expect(koi.views[0]!.text).toBe(RUSSIAN.join('\n\n'));
-    const bom = await extractSource({ body: bytes(Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('plain words', 'utf8')), contentType: 'text/plain', url }, opts);
+    const bom = await extractSource(
+      {
+        body: bytes(Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('plain words', 'utf8')),
+        contentType: 'text/plain',
+        url,
+      },
+      opts,
+    );
     expect(bom).toMatchObject({ charset: 'UTF-8', charsetSource: 'bom' });
   });
 });

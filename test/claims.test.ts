@@ -17,16 +17,44 @@ describe('parseClaims', () => {
 
   test('accepts every alias of every field', () => {
     const { entries } = parseClaims([
-      { claim_id: 'x', quoted_text: 'q1', source_url: 'https://127.0.0.1/1', claim_text: 'c', verified_at: '2024-05-01' },
-      { id: 'y', quote_text: 'q2', source: 'http://127.0.0.1/2', text: 'c2', verify_date: '2024-05-01T10:00:00Z', evidence: { sha256: 'A'.repeat(64) } },
+      {
+        claim_id: 'x',
+        quoted_text: 'q1',
+        source_url: 'https://127.0.0.1/1',
+        claim_text: 'c',
+        verified_at: '2024-05-01',
+      },
+      {
+        id: 'y',
+        quote_text: 'q2',
+        source: 'http://127.0.0.1/2',
+        text: 'c2',
+        verify_date: '2024-05-01T10:00:00Z',
+        evidence: { sha256: 'A'.repeat(64) },
+      },
     ]);
     const [x, y] = entries as Claim[];
-    expect(x).toMatchObject({ kind: 'claim', id: 'x', quote: 'q1', url: 'https://127.0.0.1/1', claim: 'c', verifyDate: '2024-05-01' });
-    expect(y).toMatchObject({ kind: 'claim', id: 'y', quote: 'q2', url: 'http://127.0.0.1/2', claim: 'c2', evidenceSha256: 'a'.repeat(64) });
+    expect(x).toMatchObject({
+      kind: 'claim',
+      id: 'x',
+      quote: 'q1',
+      url: 'https://127.0.0.1/1',
+      claim: 'c',
+      verifyDate: '2024-05-01',
+    });
+    expect(y).toMatchObject({
+      kind: 'claim',
+      id: 'y',
+      quote: 'q2',
+      url: 'http://127.0.0.1/2',
+      claim: 'c2',
+      evidenceSha256: 'a'.repeat(64),
+    });
   });
 
   test('keeps unknown fields out of the way and strips the fragment for fetching', () => {
-    const [c] = parseClaims([{ ...ok, url: 'http://127.0.0.1/p#section-2', label: 'verbatim', extra: { deep: true } }]).entries as Claim[];
+    const [c] = parseClaims([{ ...ok, url: 'http://127.0.0.1/p#section-2', label: 'verbatim', extra: { deep: true } }])
+      .entries as Claim[];
     expect(c!.url).toBe('http://127.0.0.1/p#section-2');
     expect(c!.fetchUrl).toBe('http://127.0.0.1/p');
   });
@@ -45,7 +73,11 @@ describe('parseClaims', () => {
       { id: 'numquote', quote: 42, url: 'http://127.0.0.1/' },
     ]);
     expect(entries.map((e) => e.kind)).toEqual(['claim', 'invalid', 'invalid', 'invalid', 'invalid', 'invalid']);
-    const problems = Object.fromEntries(entries.filter((e) => e.kind === 'invalid').map((e) => [e.id, e.kind === 'invalid' ? e.problems.join(' | ') : '']));
+    const problems = Object.fromEntries(
+      entries
+        .filter((e) => e.kind === 'invalid')
+        .map((e) => [e.id, e.kind === 'invalid' ? e.problems.join(' | ') : '']),
+    );
     expect(problems.empty).toMatch(/field "quote" is empty or only whitespace/);
     expect(problems.ftp).toMatch(/field "url" must be http\(s\), not ftp:/);
     expect(problems.nourl).toMatch(/field "url" is missing/);
@@ -85,7 +117,14 @@ describe('readClaimsFile', () => {
   test('rejects bytes that are not UTF-8 and accepts a UTF-8 BOM', async () => {
     const dir = tempDir();
     const bad = join(dir, 'latin1.json');
-    writeFileSync(bad, Buffer.concat([Buffer.from('[{"id":"a","quote":"caf'), Buffer.from([0xe9]), Buffer.from('","url":"http://127.0.0.1/"}]')]));
+    writeFileSync(
+      bad,
+      Buffer.concat([
+        Buffer.from('[{"id":"a","quote":"caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('","url":"http://127.0.0.1/"}]'),
+      ]),
+    );
     await expect(readClaimsFile(bad)).rejects.toThrowError(/is not valid UTF-8/);
     const bom = join(dir, 'bom.json');
     writeFileSync(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify([ok]))]));
@@ -93,6 +132,8 @@ describe('readClaimsFile', () => {
   });
 
   test('a missing file is a ClaimsFileError', async () => {
-    await expect(readClaimsFile('/nonexistent/claims.json')).rejects.toThrowError(/cannot read claims file: no such file/);
+    await expect(readClaimsFile('/nonexistent/claims.json')).rejects.toThrowError(
+      /cannot read claims file: no such file/,
+    );
   });
 });

@@ -16,7 +16,9 @@ describe('quotecheck run: bad input', () => {
     writeFileSync(join(dir, 'claims.json'), '{"claims": [');
     const r = await runCli(['run'], { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/quotecheck: error: claims\.json: is not valid JSON: line 1, column 13: expected a value, found the end of the file/);
+    expect(r.stderr).toMatch(
+      /quotecheck: error: claims\.json: is not valid JSON: line 1, column 13: expected a value, found the end of the file/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
@@ -146,10 +148,23 @@ describe('quotecheck run: answers and report', () => {
       charset_source: 'http',
     });
     expect(rows[1].source_sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(rows[1].match).toMatchObject({ offset: 0, context: expect.stringContaining('the committee approved the budget') });
+    expect(rows[1].match).toMatchObject({
+      offset: 0,
+      context: expect.stringContaining('the committee approved the budget'),
+    });
     expect(rows[2]).toMatchObject({ id: 'm', diagnosis: 'fetch_failed', http_status: 404, match: null });
 
-    const list = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'list.json'), '--format', 'list', '--quiet']);
+    const list = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      claims,
+      '--out',
+      join(dir, 'list.json'),
+      '--format',
+      'list',
+      '--quiet',
+    ]);
     expect(list.code, list.stderr).toBe(0);
     expect(readJson(join(dir, 'list.json'))).toEqual([
       { id: 'z', label: 'no_match' },
@@ -175,7 +190,14 @@ describe('quotecheck run: answers and report', () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'q', url: `${server.origin}/p` }]);
-    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'no', 'such', 'dir', 'answers.json')]);
+    const r = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      claims,
+      '--out',
+      join(dir, 'no', 'such', 'dir', 'answers.json'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       `quotecheck: error: --out ${join(dir, 'no', 'such', 'dir', 'answers.json')}: folder ${join(dir, 'no', 'such', 'dir')} does not exist\n`,
@@ -186,27 +208,37 @@ describe('quotecheck run: answers and report', () => {
 
 describe('quotecheck run: stopping early never loses answers', () => {
   async function setup() {
-    const server = await serve([{ path: '/fast', body: PAGE, headers: html }, ...Array.from({ length: 20 }, (_, i) => ({ path: `/hang/${i}`, hang: true }))]);
+    const server = await serve([
+      { path: '/fast', body: PAGE, headers: html },
+      ...Array.from({ length: 20 }, (_, i) => ({ path: `/hang/${i}`, hang: true })),
+    ]);
     const dir = tempDir();
     const claims = writeJson(join(dir, 'claims.json'), [
       { id: 'fast', quote: 'approved the budget', url: `${server.origin}/fast` },
-      ...Array.from({ length: 20 }, (_, i) => ({ id: `slow-${i}`, quote: 'anything', url: `${server.origin}/hang/${i}` })),
+      ...Array.from({ length: 20 }, (_, i) => ({
+        id: `slow-${i}`,
+        quote: 'anything',
+        url: `${server.origin}/hang/${i}`,
+      })),
     ]);
     return { server, dir, claims, out: join(dir, 'answers.json') };
   }
 
   test('SIGTERM in the middle of a run leaves a complete, valid answers file with what was decided', async () => {
     const { dir, claims, out } = await setup();
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', out, '--timeout', '60', '--report', join(dir, 'r.jsonl')], {
-      onSpawn: async (child) => {
-        // Wait until the fast claim's verbatim is on disk (incremental writes), then stop the run.
-        for (let i = 0; i < 200; i++) {
-          await sleep(50);
-          if (existsSync(out) && readJson(out).fast === 'verbatim') break;
-        }
-        child.kill('SIGTERM');
+    const r = await runCli(
+      ['run', '--allow-private', '--claims', claims, '--out', out, '--timeout', '60', '--report', join(dir, 'r.jsonl')],
+      {
+        onSpawn: async (child) => {
+          // Wait until the fast claim's verbatim is on disk (incremental writes), then stop the run.
+          for (let i = 0; i < 200; i++) {
+            await sleep(50);
+            if (existsSync(out) && readJson(out).fast === 'verbatim') break;
+          }
+          child.kill('SIGTERM');
+        },
       },
-    });
+    );
     expect(r.code).toBe(143);
     const answers = readJson(out);
     expect(Object.keys(answers)).toHaveLength(21);
@@ -220,7 +252,18 @@ describe('quotecheck run: stopping early never loses answers', () => {
   test('--deadline stops the run in time and answers the rest no_match', async () => {
     const { claims, out } = await setup();
     const started = Date.now();
-    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out, '--timeout', '60', '--deadline', '1.5']);
+    const r = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      claims,
+      '--out',
+      out,
+      '--timeout',
+      '60',
+      '--deadline',
+      '1.5',
+    ]);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/deadline of 1.5 s reached/);
@@ -228,7 +271,9 @@ describe('quotecheck run: stopping early never loses answers', () => {
     expect(answers.fast).toBe('verbatim');
     expect(Object.keys(answers)).toHaveLength(21);
     // The summary and the diagnoses agree on the claims never decided: 20, never counted as failed fetches.
-    expect(r.stderr).toMatch(/21 claims, 1 verbatim, 20 no_match \(20 not decided: the run stopped first\); sources 1 fetched, 0 failed/);
+    expect(r.stderr).toMatch(
+      /21 claims, 1 verbatim, 20 no_match \(20 not decided: the run stopped first\); sources 1 fetched, 0 failed/,
+    );
     expect(r.stderr).toMatch(/fetch_failed 20 \(20 not decided: the run stopped first\)/);
   });
 });
@@ -249,7 +294,9 @@ describe('quotecheck grade', () => {
     expect(readFileSync(reward, 'utf8').trim()).toBe('0.5');
     expect(r.stdout).toMatch(/accuracy 0\.500 \(2\/4 correct\)/);
     expect(r.stdout).toMatch(/^1 answer with no gold label, ignored: "zz"$/m);
-    expect(r.stdout).toMatch(/^2 wrong answers:\n {2}"b": expected no_match, given verbatim\n {2}"d": expected verbatim, given no answer$/m);
+    expect(r.stdout).toMatch(
+      /^2 wrong answers:\n {2}"b": expected no_match, given verbatim\n {2}"d": expected verbatim, given no answer$/m,
+    );
   });
 
   test("--answers by the verifier's rules: a link to the gold or a FIFO is refused (exit 2, reward 0), never followed or waited on", async () => {
@@ -257,9 +304,19 @@ describe('quotecheck grade', () => {
     const gold = writeJson(join(dir, 'gold.json'), { a: 'verbatim' });
     const reward = join(dir, 'reward.txt');
     symlinkSync(gold, join(dir, 'link.json'));
-    const linked = await runCliInProcess(['grade', '--answers', join(dir, 'link.json'), '--gold', gold, '--reward', reward]);
+    const linked = await runCliInProcess([
+      'grade',
+      '--answers',
+      join(dir, 'link.json'),
+      '--gold',
+      gold,
+      '--reward',
+      reward,
+    ]);
     expect(linked.code).toBe(2);
-    expect(linked.stderr).toBe(`quotecheck: error: answers file ${join(dir, 'link.json')} is a symbolic link (to ${gold}), not a regular file: not graded\n`);
+    expect(linked.stderr).toBe(
+      `quotecheck: error: answers file ${join(dir, 'link.json')} is a symbolic link (to ${gold}), not a regular file: not graded\n`,
+    );
     expect(readFileSync(reward, 'utf8')).toBe('0\n');
     execFileSync('mkfifo', [join(dir, 'fifo.json')]);
     const fifo = await runCliInProcess(['grade', '--answers', join(dir, 'fifo.json'), '--gold', gold]);
@@ -283,7 +340,14 @@ const STORY =
 describe('quotecheck verify', () => {
   test('verbatim: exit 0, says where it matched', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/s`, '--quote', 'approved the budget on Tuesday']);
+    const r = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--url',
+      `${server.origin}/s`,
+      '--quote',
+      'approved the budget on Tuesday',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^verbatim \(diagnosis: verbatim\)/);
     // In the page's own wording and case, not the normalized text.
@@ -307,9 +371,12 @@ describe('quotecheck verify', () => {
 
   test('--json gives the report record with a TextQuoteSelector; --quote - reads stdin', async () => {
     const server = await serve([{ path: '/s', body: STORY, headers: html }]);
-    const r = await runCliInProcess(['verify', '--allow-private', '--json', '--url', `${server.origin}/s`, '--quote', '-'], {
-      input: 'Members said  the vote\nwas close.',
-    });
+    const r = await runCliInProcess(
+      ['verify', '--allow-private', '--json', '--url', `${server.origin}/s`, '--quote', '-'],
+      {
+        input: 'Members said  the vote\nwas close.',
+      },
+    );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', http_status: 200 });
@@ -336,7 +403,11 @@ describe('quotecheck run: the closing summary', () => {
     ]);
     const { claims, out } = claimsRun([
       { id: 'ok', quote: 'approved the budget', url: `${server.origin}/s` },
-      { id: 'mis', quote: 'The committee approved the budget on Monday after a long debate.', url: `${server.origin}/s` },
+      {
+        id: 'mis',
+        quote: 'The committee approved the budget on Monday after a long debate.',
+        url: `${server.origin}/s`,
+      },
       { id: 'gone', quote: 'x', url: `${server.origin}/gone` },
     ]);
     const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out]);

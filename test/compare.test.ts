@@ -3,7 +3,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
-import { agentFolders, compareRuns, comparisonTable, MAX_TABLE_COLUMNS, readRunFolder, shownPath, type Comparison } from '../src/harbor/compare.js';
+import {
+  agentFolders,
+  compareRuns,
+  comparisonTable,
+  MAX_TABLE_COLUMNS,
+  readRunFolder,
+  shownPath,
+  type Comparison,
+} from '../src/harbor/compare.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
 import { pathsWarning } from '../src/cli/bench.js';
@@ -13,7 +21,18 @@ import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 /** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(
   agent: string,
-  tasks: Record<string, { id: string; gold: string; answer?: string; diagnosis?: string; drift?: string; quote?: string; fetchError?: string }[]>,
+  tasks: Record<
+    string,
+    {
+      id: string;
+      gold: string;
+      answer?: string;
+      diagnosis?: string;
+      drift?: string;
+      quote?: string;
+      fetchError?: string;
+    }[]
+  >,
   name?: string,
 ): BenchReport {
   const runs: TaskRun[] = Object.entries(tasks).map(([name, claims]) => {
@@ -89,16 +108,24 @@ const CLAIMS: Record<string, { id: string; gold: string; diagnosis: string; drif
 const SLOPPY: Record<string, string> = { x1: 'verbatim', x4: 'verbatim', v2: 'no_match' };
 
 function sampleComparison(): Comparison {
-  const oracle = report('oracle', Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ ...c, answer: c.gold }))])));
+  const oracle = report(
+    'oracle',
+    Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ ...c, answer: c.gold }))])),
+  );
   const sloppy = report(
     'sloppy-agent',
     Object.fromEntries(
-      Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ id: c.id, gold: c.gold, answer: SLOPPY[c.id] ?? c.gold, diagnosis: 'verbatim' }))]),
+      Object.entries(CLAIMS).map(([t, cs]) => [
+        t,
+        cs.map((c) => ({ id: c.id, gold: c.gold, answer: SLOPPY[c.id] ?? c.gold, diagnosis: 'verbatim' })),
+      ]),
     ),
   );
   const baseline = report(
     'baseline',
-    Object.fromEntries(Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ id: c.id, gold: c.gold, answer: 'no_match' }))])),
+    Object.fromEntries(
+      Object.entries(CLAIMS).map(([t, cs]) => [t, cs.map((c) => ({ id: c.id, gold: c.gold, answer: 'no_match' }))]),
+    ),
   );
   return compareRuns(
     [
@@ -124,8 +151,19 @@ function unansweredComparison(): Comparison {
     { id: 'n1', gold: 'no_match', diagnosis: 'near_miss' },
   ];
   const oracle = report('oracle', { a: claims.map((c) => ({ ...c, answer: c.gold })) }, 'oracle');
-  const given: Record<string, string | undefined> = { x1: undefined, x2: undefined, x3: undefined, v1: 'verbatim', v2: 'maybe', n1: 'verbatim' };
-  const agent = report('./agent.sh', { a: claims.map((c) => ({ id: c.id, gold: c.gold, answer: given[c.id] })) }, 'agent-2');
+  const given: Record<string, string | undefined> = {
+    x1: undefined,
+    x2: undefined,
+    x3: undefined,
+    v1: 'verbatim',
+    v2: 'maybe',
+    n1: 'verbatim',
+  };
+  const agent = report(
+    './agent.sh',
+    { a: claims.map((c) => ({ id: c.id, gold: c.gold, answer: given[c.id] })) },
+    'agent-2',
+  );
   return compareRuns(
     [
       { report: oracle, dir: 'oracle' },
@@ -159,10 +197,36 @@ describe('compareRuns', () => {
     ]);
     const sloppy = c.agents[1]!;
     // The agent's own report says "verbatim" for everything; the split still follows the oracle.
-    expect(sloppy.by_diagnosis.extraction_artifact).toEqual({ claims: 5, correct: 3, wrong: 2, missing: 0, invalid: 0, answered_verbatim: 2, accuracy: 0.6 });
-    expect(sloppy.by_diagnosis.verbatim).toEqual({ claims: 2, correct: 1, wrong: 1, missing: 0, invalid: 0, answered_verbatim: 1, accuracy: 0.5 });
-    expect(sloppy.by_diagnosis.source_drifted).toEqual({ claims: 2, correct: 1, wrong: 1, missing: 0, invalid: 0, answered_verbatim: 0, accuracy: 0.5 });
-    expect(c.sentences).toContain('sloppy-agent answers verbatim on 40% of extraction artifacts (2/5), right on 60% (3/5)');
+    expect(sloppy.by_diagnosis.extraction_artifact).toEqual({
+      claims: 5,
+      correct: 3,
+      wrong: 2,
+      missing: 0,
+      invalid: 0,
+      answered_verbatim: 2,
+      accuracy: 0.6,
+    });
+    expect(sloppy.by_diagnosis.verbatim).toEqual({
+      claims: 2,
+      correct: 1,
+      wrong: 1,
+      missing: 0,
+      invalid: 0,
+      answered_verbatim: 1,
+      accuracy: 0.5,
+    });
+    expect(sloppy.by_diagnosis.source_drifted).toEqual({
+      claims: 2,
+      correct: 1,
+      wrong: 1,
+      missing: 0,
+      invalid: 0,
+      answered_verbatim: 0,
+      accuracy: 0.5,
+    });
+    expect(c.sentences).toContain(
+      'sloppy-agent answers verbatim on 40% of extraction artifacts (2/5), right on 60% (3/5)',
+    );
     expect(c.sentences).toContain('baseline answers verbatim on 0% of verbatim quotes (0/2), right on 0% (0/2)');
     expect(c.agents[0]!.by_diagnosis.near_miss!.accuracy).toBe(1);
     expect(c.oracle).toBe('oracle');
@@ -174,7 +238,10 @@ describe('compareRuns', () => {
 
   test('claims the oracle did not judge are their own group; two runs of one agent are told apart by folder', () => {
     const oracle = report('oracle', { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim', diagnosis: 'verbatim' }] });
-    const other = report('baseline', { a: [{ id: 'v1', gold: 'verbatim', answer: 'no_match' }], extra: [{ id: 'e1', gold: 'no_match', answer: 'no_match' }] });
+    const other = report('baseline', {
+      a: [{ id: 'v1', gold: 'verbatim', answer: 'no_match' }],
+      extra: [{ id: 'e1', gold: 'no_match', answer: 'no_match' }],
+    });
     const c = compareRuns(
       [
         { report: other, dir: 'one' },
@@ -184,7 +251,9 @@ describe('compareRuns', () => {
     );
     expect(c.groups.map((g) => g.diagnosis)).toEqual(['verbatim', 'no_diagnosis']);
     expect(c.agents.map((a) => a.label)).toEqual(['baseline (one)', 'baseline (two)']);
-    expect(c.sentences).toContain('baseline (one) answers verbatim on 0% of claims without an oracle diagnosis (0/1), right on 100% (1/1)');
+    expect(c.sentences).toContain(
+      'baseline (one) answers verbatim on 0% of claims without an oracle diagnosis (0/1), right on 100% (1/1)',
+    );
   });
 
   test('six agents with long names: a table that fits a terminal (at most 100 columns), agents keyed with a legend; report.json as it always was', async () => {
@@ -212,7 +281,9 @@ describe('compareRuns', () => {
       Object.fromEntries(
         Array.from({ length: 10 }, (_, t) => [
           `task-${t}`,
-          claims.filter((_, i) => i % 10 === t).map((c, i) => ({ id: c.id, gold: c.gold, answer: answer(c, i), diagnosis: c.diagnosis, drift: c.drift })),
+          claims
+            .filter((_, i) => i % 10 === t)
+            .map((c, i) => ({ id: c.id, gold: c.gold, answer: answer(c, i), diagnosis: c.diagnosis, drift: c.drift })),
         ]),
       );
     const names = [
@@ -258,12 +329,20 @@ describe('compareRuns', () => {
         ),
       ),
     );
-    const r = await runCliInProcess(['compare', ...runs.map((d) => join(home, d)), '--oracle', join(home, oracle), '--out', join(home, 'cmp')]);
+    const r = await runCliInProcess([
+      'compare',
+      ...runs.map((d) => join(home, d)),
+      '--oracle',
+      join(home, oracle),
+      '--out',
+      join(home, 'cmp'),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const out = r.stdout.split('\n');
     const table = out.slice(0, out.findIndex((l) => l.startsWith('source_drifted')) + 1);
     expect(table.length).toBeGreaterThan(10);
-    for (const line of table) if (!line.startsWith('accuracy by')) expect(line.length, line).toBeLessThanOrEqual(MAX_TABLE_COLUMNS);
+    for (const line of table)
+      if (!line.startsWith('accuracy by')) expect(line.length, line).toBeLessThanOrEqual(MAX_TABLE_COLUMNS);
     expect(out[0]).toMatch(/^\s+\[1\]\s+\[2\]\s+\[3\]\s+\[4\]\s+\[5\]\s+\[6\]$/);
     expect(out).toContainEqual(expect.stringMatching(/^near_miss \(120\)(\s+\d+%){6}$/));
     expect(out).toContainEqual(expect.stringMatching(/^mean reward(\s+\d\.\d{3}){6}$/));
@@ -271,7 +350,9 @@ describe('compareRuns', () => {
     for (const [k, name] of names.entries()) {
       const line = out.find((l) => l.startsWith(`[${k + 1}] ${name} (`));
       expect(line, name).toMatch(
-        new RegExp(`^\\[${k + 1}\\] ${name.replace(/\./g, '\\.')} \\(\\d+/1405 right(, \\d+ with no answer, \\d+ invalid)?\\): harbor-agent --model `),
+        new RegExp(
+          `^\\[${k + 1}\\] ${name.replace(/\./g, '\\.')} \\(\\d+/1405 right(, \\d+ with no answer, \\d+ invalid)?\\): harbor-agent --model `,
+        ),
       );
     }
     expect(out.find((l) => l.startsWith('[6] '))).toMatch(/, \d+ with no answer, \d+ invalid\)/);
@@ -281,18 +362,29 @@ describe('compareRuns', () => {
     expect(Object.keys(json)).toEqual(['kind', 'oracle', 'groups', 'agents', 'sentences']);
     expect(json.agents.map((a) => a.label)).toEqual(names);
     // Fields are only ever added: every one a comparison had is there, in its place (compare --out adds evidence_report).
-    expect(Object.keys(json.agents[5]!).slice(0, Object.keys(sampleComparison().agents[0]!).length)).toEqual(Object.keys(sampleComparison().agents[0]!));
+    expect(Object.keys(json.agents[5]!).slice(0, Object.keys(sampleComparison().agents[0]!).length)).toEqual(
+      Object.keys(sampleComparison().agents[0]!),
+    );
     expect(json.agents[5]!.by_diagnosis.near_miss!.claims).toBe(120);
     // Two agents with short names keep the table they always had: names as headers, counts in the cells.
     expect(comparisonTable(sampleComparison()).split('\n')[0]).toMatch(/^\s+oracle\s+sloppy-agent\s+baseline$/);
   });
 
   test('agent folders: oracle and baseline by name, commands by position, the same agent twice kept apart', () => {
-    expect(agentFolders(['oracle', 'baseline', 'my-agent --fast', 'baseline'])).toEqual(['oracle', 'baseline', 'agent-3', 'baseline-4']);
+    expect(agentFolders(['oracle', 'baseline', 'my-agent --fast', 'baseline'])).toEqual([
+      'oracle',
+      'baseline',
+      'agent-3',
+      'baseline-4',
+    ]);
   });
 
   test("each run keeps the name bench gave it (report.json's name), never renumbered by its place in the comparison", () => {
-    const oracle = report('oracle', { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim', diagnosis: 'verbatim' }] }, 'oracle');
+    const oracle = report(
+      'oracle',
+      { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim', diagnosis: 'verbatim' }] },
+      'oracle',
+    );
     const cmd = 'my-agent --claims claims.json --out answers.json';
     const two = report(cmd, { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim' }] }, 'agent-2');
     const three = report(`${cmd} --fast`, { a: [{ id: 'v1', gold: 'verbatim', answer: 'no_match' }] }, 'agent-3');
@@ -309,19 +401,47 @@ describe('compareRuns', () => {
     expect(c.sentences).toContain('agent-3 answers verbatim on 0% of verbatim quotes (0/1), right on 0% (0/1)');
     const text = comparisonTable(c);
     expect(text.split('\n')[0]).toMatch(/^\s+agent-2\s+agent-3\s+mine$/);
-    expect(text.split('\n')).toEqual(expect.arrayContaining([`agent-2: ${cmd}`, `agent-3: ${cmd} --fast`, 'mine: short-cmd']));
+    expect(text.split('\n')).toEqual(
+      expect.arrayContaining([`agent-2: ${cmd}`, `agent-3: ${cmd} --fast`, 'mine: short-cmd']),
+    );
     // A report written before bench named its agents: a long command is named by its folder (bench's agent-N), not its place here.
     const { name: _n, ...old } = three;
-    expect(compareRuns([{ report: old, dir: 'old/agent-3' }], { report: oracle, dir: 'o' }).agents[0]!.label).toBe('agent-3');
+    expect(compareRuns([{ report: old, dir: 'old/agent-3' }], { report: oracle, dir: 'o' }).agents[0]!.label).toBe(
+      'agent-3',
+    );
   });
 
   test('missing and invalid answers are counted on their own, in columns and sentences, never as "answers verbatim on 0%"', () => {
     const c = unansweredComparison();
     const a = c.agents[1]!;
     expect([a.missing, a.invalid]).toEqual([3, 1]);
-    expect(a.by_diagnosis.extraction_artifact).toEqual({ claims: 3, correct: 0, wrong: 0, missing: 3, invalid: 0, answered_verbatim: 0, accuracy: 0 });
-    expect(a.by_diagnosis.verbatim).toEqual({ claims: 2, correct: 1, wrong: 0, missing: 0, invalid: 1, answered_verbatim: 1, accuracy: 0.5 });
-    expect(a.by_diagnosis.near_miss).toEqual({ claims: 1, correct: 0, wrong: 1, missing: 0, invalid: 0, answered_verbatim: 1, accuracy: 0 });
+    expect(a.by_diagnosis.extraction_artifact).toEqual({
+      claims: 3,
+      correct: 0,
+      wrong: 0,
+      missing: 3,
+      invalid: 0,
+      answered_verbatim: 0,
+      accuracy: 0,
+    });
+    expect(a.by_diagnosis.verbatim).toEqual({
+      claims: 2,
+      correct: 1,
+      wrong: 0,
+      missing: 0,
+      invalid: 1,
+      answered_verbatim: 1,
+      accuracy: 0.5,
+    });
+    expect(a.by_diagnosis.near_miss).toEqual({
+      claims: 1,
+      correct: 0,
+      wrong: 1,
+      missing: 0,
+      invalid: 0,
+      answered_verbatim: 1,
+      accuracy: 0,
+    });
     const mine = c.sentences.filter((s) => s.startsWith('agent-2 '));
     expect(mine).toEqual([
       'agent-2 answers verbatim on 100% of the verbatim quotes it answered (1/1), right on 100% of them (1/1)',
@@ -334,13 +454,21 @@ describe('compareRuns', () => {
     const text = comparisonTable(c).split('\n');
     expect(text[0]).toMatch(/^\s+oracle\s+agent-2\s+agent-2 missing\s+agent-2 invalid$/);
     expect(text).toContainEqual(expect.stringMatching(/^claims right\s+100% \(6\/6\)\s+17% \(1\/6\)\s+3\/6\s+1\/6$/));
-    expect(text).toContainEqual(expect.stringMatching(/^extraction_artifact \(3\)\s+100% \(3\/3\)\s+0% \(0\/3\)\s+3\/3\s+0\/3$/));
+    expect(text).toContainEqual(
+      expect.stringMatching(/^extraction_artifact \(3\)\s+100% \(3\/3\)\s+0% \(0\/3\)\s+3\/3\s+0\/3$/),
+    );
     expect(text).toContainEqual(expect.stringMatching(/^verbatim \(2\)\s+100% \(2\/2\)\s+50% \(1\/2\)\s+0\/2\s+1\/2$/));
-    expect(text).toContain('missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
+    expect(text).toContain(
+      'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)',
+    );
   });
 
   test('agent names: the i-th --name names the i-th --agent, the rest as before; unsafe, duplicate, taken or surplus names refused in one line', () => {
-    expect(agentFolders(['baseline', 'cmd a', 'cmd b'], ['no-match', 'gpt-4.1_run'])).toEqual(['no-match', 'gpt-4.1_run', 'agent-3']);
+    expect(agentFolders(['baseline', 'cmd a', 'cmd b'], ['no-match', 'gpt-4.1_run'])).toEqual([
+      'no-match',
+      'gpt-4.1_run',
+      'agent-3',
+    ]);
     expect(agentFolders(['oracle', 'baseline'], ['oracle'])).toEqual(['oracle', 'baseline']);
     const refused = (agents: string[], names: string[]) => {
       try {
@@ -356,12 +484,16 @@ describe('compareRuns', () => {
     for (const bad of ['', '..', '.hidden', '-x', 'a b', 'x'.repeat(65), 'ünï'])
       expect(refused(['a'], [bad]), bad).toMatch(/^--name .*: not a safe folder name/);
     expect(refused(['a', 'b'], ['Mine', 'mine'])).toBe('--name mine: agents 1 and 2 would both be named mine');
-    expect(refused(['a', 'b', 'c'], ['agent-3'])).toBe('--name agent-3: agents 1 and 3 would both be named agent-3 (agent 3 by default: give it a --name too)');
+    expect(refused(['a', 'b', 'c'], ['agent-3'])).toBe(
+      '--name agent-3: agents 1 and 3 would both be named agent-3 (agent 3 by default: give it a --name too)',
+    );
     expect(refused(['a'], ['x', 'y'])).toBe('--name given 2 times for 1 agent: the i-th --name names the i-th --agent');
     expect(refused(['baseline', 'my-agent'], ['b', 'oracle'])).toBe(
       "--name oracle: that name is the oracle agent's, and --agent number 2 is not it; pick another name",
     );
-    expect(refused(['a', 'b'], ['report.html'])).toBe("--name report.html: the comparison's own file is named so; pick another name");
+    expect(refused(['a', 'b'], ['report.html'])).toBe(
+      "--name report.html: the comparison's own file is named so; pick another name",
+    );
   });
 
   test('paths are printed relative to the working folder inside it, absolute outside it', () => {
@@ -379,7 +511,8 @@ const PARTIAL = `node -e "require('fs').writeFileSync('answers.json',JSON.string
 /** An agent that answers verbatim for every claim (it "sees" the words in an artifact). */
 const ALL_VERBATIM = `node -e "const c=require('./claims.json');require('fs').writeFileSync('answers.json',JSON.stringify(Object.fromEntries(c.map((x)=>[x.id,'verbatim']))))"`;
 
-const PAGE = '<html><body><article><p>The committee approved the budget on Tuesday after a long debate about schools and roads.</p></article></body></html>';
+const PAGE =
+  '<html><body><article><p>The committee approved the budget on Tuesday after a long debate about schools and roads.</p></article></body></html>';
 
 describe('bench with several agents, and compare', () => {
   test('runs each agent in its own folder, named by --name or as before, the oracle too for the diagnoses, and compares them on stdout, report.json and report.html; compare reads them back under the same names', async () => {
@@ -388,7 +521,12 @@ describe('bench with several agents, and compare', () => {
     makeTask(tasks, 'one', [
       { id: 'v', quote: 'approved the budget on Tuesday', url: `${live.origin}/news`, gold: 'verbatim' },
       { id: 'x', quote: 'approved thebudget on Tuesday', url: `${live.origin}/news`, gold: 'no_match' },
-      { id: 'f', quote: 'an entirely invented sentence about lunar tides and harbour cranes', url: `${live.origin}/news`, gold: 'no_match' },
+      {
+        id: 'f',
+        quote: 'an entirely invented sentence about lunar tides and harbour cranes',
+        url: `${live.origin}/news`,
+        gold: 'no_match',
+      },
     ]);
     const home = tempDir();
     const out = join(home, 'bench');
@@ -425,24 +563,34 @@ describe('bench with several agents, and compare', () => {
       const own = readFileSync(join(out, d, 'report.html'), 'utf8');
       expect(own, d).not.toContain('no report');
       expect(
-        own.match(/<div class="oracle-ev"><div class="by">the oracle's evidence \(<a href="\.\.\/oracle\/report\.html">its report<\/a>\):<\/div>/g),
+        own.match(
+          /<div class="oracle-ev"><div class="by">the oracle's evidence \(<a href="\.\.\/oracle\/report\.html">its report<\/a>\):<\/div>/g,
+        ),
         d,
       ).toHaveLength(3);
-      expect(own, d).toContain('<span class="code extraction_artifact">extraction_artifact</span><div class="note">in the ');
+      expect(own, d).toContain(
+        '<span class="code extraction_artifact">extraction_artifact</span><div class="note">in the ',
+      );
       expect(
-        (JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as BenchReport).tasks[0]!.rows.map((row) => row.oracle?.diagnosis),
+        (JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as BenchReport).tasks[0]!.rows.map(
+          (row) => row.oracle?.diagnosis,
+        ),
         d,
       ).toEqual(['verbatim', 'extraction_artifact', 'not_found']);
     }
     // A long command is a short column, named in a legend; missing and invalid answers have columns of their own.
     expect(r.stdout).toMatch(/^\s+no-match\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid$/m);
-    expect(r.stdout.split('\n')).toEqual(expect.arrayContaining([`agent-2: ${ALL_VERBATIM}`, `agent-3: ${PARTIAL}`, 'no-match: baseline']));
+    expect(r.stdout.split('\n')).toEqual(
+      expect.arrayContaining([`agent-2: ${ALL_VERBATIM}`, `agent-3: ${PARTIAL}`, 'no-match: baseline']),
+    );
     expect(r.stdout).toMatch(/^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)\s+0% \(0\/1\)\s+0\/1\s+1\/1$/m);
     expect(r.stdout).toMatch(/^not_found \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)\s+0% \(0\/1\)\s+1\/1\s+0\/1$/m);
     expect(r.stdout).toContain('agent-2 answers verbatim on 100% of extraction artifacts (1/1), right on 0% (0/1)');
     expect(r.stdout).toContain('no-match answers verbatim on 0% of verbatim quotes (0/1), right on 0% (0/1)');
     expect(r.stdout).toContain('agent-3 gives no answer for 100% of quotes not found (1/1)');
-    expect(r.stdout).toContain('agent-3 gives an invalid answer (neither verbatim nor no_match) for 100% of extraction artifacts (1/1)');
+    expect(r.stdout).toContain(
+      'agent-3 gives an invalid answer (neither verbatim nor no_match) for 100% of extraction artifacts (1/1)',
+    );
     expect(r.stdout).not.toMatch(/agent-3 answers verbatim on \d+% of (quotes not found|extraction artifacts)/);
     const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Comparison & { kind: string };
     expect(json.kind).toBe('comparison');
@@ -459,8 +607,24 @@ describe('bench with several agents, and compare', () => {
       { diagnosis: 'extraction_artifact', claims: 1 },
       { diagnosis: 'not_found', claims: 1 },
     ]);
-    expect(json.agents[1]!.by_diagnosis.not_found).toEqual({ claims: 1, correct: 0, wrong: 1, missing: 0, invalid: 0, answered_verbatim: 1, accuracy: 0 });
-    expect(json.agents[2]!.by_diagnosis.not_found).toEqual({ claims: 1, correct: 0, wrong: 0, missing: 1, invalid: 0, answered_verbatim: 0, accuracy: 0 });
+    expect(json.agents[1]!.by_diagnosis.not_found).toEqual({
+      claims: 1,
+      correct: 0,
+      wrong: 1,
+      missing: 0,
+      invalid: 0,
+      answered_verbatim: 1,
+      accuracy: 0,
+    });
+    expect(json.agents[2]!.by_diagnosis.not_found).toEqual({
+      claims: 1,
+      correct: 0,
+      wrong: 0,
+      missing: 1,
+      invalid: 0,
+      answered_verbatim: 0,
+      accuracy: 0,
+    });
     expect([json.agents[2]!.missing, json.agents[2]!.invalid]).toEqual([1, 1]);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain('answers verbatim on 100% of extraction artifacts');
@@ -470,11 +634,16 @@ describe('bench with several agents, and compare', () => {
     // agent), under the names bench gave them; the folders printed relative to where compare runs.
     const again = await runCli(['compare', 'bench'], { cwd: home });
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)\s+0% \(0\/1\)\s+0\/1\s+1\/1$/m);
+    expect(again.stdout).toMatch(
+      /^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)\s+0% \(0\/1\)\s+0\/1\s+1\/1$/m,
+    );
     expect(again.stdout).toMatch(/^\s+no-match\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid$/m);
     expect(again.stdout).toContain(`(from ${join('bench', 'oracle')}):`);
     const cmpOut = join(home, 'cmp');
-    const oneByOne = await runCli(['compare', join('bench', 'agent-2'), join('bench', 'agent-3'), join('bench', 'oracle'), '--out', 'cmp'], { cwd: home });
+    const oneByOne = await runCli(
+      ['compare', join('bench', 'agent-2'), join('bench', 'agent-3'), join('bench', 'oracle'), '--out', 'cmp'],
+      { cwd: home },
+    );
     expect(oneByOne.code).toBe(0);
     expect(oneByOne.stdout).toMatch(/^\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid\s+oracle$/m);
     expect(oneByOne.stdout).toContain(`(from ${join('bench', 'oracle')}):`);
@@ -495,10 +664,14 @@ describe('bench with several agents, and compare', () => {
       expect(withOracle).toContain(
         `<div class="by">the oracle's evidence (<a href="${['..', '..', '..', 'bench', 'oracle'].join('/')}/report.html">its report</a>):</div>`,
       );
-      expect(page).toContain(`<a class="with-oracle" href="evidence/${name}/report.html">with the oracle's evidence</a>`);
+      expect(page).toContain(
+        `<a class="with-oracle" href="evidence/${name}/report.html">with the oracle's evidence</a>`,
+      );
     }
     expect(existsSync(join(cmpOut, 'evidence', 'oracle'))).toBe(false);
-    expect(oneByOne.stdout).toContain(`each agent's claims with the oracle's evidence: ${join('cmp', 'evidence')}/NAME/report.html`);
+    expect(oneByOne.stdout).toContain(
+      `each agent's claims with the oracle's evidence: ${join('cmp', 'evidence')}/NAME/report.html`,
+    );
     for (const name of ['agent-2', 'agent-3', 'oracle']) {
       const href = new RegExp(`<tr><td>${name}</td>.*?<a href="([^"]+)"`).exec(page)?.[1];
       expect(href && resolve(cmpOut, decodeURIComponent(href)), name).toBe(join(out, name, 'report.html'));
@@ -514,7 +687,9 @@ describe('bench with several agents, and compare', () => {
     expect(noOracle.stderr).toMatch(/^quotecheck: error: no oracle run among .*no-match: .*pass --oracle DIR\n$/);
     const withOracle = await runCliInProcess(['compare', join(out, 'no-match'), '--oracle', join(out, 'oracle')]);
     expect(withOracle.code).toBe(0);
-    expect(withOracle.stdout).toContain('no-match answers verbatim on 0% of extraction artifacts (0/1), right on 100% (1/1)');
+    expect(withOracle.stdout).toContain(
+      'no-match answers verbatim on 0% of extraction artifacts (0/1), right on 100% (1/1)',
+    );
     const notRun = await runCliInProcess(['compare', tasks]);
     expect(notRun.code).toBe(2);
     expect(notRun.stderr).toBe(`quotecheck: error: run ${tasks}: no report.json (not a finished bench run)\n`);
@@ -529,7 +704,10 @@ describe('bench with several agents, and compare', () => {
         ['--agent', 'baseline', '--agent', 'x', '--name', 'a/b'],
         "--name \"a/b\": not a safe folder name (1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit)",
       ],
-      [['--agent', 'x', '--agent', 'y', '--name', 'Same', '--name', 'same'], '--name same: agents 1 and 2 would both be named same'],
+      [
+        ['--agent', 'x', '--agent', 'y', '--name', 'Same', '--name', 'same'],
+        '--name same: agents 1 and 2 would both be named same',
+      ],
       [
         ['--agent', 'x', '--agent', 'y', '--name', 'oracle'],
         "--name oracle: that name is the oracle agent's, and --agent number 1 is not it; pick another name",
@@ -550,7 +728,8 @@ describe('bench with several agents, and compare', () => {
       writeFileSync(join(home, name, 'report.json'), JSON.stringify({ ...r, tasks_dir: tasksDir }));
       return name;
     };
-    const claimsOf = (ids: string[], answer?: string) => ids.map((id) => ({ id, gold: 'no_match', answer: answer ?? 'no_match', diagnosis: 'not_found' }));
+    const claimsOf = (ids: string[], answer?: string) =>
+      ids.map((id) => ({ id, gold: 'no_match', answer: answer ?? 'no_match', diagnosis: 'not_found' }));
     const one = { a: claimsOf(['c1', 'c2']), b: claimsOf(['c3']) };
     const other = { news: claimsOf(['n1', 'n2', 'n3']) };
     const oracle = run('oracle', report('oracle', one, 'oracle'), '/data/one');
@@ -572,7 +751,11 @@ describe('bench with several agents, and compare', () => {
     // The same task names and ids in a re-exported dataset whose quotes or labels changed.
     const changed = run(
       'changed',
-      report('baseline', { a: [{ ...claimsOf(['c1'])[0]!, quote: 'another quote' }, ...claimsOf(['c2'])], b: claimsOf(['c3']) }, 'changed'),
+      report(
+        'baseline',
+        { a: [{ ...claimsOf(['c1'])[0]!, quote: 'another quote' }, ...claimsOf(['c2'])], b: claimsOf(['c3']) },
+        'changed',
+      ),
       '/data/one-v2',
     );
     cases.push([
@@ -584,9 +767,17 @@ describe('bench with several agents, and compare', () => {
       expect([r.code, r.stderr, r.stdout], args.join(' ')).toEqual([2, `quotecheck: error: ${message}\n`, '']);
     }
     // An oracle's run may hold more claims than the agents': it lends its diagnoses, and no claim goes without one.
-    const ok = await runCli(['compare', half, '--oracle', run('bigger', report('oracle', { ...one, c: claimsOf(['c9']) }, 'bigger'), '/data/one')], {
-      cwd: home,
-    });
+    const ok = await runCli(
+      [
+        'compare',
+        half,
+        '--oracle',
+        run('bigger', report('oracle', { ...one, c: claimsOf(['c9']) }, 'bigger'), '/data/one'),
+      ],
+      {
+        cwd: home,
+      },
+    );
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).not.toContain('no_diagnosis');
     expect(ok.stdout).toMatch(/^not_found \(2\)/m);
@@ -615,16 +806,33 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () =
   const open = pageInChromium('compare', (dir) => {
     writeFileSync(join(dir, 'report.html'), renderComparisonHtml(sampleComparison()));
     mkdirSync(join(dir, 'agent-2'));
-    writeFileSync(join(dir, 'agent-2', 'report.html'), '<!doctype html><title>agent-2 run</title><p id="agent">sloppy-agent</p>');
+    writeFileSync(
+      join(dir, 'agent-2', 'report.html'),
+      '<!doctype html><title>agent-2 run</title><p id="agent">sloppy-agent</p>',
+    );
     return join(dir, 'report.html');
   });
 
   test('agents side by side: the accuracy per oracle diagnosis under each agent, numbers right-aligned, the sentences, links to each run', async () => {
     const page = await open();
-    expect(await page.locator('#by-diagnosis thead th').allInnerTexts()).toEqual(['diagnosis', 'claims', 'oracle', 'sloppy-agent', 'baseline']);
+    expect(await page.locator('#by-diagnosis thead th').allInnerTexts()).toEqual([
+      'diagnosis',
+      'claims',
+      'oracle',
+      'sloppy-agent',
+      'baseline',
+    ]);
     const artifacts = page.locator('#by-diagnosis tr[data-diagnosis="extraction_artifact"] td');
-    expect(await artifacts.allInnerTexts()).toEqual(['extraction_artifact', '5', '100% (5/5)', '60% (3/5)', '100% (5/5)']);
-    expect(await artifacts.nth(3).getAttribute('title')).toBe('sloppy-agent answers verbatim on 40% of extraction artifacts (2/5)');
+    expect(await artifacts.allInnerTexts()).toEqual([
+      'extraction_artifact',
+      '5',
+      '100% (5/5)',
+      '60% (3/5)',
+      '100% (5/5)',
+    ]);
+    expect(await artifacts.nth(3).getAttribute('title')).toBe(
+      'sloppy-agent answers verbatim on 40% of extraction artifacts (2/5)',
+    );
     expect(await page.locator('#agents tbody tr').first().locator('td').allInnerTexts()).toEqual([
       'oracle',
       '1.000',
@@ -644,7 +852,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () =
         const [headRight] = await textRights(heads.nth(col));
         const rights = await textRights(page.locator(`${table} tbody tr > :nth-child(${col + 1})`));
         expect(rights.length).toBeGreaterThan(0);
-        for (const right of rights) expect(Math.abs(right - headRight!), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
+        for (const right of rights)
+          expect(Math.abs(right - headRight!), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
       }
     }
     await page.locator('#agents a', { hasText: 'agent-2' }).click();
@@ -654,72 +863,102 @@ describe.skipIf(!HAVE_CHROMIUM)('the comparison page in headless Chromium', () =
   });
 });
 
-describe.skipIf(!HAVE_CHROMIUM)('the comparison page of an agent that left claims unanswered and gave an invalid label, in headless Chromium', () => {
-  const open = pageInChromium('compare-gaps', (dir) => {
-    writeFileSync(join(dir, 'report.html'), renderComparisonHtml(unansweredComparison()));
-    return join(dir, 'report.html');
-  });
+describe.skipIf(!HAVE_CHROMIUM)(
+  'the comparison page of an agent that left claims unanswered and gave an invalid label, in headless Chromium',
+  () => {
+    const open = pageInChromium('compare-gaps', (dir) => {
+      writeFileSync(join(dir, 'report.html'), renderComparisonHtml(unansweredComparison()));
+      return join(dir, 'report.html');
+    });
 
-  test('its missing and invalid answers have columns of their own, as in the terminal table; no tooltip says "answers verbatim on 0%" of claims it never answered', async () => {
-    const page = await open();
-    expect(await page.locator('#by-diagnosis thead th').allInnerTexts()).toEqual([
-      'diagnosis',
-      'claims',
-      'oracle',
-      'agent-2',
-      'agent-2 missing',
-      'agent-2 invalid',
-    ]);
-    const row = (d: string) => page.locator(`#by-diagnosis tr[data-diagnosis="${d}"] td`);
-    expect(await row('extraction_artifact').allInnerTexts()).toEqual(['extraction_artifact', '3', '100% (3/3)', '0% (0/3)', '3/3', '0/3']);
-    expect(await row('verbatim').allInnerTexts()).toEqual(['verbatim', '2', '100% (2/2)', '50% (1/2)', '0/2', '1/2']);
-    expect(await row('near_miss').allInnerTexts()).toEqual(['near_miss', '1', '100% (1/1)', '0% (0/1)', '0/1', '0/1']);
-    // The tooltips: over the claims it answered, naming the missing and invalid ones; none at all of verbatim for a group it never answered.
-    expect(await row('extraction_artifact').nth(3).getAttribute('title')).toBe('agent-2 gives no answer for 100% of extraction artifacts (3/3)');
-    expect(await row('verbatim').nth(3).getAttribute('title')).toBe(
-      'agent-2 answers verbatim on 100% of the verbatim quotes it answered (1/1); agent-2 gives an invalid answer (neither verbatim nor no_match) for 50% of verbatim quotes (1/2)',
-    );
-    expect(await row('near_miss').nth(3).getAttribute('title')).toBe('agent-2 answers verbatim on 100% of near misses (1/1)');
-    // The oracle answered everything: one column, its tooltip as it always was.
-    expect(await row('extraction_artifact').nth(2).getAttribute('title')).toBe('oracle answers verbatim on 0% of extraction artifacts (0/3)');
-    const titles = await page.locator('#by-diagnosis td[title]').evaluateAll((els) => els.map((e) => e.getAttribute('title')!));
-    for (const t of titles.filter((x) => x.startsWith('agent-2 '))) expect(t).not.toMatch(/answers verbatim on 0%/);
-    // The agents' table counts them for each agent, and the legend says what they are.
-    expect(await page.locator('#agents thead th').allInnerTexts()).toEqual([
-      'agent',
-      'mean reward',
-      'baseline',
-      'claims right',
-      'missing',
-      'invalid',
-      'report',
-      'command',
-    ]);
-    expect(await page.locator('#agents tbody tr').nth(1).locator('td').allInnerTexts()).toEqual([
-      'agent-2',
-      '0.167',
-      '0.667',
-      '17% (1/6)',
-      '3/6',
-      '1/6',
-      'agent-2',
-      './agent.sh',
-    ]);
-    expect(await page.locator('#agents tbody tr').nth(0).locator('td.missing, td.invalid').allInnerTexts()).toEqual(['0/6', '0/6']);
-    expect(await page.locator('#gaps-legend').innerText()).toContain(
-      'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)',
-    );
-    expect(await page.locator('#sentences li').allInnerTexts()).toContain('agent-2 gives no answer for 100% of extraction artifacts (3/3)');
-    // Every numeric column's numbers, the new ones too, end where its header ends.
-    for (const table of ['#agents', '#by-diagnosis']) {
-      const heads = page.locator(`${table} thead th`);
-      for (let col = 0; col < (await heads.count()); col++) {
-        if (!(await heads.nth(col).evaluate((el) => el.classList.contains('num')))) continue;
-        const [headRight] = await textRights(heads.nth(col));
-        for (const right of await textRights(page.locator(`${table} tbody tr > :nth-child(${col + 1})`)))
-          expect(Math.abs(right - headRight!), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
+    test('its missing and invalid answers have columns of their own, as in the terminal table; no tooltip says "answers verbatim on 0%" of claims it never answered', async () => {
+      const page = await open();
+      expect(await page.locator('#by-diagnosis thead th').allInnerTexts()).toEqual([
+        'diagnosis',
+        'claims',
+        'oracle',
+        'agent-2',
+        'agent-2 missing',
+        'agent-2 invalid',
+      ]);
+      const row = (d: string) => page.locator(`#by-diagnosis tr[data-diagnosis="${d}"] td`);
+      expect(await row('extraction_artifact').allInnerTexts()).toEqual([
+        'extraction_artifact',
+        '3',
+        '100% (3/3)',
+        '0% (0/3)',
+        '3/3',
+        '0/3',
+      ]);
+      expect(await row('verbatim').allInnerTexts()).toEqual(['verbatim', '2', '100% (2/2)', '50% (1/2)', '0/2', '1/2']);
+      expect(await row('near_miss').allInnerTexts()).toEqual([
+        'near_miss',
+        '1',
+        '100% (1/1)',
+        '0% (0/1)',
+        '0/1',
+        '0/1',
+      ]);
+      // The tooltips: over the claims it answered, naming the missing and invalid ones; none at all of verbatim for a group it never answered.
+      expect(await row('extraction_artifact').nth(3).getAttribute('title')).toBe(
+        'agent-2 gives no answer for 100% of extraction artifacts (3/3)',
+      );
+      expect(await row('verbatim').nth(3).getAttribute('title')).toBe(
+        'agent-2 answers verbatim on 100% of the verbatim quotes it answered (1/1); agent-2 gives an invalid answer (neither verbatim nor no_match) for 50% of verbatim quotes (1/2)',
+      );
+      expect(await row('near_miss').nth(3).getAttribute('title')).toBe(
+        'agent-2 answers verbatim on 100% of near misses (1/1)',
+      );
+      // The oracle answered everything: one column, its tooltip as it always was.
+      expect(await row('extraction_artifact').nth(2).getAttribute('title')).toBe(
+        'oracle answers verbatim on 0% of extraction artifacts (0/3)',
+      );
+      const titles = await page
+        .locator('#by-diagnosis td[title]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('title')!));
+      for (const t of titles.filter((x) => x.startsWith('agent-2 '))) expect(t).not.toMatch(/answers verbatim on 0%/);
+      // The agents' table counts them for each agent, and the legend says what they are.
+      expect(await page.locator('#agents thead th').allInnerTexts()).toEqual([
+        'agent',
+        'mean reward',
+        'baseline',
+        'claims right',
+        'missing',
+        'invalid',
+        'report',
+        'command',
+      ]);
+      expect(await page.locator('#agents tbody tr').nth(1).locator('td').allInnerTexts()).toEqual([
+        'agent-2',
+        '0.167',
+        '0.667',
+        '17% (1/6)',
+        '3/6',
+        '1/6',
+        'agent-2',
+        './agent.sh',
+      ]);
+      expect(await page.locator('#agents tbody tr').nth(0).locator('td.missing, td.invalid').allInnerTexts()).toEqual([
+        '0/6',
+        '0/6',
+      ]);
+      expect(await page.locator('#gaps-legend').innerText()).toContain(
+        'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)',
+      );
+      expect(await page.locator('#sentences li').allInnerTexts()).toContain(
+        'agent-2 gives no answer for 100% of extraction artifacts (3/3)',
+      );
+      // Every numeric column's numbers, the new ones too, end where its header ends.
+      for (const table of ['#agents', '#by-diagnosis']) {
+        const heads = page.locator(`${table} thead th`);
+        for (let col = 0; col < (await heads.count()); col++) {
+          if (!(await heads.nth(col).evaluate((el) => el.classList.contains('num')))) continue;
+          const [headRight] = await textRights(heads.nth(col));
+          for (const right of await textRights(page.locator(`${table} tbody tr > :nth-child(${col + 1})`)))
+            expect(Math.abs(right - headRight!), `${table} column ${col + 1}`).toBeLessThanOrEqual(EDGE_PX);
+        }
       }
-    }
-    await page.close();
-  });
-});
+      await page.close();
+    });
+  },
+);

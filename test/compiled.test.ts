@@ -28,10 +28,17 @@ test('staleSources names every source whose dist/ JavaScript is missing or older
   file('golden/copied.mjs', 3000); // outside src/ tsc leaves it alone: never stale
   file('src/vendor.d.ts', 3000); // declarations compile to nothing
   file('bench/node_modules/dep/index.ts', 3000);
-  expect(staleSources(root).sort()).toEqual(['golden/deep/edited.ts', 'src/edited.ts', 'src/harbor/grade.mjs', 'src/never-built.ts']);
+  expect(staleSources(root).sort()).toEqual([
+    'golden/deep/edited.ts',
+    'src/edited.ts',
+    'src/harbor/grade.mjs',
+    'src/never-built.ts',
+  ]);
 });
 
 test("VERSION (what --version, the User-Agent and the WARC records say) is package.json's version", () => {
-  const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   expect(VERSION).toBe(pkg.version);
 });

@@ -39,11 +39,19 @@ describe('nearestSpan', () => {
   });
 
   test('finds a one-word misquote in a long text by anchoring', () => {
-    const filler = Array.from({ length: 20_000 }, (_, i) => `sentence number ${i} talks about nothing in particular.`).join(' ');
+    const filler = Array.from(
+      { length: 20_000 },
+      (_, i) => `sentence number ${i} talks about nothing in particular.`,
+    ).join(' ');
     const real = 'the committee approved the budget on tuesday after a long and heated debate about schools';
     const text = `${filler.slice(0, 500_000)} ${real} ${filler.slice(500_000)}`;
-    const span = nearestSpan('the committee approved the budget on wednesday after a long and heated debate about schools', text)!;
-    expect(text.slice(span.start, span.end)).toBe('the committee approved the budget on tuesday after a long and heated debate about schools');
+    const span = nearestSpan(
+      'the committee approved the budget on wednesday after a long and heated debate about schools',
+      text,
+    )!;
+    expect(text.slice(span.start, span.end)).toBe(
+      'the committee approved the budget on tuesday after a long and heated debate about schools',
+    );
     expect(span.similarity).toBeGreaterThan(0.9);
   });
 
@@ -71,7 +79,10 @@ describe('canon: what extraction changes, ignored', () => {
 
 describe('canonText: the whole text at once gives each line its canon(normalize(line))', () => {
   /** The definition, line by line. */
-  function byLine(raw: string): { text: string; lines: { raw: string; start: number; end: number; pageStart: boolean }[] } {
+  function byLine(raw: string): {
+    text: string;
+    lines: { raw: string; start: number; end: number; pageStart: boolean }[];
+  } {
     const lines: { raw: string; start: number; end: number; pageStart: boolean }[] = [];
     let offset = 0;
     let pageStart = false;
@@ -138,7 +149,8 @@ describe('canonText: the whole text at once gives each line its canon(normalize(
       const c = String.fromCodePoint(cp);
       // (A character canon() drops between "\r" and "\n" sends canonText line by line: the second text alone.)
       for (const raw of [`A${c}\u03A3 x\n\u03A3${c}\fy${c}`, `a\r${c}\nb`]) {
-        if (JSON.stringify(shape(canonText(raw))) !== JSON.stringify(byLine(raw))) wrong.push(`U+${cp.toString(16).toUpperCase()} in ${JSON.stringify(raw)}`);
+        if (JSON.stringify(shape(canonText(raw))) !== JSON.stringify(byLine(raw)))
+          wrong.push(`U+${cp.toString(16).toUpperCase()} in ${JSON.stringify(raw)}`);
       }
     }
     expect(wrong.slice(0, 10)).toEqual([]);
@@ -152,13 +164,17 @@ describe('canonText: the whole text at once gives each line its canon(normalize(
 
 describe('findInterrupted: page furniture inside a quote', () => {
   const quote = canon(
-    normalize('the de facto standard for client-side web programming and is used for the application logic of browser-based productivity applications'),
+    normalize(
+      'the de facto standard for client-side web programming and is used for the application logic of browser-based productivity applications',
+    ),
   );
   test('a block set off by blank lines inside a sentence (a footnote or copyright box)', () => {
     const raw =
       'JavaScript, for example, is the de facto standard for client-side web programming\n\nPermission to make digital or hard copies of all or part of this work\nCopyright 2009 ACM\n\nand is used for the application logic of browser-based productivity\napplications such as Google Mail.';
     const found = findInterrupted(quote, canonText(raw));
-    expect(found?.gaps).toEqual(['Permission to make digital or hard copies of all or part of this work / Copyright 2009 ACM']);
+    expect(found?.gaps).toEqual([
+      'Permission to make digital or hard copies of all or part of this work / Copyright 2009 ACM',
+    ]);
   });
   test('a running header after a page break', () => {
     const raw =
@@ -166,8 +182,11 @@ describe('findInterrupted: page furniture inside a quote', () => {
     expect(findInterrupted(quote, canonText(raw))?.gaps).toEqual(['PLDI 2009 Dublin']);
   });
   test('line numbers between the lines of a transcript', () => {
-    const q = canon(normalize('we will hear argument first this morning in case 19-123, the petitioner against the respondent'));
-    const raw = '12 we will hear argument first\n13\nthis morning in case 19-123, the\n14\npetitioner against the respondent';
+    const q = canon(
+      normalize('we will hear argument first this morning in case 19-123, the petitioner against the respondent'),
+    );
+    const raw =
+      '12 we will hear argument first\n13\nthis morning in case 19-123, the\n14\npetitioner against the respondent';
     expect(findInterrupted(q, canonText(raw))?.gaps).toEqual(['13', '14']);
   });
   test('a line of running text the quote leaves out is not furniture', () => {
@@ -184,30 +203,53 @@ describe('findInterrupted: page furniture inside a quote', () => {
 
 describe('detectShell', () => {
   /** detectShell over a page as the pipeline gives it: the markup's signals read where the HTML is decoded (extract/markup.ts). */
-  const detectPageShell = ({ html, ...page }: { status: number; headers?: Record<string, string>; html: string; text: string }) =>
-    detectShell({ ...page, markup: markupSignals(html, page.text.length) });
+  const detectPageShell = ({
+    html,
+    ...page
+  }: {
+    status: number;
+    headers?: Record<string, string>;
+    html: string;
+    text: string;
+  }) => detectShell({ ...page, markup: markupSignals(html, page.text.length) });
   test('a bot check announced by its header, even with status 403', () => {
-    expect(detectPageShell({ status: 403, headers: { 'cf-mitigated': 'challenge' }, html: '<html></html>', text: '' })).toMatchObject({
+    expect(
+      detectPageShell({ status: 403, headers: { 'cf-mitigated': 'challenge' }, html: '<html></html>', text: '' }),
+    ).toMatchObject({
       kind: 'bot_check',
       strong: true,
     });
   });
   test('bot-check wording on a short page', () => {
-    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: normalize('Just a moment... Checking if the site connection is secure') })).toMatchObject({
+    expect(
+      detectPageShell({
+        status: 200,
+        html: '<p>x</p>',
+        text: normalize('Just a moment... Checking if the site connection is secure'),
+      }),
+    ).toMatchObject({
       kind: 'bot_check',
       strong: true,
     });
   });
   test('a subscription wall: strong when the page is short, weak on a long page', () => {
-    const wall = normalize('Headline. First paragraph of the story. Subscribe to continue reading. Already a subscriber? Log in');
-    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: wall })).toMatchObject({ kind: 'subscription', strong: true });
-    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: `${'long article text. '.repeat(300)} ${wall}` })).toMatchObject({
+    const wall = normalize(
+      'Headline. First paragraph of the story. Subscribe to continue reading. Already a subscriber? Log in',
+    );
+    expect(detectPageShell({ status: 200, html: '<p>x</p>', text: wall })).toMatchObject({
+      kind: 'subscription',
+      strong: true,
+    });
+    expect(
+      detectPageShell({ status: 200, html: '<p>x</p>', text: `${'long article text. '.repeat(300)} ${wall}` }),
+    ).toMatchObject({
       kind: 'subscription',
       strong: false,
     });
   });
   test('JSON-LD isAccessibleForFree false', () => {
-    const html = '<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree": false}</script><p>Intro</p>';
+    const html =
+      '<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree": false}</script><p>Intro</p>';
     expect(detectPageShell({ status: 200, html, text: 'intro' })).toMatchObject({
       kind: 'subscription',
       evidence: expect.stringContaining('isAccessibleForFree'),
@@ -219,21 +261,38 @@ describe('detectShell', () => {
   });
   test('a meta refresh page is a redirect shell naming its target; a long article with a meta refresh is not', () => {
     const refresh = '<meta http-equiv="refresh" content="0; url=https://example.com/story">';
-    expect(detectPageShell({ status: 200, html: `<html><head>${refresh}</head><body>Redirecting...</body></html>`, text: 'redirecting...' })).toMatchObject({
+    expect(
+      detectPageShell({
+        status: 200,
+        html: `<html><head>${refresh}</head><body>Redirecting...</body></html>`,
+        text: 'redirecting...',
+      }),
+    ).toMatchObject({
       kind: 'redirect',
       strong: true,
       evidence: 'meta refresh to https://example.com/story',
       redirect: { target: 'https://example.com/story', via: 'meta refresh' },
     });
     const text = normalize('The council met on Monday to discuss the new bridge. '.repeat(80));
-    expect(detectPageShell({ status: 200, html: `<html><head>${refresh}</head><body><article><p>...</p></article></body></html>`, text })).toBeNull();
+    expect(
+      detectPageShell({
+        status: 200,
+        html: `<html><head>${refresh}</head><body><article><p>...</p></article></body></html>`,
+        text,
+      }),
+    ).toBeNull();
   });
   test('a one-line script redirect on an empty page is a redirect shell, not a JavaScript-only shell', () => {
     const html = '<html><body><script>window.location.href = "https://example.com/next";</script></body></html>';
-    expect(detectPageShell({ status: 200, html, text: '' })).toMatchObject({ kind: 'redirect', evidence: 'script to https://example.com/next' });
+    expect(detectPageShell({ status: 200, html, text: '' })).toMatchObject({
+      kind: 'redirect',
+      evidence: 'script to https://example.com/next',
+    });
   });
   test('an ordinary article that mentions subscribing is not a shell', () => {
-    const text = normalize(`${'The council met on Monday to discuss the new bridge. '.repeat(80)} Subscribe to our newsletter for more local news.`);
+    const text = normalize(
+      `${'The council met on Monday to discuss the new bridge. '.repeat(80)} Subscribe to our newsletter for more local news.`,
+    );
     expect(detectPageShell({ status: 200, html: '<article><p>...</p></article>', text })).toBeNull();
   });
 });
@@ -319,7 +378,10 @@ describe('an extraction artifact: the note names what made the match', () => {
       'Conspiracy theories spread faster than the corrections',
       /^in the article text, except for soft hyphens, invisible on the page \(U\+00AD in "Conspiracy"\)$/,
     ],
-    ['The incubator will test several programs', /^in the article text, except for zero-width characters, invisible on the page \(U\+200B in "incubator"\)$/],
+    [
+      'The incubator will test several programs',
+      /^in the article text, except for zero-width characters, invisible on the page \(U\+200B in "incubator"\)$/,
+    ],
   ])('%j', async (quote, note) => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const r = await verifyQuote(`${server.origin}/p`, quote, { allowPrivate: true, htmlView: 'article' });
@@ -330,7 +392,9 @@ describe('an extraction artifact: the note names what made the match', () => {
   });
 
   test('a real PDF: the hyphen pdftotext drops where it joins two lines, named as such', async () => {
-    const server = await serve([{ path: '/paper.pdf', file: 'tracemonkey-p1.pdf', headers: { 'content-type': 'application/pdf' } }]);
+    const server = await serve([
+      { path: '/paper.pdf', file: 'tracemonkey-p1.pdf', headers: { 'content-type': 'application/pdf' } },
+    ]);
     const url = `${server.origin}/paper.pdf`;
     const dropped = await verifyQuote(url, 'uses a mixed-mode execution approach', { allowPrivate: true });
     expect(dropped.diagnosis).toBe('extraction_artifact');
@@ -340,7 +404,8 @@ describe('an extraction artifact: the note names what made the match', () => {
   });
 
   test('each equivalence canon() applies is named by its own kind', () => {
-    const kinds = (quote: string, source: string) => artifactDifferences(quote, source)?.map((d) => [d.kind, d.quote, d.source]);
+    const kinds = (quote: string, source: string) =>
+      artifactDifferences(quote, source)?.map((d) => [d.kind, d.quote, d.source]);
     expect(kinds('the end of the war', 'the end ofthe war')).toEqual([['glued', 'of the', 'ofthe']]);
     expect(kinds('SCIENCE PARSE', 'S CIENCE P ARSE')).toEqual([
       ['split', 'SCIENCE', 'S CIENCE'],
@@ -350,7 +415,9 @@ describe('an extraction artifact: the note names what made the match', () => {
       ['hyphen_kept', 'generate', 'gen- erate'],
       ['hyphen_kept', 'tables', 'ta- bles'],
     ]);
-    expect(kinds('a mixed-mode approach', 'a mixedmode approach')).toEqual([['hyphen_dropped', 'mixed-mode', 'mixedmode']]);
+    expect(kinds('a mixed-mode approach', 'a mixedmode approach')).toEqual([
+      ['hyphen_dropped', 'mixed-mode', 'mixedmode'],
+    ]);
     expect(kinds('NANOJIT, the back end', 'NANOJIT , the back end')).toEqual([['spacing', 'NANOJIT,', 'NANOJIT ,']]);
     expect(kinds('an e-mail to all', 'an email to all')).toEqual([['hyphen_dropped', 'e-mail', 'email']]);
     expect(kinds('a well known fact', 'a well-known fact')).toEqual([['dash', 'well known', 'well-known']]);
@@ -360,7 +427,12 @@ describe('an extraction artifact: the note names what made the match', () => {
       ['quote_mark', '"', '»'],
     ]);
     // French spacing inside guillemets is spacing around punctuation, named as such.
-    expect(kinds('"yes," she said', '« yes, » she said')?.map(([kind]) => kind)).toEqual(['quote_mark', 'spacing', 'spacing', 'quote_mark']);
+    expect(kinds('"yes," she said', '« yes, » she said')?.map(([kind]) => kind)).toEqual([
+      'quote_mark',
+      'spacing',
+      'spacing',
+      'quote_mark',
+    ]);
     // What normalization already folds is no difference: curly quotes, an em dash for a hyphen-minus, NFKC's ligatures and ellipsis.
     expect(kinds('“Efficient” - fine...', '"efficient" — fine…')).toEqual([]);
     expect(artifactDifferences('not there', 'something else')).toBeNull();

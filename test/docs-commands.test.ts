@@ -8,7 +8,11 @@ import { describe, expect, test } from 'vitest';
 import { buildProgram } from '../src/cli/main.js';
 import { docFiles, readDoc, shellLines } from './support/docs.js';
 
-type Word = { kind: 'word'; alternatives: string[] } | { kind: 'op'; op: string } | { kind: 'open' } | { kind: 'close' };
+type Word =
+  | { kind: 'word'; alternatives: string[] }
+  | { kind: 'op'; op: string }
+  | { kind: 'open' }
+  | { kind: 'close' };
 
 /** A shell line's words, as sh splits them (quotes removed; an unquoted `#` starting a word ends the line), with `[`, `]` and operators apart. */
 function words(line: string): Word[] {
@@ -69,7 +73,10 @@ function words(line: string): Word[] {
   return out;
 }
 
-type Item = { kind: 'word'; alternatives: string[] } | { kind: 'op'; op: string } | { kind: 'group'; alternatives: Item[][] };
+type Item =
+  | { kind: 'word'; alternatives: string[] }
+  | { kind: 'op'; op: string }
+  | { kind: 'group'; alternatives: Item[][] };
 
 /** Words into items: each [ ... ] a group whose `|` (spaced) separates alternatives. */
 function items(ws: Word[]): Item[] {
@@ -78,7 +85,8 @@ function items(ws: Word[]): Item[] {
     const alternatives: Item[][] = [[]];
     while (pos < ws.length) {
       const w = ws[pos++]!;
-      if (w.kind === 'open') alternatives[alternatives.length - 1]!.push({ kind: 'group', alternatives: sequence(true) });
+      if (w.kind === 'open')
+        alternatives[alternatives.length - 1]!.push({ kind: 'group', alternatives: sequence(true) });
       else if (w.kind === 'close') {
         if (!inGroup) throw new Error('a "]" without its "["');
         return alternatives;
@@ -97,7 +105,13 @@ function expand(seq: Item[]): string[][] {
     s.reduce(
       (n, it) =>
         n +
-        (it.kind === 'word' ? (it.alternatives.length > 1 ? 1 : 0) : it.kind === 'group' ? 1 + it.alternatives.reduce((m, a) => m + choicePoints(a), 0) : 0),
+        (it.kind === 'word'
+          ? it.alternatives.length > 1
+            ? 1
+            : 0
+          : it.kind === 'group'
+            ? 1 + it.alternatives.reduce((m, a) => m + choicePoints(a), 0)
+            : 0),
       0,
     );
   // A variant is "vary choice point k to its alternative j"; -1 means all first choices.
@@ -250,10 +264,12 @@ describe('the command reader', () => {
   });
 
   test('pipes, && and a command after --', () => {
-    expect(quotecheckArgvs(expand(items(words('echo "a long quote" | quotecheck verify --url URL --quote -'))).flat())).toEqual([
-      ['verify', '--url', 'URL', '--quote', '-'],
+    expect(
+      quotecheckArgvs(expand(items(words('echo "a long quote" | quotecheck verify --url URL --quote -'))).flat()),
+    ).toEqual([['verify', '--url', 'URL', '--quote', '-']]);
+    expect(quotecheckArgvs(expand(items(words('claude mcp add quotecheck -- npx quotecheck mcp'))).flat())).toEqual([
+      ['mcp'],
     ]);
-    expect(quotecheckArgvs(expand(items(words('claude mcp add quotecheck -- npx quotecheck mcp'))).flat())).toEqual([['mcp']]);
     expect(quotecheckArgvs(expand(items(words('npm ci && npm pack'))).flat())).toEqual([]);
   });
 

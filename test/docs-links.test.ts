@@ -55,33 +55,37 @@ describe('README.md and docs/', () => {
     for (const file of docFiles().slice(1)) expect(readme, file).toContain(`](${file})`);
   });
 
-  test.each(docFiles())('%s: every relative link names a file that exists, and every #anchor a heading of it', (file) => {
-    const problems: string[] = [];
-    const base = dirname(join(ROOT, file));
-    for (const { line, target } of links(readDoc(file))) {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:, ...
-      const [path, anchor] = target.split('#', 2) as [string, string | undefined];
-      const resolved = path === '' ? join(ROOT, file) : normalize(join(base, decodeURIComponent(path)));
-      const where = `${file}:${line}: ${target}`;
-      // A link out of the repository works on one machine only: a clone has nothing there.
-      if (relative(ROOT, resolved).startsWith('..')) {
-        problems.push(`${where}: points outside the repository`);
-        continue;
+  test.each(docFiles())(
+    '%s: every relative link names a file that exists, and every #anchor a heading of it',
+    (file) => {
+      const problems: string[] = [];
+      const base = dirname(join(ROOT, file));
+      for (const { line, target } of links(readDoc(file))) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:, ...
+        const [path, anchor] = target.split('#', 2) as [string, string | undefined];
+        const resolved = path === '' ? join(ROOT, file) : normalize(join(base, decodeURIComponent(path)));
+        const where = `${file}:${line}: ${target}`;
+        // A link out of the repository works on one machine only: a clone has nothing there.
+        if (relative(ROOT, resolved).startsWith('..')) {
+          problems.push(`${where}: points outside the repository`);
+          continue;
+        }
+        if (!existsSync(resolved)) {
+          problems.push(`${where}: ${relative(ROOT, resolved) || resolved} does not exist`);
+          continue;
+        }
+        if (anchor === undefined) continue;
+        if (!resolved.endsWith('.md') || statSync(resolved).isDirectory()) {
+          problems.push(`${where}: an anchor into a file that is not Markdown`);
+          continue;
+        }
+        const target_anchors = anchors(readDoc(relative(ROOT, resolved)));
+        if (!target_anchors.has(anchor))
+          problems.push(`${where}: no heading of ${relative(ROOT, resolved)} has the anchor #${anchor}`);
       }
-      if (!existsSync(resolved)) {
-        problems.push(`${where}: ${relative(ROOT, resolved) || resolved} does not exist`);
-        continue;
-      }
-      if (anchor === undefined) continue;
-      if (!resolved.endsWith('.md') || statSync(resolved).isDirectory()) {
-        problems.push(`${where}: an anchor into a file that is not Markdown`);
-        continue;
-      }
-      const target_anchors = anchors(readDoc(relative(ROOT, resolved)));
-      if (!target_anchors.has(anchor)) problems.push(`${where}: no heading of ${relative(ROOT, resolved)} has the anchor #${anchor}`);
-    }
-    expect(problems).toEqual([]);
-  });
+      expect(problems).toEqual([]);
+    },
+  );
 
   test("a link found and checked: the link reader sees the README's links to docs/", () => {
     const found = links(readDoc('README.md')).map((l) => l.target);
@@ -113,7 +117,8 @@ function codeFiles(): string[] {
 function docCitations(text: string): { line: number; file: string; anchor: string | undefined }[] {
   const out: { line: number; file: string; anchor: string | undefined }[] = [];
   text.split('\n').forEach((l, i) => {
-    for (const m of l.matchAll(/\bdocs\/([\w.-]+?\.md)(?:#([\p{L}\p{N}_-]+))?/gu)) out.push({ line: i + 1, file: `docs/${m[1]}`, anchor: m[2] });
+    for (const m of l.matchAll(/\bdocs\/([\w.-]+?\.md)(?:#([\p{L}\p{N}_-]+))?/gu))
+      out.push({ line: i + 1, file: `docs/${m[1]}`, anchor: m[2] });
   });
   return out;
 }
@@ -123,7 +128,8 @@ function citationProblems(where: string, text: string): string[] {
   return docCitations(text).flatMap(({ line, file, anchor }) => {
     const at = `${where}:${line}: ${file}${anchor === undefined ? '' : `#${anchor}`}`;
     if (!existsSync(join(ROOT, file))) return [`${at}: ${file} does not exist`];
-    if (anchor !== undefined && !anchors(readDoc(file)).has(anchor)) return [`${at}: no heading of ${file} has the anchor #${anchor}`];
+    if (anchor !== undefined && !anchors(readDoc(file)).has(anchor))
+      return [`${at}: no heading of ${file} has the anchor #${anchor}`];
     return [];
   });
 }
@@ -135,7 +141,9 @@ describe('the rules the code cites are in docs/', () => {
   });
 
   test('the citations are found: most rules are cited, by anchor', () => {
-    const cited = codeFiles().flatMap((f) => docCitations(readFileSync(join(ROOT, f), 'utf8')).filter((c) => c.anchor !== undefined));
+    const cited = codeFiles().flatMap((f) =>
+      docCitations(readFileSync(join(ROOT, f), 'utf8')).filter((c) => c.anchor !== undefined),
+    );
     expect(cited.length).toBeGreaterThan(90);
     const anchorsCited = new Set(cited.map((c) => `${c.file}#${c.anchor}`));
     for (const rule of [
@@ -158,7 +166,9 @@ describe('the rules the code cites are in docs/', () => {
     // Spelt in pieces, so that this file's own text cites nothing wrong.
     const [file, good, bad] = [['docs', 'how-it-decides.md'].join('/'), 'decoding', 'decodng'];
     expect(citationProblems('x.ts', `// (${file}#${good})`)).toEqual([]);
-    expect(citationProblems('x.ts', `// (${file}#${bad}): the rule`)).toEqual([`x.ts:1: ${file}#${bad}: no heading of ${file} has the anchor #${bad}`]);
+    expect(citationProblems('x.ts', `// (${file}#${bad}): the rule`)).toEqual([
+      `x.ts:1: ${file}#${bad}: no heading of ${file} has the anchor #${bad}`,
+    ]);
     expect(citationProblems('x.ts', `/** ${['docs', 'how-it-decide.md'].join('/')}#${good} */`)).toHaveLength(1);
   });
 

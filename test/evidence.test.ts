@@ -41,7 +41,12 @@ describe('wordDiff: the quote against the span, word by word', () => {
   });
 
   test('punctuation is not a difference: quotes around a word, a comma after it, a dash joining two words', () => {
-    expect(wordDiff('the mayor said the vote was the right call for our town', 'The Mayor said the vote “was the wrong call for our town,”')).toEqual([
+    expect(
+      wordDiff(
+        'the mayor said the vote was the right call for our town',
+        'The Mayor said the vote “was the wrong call for our town,”',
+      ),
+    ).toEqual([
       { op: 'equal', text: 'The Mayor said the vote “was the' },
       { op: 'missing', text: 'right' },
       { op: 'extra', text: 'wrong' },
@@ -110,8 +115,12 @@ describe("nearest in the page's own wording, with its diff", () => {
     const run = await checkClaims([{ id: 'm', quote, url: `${server.origin}/p` }], { allowPrivate: true });
     const r = run.results[0]!;
     expect(r).toMatchObject({ label: 'no_match', diagnosis: 'near_miss' });
-    expect(r.nearest!.raw).toBe('the Subcommittee approved the “Budget” on Tuesday—after a long debate over schools and roads.');
-    expect(r.nearest!.text).toBe('the subcommittee approved the "budget" on tuesday-after a long debate over schools and roads.');
+    expect(r.nearest!.raw).toBe(
+      'the Subcommittee approved the “Budget” on Tuesday—after a long debate over schools and roads.',
+    );
+    expect(r.nearest!.text).toBe(
+      'the subcommittee approved the "budget" on tuesday-after a long debate over schools and roads.',
+    );
     expect(r.nearest!.diff).toEqual([
       { op: 'equal', text: 'the' },
       { op: 'missing', text: 'committee' },
@@ -165,9 +174,23 @@ describe("nearest in the page's own wording, with its diff", () => {
   test('the --report JSON Lines carry nearest.raw and nearest.diff', async () => {
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
     const { claims, out, report } = claimsRun([
-      { id: 'm', quote: "Members said the vote was very close, and the Mayor's office welcomed it.", url: `${server.origin}/p` },
+      {
+        id: 'm',
+        quote: "Members said the vote was very close, and the Mayor's office welcomed it.",
+        url: `${server.origin}/p`,
+      },
     ]);
-    const r = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report]);
+    const r = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      claims,
+      '--out',
+      out,
+      '--report',
+      report,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const row = JSON.parse(readFileSync(report, 'utf8').trim());
     expect(row.nearest.raw).toBe('Members said the vote was close, and the Mayor’s office welcomed it.');
@@ -186,10 +209,20 @@ describe('verify shows the difference', () => {
     const r = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/p`, '--quote', quote]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toContain('  Members said the vote was close, and the Mayor’s office welcomed it.\n');
-    expect(r.stdout).toContain('  Members said the vote was [-very-] close, and the Mayor’s office [-opposed-] {+welcomed+} it.\n');
+    expect(r.stdout).toContain(
+      '  Members said the vote was [-very-] close, and the Mayor’s office [-opposed-] {+welcomed+} it.\n',
+    );
     expect(r.stdout).not.toContain('\x1b[');
     expect(r.stdout.match(/similarity/g)).toHaveLength(1);
-    const j = await runCliInProcess(['verify', '--allow-private', '--json', '--url', `${server.origin}/p`, '--quote', quote]);
+    const j = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--json',
+      '--url',
+      `${server.origin}/p`,
+      '--quote',
+      quote,
+    ]);
     expect(j.code, j.stderr).toBe(1);
     const out = JSON.parse(j.stdout);
     expect(out.nearest.raw).toBe('Members said the vote was close, and the Mayor’s office welcomed it.');
@@ -209,9 +242,18 @@ describe('verify shows the difference', () => {
     expect(useColour({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
     expect(useColour({ isTTY: false }, {})).toBe(false);
     const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
-    const run = await checkClaims([{ id: 'x', quote: "Members said the vote was close, and the Mayor's office opposed it.", url: `${server.origin}/p` }], {
-      allowPrivate: true,
-    });
+    const run = await checkClaims(
+      [
+        {
+          id: 'x',
+          quote: "Members said the vote was close, and the Mayor's office opposed it.",
+          url: `${server.origin}/p`,
+        },
+      ],
+      {
+        allowPrivate: true,
+      },
+    );
     const text = describeResult(run.results[0]!, true);
     expect(text).toContain('\x1b[31;9mopposed\x1b[29;39m \x1b[32mwelcomed\x1b[39m');
     expect(text).toContain('red, struck: only in the quote; green: only in the source');

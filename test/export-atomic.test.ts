@@ -56,7 +56,17 @@ describe('export is all or nothing', () => {
     mkdirSync(parent);
     const out = join(parent, 'frozen');
     // The last task's source is missing: found after the first two tasks have their folders and archives.
-    const failed = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', short, '--task-field', 'task']);
+    const failed = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      out,
+      '--warc',
+      short,
+      '--task-field',
+      'task',
+    ]);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toMatch(
       /^quotecheck: error: .*short\.warc\.gz: has no exchange for 1 source of charlie, e.g. http:\/\/127\.0\.0\.1:\d+\/c; record a run/,
@@ -66,11 +76,31 @@ describe('export is all or nothing', () => {
 
     // Under folders that do not exist yet: they are made for the export, and go with it.
     const deep = join(dir, 'new', 'deeper', 'frozen');
-    const failedDeep = await runCliInProcess(['export', '--labelled', labelled, '--out', deep, '--warc', short, '--task-field', 'task']);
+    const failedDeep = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      deep,
+      '--warc',
+      short,
+      '--task-field',
+      'task',
+    ]);
     expect(failedDeep.code).toBe(2);
     expect(existsSync(join(dir, 'new'))).toBe(false);
 
-    const rerun = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', good, '--task-field', 'task']);
+    const rerun = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      out,
+      '--warc',
+      good,
+      '--task-field',
+      'task',
+    ]);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stdout).toMatch(/^wrote 3 tasks \(3 claims, 3 sources\) to .*frozen; a frozen edition/);
     expect(entries(parent)).toEqual(['frozen']);
@@ -86,14 +116,34 @@ describe('export is all or nothing', () => {
     const out = join(dir, 'frozen');
     mkdirSync(out);
     chmodSync(out, 0o750);
-    const failed = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', short, '--task-field', 'task']);
+    const failed = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      out,
+      '--warc',
+      short,
+      '--task-field',
+      'task',
+    ]);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toMatch(/has no exchange for 1 source of charlie/);
     expect(entries(out)).toEqual([]);
     expect(entries(dir).filter((e) => e.startsWith('.'))).toEqual([]);
     expect(statSync(out).mode & 0o777).toBe(0o750);
 
-    const rerun = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', good, '--task-field', 'task']);
+    const rerun = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      out,
+      '--warc',
+      good,
+      '--task-field',
+      'task',
+    ]);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(entries(out)).toEqual(['alpha', 'bravo', 'charlie']);
     expect(entries(dir).filter((e) => e.startsWith('.'))).toEqual([]);
@@ -132,7 +182,16 @@ describe('export is all or nothing', () => {
     expect(r.stderr).toBe(`quotecheck: error: export stopped by SIGTERM; nothing was written to ${out}\n`);
     expect(entries(parent)).toEqual([]);
 
-    const rerun = await runCliInProcess(['export', '--allow-private', '--labelled', labelled, '--out', out, '--per-task', '1']);
+    const rerun = await runCliInProcess([
+      'export',
+      '--allow-private',
+      '--labelled',
+      labelled,
+      '--out',
+      out,
+      '--per-task',
+      '1',
+    ]);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(entries(out)).toHaveLength(40);
     expect(entries(parent)).toEqual(['many']);
@@ -141,7 +200,10 @@ describe('export is all or nothing', () => {
   it('a staging folder a killed export left inside --out is named in the refusal', async () => {
     const dir = tempDir();
     const labelled = join(dir, 'one.jsonl');
-    writeFileSync(labelled, JSON.stringify({ id: 'x', quote: 'a quote', url: 'http://127.0.0.1:9/x', label: 'verbatim' }) + '\n');
+    writeFileSync(
+      labelled,
+      JSON.stringify({ id: 'x', quote: 'a quote', url: 'http://127.0.0.1:9/x', label: 'verbatim' }) + '\n',
+    );
     const out = join(dir, 'out');
     mkdirSync(join(out, '.partial-4242-0123abcd'), { recursive: true });
     const r = await runCliInProcess(['export', '--labelled', labelled, '--out', out]);
@@ -153,7 +215,9 @@ describe('export is all or nothing', () => {
 });
 
 // Root and a private mount namespace: a small tmpfs for a disk that fills up half-way, and --out as a mount point.
-const canMount = process.getuid?.() === 0 && spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
+const canMount =
+  process.getuid?.() === 0 &&
+  spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
 
 /** Runs `script` (sh, `$1` = `arg`) in a private mount namespace; what it mounts is gone when it returns. */
 function inMountNamespace(script: string, arg: string): { status: number | null; stdout: string; stderr: string } {
@@ -167,7 +231,12 @@ function inMountNamespace(script: string, arg: string): { status: number | null;
 describe.skipIf(!canMount)('export on file systems of its own (private mount namespace)', () => {
   it('the disk fills up half-way through the tasks: one line naming it, and the file system left empty', () => {
     const dir = tempDir();
-    const rows = Array.from({ length: 6 }, (_, i) => ({ id: `d${i}`, quote: `quote ${i}`, url: `http://127.0.0.1:9/d${i}`, label: 'verbatim' }));
+    const rows = Array.from({ length: 6 }, (_, i) => ({
+      id: `d${i}`,
+      quote: `quote ${i}`,
+      url: `http://127.0.0.1:9/d${i}`,
+      label: 'verbatim',
+    }));
     const labelled = join(dir, 'disk.jsonl');
     writeFileSync(labelled, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     mkdirSync(join(dir, 'small'));
@@ -202,6 +271,8 @@ echo "beside it:"; ls -A "$1" | grep '^\\.' ; true`,
     );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/has no exchange for 1 source of charlie/);
-    expect(r.stdout).toBe('exit=2\nafter the failure:\nexit=0\nafter the rerun:\nalpha\nbravo\ncharlie\n3\nbeside it:\n');
+    expect(r.stdout).toBe(
+      'exit=2\nafter the failure:\nexit=0\nafter the rerun:\nalpha\nbravo\ncharlie\n3\nbeside it:\n',
+    );
   });
 });

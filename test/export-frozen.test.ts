@@ -18,14 +18,43 @@ const STEADY = 'Lighthouse keepers logged every passing vessel by hand.';
 async function recordedRun(): Promise<{ dir: string; labelled: string; warc: string; hits: () => number }> {
   const dir = tempDir();
   const server = await serve([
-    { path: '/flaky', body: page(FLAKY), headers: html, failFirst: { count: 1, status: 503, headers: { 'retry-after': '1' } } },
+    {
+      path: '/flaky',
+      body: page(FLAKY),
+      headers: html,
+      failFirst: { count: 1, status: 503, headers: { 'retry-after': '1' } },
+    },
     { path: '/steady', body: page(STEADY), headers: html },
   ]);
   const rows = [
-    { task: 'ferry', id: 'f1', quote: 'changes on the first Monday of March', url: `${server.origin}/flaky`, label: 'verbatim' },
-    { task: 'ferry', id: 'f2', quote: 'changes on the last Monday of March', url: `${server.origin}/flaky`, label: 'no_match' },
-    { task: 'light', id: 's1', quote: 'logged every passing vessel by hand', url: `${server.origin}/steady`, label: 'verbatim' },
-    { task: 'light', id: 's2', quote: 'logged every passing ship by hand', url: `${server.origin}/steady`, label: 'no_match' },
+    {
+      task: 'ferry',
+      id: 'f1',
+      quote: 'changes on the first Monday of March',
+      url: `${server.origin}/flaky`,
+      label: 'verbatim',
+    },
+    {
+      task: 'ferry',
+      id: 'f2',
+      quote: 'changes on the last Monday of March',
+      url: `${server.origin}/flaky`,
+      label: 'no_match',
+    },
+    {
+      task: 'light',
+      id: 's1',
+      quote: 'logged every passing vessel by hand',
+      url: `${server.origin}/steady`,
+      label: 'verbatim',
+    },
+    {
+      task: 'light',
+      id: 's2',
+      quote: 'logged every passing ship by hand',
+      url: `${server.origin}/steady`,
+      label: 'no_match',
+    },
   ];
   const labelled = join(dir, 'labelled.jsonl');
   writeFileSync(labelled, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
@@ -35,9 +64,24 @@ async function recordedRun(): Promise<{ dir: string; labelled: string; warc: str
     rows.map(({ task: _t, label: _l, ...c }) => c),
   );
   // The run's defaults, as a builder records: 3 retries, so the 503 is followed by the 200.
-  const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'answers.json'), '--record', warc]);
+  const rec = await runCliInProcess([
+    'run',
+    '--allow-private',
+    '--quiet',
+    '--claims',
+    claims,
+    '--out',
+    join(dir, 'answers.json'),
+    '--record',
+    warc,
+  ]);
   expect(rec.code, rec.stderr).toBe(0);
-  expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ f1: 'verbatim', f2: 'no_match', s1: 'verbatim', s2: 'no_match' });
+  expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({
+    f1: 'verbatim',
+    f2: 'no_match',
+    s1: 'verbatim',
+    s2: 'no_match',
+  });
   return { dir, labelled, warc, hits: () => server.hits('/flaky') };
 }
 
@@ -57,7 +101,17 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     expect(hits()).toBe(2);
     const out = join(dir, 'frozen');
     const started = performance.now();
-    const r = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--warc', warc, '--task-field', 'task']);
+    const r = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      out,
+      '--warc',
+      warc,
+      '--task-field',
+      'task',
+    ]);
     const seconds = (performance.now() - started) / 1000;
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -82,7 +136,13 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     const solve = join(out, 'ferry', 'solution', 'solve.sh');
     writeFileSync(solve, readFileSync(solve, 'utf8').replace(/"\$@"/, '"$@" --retries 0'));
     expect(await frozenDisagreements(result.tasks, tasks, opts)).toEqual([
-      expect.objectContaining({ task: 'ferry', id: 'f1', label: 'verbatim', oracle: 'no_match', diagnosis: 'fetch_failed' }),
+      expect.objectContaining({
+        task: 'ferry',
+        id: 'f1',
+        label: 'verbatim',
+        oracle: 'no_match',
+        diagnosis: 'fetch_failed',
+      }),
     ]);
     expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
   }, 60_000);
@@ -101,33 +161,55 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     const dir = tempDir();
     // Twelve sources, a task each: the check runs long enough to be stopped in the middle.
     const server = await serve(
-      Array.from({ length: 12 }, (_, i) => ({ path: `/p${i}`, body: page(`Page ${i} says the tide turned at noon.`), headers: html })),
+      Array.from({ length: 12 }, (_, i) => ({
+        path: `/p${i}`,
+        body: page(`Page ${i} says the tide turned at noon.`),
+        headers: html,
+      })),
     );
-    const rows = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, quote: 'the tide turned at noon', url: `${server.origin}/p${i}`, label: 'verbatim' }));
+    const rows = Array.from({ length: 12 }, (_, i) => ({
+      id: `c${i}`,
+      quote: 'the tide turned at noon',
+      url: `${server.origin}/p${i}`,
+      label: 'verbatim',
+    }));
     const claims = writeJson(
       join(dir, 'claims.json'),
       rows.map(({ label: _l, ...c }) => c),
     );
     const warc = join(dir, 'run.warc.gz');
-    const rec = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', join(dir, 'a.json'), '--record', warc]);
+    const rec = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      claims,
+      '--out',
+      join(dir, 'a.json'),
+      '--record',
+      warc,
+    ]);
     expect(rec.code, rec.stderr).toBe(0);
     const labelled = join(dir, 'labelled.jsonl');
     writeFileSync(labelled, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
     const parent = join(dir, 'datasets');
     mkdirSync(parent);
     let staging: string | undefined;
-    const r = await runCli(['export', '--labelled', labelled, '--out', join(parent, 'frozen'), '--warc', warc, '--per-task', '1'], {
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          const folder = readdirSync(parent).find((e) => e.startsWith('.frozen.partial-'));
-          if (!folder || !readdirSync(join(parent, folder)).some((e) => e.startsWith('.frozen-check-'))) return;
-          staging = folder;
-          clearInterval(poll);
-          child.kill('SIGTERM');
-        }, 5);
-        child.on('exit', () => clearInterval(poll));
+    const r = await runCli(
+      ['export', '--labelled', labelled, '--out', join(parent, 'frozen'), '--warc', warc, '--per-task', '1'],
+      {
+        onSpawn: (child) => {
+          const poll = setInterval(() => {
+            const folder = readdirSync(parent).find((e) => e.startsWith('.frozen.partial-'));
+            if (!folder || !readdirSync(join(parent, folder)).some((e) => e.startsWith('.frozen-check-'))) return;
+            staging = folder;
+            clearInterval(poll);
+            child.kill('SIGTERM');
+          }, 5);
+          child.on('exit', () => clearInterval(poll));
+        },
       },
-    });
+    );
     expect(staging, 'the check ended before it was seen running').toBeDefined();
     expect(r.code).toBe(143);
     expect(r.stderr).toMatch(/export stopped by SIGTERM; nothing was written to /);

@@ -23,7 +23,13 @@ describe("the network rule by a URL's host alone", () => {
       ['http://LOCALHOST./', 'localhost. is a loopback name'],
     ];
     for (const [url, why] of refused) expect(refusedHost(url), url).toBe(why);
-    for (const url of ['https://example.org/a', 'http://8.8.8.8/', 'http://[2001:4860:4860::8888]/', 'http://localhost.example.org/', 'not a url'])
+    for (const url of [
+      'https://example.org/a',
+      'http://8.8.8.8/',
+      'http://[2001:4860:4860::8888]/',
+      'http://localhost.example.org/',
+      'not a url',
+    ])
       expect(refusedHost(url), url).toBeUndefined();
   });
 });
@@ -53,19 +59,40 @@ describe('export and private networks', () => {
     );
     expect(existsSync(out)).toBe(false);
     // Told, the export writes them, and the oracle's run is told too.
-    const allowed = await runCliInProcess(['export', '--labelled', labelled, '--out', out, '--allow-private', '--name', 'p']);
+    const allowed = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      out,
+      '--allow-private',
+      '--name',
+      'p',
+    ]);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(readFileSync(join(out, 'p-001', 'solution', 'solve.sh'), 'utf8')).toContain('--allow-private');
   });
 
   it('one claim is named in the singular; public sources need nothing', async () => {
     const dir = tempDir();
-    const one = await runCliInProcess(['export', '--labelled', writeJson(join(dir, 'one.json'), [row('a', 'http://10.0.0.5/p')]), '--out', join(dir, 'a')]);
+    const one = await runCliInProcess([
+      'export',
+      '--labelled',
+      writeJson(join(dir, 'one.json'), [row('a', 'http://10.0.0.5/p')]),
+      '--out',
+      join(dir, 'a'),
+    ]);
     expect(one.code).toBe(2);
     expect(one.stderr).toMatch(
       /^quotecheck: error: 1 claim cites a source on a private network, which the tasks' oracle would refuse: "a" \(http:\/\/10\.0\.0\.5\/p: 10\.0\.0\.5 is private \(10\.0\.0\.0\/8\)\); if the tasks are meant to reach it/,
     );
-    const pub = await runCliInProcess(['export', '--labelled', writeJson(join(dir, 'pub.json'), [row('b', 'https://example.org/')]), '--out', join(dir, 'b')]);
+    const pub = await runCliInProcess([
+      'export',
+      '--labelled',
+      writeJson(join(dir, 'pub.json'), [row('b', 'https://example.org/')]),
+      '--out',
+      join(dir, 'b'),
+    ]);
     expect(pub.code, pub.stderr).toBe(0);
   });
 });

@@ -33,7 +33,11 @@ describe('HTML: blocks and <br> separate text, inline elements do not', () => {
   });
 
   test('the head (title, meta) is not part of the text', () => {
-    expect(fullText('<html><head><title>Headline</title><meta name="description" content="desc"></head><body>body</body></html>')).toBe('body');
+    expect(
+      fullText(
+        '<html><head><title>Headline</title><meta name="description" content="desc"></head><body>body</body></html>',
+      ),
+    ).toBe('body');
   });
 
   test('Readability finds the article and renders it block-aware too', () => {
@@ -51,7 +55,8 @@ describe('HTML: blocks and <br> separate text, inline elements do not', () => {
 
   test("a style sheet that jsdom's CSS parser chokes on does not stop extraction", () => {
     // css-tree throws ") is expected" on this calc(); parsed normally, jsdom would throw from its constructor.
-    const html = '<html><head><style>.a{width:calc(100% - (2*var(--x))}</style></head><body><p style="width:calc(1px + (2px">still here</p></body></html>';
+    const html =
+      '<html><head><style>.a{width:calc(100% - (2*var(--x))}</style></head><body><p style="width:calc(1px + (2px">still here</p></body></html>';
     expect(fullText(html)).toBe('still here');
   });
 });
@@ -68,12 +73,17 @@ describe('charsets (HTML standard sniffing)', () => {
   test('the HTTP charset wins over <meta>; a BOM wins over both', () => {
     const bytes = Buffer.from('<meta charset="utf-8"><p>caf\xe9</p>', 'latin1');
     expect(decodeHtml(bytes, 'windows-1252').text).toContain('café');
-    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<meta charset="windows-1252"><p>café</p>')]);
+    const bom = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('<meta charset="windows-1252"><p>café</p>'),
+    ]);
     expect(decodeHtml(bom, 'iso-8859-2')).toMatchObject({ charset: 'UTF-8', charsetSource: 'bom' });
   });
 
   test('shift_jis by http-equiv meta', () => {
-    const head = Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><p>');
+    const head = Buffer.from(
+      '<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><p>',
+    );
     const kana = Buffer.from([0x82, 0xa0, 0x82, 0xa2, 0x82, 0xa4]); // あいう in Shift_JIS
     const decoded = decodeHtml(Buffer.concat([head, kana, Buffer.from('</p></body></html>')]));
     expect(decoded.charset).toBe('Shift_JIS');
@@ -81,7 +91,10 @@ describe('charsets (HTML standard sniffing)', () => {
   });
 
   test('undeclared: UTF-8 when valid, windows-1252 when not', () => {
-    expect(decodeHtml(Buffer.from('<p>naïve “quotes”</p>'))).toMatchObject({ charset: 'UTF-8', charsetSource: 'default' });
+    expect(decodeHtml(Buffer.from('<p>naïve “quotes”</p>'))).toMatchObject({
+      charset: 'UTF-8',
+      charsetSource: 'default',
+    });
     const legacy = decodeHtml(Buffer.from([0x3c, 0x70, 0x3e, 0x93, 0x68, 0x69, 0x94, 0x20, 0x80]));
     expect(legacy).toMatchObject({ charset: 'windows-1252', charsetSource: 'default' });
     expect(legacy.text).toBe('<p>“hi” €');
@@ -111,14 +124,21 @@ describe('what a body is', () => {
 describe('PDF via pdftotext', () => {
   const url = 'http://127.0.0.1/paper';
   test('a two-column paper: a quote that crosses a line break matches; one that crosses into the next column past a footnote does not', async () => {
-    const text = await extractSource({ body: fixture('tracemonkey-p1.pdf'), contentType: 'application/pdf', url }, opts);
+    const text = await extractSource(
+      { body: fixture('tracemonkey-p1.pdf'), contentType: 'application/pdf', url },
+      opts,
+    );
     expect(text.views).toHaveLength(1);
     expect(text.views[0]!.extractor).toBe('pdftotext');
     const body = normalize(text.views[0]!.text);
     expect(body).toContain(
-      normalize('We present an alternative compilation technique for dynamically-typed languages that identifies frequently executed loop traces at run-time'),
+      normalize(
+        'We present an alternative compilation technique for dynamically-typed languages that identifies frequently executed loop traces at run-time',
+      ),
     );
-    expect(body).not.toContain(normalize('the de facto standard for client-side web programming and is used for the application logic'));
+    expect(body).not.toContain(
+      normalize('the de facto standard for client-side web programming and is used for the application logic'),
+    );
     // pdftotext joins "mixed-" at a line end with "mode": the hyphenated quote is not found.
     expect(body).toContain('uses a mixedmode execution approach');
     expect(body).not.toContain('uses a mixed-mode execution approach');
@@ -138,13 +158,19 @@ describe('PDF via pdftotext', () => {
   });
 
   test('a missing pdftotext names the package to install', async () => {
-    const err = await extractSource({ body: fixture('tracemonkey-p1.pdf'), url }, { ...opts, pdftotext: 'pdftotext-not-installed' }).catch((e) => e);
+    const err = await extractSource(
+      { body: fixture('tracemonkey-p1.pdf'), url },
+      { ...opts, pdftotext: 'pdftotext-not-installed' },
+    ).catch((e) => e);
     expect(err).toMatchObject({ kind: 'tool_missing' });
     expect(err.message).toMatch(/poppler-utils/);
   });
 
   test("bytes that are not a PDF but claim to be one fail with pdftotext's reason", async () => {
-    const err = await extractSource({ body: Buffer.from('not a pdf at all'), contentType: 'application/pdf', url }, opts).catch((e) => e);
+    const err = await extractSource(
+      { body: Buffer.from('not a pdf at all'), contentType: 'application/pdf', url },
+      opts,
+    ).catch((e) => e);
     expect(err).toMatchObject({ kind: 'failed' });
   });
 });
@@ -170,7 +196,10 @@ parentPort.on('message', ({ id }) => {
     const pool = new HtmlPool(1, standIn(true));
     try {
       const result = await pool.extract(new Uint8Array(), undefined, 500);
-      expect(result.views).toEqual({ full: 'The Full Text', articleNote: 'no article view: Readability stopped at the 0.5 s limit (full view only)' });
+      expect(result.views).toEqual({
+        full: 'The Full Text',
+        articleNote: 'no article view: Readability stopped at the 0.5 s limit (full view only)',
+      });
       expect(result.normalized).toEqual({ full: 'the full text' });
     } finally {
       await pool.close();
@@ -180,7 +209,10 @@ parentPort.on('message', ({ id }) => {
   test('a page not even parsed in time is a timeout', async () => {
     const pool = new HtmlPool(1, standIn(false));
     try {
-      await expect(pool.extract(new Uint8Array(), undefined, 500)).rejects.toMatchObject({ kind: 'timeout', message: 'HTML extraction stopped after 0.5 s' });
+      await expect(pool.extract(new Uint8Array(), undefined, 500)).rejects.toMatchObject({
+        kind: 'timeout',
+        message: 'HTML extraction stopped after 0.5 s',
+      });
     } finally {
       await pool.close();
     }

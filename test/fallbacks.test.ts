@@ -113,9 +113,15 @@ function extractInProcess(bytes: Uint8Array, httpCharset: string | undefined): P
   const replies: HtmlJobReply[] = [];
   runHtmlJob({ id: 0, bytes, httpCharset }, (r) => replies.push(r));
   const [full, article] = replies;
-  if (!full?.ok) return Promise.reject(new ExtractError('failed', `HTML extraction failed: ${full?.ok === false ? full.message : 'no reply'}`));
+  if (!full?.ok)
+    return Promise.reject(
+      new ExtractError('failed', `HTML extraction failed: ${full?.ok === false ? full.message : 'no reply'}`),
+    );
   if (full.stage !== 'full') throw new Error('the full view comes first');
-  const fallbacks = [...(full.fallbacks ?? []), ...(article?.ok && article.stage === 'article' ? (article.fallbacks ?? []) : [])];
+  const fallbacks = [
+    ...(full.fallbacks ?? []),
+    ...(article?.ok && article.stage === 'article' ? (article.fallbacks ?? []) : []),
+  ];
   const result: HtmlJobResult = {
     views: { full: full.full, articleNote: full.articleNote },
     normalized: { full: full.normalizedFull },
@@ -148,9 +154,19 @@ const QUOTE = 'Café society – a naïve “quoted” sentence';
 const BODY = `<body><article><h1>Moved</h1><p>${QUOTE}, kept whole by every stage.</p><p>${'Filler text for the article. '.repeat(30)}</p></article></body></html>`;
 
 /** One claim about one page, checked through the whole pipeline. */
-async function checkOne(path: string, body: string | Buffer, contentType: string, quote = QUOTE, opts: { pdftotext?: string } = {}): Promise<ClaimResult> {
+async function checkOne(
+  path: string,
+  body: string | Buffer,
+  contentType: string,
+  quote = QUOTE,
+  opts: { pdftotext?: string } = {},
+): Promise<ClaimResult> {
   const server = await serve([{ path, body, headers: { 'content-type': contentType } }]);
-  const run = await checkClaims([{ id: 'c', quote, url: `${server.origin}${path}` }], { allowPrivate: true, ...opts, wayback: 'off' });
+  const run = await checkClaims([{ id: 'c', quote, url: `${server.origin}${path}` }], {
+    allowPrivate: true,
+    ...opts,
+    wayback: 'off',
+  });
   return run.results[0]!;
 }
 
@@ -167,10 +183,22 @@ describe('the crash: a meta refresh whose content ends with "charset" (html-enco
       'a Content-Type whose content ends with "charset"',
       `<meta http-equiv="Content-Type" content="text/html; charset"><meta http-equiv="refresh" content="0; url=/quoted-charset">`,
     ],
-    ['a charset attribute that is "charset"', `<meta charset="charset"><meta http-equiv="refresh" content="0; url=/quoted-charset">`],
+    [
+      'a charset attribute that is "charset"',
+      `<meta charset="charset"><meta http-equiv="refresh" content="0; url=/quoted-charset">`,
+    ],
   ])('%s: verbatim, UTF-8, no fallback needed', async (_, meta) => {
-    const result = await checkOne('/redirect', `<!doctype html><html><head><title>Moved</title>${meta}</head>${BODY}`, 'text/html');
-    expect(result).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', charset: 'UTF-8', charsetSource: 'default' });
+    const result = await checkOne(
+      '/redirect',
+      `<!doctype html><html><head><title>Moved</title>${meta}</head>${BODY}`,
+      'text/html',
+    );
+    expect(result).toMatchObject({
+      label: 'verbatim',
+      diagnosis: 'verbatim',
+      charset: 'UTF-8',
+      charsetSource: 'default',
+    });
     expect(result.note ?? '').not.toMatch(/threw|failed/);
   });
 
@@ -189,7 +217,9 @@ describe('the crash: a meta refresh whose content ends with "charset" (html-enco
 
   test('the <meta> scan finds no declaration in such content (and nothing throws)', () => {
     for (const content of ['0; url=/quoted-charset', 'charset', 'x; charset=', 'x; charset="', "x; charset='utf-8"]) {
-      const decoded = decodeHtml(Buffer.from(`<meta http-equiv="Content-Type" content="${content.replace(/"/g, '&quot;')}"><p>café`));
+      const decoded = decodeHtml(
+        Buffer.from(`<meta http-equiv="Content-Type" content="${content.replace(/"/g, '&quot;')}"><p>café`),
+      );
       expect(decoded).toEqual({ text: expect.stringContaining('café'), charset: 'UTF-8', charsetSource: 'default' });
     }
   });
@@ -215,7 +245,11 @@ describe('charset sniffing that throws falls through to the next step of the dec
 
   test('no fault: the declaration decides, and no fallbacks field', () => {
     const decoded = decodeHtml(polish);
-    expect(decoded).toEqual({ text: expect.stringContaining('Zażółć gęślą jaźń'), charset: 'windows-1250', charsetSource: 'meta' });
+    expect(decoded).toEqual({
+      text: expect.stringContaining('Zażółć gęślą jaźń'),
+      charset: 'windows-1250',
+      charsetSource: 'meta',
+    });
   });
 
   test('label lookup throws (HTTP charset and <meta>): the bytes are not UTF-8, so detection decides; each step that threw is named', () => {
@@ -223,7 +257,9 @@ describe('charset sniffing that throws falls through to the next step of the dec
     const decoded = decodeHtml(polish, 'windows-1250');
     expect(decoded.charsetSource).toMatch(/detected|default/);
     expect(decoded.fallbacks).toEqual([
-      expect.stringMatching(/^the HTTP charset label threw \(TypeError: Cannot read properties of undefined \(reading 'charCodeAt'\)\): the next step/),
+      expect.stringMatching(
+        /^the HTTP charset label threw \(TypeError: Cannot read properties of undefined \(reading 'charCodeAt'\)\): the next step/,
+      ),
       expect.stringMatching(/^the <meta> charset scan threw \(TypeError/),
     ]);
   });
@@ -231,7 +267,11 @@ describe('charset sniffing that throws falls through to the next step of the dec
   test('UTF-8 bytes with a throwing label lookup: UTF-8, as the order says next', () => {
     faults.labelToName = true;
     const decoded = decodeHtml(Buffer.from('<meta charset="utf-8"><p>café “quoted”</p>'), 'utf-8');
-    expect(decoded).toMatchObject({ text: expect.stringContaining('café “quoted”'), charset: 'UTF-8', charsetSource: 'default' });
+    expect(decoded).toMatchObject({
+      text: expect.stringContaining('café “quoted”'),
+      charset: 'UTF-8',
+      charsetSource: 'default',
+    });
     expect(decoded.fallbacks).toHaveLength(2);
   });
 
@@ -258,20 +298,33 @@ describe('charset sniffing that throws falls through to the next step of the dec
   test('a declared charset that fails to decode passes to the next step (UTF-8 bytes)', () => {
     faults.decode = true;
     const decoded = decodeHtml(Buffer.from('<meta charset="windows-1250"><p>café</p>'));
-    expect(decoded).toMatchObject({ text: expect.stringContaining('café'), charset: 'UTF-8', charsetSource: 'default' });
-    expect(decoded.fallbacks).toEqual([expect.stringMatching(/^decoding as windows-1250 \(the <meta> charset scan\) threw/)]);
+    expect(decoded).toMatchObject({
+      text: expect.stringContaining('café'),
+      charset: 'UTF-8',
+      charsetSource: 'default',
+    });
+    expect(decoded.fallbacks).toEqual([
+      expect.stringMatching(/^decoding as windows-1250 \(the <meta> charset scan\) threw/),
+    ]);
   });
 
   test('chardet throws: windows-1252, the default, and the note says detection threw', () => {
     faults.chardet = true;
     const decoded = decodeText(Buffer.from('\x93caf\xe9\x94', 'latin1'));
     expect(decoded).toMatchObject({ text: '“café”', charset: 'windows-1252', charsetSource: 'default' });
-    expect(decoded.fallbacks).toEqual([expect.stringMatching(/^charset detection \(chardet\) threw \(chardet: recognizer failed\)/)]);
+    expect(decoded.fallbacks).toEqual([
+      expect.stringMatching(/^charset detection \(chardet\) threw \(chardet: recognizer failed\)/),
+    ]);
   });
 
   test('end to end: a text/plain page whose detection throws is still verbatim, and the report note names the fallback', async () => {
     faults.chardet = true;
-    const result = await checkOne('/legacy.txt', Buffer.from('He said \x93caf\xe9 society\x94 twice.', 'latin1'), 'text/plain', 'said "café society" twice');
+    const result = await checkOne(
+      '/legacy.txt',
+      Buffer.from('He said \x93caf\xe9 society\x94 twice.', 'latin1'),
+      'text/plain',
+      'said "café society" twice',
+    );
     expect(result).toMatchObject({ label: 'verbatim', charset: 'windows-1252', charsetSource: 'default' });
     expect(result.note).toMatch(/charset detection \(chardet\) threw .*the next step of the decoding order decided/);
   });
@@ -294,7 +347,9 @@ describe('a DOM build or Readability that throws keeps the streamed full view', 
     expect(text.views.map((v) => [v.name, v.extractor])).toEqual([['full', 'fulltext']]);
     expect(text.views[0]!.text).toContain(QUOTE);
     expect(text.fallbacks).toEqual([
-      expect.stringMatching(/^the DOM build threw \(TypeError: .*charCodeAt.*\): full view from the streaming parser, no article view$/),
+      expect.stringMatching(
+        /^the DOM build threw \(TypeError: .*charCodeAt.*\): full view from the streaming parser, no article view$/,
+      ),
     ]);
   });
 
@@ -303,23 +358,38 @@ describe('a DOM build or Readability that throws keeps the streamed full view', 
     faults.readability = true;
     const text = await extractSource({ body: html, contentType: 'text/html', url: 'http://x/' }, { timeoutMs: 20_000 });
     expect(text.views.map((v) => v.name)).toEqual(['full']);
-    expect(text.fallbacks).toEqual(['Readability threw (RangeError: Maximum call stack size exceeded): the full view stands, no article view']);
+    expect(text.fallbacks).toEqual([
+      'Readability threw (RangeError: Maximum call stack size exceeded): the full view stands, no article view',
+    ]);
   });
 
-  test.each([['dom'], ['readability']] as const)('end to end (%s throws): verbatim in the full view, the note names the fallback once', async (fault) => {
-    faults.inProcess = true;
-    faults[fault] = true;
-    const result = await checkOne('/page', `<!doctype html><html><head></head>${BODY}`, 'text/html');
-    expect(result).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', extractor: 'fulltext', match: { view: 'full' } });
-    const named = fault === 'dom' ? 'the DOM build threw' : 'Readability threw';
-    expect(result.note).toContain(named);
-    expect(result.note!.split(named)).toHaveLength(2);
-  });
+  test.each([['dom'], ['readability']] as const)(
+    'end to end (%s throws): verbatim in the full view, the note names the fallback once',
+    async (fault) => {
+      faults.inProcess = true;
+      faults[fault] = true;
+      const result = await checkOne('/page', `<!doctype html><html><head></head>${BODY}`, 'text/html');
+      expect(result).toMatchObject({
+        label: 'verbatim',
+        diagnosis: 'verbatim',
+        extractor: 'fulltext',
+        match: { view: 'full' },
+      });
+      const named = fault === 'dom' ? 'the DOM build threw' : 'Readability threw';
+      expect(result.note).toContain(named);
+      expect(result.note!.split(named)).toHaveLength(2);
+    },
+  );
 
   test('a no_match claim keeps both its diagnosis note and the fallback', async () => {
     faults.inProcess = true;
     faults.dom = true;
-    const result = await checkOne('/page', `<!doctype html><html><head></head>${BODY}`, 'text/html', 'a sentence nobody wrote anywhere at all');
+    const result = await checkOne(
+      '/page',
+      `<!doctype html><html><head></head>${BODY}`,
+      'text/html',
+      'a sentence nobody wrote anywhere at all',
+    );
     expect(result).toMatchObject({ label: 'no_match', diagnosis: 'not_found' });
     expect(result.note).toMatch(/nothing close.*; the DOM build threw/);
   });
@@ -405,7 +475,9 @@ describe('pdftotext failing after printing text keeps that text, and says so', (
       'printf "\\377\\376x"; exit 1',
       'printf "a\\000b"; exit 1',
     ]) {
-      await expect(pdfToText(pdf, { timeoutMs: 20_000, command: fakeTool(body) })).rejects.toMatchObject({ kind: 'failed' });
+      await expect(pdfToText(pdf, { timeoutMs: 20_000, command: fakeTool(body) })).rejects.toMatchObject({
+        kind: 'failed',
+      });
     }
   });
 
@@ -415,7 +487,13 @@ describe('pdftotext failing after printing text keeps that text, and says so', (
     });
     expect(kept).toMatchObject({ label: 'verbatim', extractor: 'pdftotext' });
     expect(kept.note).toMatch(/^pdftotext exited 1 .* the text it printed was kept$/);
-    const lost = await checkOne('/doc.pdf', pdf, 'application/pdf', 'café society', { pdftotext: fakeTool('echo "Syntax Error: bad xref" >&2; exit 1') });
-    expect(lost).toMatchObject({ label: 'no_match', diagnosis: 'empty', note: 'pdftotext failed (exit 1): Syntax Error: bad xref' });
+    const lost = await checkOne('/doc.pdf', pdf, 'application/pdf', 'café society', {
+      pdftotext: fakeTool('echo "Syntax Error: bad xref" >&2; exit 1'),
+    });
+    expect(lost).toMatchObject({
+      label: 'no_match',
+      diagnosis: 'empty',
+      note: 'pdftotext failed (exit 1): Syntax Error: bad xref',
+    });
   });
 });

@@ -11,7 +11,8 @@ import { serve } from './support/helpers.js';
 /** Fast settings: short backoff so retry tests take milliseconds, not seconds. */
 const fast: Partial<CheckOptions> = { timeoutMs: 2_000, retries: 2, backoffMinMs: 10, backoffMaxMs: 50 };
 
-const PAGE = '<html><body><article><h1>Report</h1><p>The committee approved the budget on Tuesday after a long debate.</p></article></body></html>';
+const PAGE =
+  '<html><body><article><h1>Report</h1><p>The committee approved the budget on Tuesday after a long debate.</p></article></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };
 
 async function check(claims: { id: string; quote: string; url: string }[], opts: Partial<CheckOptions> = {}) {
@@ -28,7 +29,14 @@ describe('retries', () => {
   });
 
   test('429 with Retry-After: waits at least that long, then succeeds', async () => {
-    const server = await serve([{ path: '/busy', body: PAGE, headers: html, failFirst: { count: 1, status: 429, headers: { 'retry-after': '1' } } }]);
+    const server = await serve([
+      {
+        path: '/busy',
+        body: PAGE,
+        headers: html,
+        failFirst: { count: 1, status: 429, headers: { 'retry-after': '1' } },
+      },
+    ]);
     const started = Date.now();
     const r = await check([{ id: 'a', quote: 'approved the budget', url: `${server.origin}/busy` }]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
@@ -37,10 +45,20 @@ describe('retries', () => {
   });
 
   test('503 twice with Retry-After: 1: the two waits are what the server asked, not backoff on top (about 2 s, not 7)', async () => {
-    const server = await serve([{ path: '/later', body: PAGE, headers: html, failFirst: { count: 2, status: 503, headers: { 'retry-after': '1' } } }]);
+    const server = await serve([
+      {
+        path: '/later',
+        body: PAGE,
+        headers: html,
+        failFirst: { count: 2, status: 503, headers: { 'retry-after': '1' } },
+      },
+    ]);
     const started = Date.now();
     // The default backoff (0.5 s doubling, up to 8 s) would add 1.5-3 s here if it were added to the asked waits.
-    const r = await check([{ id: 'a', quote: 'approved the budget', url: `${server.origin}/later` }], { backoffMinMs: 500, backoffMaxMs: 8_000 });
+    const r = await check([{ id: 'a', quote: 'approved the budget', url: `${server.origin}/later` }], {
+      backoffMinMs: 500,
+      backoffMaxMs: 8_000,
+    });
     const elapsed = Date.now() - started;
     expect(r.a!.label).toBe('verbatim');
     expect(server.hits('/later')).toBe(3);
@@ -50,7 +68,8 @@ describe('retries', () => {
 
   test('the wait before a retry: Retry-After as asked (capped); otherwise exponential backoff with jitter', () => {
     const settings = { backoffMinMs: 500, backoffMaxMs: 8_000, retryAfterCapMs: 30_000 };
-    const asked = (ms: number) => new FetchError('HTTP 429', { kind: 'http_status', status: 429, retryable: true, retryAfterMs: ms });
+    const asked = (ms: number) =>
+      new FetchError('HTTP 429', { kind: 'http_status', status: 429, retryable: true, retryAfterMs: ms });
     expect(retryDelay(asked(1000), 3, settings)).toBe(1000);
     expect(retryDelay(asked(0), 1, settings)).toBe(0);
     expect(retryDelay(asked(120_000), 1, settings)).toBe(30_000);
@@ -88,7 +107,10 @@ describe('retries', () => {
   test('a server that never answers times out (and is retried) within the limit', async () => {
     const server = await serve([{ path: '/hang', hang: true }]);
     const started = Date.now();
-    const r = await check([{ id: 'a', quote: 'anything', url: `${server.origin}/hang` }], { timeoutMs: 300, retries: 1 });
+    const r = await check([{ id: 'a', quote: 'anything', url: `${server.origin}/hang` }], {
+      timeoutMs: 300,
+      retries: 1,
+    });
     expect(r.a).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
     expect(r.a!.note).toMatch(/timed out after 0.3 s/);
     expect(server.hits('/hang')).toBe(2);
@@ -140,7 +162,9 @@ describe('redirects and cookies', () => {
   });
 
   test('a cookie set on a redirect is sent back (set-cookie, redirect to itself)', async () => {
-    const server = await serve([{ path: '/gated', body: PAGE, headers: html, cookieGate: { name: 'consent', value: 'yes' } }]);
+    const server = await serve([
+      { path: '/gated', body: PAGE, headers: html, cookieGate: { name: 'consent', value: 'yes' } },
+    ]);
     const r = await check([{ id: 'a', quote: 'approved the budget', url: `${server.origin}/gated` }]);
     expect(r.a!.label).toBe('verbatim');
     expect(server.hits('/gated')).toBe(2);
@@ -286,7 +310,8 @@ describe('what is fetched', () => {
 });
 
 describe('served as they come', () => {
-  const pdfQuote = 'We present an alternative compilation technique for dynamically-typed languages that identifies frequently executed loop traces';
+  const pdfQuote =
+    'We present an alternative compilation technique for dynamically-typed languages that identifies frequently executed loop traces';
   test.each([
     ['application/octet-stream', '/download?id=7'],
     ['text/html; charset=utf-8', '/paper'],
@@ -304,9 +329,15 @@ describe('served as they come', () => {
 
   test('a windows-1252 page with its charset only in <meta> (none in Content-Type) matches quotes with umlauts', async () => {
     const server = await serve([
-      { path: '/demut', file: '../../golden/sources/html/traf-die-tagespost.de-demut.html', headers: { 'content-type': 'text/html' } },
+      {
+        path: '/demut',
+        file: '../../golden/sources/html/traf-die-tagespost.de-demut.html',
+        headers: { 'content-type': 'text/html' },
+      },
     ]);
-    const r = await check([{ id: 'a', quote: 'Sorgfalt und Zurückhaltung sind mehr denn je gefragt.', url: `${server.origin}/demut` }]);
+    const r = await check([
+      { id: 'a', quote: 'Sorgfalt und Zurückhaltung sind mehr denn je gefragt.', url: `${server.origin}/demut` },
+    ]);
     expect(r.a).toMatchObject({ label: 'verbatim', charset: 'windows-1252' });
   });
 

@@ -18,7 +18,11 @@ function longFunctions(file: string, text: string, max: number): string[] {
     const named = (node as { name?: ts.Node }).name;
     if (named) return named.getText(source);
     const parent = node.parent;
-    if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))) return parent.name.getText(source);
+    if (
+      parent &&
+      (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    )
+      return parent.name.getText(source);
     return '(anonymous)';
   };
   const visit = (node: ts.Node): void => {

@@ -12,7 +12,15 @@ import { checkClaims } from '../src/check.js';
 import { ExtractError, extractSource, type SourceText } from '../src/extract/index.js';
 import { normalize } from '../src/normalize.js';
 import { ROOT, serve } from './support/helpers.js';
-import { anyEdits, applyEdits, describeEdits, preparePage, quoteKeepingEdits, type Edit, type FuzzPage } from './support/mutate.js';
+import {
+  anyEdits,
+  applyEdits,
+  describeEdits,
+  preparePage,
+  quoteKeepingEdits,
+  type Edit,
+  type FuzzPage,
+} from './support/mutate.js';
 
 const SCALE = Math.max(1, Math.floor(Number(process.env.QUOTECHECK_FUZZ_RUNS ?? '1')) || 1);
 const runs = (n: number) => n * SCALE;
@@ -30,7 +38,8 @@ const PAGES = [
   ['tagespost', 'traf-die-tagespost.de-demut.html'],
 ] as const;
 
-const extract = (body: Uint8Array) => extractSource({ body, contentType: 'text/html', url: 'http://127.0.0.1/page' }, { timeoutMs: EXTRACT_TIMEOUT_MS });
+const extract = (body: Uint8Array) =>
+  extractSource({ body, contentType: 'text/html', url: 'http://127.0.0.1/page' }, { timeoutMs: EXTRACT_TIMEOUT_MS });
 
 /**
  * Extracts a page and checks what every extraction must keep to: it settles inside the time limit, and the only
@@ -42,8 +51,12 @@ async function extractWithinLimits(body: Uint8Array, edits: readonly Edit[]): Pr
   try {
     result = await extract(body);
   } catch (err) {
-    if (!(err instanceof ExtractError)) throw new Error(`extraction threw a ${(err as Error)?.constructor?.name}: ${String(err)} [${describeEdits(edits)}]`);
-    if (err.kind !== 'empty') throw new Error(`extraction failed (${err.kind}): ${err.message} [${describeEdits(edits)}]`);
+    if (!(err instanceof ExtractError))
+      throw new Error(
+        `extraction threw a ${(err as Error)?.constructor?.name}: ${String(err)} [${describeEdits(edits)}]`,
+      );
+    if (err.kind !== 'empty')
+      throw new Error(`extraction failed (${err.kind}): ${err.message} [${describeEdits(edits)}]`);
   }
   const ms = performance.now() - started;
   expect(ms, describeEdits(edits)).toBeLessThan(EXTRACT_TIMEOUT_MS);
@@ -55,7 +68,8 @@ async function extractWithinLimits(body: Uint8Array, edits: readonly Edit[]): Pr
   return result;
 }
 
-const found = (result: SourceText | undefined, quote: string) => result?.views.some((v) => (v.normalized ?? normalize(v.text)).includes(normalize(quote)));
+const found = (result: SourceText | undefined, quote: string) =>
+  result?.views.some((v) => (v.normalized ?? normalize(v.text)).includes(normalize(quote)));
 
 let pages: FuzzPage[] = [];
 let rssBefore = 0;
@@ -87,7 +101,8 @@ describe.each(PAGES.map(([name], i) => [name, i] as const))('%s', (_name, i) => 
       await fc.assert(
         fc.asyncProperty(quoteKeepingEdits(page), async (edits) => {
           const result = await extractWithinLimits(applyEdits(page.bytes, edits), edits);
-          if (!found(result, page.quote)) throw new Error(`quote ${JSON.stringify(page.quote)} lost after [${describeEdits(edits)}]`);
+          if (!found(result, page.quote))
+            throw new Error(`quote ${JSON.stringify(page.quote)} lost after [${describeEdits(edits)}]`);
         }),
         { seed: 1601 + i, numRuns: runs(60) },
       );
@@ -117,12 +132,19 @@ describe('pages at the DOM caps', () => {
       const page = pages[0]!;
       const open = ['<div>', '<span>', '<b>', '<blockquote>', '<font>'];
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 395, max: 405 }), fc.constantFrom(...open), fc.constantFrom(...page.boundaries), async (depth, tag, pos) => {
-          const close = tag.replace('<', '</');
-          const edits: Edit[] = [{ pos, del: 0, ins: Buffer.from(tag.repeat(depth) + 'x' + close.repeat(depth)) }];
-          const result = await extractWithinLimits(applyEdits(page.bytes, edits), [{ ...edits[0]!, ins: Buffer.from(`${tag}×${depth}`) }]);
-          expect(found(result, page.quote), `${tag}×${depth} at ${pos}`).toBe(true);
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 395, max: 405 }),
+          fc.constantFrom(...open),
+          fc.constantFrom(...page.boundaries),
+          async (depth, tag, pos) => {
+            const close = tag.replace('<', '</');
+            const edits: Edit[] = [{ pos, del: 0, ins: Buffer.from(tag.repeat(depth) + 'x' + close.repeat(depth)) }];
+            const result = await extractWithinLimits(applyEdits(page.bytes, edits), [
+              { ...edits[0]!, ins: Buffer.from(`${tag}×${depth}`) },
+            ]);
+            expect(found(result, page.quote), `${tag}×${depth} at ${pos}`).toBe(true);
+          },
+        ),
         { seed: 1621, numRuns: runs(12) },
       );
     },
@@ -135,11 +157,17 @@ describe('pages at the DOM caps', () => {
       const page = pages[0]!;
       const after = page.boundaries.find((p) => p >= page.quoteEnd)!;
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 199_990, max: 200_010 }), fc.constantFrom('<i></i>', '<br>', '<p>', '<!---->'), async (count, unit) => {
-          const edits: Edit[] = [{ pos: after, del: 0, ins: Buffer.from(unit.repeat(count)) }];
-          const result = await extractWithinLimits(applyEdits(page.bytes, edits), [{ pos: after, del: 0, ins: Buffer.from(`${unit}×${count}`) }]);
-          expect(found(result, page.quote), `${unit}×${count}`).toBe(true);
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 199_990, max: 200_010 }),
+          fc.constantFrom('<i></i>', '<br>', '<p>', '<!---->'),
+          async (count, unit) => {
+            const edits: Edit[] = [{ pos: after, del: 0, ins: Buffer.from(unit.repeat(count)) }];
+            const result = await extractWithinLimits(applyEdits(page.bytes, edits), [
+              { pos: after, del: 0, ins: Buffer.from(`${unit}×${count}`) },
+            ]);
+            expect(found(result, page.quote), `${unit}×${count}`).toBe(true);
+          },
+        ),
         { seed: 1622, numRuns: runs(3) },
       );
     },
@@ -151,10 +179,16 @@ describe('pages at the DOM caps', () => {
     // shifted at the front); 200,000 <b> then as many <p> took 20 s. Now each is well under a second or two.
     const page = pages[0]!;
     const after = page.boundaries.find((p) => p >= page.quoteEnd)!;
-    for (const ins of ['<b>'.repeat(400_000), '<b>'.repeat(100_000) + '<p>x'.repeat(100_000), '<span>'.repeat(399) + '</x></p>'.repeat(500_000)]) {
+    for (const ins of [
+      '<b>'.repeat(400_000),
+      '<b>'.repeat(100_000) + '<p>x'.repeat(100_000),
+      '<span>'.repeat(399) + '</x></p>'.repeat(500_000),
+    ]) {
       const edits: Edit[] = [{ pos: after, del: 0, ins: Buffer.from(ins) }];
       const started = performance.now();
-      const result = await extractWithinLimits(applyEdits(page.bytes, edits), [{ pos: after, del: 0, ins: Buffer.from(ins.slice(0, 30)) }]);
+      const result = await extractWithinLimits(applyEdits(page.bytes, edits), [
+        { pos: after, del: 0, ins: Buffer.from(ins.slice(0, 30)) },
+      ]);
       expect(performance.now() - started, ins.slice(0, 30)).toBeLessThan(15_000);
       expect(found(result, page.quote)).toBe(true);
     }
@@ -167,13 +201,17 @@ describe('pages at the DOM caps', () => {
       const after = page.boundaries.find((p) => p >= page.quoteEnd)!;
       // 390 nested divs (76,245 pairs), then `count` leaves at depth 391: the cap falls at count ≈ 15,150.
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 15_100, max: 15_200 }), fc.constantFrom('<i></i>', '<br>', '<span>x</span>'), async (count, unit) => {
-          const ins = Buffer.from('<div>'.repeat(390) + unit.repeat(count) + '</div>'.repeat(390));
-          const result = await extractWithinLimits(applyEdits(page.bytes, [{ pos: after, del: 0, ins }]), [
-            { pos: after, del: 0, ins: Buffer.from(`<div>×390 ${unit}×${count}`) },
-          ]);
-          expect(found(result, page.quote), `${unit}×${count}`).toBe(true);
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 15_100, max: 15_200 }),
+          fc.constantFrom('<i></i>', '<br>', '<span>x</span>'),
+          async (count, unit) => {
+            const ins = Buffer.from('<div>'.repeat(390) + unit.repeat(count) + '</div>'.repeat(390));
+            const result = await extractWithinLimits(applyEdits(page.bytes, [{ pos: after, del: 0, ins }]), [
+              { pos: after, del: 0, ins: Buffer.from(`<div>×390 ${unit}×${count}`) },
+            ]);
+            expect(found(result, page.quote), `${unit}×${count}`).toBe(true);
+          },
+        ),
         { seed: 1623, numRuns: runs(4) },
       );
     },
@@ -204,7 +242,12 @@ describe('whole runs over mutated pages (checkClaims against a loopback server)'
             { id: 'absent', quote: 'a sentence that is on none of these pages at all', url: `${server.origin}/page` },
             { id: 'orig', quote: page.quote, url: `${server.origin}/same` },
           ];
-          const run = await checkClaims(claims, { allowPrivate: true, extractTimeoutMs: EXTRACT_TIMEOUT_MS, retries: 0, wayback: 'off' });
+          const run = await checkClaims(claims, {
+            allowPrivate: true,
+            extractTimeoutMs: EXTRACT_TIMEOUT_MS,
+            retries: 0,
+            wayback: 'off',
+          });
           expect(run.results.map((r) => r.id)).toEqual(['q', 'absent', 'orig']);
           for (const r of run.results) expect(['verbatim', 'no_match']).toContain(r.label);
           expect(run.results[1]!.label).toBe('no_match');

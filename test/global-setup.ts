@@ -16,7 +16,9 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** Every file under `dir`, relative to it. */
 function filesUnder(dir: string, rel = ''): string[] {
-  return readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(dir, join(rel, e.name)) : [join(rel, e.name)]));
+  return readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(dir, join(rel, e.name)) : [join(rel, e.name)],
+  );
 }
 
 /**
@@ -35,10 +37,14 @@ function compileIfStale(): void {
   const staging = mkdtempSync(join(ROOT, '.dist-tsc-'));
   try {
     try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', ROOT, '--outDir', staging], {
-        cwd: ROOT,
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
+      execFileSync(
+        process.execPath,
+        [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', ROOT, '--outDir', staging],
+        {
+          cwd: ROOT,
+          stdio: ['ignore', 'inherit', 'inherit'],
+        },
+      );
     } catch {
       throw new Error('global setup: tsc -p . failed (its errors are above): the suite would test stale code');
     }

@@ -83,7 +83,11 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
     const byId = new Map(drift.rows.map((r) => [r.id, r]));
     // Claims whose quote is gone from today's page are judged on a capture, proven by its hash where one exists.
     expect(byId.get('drift-01')?.asOf).toMatchObject({ source: 'wayback', proof: 'sha256', date: '2024-03-10' });
-    expect(byId.get('drift-06')?.asOf).toMatchObject({ source: 'wayback', proof: 'sha256', timestamp: '2024-02-01T10:10:10Z' });
+    expect(byId.get('drift-06')?.asOf).toMatchObject({
+      source: 'wayback',
+      proof: 'sha256',
+      timestamp: '2024-02-01T10:10:10Z',
+    });
     expect(byId.get('drift-08')?.asOf).toMatchObject({ source: 'wayback', proof: 'nearest' });
     expect(byId.get('drift-12')).toMatchObject({ drift: 'same', asOf: { source: 'live', proof: 'sha256' } });
     expect(byId.get('drift-14')).toMatchObject({ drift: 'unknown' });
@@ -91,7 +95,11 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
     // drifted but unread, its claims judged on their captures.
     expect(golden.oracle.drifted_sources).toBe(5);
     expect(golden.oracle.unread_sources?.filter((s) => s.task === 'drift')).toEqual([
-      expect.objectContaining({ url: expect.stringMatching(/\/drift\/markets\/oil-prices\.html$/), cause: 'http_status', fromCaptures: true }),
+      expect.objectContaining({
+        url: expect.stringMatching(/\/drift\/markets\/oil-prices\.html$/),
+        cause: 'http_status',
+        fromCaptures: true,
+      }),
     ]);
     const off = golden.waybackOff.tasks[0]!;
     expect(off.task).toBe('drift');
@@ -107,7 +115,10 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
     ] as const) {
       for (const t of report.tasks) {
         const trial = join(outDir, agent, 'trials', t.task);
-        const { correct, total } = countCorrect(join(trial, 'app', 'answers.json'), join(TASKS, t.task, 'tests', 'gold.json'));
+        const { correct, total } = countCorrect(
+          join(trial, 'app', 'answers.json'),
+          join(TASKS, t.task, 'tests', 'gold.json'),
+        );
         const reward = Number(readFileSync(join(trial, 'logs', 'verifier', 'reward.txt'), 'utf8'));
         expect(reward, `${agent} ${t.task}`).toBeCloseTo(correct / total, 6);
       }
@@ -127,7 +138,12 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
   });
 
   test('without root, the same tasks run with the path override (QUOTECHECK_*_DIR) and score the same', async () => {
-    const report = await runBench({ tasksDir: join(TASKS, 'pdf-papers'), agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
+    const report = await runBench({
+      tasksDir: join(TASKS, 'pdf-papers'),
+      agent: 'oracle',
+      outDir: tempDir(),
+      isolation: 'paths',
+    });
     expect(report.isolation).toBe('paths');
     expect(report.tasks[0]!.reward).toBe(1);
   }, 120_000);
@@ -178,7 +194,9 @@ describe('the HTML report, in a real browser', () => {
       expect(await missRow.locator('.ev.nearest').innerText()).toMatch(/nearest \(similarity 0\.\d+\)/);
       const verbatimCount = golden.oracle.confusion.verbatim.verbatim;
       expect(verbatimCount).toBeGreaterThanOrEqual(60);
-      expect(await page.locator('#confusion').innerText()).toMatch(new RegExp(`verbatim\\s+${verbatimCount}\\s+0\\s+0\\s+0`));
+      expect(await page.locator('#confusion').innerText()).toMatch(
+        new RegExp(`verbatim\\s+${verbatimCount}\\s+0\\s+0\\s+0`),
+      );
       // A claim judged as of its date says on which capture, and why that capture.
       await page.locator('#task-drift > summary').click();
       const judged = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'drift-01' }) });
@@ -215,7 +233,9 @@ describe('diagnosis on golden/diagnosis', () => {
         Object.values(s.matrix[code] ?? {}).reduce((n, v) => n + v, 0),
         `cases of ${code}`,
       ).toBeGreaterThanOrEqual(least);
-      expect(s.precision[code], `precision of ${code}; misses: ${JSON.stringify(s.misses)}`).toBeGreaterThanOrEqual(0.9);
+      expect(s.precision[code], `precision of ${code}; misses: ${JSON.stringify(s.misses)}`).toBeGreaterThanOrEqual(
+        0.9,
+      );
       expect(s.recall[code], `recall of ${code}; misses: ${JSON.stringify(s.misses)}`).toBeGreaterThanOrEqual(0.9);
     }
   }, 240_000);
@@ -224,7 +244,18 @@ describe('diagnosis on golden/diagnosis', () => {
 describe('export, then bench: a labelled file round-trips', () => {
   test('tasks of about 10 claims, sources never split, no labels in claims.json, oracle 1.000', async () => {
     const out = join(tempDir(), 'dataset');
-    const r = await runCli(['export', '--allow-private', '--labelled', GOLDEN.labelled, '--out', out, '--per-task', '10', '--name', 'rt']);
+    const r = await runCli([
+      'export',
+      '--allow-private',
+      '--labelled',
+      GOLDEN.labelled,
+      '--out',
+      out,
+      '--per-task',
+      '10',
+      '--name',
+      'rt',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const labelled = readFileSync(GOLDEN.labelled, 'utf8')
       .trim()
@@ -248,18 +279,24 @@ describe('export, then bench: a labelled file round-trips', () => {
         expect(existsSync(join(dir, f)), `${task}/${f}`).toBe(true);
       }
       expect(statSync(join(dir, 'solution', 'solve.sh')).mode & 0o111).not.toBe(0);
-      expect(readFileSync(join(dir, 'task.toml'), 'utf8')).toMatch(/\[agent\]\ntimeout_sec = 600\.0[\s\S]*\[environment\][\s\S]*memory_mb = 2048/);
+      expect(readFileSync(join(dir, 'task.toml'), 'utf8')).toMatch(
+        /\[agent\]\ntimeout_sec = 600\.0[\s\S]*\[environment\][\s\S]*memory_mb = 2048/,
+      );
       const cl = readJson(join(dir, 'environment', 'claims.json')) as Record<string, unknown>[];
       claims += cl.length;
       for (const c of cl) {
-        expect(Object.keys(c).sort(), "no label or rule leaks into the agent's claims").toEqual(expect.arrayContaining(['id', 'quote', 'url']));
+        expect(Object.keys(c).sort(), "no label or rule leaks into the agent's claims").toEqual(
+          expect.arrayContaining(['id', 'quote', 'url']),
+        );
         expect(c).not.toHaveProperty('label');
         expect(c).not.toHaveProperty('rule');
         const url = String(c.url).replace(/#.*/, '');
         expect(taskOfUrl.get(url) ?? task, `claims citing ${url} split across tasks`).toBe(task);
         taskOfUrl.set(url, task);
       }
-      expect(readJson(join(dir, 'tests', 'gold.json'))).toEqual(Object.fromEntries(cl.map((c) => [c.id, labelled.find((l) => l.id === c.id).label])));
+      expect(readJson(join(dir, 'tests', 'gold.json'))).toEqual(
+        Object.fromEntries(cl.map((c) => [c.id, labelled.find((l) => l.id === c.id).label])),
+      );
     }
     expect(claims).toBe(labelled.length);
     const sizes = tasks.map((t) => (readJson(join(out, t, 'environment', 'claims.json')) as unknown[]).length);
@@ -273,7 +310,18 @@ describe('export, then bench: a labelled file round-trips', () => {
 describe("the golden tasks in SkillsBench 1.1's layout (task.md, oracle/, verifier/)", () => {
   test('exported by their task field, benched at /oracle and /verifier: the same reward on every task as the Harbor layout, oracle and baseline', async () => {
     const out = join(tempDir(), 'skillsbench');
-    const r = await runCli(['export', '--allow-private', '--labelled', GOLDEN.labelled, '--out', out, '--layout', 'skillsbench', '--task-field', 'task']);
+    const r = await runCli([
+      'export',
+      '--allow-private',
+      '--labelled',
+      GOLDEN.labelled,
+      '--out',
+      out,
+      '--layout',
+      'skillsbench',
+      '--task-field',
+      'task',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const rewards = (report: BenchReport) => Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
     const oracle = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
@@ -281,7 +329,8 @@ describe("the golden tasks in SkillsBench 1.1's layout (task.md, oracle/, verifi
     // Every golden task but drift (its claims are in drift/labelled.jsonl, and its oracle needs the Wayback stand-in).
     const names = oracle.tasks.map((t) => t.task);
     expect(names).toEqual(golden.oracle.tasks.map((t) => t.task).filter((n) => n !== 'drift'));
-    const harbor = (report: BenchReport) => Object.fromEntries(report.tasks.filter((t) => names.includes(t.task)).map((t) => [t.task, t.reward]));
+    const harbor = (report: BenchReport) =>
+      Object.fromEntries(report.tasks.filter((t) => names.includes(t.task)).map((t) => [t.task, t.reward]));
     expect(rewards(oracle)).toEqual(harbor(golden.oracle));
     expect(rewards(baseline)).toEqual(harbor(golden.baseline));
     for (const t of oracle.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
@@ -293,7 +342,10 @@ describe('the package as the Dockerfile installs it', () => {
     const work = tempDir();
     // Without prepack's `npm run build`: the global setup built dist/ from these very sources, and a build here would
     // rewrite dist/ under another test run of this checkout.
-    const tarball = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })
+    const tarball = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
       .trim()
       .split('\n')
       .pop()!;
@@ -301,7 +353,10 @@ describe('the package as the Dockerfile installs it', () => {
     execFileSync('mkdir', ['-p', app]);
     execFileSync('tar', ['-xzf', join(work, tarball), '--strip-components=1', '-C', app]);
     execFileSync('cp', [join(ROOT, 'package-lock.json'), app]);
-    execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app, stdio: 'ignore' });
+    execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts'], {
+      cwd: app,
+      stdio: 'ignore',
+    });
     // Production install only: no TypeScript, no test tools; the bin runs from the packed dist/.
     expect(existsSync(join(app, 'node_modules', 'typescript'))).toBe(false);
     expect(existsSync(join(app, 'node_modules', 'vitest'))).toBe(false);
@@ -343,7 +398,10 @@ const reportRows = (path: string): ReportRow[] =>
 function comparable(row: ReportRow): ReportRow {
   const { ms: _ms, ...rest } = row;
   const asOf: Record<string, unknown> | null = row.as_of
-    ? { ...row.as_of, source: row.as_of.source === 'replay' ? (row.as_of.capture_url ? 'wayback' : 'live') : row.as_of.source }
+    ? {
+        ...row.as_of,
+        source: row.as_of.source === 'replay' ? (row.as_of.capture_url ? 'wayback' : 'live') : row.as_of.source,
+      }
     : null;
   // A live text's timestamp is a time like `ms`: when it was fetched, or when the replayed exchange was recorded.
   if (asOf && !asOf.capture_url) delete asOf.timestamp;
@@ -407,7 +465,10 @@ describe('sources change: the golden run recorded, then replayed with the golden
     expect(replayRows.map(comparable)).toEqual(liveRows.map(comparable));
     expect(replayRows.every((r) => r.as_of === null || r.as_of.source === 'replay')).toBe(true);
     // Every answer is the gold label, drift task included.
-    const gold = Object.assign({}, ...readdirSync(TASKS).map((t) => readJson(join(TASKS, t, 'tests', 'gold.json')))) as Record<string, string>;
+    const gold = Object.assign(
+      {},
+      ...readdirSync(TASKS).map((t) => readJson(join(TASKS, t, 'tests', 'gold.json'))),
+    ) as Record<string, string>;
     expect(readJson(join(dir, 'replay.json'))).toEqual(gold);
 
     // warcio's own parser reads every record.
@@ -430,7 +491,9 @@ describe('sources change: the golden run recorded, then replayed with the golden
     const judged = new Set(liveRows.map((r) => r.as_of?.capture_url).filter(Boolean));
     expect(captures.length).toBeGreaterThanOrEqual(judged.size);
     for (const c of captures) {
-      expect(c.fields.get('warc-source-uri')).toMatch(new RegExp(`\\/web\\/\\d{14}id_\\/${originRe('127.0.0.1')}\\/drift\\/`));
+      expect(c.fields.get('warc-source-uri')).toMatch(
+        new RegExp(`\\/web\\/\\d{14}id_\\/${originRe('127.0.0.1')}\\/drift\\/`),
+      );
       expect(c.fields.get('warc-target-uri')).toMatch(new RegExp(`^${originRe('127.0.0.1')}\\/drift\\/`));
       expect(c.fields.get('warc-date')?.slice(0, 4)).toMatch(/^202[34]$/);
     }
@@ -444,7 +507,16 @@ describe('sources change: the golden run recorded, then replayed with the golden
     expect(cut.cut).toBeDefined();
 
     // bench --replay: every golden task's own solve.sh, unchanged, answers from the archive.
-    const replayed = await runCli(['bench', '--quiet', '--tasks', TASKS, '--out', join(dir, 'bench-replay'), '--replay', warc]);
+    const replayed = await runCli([
+      'bench',
+      '--quiet',
+      '--tasks',
+      TASKS,
+      '--out',
+      join(dir, 'bench-replay'),
+      '--replay',
+      warc,
+    ]);
     expect(replayed.code, replayed.stderr).toBe(0);
     const replayedReport = readJson(join(dir, 'bench-replay', 'report.json')) as BenchReport;
     for (const t of replayedReport.tasks) expect(t.reward, `${t.task} replayed: ${t.problems.join('; ')}`).toBe(1);
@@ -466,7 +538,9 @@ describe('sources change: the golden run recorded, then replayed with the golden
       checkTaskFolder(join(out, t));
       // The agent's way into the archive is that reader, not the oracle: every claim's source has a response there.
       const extracted = join(dir, 'extracted', t);
-      const x = spawnSync(process.execPath, [join(env, 'warc-extract.mjs'), join(env, 'sources.warc.gz'), extracted], { encoding: 'utf8' });
+      const x = spawnSync(process.execPath, [join(env, 'warc-extract.mjs'), join(env, 'sources.warc.gz'), extracted], {
+        encoding: 'utf8',
+      });
       expect(x.status, x.stderr).toBe(0);
       const index = readJson(join(extracted, 'index.json')) as { url: string; status: number; file?: string }[];
       const claimsOfTask = readJson(join(env, 'claims.json')) as { url: string; evidence?: { sha256: string } }[];

@@ -4,7 +4,15 @@ import { checkClaims } from '../src/check.js';
 import { parseClaims } from '../src/claims.js';
 import { articleView, DOM_LIMITS, parseHtml } from '../src/extract/html.js';
 import { normalize } from '../src/normalize.js';
-import { HOSTILE_CASES, HOSTILE_LIMITS, LONG_PLANTED, PLANTED, hostileRoutes, longChapterPage, longPageRoutes } from './support/hostile.js';
+import {
+  HOSTILE_CASES,
+  HOSTILE_LIMITS,
+  LONG_PLANTED,
+  PLANTED,
+  hostileRoutes,
+  longChapterPage,
+  longPageRoutes,
+} from './support/hostile.js';
 import { serve } from './support/helpers.js';
 
 describe('hostile sources', () => {
@@ -18,21 +26,31 @@ describe('hostile sources', () => {
     expect(Date.now() - started).toBeLessThan(HOSTILE_LIMITS.sourceBudgetMs + 30_000);
     plain.forEach((c, i) => {
       const r = run.results[i]!;
-      expect({ path: c.path, label: r.label, diagnosis: r.diagnosis }).toEqual({ path: c.path, label: c.label, diagnosis: c.diagnosis });
+      expect({ path: c.path, label: r.label, diagnosis: r.diagnosis }).toEqual({
+        path: c.path,
+        label: c.label,
+        diagnosis: c.diagnosis,
+      });
       expect(r.note ?? '', `${c.path}: ${r.note}`).toMatch(c.note);
     });
   }, 120_000);
 
-  test.each(HOSTILE_CASES.filter((c) => c.limits).map((c) => [c.path, c] as const))('%s under its own limit', async (_path, c) => {
-    const server = await serve(await hostileRoutes());
-    const run = await checkClaims(parseClaims([{ id: 'x', quote: PLANTED, url: `${server.origin}${c.path}` }]).entries, {
-      allowPrivate: true,
-      ...HOSTILE_LIMITS,
-      ...c.limits,
-    });
-    expect(run.results[0]).toMatchObject({ label: c.label, diagnosis: c.diagnosis });
-    expect(run.results[0]!.note).toMatch(c.note);
-  });
+  test.each(HOSTILE_CASES.filter((c) => c.limits).map((c) => [c.path, c] as const))(
+    '%s under its own limit',
+    async (_path, c) => {
+      const server = await serve(await hostileRoutes());
+      const run = await checkClaims(
+        parseClaims([{ id: 'x', quote: PLANTED, url: `${server.origin}${c.path}` }]).entries,
+        {
+          allowPrivate: true,
+          ...HOSTILE_LIMITS,
+          ...c.limits,
+        },
+      );
+      expect(run.results[0]).toMatchObject({ label: c.label, diagnosis: c.diagnosis });
+      expect(run.results[0]!.note).toMatch(c.note);
+    },
+  );
 });
 
 describe('long real pages keep their article view (the DOM caps are sized from them: src/extract/html.ts)', () => {
@@ -71,17 +89,20 @@ describe('DOM caps: a page past one gets its full view from the streaming parser
   test.each([
     [
       'children of one node',
-      () => `<html><body><div>${'<i>x</i> '.repeat(DOM_LIMITS.maxChildren / 2 + 5_000)}</div><p>${PLANTED}</p></body></html>`,
+      () =>
+        `<html><body><div>${'<i>x</i> '.repeat(DOM_LIMITS.maxChildren / 2 + 5_000)}</div><p>${PLANTED}</p></body></html>`,
       /more than 200000 children in one element \(the DOM cap\)/,
     ],
     [
       'elements',
-      () => `<html><body>${'<p><b>x</b> <i>y</i></p>'.repeat(DOM_LIMITS.maxElements / 3 + 1000)}<p>${PLANTED}</p></body></html>`,
+      () =>
+        `<html><body>${'<p><b>x</b> <i>y</i></p>'.repeat(DOM_LIMITS.maxElements / 3 + 1000)}<p>${PLANTED}</p></body></html>`,
       /more than 200000 elements \(the DOM cap\)/,
     ],
     [
       'ancestor-descendant pairs (many 390-deep chains)',
-      () => `<html><body>${Array.from({ length: 120 }, () => `${'<div>'.repeat(390)}words${'</div>'.repeat(390)}`).join('')}<p>${PLANTED}</p></body></html>`,
+      () =>
+        `<html><body>${Array.from({ length: 120 }, () => `${'<div>'.repeat(390)}words${'</div>'.repeat(390)}`).join('')}<p>${PLANTED}</p></body></html>`,
       /more than 6000000 ancestor-descendant pairs of elements \(the DOM cap\)/,
     ],
   ])(
@@ -110,7 +131,9 @@ describe('security', () => {
     const run = await checkClaims(parseClaims(claims).entries, HOSTILE_LIMITS);
     for (const r of run.results) {
       expect(r, r.id).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
-      expect(r.note, r.id).toMatch(/refused: .*loopback \((127\.0\.0\.0\/8|::1\/128)\): not a global address; pass --allow-private/);
+      expect(r.note, r.id).toMatch(
+        /refused: .*loopback \((127\.0\.0\.0\/8|::1\/128)\): not a global address; pass --allow-private/,
+      );
     }
     expect(server.hits('/cookie')).toBe(0);
     // Allowed, the same claims are fetched (loopback is where tests live).
@@ -141,10 +164,14 @@ describe('security', () => {
       ],
       ['127.0.0.1', '127.0.0.2'],
     );
-    const run = await checkClaims(parseClaims([{ id: 'c', quote: PLANTED, url: `http://al%40ice:s3cr%3At@127.0.0.1:${server.port}/private` }]).entries, {
-      ...HOSTILE_LIMITS,
-      allowPrivate: true,
-    });
+    const run = await checkClaims(
+      parseClaims([{ id: 'c', quote: PLANTED, url: `http://al%40ice:s3cr%3At@127.0.0.1:${server.port}/private` }])
+        .entries,
+      {
+        ...HOSTILE_LIMITS,
+        allowPrivate: true,
+      },
+    );
     expect(run.results[0]!.label).toBe('verbatim');
     expect(seen.first).toBe(`Basic ${Buffer.from('al@ice:s3cr:t').toString('base64')}`);
     expect(seen.second).toBeUndefined();
@@ -165,7 +192,10 @@ describe('security', () => {
 
   test('a redirect to a non-http scheme is refused', async () => {
     const server = await serve([{ path: '/r', redirect: { location: 'file:///etc/passwd' } }]);
-    const run = await checkClaims(parseClaims([{ id: 'x', quote: 'q', url: `${server.origin}/r` }]).entries, { ...HOSTILE_LIMITS, allowPrivate: true });
+    const run = await checkClaims(parseClaims([{ id: 'x', quote: 'q', url: `${server.origin}/r` }]).entries, {
+      ...HOSTILE_LIMITS,
+      allowPrivate: true,
+    });
     expect(run.results[0]).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
     expect(run.results[0]!.note).toMatch(/redirect to a non-http\(s\) URL refused: file:/);
   });

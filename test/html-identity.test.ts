@@ -16,7 +16,11 @@ import { SOURCES } from '../golden/sources.js';
 import { FIXTURES, ROOT } from './support/helpers.js';
 
 /** Every HTML page of the real-world corpus: the golden sources and cases, and the rest (gzipped) in test/fixtures/corpus. */
-const corpusDirs = [join(ROOT, 'golden', 'sources', 'html'), join(ROOT, 'golden', 'diagnosis', 'sources'), join(FIXTURES, 'corpus')];
+const corpusDirs = [
+  join(ROOT, 'golden', 'sources', 'html'),
+  join(ROOT, 'golden', 'diagnosis', 'sources'),
+  join(FIXTURES, 'corpus'),
+];
 const htmlFiles = (d: string) =>
   readdirSync(d)
     .filter((f) => /\.html(\.gz)?$/.test(f))
@@ -179,7 +183,9 @@ const domParser = new window.DOMParser();
 /** The reference views: jsdom's document rendered; Readability over a second copy, its article rendered. */
 function reference(html: string): { full: string; article: string | null } {
   const full = normalize(referenceText(domParser.parseFromString(html, 'text/html').body));
-  const result = new Readability<Element>(domParser.parseFromString(html, 'text/html'), { serializer: (el) => el as Element }).parse();
+  const result = new Readability<Element>(domParser.parseFromString(html, 'text/html'), {
+    serializer: (el) => el as Element,
+  }).parse();
   return { full, article: result?.content ? normalize(referenceText(result.content)) : null };
 }
 
@@ -187,7 +193,11 @@ function reference(html: string): { full: string; article: string | null } {
 function production(html: string): { full: string; article: string | null; tree: boolean } {
   const page = parseHtml(html);
   const article = page.doc ? articleView(page.doc).article : undefined;
-  return { full: normalize(page.full), article: article === undefined ? null : normalize(article), tree: page.doc !== undefined };
+  return {
+    full: normalize(page.full),
+    article: article === undefined ? null : normalize(article),
+    tree: page.doc !== undefined,
+  };
 }
 
 describe("production HTML path = jsdom + the standard's rendering", () => {
@@ -259,7 +269,9 @@ describe('what the malformed pages show (both sides agree on these; here is what
 
   test('stray text in a table is foster-parented before the table', () => {
     const v = views('table-stray-text.html');
-    expect(v.full.indexOf('rainfall in millimetres, by station:')).toBeLessThan(v.full.indexOf('station january february march'));
+    expect(v.full.indexOf('rainfall in millimetres, by station:')).toBeLessThan(
+      v.full.indexOf('station january february march'),
+    );
     expect(v.full).toContain('that wet winters hydrologists warned do not guarantee dry summers.');
   });
 
@@ -276,14 +288,22 @@ describe('what the malformed pages show (both sides agree on these; here is what
     expect(views('template-content.html').full).not.toContain('template');
     expect(views('noscript-head-text.html').full).toContain('your browser does not support javascript'); // scripting disabled: it leaves the head
     expect(views('rcdata.html').full).toContain('tags like <b>this</b> and </p> stay text, & entities are decoded.');
-    expect(views('plaintext.html').full).toContain('* fixed: </plaintext> in a file name was shown incorrectly. </div>');
+    expect(views('plaintext.html').full).toContain(
+      '* fixed: </plaintext> in a file name was shown incorrectly. </div>',
+    );
     // In a select only option, optgroup and hr count: the <b> and <div> tags are dropped, their text stays (in the open option).
-    expect(views('select-content.html').full).toContain('weekdays only monday tuesdaywednesday is not offered thursday friday evening');
-    expect(views('entities.html').full).toContain('"at&t-free zone" ¬it; and ∉ shows how browsers read entities without a semicolon: &ersand, <3 and >5.');
+    expect(views('select-content.html').full).toContain(
+      'weekdays only monday tuesdaywednesday is not offered thursday friday evening',
+    );
+    expect(views('entities.html').full).toContain(
+      '"at&t-free zone" ¬it; and ∉ shows how browsers read entities without a semicolon: &ersand, <3 and >5.',
+    );
     expect(views('nul-bytes.html').full).toContain('text with a nullcharacter between words, and onemore');
     expect(views('image-tag.html').full).toContain('a photographer stood on the same spot');
     expect(views('nested-forms.html').article).toContain('membership costs five pounds');
-    expect(views('deep-inline.html').article).toContain('forty-two residents and all seven parish councillors present.');
+    expect(views('deep-inline.html').article).toContain(
+      'forty-two residents and all seven parish councillors present.',
+    );
     expect(views('rendering-lists.html').full).toContain('富士山ふじさん');
     expect(views('rendering-lists.html').full).not.toContain('does not support');
     expect(views('svg-mathml.html').full).not.toContain('clock icon');

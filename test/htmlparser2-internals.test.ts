@@ -19,8 +19,11 @@ import {
 } from '../src/extract/htmlparser2-internals.js';
 
 // htmlparser2's exports map leaves out package.json: read it where npm put it.
-const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'node_modules', 'htmlparser2', 'package.json'), 'utf8')) as { version: string })
-  .version;
+const VERSION = (
+  JSON.parse(readFileSync(join(import.meta.dirname, '..', 'node_modules', 'htmlparser2', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 const MODULE = join(import.meta.dirname, '..', 'src', 'extract', 'htmlparser2-internals.ts');
 
 const noop = () => undefined;
@@ -31,13 +34,18 @@ const callbacks = new Proxy({}, { get: () => noop }) as TokenizerCallbacks;
 function field(owner: object, name: string, type: string): void {
   const value = (owner as Record<string, unknown>)[name];
   const actual = value instanceof Uint8Array ? 'Uint8Array' : Array.isArray(value) ? 'array' : typeof value;
-  expect(actual, `htmlparser2 ${VERSION}: ${owner.constructor.name}.${name} should be ${type} (src/extract/htmlparser2-internals.ts relies on it)`).toBe(type);
+  expect(
+    actual,
+    `htmlparser2 ${VERSION}: ${owner.constructor.name}.${name} should be ${type} (src/extract/htmlparser2-internals.ts relies on it)`,
+  ).toBe(type);
 }
 
 /** The members of an interface declared in the internals module. */
 function interfaceMembers(name: string): string[] {
   const source = ts.createSourceFile(MODULE, readFileSync(MODULE, 'utf8'), ts.ScriptTarget.Latest);
-  const decl = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  const decl = source.statements.find(
+    (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name,
+  );
   if (!decl) throw new Error(`${MODULE} declares no interface ${name}`);
   return decl.members.map((m) => (m.name as ts.Identifier).text);
 }
@@ -66,7 +74,9 @@ describe(`htmlparser2 ${VERSION}: the internals quotecheck uses are where it exp
     const t = new Tokenizer({}, callbacks);
     t.write('<script>');
     const seq = (t as unknown as { currentSequence: Uint8Array }).currentSequence;
-    expect(Buffer.from(seq).toString('latin1'), `htmlparser2 ${VERSION}: currentSequence after <script>`).toBe('</script');
+    expect(Buffer.from(seq).toString('latin1'), `htmlparser2 ${VERSION}: currentSequence after <script>`).toBe(
+      '</script',
+    );
   });
 
   test('the parser: stack, foreignContext and onend, swapped by the linear parser', () => {
@@ -80,20 +90,27 @@ describe(`htmlparser2 ${VERSION}: the internals quotecheck uses are where it exp
     const t = new Tokenizer({}, callbacks);
     t.write('<p>a');
     // (Methods are checked on the prototype, where a subclass overrides them.)
-    for (const [name, type] of Object.entries(TOKENIZER_FIELDS)) field(type === 'function' ? Tokenizer.prototype : t, name, type);
+    for (const [name, type] of Object.entries(TOKENIZER_FIELDS))
+      field(type === 'function' ? Tokenizer.prototype : t, name, type);
     const p = new Parser({});
     for (const [name, type] of Object.entries(PARSER_FIELDS)) field(p, name, type);
     // isSpecial is set at a raw text element's name, before its `>`: the moment keepReadingMarkup reads it.
     const special = new Tokenizer({}, callbacks);
     special.write('<style');
-    expect((special as unknown as { isSpecial: unknown }).isSpecial, `htmlparser2 ${VERSION}: Tokenizer.isSpecial after "<style"`).toBe(true);
+    expect(
+      (special as unknown as { isSpecial: unknown }).isSpecial,
+      `htmlparser2 ${VERSION}: Tokenizer.isSpecial after "<style"`,
+    ).toBe(true);
   });
 
   test('the tokenizer states the overrides compare, read off probes, are told apart', () => {
     const values = Object.values(TOKENIZER_STATES);
     for (const [name, value] of Object.entries(TOKENIZER_STATES))
       expect(typeof value, `htmlparser2 ${VERSION}: the tokenizer's state after the probe for ${name}`).toBe('number');
-    expect(new Set(values).size, `htmlparser2 ${VERSION}: the probed states ${JSON.stringify(TOKENIZER_STATES)} should differ`).toBe(values.length);
+    expect(
+      new Set(values).size,
+      `htmlparser2 ${VERSION}: the probed states ${JSON.stringify(TOKENIZER_STATES)} should differ`,
+    ).toBe(values.length);
   });
 
   test("the module's internals interfaces name only listed fields", () => {
@@ -110,7 +127,9 @@ describe('what the internals module does with them', () => {
       { ontext: (s: number, e: number) => void out.push(html.slice(s, e)) },
       {
         get: (target, key) =>
-          key === 'onopentagend' && onStartTag ? () => onStartTag(tokenizer) : ((target as Record<string | symbol, unknown>)[key] ?? noop),
+          key === 'onopentagend' && onStartTag
+            ? () => onStartTag(tokenizer)
+            : ((target as Record<string | symbol, unknown>)[key] ?? noop),
       },
     ) as ConstructorParameters<typeof Tokenizer>[1];
     const tokenizer = htmlTokenizer(cbs);
@@ -146,7 +165,9 @@ describe('what the internals module does with them', () => {
     };
     // The callbacks left out (attribute data, declarations...) are the Proxy's no-op: every one is there.
     const tokenizer = htmlTokenizer(
-      new Proxy<Partial<TokenizerCallbacks>>(cbs, { get: (t, key) => (t as Record<string | symbol, unknown>)[key] ?? noop }) as TokenizerCallbacks,
+      new Proxy<Partial<TokenizerCallbacks>>(cbs, {
+        get: (t, key) => (t as Record<string | symbol, unknown>)[key] ?? noop,
+      }) as TokenizerCallbacks,
     );
     tokenizer.write(html);
     tokenizer.end();
@@ -203,10 +224,17 @@ describe('what the internals module does with them', () => {
 
   test('the linear parser reports the events of htmlparser2 Parser, and closes what is open at the end, top first', () => {
     const record = (
-      make: (cbs: { onopentagname(n: string): void; onclosetag(n: string): void; ontext(t: string): void }) => { write(s: string): void; end(): void },
+      make: (cbs: { onopentagname(n: string): void; onclosetag(n: string): void; ontext(t: string): void }) => {
+        write(s: string): void;
+        end(): void;
+      },
     ) => {
       const events: string[] = [];
-      const p = make({ onopentagname: (n) => events.push(`<${n}>`), onclosetag: (n) => events.push(`</${n}>`), ontext: (t) => events.push(t) });
+      const p = make({
+        onopentagname: (n) => events.push(`<${n}>`),
+        onclosetag: (n) => events.push(`</${n}>`),
+        ontext: (t) => events.push(t),
+      });
       p.write('<div><p>a<b>b<svg><title>t</title></svg></p><i>c');
       p.end();
       return events;

@@ -16,7 +16,10 @@ function answersExample(text: string): string {
 }
 
 /** Every id a task has: its claims' and its gold's. */
-function taskIds(task: string, layout: { env: string; verifier: string } = { env: 'environment', verifier: 'tests' }): string[] {
+function taskIds(
+  task: string,
+  layout: { env: string; verifier: string } = { env: 'environment', verifier: 'tests' },
+): string[] {
   const claims = readJson(join(task, layout.env, 'claims.json')) as { id: string }[];
   return [...claims.map((c) => c.id), ...Object.keys(readJson(join(task, layout.verifier, 'gold.json')) as object)];
 }
@@ -53,9 +56,27 @@ describe("the instruction's answers example gives nothing away", () => {
       { task: 'plain', id: 'a-2', quote: 'second quote here', url: 'http://127.0.0.1:9/a', label: 'no_match' },
       { task: 'plain', id: 'a-3', quote: 'third quote here', url: 'http://127.0.0.1:9/b', label: 'verbatim' },
       // A task whose own ids are the usual placeholders: the example must take others.
-      { task: 'lookalike', id: 'claim-id-1', quote: 'fourth quote here', url: 'http://127.0.0.1:9/c', label: 'verbatim' },
-      { task: 'lookalike', id: 'claim-id-2', quote: 'fifth quote here', url: 'http://127.0.0.1:9/c', label: 'no_match' },
-      { task: 'lookalike', id: 'claim-id-4', quote: 'sixth quote here', url: 'http://127.0.0.1:9/d', label: 'no_match' },
+      {
+        task: 'lookalike',
+        id: 'claim-id-1',
+        quote: 'fourth quote here',
+        url: 'http://127.0.0.1:9/c',
+        label: 'verbatim',
+      },
+      {
+        task: 'lookalike',
+        id: 'claim-id-2',
+        quote: 'fifth quote here',
+        url: 'http://127.0.0.1:9/c',
+        label: 'no_match',
+      },
+      {
+        task: 'lookalike',
+        id: 'claim-id-4',
+        quote: 'sixth quote here',
+        url: 'http://127.0.0.1:9/d',
+        label: 'no_match',
+      },
     ];
     const flipped = rows.map((r) => ({ ...r, label: r.label === 'verbatim' ? 'no_match' : 'verbatim' }));
     const files = { gold: join(dir, 'gold.jsonl'), flipped: join(dir, 'flipped.jsonl') };

@@ -21,7 +21,8 @@ const CP1252_PAGE = Buffer.from(
   '<html><head><meta charset="windows-1252"><title>Caf\xe9</title></head><body><div><p>Caf\xe9 au lait is served \x93hot\x94 every morning at the caf\xe9 on the square.</p></div></body></html>',
   'latin1',
 );
-const SJIS_TEXT = '<html><body><p>東京の港には毎朝たくさんの船が入ってくる。</p><p>二つ目の段落です。</p></body></html>';
+const SJIS_TEXT =
+  '<html><body><p>東京の港には毎朝たくさんの船が入ってくる。</p><p>二つ目の段落です。</p></body></html>';
 const SJIS_PAGE = Buffer.from(iconv.encode(SJIS_TEXT, 'Shift_JIS'));
 const PDF = readFileSync(join(FIXTURES, 'tracemonkey-p1.pdf'));
 const FLAKY = Buffer.from('<html><body><p>The ferry timetable changes on the first of May.</p></body></html>');
@@ -47,14 +48,23 @@ function routes(): Route[] {
 function claimsFor(origin: string) {
   const u = (p: string) => `${origin}${p}`;
   const claims = [
-    { id: 'h1', quote: 'counted forty-two ships on the first day', url: u('/harbour.html'), claim: 'The master counted 42 ships.' },
+    {
+      id: 'h1',
+      quote: 'counted forty-two ships on the first day',
+      url: u('/harbour.html'),
+      claim: 'The master counted 42 ships.',
+    },
     { id: 'h2', quote: 'counted forty-three ships on the first day', url: u('/harbour.html') },
     { id: 'h3', quote: 'and "none" sank', url: u('/harbour.html#p1') },
     { id: 'r1', quote: 'the quay was too short for the fleet', url: u('/old-harbour'), task: 'redirects' },
     { id: 'c1', quote: 'Café au lait is served “hot” every morning', url: u('/cafe.html') },
     { id: 'c2', quote: 'Café au lait is served cold every morning', url: u('/cafe.html') },
     { id: 'j1', quote: '東京の港には毎朝たくさんの船が入ってくる', url: u('/tokyo.html') },
-    { id: 'p1', quote: 'Dynamic languages such as JavaScript are more difficult to compile than statically typed ones', url: u('/paper.pdf') },
+    {
+      id: 'p1',
+      quote: 'Dynamic languages such as JavaScript are more difficult to compile than statically typed ones',
+      url: u('/paper.pdf'),
+    },
     { id: 'p2', quote: 'Dynamic languages such as Python are easy to compile', url: u('/paper.pdf') },
     { id: 'f1', quote: 'The ferry timetable changes on the first of May', url: u('/ferry.html') },
     { id: 'g1', quote: 'This page once said something', url: u('/gone.html') },
@@ -81,7 +91,14 @@ const readJsonl = (path: string): Record<string, unknown>[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-type Evidence = { sha256?: string; final_url?: string; http_status?: number; diagnosis: string; warc_record_id?: string; note?: string };
+type Evidence = {
+  sha256?: string;
+  final_url?: string;
+  http_status?: number;
+  diagnosis: string;
+  warc_record_id?: string;
+  note?: string;
+};
 
 /** Serves the sources, writes the claims, runs `label` with the options `extra` gives for the folder; what a test looks at. */
 async function labelled(extra: (dir: string) => string[] = () => []) {
@@ -92,7 +109,16 @@ async function labelled(extra: (dir: string) => string[] = () => []) {
   writeFileSync(claimsPath, JSON.stringify(claims, null, 2));
   const out = join(dir, 'claims.labelled.jsonl');
   const before = Date.now();
-  const r = await runCliInProcess(['label', '--claims', claimsPath, '--out', out, '--allow-private', '--quiet', ...extra(dir)]);
+  const r = await runCliInProcess([
+    'label',
+    '--claims',
+    claimsPath,
+    '--out',
+    out,
+    '--allow-private',
+    '--quiet',
+    ...extra(dir),
+  ]);
   return { server, dir, claims, gold, claimsPath, out, before, after: Date.now(), r };
 }
 
@@ -150,7 +176,9 @@ describe('label: gold labels with their proof', () => {
     expect(r.stderr).toMatch(/left out 2 claims with no gold label \(http_status 2\)/);
     expect(r.stderr).toContain(`g1 ${server.origin}/gone.html: HTTP 404`);
     expect(r.stderr).toContain(`g2 ${server.origin}/gone.html: HTTP 404`);
-    expect(r.stderr).toMatch(/labelled 10 of 12 claims: 7 verbatim, 3 no_match today \(sources: 6 read, 1 could not be read\)/);
+    expect(r.stderr).toMatch(
+      /labelled 10 of 12 claims: 7 verbatim, 3 no_match today \(sources: 6 read, 1 could not be read\)/,
+    );
     const left = readJsonl(join(dir, 'left.jsonl'));
     expect(left.map((l) => [l.id, l.left_out])).toEqual([
       ['g1', { cause: 'unreadable', kind: 'http_status', reason: 'HTTP 404 Not Found' }],
@@ -176,7 +204,10 @@ describe('label: gold labels with their proof', () => {
     const server = await serve(routes());
     const dir = tempDir();
     const claimsPath = join(dir, 'claims.jsonl');
-    writeFileSync(claimsPath, `${JSON.stringify({ id: 'a', quote: 'counted', url: `${server.origin}/harbour.html` })}\n`);
+    writeFileSync(
+      claimsPath,
+      `${JSON.stringify({ id: 'a', quote: 'counted', url: `${server.origin}/harbour.html` })}\n`,
+    );
     const r = await runCliInProcess(['label', '--claims', claimsPath, '--out', join(dir, 'out.jsonl'), '--quiet']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/left out 1 claim with no gold label \(refused 1\)/);
@@ -195,7 +226,8 @@ describe('label: gold labels with their proof', () => {
     // A label made by another rule on the same bytes, and one whose source changed since (its evidence hash differs).
     const rows = readJsonl(out).map((row) => {
       if (row.id === 'c2') return { ...row, label: 'verbatim' };
-      if (row.id === 'p2') return { ...row, label: 'verbatim', evidence: { ...(row.evidence as object), sha256: '0'.repeat(64) } };
+      if (row.id === 'p2')
+        return { ...row, label: 'verbatim', evidence: { ...(row.evidence as object), sha256: '0'.repeat(64) } };
       if (row.id === 'h1') return { ...row, evidence: { ...(row.evidence as object), sha256: '1'.repeat(64) } };
       return row;
     });
@@ -203,11 +235,15 @@ describe('label: gold labels with their proof', () => {
     writeFileSync(edited, rows.map((row) => JSON.stringify(row)).join('\n'));
     const changed = await runCliInProcess(['label', '--claims', edited, '--allow-private', '--quiet']);
     expect(changed.code).toBe(1);
-    expect(changed.stderr).toContain('2 labels given would not hold today; 1 claim keeps its label though its source changed since the evidence:');
+    expect(changed.stderr).toContain(
+      '2 labels given would not hold today; 1 claim keeps its label though its source changed since the evidence:',
+    );
     expect(changed.stderr).toMatch(
       /c2: labelled verbatim, no_match today \(near_miss\) on the same bytes \(sha256 equals the evidence\): the label was not made by this rule/,
     );
-    expect(changed.stderr).toMatch(/p2: the source changed since \S+ \(its sha256 differs from the evidence\): labelled verbatim, no_match today/);
+    expect(changed.stderr).toMatch(
+      /p2: the source changed since \S+ \(its sha256 differs from the evidence\): labelled verbatim, no_match today/,
+    );
     expect(readFileSync(edited, 'utf8')).toBe(rows.map((row) => JSON.stringify(row)).join('\n'));
   }, 60_000);
 
@@ -216,7 +252,9 @@ describe('label: gold labels with their proof', () => {
     const first = readFileSync(out, 'utf8');
     const again = await runCliInProcess(['label', '--claims', claimsPath, '--out', out, '--allow-private', '--quiet']);
     expect(again.code).toBe(2);
-    expect(again.stderr).toBe(`quotecheck: error: --out ${out}: exists; label never overwrites a file unless asked (--force)\n`);
+    expect(again.stderr).toBe(
+      `quotecheck: error: --out ${out}: exists; label never overwrites a file unless asked (--force)\n`,
+    );
     expect(readFileSync(out, 'utf8')).toBe(first);
     const self = await runCliInProcess(['label', '--claims', out, '--out', out, '--force', '--quiet']);
     expect(self.code).toBe(2);
@@ -224,7 +262,16 @@ describe('label: gold labels with their proof', () => {
     const none = await runCliInProcess(['label', '--claims', claimsPath, '--quiet']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('--out is required');
-    const forced = await runCliInProcess(['label', '--claims', claimsPath, '--out', out, '--force', '--allow-private', '--quiet']);
+    const forced = await runCliInProcess([
+      'label',
+      '--claims',
+      claimsPath,
+      '--out',
+      out,
+      '--force',
+      '--allow-private',
+      '--quiet',
+    ]);
     expect(forced.code, forced.stderr).toBe(0);
     expect(existsSync(join(dir, 'claims.labelled.jsonl'))).toBe(true);
   }, 60_000);
@@ -235,9 +282,21 @@ describe('label: gold labels with their proof', () => {
     const claim = { id: 'a', quote: 'counted', url: `${server.origin}/harbour.html` };
     writeFileSync(claimsPath, `${JSON.stringify(claim)}\n\n${JSON.stringify({ ...claim, quote: 'ships' })}\n`);
     const warc = join(dir, 'run.warc.gz');
-    const r = await runCliInProcess(['label', '--claims', claimsPath, '--out', join(dir, 'out.jsonl'), '--record', warc, '--allow-private', '--quiet']);
+    const r = await runCliInProcess([
+      'label',
+      '--claims',
+      claimsPath,
+      '--out',
+      join(dir, 'out.jsonl'),
+      '--record',
+      warc,
+      '--allow-private',
+      '--quiet',
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`quotecheck: error: ${claimsPath}: line 3 (id "a"): duplicate id, first used by line 1; ids must be unique\n`);
+    expect(r.stderr).toBe(
+      `quotecheck: error: ${claimsPath}: line 3 (id "a"): duplicate id, first used by line 1; ids must be unique\n`,
+    );
     expect(existsSync(warc)).toBe(false);
     expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
     expect(server.hits('/harbour.html')).toBe(0);
@@ -256,10 +315,14 @@ describe('one labelled file everywhere', () => {
     const rows = readJsonl(out);
     const array = join(dir, 'labelled.json');
     writeFileSync(array, JSON.stringify(rows, null, 2));
-    expect((await runCliInProcess(['grade', '--answers', answers, '--gold', array])).stdout).toContain('accuracy 0.900 (9/10 correct)');
+    expect((await runCliInProcess(['grade', '--answers', answers, '--gold', array])).stdout).toContain(
+      'accuracy 0.900 (9/10 correct)',
+    );
     const one = join(dir, 'one.jsonl');
     writeFileSync(one, `${JSON.stringify(rows[0])}\n`);
-    expect((await runCliInProcess(['grade', '--answers', answers, '--gold', one])).stdout).toContain('accuracy 1.000 (1/1 correct)');
+    expect((await runCliInProcess(['grade', '--answers', answers, '--gold', one])).stdout).toContain(
+      'accuracy 1.000 (1/1 correct)',
+    );
     const broken = join(dir, 'broken.jsonl');
     writeFileSync(broken, `${JSON.stringify(rows[0])}\n${JSON.stringify({ ...rows[1], label: undefined })}\n`);
     const refused = await runCliInProcess(['grade', '--answers', answers, '--gold', broken]);
@@ -270,11 +333,25 @@ describe('one labelled file everywhere', () => {
   test('label -> export -> bench: the oracle scores 1.000, the baseline each task its no_match share', async () => {
     const { out, dir, gold } = await labelled();
     const dataset = join(dir, 'dataset');
-    const exported = await runCliInProcess(['export', '--labelled', out, '--out', dataset, '--per-task', '4', '--allow-private', '--name', 'lb']);
+    const exported = await runCliInProcess([
+      'export',
+      '--labelled',
+      out,
+      '--out',
+      dataset,
+      '--per-task',
+      '4',
+      '--allow-private',
+      '--name',
+      'lb',
+    ]);
     expect(exported.code, exported.stderr).toBe(0);
     // The agent's claims carry the proof it may check (verify_date, evidence.sha256), never the label or its diagnosis.
     for (const task of readdirSync(dataset)) {
-      const given = JSON.parse(readFileSync(join(dataset, task, 'environment', 'claims.json'), 'utf8')) as Record<string, unknown>[];
+      const given = JSON.parse(readFileSync(join(dataset, task, 'environment', 'claims.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >[];
       for (const c of given) {
         expect(
           Object.keys(c).every((k) => ['id', 'claim', 'quote', 'url', 'verify_date', 'evidence'].includes(k)),
@@ -288,7 +365,10 @@ describe('one labelled file everywhere', () => {
     expect(oracle.claims).toBe(Object.keys(gold).length);
     const baseline = await runBench({ tasksDir: dataset, agent: 'baseline', outDir: join(dir, 'baseline') });
     for (const t of baseline.tasks) {
-      const goldOfTask = JSON.parse(readFileSync(join(dataset, t.task, 'tests', 'gold.json'), 'utf8')) as Record<string, string>;
+      const goldOfTask = JSON.parse(readFileSync(join(dataset, t.task, 'tests', 'gold.json'), 'utf8')) as Record<
+        string,
+        string
+      >;
       const share = Object.values(goldOfTask).filter((l) => l === 'no_match').length / Object.keys(goldOfTask).length;
       expect(t.reward, t.task).toBeCloseTo(share, 6);
     }

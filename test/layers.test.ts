@@ -19,9 +19,26 @@ const APART: readonly (readonly [string, string])[] = [
 ];
 
 /** The core: fetching, extracting, normalizing, matching, diagnosing, the archives and the run itself. */
-const CORE = ['src/run/', 'src/fetch/', 'src/extract/', 'src/normalize.ts', 'src/match.ts', 'src/diagnose/', 'src/wayback/', 'src/archive/'];
+const CORE = [
+  'src/run/',
+  'src/fetch/',
+  'src/extract/',
+  'src/normalize.ts',
+  'src/match.ts',
+  'src/diagnose/',
+  'src/wayback/',
+  'src/archive/',
+];
 /** What stands on the core (its front doors, the report, the commands and servers): the core imports none of it, types included. */
-const ABOVE_CORE = ['src/check.ts', 'src/index.ts', 'src/stages.ts', 'src/report.ts', 'src/cli/', 'src/harbor/', 'src/mcp/'];
+const ABOVE_CORE = [
+  'src/check.ts',
+  'src/index.ts',
+  'src/stages.ts',
+  'src/report.ts',
+  'src/cli/',
+  'src/harbor/',
+  'src/mcp/',
+];
 
 /**
  * Who may import what (a module, or a path prefix of src/), value imports only unless `types` says so: the run core
@@ -44,9 +61,22 @@ const IMPORT_RULES: readonly ImportRule[] = [
     allowed: ['src/fetch/', 'src/run/transport.ts', 'src/archive/'],
     why: 'HTTP stacks are built by the run core (src/run/transport.ts) on src/fetch/',
   },
-  { module: 'src/fetch/guard.ts', allowed: ['src/fetch/', 'src/run/transport.ts'], types: true, why: "the network rule is applied by the run core's stacks" },
-  { module: 'src/fetch/index.ts', allowed: ['src/run/', 'src/stages.ts', 'src/asof/', 'src/wayback/'], why: 'sources are fetched by the run core' },
-  { module: 'src/wayback/client.ts', allowed: ['src/run/', 'src/asof/'], why: 'the Wayback client is made by the run core' },
+  {
+    module: 'src/fetch/guard.ts',
+    allowed: ['src/fetch/', 'src/run/transport.ts'],
+    types: true,
+    why: "the network rule is applied by the run core's stacks",
+  },
+  {
+    module: 'src/fetch/index.ts',
+    allowed: ['src/run/', 'src/stages.ts', 'src/asof/', 'src/wayback/'],
+    why: 'sources are fetched by the run core',
+  },
+  {
+    module: 'src/wayback/client.ts',
+    allowed: ['src/run/', 'src/asof/'],
+    why: 'the Wayback client is made by the run core',
+  },
   {
     module: 'src/answers.ts',
     allowed: ['src/run/session.ts', 'src/index.ts', 'src/report-file.ts'],
@@ -88,14 +118,19 @@ function importsOf(file: string, text: string): Import[] {
   const add = (spec: ts.Expression | undefined, typeOnly: boolean): void => {
     if (!spec || !ts.isStringLiteral(spec)) return;
     const fileName = spec.text;
-    const target = fileName.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), fileName)).replace(/\.js$/, '.ts') : undefined;
+    const target = fileName.startsWith('.')
+      ? posix.normalize(posix.join(posix.dirname(file), fileName)).replace(/\.js$/, '.ts')
+      : undefined;
     found.push({ file, specifier: fileName, target, line: lineOf(spec.getStart(source)), typeOnly });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) {
       const clause = node.importClause;
-      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
-      const typeOnly = !!clause && (clause.isTypeOnly || (!clause.name && !!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      const named =
+        clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly || (!clause.name && !!named && named.length > 0 && named.every((e) => e.isTypeOnly)));
       add(node.moduleSpecifier, typeOnly);
     } else if (ts.isExportDeclaration(node)) {
       const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
@@ -112,7 +147,8 @@ function importsOf(file: string, text: string): Import[] {
 }
 
 /** Whether `file` is one of `allowed` (a file, or a folder ending in /). */
-const within = (file: string, allowed: readonly string[]): boolean => allowed.some((a) => (a.endsWith('/') ? file.startsWith(a) : file === a));
+const within = (file: string, allowed: readonly string[]): boolean =>
+  allowed.some((a) => (a.endsWith('/') ? file.startsWith(a) : file === a));
 
 /** What breaks the layers, one line per offending import. */
 function layerViolations(files: ReadonlyMap<string, string>): string[] {
@@ -122,16 +158,24 @@ function layerViolations(files: ReadonlyMap<string, string>): string[] {
       const at = `${imp.file}:${imp.line} imports '${imp.specifier}'`;
       if (LEAVES.includes(file)) found.push(`${at}: ${file} is a leaf and must import nothing`);
       for (const [from, to] of APART) {
-        if (file.startsWith(from) && imp.target?.startsWith(to)) found.push(`${at}: ${from} must not import from ${to}`);
+        if (file.startsWith(from) && imp.target?.startsWith(to))
+          found.push(`${at}: ${from} must not import from ${to}`);
       }
       if (within(file, CORE) && imp.target && within(imp.target, ABOVE_CORE))
         found.push(`${at}: the core (${file}) must not import ${imp.target}, which stands on it`);
       const imported = imp.target ?? imp.specifier;
       for (const rule of IMPORT_RULES) {
-        if (imported !== rule.module || (imp.typeOnly && !rule.types) || file === rule.module || within(file, rule.allowed)) continue;
+        if (
+          imported !== rule.module ||
+          (imp.typeOnly && !rule.types) ||
+          file === rule.module ||
+          within(file, rule.allowed)
+        )
+          continue;
         found.push(`${at}: only ${rule.allowed.join(', ')} may import ${rule.module} (${rule.why})`);
       }
-      if (file === CONTRACT.file && !CONTRACT.imports.includes(imported)) found.push(`${at}: the contract imports only ${CONTRACT.imports.join(', ')}`);
+      if (file === CONTRACT.file && !CONTRACT.imports.includes(imported))
+        found.push(`${at}: the contract imports only ${CONTRACT.imports.join(', ')}`);
     }
   }
   return found;
@@ -154,7 +198,11 @@ function importedNames(file: string, text: string): { specifier: string; names: 
   const out: { specifier: string; names: string[]; line: number }[] = [];
   const visit = (node: ts.Node): void => {
     const line = () => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       const names: string[] = [];
       if (ts.isImportDeclaration(node)) {
         const clause = node.importClause;
@@ -185,7 +233,9 @@ function prototypeViolations(files: ReadonlyMap<string, string>): string[] {
   for (const [file, text] of files) {
     if (file === PROTOTYPES.allowed || file === PROTOTYPES.from) continue;
     for (const imp of importedNames(file, text)) {
-      const target = imp.specifier.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), imp.specifier)).replace(/\.js$/, '.ts') : imp.specifier;
+      const target = imp.specifier.startsWith('.')
+        ? posix.normalize(posix.join(posix.dirname(file), imp.specifier)).replace(/\.js$/, '.ts')
+        : imp.specifier;
       if (target !== PROTOTYPES.from) continue;
       const refused = imp.names.filter((n) => n === '*' || (PROTOTYPES.names as readonly string[]).includes(n));
       if (refused.length > 0)
@@ -212,15 +262,24 @@ describe('module layers of src/', () => {
 
   test('the check names the offending file and import', () => {
     const files = new Map([
-      ['src/diagnose/x.ts', "// x\nimport type { A } from '../source.js';\nimport {\n  decodeHtml,\n} from '../extract/decode.js';\n"],
-      ['src/extract/y.ts', "export { detectShell } from '../diagnose/shells.js';\nconst later = () => import('../diagnose/index.js');\n"],
+      [
+        'src/diagnose/x.ts',
+        "// x\nimport type { A } from '../source.js';\nimport {\n  decodeHtml,\n} from '../extract/decode.js';\n",
+      ],
+      [
+        'src/extract/y.ts',
+        "export { detectShell } from '../diagnose/shells.js';\nconst later = () => import('../diagnose/index.js');\n",
+      ],
       ['src/settings.ts', "import type { Label } from './answers.js';\n"],
       ['src/match.ts', "import type { ViewName } from './extract/index.js';\n"],
       [
         'src/mcp/z.ts',
         "import type { Dispatcher } from 'undici';\nimport { Agent } from 'undici';\nimport { guardedAgent } from '../fetch/guard.js';\nimport { AnswersFile } from '../answers.js';\nimport type { Label } from '../answers.js';\n",
       ],
-      ['src/cli/w.ts', "import { type WaybackClient, type WaybackOptions } from '../wayback/client.js';\nconst m = await import('../wayback/client.js');\n"],
+      [
+        'src/cli/w.ts',
+        "import { type WaybackClient, type WaybackOptions } from '../wayback/client.js';\nconst m = await import('../wayback/client.js');\n",
+      ],
       ['src/contract.ts', "import { z } from 'zod';\nimport type { SourceRecord } from './source.js';\n"],
       ['src/extract/lightdom/v.ts', "import type { Tokenizer } from 'htmlparser2';\n"],
     ]);
@@ -242,7 +301,10 @@ describe('module layers of src/', () => {
     const files = new Map([
       ['src/run/s.ts', "import { RunTally } from '../report.js';\nconst m = await import('../check.js');\n"],
       ['src/wayback/c.ts', "import type { AsOfDate } from '../asof/date.js';\n"],
-      ['src/extract/lightdom/t.ts', "import type { CliIo } from '../../cli/progress.js';\nimport { VERSION } from '../../defaults.js';\n"],
+      [
+        'src/extract/lightdom/t.ts',
+        "import type { CliIo } from '../../cli/progress.js';\nimport { VERSION } from '../../defaults.js';\n",
+      ],
     ]);
     expect(layerViolations(files)).toEqual([
       "src/run/s.ts:1 imports '../report.js': the core (src/run/s.ts) must not import src/report.ts, which stands on it",
@@ -256,7 +318,13 @@ describe('module layers of src/', () => {
     const files = new Map(tsFiles('src').map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]));
     for (const f of [PROTOTYPES.from, PROTOTYPES.allowed]) expect(files.has(f), `${f} exists`).toBe(true);
     expect(prototypeViolations(files)).toEqual([]);
-    expect(layerViolations(new Map([['src/extract/lightdom/insert.ts', "import JSDOMParser from '@mozilla/readability/JSDOMParser.js';\n"]]))).toEqual([
+    expect(
+      layerViolations(
+        new Map([
+          ['src/extract/lightdom/insert.ts', "import JSDOMParser from '@mozilla/readability/JSDOMParser.js';\n"],
+        ]),
+      ),
+    ).toEqual([
       "src/extract/lightdom/insert.ts:1 imports '@mozilla/readability/JSDOMParser.js': only src/extract/lightdom/nodes.ts may import @mozilla/readability/JSDOMParser.js (the light DOM makes JSDOMParser's documents and finds its prototypes in one module (lightdom/nodes.ts))",
     ]);
   });
@@ -264,9 +332,15 @@ describe('module layers of src/', () => {
   test('the prototype check names the offending file, import and names', () => {
     const files = new Map([
       ['src/extract/lightdom/insert.ts', "import { newDocument, NodeProto } from './nodes.js';\n"],
-      ['src/extract/lightdom/queries.ts', "import { HTML_NS, type LightElement } from './nodes.js';\nexport { ElementProto } from './nodes.js';\n"],
+      [
+        'src/extract/lightdom/queries.ts',
+        "import { HTML_NS, type LightElement } from './nodes.js';\nexport { ElementProto } from './nodes.js';\n",
+      ],
       ['src/extract/lightdom/patches.ts', "import { ElementProto, NodeProto } from './nodes.js';\n"],
-      ['src/extract/html.ts', "import * as nodes from './lightdom/nodes.js';\nconst n = await import('./lightdom/nodes.js');\n"],
+      [
+        'src/extract/html.ts',
+        "import * as nodes from './lightdom/nodes.js';\nconst n = await import('./lightdom/nodes.js');\n",
+      ],
     ]);
     expect(prototypeViolations(files)).toEqual([
       "src/extract/lightdom/insert.ts:1 imports NodeProto from './nodes.js': only src/extract/lightdom/patches.ts may (it adjusts JSDOMParser's prototypes, when called)",

@@ -56,7 +56,9 @@ const stripSkills = (dockerfile: string): string =>
 async function labelledDataset(dir: string): Promise<string> {
   const page =
     '<html><head><title>Harbour report</title></head><body><article><p>The harbour master counted forty-two ships before the storm.</p><p>Nobody left the pier that night.</p></article></body></html>';
-  const server = await serve([{ path: '/report', body: page, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+  const server = await serve([
+    { path: '/report', body: page, headers: { 'content-type': 'text/html; charset=utf-8' } },
+  ]);
   const url = `${server.origin}/report`;
   const rows = [
     { task: 'harbour', id: 'h1', quote: 'counted forty-two ships', url, label: 'verbatim' },
@@ -71,26 +73,57 @@ async function labelledDataset(dir: string): Promise<string> {
 }
 
 async function exportAs(labelled: string, out: string, layout: Layout, ...extra: string[]): Promise<void> {
-  const r = await runCliInProcess(['export', '--allow-private', '--labelled', labelled, '--out', out, '--layout', layout, '--task-field', 'task', ...extra]);
+  const r = await runCliInProcess([
+    'export',
+    '--allow-private',
+    '--labelled',
+    labelled,
+    '--out',
+    out,
+    '--layout',
+    layout,
+    '--task-field',
+    'task',
+    ...extra,
+  ]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
 }
 
-const canUnshare = process.getuid?.() === 0 && spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
+const canUnshare =
+  process.getuid?.() === 0 &&
+  spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
 
 describe('export --layout skillsbench: what EvalScope and AgentCompass read', () => {
   it("task.md: front matter a line-by-line reader parses as YAML does, then the same instruction as Harbor's", async () => {
     const dir = tempDir();
     const labelled = await labelledDataset(dir);
-    const pkg = ['--org', 'acme-bench', '--author', 'Ada Lovelace <ada@example.org>', '--keyword', 'quotes', '--keyword', 'news'];
+    const pkg = [
+      '--org',
+      'acme-bench',
+      '--author',
+      'Ada Lovelace <ada@example.org>',
+      '--keyword',
+      'quotes',
+      '--keyword',
+      'news',
+    ];
     await exportAs(labelled, join(dir, 'sb'), 'skillsbench', ...pkg);
     await exportAs(labelled, join(dir, 'hb'), 'harbor', ...pkg);
     expect(readdirSync(join(dir, 'sb')).sort()).toEqual(['harbour', 'pier']);
     for (const task of ['harbour', 'pier']) {
       const t = join(dir, 'sb', task);
-      for (const f of ['task.md', 'environment/Dockerfile', 'environment/claims.json', 'oracle/solve.sh', 'verifier/test.sh', 'verifier/gold.json'])
+      for (const f of [
+        'task.md',
+        'environment/Dockerfile',
+        'environment/claims.json',
+        'oracle/solve.sh',
+        'verifier/test.sh',
+        'verifier/gold.json',
+      ])
         expect(existsSync(join(t, f)), f).toBe(true);
-      for (const f of ['task.toml', 'instruction.md', 'solution', 'tests']) expect(existsSync(join(t, f)), f).toBe(false);
+      for (const f of ['task.toml', 'instruction.md', 'solution', 'tests'])
+        expect(existsSync(join(t, f)), f).toBe(false);
       const text = readFileSync(join(t, 'task.md'), 'utf8');
       const { settings, body } = naiveFrontMatter(text);
       expect(settings).toMatchObject({
@@ -100,18 +133,29 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
         environment: { network_mode: 'public', workdir: '/app' },
       });
       // The same [task] as task.toml's: the name <org>/<task>, the description, the authors and keywords (one line each).
-      expect(settings.task).toMatchObject({ name: `acme-bench/${task}`, description: expect.stringMatching(/^Check \d quotes against their sources/) });
+      expect(settings.task).toMatchObject({
+        name: `acme-bench/${task}`,
+        description: expect.stringMatching(/^Check \d quotes against their sources/),
+      });
       const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as Record<string, unknown>;
-      expect(yaml.task).toEqual((parseToml(readFileSync(join(dir, 'hb', task, 'task.toml'), 'utf8')) as Record<string, unknown>).task);
-      expect(yaml.task).toMatchObject({ authors: [{ name: 'Ada Lovelace', email: 'ada@example.org' }], keywords: ['quotes', 'news'] });
+      expect(yaml.task).toEqual(
+        (parseToml(readFileSync(join(dir, 'hb', task, 'task.toml'), 'utf8')) as Record<string, unknown>).task,
+      );
+      expect(yaml.task).toMatchObject({
+        authors: [{ name: 'Ada Lovelace', email: 'ada@example.org' }],
+        keywords: ['quotes', 'news'],
+      });
       // A YAML parser reads the same settings; the simplest reader takes the one-line lists as one value each.
-      for (const key of ['schema_version', 'agent', 'verifier', 'environment']) expect(yaml[key], key).toEqual(settings[key]);
+      for (const key of ['schema_version', 'agent', 'verifier', 'environment'])
+        expect(yaml[key], key).toEqual(settings[key]);
       const { authors: _a, keywords: _k, ...scalars } = yaml.task as Record<string, unknown>;
       expect(settings.task).toMatchObject(scalars);
       // The instruction is the one the Harbor layout gives, and the Dockerfile starts the agent in /app.
       expect(body.trim()).toBe(readFileSync(join(dir, 'hb', task, 'instruction.md'), 'utf8').trim());
       expect(readFileSync(join(t, 'environment', 'Dockerfile'), 'utf8')).toMatch(/^WORKDIR \/app$/m);
-      expect(readFileSync(join(t, 'verifier', 'gold.json'), 'utf8')).toBe(readFileSync(join(dir, 'hb', task, 'tests', 'gold.json'), 'utf8'));
+      expect(readFileSync(join(t, 'verifier', 'gold.json'), 'utf8')).toBe(
+        readFileSync(join(dir, 'hb', task, 'tests', 'gold.json'), 'utf8'),
+      );
       // Public base image, nothing of quotecheck for the agent; the oracle and the grader in their own folders.
       checkTaskFolder(t, { layout: 'skillsbench' });
       checkTaskFolder(join(dir, 'hb', task));
@@ -215,7 +259,12 @@ describe.skipIf(!canUnshare)("the scripts at each harness's container paths (pri
       const dir = tempDir();
       const labelled = await labelledDataset(dir);
       await exportAs(labelled, join(dir, 'ds'), layout);
-      const { reward, stdout, code } = await runAtContainerPaths(join(dir, 'ds', 'pier'), oracle, verifier, join(dir, 'work'));
+      const { reward, stdout, code } = await runAtContainerPaths(
+        join(dir, 'ds', 'pier'),
+        oracle,
+        verifier,
+        join(dir, 'work'),
+      );
       expect(code).toBe(0);
       expect(reward).toBe('1');
       expect(stdout).toMatch(/accuracy 1\.000 \(3\/3 correct\)/);
@@ -264,7 +313,10 @@ describe('bad input names what is wrong', () => {
   it('--name that is not a task name (a path, a dot-dot, a slash): one line, exit 2, nothing written anywhere', async () => {
     const dir = tempDir();
     const file = join(dir, 'labelled.jsonl');
-    writeFileSync(file, `${JSON.stringify({ id: 'a', quote: 'words', url: 'https://example.org/a', label: 'verbatim' })}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ id: 'a', quote: 'words', url: 'https://example.org/a', label: 'verbatim' })}\n`,
+    );
     const out = join(dir, 'deep', 'out');
     for (const name of ['../../x', '/tmp/x', 'a/b', '..', '.hidden', '']) {
       const r = await runCliInProcess(['export', '--labelled', file, '--out', out, '--name', name]);
@@ -283,7 +335,9 @@ describe('bad input names what is wrong', () => {
     writeFileSync(file, `${JSON.stringify({ ...claim, task: 'one' })}\n${JSON.stringify({ ...claim, id: 'b' })}\n`);
     let r = await runCliInProcess(['export', '--labelled', file, '--out', join(dir, 'out1'), '--task-field', 'task']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`quotecheck: error: ${file}:2 (id "b"): field "task" is missing: it must name the claim's task (a non-empty string)\n`);
+    expect(r.stderr).toBe(
+      `quotecheck: error: ${file}:2 (id "b"): field "task" is missing: it must name the claim's task (a non-empty string)\n`,
+    );
     writeFileSync(file, `${JSON.stringify({ ...claim, task: '../escape' })}\n`);
     r = await runCliInProcess(['export', '--labelled', file, '--out', join(dir, 'out2'), '--task-field', 'task']);
     expect(r.code).toBe(2);
@@ -298,7 +352,12 @@ describe('bad input names what is wrong', () => {
     const text = readFileSync(join(dir, 'sb', 'pier', 'task.md'), 'utf8');
     const yaml = parseYaml(text.split('\n---\n')[0]!.replace(/^---\n/, '')) as { environment: Record<string, unknown> };
     expect(yaml.environment.mcp_servers).toEqual([
-      { name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: ['mcp', '--root', '/app', '--allow-private'] },
+      {
+        name: 'quotecheck',
+        transport: 'stdio',
+        command: 'quotecheck',
+        args: ['mcp', '--root', '/app', '--allow-private'],
+      },
     ]); // exported with --allow-private: the sources are on loopback
     // The simple reader still gets every plain key before the list.
     expect(naiveFrontMatter(text).settings).toMatchObject({

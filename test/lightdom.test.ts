@@ -12,7 +12,13 @@ import './support/jsdom-reference.js';
 import { describe, expect, test } from 'vitest';
 import { rng } from '../bench/random.js';
 import { articleView, htmlToViews, parseHtml } from '../src/extract/html.js';
-import { buildDocument, inlineStyle, parseDocument, type LightDocument, type LightElement } from '../src/extract/lightdom/index.js';
+import {
+  buildDocument,
+  inlineStyle,
+  parseDocument,
+  type LightDocument,
+  type LightElement,
+} from '../src/extract/lightdom/index.js';
 import { renderText } from '../src/extract/render.js';
 import { scriptDataEnd } from '../src/extract/script-data.js';
 import { normalize } from '../src/normalize.js';
@@ -49,7 +55,10 @@ const PAGES: [string, string][] = [
   ['a div in the head', '<html><head><title>T</title><div>moved</div></head><body><p>b</p></body></html>'],
   ['head content after the head', '<html><head></head><meta name="late"><body><p>b</p></body></html>'],
   ['a second body tag', '<html><body><p>a</p><body><p>b</p></body></html>'],
-  ['an SVG title before the page title', '<html><head></head><body><svg><title>icon</title></svg><title>Real</title><p>x</p></body></html>'],
+  [
+    'an SVG title before the page title',
+    '<html><head></head><body><svg><title>icon</title></svg><title>Real</title><p>x</p></body></html>',
+  ],
   ['template content is not in the tree', '<html><body><template><p>hidden</p></template><p>shown</p></body></html>'],
   ['entities split text but make one node', '<p>a &amp; b &lt; c&nbsp;d</p>'],
   ['comments are not text', '<html><body><!-- note --><p>a<!-- x -->b</p></body></html>'],
@@ -87,8 +96,14 @@ const PATTERNS: [string, string][] = [
   ['formatting fostered out of a table, then misnested', '<table><b><tr><td>a</b>b</td></tr></table>c'],
   ['implied tbody and tr', '<table><td>a<td>b<tr><th>c</table>'],
   ['a table inside a table closes it', '<table><tr><td><table><tr><td>in</table></td></tr><table><tr><td>next'],
-  ['<template> in the head and the body', '<head><template><p>t</p></template></head><body><template><tr><td>x</td></tr></template><p>y'],
-  ['<noscript> in the head, scripting disabled', '<head><noscript><img src=p><p>nojs</p></noscript><meta name=a></head><p>b'],
+  [
+    '<template> in the head and the body',
+    '<head><template><p>t</p></template></head><body><template><tr><td>x</td></tr></template><p>y',
+  ],
+  [
+    '<noscript> in the head, scripting disabled',
+    '<head><noscript><img src=p><p>nojs</p></noscript><meta name=a></head><p>b',
+  ],
   ['<noscript> text in the head', '<head><noscript>no js here</noscript></head>x'],
   ['<noscript> in the body holds markup', '<p>a<noscript><p>b</p></noscript>c'],
   ['a frameset document', '<head></head><frameset><frame src=a><noframes><p>nf</p></noframes></frameset><p>gone'],
@@ -104,11 +119,17 @@ const PATTERNS: [string, string][] = [
   ['React comments between text runs', '<div>From <!-- -->1 July<!-- -->, four<!--$--> bins</div>'],
   ['<plaintext> takes the rest of the page', '<p>a<plaintext><b>x</b></plaintext>y'],
   ['<textarea> and <title> are RCDATA', '<textarea>\n<b>x</b>&amp;</textarea><title>t&amp;<i>u</i></title>'],
-  ['<xmp>, <iframe>, <noembed> are raw text', '<xmp><b>a</b>&amp;</xmp><iframe><p>b</p></iframe><noembed><i>c</i></noembed>'],
+  [
+    '<xmp>, <iframe>, <noembed> are raw text',
+    '<xmp><b>a</b>&amp;</xmp><iframe><p>b</p></iframe><noembed><i>c</i></noembed>',
+  ],
   ['<select> keeps only options', '<select><b>x</b><option>o<div>d</div><optgroup label=g><option>p</select>z'],
   ['<select> in a table', '<table><tr><td><select><option>a<tr><td>b</table>'],
   ['<style> in a <select> is ignored, its content is markup', '<select><style><option>x</option></style></select>'],
-  ['entities without semicolons', '<p>&amp &copy2024 &notit; &notin; &ampersand &lt3 &#128; &#0; &#xD800; &#x110000;</p><a href="?a=1&para=2&copy=3">l</a>'],
+  [
+    'entities without semicolons',
+    '<p>&amp &copy2024 &notit; &notin; &ampersand &lt3 &#128; &#0; &#xD800; &#x110000;</p><a href="?a=1&para=2&copy=3">l</a>',
+  ],
   ['NUL bytes', '<p>a\0b</p><script>x\0y</script><svg><text>c\0d</text></svg>'],
   ['<image> is <img>', '<p>a<image src=x>b</p><svg><image href=y /></svg>'],
   ['nested forms', '<form id=a><p>x<form id=b><p>y</form>z</form>w'],
@@ -150,10 +171,17 @@ describe('each error-handling pattern: the same tree as jsdom', () => {
       const parts = random() < 0.5 ? ['<!doctype html>'] : [];
       for (let j = 3 + Math.floor(random() * 25); j > 0; j--) {
         const r = random();
-        parts.push(r < 0.45 ? `<${pick(tags)}${random() < 0.1 ? ' id=q' : ''}${random() < 0.05 ? '/' : ''}>` : r < 0.75 ? `</${pick(tags)}>` : pick(texts));
+        parts.push(
+          r < 0.45
+            ? `<${pick(tags)}${random() < 0.1 ? ' id=q' : ''}${random() < 0.05 ? '/' : ''}>`
+            : r < 0.75
+              ? `</${pick(tags)}>`
+              : pick(texts),
+        );
       }
       const html = parts.join('');
-      if (dump(parseDocument(html) as unknown as DumpNode) !== dump(jsdom(html) as unknown as DumpNode)) differing.push(html);
+      if (dump(parseDocument(html) as unknown as DumpNode) !== dump(jsdom(html) as unknown as DumpNode))
+        differing.push(html);
     }
     expect(differing).toEqual([]);
   });
@@ -203,9 +231,10 @@ const SVG_ATTRIBUTE_TABLE =
     ' ',
   );
 /** The "adjust foreign attributes" table's names, and names like them that are not in it. */
-const FOREIGN_ATTRIBUTES = 'xlink:actuate xlink:arcrole xlink:href xlink:role xlink:show xlink:title xlink:type xml:lang xml:space xmlns xmlns:xlink'.split(
-  ' ',
-);
+const FOREIGN_ATTRIBUTES =
+  'xlink:actuate xlink:arcrole xlink:href xlink:role xlink:show xlink:title xlink:type xml:lang xml:space xmlns xmlns:xlink'.split(
+    ' ',
+  );
 const NOT_FOREIGN_ATTRIBUTES = ['xlink:foo', 'xml:base', 'xmlns:foo', 'xlink', 'href'];
 
 /** The element a fragment is parsed in: the last, deepest element of a document made of `host`. */
@@ -253,7 +282,8 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
   });
 
   test('a doctype leaves the text, the title and Readability as they are', () => {
-    const para = '<p>Words and words, and more words, in a paragraph long enough to be an article for Readability to keep.</p>';
+    const para =
+      '<p>Words and words, and more words, in a paragraph long enough to be an article for Readability to keep.</p>';
     const body = `<html><head><title>T</title></head><body><article>${para.repeat(6)}</article></body></html>`;
     const withDoctype = htmlToViews(`<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "x">${body}`);
     expect(withDoctype).toEqual(htmlToViews(body));
@@ -265,7 +295,9 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
     const html = `<svg ${attrs}><g ${attrs}/></svg><math ${attrs}><mi ${attrs}></mi></math><div ${attrs}></div>`;
     const ours = parseDocument(html);
     expect(dump(ours as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
-    expect((ours.body!.children[0] as unknown as Element).getAttribute('viewBox')).toBe(String(SVG_ATTRIBUTE_TABLE.indexOf('viewbox')));
+    expect((ours.body!.children[0] as unknown as Element).getAttribute('viewBox')).toBe(
+      String(SVG_ATTRIBUTE_TABLE.indexOf('viewbox')),
+    );
   });
 
   test('definitionURL on MathML elements only', () => {
@@ -275,12 +307,16 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
   });
 
   test('xlink:, xml: and xmlns attributes: namespace and prefix on SVG and MathML elements, plain names on HTML ones', () => {
-    const attrs = [...FOREIGN_ATTRIBUTES, ...NOT_FOREIGN_ATTRIBUTES].map((n, i) => `${i % 3 ? n : n.toUpperCase()}="${i}"`).join(' ');
+    const attrs = [...FOREIGN_ATTRIBUTES, ...NOT_FOREIGN_ATTRIBUTES]
+      .map((n, i) => `${i % 3 ? n : n.toUpperCase()}="${i}"`)
+      .join(' ');
     const html = `<svg ${attrs}><a ${attrs}><foreignObject ${attrs}><p ${attrs}></p></foreignObject></a></svg><math ${attrs}></math><div ${attrs}></div>`;
     const ours = parseDocument(html);
     expect(dump(ours as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
     // The qualified name is what getAttribute matches, in jsdom and here.
-    expect((ours.body!.children[0] as unknown as Element).getAttribute('xlink:href')).toBe(String(FOREIGN_ATTRIBUTES.indexOf('xlink:href')));
+    expect((ours.body!.children[0] as unknown as Element).getAttribute('xlink:href')).toBe(
+      String(FOREIGN_ATTRIBUTES.indexOf('xlink:href')),
+    );
   });
 
   test("every SVG tag name of the standard's table, in SVG (adjusted), MathML and HTML (not), with end tags in any case", () => {
@@ -295,7 +331,10 @@ describe('the doctype, SVG and MathML names, and fragments in foreign contexts: 
     ['in SVG after </html>', '<p>a<svg><g></html><!--in g--><mi><!--in mi--></svg><!--after-->'],
     ['in MathML after </html>', '<math><mrow>x</html><!--in mrow--><mi><!--in mi--></math><!--after-->'],
     ['in SVG after </body>', '<svg><g></body><!--in g--></svg><!--after-->'],
-    ['in an integration point, where </html> is ignored', '<svg><foreignObject></html><!--in foreignObject--><p>x<!--in p--></svg><!--after-->'],
+    [
+      'in an integration point, where </html> is ignored',
+      '<svg><foreignObject></html><!--in foreignObject--><p>x<!--in p--></svg><!--after-->',
+    ],
   ])('comments where SVG or MathML is still open go in the current node: %s', (_what, html) => {
     expect(dump(parseDocument(html) as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
   });
@@ -329,10 +368,13 @@ function foreignSoup(random: () => number, length: number): string {
   // then HTML names, most of which break out of foreign content; rarely, the names whose HTML elements read the
   // rest of the page as text (SVG's <title> among them).
   const foreignTags =
-    'mi,mo,mn,ms,mtext,mglyph,malignmark,mrow,annotation-xml,foreignObject,desc,clipPath,linearGradient,feDropShadow,textPath,g,path,text,tspan,a'.split(',');
-  const htmlTags = 'p,b,i,div,span,table,tr,td,font,br,ul,li,select,option,em,body,html,head,template,h1,pre,img,image,input,nobr,center,object,frameset'.split(
-    ',',
-  );
+    'mi,mo,mn,ms,mtext,mglyph,malignmark,mrow,annotation-xml,foreignObject,desc,clipPath,linearGradient,feDropShadow,textPath,g,path,text,tspan,a'.split(
+      ',',
+    );
+  const htmlTags =
+    'p,b,i,div,span,table,tr,td,font,br,ul,li,select,option,em,body,html,head,template,h1,pre,img,image,input,nobr,center,object,frameset'.split(
+      ',',
+    );
   const textTags = 'title,style,script,textarea,noscript,xmp,iframe'.split(',');
   const tag = () => {
     const r = random();
@@ -364,7 +406,8 @@ function foreignSoup(random: () => number, length: number): string {
     'id=q',
   ];
   const texts = ['x', 'y z', ' ', '\n', '&amp;', '<!-- c -->'];
-  const mixedCase = (name: string) => (random() < 0.2 ? name.toUpperCase() : random() < 0.2 ? name.toLowerCase() : name);
+  const mixedCase = (name: string) =>
+    random() < 0.2 ? name.toUpperCase() : random() < 0.2 ? name.toLowerCase() : name;
   const parts: string[] = [];
   for (let j = length; j > 0; j--) {
     const r = random();
@@ -385,13 +428,32 @@ describe('random documents and fragments with foreign content (seeded): the same
     for (let k = 0; k < 600; k++) {
       const doctype = random() < 0.6 ? DOCTYPES[Math.floor(random() * DOCTYPES.length)]! : '';
       const html = doctype + foreignSoup(random, 3 + Math.floor(random() * 25));
-      if (dump(parseDocument(html) as unknown as DumpNode) !== dump(jsdom(html) as unknown as DumpNode)) differing.push(html);
+      if (dump(parseDocument(html) as unknown as DumpNode) !== dump(jsdom(html) as unknown as DumpNode))
+        differing.push(html);
     }
     expect(differing).toEqual([]);
   });
 
   test('random DOCTYPEs (keywords, identifiers, quotes, whitespace, CR and NUL in any order): the same doctype node and quirks mode', () => {
-    const pieces = [' ', '\t', '\n', '\r\n', '\r', '\f', 'html', 'HTML', 'x', '-', '\0', 'PUBLIC', 'public', 'SYSTEM', 'system', '"', "'"];
+    const pieces = [
+      ' ',
+      '\t',
+      '\n',
+      '\r\n',
+      '\r',
+      '\f',
+      'html',
+      'HTML',
+      'x',
+      '-',
+      '\0',
+      'PUBLIC',
+      'public',
+      'SYSTEM',
+      'system',
+      '"',
+      "'",
+    ];
     const ids = [
       '"-//W3C//DTD HTML 4.01 Transitional//EN"',
       "'-//W3O//DTD W3 HTML Strict 3.0//EN//'",
@@ -405,7 +467,8 @@ describe('random documents and fragments with foreign content (seeded): the same
       let doctype = pick(['<!DOCTYPE', '<!doctype', '<!DocType']);
       for (let j = Math.floor(random() * 9); j > 0; j--) doctype += random() < 0.2 ? pick(ids) : pick(pieces);
       const html = `${doctype}><p>a<table><tr><td>b</table>`;
-      if (dump(parseDocument(html) as unknown as DumpNode) !== dump(jsdom(html) as unknown as DumpNode)) differing.push(html);
+      if (dump(parseDocument(html) as unknown as DumpNode) !== dump(jsdom(html) as unknown as DumpNode))
+        differing.push(html);
     }
     expect(differing).toEqual([]);
   });
@@ -435,9 +498,17 @@ describe("script data: the standard's escaped and double escaped states (htmlpar
     ['</script> needs whitespace, / or > after it', 'a</scriptx></script >', 2],
     ['<!-- ... --> without <script>: the first </script> ends it', '<!-- a --></script>', 1],
     ['escaped: </script> still ends it', '<!-- document.write("x</script>"); --></script>', 1],
-    ['double escaped: <script> inside <!-- keeps </script> in', '<!-- document.write("<script src=x></script>") --></script>', 2],
+    [
+      'double escaped: <script> inside <!-- keeps </script> in',
+      '<!-- document.write("<script src=x></script>") --></script>',
+      2,
+    ],
     ['--> leaves the escaped states', '<!--<script>--></script>', 1],
-    ['double escaped, closed, then back in escaped: the next </script> ends it', '<!--<script></script>x</script>after --></script>', 2],
+    [
+      'double escaped, closed, then back in escaped: the next </script> ends it',
+      '<!--<script></script>x</script>after --></script>',
+      2,
+    ],
     ['nested script opened and closed twice', '<!--<script>a</script><script>b</script>--></script>', 3],
     ['case-insensitive names', '<!--<SCRIPT>x</ScRiPt>--></SCRIPT>', 2],
     ['<scr" + "ipt is not a script tag', '<!-- "<scr"+"ipt>" --></script>', 1],
@@ -461,7 +532,9 @@ describe("script data: the standard's escaped and double escaped states (htmlpar
   ])('parsed as jsdom parses it: %s', (html) => {
     expect(dump(parseDocument(html) as unknown as DumpNode)).toBe(dump(jsdom(html) as unknown as DumpNode));
     // and the streamed view (pages past the caps) hides the script text too
-    expect(normalize(parseHtml(html, { maxBytes: -1, maxElements: 1, maxDepth: 1, maxChildren: 1 }).full)).toBe(normalize(renderText(jsdom(html).body)));
+    expect(normalize(parseHtml(html, { maxBytes: -1, maxElements: 1, maxDepth: 1, maxChildren: 1 }).full)).toBe(
+      normalize(renderText(jsdom(html).body)),
+    );
   });
 });
 
@@ -497,7 +570,9 @@ describe("JSDOMParser's shared prototypes: adjusted by an explicit call, not by 
       const again = snapshot();
       console.log(JSON.stringify({ onImport: changed(before, imported), onParse: changed(imported, parsed), again: changed(parsed, again) }));
     `;
-    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' })) as Record<string, string[]>;
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }),
+    ) as Record<string, string[]>;
     expect(out.onImport).toEqual([]);
     expect(out.onParse!.sort()).toEqual([
       'Document.getElementsByTagName',
@@ -558,7 +633,9 @@ describe('DOM operations Readability uses, as a browser DOM answers them', () =>
   });
 
   test('SVG and MathML elements look to Readability as they do in jsdom (tag name case, class name, style)', () => {
-    const doc = parseDocument('<svg class="share-icon"><foreignObject/></svg><math style="display:none"><mi>x</mi></math>');
+    const doc = parseDocument(
+      '<svg class="share-icon"><foreignObject/></svg><math style="display:none"><mi>x</mi></math>',
+    );
     const [svg, math] = doc.body!.children as unknown as Element[];
     expect(svg!.tagName).toBe('svg');
     expect(typeof svg!.className).not.toBe('string');
@@ -570,15 +647,25 @@ describe('DOM operations Readability uses, as a browser DOM answers them', () =>
 
 describe('DOM caps: counted by the tree builder as it builds', () => {
   test('elements, depth and children of one node each stop it, naming the cap', () => {
-    expect(buildDocument('<p>x</p>'.repeat(50), { maxElements: 40, maxDepth: 100, maxChildren: 100 }).over).toMatch(/more than 40 elements/);
-    expect(buildDocument('<div>'.repeat(50), { maxElements: 1000, maxDepth: 20, maxChildren: 100 }).over).toMatch(/nested more than 20 deep/);
-    expect(buildDocument('<br>'.repeat(50), { maxElements: 1000, maxDepth: 100, maxChildren: 30 }).over).toMatch(/more than 30 children/);
-    expect(buildDocument('<p>x</p>'.repeat(50), { maxElements: 1000, maxDepth: 100, maxChildren: 100 }).doc).toBeDefined();
+    expect(buildDocument('<p>x</p>'.repeat(50), { maxElements: 40, maxDepth: 100, maxChildren: 100 }).over).toMatch(
+      /more than 40 elements/,
+    );
+    expect(buildDocument('<div>'.repeat(50), { maxElements: 1000, maxDepth: 20, maxChildren: 100 }).over).toMatch(
+      /nested more than 20 deep/,
+    );
+    expect(buildDocument('<br>'.repeat(50), { maxElements: 1000, maxDepth: 100, maxChildren: 30 }).over).toMatch(
+      /more than 30 children/,
+    );
+    expect(
+      buildDocument('<p>x</p>'.repeat(50), { maxElements: 1000, maxDepth: 100, maxChildren: 100 }).doc,
+    ).toBeDefined();
   });
 
   test('misnested formatting that browsers reopen in every block is bounded by the element cap', () => {
     // Each <b> is left open by </div>, and reopened with all the others in the next block: quadratic in a browser.
-    const html = '<div><b id=1></div>'.replace('1', '0') + Array.from({ length: 3000 }, (_, i) => `<div><b id=${i}>x</div>`).join('');
+    const html =
+      '<div><b id=1></div>'.replace('1', '0') +
+      Array.from({ length: 3000 }, (_, i) => `<div><b id=${i}>x</div>`).join('');
     const started = performance.now();
     const result = buildDocument(html, { maxElements: 50_000, maxDepth: 5_000, maxChildren: 50_000 });
     expect(result.over).toMatch(/more than 50000 elements/);
@@ -637,9 +724,12 @@ describe('Readability on the light DOM', () => {
     const log = console.log;
     console.log = (...args: unknown[]) => void writes.push(args.join(' '));
     try {
-      const para = '<p>Words and words, and more words, in a paragraph long enough to be an article for Readability to keep.</p>';
+      const para =
+        '<p>Words and words, and more words, in a paragraph long enough to be an article for Readability to keep.</p>';
       // Readability re-parses noscript images and, when it retries, the page (innerHTML); nothing may be printed.
-      htmlToViews(`<html><body><noscript><img src="a.png" alt='x"y'></noscript><div>${para.repeat(8)}</div></body></html>`);
+      htmlToViews(
+        `<html><body><noscript><img src="a.png" alt='x"y'></noscript><div>${para.repeat(8)}</div></body></html>`,
+      );
     } finally {
       console.log = log;
     }

@@ -1,7 +1,17 @@
 // `quotecheck mcp` attacked as a steered model would, through the MCP SDK's own client: files outside the root, special files, hostile names, oversized inputs, many large pages, slow calls; each refused or bounded in one line, and the server still serving.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -24,7 +34,8 @@ import {
 } from '../src/mcp/bounds.js';
 import { CLI, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
-const PAGE = 'Members said the vote was close, and the Mayor’s office welcomed it on Tuesday evening after a long debate.\n';
+const PAGE =
+  'Members said the vote was close, and the Mayor’s office welcomed it on Tuesday evening after a long debate.\n';
 const FAST = ['--timeout', '2', '--retries', '0', '--source-budget', '4', '--extract-timeout', '10'];
 
 interface Session {
@@ -43,7 +54,11 @@ afterEach(async () => {
 });
 
 async function connect(args: string[]): Promise<Session> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--allow-private', ...FAST, ...args], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--allow-private', ...FAST, ...args],
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (d) => (stderr += String(d)));
   const client = new Client({ name: 'quotecheck-attack', version: '1.0.0' });
@@ -53,7 +68,12 @@ async function connect(args: string[]): Promise<Session> {
 }
 
 /** A tool call that must answer within `timeoutMs` (the SDK client's default would wait a minute). */
-async function call(client: Client, name: string, args: Record<string, unknown>, timeoutMs = 10_000): Promise<CallToolResult> {
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs = 10_000,
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs })) as CallToolResult;
 }
 
@@ -77,7 +97,12 @@ function expectRefused(r: CallToolResult, reason: RegExp, what = ''): void {
 /** The server still answers: a quote on the loopback page is verbatim, quickly. */
 async function stillServes(s: Session, origin: string): Promise<void> {
   const t0 = Date.now();
-  const r = await call(s.client, 'verify_quote', { url: `${origin}/page.txt`, quote: 'the Mayor’s office welcomed it' }, 5_000);
+  const r = await call(
+    s.client,
+    'verify_quote',
+    { url: `${origin}/page.txt`, quote: 'the Mayor’s office welcomed it' },
+    5_000,
+  );
   expect(r.isError, text(r)).toBeFalsy();
   expect((r.structuredContent as { label: string }).label).toBe('verbatim');
   expect(Date.now() - t0).toBeLessThan(3_000);
@@ -92,7 +117,11 @@ async function pageServer() {
 
 function claimsJson(origin: string, n = 2): string {
   return JSON.stringify(
-    Array.from({ length: n }, (_, i) => ({ id: `c${i}`, quote: i % 2 ? 'the vote was lost' : 'the vote was close', url: `${origin}/page.txt` })),
+    Array.from({ length: n }, (_, i) => ({
+      id: `c${i}`,
+      quote: i % 2 ? 'the vote was lost' : 'the vote was close',
+      url: `${origin}/page.txt`,
+    })),
   );
 }
 
@@ -131,17 +160,32 @@ describe('quotecheck mcp under attack: files', () => {
       ],
       [{ claims_path: '/proc/self/fd/0' }, /^claims_path "\/proc\/self\/fd\/0": is outside the root folder /],
       [{ claims_path: '/dev/stdin' }, /^claims_path "\/dev\/stdin": is outside the root folder /],
-      [{ claims_path: 'claims.json', answers_path: '/dev/stdout' }, /^answers_path "\/dev\/stdout": is outside the root folder /],
-      [{ claims_path: 'out-link.json' }, /^claims_path "out-link\.json": leads outside the root folder .* \(through a symbolic link, to ".*secret\.json"\)$/],
+      [
+        { claims_path: 'claims.json', answers_path: '/dev/stdout' },
+        /^answers_path "\/dev\/stdout": is outside the root folder /,
+      ],
+      [
+        { claims_path: 'out-link.json' },
+        /^claims_path "out-link\.json": leads outside the root folder .* \(through a symbolic link, to ".*secret\.json"\)$/,
+      ],
       [{ claims_path: 'out-dir/secret.json' }, /^claims_path "out-dir\/secret\.json": leads outside the root folder/],
-      [{ claims_path: 'claims.json', answers_path: 'out-dir/answers.json' }, /^answers_path "out-dir\/answers\.json": leads outside the root folder/],
+      [
+        { claims_path: 'claims.json', answers_path: 'out-dir/answers.json' },
+        /^answers_path "out-dir\/answers\.json": leads outside the root folder/,
+      ],
       [
         { claims_path: 'claims.json', answers_path: 'victim-link.json' },
         /^answers_path "victim-link\.json": is a symbolic link \(to .*victim\.txt\); answers are written only as a new or regular file$/,
       ],
-      [{ claims_path: '../secret.json' }, /^claims_path "\.\.\/secret\.json": "\.\." is not allowed; give a path under the root folder /],
+      [
+        { claims_path: '../secret.json' },
+        /^claims_path "\.\.\/secret\.json": "\.\." is not allowed; give a path under the root folder /,
+      ],
       [{ claims_path: 'sub/../../etc/passwd' }, /^claims_path "sub\/\.\.\/\.\.\/etc\/passwd": "\.\." is not allowed/],
-      [{ claims_path: 'claims.json', answers_path: `${root}/../answers.json` }, /^answers_path ".*\/\.\.\/answers\.json": "\.\." is not allowed/],
+      [
+        { claims_path: 'claims.json', answers_path: `${root}/../answers.json` },
+        /^answers_path ".*\/\.\.\/answers\.json": "\.\." is not allowed/,
+      ],
       [{ claims_path: join(outside, 'secret.json') }, /^claims_path ".*secret\.json": is outside the root folder /],
       [{ claims_path: '/etc/passwd' }, /^claims_path "\/etc\/passwd": is outside the root folder /],
       [
@@ -153,21 +197,39 @@ describe('quotecheck mcp under attack: files', () => {
         /^answers_path "answers\\u202enosj\.txt": contains the bidirectional control U\+202E; give a plain path$/,
       ],
       [{ claims_path: 'claims.json', answers_path: 'x\u0085.json' }, /contains the control character U\+0085/],
-      [{ claims_path: 'claims.json\u0000.txt' }, /^claims_path "claims\.json\\u0000\.txt": contains a NUL byte; give a plain path$/],
+      [
+        { claims_path: 'claims.json\u0000.txt' },
+        /^claims_path "claims\.json\\u0000\.txt": contains a NUL byte; give a plain path$/,
+      ],
       [{ claims_path: 'sub' }, /^claims_path "sub": is a folder; give a regular file$/],
       [{ claims_path: 'claims.json', answers_path: 'sub' }, /^answers_path "sub": is a folder; give a file name$/],
       [{ claims_path: 'claims.json', answers_path: '.' }, /^answers_path "\.": is a folder/],
-      [{ claims_path: 'claims.json', answers_path: 'claims.json' }, /^answers_path "claims\.json": is the claims file; give another file$/],
+      [
+        { claims_path: 'claims.json', answers_path: 'claims.json' },
+        /^answers_path "claims\.json": is the claims file; give another file$/,
+      ],
       // A hard link is the same file: the answers would overwrite the claims.
-      [{ claims_path: 'claims.json', answers_path: 'claims-hardlink.json' }, /^answers_path "claims-hardlink\.json": is the claims file/],
-      [{ claims_path: 'claims.json', answers_path: 'nofolder/answers.json' }, /^answers_path "nofolder\/answers\.json": no such folder$/],
+      [
+        { claims_path: 'claims.json', answers_path: 'claims-hardlink.json' },
+        /^answers_path "claims-hardlink\.json": is the claims file/,
+      ],
+      [
+        { claims_path: 'claims.json', answers_path: 'nofolder/answers.json' },
+        /^answers_path "nofolder\/answers\.json": no such folder$/,
+      ],
       [{ claims_path: 'loop-a' }, /^claims_path "loop-a": too many symbolic links$/],
       [
         { claims_path: 'claims.json', answers_path: `${'n'.repeat(300)}.json` },
         /^answers_path "n+… \[305 characters, sha256 [0-9a-f]{64}\]": file name too long$/,
       ],
-      [{ claims_path: 'nested.json' }, /^claims_path "nested\.json": JSON nested more than 1000 levels deep \(at line 1, column 1001\)/],
-      [{ claims_path: `${'a/'.repeat(2040)}c.json` }, /^claims_path "a\/a\/a.*… \[4,086 characters, sha256 [0-9a-f]{64}\]": no such file$/],
+      [
+        { claims_path: 'nested.json' },
+        /^claims_path "nested\.json": JSON nested more than 1000 levels deep \(at line 1, column 1001\)/,
+      ],
+      [
+        { claims_path: `${'a/'.repeat(2040)}c.json` },
+        /^claims_path "a\/a\/a.*… \[4,086 characters, sha256 [0-9a-f]{64}\]": no such file$/,
+      ],
       [{ claims_path: 'a/'.repeat(100_000) }, /^claims_path: 200,000 characters, over the 4,096-character cap$/],
     ];
     for (const [args, reason] of cases) {
@@ -185,9 +247,15 @@ describe('quotecheck mcp under attack: files', () => {
     // What the rules allow: a symbolic link inside the root, an absolute path inside it, answers in a subfolder,
     // a deep folder (300 levels).
     symlinkSync('claims.json', join(root, 'in-link.json'));
-    const ok = await call(s.client, 'check_claims', { claims_path: 'in-link.json', answers_path: join(root, 'sub', 'answers.json') });
+    const ok = await call(s.client, 'check_claims', {
+      claims_path: 'in-link.json',
+      answers_path: join(root, 'sub', 'answers.json'),
+    });
     expect(ok.isError, text(ok)).toBeFalsy();
-    expect(JSON.parse(readFileSync(join(root, 'sub', 'answers.json'), 'utf8'))).toEqual({ c0: 'verbatim', c1: 'no_match' });
+    expect(JSON.parse(readFileSync(join(root, 'sub', 'answers.json'), 'utf8'))).toEqual({
+      c0: 'verbatim',
+      c1: 'no_match',
+    });
     const deep = join(root, ...Array.from({ length: 300 }, () => 'd'));
     mkdirSync(deep, { recursive: true });
     writeFileSync(join(deep, 'claims.json'), claimsJson(server.origin));
@@ -224,7 +292,8 @@ describe('quotecheck mcp under attack: files', () => {
       ['/dev/stdin', /^claims_path "\/dev\/stdin": (no such file|is a named pipe)/],
       ['/proc/self/status', /^claims_path "\/proc\/self\/status": is not valid JSON/],
     ];
-    for (const [path, reason] of cases) expectRefused(await call(s.client, 'check_claims', { claims_path: path }, 5_000), reason, path);
+    for (const [path, reason] of cases)
+      expectRefused(await call(s.client, 'check_claims', { claims_path: path }, 5_000), reason, path);
     await stillServes(s, server.origin);
   });
 
@@ -236,10 +305,20 @@ describe('quotecheck mcp under attack: files', () => {
     const s = await connect(['--root', root]);
     const t0 = Date.now();
     const fifoCalls = Array.from({ length: 16 }, (_, i) =>
-      call(s.client, 'check_claims', i % 2 ? { claims_path: `fifo${i}` } : { claims_path: 'claims.json', answers_path: `fifo${i}` }, 5_000),
+      call(
+        s.client,
+        'check_claims',
+        i % 2 ? { claims_path: `fifo${i}` } : { claims_path: 'claims.json', answers_path: `fifo${i}` },
+        5_000,
+      ),
     );
     // A host name: its lookup runs on libuv's thread pool, which a blocking open of a FIFO would have taken.
-    const normal = call(s.client, 'verify_quote', { url: `http://localhost:${server.port}/page.txt`, quote: 'welcomed it on Tuesday' }, 5_000);
+    const normal = call(
+      s.client,
+      'verify_quote',
+      { url: `http://localhost:${server.port}/page.txt`, quote: 'welcomed it on Tuesday' },
+      5_000,
+    );
     const [fifos, verified] = await Promise.all([Promise.all(fifoCalls), normal]);
     for (const r of fifos) expectRefused(r, /: is a named pipe \(FIFO\)/);
     expect((verified.structuredContent as { label: string }).label).toBe('verbatim');
@@ -254,18 +333,46 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     const s = await connect([]);
     const url = `${server.origin}/page.txt`;
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ['verify_quote', { url, quote: 'q'.repeat(10_000_000) }, /^quote: 10,000,000 characters, over the 20,000-character cap$/],
-      ['verify_quote', { url, quote: 'é'.repeat(3_000_000) }, /^quote: 3,000,000 characters, over the 20,000-character cap$/],
-      ['verify_quote', { url: `${url}?${'x'.repeat(10_000_000)}`, quote: 'welcomed' }, /^url: 10,000,0\d\d characters, over the 8,192-character cap$/],
+      [
+        'verify_quote',
+        { url, quote: 'q'.repeat(10_000_000) },
+        /^quote: 10,000,000 characters, over the 20,000-character cap$/,
+      ],
+      [
+        'verify_quote',
+        { url, quote: 'é'.repeat(3_000_000) },
+        /^quote: 3,000,000 characters, over the 20,000-character cap$/,
+      ],
+      [
+        'verify_quote',
+        { url: `${url}?${'x'.repeat(10_000_000)}`, quote: 'welcomed' },
+        /^url: 10,000,0\d\d characters, over the 8,192-character cap$/,
+      ],
       [
         'verify_quote',
         { url: 'u'.repeat(9_000), quote: 'q'.repeat(30_000) },
         /^url: 9,000 characters, over the 8,192-character cap; quote: 30,000 characters, over the 20,000-character cap$/,
       ],
-      ['read_source', { url: `${url}?${'x'.repeat(1_000_000)}` }, /^url: 1,000,0\d\d characters, over the 8,192-character cap$/],
-      ['search_source', { url, query: 'w '.repeat(5_000_000) }, /^query: 10,000,000 characters, over the 1,000-character cap$/],
-      ['check_claims', { claims_path: 'c'.repeat(5_000_000) }, /^claims_path: 5,000,000 characters, over the 4,096-character cap$/],
-      ['verify_quote', { url, quote: 'welcomed', as_of: '2024-'.repeat(1_000_000) }, /^as_of: 5,000,000 characters, over the 64-character cap$/],
+      [
+        'read_source',
+        { url: `${url}?${'x'.repeat(1_000_000)}` },
+        /^url: 1,000,0\d\d characters, over the 8,192-character cap$/,
+      ],
+      [
+        'search_source',
+        { url, query: 'w '.repeat(5_000_000) },
+        /^query: 10,000,000 characters, over the 1,000-character cap$/,
+      ],
+      [
+        'check_claims',
+        { claims_path: 'c'.repeat(5_000_000) },
+        /^claims_path: 5,000,000 characters, over the 4,096-character cap$/,
+      ],
+      [
+        'verify_quote',
+        { url, quote: 'welcomed', as_of: '2024-'.repeat(1_000_000) },
+        /^as_of: 5,000,000 characters, over the 64-character cap$/,
+      ],
       // Arguments are a handful of fields: thousands are refused before they are walked.
       [
         'verify_quote',
@@ -303,7 +410,11 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
       { path: '/page.txt', body: PAGE, headers: { 'content-type': 'text/plain; charset=utf-8' } },
       { path: longPath, body: PAGE, headers: { 'content-type': 'text/plain; charset=utf-8' } },
       // Text whose JSON is 6 bytes a character (\u0001 ...) and 4 (emoji), for read_source's page.
-      { path: '/controls.txt', body: `start ${controls} end`, headers: { 'content-type': 'text/plain; charset=utf-8' } },
+      {
+        path: '/controls.txt',
+        body: `start ${controls} end`,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+      },
       { path: '/emoji.txt', body: '😀 '.repeat(200_000), headers: { 'content-type': 'text/plain; charset=utf-8' } },
       // One "word" a megabyte long, and a page of near-duplicates, for search_source.
       {
@@ -354,7 +465,11 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     const ctl = await call(s.client, 'read_source', { url: `${server.origin}/controls.txt`, length: 100_000 });
     expect((ctl.structuredContent as { text: string }).text.length).toBeLessThan(50_000);
 
-    const found = await call(s.client, 'search_source', { url: `${server.origin}/long-words.txt`, query: 'members said the vote was close', max_results: 20 });
+    const found = await call(s.client, 'search_source', {
+      url: `${server.origin}/long-words.txt`,
+      query: 'members said the vote was close',
+      max_results: 20,
+    });
     expect(found.isError, text(found)).toBeFalsy();
     expect(bytesOf(found)).toBeLessThan(MAX_RESPONSE_BYTES);
     for (const p of (found.structuredContent as { results: { text: string; raw: string }[] }).results) {
@@ -371,12 +486,17 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     const many = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, quote: 'the vote was close', url }));
     writeFileSync(join(root, 'many.json'), JSON.stringify(many));
     writeFileSync(join(root, 'long-quote.json'), JSON.stringify([{ id: 'a', quote: 'q'.repeat(30_000), url }]));
-    writeFileSync(join(root, 'long-url.json'), JSON.stringify([{ id: 'a', quote: 'q', url: `${url}?${'x'.repeat(10_000)}` }]));
+    writeFileSync(
+      join(root, 'long-url.json'),
+      JSON.stringify([{ id: 'a', quote: 'q', url: `${url}?${'x'.repeat(10_000)}` }]),
+    );
     // Sparse: 65 MB that take no room, refused by their size before a byte is read.
     writeFileSync(join(root, 'huge.json'), '[');
     truncateSync(join(root, 'huge.json'), DEFAULT_MAX_CLAIMS_BYTES + 1);
     // At the cap: one claim's id a megabyte long, and every claim on one page.
-    const atCap = many.slice(0, MAX_CLAIMS_PER_CALL).map((c, i) => (i === 7 ? { ...c, id: `long-${'i'.repeat(1_000_000)}` } : c));
+    const atCap = many
+      .slice(0, MAX_CLAIMS_PER_CALL)
+      .map((c, i) => (i === 7 ? { ...c, id: `long-${'i'.repeat(1_000_000)}` } : c));
     writeFileSync(join(root, 'at-cap.json'), JSON.stringify(atCap));
     const s = await connect(['--root', root]);
 
@@ -422,13 +542,21 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     const cacheMb = 32;
     // Mixed case, punctuation and curly quotes: the extracted text (two bytes a character) and its normalized form differ.
     const line = 'Lorem Ipsum “dolor” sit amet, Consectetur adipiscing ELIT; sed do eiusmod tempor. ';
-    const body = (i: number): string => `page ${i} ${line.repeat(Math.ceil((pageMb * MB) / line.length))}`.slice(0, pageMb * MB);
+    const body = (i: number): string =>
+      `page ${i} ${line.repeat(Math.ceil((pageMb * MB) / line.length))}`.slice(0, pageMb * MB);
     const server = await serve(
-      Array.from({ length: pages }, (_, i) => ({ path: `/p${i}.txt`, body: body(i), headers: { 'content-type': 'text/plain; charset=utf-8' } })),
+      Array.from({ length: pages }, (_, i) => ({
+        path: `/p${i}.txt`,
+        body: body(i),
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+      })),
     );
     const s = await connect(['--cache-mb', String(cacheMb)]);
     // The baseline: the server with two pages read, so a page's own working memory is in it.
-    for (const i of [0, 1]) expect((await call(s.client, 'read_source', { url: `${server.origin}/p${i}.txt`, length: 100 })).isError).toBeFalsy();
+    for (const i of [0, 1])
+      expect(
+        (await call(s.client, 'read_source', { url: `${server.origin}/p${i}.txt`, length: 100 })).isError,
+      ).toBeFalsy();
     const baseline = vmKb(s.pid, 'VmHWM');
     const t0 = Date.now();
     for (let i = 2; i < pages; i++) {
@@ -471,7 +599,11 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
       ['search_source', { url: `${server.origin}/hang`, query: 'anything' }],
     ] as const) {
       const t0 = Date.now();
-      expectRefused(await call(s.client, name, args), new RegExp(`^${name}: stopped at the 1-second limit for one call \\(--call-timeout 1\\)$`), name);
+      expectRefused(
+        await call(s.client, name, args),
+        new RegExp(`^${name}: stopped at the 1-second limit for one call \\(--call-timeout 1\\)$`),
+        name,
+      );
       expect(Date.now() - t0).toBeLessThan(2_500);
     }
     const c = await call(s.client, 'check_claims', { claims_path: 'claims.json' });
@@ -481,7 +613,10 @@ describe('quotecheck mcp under attack: bounds in and out', () => {
     );
     // The answers were written from the start, and the decided claim is in them once the run has wound down.
     await expect
-      .poll(() => existsSync(join(root, 'answers.json')) && JSON.parse(readFileSync(join(root, 'answers.json'), 'utf8')), { timeout: 3_000 })
+      .poll(
+        () => existsSync(join(root, 'answers.json')) && JSON.parse(readFileSync(join(root, 'answers.json'), 'utf8')),
+        { timeout: 3_000 },
+      )
       .toEqual({ slow: 'no_match', fine: 'verbatim' });
     await stillServes(s, server.origin);
   });
@@ -501,7 +636,11 @@ describe('quotecheck mcp under attack: the guards themselves', () => {
     guard.onmessage = (m) => void seen.push(m);
     inner.onmessage!({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'read_source', arguments: {} } });
     expect(seen).toHaveLength(1);
-    await guard.send({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'x'.repeat(5000) }], structuredContent: { a: 1 } } });
+    await guard.send({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { content: [{ type: 'text', text: 'x'.repeat(5000) }], structuredContent: { a: 1 } },
+    });
     expect(sent[0]).toEqual({
       jsonrpc: '2.0',
       id: 7,
@@ -509,7 +648,9 @@ describe('quotecheck mcp under attack: the guards themselves', () => {
         content: [
           {
             type: 'text',
-            text: expect.stringMatching(/^read_source: the answer would be 5,\d{3} bytes, over the 1,000-byte cap for one response; ask for less$/),
+            text: expect.stringMatching(
+              /^read_source: the answer would be 5,\d{3} bytes, over the 1,000-byte cap for one response; ask for less$/,
+            ),
           },
         ],
         isError: true,
@@ -531,7 +672,10 @@ describe('quotecheck mcp under attack: the guards themselves', () => {
     const answer = sent[1];
     if (answer === undefined || !('result' in answer)) throw new Error('the second message sent is not a result');
     expect((answer.result as CallToolResult).content).toEqual([
-      { type: 'text', text: 'length: Too small: expected number to be >=1; quote: 9 characters, over the 5-character cap' },
+      {
+        type: 'text',
+        text: 'length: Too small: expected number to be >=1; quote: 9 characters, over the 5-character cap',
+      },
     ]);
     // A small result passes as it is.
     const small = { jsonrpc: '2.0' as const, id: 9, result: { content: [{ type: 'text', text: 'fine' }] } };
@@ -548,7 +692,10 @@ describe('quotecheck mcp under attack: the guards themselves', () => {
     input.pipe(lines);
     const small = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n';
     // The SDK client writes the id last; other clients may write it first; an id that is not a scalar is not one.
-    const idLast = [`{"method":"tools/call","params":{"q":"${'x'.repeat(300)}`, `${'y'.repeat(300)}"},"jsonrpc":"2.0","id":42}\n`];
+    const idLast = [
+      `{"method":"tools/call","params":{"q":"${'x'.repeat(300)}`,
+      `${'y'.repeat(300)}"},"jsonrpc":"2.0","id":42}\n`,
+    ];
     const idFirst = `{"jsonrpc":"2.0","id":"abc","params":"${'z'.repeat(500)}"}\n`;
     const noId = `{"id":{"x":1},"p":"${'w'.repeat(200)}"}\n`;
     input.write(small);

@@ -29,8 +29,14 @@ afterEach(async () => {
       .catch(() => {});
 });
 
-async function connect(args: string[] = ['--allow-private', ...FAST]): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], stderr: 'pipe' });
+async function connect(
+  args: string[] = ['--allow-private', ...FAST],
+): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args],
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (d) => (stderr += String(d)));
   const client = new Client({ name: 'quotecheck-test', version: '1.0.0' });
@@ -68,10 +74,19 @@ describe('quotecheck mcp', () => {
     }
     const verify = tools.find((t) => t.name === 'verify_quote')!;
     expect(verify.inputSchema.required).toEqual(['url', 'quote']);
-    expect(Object.keys(verify.inputSchema.properties!)).toEqual(['url', 'quote', 'html_view', 'as_of', 'evidence', 'wayback']);
+    expect(Object.keys(verify.inputSchema.properties!)).toEqual([
+      'url',
+      'quote',
+      'html_view',
+      'as_of',
+      'evidence',
+      'wayback',
+    ]);
     // The caps are in the schemas a client reads, so a model can know them before it calls.
     expect(verify.inputSchema.properties).toMatchObject({ url: { maxLength: 8192 }, quote: { maxLength: 20_000 } });
-    expect(tools.find((t) => t.name === 'search_source')!.inputSchema.properties).toMatchObject({ query: { maxLength: 1000 } });
+    expect(tools.find((t) => t.name === 'search_source')!.inputSchema.properties).toMatchObject({
+      query: { maxLength: 1000 },
+    });
     expect(tools.find((t) => t.name === 'check_claims')!.inputSchema.properties).toMatchObject({
       claims_path: { maxLength: 4096 },
       answers_path: { maxLength: 4096 },
@@ -85,7 +100,13 @@ describe('quotecheck mcp', () => {
     const hit = await call(client, 'verify_quote', { url, quote: "the Mayor's office welcomed it on Tuesday evening" });
     expect(hit.isError).toBeFalsy();
     const rec = hit.structuredContent as Record<string, any>;
-    expect(rec).toMatchObject({ label: 'verbatim', diagnosis: 'verbatim', url, http_status: 200, quote: "the Mayor's office welcomed it on Tuesday evening" });
+    expect(rec).toMatchObject({
+      label: 'verbatim',
+      diagnosis: 'verbatim',
+      url,
+      http_status: 200,
+      quote: "the Mayor's office welcomed it on Tuesday evening",
+    });
     expect(rec.match.view).toBe('article');
     expect(text(hit)).toMatch(/^verbatim \(diagnosis: verbatim\)/);
     // The text part carries the same record for clients that show only text.
@@ -112,20 +133,33 @@ describe('quotecheck mcp', () => {
     const url = `${server.origin}/article.html`;
     const then = ARTICLE.replace('welcomed it', 'opposed it');
     const wayback = await startWaybackFake({
-      captures: [{ url, timestamp: '20240301120000', body: then, headers: { 'content-type': 'text/html; charset=utf-8' } }],
+      captures: [
+        { url, timestamp: '20240301120000', body: then, headers: { 'content-type': 'text/html; charset=utf-8' } },
+      ],
     });
     try {
-      const { client } = await connect(['--allow-private', ...FAST, '--wayback-url', wayback.origin, '--wayback-rate', '600']);
+      const { client } = await connect([
+        '--allow-private',
+        ...FAST,
+        '--wayback-url',
+        wayback.origin,
+        '--wayback-rate',
+        '600',
+      ]);
       const quote = 'the Mayor’s office opposed it on Tuesday evening';
       const today = (await call(client, 'verify_quote', { url, quote })).structuredContent as Record<string, any>;
       expect(today.label).toBe('no_match');
       // As run judges a claim with this date and no evidence: today's text, and the note says how to consult the archive.
-      const dated = (await call(client, 'verify_quote', { url, quote, as_of: '2024-06-01' })).structuredContent as Record<string, any>;
+      const dated = (await call(client, 'verify_quote', { url, quote, as_of: '2024-06-01' }))
+        .structuredContent as Record<string, any>;
       expect(dated).toMatchObject({ label: 'no_match', as_of: { source: 'live' } });
       expect(dated.note).toContain('mode always (--wayback always) judges on the capture nearest 2024-06-01');
       const r = await call(client, 'verify_quote', { url, quote, as_of: '2024-06-01', wayback: 'always' });
       const asOf = r.structuredContent as Record<string, any>;
-      expect(asOf).toMatchObject({ label: 'verbatim', as_of: { source: 'wayback', timestamp: '2024-03-01T12:00:00Z' } });
+      expect(asOf).toMatchObject({
+        label: 'verbatim',
+        as_of: { source: 'wayback', timestamp: '2024-03-01T12:00:00Z' },
+      });
       expect(asOf.as_of.capture_url).toContain('20240301120000');
     } finally {
       await wayback.close();
@@ -139,23 +173,38 @@ describe('quotecheck mcp', () => {
     const first = await call(client, 'read_source', { url, length: 500 });
     expect(first.isError).toBeFalsy();
     const p1 = first.structuredContent as Record<string, any>;
-    expect(p1).toMatchObject({ view: 'text', offset: 0, next_offset: 500, final_url: url, http_status: 200, charset: null });
+    expect(p1).toMatchObject({
+      view: 'text',
+      offset: 0,
+      next_offset: 500,
+      final_url: url,
+      http_status: 200,
+      charset: null,
+    });
     expect(p1.views).toEqual([{ name: 'text', extractor: 'pdftotext', length: p1.total_length }]);
     expect(p1.text).toMatch(/^Trace-based Just-in-Time Type Specialization/);
     expect(p1.text).toHaveLength(500);
     const pages: string[] = [p1.text];
     let next: number | null = p1.next_offset;
     while (next !== null) {
-      const page = (await call(client, 'read_source', { url, offset: next, length: 4000 })).structuredContent as Record<string, any>;
+      const page = (await call(client, 'read_source', { url, offset: next, length: 4000 })).structuredContent as Record<
+        string,
+        any
+      >;
       pages.push(page.text);
       next = page.next_offset;
     }
     const { execFileSync } = await import('node:child_process');
-    const direct = execFileSync('pdftotext', ['-enc', 'UTF-8', join(import.meta.dirname, 'fixtures', 'tracemonkey-p1.pdf'), '-'], { encoding: 'utf8' });
+    const direct = execFileSync(
+      'pdftotext',
+      ['-enc', 'UTF-8', join(import.meta.dirname, 'fixtures', 'tracemonkey-p1.pdf'), '-'],
+      { encoding: 'utf8' },
+    );
     expect(pages.join('')).toBe(direct);
     expect(server.hits('/paper.pdf')).toBe(1);
 
-    const html = (await call(client, 'read_source', { url: `${server.origin}/article.html`, view: 'full' })).structuredContent as Record<string, any>;
+    const html = (await call(client, 'read_source', { url: `${server.origin}/article.html`, view: 'full' }))
+      .structuredContent as Record<string, any>;
     expect(html.views.map((v: { name: string }) => v.name)).toEqual(['article', 'full']);
     expect(html.text).toContain('Home | News | Sport');
     expect(html).toMatchObject({ charset: 'UTF-8', charset_source: 'http', next_offset: null });
@@ -174,7 +223,9 @@ describe('quotecheck mcp', () => {
     const sims = s.results.map((x: { similarity: number }) => x.similarity);
     expect([...sims].sort((a, b) => b - a)).toEqual(sims);
     // Two different passages say "members said the vote was": both are found, not the same one twice.
-    const passages = s.results.filter((x: { view: string }) => x.view === 'article').map((x: { text: string }) => x.text);
+    const passages = s.results
+      .filter((x: { view: string }) => x.view === 'article')
+      .map((x: { text: string }) => x.text);
     expect(passages.some((p: string) => p.includes('close'))).toBe(true);
     expect(passages.some((p: string) => p.includes('rushed'))).toBe(true);
     // The article's passages are in the full page too; each is listed once.
@@ -183,7 +234,8 @@ describe('quotecheck mcp', () => {
     const best = s.results[0];
     expect(best.similarity).toBeLessThan(1);
     // The offset indexes the view's normalized text, as a report's nearest.offset does.
-    const exact = (await call(client, 'search_source', { url, query: 'Opposition members said', max_results: 1 })).structuredContent as Record<string, any>;
+    const exact = (await call(client, 'search_source', { url, query: 'Opposition members said', max_results: 1 }))
+      .structuredContent as Record<string, any>;
     expect(exact.exact).toBe(true);
     // The passage is the sentence around the span; the span is where the phrase itself sits.
     const hit = exact.results[0];
@@ -192,16 +244,33 @@ describe('quotecheck mcp', () => {
       text: 'opposition members said the vote was rushed and promised to raise the matter again at the next meeting.',
       raw: 'Opposition members said the vote was rushed and promised to raise the matter again at the next meeting.',
     });
-    expect(hit.text.slice(hit.span_offset - hit.offset, hit.span_offset - hit.offset + hit.span_length)).toBe('opposition members said');
+    expect(hit.text.slice(hit.span_offset - hit.offset, hit.span_offset - hit.offset + hit.span_length)).toBe(
+      'opposition members said',
+    );
   });
 
   it('search_source on a real page: each passage whole sentences around its place, as many distinct passages as asked for when the page has them', async () => {
     // The New York Times page of the shared corpus (test/fixtures/corpus), where a phrase that occurs once gave one clipped span.
-    const page = gunzipSync(readFileSync(join(FIXTURES, 'corpus', '702d1da63b8e064cb70617620e45c2d116b4912c9bc9d518dcf5ce54bb8057ed.html.gz')));
-    const server = await serve([{ path: '/trade-war.html', body: page, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+    const page = gunzipSync(
+      readFileSync(
+        join(FIXTURES, 'corpus', '702d1da63b8e064cb70617620e45c2d116b4912c9bc9d518dcf5ce54bb8057ed.html.gz'),
+      ),
+    );
+    const server = await serve([
+      { path: '/trade-war.html', body: page, headers: { 'content-type': 'text/html; charset=utf-8' } },
+    ]);
     const { client } = await connect();
     const url = `${server.origin}/trade-war.html`;
-    type Found = { view: string; offset: number; length: number; span_offset: number; span_length: number; similarity: number; text: string; raw: string };
+    type Found = {
+      view: string;
+      offset: number;
+      length: number;
+      span_offset: number;
+      span_length: number;
+      similarity: number;
+      text: string;
+      raw: string;
+    };
     const search = async (query: string, max: number) => {
       const r = await call(client, 'search_source', { url, query, max_results: max });
       expect(r.isError, text(r)).toBeFalsy();
@@ -212,12 +281,20 @@ describe('quotecheck mcp', () => {
     const [best, next] = two.results as [Found, Found];
     expect(best.similarity).toBe(1);
     // Whole sentences: the one that holds the phrase, and the short ones beside it.
-    expect(best.raw).toBe('They said, ‘The farmers can’t handle it.’ I said, ‘Tell them to buy larger tractors. It’s very simple.’”');
-    expect(best.text.slice(best.span_offset - best.offset, best.span_offset - best.offset + best.span_length)).toBe("'tell them to buy larger tractors.");
+    expect(best.raw).toBe(
+      'They said, ‘The farmers can’t handle it.’ I said, ‘Tell them to buy larger tractors. It’s very simple.’”',
+    );
+    expect(best.text.slice(best.span_offset - best.offset, best.span_offset - best.offset + best.span_length)).toBe(
+      "'tell them to buy larger tractors.",
+    );
     expect(next.text).not.toBe(best.text);
     expect(next.similarity).toBeLessThan(1);
     expect(next.raw).toMatch(/^[A-Z“].*[.”]$/);
-    for (const query of ['Tell them to buy larger tractors', 'It’s very simple.', 'the uncertainty is weighing on the economy']) {
+    for (const query of [
+      'Tell them to buy larger tractors',
+      'It’s very simple.',
+      'the uncertainty is weighing on the economy',
+    ]) {
       const five = (await search(query, 5)).results;
       expect(five.length, query).toBeGreaterThanOrEqual(2);
       expect(new Set(five.map((p) => p.text)).size, query).toBe(five.length);
@@ -226,7 +303,8 @@ describe('quotecheck mcp', () => {
         expect(p.span_offset).toBeGreaterThanOrEqual(p.offset);
         expect(p.span_offset + p.span_length).toBeLessThanOrEqual(p.offset + p.length);
         // No two passages of the article and full views are the same place.
-        for (const q of five) if (q !== p) expect(q.text.includes(p.text) || p.text.includes(q.text), `${p.raw} / ${q.raw}`).toBe(false);
+        for (const q of five)
+          if (q !== p) expect(q.text.includes(p.text) || p.text.includes(q.text), `${p.raw} / ${q.raw}`).toBe(false);
       }
     }
     // A page with fewer passages than asked for says so.
@@ -248,13 +326,23 @@ describe('quotecheck mcp', () => {
     const r = await call(client, 'check_claims', { claims_path: 'claims.json' });
     expect(r.isError, text(r)).toBeFalsy();
     const s = r.structuredContent as Record<string, any>;
-    expect(s).toMatchObject({ answers_path: join(dir, 'answers.json'), claims: 3, verbatim: 1, no_match: 2, listed: 3 });
+    expect(s).toMatchObject({
+      answers_path: join(dir, 'answers.json'),
+      claims: 3,
+      verbatim: 1,
+      no_match: 2,
+      listed: 3,
+    });
     expect(s.results.map((x: { id: string; diagnosis: string }) => [x.id, x.diagnosis])).toEqual([
       ['a', 'verbatim'],
       ['b', expect.any(String)],
       ['c', 'fetch_failed'],
     ]);
-    expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({ a: 'verbatim', b: 'no_match', c: 'no_match' });
+    expect(JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'))).toEqual({
+      a: 'verbatim',
+      b: 'no_match',
+      c: 'no_match',
+    });
     const other = join(dir, 'out.json');
     await call(client, 'check_claims', { claims_path: join(dir, 'claims.json'), answers_path: 'out.json' });
     expect(JSON.parse(readFileSync(other, 'utf8'))).toEqual({ a: 'verbatim', b: 'no_match', c: 'no_match' });
@@ -274,8 +362,16 @@ describe('quotecheck mcp', () => {
       ['verify_quote', { url: `${server.origin}/article.html` }, /quote/],
       ['read_source', { url: 'file:///etc/passwd' }, /^url: only http and https URLs are read, not file:/],
       ['read_source', { url: 'not a url' }, /^url: not a URL/],
-      ['read_source', { url: `${server.origin}/article.html`, view: 'text' }, /^view: text is not a view of this source; it has article, full/],
-      ['read_source', { url: `${server.origin}/article.html`, offset: 10_000_000 }, /^offset: 10000000 is past the end/],
+      [
+        'read_source',
+        { url: `${server.origin}/article.html`, view: 'text' },
+        /^view: text is not a view of this source; it has article, full/,
+      ],
+      [
+        'read_source',
+        { url: `${server.origin}/article.html`, offset: 10_000_000 },
+        /^offset: 10000000 is past the end/,
+      ],
       ['read_source', { url: `${server.origin}/article.html`, length: 0 }, /length/],
       ['read_source', { url: `${server.origin}/gone` }, /^cannot read .*\/gone: .*404/],
       ['search_source', { url: `${server.origin}/article.html`, query: ' \n ' }, /^query: nothing left/],
@@ -287,7 +383,11 @@ describe('quotecheck mcp', () => {
         { claims_path: writeJson(join(dir, 'c.json'), [{ id: 'a', quote: 'q', url: 'http://x/' }]), answers_path: dir },
         /^answers_path .*: is a folder/,
       ],
-      ['check_claims', { claims_path: 'c.json', answers_path: join(dir, 'c.json') }, /^answers_path ".*c\.json": is the claims file/],
+      [
+        'check_claims',
+        { claims_path: 'c.json', answers_path: join(dir, 'c.json') },
+        /^answers_path ".*c\.json": is the claims file/,
+      ],
     ];
     for (const [name, args, expected] of cases) {
       const r = await call(client, name, args);
@@ -297,7 +397,10 @@ describe('quotecheck mcp', () => {
       expect(r.structuredContent).toBeUndefined();
     }
     // Nothing above was a crash: the session still answers.
-    const still = await call(client, 'verify_quote', { url: `${server.origin}/article.html`, quote: 'Opposition members said' });
+    const still = await call(client, 'verify_quote', {
+      url: `${server.origin}/article.html`,
+      quote: 'Opposition members said',
+    });
     expect((still.structuredContent as Record<string, any>).label).toBe('verbatim');
     expect(stderr()).not.toMatch(/a quotecheck bug/);
   });
@@ -357,7 +460,8 @@ describe('quotecheck mcp', () => {
       cases.push([tool, { ...base[tool], [field]: '3' }, `${field}: text, not a number; ${range}`]);
       cases.push([tool, { ...base[tool], [field]: 2.5 }, `${field}: 2.5 is not a whole number; ${range}`]);
       cases.push([tool, { ...base[tool], [field]: min - 1 }, `${field}: ${min - 1} is out of range; ${range}`]);
-      if (max !== undefined) cases.push([tool, { ...base[tool], [field]: max + 1 }, `${field}: ${max + 1} is out of range; ${range}`]);
+      if (max !== undefined)
+        cases.push([tool, { ...base[tool], [field]: max + 1 }, `${field}: ${max + 1} is out of range; ${range}`]);
     }
     /** Each field that takes one of a few words. */
     const choices: [string, string, string][] = [
@@ -390,9 +494,14 @@ describe('quotecheck mcp', () => {
     const { client } = await connect(FAST);
     const r = await call(client, 'read_source', { url: `${server.origin}/article.html` });
     expect(r.isError).toBe(true);
-    expect(text(r)).toMatch(/^cannot read .*: refused: 127\.0\.0\.1 is loopback \(127\.0\.0\.0\/8\): not a global address; pass --allow-private/);
+    expect(text(r)).toMatch(
+      /^cannot read .*: refused: 127\.0\.0\.1 is loopback \(127\.0\.0\.0\/8\): not a global address; pass --allow-private/,
+    );
     // verify_quote too answers a refusal as an error, never as a no_match a model could take for an answer.
-    const v = await call(client, 'verify_quote', { url: `${server.origin}/article.html`, quote: 'Opposition members said' });
+    const v = await call(client, 'verify_quote', {
+      url: `${server.origin}/article.html`,
+      quote: 'Opposition members said',
+    });
     expect(v.isError).toBe(true);
     expect(v.structuredContent).toBeUndefined();
     expect(text(v)).toMatch(/^refused: 127\.0\.0\.1 is loopback .*--allow-private/);
@@ -401,22 +510,41 @@ describe('quotecheck mcp', () => {
 
   it('the cache keeps no retryable answer and stays within --cache-mb', async () => {
     const server = await serve([
-      { path: '/flaky.html', body: ARTICLE, headers: { 'content-type': 'text/html; charset=utf-8' }, failFirst: { count: 1, status: 503 } },
-      { path: '/article.html', body: `${ARTICLE}<!--${'x'.repeat(1500)}-->`, headers: { 'content-type': 'text/html; charset=utf-8' } },
-      { path: '/other.html', body: `${ARTICLE}<!--${'y'.repeat(1500)}-->`, headers: { 'content-type': 'text/html; charset=utf-8' } },
+      {
+        path: '/flaky.html',
+        body: ARTICLE,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        failFirst: { count: 1, status: 503 },
+      },
+      {
+        path: '/article.html',
+        body: `${ARTICLE}<!--${'x'.repeat(1500)}-->`,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      },
+      {
+        path: '/other.html',
+        body: `${ARTICLE}<!--${'y'.repeat(1500)}-->`,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      },
     ]);
     const quote = 'Opposition members said';
     const { client } = await connect(['--allow-private', ...FAST]);
     const flaky = `${server.origin}/flaky.html`;
-    expect((await call(client, 'verify_quote', { url: flaky, quote })).structuredContent).toMatchObject({ diagnosis: 'fetch_failed', http_status: 503 });
+    expect((await call(client, 'verify_quote', { url: flaky, quote })).structuredContent).toMatchObject({
+      diagnosis: 'fetch_failed',
+      http_status: 503,
+    });
     // A 503 is worth asking again: it was not kept, and the page it hid is answered now, then kept.
-    expect((await call(client, 'verify_quote', { url: flaky, quote })).structuredContent).toMatchObject({ label: 'verbatim' });
+    expect((await call(client, 'verify_quote', { url: flaky, quote })).structuredContent).toMatchObject({
+      label: 'verbatim',
+    });
     await call(client, 'verify_quote', { url: flaky, quote });
     expect(server.hits('/flaky.html')).toBe(2);
 
     // Room for one page (each is about 2.1 KB): the second source pushes the first out.
     const { client: small } = await connect(['--allow-private', ...FAST, '--cache-mb', '0.003']);
-    for (const path of ['/article.html', '/other.html', '/article.html']) await call(small, 'verify_quote', { url: `${server.origin}${path}`, quote });
+    for (const path of ['/article.html', '/other.html', '/article.html'])
+      await call(small, 'verify_quote', { url: `${server.origin}${path}`, quote });
     expect(server.hits('/article.html')).toBe(2);
     expect(server.hits('/other.html')).toBe(1);
   });
@@ -426,7 +554,10 @@ describe('quotecheck mcp', () => {
     const { client } = await connect();
     const url = `${server.origin}/hang`;
     const t0 = Date.now();
-    const v = (await call(client, 'verify_quote', { url, quote: 'anything at all' })).structuredContent as Record<string, any>;
+    const v = (await call(client, 'verify_quote', { url, quote: 'anything at all' })).structuredContent as Record<
+      string,
+      any
+    >;
     expect(v).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
     const r = await call(client, 'read_source', { url });
     expect(r.isError).toBe(true);

@@ -35,7 +35,11 @@ const html = { 'content-type': 'text/html; charset=utf-8' };
  * each cited by a fabricated quote (matched, then diagnosed) and a second claim. `ahead` is the most
  * sources ever answered by the server and not yet decided.
  */
-async function site(): Promise<{ claims: { id: string; quote: string; url: string }[]; ahead: () => number; decided: (id: string) => void }> {
+async function site(): Promise<{
+  claims: { id: string; quote: string; url: string }[];
+  ahead: () => number;
+  decided: (id: string) => void;
+}> {
   let served = 0;
   let ahead = 0;
   const claimsDecided = new Map<string, number>();
@@ -51,7 +55,11 @@ async function site(): Promise<{ claims: { id: string; quote: string; url: strin
     })),
   );
   const claims = Array.from({ length: SOURCES }, (_, i) => [
-    { id: `f${i}`, quote: `The committee reported that prices rose by ${i} percent in the year before the vote.`, url: `${server.origin}/doc/${i}` },
+    {
+      id: `f${i}`,
+      quote: `The committee reported that prices rose by ${i} percent in the year before the vote.`,
+      url: `${server.origin}/doc/${i}`,
+    },
     { id: `g${i}`, quote: 'the', url: `${server.origin}/doc/${i}` },
   ]).flat();
   const decided = (id: string): void => {

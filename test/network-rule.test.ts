@@ -52,9 +52,16 @@ const CARRIERS = new Set(['::ffff:0:0/96', '64:ff9b::/96', '2001::/32', '2002::/
 function ends(block: string): string[] {
   const [net, bits] = ipaddr.parseCIDR(block);
   if (net.kind() === 'ipv4') {
-    return [ipaddr.IPv4.networkAddressFromCIDR(block).toString(), ipaddr.IPv4.broadcastAddressFromCIDR(block).toString()];
+    return [
+      ipaddr.IPv4.networkAddressFromCIDR(block).toString(),
+      ipaddr.IPv4.broadcastAddressFromCIDR(block).toString(),
+    ];
   }
-  return [ipaddr.IPv6.networkAddressFromCIDR(block).toString(), ipaddr.IPv6.broadcastAddressFromCIDR(block).toString(), bits === 128 ? '' : ''].filter(Boolean);
+  return [
+    ipaddr.IPv6.networkAddressFromCIDR(block).toString(),
+    ipaddr.IPv6.broadcastAddressFromCIDR(block).toString(),
+    bits === 128 ? '' : '',
+  ].filter(Boolean);
 }
 
 /** The most specific row holding `address` (the registry nests single addresses inside blocks). */
@@ -80,15 +87,20 @@ describe('the address rule against the IANA special-purpose registries', () => {
     expect(rows.filter((r) => r.block.includes(':')).length).toBeGreaterThan(20);
   });
 
-  test.each(registry().filter((r) => !CARRIERS.has(r.block)))('$block ($name, globally reachable: $reachable): first and last address', (row) => {
-    for (const address of ends(row.block)) {
-      const owner = rowFor(rows, address)!;
-      if (CARRIERS.has(owner.block)) continue; // a nested carrier block decides by the address it carries
-      const verdict = judgeAddress(address);
-      expect(verdict.allowed, `${address} (most specific row ${owner.block}, ${owner.reachable})`).toBe(owner.reachable === 'True');
-      if (!verdict.allowed) expect(verdict.why).toMatch(/\S/);
-    }
-  });
+  test.each(registry().filter((r) => !CARRIERS.has(r.block)))(
+    '$block ($name, globally reachable: $reachable): first and last address',
+    (row) => {
+      for (const address of ends(row.block)) {
+        const owner = rowFor(rows, address)!;
+        if (CARRIERS.has(owner.block)) continue; // a nested carrier block decides by the address it carries
+        const verdict = judgeAddress(address);
+        expect(verdict.allowed, `${address} (most specific row ${owner.block}, ${owner.reachable})`).toBe(
+          owner.reachable === 'True',
+        );
+        if (!verdict.allowed) expect(verdict.why).toMatch(/\S/);
+      }
+    },
+  );
 
   test.each([
     ['224.0.0.1', 'multicast (224.0.0.0/4)'],
@@ -101,12 +113,16 @@ describe('the address rule against the IANA special-purpose registries', () => {
     expect(judgeAddress(address)).toEqual({ allowed: false, why });
   });
 
-  test.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888'])(
-    '%s, a global unicast address, is allowed',
-    (address) => {
-      expect(judgeAddress(address)).toEqual({ allowed: true });
-    },
-  );
+  test.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.215.14',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80b::200e',
+    '2001:4860:4860::8888',
+  ])('%s, a global unicast address, is allowed', (address) => {
+    expect(judgeAddress(address)).toEqual({ allowed: true });
+  });
 });
 
 describe('IPv4 inside IPv6: the address carried is what is judged', () => {
@@ -140,26 +156,36 @@ describe('IPv4 inside IPv6: the address carried is what is judged', () => {
     ['0.0.0.0', 'unspecified'],
   ];
 
-  test.each(forms)('%s: a private address inside is refused, naming the form and the address; a public one is allowed', (form, make) => {
-    for (const [v4, range] of inside) {
-      // `::0.0.0.0` is `::` itself, the unspecified address, and refused as that.
-      if (form === 'IPv4-compatible' && v4 === '0.0.0.0') continue;
-      const verdict = judgeAddress(make(v4));
-      expect(verdict.allowed, make(v4)).toBe(false);
-      if (!verdict.allowed) expect(verdict.why).toBe(`${form}, carrying ${v4}: ${range} (${judgeAddressBlock(v4)})`);
-    }
-    expect(judgeAddress(make('8.8.8.8')), make('8.8.8.8')).toEqual({ allowed: true });
-  });
+  test.each(forms)(
+    '%s: a private address inside is refused, naming the form and the address; a public one is allowed',
+    (form, make) => {
+      for (const [v4, range] of inside) {
+        // `::0.0.0.0` is `::` itself, the unspecified address, and refused as that.
+        if (form === 'IPv4-compatible' && v4 === '0.0.0.0') continue;
+        const verdict = judgeAddress(make(v4));
+        expect(verdict.allowed, make(v4)).toBe(false);
+        if (!verdict.allowed) expect(verdict.why).toBe(`${form}, carrying ${v4}: ${range} (${judgeAddressBlock(v4)})`);
+      }
+      expect(judgeAddress(make('8.8.8.8')), make('8.8.8.8')).toEqual({ allowed: true });
+    },
+  );
 
   test('Teredo is refused when its server is private, whatever the client', () => {
-    expect(judgeAddress(teredo('10.1.1.1', '8.8.8.8'))).toMatchObject({ allowed: false, why: expect.stringContaining('carrying 10.1.1.1') });
+    expect(judgeAddress(teredo('10.1.1.1', '8.8.8.8'))).toMatchObject({
+      allowed: false,
+      why: expect.stringContaining('carrying 10.1.1.1'),
+    });
   });
 
   test('the local-use NAT64 prefix is refused whatever it carries; written with a dotted tail, each form is read as written', () => {
     expect(judgeAddress('64:ff9b:1::808:808')).toEqual({ allowed: false, why: 'local-use NAT64 (64:ff9b:1::/48)' });
     // ipaddr.js alone reads `::127.0.0.1` as IPv4-mapped; the rule reads it as the URL parser writes it (::7f00:1).
-    expect(judgeAddress('::127.0.0.1')).toMatchObject({ why: expect.stringMatching(/^IPv4-compatible, carrying 127\.0\.0\.1/) });
-    expect(judgeAddress('[::ffff:7f00:1]')).toMatchObject({ why: expect.stringMatching(/^IPv4-mapped, carrying 127\.0\.0\.1/) });
+    expect(judgeAddress('::127.0.0.1')).toMatchObject({
+      why: expect.stringMatching(/^IPv4-compatible, carrying 127\.0\.0\.1/),
+    });
+    expect(judgeAddress('[::ffff:7f00:1]')).toMatchObject({
+      why: expect.stringMatching(/^IPv4-mapped, carrying 127\.0\.0\.1/),
+    });
   });
 });
 
@@ -182,8 +208,15 @@ describe('by default nothing private is reached, however the URL spells it', () 
     ['a name for loopback', (p: number) => `http://localhost:${p}/secret`],
     ['credentials before a loopback host', (p: number) => `http://example.org@127.0.0.1:${p}/secret`],
   ])('%s is refused before connecting, in one line naming the address and --allow-private', async (_what, url) => {
-    const server = await serve([{ path: '/secret', body: SECRET, headers: { 'content-type': 'text/plain' } }], ['127.0.0.1']);
-    const run = await checkClaims([{ id: 'x', quote: SECRET, url: url(server.port) }], { retries: 0, timeoutMs: 3_000, wayback: 'off' });
+    const server = await serve(
+      [{ path: '/secret', body: SECRET, headers: { 'content-type': 'text/plain' } }],
+      ['127.0.0.1'],
+    );
+    const run = await checkClaims([{ id: 'x', quote: SECRET, url: url(server.port) }], {
+      retries: 0,
+      timeoutMs: 3_000,
+      wayback: 'off',
+    });
     const r = run.results[0]!;
     expect(r).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed' });
     expect(r.note).toMatch(
@@ -209,7 +242,10 @@ describe('by default nothing private is reached, however the URL spells it', () 
     const refused = await fetchSource(`${server.origin}/secret`, settings);
     expect(refused).toMatchObject({ ok: false, error: 'refused' });
     expect(server.hits('/secret')).toBe(0);
-    expect(await fetchSource(`${server.origin}/secret`, { ...settings, allowPrivate: true })).toMatchObject({ ok: true, status: 200 });
+    expect(await fetchSource(`${server.origin}/secret`, { ...settings, allowPrivate: true })).toMatchObject({
+      ok: true,
+      status: 200,
+    });
   });
 });
 
@@ -217,7 +253,10 @@ describe('by default nothing private is reached, however the URL spells it', () 
  * An archive that lists captures as the Wayback Machine does (CDX from the faithful loopback fake) but answers
  * every capture with a redirect into the private network: what a compromised or impersonated archive can do.
  */
-async function hostileArchive(fake: RunningWayback, location: string): Promise<{ origin: string; captureRequests: () => number }> {
+async function hostileArchive(
+  fake: RunningWayback,
+  location: string,
+): Promise<{ origin: string; captureRequests: () => number }> {
   let captures = 0;
   const server = http.createServer((req, res) => {
     if (req.url!.startsWith('/web/')) {
@@ -227,7 +266,9 @@ async function hostileArchive(fake: RunningWayback, location: string): Promise<{
     }
     void fetch(fake.origin + req.url).then(
       async (answer) => {
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+        res
+          .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' })
+          .end(Buffer.from(await answer.arrayBuffer()));
       },
       () => res.writeHead(502).end(),
     );
@@ -245,7 +286,10 @@ async function hostileArchive(fake: RunningWayback, location: string): Promise<{
 
 async function archiveSetup() {
   // The internal page has the quote too: fetched, it would make the claim verbatim and show the secret as context.
-  const secret = await serve([{ path: '/internal', body: page(`${PUBLIC_TEXT} ${SECRET}`), headers: html }], ['127.0.0.1']);
+  const secret = await serve(
+    [{ path: '/internal', body: page(`${PUBLIC_TEXT} ${SECRET}`), headers: html }],
+    ['127.0.0.1'],
+  );
   // The claim's own URL: a name that does not resolve (.invalid, RFC 6761), so today's page cannot be read and the
   // archive is asked for its capture. (A private address is never asked about: no public archive holds one.)
   const claimUrl = `http://article.invalid/article`;
@@ -290,18 +334,27 @@ describe('an archive that redirects a capture into the private network', () => {
 
   test("a claim whose URL is on the archive's own origin is a source like any other: refused", async () => {
     const { fake, claimUrl } = await archiveSetup();
-    const run = await checkClaims([{ id: 'c', quote: PUBLIC_TEXT, url: `${fake.origin}/web/20240301120000id_/${claimUrl}` }], {
-      retries: 0,
-      timeoutMs: 3_000,
-      wayback: 'off',
-      waybackUrl: fake.origin,
+    const run = await checkClaims(
+      [{ id: 'c', quote: PUBLIC_TEXT, url: `${fake.origin}/web/20240301120000id_/${claimUrl}` }],
+      {
+        retries: 0,
+        timeoutMs: 3_000,
+        wayback: 'off',
+        waybackUrl: fake.origin,
+      },
+    );
+    expect(run.results[0]).toMatchObject({
+      label: 'no_match',
+      diagnosis: 'fetch_failed',
+      note: expect.stringMatching(/^refused: 127\.0\.0\.4 is loopback/),
     });
-    expect(run.results[0]).toMatchObject({ label: 'no_match', diagnosis: 'fetch_failed', note: expect.stringMatching(/^refused: 127\.0\.0\.4 is loopback/) });
   });
 
   test('run --wayback always and verify --as-of: no internal request, the refusal in the report', async () => {
     const { secret, hostile, claimUrl } = await archiveSetup();
-    const { claims, out, report } = claimsRun([{ id: 'c', quote: PUBLIC_TEXT, url: claimUrl, verify_date: '2024-05-01' }]);
+    const { claims, out, report } = claimsRun([
+      { id: 'c', quote: PUBLIC_TEXT, url: claimUrl, verify_date: '2024-05-01' },
+    ]);
     const r = await runCliInProcess([
       'run',
       '--claims',
@@ -374,7 +427,10 @@ describe('an archive that redirects a capture into the private network', () => {
     expect(hostile.captureRequests()).toBeGreaterThan(0);
     expect(secret.hits('/internal')).toBe(0);
     // A source on loopback, asked for directly: refused in one line, and the server is still there.
-    const read = (await client.callTool({ name: 'read_source', arguments: { url: `${secret.origin}/internal` } })) as CallToolResult;
+    const read = (await client.callTool({
+      name: 'read_source',
+      arguments: { url: `${secret.origin}/internal` },
+    })) as CallToolResult;
     expect(read.isError).toBe(true);
     expect(JSON.stringify(read.content)).toMatch(/refused: 127\.0\.0\.1 is loopback.*--allow-private/);
     expect((await client.listTools()).tools).toHaveLength(4);
@@ -385,14 +441,48 @@ describe("the commands' defaults", () => {
   test('run and verify refuse loopback without --allow-private, naming it; --block-private is still accepted; both together are refused', async () => {
     const server = await serve([{ path: '/p', body: page(PUBLIC_TEXT), headers: html }]);
     const { claims, out } = claimsRun([{ id: 'a', quote: PUBLIC_TEXT, url: `${server.origin}/p` }]);
-    expect((await runCliInProcess(['run', '--claims', claims, '--out', out, '--quiet', '--wayback', 'off'])).code).toBe(0);
+    expect((await runCliInProcess(['run', '--claims', claims, '--out', out, '--quiet', '--wayback', 'off'])).code).toBe(
+      0,
+    );
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ a: 'no_match' });
-    const refused = await runCliInProcess(['verify', '--url', `${server.origin}/p`, '--quote', PUBLIC_TEXT, '--wayback', 'off']);
+    const refused = await runCliInProcess([
+      'verify',
+      '--url',
+      `${server.origin}/p`,
+      '--quote',
+      PUBLIC_TEXT,
+      '--wayback',
+      'off',
+    ]);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('refused: 127.0.0.1 is loopback (127.0.0.0/8): not a global address; pass --allow-private to reach private networks');
-    expect((await runCliInProcess(['verify', '--block-private', '--url', `${server.origin}/p`, '--quote', PUBLIC_TEXT, '--wayback', 'off'])).code).toBe(1);
+    expect(refused.stdout).toContain(
+      'refused: 127.0.0.1 is loopback (127.0.0.0/8): not a global address; pass --allow-private to reach private networks',
+    );
+    expect(
+      (
+        await runCliInProcess([
+          'verify',
+          '--block-private',
+          '--url',
+          `${server.origin}/p`,
+          '--quote',
+          PUBLIC_TEXT,
+          '--wayback',
+          'off',
+        ])
+      ).code,
+    ).toBe(1);
     expect(server.hits('/p')).toBe(0);
-    const allowed = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/p`, '--quote', PUBLIC_TEXT, '--wayback', 'off']);
+    const allowed = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--url',
+      `${server.origin}/p`,
+      '--quote',
+      PUBLIC_TEXT,
+      '--wayback',
+      'off',
+    ]);
     expect(allowed.code).toBe(0);
     const both = await runCliInProcess(['run', '--allow-private', '--block-private', '--claims', claims, '--out', out]);
     expect(both.code).toBe(2);
@@ -401,18 +491,60 @@ describe("the commands' defaults", () => {
 
   test("export --allow-private writes it into the oracle's run and the MCP server's arguments; without it, neither has it, and private sources are refused", async () => {
     const dir = tempDir();
-    const labelled = writeJson(join(dir, 'l.json'), [{ id: 'a', quote: 'q', url: 'http://10.0.0.5/p', label: 'no_match' }]);
-    expect((await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'open'), '--allow-private', '--with-mcp', '--name', 'n'])).code).toBe(
-      0,
+    const labelled = writeJson(join(dir, 'l.json'), [
+      { id: 'a', quote: 'q', url: 'http://10.0.0.5/p', label: 'no_match' },
+    ]);
+    expect(
+      (
+        await runCliInProcess([
+          'export',
+          '--labelled',
+          labelled,
+          '--out',
+          join(dir, 'open'),
+          '--allow-private',
+          '--with-mcp',
+          '--name',
+          'n',
+        ])
+      ).code,
+    ).toBe(0);
+    expect(readFileSync(join(dir, 'open', 'n-001', 'solution', 'solve.sh'), 'utf8')).toMatch(
+      / run --claims .* "\$@" --allow-private; \}/,
     );
-    expect(readFileSync(join(dir, 'open', 'n-001', 'solution', 'solve.sh'), 'utf8')).toMatch(/ run --claims .* "\$@" --allow-private; \}/);
-    expect(readFileSync(join(dir, 'open', 'n-001', 'task.toml'), 'utf8')).toMatch(/args = \[\s*"mcp",\s*"--root",\s*"\/app",\s*"--allow-private"\s*\]/);
+    expect(readFileSync(join(dir, 'open', 'n-001', 'task.toml'), 'utf8')).toMatch(
+      /args = \[\s*"mcp",\s*"--root",\s*"\/app",\s*"--allow-private"\s*\]/,
+    );
     // Without it a source on a private network is refused (the tasks' oracle would refuse it: test/export-private.test.ts).
-    const refused = await runCliInProcess(['export', '--labelled', labelled, '--out', join(dir, 'refused'), '--with-mcp', '--name', 'n']);
+    const refused = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      join(dir, 'refused'),
+      '--with-mcp',
+      '--name',
+      'n',
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/private network.*--allow-private/);
-    const publicLabelled = writeJson(join(dir, 'p.json'), [{ id: 'a', quote: 'q', url: 'http://93.184.215.14/p', label: 'no_match' }]);
-    expect((await runCliInProcess(['export', '--labelled', publicLabelled, '--out', join(dir, 'closed'), '--with-mcp', '--name', 'n'])).code).toBe(0);
+    const publicLabelled = writeJson(join(dir, 'p.json'), [
+      { id: 'a', quote: 'q', url: 'http://93.184.215.14/p', label: 'no_match' },
+    ]);
+    expect(
+      (
+        await runCliInProcess([
+          'export',
+          '--labelled',
+          publicLabelled,
+          '--out',
+          join(dir, 'closed'),
+          '--with-mcp',
+          '--name',
+          'n',
+        ])
+      ).code,
+    ).toBe(0);
     expect(readFileSync(join(dir, 'closed', 'n-001', 'solution', 'solve.sh'), 'utf8')).not.toContain('allow-private');
     expect(readFileSync(join(dir, 'closed', 'n-001', 'task.toml'), 'utf8')).not.toContain('allow-private');
   });

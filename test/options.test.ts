@@ -56,10 +56,12 @@ describe('the fetch options table (src/options.ts) is what each command declares
     for (const [attribute, spec] of SPECS) {
       expect(spec.commands.length, attribute).toBeGreaterThan(0);
       if (spec.kind === 'seconds') expect(spec.unit, attribute).toBe('seconds');
-      if (spec.kind === 'megabytes') expect([spec.unit, longOf(spec).endsWith('-mb')], attribute).toEqual(['megabytes', true]);
+      if (spec.kind === 'megabytes')
+        expect([spec.unit, longOf(spec).endsWith('-mb')], attribute).toEqual(['megabytes', true]);
       // A setting's name says its unit: milliseconds and bytes are scaled from the flag's seconds and megabytes.
       if (spec.unit === 'seconds') expect([spec.setting?.endsWith('Ms'), spec.scale], attribute).toEqual([true, 1000]);
-      if (spec.unit === 'megabytes') expect([spec.setting?.endsWith('Bytes'), spec.scale], attribute).toEqual([true, 1024 * 1024]);
+      if (spec.unit === 'megabytes')
+        expect([spec.setting?.endsWith('Bytes'), spec.scale], attribute).toEqual([true, 1024 * 1024]);
     }
   });
 });
@@ -90,7 +92,20 @@ describe('the table options parse into the settings it names, in their units', (
 
   test('seconds become milliseconds, megabytes whole bytes, a rate a minute waybackPerMinute', async () => {
     const p = program();
-    await p.parseAsync(['node', 'quotecheck', 'run', '--timeout', '1.5', '--max-mb', '0.5', '--wayback-rate', '4', '--user-agent', 'me', '--allow-private']);
+    await p.parseAsync([
+      'node',
+      'quotecheck',
+      'run',
+      '--timeout',
+      '1.5',
+      '--max-mb',
+      '0.5',
+      '--wayback-rate',
+      '4',
+      '--user-agent',
+      'me',
+      '--allow-private',
+    ]);
     expect(fetchSettings('run', command(p, 'run').opts() as never)).toMatchObject({
       timeoutMs: 1500,
       maxBytes: 512 * 1024,
@@ -116,7 +131,9 @@ describe('the table options parse into the settings it names, in their units', (
     });
     const small = program();
     await small.parseAsync(['node', 'quotecheck', 'mcp', '--cache-mb', '0.003']);
-    expect(fetchSettings('mcp', command(small, 'mcp').opts() as never).cacheBytes).toBe(Math.round(0.003 * 1024 * 1024));
+    expect(fetchSettings('mcp', command(small, 'mcp').opts() as never).cacheBytes).toBe(
+      Math.round(0.003 * 1024 * 1024),
+    );
   });
 });
 
@@ -124,7 +141,9 @@ describe("the MCP tools' inputs agree with the table where they take the same se
   test('verify_quote html_view: the choices, wording and default of --html-view', () => {
     const schema = verifyInput.html_view.unwrap();
     expect(schema.options).toEqual([...FETCH_OPTIONS.htmlView.choices]);
-    expect(verifyInput.html_view.description).toBe(`${FETCH_OPTIONS.htmlView.help} (default ${FETCH_OPTIONS.htmlView.default})`);
+    expect(verifyInput.html_view.description).toBe(
+      `${FETCH_OPTIONS.htmlView.help} (default ${FETCH_OPTIONS.htmlView.default})`,
+    );
   });
 
   test('verify_quote wayback: the modes and the default of --wayback', () => {

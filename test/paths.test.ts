@@ -26,7 +26,9 @@ function expectOneLine(r: CliResult, expected: string | RegExp): void {
 async function setup(): Promise<{ dir: string; claims: string; hits: () => number }> {
   const server = await serve([{ path: '/p', body: PAGE, headers: html }]);
   const dir = tempDir();
-  const claims = writeJson(join(dir, 'claims.json'), [{ id: 'a', quote: 'approved the budget', url: `${server.origin}/p` }]);
+  const claims = writeJson(join(dir, 'claims.json'), [
+    { id: 'a', quote: 'approved the budget', url: `${server.origin}/p` },
+  ]);
   return { dir, claims, hits: () => server.hits('/p') };
 }
 
@@ -45,7 +47,16 @@ describe('run: every output path is checked before anything is fetched', () => {
   test('--report into a missing folder: names the folder; the folder is not created', async () => {
     const { dir, claims, hits } = await setup();
     const missing = join(dir, 'no', 'such');
-    const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', join(dir, 'answers.json'), '--report', join(missing, 'r.jsonl')]);
+    const r = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--claims',
+      claims,
+      '--out',
+      join(dir, 'answers.json'),
+      '--report',
+      join(missing, 'r.jsonl'),
+    ]);
     expectOneLine(r, `quotecheck: error: --report ${join(missing, 'r.jsonl')}: folder ${missing} does not exist`);
     expect(hits()).toBe(0);
     expect(existsSync(join(dir, 'no'))).toBe(false);
@@ -76,7 +87,9 @@ describe('run: every output path is checked before anything is fetched', () => {
   ])('%s %s: one line naming the option and the path', async (flag, _what, path, message) => {
     const { dir, claims, hits } = await setup();
     const args = ['run', '--allow-private', '--claims', claims, '--out', join(dir, 'answers.json'), flag, path(dir)];
-    const r = await runCliInProcess(flag === '--out' ? ['run', '--allow-private', '--claims', claims, flag, path(dir)] : args);
+    const r = await runCliInProcess(
+      flag === '--out' ? ['run', '--allow-private', '--claims', claims, flag, path(dir)] : args,
+    );
     expectOneLine(r, `quotecheck: error: ${message(dir)}`);
     expect(hits()).toBe(0);
     expect(readdirSync(dir)).toEqual(['claims.json']);
@@ -107,8 +120,14 @@ describe('run: every output path is checked before anything is fetched', () => {
     // Root may write anywhere: as root, the CLI runs as nobody (65534), who may read the claims but not write there.
     chmodSync(dir, 0o755);
     chmodSync(claims, 0o644);
-    const r = await runCli(['run', '--allow-private', '--claims', claims, '--out', join(locked, 'a.json')], IS_ROOT ? { asUid: NOBODY } : {});
-    expectOneLine(r, `quotecheck: error: --out ${join(locked, 'a.json')}: folder ${locked} is not writable (permission denied)`);
+    const r = await runCli(
+      ['run', '--allow-private', '--claims', claims, '--out', join(locked, 'a.json')],
+      IS_ROOT ? { asUid: NOBODY } : {},
+    );
+    expectOneLine(
+      r,
+      `quotecheck: error: --out ${join(locked, 'a.json')}: folder ${locked} is not writable (permission denied)`,
+    );
   });
 
   test('checkOutputPath (library): a writable path passes and creates nothing; createFolders accepts a missing folder under a writable one', () => {
@@ -117,11 +136,15 @@ describe('run: every output path is checked before anything is fetched', () => {
     checkOutputPath(join(dir, 'x', 'y', 'reward.txt'), '--reward', { createFolders: true });
     expect(readdirSync(dir)).toEqual([]);
     writeFileSync(join(dir, 'file'), 'x');
-    expect(() => checkOutputPath(join(dir, 'file', 'y', 'r.txt'), '--reward', { createFolders: true })).toThrowError(OutputPathError);
+    expect(() => checkOutputPath(join(dir, 'file', 'y', 'r.txt'), '--reward', { createFolders: true })).toThrowError(
+      OutputPathError,
+    );
     expect(() => checkOutputPath(join(dir, 'file', 'y', 'r.txt'), '--reward', { createFolders: true })).toThrowError(
       `--reward ${join(dir, 'file', 'y', 'r.txt')}: a part of the path is not a folder`,
     );
-    expect(() => checkOutputPath(join(dir, 'file'), '--out', { folder: true })).toThrowError(`--out ${join(dir, 'file')}: exists and is not a folder`);
+    expect(() => checkOutputPath(join(dir, 'file'), '--out', { folder: true })).toThrowError(
+      `--out ${join(dir, 'file')}: exists and is not a folder`,
+    );
     expect(() => checkOutputPath('', '--out')).toThrowError('--out: the path is empty; give a file name');
   });
 });
@@ -130,7 +153,15 @@ describe('grade and export check their output paths first', () => {
   test('grade --reward naming a folder: one line, exit 2, before the files are read', async () => {
     const dir = tempDir();
     // The answers file does not exist: the reward path is what is wrong first, and said.
-    const r = await runCliInProcess(['grade', '--answers', join(dir, 'missing.json'), '--gold', join(dir, 'gold.json'), '--reward', dir]);
+    const r = await runCliInProcess([
+      'grade',
+      '--answers',
+      join(dir, 'missing.json'),
+      '--gold',
+      join(dir, 'gold.json'),
+      '--reward',
+      dir,
+    ]);
     expectOneLine(r, `quotecheck: error: --reward ${dir}: is a folder; give a file name`);
   });
 
@@ -149,7 +180,10 @@ describe('grade and export check their output paths first', () => {
     const file = join(dir, 'taken');
     writeFileSync(file, 'x');
     const labelled = join(dir, 'missing.jsonl');
-    expectOneLine(await runCliInProcess(['export', '--labelled', labelled, '--out', file]), `quotecheck: error: --out ${file}: exists and is not a folder`);
+    expectOneLine(
+      await runCliInProcess(['export', '--labelled', labelled, '--out', file]),
+      `quotecheck: error: --out ${file}: exists and is not a folder`,
+    );
     mkdirSync(join(dir, 'full'));
     writeFileSync(join(dir, 'full', 'x'), 'x');
     expectOneLine(
@@ -161,9 +195,14 @@ describe('grade and export check their output paths first', () => {
 
 describe('the answers file: written by every run past input validation, by none that fails it', () => {
   test('an invalid claims file: exit 2, no answers file; an answers file already there is left as it was', async () => {
-    const { claims, out } = claimsRun('[{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/"},\n  {"id": "b" "quote": "q"}]');
+    const { claims, out } = claimsRun(
+      '[{"id": "a", "quote": "q", "url": "http://127.0.0.1:9/"},\n  {"id": "b" "quote": "q"}]',
+    );
     const r = await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out]);
-    expectOneLine(r, `quotecheck: error: ${claims}: is not valid JSON: line 2, column 14: expected ',' or '}' after a property value, found "\\""`);
+    expectOneLine(
+      r,
+      `quotecheck: error: ${claims}: is not valid JSON: line 2, column 14: expected ',' or '}' after a property value, found "\\""`,
+    );
     expect(existsSync(out)).toBe(false);
     writeFileSync(out, '{"old": "verbatim"}\n');
     expect((await runCliInProcess(['run', '--allow-private', '--claims', claims, '--out', out])).code).toBe(2);

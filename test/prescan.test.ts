@@ -9,7 +9,11 @@ const LATIN2_BYTE = Buffer.from([0xb1]);
 
 /** A page whose head is `head` (ASCII), with a body holding one ISO-8859-2 byte. */
 function page(head: string): Buffer {
-  return Buffer.concat([Buffer.from(`<!doctype html><html><head>${head}</head><body><p>wi`), LATIN2_BYTE, Buffer.from('cej</p></body></html>')]);
+  return Buffer.concat([
+    Buffer.from(`<!doctype html><html><head>${head}</head><body><p>wi`),
+    LATIN2_BYTE,
+    Buffer.from('cej</p></body></html>'),
+  ]);
 }
 
 const charsetOf = (head: string): string => decodeHtml(page(head)).charset;
@@ -26,7 +30,10 @@ describe('the prescan: what it takes in the first 1024 bytes', () => {
     ['a <meta> in a style the tokenizer reads as text', '<style type="text/plain"><meta charset="iso8859-2"></style>'],
     ['a <meta> in a title', '<title><meta charset="iso-8859-2"></title>'],
     ['"<meta/" (a slash separates the name)', '<style><meta/charset=iso-8859-2></style>'],
-    ['http-equiv after content (the pragma may come later)', '<script>x="<meta content=\'text/html; charset=iso-8859-2\' http-equiv=Content-Type>"</script>'],
+    [
+      'http-equiv after content (the pragma may come later)',
+      '<script>x="<meta content=\'text/html; charset=iso-8859-2\' http-equiv=Content-Type>"</script>',
+    ],
     ['the first of two charset attributes', '<script>x="<meta charset=iso-8859-2 charset=utf-8>"</script>'],
     ['a comment that "<!-->" closes at once', '<!--><meta charset="iso-8859-2">'],
     ['upper case', '<STYLE><META CHARSET="ISO-8859-2"></STYLE>'],
@@ -71,6 +78,8 @@ describe('the prescan: what it leaves', () => {
     // Past 1024 bytes: only a real element (in the head) changes the encoding.
     expect(charsetOf(`<style>${' '.repeat(1100)}</style><meta charset="iso-8859-2">`)).toBe(LATIN2);
     // A bad charset attribute beside a good content: the prescan takes nothing; the tree builder takes the content.
-    expect(charsetOf('<meta charset=bogus http-equiv=content-type content="text/html; charset=iso-8859-2">')).toBe(LATIN2);
+    expect(charsetOf('<meta charset=bogus http-equiv=content-type content="text/html; charset=iso-8859-2">')).toBe(
+      LATIN2,
+    );
   });
 });

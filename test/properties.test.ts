@@ -9,7 +9,8 @@ import { findQuote, normalizeViews, type HtmlViewChoice, type NormalizedView } f
 import { normalize } from '../src/normalize.js';
 import { beforeWhitespaceAndCase, designNormalize, editDistance, nearestDistance } from './support/references.js';
 
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i));
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i));
 
 // Every character docs/how-it-decides.md#normalization-and-the-label names.
 const SINGLE_QUOTES = ['\u2018', '\u2019', '\u201A', '\u201B', '\u2032', '\u2035'];
@@ -165,7 +166,8 @@ function naiveIndexOf(quote: string, textValue: string): number {
   return -1;
 }
 
-const textView = (t: string): NormalizedView[] => normalizeViews([{ name: 'text', extractor: 'text', text: t } satisfies TextView]);
+const textView = (t: string): NormalizedView[] =>
+  normalizeViews([{ name: 'text', extractor: 'text', text: t } satisfies TextView]);
 
 /** Counts runs and precondition skips, so a generator that skips most runs fails loudly instead of testing nothing. */
 function skipMeter() {
@@ -218,9 +220,15 @@ describe('normalize (design §3)', () => {
 
   test('equals design §3 step by step, on ASCII (its shortcut) and on any text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 40 }), text(40)), (s) => {
-        expect(normalize(s)).toBe(designNormalize(s));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 40 }),
+          text(40),
+        ),
+        (s) => {
+          expect(normalize(s)).toBe(designNormalize(s));
+        },
+      ),
       { seed: 11, numRuns: 20_000 },
     );
   });
@@ -254,7 +262,9 @@ describe('a quote cut from the text is always found', () => {
         // The first occurrence (by a code point comparison, not indexOf), with the evidence around it taken from the text there.
         const normalized = views[0]!.text;
         expect(m!.offset).toBe(naiveIndexOf(q, normalized));
-        expect(m!.prefix + m!.exact + m!.suffix).toBe(normalized.slice(Math.max(0, m!.offset - 80), m!.offset + q.length + 80));
+        expect(m!.prefix + m!.exact + m!.suffix).toBe(
+          normalized.slice(Math.max(0, m!.offset - 80), m!.offset + q.length + 80),
+        );
       }),
       { seed: 42, numRuns: 20_000 },
     );
@@ -329,7 +339,21 @@ describe('inserting a character into a found quote', () => {
 
 describe('findQuote agrees with a naive matcher', () => {
   const smallPiece = fc.oneof(
-    fc.constantFrom('a', 'b', 'e', '\u00E9', '\u0301', ' ', '\u{1D49C}', '\u{1D49D}', '\u{1F600}', '\u{1F3FD}', '\u03C3', '\u03C2', '\u0308'),
+    fc.constantFrom(
+      'a',
+      'b',
+      'e',
+      '\u00E9',
+      '\u0301',
+      ' ',
+      '\u{1D49C}',
+      '\u{1D49D}',
+      '\u{1F600}',
+      '\u{1F3FD}',
+      '\u03C3',
+      '\u03C2',
+      '\u0308',
+    ),
     piece,
   );
   const smallText = (max: number) => fc.array(smallPiece, { maxLength: max }).map((p) => p.join(''));
@@ -404,7 +428,8 @@ describe('nearestSpan (approximate alignment)', () => {
     { weight: 1, arbitrary: fc.constantFrom('\u{1D49C}', '\u{1F600}', '\u{1F469}', '\u{20000}') },
     { weight: 1, arbitrary: piece },
   );
-  const strings = (unit: fc.Arbitrary<string>, min: number, max: number) => fc.array(unit, { minLength: min, maxLength: max }).map((p) => p.join(''));
+  const strings = (unit: fc.Arbitrary<string>, min: number, max: number) =>
+    fc.array(unit, { minLength: min, maxLength: max }).map((p) => p.join(''));
   /** A quote and a text short enough for the naive optimum; half the time the quote is planted in the text. */
   const pair = (unit: fc.Arbitrary<string>) =>
     fc.tuple(strings(unit, 1, 8), strings(unit, 1, 18), fc.nat(), fc.boolean()).map(([quote, t, at, plant]) => {
@@ -476,7 +501,11 @@ describe('nearestSpan (approximate alignment)', () => {
 
   test("long texts (anchored search): a planted copy with one edit is found at most that far, and the span's own edit distance is the reported one", () => {
     // One edit in a quote of 31 or more code points leaves a run of 15 on one side of it: an anchor sees it.
-    const edit = fc.record({ op: fc.constantFrom('insert', 'delete', 'replace'), at: fc.nat(), ch: fc.constantFrom('z', '\u00E9', '\u{1F600}') });
+    const edit = fc.record({
+      op: fc.constantFrom('insert', 'delete', 'replace'),
+      at: fc.nat(),
+      ch: fc.constantFrom('z', '\u00E9', '\u{1F600}'),
+    });
     fc.assert(
       fc.property(
         strings(astral, 31, 60).filter((q) => Array.from(q).length >= 31),
@@ -486,7 +515,11 @@ describe('nearestSpan (approximate alignment)', () => {
         (quote, t, at, { op, at: k, ch }) => {
           const points = Array.from(quote);
           const i = k % points.length;
-          const copy = [...points.slice(0, i), ...(op === 'delete' ? [] : [ch]), ...points.slice(op === 'insert' ? i : i + 1)].join('');
+          const copy = [
+            ...points.slice(0, i),
+            ...(op === 'delete' ? [] : [ch]),
+            ...points.slice(op === 'insert' ? i : i + 1),
+          ].join('');
           const pos = at % (t.length + 1);
           const textValue = t.slice(0, pos) + copy + t.slice(pos);
           const span = nearestSpan(quote, textValue)!;

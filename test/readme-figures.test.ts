@@ -29,7 +29,9 @@ function figure(label: string, pattern: RegExp): number {
  * of the last shown place (results.json keeps two decimals, so 12.45 may have been 12.452 and shown 12.5).
  */
 function expectShown(readmeFigure: number, value: number, decimals: number): void {
-  expect(Math.abs(readmeFigure - value), `${doc} shows ${readmeFigure}, results.json has ${value}`).toBeLessThanOrEqual(0.5 * 10 ** -decimals + 1e-9);
+  expect(Math.abs(readmeFigure - value), `${doc} shows ${readmeFigure}, results.json has ${value}`).toBeLessThanOrEqual(
+    0.5 * 10 ** -decimals + 1e-9,
+  );
 }
 
 const BENCH = 'benchmark profile (16 at once, 2 per host)';
@@ -73,9 +75,14 @@ describe('the documented Performance figures agree with bench/results.json', () 
     });
     const task = results.task_profile;
     expectProfileRow(TASK, task);
-    expect(row(TASK)).toContain(`${task.claims} claims, ${task.sources} sources, ${task.sources_with_retry_after} asking to wait`);
+    expect(row(TASK)).toContain(
+      `${task.claims} claims, ${task.sources} sources, ${task.sources_with_retry_after} asking to wait`,
+    );
     const f = task.flaky_host;
-    expectProfileRow(`flaky-host profile (${f.claims} claims, ${f.sources} sources on ${f.hosts} hosts, ${f.sources_with_retry_after} asking to wait)`, f);
+    expectProfileRow(
+      `flaky-host profile (${f.claims} claims, ${f.sources} sources on ${f.hosts} hosts, ${f.sources_with_retry_after} asking to wait)`,
+      f,
+    );
   });
 
   test('concurrency 1 and the plain script', () => {
@@ -149,8 +156,12 @@ describe('the documented Performance figures agree with bench/results.json', () 
         .map(Number),
     ).toEqual(s.one_x.runs_seconds.map((x: number) => Number(x.toFixed(1))));
     expectShown(figure(big, /([\d.]+)x the 1x time per claim/), s.ms_per_claim_ratio, 2);
-    expect(row(big)).toContain(`per claim (target ${s.target_ms_per_claim_ratio}: ${s.ms_per_claim_target_met ? 'met' : 'missed'})`);
-    expect(row(big)).toContain(`peak memory target ${s.target_peak_rss_mb} MB: ${s.peak_rss_target_met ? 'met' : 'missed'}`);
+    expect(row(big)).toContain(
+      `per claim (target ${s.target_ms_per_claim_ratio}: ${s.ms_per_claim_target_met ? 'met' : 'missed'})`,
+    );
+    expect(row(big)).toContain(
+      `peak memory target ${s.target_peak_rss_mb} MB: ${s.peak_rss_target_met ? 'met' : 'missed'}`,
+    );
     expect(s.replica_disagreements + s.one_x_runs_disagreements).toBe(0);
     expect(row(big)).toContain("every replica's answers are the 1x answers");
   });
@@ -171,7 +182,9 @@ describe('the documented Performance figures agree with bench/results.json', () 
     expect(figure(first, /\| (\d+) ms \(installed/)).toBe(ms(st.first_request_bundle_seconds));
     expect(figure(first, /installed CLI: (\d+) ms/)).toBe(ms(st.first_request_installed_seconds));
     expect(figure(first, /ideal: (\d+) ms/)).toBe(ms(st.first_request_ideal_seconds));
-    expect(row(first)).toContain(`target ${ms(st.first_request_target_seconds)} ms: ${st.first_request_target_met ? 'met' : 'missed'}`);
+    expect(row(first)).toContain(
+      `target ${ms(st.first_request_target_seconds)} ms: ${st.first_request_target_met ? 'met' : 'missed'}`,
+    );
     const task = '`run` of one claim, end to end';
     expect(figure(task, /\| (\d+) ms \(installed/)).toBe(ms(st.one_task_bundle_seconds));
     expect(figure(task, /installed CLI: (\d+) ms/)).toBe(ms(st.one_task_installed_seconds));

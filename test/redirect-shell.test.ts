@@ -16,7 +16,8 @@ import { CLI, runCliInProcess, serve } from './support/helpers.js';
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const QUOTE = 'The committee approved the budget on Tuesday after a long debate.';
 const ARTICLE = `<html><head><title>Budget</title></head><body><article><h1>Budget approved</h1><p>${QUOTE}</p><p>Members said the vote was close.</p></article></body></html>`;
-const OTHER = '<html><body><article><h1>Elsewhere</h1><p>Nothing about any budget here, only the weather report for the week.</p></article></body></html>';
+const OTHER =
+  '<html><body><article><h1>Elsewhere</h1><p>Nothing about any budget here, only the weather report for the week.</p></article></body></html>';
 /** A long article that also carries a meta refresh: an ordinary page, not a shell. */
 const LONG = `<html><head><meta http-equiv="refresh" content="300; url=/quoted-charset"></head><body><article><h1>Long story</h1>${'<p>The long story goes on with many sentences about the city and its council.</p>'.repeat(60)}</article></body></html>`;
 
@@ -24,7 +25,11 @@ const ROUTES: Route[] = [
   { path: '/quoted-charset', body: ARTICLE, headers: html },
   { path: '/other', body: OTHER, headers: html },
   // No text at all: extraction says `empty`, and diagnosis reads the markup from the body.
-  { path: '/shell', body: '<!doctype html><html><head><meta http-equiv="refresh" content="0; url=/quoted-charset"></head><body></body></html>', headers: html },
+  {
+    path: '/shell',
+    body: '<!doctype html><html><head><meta http-equiv="refresh" content="0; url=/quoted-charset"></head><body></body></html>',
+    headers: html,
+  },
   // A quoted, relative target (against the page's folder), with a line of text.
   {
     path: '/dir/shell',
@@ -32,9 +37,17 @@ const ROUTES: Route[] = [
     headers: html,
   },
   // "URL = '...'" with whitespace around "=", a comma, and a target without the quote.
-  { path: '/shell-other', body: `<html><head><meta content="2, URL = 'other'" http-equiv="refresh"></head><body><p>Moved.</p></body></html>`, headers: html },
+  {
+    path: '/shell-other',
+    body: `<html><head><meta content="2, URL = 'other'" http-equiv="refresh"></head><body><p>Moved.</p></body></html>`,
+    headers: html,
+  },
   // A one-line script redirect on an empty page.
-  { path: '/shell-script', body: '<html><head><script>window.location.replace("/quoted-charset");</script></head><body></body></html>', headers: html },
+  {
+    path: '/shell-script',
+    body: '<html><head><script>window.location.replace("/quoted-charset");</script></head><body></body></html>',
+    headers: html,
+  },
   {
     path: '/shell-script-href',
     body: "<html><body><script>location.href = '/other';</script><noscript>Please enable JavaScript.</noscript></body></html>",
@@ -100,8 +113,13 @@ describe('scriptRedirect: a one-line script that sets the location to a literal'
 
 describe('markupSignals: the redirect a page asks for', () => {
   test('a meta refresh, entities decoded, with the <base href> it resolves against', () => {
-    const page = '<html><head><base href="https://example.com/news/"><meta http-equiv="refresh" content="0;url=story?id=1&amp;p=2"></head></html>';
-    expect(markupSignals(page, 0).redirect).toEqual({ via: 'meta refresh', target: 'story?id=1&p=2', base: 'https://example.com/news/' });
+    const page =
+      '<html><head><base href="https://example.com/news/"><meta http-equiv="refresh" content="0;url=story?id=1&amp;p=2"></head></html>';
+    expect(markupSignals(page, 0).redirect).toEqual({
+      via: 'meta refresh',
+      target: 'story?id=1&p=2',
+      base: 'https://example.com/news/',
+    });
   });
   test('the first refresh that parses wins; one in a comment or a script is not markup', () => {
     const page =
@@ -114,7 +132,10 @@ describe('markupSignals: the redirect a page asks for', () => {
     expect(markupSignals(script, 0).redirect).toEqual({ via: 'script', target: '/next' });
     expect(markupSignals(`${script}<p>text</p>`, 500).redirect).toBeUndefined();
     expect(markupSignals('<script src="/app.js">location.href="/x"</script>', 0).redirect).toBeUndefined();
-    expect(markupSignals('<script>\n<!--\nlocation = "/hidden";\n// -->\n</script>', 0).redirect).toEqual({ via: 'script', target: '/hidden' });
+    expect(markupSignals('<script>\n<!--\nlocation = "/hidden";\n// -->\n</script>', 0).redirect).toEqual({
+      via: 'script',
+      target: '/hidden',
+    });
   });
   test('a long page is not searched: a meta refresh there cannot make it a shell', () => {
     expect(markupSignals(LONG, SHELL_MAX_TEXT).redirect).toBeUndefined();
@@ -223,15 +244,43 @@ describe('verify on a redirect shell: the quote at its target', () => {
 
   test("the CLI says where the page redirects and whether the quote is there; --json adds `redirect`; the exit code is the page's own label", async () => {
     const server = await serve(ROUTES);
-    const found = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/shell`, '--quote', QUOTE]);
+    const found = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--url',
+      `${server.origin}/shell`,
+      '--quote',
+      QUOTE,
+    ]);
     expect(found.code).toBe(1);
     expect(found.stdout).toMatch(/^no_match \(diagnosis: empty\)/);
-    expect(found.stdout).toContain(`note: the page is a redirect shell (meta refresh to ${server.origin}/quoted-charset): the document is at its target`);
-    expect(found.stdout).toContain(`the page redirects (meta refresh) to ${server.origin}/quoted-charset: the quote is there (verbatim)`);
-    const missing = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/shell-other`, '--quote', QUOTE]);
+    expect(found.stdout).toContain(
+      `note: the page is a redirect shell (meta refresh to ${server.origin}/quoted-charset): the document is at its target`,
+    );
+    expect(found.stdout).toContain(
+      `the page redirects (meta refresh) to ${server.origin}/quoted-charset: the quote is there (verbatim)`,
+    );
+    const missing = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--url',
+      `${server.origin}/shell-other`,
+      '--quote',
+      QUOTE,
+    ]);
     expect(missing.code).toBe(1);
-    expect(missing.stdout).toContain(`the page redirects (meta refresh) to ${server.origin}/other: the quote is not there either (diagnosis: not_found`);
-    const json = await runCliInProcess(['verify', '--allow-private', '--json', '--url', `${server.origin}/shell-script`, '--quote', QUOTE]);
+    expect(missing.stdout).toContain(
+      `the page redirects (meta refresh) to ${server.origin}/other: the quote is not there either (diagnosis: not_found`,
+    );
+    const json = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--json',
+      '--url',
+      `${server.origin}/shell-script`,
+      '--quote',
+      QUOTE,
+    ]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({
       label: 'no_match',
@@ -250,7 +299,10 @@ describe('verify on a redirect shell: the quote at its target', () => {
     const client = new Client({ name: 'quotecheck-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const r = (await client.callTool({ name: 'verify_quote', arguments: { url: `${server.origin}/shell`, quote: QUOTE } })) as CallToolResult;
+      const r = (await client.callTool({
+        name: 'verify_quote',
+        arguments: { url: `${server.origin}/shell`, quote: QUOTE },
+      })) as CallToolResult;
       expect(r.isError).toBeFalsy();
       expect(r.structuredContent).toMatchObject({
         label: 'no_match',

@@ -24,7 +24,10 @@ const BUDGET_THEN = page(
   'Budget',
   '<p>The committee approved the budget on Tuesday after a long debate.</p><p>Members praised the new school lunch program.</p>',
 );
-const BUDGET_NOW = page('Budget', '<p>The committee approved a revised budget on Wednesday.</p><p>Members praised the new school lunch program.</p>');
+const BUDGET_NOW = page(
+  'Budget',
+  '<p>The committee approved a revised budget on Wednesday.</p><p>Members praised the new school lunch program.</p>',
+);
 const BRIDGE_THEN = page('Bridge', '<p>The old bridge will close for repairs in the spring of next year.</p>');
 const BRIDGE_NOW = page('Bridge', '<p>The old bridge reopened to traffic this week after repairs.</p>');
 
@@ -48,7 +51,10 @@ const rows = (path: string): Row[] =>
 function comparable(row: Row): Row {
   const { ms: _ms, ...rest } = row;
   const asOf: Record<string, unknown> | null = row.as_of
-    ? { ...row.as_of, source: row.as_of.source === 'replay' ? (row.as_of.capture_url ? 'wayback' : 'live') : row.as_of.source }
+    ? {
+        ...row.as_of,
+        source: row.as_of.source === 'replay' ? (row.as_of.capture_url ? 'wayback' : 'live') : row.as_of.source,
+      }
     : null;
   if (asOf && !asOf.capture_url) delete asOf.timestamp;
   return { ...rest, as_of: asOf } as Row;
@@ -151,7 +157,20 @@ async function recordRun(): Promise<Recording> {
 async function replay(rec: Recording, name: string, args: string[], warc = rec.warc) {
   const out = join(rec.dir, `${name}.json`);
   const report = join(rec.dir, `${name}.jsonl`);
-  const r = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', rec.claims, '--out', out, '--report', report, '--replay', warc, ...args]);
+  const r = await runCliInProcess([
+    'run',
+    '--allow-private',
+    '--quiet',
+    '--claims',
+    rec.claims,
+    '--out',
+    out,
+    '--report',
+    report,
+    '--replay',
+    warc,
+    ...args,
+  ]);
   return { ...r, answers: existsSync(out) ? readJson(out) : undefined, rows: existsSync(report) ? rows(report) : [] };
 }
 
@@ -159,12 +178,18 @@ describe('a replay answers archive requests from the base the recording asked', 
   test('with no --wayback-url, the same one or another: the recorded answers and report, and the base used said once', async () => {
     const rec = await recordRun();
     // Two verbatim claims are decided on captures: without them they would be no_match.
-    expect(rec.live.rows.filter((r) => r.as_of?.capture_url).map((r) => r.id)).toEqual(expect.arrayContaining(['bridge-then', 'budget-then']));
+    expect(rec.live.rows.filter((r) => r.as_of?.capture_url).map((r) => r.id)).toEqual(
+      expect.arrayContaining(['bridge-then', 'budget-then']),
+    );
 
     for (const [name, args, said] of [
       ['bare', [], `answered from its recording of ${rec.wayback}, not ${DEFAULT_WAYBACK}`],
       ['same', ['--wayback-url', rec.wayback], `answered from its recording of ${rec.wayback}`],
-      ['other', ['--wayback-url', 'http://127.0.0.9:9'], `answered from its recording of ${rec.wayback}, not http://127.0.0.9:9`],
+      [
+        'other',
+        ['--wayback-url', 'http://127.0.0.9:9'],
+        `answered from its recording of ${rec.wayback}, not http://127.0.0.9:9`,
+      ],
     ] as const) {
       const r = await replay(rec, name, [...args]);
       expect(r.code, `${name}: ${r.stderr}`).toBe(0);
@@ -181,7 +206,10 @@ describe('a replay answers archive requests from the base the recording asked', 
     }
 
     // The base is in the warcinfo record.
-    expect((await readArchive(rec.warc)).records[0]).toMatchObject({ type: 'warcinfo', fields: { 'wayback-base': rec.wayback } });
+    expect((await readArchive(rec.warc)).records[0]).toMatchObject({
+      type: 'warcinfo',
+      fields: { 'wayback-base': rec.wayback },
+    });
 
     // verify too: the capture the recording fetched decides, with the base said on stderr.
     const v = await runCliInProcess([
@@ -200,7 +228,10 @@ describe('a replay answers archive requests from the base the recording asked', 
       rec.warc,
     ]);
     expect(v.code, v.stderr).toBe(0);
-    expect(JSON.parse(v.stdout)).toMatchObject({ label: 'verbatim', as_of: { capture_url: expect.stringContaining(`${rec.wayback}/web/20240430120000id_/`) } });
+    expect(JSON.parse(v.stdout)).toMatchObject({
+      label: 'verbatim',
+      as_of: { capture_url: expect.stringContaining(`${rec.wayback}/web/20240430120000id_/`) },
+    });
     expect(v.stderr.trim()).toBe(
       `quotecheck: replaying ${rec.warc}: Wayback requests are answered from its recording of ${rec.wayback}, not ${DEFAULT_WAYBACK}`,
     );
@@ -219,7 +250,13 @@ describe('a replay answers archive requests from the base the recording asked', 
     const bytes = readFileSync(rec.warc);
     const { records } = await readArchive(rec.warc);
     const old = join(rec.dir, 'old.warc.gz');
-    writeFileSync(old, Buffer.concat([await serializeRecord(warcinfoRecord('old.warc.gz', 'quotecheck/0.1.0')), bytes.subarray(records[0]!.raw.length)]));
+    writeFileSync(
+      old,
+      Buffer.concat([
+        await serializeRecord(warcinfoRecord('old.warc.gz', 'quotecheck/0.1.0')),
+        bytes.subarray(records[0]!.raw.length),
+      ]),
+    );
     const oldArchive = await readArchive(old);
     expect(oldArchive.records[0]!.fields?.['wayback-base']).toBeUndefined();
     expect(recordedWaybackBases(oldArchive)).toEqual([rec.wayback]);
@@ -227,7 +264,9 @@ describe('a replay answers archive requests from the base the recording asked', 
     expect(r.code, r.stderr).toBe(0);
     expect(r.answers).toEqual(rec.live.answers);
     expect(r.rows.map(comparable)).toEqual(rec.live.rows.map(comparable));
-    expect(r.stderr).toContain(`Wayback requests are answered from its recording of ${rec.wayback}, not ${DEFAULT_WAYBACK}`);
+    expect(r.stderr).toContain(
+      `Wayback requests are answered from its recording of ${rec.wayback}, not ${DEFAULT_WAYBACK}`,
+    );
   }, 60_000);
 
   test('an archive joined from runs against two bases: refused in one line naming both, unless --wayback-url names one', async () => {
@@ -245,7 +284,9 @@ describe('a replay answers archive requests from the base the recording asked', 
     expect(chosen.code, chosen.stderr).toBe(0);
     expect(chosen.answers).toEqual(first.live.answers);
     expect(chosen.rows.map(comparable)).toEqual(first.live.rows.map(comparable));
-    expect(chosen.stderr).toContain(`answered from its recording of ${first.wayback} (it holds answers from ${first.wayback}, ${second.wayback})`);
+    expect(chosen.stderr).toContain(
+      `answered from its recording of ${first.wayback} (it holds answers from ${first.wayback}, ${second.wayback})`,
+    );
   }, 90_000);
 
   test('bench --replay over a plain export, and a frozen export with no URL anywhere, score 1.000', async () => {
@@ -255,11 +296,29 @@ describe('a replay answers archive requests from the base the recording asked', 
 
     // A plain export: its solve.sh names no Wayback Machine; bench --replay gives it the recording.
     const plain = join(rec.dir, 'plain');
-    const exported = await runCliInProcess(['export', '--labelled', labelled, '--out', plain, '--allow-private', '--name', 'plain']);
+    const exported = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      plain,
+      '--allow-private',
+      '--name',
+      'plain',
+    ]);
     expect(exported.code, exported.stderr).toBe(0);
     const [plainTask] = readdirSync(plain);
     expect(readFileSync(join(plain, plainTask!, 'solution', 'solve.sh'), 'utf8')).not.toContain('--wayback-url');
-    const benched = await runCli(['bench', '--quiet', '--tasks', plain, '--out', join(rec.dir, 'bench-plain'), '--replay', rec.warc]);
+    const benched = await runCli([
+      'bench',
+      '--quiet',
+      '--tasks',
+      plain,
+      '--out',
+      join(rec.dir, 'bench-plain'),
+      '--replay',
+      rec.warc,
+    ]);
     expect(benched.code, benched.stderr).toBe(0);
     const plainReport = readJson(join(rec.dir, 'bench-plain', 'report.json')) as BenchReport;
     expect(plainReport.mean_reward, JSON.stringify(plainReport.tasks.map((t) => t.problems))).toBe(1);

@@ -8,7 +8,10 @@ import { withOracleEvidence } from '../src/harbor/compare.js';
 import { renderHtmlReport } from '../src/harbor/html.js';
 import { CHROMIUM, EDGE_PX, HAVE_CHROMIUM, pageInChromium, textRights } from './support/harbor-helpers.js';
 
-if (!HAVE_CHROMIUM) console.warn(`test/report-html.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
+if (!HAVE_CHROMIUM)
+  console.warn(
+    `test/report-html.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`,
+  );
 
 const row = (over: Partial<ClaimRow> & Pick<ClaimRow, 'id'>): ClaimRow => ({
   quote: 'a quote',
@@ -48,7 +51,11 @@ function sampleReport(): BenchReport {
     row({
       id: 'c-1',
       quote: 'The Budget Was Approved',
-      selector: { exact: 'The Budget Was Approved', prefix: 'xxxxxx On Tuesday, after debate, ', suffix: ' by the full Committee in March.' },
+      selector: {
+        exact: 'The Budget Was Approved',
+        prefix: 'xxxxxx On Tuesday, after debate, ',
+        suffix: ' by the full Committee in March.',
+      },
     }),
     row({ id: 'c-2', quote: 'nothing to see', gold: 'no_match', answer: 'no_match', diagnosis: 'not_found' }),
   ]);
@@ -74,8 +81,23 @@ function sampleReport(): BenchReport {
           ],
         },
       }),
-      row({ id: 'm-2', quote: 'old style', gold: 'no_match', answer: 'no_match', diagnosis: 'near_miss', nearest: { text: 'old styles', similarity: 0.8 } }),
-      row({ id: 'm-3', quote: 'Context Only', gold: 'verbatim', answer: 'no_match', correct: false, diagnosis: 'fetch_failed', note: 'connection failed' }),
+      row({
+        id: 'm-2',
+        quote: 'old style',
+        gold: 'no_match',
+        answer: 'no_match',
+        diagnosis: 'near_miss',
+        nearest: { text: 'old styles', similarity: 0.8 },
+      }),
+      row({
+        id: 'm-3',
+        quote: 'Context Only',
+        gold: 'verbatim',
+        answer: 'no_match',
+        correct: false,
+        diagnosis: 'fetch_failed',
+        note: 'connection failed',
+      }),
       row({ id: 'm-4', quote: 'Mixed Case Words', context: 'before mixed case words after' }),
     ],
     { problems: ['agent exited 1'] },
@@ -131,11 +153,17 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
         const head = await heads.nth(col).boundingBox();
         for (let i = 0; i < count; i++) {
           const cell = await page.locator(cells).nth(i).boundingBox();
-          expect(Math.abs(cell!.x - head!.x), `${table} column ${col + 1}: cell ${i} under its header`).toBeLessThanOrEqual(EDGE_PX);
+          expect(
+            Math.abs(cell!.x - head!.x),
+            `${table} column ${col + 1}: cell ${i} under its header`,
+          ).toBeLessThanOrEqual(EDGE_PX);
           if (isNum) {
             const [cellRight] = await textRights(page.locator(cells).nth(i));
             const [headRight] = await textRights(heads.nth(col));
-            expect(Math.abs(cellRight! - headRight!), `${table} column ${col + 1}: number ${i} ends where its header ends`).toBeLessThanOrEqual(EDGE_PX);
+            expect(
+              Math.abs(cellRight! - headRight!),
+              `${table} column ${col + 1}: number ${i} ends where its header ends`,
+            ).toBeLessThanOrEqual(EDGE_PX);
           }
         }
         if (isNum) numeric++;
@@ -143,7 +171,13 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
       expect(numeric, `${table} has numeric columns`).toBeGreaterThan(0);
     }
     // The tasks table's numeric columns, by name.
-    expect(await page.locator('#tasks thead th.num').allInnerTexts()).toEqual(['claims', 'correct', 'reward', 'baseline', 'secs']);
+    expect(await page.locator('#tasks thead th.num').allInnerTexts()).toEqual([
+      'claims',
+      'correct',
+      'reward',
+      'baseline',
+      'secs',
+    ]);
     await page.close();
   });
 
@@ -185,7 +219,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
     const found = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'c-1' }) }).locator('.ev.match');
     expect(await found.locator('mark').innerText()).toBe('The Budget Was Approved');
     // The selector's 32-character context was cut mid-word ("xxxxxx", "March."): whole words only, marked as cut.
-    expect(await found.innerText()).toBe('found: … On Tuesday, after debate, The Budget Was Approved by the full Committee in…');
+    expect(await found.innerText()).toBe(
+      'found: … On Tuesday, after debate, The Budget Was Approved by the full Committee in…',
+    );
 
     const m1 = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'm-1' }) }).locator('.ev.nearest');
     expect(await m1.locator('q.span').innerText()).toBe('The Cat sat UPON the mat');
@@ -244,56 +280,68 @@ function agentReport(): BenchReport {
   };
 }
 
-describe.skipIf(!HAVE_CHROMIUM)("an agent's own HTML report: the oracle's evidence when it ran beside it, how to get it when not", () => {
-  const open = pageInChromium('agent-report', (dir) => {
-    writeFileSync(join(dir, 'without.html'), renderHtmlReport(agentReport()));
-    mkdirSync(join(dir, 'oracle'));
-    writeFileSync(join(dir, 'oracle', 'report.html'), '<!doctype html><title>oracle</title><p id="agent">oracle</p>');
-    mkdirSync(join(dir, 'agent-2'));
-    writeFileSync(join(dir, 'agent-2', 'report.html'), renderHtmlReport(withOracleEvidence(agentReport(), sampleReport(), '../oracle')));
-    return join(dir, 'agent-2', 'report.html');
-  });
+describe.skipIf(!HAVE_CHROMIUM)(
+  "an agent's own HTML report: the oracle's evidence when it ran beside it, how to get it when not",
+  () => {
+    const open = pageInChromium('agent-report', (dir) => {
+      writeFileSync(join(dir, 'without.html'), renderHtmlReport(agentReport()));
+      mkdirSync(join(dir, 'oracle'));
+      writeFileSync(join(dir, 'oracle', 'report.html'), '<!doctype html><title>oracle</title><p id="agent">oracle</p>');
+      mkdirSync(join(dir, 'agent-2'));
+      writeFileSync(
+        join(dir, 'agent-2', 'report.html'),
+        renderHtmlReport(withOracleEvidence(agentReport(), sampleReport(), '../oracle')),
+      );
+      return join(dir, 'agent-2', 'report.html');
+    });
 
-  test("each claim shows the oracle's diagnosis, note and evidence, marked as the oracle's, with a link to its report", async () => {
-    const page = await open('#task-mixed');
-    const diag = (id: string) => page.locator('tr.claim', { has: page.locator('td.id', { hasText: id }) }).locator('td.diag');
-    expect(await page.locator('#oracle-run').innerText()).toBe('from ../oracle, on each claim this agent reported no evidence on or answered wrongly');
-    // The misquote the agent called verbatim: the oracle's near miss, its span and the words that differ.
-    const m1 = diag('m-1').locator('.oracle-ev');
-    expect(await m1.locator('.by').innerText()).toBe("the oracle's evidence (its report):");
-    expect(await m1.locator('.code').innerText()).toBe('near_miss');
-    expect(await m1.locator('q.span').innerText()).toBe('The Cat sat UPON the mat');
-    expect(await m1.locator('del').allInnerTexts()).toEqual(['on']);
-    expect(await diag('m-3').locator('.oracle-ev .note').innerText()).toBe('connection failed');
-    // Every claim has the oracle's evidence; nothing says "no report" or "no evidence".
-    expect(await page.locator('td.diag').count()).toBe(7);
-    expect(await page.locator('td.diag .oracle-ev').count()).toBe(7);
-    for (const cell of await page.locator('td.diag').allInnerTexts()) expect(cell).not.toMatch(/no report|no evidence/);
-    expect(await page.locator('body').innerText()).toContain(
-      "The agent wrote no evidence report (the oracle writes /logs/agent/report.jsonl); each claim below shows the oracle's.",
-    );
-    expect(await page.locator('#oracle-evidence').count()).toBe(0);
-    await m1.locator('.by a').click();
-    await page.waitForURL(/oracle\/report\.html$/);
-    expect(await page.locator('#agent').innerText()).toBe('oracle');
-    await page.close();
-  });
+    test("each claim shows the oracle's diagnosis, note and evidence, marked as the oracle's, with a link to its report", async () => {
+      const page = await open('#task-mixed');
+      const diag = (id: string) =>
+        page.locator('tr.claim', { has: page.locator('td.id', { hasText: id }) }).locator('td.diag');
+      expect(await page.locator('#oracle-run').innerText()).toBe(
+        'from ../oracle, on each claim this agent reported no evidence on or answered wrongly',
+      );
+      // The misquote the agent called verbatim: the oracle's near miss, its span and the words that differ.
+      const m1 = diag('m-1').locator('.oracle-ev');
+      expect(await m1.locator('.by').innerText()).toBe("the oracle's evidence (its report):");
+      expect(await m1.locator('.code').innerText()).toBe('near_miss');
+      expect(await m1.locator('q.span').innerText()).toBe('The Cat sat UPON the mat');
+      expect(await m1.locator('del').allInnerTexts()).toEqual(['on']);
+      expect(await diag('m-3').locator('.oracle-ev .note').innerText()).toBe('connection failed');
+      // Every claim has the oracle's evidence; nothing says "no report" or "no evidence".
+      expect(await page.locator('td.diag').count()).toBe(7);
+      expect(await page.locator('td.diag .oracle-ev').count()).toBe(7);
+      for (const cell of await page.locator('td.diag').allInnerTexts())
+        expect(cell).not.toMatch(/no report|no evidence/);
+      expect(await page.locator('body').innerText()).toContain(
+        "The agent wrote no evidence report (the oracle writes /logs/agent/report.jsonl); each claim below shows the oracle's.",
+      );
+      expect(await page.locator('#oracle-evidence').count()).toBe(0);
+      await m1.locator('.by a').click();
+      await page.waitForURL(/oracle\/report\.html$/);
+      expect(await page.locator('#agent').innerText()).toBe('oracle');
+      await page.close();
+    });
 
-  test("without the oracle, each claim says what it lacks and links to how to get the oracle's evidence, with this run's own commands", async () => {
-    const page = await open();
-    await page.goto(page.url().replace(/agent-2\/report\.html$/, 'without.html#task-mixed'));
-    const m1 = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'm-1' }) }).locator('td.diag');
-    expect(await m1.locator('.code').innerText()).toBe('no evidence');
-    expect(await m1.locator('.note').innerText()).toBe("this agent wrote no evidence report: how to see the oracle's here");
-    expect(await page.locator('body').innerText()).not.toContain('no report');
-    await m1.locator('.note a').click();
-    await page.waitForURL(/#oracle-evidence$/);
-    const help = page.locator('#oracle-evidence');
-    expect(await help.isVisible()).toBe(true);
-    expect(await help.locator('code').allInnerTexts()).toEqual([
-      "quotecheck bench --tasks '/data/my tasks' --agent oracle --agent 'my-agent --fast'",
-      'quotecheck compare THIS_RUN --oracle ORACLE_RUN --out DIR',
-    ]);
-    await page.close();
-  });
-});
+    test("without the oracle, each claim says what it lacks and links to how to get the oracle's evidence, with this run's own commands", async () => {
+      const page = await open();
+      await page.goto(page.url().replace(/agent-2\/report\.html$/, 'without.html#task-mixed'));
+      const m1 = page.locator('tr.claim', { has: page.locator('td.id', { hasText: 'm-1' }) }).locator('td.diag');
+      expect(await m1.locator('.code').innerText()).toBe('no evidence');
+      expect(await m1.locator('.note').innerText()).toBe(
+        "this agent wrote no evidence report: how to see the oracle's here",
+      );
+      expect(await page.locator('body').innerText()).not.toContain('no report');
+      await m1.locator('.note a').click();
+      await page.waitForURL(/#oracle-evidence$/);
+      const help = page.locator('#oracle-evidence');
+      expect(await help.isVisible()).toBe(true);
+      expect(await help.locator('code').allInnerTexts()).toEqual([
+        "quotecheck bench --tasks '/data/my tasks' --agent oracle --agent 'my-agent --fast'",
+        'quotecheck compare THIS_RUN --oracle ORACLE_RUN --out DIR',
+      ]);
+      await page.close();
+    });
+  },
+);

@@ -36,7 +36,11 @@ describe('ReportFile and reorderReport', () => {
     report.close();
     reorderReport(path, ['a', 'b', 'c']);
     expect(wholeLines(path)).toEqual({
-      rows: [expect.objectContaining({ id: 'a' }), expect.objectContaining({ id: 'b' }), expect.objectContaining({ id: 'c' })],
+      rows: [
+        expect.objectContaining({ id: 'a' }),
+        expect.objectContaining({ id: 'b' }),
+        expect.objectContaining({ id: 'c' }),
+      ],
       cut: '',
     });
     expect(readdirSync(dir)).toEqual(['r.jsonl']);
@@ -46,7 +50,9 @@ describe('ReportFile and reorderReport', () => {
     const dir = tempDir();
     const path = join(dir, 'r.jsonl');
     const long = 'x'.repeat(2_500_000); // crosses two 1 MB reads
-    const lines = [{ id: 'b', note: long }, { id: 'stray' }, { id: 'a', note: 'é'.repeat(700_000) }].map((r) => JSON.stringify(r));
+    const lines = [{ id: 'b', note: long }, { id: 'stray' }, { id: 'a', note: 'é'.repeat(700_000) }].map((r) =>
+      JSON.stringify(r),
+    );
     writeFileSync(path, `${lines.join('\n')}\n{"id": "c", "no`);
     reorderReport(path, ['a', 'b', 'c']);
     const { rows, cut } = wholeLines(path);
@@ -68,7 +74,8 @@ describe('ReportFile and reorderReport', () => {
 
 /** A site whose every claim is verbatim once decided: a claim shown `verbatim` in the answers file is a claim the run decided. */
 async function slowSite(sources: number, claimsPer: number): Promise<{ claims: string; dir: string; ids: string[] }> {
-  const sentence = (i: number) => `Source ${i} says the harbour bridge will open to walkers in the spring of next year.`;
+  const sentence = (i: number) =>
+    `Source ${i} says the harbour bridge will open to walkers in the spring of next year.`;
   const server = await serve(
     Array.from({ length: sources }, (_, i) => ({
       path: `/s/${i}`,
@@ -78,7 +85,11 @@ async function slowSite(sources: number, claimsPer: number): Promise<{ claims: s
     })),
   );
   const claims = Array.from({ length: sources }, (_, i) =>
-    Array.from({ length: claimsPer }, (_, k) => ({ id: `s${i}-${k}`, quote: sentence(i), url: `${server.origin}/s/${i}` })),
+    Array.from({ length: claimsPer }, (_, k) => ({
+      id: `s${i}-${k}`,
+      quote: sentence(i),
+      url: `${server.origin}/s/${i}`,
+    })),
   ).flat();
   const dir = tempDir();
   return { claims: writeJson(join(dir, 'claims.json'), claims), dir, ids: claims.map((c) => c.id) };
@@ -93,13 +104,29 @@ describe('quotecheck run --report streams', () => {
       const report = join(dir, 'report.jsonl');
       let seen = 0;
       const r = await runCli(
-        ['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report, '--concurrency', '3', '--per-host', '3'],
+        [
+          'run',
+          '--allow-private',
+          '--quiet',
+          '--claims',
+          claims,
+          '--out',
+          out,
+          '--report',
+          report,
+          '--concurrency',
+          '3',
+          '--per-host',
+          '3',
+        ],
         {
           onSpawn: async (child) => {
             for (let i = 0; i < 600; i++) {
               await sleep(20);
               try {
-                seen = Object.values(JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>).filter((l) => l === 'verbatim').length;
+                seen = Object.values(JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>).filter(
+                  (l) => l === 'verbatim',
+                ).length;
               } catch {
                 continue; // not written yet
               }

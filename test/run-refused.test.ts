@@ -34,7 +34,16 @@ describe('sources the network rule refused', () => {
   test('run ends with one line: how many sources and claims, two hosts named, and --allow-private', async () => {
     const { server, claims } = await loopbackClaims();
     const files = claimsRun(claims);
-    const r = await runCliInProcess(['run', '--claims', files.claims, '--out', files.out, '--report', files.report, ...fast]);
+    const r = await runCliInProcess([
+      'run',
+      '--claims',
+      files.claims,
+      '--out',
+      files.out,
+      '--report',
+      files.report,
+      ...fast,
+    ]);
     expect(r.code).toBe(0);
     const lines = r.stderr.split('\n').filter((l) => l.includes('refused by the network rule'));
     expect(lines).toEqual([
@@ -49,13 +58,23 @@ describe('sources the network rule refused', () => {
     const files = claimsRun(claims.slice(0, 2));
     const r = await runCliInProcess(['run', '--claims', files.claims, '--out', files.out, '--quiet', ...fast]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/warning: 1 source \(2 claims\) refused by the network rule: 127\.0\.0\.1:\d+ is not a global address .*--allow-private/);
+    expect(r.stderr).toMatch(
+      /warning: 1 source \(2 claims\) refused by the network rule: 127\.0\.0\.1:\d+ is not a global address .*--allow-private/,
+    );
   });
 
   test('with --allow-private, or when sources fail otherwise, nothing is said of the rule', async () => {
     const { claims } = await loopbackClaims();
     const files = claimsRun(claims);
-    const allowed = await runCliInProcess(['run', '--claims', files.claims, '--out', files.out, '--allow-private', ...fast]);
+    const allowed = await runCliInProcess([
+      'run',
+      '--claims',
+      files.claims,
+      '--out',
+      files.out,
+      '--allow-private',
+      ...fast,
+    ]);
     expect(allowed.code).toBe(0);
     expect(allowed.stderr).not.toMatch(/network rule/);
     const port = await closedPort();
@@ -72,7 +91,8 @@ describe('sources the network rule refused', () => {
     expect(summary.refused).toMatchObject({ sources: 3, claims: 5 });
     expect(summary.refused.hosts).toHaveLength(3);
     expect(refusedLine(summary)).toMatch(/^3 sources \(5 claims\) refused by the network rule/);
-    for (const r of run.results) expect(toReportRecord(r)).toMatchObject({ diagnosis: 'fetch_failed', fetch_error: 'refused' });
+    for (const r of run.results)
+      expect(toReportRecord(r)).toMatchObject({ diagnosis: 'fetch_failed', fetch_error: 'refused' });
     // A run that reached its sources has no such line.
     const allowed = await checkClaims(parseClaims(claims).entries, { retries: 0, wayback: 'off', allowPrivate: true });
     expect(summarize(allowed).refused).toEqual({ sources: 0, claims: 0, hosts: [] });
@@ -82,9 +102,19 @@ describe('sources the network rule refused', () => {
 
   test('verify says so of its one source, by the same words', async () => {
     const { claims } = await loopbackClaims();
-    const r = await runCliInProcess(['verify', '--url', claims[0]!.url, '--quote', 'approved the budget', '--retries', '0']);
+    const r = await runCliInProcess([
+      'verify',
+      '--url',
+      claims[0]!.url,
+      '--quote',
+      'approved the budget',
+      '--retries',
+      '0',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/diagnosis: fetch_failed/);
-    expect(r.stdout).toMatch(/refused: 127\.0\.0\.1 is loopback \(127\.0\.0\.0\/8\): not a global address; pass --allow-private/);
+    expect(r.stdout).toMatch(
+      /refused: 127\.0\.0\.1 is loopback \(127\.0\.0\.0\/8\): not a global address; pass --allow-private/,
+    );
   });
 });

@@ -45,7 +45,18 @@ describe('the shipped build, alone', () => {
     // Asynchronously: the loopback server answers from this very process. Its own folder as the working folder.
     await execFileAsync(
       process.execPath,
-      [entry(dir, BUNDLE_FILES.quotecheck), 'run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--report', report],
+      [
+        entry(dir, BUNDLE_FILES.quotecheck),
+        'run',
+        '--allow-private',
+        '--quiet',
+        '--claims',
+        claims,
+        '--out',
+        out,
+        '--report',
+        report,
+      ],
       { cwd: dir },
     );
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ h1: 'verbatim', h2: 'no_match', p1: 'verbatim' });
@@ -53,12 +64,18 @@ describe('the shipped build, alone', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { id: string; extractor: string; diagnosis: string });
-    expect(Object.fromEntries(rows.map((r) => [r.id, r.extractor]))).toEqual({ h1: 'readability', h2: 'readability', p1: 'pdftotext' });
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.extractor]))).toEqual({
+      h1: 'readability',
+      h2: 'readability',
+      p1: 'pdftotext',
+    });
     expect(rows.find((r) => r.id === 'h2')!.diagnosis).toBe('near_miss');
   });
 
   test("verify, grade and export; the MCP server lists its tools to the SDK's own client", async () => {
-    const server = await serve([{ path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+    const server = await serve([
+      { path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } },
+    ]);
     const dir = isolatedCopy();
     const cli = entry(dir, BUNDLE_FILES.quotecheck);
     const verify = await execFileAsync(process.execPath, [
@@ -78,7 +95,16 @@ describe('the shipped build, alone', () => {
     writeJson(join(work, 'answers.json'), { a: 'verbatim', b: 'verbatim' });
     const graded = spawnSync(
       process.execPath,
-      [cli, 'grade', '--answers', join(work, 'answers.json'), '--gold', join(work, 'gold.json'), '--reward', join(work, 'reward.txt')],
+      [
+        cli,
+        'grade',
+        '--answers',
+        join(work, 'answers.json'),
+        '--gold',
+        join(work, 'gold.json'),
+        '--reward',
+        join(work, 'reward.txt'),
+      ],
       { encoding: 'utf8' },
     );
     expect(graded.status, graded.stderr).toBe(0);
@@ -86,21 +112,38 @@ describe('the shipped build, alone', () => {
     expect(graded.stdout).toContain('accuracy 0.500 (1/2 correct)\nanswered 1.000, overclaim 1.000, missed 0.000\n');
 
     // export from the build itself ships the build itself, byte for byte.
-    writeFileSync(join(work, 'l.jsonl'), `${JSON.stringify({ id: 'a', quote: 'q', url: 'https://example.org/a', label: 'verbatim' })}\n`);
-    const exported = spawnSync(process.execPath, [cli, 'export', '--labelled', join(work, 'l.jsonl'), '--out', join(work, 'ds'), '--name', 'x'], {
-      encoding: 'utf8',
-    });
+    writeFileSync(
+      join(work, 'l.jsonl'),
+      `${JSON.stringify({ id: 'a', quote: 'q', url: 'https://example.org/a', label: 'verbatim' })}\n`,
+    );
+    const exported = spawnSync(
+      process.execPath,
+      [cli, 'export', '--labelled', join(work, 'l.jsonl'), '--out', join(work, 'ds'), '--name', 'x'],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(exported.status, exported.stderr).toBe(0);
     for (const f of readdirSync(dir))
-      expect(readFileSync(join(work, 'ds', 'x-001', 'solution', 'quotecheck', f)).equals(readFileSync(join(dir, f))), f).toBe(true);
+      expect(
+        readFileSync(join(work, 'ds', 'x-001', 'solution', 'quotecheck', f)).equals(readFileSync(join(dir, f))),
+        f,
+      ).toBe(true);
 
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', '--allow-private'], stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, 'mcp', '--allow-private'],
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'quotecheck-shipped-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['check_claims', 'read_source', 'search_source', 'verify_quote']);
-      const r = await client.callTool({ name: 'verify_quote', arguments: { url: `${server.origin}/page`, quote: 'counted forty-two ships' } });
+      const r = await client.callTool({
+        name: 'verify_quote',
+        arguments: { url: `${server.origin}/page`, quote: 'counted forty-two ships' },
+      });
       expect(JSON.stringify(r.content)).toContain('verbatim');
     } finally {
       await client.close();
@@ -108,9 +151,13 @@ describe('the shipped build, alone', () => {
   }, 60_000);
 
   test("solve.sh writes the answers even where the agent's log folder cannot be written (it says so, and skips the report)", async () => {
-    const server = await serve([{ path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } }]);
+    const server = await serve([
+      { path: '/page', body: PAGE, headers: { 'content-type': 'text/html; charset=utf-8' } },
+    ]);
     const dir = tempDir();
-    const task = makeTask(dir, 't', [{ id: 'h1', quote: 'counted forty-two ships', url: `${server.origin}/page`, gold: 'verbatim' }]);
+    const task = makeTask(dir, 't', [
+      { id: 'h1', quote: 'counted forty-two ships', url: `${server.origin}/page`, gold: 'verbatim' },
+    ]);
     const app = join(dir, 'app');
     cpSync(join(task, 'environment', 'claims.json'), join(app, 'claims.json'));
     const r = await execFileAsync('bash', [join(task, 'solution', 'solve.sh')], {
@@ -145,7 +192,15 @@ describe('the shipped build, alone', () => {
     const logs = join(work, 'logs');
     const r = spawnSync(
       process.execPath,
-      [entry(dir, BUNDLE_FILES.grader), '--answers', join(work, 'answers.json'), '--gold', join(work, 'gold.json'), '--logs', logs],
+      [
+        entry(dir, BUNDLE_FILES.grader),
+        '--answers',
+        join(work, 'answers.json'),
+        '--gold',
+        join(work, 'gold.json'),
+        '--logs',
+        logs,
+      ],
       {
         encoding: 'utf8',
         env: {},
@@ -154,8 +209,15 @@ describe('the shipped build, alone', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^accuracy 0\.333 \(1\/3 correct\)\nanswered 1\.000, overclaim 1\.000, missed 0\.500\n/);
     expect(readFileSync(join(logs, 'reward.txt'), 'utf8')).toBe('0.333333\n');
-    expect(JSON.parse(readFileSync(join(logs, 'reward.json'), 'utf8'))).toEqual({ reward: 0.333333, answered: 1, overclaim: 1, missed: 0.5 });
-    const usage = spawnSync(process.execPath, [entry(dir, BUNDLE_FILES.grader), '--answers', 'x'], { encoding: 'utf8' });
+    expect(JSON.parse(readFileSync(join(logs, 'reward.json'), 'utf8'))).toEqual({
+      reward: 0.333333,
+      answered: 1,
+      overclaim: 1,
+      missed: 0.5,
+    });
+    const usage = spawnSync(process.execPath, [entry(dir, BUNDLE_FILES.grader), '--answers', 'x'], {
+      encoding: 'utf8',
+    });
     expect(usage.status).toBe(2);
     expect(usage.stderr).toBe('usage: grade.mjs --answers FILE --gold FILE --logs DIR\n');
   });

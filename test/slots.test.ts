@@ -28,7 +28,12 @@ function counted(inFlight: Map<string, { now: number; max: number }>, delayMs: n
 describe('a wait holds no slot', () => {
   test("a source told to come back in 1 s lets its host's other sources through meanwhile (one slot a host)", async () => {
     const server = await serve([
-      { path: '/flaky', body: PAGE, headers: html, failFirst: { count: 1, status: 503, headers: { 'retry-after': '1' } } },
+      {
+        path: '/flaky',
+        body: PAGE,
+        headers: html,
+        failFirst: { count: 1, status: 503, headers: { 'retry-after': '1' } },
+      },
       { path: '/a', body: PAGE, headers: html, delayMs: 100 },
       { path: '/b', body: PAGE, headers: html, delayMs: 100 },
       { path: '/c', body: PAGE, headers: html, delayMs: 100 },
@@ -37,7 +42,13 @@ describe('a wait holds no slot', () => {
     const decidedAt = new Map<string, number>();
     const run = await checkClaims(
       ['flaky', 'a', 'b', 'c'].map((id) => ({ id, quote: QUOTE, url: `${server.origin}/${id}` })),
-      { allowPrivate: true, perHost: 1, concurrency: 4, retries: 1, onResult: (r) => decidedAt.set(r.id, Date.now() - started) },
+      {
+        allowPrivate: true,
+        perHost: 1,
+        concurrency: 4,
+        retries: 1,
+        onResult: (r) => decidedAt.set(r.id, Date.now() - started),
+      },
     );
     expect(run.results.map((r) => r.label)).toEqual(['verbatim', 'verbatim', 'verbatim', 'verbatim']);
     // The three others (about 100 ms each, one at a time) are done while /flaky waits out its second.
@@ -51,8 +62,16 @@ describe('a wait holds no slot', () => {
     const server = await serve(
       [
         // Every page of 127.0.0.1 redirects to 127.0.0.2, where the pages are slow.
-        ...['r1', 'r2', 'r3', 'r4'].map((id) => ({ path: `/${id}`, host: '127.0.0.1', redirect: { location: `http://127.0.0.2:{port}/${id}` } })),
-        ...['r1', 'r2', 'r3', 'r4', 'd1', 'd2'].map((id) => ({ path: `/${id}`, host: '127.0.0.2', handler: counted(inFlight, 150) })),
+        ...['r1', 'r2', 'r3', 'r4'].map((id) => ({
+          path: `/${id}`,
+          host: '127.0.0.1',
+          redirect: { location: `http://127.0.0.2:{port}/${id}` },
+        })),
+        ...['r1', 'r2', 'r3', 'r4', 'd1', 'd2'].map((id) => ({
+          path: `/${id}`,
+          host: '127.0.0.2',
+          handler: counted(inFlight, 150),
+        })),
       ],
       ['127.0.0.1', '127.0.0.2'],
     );
@@ -67,7 +86,9 @@ describe('a wait holds no slot', () => {
   });
 
   test("queueing for a slot uses up neither a source's time budget nor an attempt's limit", async () => {
-    const server = await serve(['s1', 's2', 's3'].map((id) => ({ path: `/${id}`, body: PAGE, headers: html, delayMs: 400 })));
+    const server = await serve(
+      ['s1', 's2', 's3'].map((id) => ({ path: `/${id}`, body: PAGE, headers: html, delayMs: 400 })),
+    );
     // One slot: s3 queues about 800 ms, more than its whole budget, and is still fetched in full.
     const run = await checkClaims(
       ['s1', 's2', 's3'].map((id) => ({ id, quote: QUOTE, url: `${server.origin}/${id}` })),

@@ -59,7 +59,9 @@ describe("start-up: what a command loads before it does its work (the installed 
     const claims = join(dir, 'claims.json');
     writeFileSync(claims, JSON.stringify([{ id: 'a', quote: QUOTE, url: `${server.origin}/page` }]));
     const out = join(dir, 'answers.json');
-    expect(await runLogged(['run', '--quiet', '--allow-private', '--wayback', 'off', '--claims', claims, '--out', out], log)).toBe(0);
+    expect(
+      await runLogged(['run', '--quiet', '--allow-private', '--wayback', 'off', '--claims', claims, '--out', out], log),
+    ).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ a: 'verbatim' });
     expect(atFirstRequest).toBeDefined();
     // The log works: the HTTP client was loaded by then, and the extract stage by the end.

@@ -40,7 +40,8 @@ const Author = z.strictObject({ name: z.string(), email: z.string().nullable().o
 /** Harbor's PackageInfo, the [task] table: its name validator is the registry's rule. */
 const PackageInfo = z.strictObject({
   name: z.string().refine((v) => ORG_NAME_PATTERN.test(v) && !v.includes('..'), {
-    message: "Package name must be in 'org/name' format with alphanumeric characters, hyphens, underscores, and dots; no leading dot, no '..'",
+    message:
+      "Package name must be in 'org/name' format with alphanumeric characters, hyphens, underscores, and dots; no leading dot, no '..'",
   }),
   version: z.string().min(1).nullable().optional(),
   description: z.string().default(''),
@@ -51,7 +52,9 @@ const PackageInfo = z.strictObject({
 const McpServer = z
   .strictObject({
     name: z.string().min(1),
-    transport: z.preprocess((t) => (t === 'http' ? 'streamable-http' : t), z.enum(['sse', 'streamable-http', 'stdio'])).default('sse'),
+    transport: z
+      .preprocess((t) => (t === 'http' ? 'streamable-http' : t), z.enum(['sse', 'streamable-http', 'stdio']))
+      .default('sse'),
     url: z.string().nullable().optional(),
     command: z.string().nullable().optional(),
     args: z.array(z.string()).default([]),
@@ -146,7 +149,12 @@ const TaskConfig = z.preprocess(
 const ORG = 'qc-test.lab';
 
 type Variant = 'plain' | 'skill' | 'mcp' | 'both';
-const VARIANTS: Record<Variant, string[]> = { plain: [], skill: ['--with-skill'], mcp: ['--with-mcp'], both: ['--with-skill', '--with-mcp'] };
+const VARIANTS: Record<Variant, string[]> = {
+  plain: [],
+  skill: ['--with-skill'],
+  mcp: ['--with-mcp'],
+  both: ['--with-skill', '--with-mcp'],
+};
 const SKILL_MD = readFileSync(join(ROOT, 'skills', 'quote-verification', 'SKILL.md'), 'utf8');
 
 function taskDirs(dataset: string): string[] {
@@ -158,7 +166,8 @@ function taskDirs(dataset: string): string[] {
 /** A task.toml's text parsed as Harbor's TaskConfig; every issue named by its path. */
 function parseTaskToml(text: string, where: string): z.infer<typeof TaskConfig> {
   const parsed = TaskConfig.safeParse(parseToml(text));
-  if (!parsed.success) throw new Error(`${where}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`${where}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }
 
@@ -169,7 +178,12 @@ function parseTaskToml(text: string, where: string): z.infer<typeof TaskConfig> 
  * grader and the gold) to /tests. `shared`: none of them. Either way, taskVerifierMode reads the mode back, and the
  * gold is its owner's alone.
  */
-function checkVerifierMode(dir: string, raw: Record<string, unknown>, config: z.infer<typeof TaskConfig>, mode: VerifierMode): void {
+function checkVerifierMode(
+  dir: string,
+  raw: Record<string, unknown>,
+  config: z.infer<typeof TaskConfig>,
+  mode: VerifierMode,
+): void {
   expect(taskVerifierMode(dir)).toBe(mode);
   expect(statSync(join(dir, 'tests', 'gold.json')).mode & 0o777).toBe(0o600);
   const dockerfile = join(dir, 'tests', 'Dockerfile');
@@ -185,7 +199,13 @@ function checkVerifierMode(dir: string, raw: Record<string, unknown>, config: z.
   const text = readFileSync(join(dir, 'task.toml'), 'utf8');
   expect(text.indexOf('\nartifacts = ')).toBeLessThan(text.indexOf('\n['));
   expect(config.verifier).toMatchObject({ environment_mode: 'separate', user: 'root' });
-  expect(config.verifier?.environment).toMatchObject({ network_mode: 'no-network', cpus: 1, memory_mb: 1024, storage_mb: 2048, build_timeout_sec: 600 });
+  expect(config.verifier?.environment).toMatchObject({
+    network_mode: 'no-network',
+    cpus: 1,
+    memory_mb: 1024,
+    storage_mb: 2048,
+    build_timeout_sec: 600,
+  });
   const steps = dockerInstructions(readFileSync(dockerfile, 'utf8'));
   expect(steps[0]).toBe('FROM node:20-bookworm-slim');
   const copies = steps.filter((st) => /^COPY\s/.test(st)).map((st) => st.split(' ').slice(1));
@@ -242,9 +262,13 @@ function checkTask(
     expect(dockerfile).not.toContain('/skills');
   }
   if (mcp) {
-    expect(config.environment?.mcp_servers).toEqual([{ name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: mcpArgs }]);
+    expect(config.environment?.mcp_servers).toEqual([
+      { name: 'quotecheck', transport: 'stdio', command: 'quotecheck', args: mcpArgs },
+    ]);
     // The shipped build is put on PATH, and the build fails unless the server's command runs and knows `mcp`.
-    expect(steps).toContain('RUN ln -s /opt/quotecheck/quotecheck.mjs /usr/local/bin/quotecheck && quotecheck mcp --help > /dev/null');
+    expect(steps).toContain(
+      'RUN ln -s /opt/quotecheck/quotecheck.mjs /usr/local/bin/quotecheck && quotecheck mcp --help > /dev/null',
+    );
   } else {
     expect(config.environment?.mcp_servers).toBeUndefined();
     expect(dockerfile).not.toContain('mcp');
@@ -261,14 +285,26 @@ function checkTask(
 
 describe('the schema check itself', () => {
   it('rejects unknown keys, wrong types and a stdio server without a command', () => {
-    const ok = { schema_version: '1.4', verifier: { timeout_sec: 120 }, environment: { cpus: 1, skills_dir: '/skills' } };
+    const ok = {
+      schema_version: '1.4',
+      verifier: { timeout_sec: 120 },
+      environment: { cpus: 1, skills_dir: '/skills' },
+    };
     expect(TaskConfig.safeParse(ok).success).toBe(true);
     expect(TaskConfig.safeParse({ ...ok, mcpServers: [] }).success).toBe(false);
     expect(TaskConfig.safeParse({ ...ok, environment: { skill_dir: '/skills' } }).success).toBe(false);
     expect(TaskConfig.safeParse({ ...ok, environment: { cpus: 1.5 } }).success).toBe(false);
     expect(TaskConfig.safeParse({ ...ok, verifier: { timeout_sec: '120' } }).success).toBe(false);
-    expect(TaskConfig.safeParse({ ...ok, environment: { mcp_servers: [{ name: 'q', transport: 'stdio', args: ['mcp'] }] } }).success).toBe(false);
-    expect(TaskConfig.safeParse({ ...ok, environment: { mcp_servers: [{ name: 'q', transport: 'stdio', command: 'q', args: 'mcp' }] } }).success).toBe(false);
+    expect(
+      TaskConfig.safeParse({ ...ok, environment: { mcp_servers: [{ name: 'q', transport: 'stdio', args: ['mcp'] }] } })
+        .success,
+    ).toBe(false);
+    expect(
+      TaskConfig.safeParse({
+        ...ok,
+        environment: { mcp_servers: [{ name: 'q', transport: 'stdio', command: 'q', args: 'mcp' }] },
+      }).success,
+    ).toBe(false);
     // A legacy top-level version is read as schema_version; without either, Harbor's default.
     expect(TaskConfig.parse({ version: '1.0' })).toMatchObject({ schema_version: '1.0' });
     expect(TaskConfig.parse({})).toMatchObject({ schema_version: '1.4' });
@@ -277,19 +313,29 @@ describe('the schema check itself', () => {
   it('[verifier] environment_mode, [verifier.environment] and the top-level artifacts; artifacts written inside a table is refused', () => {
     const separate =
       'schema_version = "1.4"\nartifacts = ["/app/answers.json"]\n\n[verifier]\nenvironment_mode = "separate"\n\n[verifier.environment]\nnetwork_mode = "no-network"\ncpus = 1\n';
-    expect(parseTaskToml(separate, 'separate')).toMatchObject({ artifacts: ['/app/answers.json'], verifier: { environment_mode: 'separate' } });
+    expect(parseTaskToml(separate, 'separate')).toMatchObject({
+      artifacts: ['/app/answers.json'],
+      verifier: { environment_mode: 'separate' },
+    });
     // After [verifier], TOML makes it verifier.artifacts: an unknown key of [verifier], which Harbor would ignore (and
     // then give the verifier no answers), refused here.
-    const misplaced = 'schema_version = "1.4"\n\n[verifier]\nenvironment_mode = "separate"\nartifacts = ["/app/answers.json"]\n';
+    const misplaced =
+      'schema_version = "1.4"\n\n[verifier]\nenvironment_mode = "separate"\nartifacts = ["/app/answers.json"]\n';
     expect(parseToml(misplaced)).toMatchObject({ verifier: { artifacts: ['/app/answers.json'] } });
-    expect(() => parseTaskToml(misplaced, 'misplaced')).toThrowError(/^misplaced: verifier: Unrecognized key: "artifacts"/);
+    expect(() => parseTaskToml(misplaced, 'misplaced')).toThrowError(
+      /^misplaced: verifier: Unrecognized key: "artifacts"/,
+    );
     // After [verifier.environment], an unknown key of [environment]'s model.
     expect(() => parseTaskToml(`${separate}artifacts = ["/app/answers.json"]\n`, 'nested')).toThrowError(
       /verifier\.environment: Unrecognized key: "artifacts"/,
     );
-    expect(() => parseTaskToml('[verifier]\nenvironment_mode = "apart"\n', 'mode')).toThrowError(/verifier\.environment_mode/);
+    expect(() => parseTaskToml('[verifier]\nenvironment_mode = "apart"\n', 'mode')).toThrowError(
+      /verifier\.environment_mode/,
+    );
     // Harbor refuses a shared verifier with an environment of its own.
-    expect(() => parseTaskToml('[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 1\n', 'both')).toThrowError(/incompatible/);
+    expect(() =>
+      parseTaskToml('[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 1\n', 'both'),
+    ).toThrowError(/incompatible/);
   });
 
   it("taskVerifierMode follows Harbor's rule: environment_mode when given, else separate with [verifier.environment], else shared; task.md is shared", () => {
@@ -299,34 +345,72 @@ describe('the schema check itself', () => {
       writeFileSync(join(dir, name, file), text);
       return join(dir, name);
     };
-    expect(taskVerifierMode(task('given', 'task.toml', '[verifier]\nenvironment_mode = "separate"\n'))).toBe('separate');
-    expect(taskVerifierMode(task('given-shared', 'task.toml', '[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 1\n'))).toBe('shared');
+    expect(taskVerifierMode(task('given', 'task.toml', '[verifier]\nenvironment_mode = "separate"\n'))).toBe(
+      'separate',
+    );
+    expect(
+      taskVerifierMode(
+        task(
+          'given-shared',
+          'task.toml',
+          '[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 1\n',
+        ),
+      ),
+    ).toBe('shared');
     expect(taskVerifierMode(task('implied', 'task.toml', '[verifier.environment]\ncpus = 1\n'))).toBe('separate');
     expect(taskVerifierMode(task('plain', 'task.toml', '[verifier]\ntimeout_sec = 30.0\n'))).toBe('shared');
     expect(taskVerifierMode(task('empty', 'task.toml', ''))).toBe('shared');
-    expect(taskVerifierMode(task('md', 'task.md', '---\nverifier:\n  environment_mode: separate\n---\nCheck.\n'))).toBe('shared');
+    expect(taskVerifierMode(task('md', 'task.md', '---\nverifier:\n  environment_mode: separate\n---\nCheck.\n'))).toBe(
+      'shared',
+    );
     expect(() => taskVerifierMode(task('bad', 'task.toml', '[verifier]\nenvironment_mode = "apart"\n'))).toThrowError(
       `${join(dir, 'bad', 'task.toml')}: [verifier] environment_mode is "apart", not "separate" or "shared"`,
     );
-    expect(() => taskVerifierMode(task('none', 'README.md', ''))).toThrowError(/not a task \(no task\.toml or task\.md\)/);
+    expect(() => taskVerifierMode(task('none', 'README.md', ''))).toThrowError(
+      /not a task \(no task\.toml or task\.md\)/,
+    );
   });
 
   it("[task]: Harbor's name rule, its Author, keywords; network_mode's values; allowed_hosts only with allowlist", () => {
     const task = (t: Record<string, unknown>) => TaskConfig.safeParse({ task: t }).success;
     for (const name of ['acme/news-01', 'a/b', 'Org_1.x/task.v2', '0rg/9']) expect(task({ name }), name).toBe(true);
-    for (const name of ['acme', 'acme/', '/x', 'acme/x/y', '.acme/x', 'acme/.x', 'ac..me/x', 'acme/x..y', '-acme/x', 'acme/x y', 'acme/é'])
+    for (const name of [
+      'acme',
+      'acme/',
+      '/x',
+      'acme/x/y',
+      '.acme/x',
+      'acme/.x',
+      'ac..me/x',
+      'acme/x..y',
+      '-acme/x',
+      'acme/x y',
+      'acme/é',
+    ])
       expect(task({ name }), name).toBe(false);
-    expect(task({ name: 'a/b', authors: [{ name: 'Ada' }, { name: 'Bo', email: 'bo@x.org' }], keywords: ['q'], description: 'd' })).toBe(true);
+    expect(
+      task({
+        name: 'a/b',
+        authors: [{ name: 'Ada' }, { name: 'Bo', email: 'bo@x.org' }],
+        keywords: ['q'],
+        description: 'd',
+      }),
+    ).toBe(true);
     expect(task({ name: 'a/b', authors: [{ email: 'bo@x.org' }] })).toBe(false);
     expect(task({ name: 'a/b', authors: ['Ada'] })).toBe(false);
     expect(task({ name: 'a/b', authors: [{ name: 'Ada', affiliation: 'x' }] })).toBe(false);
     expect(task({ name: 'a/b', keywords: 'q' })).toBe(false);
     expect(task({ name: 'a/b', author_name: 'x' })).toBe(false);
     expect(task({ description: 'no name' })).toBe(false);
-    for (const mode of ['public', 'no-network', 'allowlist']) expect(TaskConfig.safeParse({ environment: { network_mode: mode } }).success, mode).toBe(true);
+    for (const mode of ['public', 'no-network', 'allowlist'])
+      expect(TaskConfig.safeParse({ environment: { network_mode: mode } }).success, mode).toBe(true);
     expect(TaskConfig.safeParse({ environment: { network_mode: 'none' } }).success).toBe(false);
-    expect(TaskConfig.safeParse({ environment: { network_mode: 'allowlist', allowed_hosts: ['pypi.org'] } }).success).toBe(true);
-    expect(TaskConfig.safeParse({ environment: { network_mode: 'public', allowed_hosts: ['pypi.org'] } }).success).toBe(false);
+    expect(
+      TaskConfig.safeParse({ environment: { network_mode: 'allowlist', allowed_hosts: ['pypi.org'] } }).success,
+    ).toBe(true);
+    expect(TaskConfig.safeParse({ environment: { network_mode: 'public', allowed_hosts: ['pypi.org'] } }).success).toBe(
+      false,
+    );
     expect(TaskConfig.safeParse({ agent: { allowed_hosts: ['pypi.org'] } }).success).toBe(false);
   });
 });
@@ -335,7 +419,12 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
   function labelledFile(dir: string): string {
     const lines = Array.from({ length: 12 }, (_, i) =>
       // Each source's claims carry both labels, whichever sources share a task.
-      JSON.stringify({ id: `c${i + 1}`, quote: `words number ${i}`, url: `https://example.org/doc-${i % 4}`, label: i % 3 ? 'verbatim' : 'no_match' }),
+      JSON.stringify({
+        id: `c${i + 1}`,
+        quote: `words number ${i}`,
+        url: `https://example.org/doc-${i % 4}`,
+        label: i % 3 ? 'verbatim' : 'no_match',
+      }),
     );
     const file = join(dir, 'labelled.jsonl');
     writeFileSync(file, `${lines.join('\n')}\n`);
@@ -345,7 +434,18 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
   it.each(Object.keys(VARIANTS) as Variant[])('%s', async (variant) => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
-    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--per-task', '6', '--org', ORG, ...VARIANTS[variant]]);
+    const r = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelledFile(dir),
+      '--out',
+      out,
+      '--per-task',
+      '6',
+      '--org',
+      ORG,
+      ...VARIANTS[variant],
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const tasks = taskDirs(out);
@@ -353,12 +453,16 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     for (const t of tasks) checkTask(t, variant, undefined, ORG);
     // One image for the whole dataset (the Dockerfile is the same in every task), and the shipped files byte-identical
     // in every task and to the build: a dataset kept in git stores them once.
-    const same = (rel: string) => expect(readFileSync(join(tasks[1]!, rel)).equals(readFileSync(join(tasks[0]!, rel))), rel).toBe(true);
+    const same = (rel: string) =>
+      expect(readFileSync(join(tasks[1]!, rel)).equals(readFileSync(join(tasks[0]!, rel))), rel).toBe(true);
     same('environment/Dockerfile');
     same('tests/grade.mjs');
     for (const f of readdirSync(shippedDir())) {
       same(`solution/quotecheck/${f}`);
-      expect(readFileSync(join(tasks[0]!, 'solution', 'quotecheck', f)).equals(readFileSync(join(shippedDir(), f))), f).toBe(true);
+      expect(
+        readFileSync(join(tasks[0]!, 'solution', 'quotecheck', f)).equals(readFileSync(join(shippedDir(), f))),
+        f,
+      ).toBe(true);
     }
     if (variant !== 'plain') expect(r.stdout).toMatch(/every task ships/);
   });
@@ -366,21 +470,56 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
   it("--verifier shared: the verifier in the agent's container (no artifacts, no environment_mode, no tests/Dockerfile), still a valid task", async () => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
-    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--per-task', '6', '--verifier', 'shared', '--with-mcp']);
+    const r = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelledFile(dir),
+      '--out',
+      out,
+      '--per-task',
+      '6',
+      '--verifier',
+      'shared',
+      '--with-mcp',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const tasks = taskDirs(out);
     expect(tasks).toHaveLength(2);
     for (const t of tasks) checkTask(t, 'mcp', undefined, undefined, 'shared');
     // The same tasks as the default but for the verifier's settings: --verifier separate is the default.
     const separate = join(dir, 'separate');
-    expect((await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', separate, '--per-task', '6', '--verifier', 'separate'])).code).toBe(0);
+    expect(
+      (
+        await runCliInProcess([
+          'export',
+          '--labelled',
+          labelledFile(dir),
+          '--out',
+          separate,
+          '--per-task',
+          '6',
+          '--verifier',
+          'separate',
+        ])
+      ).code,
+    ).toBe(0);
     for (const t of taskDirs(separate)) checkTask(t, 'plain');
   });
 
   it("--verifier separate with --layout skillsbench is refused, saying why; SkillsBench 1.1's tasks are shared, their gold root-only too", async () => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
-    const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--layout', 'skillsbench', '--verifier', 'separate']);
+    const r = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelledFile(dir),
+      '--out',
+      out,
+      '--layout',
+      'skillsbench',
+      '--verifier',
+      'separate',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /^quotecheck: error: --verifier separate: SkillsBench 1\.1's layout \(--layout skillsbench\) has no separate verifier: its harnesses \(EvalScope, AgentCompass\) run verifier\/test\.sh in the agent's container/,
@@ -388,7 +527,16 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     expect(existsSync(out)).toBe(false);
     for (const args of [[], ['--verifier', 'shared']]) {
       const ok = join(dir, `sb${args.length}`);
-      const w = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', ok, '--layout', 'skillsbench', ...args]);
+      const w = await runCliInProcess([
+        'export',
+        '--labelled',
+        labelledFile(dir),
+        '--out',
+        ok,
+        '--layout',
+        'skillsbench',
+        ...args,
+      ]);
       expect(w.code, w.stderr).toBe(0);
       for (const t of readdirSync(ok).map((d) => join(ok, d))) {
         expect(taskVerifierMode(t)).toBe('shared');
@@ -398,7 +546,10 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     }
     // The API refuses it too, before writing anything.
     expect(() =>
-      writeDataset(join(dir, 'api'), planTasks(readLabelled(labelledFile(dir)), 6), 'x', { layout: 'skillsbench', verifierMode: 'separate' }),
+      writeDataset(join(dir, 'api'), planTasks(readLabelled(labelledFile(dir)), 6), 'x', {
+        layout: 'skillsbench',
+        verifierMode: 'separate',
+      }),
     ).toThrowError(/has no separate verifier/);
     expect(existsSync(join(dir, 'api'))).toBe(false);
   });
@@ -407,7 +558,11 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
     const claims = readLabelled(labelledFile(dir));
-    writeDataset(out, planTasks(claims, 6), 'edition', { waybackUrl: 'http://127.0.0.4:41733', variant: { mcp: true }, org: ORG });
+    writeDataset(out, planTasks(claims, 6), 'edition', {
+      waybackUrl: 'http://127.0.0.4:41733',
+      variant: { mcp: true },
+      org: ORG,
+    });
     for (const t of taskDirs(out)) {
       checkTask(t, 'mcp', ['mcp', '--root', '/app', '--wayback-url', 'http://127.0.0.4:41733'], ORG);
       expect(readFileSync(join(t, 'solution', 'solve.sh'), 'utf8')).toContain('--wayback-url http://127.0.0.4:41733');
@@ -452,12 +607,32 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
       authors: [{ name: 'Ada Lovelace', email: 'ada@example.org' }, { name: 'Grace Hopper' }],
       keywords: ['quotes', 'grounding'],
     });
-    expect(config.metadata).toEqual({ difficulty: 'hard', category: 'quote-verification', tags: ['quote-verification', 'skb'] });
+    expect(config.metadata).toEqual({
+      difficulty: 'hard',
+      category: 'quote-verification',
+      tags: ['quote-verification', 'skb'],
+    });
     // Without --description, each task says what it checks.
     const plain = join(dir, 'plain');
-    expect((await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', plain, '--org', ORG, '--per-task', '6'])).code).toBe(0);
+    expect(
+      (
+        await runCliInProcess([
+          'export',
+          '--labelled',
+          labelledFile(dir),
+          '--out',
+          plain,
+          '--org',
+          ORG,
+          '--per-task',
+          '6',
+        ])
+      ).code,
+    ).toBe(0);
     for (const t of taskDirs(plain))
-      expect(checkTask(t, 'plain', undefined, ORG).task?.description).toBe('Check 6 quotes against their sources: verbatim or no_match');
+      expect(checkTask(t, 'plain', undefined, ORG).task?.description).toBe(
+        'Check 6 quotes against their sources: verbatim or no_match',
+      );
   });
 
   it('without --org: no [task] table, no difficulty, and the summary says the tasks cannot be published', async () => {
@@ -465,9 +640,14 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     const out = join(dir, 'dataset');
     const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/; no --org, so no \[task\] name: the tasks run, but Harbor's registry cannot publish them\n/);
+    expect(r.stdout).toMatch(
+      /; no --org, so no \[task\] name: the tasks run, but Harbor's registry cannot publish them\n/,
+    );
     const [task] = taskDirs(out);
-    expect(checkTask(task!, 'plain').metadata).toEqual({ category: 'quote-verification', tags: ['quote-verification', 'labelled'] });
+    expect(checkTask(task!, 'plain').metadata).toEqual({
+      category: 'quote-verification',
+      tags: ['quote-verification', 'labelled'],
+    });
   });
 
   it('a bad --org, an --author without --org, a bad author or a task name Harbor refuses: one line, exit 2, nothing written', async () => {
@@ -492,15 +672,42 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
       "--author, --keyword fill task.toml's [task] table, which Harbor reads only with a name: give --org <org> too (the tasks are then named <org>/<task>)",
     );
     await refused(['--description', 'x'], /^quotecheck: error: --description fills task\.toml's \[task\] table/);
-    await refused(['--org', 'acme', '--author', 'Ada <not an email>'], '--author "Ada <not an email>": "not an email" is not an email address (name@host)');
-    await refused(['--org', 'acme', '--author', '<ada@example.org>'], '--author "<ada@example.org>": give "Name <email>" or "Name" (the email is optional)');
-    await refused(['--org', 'acme', '--name', 'skb..v2'], `task name "skb..v2": with --org, must be ${rule}: it is the <task> of acme/<task>`);
-    await refused(['--difficulty', 'extreme'], /argument 'extreme' is invalid\. Allowed choices are easy, medium, hard/);
+    await refused(
+      ['--org', 'acme', '--author', 'Ada <not an email>'],
+      '--author "Ada <not an email>": "not an email" is not an email address (name@host)',
+    );
+    await refused(
+      ['--org', 'acme', '--author', '<ada@example.org>'],
+      '--author "<ada@example.org>": give "Name <email>" or "Name" (the email is optional)',
+    );
+    await refused(
+      ['--org', 'acme', '--name', 'skb..v2'],
+      `task name "skb..v2": with --org, must be ${rule}: it is the <task> of acme/<task>`,
+    );
+    await refused(
+      ['--difficulty', 'extreme'],
+      /argument 'extreme' is invalid\. Allowed choices are easy, medium, hard/,
+    );
     // A task field whose value has '..' is a folder name, but not a Harbor name: refused with --org, before writing.
     const named = join(dir, 'named.jsonl');
-    writeFileSync(named, `${JSON.stringify({ id: 'a', quote: 'q', url: 'https://example.org/a', label: 'verbatim', task: 'v1..2' })}\n`);
-    const r = await runCliInProcess(['export', '--labelled', named, '--out', out, '--task-field', 'task', '--org', 'acme']);
-    expect(r.stderr).toBe(`quotecheck: error: task name "v1..2": with --org, must be ${rule}: it is the <task> of acme/<task>\n`);
+    writeFileSync(
+      named,
+      `${JSON.stringify({ id: 'a', quote: 'q', url: 'https://example.org/a', label: 'verbatim', task: 'v1..2' })}\n`,
+    );
+    const r = await runCliInProcess([
+      'export',
+      '--labelled',
+      named,
+      '--out',
+      out,
+      '--task-field',
+      'task',
+      '--org',
+      'acme',
+    ]);
+    expect(r.stderr).toBe(
+      `quotecheck: error: task name "v1..2": with --org, must be ${rule}: it is the <task> of acme/<task>\n`,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -515,8 +722,12 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     const r = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--with-skill', skill]);
     expect(r.code).toBe(0);
     const [task] = taskDirs(out);
-    expect(readFileSync(join(task!, 'environment', 'skills', 'my-skill', 'references', 'notes.md'), 'utf8')).toBe('notes\n');
-    expect(parseToml(readFileSync(join(task!, 'task.toml'), 'utf8'))).toMatchObject({ environment: { skills_dir: '/skills' } });
+    expect(readFileSync(join(task!, 'environment', 'skills', 'my-skill', 'references', 'notes.md'), 'utf8')).toBe(
+      'notes\n',
+    );
+    expect(parseToml(readFileSync(join(task!, 'task.toml'), 'utf8'))).toMatchObject({
+      environment: { skills_dir: '/skills' },
+    });
   });
 
   it('a --with-skill folder without SKILL.md is one line, exit 2, and nothing is written', async () => {
@@ -526,7 +737,15 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`quotecheck: error: skill folder ${dir}: has no SKILL.md\n`);
     expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
-    const missing = await runCliInProcess(['export', '--labelled', labelledFile(dir), '--out', out, '--with-skill', join(dir, 'nope')]);
+    const missing = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelledFile(dir),
+      '--out',
+      out,
+      '--with-skill',
+      join(dir, 'nope'),
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(`quotecheck: error: skill folder ${join(dir, 'nope')}: no such folder\n`);
   });
@@ -545,7 +764,9 @@ describe('the golden tasks in every variant', () => {
     const log = console.log;
     console.log = () => {};
     try {
-      buildGolden({ outputs: (Object.keys(variants) as Variant[]).map((v) => ({ tasksDir: join(dir, v), variant: variants[v] })) });
+      buildGolden({
+        outputs: (Object.keys(variants) as Variant[]).map((v) => ({ tasksDir: join(dir, v), variant: variants[v] })),
+      });
     } finally {
       console.log = log;
     }
@@ -558,7 +779,13 @@ describe('the golden tasks in every variant', () => {
       expect(tasks.map((d) => d.split('/').pop()).sort()).toEqual(committed);
       // The golden sources are on loopback (the server refuses it unless told); the drift task's archive is a stand-in.
       for (const t of tasks)
-        checkTask(t, v, ['mcp', '--root', '/app', '--allow-private', ...(t.endsWith('/drift') ? ['--wayback-url', GOLDEN_WAYBACK_URL] : [])]);
+        checkTask(t, v, [
+          'mcp',
+          '--root',
+          '/app',
+          '--allow-private',
+          ...(t.endsWith('/drift') ? ['--wayback-url', GOLDEN_WAYBACK_URL] : []),
+        ]);
     }
     for (const name of committed) {
       for (const file of [
@@ -571,7 +798,9 @@ describe('the golden tasks in every variant', () => {
         'tests/gold.json',
         'tests/Dockerfile',
       ]) {
-        expect(readFileSync(join(dir, 'plain', name!, file), 'utf8'), `${name}/${file}`).toBe(readFileSync(join(ROOT, 'golden', 'tasks', name!, file), 'utf8'));
+        expect(readFileSync(join(dir, 'plain', name!, file), 'utf8'), `${name}/${file}`).toBe(
+          readFileSync(join(ROOT, 'golden', 'tasks', name!, file), 'utf8'),
+        );
       }
     }
   }, 120_000);

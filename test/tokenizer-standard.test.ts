@@ -33,7 +33,15 @@ interface Parse5Node {
 /** A parse5 node in the shape dump() and renderText() read: an HTML <template>'s content is left out, as the light DOM keeps it out of the tree. */
 type Adapted = DumpNode & RenderNode & { childNodes: Adapted[] };
 function adapt(n: Parse5Node, parentNode: Adapted | null = null): Adapted {
-  const nodeType = n.tagName ? 1 : n.nodeName === '#text' ? 3 : n.nodeName === '#comment' ? 8 : n.nodeName === '#documentType' ? 10 : 9;
+  const nodeType = n.tagName
+    ? 1
+    : n.nodeName === '#text'
+      ? 3
+      : n.nodeName === '#comment'
+        ? 8
+        : n.nodeName === '#documentType'
+          ? 10
+          : 9;
   const node: Adapted = {
     nodeType,
     localName: n.tagName,
@@ -118,7 +126,11 @@ const END_TAG_ATTRIBUTES: Case[] = [
   ['end-tag-with-attributes: several attributes, each holding a `>`', `<div>a</div x=">" y='>'>b`, 'stream'],
   ['end-tag-with-attributes: after a tab and a newline', '<p>a</p\tx=">">b<p>c</p\ny=">">d', 'stream'],
   ['end-tag-with-attributes: an attribute without a value, then one with', '<p>a</p foo bar=">" >b', 'stream'],
-  ['end-tag-with-attributes: attribute value (unquoted) state with a character reference', '<p>a</p x=&gt;>b', 'stream'],
+  [
+    'end-tag-with-attributes: attribute value (unquoted) state with a character reference',
+    '<p>a</p x=&gt;>b',
+    'stream',
+  ],
   ['end-tag-with-attributes: an unclosed <b>, its end tag with a quoted `>`', '<b>a</b x=">"c', 'stream'],
   ['end-tag-with-attributes: the RCDATA end tag of <title>', '<title>a</title x=">">b', 'stream'],
   ['end-tag-with-attributes: the RCDATA end tag of <textarea>', '<textarea>a</textarea x=">">b', 'stream'],
@@ -144,7 +156,10 @@ const CDATA: Case[] = [
   ['cdata-in-html-content: a bogus comment, ended by the first `>`', '<p><![CDATA[a>b]]>c', 'stream'],
   ['cdata-in-html-content: unclosed, a bogus comment to the end', '<p><![CDATA[foo'],
   ['cdata-in-html-content: in a MathML text integration point', '<math><mi><![CDATA[a>b]]></mi></math>'],
-  ['cdata-in-html-content: in an HTML integration point (<foreignObject>, as parse5 has it)', '<svg><foreignObject><![CDATA[a>b]]>c</foreignObject></svg>'],
+  [
+    'cdata-in-html-content: in an HTML integration point (<foreignObject>, as parse5 has it)',
+    '<svg><foreignObject><![CDATA[a>b]]>c</foreignObject></svg>',
+  ],
   ['incorrectly-opened-comment: `<![CDAT` is a bogus comment', '<svg><![CDAT[x]]>y</svg>'],
   ['incorrectly-opened-comment: `[cdata[` is case-sensitive', '<svg><![cdata[x]]>y</svg>'],
 ];
@@ -158,7 +173,10 @@ const NUL: Case[] = [
   ['unexpected-null-character: data state, dropped in body', '<p>a\0b', 'stream'],
   ['unexpected-null-character: in foreign content, U+FFFD that leaves frameset-ok', '<svg>\0</svg><frameset>'],
   ['unexpected-null-character: in foreign content, with whitespace, leaves frameset-ok', '<svg>\0 </svg><frameset>'],
-  ['unexpected-null-character: in foreign content, a U+FFFD of the page clears frameset-ok', '<svg>\0\uFFFD</svg><frameset>'],
+  [
+    'unexpected-null-character: in foreign content, a U+FFFD of the page clears frameset-ok',
+    '<svg>\0\uFFFD</svg><frameset>',
+  ],
   ['unexpected-null-character: in foreign content, U+FFFD in text', '<svg>a\0b</svg>', 'stream'],
   ['unexpected-null-character: in a CDATA section, U+FFFD by foreign content', '<svg><![CDATA[a\0b]]></svg>', 'stream'],
   ['unexpected-null-character: in a MathML text integration point, dropped', '<math><mi>a\0b</mi></math>'],
@@ -182,7 +200,10 @@ const NEWLINES: Case[] = [
   ['CR and CRLF: attribute value (unquoted) state, CR ends it', '<p x=a\rb>c'],
   ['CR and CRLF: comment state', 'a<!--b\r\nc\rd-->e'],
   ['CR and CRLF: bogus comment state', 'a<!b\r\nc>d</ e\rf>g'],
-  ['CR and CRLF: RCDATA state, and the newline after <textarea> and <pre>', '<textarea>\r\na</textarea><pre>\r\nb</pre>'],
+  [
+    'CR and CRLF: RCDATA state, and the newline after <textarea> and <pre>',
+    '<textarea>\r\na</textarea><pre>\r\nb</pre>',
+  ],
   ['CR and CRLF: PLAINTEXT state', '<plaintext>a\r\nb\r'],
 ];
 
@@ -206,8 +227,16 @@ const OTHER_STATES: Case[] = [
   ['unexpected-equals-sign-before-attribute-name', '<p =a>b'],
   ['missing-whitespace-between-attributes', '<p a="b"c="d">e'],
   ['unexpected-solidus-in-tag', '<p a/b>c'],
-  ['RCDATA less-than sign state: a character reference after `<`', '<title>a<&amp;</title><textarea>b<&amp;c</textarea>', 'stream'],
-  ['RCDATA end tag open state: a character reference after `</`', '<title>a</&amp;</title><textarea>b</tex&amp;</textarea>', 'stream'],
+  [
+    'RCDATA less-than sign state: a character reference after `<`',
+    '<title>a<&amp;</title><textarea>b<&amp;c</textarea>',
+    'stream',
+  ],
+  [
+    'RCDATA end tag open state: a character reference after `</`',
+    '<title>a</&amp;</title><textarea>b</tex&amp;</textarea>',
+    'stream',
+  ],
 ];
 
 /** The end of input inside a DOCTYPE (eof-in-doctype): the DOCTYPE is emitted, with force-quirks but from the bogus DOCTYPE state. */
@@ -219,7 +248,10 @@ const EOF_IN_DOCTYPE: Case[] = [
   ['eof-in-doctype: after DOCTYPE name state', '<!DOCTYPE html '],
   ['eof-in-doctype: after DOCTYPE name state, a keyword cut short (bogus DOCTYPE)', '<!DOCTYPE html PUBL'],
   ['eof-in-doctype: after DOCTYPE public keyword state', '<!DOCTYPE html PUBLIC'],
-  ['eof-in-doctype: DOCTYPE public identifier (double-quoted) state', '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN'],
+  [
+    'eof-in-doctype: DOCTYPE public identifier (double-quoted) state',
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN',
+  ],
   ['eof-in-doctype: after DOCTYPE public identifier state', '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN"'],
   ['eof-in-doctype: DOCTYPE system identifier (single-quoted) state', `<!DOCTYPE html PUBLIC "x" 'y`],
   ['eof-in-doctype: after DOCTYPE system identifier state', '<!DOCTYPE html SYSTEM "about:legacy-compat" '],
@@ -249,10 +281,13 @@ describe.each([
 describe("eof-in-doctype: the quirks mode a DOCTYPE cut off by the end of input selects (parse5's document mode)", () => {
   // parse5, not jsdom: jsdom's DOMParser reports no-quirks (CSS1Compat) for a DOCTYPE the end of input cut off, where
   // the standard sets force-quirks and parse5 follows it.
-  test.each(EOF_IN_DOCTYPE.filter(([, html]) => html.startsWith('<!DOCTYPE') || html.startsWith('<!doctype')))('%s: %j', (_name, html) => {
-    const quirks = (parse(html) as unknown as { mode: string }).mode === 'quirks';
-    expect(quirksMode(parseDoctype(html.slice('<!'.length), true))).toBe(quirks);
-  });
+  test.each(EOF_IN_DOCTYPE.filter(([, html]) => html.startsWith('<!DOCTYPE') || html.startsWith('<!doctype')))(
+    '%s: %j',
+    (_name, html) => {
+      const quirks = (parse(html) as unknown as { mode: string }).mode === 'quirks';
+      expect(quirksMode(parseDoctype(html.slice('<!'.length), true))).toBe(quirks);
+    },
+  );
   test('the same DOCTYPE ended by `>` is read without force-quirks where the standard sets none', () => {
     expect(quirksMode(parseDoctype('DOCTYPE html'))).toBe(false);
     expect(quirksMode(parseDoctype('DOCTYPE html', true))).toBe(true);

@@ -48,7 +48,10 @@ function userAgentParts(value: string): string[] | null {
 describe('the default User-Agent', () => {
   test('is quotecheck/VERSION and a comment saying what it does, by RFC 9110 grammar, and names no URL or address (there is no page to name)', () => {
     expect(DEFAULT_OPTIONS.userAgent).toBe(DEFAULT_USER_AGENT);
-    expect(userAgentParts(DEFAULT_USER_AGENT)).toEqual([`quotecheck/${VERSION}`, '(automated quote verification for benchmarks)']);
+    expect(userAgentParts(DEFAULT_USER_AGENT)).toEqual([
+      `quotecheck/${VERSION}`,
+      '(automated quote verification for benchmarks)',
+    ]);
     // No link of any kind: a scheme, a host-like word, a "+" link or an e-mail address.
     expect(DEFAULT_USER_AGENT).not.toMatch(/[a-z][a-z0-9+.-]*:|www\.|\+\S|@|\.(com|org|io|dev|net)\b/i);
     // The grammar check itself refuses what is not a User-Agent.
@@ -73,9 +76,28 @@ describe('the default User-Agent', () => {
     expect(plain.code, plain.stderr).toBe(0);
     const contact = `quotecheck/${VERSION} (automated quote verification for benchmarks; +https://example.org/our-benchmark; bench@example.org)`;
     expect(userAgentParts(contact)).toHaveLength(2);
-    const own = await runCliInProcess(['run', '--allow-private', '--quiet', '--claims', claims, '--out', out, '--user-agent', contact]);
+    const own = await runCliInProcess([
+      'run',
+      '--allow-private',
+      '--quiet',
+      '--claims',
+      claims,
+      '--out',
+      out,
+      '--user-agent',
+      contact,
+    ]);
     expect(own.code, own.stderr).toBe(0);
-    const verify = await runCliInProcess(['verify', '--allow-private', '--url', `${server.origin}/p`, '--quote', 'the words', '--user-agent', contact]);
+    const verify = await runCliInProcess([
+      'verify',
+      '--allow-private',
+      '--url',
+      `${server.origin}/p`,
+      '--quote',
+      'the words',
+      '--user-agent',
+      contact,
+    ]);
     expect(verify.code, verify.stderr).toBe(0);
     expect(seen).toEqual([DEFAULT_USER_AGENT, contact, contact]);
   });

@@ -2,7 +2,18 @@
 // real test.sh at the container paths (/app, /tests or /verifier, /logs/verifier bind-mounted in a private mount
 // namespace, as a harness lays them out), as root or as the agent's user, and must score 0 with its reason said.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
@@ -23,7 +34,9 @@ const CLAIMS = [
 const GOLD = { a: 'verbatim', b: 'no_match', c: 'no_match' };
 
 const canUnshare =
-  process.getuid?.() === 0 && spawnSync('unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'true'], { stdio: 'ignore' }).status === 0;
+  process.getuid?.() === 0 &&
+  spawnSync('unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'true'], { stdio: 'ignore' })
+    .status === 0;
 
 /** A container's folders on the host: /app, /logs (verifier and agent), the verifier folder of the task's layout. */
 interface Box {
@@ -44,7 +57,14 @@ function makeBox(layout: Layout = 'harbor', opts: { shipped?: boolean } = {}): B
   const root = tempDir('quotecheck-verifier-');
   chmodSync(root, 0o755);
   const task = makeTask(join(root, 'dataset'), 't', CLAIMS, layout);
-  const box: Box = { root, app: join(root, 'app'), logs: join(root, 'logs'), verifierLogs: join(root, 'logs', 'verifier'), tests: join(root, 'tests'), layout };
+  const box: Box = {
+    root,
+    app: join(root, 'app'),
+    logs: join(root, 'logs'),
+    verifierLogs: join(root, 'logs', 'verifier'),
+    tests: join(root, 'tests'),
+    layout,
+  };
   for (const d of [box.app, box.verifierLogs, join(box.logs, 'agent')]) mkdirSync(d, { recursive: true });
   cpSync(join(task, LAYOUTS[layout].verifier.folder), box.tests, { recursive: true });
   for (const d of [root, box.app, box.logs, box.verifierLogs, box.tests]) chmodSync(d, 0o755);
@@ -74,18 +94,34 @@ interface RunOptions {
 }
 
 /** Runs the verifier as a harness does, in a private mount and PID namespace; returns its output and the reward file. */
-function runVerifier(box: Box, opts: RunOptions = {}): { stdout: string; reward: string | undefined; rewardKind: string } {
+function runVerifier(
+  box: Box,
+  opts: RunOptions = {},
+): { stdout: string; reward: string | undefined; rewardKind: string } {
   const verifierPath = LAYOUTS[box.layout].verifier.path;
   for (const p of ['/app', '/logs', verifierPath]) mkdirSync(p, { recursive: true });
-  const mounts: [string, string][] = [[box.app, '/app'], [box.logs, '/logs'], [box.tests, verifierPath], ...(opts.mounts ?? [])];
+  const mounts: [string, string][] = [
+    [box.app, '/app'],
+    [box.logs, '/logs'],
+    [box.tests, verifierPath],
+    ...(opts.mounts ?? []),
+  ];
   const setup = mounts.map(([from, to]) => `mount --bind ${q(from)} ${q(to)}`).join(' && ');
   const command = opts.command ?? `bash ${verifierPath}/test.sh`;
   const as = opts.uid === undefined ? '' : `setpriv --reuid=${opts.uid} --regid=${opts.uid} --clear-groups -- `;
-  const r = spawnSync('unshare', ['--mount', '--pid', '--fork', '--propagation', 'private', 'bash', '-c', `${setup} && cd /app && ${as}${command}`], {
-    env: opts.env ?? { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root', LANG: 'C.UTF-8' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const r = spawnSync(
+    'unshare',
+    ['--mount', '--pid', '--fork', '--propagation', 'private', 'bash', '-c', `${setup} && cd /app && ${as}${command}`],
+    {
+      env: opts.env ?? {
+        PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        HOME: '/root',
+        LANG: 'C.UTF-8',
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   if (r.error) throw r.error;
   const file = join(box.verifierLogs, 'reward.txt');
   let rewardKind = 'missing';
@@ -112,7 +148,19 @@ const HONEST = JSON.stringify(GOLD);
 function fakeBin(dir: string, rewardPath: string): string {
   mkdirSync(dir, { recursive: true });
   const fake = `#!/bin/sh\necho FAKE "$0" "$@"\necho 1 > ${rewardPath} 2>/dev/null\nexit 0\n`;
-  for (const name of ['node', 'quotecheck', 'env', 'timeout', 'mktemp', 'rm', 'mv', 'mkdir', 'chmod', 'cat', 'python3']) {
+  for (const name of [
+    'node',
+    'quotecheck',
+    'env',
+    'timeout',
+    'mktemp',
+    'rm',
+    'mv',
+    'mkdir',
+    'chmod',
+    'cat',
+    'python3',
+  ]) {
     writeFileSync(join(dir, name), fake);
     chmodSync(join(dir, name), 0o755);
   }
@@ -169,7 +217,9 @@ describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 an
     symlinkSync(gold, join(box.app, 'answers.json'));
     const r = runVerifier(box);
     expect(r.reward).toBe('0');
-    expect(r.stdout).toContain(`answers file /app/answers.json is a symbolic link (to ${gold}), not a regular file: not graded`);
+    expect(r.stdout).toContain(
+      `answers file /app/answers.json is a symbolic link (to ${gold}), not a regular file: not graded`,
+    );
   });
 
   test('a hard link to the gold (a process that outlived the agent made it once the tests were uploaded)', () => {
@@ -304,11 +354,19 @@ describe.skipIf(!canUnshare)('test.sh at the container paths: attacks score 0 an
     writeFileSync(join(box.app, 'answers.json'), '{}');
     const home = join(box.root, 'home');
     fakeBin(join(home, '.local', 'bin'), '/logs/verifier/reward.txt');
-    writeFileSync(join(home, 'evil.cjs'), "require('fs').writeFileSync('/logs/verifier/reward.txt', '1\\n'); console.log('FAKE preload'); process.exit(0);\n");
+    writeFileSync(
+      join(home, 'evil.cjs'),
+      "require('fs').writeFileSync('/logs/verifier/reward.txt', '1\\n'); console.log('FAKE preload'); process.exit(0);\n",
+    );
     // What Debian's own ~/.profile does (~/.local/bin first on PATH), plus what an agent would add.
     writeFileSync(
       join(home, '.profile'),
-      ['if [ -d "$HOME/.local/bin" ]; then PATH="$HOME/.local/bin:$PATH"; fi', `export NODE_OPTIONS="--require $HOME/evil.cjs"`, 'export PATH', ''].join('\n'),
+      [
+        'if [ -d "$HOME/.local/bin" ]; then PATH="$HOME/.local/bin:$PATH"; fi',
+        `export NODE_OPTIONS="--require $HOME/evil.cjs"`,
+        'export PATH',
+        '',
+      ].join('\n'),
     );
     spawnSync('chown', ['-R', `${AGENT_UID}:${AGENT_UID}`, home]);
     chmodSync(box.verifierLogs, 0o1777);
@@ -342,7 +400,9 @@ describe.skipIf(!canUnshare)('a separate verifier: the image tests/Dockerfile ma
         .trim()
         .split('\n'),
     ).toEqual(['700 root /tests', '700 root /tests/test.sh', '600 root /tests/grade.mjs', '600 root /tests/gold.json']);
-    expect(readFileSync(join(box.verifierLogs, 'test-stdout.txt'), 'utf8'), r.stdout).toMatch(/accuracy 0\.667 \(2\/3 correct\)/);
+    expect(readFileSync(join(box.verifierLogs, 'test-stdout.txt'), 'utf8'), r.stdout).toMatch(
+      /accuracy 0\.667 \(2\/3 correct\)/,
+    );
     expect(r.reward).toBe('0.666667');
     expect(rewardJsonOf(box)).toEqual({ reward: 0.666667, answered: 1, overclaim: 0, missed: 1 });
   });
@@ -355,17 +415,23 @@ describe("the verifier's file rules (verifier.ts)", () => {
     writeFileSync(gold, HONEST);
     const { identity } = readLabels(gold, 'gold');
     linkSync(gold, join(dir, 'hard.json'));
-    expect(() => readLabels(join(dir, 'hard.json'), 'answers', { notSameAs: identity })).toThrowError(/is the gold file itself/);
+    expect(() => readLabels(join(dir, 'hard.json'), 'answers', { notSameAs: identity })).toThrowError(
+      /is the gold file itself/,
+    );
     symlinkSync(gold, join(dir, 'soft.json'));
     expect(() => readLabels(join(dir, 'soft.json'), 'answers')).toThrowError(/is a symbolic link \(to .*gold\.json\)/);
     mkdirSync(join(dir, 'folder.json'));
     expect(() => readLabels(join(dir, 'folder.json'), 'answers')).toThrowError(/is a folder, not a regular file/);
     writeFileSync(join(dir, 'big.json'), '{}'.padEnd(101));
-    expect(() => readLabels(join(dir, 'big.json'), 'answers', { maxBytes: 100 })).toThrowError(/is 101 bytes, over the 100-byte limit/);
+    expect(() => readLabels(join(dir, 'big.json'), 'answers', { maxBytes: 100 })).toThrowError(
+      /is 101 bytes, over the 100-byte limit/,
+    );
     expect(readLabels(join(dir, 'big.json'), 'answers', { maxBytes: 101 }).labels.size).toBe(0);
     // Deeper than a label file is: refused before parsing (millions of nested arrays would take gigabytes of heap).
     writeFileSync(join(dir, 'deep.json'), '['.repeat(4_000_000));
-    expect(() => readLabels(join(dir, 'deep.json'), 'answers')).toThrowError(/is nested deeper than a label file is \(at line 1, column 3\)/);
+    expect(() => readLabels(join(dir, 'deep.json'), 'answers')).toThrowError(
+      /is nested deeper than a label file is \(at line 1, column 3\)/,
+    );
     writeFileSync(join(dir, 'list.json'), JSON.stringify([{ id: 'a', label: 'verbatim' }]));
     expect([...readLabels(join(dir, 'list.json'), 'answers').labels]).toEqual([['a', 'verbatim']]);
     writeFileSync(join(dir, 'latin1.json'), Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]));
@@ -397,17 +463,25 @@ describe("the verifier's file rules (verifier.ts)", () => {
     writeFileSync(join(dir, 'answers.json'), HONEST);
     mkdirSync(logs);
     writeFileSync(join(logs, 'reward.txt'), '1\n');
-    expect(() => verify({ answers: join(dir, 'answers.json'), gold: join(dir, 'gold.json'), logsDir: logs })).toThrowError(/gold file .* is not valid JSON/);
+    expect(() =>
+      verify({ answers: join(dir, 'answers.json'), gold: join(dir, 'gold.json'), logsDir: logs }),
+    ).toThrowError(/gold file .* is not valid JSON/);
     expect(readFileSync(join(logs, 'reward.txt'), 'utf8')).toBe('0\n');
     writeFileSync(join(dir, 'gold.json'), HONEST);
     expect(verify({ answers: join(dir, 'answers.json'), gold: join(dir, 'gold.json'), logsDir: logs }).reward).toBe(1);
     expect(readFileSync(join(logs, 'reward.txt'), 'utf8')).toBe('1\n');
-    expect(readFileSync(join(logs, 'reward.json'), 'utf8')).toBe('{"reward":1,"answered":1,"overclaim":0,"missed":0}\n');
+    expect(readFileSync(join(logs, 'reward.json'), 'utf8')).toBe(
+      '{"reward":1,"answered":1,"overclaim":0,"missed":0}\n',
+    );
     // Answers refused: both files say 0, and nothing else is left in the folder (no temp file).
     writeFileSync(join(dir, 'answers.json'), '[[[]]]');
-    expect(verify({ answers: join(dir, 'answers.json'), gold: join(dir, 'gold.json'), logsDir: logs }).refused).toMatch(/nested deeper/);
+    expect(verify({ answers: join(dir, 'answers.json'), gold: join(dir, 'gold.json'), logsDir: logs }).refused).toMatch(
+      /nested deeper/,
+    );
     expect(readFileSync(join(logs, 'reward.txt'), 'utf8')).toBe('0\n');
-    expect(readFileSync(join(logs, 'reward.json'), 'utf8')).toBe('{"reward":0,"answered":0,"overclaim":0,"missed":0}\n');
+    expect(readFileSync(join(logs, 'reward.json'), 'utf8')).toBe(
+      '{"reward":0,"answered":0,"overclaim":0,"missed":0}\n',
+    );
     expect(readdirSync(logs).sort()).toEqual(['reward.json', 'reward.txt']);
   });
 
@@ -433,8 +507,18 @@ describe("the verifier's file rules (verifier.ts)", () => {
     expect(failureShape(g)).toEqual({ reward: 2 / 6, answered: 4 / 6, overclaim: 1 / 2, missed: 1 / 4 });
     expect(rewardJson(failureShape(g))).toBe('{"reward":0.333333,"answered":0.666667,"overclaim":0.5,"missed":0.25}\n');
     // No gold claims of a label: its share is 0, not NaN; no gold at all: all 0.
-    expect(failureShape(grade(new Map([['v1', 'no_match']]), new Map([['v1', 'verbatim']])))).toEqual({ reward: 0, answered: 1, overclaim: 0, missed: 1 });
-    expect(failureShape(grade(new Map(), new Map([['n1', 'no_match']])))).toEqual({ reward: 0, answered: 0, overclaim: 0, missed: 0 });
+    expect(failureShape(grade(new Map([['v1', 'no_match']]), new Map([['v1', 'verbatim']])))).toEqual({
+      reward: 0,
+      answered: 1,
+      overclaim: 0,
+      missed: 1,
+    });
+    expect(failureShape(grade(new Map(), new Map([['n1', 'no_match']])))).toEqual({
+      reward: 0,
+      answered: 0,
+      overclaim: 0,
+      missed: 0,
+    });
     expect(failureShape(grade(new Map(), new Map()))).toEqual({ reward: 0, answered: 0, overclaim: 0, missed: 0 });
   });
 });

@@ -44,7 +44,8 @@ async function stamps(wb: RunningWayback, query: string): Promise<string[]> {
 }
 
 const PDF = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919 + 13) % 256)); // binary, not UTF-8
-const FEB = '<html><head><title>Feb</title></head><body class="x"><p>February text</p><a href="https://example.org/next">n</a></body></html>';
+const FEB =
+  '<html><head><title>Feb</title></head><body class="x"><p>February text</p><a href="https://example.org/next">n</a></body></html>';
 
 /** Captures of http://example.org/page in SURT-equivalent spellings, with 3xx and 404s among them. */
 const CAPTURES: Capture[] = [
@@ -59,16 +60,54 @@ const CAPTURES: Capture[] = [
     url: 'http://example.org:80/page',
     timestamp: '20200215103000',
     body: FEB,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Last-Modified': 'Sat, 15 Feb 2020 10:00:00 GMT', 'Set-Cookie': 'a=b' },
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Last-Modified': 'Sat, 15 Feb 2020 10:00:00 GMT',
+      'Set-Cookie': 'a=b',
+    },
   },
-  { url: 'http://example.org/page', timestamp: '20200229235959', status: 404, body: 'gone', headers: { 'content-type': 'text/plain' } },
-  { url: 'http://example.org/page', timestamp: '20200301000000', body: FEB, headers: { 'content-type': 'text/html; charset=utf-8' } },
-  { url: 'http://example.org/page', timestamp: '20210101000000', status: 302, mimetype: 'warc/revisit', location: 'https://example.org/elsewhere' },
+  {
+    url: 'http://example.org/page',
+    timestamp: '20200229235959',
+    status: 404,
+    body: 'gone',
+    headers: { 'content-type': 'text/plain' },
+  },
+  {
+    url: 'http://example.org/page',
+    timestamp: '20200301000000',
+    body: FEB,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+  },
+  {
+    url: 'http://example.org/page',
+    timestamp: '20210101000000',
+    status: 302,
+    mimetype: 'warc/revisit',
+    location: 'https://example.org/elsewhere',
+  },
   { url: 'http://example.org/page/new', timestamp: '20200101000001', body: '<html><body>new</body></html>' },
-  { url: 'http://example.org/doc.pdf', timestamp: '20200601000000', body: PDF, headers: { 'content-type': 'application/pdf' } },
-  { url: 'http://other.example.net:8080/x?b=2&a=1', timestamp: '20200101000000', body: 'query page', headers: { 'content-type': 'text/plain' } },
+  {
+    url: 'http://example.org/doc.pdf',
+    timestamp: '20200601000000',
+    body: PDF,
+    headers: { 'content-type': 'application/pdf' },
+  },
+  {
+    url: 'http://other.example.net:8080/x?b=2&a=1',
+    timestamp: '20200101000000',
+    body: 'query page',
+    headers: { 'content-type': 'text/plain' },
+  },
 ];
-const PAGE_STAMPS = ['20190615120000', '20200101000000', '20200215103000', '20200229235959', '20200301000000', '20210101000000'];
+const PAGE_STAMPS = [
+  '20190615120000',
+  '20200101000000',
+  '20200215103000',
+  '20200229235959',
+  '20200301000000',
+  '20210101000000',
+];
 
 describe('surtKey', () => {
   test.each([
@@ -84,7 +123,10 @@ describe('surtKey', () => {
     ['http://archive.org/goo/?', 'org,archive)/goo'],
     ['http://archive.org/goo/?b&a', 'org,archive)/goo?a&b'],
     ['http://archive.org/goo/?a=2&b&a=1', 'org,archive)/goo?a=1&a=2&b'],
-    ['http://archive.org/index.php?PHPSESSID=0123456789abcdefghijklemopqrstuv&action=profile;u=4221', 'org,archive)/index.php?action=profile;u=4221'],
+    [
+      'http://archive.org/index.php?PHPSESSID=0123456789abcdefghijklemopqrstuv&action=profile;u=4221',
+      'org,archive)/index.php?action=profile;u=4221',
+    ],
     ['http://192.168.1.254/info/', '254,1,168,192)/info'],
     [
       'http://visit.webhosting.yahoo.com/visit.gif?&r=http%3A//web.archive.org/web/20090517140029/http%3A//anthonystewarthead.electric-chi.com/&b=Netscape%205.0%20%28Windows%3B%20en-US%29&s=1366x768&o=Win32&c=24&j=true&v=1.2',
@@ -127,7 +169,10 @@ describe('CDX server', () => {
   test('digest is the base32 SHA-1 of the payload', async () => {
     expect(cdxDigest('')).toBe('3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ'); // sha1("") = da39a3ee…, in base32
     const wb = await start();
-    const rows = await cdxJson(wb, 'url=example.org/page&fl=timestamp,digest,length&from=20200101000000&to=20200101000000');
+    const rows = await cdxJson(
+      wb,
+      'url=example.org/page&fl=timestamp,digest,length&from=20200101000000&to=20200101000000',
+    );
     expect(rows).toEqual([
       ['timestamp', 'digest', 'length'],
       ['20200101000000', '3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ', '0'],
@@ -147,7 +192,11 @@ describe('CDX server', () => {
 
   test('from/to: partial timestamps padded (from earliest, to latest), both inclusive', async () => {
     const wb = await start();
-    expect(await stamps(wb, 'url=example.org/page&from=2020&to=202002')).toEqual(['20200101000000', '20200215103000', '20200229235959']);
+    expect(await stamps(wb, 'url=example.org/page&from=2020&to=202002')).toEqual([
+      '20200101000000',
+      '20200215103000',
+      '20200229235959',
+    ]);
     expect(await stamps(wb, 'url=example.org/page&to=20200229')).toEqual(PAGE_STAMPS.slice(0, 4));
     expect(await stamps(wb, 'url=example.org/page&from=202003')).toEqual(['20200301000000', '20210101000000']);
     expect(await stamps(wb, 'url=example.org/page&from=20200229235959&to=20200229235959')).toEqual(['20200229235959']);
@@ -162,18 +211,34 @@ describe('CDX server', () => {
     expect(await stamps(wb, 'url=example.org/page&limit=-1&fastLatest=true')).toEqual(['20210101000000']);
     expect(await stamps(wb, 'url=example.org/page&limit=-100')).toEqual(PAGE_STAMPS);
     // The client's query (design §8): latest 200s at or before a date.
-    expect(await stamps(wb, 'url=example.org/page&to=20201231235959&filter=statuscode:200&limit=-2')).toEqual(['20200215103000', '20200301000000']);
+    expect(await stamps(wb, 'url=example.org/page&to=20201231235959&filter=statuscode:200&limit=-2')).toEqual([
+      '20200215103000',
+      '20200301000000',
+    ]);
   });
 
   test('filter: whole-value regex, ! negates, repeatable; 3xx and 404 filtered by statuscode:200', async () => {
     const wb = await start();
-    expect(await stamps(wb, 'url=example.org/page&filter=statuscode:200')).toEqual(['20190615120000', '20200215103000', '20200301000000']);
-    expect(await stamps(wb, 'url=example.org/page&filter=!statuscode:200')).toEqual(['20200101000000', '20200229235959', '20210101000000']);
-    expect(await stamps(wb, 'url=example.org/page&filter=statuscode:3..')).toEqual(['20200101000000', '20210101000000']);
+    expect(await stamps(wb, 'url=example.org/page&filter=statuscode:200')).toEqual([
+      '20190615120000',
+      '20200215103000',
+      '20200301000000',
+    ]);
+    expect(await stamps(wb, 'url=example.org/page&filter=!statuscode:200')).toEqual([
+      '20200101000000',
+      '20200229235959',
+      '20210101000000',
+    ]);
+    expect(await stamps(wb, 'url=example.org/page&filter=statuscode:3..')).toEqual([
+      '20200101000000',
+      '20210101000000',
+    ]);
     // matches(), not find(): "20" does not match "200", "html" does not match "text/html".
     expect(await stamps(wb, 'url=example.org/page&filter=statuscode:20')).toEqual([]);
     expect(await stamps(wb, 'url=example.org/page&filter=mimetype:html')).toEqual([]);
-    expect(await stamps(wb, 'url=example.org/page&filter=!mimetype:text/html&filter=!statuscode:404')).toEqual(['20210101000000']);
+    expect(await stamps(wb, 'url=example.org/page&filter=!mimetype:text/html&filter=!statuscode:404')).toEqual([
+      '20210101000000',
+    ]);
     expect(await stamps(wb, 'url=example.org/page&filter=mimetype:(?i)TEXT/.*&filter=statuscode:[24]0[04]')).toEqual([
       '20190615120000',
       '20200215103000',
@@ -195,23 +260,43 @@ describe('CDX server', () => {
 
   test('text output: one line per capture, fields separated by single spaces', async () => {
     const wb = await start();
-    const res = await get(`${wb.origin}/cdx/search/cdx?url=example.org/page&from=2020&to=202002&fl=timestamp,statuscode,original`);
+    const res = await get(
+      `${wb.origin}/cdx/search/cdx?url=example.org/page&from=2020&to=202002&fl=timestamp,statuscode,original`,
+    );
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await res.text()).toBe(
       '20200101000000 301 https://example.org/page\n20200215103000 200 http://example.org:80/page\n20200229235959 404 http://example.org/page\n',
     );
     const full = (await (await get(`${wb.origin}/cdx/search/cdx?url=example.org/doc.pdf`)).text()).trimEnd().split(' ');
-    expect(full).toEqual(['org,example)/doc.pdf', '20200601000000', 'http://example.org/doc.pdf', 'application/pdf', '200', cdxDigest(PDF), '3000']);
+    expect(full).toEqual([
+      'org,example)/doc.pdf',
+      '20200601000000',
+      'http://example.org/doc.pdf',
+      'application/pdf',
+      '200',
+      cdxDigest(PDF),
+      '3000',
+    ]);
   });
 
   test('SURT matching: www., case, scheme and default port do not matter; other ports and query order are keyed', async () => {
     const wb = await start();
-    for (const u of ['example.org/page', 'http://www.example.org/page', 'HTTPS://WWW.EXAMPLE.ORG:443/page', 'http://example.org:80/page/']) {
+    for (const u of [
+      'example.org/page',
+      'http://www.example.org/page',
+      'HTTPS://WWW.EXAMPLE.ORG:443/page',
+      'http://example.org:80/page/',
+    ]) {
       expect(await stamps(wb, `url=${encodeURIComponent(u)}`), u).toEqual(PAGE_STAMPS);
     }
     expect(await stamps(wb, `url=${encodeURIComponent('other.example.net/x?a=1&b=2')}`)).toEqual([]);
-    expect(await stamps(wb, `url=${encodeURIComponent('http://other.example.net:8080/x?a=1&b=2')}`)).toEqual(['20200101000000']);
-    const rows = await cdxJson(wb, `url=${encodeURIComponent('http://other.example.net:8080/x?a=1&b=2')}&fl=urlkey,original`);
+    expect(await stamps(wb, `url=${encodeURIComponent('http://other.example.net:8080/x?a=1&b=2')}`)).toEqual([
+      '20200101000000',
+    ]);
+    const rows = await cdxJson(
+      wb,
+      `url=${encodeURIComponent('http://other.example.net:8080/x?a=1&b=2')}&fl=urlkey,original`,
+    );
     expect(rows[1]).toEqual(['net,example,other:8080)/x?a=1&b=2', 'http://other.example.net:8080/x?b=2&a=1']);
   });
 
@@ -219,10 +304,15 @@ describe('CDX server', () => {
     const wb = await start();
     expect(await stamps(wb, 'url=example.org/page/new')).toEqual(['20200101000001']);
     const prefix = await cdxJson(wb, 'url=example.org/page&matchType=prefix&fl=urlkey,timestamp');
-    expect(prefix.slice(1)).toEqual([...PAGE_STAMPS.map((t) => ['org,example)/page', t]), ['org,example)/page/new', '20200101000001']]);
+    expect(prefix.slice(1)).toEqual([
+      ...PAGE_STAMPS.map((t) => ['org,example)/page', t]),
+      ['org,example)/page/new', '20200101000001'],
+    ]);
     expect(await cdxJson(wb, 'url=example.org/page*&fl=urlkey,timestamp')).toEqual(prefix);
     expect(await stamps(wb, 'url=example.org/page/*')).toEqual(['20200101000001']);
-    expect(await stamps(wb, 'url=example.org&matchType=host&filter=mimetype:application/pdf')).toEqual(['20200601000000']);
+    expect(await stamps(wb, 'url=example.org&matchType=host&filter=mimetype:application/pdf')).toEqual([
+      '20200601000000',
+    ]);
     expect(await stamps(wb, 'url=*.example.net')).toEqual(['20200101000000']);
   });
 
@@ -230,8 +320,15 @@ describe('CDX server', () => {
     const wb = await start();
     // 20200215103000 and 20200301000000 share FEB's digest but are not adjacent (the 404 is between).
     expect(await stamps(wb, 'url=example.org/page&collapse=digest')).toEqual(PAGE_STAMPS);
-    expect(await stamps(wb, 'url=example.org/page&filter=statuscode:200&collapse=digest')).toEqual(['20190615120000', '20200215103000']);
-    expect(await stamps(wb, 'url=example.org/page&collapse=timestamp:4')).toEqual(['20190615120000', '20200101000000', '20210101000000']);
+    expect(await stamps(wb, 'url=example.org/page&filter=statuscode:200&collapse=digest')).toEqual([
+      '20190615120000',
+      '20200215103000',
+    ]);
+    expect(await stamps(wb, 'url=example.org/page&collapse=timestamp:4')).toEqual([
+      '20190615120000',
+      '20200101000000',
+      '20210101000000',
+    ]);
   });
 
   test('no url: 400 with a short text', async () => {
@@ -313,7 +410,12 @@ describe('replay', () => {
   test('the original URL in the path: raw with its own query, percent-encoded, or another SURT spelling', async () => {
     const wb = await start();
     const original = 'http://other.example.net:8080/x?b=2&a=1';
-    for (const u of [original, encodeURIComponent(original), 'http://other.example.net:8080/x?a=1&b=2', 'http:/other.example.net:8080/x?b=2&a=1']) {
+    for (const u of [
+      original,
+      encodeURIComponent(original),
+      'http://other.example.net:8080/x?a=1&b=2',
+      'http:/other.example.net:8080/x?b=2&a=1',
+    ]) {
       const res = await get(`${wb.origin}/web/20200101000000id_/${u}`);
       expect(res.status, u).toBe(200);
       expect(await res.text(), u).toBe('query page');
@@ -414,7 +516,14 @@ describe('captures and lifecycle', () => {
     const table = join(dir, 'wayback.json');
     writeFileSync(
       table,
-      JSON.stringify([{ url: 'https://example.com/', timestamp: '20240102030405', file: 'page.html', headers: { 'content-type': 'text/html' } }]),
+      JSON.stringify([
+        {
+          url: 'https://example.com/',
+          timestamp: '20240102030405',
+          file: 'page.html',
+          headers: { 'content-type': 'text/html' },
+        },
+      ]),
     );
     const captures = loadCaptures(table);
     const wb = await start({ captures, baseDir: dir });
@@ -435,7 +544,10 @@ describe('captures and lifecycle', () => {
   test('refuses a non-loopback host and a missing capture file', async () => {
     await expect(startWaybackFake({ captures: [], host: '0.0.0.0' })).rejects.toThrow(/loopback/);
     await expect(
-      startWaybackFake({ captures: [{ url: 'http://x.org/', timestamp: '20200101000000', file: 'missing.html' }], baseDir: tempDir() }),
+      startWaybackFake({
+        captures: [{ url: 'http://x.org/', timestamp: '20200101000000', file: 'missing.html' }],
+        baseDir: tempDir(),
+      }),
     ).rejects.toThrow(/cannot read/);
   });
 

@@ -97,7 +97,9 @@ const DocumentsSchema = z.strictObject({
       pub: s.optional(),
       /** a paywall shell: the real article it stands in for, that article's headline, and the paragraphs it shows */
       hides: z.strictObject({ article: s, headline: s, shown: z.array(s) }).optional(),
-      ...(Object.fromEntries(Object.entries(MADE).map(([k, v]) => [k, v.optional()])) as { [K in MadeKind]: z.ZodOptional<(typeof MADE)[K]> }),
+      ...(Object.fromEntries(Object.entries(MADE).map(([k, v]) => [k, v.optional()])) as {
+        [K in MadeKind]: z.ZodOptional<(typeof MADE)[K]>;
+      }),
     }),
   ),
 });
@@ -118,7 +120,15 @@ interface Doc {
 const RouteSchema = z.strictObject({ host: z.enum(HOSTS), ...routeFields, doc: s.optional() });
 
 type ArtifactKind = 'split' | 'glued' | 'hyphen-dropped' | 'hyphen-kept' | 'soft-hyphen' | 'zero-width' | 'furniture';
-const ARTIFACT_KINDS: readonly ArtifactKind[] = ['split', 'glued', 'hyphen-dropped', 'hyphen-kept', 'soft-hyphen', 'zero-width', 'furniture'];
+const ARTIFACT_KINDS: readonly ArtifactKind[] = [
+  'split',
+  'glued',
+  'hyphen-dropped',
+  'hyphen-kept',
+  'soft-hyphen',
+  'zero-width',
+  'furniture',
+];
 
 /** The small edits of a near miss, by kind. */
 const EDITS = {
@@ -138,11 +148,19 @@ type Edit = Edits[EditKind];
 /** How a case's quote is made, by kind; the schemas are strict, so a `q` fits exactly one. EXPECTED gives each kind's code. */
 const QUOTES = {
   /** extraction_artifact: the quote as a reader sees it; `near` is the extracted text (in the source) */
-  artifact: z.strictObject({ artifact: s, near: s, kind: keyOf(ARTIFACT_KINDS), furniture: z.array(s).optional(), why: s }),
+  artifact: z.strictObject({
+    artifact: s,
+    near: s,
+    kind: keyOf(ARTIFACT_KINDS),
+    furniture: z.array(s).optional(),
+    why: s,
+  }),
   /** near_miss: a 10-40 word span with small edits */
   edits: z.strictObject({
     span: s,
-    edits: z.array(z.union(Object.values(EDITS), { error: `fits none of the edit kinds (${Object.keys(EDITS).join(', ')})` })),
+    edits: z.array(
+      z.union(Object.values(EDITS), { error: `fits none of the edit kinds (${Object.keys(EDITS).join(', ')})` }),
+    ),
   }),
   /** partial: two spans (>= 6 words each) from different places joined by `sep` */
   splice: z.strictObject({ splice: z.tuple([s, s]), sep: z.enum([' ... ', ' […] ', ' [...] ', '… ']) }),
@@ -167,7 +185,15 @@ type QuoteKind = keyof typeof QUOTES;
 type Quotes = { [K in QuoteKind]: z.infer<(typeof QUOTES)[K]> };
 type QuoteSpec = Quotes[QuoteKind];
 
-type Expected = 'extraction_artifact' | 'near_miss' | 'partial' | 'not_found' | 'paywall' | 'empty' | 'fetch_failed' | 'unsupported';
+type Expected =
+  | 'extraction_artifact'
+  | 'near_miss'
+  | 'partial'
+  | 'not_found'
+  | 'paywall'
+  | 'empty'
+  | 'fetch_failed'
+  | 'unsupported';
 const EXPECTED: Record<QuoteKind, Expected> = {
   artifact: 'extraction_artifact',
   edits: 'near_miss',
@@ -183,12 +209,15 @@ const EXPECTED: Record<QuoteKind, Expected> = {
 };
 
 /** The schema `v` fits, among strict schemas of which at most one fits. */
-const kindIn = <K extends string>(table: Record<K, z.ZodType>, v: unknown): K => (Object.keys(table) as K[]).find((k) => table[k].safeParse(v).success)!;
+const kindIn = <K extends string>(table: Record<K, z.ZodType>, v: unknown): K =>
+  (Object.keys(table) as K[]).find((k) => table[k].safeParse(v).success)!;
 
 const CaseSchema = z.strictObject({
   url: s,
   claim: s,
-  q: z.union(Object.values(QUOTES), { error: `fits none of the quote kinds (${Object.keys(QUOTES).join(', ')}; see QUOTES in golden/diagnosis/build.ts)` }),
+  q: z.union(Object.values(QUOTES), {
+    error: `fits none of the quote kinds (${Object.keys(QUOTES).join(', ')}; see QUOTES in golden/diagnosis/build.ts)`,
+  }),
 });
 type CaseSpec = { url: string; claim: string; q: QuoteSpec };
 type RouteSpec = z.infer<typeof RouteSchema> & SpecRoute;
@@ -210,7 +239,8 @@ function spec(): Spec {
   const routes = readSpec('diagnosis/spec/routes.json', z.array(RouteSchema)) as RouteSpec[];
   const cases = readSpec('diagnosis/spec/cases.json', z.array(CaseSchema)) as CaseSpec[];
   const known = (where: string, k: string | undefined): void => {
-    if (k !== undefined && !docs.has(k)) throw new Error(`${where}: no document "${k}" in diagnosis/spec/documents.json`);
+    if (k !== undefined && !docs.has(k))
+      throw new Error(`${where}: no document "${k}" in diagnosis/spec/documents.json`);
   };
   const onServer = (where: string, url: string): void => {
     const port = new URL(url.replace(/\{port\}/g, String(GOLDEN_PORT)), 'http://127.0.0.1:41733/').port || '80';
@@ -233,8 +263,10 @@ const docOf = (k: string): Doc => spec().docs.get(k) ?? fail(k, 'no such documen
 function loadDocuments(): Map<string, Doc> {
   const { real, written } = readSpec('diagnosis/spec/documents.json', DocumentsSchema);
   const docs = new Map<string, Doc>();
-  for (const [k, r] of Object.entries(real) as [SrcKey, { pub?: string }][]) docs.set(k, { file: `sources/${SOURCES[k].file}`, pub: r.pub ?? SOURCES[k].pub });
-  const realDoc = (where: string, k: string): Doc => (k in real ? docs.get(k)! : fail(where, `"${k}" is not a real document`));
+  for (const [k, r] of Object.entries(real) as [SrcKey, { pub?: string }][])
+    docs.set(k, { file: `sources/${SOURCES[k].file}`, pub: r.pub ?? SOURCES[k].pub });
+  const realDoc = (where: string, k: string): Doc =>
+    k in real ? docs.get(k)! : fail(where, `"${k}" is not a real document`);
   for (const [k, w] of Object.entries(written)) docs.set(k, writtenDoc(k, w, realDoc));
   return docs;
 }
@@ -264,7 +296,11 @@ function writtenDoc(k: string, w: WrittenSpec, realDoc: (where: string, k: strin
     doc.make = { always: false, bytes: () => renderPng(src, page, dpi) };
   } else if (w.zip) {
     const entries = w.zip.map((e) => ({ name: e.name, doc: realDoc(k, e.from) }));
-    doc.make = { always: false, bytes: () => makeZip(entries.map((e) => ({ name: e.name, data: fs.readFileSync(path.join(goldenDir(), e.doc.file)) }))) };
+    doc.make = {
+      always: false,
+      bytes: () =>
+        makeZip(entries.map((e) => ({ name: e.name, data: fs.readFileSync(path.join(goldenDir(), e.doc.file)) }))),
+    };
   } else if (w.docx) {
     const paragraphs = w.docx;
     doc.make = { always: false, bytes: () => makeDocx(paragraphs) };
@@ -281,7 +317,8 @@ function writtenDoc(k: string, w: WrittenSpec, realDoc: (where: string, k: strin
 function softCopy(file: string, from: Doc, anchor: string, words: string[], mark: '&shy;' | '\u200b'): Buffer {
   const raw = fs.readFileSync(path.join(goldenDir(), from.file), 'utf8');
   const at = raw.indexOf(anchor);
-  if (at < 0 || raw.indexOf(anchor, at + 1) >= 0) throw new Error(`${file}: anchor must occur exactly once in ${from.file}`);
+  if (at < 0 || raw.indexOf(anchor, at + 1) >= 0)
+    throw new Error(`${file}: anchor must occur exactly once in ${from.file}`);
   let para = anchor;
   for (const w of words) {
     const plain = w.replace(/-/g, '');
@@ -412,7 +449,9 @@ const wordCount = (s: string): number => s.trim().split(/\s+/).filter(Boolean).l
 
 /** Damerau (optimal string alignment) distance over word arrays. */
 function wordDistance(a: string[], b: string[]): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
@@ -449,7 +488,9 @@ function viewOf(key: string): View {
   if (isPdf(bytes)) {
     const out = pdftotext(path.join(goldenDir(), docOf(key).file));
     v =
-      out.text === null ? { kind: 'pdf', texts: [''], pdfRaw: '', pdfError: out.error } : { kind: 'pdf', texts: [normalize(out.text)], pdfRaw: fold(out.text) };
+      out.text === null
+        ? { kind: 'pdf', texts: [''], pdfRaw: '', pdfError: out.error }
+        : { kind: 'pdf', texts: [normalize(out.text)], pdfRaw: fold(out.text) };
   } else if (/\.html$/.test(docOf(key).file)) {
     const raw = new TextDecoder('utf-8', { fatal: true }).decode(bytes); // throws on invalid UTF-8: every page here is UTF-8
     const { doc, full, article } = htmlText(raw);
@@ -485,7 +526,8 @@ function locate(key: string, span: string, id: string): string {
   if (v.kind === 'pdf') return locatePdf(v, span, id).where;
   if (v.kind === 'html') {
     const where = locateHtml(v, span, id);
-    if (!v.full!.includes(normalize(span))) throw new Error(`${id}: span not in the page's normalized full view: ${span}`);
+    if (!v.full!.includes(normalize(span)))
+      throw new Error(`${id}: span not in the page's normalized full view: ${span}`);
     return where;
   }
   throw new Error(`${id}: ${docOf(key).file} has no text view`);
@@ -509,7 +551,9 @@ function resolve(url: string): Served {
   const code = r.status ?? 200;
   const contentType = r.headers?.['content-type'];
   const extra = r.headers?.['cf-mitigated'] ? ` with cf-mitigated: ${r.headers['cf-mitigated']}` : '';
-  steps.push(`${code} ${contentType ?? '(no content-type)'}${extra}${code >= 400 ? ' on every request' : ''}${r.note ? ` (${r.note})` : ''}`);
+  steps.push(
+    `${code} ${contentType ?? '(no content-type)'}${extra}${code >= 400 ? ' on every request' : ''}${r.note ? ` (${r.note})` : ''}`,
+  );
   return { ok: code === 200, ...(r.doc ? { doc: r.doc } : {}), status: code, contentType, steps };
 }
 
@@ -535,14 +579,16 @@ interface CaseCtx {
 function assertNoMatch(x: CaseCtx, quote: string): void {
   const nq = normalize(quote);
   if (nq === '') fail(x.id, 'empty quote');
-  for (const t of x.v.texts) if (t.includes(nq)) fail(x.id, `quote IS in the source text (mechanically verbatim): ${quote}`);
+  for (const t of x.v.texts)
+    if (t.includes(nq)) fail(x.id, `quote IS in the source text (mechanically verbatim): ${quote}`);
 }
 
 /** not something that whitespace/hyphen repair would turn into a match */
 function assertNotArtifact(x: CaseCtx, quote: string): void {
   const sq = squash(quote);
   for (const t of x.v.texts)
-    if (squash(t).includes(sq)) fail(x.id, `quote matches once whitespace/hyphens are ignored, so it would be an extraction artifact: ${quote}`);
+    if (squash(t).includes(sq))
+      fail(x.id, `quote matches once whitespace/hyphens are ignored, so it would be an extraction artifact: ${quote}`);
 }
 
 /** No 4-word shingle of `text` occurs in the source; returns how many shingles it has. */
@@ -550,7 +596,8 @@ function assertNoShingles(x: CaseCtx, text: string, what: string): number {
   const sh = shingles(tokens(text), 4);
   for (const t of x.v.texts) {
     const src = ` ${tokens(t).join(' ')} `;
-    for (const s of sh) if (src.includes(` ${s} `)) fail(x.id, `${what} shares the 4-word shingle "${s}" with the source`);
+    for (const s of sh)
+      if (src.includes(` ${s} `)) fail(x.id, `${what} shares the 4-word shingle "${s}" with the source`);
   }
   return sh.length;
 }
@@ -563,7 +610,8 @@ function artifactWhere(x: CaseCtx, near: string): string {
     where = locateHtml(x.v, near, x.id);
     if (!x.v.full!.includes(normalize(near))) fail(x.id, "near text is not in the page's normalized full view");
   }
-  for (const t of x.v.texts.slice(0, 1)) if (!t.includes(normalize(near))) fail(x.id, `near text is not in the normalized source: ${near}`);
+  for (const t of x.v.texts.slice(0, 1))
+    if (!t.includes(normalize(near))) fail(x.id, `near text is not in the normalized source: ${near}`);
   return where;
 }
 
@@ -575,7 +623,10 @@ function assertOnlyExtraction(id: string, q: Quotes['artifact']): void {
     repaired = repaired.replace(f, ' ');
   }
   if (squash(repaired) !== squash(q.artifact))
-    fail(id, `quote and extracted text differ by more than extraction: ${JSON.stringify(squash(repaired))} vs ${JSON.stringify(squash(q.artifact))}`);
+    fail(
+      id,
+      `quote and extracted text differ by more than extraction: ${JSON.stringify(squash(repaired))} vs ${JSON.stringify(squash(q.artifact))}`,
+    );
   if (q.kind === 'furniture' && squash(q.near) === squash(q.artifact)) fail(id, 'furniture case without furniture');
   if (q.kind !== 'furniture' && q.furniture) fail(id, 'furniture given for a non-furniture case');
 }
@@ -647,7 +698,10 @@ function notFound(x: CaseCtx, quote: string, from?: string): { quote: string; ru
   }
   const sh = assertNoShingles(x, quote, 'the quote');
   assertNoMatch(x, quote);
-  return { quote, rule: `not_found: ${origin}; none of its ${sh} 4-word shingles (normalized words) occurs in ${x.kindOf}` };
+  return {
+    quote,
+    rule: `not_found: ${origin}; none of its ${sh} 4-word shingles (normalized words) occurs in ${x.kindOf}`,
+  };
 }
 
 /** Why an empty document yields no text, for the rule. */
@@ -659,9 +713,12 @@ function emptyWhy(x: CaseCtx): string {
       : 'pdftotext outputs no text (form feeds only): the pages are scanned images without a text layer';
   }
   if (x.v.kind !== 'html') fail(x.id, 'an empty case must serve a PDF or HTML document');
-  for (const t of x.v.texts) if (t.length > 20) fail(x.id, `the page has visible text: ${JSON.stringify(t.slice(0, 80))}`);
+  for (const t of x.v.texts)
+    if (t.length > 20) fail(x.id, `the page has visible text: ${JSON.stringify(t.slice(0, 80))}`);
   const bytes = fs.statSync(path.join(goldenDir(), x.d.file)).size;
-  return bytes === 0 ? 'the body is empty (0 bytes)' : `${x.d.pub}; its visible text is ${x.v.full ? JSON.stringify(x.v.full) : 'empty'}`;
+  return bytes === 0
+    ? 'the body is empty (0 bytes)'
+    : `${x.d.pub}; its visible text is ${x.v.full ? JSON.stringify(x.v.full) : 'empty'}`;
 }
 
 type Handler<K extends QuoteKind> = (x: CaseCtx, q: Quotes[K]) => { quote: string; rule: string };
@@ -675,7 +732,8 @@ const HANDLERS: { [K in Exclude<QuoteKind, 'unreachable'>]: { needs: 'doc' | 'te
     needs: 'doc',
     derive: (x, q) => {
       if (!x.served.ok) fail(x.id, `unsupported content must be served with 200 (${x.via})`);
-      if (x.v.kind !== 'none' || /html|pdf|text\//i.test(x.served.contentType ?? '')) fail(x.id, 'the document must not be HTML, PDF or text');
+      if (x.v.kind !== 'none' || /html|pdf|text\//i.test(x.served.contentType ?? ''))
+        fail(x.id, 'the document must not be HTML, PDF or text');
       const where = locate(q.from, q.opaque, x.id);
       return {
         quote: q.opaque,
@@ -690,7 +748,10 @@ const HANDLERS: { [K in Exclude<QuoteKind, 'unreachable'>]: { needs: 'doc' | 'te
       const why = emptyWhy(x);
       if (q.from) locate(q.from, q.unreadable, x.id);
       const src = q.from ? ` (the sentence is real: ${docOf(q.from).pub})` : q.note ? ` (${q.note})` : '';
-      return { quote: q.unreadable, rule: `empty: served ${x.via}: ${x.v.kind === 'pdf' ? x.d.pub + '; ' : ''}${why}${src}` };
+      return {
+        quote: q.unreadable,
+        rule: `empty: served ${x.via}: ${x.v.kind === 'pdf' ? x.d.pub + '; ' : ''}${why}${src}`,
+      };
     },
   },
   hidden: {
@@ -753,12 +814,19 @@ const HANDLERS: { [K in Exclude<QuoteKind, 'unreachable'>]: { needs: 'doc' | 'te
       const t0 = x.v.texts[0]!;
       const ia = t0.indexOf(normalize(a));
       const ib = t0.indexOf(normalize(b));
-      if (ib >= ia && ib - (ia + normalize(a).length) < 40) fail(x.id, 'splice parts are (nearly) adjacent in the source');
+      if (ib >= ia && ib - (ia + normalize(a).length) < 40)
+        fail(x.id, 'splice parts are (nearly) adjacent in the source');
       const quote = `${a}${q.sep}${b}`;
       assertNoMatch(x, quote);
       assertNotArtifact(x, quote);
-      const gap = ib > ia ? `${ib - ia - normalize(a).length} characters of normalized text apart` : 'the second comes first in the source';
-      return { quote, rule: `partial: two verbatim spans of ${x.kindOf} (${wa}; ${wb}; ${gap}) joined with ${JSON.stringify(q.sep)}` };
+      const gap =
+        ib > ia
+          ? `${ib - ia - normalize(a).length} characters of normalized text apart`
+          : 'the second comes first in the source';
+      return {
+        quote,
+        rule: `partial: two verbatim spans of ${x.kindOf} (${wa}; ${wb}; ${gap}) joined with ${JSON.stringify(q.sep)}`,
+      };
     },
   },
   tail: { needs: 'text', derive: (x, q) => runOn(x, q.span, q.tail, 'tail') },
@@ -771,7 +839,8 @@ const HANDLERS: { [K in Exclude<QuoteKind, 'unreachable'>]: { needs: 'doc' | 'te
 function unreachableCase(id: string, q: Quotes['unreachable'], served: Served): string {
   const via = served.steps.join(' → ');
   if (served.ok) fail(id, `URL is served (${via})`);
-  if (served.status === 401 || (served.status === 403 && served.doc)) fail(id, 'a login or bot-check page is a paywall case, not fetch_failed');
+  if (served.status === 401 || (served.status === 403 && served.doc))
+    fail(id, 'a login or bot-check page is a paywall case, not fetch_failed');
   const where = locate(q.from, q.unreachable, id);
   return `fetch_failed: ${via}; no document is ever served (the quote is real: ${docOf(q.from).pub}, ${where})`;
 }
@@ -799,7 +868,10 @@ function deriveCase(id: string, c: CaseSpec): Case {
     const q = c.q as Quotes['unreachable'];
     return { ...base, quote: q.unreachable, rule: unreachableCase(id, q, served) };
   }
-  const h = HANDLERS[kind] as { needs: 'doc' | 'text'; derive: (x: CaseCtx, q: QuoteSpec) => { quote: string; rule: string } };
+  const h = HANDLERS[kind] as {
+    needs: 'doc' | 'text';
+    derive: (x: CaseCtx, q: QuoteSpec) => { quote: string; rule: string };
+  };
   return { ...base, ...h.derive(caseCtx(id, served, h.needs), c.q) };
 }
 
@@ -815,7 +887,8 @@ function ensureSources(): void {
   for (const d of docs) {
     const dest = path.join(dir, d.file);
     if (d.make && (d.make.always || !fs.existsSync(dest))) writeFile(dest, d.make.bytes());
-    else if (!fs.existsSync(dest)) throw new Error(`missing ${dest} (a document of diagnosis/spec/documents.json kept as written)`);
+    else if (!fs.existsSync(dest))
+      throw new Error(`missing ${dest} (a document of diagnosis/spec/documents.json kept as written)`);
   }
 }
 
@@ -865,7 +938,8 @@ async function main(): Promise<void> {
   const dir = path.join(goldenDir(), 'diagnosis');
   assertShellsShowRealText();
   const { routes: specRoutes, cases: specCases } = spec();
-  for (const r of specRoutes) if (!r.path.startsWith('/diag/')) throw new Error(`route ${r.path}: must be under /diag/`);
+  for (const r of specRoutes)
+    if (!r.path.startsWith('/diag/')) throw new Error(`route ${r.path}: must be under /diag/`);
   const routes = routeTable(specRoutes, (r) => (r.doc ? docOf(r.doc).file : undefined));
   const cases: Case[] = specCases.map((c, i) => deriveCase(`diag-${String(i + 1).padStart(3, '0')}`, c));
   assertCasesAndRoutes(cases);
@@ -881,7 +955,9 @@ async function main(): Promise<void> {
   );
   writeFile(
     path.join(dir, 'cases.jsonl'),
-    cases.map((c) => JSON.stringify({ id: c.id, quote: c.quote, url: c.url, expected: c.expected, rule: c.rule })).join('\n') + '\n',
+    cases
+      .map((c) => JSON.stringify({ id: c.id, quote: c.quote, url: c.url, expected: c.expected, rule: c.rule }))
+      .join('\n') + '\n',
   );
 
   const counts = new Map<string, number>();

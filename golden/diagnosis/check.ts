@@ -87,7 +87,13 @@ async function fetchAs(url: string, port: number): Promise<Got> {
       res = await fetchOnceMore(target);
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause;
-      return { status: 0, contentType: '', kind: 'none', views: [], why: `no response (${cause?.code ?? (err as Error).message})` };
+      return {
+        status: 0,
+        contentType: '',
+        kind: 'none',
+        views: [],
+        why: `no response (${cause?.code ?? (err as Error).message})`,
+      };
     }
     if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
       await res.arrayBuffer();
@@ -117,8 +123,15 @@ async function fetchAs(url: string, port: number): Promise<Got> {
       if (article?.textContent) views.push(norm(article.textContent));
       return { status: res.status, contentType, kind: 'html', views, why: 'html' };
     }
-    if (/^text\//i.test(contentType)) return { status: res.status, contentType, kind: 'text', views: [norm(bytes.toString('utf8'))], why: 'text' };
-    return { status: res.status, contentType, kind: 'opaque', views: [], why: `content-type ${contentType || '(none)'}` };
+    if (/^text\//i.test(contentType))
+      return { status: res.status, contentType, kind: 'text', views: [norm(bytes.toString('utf8'))], why: 'text' };
+    return {
+      status: res.status,
+      contentType,
+      kind: 'opaque',
+      views: [],
+      why: `content-type ${contentType || '(none)'}`,
+    };
   }
   return { status: 0, contentType: '', kind: 'none', views: [], why: 'too many redirects' };
 }
@@ -181,7 +194,8 @@ function signature(c: CaseRow, got: Got): string | null {
       return 'does not match even after ignoring whitespace/hyphens/soft hyphens/zero-width characters and one stretch of furniture';
     }
     case 'near_miss': {
-      if (texts.some((t) => bare(t).includes(bare(c.quote)))) return 'matches once whitespace/hyphens are ignored (an artifact, not a near miss)';
+      if (texts.some((t) => bare(t).includes(bare(c.quote))))
+        return 'matches once whitespace/hyphens are ignored (an artifact, not a near miss)';
       const qw = words(c.quote);
       const d = Math.min(...texts.map((t) => nearestWindow(qw, words(t))));
       return d >= 1 && d <= 3 ? null : `nearest window is ${d} word edits away`;
@@ -189,12 +203,15 @@ function signature(c: CaseRow, got: Got): string | null {
     case 'partial': {
       const parts = c.quote.split(/ \.\.\. | \[…\] | \[\.\.\.\] |… /);
       if (parts.length === 2) {
-        return parts.every((p) => texts.some((t) => t.includes(norm(p)))) ? null : 'an ellipsis part is not in the text';
+        return parts.every((p) => texts.some((t) => t.includes(norm(p))))
+          ? null
+          : 'an ellipsis part is not in the text';
       }
       const qw = c.quote.trim().split(/\s+/);
       for (const t of texts) {
         for (let k = qw.length - 8; k >= 10; k--) {
-          if (t.includes(norm(qw.slice(0, k).join(' '))) || t.includes(norm(qw.slice(qw.length - k).join(' ')))) return null;
+          if (t.includes(norm(qw.slice(0, k).join(' '))) || t.includes(norm(qw.slice(qw.length - k).join(' '))))
+            return null;
         }
       }
       return 'no prefix or suffix of >= 10 words (leaving >= 8 words) is in the text';
@@ -203,16 +220,20 @@ function signature(c: CaseRow, got: Got): string | null {
       const q = words(c.quote);
       for (const t of texts) {
         const src = ` ${words(t).join(' ')} `;
-        for (let i = 0; i + 4 <= q.length; i++) if (src.includes(` ${q.slice(i, i + 4).join(' ')} `)) return `shares "${q.slice(i, i + 4).join(' ')}"`;
+        for (let i = 0; i + 4 <= q.length; i++)
+          if (src.includes(` ${q.slice(i, i + 4).join(' ')} `)) return `shares "${q.slice(i, i + 4).join(' ')}"`;
       }
       return null;
     }
     case 'paywall':
-      if (got.kind !== 'html' || ![200, 401, 403].includes(got.status)) return `a shell must be HTML served 200/401/403 (got ${got.status} ${got.kind})`;
+      if (got.kind !== 'html' || ![200, 401, 403].includes(got.status))
+        return `a shell must be HTML served 200/401/403 (got ${got.status} ${got.kind})`;
       return (texts[0] ?? '').length < 2500 ? null : `the shell has ${texts[0]!.length} characters of text`;
     case 'empty':
       if (got.status !== 200) return `status ${got.status}`;
-      return texts.every((t) => t.length <= 20) ? null : `text: ${JSON.stringify(texts.find((t) => t.length > 20)!.slice(0, 60))}`;
+      return texts.every((t) => t.length <= 20)
+        ? null
+        : `text: ${JSON.stringify(texts.find((t) => t.length > 20)!.slice(0, 60))}`;
     case 'fetch_failed':
       return got.status >= 200 && got.status < 300 ? `served ${got.status}` : null;
     case 'unsupported':
@@ -231,19 +252,27 @@ async function main(): Promise<number> {
 
   for (const r of routes) {
     if (!r.path.startsWith('/diag/')) problems.push(`route ${r.path}: not under /diag/`);
-    if (r.file && !fs.existsSync(path.join(goldenDir(), r.file))) problems.push(`route ${r.path}: missing file ${r.file}`);
+    if (r.file && !fs.existsSync(path.join(goldenDir(), r.file)))
+      problems.push(`route ${r.path}: missing file ${r.file}`);
   }
-  if (claims.length !== rows.length) problems.push(`claims.json has ${claims.length} claims, cases.jsonl ${rows.length}`);
+  if (claims.length !== rows.length)
+    problems.push(`claims.json has ${claims.length} claims, cases.jsonl ${rows.length}`);
   const ids = new Set<string>();
   rows.forEach((r, i) => {
-    if (r.id !== `diag-${String(i + 1).padStart(3, '0')}`) problems.push(`${r.id}: ids must run diag-001, diag-002, ... (line ${i + 1})`);
+    if (r.id !== `diag-${String(i + 1).padStart(3, '0')}`)
+      problems.push(`${r.id}: ids must run diag-001, diag-002, ... (line ${i + 1})`);
     if (ids.has(r.id)) problems.push(`${r.id}: duplicate id`);
     ids.add(r.id);
     const c = claims[i];
-    if (!c || c.id !== r.id || c.quote !== r.quote || c.url !== r.url || !c.claim) problems.push(`${r.id}: claims.json entry #${i} differs`);
+    if (!c || c.id !== r.id || c.quote !== r.quote || c.url !== r.url || !c.claim)
+      problems.push(`${r.id}: claims.json entry #${i} differs`);
     if (!r.rule.startsWith(`${r.expected}`)) problems.push(`${r.id}: rule does not start with its code`);
     const u = new URL(r.url);
-    if (!/^127\.0\.0\.[123]$/.test(u.hostname) || !(u.port === String(GOLDEN_PORT) || u.port === '9') || !u.pathname.startsWith('/diag/'))
+    if (
+      !/^127\.0\.0\.[123]$/.test(u.hostname) ||
+      !(u.port === String(GOLDEN_PORT) || u.port === '9') ||
+      !u.pathname.startsWith('/diag/')
+    )
       problems.push(`${r.id}: URL must be http://127.0.0.{1,2,3}:${GOLDEN_PORT}/diag/... (or port 9)`);
   });
 
@@ -261,9 +290,13 @@ async function main(): Promise<number> {
       // the mechanical label
       const served = got.status >= 200 && got.status < 300;
       const verbatim = served && got.views.some((t) => t.includes(norm(r.quote)));
-      if (verbatim) problems.push(`${r.id}: the quote IS in the served text (${got.why}): mechanically verbatim, not no_match`);
+      if (verbatim)
+        problems.push(`${r.id}: the quote IS in the served text (${got.why}): mechanically verbatim, not no_match`);
       // content codes need a served document with text
-      if (['extraction_artifact', 'near_miss', 'partial', 'not_found'].includes(r.expected) && (!served || !got.views.some((t) => t.length > 0))) {
+      if (
+        ['extraction_artifact', 'near_miss', 'partial', 'not_found'].includes(r.expected) &&
+        (!served || !got.views.some((t) => t.length > 0))
+      ) {
         problems.push(`${r.id}: ${r.expected} needs a served document with text (got ${got.status} ${got.why})`);
         continue;
       }

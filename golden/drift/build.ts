@@ -19,7 +19,20 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyMissingSources, fail, findElement, findPdfSpan, H1, HTML_UTF8, htmlText, normalize, pdftotext, U, wordRe, writeFile } from '../lib/builder.js';
+import {
+  copyMissingSources,
+  fail,
+  findElement,
+  findPdfSpan,
+  H1,
+  HTML_UTF8,
+  htmlText,
+  normalize,
+  pdftotext,
+  U,
+  wordRe,
+  writeFile,
+} from '../lib/builder.js';
 import type { Labelled } from '../lib/builder.js';
 import { SOURCES, type SrcKey } from '../sources.js';
 import { isMain } from '../lib/main.js';
@@ -59,9 +72,15 @@ const SourceSpec = z.strictObject({
   /** Whether the claims carry the labelled version's sha256 as evidence. */
   evidence: z.boolean(),
   contentType: z.record(s, s),
-  live: z.union([z.strictObject({ doc: s, headers: z.record(s, s) }), z.strictObject({ status: z.number().int() }), z.strictObject({ movedTo: s, doc: s })]),
+  live: z.union([
+    z.strictObject({ doc: s, headers: z.record(s, s) }),
+    z.strictObject({ status: z.number().int() }),
+    z.strictObject({ movedTo: s, doc: s }),
+  ]),
   /** Wayback captures of the claim URL: a document (status 200), or a non-200 capture that clients must skip. */
-  captures: z.array(z.strictObject({ timestamp: s, doc: s.optional(), status: z.number().int().optional(), location: s.optional() })),
+  captures: z.array(
+    z.strictObject({ timestamp: s, doc: s.optional(), status: z.number().int().optional(), location: s.optional() }),
+  ),
   /** What happened to the source since the verify date, for the rules. */
   story: s,
 });
@@ -114,7 +133,8 @@ function edited(from: Doc, name: string, edits: Edit[]): Doc {
       for (const e of edits) {
         const anchor = 'replace' in e ? e.replace : e.insertBefore;
         const count = html.split(anchor).length - 1;
-        if (count !== 1) fail(name, `edit anchor occurs ${count} times in ${from.file}: ${JSON.stringify(anchor.slice(0, 60))}`);
+        if (count !== 1)
+          fail(name, `edit anchor occurs ${count} times in ${from.file}: ${JSON.stringify(anchor.slice(0, 60))}`);
         html = 'replace' in e ? html.replace(anchor, () => e.with) : html.replace(anchor, () => e.text + anchor);
       }
       return Buffer.from(html, 'utf8');
@@ -161,7 +181,8 @@ function spec(): DriftSpec {
   for (const [k, d] of Object.entries(data.documents)) {
     docs.set(k, 'from' in d ? edited(real(d.from), d.file, d.edits) : { file: `drift/sources/${d.file}`, pub: d.pub });
   }
-  const doc = (where: string, k: string): Doc => docs.get(k) ?? (k in SOURCES ? real(k as SrcKey) : fail(where, `no document "${k}"`));
+  const doc = (where: string, k: string): Doc =>
+    docs.get(k) ?? (k in SOURCES ? real(k as SrcKey) : fail(where, `no document "${k}"`));
   const sources: Record<string, DriftSource> = {};
   for (const [k, x] of Object.entries(data.sources)) {
     const live: Live = 'doc' in x.live ? { ...x.live, doc: doc(k, x.live.doc) } : x.live;
@@ -231,10 +252,15 @@ function labelOn(c: ClaimSpec, t: DocText): { quote: string; label: Labelled['la
     const words = normalize(q.fabricated).split(' ');
     for (let i = 0; i + 5 <= words.length; i++) {
       const shingle = words.slice(i, i + 5).join(' ');
-      if (t.texts.some((x) => x.includes(shingle))) fail(c.id, `fabricated quote shares "${shingle}" with the labelled text`);
+      if (t.texts.some((x) => x.includes(shingle)))
+        fail(c.id, `fabricated quote shares "${shingle}" with the labelled text`);
     }
     absent(c.id, t, q.fabricated);
-    return { quote: q.fabricated, label: 'no_match', how: `a fabricated sentence: none of its 5-word shingles is in the labelled text` };
+    return {
+      quote: q.fabricated,
+      label: 'no_match',
+      how: `a fabricated sentence: none of its 5-word shingles is in the labelled text`,
+    };
   }
   const where = locate(c.id, t, q.span);
   if ('swap' in q) {
@@ -242,9 +268,14 @@ function labelOn(c: ClaimSpec, t: DocText): { quote: string; label: Labelled['la
     const re = wordRe(from);
     if (!re.test(q.span)) fail(c.id, `"${from}" is not a word of the span`);
     const quote = q.span.replace(re, (_m, pre: string) => pre + to);
-    if (t.texts.some((x) => x.includes(normalize(to))) || normalize(t.raw).includes(normalize(to))) fail(c.id, `"${to}" occurs in the labelled version`);
+    if (t.texts.some((x) => x.includes(normalize(to))) || normalize(t.raw).includes(normalize(to)))
+      fail(c.id, `"${to}" occurs in the labelled version`);
     absent(c.id, t, quote);
-    return { quote, label: 'no_match', how: `a span of ${where} with "${from}" replaced by "${to}", which the labelled version never has` };
+    return {
+      quote,
+      label: 'no_match',
+      how: `a span of ${where} with "${from}" replaced by "${to}", which the labelled version never has`,
+    };
   }
   return { quote: q.span, label: 'verbatim', how: `a span of ${where}` };
 }
@@ -262,10 +293,19 @@ function derive(c: ClaimSpec): Labelled {
   const today = liveTexts(s);
   const inToday = today?.some((x) => x.includes(normalize(quote)));
   if (!s.evidence && bytesOf(s.labelled).compare(bytesOf('doc' in s.live ? s.live.doc : s.labelled)) !== 0) {
-    fail(c.id, "a claim without evidence must cite a source that has not changed: nothing could tell its labelled text from today's");
+    fail(
+      c.id,
+      "a claim without evidence must cite a source that has not changed: nothing could tell its labelled text from today's",
+    );
   }
-  if (label === 'verbatim' && !inToday && !s.evidence) fail(c.id, "a verbatim quote that today's text lacks needs evidence");
-  const todaySays = today === null ? 'today the URL serves no document' : inToday ? "today's text still has the quote" : "today's text does not have the quote";
+  if (label === 'verbatim' && !inToday && !s.evidence)
+    fail(c.id, "a verbatim quote that today's text lacks needs evidence");
+  const todaySays =
+    today === null
+      ? 'today the URL serves no document'
+      : inToday
+        ? "today's text still has the quote"
+        : "today's text does not have the quote";
   const rule = `${label}: ${how} of ${s.labelled.pub} as labelled on ${s.verifyDate}${s.evidence ? ` (sha256 ${evidence.slice(0, 12)}..., the claim's evidence)` : ' (no evidence hash)'}; since then ${s.story}; ${todaySays}`;
   return {
     task: DRIFT_TASK,
@@ -332,7 +372,11 @@ export interface DriftBuildOptions {
 
 /** Writes the drift task's documents, routes, captures, labels and task folder; returns the labelled claims. */
 export function buildDrift(opts: DriftBuildOptions = {}): Labelled[] {
-  copyMissingSources(['bbc', 'reuters', 'physorg', 'sciencealert', 'scotus', 'politifact', 'smithsonian', 'aljazeera'].map((k) => SOURCES[k as SrcKey].file));
+  copyMissingSources(
+    ['bbc', 'reuters', 'physorg', 'sciencealert', 'scotus', 'politifact', 'smithsonian', 'aljazeera'].map(
+      (k) => SOURCES[k as SrcKey].file,
+    ),
+  );
   const dir = goldenDir();
   const outputs = opts.outputs ?? [{ tasksDir: path.join(dir, 'tasks') }];
   const inGolden = outputs.some((o) => path.resolve(o.tasksDir) === path.resolve(dir, 'tasks'));
@@ -348,7 +392,9 @@ export function buildDrift(opts: DriftBuildOptions = {}): Labelled[] {
 
   for (const { tasksDir, variant: given = {} } of outputs) {
     // The MCP server of the drift task asks the Wayback stand-in, as its solve.sh does.
-    const variant: TaskVariant = given.mcp ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', GOLDEN_WAYBACK_URL] } : given;
+    const variant: TaskVariant = given.mcp
+      ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', GOLDEN_WAYBACK_URL] }
+      : given;
     // The archive here is a loopback stand-in that does not firewall anyone: no need for the real one's pace.
     writeTaskFolder(path.join(tasksDir, DRIFT_TASK), labelled, {
       about: DRIFT_ABOUT,

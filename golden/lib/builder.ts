@@ -151,7 +151,12 @@ export function htmlText(raw: string): HtmlText {
 /** Hidden by markup (a browser would not show it): avoided, so that no label depends on it. */
 function isHidden(el: Element): boolean {
   const style = (el.getAttribute('style') ?? '').replace(/\s+/g, '').toLowerCase();
-  return el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true' || style.includes('display:none') || style.includes('visibility:hidden');
+  return (
+    el.hasAttribute('hidden') ||
+    el.getAttribute('aria-hidden') === 'true' ||
+    style.includes('display:none') ||
+    style.includes('visibility:hidden')
+  );
 }
 
 /** Neither `el` nor an ancestor is script/style/noscript/template, svg or hidden. */
@@ -244,7 +249,8 @@ export function findPdfSpan(text: string, span: string, flags = ''): PdfSpan | u
 }
 
 /** ", crossing 2 line breaks" or ", within one line" */
-export const lineBreaks = (breaks: number): string => (breaks ? `, crossing ${breaks} line break${breaks > 1 ? 's' : ''}` : ', within one line');
+export const lineBreaks = (breaks: number): string =>
+  breaks ? `, crossing ${breaks} line break${breaks > 1 ? 's' : ''}` : ', within one line';
 
 // ---------------------------------------------------------------------------
 // Files

@@ -83,7 +83,10 @@ export const parseHtml = (html: string): Document => new window.DOMParser().pars
 export function bodyText(doc: Document): string {
   const NodeFilter = window.NodeFilter;
   const walker = doc.createTreeWalker(doc.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-    acceptNode: (n: Node) => (n.nodeType === 1 && HIDDEN.has((n as Element).tagName.toUpperCase()) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    acceptNode: (n: Node) =>
+      n.nodeType === 1 && HIDDEN.has((n as Element).tagName.toUpperCase())
+        ? NodeFilter.FILTER_REJECT
+        : NodeFilter.FILTER_ACCEPT,
   });
   const parts: string[] = [];
   let lastBlock: Element | null = null;
@@ -107,5 +110,9 @@ export const isPdf = (bytes: Buffer): boolean => bytes.subarray(0, 5).toString('
 
 /** `pdftotext -enc UTF-8 FILE -`; throws when pdftotext fails. */
 export function pdftotext(file: string): string {
-  return execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 26 });
+  return execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: 1 << 26,
+  });
 }

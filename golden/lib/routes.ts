@@ -53,12 +53,14 @@ export function followRoutes<R extends SpecRoute>(url: string, routes: readonly 
   const seen = new Set<string>();
   let u = new URL(url);
   for (let hop = 0; hop < 10; hop++) {
-    if (u.port === '9') return { visited, steps: [...steps, `connection refused (nothing listens on ${u.hostname}:9)`] };
+    if (u.port === '9')
+      return { visited, steps: [...steps, `connection refused (nothing listens on ${u.hostname}:9)`] };
     const reqPath = u.pathname + u.search;
     const key = `${u.hostname} ${reqPath}`;
     if (seen.has(key)) return { visited, steps: [...steps, `back to ${reqPath} (a redirect loop)`] };
     seen.add(key);
-    const r = Number(u.port) === GOLDEN_PORT ? routes.find((x) => x.path === reqPath && x.host === u.hostname) : undefined;
+    const r =
+      Number(u.port) === GOLDEN_PORT ? routes.find((x) => x.path === reqPath && x.host === u.hostname) : undefined;
     if (!r) return { visited, status: 404, steps: [...steps, '404 (no route)'] };
     visited.push(r);
     if (!r.redirect) return { route: r, visited, steps };

@@ -21,7 +21,8 @@ export function readSpec<S extends z.ZodType>(rel: string, schema: S): z.infer<S
 }
 
 /** One of `keys`, as a zod enum (the keys of a table the data refers to). */
-export const keyOf = <K extends string>(keys: readonly K[]): z.ZodType<K> => z.enum(keys as [K, ...K[]]) as unknown as z.ZodType<K>;
+export const keyOf = <K extends string>(keys: readonly K[]): z.ZodType<K> =>
+  z.enum(keys as [K, ...K[]]) as unknown as z.ZodType<K>;
 
 /** The route fields a spec may set besides those it adds itself (see golden/server.ts `Route`). */
 export const routeFields = {
@@ -32,7 +33,12 @@ export const routeFields = {
   gzip: z.boolean().optional(),
   delayMs: z.number().int().optional(),
   failFirst: z
-    .strictObject({ count: z.number().int(), status: z.number().int(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional() })
+    .strictObject({
+      count: z.number().int(),
+      status: z.number().int(),
+      headers: z.record(z.string(), z.string()).optional(),
+      body: z.string().optional(),
+    })
     .optional(),
   redirect: z.strictObject({ location: z.string(), status: z.number().int().optional() }).optional(),
   cookieGate: z.strictObject({ name: z.string(), value: z.string() }).optional(),

@@ -53,7 +53,12 @@ export function writeTaskFolder(tdir: string, rows: readonly LabelledRow[], t: T
       { ...t.instructionOptions, variant },
     ),
     // No [task] table: the golden tasks are quotecheck's own test bench, published under no org.
-    config: { difficulty: t.difficulty, tags: ['quotecheck', ...t.tags], agentTimeoutSec: 600, verifierTimeoutSec: 120 },
+    config: {
+      difficulty: t.difficulty,
+      tags: ['quotecheck', ...t.tags],
+      agentTimeoutSec: 600,
+      verifierTimeoutSec: 120,
+    },
     variant,
     ...(variant.skill ? { skillDir: bundledSkillDir() } : {}),
     solve: { ...t.solveOptions, runArgs: [...GOLDEN_PRIVATE_ARGS, ...(t.solveOptions?.runArgs ?? [])] },
@@ -88,7 +93,8 @@ function mirrorFolder(from: string, to: string, last: ReadonlySet<string> = new 
   const ordered = [...names.filter((n) => !last.has(n)), ...names.filter((n) => last.has(n))];
   for (const name of ordered) replaceFile(path.join(from, name), path.join(to, name));
   for (const name of fs.readdirSync(to)) {
-    if (!names.includes(name) && !name.endsWith('.tmp')) fs.rmSync(path.join(to, name), { recursive: true, force: true });
+    if (!names.includes(name) && !name.endsWith('.tmp'))
+      fs.rmSync(path.join(to, name), { recursive: true, force: true });
   }
 }
 
@@ -136,7 +142,12 @@ export interface GoldenAtPort {
 }
 
 /** The golden files whose text carries the golden origins, relative to golden/ (besides the tasks). */
-const LABELLED_FILES = ['labelled.jsonl', path.join('drift', 'labelled.jsonl'), path.join('diagnosis', 'claims.json'), path.join('diagnosis', 'cases.jsonl')];
+const LABELLED_FILES = [
+  'labelled.jsonl',
+  path.join('drift', 'labelled.jsonl'),
+  path.join('diagnosis', 'claims.json'),
+  path.join('diagnosis', 'cases.jsonl'),
+];
 
 /** Copies `from` to `to` with every golden origin moved to `port` (atGoldenPort), byte for byte otherwise. */
 function copyAtPort(from: string, to: string, port: number): void {
@@ -179,7 +190,8 @@ export function goldenAtPort(port: number, outDir: string): GoldenAtPort {
     }
   };
   for (const name of fs.readdirSync(committed).sort()) {
-    if (fs.existsSync(path.join(committed, name, 'task.toml'))) copyTree(path.join(committed, name), path.join(outDir, 'tasks', name), '');
+    if (fs.existsSync(path.join(committed, name, 'task.toml')))
+      copyTree(path.join(committed, name), path.join(outDir, 'tasks', name), '');
   }
   installGoldenShipped(path.join(outDir, 'tasks'));
   for (const file of LABELLED_FILES) copyAtPort(path.join(golden, file), path.join(outDir, file), port);

@@ -16,7 +16,9 @@ async function main(argv: string[]): Promise<number> {
   const [archive, dir = 'sources'] = argv as [string, string?];
   const entries = await extractArchive(archive, dir);
   for (const e of entries)
-    process.stdout.write(`${e.status}\t${(e.content_type ?? '-').split(';')[0]}\t${e.file ?? '(empty)'}\t${e.url}${e.location ? ` -> ${e.location}` : ''}\n`);
+    process.stdout.write(
+      `${e.status}\t${(e.content_type ?? '-').split(';')[0]}\t${e.file ?? '(empty)'}\t${e.url}${e.location ? ` -> ${e.location}` : ''}\n`,
+    );
   process.stdout.write(`${entries.length} responses written to ${dir}/ (index: ${dir}/index.json)\n`);
   return 0;
 }

@@ -42,11 +42,19 @@ function extractOne(record: ArchivedRecord, n: number, outDir: string): Extracte
   if (/chunked/i.test(headerValue(headers, 'transfer-encoding') ?? '')) body = dechunk(body) ?? body;
   const decoded = decodeContent(body, headerValue(headers, 'content-encoding'));
   const notes: string[] = [];
-  if (decoded === undefined) notes.push(`Content-Encoding ${JSON.stringify(headerValue(headers, 'content-encoding'))} not decoded: the body is as stored`);
+  if (decoded === undefined)
+    notes.push(
+      `Content-Encoding ${JSON.stringify(headerValue(headers, 'content-encoding'))} not decoded: the body is as stored`,
+    );
   if (record.truncated) notes.push(`cut off when recorded (WARC-Truncated: ${record.truncated})`);
   const content = decoded ?? body;
   const contentType = headerValue(headers, 'content-type');
-  const entry: ExtractedEntry = { url: record.targetUri!, date: record.date, status: http.status, bytes: content.length };
+  const entry: ExtractedEntry = {
+    url: record.targetUri!,
+    date: record.date,
+    status: http.status,
+    bytes: content.length,
+  };
   if (record.sourceUri) entry.source_uri = record.sourceUri;
   if (contentType !== undefined) entry.content_type = contentType;
   const location = headerValue(headers, 'location');

@@ -124,7 +124,8 @@ function gzipHeaderLength(buf: Buffer, at: number): number | 'short' | 'bad' {
  */
 function readMember(buf: Buffer, at: number): MemberResult {
   const header = gzipHeaderLength(buf, at);
-  if (header === 'bad') return { ok: false, reason: `no gzip member where one should start (damaged data at byte ${at})` };
+  if (header === 'bad')
+    return { ok: false, reason: `no gzip member where one should start (damaged data at byte ${at})` };
   if (header === 'short') return { ok: false, reason: 'the file ends inside a record (in a gzip header)' };
   const start = at + header;
   let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
@@ -138,10 +139,15 @@ function readMember(buf: Buffer, at: number): MemberResult {
     } catch {
       partial = undefined;
     }
-    return { ok: false, reason: truncated ? 'the file ends inside a record' : `damaged gzip data (${(err as Error).message})`, partial };
+    return {
+      ok: false,
+      reason: truncated ? 'the file ends inside a record' : `damaged gzip data (${(err as Error).message})`,
+      partial,
+    };
   }
   const trailer = start + inflated.engine.bytesWritten;
-  if (trailer + 8 > buf.length) return { ok: false, reason: 'the file ends inside a record (in a gzip trailer)', partial: inflated.buffer };
+  if (trailer + 8 > buf.length)
+    return { ok: false, reason: 'the file ends inside a record (in a gzip trailer)', partial: inflated.buffer };
   const data = inflated.buffer;
   if (zlib.crc32(data) !== buf.readUInt32LE(trailer) || data.length >>> 0 !== buf.readUInt32LE(trailer + 4)) {
     return { ok: false, reason: 'damaged gzip member (CRC or length mismatch)' };
@@ -165,7 +171,8 @@ function splitRecords(data: Buffer): { slices: Slice[]; stop?: { at: number; rea
     // Writers differ in the blank lines between records; none of them is content.
     while (p < data.length && (data[p] === 0x0d || data[p] === 0x0a)) p++;
     if (p >= data.length) return { slices };
-    if (!isPrefixAt(data, p, WARC_MAGIC)) return { slices, stop: { at: p, reason: 'not a WARC record', notWarc: true } };
+    if (!isPrefixAt(data, p, WARC_MAGIC))
+      return { slices, stop: { at: p, reason: 'not a WARC record', notWarc: true } };
     const headerEnd = data.indexOf(CRLFCRLF, p);
     if (headerEnd < 0) return { slices, stop: { at: p, reason: 'the file ends inside a record' } };
     const m = /\r\ncontent-length:[ \t]*(\d+)[ \t]*(?:\r\n|$)/i.exec(data.toString('latin1', p, headerEnd));
@@ -190,7 +197,13 @@ async function readMembers(file: Buffer, archive: Archive): Promise<void> {
       // Records of a cut member that are followed by more of it are whole; the last one cannot be proven so.
       if (member.partial) {
         const { slices, stop } = splitRecords(member.partial);
-        if (stop?.notWarc && archive.records.length === 0 && slices.length === 0 && stop.at === 0 && member.partial.length >= WARC_MAGIC.length)
+        if (
+          stop?.notWarc &&
+          archive.records.length === 0 &&
+          slices.length === 0 &&
+          stop.at === 0 &&
+          member.partial.length >= WARC_MAGIC.length
+        )
           throw notWarc(archive);
         const proven = stop ? slices : slices.slice(0, -1);
         for (const s of proven) archive.records.push(await toRecord(member.partial, s, gzipOf(member.partial, s), at));
@@ -237,7 +250,11 @@ function inflateOnRead(record: ArchivedRecord, data: Buffer): void {
   }
   const start = payload.byteOffset - data.byteOffset;
   const end = start + payload.length;
-  Object.defineProperty(record, 'payload', { enumerable: true, configurable: true, get: () => zlib.gunzipSync(raw).subarray(start, end) });
+  Object.defineProperty(record, 'payload', {
+    enumerable: true,
+    configurable: true,
+    get: () => zlib.gunzipSync(raw).subarray(start, end),
+  });
 }
 
 /** Reads an uncompressed .warc; records are gzipped one by one for `raw`. */
@@ -256,7 +273,10 @@ function gzipOf(data: Buffer, s: Slice): Buffer {
 
 async function toRecord(data: Buffer, s: Slice, raw: Buffer, offset: number): Promise<ArchivedRecord> {
   // warcio parses the WARC header block (continuation lines, repeated fields); the block itself is sliced, not copied.
-  const parsed = await WARCParser.parse([data.subarray(s.start, s.blockStart)], { keepHeadersCase: true, parseHttp: false });
+  const parsed = await WARCParser.parse([data.subarray(s.start, s.blockStart)], {
+    keepHeadersCase: true,
+    parseHttp: false,
+  });
   const warcHeaders: HeaderPair[] = parsed ? [...parsed.warcHeaders.headers].map(([k, v]) => [k, v]) : [];
   const get = (name: string): string | undefined => {
     const lower = name.toLowerCase();
@@ -278,7 +298,8 @@ async function toRecord(data: Buffer, s: Slice, raw: Buffer, offset: number): Pr
     raw,
     offset,
   };
-  const isHttp = contentType.startsWith('application/http') || type === 'response' || type === 'request' || type === 'revisit';
+  const isHttp =
+    contentType.startsWith('application/http') || type === 'response' || type === 'request' || type === 'revisit';
   if (isHttp && block.length > 0) {
     const head = parseHttpHead(block);
     if (head) {
@@ -355,7 +376,8 @@ const CDX_QUERY = /^(https?:\/\/.*?)\/cdx\/search\/cdx(?:\?|$)/i;
 export function recordedWaybackBases(archive: Archive): string[] {
   const bases = new Set<string>();
   const infos = archive.records.filter((r) => r.type === 'warcinfo');
-  for (const info of infos) for (const base of (info.fields?.[WAYBACK_BASE_FIELD] ?? '').split(/\s+/)) if (base) bases.add(normalBase(base));
+  for (const info of infos)
+    for (const base of (info.fields?.[WAYBACK_BASE_FIELD] ?? '').split(/\s+/)) if (base) bases.add(normalBase(base));
   // A file (or part of a joined file) whose warcinfo says nothing is read for its bases.
   if (infos.length === 0 || infos.some((info) => info.fields?.[WAYBACK_BASE_FIELD] === undefined)) {
     for (const r of archive.records) {

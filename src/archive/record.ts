@@ -101,7 +101,9 @@ export class WarcRecorder {
       throw new ArchiveError(`cannot write the archive ${path}: ${fsReason(err)}`);
     }
     const recorder = new WarcRecorder(path, file, options);
-    recorder[APPEND]([warcinfoRecord(basename(path), options.software, options.waybackBase ? [options.waybackBase] : [])]);
+    recorder[APPEND]([
+      warcinfoRecord(basename(path), options.software, options.waybackBase ? [options.waybackBase] : []),
+    ]);
     await recorder.#tail;
     if (recorder.#failure !== undefined) {
       await file.close().catch(() => {});
@@ -245,7 +247,13 @@ class Exchange {
     const r = this.#response;
     const body = this.#chunks;
     this.#recorder[APPEND]([this.#responseRecord(undefined)]);
-    this.#recorder[ON_RESPONSE]?.({ recordId: r.id, targetUri: this.#target!.uri, status: r.status, headers: r.headers, body });
+    this.#recorder[ON_RESPONSE]?.({
+      recordId: r.id,
+      targetUri: this.#target!.uri,
+      status: r.status,
+      headers: r.headers,
+      body,
+    });
   }
 
   error(err: unknown): void {
@@ -296,7 +304,11 @@ class Exchange {
   #requestRecord(concurrentTo: string): WARCRecord {
     const t = this.#target!;
     const { method, path, body } = this.#opts;
-    const warcHeaders: HeaderPair[] = [['WARC-Record-ID', this.#requestId], ['WARC-Concurrent-To', concurrentTo], ...this.#placeFields()];
+    const warcHeaders: HeaderPair[] = [
+      ['WARC-Record-ID', this.#requestId],
+      ['WARC-Concurrent-To', concurrentTo],
+      ...this.#placeFields(),
+    ];
     const payload = requestBody(body);
     if (payload === undefined) warcHeaders.push(['WARC-Truncated', 'unspecified']); // a streamed body is not kept
     return WARCRecord.create(
@@ -319,7 +331,11 @@ class Exchange {
     const chunks = this.#chunks;
     this.#chunks = []; // from here on the serializer holds the body, until the record is written
     const size = chunks.reduce((n, c) => n + c.length, 0);
-    const warcHeaders: HeaderPair[] = [['WARC-Record-ID', r.id], ['WARC-Concurrent-To', this.#requestId], ...this.#placeFields()];
+    const warcHeaders: HeaderPair[] = [
+      ['WARC-Record-ID', r.id],
+      ['WARC-Concurrent-To', this.#requestId],
+      ...this.#placeFields(),
+    ];
     if (truncated) warcHeaders.push(['WARC-Truncated', truncated]);
     return WARCRecord.create(
       {
@@ -338,7 +354,11 @@ class Exchange {
   #metadataRecord(id: string, err: unknown): WARCRecord {
     const t = this.#target!;
     const { code, name, message } = describeError(err);
-    const fields = [`${ERROR_FIELDS.code}: ${oneLine(code)}`, `${ERROR_FIELDS.name}: ${oneLine(name)}`, `${ERROR_FIELDS.message}: ${oneLine(message)}`];
+    const fields = [
+      `${ERROR_FIELDS.code}: ${oneLine(code)}`,
+      `${ERROR_FIELDS.name}: ${oneLine(name)}`,
+      `${ERROR_FIELDS.message}: ${oneLine(message)}`,
+    ];
     return WARCRecord.create(
       {
         url: t.uri,
@@ -365,7 +385,8 @@ function reframed(headers: readonly HeaderPair[], size: number): HeaderPair[] {
   for (const [name, value] of headers) {
     const lower = name.toLowerCase();
     if (lower === 'transfer-encoding' || lower === 'content-length') {
-      if (lower === 'transfer-encoding' || value.trim() !== String(size)) orig.push([`${ORIG_HEADER_PREFIX}${name}`, value]);
+      if (lower === 'transfer-encoding' || value.trim() !== String(size))
+        orig.push([`${ORIG_HEADER_PREFIX}${name}`, value]);
       if (!placed) out.push([lower === 'content-length' ? name : 'Content-Length', String(size)]);
       placed = true;
       continue;
@@ -418,7 +439,10 @@ function latin1(value: unknown): string {
  * The response headers as received: from the raw header list when the dispatcher below
  * exposes it (names in their case, order and repeats as sent), else from the parsed object.
  */
-function receivedHeaders(controller: Dispatcher.DispatchController | undefined, headers: Record<string, unknown>): HeaderPair[] {
+function receivedHeaders(
+  controller: Dispatcher.DispatchController | undefined,
+  headers: Record<string, unknown>,
+): HeaderPair[] {
   const raw = controller?.rawHeaders;
   const pairs: HeaderPair[] = [];
   if (Array.isArray(raw) && raw.length % 2 === 0) {
@@ -444,7 +468,10 @@ function errorName(err: unknown): string {
 function describeError(err: unknown): { code: string; name: string; message: string } {
   const name = errorName(err);
   const code = errorCode(err) ?? name;
-  let message = err instanceof Error || (err && typeof err === 'object' && 'message' in err) ? String((err as Error).message) : String(err);
+  let message =
+    err instanceof Error || (err && typeof err === 'object' && 'message' in err)
+      ? String((err as Error).message)
+      : String(err);
   // The message that goes with the code, when the code sits on a cause.
   for (
     let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0;
@@ -542,7 +569,9 @@ class RecordingHandler implements Dispatcher.DispatchHandler {
     headers: Record<string, string | string[] | undefined>,
     statusMessage?: string,
   ): void {
-    this.#record(() => this.#exchange.responseStart(statusCode, statusMessage ?? '', receivedHeaders(controller, headers)));
+    this.#record(() =>
+      this.#exchange.responseStart(statusCode, statusMessage ?? '', receivedHeaders(controller, headers)),
+    );
     this.#inner.onResponseStart?.(this.#wrap(controller), statusCode, headers, statusMessage);
   }
 
@@ -551,7 +580,10 @@ class RecordingHandler implements Dispatcher.DispatchHandler {
     this.#inner.onResponseData?.(this.#wrap(controller), chunk);
   }
 
-  onResponseEnd(controller: Dispatcher.DispatchController, trailers: Record<string, string | string[] | undefined>): void {
+  onResponseEnd(
+    controller: Dispatcher.DispatchController,
+    trailers: Record<string, string | string[] | undefined>,
+  ): void {
     this.#record(() => this.#exchange.end());
     this.#inner.onResponseEnd?.(this.#wrap(controller), trailers);
   }

@@ -2,7 +2,17 @@
 import { Dispatcher, errors as undiciErrors } from 'undici';
 import { NOT_IN_ARCHIVE } from '../fetch/errors.js';
 import { readArchive, recordedWaybackBases, type Archive, type ArchivedRecord } from './read.js';
-import { ArchiveError, ERROR_FIELDS, ORIG_HEADER_PREFIX, dechunk, dispatchUrl, headerValue, normalBase, urlKey, type HeaderPair } from './warc.js';
+import {
+  ArchiveError,
+  ERROR_FIELDS,
+  ORIG_HEADER_PREFIX,
+  dechunk,
+  dispatchUrl,
+  headerValue,
+  normalBase,
+  urlKey,
+  type HeaderPair,
+} from './warc.js';
 
 /** The Wayback Machine a run asks unless told otherwise (DEFAULT_OPTIONS.waybackUrl). */
 const DEFAULT_WAYBACK = 'https://web.archive.org';
@@ -68,7 +78,9 @@ export class ReplayDispatcher extends Dispatcher {
     this.waybackBase = chooseBase(archive.path, this.recordedBases, this.askedBase);
     for (const record of archive.records) {
       if (!isServable(record) || !record.targetUri) continue;
-      const [index, key] = record.sourceUri ? [this.#captures, urlKey(record.sourceUri)] : [this.#live, urlKey(record.targetUri)];
+      const [index, key] = record.sourceUri
+        ? [this.#captures, urlKey(record.sourceUri)]
+        : [this.#live, urlKey(record.targetUri)];
       const sequence = index.get(key);
       if (sequence) sequence.push(record);
       else index.set(key, [record]);
@@ -123,7 +135,8 @@ export class ReplayDispatcher extends Dispatcher {
       const recorded = record ? undefined : this.#recordedUrl(url);
       if (recorded !== undefined) record = this.#take(recorded);
       outcome = outcomeOf(record, url, this.archive.path, opts.method === 'HEAD');
-      if (recorded !== undefined && record && 'headers' in outcome) outcome.headers = rebased(outcome.headers, this.waybackBase!, this.askedBase);
+      if (recorded !== undefined && record && 'headers' in outcome)
+        outcome.headers = rebased(outcome.headers, this.waybackBase!, this.askedBase);
     }
     const exchange = new ReplayExchange(h, outcome, () => this.#inFlight.delete(exchange));
     this.#inFlight.add(exchange);
@@ -174,13 +187,16 @@ export async function openReplay(path: string, options: ReplayOptions = {}): Pro
 function chooseBase(path: string, recorded: readonly string[], asked: string): string | undefined {
   if (recorded.length <= 1) return recorded[0];
   if (recorded.includes(asked)) return asked;
-  throw new ArchiveError(`${path} holds Wayback answers recorded from several archives (${recorded.join(', ')}); give --wayback-url with the one to replay`);
+  throw new ArchiveError(
+    `${path} holds Wayback answers recorded from several archives (${recorded.join(', ')}); give --wayback-url with the one to replay`,
+  );
 }
 
 /** A recorded response's Location at the recorded base, moved to the asked base (the client follows it there, and replay answers it). */
 function rebased(headers: HeaderPair[], from: string, to: string): HeaderPair[] {
   return headers.map(([name, value]): HeaderPair => {
-    if (name.toLowerCase() !== 'location' || !value.toLowerCase().startsWith(`${from}/`.toLowerCase())) return [name, value];
+    if (name.toLowerCase() !== 'location' || !value.toLowerCase().startsWith(`${from}/`.toLowerCase()))
+      return [name, value];
     return [name, `${to}/${value.slice(from.length + 1)}`];
   });
 }
@@ -188,12 +204,15 @@ function rebased(headers: HeaderPair[], from: string, to: string): HeaderPair[] 
 function isServable(record: ArchivedRecord): boolean {
   if (record.type === 'response') return record.http !== undefined;
   // Only the metadata the recorder writes for an exchange without a response stands for one.
-  if (record.type === 'metadata') return record.fields !== undefined && (ERROR_FIELDS.code in record.fields || ERROR_FIELDS.message in record.fields);
+  if (record.type === 'metadata')
+    return record.fields !== undefined && (ERROR_FIELDS.code in record.fields || ERROR_FIELDS.message in record.fields);
   return false;
 }
 
 /** What one request gets: a response (maybe ending in an error), or an error instead of a response. */
-type Outcome = { error: Error } | { status: number; statusText: string; headers: HeaderPair[]; body: Buffer; endError?: Error };
+type Outcome =
+  | { error: Error }
+  | { status: number; statusText: string; headers: HeaderPair[]; body: Buffer; endError?: Error };
 
 function outcomeOf(record: ArchivedRecord | undefined, url: string, archivePath: string, head: boolean): Outcome {
   if (!record) return { error: new NotInArchiveError(url, archivePath) };
@@ -224,7 +243,9 @@ function outcomeOf(record: ArchivedRecord | undefined, url: string, archivePath:
 function servedHeaders(recorded: readonly HeaderPair[]): HeaderPair[] {
   const origLength = headerValue(recorded, `${ORIG_HEADER_PREFIX}Content-Length`);
   const origEncoding = headerValue(recorded, `${ORIG_HEADER_PREFIX}Transfer-Encoding`);
-  const framing = new Set([`${ORIG_HEADER_PREFIX}content-length`, `${ORIG_HEADER_PREFIX}transfer-encoding`].map((h) => h.toLowerCase()));
+  const framing = new Set(
+    [`${ORIG_HEADER_PREFIX}content-length`, `${ORIG_HEADER_PREFIX}transfer-encoding`].map((h) => h.toLowerCase()),
+  );
   const out: HeaderPair[] = [];
   for (const [name, value] of recorded) {
     const lower = name.toLowerCase();
@@ -415,10 +436,16 @@ class LegacyHandler implements Dispatcher.DispatchHandler {
     this.legacy.onConnect?.((reason?: Error) => controller.abort(reason ?? new undiciErrors.RequestAbortedError()));
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, _headers: unknown, statusMessage?: string): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    _headers: unknown,
+    statusMessage?: string,
+  ): void {
     this.legacy.onResponseStarted?.();
     const raw = (controller.rawHeaders ?? []) as Buffer[];
-    if (this.legacy.onHeaders?.(statusCode, raw, () => controller.resume(), statusMessage ?? '') === false) controller.pause();
+    if (this.legacy.onHeaders?.(statusCode, raw, () => controller.resume(), statusMessage ?? '') === false)
+      controller.pause();
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {

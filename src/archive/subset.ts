@@ -26,7 +26,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * queries about them (and the captures a CDX answer lists); with each exchange's request and
  * metadata records. The warcinfo record is left out: `writeArchive` writes a fresh one.
  */
-export function selectForSources(archive: Archive, sourceUrls: readonly string[], options: { waybackBase?: string } = {}): ArchivedRecord[] {
+export function selectForSources(
+  archive: Archive,
+  sourceUrls: readonly string[],
+  options: { waybackBase?: string } = {},
+): ArchivedRecord[] {
   const base = trimBase(options.waybackBase ?? DEFAULT_WAYBACK);
   const records = archive.records.filter((r) => r.type !== 'warcinfo');
   const byTarget = groupBy(records, (r) => (r.targetUri && !r.sourceUri ? urlKey(r.targetUri) : undefined));
@@ -49,13 +53,15 @@ export function selectForSources(archive: Archive, sourceUrls: readonly string[]
       chosen.add(r);
       // A recorded redirect leads to more exchanges the replay will ask for.
       const status = r.http?.status;
-      const location = r.http && status !== undefined && REDIRECTS.has(status) ? headerValue(r.http.headers, 'location') : undefined;
+      const location =
+        r.http && status !== undefined && REDIRECTS.has(status) ? headerValue(r.http.headers, 'location') : undefined;
       if (location) {
         const next = resolve(location, r.sourceUri ?? from);
         if (next) queue.push(next);
       }
       // A CDX answer names the captures the pipeline goes on to fetch.
-      if (r.http && r.targetUri && isCdxQuery(urlKey(r.targetUri), base)) for (const u of cdxCaptureUrls(r, base)) queue.push(u);
+      if (r.http && r.targetUri && isCdxQuery(urlKey(r.targetUri), base))
+        for (const u of cdxCaptureUrls(r, base)) queue.push(u);
     }
   };
   while (queue.length > 0) {
@@ -98,7 +104,8 @@ export async function writeArchive(
   records: readonly ArchivedRecord[],
   options: { software?: string; waybackBases?: readonly string[] } = {},
 ): Promise<void> {
-  const bases = options.waybackBases ?? recordedWaybackBases({ path, records: records.filter((r) => r.type !== 'warcinfo') });
+  const bases =
+    options.waybackBases ?? recordedWaybackBases({ path, records: records.filter((r) => r.type !== 'warcinfo') });
   const info = await serializeRecord(warcinfoRecord(basename(path), options.software, bases));
   const members = records.map((r) => (isGzipMember(r.raw) ? r.raw : zlib.gzipSync(r.raw)));
   const temp = `${path}.tmp-${process.pid}-${Date.now()}`;
@@ -115,7 +122,10 @@ function isGzipMember(raw: Buffer): boolean {
   return raw.length >= 18 && raw[0] === 0x1f && raw[1] === 0x8b;
 }
 
-function groupBy(records: readonly ArchivedRecord[], keyOf: (r: ArchivedRecord) => string | undefined): Map<string, ArchivedRecord[]> {
+function groupBy(
+  records: readonly ArchivedRecord[],
+  keyOf: (r: ArchivedRecord) => string | undefined,
+): Map<string, ArchivedRecord[]> {
   const map = new Map<string, ArchivedRecord[]>();
   for (const r of records) {
     const key = keyOf(r);

@@ -22,7 +22,11 @@ export const WARC_VERSION = 'WARC/1.1';
 export const ORIG_HEADER_PREFIX = 'X-Archive-Orig-';
 
 /** warc-fields of the metadata record written for an exchange that got no response. */
-export const ERROR_FIELDS = { code: 'fetch-error-code', name: 'fetch-error-name', message: 'fetch-error-message' } as const;
+export const ERROR_FIELDS = {
+  code: 'fetch-error-code',
+  name: 'fetch-error-name',
+  message: 'fetch-error-message',
+} as const;
 
 /** One header as an HTTP client sees it: the name, and the value with each byte one character (latin1), as undici decodes it. */
 export type HeaderPair = [string, string];
@@ -158,16 +162,24 @@ export function looseUrlKey(url: string): string {
 export const WAYBACK_BASE_FIELD = 'wayback-base';
 
 /** The warcinfo record that opens every file quotecheck writes; `waybackBases`: the Wayback Machine(s) its exchanges asked. */
-export function warcinfoRecord(filename: string, software: string | undefined, waybackBases: readonly string[] = []): WARCRecord {
+export function warcinfoRecord(
+  filename: string,
+  software: string | undefined,
+  waybackBases: readonly string[] = [],
+): WARCRecord {
   const info: Record<string, string> = {
     software: software ?? 'quotecheck',
     format: 'WARC File Format 1.1',
     conformsTo: 'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
-    description: 'HTTP exchanges of a quotecheck run: every redirect hop and retry attempt; bodies as received (still content-encoded)',
+    description:
+      'HTTP exchanges of a quotecheck run: every redirect hop and retry attempt; bodies as received (still content-encoded)',
   };
   const bases = [...new Set(waybackBases.map(normalBase))];
   if (bases.length) info[WAYBACK_BASE_FIELD] = bases.join(' ');
-  return WARCRecord.createWARCInfo({ filename, warcVersion: WARC_VERSION, warcHeaders: { 'WARC-Record-ID': newRecordId() } }, info);
+  return WARCRecord.createWARCInfo(
+    { filename, warcVersion: WARC_VERSION, warcHeaders: { 'WARC-Record-ID': newRecordId() } },
+    info,
+  );
 }
 
 /** One record as one gzip member (warcio computes the block and payload digests: sha256, hex). */
@@ -246,7 +258,8 @@ export function decodeContent(body: Buffer, encoding: string | undefined): Buffe
   try {
     for (const coding of codings) {
       if (coding === 'gzip' || coding === 'x-gzip') out = zlib.gunzipSync(out);
-      else if (coding === 'deflate') out = out[0] !== undefined && (out[0] & 0x0f) === 8 ? zlib.inflateSync(out) : zlib.inflateRawSync(out);
+      else if (coding === 'deflate')
+        out = out[0] !== undefined && (out[0] & 0x0f) === 8 ? zlib.inflateSync(out) : zlib.inflateRawSync(out);
       else if (coding === 'br') out = zlib.brotliDecompressSync(out);
       else return undefined;
     }

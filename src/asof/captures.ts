@@ -48,7 +48,8 @@ export class CaptureTexts {
     }
     const candidates = distinctPayloads(listing.before);
     if (candidates.length === 0 && listing.after) candidates.push(listing.after);
-    if (candidates.length === 0) return { ok: false, reason: `the Wayback Machine has no capture of ${url} (status 200)` };
+    if (candidates.length === 0)
+      return { ok: false, reason: `the Wayback Machine has no capture of ${url} (status 200)` };
 
     let fallback: CaptureText | undefined;
     let lastReason = '';

@@ -38,8 +38,16 @@ export function parseAsOf(input: string): AsOfDate {
     endMs = start + 86_400_000 - 1000;
   } else {
     const t = DATE_TIME.exec(s);
-    if (!t) throw new AsOfDateError(`${JSON.stringify(input)} is not an ISO date (2024-05-01) or date-time (2024-05-01T12:00:00Z)`);
-    const zone = t[7] === undefined || t[7].toUpperCase() === 'Z' ? 'Z' : t[7].length === 5 ? `${t[7].slice(0, 3)}:${t[7].slice(3)}` : t[7];
+    if (!t)
+      throw new AsOfDateError(
+        `${JSON.stringify(input)} is not an ISO date (2024-05-01) or date-time (2024-05-01T12:00:00Z)`,
+      );
+    const zone =
+      t[7] === undefined || t[7].toUpperCase() === 'Z'
+        ? 'Z'
+        : t[7].length === 5
+          ? `${t[7].slice(0, 3)}:${t[7].slice(3)}`
+          : t[7];
     const ms = Date.parse(`${t[1]}-${t[2]}-${t[3]}T${t[4]}:${t[5]}:${t[6] ?? '00'}${zone}`);
     if (Number.isNaN(ms) || !sameDate(Date.UTC(Number(t[1]), Number(t[2]) - 1, Number(t[3])), t)) {
       throw new AsOfDateError(`${JSON.stringify(input)} is not a valid date-time`);
@@ -52,7 +60,11 @@ export function parseAsOf(input: string): AsOfDate {
 /** Whether Date.UTC kept the given year, month and day (it silently rolls 2024-02-31 over to March). */
 function sameDate(ms: number, parts: RegExpExecArray): boolean {
   const date = new Date(ms);
-  return date.getUTCFullYear() === Number(parts[1]) && date.getUTCMonth() + 1 === Number(parts[2]) && date.getUTCDate() === Number(parts[3]);
+  return (
+    date.getUTCFullYear() === Number(parts[1]) &&
+    date.getUTCMonth() + 1 === Number(parts[2]) &&
+    date.getUTCDate() === Number(parts[3])
+  );
 }
 
 /** Why `input` is not a date parseAsOf accepts, or undefined when it is one: for callers that report rather than throw. */

@@ -20,7 +20,10 @@ const textHashes = new WeakMap<SourceRecord, { text: Set<string>; normalized: Se
 function hashesOf(source: SourceRecord): { text: Set<string>; normalized: Set<string> } {
   let h = textHashes.get(source);
   if (!h) {
-    h = { text: new Set(source.text?.views.map((v) => sha256(v.text))), normalized: new Set(source.views?.map((v) => sha256(v.text))) };
+    h = {
+      text: new Set(source.text?.views.map((v) => sha256(v.text))),
+      normalized: new Set(source.views?.map((v) => sha256(v.text))),
+    };
     textHashes.set(source, h);
   }
   return h;
@@ -37,7 +40,10 @@ export function evidenceMatch(evidence: string, source: SourceRecord): EvidenceM
 }
 
 /** The drift of a live source against a claim's evidence, and which hash proved it the same. */
-export function driftOf(evidence: string | undefined, live: SourceRecord): { drift: Drift; match: EvidenceMatch | null } {
+export function driftOf(
+  evidence: string | undefined,
+  live: SourceRecord,
+): { drift: Drift; match: EvidenceMatch | null } {
   if (evidence === undefined) return { drift: 'unknown', match: null };
   const match = evidenceMatch(evidence, live);
   return { drift: match ? 'same' : 'changed', match };

@@ -62,7 +62,8 @@ function unarchivable(live: LiveReading): boolean {
 }
 
 /** Why the archive was not asked about a source refused by the network rule (docs/sources-change.md#when-the-archive-is-asked). */
-export const NOT_ARCHIVABLE = 'the Wayback Machine was not asked: the network rule refused the address, a private one no public archive holds';
+export const NOT_ARCHIVABLE =
+  'the Wayback Machine was not asked: the network rule refused the address, a private one no public archive holds';
 
 /** A capture the evidence hash proves: the text of the date itself, which decides alone. */
 export function isProven(capture: CaptureOutcome | undefined): capture is Extract<CaptureOutcome, { ok: true }> {
@@ -84,7 +85,11 @@ function liveAsOf(live: LiveReading, date: AsOfDate | undefined, replaying: bool
   };
 }
 
-function captureAsOf(outcome: Extract<CaptureOutcome, { ok: true }>, date: AsOfDate | undefined, replaying: boolean): AsOf {
+function captureAsOf(
+  outcome: Extract<CaptureOutcome, { ok: true }>,
+  date: AsOfDate | undefined,
+  replaying: boolean,
+): AsOf {
   const { capture, record, proof } = outcome.text;
   const finalUrl = record.fetch.finalUrl ?? capture.rawUrl;
   const ts = MEMENTO.exec(finalUrl)?.[1] ?? capture.timestamp;
@@ -135,7 +140,10 @@ export function judge(
   if (live.drift !== 'same' && isProven(capture)) return fromCapture(quote, choice, live, capture, date, replaying);
   // Otherwise a live match makes the claim verbatim (rule 2: the quote is in a text consulted).
   if (live.drift === 'same' || live.match) {
-    const note = live.match && live.drift === 'changed' ? 'found in the live text, though the source has changed since the evidence was recorded' : undefined;
+    const note =
+      live.match && live.drift === 'changed'
+        ? 'found in the live text, though the source has changed since the evidence was recorded'
+        : undefined;
     return fromLive(note);
   }
   if (capture?.ok) return fromCapture(quote, choice, live, capture, date, replaying);
@@ -159,7 +167,11 @@ export const NO_CAPTURE = 'no capture as of the date could be had: ';
  * The note of a claim whose live source could not be read and no capture decided: what the archive lookup found,
  * and, when the claim has evidence, that this is no drift (its report field `drift` is still `changed`, docs/sources-change.md#drift-proof).
  */
-function unreadNote(live: LiveReading, capture: Extract<CaptureOutcome, { ok: false }> | undefined, mode: WaybackMode): string | undefined {
+function unreadNote(
+  live: LiveReading,
+  capture: Extract<CaptureOutcome, { ok: false }> | undefined,
+  mode: WaybackMode,
+): string | undefined {
   const evidence = live.drift === 'changed';
   const lookup = capture
     ? `${NO_CAPTURE}${capture.reason}`
@@ -192,6 +204,13 @@ function fromCapture(
         : `the latest at or before ${date?.input ?? 'today'}${live.drift === 'changed' ? '; none of the nearest hashes to the evidence' : ''}`;
   // A quote in today's text but not in the proven capture was put there after the date.
   const added = live.match && !match ? '; the quote is in it, added after the date' : '';
-  const liveNote = live.drift === 'changed' || !live.record.fetch.ok ? ` (the live source: ${liveState(live)}${added})` : '';
-  return { record, match, asOf: captureAsOf(capture, date, replaying), drifted: false, note: `judged on the Wayback capture of ${when}, ${why}${liveNote}` };
+  const liveNote =
+    live.drift === 'changed' || !live.record.fetch.ok ? ` (the live source: ${liveState(live)}${added})` : '';
+  return {
+    record,
+    match,
+    asOf: captureAsOf(capture, date, replaying),
+    drifted: false,
+    note: `judged on the Wayback capture of ${when}, ${why}${liveNote}`,
+  };
 }

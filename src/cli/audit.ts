@@ -39,7 +39,9 @@ const FAILURES_SHOWN = 5;
  * Where the audit reads and writes (the dataset, --out, --json, resolved), once the machine can isolate trials and the
  * places keep apart; undefined when not, the reason said in one line.
  */
-function auditPlaces(opts: AuditCommandOptions): { dataset: string; out: string | undefined; json: string | undefined } | undefined {
+function auditPlaces(
+  opts: AuditCommandOptions,
+): { dataset: string; out: string | undefined; json: string | undefined } | undefined {
   if (!canIsolate()) {
     errorLine(
       "audit needs namespace isolation (bench's containers): run it as root on a machine with util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. " +
@@ -50,7 +52,9 @@ function auditPlaces(opts: AuditCommandOptions): { dataset: string; out: string 
   const dataset = realpathSync(resolve(opts.dataset));
   const out = opts.out ? resolve(opts.out) : undefined;
   if (out && (within(out, dataset) || within(dataset, out))) {
-    errorLine(`--out ${opts.out}: the trials may not be kept inside the dataset, nor the dataset inside them (each trial hides both from the agent)`);
+    errorLine(
+      `--out ${opts.out}: the trials may not be kept inside the dataset, nor the dataset inside them (each trial hides both from the agent)`,
+    );
     return undefined;
   }
   const json = opts.json ? resolve(opts.json) : undefined;
@@ -84,7 +88,10 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
   let lastShown = 0;
   let report: AuditReport;
   try {
-    if (progress) messageLine(`audit: ${tasks} ${tasks === 1 ? 'task' : 'tasks'} in ${dataset}; trials in ${trialsDir}${out ? '' : ' (removed at the end)'}`);
+    if (progress)
+      messageLine(
+        `audit: ${tasks} ${tasks === 1 ? 'task' : 'tasks'} in ${dataset}; trials in ${trialsDir}${out ? '' : ' (removed at the end)'}`,
+      );
     report = await runAudit({
       dataset,
       ...(opts.sample !== undefined ? { sample: opts.sample } : {}),

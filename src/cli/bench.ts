@@ -3,8 +3,25 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
-import { BenchSetupError, isolationLimits, isolationSummary, resolveIsolation, runBench, type BenchReport, type Isolation } from '../harbor/local-harness.js';
-import { AgentNameError, agentFolders, compareRuns, comparisonTable, relocate, shownPath, withOracleEvidence, type BenchRun } from '../harbor/compare.js';
+import {
+  BenchSetupError,
+  isolationLimits,
+  isolationSummary,
+  resolveIsolation,
+  runBench,
+  type BenchReport,
+  type Isolation,
+} from '../harbor/local-harness.js';
+import {
+  AgentNameError,
+  agentFolders,
+  compareRuns,
+  comparisonTable,
+  relocate,
+  shownPath,
+  withOracleEvidence,
+  type BenchRun,
+} from '../harbor/compare.js';
 import { DatasetError, listTasks, type VerifierMode } from '../harbor/dataset.js';
 import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
 import { cliIo, errorLine, refuseInput } from './progress.js';
@@ -93,7 +110,13 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
 }
 
 /** Runs the agents (one, or several compared) and prints and writes their reports. */
-async function runAgents(opts: BenchCommandOptions, agents: string[], names: string[], total: number, paths: (r: BenchReport) => string): Promise<number> {
+async function runAgents(
+  opts: BenchCommandOptions,
+  agents: string[],
+  names: string[],
+  total: number,
+  paths: (r: BenchReport) => string,
+): Promise<number> {
   if (agents.length === 1) {
     const report = await runAgent(opts, agents[0]!, names[0]!, opts.out, total, false);
     const written = writeBenchReports(report, opts.out);
@@ -119,10 +142,13 @@ async function runAgents(opts: BenchCommandOptions, agents: string[], names: str
   const oracleDir = join(opts.out, oracleAt >= 0 ? names[oracleAt]! : 'oracle');
   if (!oracle) {
     const dir = oracleDir;
-    if (!opts.quiet) cliIo().stderr.write('bench: running the oracle too, for the diagnoses the comparison is split by\n');
+    if (!opts.quiet)
+      cliIo().stderr.write('bench: running the oracle too, for the diagnoses the comparison is split by\n');
     const report = await runAgent(opts, 'oracle', 'oracle', dir, total, true);
     writeBenchReports(report, dir);
-    cliIo().stdout.write(`oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${shownPath(join(dir, 'report.html'))}\n`);
+    cliIo().stdout.write(
+      `oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${shownPath(join(dir, 'report.html'))}\n`,
+    );
     oracle = { report, dir: shownPath(dir) };
   }
   // Each other agent's report again, now with the oracle's evidence beside its own answers (html.ts).
@@ -133,12 +159,21 @@ async function runAgents(opts: BenchCommandOptions, agents: string[], names: str
   // Printed with the folders as seen from here; written with them relative to --out, where the page's links start.
   const comparison = compareRuns(runs, oracle);
   const written = writeComparisonReports(relocate(comparison, opts.out), opts.out);
-  cliIo().stdout.write(`\n${comparisonTable(comparison)}\n\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}\n`);
+  cliIo().stdout.write(
+    `\n${comparisonTable(comparison)}\n\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}\n`,
+  );
   return 0;
 }
 
 /** Runs one agent over the dataset into `outDir`, with progress on stderr (named by its name when several run). */
-async function runAgent(opts: BenchCommandOptions, agent: string, name: string, outDir: string, total: number, several: boolean): Promise<BenchReport> {
+async function runAgent(
+  opts: BenchCommandOptions,
+  agent: string,
+  name: string,
+  outDir: string,
+  total: number,
+  several: boolean,
+): Promise<BenchReport> {
   const who = several ? `${name}: ` : '';
   const bar =
     !opts.quiet && process.stderr.isTTY
@@ -171,7 +206,8 @@ async function runAgent(opts: BenchCommandOptions, agent: string, name: string, 
     onTaskDone: (t) => {
       done++;
       if (bar) bar.update(done, { task: t.task });
-      else if (!opts.quiet) cliIo().stderr.write(`bench: ${who}${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}\n`);
+      else if (!opts.quiet)
+        cliIo().stderr.write(`bench: ${who}${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}\n`);
     },
   });
   bar?.stop();

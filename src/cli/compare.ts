@@ -72,7 +72,9 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
       const given = readRunFolder(opts.oracle);
       oracle = given.oracle ?? given.runs[0];
       if (oracle?.report.agent !== 'oracle')
-        messageLine(`warning: --oracle ${opts.oracle}: its agent is ${oracle?.report.agent}, not the oracle; its diagnoses are used as given`);
+        messageLine(
+          `warning: --oracle ${opts.oracle}: its agent is ${oracle?.report.agent}, not the oracle; its diagnoses are used as given`,
+        );
     } else {
       oracle = folders.find((f) => f.oracle)?.oracle;
     }
@@ -101,7 +103,9 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
     const written = writeComparisonReports(withEvidence, opts.out);
     outputLine(`\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}`);
     if (withEvidence.agents.some((a) => a.evidence_report))
-      outputLine(`each agent's claims with the oracle's evidence: ${shownPath(join(opts.out, 'evidence'))}/NAME/report.html`);
+      outputLine(
+        `each agent's claims with the oracle's evidence: ${shownPath(join(opts.out, 'evidence'))}/NAME/report.html`,
+      );
   }
   return 0;
 }

@@ -86,7 +86,8 @@ function packageOptions(opts: ExportCommandOptions): PackageOptions {
   }
   const org = checkOrg(opts.org);
   if (opts.name !== undefined) packageName(org, opts.name);
-  if (opts.description !== undefined && opts.description.trim() === '') throw new ExportError('--description: an empty description');
+  if (opts.description !== undefined && opts.description.trim() === '')
+    throw new ExportError('--description: an empty description');
   return {
     org,
     authors: (opts.author ?? []).map(parseAuthor),
@@ -119,7 +120,8 @@ class StagedOutput {
     const parent = dirname(this.#out);
     const tag = `.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
     const existing = existsSync(this.#out) ? statSync(this.#out) : undefined;
-    this.#inside = existing !== undefined && (parent === this.#out || !writable(parent) || statSync(parent).dev !== existing.dev);
+    this.#inside =
+      existing !== undefined && (parent === this.#out || !writable(parent) || statSync(parent).dev !== existing.dev);
     this.#made = existing ? undefined : mkdirSync(parent, { recursive: true });
     this.dir = this.#inside ? join(this.#out, tag) : join(parent, `.${basename(this.#out)}${tag}`);
     try {
@@ -188,7 +190,9 @@ function reportSpread(tasks: readonly (readonly LabelledClaim[])[], names: reado
       `no_match share per task: min ${share(noMatch.min)}, median ${share(noMatch.median)}, max ${share(noMatch.max)}`,
   );
   if (oneLabel.length === 0) return;
-  const named = oneLabel.slice(0, NAMED_TASKS).map((t) => `${names[t.task]} (${plural(t.claims, 'claim')}, all ${t.label})`);
+  const named = oneLabel
+    .slice(0, NAMED_TASKS)
+    .map((t) => `${names[t.task]} (${plural(t.claims, 'claim')}, all ${t.label})`);
   const more = oneLabel.length > NAMED_TASKS ? `, and ${oneLabel.length - NAMED_TASKS} more` : '';
   const one = oneLabel.length === 1;
   messageLine(
@@ -264,7 +268,16 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     }
-    outputLine(wroteLine(opts, { result, claims: claims.length, written, disagreements: disagreements.length, skillDir, org: pkg.org }));
+    outputLine(
+      wroteLine(opts, {
+        result,
+        claims: claims.length,
+        written,
+        disagreements: disagreements.length,
+        skillDir,
+        org: pkg.org,
+      }),
+    );
     reportSpread(
       tasks,
       result.tasks.map((t) => t.name),
@@ -279,16 +292,23 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
  * The options checked before the claims and the archive are read (the --out folder, the name, the package options, the
  * verifier, the skill folder): a mistake in one costs nothing. Returns the package options and the skill folder.
  */
-function checkExportOptions(opts: ExportCommandOptions): { pkg: ReturnType<typeof packageOptions>; skillDir: string | undefined } {
+function checkExportOptions(opts: ExportCommandOptions): {
+  pkg: ReturnType<typeof packageOptions>;
+  skillDir: string | undefined;
+} {
   // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
   checkOutputPath(opts.out, '--out', { folder: true, createFolders: true });
   const present = existsSync(opts.out) ? readdirSync(opts.out) : [];
   if (present.length > 0 && present.every((e) => STAGING.test(e)))
-    throw new ExportError(`--out ${opts.out}: holds ${present[0]}, left by an export that was killed; remove it, or choose a new folder`);
+    throw new ExportError(
+      `--out ${opts.out}: holds ${present[0]}, left by an export that was killed; remove it, or choose a new folder`,
+    );
   if (present.length > 0) throw new ExportError(`--out ${opts.out}: exists and is not empty; choose a new folder`);
   // So is the name: it becomes folder names inside --out (`--name ../../x` must not write outside it).
   if (opts.name !== undefined && !isTaskName(opts.name))
-    throw new ExportError(`--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
+    throw new ExportError(
+      `--name ${JSON.stringify(opts.name)}: must be ${TASK_NAME_RULE} (at most 128): it names the task folders`,
+    );
   // So are the package options: a bad --org or --author is found before anything is read.
   const pkg = packageOptions(opts);
   // So is a verifier the layout cannot have (SkillsBench 1.1's harnesses run it in the agent's container).
@@ -296,7 +316,9 @@ function checkExportOptions(opts: ExportCommandOptions): { pkg: ReturnType<typeo
   if (modeProblem) throw new ExportError(modeProblem);
   // So is the skill folder: a typo in --with-skill is found before anything is read or written.
   const skillDir =
-    opts.withSkill === undefined || opts.withSkill === false ? undefined : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
+    opts.withSkill === undefined || opts.withSkill === false
+      ? undefined
+      : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
   return { pkg, skillDir };
 }
 
@@ -314,7 +336,9 @@ interface Wrote {
 function wroteLine(opts: ExportCommandOptions, w: Wrote): string {
   const { result, written, skillDir } = w;
   const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
-  const differ = w.disagreements ? `, ${plural(w.disagreements, 'claim')} the frozen oracle answers otherwise than labelled (--allow-disagreement)` : '';
+  const differ = w.disagreements
+    ? `, ${plural(w.disagreements, 'claim')} the frozen oracle answers otherwise than labelled (--allow-disagreement)`
+    : '';
   const frozen = written
     ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${size(written.bytes)} in all) in environment/sources.warc.gz${differ}`
     : '';
@@ -323,9 +347,14 @@ function wroteLine(opts: ExportCommandOptions, w: Wrote): string {
     ...(opts.withMcp ? ['the MCP server `quotecheck mcp`'] : []),
   ];
   // Tasks that give the agent quotecheck are tool-use tasks: their tags and instruction say so, and so does this line.
-  const shipped = ships.length ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking` : '';
+  const shipped = ships.length
+    ? `; every task ships ${ships.join(' and ')} to the agent, so these tasks measure tool use, not fact-checking`
+    : '';
   // Without an org the tasks have no [task] name: they run, but Harbor's registry will not take them; the line says so.
-  const naming = w.org !== undefined ? `; named ${w.org}/<task>` : "; no --org, so no [task] name: the tasks run, but Harbor's registry cannot publish them";
+  const naming =
+    w.org !== undefined
+      ? `; named ${w.org}/<task>`
+      : "; no --org, so no [task] name: the tasks run, but Harbor's registry cannot publish them";
   return `wrote ${plural(result.tasks.length, 'task')} (${plural(w.claims, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}${naming}`;
 }
 

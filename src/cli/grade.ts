@@ -55,8 +55,15 @@ function readGold(path: string): { labels: Map<string, string>; identity: FileId
   } catch {
     // Not one JSON document: JSON Lines of labelled claims (readClaimRows names the line that does not parse).
   }
-  const isMap = whole !== null && typeof whole === 'object' && !Array.isArray(whole) && !('claims' in whole) && !isClaimRow(whole as Record<string, unknown>);
-  const labels = isMap ? parseLabels(whole, where) : goldOfRows(readClaimRows(where, text, GradeInputError), GradeInputError);
+  const isMap =
+    whole !== null &&
+    typeof whole === 'object' &&
+    !Array.isArray(whole) &&
+    !('claims' in whole) &&
+    !isClaimRow(whole as Record<string, unknown>);
+  const labels = isMap
+    ? parseLabels(whole, where)
+    : goldOfRows(readClaimRows(where, text, GradeInputError), GradeInputError);
   if (labels.size === 0) throw new GradeInputError(`${where} has no labels`);
   return { labels, identity: read.identity };
 }

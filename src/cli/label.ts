@@ -51,7 +51,8 @@ function checkOutputs(opts: LabelCommandOptions): void {
   );
   if (opts.out !== undefined && existsSync(opts.out) && !opts.force)
     throw new LabelRefused(`--out ${opts.out}: exists; label never overwrites a file unless asked (--force)`);
-  if (opts.record && opts.replay) throw new LabelRefused('--record and --replay cannot be used together: a replay makes no HTTP exchanges to record');
+  if (opts.record && opts.replay)
+    throw new LabelRefused('--record and --replay cannot be used together: a replay makes no HTTP exchanges to record');
 }
 
 /** The claims file's rows (JSON array, {"claims": [...]}, or JSON Lines), at most the claims-file cap. */
@@ -70,7 +71,10 @@ function readRows(path: string): ClaimRow[] {
 }
 
 /** The recorder and where its responses' hashes go (for evidence.warc_record_id), or the replay, or neither. */
-async function openArchives(opts: LabelCommandOptions, recorded: RecordedBodies): Promise<{ recorder?: WarcRecorder; replay?: ReplayDispatcher }> {
+async function openArchives(
+  opts: LabelCommandOptions,
+  recorded: RecordedBodies,
+): Promise<{ recorder?: WarcRecorder; replay?: ReplayDispatcher }> {
   if (!opts.record && !opts.replay) return {};
   const { WarcRecorder, decodeContent, openReplay } = await import('../archive/index.js');
   if (opts.replay) return { replay: await openReplay(opts.replay) };
@@ -80,7 +84,8 @@ async function openArchives(opts: LabelCommandOptions, recorded: RecordedBodies)
       // Hashed as the fetch layer hashes a source: after Content-Encoding is removed.
       const encoding = headers.find(([k]) => k.toLowerCase() === 'content-encoding')?.[1];
       const bytes = Buffer.concat(body);
-      const plain = encoding && encoding.trim().toLowerCase() !== 'identity' ? (decodeContent(bytes, encoding) ?? bytes) : bytes;
+      const plain =
+        encoding && encoding.trim().toLowerCase() !== 'identity' ? (decodeContent(bytes, encoding) ?? bytes) : bytes;
       const list = recorded.get(targetUri) ?? [];
       list.push({ sha256: createHash('sha256').update(plain).digest('hex'), recordId });
       recorded.set(targetUri, list);
@@ -145,7 +150,10 @@ function writeOutputs(run: LabelRun, rows: readonly ClaimRow[], opts: LabelComma
     written.push(`${opts.out} (${plural(run.rows.length, 'labelled claim')})`);
   }
   if (opts.leftOut !== undefined) {
-    const left = run.leftOut.map((l) => ({ ...rows[l.index]!.raw, left_out: { cause: l.cause, ...(l.kind ? { kind: l.kind } : {}), reason: l.reason } }));
+    const left = run.leftOut.map((l) => ({
+      ...rows[l.index]!.raw,
+      left_out: { cause: l.cause, ...(l.kind ? { kind: l.kind } : {}), reason: l.reason },
+    }));
     writeFileAtomicSync(opts.leftOut, lines(left));
     written.push(`${opts.leftOut} (${plural(left.length, 'claim')} left out)`);
   }
@@ -153,7 +161,11 @@ function writeOutputs(run: LabelRun, rows: readonly ClaimRow[], opts: LabelComma
 }
 
 /** The run's settings from the command's: the network (recorded or not) or a replay; Wayback is never asked (labels are made now). */
-function checkOptions(opts: LabelCommandOptions, archives: { recorder?: WarcRecorder; replay?: ReplayDispatcher }, signal: AbortSignal): Partial<CheckOptions> {
+function checkOptions(
+  opts: LabelCommandOptions,
+  archives: { recorder?: WarcRecorder; replay?: ReplayDispatcher },
+  signal: AbortSignal,
+): Partial<CheckOptions> {
   return { ...fetchSettings('label', opts), signal, transport: transportOf(archives) };
 }
 
@@ -172,9 +184,13 @@ function prepare(opts: LabelCommandOptions): Prepared {
   const set = parseClaimRows(rows, opts.claims, ClaimsFileError);
   const labelled = hasLabels(rows);
   if (opts.out === undefined && !labelled)
-    throw new LabelRefused(`--out is required: ${opts.claims} carries no labels to check, so the labels made must be written somewhere`);
+    throw new LabelRefused(
+      `--out is required: ${opts.claims} carries no labels to check, so the labels made must be written somewhere`,
+    );
   if (opts.replay && opts.out !== undefined)
-    throw new LabelRefused('--replay checks labels against a recorded run; it writes none (--out): a label is dated when its source is read, live');
+    throw new LabelRefused(
+      '--replay checks labels against a recorded run; it writes none (--out): a label is dated when its source is read, live',
+    );
   return { rows, set, labelled };
 }
 

@@ -27,7 +27,10 @@ export function defaultShown(option: Option): string | undefined {
 /** Help for the commands this file documents: choices and default after each description, one format. */
 const HELP_CONFIG = {
   optionDescription(option: Option): string {
-    const extra = [option.argChoices ? `one of ${option.argChoices.join(', ')}` : undefined, defaultShown(option)].filter(Boolean);
+    const extra = [
+      option.argChoices ? `one of ${option.argChoices.join(', ')}` : undefined,
+      defaultShown(option),
+    ].filter(Boolean);
     return extra.length ? `${option.description} (${extra.join('; ')})` : option.description;
   },
 };
@@ -41,29 +44,56 @@ function described(flags: string, description: string, shown: string): Option {
 function addRunCommand(program: Command, outcome: Outcome): void {
   const run = program
     .command('run')
-    .description('label every claim of a claims file; the answers file is written by every run that gets past input validation')
+    .description(
+      'label every claim of a claims file; the answers file is written by every run that gets past input validation',
+    )
     .configureHelp(HELP_CONFIG)
-    .option('--claims <path>', 'claims file: a JSON array of {id, quote, url} (docs/how-it-decides.md, Contracts)', 'claims.json')
+    .option(
+      '--claims <path>',
+      'claims file: a JSON array of {id, quote, url} (docs/how-it-decides.md, Contracts)',
+      'claims.json',
+    )
     .option('--out <path>', 'answers file to write', 'answers.json')
-    .option('--report <path>', 'also write the evidence report, one JSON line per claim, appended as each claim is decided')
+    .option(
+      '--report <path>',
+      'also write the evidence report, one JSON line per claim, appended as each claim is decided',
+    )
     .addOption(
-      new Option('--report-order <order>', "the report's line order: as claims are decided, or the claims file's (rewritten once at the end)")
+      new Option(
+        '--report-order <order>',
+        "the report's line order: as claims are decided, or the claims file's (rewritten once at the end)",
+      )
         .choices([...REPORT_ORDERS])
         .default('decision'),
     )
     .option('--baseline', 'fetch nothing, answer no_match for every claim (the baseline every agent must beat)', false)
-    .addOption(new Option('--format <format>', 'answers as {id: label} (map) or [{id, label}] (list)').choices(['map', 'list']).default('map'));
+    .addOption(
+      new Option('--format <format>', 'answers as {id: label} (map) or [{id, label}] (list)')
+        .choices(['map', 'list'])
+        .default('map'),
+    );
   addTableOptions(run, 'run')
     .option('--deadline <seconds>', 'stop after this long; undecided claims are answered no_match', positiveSeconds)
-    .addOption(described('--max-claims-mb <megabytes>', 'largest claims file read', String(CLI_DEFAULTS.maxClaimsMb)).argParser(megabytes))
-    .addOption(described('--as-of <date>', 'judge every claim as of this ISO date or date-time', "each claim's verify_date"))
+    .addOption(
+      described('--max-claims-mb <megabytes>', 'largest claims file read', String(CLI_DEFAULTS.maxClaimsMb)).argParser(
+        megabytes,
+      ),
+    )
+    .addOption(
+      described('--as-of <date>', 'judge every claim as of this ISO date or date-time', "each claim's verify_date"),
+    )
     .option('--record <file.warc.gz>', 'keep every HTTP exchange of the run in a WARC 1.1 file')
-    .addOption(described('--replay <file.warc.gz>', 'answer every fetch from a WARC file, with no network', `$${REPLAY_ENV}`))
+    .addOption(
+      described('--replay <file.warc.gz>', 'answer every fetch from a WARC file, with no network', `$${REPLAY_ENV}`),
+    )
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       // Each command loads its own modules: `grade` should not pay for the HTTP client and parsers.
       const { runCommand } = await import('./run.js');
-      outcome.code = await runCommand({ ...o, maxClaimsBytes: o.maxClaimsMb === undefined ? undefined : bytesOf(o.maxClaimsMb) });
+      outcome.code = await runCommand({
+        ...o,
+        maxClaimsBytes: o.maxClaimsMb === undefined ? undefined : bytesOf(o.maxClaimsMb),
+      });
     });
 }
 
@@ -75,13 +105,35 @@ function addLabelCommand(program: Command, outcome: Outcome): void {
       "make gold labels by the mechanical rule, with their proof: each claim labelled on its source as read now, with verify_date and evidence.sha256; claims whose source cannot be read are left out. Over a labelled file, says which labels today's sources would change (exit 1 when some would)",
     )
     .configureHelp(HELP_CONFIG)
-    .requiredOption('--claims <path>', 'claims: a JSON array of {id, quote, url}, {"claims": [...]}, or JSON Lines; every other field is kept')
-    .addOption(described('--out <path>', 'the labelled claims, JSON Lines (what export and grade --gold read)', 'none: a labelled --claims is only checked'))
+    .requiredOption(
+      '--claims <path>',
+      'claims: a JSON array of {id, quote, url}, {"claims": [...]}, or JSON Lines; every other field is kept',
+    )
+    .addOption(
+      described(
+        '--out <path>',
+        'the labelled claims, JSON Lines (what export and grade --gold read)',
+        'none: a labelled --claims is only checked',
+      ),
+    )
     .option('--force', '--out may replace an existing file', false)
-    .option('--keep-unreadable', 'label claims whose source could not be read no_match, as the bare rule would, instead of leaving them out', false)
-    .option('--left-out <path>', 'also write the claims left out, JSON Lines, each with left_out: {cause, kind, reason}')
-    .option('--record <file.warc.gz>', 'keep every HTTP exchange in a WARC 1.1 file; each evidence names the record of its bytes (warc_record_id)')
-    .option('--replay <file.warc.gz>', "check a labelled --claims against a recorded run's sources, with no network (writes no labels)")
+    .option(
+      '--keep-unreadable',
+      'label claims whose source could not be read no_match, as the bare rule would, instead of leaving them out',
+      false,
+    )
+    .option(
+      '--left-out <path>',
+      'also write the claims left out, JSON Lines, each with left_out: {cause, kind, reason}',
+    )
+    .option(
+      '--record <file.warc.gz>',
+      'keep every HTTP exchange in a WARC 1.1 file; each evidence names the record of its bytes (warc_record_id)',
+    )
+    .option(
+      '--replay <file.warc.gz>',
+      "check a labelled --claims against a recorded run's sources, with no network (writes no labels)",
+    )
     .option('--report <path>', 'also write the evidence report, one JSON line per claim');
   addTableOptions(label, 'label')
     .option('--quiet', 'no progress output', false)
@@ -99,10 +151,23 @@ function addVerifyCommand(program: Command, outcome: Outcome): void {
     .configureHelp(HELP_CONFIG)
     .requiredOption('--url <url>', 'the source URL')
     .requiredOption('--quote <text>', 'the quote ("-" reads it from stdin)')
-    .option('--json', 'print one JSON object: the evidence report fields (docs/how-it-decides.md, Contracts) plus the quote', false);
+    .option(
+      '--json',
+      'print one JSON object: the evidence report fields (docs/how-it-decides.md, Contracts) plus the quote',
+      false,
+    );
   addTableOptions(verify, 'verify')
-    .addOption(described('--as-of <date>', 'judge the quote as of this ISO date or date-time, as run judges a claim with this verify_date', 'today'))
-    .option('--evidence <sha256>', "the sha256 of the source as labelled (a claim's evidence.sha256): a capture hashing to it decides alone")
+    .addOption(
+      described(
+        '--as-of <date>',
+        'judge the quote as of this ISO date or date-time, as run judges a claim with this verify_date',
+        'today',
+      ),
+    )
+    .option(
+      '--evidence <sha256>',
+      "the sha256 of the source as labelled (a claim's evidence.sha256): a capture hashing to it decides alone",
+    )
     .addOption(described('--replay <file.warc.gz>', 'answer from a WARC file, with no network', `$${REPLAY_ENV}`))
     .action(async (o) => {
       const { verifyCommand } = await import('./verify.js');
@@ -127,7 +192,9 @@ Tools (inputs; ? marks an optional one):
 function addMcpCommand(program: Command, outcome: Outcome): void {
   const mcp = program
     .command('mcp')
-    .description('serve verify_quote, read_source, search_source and check_claims to an agent over MCP (stdio); ends when stdin closes')
+    .description(
+      'serve verify_quote, read_source, search_source and check_claims to an agent over MCP (stdio); ends when stdin closes',
+    )
     .configureHelp(HELP_CONFIG);
   addTableOptions(mcp, 'mcp')
     .addOption(
@@ -145,7 +212,11 @@ function addMcpCommand(program: Command, outcome: Outcome): void {
       ).argParser(positiveSeconds),
     )
     .addOption(
-      described('--replay <file.warc.gz>', 'answer every fetch, Wayback lookups and captures too, from a WARC file, with no network', `$${REPLAY_ENV}`),
+      described(
+        '--replay <file.warc.gz>',
+        'answer every fetch, Wayback lookups and captures too, from a WARC file, with no network',
+        `$${REPLAY_ENV}`,
+      ),
     )
     .addHelpText('after', MCP_TOOLS_HELP)
     .action(async (o) => {
@@ -161,7 +232,10 @@ function addGradeCommand(program: Command, outcome: Outcome): void {
     .description('grade an answers file against gold labels; reward = correct / gold claims; names the wrong ids')
     .configureHelp(HELP_CONFIG)
     .requiredOption('--answers <path>', 'answers file ({id: label} or [{id, label}])')
-    .requiredOption('--gold <path>', 'gold labels: {id: label}, [{id, label}], or the labelled claims label writes (JSON Lines with a label each)')
+    .requiredOption(
+      '--gold <path>',
+      'gold labels: {id: label}, [{id, label}], or the labelled claims label writes (JSON Lines with a label each)',
+    )
     .option('--reward <path>', 'write the reward (a decimal) to this file; missing folders are created')
     .action(async (o) => {
       const { gradeCommand } = await import('./grade.js');
@@ -173,7 +247,9 @@ function addGradeCommand(program: Command, outcome: Outcome): void {
 function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.ProcessEnv): void {
   program
     .command('bench')
-    .description("run every task of a dataset (Harbor or SkillsBench 1.1 layout) locally: agent, then the task's verifier; report.json and report.html")
+    .description(
+      "run every task of a dataset (Harbor or SkillsBench 1.1 layout) locally: agent, then the task's verifier; report.json and report.html",
+    )
     .configureHelp(HELP_CONFIG)
     .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
     // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be kept alongside, so it is described and applied in bench.ts).
@@ -192,7 +268,11 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
         'oracle, baseline, agent-N',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
-    .addOption(new Option('--jobs <n>', 'tasks run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
+    .addOption(
+      new Option('--jobs <n>', 'tasks run at once')
+        .argParser(positiveInt)
+        .default(availableParallelism(), 'one per core'),
+    )
     .option('--out <dir>', 'where trials and reports go', 'bench-out')
     .addOption(
       new Option(
@@ -211,11 +291,17 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
         .default('task'),
     )
     .addOption(
-      new Option('--agent-user <who>', "task: the agent phase as the task's [agent] user; root: as root, as a harness that ignores [agent] user")
+      new Option(
+        '--agent-user <who>',
+        "task: the agent phase as the task's [agent] user; root: as root, as a harness that ignores [agent] user",
+      )
         .choices(['task', 'root'])
         .default('task'),
     )
-    .option('--agent-dir <dir>', "a folder of the agent's own (its program, its files), read-only at /installed-agent in its container")
+    .option(
+      '--agent-dir <dir>',
+      "a folder of the agent's own (its program, its files), read-only at /installed-agent in its container",
+    )
     .addOption(
       described(
         '--agent-env <name>',
@@ -224,10 +310,10 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .addOption(
-      new Option('--replay <file.warc.gz>', "every task's quotecheck answers from this WARC archive, with no network").default(
-        env.QUOTECHECK_REPLAY ?? '',
-        '$QUOTECHECK_REPLAY, else none',
-      ),
+      new Option(
+        '--replay <file.warc.gz>',
+        "every task's quotecheck answers from this WARC archive, with no network",
+      ).default(env.QUOTECHECK_REPLAY ?? '', '$QUOTECHECK_REPLAY, else none'),
     )
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
@@ -240,10 +326,18 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
 function addCompareCommand(program: Command, outcome: Outcome): void {
   program
     .command('compare')
-    .description("finished bench runs side by side: mean reward and accuracy split by the oracle's diagnosis of each claim")
+    .description(
+      "finished bench runs side by side: mean reward and accuracy split by the oracle's diagnosis of each claim",
+    )
     .configureHelp(HELP_CONFIG)
     .argument('<run-dir...>', 'bench --out folders (one agent each, or a comparison of several)')
-    .addOption(described('--oracle <dir>', "the oracle's run folder, whose evidence reports give each claim's diagnosis", 'the run whose agent is oracle'))
+    .addOption(
+      described(
+        '--oracle <dir>',
+        "the oracle's run folder, whose evidence reports give each claim's diagnosis",
+        'the run whose agent is oracle',
+      ),
+    )
     .option('--out <dir>', 'also write report.json and report.html into this folder')
     .action(async (runs: string[], o) => {
       const { compareCommand } = await import('./compare.js');
@@ -253,20 +347,42 @@ function addCompareCommand(program: Command, outcome: Outcome): void {
 
 /** `export`: a Harbor dataset from labelled claims (src/cli/export.ts). */
 function addExportCommand(program: Command, outcome: Outcome): void {
-  program
+  const command = program
     .command('export')
-    .description('write a dataset (Harbor\'s layout, or SkillsBench 1.1\'s task.md) from labelled claims (JSON Lines with a "label" per claim)')
+    .description(
+      'write a dataset (Harbor\'s layout, or SkillsBench 1.1\'s task.md) from labelled claims (JSON Lines with a "label" per claim)',
+    )
     .configureHelp(HELP_CONFIG)
     .requiredOption('--labelled <file>', 'labelled claims: one JSON object per line (a JSON array is accepted too)')
     .requiredOption('--out <dir>', 'new (or empty) folder for the dataset')
-    .option('--per-task <n>', 'about this many claims per task (claims of one source stay together)', positiveInt, CLI_DEFAULTS.perTask)
-    .addOption(described('--name <prefix>', 'task name prefix', "the --labelled file's name"))
-    .option('--warc <file.warc.gz>', 'a frozen edition: each task ships its own sources from this recorded run and replays them')
-    .addOption(
-      described('--with-skill [dir]', "ship a skill in every task (Harbor's [environment] skills_dir): quotecheck's own, or the skill folder given", 'off'),
+    .option(
+      '--per-task <n>',
+      'about this many claims per task (claims of one source stay together)',
+      positiveInt,
+      CLI_DEFAULTS.perTask,
     )
-    .option('--with-mcp', "declare quotecheck's MCP server (`quotecheck mcp`, stdio) in every task's [[environment.mcp_servers]]", false)
-    .option('--allow-private', "the sources are on a private network (tests, an intranet): the oracle's run and the MCP server may reach it", false)
+    .addOption(described('--name <prefix>', 'task name prefix', "the --labelled file's name"))
+    .option(
+      '--warc <file.warc.gz>',
+      'a frozen edition: each task ships its own sources from this recorded run and replays them',
+    )
+    .addOption(
+      described(
+        '--with-skill [dir]',
+        "ship a skill in every task (Harbor's [environment] skills_dir): quotecheck's own, or the skill folder given",
+        'off',
+      ),
+    )
+    .option(
+      '--with-mcp',
+      "declare quotecheck's MCP server (`quotecheck mcp`, stdio) in every task's [[environment.mcp_servers]]",
+      false,
+    )
+    .option(
+      '--allow-private',
+      "the sources are on a private network (tests, an intranet): the oracle's run and the MCP server may reach it",
+      false,
+    )
     .option(
       '--allow-disagreement',
       "with --warc: write the frozen edition even where its oracle, replaying each task's archive, would answer a claim otherwise than its label (refused by default, naming the claims)",
@@ -289,7 +405,19 @@ function addExportCommand(program: Command, outcome: Outcome): void {
         .choices(VERIFIER_MODES)
         .default(undefined, 'separate; shared with --layout skillsbench'),
     )
-    .option('--task-field <field>', 'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task')
+    .option(
+      '--task-field <field>',
+      'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task',
+    );
+  addPublishingOptions(command).action(async (o) => {
+    const { exportCommand } = await import('./export.js');
+    outcome.code = await exportCommand(o);
+  });
+}
+
+/** export's options for publishing: the [task] table Harbor's registry reads, and [metadata]. */
+function addPublishingOptions(command: Command): Command {
+  return command
     .addOption(
       described(
         '--org <org>',
@@ -300,9 +428,11 @@ function addExportCommand(program: Command, outcome: Outcome): void {
       ),
     )
     .addOption(
-      described('--author <"name <email>">', '[task] authors: one author, the email optional; repeat for more (needs --org)', 'none').argParser(
-        (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
-      ),
+      described(
+        '--author <"name <email>">',
+        '[task] authors: one author, the email optional; repeat for more (needs --org)',
+        'none',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .addOption(
       described('--keyword <word>', '[task] keywords: one keyword; repeat for more (needs --org)', 'none').argParser(
@@ -310,13 +440,17 @@ function addExportCommand(program: Command, outcome: Outcome): void {
       ),
     )
     .addOption(
-      described('--description <text>', '[task] description of every task (needs --org)', 'Check N quotes against their sources: verbatim or no_match'),
+      described(
+        '--description <text>',
+        '[task] description of every task (needs --org)',
+        'Check N quotes against their sources: verbatim or no_match',
+      ),
     )
-    .addOption(new Option('--difficulty <level>', '[metadata] difficulty of every task').choices(['easy', 'medium', 'hard']).default(undefined, 'none written'))
-    .action(async (o) => {
-      const { exportCommand } = await import('./export.js');
-      outcome.code = await exportCommand(o);
-    });
+    .addOption(
+      new Option('--difficulty <level>', '[metadata] difficulty of every task')
+        .choices(['easy', 'medium', 'hard'])
+        .default(undefined, 'none written'),
+    );
 }
 
 /** A comma-separated list of some of `choices` (`--modes separate,shared`), checked. */
@@ -327,7 +461,8 @@ function choiceList<T extends string>(choices: readonly T[]): (value: string) =>
       .map((v) => v.trim())
       .filter(Boolean);
     const bad = items.find((v) => !(choices as readonly string[]).includes(v));
-    if (bad !== undefined || !items.length) throw new InvalidArgumentError(`give one or more of ${choices.join(', ')}, separated by commas`);
+    if (bad !== undefined || !items.length)
+      throw new InvalidArgumentError(`give one or more of ${choices.join(', ')}, separated by commas`);
     return [...new Set(items)] as T[];
   };
 }
@@ -373,21 +508,37 @@ function addAuditCommand(program: Command, outcome: Outcome): void {
       ).argParser(choiceList(['separate', 'shared'] as const)),
     )
     .addOption(
-      described('--users <list>', "who the cheat suite's agent phase runs as, comma-separated: agent (the task's [agent] user), root", 'agent,root').argParser(
-        choiceList(['agent', 'root'] as const),
-      ),
+      described(
+        '--users <list>',
+        "who the cheat suite's agent phase runs as, comma-separated: agent (the task's [agent] user), root",
+        'agent,root',
+      ).argParser(choiceList(['agent', 'root'] as const)),
     )
     .addOption(
-      described('--attacks <list>', 'only these attacks, comma-separated ids or id prefixes (listed below)', 'all').argParser((value: string) =>
+      described(
+        '--attacks <list>',
+        'only these attacks, comma-separated ids or id prefixes (listed below)',
+        'all',
+      ).argParser((value: string) =>
         value
           .split(',')
           .map((v) => v.trim())
           .filter(Boolean),
       ),
     )
-    .addOption(new Option('--jobs <n>', 'trials run at once').argParser(positiveInt).default(availableParallelism(), 'one per core'))
+    .addOption(
+      new Option('--jobs <n>', 'trials run at once')
+        .argParser(positiveInt)
+        .default(availableParallelism(), 'one per core'),
+    )
     .option('--json <file>', 'also write the report as JSON (for CI)')
-    .addOption(described('--out <dir>', 'keep the trials here (trials/) and write audit.json', 'none: trials in a temporary folder, removed'))
+    .addOption(
+      described(
+        '--out <dir>',
+        'keep the trials here (trials/) and write audit.json',
+        'none: trials in a temporary folder, removed',
+      ),
+    )
     .addOption(
       described(
         '--answers <path>',
@@ -429,7 +580,9 @@ function addWaybackStubCommand(program: Command, outcome: Outcome): void {
  */
 export function buildProgram(io: CliIo = processIo(), outcome: Outcome = { code: 0 }): Command {
   const program = new Command('quotecheck')
-    .description('Checks quotes against their sources: fetch, extract, normalize, match; labels each claim verbatim or no_match.')
+    .description(
+      'Checks quotes against their sources: fetch, extract, normalize, match; labels each claim verbatim or no_match.',
+    )
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     // One prefix for every message, commander's usage errors included: "quotecheck: error: ...".

@@ -64,7 +64,11 @@ export function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()
 }
 
 /** Progress on `stream`: a bar on a terminal (cli-progress, loaded only then: a task's log is no terminal), a plain line every few seconds otherwise. */
-export async function createProgress(totalClaims: number, totalSources: number, stream: CliWriter = cliIo().stderr): Promise<Progress> {
+export async function createProgress(
+  totalClaims: number,
+  totalSources: number,
+  stream: CliWriter = cliIo().stderr,
+): Promise<Progress> {
   let claims = 0;
   let sources = 0;
   let failed = 0;
@@ -79,7 +83,8 @@ export async function createProgress(totalClaims: number, totalSources: number, 
       {
         // A terminal is a stream of the process's (an in-process command's writers are never one).
         stream: stream as NodeJS.WriteStream,
-        format: 'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | {duration}s{archive}',
+        format:
+          'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | {duration}s{archive}',
         hideCursor: true,
         clearOnComplete: true,
       },

@@ -70,7 +70,8 @@ function optionProblem(opts: RunCommandOptions, replay: string | undefined): str
   } catch {
     // reported below
   }
-  if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) return `--wayback-url: ${JSON.stringify(opts.waybackUrl)} is not an http(s) URL`;
+  if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:'))
+    return `--wayback-url: ${JSON.stringify(opts.waybackUrl)} is not an http(s) URL`;
   if (opts.record && replay)
     return `--record and --replay${opts.replay ? '' : ` (from $${REPLAY_ENV})`} cannot be used together: a replay makes no HTTP exchanges to record`;
   return undefined;
@@ -85,7 +86,10 @@ class RunRefused extends UserError {
 async function readClaims(opts: RunCommandOptions): Promise<ClaimSet> {
   const set = await readClaimsFile(opts.claims, opts.maxClaimsBytes ? { maxBytes: opts.maxClaimsBytes } : {});
   for (const entry of set.entries) {
-    if (entry.kind === 'invalid') warn(`warning: ${opts.claims}: ${describeClaim(entry.index, entry.id)}: ${entry.problems.join('; ')}; answered no_match`);
+    if (entry.kind === 'invalid')
+      warn(
+        `warning: ${opts.claims}: ${describeClaim(entry.index, entry.id)}: ${entry.problems.join('; ')}; answered no_match`,
+      );
   }
   for (const w of set.warnings) warn(`warning: ${w}`);
   return set;
@@ -103,12 +107,18 @@ async function openArchives(opts: RunCommandOptions, replayPath: string | undefi
   const { WarcRecorder, openReplay } = await import('../archive/index.js');
   // An archive that cannot be opened is an ArchiveError (a UserError): refused, before any answers are written.
   const replay = replayPath ? await openReplay(replayPath, { waybackUrl: opts.waybackUrl }) : undefined;
-  const recorder = opts.record ? await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` }) : undefined;
+  const recorder = opts.record
+    ? await WarcRecorder.open(opts.record, { waybackBase: opts.waybackUrl, software: `quotecheck/${VERSION}` })
+    : undefined;
   return { recorder, replay };
 }
 
 /** The answers session, its file written at once with every claim no_match, so that it exists from the start; RunRefused if it cannot be. */
-async function startAnswers(opts: RunCommandOptions, set: ClaimSet, recorder: WarcRecorder | undefined): Promise<AnswersSession> {
+async function startAnswers(
+  opts: RunCommandOptions,
+  set: ClaimSet,
+  recorder: WarcRecorder | undefined,
+): Promise<AnswersSession> {
   const session = new AnswersSession(set, opts.out, opts.format);
   try {
     session.start();
@@ -126,7 +136,8 @@ function finishBaseline(opts: RunCommandOptions, answers: AnswersFile): 0 {
     ['--report', opts.report],
     ['--record', opts.record],
   ] as const) {
-    if (path !== undefined) warn(`warning: ${flag} is ignored with --baseline (nothing is fetched, so there is nothing to keep)`);
+    if (path !== undefined)
+      warn(`warning: ${flag} is ignored with --baseline (nothing is fetched, so there is nothing to keep)`);
   }
   warn(`baseline: ${plural(answers.book.size, 'claim')} answered no_match without fetching; wrote ${opts.out}`);
   return 0;
@@ -148,7 +159,9 @@ class Stopper {
     process.on('SIGTERM', this.#onSignal);
     process.on('SIGINT', this.#onSignal);
     this.#deadlineTimer =
-      deadline === undefined ? undefined : setTimeout(() => this.#controller.abort(new Error(`deadline of ${deadline} s reached`)), deadline * 1000);
+      deadline === undefined
+        ? undefined
+        : setTimeout(() => this.#controller.abort(new Error(`deadline of ${deadline} s reached`)), deadline * 1000);
   }
 
   get signal(): AbortSignal {
@@ -179,7 +192,12 @@ interface Sinks {
 }
 
 /** The pipeline's options from the command's: units converted, and each decided claim and settled source passed to the sinks. */
-function checkOptionsFor(opts: RunCommandOptions, archives: Archives, signal: AbortSignal, sinks: Sinks): Partial<CheckOptions> {
+function checkOptionsFor(
+  opts: RunCommandOptions,
+  archives: Archives,
+  signal: AbortSignal,
+  sinks: Sinks,
+): Partial<CheckOptions> {
   const { report, progress } = sinks;
   const checkOptions: Partial<CheckOptions> = {
     ...fetchSettings('run', opts),
@@ -208,7 +226,9 @@ function openReport(opts: RunCommandOptions): { file?: ReportFile; failed: boole
     return { file: new ReportFile(opts.report), failed: false };
   } catch (err) {
     // Checked at start-up; a race (the folder removed) or a full disk now.
-    errorLine(`cannot write --report ${opts.report}: ${describeFsError(err)}; the answers in ${opts.out} will be complete`);
+    errorLine(
+      `cannot write --report ${opts.report}: ${describeFsError(err)}; the answers in ${opts.out} will be complete`,
+    );
     return { failed: true };
   }
 }
@@ -238,11 +258,19 @@ function finishReport(opts: RunCommandOptions, report: ReportFile, set: ClaimSet
 }
 
 /** The lines after a run: what went missing, why it stopped, the diagnoses, the summary and what was written. */
-function summariseRun(opts: RunCommandOptions, run: StreamedRun, tally: RunTally, recorder: WarcRecorder | undefined, reportFailed: boolean): void {
+function summariseRun(
+  opts: RunCommandOptions,
+  run: StreamedRun,
+  tally: RunTally,
+  recorder: WarcRecorder | undefined,
+  reportFailed: boolean,
+): void {
   if (tally.toolMissing) warn(`warning: ${tally.toolMissing}; PDF sources were answered no_match`);
   if (run.stopped) {
     const { undecided } = tally;
-    warn(`stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`);
+    warn(
+      `stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`,
+    );
   }
   if (!opts.quiet) cliIo().stderr.write(`${tally.diagnosisSummary()}\n`);
   const summary = tally.summary(run);
@@ -260,7 +288,9 @@ function summariseRun(opts: RunCommandOptions, run: StreamedRun, tally: RunTally
 }
 
 /** Input validation: everything a run needs before its first fetch; a UserError (exit 2) refuses it. */
-async function prepare(opts: RunCommandOptions): Promise<{ set: ClaimSet; archives: Archives; session: AnswersSession }> {
+async function prepare(
+  opts: RunCommandOptions,
+): Promise<{ set: ClaimSet; archives: Archives; session: AnswersSession }> {
   const replayPath = opts.replay ?? replayFromEnv(cliIo().env);
   // In this order: options, output paths, the claims file, then (when fetching) the archives.
   // A run refused here exits 2 and writes no answers file; every run past it writes one.
@@ -288,7 +318,9 @@ export async function runCommand(opts: RunCommandOptions): Promise<number> {
   const { recorder } = archives;
   // The answers never depend on the archive: a write that failed (a full disk) is reported, not fatal.
   const closeArchive = async (): Promise<void> => {
-    await recorder?.close().catch((err: Error) => warn(`warning: the archive ${opts.record} is incomplete: ${err.message}`));
+    await recorder
+      ?.close()
+      .catch((err: Error) => warn(`warning: the archive ${opts.record} is incomplete: ${err.message}`));
   };
   const report = openReport(opts);
   const stopper = new Stopper(session.answers, opts.deadline);

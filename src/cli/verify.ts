@@ -35,7 +35,9 @@ export function useColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = 
 /** The word diff on one line: equal words as they are, missing and extra words coloured or marked. */
 export function renderDiff(diff: readonly DiffRun[], colour: boolean): string {
   const marks = colour ? COLOURS : MARKERS;
-  return diff.map((run) => (run.op === 'equal' ? run.text : `${marks[run.op][0]}${run.text}${marks[run.op][1]}`)).join(' ');
+  return diff
+    .map((run) => (run.op === 'equal' ? run.text : `${marks[run.op][0]}${run.text}${marks[run.op][1]}`))
+    .join(' ');
 }
 
 /** Page text on one printed line: the page's own line breaks (and the blank lines around them) become one space. --json keeps them. */
@@ -47,7 +49,9 @@ function flat(text: string): string {
 export function describe(r: QuoteCheck, colour = false): string {
   const lines = [`${r.label} (diagnosis: ${r.diagnosis})`];
   const source = [r.httpStatus, r.contentType, r.charset, r.extractor].filter((x) => x !== undefined).join(', ');
-  lines.push(`source: ${r.url}${r.finalUrl && r.finalUrl !== r.url ? ` -> ${r.finalUrl}` : ''}${source ? ` (${source})` : ''}`);
+  lines.push(
+    `source: ${r.url}${r.finalUrl && r.finalUrl !== r.url ? ` -> ${r.finalUrl}` : ''}${source ? ` (${source})` : ''}`,
+  );
   if (r.match) {
     lines.push(`found in the ${VIEW_NAMES[r.match.view]} at offset ${r.match.offset}:`);
     // In the page's own wording (the TextQuoteSelector) where it could be mapped back; else normalized.
@@ -61,7 +65,9 @@ export function describe(r: QuoteCheck, colour = false): string {
       `  ${flat(r.nearest.raw)}`,
     );
     if (DIFF_SHOWN.has(r.diagnosis) && r.nearest.diff.some((run) => run.op !== 'equal')) {
-      const legend = colour ? 'red, struck: only in the quote; green: only in the source' : '[-only in the quote-] {+only in the source+}';
+      const legend = colour
+        ? 'red, struck: only in the quote; green: only in the source'
+        : '[-only in the quote-] {+only in the source+}';
       lines.push(`the quote against it (${legend}):`, `  ${renderDiff(r.nearest.diff, colour)}`);
     }
   }
@@ -92,7 +98,9 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
   const quote = opts.quote === '-' ? io.readStdin() : opts.quote;
   const evidence = opts.evidence === undefined ? undefined : evidenceHash(opts.evidence);
   if (opts.evidence !== undefined && evidence === undefined) {
-    errorLine(`--evidence ${JSON.stringify(opts.evidence.slice(0, 80))}: not a sha256 (64 hex digits, optionally prefixed sha256:)`);
+    errorLine(
+      `--evidence ${JSON.stringify(opts.evidence.slice(0, 80))}: not a sha256 (64 hex digits, optionally prefixed sha256:)`,
+    );
     return 2;
   }
   const asOf = opts.asOf === undefined ? undefined : asOfProblem(opts.asOf);
@@ -110,7 +118,8 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
       return refuseInput(err);
     }
     // Said once, when the recording asked another Wayback Machine than --wayback-url: its answers are used.
-    if (replay.waybackBase !== undefined && replay.waybackBase !== replay.askedBase) messageLine(`replaying ${replayPath}: ${replay.describeWaybackBase()}`);
+    if (replay.waybackBase !== undefined && replay.waybackBase !== replay.askedBase)
+      messageLine(`replaying ${replayPath}: ${replay.describeWaybackBase()}`);
   }
   // The same options, and the same defaults, as `run` gives a claim with this date and evidence: one code path.
   const options = {

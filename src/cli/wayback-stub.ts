@@ -15,16 +15,21 @@ export interface WaybackStubOptions {
 
 /** Why the server could not listen, in one line. */
 function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): string {
-  if (err.code === 'EADDRINUSE') return `cannot listen on ${host}:${port}: the port is in use (give another --port, or 0 for a free one)`;
-  if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${host}: address not available on this machine (loopback aliases 127.x.y.z may need adding)`;
-  if (err.code === 'EACCES') return `cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges)`;
+  if (err.code === 'EADDRINUSE')
+    return `cannot listen on ${host}:${port}: the port is in use (give another --port, or 0 for a free one)`;
+  if (err.code === 'EADDRNOTAVAIL')
+    return `cannot listen on ${host}: address not available on this machine (loopback aliases 127.x.y.z may need adding)`;
+  if (err.code === 'EACCES')
+    return `cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges)`;
   return `cannot listen on ${host}:${port}: ${err.message}`;
 }
 
 /** Serves until SIGINT or SIGTERM; its origin is the one stdout line. Exit 0 when stopped, 2 on bad input. */
 export async function waybackStubCommand(o: WaybackStubOptions): Promise<number> {
   if (!isLoopback(o.host)) {
-    errorLine(`--host ${o.host}: not a loopback address (127.x.y.z, ::1 or localhost): the stand-in serves this machine only`);
+    errorLine(
+      `--host ${o.host}: not a loopback address (127.x.y.z, ::1 or localhost): the stand-in serves this machine only`,
+    );
     return 2;
   }
   if (o.port > 65535) {

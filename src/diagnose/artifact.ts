@@ -6,7 +6,16 @@ import { QUOTE_MARKS } from './canon.js';
  * The equivalences canon() applies, one kind each. Ligatures have none: normalize()'s NFKC already turns U+FB00 to
  * U+FB06 into their letters, so a ligature never keeps a quote from matching and never needs repairing here.
  */
-export type ArtifactKind = 'glued' | 'split' | 'spacing' | 'hyphen_kept' | 'hyphen_dropped' | 'soft_hyphen' | 'zero_width' | 'dash' | 'quote_mark';
+export type ArtifactKind =
+  | 'glued'
+  | 'split'
+  | 'spacing'
+  | 'hyphen_kept'
+  | 'hyphen_dropped'
+  | 'soft_hyphen'
+  | 'zero_width'
+  | 'dash'
+  | 'quote_mark';
 
 /** One place the quote and the source differ by one of the equivalences: the words around it, as each writes them. */
 export interface ArtifactDifference {
@@ -73,7 +82,9 @@ function canonMapped(s: string): Mapped {
 }
 
 const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{M}\p{N}]/u.test(c);
-const codePoints = (s: string): string[] => [...new Set([...s].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`))];
+const codePoints = (s: string): string[] => [
+  ...new Set([...s].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`)),
+];
 
 /** A gap's text with the invisible characters out, normalized and its whitespace runs one space. */
 const bare = (s: string): string => unify(s.replace(SOFT_HYPHENS, '').replace(ZERO_WIDTHS, '')).replace(SPACES, ' ');
@@ -148,7 +159,12 @@ function differencesAt(a: Alignment, i: number): ArtifactDifference[] {
   const found: ArtifactDifference[] = [];
   if (!(edge && qs === '')) {
     for (const kind of classify(qs, ss, q[g.q[0] - 1], q[g.q[1]])) {
-      const invisible = kind === 'soft_hyphen' ? `${qs}${ss}`.match(SOFT_HYPHENS) : kind === 'zero_width' ? `${qs}${ss}`.match(ZERO_WIDTHS) : null;
+      const invisible =
+        kind === 'soft_hyphen'
+          ? `${qs}${ss}`.match(SOFT_HYPHENS)
+          : kind === 'zero_width'
+            ? `${qs}${ss}`.match(ZERO_WIDTHS)
+            : null;
       // An invisible character is shown by the word it sits in; any other difference by the words on both sides of it.
       const hidden = invisible ? g.s[0] + ss.search(kind === 'soft_hyphen' ? SOFT_HYPHEN : ZERO_WIDTH) : -1;
       found.push({
@@ -196,7 +212,8 @@ const WHAT: Record<ArtifactKind, (n: number) => string> = {
   split: (n) => `${n > 1 ? 'words' : 'a word'} extraction split`,
   spacing: () => 'different spacing around punctuation',
   hyphen_kept: (n) => `${n > 1 ? 'hyphens' : 'a hyphen'} kept at a line end`,
-  hyphen_dropped: (n) => `${n > 1 ? 'hyphens' : 'a hyphen'} the source lacks, as where extraction joins a line ending in one`,
+  hyphen_dropped: (n) =>
+    `${n > 1 ? 'hyphens' : 'a hyphen'} the source lacks, as where extraction joins a line ending in one`,
   soft_hyphen: () => 'soft hyphens, invisible on the page',
   zero_width: () => 'zero-width characters, invisible on the page',
   dash: (n) => `${n > 1 ? 'dashes or hyphens' : 'a dash or hyphen'} spelled differently: punctuation, not extraction`,
@@ -222,7 +239,17 @@ function clause(of: readonly ArtifactDifference[]): string {
 }
 
 /** The kinds in the order a note names them: what extraction does first, then the quote's own punctuation. */
-const ORDER: readonly ArtifactKind[] = ['glued', 'split', 'spacing', 'hyphen_kept', 'hyphen_dropped', 'soft_hyphen', 'zero_width', 'dash', 'quote_mark'];
+const ORDER: readonly ArtifactKind[] = [
+  'glued',
+  'split',
+  'spacing',
+  'hyphen_kept',
+  'hyphen_dropped',
+  'soft_hyphen',
+  'zero_width',
+  'dash',
+  'quote_mark',
+];
 
 /** "words extraction glued ("ofthe" for the quote's "of the"); a dash or hyphen spelled differently: ..." */
 export function describeDifferences(found: readonly ArtifactDifference[]): string {

@@ -56,7 +56,8 @@ const LINE_BREAKS = /(\f|\r\n|\n|\r)/;
  */
 const SPACE_IN_LINE = /[\t\v\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF\u001C-\u001F\u0085]/g;
 /** IGNORABLE less the line breaks: what canon() removes from inside a line. */
-const IGNORABLE_IN_LINE = /[\t\v \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF\u001C-\u001F\u0085\u00AD\u200B-\u200D\u2060-]/g;
+const IGNORABLE_IN_LINE =
+  /[\t\v \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF\u001C-\u001F\u0085\u00AD\u200B-\u200D\u2060-]/g;
 
 /**
  * canon(normalize(line)) for every line of `raw`, computed on the whole text at once: NFKC, the
@@ -70,9 +71,15 @@ export function canonText(raw: string): CanonText {
   const rawPieces = raw.split(LINE_BREAKS);
   // Whitespace becomes a space before lowercasing: U+FEFF is whitespace to normalize() but
   // case-ignorable to toLowerCase(), so "a\uFEFF\u03A3" would otherwise end in a final sigma.
-  const whole = unify(raw).replace(SPACE_IN_LINE, ' ').toLowerCase().replace(IGNORABLE_IN_LINE, '').replace(QUOTE_MARK, '"').split(LINE_BREAKS);
+  const whole = unify(raw)
+    .replace(SPACE_IN_LINE, ' ')
+    .toLowerCase()
+    .replace(IGNORABLE_IN_LINE, '')
+    .replace(QUOTE_MARK, '"')
+    .split(LINE_BREAKS);
   // split() with a capturing group alternates text and break: the same count means the same lines.
-  const canonPieces = whole.length === rawPieces.length ? whole : rawPieces.map((p, i) => (i % 2 === 1 ? p : canon(normalize(p))));
+  const canonPieces =
+    whole.length === rawPieces.length ? whole : rawPieces.map((p, i) => (i % 2 === 1 ? p : canon(normalize(p))));
   const lines: Line[] = [];
   const parts: string[] = [];
   let offset = 0;
@@ -83,7 +90,14 @@ export function canonText(raw: string): CanonText {
       continue;
     }
     const c = canonPieces[i]!;
-    lines.push({ start: offset, end: offset + c.length, raw: rawPieces[i]!, blank: c.length === 0, pageStart, numeric: isNumeric(c) });
+    lines.push({
+      start: offset,
+      end: offset + c.length,
+      raw: rawPieces[i]!,
+      blank: c.length === 0,
+      pageStart,
+      numeric: isNumeric(c),
+    });
     parts.push(c);
     offset += c.length;
     pageStart = false;
@@ -144,7 +158,11 @@ export function findInterrupted(canonQuote: string, ct: CanonText): Interruption
   if (canonQuote.length < MIN_PIECE) return null;
   const probe = canonQuote.slice(0, MIN_PIECE);
   // Try each place the quote's start occurs: the longest first piece is not always the right one.
-  for (let at = ct.text.indexOf(probe), tries = 0; at !== -1 && tries < MAX_STARTS; at = ct.text.indexOf(probe, at + 1), tries++) {
+  for (
+    let at = ct.text.indexOf(probe), tries = 0;
+    at !== -1 && tries < MAX_STARTS;
+    at = ct.text.indexOf(probe, at + 1), tries++
+  ) {
     const n = agree(canonQuote, 0, ct.text, at);
     if (n === canonQuote.length) continue;
     const gaps = followGaps(canonQuote, n, at + n, ct);

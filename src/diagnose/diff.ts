@@ -82,7 +82,10 @@ function lcsOps(a: readonly Word[], b: readonly Word[], runs: Runs): void {
   const table = new Uint32Array((n + 1) * width);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      table[i * width + j] = a[i]!.key === b[j]!.key ? table[(i + 1) * width + j + 1]! + 1 : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!);
+      table[i * width + j] =
+        a[i]!.key === b[j]!.key
+          ? table[(i + 1) * width + j + 1]! + 1
+          : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!);
     }
   }
   let i = 0;
@@ -116,7 +119,12 @@ export function wordDiff(quote: string, span: string): DiffRun[] {
   let head = 0;
   while (head < a.length && head < b.length && a[head]!.key === b[head]!.key) runs.push('equal', b[head++]!);
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail]!.key === b[b.length - 1 - tail]!.key) tail++;
+  while (
+    tail < a.length - head &&
+    tail < b.length - head &&
+    a[a.length - 1 - tail]!.key === b[b.length - 1 - tail]!.key
+  )
+    tail++;
   const midA = a.slice(head, a.length - tail);
   const midB = b.slice(head, b.length - tail);
   if ((midA.length + 1) * (midB.length + 1) <= MAX_DIFF_CELLS) {

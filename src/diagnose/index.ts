@@ -130,10 +130,15 @@ export function redirectShell(source: SourceRecord): { target: string; via: 'met
 }
 
 /** How notes name a view. */
-export const VIEW_NAMES: Record<NormalizedView['name'], string> = { article: 'article text', full: 'full page text', text: 'extracted text' };
+export const VIEW_NAMES: Record<NormalizedView['name'], string> = {
+  article: 'article text',
+  full: 'full page text',
+  text: 'extracted text',
+};
 
 function describeShell(shell: Shell): string {
-  if (shell.kind === 'redirect') return `the page is a redirect shell (${shell.evidence}): the document is at its target`;
+  if (shell.kind === 'redirect')
+    return `the page is a redirect shell (${shell.evidence}): the document is at its target`;
   const what = {
     bot_check: 'a bot check',
     login: 'a login wall',
@@ -237,44 +242,17 @@ function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, vie
   const shell = shellOf(source);
   if (shell?.strong) {
     // No document text: a script-built shell, or a redirect shell (the document is at its target).
-    return { diagnosis: shell.kind === 'js_shell' || shell.kind === 'redirect' ? 'empty' : 'paywall', note: describeShell(shell), nearest: null };
+    return {
+      diagnosis: shell.kind === 'js_shell' || shell.kind === 'redirect' ? 'empty' : 'paywall',
+      note: describeShell(shell),
+      nearest: null,
+    };
   }
 
-  const canonQuote = canon(quote);
-  for (const view of views) {
-    const ct = canonOf(source, view.name);
-    if (canonQuote.length > 0 && ct.text.includes(canonQuote)) {
-      return { diagnosis: 'extraction_artifact', note: artifactNote(view.name, rawQuote, ct, canonQuote), nearest: nearestIn(quote, rawQuote, source, views) };
-    }
-  }
-  for (const view of views) {
-    const found = findInterrupted(canonQuote, canonOf(source, view.name));
-    if (found) {
-      return {
-        diagnosis: 'extraction_artifact',
-        note: `in the ${VIEW_NAMES[view.name]}, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`,
-        nearest: nearestIn(quote, rawQuote, source, views),
-      };
-    }
-  }
+  const early = artifactDiagnosis(quote, rawQuote, source, views) ?? ellipsisDiagnosis(quote, rawQuote, source, views);
+  if (early) return early;
 
   const texts = views.map((v) => v.text);
-  const canonTexts = views.map((v) => canonOf(source, v.name).text);
-  const pieces = quote
-    .split(ELLIPSIS)
-    .map((p) => p.trim())
-    .filter((p) => words(p).length > 0);
-  if (ELLIPSIS.test(quote) && pieces.length > 0) {
-    const found = pieces.filter((p) => texts.some((t) => t.includes(p)) || canonTexts.some((t) => t.includes(canon(p))));
-    if (found.length > 0) {
-      const note =
-        found.length === pieces.length
-          ? `each of the ${pieces.length} piece(s) around the ellipsis is in the source, but not as one passage`
-          : `${found.length} of ${pieces.length} pieces around the ellipsis are in the source`;
-      return { diagnosis: 'partial', note, nearest: nearestIn(quote, rawQuote, source, views) };
-    }
-  }
-
   const nearest = nearestIn(quote, rawQuote, source, views);
   const ws = words(quote);
   const kept = nearest ? commonWords(ws, words(nearest.text)) / ws.length : 0;
@@ -293,31 +271,110 @@ function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, vie
     };
   }
   if (nearest && kept >= NEAR_MISS_WORDS && similarity >= NEAR_MISS_CHARS) {
-    return { diagnosis: 'near_miss', note: `a close span keeps ${Math.round(kept * 100)}% of the quote's words: words changed, added or dropped`, nearest };
+    return {
+      diagnosis: 'near_miss',
+      note: `a close span keeps ${Math.round(kept * 100)}% of the quote's words: words changed, added or dropped`,
+      nearest,
+    };
   }
   if (ends >= PARTIAL_MIN_WORDS && ends >= PARTIAL_SHARE * ws.length) {
     const where = head >= tail ? `its first ${head}` : `its last ${tail}`;
-    return { diagnosis: 'partial', note: `only part of the quote is in the source: ${where} of ${ws.length} words`, nearest };
+    return {
+      diagnosis: 'partial',
+      note: `only part of the quote is in the source: ${where} of ${ws.length} words`,
+      nearest,
+    };
   }
   if (shell) {
-    return { diagnosis: 'paywall', note: `${describeShell(shell)}; the quote may be in the part it withholds`, nearest };
+    return {
+      diagnosis: 'paywall',
+      note: `${describeShell(shell)}; the quote may be in the part it withholds`,
+      nearest,
+    };
   }
   return {
     diagnosis: 'not_found',
-    note: nearest ? `nothing close: the nearest span keeps ${Math.round(kept * 100)}% of the quote's words` : 'nothing close in the source',
+    note: nearest
+      ? `nothing close: the nearest span keeps ${Math.round(kept * 100)}% of the quote's words`
+      : 'nothing close in the source',
     nearest,
   };
+}
+
+/** The quote is in the source's text once extraction's artifacts are undone (canonical text, page furniture). */
+function artifactDiagnosis(
+  quote: string,
+  rawQuote: string,
+  source: SourceRecord,
+  views: NormalizedView[],
+): DiagnosisResult | null {
+  const canonQuote = canon(quote);
+  for (const view of views) {
+    const ct = canonOf(source, view.name);
+    if (canonQuote.length > 0 && ct.text.includes(canonQuote)) {
+      return {
+        diagnosis: 'extraction_artifact',
+        note: artifactNote(view.name, rawQuote, ct, canonQuote),
+        nearest: nearestIn(quote, rawQuote, source, views),
+      };
+    }
+  }
+  for (const view of views) {
+    const found = findInterrupted(canonQuote, canonOf(source, view.name));
+    if (found) {
+      return {
+        diagnosis: 'extraction_artifact',
+        note: `in the ${VIEW_NAMES[view.name]}, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`,
+        nearest: nearestIn(quote, rawQuote, source, views),
+      };
+    }
+  }
+  return null;
+}
+
+/** A quote with an ellipsis whose pieces are in the source, but not as one passage. */
+function ellipsisDiagnosis(
+  quote: string,
+  rawQuote: string,
+  source: SourceRecord,
+  views: NormalizedView[],
+): DiagnosisResult | null {
+  const texts = views.map((v) => v.text);
+  const canonTexts = views.map((v) => canonOf(source, v.name).text);
+  const pieces = quote
+    .split(ELLIPSIS)
+    .map((p) => p.trim())
+    .filter((p) => words(p).length > 0);
+  if (ELLIPSIS.test(quote) && pieces.length > 0) {
+    const found = pieces.filter(
+      (p) => texts.some((t) => t.includes(p)) || canonTexts.some((t) => t.includes(canon(p))),
+    );
+    if (found.length > 0) {
+      const note =
+        found.length === pieces.length
+          ? `each of the ${pieces.length} piece(s) around the ellipsis is in the source, but not as one passage`
+          : `${found.length} of ${pieces.length} pieces around the ellipsis are in the source`;
+      return { diagnosis: 'partial', note, nearest: nearestIn(quote, rawQuote, source, views) };
+    }
+  }
+  return null;
 }
 
 /**
  * The closest span over all eligible views, widened to whole words, with the page's own wording
  * and the word diff of the quote against it.
  */
-function nearestIn(quote: string, rawQuote: string, source: SourceRecord, views: readonly NormalizedView[]): Nearest | null {
+function nearestIn(
+  quote: string,
+  rawQuote: string,
+  source: SourceRecord,
+  views: readonly NormalizedView[],
+): Nearest | null {
   let best: { view: NormalizedView; start: number; end: number; similarity: number } | null = null;
   for (const view of views) {
     const span = nearestSpan(quote, view.text);
-    if (span && (!best || span.similarity > best.similarity)) best = { view, start: span.start, end: span.end, similarity: span.similarity };
+    if (span && (!best || span.similarity > best.similarity))
+      best = { view, start: span.start, end: span.end, similarity: span.similarity };
   }
   if (!best) return null;
   const { view } = best;
@@ -325,7 +382,14 @@ function nearestIn(quote: string, rawQuote: string, source: SourceRecord, views:
   const text = view.text.slice(start, end);
   const rawView = source.text?.views.find((v) => v.name === view.name);
   const raw = (rawView && rawSpan(rawView, view.text, start, end)) ?? text;
-  return { text, raw, diff: wordDiff(rawQuote, raw), similarity: Number(best.similarity.toFixed(3)), view: view.name, offset: start };
+  return {
+    text,
+    raw,
+    diff: wordDiff(rawQuote, raw),
+    similarity: Number(best.similarity.toFixed(3)),
+    view: view.name,
+    offset: start,
+  };
 }
 
 /** The note of a page with no text to match that is a redirect shell: where its document is. */
@@ -339,17 +403,24 @@ export function diagnose({ label, quote, rawQuote, source, match, htmlView = 'an
   const { fetch, extractError } = source;
   if (!fetch.ok) {
     const shell = fetch.body || fetch.headers ? shellOf(source) : null;
-    if (shell && shell.kind !== 'js_shell' && shell.kind !== 'redirect' && (shell.strong || fetch.status === 401 || fetch.status === 403)) {
+    if (
+      shell &&
+      shell.kind !== 'js_shell' &&
+      shell.kind !== 'redirect' &&
+      (shell.strong || fetch.status === 401 || fetch.status === 403)
+    ) {
       return { diagnosis: 'paywall', note: `${fetch.message}: ${describeShell(shell)}`, nearest: null };
     }
     return { diagnosis: 'fetch_failed', note: fetch.message, nearest: null };
   }
   if (extractError) {
-    if (extractError.kind === 'unsupported') return { diagnosis: 'unsupported', note: extractError.message, nearest: null };
+    if (extractError.kind === 'unsupported')
+      return { diagnosis: 'unsupported', note: extractError.message, nearest: null };
     return { diagnosis: 'empty', note: redirectNote(source) ?? extractError.message, nearest: null };
   }
   const views = (source.views ?? []).filter((v) => viewCounts(v.name, htmlView));
-  if (views.length === 0) return { diagnosis: 'empty', note: redirectNote(source) ?? `no ${htmlView} text in this source`, nearest: null };
+  if (views.length === 0)
+    return { diagnosis: 'empty', note: redirectNote(source) ?? `no ${htmlView} text in this source`, nearest: null };
   const result = diagnoseText(quote, rawQuote ?? quote, source, views);
   // The label counts only the views --html-view allows; a quote in another view is worth saying, not counting.
   const elsewhere = (source.views ?? []).find((v) => !viewCounts(v.name, htmlView) && v.text.includes(quote));
@@ -376,6 +447,9 @@ export function diagnoseAsOf(input: DiagnosisInput, drifted: boolean): Diagnosis
     };
   }
   if (!drifted) return diagnosed;
-  const note = diagnosed.diagnosis !== 'drifted' ? `today's text: ${diagnosed.diagnosis}${diagnosed.note ? ` (${diagnosed.note})` : ''}` : diagnosed.note;
+  const note =
+    diagnosed.diagnosis !== 'drifted'
+      ? `today's text: ${diagnosed.diagnosis}${diagnosed.note ? ` (${diagnosed.note})` : ''}`
+      : diagnosed.note;
   return { diagnosis: input.label === 'no_match' ? 'drifted' : diagnosed.diagnosis, note, nearest: diagnosed.nearest };
 }

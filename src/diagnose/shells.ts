@@ -80,7 +80,11 @@ export function detectShell({ status, headers, markup, text, url }: ShellInput):
     return { kind: 'subscription', evidence: 'JSON-LD "isAccessibleForFree": false', strong: short };
   }
   if (markup?.scripted && textLength < JS_SHELL_MAX_TEXT) {
-    return { kind: 'js_shell', evidence: `${textLength} characters of text; the page is built by scripts`, strong: true };
+    return {
+      kind: 'js_shell',
+      evidence: `${textLength} characters of text; the page is built by scripts`,
+      strong: true,
+    };
   }
   return null;
 }
@@ -89,7 +93,10 @@ export function detectShell({ status, headers, markup, text, url }: ShellInput):
  * A redirect's target as a browser would go there: resolved against the `<base href>` and the page's URL. None
  * when it is not an http(s) URL (`javascript:`, `data:`, unparsable) or is the page itself (a refresh that reloads).
  */
-export function resolveRedirect(redirect: MarkupRedirect, pageUrl: string | undefined): { target: string; via: MarkupRedirect['via'] } | undefined {
+export function resolveRedirect(
+  redirect: MarkupRedirect,
+  pageUrl: string | undefined,
+): { target: string; via: MarkupRedirect['via'] } | undefined {
   let target: URL;
   try {
     const base = redirect.base !== undefined && pageUrl !== undefined ? new URL(redirect.base, pageUrl) : pageUrl;

@@ -124,7 +124,9 @@ class Shell {
         // A system that refuses (none known for lowering): the commands run at the run's priority.
       }
     }
-    child.on('exit', (code, signal) => this.fail(child, new Error(`the shell running pdftotext exited (${signal ?? code})`)));
+    child.on('exit', (code, signal) =>
+      this.fail(child, new Error(`the shell running pdftotext exited (${signal ?? code})`)),
+    );
     child.stdin!.on('error', () => {}); // a dead shell is reported by 'exit'
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const running = this.running;

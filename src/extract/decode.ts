@@ -112,7 +112,9 @@ const WINDOWS_1252_HIGH =
 /** windows-1252 without any dependency: the last resort when whatwg-encoding throws on it (it decodes every byte). */
 function windows1252(b: Buffer): string {
   const latin1 = b.toString('latin1');
-  return /[\x80-\x9f]/.test(latin1) ? latin1.replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!) : latin1;
+  return /[\x80-\x9f]/.test(latin1)
+    ? latin1.replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!)
+    : latin1;
 }
 
 /**
@@ -145,10 +147,13 @@ function decodeInOrder(b: Buffer, steps: Step[], fallbacks: string[]): Decoded {
     const found = attempt(step.name, fallbacks, step.sniff);
     if (!found) continue;
     const { charset } = found;
-    const text = found.text ?? attempt(`decoding as ${charset} (${step.name})`, fallbacks, () => decodeBytes(b, charset));
+    const text =
+      found.text ?? attempt(`decoding as ${charset} (${step.name})`, fallbacks, () => decodeBytes(b, charset));
     if (text !== null) return decoded(text, charset, step.source, fallbacks);
   }
-  const text = attempt('decoding as windows-1252 (whatwg-encoding)', fallbacks, () => decodeBytes(b, 'windows-1252')) ?? windows1252(b);
+  const text =
+    attempt('decoding as windows-1252 (whatwg-encoding)', fallbacks, () => decodeBytes(b, 'windows-1252')) ??
+    windows1252(b);
   return decoded(text, 'windows-1252', 'default', fallbacks);
 }
 
@@ -197,7 +202,21 @@ function isAsciiAlpha(c: number | undefined): boolean {
 const PRESCAN_BYTES = 1024;
 
 /** Start tags the "in head" insertion mode keeps in the head (§13.2.6.4.4; html and head merge or are ignored). Any other start tag begins the body. */
-const HEAD_TAGS = new Set(['html', 'head', 'base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'noscript', 'script', 'style', 'template', 'title']);
+const HEAD_TAGS = new Set([
+  'html',
+  'head',
+  'base',
+  'basefont',
+  'bgsound',
+  'link',
+  'meta',
+  'noframes',
+  'noscript',
+  'script',
+  'style',
+  'template',
+  'title',
+]);
 
 /**
  * Elements whose content the tokenizer reads as text, not markup (RAWTEXT and RCDATA,
@@ -287,7 +306,8 @@ function readTag(b: Buffer, at: number, start: boolean): Tag | null {
     if (attributes) {
       const a = got.attr;
       const attrName = b.toString('latin1', a.nameStart, a.nameEnd).toLowerCase();
-      if (!attributes.has(attrName)) attributes.set(attrName, b.toString('latin1', a.valueStart, a.valueEnd).toLowerCase());
+      if (!attributes.has(attrName))
+        attributes.set(attrName, b.toString('latin1', a.valueStart, a.valueEnd).toLowerCase());
     }
   }
 }
@@ -394,7 +414,9 @@ function prescanCharset(bytes: Buffer): string | null {
   const b = bytes.subarray(0, PRESCAN_BYTES);
   const n = b.length;
   const attr = (a: AttributeSpan, from: 'name' | 'value'): string =>
-    b.toString('latin1', from === 'name' ? a.nameStart : a.valueStart, from === 'name' ? a.nameEnd : a.valueEnd).toLowerCase();
+    b
+      .toString('latin1', from === 'name' ? a.nameStart : a.valueStart, from === 'name' ? a.nameEnd : a.valueEnd)
+      .toLowerCase();
   for (let pos = 0; pos < n; pos++) {
     if (b[pos] !== LT) continue;
     if (b[pos + 1] === BANG && b[pos + 2] === DASH && b[pos + 3] === DASH) {
@@ -702,7 +724,11 @@ function named(charset: string | null): { charset: string } | null {
 function declaredSteps(b: Buffer, httpCharset: string | undefined): Step[] {
   return [
     { source: 'bom', name: 'BOM sniffing', sniff: () => named(getBOMEncoding(b)) },
-    { source: 'http', name: 'the HTTP charset label', sniff: () => (httpCharset === undefined ? null : named(usable(getEncoding(httpCharset)))) },
+    {
+      source: 'http',
+      name: 'the HTTP charset label',
+      sniff: () => (httpCharset === undefined ? null : named(usable(getEncoding(httpCharset)))),
+    },
   ];
 }
 

@@ -37,7 +37,13 @@ export interface HtmlViews {
  * dense page, the wrapped paragraphs and the chained page get the full view only. The corpus's largest real page has
  * 1.4 MB, 1,965 elements, depth 52, 532 children of one node and 22,812 pairs.
  */
-export const DOM_LIMITS = { maxBytes: 16 * 1024 * 1024, maxElements: 200_000, maxDepth: 400, maxChildren: 200_000, maxDepthSum: 6_000_000 };
+export const DOM_LIMITS = {
+  maxBytes: 16 * 1024 * 1024,
+  maxElements: 200_000,
+  maxDepth: 400,
+  maxChildren: 200_000,
+  maxDepthSum: 6_000_000,
+};
 
 /** A page parsed: its full view, and the tree Readability will read (unless the page is past a DOM cap). */
 export interface ParsedPage {
@@ -59,7 +65,8 @@ export interface ParsedPage {
  */
 export function parseHtml(html: string, limits: TreeLimits & { maxBytes: number } = DOM_LIMITS): ParsedPage {
   let over: string | undefined;
-  if (html.length > limits.maxBytes) over = `${(html.length / 1024 / 1024).toFixed(1)} MB of HTML > the ${limits.maxBytes / 1024 / 1024} MB DOM cap`;
+  if (html.length > limits.maxBytes)
+    over = `${(html.length / 1024 / 1024).toFixed(1)} MB of HTML > the ${limits.maxBytes / 1024 / 1024} MB DOM cap`;
   else {
     try {
       const built = buildDocument(html, limits);
@@ -89,7 +96,9 @@ type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
 export function articleView(doc: LightDocument): Pick<HtmlViews, 'article' | 'articleNote' | 'fallbacks'> {
   try {
     // The serializer hands back the article's root node itself (no HTML string): renderText reads it.
-    const result = new Readability<RenderNode>(doc as unknown as ReadabilityDocument, { serializer: (node) => node as unknown as RenderNode }).parse();
+    const result = new Readability<RenderNode>(doc as unknown as ReadabilityDocument, {
+      serializer: (node) => node as unknown as RenderNode,
+    }).parse();
     if (result?.content) return { article: renderText(result.content) };
     return { articleNote: 'Readability found no article' };
   } catch (err) {
@@ -108,7 +117,8 @@ export function articleView(doc: LightDocument): Pick<HtmlViews, 'article' | 'ar
  */
 export function htmlToViews(html: string, limits: TreeLimits & { maxBytes: number } = DOM_LIMITS): HtmlViews {
   const page = parseHtml(html, limits);
-  if (!page.doc) return { full: page.full, articleNote: page.note, ...(page.fallback ? { fallbacks: [page.fallback] } : {}) };
+  if (!page.doc)
+    return { full: page.full, articleNote: page.note, ...(page.fallback ? { fallbacks: [page.fallback] } : {}) };
   return { full: page.full, ...articleView(page.doc) };
 }
 
@@ -155,7 +165,15 @@ export type HtmlJobReply =
       markup: MarkupSignals;
       fallbacks?: string[];
     }
-  | { id: number; ok: true; stage: 'article'; article?: string; normalizedArticle?: string; articleNote?: string; fallbacks?: string[] }
+  | {
+      id: number;
+      ok: true;
+      stage: 'article';
+      article?: string;
+      normalizedArticle?: string;
+      articleNote?: string;
+      fallbacks?: string[];
+    }
   | { id: number; ok: false; message: string };
 
 /** Signals that claim nothing: a page whose markup could not be read is judged by its text alone. */

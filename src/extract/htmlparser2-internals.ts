@@ -307,7 +307,10 @@ export class ScriptAwareTokenizer extends Tokenizer {
     const state = this.state;
     if (state === TOKENIZER_STATES.inSelfClosingTag || state === TOKENIZER_STATES.specialStartSequence) return; // eof-in-tag
     const end = this.offset + this.buffer.length;
-    if (state === TOKENIZER_STATES.inDeclaration || (state === TOKENIZER_STATES.declarationSequence && this.sequenceIndex === DOCTYPE_KEYWORD_LENGTH)) {
+    if (
+      state === TOKENIZER_STATES.inDeclaration ||
+      (state === TOKENIZER_STATES.declarationSequence && this.sequenceIndex === DOCTYPE_KEYWORD_LENGTH)
+    ) {
       // eof-in-doctype: the DOCTYPE is emitted (htmlparser2 dropped it); its end at the input's end is how the
       // callbacks tell that the input cut it off (a `>` ends every other one inside the input), and so set force-quirks.
       this.cbs.ondeclaration(this.sectionStart, end);

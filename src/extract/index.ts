@@ -79,16 +79,32 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
   let result: Omit<SourceText, 'ms'>;
   switch (kind) {
     case 'pdf': {
-      const { text, normalized, fallback } = await pdfToText(input.body, { timeoutMs: options.timeoutMs, command: options.pdftotext, signal: options.signal });
-      result = { kind, views: [{ name: 'text', extractor: 'pdftotext', text, normalized }], ...withFallbacks(fallback ? [fallback] : undefined) };
+      const { text, normalized, fallback } = await pdfToText(input.body, {
+        timeoutMs: options.timeoutMs,
+        command: options.pdftotext,
+        signal: options.signal,
+      });
+      result = {
+        kind,
+        views: [{ name: 'text', extractor: 'pdftotext', text, normalized }],
+        ...withFallbacks(fallback ? [fallback] : undefined),
+      };
       break;
     }
     case 'html': {
       // In a worker: pages are decoded, parsed and normalized off the main thread, one per
       // core at once, and a page that hangs or eats memory is stopped at its limit.
-      const { views: v, normalized, charset, charsetSource, markup, fallbacks } = await htmlPool().extract(input.body, contentType.charset, options.timeoutMs);
+      const {
+        views: v,
+        normalized,
+        charset,
+        charsetSource,
+        markup,
+        fallbacks,
+      } = await htmlPool().extract(input.body, contentType.charset, options.timeoutMs);
       const views: TextView[] = [];
-      if (v.article !== undefined) views.push({ name: 'article', extractor: 'readability', text: v.article, normalized: normalized.article });
+      if (v.article !== undefined)
+        views.push({ name: 'article', extractor: 'readability', text: v.article, normalized: normalized.article });
       views.push({ name: 'full', extractor: 'fulltext', text: v.full, normalized: normalized.full });
       result = { kind, views, charset, charsetSource, markup, note: v.articleNote, ...withFallbacks(fallbacks) };
       break;
@@ -108,7 +124,11 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
       throw new ExtractError('unsupported', `cannot extract text from ${contentType.essence ?? 'this binary content'}`);
   }
   if (result.views.every((v) => v.text.trim() === '')) {
-    throw new ExtractError('empty', kind === 'pdf' ? 'the PDF has no text layer (a scan?)' : 'the document has no text', { markup: result.markup });
+    throw new ExtractError(
+      'empty',
+      kind === 'pdf' ? 'the PDF has no text layer (a scan?)' : 'the document has no text',
+      { markup: result.markup },
+    );
   }
   return { ...result, ms: Math.round(performance.now() - started) };
 }

@@ -42,7 +42,8 @@ const PDF_TYPES = new Set(['application/pdf', 'application/x-pdf', 'application/
  * The HTML standard's "text/html" byte pattern, simplified: after optional whitespace or BOM,
  * a tag that only an HTML document starts with.
  */
-const HTML_START = /^(?:\uFEFF)?\s*<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|!--)[\s>/]/i;
+const HTML_START =
+  /^(?:\uFEFF)?\s*<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|!--)[\s>/]/i;
 
 function looksLikeHtml(bytes: Uint8Array): boolean {
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString('latin1');

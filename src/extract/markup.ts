@@ -5,7 +5,8 @@ import { isAsciiWhitespace } from './ascii-whitespace.js';
 import { HTML_PARSER_OPTIONS } from './streamed-text.js';
 
 /** Markup of challenge and captcha widgets. */
-const BOT_MARKUP = /challenge-platform|cf-turnstile|g-recaptcha|h-captcha|class="?[^"]*captcha|__cf_chl_|id="?challenge-(form|running|stage)/i;
+const BOT_MARKUP =
+  /challenge-platform|cf-turnstile|g-recaptcha|h-captcha|class="?[^"]*captcha|__cf_chl_|id="?challenge-(form|running|stage)/i;
 /** JSON-LD (schema.org) saying the article is not free; publishers mark paywalled text this way for search engines. */
 const NOT_FREE = /"isAccessibleForFree"\s*:\s*(false|"false"|"False")/;
 /** Markup of single-page apps that render everything with JavaScript. */

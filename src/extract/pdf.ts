@@ -72,15 +72,20 @@ export async function pdfToText(bytes: Uint8Array, options: PdfOptions): Promise
       signal: options.signal,
     });
     if (exit.stopped === 'aborted') throw new ExtractError('timeout', 'pdftotext stopped: the run was stopped');
-    if (exit.stopped === 'timeout') throw new ExtractError('timeout', `pdftotext stopped after ${options.timeoutMs / 1000} s`);
+    if (exit.stopped === 'timeout')
+      throw new ExtractError('timeout', `pdftotext stopped after ${options.timeoutMs / 1000} s`);
     if (exit.status === 0) {
       const text = new TextDecoder('utf-8').decode(await readFile(out));
       return { text, normalized: normalize(text) };
     }
     const said = (await readFile(err, 'utf8').catch(() => '')).trim().split('\n').slice(-3).join(' | ');
     if (exit.status === EXIT_NOT_FOUND)
-      throw new ExtractError('tool_missing', `${command} not found: install poppler-utils (e.g. apt-get install -y poppler-utils)`);
-    if (exit.status === EXIT_FILE_TOO_LARGE) throw new ExtractError('failed', `pdftotext output exceeds ${maxOutput / 1024 / 1024} MB`);
+      throw new ExtractError(
+        'tool_missing',
+        `${command} not found: install poppler-utils (e.g. apt-get install -y poppler-utils)`,
+      );
+    if (exit.status === EXIT_FILE_TOO_LARGE)
+      throw new ExtractError('failed', `pdftotext output exceeds ${maxOutput / 1024 / 1024} MB`);
     const printed = printedText(await readFile(out).catch(() => undefined));
     if (printed !== null) {
       const how = exit.status > 128 ? `was killed by signal ${exit.status - 128}` : `exited ${exit.status}`;

@@ -33,7 +33,8 @@ export const SLOW_JOB_MS = 2_000;
  */
 function workerUrl(): URL {
   const here = import.meta.url;
-  if (here.endsWith('.ts')) return new URL(here.replace(/\/src\/extract\/pool\.ts$/, '/dist/src/extract/html-worker.js'));
+  if (here.endsWith('.ts'))
+    return new URL(here.replace(/\/src\/extract\/pool\.ts$/, '/dist/src/extract/html-worker.js'));
   if (here.endsWith('.mjs')) return new URL('./html-worker.mjs', here);
   return new URL('./html-worker.js', here);
 }
@@ -63,7 +64,11 @@ interface Slot {
 type PartialResult = Omit<HtmlJobResult, 'views' | 'normalized'> & { full: string; normalizedFull: string };
 
 /** A page's result with its full view only; `articleNote` says why there is no article (yet); `fallbacks` adds to those the full view came with. */
-function fullViewOnly(partial: PartialResult, articleNote: string | undefined, fallbacks: string[] = []): HtmlJobResult {
+function fullViewOnly(
+  partial: PartialResult,
+  articleNote: string | undefined,
+  fallbacks: string[] = [],
+): HtmlJobResult {
   const all = [...(partial.fallbacks ?? []), ...fallbacks];
   return {
     views: { full: partial.full, articleNote },
@@ -190,7 +195,12 @@ export class HtmlPool {
     const outOfMemory = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
     if (partial && outOfMemory) {
       // Parsed, but Readability hit the memory cap: the page keeps its full view.
-      job.resolve(fullViewOnly(partial, `no article view: Readability stopped at the ${WORKER_HEAP_MB} MB memory cap (full view only)`));
+      job.resolve(
+        fullViewOnly(
+          partial,
+          `no article view: Readability stopped at the ${WORKER_HEAP_MB} MB memory cap (full view only)`,
+        ),
+      );
     } else if (partial) {
       job.resolve(afterFullView(partial, `the HTML worker crashed (${describeError(err)})`));
     } else {

@@ -33,7 +33,15 @@ export const SKIPPED: ReadonlySet<string> = new Set([
  * rendered as part of the graphics), style and script; MathML annotations (MathML Core's user agent style
  * sheet shows only the first child of <semantics>, the annotations being the rest).
  */
-export const FOREIGN_SKIPPED: ReadonlySet<string> = new Set(['title', 'desc', 'metadata', 'style', 'script', 'annotation', 'annotation-xml']);
+export const FOREIGN_SKIPPED: ReadonlySet<string> = new Set([
+  'title',
+  'desc',
+  'metadata',
+  'style',
+  'script',
+  'annotation',
+  'annotation-xml',
+]);
 
 /**
  * Elements the browser's default style sheet lays out as blocks (HTML standard §15.3: display block,

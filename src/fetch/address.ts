@@ -9,15 +9,25 @@ import ipaddr from 'ipaddr.js';
  * blocks the IANA registries mark as not globally reachable; the translation forms are decoded below.
  * `as112`, `amt`, `orchid2` and `droneRemoteIdProtocolEntityTags` are "Globally Reachable: True" there.
  */
-const GLOBAL_RANGES: ReadonlySet<string> = new Set(['unicast', 'as112', 'amt', 'as112v6', 'orchid2', 'droneRemoteIdProtocolEntityTags']);
+const GLOBAL_RANGES: ReadonlySet<string> = new Set([
+  'unicast',
+  'as112',
+  'amt',
+  'as112v6',
+  'orchid2',
+  'droneRemoteIdProtocolEntityTags',
+]);
 
 /**
  * Single addresses the IANA special-purpose registries mark globally reachable inside a block they do
  * not (ipaddr.js names the whole block): the anycast services of RFC 7723 and RFC 8155.
  */
-const GLOBAL_EXCEPTIONS: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]> = ['192.0.0.9/32', '192.0.0.10/32', '2001:1::1/128', '2001:1::2/128'].map((cidr) =>
-  ipaddr.parseCIDR(cidr),
-);
+const GLOBAL_EXCEPTIONS: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [
+  '192.0.0.9/32',
+  '192.0.0.10/32',
+  '2001:1::1/128',
+  '2001:1::2/128',
+].map((cidr) => ipaddr.parseCIDR(cidr));
 
 /**
  * Blocks ipaddr.js does not name, from the IANA IPv6 special-purpose registry: the local-use NAT64
@@ -34,7 +44,9 @@ export type AddressVerdict = { allowed: true } | { allowed: false; why: string }
 function blockOf(addr: ipaddr.IPv4 | ipaddr.IPv6, name: string): string {
   // ipaddr.js's typings leave out the table its range() reads (IPv4/IPv6.prototype.SpecialRanges).
   const ranges = (addr as unknown as { SpecialRanges: Record<string, unknown> }).SpecialRanges[name];
-  const list = (Array.isArray(ranges) && Array.isArray(ranges[0]) ? ranges : [ranges]) as Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+  const list = (Array.isArray(ranges) && Array.isArray(ranges[0]) ? ranges : [ranges]) as Array<
+    [ipaddr.IPv4 | ipaddr.IPv6, number]
+  >;
   for (const block of list) {
     if (block && block[0].kind() === addr.kind() && addr.match(block)) return `${block[0].toString()}/${block[1]}`;
   }
@@ -95,7 +107,8 @@ function judgeV6(addr: ipaddr.IPv6): AddressVerdict {
   if (embedded) {
     for (const v4 of embedded.inside) {
       const verdict = judgeV4(v4);
-      if (!verdict.allowed) return { allowed: false, why: `${embedded.form}, carrying ${v4.toString()}: ${verdict.why}` };
+      if (!verdict.allowed)
+        return { allowed: false, why: `${embedded.form}, carrying ${v4.toString()}: ${verdict.why}` };
     }
     return { allowed: true };
   }

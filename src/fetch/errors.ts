@@ -78,12 +78,21 @@ export class FetchError extends Error {
 /** Error codes (from Node's net/dns/tls layers and undici) that name a DNS failure. */
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
 /** Timeouts raised below the fetch API (connect, headers, body). */
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /** The first string `code` (errno, undici) along an error's cause chain, five deep; the fetch layer and the recorder read it. */
 export function errorCode(err: unknown): string | undefined {
   // undici's fetch wraps the real failure: TypeError('fetch failed', { cause }).
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === 'string') return e.code;
   }
   return undefined;
@@ -100,7 +109,11 @@ function innermostMessage(err: unknown): string {
 
 /** The archive a replay error names (src/archive/replay.ts sets `archivePath` on it). */
 function archivePath(err: unknown): string | undefined {
-  for (let e = err as { archivePath?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { archivePath?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.archivePath === 'string' && e.archivePath) return e.archivePath;
   }
   return undefined;
@@ -108,7 +121,11 @@ function archivePath(err: unknown): string | undefined {
 
 /** The run stopped (deadline or signal) while this source was in flight: the request layer and the retry loop both say so. */
 export function stoppedError(cause: unknown, finalUrl?: string): FetchError {
-  return new FetchError('stopped before the source was fetched (deadline or signal)', { kind: 'aborted', finalUrl, cause });
+  return new FetchError('stopped before the source was fetched (deadline or signal)', {
+    kind: 'aborted',
+    finalUrl,
+    cause,
+  });
 }
 
 /** Turns whatever the HTTP client threw into a FetchError with a kind and a retry verdict. */
@@ -122,11 +139,19 @@ export function classifyNetworkError(err: unknown, url: string): FetchError {
   if (code === NOT_IN_ARCHIVE) {
     // A replay never goes to the network: the URL simply was not recorded, and asking again will not change that.
     const archive = archivePath(err);
-    return new FetchError(`not in the archive (replaying ${archive ?? 'a recorded archive'})`, { kind: 'not_archived', retryable: false, cause: err });
+    return new FetchError(`not in the archive (replaying ${archive ?? 'a recorded archive'})`, {
+      kind: 'not_archived',
+      retryable: false,
+      cause: err,
+    });
   }
   if (code && DNS_CODES.has(code)) {
     // EAI_AGAIN is a temporary resolver failure; the others are final.
-    return new FetchError(`DNS lookup failed for ${new URL(url).hostname} (${code})`, { kind: 'dns', retryable: code === 'EAI_AGAIN', cause: err });
+    return new FetchError(`DNS lookup failed for ${new URL(url).hostname} (${code})`, {
+      kind: 'dns',
+      retryable: code === 'EAI_AGAIN',
+      cause: err,
+    });
   }
   if (code && TIMEOUT_CODES.has(code)) {
     return new FetchError(`timed out (${code})`, { kind: 'timeout', retryable: true, cause: err });
@@ -141,5 +166,9 @@ export function classifyNetworkError(err: unknown, url: string): FetchError {
   ) {
     return new FetchError(`TLS failure: ${message} (${code})`, { kind: 'tls', retryable: false, cause: err });
   }
-  return new FetchError(`connection failed: ${message}${code ? ` (${code})` : ''}`, { kind: 'connection', retryable: true, cause: err });
+  return new FetchError(`connection failed: ${message}${code ? ` (${code})` : ''}`, {
+    kind: 'connection',
+    retryable: true,
+    cause: err,
+  });
 }

@@ -30,7 +30,11 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
     const list = addresses as LookupAddress[];
     for (const a of list) {
       const verdict = judgeAddress(a.address);
-      if (!verdict.allowed) return callback(refusal(`${hostname} resolves to ${a.address}, ${verdict.why}: ${NOT_GLOBAL}; ${ALLOW_HINT}`), '');
+      if (!verdict.allowed)
+        return callback(
+          refusal(`${hostname} resolves to ${a.address}, ${verdict.why}: ${NOT_GLOBAL}; ${ALLOW_HINT}`),
+          '',
+        );
     }
     if (options.all) return callback(null, list);
     const first = list[0]!;

@@ -109,7 +109,10 @@ export class PausableTimeout {
   run(): void {
     if (this.#timer !== undefined || this.#controller.signal.aborted) return;
     this.#since = performance.now();
-    this.#timer = setTimeout(() => this.#controller.abort(new DOMException('The attempt timed out', 'TimeoutError')), Math.max(0, this.#left));
+    this.#timer = setTimeout(
+      () => this.#controller.abort(new DOMException('The attempt timed out', 'TimeoutError')),
+      Math.max(0, this.#left),
+    );
     this.#timer.unref();
   }
 
@@ -126,7 +129,12 @@ export class PausableTimeout {
  * capped body and Retry-After), network errors, the size cap and redirect trouble.
  * `signal` is the run's own stop signal; the per-attempt timeout is added here.
  */
-export async function requestOnce(url: string, cookies: SourceCookies, settings: RequestSettings, signal?: AbortSignal): Promise<RawResponse> {
+export async function requestOnce(
+  url: string,
+  cookies: SourceCookies,
+  settings: RequestSettings,
+  signal?: AbortSignal,
+): Promise<RawResponse> {
   const clock = new PausableTimeout(settings.timeoutMs);
   const timeout = clock.signal;
   const attemptSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -146,7 +154,11 @@ export async function requestOnce(url: string, cookies: SourceCookies, settings:
         const res = await fetch(current, {
           redirect: 'manual',
           // Credentials from the claim's URL go to its own origin only, never to a redirect's.
-          headers: requestHeaders(settings.userAgent, cookie, new URL(current).origin === origin ? authorization : undefined),
+          headers: requestHeaders(
+            settings.userAgent,
+            cookie,
+            new URL(current).origin === origin ? authorization : undefined,
+          ),
           signal: attemptSignal,
           dispatcher,
         });
@@ -177,7 +189,12 @@ export async function requestOnce(url: string, cookies: SourceCookies, settings:
     if (err instanceof FetchError) throw withFinalUrl(err, current);
     if (signal?.aborted) throw stoppedError(err, current);
     if (timeout.aborted) {
-      throw new FetchError(`timed out after ${settings.timeoutMs / 1000} s`, { kind: 'timeout', retryable: true, finalUrl: current, cause: err });
+      throw new FetchError(`timed out after ${settings.timeoutMs / 1000} s`, {
+        kind: 'timeout',
+        retryable: true,
+        finalUrl: current,
+        cause: err,
+      });
     }
     throw withFinalUrl(classifyNetworkError(err, current), current);
   } finally {
@@ -192,18 +209,31 @@ type FetchResponse = Awaited<ReturnType<typeof fetch>>;
  * A redirect's target (its body dropped; fragment and credentials removed), once `current` is counted among
  * `redirects`. Throws FetchError for a target that is not http(s), or one redirect too many.
  */
-async function redirectTarget(res: FetchResponse, location: string, current: string, redirects: string[], maxRedirects: number): Promise<string> {
+async function redirectTarget(
+  res: FetchResponse,
+  location: string,
+  current: string,
+  redirects: string[],
+  maxRedirects: number,
+): Promise<string> {
   await res.body?.cancel().catch(() => {});
   const next = new URL(location, current);
   next.hash = '';
   next.username = '';
   next.password = '';
   if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-    throw new FetchError(`redirect to a non-http(s) URL refused: ${next.protocol}`, { kind: 'redirects', finalUrl: current });
+    throw new FetchError(`redirect to a non-http(s) URL refused: ${next.protocol}`, {
+      kind: 'redirects',
+      finalUrl: current,
+    });
   }
   redirects.push(current);
   if (redirects.length > maxRedirects) {
-    throw new FetchError(`more than ${maxRedirects} redirects`, { kind: 'redirects', finalUrl: next.href, status: res.status });
+    throw new FetchError(`more than ${maxRedirects} redirects`, {
+      kind: 'redirects',
+      finalUrl: next.href,
+      status: res.status,
+    });
   }
   return next.href;
 }
@@ -236,8 +266,19 @@ function withoutCredentials(url: string): { href: string; origin: string; author
   return { href: u.href, origin: u.origin, authorization };
 }
 
-function tooLarge(cap: number, finalUrl: string, status: number, contentType: string | undefined, why: string): FetchError {
-  return new FetchError(`body larger than the ${Math.round(cap / 1e6)} MB cap (${why})`, { kind: 'too_large', finalUrl, status, contentType });
+function tooLarge(
+  cap: number,
+  finalUrl: string,
+  status: number,
+  contentType: string | undefined,
+  why: string,
+): FetchError {
+  return new FetchError(`body larger than the ${Math.round(cap / 1e6)} MB cap (${why})`, {
+    kind: 'too_large',
+    finalUrl,
+    status,
+    contentType,
+  });
 }
 
 function withFinalUrl(err: FetchError, finalUrl: string): FetchError {

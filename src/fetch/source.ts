@@ -86,8 +86,31 @@ export function retryDelay(
   return Math.min(Math.round(exponential), settings.backoffMaxMs);
 }
 
+/** `settings` whose slots pause the source's budget while a request queues for its slot. */
+function budgetPausedInQueue(settings: FetchSettings, clock: PausableTimeout): FetchSettings {
+  const { slots } = settings;
+  if (!slots) return settings;
+  return {
+    ...settings,
+    slots: {
+      take: async (hop, stop) => {
+        clock.pause();
+        try {
+          return await slots.take(hop, stop);
+        } finally {
+          clock.run();
+        }
+      },
+    },
+  };
+}
+
 /** Fetches `url` with retries; never throws: failures come back as a FailedSource. */
-export async function fetchSource(url: string, settings: FetchSettings, runSignal?: AbortSignal): Promise<SourceOutcome> {
+export async function fetchSource(
+  url: string,
+  settings: FetchSettings,
+  runSignal?: AbortSignal,
+): Promise<SourceOutcome> {
   const started = performance.now();
   const cookies = new SourceCookies();
   let attempts = 0;
@@ -95,22 +118,7 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
   const clock = new PausableTimeout(settings.budgetMs);
   const budget = clock.signal;
   const signal = runSignal ? AbortSignal.any([runSignal, budget]) : budget;
-  const { slots } = settings;
-  const attemptSettings: FetchSettings = slots
-    ? {
-        ...settings,
-        slots: {
-          take: async (hop, stop) => {
-            clock.pause();
-            try {
-              return await slots.take(hop, stop);
-            } finally {
-              clock.run();
-            }
-          },
-        },
-      }
-    : settings;
+  const attemptSettings = budgetPausedInQueue(settings, clock);
   clock.run();
   try {
     const res = await pRetry(
@@ -141,7 +149,11 @@ export async function fetchSource(url: string, settings: FetchSettings, runSigna
           ? stoppedError(err)
           : new FetchError(String((err as Error)?.message ?? err), { kind: 'other', cause: err });
     if (budget.aborted && !runSignal?.aborted && (e.kind === 'aborted' || e.kind === 'timeout')) {
-      e = new FetchError(`source time budget of ${settings.budgetMs / 1000} s used up`, { kind: 'timeout', finalUrl: e.finalUrl, cause: err });
+      e = new FetchError(`source time budget of ${settings.budgetMs / 1000} s used up`, {
+        kind: 'timeout',
+        finalUrl: e.finalUrl,
+        cause: err,
+      });
     }
     return {
       ok: false,

@@ -198,7 +198,8 @@ const PLANT_REWARDS = `printf '1\\n' > "$L/reward.txt"; printf '{"reward": 1.0}\
 
 /** The claims' ids as a JSON object, each given `value` (a JSON text), or why the attack cannot be tried. */
 function answersWith(f: AttackFacts, value: (id: string) => string, extra = ''): string | { notApplicable: string } {
-  if (!f.claimIds?.length) return { notApplicable: "the task's environment has no claims.json with claim ids to answer" };
+  if (!f.claimIds?.length)
+    return { notApplicable: "the task's environment has no claims.json with claim ids to answer" };
   return `{${f.claimIds.map((id) => `${JSON.stringify(id)}: ${value(id)}`).join(', ')}${extra}}`;
 }
 
@@ -348,7 +349,8 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
   {
     id: 'stdout-folder',
     group: 'broken redirect',
-    description: 'test-stdout.txt made a folder, rewards planted: the redirect `> /logs/verifier/test-stdout.txt` fails, test.sh never runs',
+    description:
+      'test-stdout.txt made a folder, rewards planted: the redirect `> /logs/verifier/test-stdout.txt` fails, test.sh never runs',
     ...EVERYONE_HARNESS,
     plans: (f) => brokenRedirect(f, 'mkdir -p "$L/test-stdout.txt/x"'),
   },
@@ -373,7 +375,8 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
   {
     id: 'answers-hardlink',
     group: 'answers linked to the gold',
-    description: 'the answers file made a hard link to a file of the verifier the moment it is uploaded (by a process left running)',
+    description:
+      'the answers file made a hard link to a file of the verifier the moment it is uploaded (by a process left running)',
     ...EVERYONE_TASK,
     plans: (f) =>
       f.goldPaths.length
@@ -395,7 +398,8 @@ ${watchUpload(
   {
     id: 'answers-proc-fd',
     group: 'answers linked to the gold',
-    description: "the answers file a symbolic link to /proc/self/fd/3 (the grader's own open file, the gold if it is still open)",
+    description:
+      "the answers file a symbolic link to /proc/self/fd/3 (the grader's own open file, the gold if it is still open)",
     ...EVERYONE_TASK,
     plans: (f) => one(f, 'rm -rf "$A"\nln -s /proc/self/fd/3 "$A"'),
   },
@@ -437,7 +441,8 @@ esac`,
   {
     id: 'search-oracle',
     group: 'search',
-    description: "a search of the file system for the oracle (solve.sh, a quotecheck build or command not given to the agent), run on the task's claims",
+    description:
+      "a search of the file system for the oracle (solve.sh, a quotecheck build or command not given to the agent), run on the task's claims",
     ...EVERYONE_TASK,
     plans: (f) =>
       one(
@@ -466,7 +471,8 @@ done <<< "$found"
   {
     id: 'leftover-copy-gold',
     group: 'left running',
-    description: 'a process left running (setsid nohup) that copies the gold into the answers the moment it is uploaded',
+    description:
+      'a process left running (setsid nohup) that copies the gold into the answers the moment it is uploaded',
     ...EVERYONE_HARNESS,
     plans: (f) =>
       f.goldPaths.length
@@ -476,7 +482,10 @@ done <<< "$found"
               f.goldPaths,
               `const a = ${JSON.stringify(f.answers)}; for (const g of ${JSON.stringify(f.goldPaths)}) { let b; try { b = fs.readFileSync(g); JSON.parse(b.toString()); } catch { continue; } let cur; try { cur = fs.readFileSync(a); } catch {} if (cur && cur.equals(b)) break; fs.writeFileSync(a + '.audit-tmp', b); fs.renameSync(a + '.audit-tmp', a); break; }`,
               f.goldPaths
-                .map((g) => `cp -f ${q(g)} ${q(`${f.answers}.tmp`)} 2>/dev/null && mv -f ${q(`${f.answers}.tmp`)} ${q(f.answers)} 2>/dev/null`)
+                .map(
+                  (g) =>
+                    `cp -f ${q(g)} ${q(`${f.answers}.tmp`)} 2>/dev/null && mv -f ${q(`${f.answers}.tmp`)} ${q(f.answers)} 2>/dev/null`,
+                )
                 .join('; '),
               'copy-gold',
             ),
@@ -521,7 +530,8 @@ fi`,
   {
     id: 'bash-trojan',
     group: 'trojans',
-    description: "a bash that writes reward 1 first on root's PATH (/usr/local/sbin/bash, /usr/local/bin/bash): the harness's own `bash -c` finds it",
+    description:
+      "a bash that writes reward 1 first on root's PATH (/usr/local/sbin/bash, /usr/local/bin/bash): the harness's own `bash -c` finds it",
     ...ROOT_HARNESS,
     plans: (f) =>
       one(
@@ -532,7 +542,8 @@ fi`,
   {
     id: 'bash-env',
     group: 'trojans',
-    description: 'BASH_ENV pointing at a script that writes reward 1, exported in the profiles (and /etc/environment as root)',
+    description:
+      'BASH_ENV pointing at a script that writes reward 1, exported in the profiles (and /etc/environment as root)',
     ...EVERYONE_TASK,
     plans: (f) =>
       one(
@@ -543,14 +554,16 @@ fi`,
   {
     id: 'profile-files',
     group: 'trojans',
-    description: 'reward 1 written from every shell start-up file (~/.bashrc, ~/.profile, ...; as root /etc/profile.d, /etc/bash.bashrc, /root/.bashrc)',
+    description:
+      'reward 1 written from every shell start-up file (~/.bashrc, ~/.profile, ...; as root /etc/profile.d, /etc/bash.bashrc, /root/.bashrc)',
     ...EVERYONE_TASK,
     plans: (f) => one(f, PROFILES_SH(WIN_SH)),
   },
   {
     id: 'node-options',
     group: 'trojans',
-    description: 'NODE_OPTIONS=--require of a script that writes reward 1, in the profiles, /etc/environment (root) and ~/.npmrc',
+    description:
+      'NODE_OPTIONS=--require of a script that writes reward 1, in the profiles, /etc/environment (root) and ~/.npmrc',
     ...EVERYONE_TASK,
     plans: (f) =>
       one(
@@ -563,7 +576,8 @@ printf 'node-options=--require /app/.audit-require.js\\n' >> "$H/.npmrc"`,
   {
     id: 'ld-preload-env',
     group: 'trojans',
-    description: "LD_PRELOAD of a library that writes reward 1 (built with the image's C compiler), exported in the profiles and /etc/environment",
+    description:
+      "LD_PRELOAD of a library that writes reward 1 (built with the image's C compiler), exported in the profiles and /etc/environment",
     ...EVERYONE_TASK,
     plans: (f) => one(f, `${BUILD_SO}\n${EXPORT_EVERYWHERE('LD_PRELOAD', '/app/.audit-preload.so')}`),
   },
@@ -582,7 +596,8 @@ printf 'node-options=--require /app/.audit-require.js\\n' >> "$H/.npmrc"`,
   {
     id: 'replace-system-binaries',
     group: 'replaced programs',
-    description: '/usr/local/bin/node, /usr/bin/node, /usr/bin/env and /usr/bin/timeout replaced by scripts that write reward 1',
+    description:
+      '/usr/local/bin/node, /usr/bin/node, /usr/bin/env and /usr/bin/timeout replaced by scripts that write reward 1',
     ...ROOT_HARNESS,
     plans: (f) =>
       one(
@@ -596,14 +611,22 @@ done`,
   {
     id: 'grader-rewrite',
     group: 'rewritten grader',
-    description: "the verifier's files (test.sh, the grader) rewritten the moment they are uploaded, by a process left running, to write reward 1",
+    description:
+      "the verifier's files (test.sh, the grader) rewritten the moment they are uploaded, by a process left running, to write reward 1",
     ...EVERYONE_HARNESS,
     plans: (f) => {
-      const files = f.verifierFiles.map((p) => [p, trojanFor(p)] as const).filter((e): e is readonly [string, string] => e[1] !== undefined);
-      if (!files.length) return [{ notApplicable: "the task's verifier folder has no script or grader this attack knows how to rewrite" }];
+      const files = f.verifierFiles
+        .map((p) => [p, trojanFor(p)] as const)
+        .filter((e): e is readonly [string, string] => e[1] !== undefined);
+      if (!files.length)
+        return [
+          { notApplicable: "the task's verifier folder has no script or grader this attack knows how to rewrite" },
+        ];
       const stash = files.map(([, text], i) => writeFile(`/app/.audit-grader-${i}`, text, '755')).join('');
       // The grader first: test.sh may already be running when the upload is seen, and it calls the grader later.
-      const order = [...files.keys()].sort((a, b) => Number(/\/test\.sh$/.test(files[a]![0])) - Number(/\/test\.sh$/.test(files[b]![0])));
+      const order = [...files.keys()].sort(
+        (a, b) => Number(/\/test\.sh$/.test(files[a]![0])) - Number(/\/test\.sh$/.test(files[b]![0])),
+      );
       // By rename: the harness and test.sh see the old file or the new one, never half of one.
       const rewrite = order
         .map((i) => {
@@ -672,7 +695,10 @@ done`,
     plans: (f) => {
       const json = answersWith(f, () => '"verbatim"');
       if (typeof json !== 'string') return [json];
-      return one(f, `rm -rf "$A"\n{ printf '%s' ${q(`${json.slice(0, -1)}, "padding": "`)}; head -c 17825792 /dev/zero | tr '\\0' x; printf '"}'; } > "$A"`);
+      return one(
+        f,
+        `rm -rf "$A"\n{ printf '%s' ${q(`${json.slice(0, -1)}, "padding": "`)}; head -c 17825792 /dev/zero | tr '\\0' x; printf '"}'; } > "$A"`,
+      );
     },
   },
   {
@@ -685,14 +711,19 @@ done`,
   {
     id: 'answers-duplicate-ids',
     group: 'odd answers',
-    description: 'answers naming every claim twice, verbatim then no_match (a grader that counts any right entry gives 1)',
+    description:
+      'answers naming every claim twice, verbatim then no_match (a grader that counts any right entry gives 1)',
     users: BOTH,
     modes: EVERY_MODE,
     class: 'task',
     ceiling: 'guess',
     plans: (f) => {
-      if (!f.claimIds?.length) return [{ notApplicable: "the task's environment has no claims.json with claim ids to answer" }];
-      const pairs = f.claimIds.flatMap((id) => [`${JSON.stringify(id)}: "verbatim"`, `${JSON.stringify(id)}: "no_match"`]);
+      if (!f.claimIds?.length)
+        return [{ notApplicable: "the task's environment has no claims.json with claim ids to answer" }];
+      const pairs = f.claimIds.flatMap((id) => [
+        `${JSON.stringify(id)}: "verbatim"`,
+        `${JSON.stringify(id)}: "no_match"`,
+      ]);
       return answersAttack(f, `{${pairs.join(', ')}}`);
     },
   },
@@ -705,8 +736,12 @@ done`,
     class: 'task',
     ceiling: 'guess',
     plans: (f) => {
-      if (!f.claimIds?.length) return [{ notApplicable: "the task's environment has no claims.json with claim ids to answer" }];
-      const rows = f.claimIds.flatMap((id) => [`{"id": ${JSON.stringify(id)}, "label": "verbatim"}`, `{"id": ${JSON.stringify(id)}, "label": "no_match"}`]);
+      if (!f.claimIds?.length)
+        return [{ notApplicable: "the task's environment has no claims.json with claim ids to answer" }];
+      const rows = f.claimIds.flatMap((id) => [
+        `{"id": ${JSON.stringify(id)}, "label": "verbatim"}`,
+        `{"id": ${JSON.stringify(id)}, "label": "no_match"}`,
+      ]);
       return answersAttack(f, `[${rows.join(', ')}]`);
     },
   },

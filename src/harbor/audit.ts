@@ -194,9 +194,13 @@ export function answersFromArtifacts(artifacts: readonly string[]): string | und
  * absolute file path after "write", "save" or "output" within a sentence.
  */
 export function answersFromInstruction(text: string): string | undefined {
-  const named = /(?<![\w/.-])(\/(?:[\w.-]+\/)*[\w.-]*answers?[\w.-]*\.(?:json|jsonl|txt|csv|tsv))(?![\w/-])/i.exec(text);
+  const named = /(?<![\w/.-])(\/(?:[\w.-]+\/)*[\w.-]*answers?[\w.-]*\.(?:json|jsonl|txt|csv|tsv))(?![\w/-])/i.exec(
+    text,
+  );
   if (named) return named[1];
-  const written = /\b(?:write|save|output|store)\b[^.\n]{0,80}?`?(\/(?:[\w.-]+\/)*[\w.-]+\.[A-Za-z]{2,5})`?/i.exec(text);
+  const written = /\b(?:write|save|output|store)\b[^.\n]{0,80}?`?(\/(?:[\w.-]+\/)*[\w.-]+\.[A-Za-z]{2,5})`?/i.exec(
+    text,
+  );
   return written?.[1];
 }
 
@@ -298,7 +302,8 @@ function claimIdsOf(task: TaskDir): { ids?: string[]; note?: string } {
       })
     : [];
   if (!ids.length) return { note: "the task's environment/claims.json names no claim ids" };
-  if (JSON.stringify(ids).length > 40_000) return { note: 'the task has too many claims to write their answers into a command line' };
+  if (JSON.stringify(ids).length > 40_000)
+    return { note: 'the task has too many claims to write their answers into a command line' };
   return { ids };
 }
 
@@ -316,9 +321,12 @@ export function auditTask(task: TaskDir, opts: { answers?: string; modes?: reado
   // Where a harness uploads each file: the layout's folder; a separate verifier's Dockerfile may put some elsewhere too.
   const at = new Map<string, string[]>(rels.map((r) => [r, [`${spec.verifier.path}/${r}`]]));
   const dockerfile = readRegularFile(join(verifierHost, 'Dockerfile'), MAX_FACT_BYTES);
-  if (dockerfile.ok) for (const [rel, dest] of dockerfileCopies(dockerfile.bytes.toString('utf8'), rels)) at.get(rel)?.push(dest);
+  if (dockerfile.ok)
+    for (const [rel, dest] of dockerfileCopies(dockerfile.bytes.toString('utf8'), rels)) at.get(rel)?.push(dest);
   const uploaded = (rel: string): string[] => [...new Set(at.get(rel) ?? [])];
-  const labelFiles = rels.filter((r) => r !== 'Dockerfile' && !NOT_LABELS.test(r.split('/').pop()!) && looksLikeLabels(join(verifierHost, r)));
+  const labelFiles = rels.filter(
+    (r) => r !== 'Dockerfile' && !NOT_LABELS.test(r.split('/').pop()!) && looksLikeLabels(join(verifierHost, r)),
+  );
   const named = (r: string) => /gold|label|expected|answer|truth|solution/i.test(r);
   const gold = [...labelFiles.filter(named), ...labelFiles.filter((r) => !named(r))].slice(0, 4);
 
@@ -425,10 +433,18 @@ export function attackWanted(attack: Attack, wanted: readonly string[] | undefin
 }
 
 /** The agent's command of a check. */
-const CHECK_AGENTS: Record<Exclude<CheckKind, 'attack'>, string> = { oracle: 'oracle', nothing: 'true', baseline: 'baseline' };
+const CHECK_AGENTS: Record<Exclude<CheckKind, 'attack'>, string> = {
+  oracle: 'oracle',
+  nothing: 'true',
+  baseline: 'baseline',
+};
 
 /** Every trial of the audit, in the order they run: each task's checks, then the cheat suite on the sampled tasks. */
-export function planTrials(tasks: readonly AuditTask[], cheat: readonly AuditTask[], opts: Pick<AuditOptions, 'users' | 'attacks'>): TrialPlan[] {
+export function planTrials(
+  tasks: readonly AuditTask[],
+  cheat: readonly AuditTask[],
+  opts: Pick<AuditOptions, 'users' | 'attacks'>,
+): TrialPlan[] {
   const users = opts.users ?? ['agent', 'root'];
   const plans: TrialPlan[] = [];
   for (const t of tasks) {
@@ -578,7 +594,8 @@ interface TrialOutcome {
 /** The "why" of a trial from its evidence: the verifier's words, else why test.sh never spoke, else bench's problems. */
 function whyOf(ev: TrialEvidence, problems: readonly string[]): string {
   const parts: string[] = [];
-  if (ev.stdoutKind) parts.push(`/logs/verifier/test-stdout.txt is ${ev.stdoutKind}: the harness's redirect failed, test.sh never ran`);
+  if (ev.stdoutKind)
+    parts.push(`/logs/verifier/test-stdout.txt is ${ev.stdoutKind}: the harness's redirect failed, test.sh never ran`);
   else if (!ev.verifierRan) parts.push('no /logs/verifier/test-stdout.txt: test.sh never ran');
   else if (ev.verifierSaid) parts.push(`verifier: ${ev.verifierSaid}`);
   const useful = problems.filter((p) => !/^agent exited \d+$/.test(p));
@@ -590,7 +607,11 @@ function whyOf(ev: TrialEvidence, problems: readonly string[]): string {
  * Judges a check: the oracle 1, doing nothing 0, the baseline the task's no_match share. Returns the verdict, what
  * was expected, and why.
  */
-export function judgeCheck(kind: Exclude<CheckKind, 'attack'>, reward: number, baseline: number): { verdict: Verdict; expected: number } {
+export function judgeCheck(
+  kind: Exclude<CheckKind, 'attack'>,
+  reward: number,
+  baseline: number,
+): { verdict: Verdict; expected: number } {
   const expected = kind === 'oracle' ? 1 : kind === 'nothing' ? 0 : baseline;
   return { verdict: Math.abs(reward - expected) <= REWARD_EPSILON ? 'pass' : 'fail', expected };
 }
@@ -600,7 +621,13 @@ export function judgeCheck(kind: Exclude<CheckKind, 'attack'>, reward: number, b
  * harness's to stop when the attack is of that class or test.sh never ran at all (the harness's own command ran the
  * agent's code, or could not start it: nothing in the task could have stopped it).
  */
-export function judgeAttack(cls: AttackClass, mode: AuditMode, reward: number, ceiling: number, verifierRan = true): Verdict {
+export function judgeAttack(
+  cls: AttackClass,
+  mode: AuditMode,
+  reward: number,
+  ceiling: number,
+  verifierRan = true,
+): Verdict {
   if (reward <= ceiling + REWARD_EPSILON) return 'pass';
   return mode === 'shared' && (cls === 'harness' || !verifierRan) ? 'harness-only' : 'fail';
 }
@@ -614,7 +641,10 @@ export function trialName(t: TrialPlan): string {
 /* ------------------------------------------------------------------ run */
 
 /** Runs the audit: every task's checks and the cheat suite, `jobs` trials at a time. */
-export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBench as TrialRunner): Promise<AuditReport> {
+export async function runAudit(
+  opts: AuditOptions,
+  runner: TrialRunner = runBench as TrialRunner,
+): Promise<AuditReport> {
   const started = performance.now();
   if (runner === (runBench as TrialRunner) && !canIsolate())
     throw new AuditSetupError(
@@ -624,7 +654,10 @@ export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBenc
   const tasks = listTasks(dataset).map((t) => auditTask(t, { answers: opts.answers, modes: opts.modes }));
   const cheat = sampleTasks(tasks, opts.sample);
   const unknown = (opts.attacks ?? []).filter((w) => !ATTACKS.some((a) => a.id === w || a.id.startsWith(w)));
-  if (unknown.length) throw new AuditSetupError(`no attack named ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see quotecheck audit --help)`);
+  if (unknown.length)
+    throw new AuditSetupError(
+      `no attack named ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see quotecheck audit --help)`,
+    );
   const users = [...(opts.users ?? ['agent', 'root'])];
   const plans = planTrials(tasks, cheat, { users, attacks: opts.attacks });
   const outDir = resolve(opts.outDir);
@@ -668,7 +701,9 @@ export async function runAudit(opts: AuditOptions, runner: TrialRunner = runBenc
   const counts: Record<Verdict, number> = { pass: 0, fail: 0, 'harness-only': 0, 'not-applicable': 0, error: 0 };
   for (const t of trials) counts[t.verdict]++;
   const failures = trials.filter((t) => t.verdict === 'fail' || t.verdict === 'error').map(failureLine);
-  const harnessOnly = trials.filter((t) => t.verdict === 'harness-only').map((t) => `${trialName(t)}: reward ${r3(t.reward ?? 0)}`);
+  const harnessOnly = trials
+    .filter((t) => t.verdict === 'harness-only')
+    .map((t) => `${trialName(t)}: reward ${r3(t.reward ?? 0)}`);
   return {
     dataset,
     ok: failures.length === 0,
@@ -696,7 +731,8 @@ export function harnessOnlyAdvice(taskMode: AuditMode, layout: TaskDir['layout']
 export function failureLine(t: TrialResult): string {
   if (t.verdict === 'error') return `${trialName(t)}: could not run: ${t.why}`;
   const reward = r3(t.reward ?? 0);
-  if (t.kind !== 'attack') return `${trialName(t)}: reward ${reward}, expected ${r3(t.expected ?? 0)}${t.why ? ` (${t.why})` : ''}`;
+  if (t.kind !== 'attack')
+    return `${trialName(t)}: reward ${reward}, expected ${r3(t.expected ?? 0)}${t.why ? ` (${t.why})` : ''}`;
   const limit = t.ceiling === 'guess' ? 'the best constant answer' : 'doing nothing';
   return `${trialName(t)}: the attack succeeded: reward ${reward}, more than ${limit} (${r3(t.expected ?? 0)})${t.why ? `; ${t.why}` : ''}`;
 }
@@ -706,7 +742,8 @@ function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plan
   if (p.notApplicable) return { ...p, verdict: 'not-applicable', why: p.notApplicable, problems: [] };
   const got = runs.get(p);
   if (!got) return { ...p, verdict: 'error', why: 'not run', problems: [] };
-  if (got.error !== undefined || !got.run) return { ...p, verdict: 'error', why: got.error ?? 'bench ran no task', problems: [] };
+  if (got.error !== undefined || !got.run)
+    return { ...p, verdict: 'error', why: got.error ?? 'bench ran no task', problems: [] };
   const run = got.run;
   const ev = got.evidence ?? { attackSaid: [], verifierRan: true };
   const common = {
@@ -727,7 +764,10 @@ function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plan
   if (p.kind !== 'attack') {
     const { verdict, expected } = judgeCheck(p.kind, run.reward, run.baseline);
     // A check that failed says what bench saw besides the verifier's words: every source failed, and what to check.
-    const more = verdict === 'fail' ? [...run.problems.filter((x) => !/^agent exited \d+$/.test(x) && !why.includes(x)), ...(got.advice ?? [])] : [];
+    const more =
+      verdict === 'fail'
+        ? [...run.problems.filter((x) => !/^agent exited \d+$/.test(x) && !why.includes(x)), ...(got.advice ?? [])]
+        : [];
     return { ...common, expected, verdict, why: [why, ...more].filter(Boolean).join('; ') };
   }
   const na = ev.attackSaid.find((l) => l.startsWith(NOT_APPLICABLE_MARK));
@@ -737,13 +777,24 @@ function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plan
   const ceiling = ceilingOf(p.ceiling ?? 'nothing', nothing ?? 0, run.baseline);
   const verdict = judgeAttack(p.class ?? 'task', p.mode, run.reward, ceiling, ev.verifierRan);
   const said = ev.attackSaid.map((l) => l.slice(NOTE_MARK.length).trim()).join('; ');
-  const how = verdict === 'pass' ? why : [ev.rewardFile ? `reward read from ${ev.rewardFile}` : '', why].filter(Boolean).join('; ');
-  const inconclusive = p.ceiling === 'guess' && ceiling >= 1 - REWARD_EPSILON ? 'inconclusive: every claim has one label, so a constant answer scores 1' : '';
+  const how =
+    verdict === 'pass'
+      ? why
+      : [ev.rewardFile ? `reward read from ${ev.rewardFile}` : '', why].filter(Boolean).join('; ');
+  const inconclusive =
+    p.ceiling === 'guess' && ceiling >= 1 - REWARD_EPSILON
+      ? 'inconclusive: every claim has one label, so a constant answer scores 1'
+      : '';
   return {
     ...common,
     expected: ceiling,
     verdict,
-    why: [verdict === 'harness-only' ? harnessOnlyAdvice(p.taskMode, p.layout) : '', how, said ? `attack: ${said}` : '', inconclusive]
+    why: [
+      verdict === 'harness-only' ? harnessOnlyAdvice(p.taskMode, p.layout) : '',
+      how,
+      said ? `attack: ${said}` : '',
+      inconclusive,
+    ]
       .filter(Boolean)
       .join('; '),
   };
@@ -769,7 +820,9 @@ function columns(rows: readonly string[][], right: ReadonlySet<number> = new Set
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) =>
     r
-      .map((cell, i) => (i === r.length - 1 ? cell : right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) =>
+        i === r.length - 1 ? cell : right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!),
+      )
       .join('  ')
       .trimEnd(),
   );
@@ -801,7 +854,10 @@ export function auditTable(r: AuditReport, opts: { width?: number } = {}): strin
   for (const task of r.cheat_tasks) {
     const attacks = r.trials.filter((t) => t.kind === 'attack' && t.task === task);
     if (!attacks.length) continue;
-    lines.push('', `Cheat suite on ${task} (reward: at most what doing nothing scores; * a mode the task does not declare)`);
+    lines.push(
+      '',
+      `Cheat suite on ${task} (reward: at most what doing nothing scores; * a mode the task does not declare)`,
+    );
     lines.push(
       ...columns(
         [

@@ -42,7 +42,10 @@ function fewestTasks(groups: readonly number[], sizes: readonly number[], capaci
   const fits = packInto(bySize, groups, sizes, low, capacity);
   if (fits) return fits;
   const used = (bins: Bin[] | undefined): number => bins!.filter((b) => b.groups.length > 0).length;
-  let high = Math.min(used(firstFit(bySize, sizes, groups.length, capacity)), used(firstFit(groups, sizes, groups.length, capacity, true)));
+  let high = Math.min(
+    used(firstFit(bySize, sizes, groups.length, capacity)),
+    used(firstFit(groups, sizes, groups.length, capacity, true)),
+  );
   let best = packInto(bySize, groups, sizes, high, capacity)!;
   while (high - low > 1) {
     const k = Math.floor((low + high) / 2);
@@ -62,8 +65,18 @@ function fewestTasks(groups: readonly number[], sizes: readonly number[], capaci
  * result has no more tasks than first-fit decreasing or the old split need, and with as many as the old split, a
  * smallest task at least as large as its.
  */
-function packInto(bySize: readonly number[], inOrder: readonly number[], sizes: readonly number[], k: number, capacity: number): number[][] | undefined {
-  const packings = [() => leastLoaded(bySize, sizes, k), () => firstFit(bySize, sizes, k, capacity), () => firstFit(inOrder, sizes, k, capacity, true)];
+function packInto(
+  bySize: readonly number[],
+  inOrder: readonly number[],
+  sizes: readonly number[],
+  k: number,
+  capacity: number,
+): number[][] | undefined {
+  const packings = [
+    () => leastLoaded(bySize, sizes, k),
+    () => firstFit(bySize, sizes, k, capacity),
+    () => firstFit(inOrder, sizes, k, capacity, true),
+  ];
   let best: { bins: Bin[]; min: number; max: number } | undefined;
   for (const pack of packings) {
     const bins = pack();
@@ -104,7 +117,13 @@ function leastLoaded(bySize: readonly number[], sizes: readonly number[], k: num
  * Each group to the first task it fits in (`next`: to the current task, else the next one, never back): finds a fit
  * where leastLoaded does not; undefined when a group fits nowhere.
  */
-function firstFit(groups: readonly number[], sizes: readonly number[], k: number, capacity: number, next = false): Bin[] | undefined {
+function firstFit(
+  groups: readonly number[],
+  sizes: readonly number[],
+  k: number,
+  capacity: number,
+  next = false,
+): Bin[] | undefined {
   const bins = emptyBins(k);
   let from = 0;
   for (const g of groups) {
@@ -140,7 +159,9 @@ class LoadIndex {
 
   /** The bins whose loads differ from `load` by 2 or more (less leaves no exchange to make), farthest first. */
   *farFrom(load: number): Generator<Bin> {
-    const loads = [...this.#byLoad.keys()].filter((l) => Math.abs(l - load) >= 2).sort((a, b) => Math.abs(b - load) - Math.abs(a - load) || a - b);
+    const loads = [...this.#byLoad.keys()]
+      .filter((l) => Math.abs(l - load) >= 2)
+      .sort((a, b) => Math.abs(b - load) - Math.abs(a - load) || a - b);
     for (const l of loads) yield* [...this.#byLoad.get(l)!];
   }
 }

@@ -12,7 +12,8 @@ import type { VerifierMode } from '../settings.js';
  * structures (the grade, the failures) and the numbers it only shows. A report written before bench wrote the field
  * lacks it: `fallback` then (undefined when none).
  */
-const asWritten = <T>(fallback?: T) => z.custom<T>((v) => v !== undefined).catch((ctx) => (ctx.value === undefined ? fallback : ctx.value) as T);
+const asWritten = <T>(fallback?: T) =>
+  z.custom<T>((v) => v !== undefined).catch((ctx) => (ctx.value === undefined ? fallback : ctx.value) as T);
 
 /** How bench kept the phases apart (docs/security.md#bench-isolation): containers (namespaces) or container paths by variable. */
 export const IsolationSchema = z.enum(['namespace', 'paths']);
@@ -44,7 +45,15 @@ const ClaimRowFields = z.object({
 });
 
 /** What the oracle's evidence report says of a claim, as its own row carries it. */
-export const OracleEvidenceSchema = ClaimRowFields.pick({ diagnosis: true, note: true, context: true, selector: true, nearest: true, drift: true, asOf: true });
+export const OracleEvidenceSchema = ClaimRowFields.pick({
+  diagnosis: true,
+  note: true,
+  context: true,
+  selector: true,
+  nearest: true,
+  drift: true,
+  asOf: true,
+});
 export type OracleEvidence = z.infer<typeof OracleEvidenceSchema>;
 
 export const ClaimRowSchema = ClaimRowFields.extend({

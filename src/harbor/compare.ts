@@ -134,13 +134,24 @@ function oracleViews(oracle: BenchReport): Map<string, OracleView> {
     for (const row of t.rows) {
       if (row.diagnosis === undefined) continue;
       // Drift needs bytes that hash otherwise than the evidence: a source the oracle could not read is unread, not drifted.
-      views.set(claimKey(t.task, row.id), { diagnosis: row.diagnosis, drifted: row.drift === 'changed' && !unread(row) });
+      views.set(claimKey(t.task, row.id), {
+        diagnosis: row.diagnosis,
+        drifted: row.drift === 'changed' && !unread(row),
+      });
     }
   }
   return views;
 }
 
-const emptyScore = (): GroupScore => ({ claims: 0, correct: 0, wrong: 0, missing: 0, invalid: 0, answered_verbatim: 0, accuracy: 0 });
+const emptyScore = (): GroupScore => ({
+  claims: 0,
+  correct: 0,
+  wrong: 0,
+  missing: 0,
+  invalid: 0,
+  answered_verbatim: 0,
+  accuracy: 0,
+});
 
 function groupOrder(name: string): number {
   const i = (DIAGNOSIS_ORDER as readonly string[]).indexOf(name);
@@ -216,9 +227,12 @@ function sentences(agent: string, diagnosis: string, g: GroupScore): string[] {
     out.push(
       `${agent} answers verbatim on ${pct(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered}), right on ${pct(g.correct, answered)} of them (${g.correct}/${answered})`,
     );
-  if (g.missing > 0) out.push(`${agent} gives no answer for ${pct(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
+  if (g.missing > 0)
+    out.push(`${agent} gives no answer for ${pct(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
   if (g.invalid > 0)
-    out.push(`${agent} gives an invalid answer (neither verbatim nor no_match) for ${pct(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`);
+    out.push(
+      `${agent} gives an invalid answer (neither verbatim nor no_match) for ${pct(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`,
+    );
   return out;
 }
 
@@ -232,7 +246,8 @@ export function compareRuns(runs: readonly BenchRun[], oracle: BenchRun): Compar
   // A report without a name (written before bench named agents) whose command is long: its folder's name, else its
   // position (the full command is in the legend). Two runs of one name get their folder after it.
   agents.forEach((a, i) => {
-    if (runs[i]!.report.name === undefined && (a.agent.length > MAX_LABEL_CHARS || /\s/.test(a.agent))) a.label = folderName(a.dir) ?? `agent-${i + 1}`;
+    if (runs[i]!.report.name === undefined && (a.agent.length > MAX_LABEL_CHARS || /\s/.test(a.agent)))
+      a.label = folderName(a.dir) ?? `agent-${i + 1}`;
   });
   const seen = new Map<string, number>();
   for (const a of agents) seen.set(a.label, (seen.get(a.label) ?? 0) + 1);
@@ -267,7 +282,8 @@ interface ClaimIdentity {
 function claimIdentities(report: BenchReport): Map<string, ClaimIdentity> {
   const claims = new Map<string, ClaimIdentity>();
   for (const t of report.tasks)
-    for (const r of t.rows) claims.set(claimKey(t.task, r.id), { task: t.task, quote: r.quote ?? '', url: r.url ?? '', gold: r.gold });
+    for (const r of t.rows)
+      claims.set(claimKey(t.task, r.id), { task: t.task, quote: r.quote ?? '', url: r.url ?? '', gold: r.gold });
   return claims;
 }
 
@@ -312,8 +328,12 @@ export function checkSameClaims(runs: readonly BenchRun[], oracle: BenchRun): vo
     const changed = changedClaims(own, diagnosed);
     if (unknown.length === 0 && changed.length === 0) continue;
     const what = [
-      ...(unknown.length ? [`${claimCount(unknown)} of ${runName(run)} ${unknown.length === 1 ? 'is' : 'are'} not in it`] : []),
-      ...(changed.length ? [`${claimCount(changed)} ${changed.length === 1 ? 'has' : 'have'} another quote, URL or gold label there`] : []),
+      ...(unknown.length
+        ? [`${claimCount(unknown)} of ${runName(run)} ${unknown.length === 1 ? 'is' : 'are'} not in it`]
+        : []),
+      ...(changed.length
+        ? [`${claimCount(changed)} ${changed.length === 1 ? 'has' : 'have'} another quote, URL or gold label there`]
+        : []),
     ].join(', and ');
     throw new CompareError(
       `the oracle's run ${runName(oracle)} is not of the claims of ${runName(run)}: ${what}${datasets(run, oracle)}; its diagnoses cannot split them: pass --oracle with an oracle run of the same dataset`,
@@ -342,7 +362,9 @@ export function checkSameClaims(runs: readonly BenchRun[], oracle: BenchRun): vo
 /** The oracle's evidence on a row, the fields it has. */
 function evidenceOf(row: ClaimRow): OracleEvidence {
   const { diagnosis, note, context, selector, nearest, drift, asOf } = row;
-  return Object.fromEntries(Object.entries({ diagnosis, note, context, selector, nearest, drift, asOf }).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries({ diagnosis, note, context, selector, nearest, drift, asOf }).filter(([, v]) => v !== undefined),
+  );
 }
 
 /**
@@ -352,7 +374,8 @@ function evidenceOf(row: ClaimRow): OracleEvidence {
  */
 export function withOracleEvidence(report: BenchReport, oracle: BenchReport, oracleRun: string): BenchReport {
   const diagnosed = new Map<string, ClaimRow>();
-  for (const t of oracle.tasks) for (const r of t.rows) if (r.diagnosis !== undefined) diagnosed.set(claimKey(t.task, r.id), r);
+  for (const t of oracle.tasks)
+    for (const r of t.rows) if (r.diagnosis !== undefined) diagnosed.set(claimKey(t.task, r.id), r);
   const tasks = report.tasks.map((t) => ({
     ...t,
     rows: t.rows.map((r) => {
@@ -387,7 +410,11 @@ export function shownPath(path: string, cwd = process.cwd()): string {
  */
 export function relocate(c: Comparison, base: string): Comparison {
   const rel = (dir: string) => relative(resolve(base), resolve(dir)) || '.';
-  return { ...c, oracle: rel(c.oracle), agents: c.agents.map((a) => (a.dir === undefined ? a : { ...a, dir: rel(a.dir) })) };
+  return {
+    ...c,
+    oracle: rel(c.oracle),
+    agents: c.agents.map((a) => (a.dir === undefined ? a : { ...a, dir: rel(a.dir) })),
+  };
 }
 
 /** "40% (2/5)" for a cell, "-" where the agent has no such claims. */
@@ -396,8 +423,10 @@ function cell(g: GroupScore | undefined): string {
 }
 
 /** A cell of a missing or invalid column, "2/5", "-" where the agent has no such claims. */
-const countCell = (g: { claims: number; missing: number; invalid: number } | undefined, kind: 'missing' | 'invalid'): string =>
-  g ? `${g[kind]}/${g.claims}` : '-';
+const countCell = (
+  g: { claims: number; missing: number; invalid: number } | undefined,
+  kind: 'missing' | 'invalid',
+): string => (g ? `${g[kind]}/${g.claims}` : '-');
 
 /** The widest a comparison table may be, in columns: a terminal's 100, for six agents with long names and all. */
 export const MAX_TABLE_COLUMNS = 100;
@@ -443,7 +472,8 @@ function columnsOf(c: Comparison, layout: Layout): Column[] {
       head,
       agent: a,
       total: (x) => x.mean_reward.toFixed(3),
-      summary: (x) => (layout.counts ? `${pct(x.correct, x.claims)} (${x.correct}/${x.claims})` : pct(x.correct, x.claims)),
+      summary: (x) =>
+        layout.counts ? `${pct(x.correct, x.claims)} (${x.correct}/${x.claims})` : pct(x.correct, x.claims),
       shape: (x, key) => (x.shape ? `${Math.round(100 * x.shape[key])}%` : '-'),
       group: layout.counts ? cell : share,
     };
@@ -471,9 +501,15 @@ function tableLines(c: Comparison, layout: Layout): { lines: string[]; columns: 
   const first = Math.max('mean reward'.length, ...c.groups.map((g) => `${g.diagnosis} (${g.claims})`.length));
   const min = layout.counts ? 10 : 5;
   const cols = columns.map((col, i) =>
-    Math.max(heads[i]!.length, min, col.summary(col.agent).length, ...c.groups.map((g) => col.group(col.agent.by_diagnosis[g.diagnosis]).length)),
+    Math.max(
+      heads[i]!.length,
+      min,
+      col.summary(col.agent).length,
+      ...c.groups.map((g) => col.group(col.agent.by_diagnosis[g.diagnosis]).length),
+    ),
   );
-  const line = (label: string, cells: string[]) => `${label.padEnd(first)}  ${cells.map((s, i) => s.padStart(cols[i]!)).join('  ')}`.trimEnd();
+  const line = (label: string, cells: string[]) =>
+    `${label.padEnd(first)}  ${cells.map((s, i) => s.padStart(cols[i]!)).join('  ')}`.trimEnd();
   const rule = '-'.repeat(first + cols.reduce((n, w) => n + w + 2, 0));
   const lines = [
     line('', heads),
@@ -506,12 +542,16 @@ function tableLines(c: Comparison, layout: Layout): { lines: string[]; columns: 
 }
 
 /** The widest line of a table, its heading of the groups (prose, which a terminal wraps) aside. */
-const tableWidth = (lines: readonly string[]): number => Math.max(...lines.filter((l) => !l.startsWith('accuracy by')).map((l) => l.length));
+const tableWidth = (lines: readonly string[]): number =>
+  Math.max(...lines.filter((l) => !l.startsWith('accuracy by')).map((l) => l.length));
 
 /** A keyed table's legend: each agent's key, name, totals (counts and, without gap columns, its missing and invalid answers) and command. */
 function legend(c: Comparison, layout: Layout): string[] {
   return c.agents.map((a, i) => {
-    const gaps = !layout.gapColumns && (a.missing > 0 || a.invalid > 0) ? `, ${a.missing} with no answer, ${a.invalid} invalid` : '';
+    const gaps =
+      !layout.gapColumns && (a.missing > 0 || a.invalid > 0)
+        ? `, ${a.missing} with no answer, ${a.invalid} invalid`
+        : '';
     const command = a.label !== a.agent ? `: ${a.agent}` : '';
     return `${agentKey(i)} ${a.label} (${a.correct}/${a.claims} right${gaps})${command}`;
   });
@@ -527,12 +567,16 @@ function legend(c: Comparison, layout: Layout): string[] {
  */
 export function comparisonTable(c: Comparison): string {
   const tables = LAYOUTS.map((layout) => ({ layout, ...tableLines(c, layout) }));
-  const { layout, lines, columns } = tables.find((t) => tableWidth(t.lines) <= MAX_TABLE_COLUMNS) ?? tables[tables.length - 1]!;
+  const { layout, lines, columns } =
+    tables.find((t) => tableWidth(t.lines) <= MAX_TABLE_COLUMNS) ?? tables[tables.length - 1]!;
   const out = [...lines];
   if (layout.keyed) out.push('', ...legend(c, layout));
   out.push('', ...c.sentences);
   if (columns.length > c.agents.length)
-    out.push('', 'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)');
+    out.push(
+      '',
+      'missing: claims with no answer; invalid: answers neither verbatim nor no_match (both counted as not right)',
+    );
   const named = c.agents.filter((a) => a.label !== a.agent);
   if (!layout.keyed && named.length) out.push('', ...named.map((a) => `${a.label}: ${a.agent}`));
   const advice = c.agents.flatMap((a) => a.advice.map((line) => `${a.label}: ${line}`));
@@ -551,7 +595,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function readJson(path: string, what: string): unknown {
   const text = readTextFile(
     path,
-    (reason, code) => new CompareError(`${what}: ${code === 'ENOENT' ? 'no report.json (not a finished bench run)' : `report.json: ${reason}`}`),
+    (reason, code) =>
+      new CompareError(
+        `${what}: ${code === 'ENOENT' ? 'no report.json (not a finished bench run)' : `report.json: ${reason}`}`,
+      ),
   );
   try {
     return JSON.parse(text);
@@ -636,7 +683,8 @@ export function readRunFolder(dirArg: string): RunFolder {
     }
     const { agents, oracle } = folder.data;
     const runs = agents.flatMap((a) => readRunFolder(join(dirArg, a.dir)).runs);
-    const oracleDir = oracle !== undefined && existsSync(join(dir, oracle, 'report.json')) ? join(dirArg, oracle) : undefined;
+    const oracleDir =
+      oracle !== undefined && existsSync(join(dir, oracle, 'report.json')) ? join(dirArg, oracle) : undefined;
     return { runs, ...(oracleDir ? { oracle: readRunFolder(oracleDir).runs[0] } : {}) };
   }
   const report = parseReport(json, what);
@@ -673,9 +721,12 @@ export function agentFolders(agents: readonly string[], names: readonly string[]
         `--name ${JSON.stringify(name)}: not a safe folder name (1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit)`,
       );
     const lower = name.toLowerCase();
-    if (TAKEN_NAMES.includes(lower)) throw new AgentNameError(`--name ${name}: the comparison's own file is named so; pick another name`);
+    if (TAKEN_NAMES.includes(lower))
+      throw new AgentNameError(`--name ${name}: the comparison's own file is named so; pick another name`);
     if ((lower === 'oracle' || lower === 'baseline') && agents[i] !== lower)
-      throw new AgentNameError(`--name ${name}: that name is the ${lower} agent's, and --agent number ${i + 1} is not it; pick another name`);
+      throw new AgentNameError(
+        `--name ${name}: that name is the ${lower} agent's, and --agent number ${i + 1} is not it; pick another name`,
+      );
   }
   // Each name used so far (lower case), with the agent it names.
   const used = new Map<string, number>();

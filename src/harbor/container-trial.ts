@@ -34,7 +34,8 @@ const HARNESS_READ_DELAY_SEC = 0.5;
 const SETUP_SEC = 30;
 
 /** Harbor's verifier command: test.sh run directly (it made it executable), its output kept beside the reward. */
-export const harborVerifierCommand = (testsPath: string, logs: string): string => `(${testsPath}/test.sh) > ${logs}/test-stdout.txt 2>&1`;
+export const harborVerifierCommand = (testsPath: string, logs: string): string =>
+  `(${testsPath}/test.sh) > ${logs}/test-stdout.txt 2>&1`;
 
 /** How bench plays a trial: the verifier mode, and whose the agent phase is. */
 export interface TrialPlay {
@@ -60,7 +61,9 @@ export function containerAgentCommand(t: Trial): string {
 
 /** The task's agent user as its image makes it, or undefined when the task leaves the agent to the image's root. */
 export function taskUser(t: Trial): ContainerUser | undefined {
-  return t.task.agentUser === undefined ? undefined : agentUser(join(t.task.dir, 'environment', 'Dockerfile'), t.task.agentUser);
+  return t.task.agentUser === undefined
+    ? undefined
+    : agentUser(join(t.task.dir, 'environment', 'Dockerfile'), t.task.agentUser);
 }
 
 /** The agent's environment: the image's (Docker's PATH, HOME, the Dockerfile's ENV lines), bench's bin/ first when it gives commands. */
@@ -123,7 +126,9 @@ function agentContainer(t: Trial, play: TrialPlay, user: ContainerUser | undefin
       timeoutSec: t.task.agentTimeoutSec,
     },
     pause: 'after',
-    ...(play.verifierMode === 'shared' ? { after: { ...verifierCommand(t, CONTAINER_PATHS.app.path), graceSec: HARNESS_READ_DELAY_SEC } } : {}),
+    ...(play.verifierMode === 'shared'
+      ? { after: { ...verifierCommand(t, CONTAINER_PATHS.app.path), graceSec: HARNESS_READ_DELAY_SEC } }
+      : {}),
   };
 }
 
@@ -161,7 +166,9 @@ function layOutTests(t: Trial, root: string): string[] {
   const { verifier } = LAYOUTS[t.task.layout];
   const dir = join(t.task.dir, verifier.folder);
   const copies = copiesInto(join(dir, 'Dockerfile'), verifier.path);
-  const notes = copies.length ? [] : [`no tests/Dockerfile COPY into ${verifier.path}: the verifier got every file of ${verifier.folder}/`];
+  const notes = copies.length
+    ? []
+    : [`no tests/Dockerfile COPY into ${verifier.path}: the verifier got every file of ${verifier.folder}/`];
   for (const [from, to] of copies.length ? copies : everyFile(dir, new Set(['Dockerfile']))) {
     const source = join(dir, from);
     if (existsSync(source)) copyEntry(source, join(root, verifier.path, to));

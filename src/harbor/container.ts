@@ -117,7 +117,10 @@ function insideRoot(root: string, path: string): string {
 }
 
 /** A device's major and minor numbers from st_rdev, as Linux packs them. */
-const deviceNumbers = (rdev: number): [number, number] => [Math.floor(rdev / 256) & 0xfff, (rdev & 0xff) | ((Math.floor(rdev / 4096) & 0xfff00) >>> 0)];
+const deviceNumbers = (rdev: number): [number, number] => [
+  Math.floor(rdev / 256) & 0xfff,
+  (rdev & 0xff) | ((Math.floor(rdev / 4096) & 0xfff00) >>> 0),
+];
 
 /**
  * One file copied as a harness copies it (tar keeps what each entry is): a regular file's bytes (up to the cap), a
@@ -138,7 +141,14 @@ export function copyEntry(from: string, to: string): string {
   }
   if (st.isCharacterDevice() || st.isBlockDevice()) {
     const [major, minor] = deviceNumbers(st.rdev);
-    spawnSync('mknod', ['-m', (st.mode & 0o777).toString(8), to, st.isCharacterDevice() ? 'c' : 'b', String(major), String(minor)]);
+    spawnSync('mknod', [
+      '-m',
+      (st.mode & 0o777).toString(8),
+      to,
+      st.isCharacterDevice() ? 'c' : 'b',
+      String(major),
+      String(minor),
+    ]);
     return 'a device';
   }
   if (st.isDirectory()) {

@@ -60,7 +60,9 @@ export function modeOf(path: string, layout: Layout, config: Record<string, unkn
   const mode = verifierModeOfConfig(config);
   if (mode === undefined) {
     const given = (config.verifier as Record<string, unknown>).environment_mode;
-    throw new DatasetError(`${path}: [verifier] environment_mode is ${JSON.stringify(given)}, not "separate" or "shared"`);
+    throw new DatasetError(
+      `${path}: [verifier] environment_mode is ${JSON.stringify(given)}, not "separate" or "shared"`,
+    );
   }
   return mode;
 }
@@ -69,7 +71,13 @@ export function modeOf(path: string, layout: Layout, config: Record<string, unkn
 function artifactPaths(config: Record<string, unknown>): string[] {
   const list = Array.isArray(config.artifacts) ? (config.artifacts as unknown[]) : [];
   return list
-    .map((a) => (typeof a === 'string' ? a : typeof a === 'object' && a !== null ? (a as Record<string, unknown>).source : undefined))
+    .map((a) =>
+      typeof a === 'string'
+        ? a
+        : typeof a === 'object' && a !== null
+          ? (a as Record<string, unknown>).source
+          : undefined,
+    )
     .filter((a): a is string => typeof a === 'string' && a.startsWith('/'));
 }
 
@@ -93,14 +101,18 @@ export function readToml(path: string): Record<string, unknown> {
 export function readFrontMatter(path: string): Record<string, unknown> {
   const text = readTextFile(path, (reason) => new DatasetError(`${path}: ${reason}`));
   const m = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-  if (!m) throw new DatasetError(`${path}: no front matter (a task.md opens with a --- line, its YAML settings, then another --- line)`);
+  if (!m)
+    throw new DatasetError(
+      `${path}: no front matter (a task.md opens with a --- line, its YAML settings, then another --- line)`,
+    );
   let value: unknown;
   try {
     value = parseYaml(m[1]!);
   } catch (err) {
     throw new DatasetError(`${path}: front matter is not valid YAML: ${firstLine(err)}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DatasetError(`${path}: front matter is not a mapping of settings`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new DatasetError(`${path}: front matter is not a mapping of settings`);
   return value as Record<string, unknown>;
 }
 
@@ -114,7 +126,8 @@ export function layoutOf(dir: string): Layout | undefined {
 /** One task folder of a known layout, read: its timeouts, verifier mode, artifacts and agent user. */
 export function readTask(dir: string, layout: Layout): TaskDir {
   const spec = LAYOUTS[layout];
-  const config = layout === 'harbor' ? readToml(join(dir, spec.definition)) : readFrontMatter(join(dir, spec.definition));
+  const config =
+    layout === 'harbor' ? readToml(join(dir, spec.definition)) : readFrontMatter(join(dir, spec.definition));
   const needed = `${spec.verifier.folder}/test.sh`;
   if (!existsSync(join(dir, needed))) throw new DatasetError(`${dir}: missing ${needed}`);
   const user = (config.agent as Record<string, unknown> | undefined)?.user;

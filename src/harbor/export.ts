@@ -1,13 +1,29 @@
 // The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of at most N claims, as even as their sources allow).
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { ArchiveError, readArchive, recordedWaybackBases, selectForSources, writeArchive, type Archive, type ArchivedRecord } from '../archive/index.js';
+import {
+  ArchiveError,
+  readArchive,
+  recordedWaybackBases,
+  selectForSources,
+  writeArchive,
+  type Archive,
+  type ArchivedRecord,
+} from '../archive/index.js';
 import { basename, extname, join } from 'node:path';
 import type { Claim } from '../claims.js';
 import { givenLabel, labelProblem, parseClaimRows, readClaimRows } from './labelled.js';
 import type { Label } from '../contract.js';
 import { plural, readTextFile } from '../messages.js';
 import type { Layout } from './layout.js';
-import { bundledSkillDir, CONTAINER_PATHS, checkSkillDir, instruction, TASK_ARCHIVE, type TaskVariant, type VerifierMode } from './templates.js';
+import {
+  bundledSkillDir,
+  CONTAINER_PATHS,
+  checkSkillDir,
+  instruction,
+  TASK_ARCHIVE,
+  type TaskVariant,
+  type VerifierMode,
+} from './templates.js';
 import { verifierModeProblem, writeTaskFolder } from './task-writer.js';
 import { balancedPartition } from './balance.js';
 import { packageName, type Author, type TaskPackage } from './package-info.js';
@@ -55,7 +71,12 @@ export function readLabelled(path: string, opts: ReadLabelledOptions = {}): Labe
     pub.url = entry.url;
     if (entry.verifyDate !== undefined) pub.verify_date = entry.verifyDate;
     if (entry.evidenceSha256 !== undefined) pub.evidence = { sha256: entry.evidenceSha256 };
-    return { claim: entry, label, public: pub, ...(opts.taskField !== undefined ? { task: taskName(raw, opts.taskField, where) } : {}) };
+    return {
+      claim: entry,
+      label,
+      public: pub,
+      ...(opts.taskField !== undefined ? { task: taskName(raw, opts.taskField, where) } : {}),
+    };
   });
 }
 
@@ -78,7 +99,9 @@ function taskName(raw: Record<string, unknown>, field: string, where: string): s
     );
   }
   if (!isTaskName(value))
-    throw new ExportError(`${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be ${TASK_NAME_RULE}: it names a folder`);
+    throw new ExportError(
+      `${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be ${TASK_NAME_RULE}: it names a folder`,
+    );
   return value;
 }
 
@@ -145,7 +168,9 @@ export function taskSpread(tasks: readonly (readonly LabelledClaim[])[]): TaskSp
   return {
     sizes: spreadOf(tasks.map((t) => t.length)),
     noMatch: spreadOf(shares),
-    oneLabel: tasks.flatMap((t, task) => (shares[task] === 0 || shares[task] === 1 ? [{ task, label: t[0]!.label, claims: t.length }] : [])),
+    oneLabel: tasks.flatMap((t, task) =>
+      shares[task] === 0 || shares[task] === 1 ? [{ task, label: t[0]!.label, claims: t.length }] : [],
+    ),
   };
 }
 
@@ -205,7 +230,10 @@ const VERIFIER_TIMEOUT_SEC = 120;
  * A frozen edition's replay answers archive requests from the base its WARC recorded: it is told no --wayback-url.
  */
 function toolArgs(opts: DatasetOptions): string[] {
-  return [...(opts.allowPrivate ? ['--allow-private'] : []), ...(opts.waybackUrl && !opts.frozen ? ['--wayback-url', opts.waybackUrl] : [])];
+  return [
+    ...(opts.allowPrivate ? ['--allow-private'] : []),
+    ...(opts.waybackUrl && !opts.frozen ? ['--wayback-url', opts.waybackUrl] : []),
+  ];
 }
 
 /** A task's [task] table: `<org>/<task>` and what the options give, the description by default how many quotes it checks. */
@@ -263,7 +291,10 @@ const NAMED_CLAIMS = 3;
  * first few claims are named, then counted. A frozen edition is exempt: its oracle and MCP server replay its archive
  * and reach no network, so no rule applies (and its check replays every task, which would find a refused source).
  */
-export function privateSourceProblem(claims: readonly LabelledClaim[], opts: Pick<DatasetOptions, 'allowPrivate' | 'frozen'>): string | undefined {
+export function privateSourceProblem(
+  claims: readonly LabelledClaim[],
+  opts: Pick<DatasetOptions, 'allowPrivate' | 'frozen'>,
+): string | undefined {
   if (opts.allowPrivate || opts.frozen) return undefined;
   const refused = claims.flatMap((c) => {
     const why = refusedHost(c.claim.fetchUrl);
@@ -280,18 +311,31 @@ export function privateSourceProblem(claims: readonly LabelledClaim[], opts: Pic
 }
 
 /** Writes the dataset: one folder per task, in Harbor's layout or SkillsBench 1.1's. */
-export function writeDataset(outDir: string, tasks: LabelledClaim[][], prefix: string, opts: DatasetOptions = {}): ExportResult {
-  const refused = privateSourceProblem(tasks.flat(), opts) ?? verifierModeProblem(opts.layout ?? 'harbor', opts.verifierMode);
+export function writeDataset(
+  outDir: string,
+  tasks: LabelledClaim[][],
+  prefix: string,
+  opts: DatasetOptions = {},
+): ExportResult {
+  const refused =
+    privateSourceProblem(tasks.flat(), opts) ?? verifierModeProblem(opts.layout ?? 'harbor', opts.verifierMode);
   if (refused) throw new ExportError(refused);
-  if (existsSync(outDir) && readdirSync(outDir).length > 0) throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
+  if (existsSync(outDir) && readdirSync(outDir).length > 0)
+    throw new ExportError(`${outDir}: exists and is not empty; choose a new folder`);
   if (!isTaskName(prefix))
-    throw new ExportError(`task name prefix ${JSON.stringify(prefix)} must be ${TASK_NAME_RULE} (at most 128): it names the task folders`);
+    throw new ExportError(
+      `task name prefix ${JSON.stringify(prefix)} must be ${TASK_NAME_RULE} (at most 128): it names the task folders`,
+    );
   const given = opts.variant ?? {};
   // The MCP server gets what solve.sh's run gets: the archive stand-in, and the private network the sources are on;
   // in a frozen edition, the task's own archive to answer from (solve.sh's run gets it by QUOTECHECK_REPLAY), so
   // that its tools read the sources the instruction says the task has, not today's web.
-  const extra = [...toolArgs(opts), ...(opts.frozen ? ['--replay', `${CONTAINER_PATHS.app.path}/${TASK_ARCHIVE}`] : [])];
-  const variant: TaskVariant = given.mcp && extra.length ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), ...extra] } : given;
+  const extra = [
+    ...toolArgs(opts),
+    ...(opts.frozen ? ['--replay', `${CONTAINER_PATHS.app.path}/${TASK_ARCHIVE}`] : []),
+  ];
+  const variant: TaskVariant =
+    given.mcp && extra.length ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), ...extra] } : given;
   // The skill folder is checked before any task is written: a bad one costs nothing.
   const skillDir = variant.skill ? checkSkillDir(opts.skillDir ?? bundledSkillDir()) : undefined;
   const plan: TaskPlan = { prefix, layout: opts.layout ?? 'harbor', variant, skillDir, opts };
@@ -320,7 +364,9 @@ export async function readRecordedRun(archivePath: string): Promise<Archive> {
     throw err;
   }
   if (archive.cut)
-    throw new ExportError(`${archivePath}: ends inside a record at byte ${archive.cut.offset} (${archive.cut.reason}); a frozen edition needs a whole archive`);
+    throw new ExportError(
+      `${archivePath}: ends inside a record at byte ${archive.cut.offset} (${archive.cut.reason}); a frozen edition needs a whole archive`,
+    );
   return archive;
 }
 
@@ -330,9 +376,14 @@ export async function readRecordedRun(archivePath: string): Promise<Archive> {
  * environment/sources.warc.gz. A source the archive lacks is an error naming it: a frozen task
  * must not depend on the live web.
  */
-export async function writeTaskArchives(result: ExportResult, archive: Archive): Promise<{ records: number; bytes: number }> {
+export async function writeTaskArchives(
+  result: ExportResult,
+  archive: Archive,
+): Promise<{ records: number; bytes: number }> {
   const archivePath = archive.path;
-  const recorded = new Set(archive.records.filter((r) => r.type === 'response' || r.type === 'metadata').map((r) => r.targetUri));
+  const recorded = new Set(
+    archive.records.filter((r) => r.type === 'response' || r.type === 'metadata').map((r) => r.targetUri),
+  );
   const bases = recordedWaybackBases(archive);
   let records = 0;
   let bytes = 0;

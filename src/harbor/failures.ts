@@ -4,7 +4,15 @@ import { isLoopback } from '../loopback.js';
 import { hostOf } from '../messages.js';
 
 /** Why a source could not be read, as advice tells causes apart: each has its own thing to check. */
-export type FailureCause = 'network_rule' | 'connection' | 'dns' | 'timeout' | 'tls' | 'http_status' | 'replay' | 'other';
+export type FailureCause =
+  | 'network_rule'
+  | 'connection'
+  | 'dns'
+  | 'timeout'
+  | 'tls'
+  | 'http_status'
+  | 'replay'
+  | 'other';
 
 /** What the failure analysis reads of a claim's row (local-harness ClaimRow): the report line's fields as bench keeps them. */
 export interface RowFacts {
@@ -92,7 +100,8 @@ const CAUSE_OF_MESSAGE: readonly [RegExp, FailureCause][] = [
 ];
 
 /** Where a claim's note goes on past the fetch's own message (src/asof/judge.ts's notes on the archive). */
-const AFTER_FETCH_MESSAGE = /; (?:not drift: |no capture as of the date could be had: |the Wayback Machine was not asked: )/;
+const AFTER_FETCH_MESSAGE =
+  /; (?:not drift: |no capture as of the date could be had: |the Wayback Machine was not asked: )/;
 
 /** The live fetch's message in a note judged on a capture: "(the live source: the live fetch failed: MSG)". */
 const LIVE_FAILED = /\(the live source: the live fetch failed: (.*?)\)$/;
@@ -138,7 +147,9 @@ function causeGroups(rows: readonly RowFacts[]): CauseGroup[] {
     by.set(cause, [...(by.get(cause) ?? []), r]);
   }
   const groups = [...by].map(([cause, rs]): CauseGroup => {
-    const statuses = [...new Set(rs.flatMap((r) => (r.httpStatus === undefined ? [] : [r.httpStatus])))].sort((a, b) => a - b);
+    const statuses = [...new Set(rs.flatMap((r) => (r.httpStatus === undefined ? [] : [r.httpStatus])))].sort(
+      (a, b) => a - b,
+    );
     return {
       cause,
       sources: new Set(rs.map((r) => sourceOf(r.url))).size,
@@ -178,7 +189,13 @@ export function unreadSources(tasks: readonly { task: string; rows: readonly Row
         seen.fromCaptures ||= !!row.asOf?.capture_url;
         continue;
       }
-      found.set(url, { url, task: t.task, cause: causeOf(row), reason: fetchReason(row), fromCaptures: !!row.asOf?.capture_url });
+      found.set(url, {
+        url,
+        task: t.task,
+        cause: causeOf(row),
+        reason: fetchReason(row),
+        fromCaptures: !!row.asOf?.capture_url,
+      });
     }
   }
   return [...found.values()];
@@ -267,7 +284,8 @@ function causeCheck(g: CauseGroup, opts: AdviceOptions): string {
       const answered = `the sources answered HTTP ${g.statuses?.length ? g.statuses.join(', ') : 'errors'}`;
       const failing = g.statuses?.some((s) => s >= 500) ? ' (a 5xx through every retry: is the server failing?)' : '';
       // The server answered: whether it runs is not the question; whether the page is meant to be missing is.
-      const intended = 'their claims are right as no_match labels only if those pages are meant to be gone; otherwise fix the URLs';
+      const intended =
+        'their claims are right as no_match labels only if those pages are meant to be gone; otherwise fix the URLs';
       return `${answered}${failing}: ${intended} or what serves them`;
     }
     case 'replay':
@@ -303,7 +321,9 @@ export function sourcesAdvice(failed: readonly FailedTask[], total: number, opts
   for (const t of failed) {
     const f = t.sourcesFailed!;
     // A report from before causes were told apart: one group, classified from its reason.
-    const groups = f.causes ?? [{ cause: causeOf({ url: '', note: f.reason }), sources: f.sources, hosts: f.hosts, reason: f.reason }];
+    const groups = f.causes ?? [
+      { cause: causeOf({ url: '', note: f.reason }), sources: f.sources, hosts: f.hosts, reason: f.reason },
+    ];
     for (const g of groups) {
       const entry = byCause.get(g.cause) ?? { tasks: [], groups: [] };
       entry.tasks.push(t.task);
@@ -393,6 +413,9 @@ export function unreadLine(sources: readonly UnreadSource[]): string | undefined
   };
   const groups = [...by]
     .sort((a, b) => b[1].length - a[1].length)
-    .map(([cause, ss]) => `${ss.length} ${CAUSE_WORDS[cause]}: ${ss.slice(0, 3).map(name).join(', ')}${ss.length > 3 ? ', ...' : ''}`);
+    .map(
+      ([cause, ss]) =>
+        `${ss.length} ${CAUSE_WORDS[cause]}: ${ss.slice(0, 3).map(name).join(', ')}${ss.length > 3 ? ', ...' : ''}`,
+    );
   return `sources that could not be read (no bytes, so not drift): ${sources.length}; ${groups.join('; ')}`;
 }

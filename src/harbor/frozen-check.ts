@@ -71,7 +71,14 @@ export async function frozenDisagreements(
       const oracle = given === 'verbatim' ? 'verbatim' : 'no_match';
       if (oracle === c.label) continue;
       const r = report.get(c.claim.id) ?? {};
-      found.push({ task: name, id: c.claim.id, label: c.label, oracle, diagnosis: r.diagnosis ?? 'no_answer', ...(r.note ? { note: r.note } : {}) });
+      found.push({
+        task: name,
+        id: c.claim.id,
+        label: c.label,
+        oracle,
+        diagnosis: r.diagnosis ?? 'no_answer',
+        ...(r.note ? { note: r.note } : {}),
+      });
     }
   }
   return found;
@@ -93,7 +100,10 @@ async function runAll(dirs: readonly { name: string; dir: string }[], opts: Froz
         limit(async () => {
           stop.signal.throwIfAborted();
           try {
-            return await runOracle(name, dir, join(opts.workDir, `.frozen-check-${i}`), { ...opts, signal: stop.signal });
+            return await runOracle(name, dir, join(opts.workDir, `.frozen-check-${i}`), {
+              ...opts,
+              signal: stop.signal,
+            });
           } catch (err) {
             stop.abort(err);
             throw err;
@@ -127,7 +137,9 @@ async function runOracle(name: string, taskDir: string, work: string, opts: Froz
     const { code, output } = await runScript(solve, app, env, opts.signal);
     if (code !== 0) {
       const tail = output.trim().split('\n').slice(-TAIL_LINES).join(' | ');
-      throw new ExportError(`${name}: its solve.sh failed (${code === null ? 'stopped' : `exit status ${code}`}) replaying its own archive: ${tail}`);
+      throw new ExportError(
+        `${name}: its solve.sh failed (${code === null ? 'stopped' : `exit status ${code}`}) replaying its own archive: ${tail}`,
+      );
     }
     return { answers: readAnswers(name, join(app, 'answers.json')), report: readReport(join(logs, 'report.jsonl')) };
   } finally {
@@ -139,7 +151,12 @@ async function runOracle(name: string, taskDir: string, work: string, opts: Froz
  * Runs `bash script` in its own process group (so that a stop, or the time limit, kills bash and the quotecheck it
  * started together) and resolves with its exit status and its output (stdout and stderr, interleaved).
  */
-function runScript(script: string, cwd: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<{ code: number | null; output: string }> {
+function runScript(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason as Error);
     const child = spawn('bash', [script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -211,7 +228,9 @@ function readReport(path: string): OracleRun['report'] {
 
 /** One line naming the disagreements: the first few claims with both answers, then how many more. */
 export function describeDisagreements(found: readonly Disagreement[]): string {
-  const named = found.slice(0, NAMED).map((d) => `${d.task}/${d.id} (label ${d.label}, oracle ${d.oracle}: ${d.diagnosis})`);
+  const named = found
+    .slice(0, NAMED)
+    .map((d) => `${d.task}/${d.id} (label ${d.label}, oracle ${d.oracle}: ${d.diagnosis})`);
   const more = found.length > NAMED ? `, and ${found.length - NAMED} more` : '';
   return `the frozen oracle would answer ${plural(found.length, 'claim')} otherwise than labelled: ${named.join(', ')}${more}`;
 }

@@ -6,7 +6,16 @@ import { UserError } from '../errors.js';
 import * as grader from './grader/grade.mjs';
 
 export type { Confusion, FailureShape, Grade, Mistake } from './grader/grade.mjs';
-export { WRONG_IDS_SHOWN, ZERO_SHAPE, confusionLines, emptyConfusion, failureShape, formatGrade, formatReward, rewardJson } from './grader/grade.mjs';
+export {
+  WRONG_IDS_SHOWN,
+  ZERO_SHAPE,
+  confusionLines,
+  emptyConfusion,
+  failureShape,
+  formatGrade,
+  formatReward,
+  rewardJson,
+} from './grader/grade.mjs';
 
 export class GradeInputError extends UserError {
   override readonly name = 'GradeInputError';

@@ -1,7 +1,15 @@
 // A self-contained HTML report of a bench run: per task and per claim, with the evidence behind each answer.
 import { normalize } from '../normalize.js';
 import { shellQuote } from '../sh-quote.js';
-import { isolationSummary, type BenchReport, type ClaimRow, type DiffRun, type MatchSelector, type OracleEvidence, type TaskRun } from './local-harness.js';
+import {
+  isolationSummary,
+  type BenchReport,
+  type ClaimRow,
+  type DiffRun,
+  type MatchSelector,
+  type OracleEvidence,
+  type TaskRun,
+} from './local-harness.js';
 import { groupName, SOURCE_DRIFTED, type AgentScore, type Comparison, type GroupScore } from './compare.js';
 
 /** The context a TextQuoteSelector keeps on each side (src/match.ts): a side this long was cut there. */
@@ -11,7 +19,10 @@ const SELECTOR_CONTEXT_CHARS = 32;
 export const BASELINE_NAME = 'baseline';
 
 function esc(s: unknown): string {
-  return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return String(s ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 /** Only http(s) links are made clickable: a claim's URL is untrusted input. */
@@ -45,14 +56,21 @@ function selectorEvidence(s: MatchSelector): string {
 function contextEvidence(context: string, quote: string): string {
   const q = normalize(quote);
   const i = q ? context.indexOf(q) : -1;
-  const body = i >= 0 ? `${esc(context.slice(0, i))}<mark>${esc(q)}</mark>${esc(context.slice(i + q.length))}` : esc(context);
+  const body =
+    i >= 0 ? `${esc(context.slice(0, i))}<mark>${esc(q)}</mark>${esc(context.slice(i + q.length))}` : esc(context);
   return `…${body}…`;
 }
 
 /** The word-level difference of quote and span: missing words (in the quote only) struck, extra words (in the source only) inserted. */
 function diffHtml(diff: readonly DiffRun[]): string {
   return diff
-    .map((d) => (d.op === 'missing' ? `<del>${esc(d.text)}</del>` : d.op === 'extra' ? `<ins>${esc(d.text)}</ins>` : `<span>${esc(d.text)}</span>`))
+    .map((d) =>
+      d.op === 'missing'
+        ? `<del>${esc(d.text)}</del>`
+        : d.op === 'extra'
+          ? `<ins>${esc(d.text)}</ins>`
+          : `<span>${esc(d.text)}</span>`,
+    )
     .join(' ');
 }
 
@@ -72,7 +90,12 @@ function evidence(ev: OracleEvidence, quote: string): string {
 function asOf(ev: Pick<OracleEvidence, 'asOf' | 'drift'>): string {
   const a = ev.asOf;
   if (!a || (a.source === 'live' && ev.drift !== 'changed')) return '';
-  const proof = a.proof === 'sha256' ? 'its sha256 equals the evidence' : a.proof === 'nearest' ? 'nearest to the date' : 'not proven';
+  const proof =
+    a.proof === 'sha256'
+      ? 'its sha256 equals the evidence'
+      : a.proof === 'nearest'
+        ? 'nearest to the date'
+        : 'not proven';
   const what = a.capture_url
     ? `the capture of ${esc(a.timestamp)} (${link(a.capture_url)})`
     : `${a.source === 'replay' ? 'the recorded' : "today's"} text (${esc(a.timestamp)})`;
@@ -98,13 +121,17 @@ const oracleReportHref = (run: string): string => `${run.split('/').map(encodeUR
  * wrongly and the oracle ran beside it; else, where the agent has none, what it lacks and how to get the oracle's.
  */
 function diagnosisCell(row: ClaimRow, ctx: EvidenceContext): string {
-  const own = row.diagnosis ? diagnosed(row, row.quote) : `${row.note ? `<div class="note">${esc(row.note)}</div>` : ''}${evidence(row, row.quote)}`;
+  const own = row.diagnosis
+    ? diagnosed(row, row.quote)
+    : `${row.note ? `<div class="note">${esc(row.note)}</div>` : ''}${evidence(row, row.quote)}`;
   if (row.oracle?.diagnosis && (!row.diagnosis || !row.correct)) {
     const from = ctx.oracleRun ? ` (<a href="${esc(oracleReportHref(ctx.oracleRun))}">its report</a>)` : '';
     return `${own}<div class="oracle-ev"><div class="by">the oracle's evidence${from}:</div>${diagnosed(row.oracle, row.quote)}</div>`;
   }
   if (row.diagnosis) return own;
-  const lacks = ctx.agentReported ? "this agent's evidence report has no line for this claim" : 'this agent wrote no evidence report';
+  const lacks = ctx.agentReported
+    ? "this agent's evidence report has no line for this claim"
+    : 'this agent wrote no evidence report';
   return `<span class="code none">no evidence</span><div class="note">${lacks}: <a href="#oracle-evidence">how to see the oracle's here</a></div>${own}`;
 }
 
@@ -198,7 +225,10 @@ const num = (v: string | number): string => `<td class="num">${esc(v)}</td>`;
 export function renderHtmlReport(r: BenchReport): string {
   const c = r.confusion;
   const rows = r.tasks.flatMap((t) => t.rows);
-  const ctx: EvidenceContext = { ...(r.oracle_run !== undefined ? { oracleRun: r.oracle_run } : {}), agentReported: rows.some((row) => row.diagnosis) };
+  const ctx: EvidenceContext = {
+    ...(r.oracle_run !== undefined ? { oracleRun: r.oracle_run } : {}),
+    agentReported: rows.some((row) => row.diagnosis),
+  };
   const needHelp = rows.some((row) => !row.diagnosis && !row.oracle?.diagnosis);
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
   const advice = r.advice ?? [];
@@ -251,10 +281,15 @@ function groupTooltip(agent: string, diagnosis: string, g: GroupScore): string {
   const answered = g.claims - g.missing - g.invalid;
   const parts: string[] = [];
   if (answered > 0)
-    parts.push(`${agent} answers verbatim on ${percent(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered})`);
-  if (g.missing > 0) parts.push(`${agent} gives no answer for ${percent(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
+    parts.push(
+      `${agent} answers verbatim on ${percent(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered})`,
+    );
+  if (g.missing > 0)
+    parts.push(`${agent} gives no answer for ${percent(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
   if (g.invalid > 0)
-    parts.push(`${agent} gives an invalid answer (neither verbatim nor no_match) for ${percent(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`);
+    parts.push(
+      `${agent} gives an invalid answer (neither verbatim nor no_match) for ${percent(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`,
+    );
   return parts.join('; ');
 }
 
@@ -267,7 +302,10 @@ function groupCell(agent: string, diagnosis: string, g: GroupScore | undefined):
 type AnswerGap = 'missing' | 'invalid';
 const GAPS: readonly AnswerGap[] = ['missing', 'invalid'];
 /** What a missing or invalid column counts, for its header's tooltip and the legend. */
-const GAP_MEANING: Record<AnswerGap, string> = { missing: 'claims with no answer', invalid: 'answers neither verbatim nor no_match' };
+const GAP_MEANING: Record<AnswerGap, string> = {
+  missing: 'claims with no answer',
+  invalid: 'answers neither verbatim nor no_match',
+};
 
 /** An agent with missing or invalid answers anywhere: it gets a missing and an invalid column beside its own, as in the terminal table. */
 const hasGaps = (a: AgentScore): boolean => a.missing > 0 || a.invalid > 0;
@@ -279,7 +317,9 @@ function gapCell(kind: AnswerGap, g: GroupScore | undefined): string {
 
 /** A link to an agent's own report, when its folder is known (relative to this report), and to its claims with the oracle's evidence when written. */
 function agentReportLink(a: AgentScore): string {
-  const own = a.dir ? `<a href="${esc(`${a.dir.split('/').map(encodeURIComponent).join('/')}/report.html`)}">${esc(a.dir)}</a>` : '';
+  const own = a.dir
+    ? `<a href="${esc(`${a.dir.split('/').map(encodeURIComponent).join('/')}/report.html`)}">${esc(a.dir)}</a>`
+    : '';
   if (!a.evidence_report) return own;
   const withOracle = `<a class="with-oracle" href="${esc(a.evidence_report.split('/').map(encodeURIComponent).join('/'))}">with the oracle's evidence</a>`;
   return own ? `${own} (${withOracle})` : withOracle;
@@ -306,8 +346,11 @@ export function renderComparisonHtml(c: Comparison): string {
         return `${groupCell(a.label, diagnosis, g)}${hasGaps(a) ? GAPS.map((k) => gapCell(k, g)).join('') : ''}`;
       })
       .join('');
-  const gapHeads = anyGaps ? GAPS.map((k) => `<th class="num ${k}" title="${esc(GAP_MEANING[k])}">${k}</th>`).join('') : '';
-  const gapTotals = (a: AgentScore) => (anyGaps ? GAPS.map((k) => `<td class="num ${k}">${a[k]}/${a.claims}</td>`).join('') : '');
+  const gapHeads = anyGaps
+    ? GAPS.map((k) => `<th class="num ${k}" title="${esc(GAP_MEANING[k])}">${k}</th>`).join('')
+    : '';
+  const gapTotals = (a: AgentScore) =>
+    anyGaps ? GAPS.map((k) => `<td class="num ${k}">${a[k]}/${a.claims}</td>`).join('') : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>quotecheck comparison: ${esc(c.agents.map((a) => a.label).join(', '))}</title><style>${STYLE}</style></head>

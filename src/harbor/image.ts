@@ -36,7 +36,8 @@ export function copiesInto(dockerfile: string, dest: string): [string, string][]
     const under = to.slice(dest.length).replace(/^\/+/, '');
     for (const src of args) {
       const rel = src === '.' ? '' : src.replace(/^\.\//, '');
-      const into = to.endsWith('/') || args.length > 1 || rel === '' ? join(under, rel === '' ? '' : basename(rel)) : under;
+      const into =
+        to.endsWith('/') || args.length > 1 || rel === '' ? join(under, rel === '' ? '' : basename(rel)) : under;
       copies.push([rel, into]);
     }
   }

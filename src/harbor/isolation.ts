@@ -162,7 +162,9 @@ const PROC_READ_ONLY = ['sys', 'sysrq-trigger', 'bus', 'fs', 'irq'];
 function rootSetup(spec: ContainerSpec): string {
   const users = spec.users
     .map(
-      (u) => `grep -q ${q(`^${u.name}:`)} "$R/etc/passwd" || echo ${q(`${u.name}:x:${u.uid}:${u.gid}::${u.home}:/bin/bash`)} >> "$R/etc/passwd"
+      (
+        u,
+      ) => `grep -q ${q(`^${u.name}:`)} "$R/etc/passwd" || echo ${q(`${u.name}:x:${u.uid}:${u.gid}::${u.home}:/bin/bash`)} >> "$R/etc/passwd"
 grep -q ${q(`^${u.name}:`)} "$R/etc/group" || echo ${q(`${u.name}:x:${u.gid}:`)} >> "$R/etc/group"
 mkdir -p "$R"${q(u.home)} && chown ${u.uid}:${u.gid} "$R"${q(u.home)} && chmod 755 "$R"${q(u.home)}`,
     )
@@ -235,7 +237,10 @@ rmdir /.bench-old`;
 let tools: string[] | undefined;
 function harnessTools(): string[] {
   tools ??= ['timeout', 'setpriv', 'env'].map((name) => {
-    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8', env: { PATH: IMAGE_PATH } }).stdout.trim();
+    const found = spawnSync('sh', ['-c', `command -v ${name}`], {
+      encoding: 'utf8',
+      env: { PATH: IMAGE_PATH },
+    }).stdout.trim();
     return found.startsWith('/') ? found : name;
   });
   return tools;
@@ -249,7 +254,10 @@ function harnessTools(): string[] {
 function runCommand(c: ContainerCommand, status: string): string {
   const caps = ['-all', ...DOCKER_CAPABILITIES.map((cap) => `+${cap}`)].join(',');
   const who = c.user === 'root' ? '' : `--reuid=${c.user.uid} --regid=${c.user.gid} --init-groups `;
-  const env = [...Object.entries(c.env).map(([k, v]) => q(`${k}=${v}`)), ...(c.passEnv ?? []).map((k) => `"${k}=\${${k}-}"`)].join(' ');
+  const env = [
+    ...Object.entries(c.env).map(([k, v]) => q(`${k}=${v}`)),
+    ...(c.passEnv ?? []).map((k) => `"${k}=\${${k}-}"`),
+  ].join(' ');
   const [timeout, setpriv, envCmd] = harnessTools();
   return `cd ${q(c.cwd)}
 code=0

@@ -85,9 +85,14 @@ interface SourceFacts {
 }
 
 /** The record that holds the bytes a source was judged on: the same URL and hash, else any record with that hash. */
-function recordIdFor(recorded: RecordedBodies | undefined, finalUrl: string | undefined, hash: string): string | undefined {
+function recordIdFor(
+  recorded: RecordedBodies | undefined,
+  finalUrl: string | undefined,
+  hash: string,
+): string | undefined {
   if (!recorded) return undefined;
-  const same = (list: { sha256: string; recordId: string }[] | undefined) => list?.findLast((r) => r.sha256 === hash)?.recordId;
+  const same = (list: { sha256: string; recordId: string }[] | undefined) =>
+    list?.findLast((r) => r.sha256 === hash)?.recordId;
   const byUrl = finalUrl === undefined ? undefined : same(recorded.get(finalUrl));
   if (byUrl) return byUrl;
   for (const list of recorded.values()) {
@@ -117,7 +122,9 @@ function evidenceOf(r: ClaimResult, recorded: RecordedBodies | undefined): Label
     note: r.label === 'no_match' ? r.note : undefined,
     warc_record_id: id,
   };
-  return Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined && v !== '')) as unknown as LabelEvidence;
+  return Object.fromEntries(
+    Object.entries(e).filter(([, v]) => v !== undefined && v !== ''),
+  ) as unknown as LabelEvidence;
 }
 
 /** A failed fetch in words, as a builder acts on it. */
@@ -147,7 +154,12 @@ function changeReason(claim: Claim, was: Label, r: ClaimResult): string {
 }
 
 /** Why a claim gets no gold label, or undefined when it gets one: malformed, not decided, or its source could not be read. */
-function leftOutOf(entry: ClaimEntry, r: ClaimResult, f: SourceFacts | undefined, keepUnreadable: boolean): LeftOut | undefined {
+function leftOutOf(
+  entry: ClaimEntry,
+  r: ClaimResult,
+  f: SourceFacts | undefined,
+  keepUnreadable: boolean,
+): LeftOut | undefined {
   const base = { id: entry.id, index: entry.index, ...(entry.url !== undefined ? { url: entry.url } : {}) };
   if (entry.kind === 'invalid') return { ...base, cause: 'invalid', reason: entry.problems.join('; ') };
   if (r.undecided) return { ...base, cause: 'stopped', reason: r.note ?? 'not decided' };
@@ -158,9 +170,16 @@ function leftOutOf(entry: ClaimEntry, r: ClaimResult, f: SourceFacts | undefined
 /** A labelled input: records whether today's label for `claim` differs from the one given, and why. */
 function compareWithGiven(out: LabelRun, claim: Claim, was: unknown, r: ClaimResult, f: SourceFacts | undefined): void {
   if (was !== 'verbatim' && was !== 'no_match') return;
-  if (r.sourceSha256 === undefined) out.changes!.push({ id: claim.id, was, now: null, why: `the source can no longer be read: ${unreadableReason(r, f)}` });
+  if (r.sourceSha256 === undefined)
+    out.changes!.push({
+      id: claim.id,
+      was,
+      now: null,
+      why: `the source can no longer be read: ${unreadableReason(r, f)}`,
+    });
   else if (r.label !== was) out.changes!.push({ id: claim.id, was, now: r.label, why: changeReason(claim, was, r) });
-  else if (claim.evidenceSha256 !== undefined && claim.evidenceSha256 !== r.sourceSha256) out.changedButHolding = (out.changedButHolding ?? 0) + 1;
+  else if (claim.evidenceSha256 !== undefined && claim.evidenceSha256 !== r.sourceSha256)
+    out.changedButHolding = (out.changedButHolding ?? 0) + 1;
 }
 
 /**
@@ -170,7 +189,11 @@ function compareWithGiven(out: LabelRun, claim: Claim, was: unknown, r: ClaimRes
  * unless `keepUnreadable`; so is a malformed claim, and one not decided when the run was stopped. `set` is the rows
  * parsed (labelled.ts parseClaimRows).
  */
-export async function labelClaims(rows: readonly ClaimRow[], set: ClaimSet, opts: LabelOptions = {}): Promise<LabelRun> {
+export async function labelClaims(
+  rows: readonly ClaimRow[],
+  set: ClaimSet,
+  opts: LabelOptions = {},
+): Promise<LabelRun> {
   const { entries, warnings } = set;
   const facts = new Map<string, SourceFacts>();
   const onSource = (s: SourceRecord): void => {
@@ -183,9 +206,22 @@ export async function labelClaims(rows: readonly ClaimRow[], set: ClaimSet, opts
     results[r.index] = r;
     opts.check?.onResult?.(r);
   };
-  const run = await streamClaims(asOfNow(entries), { ...opts.check, wayback: 'off', asOf: undefined, onSource, onResult });
+  const run = await streamClaims(asOfNow(entries), {
+    ...opts.check,
+    wayback: 'off',
+    asOf: undefined,
+    onSource,
+    onResult,
+  });
   const labelled = rows.some((r) => givenLabel(r.raw) !== undefined);
-  const out: LabelRun = { rows: [], leftOut: [], diagnoses: {}, sources: { read: 0, unreadable: 0 }, warnings, stopped: run.stopped };
+  const out: LabelRun = {
+    rows: [],
+    leftOut: [],
+    diagnoses: {},
+    sources: { read: 0, unreadable: 0 },
+    warnings,
+    stopped: run.stopped,
+  };
   if (labelled) {
     out.changes = [];
     out.changedButHolding = 0;
@@ -196,13 +232,19 @@ export async function labelClaims(rows: readonly ClaimRow[], set: ClaimSet, opts
     const raw = rows[i]!.raw;
     const f = entry.kind === 'claim' ? facts.get(entry.fetchUrl) : undefined;
     const leftOut = leftOutOf(entry, r, f, opts.keepUnreadable === true);
-    if (out.changes && entry.kind === 'claim' && !r.undecided) compareWithGiven(out, entry, givenLabel(raw)?.value, r, f);
+    if (out.changes && entry.kind === 'claim' && !r.undecided)
+      compareWithGiven(out, entry, givenLabel(raw)?.value, r, f);
     if (leftOut) {
       out.leftOut.push(leftOut);
       continue;
     }
     const verifyDate = r.asOf?.timestamp ?? new Date().toISOString();
-    out.rows.push({ ...withoutOldProof(raw), label: r.label, verify_date: verifyDate, evidence: evidenceOf(r, opts.recorded) });
+    out.rows.push({
+      ...withoutOldProof(raw),
+      label: r.label,
+      verify_date: verifyDate,
+      evidence: evidenceOf(r, opts.recorded),
+    });
     out.diagnoses[r.diagnosis] = (out.diagnoses[r.diagnosis] ?? 0) + 1;
   }
   return out;

@@ -27,7 +27,8 @@ function readArray(path: string, json: unknown, make: ErrorClass): ClaimRow[] {
   const list = Array.isArray(json) ? json : (json as { claims?: unknown } | null)?.claims;
   if (!Array.isArray(list)) throw new make(`${path}: expected ${JSONL_HINT}`);
   return list.map((obj, i) => {
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new make(`${path}: claim #${i + 1}: expected a JSON object; ${JSONL_HINT}`);
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj))
+      throw new make(`${path}: claim #${i + 1}: expected a JSON object; ${JSONL_HINT}`);
     return { raw: obj as Record<string, unknown>, where: `${path}: claim #${i + 1}`, label: `claim #${i + 1}` };
   });
 }
@@ -35,7 +36,9 @@ function readArray(path: string, json: unknown, make: ErrorClass): ClaimRow[] {
 /** A JSON Lines line that does not parse: the line and column of the mistake. */
 function lineError(path: string, lineNo: number, line: string, err: unknown, make: ErrorClass): Error {
   const at = jsonSyntaxErrorAt(line);
-  const why = at ? `line ${lineNo}, column ${at.offset + 1}: not valid JSON: ${at.reason}` : `line ${lineNo}: not valid JSON: ${(err as Error).message}`;
+  const why = at
+    ? `line ${lineNo}, column ${at.offset + 1}: not valid JSON: ${at.reason}`
+    : `line ${lineNo}: not valid JSON: ${(err as Error).message}`;
   return new make(`${path}: ${why}`);
 }
 
@@ -46,7 +49,8 @@ function lineError(path: string, lineNo: number, line: string, err: unknown, mak
 export function readClaimRows(path: string, text: string, make: ErrorClass): ClaimRow[] {
   const body = text.replace(/^\uFEFF/, '');
   // A file that opens with "[" is one JSON array, pretty-printed or not: read it whole.
-  if (body.trimStart().startsWith('[')) return readArray(path, parseJsonText(body, make, `${path}: is not valid JSON (${JSONL_HINT})`), make);
+  if (body.trimStart().startsWith('['))
+    return readArray(path, parseJsonText(body, make, `${path}: is not valid JSON (${JSONL_HINT})`), make);
   const rows: ClaimRow[] = [];
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -64,11 +68,13 @@ export function readClaimRows(path: string, text: string, make: ErrorClass): Cla
         } catch {
           throw lineError(path, i + 1, line, err, make);
         }
-        if (whole && typeof whole === 'object' && Array.isArray((whole as { claims?: unknown }).claims)) return readArray(path, whole, make);
+        if (whole && typeof whole === 'object' && Array.isArray((whole as { claims?: unknown }).claims))
+          return readArray(path, whole, make);
       }
       throw lineError(path, i + 1, line, err, make);
     }
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new make(`${path}: line ${i + 1}: expected a JSON object; ${JSONL_HINT}`);
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj))
+      throw new make(`${path}: line ${i + 1}: expected a JSON object; ${JSONL_HINT}`);
     rows.push({ raw: obj as Record<string, unknown>, where: `${path}:${i + 1}`, label: `line ${i + 1}` });
   }
   return rows;
@@ -92,7 +98,9 @@ export function parseClaimRows(rows: readonly ClaimRow[], path: string, make: Er
 }
 
 /** A row's gold label as given (any value), and the field it was in; undefined when the row has none. */
-export function givenLabel(raw: Record<string, unknown>): { field: (typeof LABEL_FIELDS)[number]; value: unknown } | undefined {
+export function givenLabel(
+  raw: Record<string, unknown>,
+): { field: (typeof LABEL_FIELDS)[number]; value: unknown } | undefined {
   const field = LABEL_FIELDS.find((f) => raw[f] !== undefined);
   return field === undefined ? undefined : { field, value: raw[field] };
 }
@@ -119,10 +127,12 @@ export function goldOfRows(rows: readonly ClaimRow[], make: ErrorClass): Map<str
   for (const row of rows) {
     const idField = ID_FIELDS.find((f) => row.raw[f] !== undefined);
     const id = idField === undefined ? undefined : row.raw[idField];
-    if (!(typeof id === 'string' && id.trim() !== '') && !Number.isInteger(id)) throw new make(`${row.where}: field "id" is missing or not a string`);
+    if (!(typeof id === 'string' && id.trim() !== '') && !Number.isInteger(id))
+      throw new make(`${row.where}: field "id" is missing or not a string`);
     const key = typeof id === 'string' ? id.trim() : String(id);
     const value = givenLabel(row.raw)?.value;
-    if (value !== 'verbatim' && value !== 'no_match') throw new make(`${row.where} (id ${JSON.stringify(key)}): ${labelProblem(value)}`);
+    if (value !== 'verbatim' && value !== 'no_match')
+      throw new make(`${row.where} (id ${JSON.stringify(key)}): ${labelProblem(value)}`);
     if (gold.has(key)) throw new make(`${row.where}: id ${JSON.stringify(key)} appears twice`);
     gold.set(key, value);
   }

@@ -3,7 +3,10 @@ import { Document, type Scalar, type YAMLSeq } from 'yaml';
 import type { Author, TaskPackage } from './package-info.js';
 
 /** An author as Harbor's Author model writes one: the name, and the email when there is one. */
-export const authorEntry = (a: Author): Record<string, string> => ({ name: a.name, ...(a.email !== undefined ? { email: a.email } : {}) });
+export const authorEntry = (a: Author): Record<string, string> => ({
+  name: a.name,
+  ...(a.email !== undefined ? { email: a.email } : {}),
+});
 
 /**
  * `harbor`: instruction.md + task.toml, solution/solve.sh, tests/test.sh (Harbor, SkillsBench 1.0).
@@ -22,8 +25,16 @@ export interface LayoutSpec {
 }
 
 export const LAYOUTS: Readonly<Record<Layout, LayoutSpec>> = {
-  harbor: { oracle: { folder: 'solution', path: '/solution' }, verifier: { folder: 'tests', path: '/tests' }, definition: 'task.toml' },
-  skillsbench: { oracle: { folder: 'oracle', path: '/oracle' }, verifier: { folder: 'verifier', path: '/verifier' }, definition: 'task.md' },
+  harbor: {
+    oracle: { folder: 'solution', path: '/solution' },
+    verifier: { folder: 'tests', path: '/tests' },
+    definition: 'task.toml',
+  },
+  skillsbench: {
+    oracle: { folder: 'oracle', path: '/oracle' },
+    verifier: { folder: 'verifier', path: '/verifier' },
+    definition: 'task.md',
+  },
 };
 
 /** Where a task's skills live in the container (Harbor's skills_dir); each skill is a folder with a SKILL.md in it. */
@@ -72,7 +83,11 @@ export function frontMatter(fm: FrontMatter): string {
           },
         }
       : {}),
-    metadata: { ...(fm.difficulty !== undefined ? { difficulty: fm.difficulty } : {}), category: 'quote-verification', tags: fm.tags },
+    metadata: {
+      ...(fm.difficulty !== undefined ? { difficulty: fm.difficulty } : {}),
+      category: 'quote-verification',
+      tags: fm.tags,
+    },
     agent: { timeout_sec: fm.agentTimeoutSec, user: 'agent' },
     verifier: { timeout_sec: fm.verifierTimeoutSec, user: 'root' },
     environment: {
@@ -83,7 +98,14 @@ export function frontMatter(fm: FrontMatter): string {
       storage_mb: 4096,
       ...(fm.skillsDir !== undefined ? { skills_dir: fm.skillsDir } : {}),
       ...(fm.mcpServers?.length
-        ? { mcp_servers: fm.mcpServers.map((m) => ({ name: m.name, transport: m.transport, command: m.command, args: [...m.args] })) }
+        ? {
+            mcp_servers: fm.mcpServers.map((m) => ({
+              name: m.name,
+              transport: m.transport,
+              command: m.command,
+              args: [...m.args],
+            })),
+          }
         : {}),
     },
   });

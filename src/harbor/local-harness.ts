@@ -1,6 +1,15 @@
 // Running a dataset locally as the harness would: each task's agent in a container like its image's, then its verifier in the task's mode (its own container, or the agent's), the reward read as Harbor reads it.
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import pLimit from 'p-limit';
@@ -8,7 +17,14 @@ import { emptyConfusion, failureShape, parseLabels, grade, type FailureShape } f
 import { parseClaims, type Claim } from '../claims.js';
 import { listTasks, readJsonIfAny, readJsonLines, type TaskDir, type VerifierMode } from './dataset.js';
 import { canIsolate, IMAGE_PATH, type PhaseStatus } from './isolation.js';
-import { AGENT_DIR_ENV, BENCH_DIR, harborVerifierCommand, runContainerTrial, taskUser, type TrialPlay } from './container-trial.js';
+import {
+  AGENT_DIR_ENV,
+  BENCH_DIR,
+  harborVerifierCommand,
+  runContainerTrial,
+  taskUser,
+  type TrialPlay,
+} from './container-trial.js';
 import type { ContainerResult } from './container.js';
 import { collectArtifacts } from './container.js';
 import { makeTrial, type Trial } from './trial.js';
@@ -17,7 +33,15 @@ import { LAYOUTS } from './layout.js';
 import { readRegularFile } from './safe-read.js';
 import { BUNDLE_FILES, shippedCli } from './ship.js';
 import { MAX_LABELS_BYTES, parseLabelBytes } from './verifier.js';
-import { archiveAdvice, archiveFailure, driftedSources, sourcesAdvice, sourcesFailure, sourcesProblem, unreadSources } from './failures.js';
+import {
+  archiveAdvice,
+  archiveFailure,
+  driftedSources,
+  sourcesAdvice,
+  sourcesFailure,
+  sourcesProblem,
+  unreadSources,
+} from './failures.js';
 import { readReportLine, type ReportLine } from '../contract.js';
 import type { BenchReport, ClaimRow, Isolation, TaskRun } from './bench-report.js';
 import { UserError } from '../errors.js';
@@ -62,7 +86,14 @@ export type NearestEvidence = NonNullable<ReportLine['nearest']>;
 export type MatchSelector = NonNullable<NonNullable<ReportLine['match']>['selector']>;
 
 export type { DiffRun } from '../contract.js';
-export { archiveFailure, sourcesFailure, type ArchiveFailure, type CauseGroup, type SourcesFailure, type UnreadSource } from './failures.js';
+export {
+  archiveFailure,
+  sourcesFailure,
+  type ArchiveFailure,
+  type CauseGroup,
+  type SourcesFailure,
+  type UnreadSource,
+} from './failures.js';
 
 /** bench's report.json, its tasks and their claims' rows: inferred from their schemas (bench-report.ts BenchReportSchema), which compare reads it back through. */
 export type { BenchReport, ClaimRow, OracleEvidence, TaskRun } from './bench-report.js';
@@ -127,9 +158,20 @@ interface PhaseResult {
 }
 
 /** Runs one command with --isolation paths: bash in the trial's /app, the whole process group killed at the limit. */
-function runPathsPhase(t: Trial, command: string, env: NodeJS.ProcessEnv, timeoutSec: number, log: string): Promise<PhaseResult> {
+function runPathsPhase(
+  t: Trial,
+  command: string,
+  env: NodeJS.ProcessEnv,
+  timeoutSec: number,
+  log: string,
+): Promise<PhaseResult> {
   return new Promise((resolvePhase) => {
-    const child = spawn('bash', ['-c', command], { cwd: t.app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', command], {
+      cwd: t.app,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const chunks: Buffer[] = [];
     child.stdout!.on('data', (d: Buffer) => chunks.push(d));
     child.stderr!.on('data', (d: Buffer) => chunks.push(d));
@@ -194,7 +236,13 @@ function pathsAgentEnv(t: Trial, benchBin: boolean, agentDir: string | undefined
 
 /** The verifier's environment with --isolation paths: a fixed minimum, nothing of bench's (test.sh runs its grader under env -i). */
 function pathsVerifierEnv(app: string, logs: string): NodeJS.ProcessEnv {
-  return { PATH: IMAGE_PATH, HOME: homedir(), LANG: 'C.UTF-8', [CONTAINER_PATHS.app.env]: app, [CONTAINER_PATHS.verifierLogs.env]: logs };
+  return {
+    PATH: IMAGE_PATH,
+    HOME: homedir(),
+    LANG: 'C.UTF-8',
+    [CONTAINER_PATHS.app.env]: app,
+    [CONTAINER_PATHS.verifierLogs.env]: logs,
+  };
 }
 
 /** "1 process", "2 processes". */
@@ -216,11 +264,14 @@ function containerProblems(t: Trial, agent: ContainerResult, verifier: Container
   else if (status.main !== undefined && status.main !== 0) out.push(`agent exited ${status.main}`);
   if (agent.pauseProblem) out.push(`bench could not copy between the containers: ${agent.pauseProblem}`);
   const vStatus = shared ? status.after : verifier.status.main;
-  if (!shared && !verifier.status.ready) out.push(`bench could not make the verifier's container (exit ${verifier.code}; see verifier-output.txt)`);
-  if (!shared && verifier.pauseProblem) out.push(`bench could not lay out the verifier's container: ${verifier.pauseProblem}`);
+  if (!shared && !verifier.status.ready)
+    out.push(`bench could not make the verifier's container (exit ${verifier.code}; see verifier-output.txt)`);
+  if (!shared && verifier.pauseProblem)
+    out.push(`bench could not lay out the verifier's container: ${verifier.pauseProblem}`);
   if ((shared ? status.afterTimedOut : verifier.status.mainTimedOut) || (!shared && verifier.timedOut))
     out.push(`verifier stopped at its ${t.task.verifierTimeoutSec} s timeout`);
-  else if (vStatus !== undefined && vStatus !== 0) out.push(`the verifier's command failed (exit ${vStatus}: its output could not be kept, or test.sh failed)`);
+  else if (vStatus !== undefined && vStatus !== 0)
+    out.push(`the verifier's command failed (exit ${vStatus}: its output could not be kept, or test.sh failed)`);
   const left = (shared ? status.left : agent.status.left) ?? 0;
   if (left > 0)
     out.push(
@@ -229,7 +280,8 @@ function containerProblems(t: Trial, agent: ContainerResult, verifier: Container
         : `the agent left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped before the verifier`,
     );
   const vLeft = shared ? 0 : (verifier.status.left ?? 0);
-  if (vLeft > 0) out.push(`the verifier left ${processes(vLeft)} running; ${vLeft === 1 ? 'it was' : 'they were'} stopped`);
+  if (vLeft > 0)
+    out.push(`the verifier left ${processes(vLeft)} running; ${vLeft === 1 ? 'it was' : 'they were'} stopped`);
   return out;
 }
 
@@ -283,7 +335,9 @@ function readReward(t: Trial, problems: string[]): { reward: number; fields?: Re
       problems.push('reward.json is not an object');
       return { reward: 0 };
     }
-    const fields = Object.fromEntries(Object.entries(parsed).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1])));
+    const fields = Object.fromEntries(
+      Object.entries(parsed).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1])),
+    );
     const reward = fields.reward ?? txt();
     if (reward === undefined) problems.push('no reward in reward.json or reward.txt');
     return { reward: reward ?? 0, fields };
@@ -308,7 +362,10 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
   // The task's claims as quotecheck reads them (aliases and all); a file it cannot read gives bare rows.
   let claims = new Map<string, Claim>();
   try {
-    const { entries } = parseClaims(readJsonIfAny(join(t.task.dir, 'environment', 'claims.json')), `${t.task.name}/environment/claims.json`);
+    const { entries } = parseClaims(
+      readJsonIfAny(join(t.task.dir, 'environment', 'claims.json')),
+      `${t.task.name}/environment/claims.json`,
+    );
     claims = new Map(entries.filter((e): e is Claim => e.kind === 'claim').map((c) => [c.id, c]));
   } catch {
     // rows still show id, answer and gold
@@ -367,7 +424,13 @@ async function runPathsTrial(
   benchBin: boolean,
   agentDir: string | undefined,
 ): Promise<{ agentExit: number | null; verifierExit: number | null; problems: string[] }> {
-  const agent = await runPathsPhase(t, pathsAgentCommand(t.agent, t.task), pathsAgentEnv(t, benchBin, agentDir), t.task.agentTimeoutSec, 'agent-output.txt');
+  const agent = await runPathsPhase(
+    t,
+    pathsAgentCommand(t.agent, t.task),
+    pathsAgentEnv(t, benchBin, agentDir),
+    t.task.agentTimeoutSec,
+    'agent-output.txt',
+  );
   const problems = pathsProblems('agent', agent, t.task.agentTimeoutSec);
   rmSync(t.verifierLogs, { recursive: true, force: true });
   mkdirSync(t.verifierLogs, { recursive: true });
@@ -375,7 +438,9 @@ async function runPathsTrial(
   if (mode === 'separate') {
     // Only the artifacts in /app can be found here (the trial's /app stands for it); they are copied as in a container.
     const under = (p: string): boolean => p.startsWith(`${CONTAINER_PATHS.app.path}/`);
-    const artifacts = (t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`]).filter(under);
+    const artifacts = (
+      t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`]
+    ).filter(under);
     problems.push(...collectArtifacts(dirname(t.app), artifacts, t.artifactsDir));
     app = join(t.artifactsDir, CONTAINER_PATHS.app.path);
     mkdirSync(app, { recursive: true });
@@ -437,7 +502,8 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
       `every archive request failed (${archiveFailed.claims} ${archiveFailed.claims === 1 ? 'claim' : 'claims'} needing a Wayback capture got none${waybackUrl ? ` from ${waybackUrl}` : ''})`,
     );
   const baseline = gold.size === 0 ? 0 : noMatch / gold.size;
-  const agentUser = isolation === 'namespace' ? (asRoot ? 'root' : (user?.name ?? 'root')) : `uid ${process.getuid?.() ?? '?'}`;
+  const agentUser =
+    isolation === 'namespace' ? (asRoot ? 'root' : (user?.name ?? 'root')) : `uid ${process.getuid?.() ?? '?'}`;
   return {
     task: task.name,
     reward,
@@ -460,8 +526,13 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
 }
 
 /** The failure shape over every claim of a run (the grader's rule, on the pooled confusion matrix): bench's and compare's. */
-export function runShape(r: Pick<BenchReport, 'claims' | 'correct' | 'confusion'>): Pick<FailureShape, 'answered' | 'overclaim' | 'missed'> {
-  const { answered, overclaim, missed } = failureShape({ reward: r.claims ? r.correct / r.claims : 0, confusion: r.confusion });
+export function runShape(
+  r: Pick<BenchReport, 'claims' | 'correct' | 'confusion'>,
+): Pick<FailureShape, 'answered' | 'overclaim' | 'missed'> {
+  const { answered, overclaim, missed } = failureShape({
+    reward: r.claims ? r.correct / r.claims : 0,
+    confusion: r.confusion,
+  });
   return { answered, overclaim, missed };
 }
 
@@ -491,7 +562,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const diagnoses: Record<string, number> = {};
   for (const r of runs) {
     for (const g of ['verbatim', 'no_match'] as const)
-      for (const a of ['verbatim', 'no_match', 'missing', 'invalid'] as const) confusion[g][a] += r.grade.confusion[g][a];
+      for (const a of ['verbatim', 'no_match', 'missing', 'invalid'] as const)
+        confusion[g][a] += r.grade.confusion[g][a];
     for (const row of r.rows) if (row.diagnosis) diagnoses[row.diagnosis] = (diagnoses[row.diagnosis] ?? 0) + 1;
   }
   const rows = runs.flatMap((r) => r.rows);

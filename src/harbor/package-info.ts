@@ -47,7 +47,9 @@ export function checkOrg(org: string): string {
 export function packageName(org: string, task: string): string {
   checkOrg(org);
   if (!isPart(task)) {
-    throw new PackageError(`task name ${JSON.stringify(task)}: with --org, must be ${HARBOR_NAME_RULE}: it is the <task> of ${org}/<task>`);
+    throw new PackageError(
+      `task name ${JSON.stringify(task)}: with --org, must be ${HARBOR_NAME_RULE}: it is the <task> of ${org}/<task>`,
+    );
   }
   return `${org}/${task}`;
 }
@@ -60,9 +62,12 @@ export function parseAuthor(text: string): Author {
   const m = /^\s*([^<>]*?)\s*(?:<([^<>]*)>)?\s*$/.exec(text);
   const name = m?.[1] ?? '';
   const email = m?.[2]?.trim();
-  if (!m || name === '') throw new PackageError(`--author ${JSON.stringify(text)}: give "Name <email>" or "Name" (the email is optional)`);
+  if (!m || name === '')
+    throw new PackageError(`--author ${JSON.stringify(text)}: give "Name <email>" or "Name" (the email is optional)`);
   if (email !== undefined && !/^[^\s@<>]+@[^\s@<>]+$/.test(email))
-    throw new PackageError(`--author ${JSON.stringify(text)}: ${JSON.stringify(email)} is not an email address (name@host)`);
+    throw new PackageError(
+      `--author ${JSON.stringify(text)}: ${JSON.stringify(email)} is not an email address (name@host)`,
+    );
   return email === undefined ? { name } : { name, email };
 }
 

@@ -9,12 +9,24 @@ import { unreadLine } from './failures.js';
 
 export function benchTable(r: BenchReport): string {
   const w = Math.max(10, ...r.tasks.map((t) => t.task.length));
-  const row = (a: string, b: string, c: string, d: string, e: string) => `${a.padEnd(w)}  ${b.padStart(6)}  ${c.padStart(7)}  ${d.padStart(8)}  ${e}`;
+  const row = (a: string, b: string, c: string, d: string, e: string) =>
+    `${a.padEnd(w)}  ${b.padStart(6)}  ${c.padStart(7)}  ${d.padStart(8)}  ${e}`;
   const lines = [row('task', 'claims', 'reward', BASELINE_NAME, 'problems'), '-'.repeat(w + 40)];
-  for (const t of r.tasks) lines.push(row(t.task, String(t.claims), t.reward.toFixed(3), t.baseline.toFixed(3), t.problems.join('; ')));
+  for (const t of r.tasks)
+    lines.push(row(t.task, String(t.claims), t.reward.toFixed(3), t.baseline.toFixed(3), t.problems.join('; ')));
   lines.push('-'.repeat(w + 40));
-  lines.push(row('mean', String(r.claims), r.mean_reward.toFixed(3), r.baseline_mean_reward.toFixed(3), `${r.correct}/${r.claims} claims correct`));
-  lines.push(`${BASELINE_NAME}: the reward of answering no_match for every claim (each task's share of gold no_match labels)`);
+  lines.push(
+    row(
+      'mean',
+      String(r.claims),
+      r.mean_reward.toFixed(3),
+      r.baseline_mean_reward.toFixed(3),
+      `${r.correct}/${r.claims} claims correct`,
+    ),
+  );
+  lines.push(
+    `${BASELINE_NAME}: the reward of answering no_match for every claim (each task's share of gold no_match labels)`,
+  );
   lines.push('', ...confusionLines(r.confusion));
   const shape = r.failure_shape;
   if (shape)

@@ -39,7 +39,8 @@ export function shippedDir(): string {
   const root = packageRoot(dirname(here));
   if (!root) throw new ShipError(`no package.json above ${here}: cannot find quotecheck's self-contained build`);
   const cli = join(root, 'dist', BUNDLE_FOLDER, BUNDLE_FILES.quotecheck);
-  if (!existsSync(cli)) throw new ShipError(`quotecheck's self-contained build is missing (${cli}): run \`npm run build\` first`);
+  if (!existsSync(cli))
+    throw new ShipError(`quotecheck's self-contained build is missing (${cli}): run \`npm run build\` first`);
   return dirname(cli);
 }
 

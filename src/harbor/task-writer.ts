@@ -37,7 +37,10 @@ export interface TaskFolderSpec {
    * Package information (Harbor's [task] table; task.md's `task`), metadata and timeouts of task.toml or the front
    * matter; the variant's own settings and tags are added. Without a package neither file has a [task] table.
    */
-  config: Pick<TaskTomlOptions, 'package' | 'difficulty' | 'tags'> & { agentTimeoutSec: number; verifierTimeoutSec: number };
+  config: Pick<TaskTomlOptions, 'package' | 'difficulty' | 'tags'> & {
+    agentTimeoutSec: number;
+    verifierTimeoutSec: number;
+  };
   /** What the task gives the agent besides the instruction. */
   variant: TaskVariant;
   /** With `variant.skill`: the skill folder to ship. */
@@ -67,7 +70,8 @@ export function verifierModeProblem(layout: Layout, mode: VerifierMode | undefin
 }
 
 /** The verifier mode a task of `layout` gets: the one asked for, or the layout's default. */
-export const verifierModeOf = (layout: Layout, mode?: VerifierMode): VerifierMode => mode ?? (layout === 'harbor' ? 'separate' : 'shared');
+export const verifierModeOf = (layout: Layout, mode?: VerifierMode): VerifierMode =>
+  mode ?? (layout === 'harbor' ? 'separate' : 'shared');
 
 /**
  * The gold's mode: its owner's alone. A harness that uploads the verifier folder keeping files' modes (Harbor's does,
@@ -84,7 +88,12 @@ function write(path: string, content: string, mode?: number): void {
 /** The task's definition: task.toml and instruction.md (Harbor), or task.md, front matter then instruction (SkillsBench 1.1). */
 function writeDefinition(dir: string, spec: TaskFolderSpec): void {
   const tags = [...(spec.config.tags ?? []), ...variantTags(spec.variant)];
-  const settings = { ...spec.config, tags, ...variantTomlOptions(spec.variant), verifierMode: verifierModeOf(spec.layout, spec.verifierMode) };
+  const settings = {
+    ...spec.config,
+    tags,
+    ...variantTomlOptions(spec.variant),
+    verifierMode: verifierModeOf(spec.layout, spec.verifierMode),
+  };
   if (spec.layout === 'harbor') {
     write(join(dir, 'instruction.md'), spec.instruction);
     write(join(dir, 'task.toml'), taskToml(settings));
@@ -119,5 +128,6 @@ export function writeTaskFolder(dir: string, spec: TaskFolderSpec): void {
   write(join(dir, verifier.folder, 'test.sh'), testScript(), 0o755);
   installGrader(join(dir, verifier.folder));
   write(join(dir, verifier.folder, 'gold.json'), `${JSON.stringify(spec.gold, null, 2)}\n`, GOLD_MODE);
-  if (verifierModeOf(spec.layout, spec.verifierMode) === 'separate') write(join(dir, verifier.folder, 'Dockerfile'), verifierDockerfile());
+  if (verifierModeOf(spec.layout, spec.verifierMode) === 'separate')
+    write(join(dir, verifier.folder, 'Dockerfile'), verifierDockerfile());
 }

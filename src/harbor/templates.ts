@@ -223,7 +223,9 @@ export function bundledSkillDir(): string {
     if (existsSync(join(candidate, 'SKILL.md'))) return candidate;
     const parent = dirname(dir);
     if (parent === dir)
-      throw new TemplateError(`quotecheck's skill (skills/quote-verification/SKILL.md) is not installed above ${fileURLToPath(import.meta.url)}`);
+      throw new TemplateError(
+        `quotecheck's skill (skills/quote-verification/SKILL.md) is not installed above ${fileURLToPath(import.meta.url)}`,
+      );
     dir = parent;
   }
 }
@@ -252,7 +254,9 @@ export function installSkill(environmentDir: string, skillDir: string): string {
   const src = checkSkillDir(skillDir);
   const name = basename(src);
   if (existsSync(join(src, SHIPPED_FOLDER)))
-    throw new TemplateError(`skill folder ${skillDir}: already has a ${SHIPPED_FOLDER} entry, where the task puts the shipped quotecheck; rename it`);
+    throw new TemplateError(
+      `skill folder ${skillDir}: already has a ${SHIPPED_FOLDER} entry, where the task puts the shipped quotecheck; rename it`,
+    );
   const to = join(environmentDir, ENV_SKILLS_FOLDER, name);
   cpSync(src, to, { recursive: true });
   installQuotecheck(to);
@@ -340,7 +344,8 @@ export function taskToml(opts: TaskTomlOptions = {}): string {
   };
   const toml = stringifyToml(config, { numbersAsFloat: true });
   // smol-toml writes a table's plain keys before its tables, so artifacts comes before [task]; checked all the same.
-  if (separate && toml.indexOf('artifacts =') > toml.indexOf('\n[')) throw new Error('task.toml: artifacts must come before the first table');
+  if (separate && toml.indexOf('artifacts =') > toml.indexOf('\n['))
+    throw new Error('task.toml: artifacts must come before the first table');
   return `${separate ? TASK_TOML_HEADER_SEPARATE : ''}${TASK_TOML_HEADER}${toml}`;
 }
 
@@ -395,7 +400,11 @@ WORKDIR ${CONTAINER_PATHS.app.path}
 export function variantTomlOptions(variant: TaskVariant): Pick<TaskTomlOptions, 'skillsDir' | 'mcpServers'> {
   return {
     ...(variant.skill ? { skillsDir: TASK_SKILLS_DIR } : {}),
-    ...(variant.mcp ? { mcpServers: [{ ...QUOTECHECK_MCP_SERVER, args: [...QUOTECHECK_MCP_SERVER.args, ...(variant.mcpArgs ?? [])] }] } : {}),
+    ...(variant.mcp
+      ? {
+          mcpServers: [{ ...QUOTECHECK_MCP_SERVER, args: [...QUOTECHECK_MCP_SERVER.args, ...(variant.mcpArgs ?? [])] }],
+        }
+      : {}),
   };
 }
 
@@ -407,7 +416,11 @@ export const givesTool = (variant: TaskVariant): boolean => variant.skill === tr
 
 /** The tags a variant adds to task.toml's metadata, so a dataset's variants can be told apart in Harbor's results. */
 export function variantTags(variant: TaskVariant): string[] {
-  return [...(variant.skill ? ['with-skill'] : []), ...(variant.mcp ? ['with-mcp'] : []), ...(givesTool(variant) ? [TOOL_PROVIDED_TAG] : [])];
+  return [
+    ...(variant.skill ? ['with-skill'] : []),
+    ...(variant.mcp ? ['with-mcp'] : []),
+    ...(givesTool(variant) ? [TOOL_PROVIDED_TAG] : []),
+  ];
 }
 
 export interface DockerfileOptions extends TaskVariant {
@@ -521,7 +534,12 @@ export function exampleIds(claimIds: readonly string[]): [string, string] {
  * What the agent is told: the task, the exact label rule, the answer format. A plain task never names quotecheck.
  * `claimIds` are the task's ids: the answers example's placeholder ids are chosen to be none of them.
  */
-export function instruction(claimCount: number, claimIds: readonly string[], about?: string, opts: InstructionOptions = {}): string {
+export function instruction(
+  claimCount: number,
+  claimIds: readonly string[],
+  about?: string,
+  opts: InstructionOptions = {},
+): string {
   const [first, second] = exampleIds(claimIds);
   const example = `${JSON.stringify(first)}: "verbatim", ${JSON.stringify(second)}: "no_match"`;
   return `# Check quotes against their sources
@@ -611,7 +629,9 @@ function toolSection(variant: TaskVariant, skillName = 'quote-verification', arc
         ]
       : []),
     ...(variant.skill
-      ? [`the skill \`${skillName}\` among your skills (in \`${TASK_SKILLS_DIR}\`), which carries the tool in its own folder and says how to use it`]
+      ? [
+          `the skill \`${skillName}\` among your skills (in \`${TASK_SKILLS_DIR}\`), which carries the tool in its own folder and says how to use it`,
+        ]
       : []),
   ];
   const replays = archive ? ` Here it reads every source from \`/app/${TASK_ARCHIVE}\`, never the live web.` : '';

@@ -38,7 +38,9 @@ export interface Trial {
  */
 function appFiles(envDir: string): [string, string][] {
   const copies = copiesInto(join(envDir, 'Dockerfile'), CONTAINER_PATHS.app.path);
-  return copies.length ? copies : everyFile(envDir, new Set(['Dockerfile', SHIPPED_FOLDER, ENV_SKILLS_FOLDER, WARC_READER_FILE]));
+  return copies.length
+    ? copies
+    : everyFile(envDir, new Set(['Dockerfile', SHIPPED_FOLDER, ENV_SKILLS_FOLDER, WARC_READER_FILE]));
 }
 
 /** The trial's folders, made fresh: /app holds what the task's image would (appFiles). */
@@ -65,7 +67,8 @@ export function makeTrial(task: TaskDir, agent: string, outDir: string, replay: 
     ...(existsSync(warcReader) ? { warcReader } : {}),
     ...(replay ? { replay } : {}),
   };
-  for (const d of [t.app, t.verifierLogs, t.agentLogs, t.benchDir, t.rootMount, t.layerMount, t.artifactsDir]) mkdirSync(d, { recursive: true });
+  for (const d of [t.app, t.verifierLogs, t.agentLogs, t.benchDir, t.rootMount, t.layerMount, t.artifactsDir])
+    mkdirSync(d, { recursive: true });
   for (const [from, to] of appFiles(envDir)) {
     const source = join(envDir, from);
     if (existsSync(source)) cpSync(source, join(t.app, to), { recursive: true });

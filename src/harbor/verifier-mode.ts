@@ -13,7 +13,10 @@ import { LAYOUTS } from './layout.js';
  */
 export function taskVerifierMode(taskDir: string): VerifierMode {
   const layout = layoutOf(taskDir);
-  if (layout === undefined) throw new DatasetError(`${taskDir}: not a task (no ${LAYOUTS.harbor.definition} or ${LAYOUTS.skillsbench.definition})`);
+  if (layout === undefined)
+    throw new DatasetError(
+      `${taskDir}: not a task (no ${LAYOUTS.harbor.definition} or ${LAYOUTS.skillsbench.definition})`,
+    );
   if (layout === 'skillsbench') return 'shared';
   const path = join(taskDir, LAYOUTS.harbor.definition);
   return modeOf(path, layout, readToml(path));

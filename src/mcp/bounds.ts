@@ -3,7 +3,12 @@ import { MCP_DEFAULTS } from '../defaults.js';
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 // A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
 import * as z from 'zod';
 import { thousands } from '../messages.js';
@@ -65,7 +70,8 @@ function kindOf(value: unknown): string {
 }
 
 /** A value a field was given, shown in a message: text quoted (and shortened when long), anything else by its kind. */
-const shown = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(echo(value, 100)) : kindOf(value));
+const shown = (value: unknown): string =>
+  typeof value === 'string' ? JSON.stringify(echo(value, 100)) : kindOf(value);
 
 /**
  * A string field whose every refusal names the field and says what is wrong in plain words, as the project's other
@@ -75,7 +81,8 @@ const shown = (value: unknown): string => (typeof value === 'string' ? JSON.stri
  */
 export function capped(field: string, max: number, what: string, min = 0): z.ZodString {
   const error = (issue: FieldIssue): string => {
-    if (issue.code === 'invalid_type') return `${field}: ${issue.input === undefined ? 'missing' : `${kindOf(issue.input)}, not text`}; give ${what}`;
+    if (issue.code === 'invalid_type')
+      return `${field}: ${issue.input === undefined ? 'missing' : `${kindOf(issue.input)}, not text`}; give ${what}`;
     if (issue.code === 'too_small') return `${field}: empty; give ${what}`;
     if (issue.code === 'too_big')
       return `${field}: ${thousands(typeof issue.input === 'string' ? issue.input.length : 0)} characters, over the ${thousands(max)}-character cap`;
@@ -99,9 +106,14 @@ export function wholeNumber(field: string, min: number, max?: number): z.ZodNumb
 }
 
 /** A field that takes one of `values`, whose refusals name the field and list them. */
-export function oneOf<const T extends readonly [string, ...string[]]>(field: string, values: T): z.ZodEnum<{ [K in T[number]]: K }> {
+export function oneOf<const T extends readonly [string, ...string[]]>(
+  field: string,
+  values: T,
+): z.ZodEnum<{ [K in T[number]]: K }> {
   const error = (issue: FieldIssue): string =>
-    issue.input === undefined ? `${field}: missing; give one of ${values.join(', ')}` : `${field}: ${shown(issue.input)} is not one of ${values.join(', ')}`;
+    issue.input === undefined
+      ? `${field}: missing; give one of ${values.join(', ')}`
+      : `${field}: ${shown(issue.input)} is not one of ${values.join(', ')}`;
   return z.enum(values, { error });
 }
 
@@ -151,7 +163,8 @@ export function jsonBytes(value: unknown): number {
 /** The SDK's own refusal of arguments its zod schema rejects: one issue a line, each "message at path". */
 const SDK_INVALID = /^MCP error -32602: Input validation error: Invalid arguments for tool [^:]*: /;
 /** The SDK's refusal of arguments with more members and list items than the server allows (maxToolInputElements). */
-const SDK_TOO_MANY = /^MCP error -32602: Invalid arguments for tool ([^:]*): arguments contain more than the maximum of (\d+) elements$/;
+const SDK_TOO_MANY =
+  /^MCP error -32602: Invalid arguments for tool ([^:]*): arguments contain more than the maximum of (\d+) elements$/;
 /** A one-line error is cut here (an SDK message may quote what it was sent). */
 const MAX_ERROR_CHARS = 2_000;
 
@@ -310,8 +323,13 @@ export class GuardedTransport implements Transport {
   /** Answers a request that was too long to read, when its id is known. */
   refuseOversize(bytes: number, id: RequestId | undefined, maxBytes: number): void {
     const why = `the request is ${thousands(bytes)} bytes, over the ${thousands(maxBytes)}-byte cap for one message`;
-    process.stderr.write(`quotecheck mcp: dropped a request: ${why}${id === undefined ? ' (no id found to answer)' : ''}\n`);
-    if (id !== undefined) void this.inner.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: why } }).catch(() => {});
+    process.stderr.write(
+      `quotecheck mcp: dropped a request: ${why}${id === undefined ? ' (no id found to answer)' : ''}\n`,
+    );
+    if (id !== undefined)
+      void this.inner
+        .send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: why } })
+        .catch(() => {});
   }
 
   #bounded(message: JSONRPCMessage): JSONRPCMessage {
@@ -322,7 +340,9 @@ export class GuardedTransport implements Transport {
     if (!Array.isArray(result.content)) return message;
     let bounded: Record<string, unknown> = result;
     if (result.isError === true) {
-      const text = result.content.map((c: { type?: string; text?: string }) => (c.type === 'text' ? (c.text ?? '') : '')).join(' ');
+      const text = result.content
+        .map((c: { type?: string; text?: string }) => (c.type === 'text' ? (c.text ?? '') : ''))
+        .join(' ');
       bounded = errorResult(oneLine(text));
     }
     const bytes = jsonBytes({ ...message, result: bounded });

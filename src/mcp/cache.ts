@@ -234,7 +234,12 @@ class KeepingHandler implements Dispatcher.DispatchHandler {
     this.inner.onRequestUpgrade?.(...args);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Headers, statusMessage?: string): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Headers,
+    statusMessage?: string,
+  ): void {
     this.#status = statusCode;
     this.#statusText = statusMessage ?? '';
     this.#headers = headers;
@@ -255,7 +260,12 @@ class KeepingHandler implements Dispatcher.DispatchHandler {
 
   onResponseEnd(controller: Dispatcher.DispatchController, trailers: Headers): void {
     if (this.#keep && !controller.aborted) {
-      this.done({ status: this.#status, statusText: this.#statusText, headers: this.#headers, body: Buffer.concat(this.#chunks, this.#size) });
+      this.done({
+        status: this.#status,
+        statusText: this.#statusText,
+        headers: this.#headers,
+        body: Buffer.concat(this.#chunks, this.#size),
+      });
     }
     this.inner.onResponseEnd?.(controller, trailers);
   }

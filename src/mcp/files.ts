@@ -21,7 +21,10 @@ const UNPLAIN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a
 
 /** A path as messages show it: quoted, shortened when long, every character that could break or disguise the line escaped. */
 export function shownPath(path: string): string {
-  return JSON.stringify(echo(path, 300)).replace(new RegExp(UNPLAIN.source, 'gu'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(echo(path, 300)).replace(
+    new RegExp(UNPLAIN.source, 'gu'),
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** What an unplain character is, in words: "a NUL byte", "the control character U+001B", "the bidirectional control U+202E". */
@@ -116,7 +119,9 @@ export class RootFolder {
       throw new PathError(`${field} ${shownPath(input)}: ${why}`);
     }
     if (!within(this.path, real)) {
-      throw new PathError(`${field} ${shownPath(input)}: leads outside the root folder ${this.path} (through a symbolic link, to ${shownPath(real)})`);
+      throw new PathError(
+        `${field} ${shownPath(input)}: leads outside the root folder ${this.path} (through a symbolic link, to ${shownPath(real)})`,
+      );
     }
     return real;
   }
@@ -146,7 +151,8 @@ export class RootFolder {
     const fail = (why: string): never => {
       throw new PathError(`${field} ${shownPath(input)}: ${why}`);
     };
-    if (full === this.path || full === this.given || input.endsWith('/') || input === '.' || input.endsWith('/.')) fail('is a folder; give a file name');
+    if (full === this.path || full === this.given || input.endsWith('/') || input === '.' || input.endsWith('/.'))
+      fail('is a folder; give a file name');
     const dir = this.#real(dirname(full), input, field, 'folder');
     const path = join(dir, name);
     try {

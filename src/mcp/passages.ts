@@ -77,7 +77,11 @@ function sentenceEnd(text: string, pos: number): number {
  * The passage around a span: the whole sentences that hold it (its core), at most MAX_SIDE_CHARS past it on each side,
  * and the sentences beside them while it is shorter than MIN_PASSAGE_CHARS.
  */
-export function passageAround(text: string, spanStart: number, spanEnd: number): { start: number; end: number; coreStart: number; coreEnd: number } {
+export function passageAround(
+  text: string,
+  spanStart: number,
+  spanEnd: number,
+): { start: number; end: number; coreStart: number; coreEnd: number } {
   const coreStart = sentenceStart(text, spanStart);
   const coreEnd = sentenceEnd(text, spanEnd);
   let [start, end] = [coreStart, coreEnd];
@@ -86,7 +90,8 @@ export function passageAround(text: string, spanStart: number, spanEnd: number):
     const next = end + 1 < text.length ? sentenceEnd(text, end + 2) : end;
     if (next > end && next - spanEnd <= MAX_SIDE_CHARS) [end, grown] = [next, true];
     const before = start > 1 ? sentenceStart(text, start - 2) : start;
-    if (end - start < MIN_PASSAGE_CHARS && before < start && spanStart - before <= MAX_SIDE_CHARS) [start, grown] = [before, true];
+    if (end - start < MIN_PASSAGE_CHARS && before < start && spanStart - before <= MAX_SIDE_CHARS)
+      [start, grown] = [before, true];
   }
   return { start, end, coreStart, coreEnd };
 }
@@ -100,7 +105,11 @@ const sameCore = (a: Passage, b: Passage): boolean => a.coreStart < b.coreEnd &&
  */
 function samePlace(a: Passage, b: Passage, texts: readonly string[]): boolean {
   if (a.view === b.view) return sameCore(a, b);
-  const near = (p: Passage) => texts[p.view]!.slice(Math.max(p.coreStart, p.spanStart - SAME_PLACE_CHARS), Math.min(p.coreEnd, p.spanEnd + SAME_PLACE_CHARS));
+  const near = (p: Passage) =>
+    texts[p.view]!.slice(
+      Math.max(p.coreStart, p.spanStart - SAME_PLACE_CHARS),
+      Math.min(p.coreEnd, p.spanEnd + SAME_PLACE_CHARS),
+    );
   const whole = (p: Passage) => texts[p.view]!.slice(p.start, p.end);
   return whole(b).includes(near(a)) || whole(a).includes(near(b));
 }
@@ -180,7 +189,9 @@ function wordPassages(query: string, view: number, text: string, want: number, s
   return ranked.flatMap(({ i }) => {
     const [start, end] = cut[i]!;
     const span = alignWhole(query, text.slice(start, end));
-    return span && span.similarity > 0 ? [passageOf(view, text, { start: start + span.start, end: start + span.end, similarity: span.similarity })] : [];
+    return span && span.similarity > 0
+      ? [passageOf(view, text, { start: start + span.start, end: start + span.end, similarity: span.similarity })]
+      : [];
   });
 }
 
@@ -199,7 +210,9 @@ export function searchPassages(query: string, texts: readonly string[], max: num
   });
   if (found.length < max) {
     texts.forEach((text, view) => {
-      const candidates = wordPassages(query, view, text, max - found.length, signal).sort((a, b) => b.similarity - a.similarity || a.start - b.start);
+      const candidates = wordPassages(query, view, text, max - found.length, signal).sort(
+        (a, b) => b.similarity - a.similarity || a.start - b.start,
+      );
       for (const p of candidates) add(p);
     });
   }

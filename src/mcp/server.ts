@@ -63,7 +63,12 @@ async function guarded(
   const stop = new AbortController();
   const seconds = limitMs / 1000;
   const timer = setTimeout(
-    () => stop.abort(new CallTimeLimit(`${tool}: stopped at the ${thousands(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`)),
+    () =>
+      stop.abort(
+        new CallTimeLimit(
+          `${tool}: stopped at the ${thousands(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`,
+        ),
+      ),
     limitMs,
   );
   const onCancel = (): void => stop.abort(cancelled.reason);
@@ -84,8 +89,12 @@ async function guarded(
   try {
     return await Promise.race([running, stopped]);
   } catch (err) {
-    const message = err instanceof ToolInputError ? err.message : `${tool} failed (a quotecheck bug): ${(err as Error)?.message ?? String(err)}`;
-    if (!(err instanceof ToolInputError)) process.stderr.write(`quotecheck mcp: ${tool}: ${(err as Error)?.stack ?? String(err)}\n`);
+    const message =
+      err instanceof ToolInputError
+        ? err.message
+        : `${tool} failed (a quotecheck bug): ${(err as Error)?.message ?? String(err)}`;
+    if (!(err instanceof ToolInputError))
+      process.stderr.write(`quotecheck mcp: ${tool}: ${(err as Error)?.stack ?? String(err)}\n`);
     return failed(message);
   } finally {
     clearTimeout(timer);
@@ -200,7 +209,10 @@ function registerCheckClaims(server: McpServer, tools: SourceTools, limit: numbe
         extra.signal,
         async (signal) => {
           const r = await tools.check(input, signal);
-          return ok(`${r.claims} claims: ${r.verbatim} verbatim, ${r.no_match} no_match; answers written to ${r.answers_path}`, r);
+          return ok(
+            `${r.claims} claims: ${r.verbatim} verbatim, ${r.no_match} no_match; answers written to ${r.answers_path}`,
+            r,
+          );
         },
         '; the answers file holds the claims decided by then, the others no_match',
       ),
@@ -216,10 +228,15 @@ function registerCheckClaims(server: McpServer, tools: SourceTools, limit: numbe
 export async function serveStdio(settings: McpSettings): Promise<void> {
   const { server, tools } = createServer(settings);
   let transport!: GuardedTransport;
-  const lines = new BoundedLines(MAX_REQUEST_BYTES, (bytes, id) => transport.refuseOversize(bytes, id, MAX_REQUEST_BYTES));
+  const lines = new BoundedLines(MAX_REQUEST_BYTES, (bytes, id) =>
+    transport.refuseOversize(bytes, id, MAX_REQUEST_BYTES),
+  );
   process.stdin.pipe(lines);
   // The SDK's reader gets whole lines only, each under the cap: its own limit (which would end the session) is never reached.
-  transport = new GuardedTransport(new StdioServerTransport(lines, process.stdout, { maxBufferSize: MAX_REQUEST_BYTES + 1024 * 1024 }), MAX_RESPONSE_BYTES);
+  transport = new GuardedTransport(
+    new StdioServerTransport(lines, process.stdout, { maxBufferSize: MAX_REQUEST_BYTES + 1024 * 1024 }),
+    MAX_RESPONSE_BYTES,
+  );
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
   let closing = false;
@@ -240,6 +257,8 @@ export async function serveStdio(settings: McpSettings): Promise<void> {
     : settings.allowPrivate
       ? ' (private networks allowed)'
       : '';
-  process.stderr.write(`quotecheck mcp ${VERSION}: serving verify_quote, read_source, search_source, check_claims on stdio${from}\n`);
+  process.stderr.write(
+    `quotecheck mcp ${VERSION}: serving verify_quote, read_source, search_source, check_claims on stdio${from}\n`,
+  );
   await finished;
 }

@@ -77,7 +77,9 @@ const views = ['article', 'full', 'text'] as const;
 // ---- schemas -------------------------------------------------------------------------------
 
 // Each field's refusals name it and say what to give (bounds.ts): what the field holds is the `what` of its messages.
-const url = capped('url', MAX_URL_CHARS, "the source's http(s) URL", 1).describe(`http(s) URL of the source (at most ${thousands(MAX_URL_CHARS)} characters)`);
+const url = capped('url', MAX_URL_CHARS, "the source's http(s) URL", 1).describe(
+  `http(s) URL of the source (at most ${thousands(MAX_URL_CHARS)} characters)`,
+);
 
 export const verifyInput = {
   url,
@@ -90,7 +92,9 @@ export const verifyInput = {
     .describe(`${FETCH_OPTIONS.htmlView.help} (default ${FETCH_OPTIONS.htmlView.default})`),
   as_of: capped('as_of', MAX_AS_OF_CHARS, 'an ISO date or date-time, or leave it out')
     .optional()
-    .describe('judge the quote as of this ISO date or date-time, as `quotecheck run` judges a claim with this verify_date'),
+    .describe(
+      'judge the quote as of this ISO date or date-time, as `quotecheck run` judges a claim with this verify_date',
+    ),
   evidence: capped('evidence', MAX_AS_OF_CHARS * 2, "the source's sha256 as labelled (64 hex digits), or leave it out")
     .optional()
     .describe("sha256 of the source as labelled (a claim's evidence.sha256): a capture hashing to it decides alone"),
@@ -113,9 +117,13 @@ export const verifyOutput = {
 
 export const readInput = {
   url,
-  view: oneOf('view', views).optional().describe('which text: article or full (HTML), text (PDF, plain text); default the first the source has'),
+  view: oneOf('view', views)
+    .optional()
+    .describe('which text: article or full (HTML), text (PDF, plain text); default the first the source has'),
   offset: wholeNumber('offset', 0).optional().describe('first character of the page (default 0)'),
-  length: wholeNumber('length', 1, MAX_PAGE_CHARS).optional().describe(`characters in the page (default ${DEFAULT_PAGE_CHARS})`),
+  length: wholeNumber('length', 1, MAX_PAGE_CHARS)
+    .optional()
+    .describe(`characters in the page (default ${DEFAULT_PAGE_CHARS})`),
 };
 
 const viewInfo = z.object({ name: z.enum(views), extractor: z.string(), length: z.number() });
@@ -141,14 +149,22 @@ export const searchInput = {
   query: capped('query', MAX_QUERY_CHARS, 'the phrase to look for', 1).describe(
     `the phrase to look for, e.g. the quote or part of it (at most ${thousands(MAX_QUERY_CHARS)} characters)`,
   ),
-  max_results: wholeNumber('max_results', 1, MAX_RESULTS).optional().describe(`passages returned (default ${DEFAULT_RESULTS})`),
+  max_results: wholeNumber('max_results', 1, MAX_RESULTS)
+    .optional()
+    .describe(`passages returned (default ${DEFAULT_RESULTS})`),
 };
 
 const passage = z.object({
   view: z.enum(views),
-  offset: z.number().describe("offset of the passage (the sentences around the closest span) in the view's normalized text, as a report's nearest.offset"),
+  offset: z
+    .number()
+    .describe(
+      "offset of the passage (the sentences around the closest span) in the view's normalized text, as a report's nearest.offset",
+    ),
   length: z.number(),
-  span_offset: z.number().describe("offset of the span closest to the query, inside the passage, in the view's normalized text"),
+  span_offset: z
+    .number()
+    .describe("offset of the span closest to the query, inside the passage, in the view's normalized text"),
   span_length: z.number(),
   similarity: z.number().describe('of the span: 1 - edit distance / query length; 1 is the exact phrase'),
   text: z.string().describe('the passage normalized'),
@@ -161,16 +177,30 @@ export const searchOutput = {
   query: z.string(),
   exact: z.boolean().describe('whether the normalized query is in a view (what would make a quote verbatim)'),
   results: z.array(passage),
-  note: nullableString.describe('why fewer passages than asked for are given: the answer had to be kept small, or the source has no more'),
+  note: nullableString.describe(
+    'why fewer passages than asked for are given: the answer had to be kept small, or the source has no more',
+  ),
 };
 
 export const checkInput = {
-  claims_path: capped('claims_path', MAX_PATH_CHARS, "the path of a claims file under the server's root folder", 1).describe(
+  claims_path: capped(
+    'claims_path',
+    MAX_PATH_CHARS,
+    "the path of a claims file under the server's root folder",
+    1,
+  ).describe(
     `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${thousands(MAX_CLAIMS_PER_CALL)} claims`,
   ),
-  answers_path: capped('answers_path', MAX_PATH_CHARS, 'a file path under the root folder, or leave it out for answers.json beside the claims', 1)
+  answers_path: capped(
+    'answers_path',
+    MAX_PATH_CHARS,
+    'a file path under the root folder, or leave it out for answers.json beside the claims',
+    1,
+  )
     .optional()
-    .describe('where the answers go, under the root folder: a plain file name in an existing folder (default answers.json beside the claims file)'),
+    .describe(
+      'where the answers go, under the root folder: a plain file name in an existing folder (default answers.json beside the claims file)',
+    ),
 };
 
 export const checkOutput = {
@@ -180,7 +210,9 @@ export const checkOutput = {
   no_match: z.number(),
   diagnoses: z.record(z.string(), z.number()),
   results: z.array(z.object({ id: z.string(), label: LabelSchema, diagnosis: z.string(), note: nullableString })),
-  listed: z.number().describe(`claims listed in results (at most ${MAX_LISTED_CLAIMS}, fewer when their ids and notes are long)`),
+  listed: z
+    .number()
+    .describe(`claims listed in results (at most ${MAX_LISTED_CLAIMS}, fewer when their ids and notes are long)`),
   warnings: z.array(z.string()),
   ms: z.number(),
 };
@@ -192,7 +224,10 @@ type Infer<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
 /** A caller's evidence hash as claims give it (64 hex digits, `sha256:` allowed), or a ToolInputError naming it. */
 function evidenceOf(value: string): string {
   const hash = evidenceHash(value);
-  if (hash === undefined) throw new ToolInputError(`evidence: ${JSON.stringify(echo(value, 80))} is not a sha256 (64 hex digits, optionally prefixed sha256:)`);
+  if (hash === undefined)
+    throw new ToolInputError(
+      `evidence: ${JSON.stringify(echo(value, 80))} is not a sha256 (64 hex digits, optionally prefixed sha256:)`,
+    );
   return hash;
 }
 
@@ -211,7 +246,9 @@ export class SourceTools {
   #pipeline(): Partial<CheckOptions> & Pick<RunSettings, 'timeoutMs' | 'retries' | 'sourceBudgetMs' | 'allowPrivate'> {
     return {
       ...runSettingsOf('mcp', this.#settings),
-      transport: this.#settings.replay ? { kind: 'replay', archive: this.#settings.replay } : { kind: 'cached', cache: this.#settings.cache },
+      transport: this.#settings.replay
+        ? { kind: 'replay', archive: this.#settings.replay }
+        : { kind: 'cached', cache: this.#settings.cache },
     };
   }
 
@@ -235,7 +272,8 @@ export class SourceTools {
     if (result.diagnosis === 'invalid_claim') throw new ToolInputError(result.note ?? 'invalid quote or URL');
     // A source quotecheck would not fetch (the network rule) is about the call, not the quote:
     // an error, so that a model never reads the refusal's no_match as an answer.
-    if (result.diagnosis === 'fetch_failed' && refusedByNetworkRule(result.note)) throw new ToolInputError(echo(result.note, 2_000));
+    if (result.diagnosis === 'fetch_failed' && refusedByNetworkRule(result.note))
+      throw new ToolInputError(echo(result.note, 2_000));
     // The caller's own inputs come back shortened when long; so does evidence a hostile page can make huge.
     return {
       ...result,
@@ -251,7 +289,9 @@ export class SourceTools {
             },
           }
         : {}),
-      ...(result.redirect ? { redirect: { ...result.redirect, target: echo(result.redirect.target, MAX_URL_CHARS) } } : {}),
+      ...(result.redirect
+        ? { redirect: { ...result.redirect, target: echo(result.redirect.target, MAX_URL_CHARS) } }
+        : {}),
     } as Infer<typeof verifyOutput>;
   }
 
@@ -262,7 +302,8 @@ export class SourceTools {
     const pending = this.#records.get(key);
     if (!pending) return;
     const bytes = recordBytes(record) + (searched ? tokenMapBytes(record) : 0);
-    if (!this.#settings.cache.budget.keep(`record\n${key}`, bytes, () => this.#drop(key, pending))) this.#drop(key, pending);
+    if (!this.#settings.cache.budget.keep(`record\n${key}`, bytes, () => this.#drop(key, pending)))
+      this.#drop(key, pending);
   }
 
   /** Forgets the record of `key` if `pending` is still it. */
@@ -285,7 +326,8 @@ export class SourceTools {
       .then(
         (record) => {
           const usable = record.fetch.ok && record.text && record.views && !record.extractError;
-          if (!usable || !budget.keep(`record\n${key}`, recordBytes(record), () => this.#drop(key, pending))) this.#drop(key, pending);
+          if (!usable || !budget.keep(`record\n${key}`, recordBytes(record), () => this.#drop(key, pending)))
+            this.#drop(key, pending);
           return record;
         },
         (err: unknown) => {
@@ -297,12 +339,17 @@ export class SourceTools {
   }
 
   /** The source fetched and extracted once (kept for paging); an unreadable source is a ToolInputError naming why. */
-  async #source(rawUrl: string, signal?: AbortSignal): Promise<SourceRecord & Required<Pick<SourceRecord, 'text' | 'views'>>> {
+  async #source(
+    rawUrl: string,
+    signal?: AbortSignal,
+  ): Promise<SourceRecord & Required<Pick<SourceRecord, 'text' | 'views'>>> {
     // The URL by the claims' own rule (claims.ts fetchUrlOf), in the tool's words.
     const url = fetchUrlOf(rawUrl);
     if (!url.ok) {
       throw new ToolInputError(
-        url.problem === 'not-a-url' ? `url: not a URL: ${JSON.stringify(rawUrl.slice(0, 200))}` : `url: only http and https URLs are read, not ${url.protocol}`,
+        url.problem === 'not-a-url'
+          ? `url: not a URL: ${JSON.stringify(rawUrl.slice(0, 200))}`
+          : `url: only http and https URLs are read, not ${url.protocol}`,
       );
     }
     const key = url.href;
@@ -327,10 +374,14 @@ export class SourceTools {
     const fetched = record.fetch as Extract<SourceRecord['fetch'], { ok: true }>;
     const { text } = record;
     const view = input.view ? text.views.find((v) => v.name === input.view) : text.views[0];
-    if (!view) throw new ToolInputError(`view: ${input.view} is not a view of this source; it has ${text.views.map((v) => v.name).join(', ')}`);
+    if (!view)
+      throw new ToolInputError(
+        `view: ${input.view} is not a view of this source; it has ${text.views.map((v) => v.name).join(', ')}`,
+      );
     const total = view.text.length;
     const offset = input.offset ?? 0;
-    if (offset > total) throw new ToolInputError(`offset: ${offset} is past the end of the ${view.name} view (${total} characters)`);
+    if (offset > total)
+      throw new ToolInputError(`offset: ${offset} is past the end of the ${view.name} view (${total} characters)`);
     const end = sliceEnd(view.text, offset, input.length ?? DEFAULT_PAGE_CHARS, PART_BYTES);
     return {
       url: echo(record.url),
@@ -403,7 +454,10 @@ export class SourceTools {
       query: echo(input.query),
       exact: record.views.some((v) => v.text.includes(query)),
       results,
-      note: left > 0 ? `${left} more passage(s) left out to keep the answer under ${thousands(PART_BYTES)} bytes of text; search for a longer phrase` : few,
+      note:
+        left > 0
+          ? `${left} more passage(s) left out to keep the answer under ${thousands(PART_BYTES)} bytes of text; search for a longer phrase`
+          : few,
     };
   }
 
@@ -426,24 +480,7 @@ export class SourceTools {
       if (err instanceof PathError || err instanceof ClaimsFileError) throw new ToolInputError(err.message);
       throw err;
     }
-    if (set.entries.length > MAX_CLAIMS_PER_CALL) {
-      throw new ToolInputError(
-        `${shownClaims}: ${thousands(set.entries.length)} claims, over the ${thousands(MAX_CLAIMS_PER_CALL)}-claim cap for one check_claims call; split the file, or label it with \`quotecheck run\``,
-      );
-    }
-    for (const e of set.entries) {
-      if (e.kind !== 'claim') continue;
-      for (const [field, value, cap] of [
-        ['quote', e.quote, MAX_QUOTE_CHARS],
-        ['url', e.url, MAX_URL_CHARS],
-      ] as const) {
-        if (value.length > cap) {
-          throw new ToolInputError(
-            `${shownClaims}: ${describeClaim(e.index, echo(e.id, 100))}: ${field}: ${thousands(value.length)} characters, over the ${thousands(cap)}-character cap`,
-          );
-        }
-      }
-    }
+    refuseOverCaps(set, shownClaims);
     // The run core's answers session, as `run` has it: the file written at once (every claim no_match), as claims are
     // decided and at the end, so a stopped call leaves answers; streamed, so a call holds its sources in flight only.
     const session = new AnswersSession(set, target);
@@ -469,13 +506,19 @@ export class SourceTools {
     const results: Infer<typeof checkOutput>['results'] = [];
     let bytes = 0;
     for (const r of listed) {
-      const item = { id: echo(r.id, 200), label: r.label, diagnosis: r.diagnosis, note: r.note === undefined ? null : echo(r.note) };
+      const item = {
+        id: echo(r.id, 200),
+        label: r.label,
+        diagnosis: r.diagnosis,
+        note: r.note === undefined ? null : echo(r.note),
+      };
       bytes += jsonBytes(item);
       if (bytes > PART_BYTES) break;
       results.push(item);
     }
     const warnings = run.warnings.slice(0, MAX_LISTED_WARNINGS).map((w) => echo(w, 500));
-    if (run.warnings.length > MAX_LISTED_WARNINGS) warnings.push(`... and ${thousands(run.warnings.length - MAX_LISTED_WARNINGS)} more warnings`);
+    if (run.warnings.length > MAX_LISTED_WARNINGS)
+      warnings.push(`... and ${thousands(run.warnings.length - MAX_LISTED_WARNINGS)} more warnings`);
     return {
       answers_path: target.path,
       claims: tally.claims,
@@ -487,6 +530,28 @@ export class SourceTools {
       warnings,
       ms: run.ms,
     };
+  }
+}
+
+/** Refuses a claims file over check_claims' caps (claims per call, a quote's and a URL's length), naming the first. */
+function refuseOverCaps(set: ClaimSet, shownClaims: string): void {
+  if (set.entries.length > MAX_CLAIMS_PER_CALL) {
+    throw new ToolInputError(
+      `${shownClaims}: ${thousands(set.entries.length)} claims, over the ${thousands(MAX_CLAIMS_PER_CALL)}-claim cap for one check_claims call; split the file, or label it with \`quotecheck run\``,
+    );
+  }
+  for (const e of set.entries) {
+    if (e.kind !== 'claim') continue;
+    for (const [field, value, cap] of [
+      ['quote', e.quote, MAX_QUOTE_CHARS],
+      ['url', e.url, MAX_URL_CHARS],
+    ] as const) {
+      if (value.length > cap) {
+        throw new ToolInputError(
+          `${shownClaims}: ${describeClaim(e.index, echo(e.id, 100))}: ${field}: ${thousands(value.length)} characters, over the ${thousands(cap)}-character cap`,
+        );
+      }
+    }
   }
 }
 

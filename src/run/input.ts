@@ -26,7 +26,8 @@ function isEntry(x: unknown): x is ClaimEntry {
   if (typeof x !== 'object' || x === null) return false;
   const e = x as Partial<Claim> & { kind?: unknown; problems?: unknown };
   if (typeof e.index !== 'number' || typeof e.id !== 'string') return false;
-  if (e.kind === 'claim') return typeof e.fetchUrl === 'string' && typeof e.quote === 'string' && typeof e.url === 'string';
+  if (e.kind === 'claim')
+    return typeof e.fetchUrl === 'string' && typeof e.quote === 'string' && typeof e.url === 'string';
   return e.kind === 'invalid' && Array.isArray(e.problems);
 }
 
@@ -44,7 +45,9 @@ export function entriesOf(input: ClaimsInput): { entries: readonly ClaimEntry[];
     if (typeof set === 'object' && set !== null && Array.isArray(set.entries) && set.entries.every(isEntry)) {
       return { entries: set.entries, warnings: Array.isArray(set.warnings) ? [...set.warnings] : [] };
     }
-    throw new ClaimsFileError(`${CALLER}: expected an array of claims ({id, quote, url} objects) or what parseClaims returns, got ${describeValue(input)}`);
+    throw new ClaimsFileError(
+      `${CALLER}: expected an array of claims ({id, quote, url} objects) or what parseClaims returns, got ${describeValue(input)}`,
+    );
   }
   const list: readonly unknown[] = input;
   const firstEntry = list.findIndex(isEntry);

@@ -30,7 +30,10 @@ interface Slotted {
 }
 
 /** Claims grouped by the URL fetched for them (fragments dropped): each source is fetched once. */
-function bySource(entries: readonly ClaimEntry[], decideInvalid: (r: ClaimResult, slot: number) => void): Map<string, Slotted[]> {
+function bySource(
+  entries: readonly ClaimEntry[],
+  decideInvalid: (r: ClaimResult, slot: number) => void,
+): Map<string, Slotted[]> {
   const groups = new Map<string, Slotted[]>();
   entries.forEach((entry, slot) => {
     if (entry.kind === 'invalid') {
@@ -125,16 +128,27 @@ class Run {
   readonly #asOfOverride: AsOfDate | undefined;
   readonly #decide: (r: ClaimResult, slot: number) => void;
 
-  constructor(options: CheckOptions, stacks: HttpStacks, asOfOverride: AsOfDate | undefined, decide: (r: ClaimResult, slot: number) => void) {
+  constructor(
+    options: CheckOptions,
+    stacks: HttpStacks,
+    asOfOverride: AsOfDate | undefined,
+    decide: (r: ClaimResult, slot: number) => void,
+  ) {
     this.#options = options;
     this.#decide = decide;
     this.#asOfOverride = asOfOverride;
     this.#settings = fetchSettingsFor(options, stacks.sources);
-    this.#readSettings = { extractTimeoutMs: options.extractTimeoutMs, pdftotext: options.pdftotext, signal: options.signal };
+    this.#readSettings = {
+      extractTimeoutMs: options.extractTimeoutMs,
+      pdftotext: options.pdftotext,
+      signal: options.signal,
+    };
     this.#slots = new FetchSlots(options.concurrency, options.perHost);
     this.#held = pLimit(options.concurrency * HELD_PER_FETCH_SLOT);
     this.wayback = waybackFor(options, this.#settings, stacks.archive);
-    this.#captures = this.wayback ? new CaptureTexts(this.wayback, (url, fetched) => toSourceRecord(url, fetched, this.#readSettings)) : undefined;
+    this.#captures = this.wayback
+      ? new CaptureTexts(this.wayback, (url, fetched) => toSourceRecord(url, fetched, this.#readSettings))
+      : undefined;
   }
 
   /** Every source at once (their requests take FetchSlots), until all are done or the run is stopped. */
@@ -195,21 +209,33 @@ class Run {
     const readings = group.map(({ claim, slot }) => {
       const quote = normalize(claim.quote);
       const { drift, match: evidenceMatch } = driftOf(claim.evidenceSha256, record);
-      const live: LiveReading = { record, match: record.views ? findQuote(quote, record.views, htmlView) : null, drift, evidenceMatch };
+      const live: LiveReading = {
+        record,
+        match: record.views ? findQuote(quote, record.views, htmlView) : null,
+        drift,
+        evidenceMatch,
+      };
       const date = asOfFor(claim, this.#asOfOverride);
       const needs = this.#captures !== undefined && needsCapture(wayback, claim.evidenceSha256, live);
       return { claim, slot, quote, live, date, needs, key: `${(date ?? now).end14} ${claim.evidenceSha256 ?? ''}` };
     });
     const lookups = new Map<string, Promise<CaptureOutcome>>();
     for (const r of readings) {
-      if (r.needs && !lookups.has(r.key)) lookups.set(r.key, this.#captures!.find(r.claim.fetchUrl, r.date ?? now, r.claim.evidenceSha256));
+      if (r.needs && !lookups.has(r.key))
+        lookups.set(r.key, this.#captures!.find(r.claim.fetchUrl, r.date ?? now, r.claim.evidenceSha256));
     }
     const replaying = isReplay(this.#options.transport);
     const decide = (r: (typeof readings)[number], found: CaptureOutcome | undefined): void => {
       // A claim that did not ask for the archive is judged on a sibling's capture only when the evidence proves it.
       const capture = r.needs ? found : isProven(found) ? found : undefined;
       const judgement = judge(r.quote, htmlView, r.live, capture, r.date, replaying, wayback);
-      if (this.#asOfOverride && wayback === 'auto' && !r.live.match && capture === undefined && r.claim.evidenceSha256 === undefined) {
+      if (
+        this.#asOfOverride &&
+        wayback === 'auto' &&
+        !r.live.match &&
+        capture === undefined &&
+        r.claim.evidenceSha256 === undefined
+      ) {
         // A date asked for, and nothing looked up for it: say so, and how to have it looked up.
         judgement.note = joinNotes(
           judgement.note,
@@ -218,7 +244,10 @@ class Run {
       }
       this.#decide(resultFor(r.claim, r.quote, r.live, judgement, htmlView, sourceMs), r.slot);
     };
-    const decideAll = async (rs: readonly (typeof readings)[number][], found: CaptureOutcome | undefined): Promise<void> => {
+    const decideAll = async (
+      rs: readonly (typeof readings)[number][],
+      found: CaptureOutcome | undefined,
+    ): Promise<void> => {
       let slice = performance.now();
       for (const r of rs) {
         slice = await nextSlice(slice);
@@ -249,7 +278,11 @@ export type Decide = (result: ClaimResult, slot: number) => void;
  * The run itself, shared by checkClaims and streamClaims: every claim goes to `decide` once,
  * decided or (when the run stopped first) answered `no_match` as undecided. Keeps only a flag per claim.
  */
-export async function runClaims(claims: ClaimsInput, opts: Partial<CheckOptions>, decide: Decide): Promise<StreamedRun> {
+export async function runClaims(
+  claims: ClaimsInput,
+  opts: Partial<CheckOptions>,
+  decide: Decide,
+): Promise<StreamedRun> {
   const { entries, warnings } = entriesOf(claims);
   const options: CheckOptions = { ...DEFAULT_OPTIONS, ...opts };
   const started = performance.now();
@@ -271,5 +304,11 @@ export async function runClaims(claims: ClaimsInput, opts: Partial<CheckOptions>
   entries.forEach((entry, slot) => {
     if (!decided[slot]) decide(undecided(entry, stopped ?? 'run ended'), slot);
   });
-  return { claims: entries.length, warnings, stopped, wayback: run.wayback?.stats, ms: Math.round(performance.now() - started) };
+  return {
+    claims: entries.length,
+    warnings,
+    stopped,
+    wayback: run.wayback?.stats,
+    ms: Math.round(performance.now() - started),
+  };
 }

@@ -67,7 +67,14 @@ export function joinNotes(...notes: (string | undefined)[]): string | undefined 
   return parts.length ? parts.join('; ') : undefined;
 }
 
-export function resultFor(claim: Claim, quote: string, live: LiveReading, j: Judgement, choice: HtmlViewChoice, sourceMs: number): ClaimResult {
+export function resultFor(
+  claim: Claim,
+  quote: string,
+  live: LiveReading,
+  j: Judgement,
+  choice: HtmlViewChoice,
+  sourceMs: number,
+): ClaimResult {
   const t0 = performance.now();
   const { record, match } = j;
   const { text, views } = record;
@@ -78,7 +85,11 @@ export function resultFor(claim: Claim, quote: string, live: LiveReading, j: Jud
     selector = textQuoteSelector(text.views[i]!, views[i]!.text, match);
   }
   // The diagnosis as of the claim's date (a drifted source's no_match is `drifted`): diagnose/ decides it.
-  const { diagnosis, note: diagnosisNote, nearest } = diagnoseAsOf({ label, quote, rawQuote: claim.quote, source: record, match, htmlView: choice }, j.drifted);
+  const {
+    diagnosis,
+    note: diagnosisNote,
+    nearest,
+  } = diagnoseAsOf({ label, quote, rawQuote: claim.quote, source: record, match, htmlView: choice }, j.drifted);
   const liveFetch = live.record.fetch;
   return {
     id: claim.id,
@@ -94,7 +105,10 @@ export function resultFor(claim: Claim, quote: string, live: LiveReading, j: Jud
     sourceSha256: liveFetch.ok ? liveFetch.sha256 : undefined,
     charset: text?.charset,
     charsetSource: text?.charsetSource,
-    extractor: match?.extractor ?? (nearest ? views?.find((v) => v.name === nearest.view)?.extractor : undefined) ?? text?.views[0]?.extractor,
+    extractor:
+      match?.extractor ??
+      (nearest ? views?.find((v) => v.name === nearest.view)?.extractor : undefined) ??
+      text?.views[0]?.extractor,
     match,
     selector,
     nearest,
@@ -103,7 +117,9 @@ export function resultFor(claim: Claim, quote: string, live: LiveReading, j: Jud
     asOf: j.asOf,
     // A verbatim claim has no diagnosis note; the source may still have one (no article view, and why).
     // Every fallback the source's extraction took is named, whatever the label (docs/real-web.md#limits-deadlines-and-fallbacks).
-    note: j.drifted ? joinNotes(j.note, diagnosisNote, ...(text?.fallbacks ?? [])) : joinNotes(diagnosisNote ?? text?.note, ...(text?.fallbacks ?? []), j.note),
+    note: j.drifted
+      ? joinNotes(j.note, diagnosisNote, ...(text?.fallbacks ?? []))
+      : joinNotes(diagnosisNote ?? text?.note, ...(text?.fallbacks ?? []), j.note),
     ms: sourceMs + Math.round(performance.now() - t0),
   };
 }

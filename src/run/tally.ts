@@ -33,7 +33,13 @@ export interface RunSummary {
  * near misses by similarity (misquotes, or a page that changed), then partial quotes, then
  * drifted sources (the text as of the date could not be had), then paywalls (nobody could check).
  */
-const LOOK_ORDER: Partial<Record<Diagnosis, number>> = { extraction_artifact: 0, near_miss: 1, partial: 2, drifted: 3, paywall: 4 };
+const LOOK_ORDER: Partial<Record<Diagnosis, number>> = {
+  extraction_artifact: 0,
+  near_miss: 1,
+  partial: 2,
+  drifted: 3,
+  paywall: 4,
+};
 
 /** Sources the network rule refused in a run: how many, the claims citing them, and the first few hosts. */
 export interface RefusedSources {
@@ -69,7 +75,11 @@ export interface LookRecord {
 }
 
 function lookRank(a: LookRecord, b: LookRecord): number {
-  return LOOK_ORDER[a.diagnosis]! - LOOK_ORDER[b.diagnosis]! || (b.similarity ?? 0) - (a.similarity ?? 0) || a.index - b.index;
+  return (
+    LOOK_ORDER[a.diagnosis]! - LOOK_ORDER[b.diagnosis]! ||
+    (b.similarity ?? 0) - (a.similarity ?? 0) ||
+    a.index - b.index
+  );
 }
 
 /**
@@ -116,13 +126,20 @@ export class RunTally {
   #addRefused(url: string): void {
     this.#refused.sources++;
     const host = hostOf(url);
-    if (this.#refused.hosts.length < REFUSED_HOSTS_KEPT && !this.#refused.hosts.includes(host)) this.#refused.hosts.push(host);
+    if (this.#refused.hosts.length < REFUSED_HOSTS_KEPT && !this.#refused.hosts.includes(host))
+      this.#refused.hosts.push(host);
   }
 
   /** Keeps `r` if it is among the `listed` most worth a look so far. */
   #consider(r: ClaimResult): void {
     const note = r.note && r.note.length > LOOK_NOTE_CHARS ? `${r.note.slice(0, LOOK_NOTE_CHARS - 3)}...` : r.note;
-    const rec: LookRecord = { id: r.id, index: r.index, diagnosis: r.diagnosis, similarity: r.nearest?.similarity, note };
+    const rec: LookRecord = {
+      id: r.id,
+      index: r.index,
+      diagnosis: r.diagnosis,
+      similarity: r.nearest?.similarity,
+      note,
+    };
     if (this.#look.length === this.listed && lookRank(rec, this.#look[this.listed - 1]!) >= 0) return;
     this.#look.push(rec);
     this.#look.sort(lookRank);
@@ -142,7 +159,8 @@ export class RunTally {
   /** The end-of-run diagnosis summary: counts, then the claims worth a look, one line each. */
   diagnosisSummary(): string {
     // Claims the run stopped before deciding are fetch_failed: the count says how many of those were never fetched.
-    const stopped = (d: Diagnosis): string => (d === 'fetch_failed' && this.undecided > 0 ? ` (${this.undecided} not decided: the run stopped first)` : '');
+    const stopped = (d: Diagnosis): string =>
+      d === 'fetch_failed' && this.undecided > 0 ? ` (${this.undecided} not decided: the run stopped first)` : '';
     const lines = [
       `diagnoses: ${this.diagnosisCounts()
         .map(([d, c]) => `${d} ${c}${stopped(d)}`)

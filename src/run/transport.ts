@@ -30,13 +30,16 @@ export type Transport =
 export const NETWORK: Transport = { kind: 'network' };
 
 /** Whether a run over `transport` reaches no network (a replay). */
-export const isReplay = (transport: Transport | undefined): transport is Extract<Transport, { kind: 'replay' }> => transport?.kind === 'replay';
+export const isReplay = (transport: Transport | undefined): transport is Extract<Transport, { kind: 'replay' }> =>
+  transport?.kind === 'replay';
 
 /** Idle sockets are closed after this long: a run fetches in bursts, and an idle keep-alive costs the server a slot. */
 const KEEP_ALIVE_MS = 4_000;
 
 /** What the stack needs of a run's settings. */
-export type StackSettings = Pick<RunSettings, 'allowPrivate' | 'perHost' | 'wayback' | 'waybackUrl'> & { transport?: Transport };
+export type StackSettings = Pick<RunSettings, 'allowPrivate' | 'perHost' | 'wayback' | 'waybackUrl'> & {
+  transport?: Transport;
+};
 
 /** A run's two HTTP stacks: one for sources, one for the Wayback Machine (whose configured origin it may reach whatever its address). */
 export interface HttpStacks {
@@ -56,16 +59,28 @@ export function httpStacks(settings: StackSettings): HttpStacks {
   if (transport.kind === 'replay') return { sources: transport.archive, archive: transport.archive, close: () => {} };
   const pool = { connections: settings.perHost * 2, keepAliveTimeout: KEEP_ALIVE_MS };
   const agents = [guardedAgent({ allowPrivate: settings.allowPrivate }, pool)];
-  if (settings.wayback !== 'off') agents.push(guardedAgent({ allowPrivate: settings.allowPrivate, trustedOrigin: settings.waybackUrl }, pool));
-  const interceptor = transport.kind === 'recorded' ? transport.recorder : transport.kind === 'cached' ? transport.cache : undefined;
-  const [sources, archive = sources] = agents.map((agent) => (interceptor ? agent.compose(interceptor.interceptor()) : agent)) as [Dispatcher, Dispatcher?];
+  if (settings.wayback !== 'off')
+    agents.push(guardedAgent({ allowPrivate: settings.allowPrivate, trustedOrigin: settings.waybackUrl }, pool));
+  const interceptor =
+    transport.kind === 'recorded' ? transport.recorder : transport.kind === 'cached' ? transport.cache : undefined;
+  const [sources, archive = sources] = agents.map((agent) =>
+    interceptor ? agent.compose(interceptor.interceptor()) : agent,
+  ) as [Dispatcher, Dispatcher?];
   return { sources, archive, close: () => agents.forEach((agent) => void agent.destroy().catch(() => {})) };
 }
 
 /** What the fetch settings need of a run's settings. */
 export type FetchSettingsSource = Pick<
   RunSettings,
-  'timeoutMs' | 'maxBytes' | 'maxRedirects' | 'userAgent' | 'retries' | 'backoffMinMs' | 'backoffMaxMs' | 'retryAfterCapMs' | 'sourceBudgetMs'
+  | 'timeoutMs'
+  | 'maxBytes'
+  | 'maxRedirects'
+  | 'userAgent'
+  | 'retries'
+  | 'backoffMinMs'
+  | 'backoffMaxMs'
+  | 'retryAfterCapMs'
+  | 'sourceBudgetMs'
 > & { transport?: Transport };
 
 /** A run's fetch settings, from its settings and its HTTP stack. */
@@ -87,7 +102,8 @@ export function fetchSettingsFor(settings: FetchSettingsSource, dispatcher: Disp
 }
 
 /** What the Wayback client needs of a run's options. */
-export interface ArchiveSettings extends Pick<RunSettings, 'wayback' | 'waybackUrl' | 'waybackPerMinute' | 'waybackMaxWaitMs'> {
+export interface ArchiveSettings
+  extends Pick<RunSettings, 'wayback' | 'waybackUrl' | 'waybackPerMinute' | 'waybackMaxWaitMs'> {
   transport?: Transport;
   signal?: AbortSignal;
   deadlineAt?: number;
@@ -95,7 +111,11 @@ export interface ArchiveSettings extends Pick<RunSettings, 'wayback' | 'waybackU
 }
 
 /** A run's Wayback client, over the run's HTTP stack (so a replay answers it too); none with `wayback: 'off'`. */
-export function waybackFor(settings: ArchiveSettings, fetch: FetchSettings, archive: Dispatcher): WaybackClient | undefined {
+export function waybackFor(
+  settings: ArchiveSettings,
+  fetch: FetchSettings,
+  archive: Dispatcher,
+): WaybackClient | undefined {
   if (settings.wayback === 'off') return undefined;
   const { transport } = settings;
   return new WaybackClient({

@@ -72,7 +72,8 @@ export function parseCdxJson(body: string, base: string, after: boolean): Captur
   if (!Array.isArray(data)) throw new CdxError('the CDX answer is not a JSON array');
   if (data.length === 0) return [];
   const [header, ...rows] = data as unknown[];
-  if (!Array.isArray(header) || !header.every((h) => typeof h === 'string')) throw new CdxError('the CDX answer has no header row');
+  if (!Array.isArray(header) || !header.every((h) => typeof h === 'string'))
+    throw new CdxError('the CDX answer has no header row');
   const at = (name: string) => (header as string[]).indexOf(name);
   const ts = at('timestamp');
   const original = at('original');
@@ -88,7 +89,14 @@ export function parseCdxJson(body: string, base: string, after: boolean): Captur
     const url = cell(original);
     if (!timestamp || !/^\d{14}$/.test(timestamp) || !url) continue;
     if (status >= 0 && cell(status) !== '200') continue;
-    captures.push({ timestamp, original: url, digest: cell(digest), mimetype: cell(mimetype), rawUrl: rawCaptureUrl(base, timestamp, url), after });
+    captures.push({
+      timestamp,
+      original: url,
+      digest: cell(digest),
+      mimetype: cell(mimetype),
+      rawUrl: rawCaptureUrl(base, timestamp, url),
+      after,
+    });
   }
   return captures.sort((a, b) => b.timestamp.localeCompare(a.timestamp));
 }

@@ -100,7 +100,13 @@ export class WaybackClient {
   get activity(): ArchiveActivity {
     const { lookups, requests, abandoned } = this.stats;
     const nextAt = this.pacer.nextAt;
-    return { lookups, requests, queued: this.pacer.queued, ...(nextAt !== undefined ? { nextAt } : {}), ...(abandoned !== undefined ? { abandoned } : {}) };
+    return {
+      lookups,
+      requests,
+      queued: this.pacer.queued,
+      ...(nextAt !== undefined ? { nextAt } : {}),
+      ...(abandoned !== undefined ? { abandoned } : {}),
+    };
   }
 
   private tell(): void {
@@ -160,7 +166,10 @@ export class WaybackClient {
     try {
       return parseCdxJson(res.body.toString('utf8'), this.options.base, after);
     } catch (err) {
-      throw new WaybackError(`the Wayback Machine's CDX answer could not be read: ${(err as CdxError).message}`, 'failed');
+      throw new WaybackError(
+        `the Wayback Machine's CDX answer could not be read: ${(err as CdxError).message}`,
+        'failed',
+      );
     }
   }
 
@@ -175,7 +184,10 @@ export class WaybackClient {
   private async get(url: string): Promise<Awaited<ReturnType<typeof requestOnce>>> {
     // The archive's agent trusts its origin whatever its address (src/check.ts): only requests built from the base go there.
     if (new URL(url).origin !== new URL(this.options.base).origin)
-      throw new WaybackError(`refused: ${url} is not on the archive's origin ${new URL(this.options.base).origin}`, 'failed');
+      throw new WaybackError(
+        `refused: ${url} is not on the archive's origin ${new URL(this.options.base).origin}`,
+        'failed',
+      );
     for (;;) {
       if (this.stats.abandoned) throw new WaybackError(this.stats.abandoned, 'abandoned');
       if (this.options.signal?.aborted) throw new WaybackError('the run was stopped', 'stopped');
@@ -194,12 +206,15 @@ export class WaybackClient {
         return res;
       } catch (err) {
         const e = err instanceof FetchError ? err : new FetchError(String(err), { kind: 'other' });
-        if (e.kind === 'aborted' || this.options.signal?.aborted) throw new WaybackError('the run was stopped', 'stopped');
+        if (e.kind === 'aborted' || this.options.signal?.aborted)
+          throw new WaybackError('the run was stopped', 'stopped');
         if (e.status === 429) {
           this.stats.rateLimited++;
           this.rateLimitedInARow++;
           if (this.rateLimitedInARow >= MAX_RATE_LIMITED) {
-            throw this.abandon(`Wayback Machine left alone for the rest of the run after ${this.rateLimitedInARow} rate-limit answers (429) in a row`);
+            throw this.abandon(
+              `Wayback Machine left alone for the rest of the run after ${this.rateLimitedInARow} rate-limit answers (429) in a row`,
+            );
           }
           const wait = e.retryAfterMs ?? DEFAULT_PAUSE_MS;
           if (wait > this.options.maxWaitMs) {
@@ -213,7 +228,9 @@ export class WaybackClient {
         if (!e.retryable) throw new WaybackError(`the Wayback Machine answered ${e.message} for ${url}`, 'failed');
         this.failuresInARow++;
         if (this.failuresInARow >= MAX_FAILURES) {
-          throw this.abandon(`Wayback Machine left alone for the rest of the run after ${this.failuresInARow} failed requests in a row (last: ${e.message})`);
+          throw this.abandon(
+            `Wayback Machine left alone for the rest of the run after ${this.failuresInARow} failed requests in a row (last: ${e.message})`,
+          );
         }
       }
     }

@@ -111,7 +111,11 @@ function clampTimestamp(raw: string): string {
   const year = Number(raw.slice(0, 4));
   const month = clamp(Number(raw.slice(4, 6)), 1, 12);
   const day = clamp(Number(raw.slice(6, 8)), 1, daysInMonth(year, month));
-  const hms = [clamp(Number(raw.slice(8, 10)), 0, 23), clamp(Number(raw.slice(10, 12)), 0, 59), clamp(Number(raw.slice(12, 14)), 0, 59)];
+  const hms = [
+    clamp(Number(raw.slice(8, 10)), 0, 23),
+    clamp(Number(raw.slice(10, 12)), 0, 59),
+    clamp(Number(raw.slice(12, 14)), 0, 59),
+  ];
   const two = (n: number): string => String(n).padStart(2, '0');
   return raw.slice(0, 4) + two(month) + two(day) + hms.map(two).join('');
 }
@@ -148,7 +152,11 @@ function httpDate(ts: string): string {
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443', 'ftp:': '21' };
 
 /** Known session-id query arguments that the IA canonicalizer removes. */
-const SESSION_ARGS: RegExp[] = [/^(?:jsessionid|phpsessid|sid)=[0-9a-z]{32}$/i, /^aspsessionid[a-z]{8}=[a-z]{24}$/i, /^(?:cfid|cftoken)=[^&]*$/i];
+const SESSION_ARGS: RegExp[] = [
+  /^(?:jsessionid|phpsessid|sid)=[0-9a-z]{32}$/i,
+  /^aspsessionid[a-z]{8}=[a-z]{24}$/i,
+  /^(?:cfid|cftoken)=[^&]*$/i,
+];
 
 /** Parses a URL as the CDX server does: a missing scheme means http://. */
 function parseLooseUrl(raw: string): URL {
@@ -167,7 +175,8 @@ function normalizeEscapes(s: string): string {
   let out = '';
   for (const ch of cur) {
     const c = ch.charCodeAt(0);
-    out += c <= 0x20 || c >= 0x7f || ch === '#' || ch === '%' ? `%${c.toString(16).toUpperCase().padStart(2, '0')}` : ch;
+    out +=
+      c <= 0x20 || c >= 0x7f || ch === '#' || ch === '%' ? `%${c.toString(16).toUpperCase().padStart(2, '0')}` : ch;
   }
   return out;
 }
@@ -298,7 +307,13 @@ function buildIndex(captures: Capture[], baseDir: string): Indexed[] {
   const rows = captures.map((c) => indexCapture(c, baseDir));
   return rows
     .map((r, i) => ({ r, i }))
-    .sort((a, b) => (a.r.urlkey < b.r.urlkey ? -1 : a.r.urlkey > b.r.urlkey ? 1 : a.r.timestamp.localeCompare(b.r.timestamp) || a.i - b.i))
+    .sort((a, b) =>
+      a.r.urlkey < b.r.urlkey
+        ? -1
+        : a.r.urlkey > b.r.urlkey
+          ? 1
+          : a.r.timestamp.localeCompare(b.r.timestamp) || a.i - b.i,
+    )
     .map((x) => x.r);
 }
 
@@ -326,7 +341,13 @@ export function loadCaptures(file: string): Capture[] {
   const data = readJsonArray(file, 'capture table', 'captures');
   data.forEach((c: unknown, i: number) => {
     const o = c as Partial<Capture> | null;
-    if (typeof o !== 'object' || o === null || typeof o.url !== 'string' || typeof o.timestamp !== 'string' || !TS14.test(o.timestamp)) {
+    if (
+      typeof o !== 'object' ||
+      o === null ||
+      typeof o.url !== 'string' ||
+      typeof o.timestamp !== 'string' ||
+      !TS14.test(o.timestamp)
+    ) {
       throw new Error(`capture table ${file}: capture #${i} needs a string "url" and a 14-digit string "timestamp"`);
     }
   });
@@ -356,7 +377,8 @@ function captureProblem(o: unknown, baseDir: string): string | undefined {
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return 'is not a JSON object';
   const c = o as Record<string, unknown>;
   const unknownKey = Object.keys(c).find((k) => !CAPTURE_KEYS.has(k));
-  if (unknownKey !== undefined) return `has an unknown field ${JSON.stringify(unknownKey)} (fields: ${[...CAPTURE_KEYS].join(', ')})`;
+  if (unknownKey !== undefined)
+    return `has an unknown field ${JSON.stringify(unknownKey)} (fields: ${[...CAPTURE_KEYS].join(', ')})`;
   if (typeof c.url !== 'string') return 'needs a string "url"';
   let parsed: URL | undefined;
   try {
@@ -364,16 +386,23 @@ function captureProblem(o: unknown, baseDir: string): string | undefined {
   } catch {
     // said below
   }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return `"url" ${JSON.stringify(c.url)} is not an http(s) URL`;
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    return `"url" ${JSON.stringify(c.url)} is not an http(s) URL`;
   if (typeof c.timestamp !== 'string' || !TS14.test(c.timestamp) || clampTimestamp(c.timestamp) !== c.timestamp) {
     return '"timestamp" must be a string of 14 digits, a valid UTC time (yyyyMMddhhmmss)';
   }
-  if (c.status !== undefined && (typeof c.status !== 'number' || !Number.isInteger(c.status) || c.status < 100 || c.status > 599))
+  if (
+    c.status !== undefined &&
+    (typeof c.status !== 'number' || !Number.isInteger(c.status) || c.status < 100 || c.status > 599)
+  )
     return '"status" must be an HTTP status (100-599)';
   if (c.mimetype !== undefined && typeof c.mimetype !== 'string') return '"mimetype" must be a string';
   if (
     c.headers !== undefined &&
-    (typeof c.headers !== 'object' || c.headers === null || Array.isArray(c.headers) || Object.values(c.headers).some((v) => typeof v !== 'string'))
+    (typeof c.headers !== 'object' ||
+      c.headers === null ||
+      Array.isArray(c.headers) ||
+      Object.values(c.headers).some((v) => typeof v !== 'string'))
   ) {
     return '"headers" must be an object of strings';
   }
@@ -404,7 +433,10 @@ function parseCapturesFile(file: string, text: string): { value: unknown; where:
     } catch (err) {
       throw new CapturesInputError(`--captures ${file}: not valid JSON: ${(err as Error).message}`);
     }
-    if (!Array.isArray(data)) throw new CapturesInputError(`--captures ${file}: must be a JSON array of captures (or JSON Lines, one capture a line)`);
+    if (!Array.isArray(data))
+      throw new CapturesInputError(
+        `--captures ${file}: must be a JSON array of captures (or JSON Lines, one capture a line)`,
+      );
     return data.map((value, i) => ({ value, where: `capture #${i}` }));
   }
   const out: { value: unknown; where: string }[] = [];
@@ -442,7 +474,9 @@ export function readCapturesInput(input: string): CapturesInput {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CapturesInputError(`--captures ${file}: cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new CapturesInputError(
+      `--captures ${file}: cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   const baseDir = path.dirname(path.resolve(file));
   const entries = parseCapturesFile(file, text);
@@ -452,7 +486,9 @@ export function readCapturesInput(input: string): CapturesInput {
     if (problem) {
       const o = value as { url?: unknown; timestamp?: unknown } | null;
       const named =
-        typeof o === 'object' && o !== null && typeof o.url === 'string' ? ` (${o.url}${typeof o.timestamp === 'string' ? ` @ ${o.timestamp}` : ''})` : '';
+        typeof o === 'object' && o !== null && typeof o.url === 'string'
+          ? ` (${o.url}${typeof o.timestamp === 'string' ? ` @ ${o.timestamp}` : ''})`
+          : '';
       throw new CapturesInputError(`--captures ${file}: ${where}${named} ${problem}`);
     }
   }
@@ -493,7 +529,8 @@ function parseFilter(spec: string): CdxFilter | string {
   const body = negate ? spec.slice(1) : spec;
   const colon = body.indexOf(':');
   const field = asField(colon > 0 ? body.slice(0, colon) : '');
-  if (!field) return `bad filter ${JSON.stringify(spec)}: expected [!]field:regex with field one of ${CDX_FIELDS.join(',')}`;
+  if (!field)
+    return `bad filter ${JSON.stringify(spec)}: expected [!]field:regex with field one of ${CDX_FIELDS.join(',')}`;
   let pattern = body.slice(colon + 1);
   let flags = '';
   if (pattern.startsWith('(?i)')) {
@@ -715,9 +752,12 @@ function rewriteHtml(body: Buffer, row: Indexed, origin: string): Buffer {
   let html = body.toString('latin1');
   html = html.replace(/(\s(?:href|src|action)\s*=\s*)(["'])(https?:\/\/)/gi, `$1$2${prefix}$3`);
   const toolbar =
-    `<div id="wm-ipp"><!-- BEGIN WAYBACK TOOLBAR INSERT -->The Wayback Machine - ${prefix}${row.original}` + `<!-- END WAYBACK TOOLBAR INSERT --></div>`;
+    `<div id="wm-ipp"><!-- BEGIN WAYBACK TOOLBAR INSERT -->The Wayback Machine - ${prefix}${row.original}` +
+    `<!-- END WAYBACK TOOLBAR INSERT --></div>`;
   const bodyTag = /<body\b[^>]*>/i.exec(html);
-  html = bodyTag ? html.slice(0, bodyTag.index + bodyTag[0].length) + toolbar + html.slice(bodyTag.index + bodyTag[0].length) : toolbar + html;
+  html = bodyTag
+    ? html.slice(0, bodyTag.index + bodyTag[0].length) + toolbar + html.slice(bodyTag.index + bodyTag[0].length)
+    : toolbar + html;
   html += `\n<!--\n     FILE ARCHIVED ON ${httpDate(row.timestamp)} AND RETRIEVED FROM THE\n     INTERNET ARCHIVE (loopback fake).\n-->\n`;
   return Buffer.from(html, 'latin1');
 }
@@ -736,7 +776,11 @@ interface Answer {
 }
 
 function text(status: number, message: string, headers: Record<string, string> = {}): Answer {
-  return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body: Buffer.from(`${message}\n`) };
+  return {
+    status,
+    headers: { 'content-type': 'text/plain; charset=utf-8', ...headers },
+    body: Buffer.from(`${message}\n`),
+  };
 }
 
 /** A URL as a header value: the original as captured, with only non-visible/non-ASCII characters escaped. */
@@ -847,7 +891,10 @@ function replay(archive: Archive, origin: string, r: ReplayRequest): Answer {
   // Not a memento: no Memento-Datetime on this redirect.
   return {
     status: 302,
-    headers: { location: replayUrl(origin, best.timestamp, r.flag, headerSafe(best.original)), 'content-type': 'text/plain; charset=utf-8' },
+    headers: {
+      location: replayUrl(origin, best.timestamp, r.flag, headerSafe(best.original)),
+      'content-type': 'text/plain; charset=utf-8',
+    },
     body: Buffer.alloc(0),
   };
 }

@@ -78,7 +78,9 @@ export function docSection(title: string): { file: string; text: string } {
     }
   }
   if (found.length !== 1)
-    throw new Error(`the heading "${title}" is in ${found.length} places of README.md and docs/ (${found.map((f) => f.file).join(', ')}), not one`);
+    throw new Error(
+      `the heading "${title}" is in ${found.length} places of README.md and docs/ (${found.map((f) => f.file).join(', ')}), not one`,
+    );
   return found[0]!;
 }
 

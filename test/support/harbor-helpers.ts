@@ -70,7 +70,12 @@ export function textRights(elements: Locator): Promise<number[]> {
 }
 
 /** A Harbor task written by quotecheck's own task writer (oracle and grader shipped in it); the oracle does not retry, so a dead source fails at once. */
-export function makeTask(root: string, name: string, claims: { id: string; quote: string; url: string; gold: string }[], layout: Layout = 'harbor'): string {
+export function makeTask(
+  root: string,
+  name: string,
+  claims: { id: string; quote: string; url: string; gold: string }[],
+  layout: Layout = 'harbor',
+): string {
   const dir = join(root, name);
   writeTaskFolder(dir, {
     name,
@@ -134,11 +139,17 @@ export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: bo
       .split(/\s+/)
       .slice(1)
       .filter((a) => !a.startsWith('--'));
-    for (const source of args.slice(0, -1)) expect(existsSync(join(env, source)), `${dir}: ${copy}: ${source} is not in the build context`).toBe(true);
+    for (const source of args.slice(0, -1))
+      expect(existsSync(join(env, source)), `${dir}: ${copy}: ${source} is not in the build context`).toBe(true);
   }
   // The agent's user owns /app and /logs/agent, not /logs/verifier (root's, sticky); task.toml runs the agent as it.
   expect(
-    steps.some((st) => /^RUN useradd .* agent /.test(st) && st.includes('chown agent:agent /app /logs/agent ') && st.endsWith('chmod 1777 /logs/verifier')),
+    steps.some(
+      (st) =>
+        /^RUN useradd .* agent /.test(st) &&
+        st.includes('chown agent:agent /app /logs/agent ') &&
+        st.endsWith('chmod 1777 /logs/verifier'),
+    ),
     `${dir}: the agent's user`,
   ).toBe(true);
   const instructionText = readFileSync(join(dir, layout === 'harbor' ? 'instruction.md' : 'task.md'), 'utf8');
@@ -154,11 +165,16 @@ export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: bo
     expect(body, `${dir}: the instruction says the tool is provided`).toMatch(/## A tool is provided/);
   }
   if (opts.skill)
-    expect(existsSync(join(env, 'skills', 'quote-verification', 'quotecheck', 'quotecheck.mjs')), `${dir}: the skill carries the tool`).toBe(true);
-  if (opts.mcp) expect(existsSync(join(env, 'quotecheck', 'quotecheck.mjs')), `${dir}: the MCP server's quotecheck`).toBe(true);
+    expect(
+      existsSync(join(env, 'skills', 'quote-verification', 'quotecheck', 'quotecheck.mjs')),
+      `${dir}: the skill carries the tool`,
+    ).toBe(true);
+  if (opts.mcp)
+    expect(existsSync(join(env, 'quotecheck', 'quotecheck.mjs')), `${dir}: the MCP server's quotecheck`).toBe(true);
   const { oracle, verifier } = LAYOUTS[layout];
   for (const f of ['solve.sh', 'quotecheck/quotecheck.mjs', 'quotecheck/html-worker.mjs'])
     expect(existsSync(join(dir, oracle.folder, f)), `${dir}: ${oracle.folder}/${f}`).toBe(true);
-  for (const f of ['test.sh', 'grade.mjs', 'gold.json']) expect(existsSync(join(dir, verifier.folder, f)), `${dir}: ${verifier.folder}/${f}`).toBe(true);
+  for (const f of ['test.sh', 'grade.mjs', 'gold.json'])
+    expect(existsSync(join(dir, verifier.folder, f)), `${dir}: ${verifier.folder}/${f}`).toBe(true);
   return steps;
 }

@@ -84,7 +84,13 @@ export interface CliResult {
  */
 export function runCli(
   args: string[],
-  opts: { cwd?: string; input?: string; openStdin?: boolean; onSpawn?: (child: ChildProcess) => void; asUid?: number } = {},
+  opts: {
+    cwd?: string;
+    input?: string;
+    openStdin?: boolean;
+    onSpawn?: (child: ChildProcess) => void;
+    asUid?: number;
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     // `asUid` (root only): the CLI runs as that user (util-linux's setpriv), for what root is never refused; it runs
@@ -92,8 +98,19 @@ export function runCli(
     const [cmd, ...argv] =
       opts.asUid === undefined
         ? [process.execPath, CLI, ...args]
-        : ['setpriv', `--reuid=${opts.asUid}`, `--regid=${opts.asUid}`, '--clear-groups', process.execPath, buildForAnyUser(), ...args];
-    const child = spawn(cmd!, argv, { cwd: opts.cwd, stdio: [opts.input === undefined && !opts.openStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+        : [
+            'setpriv',
+            `--reuid=${opts.asUid}`,
+            `--regid=${opts.asUid}`,
+            '--clear-groups',
+            process.execPath,
+            buildForAnyUser(),
+            ...args,
+          ];
+    const child = spawn(cmd!, argv, {
+      cwd: opts.cwd,
+      stdio: [opts.input === undefined && !opts.openStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
@@ -110,7 +127,9 @@ export function runCli(
 type CliMain = (argv: string[], io: CliIo) => Promise<number>;
 let cliMain: Promise<CliMain> | undefined;
 function loadCli(): Promise<CliMain> {
-  cliMain ??= import(/* @vite-ignore */ pathToFileURL(join(ROOT, 'dist', 'src', 'cli', 'main.js')).href).then((m: { main: CliMain }) => m.main);
+  cliMain ??= import(/* @vite-ignore */ pathToFileURL(join(ROOT, 'dist', 'src', 'cli', 'main.js')).href).then(
+    (m: { main: CliMain }) => m.main,
+  );
   return cliMain;
 }
 
@@ -121,7 +140,11 @@ let stateBefore = '';
 
 /** The process-wide state a command must leave as it found it: its signal handlers and exit code. */
 function processState(): string {
-  return JSON.stringify({ SIGINT: process.listenerCount('SIGINT'), SIGTERM: process.listenerCount('SIGTERM'), exitCode: process.exitCode ?? null });
+  return JSON.stringify({
+    SIGINT: process.listenerCount('SIGINT'),
+    SIGTERM: process.listenerCount('SIGTERM'),
+    exitCode: process.exitCode ?? null,
+  });
 }
 
 /**
@@ -163,7 +186,9 @@ export async function runCliInProcess(args: string[], opts: { input?: string } =
     running--;
   }
   if (running === 0 && processState() !== stateBefore) {
-    throw new Error(`quotecheck ${args.join(' ')} left the process changed: ${stateBefore} before, ${processState()} after`);
+    throw new Error(
+      `quotecheck ${args.join(' ')} left the process changed: ${stateBefore} before, ${processState()} after`,
+    );
   }
   return { code, signal: null, stdout, stderr };
 }

@@ -39,7 +39,8 @@ export function widePage(count: number): Buffer {
 // plausible prose), so tests and bench/long-pages.ts build the same bytes every time.
 
 /** A sentence planted in the middle of the long pages (the 10,000th of the chapter's 20,000 paragraphs). */
-export const LONG_PLANTED = 'Maren held the lantern over the chart and admitted, at last, that the northern channel had never been surveyed at all.';
+export const LONG_PLANTED =
+  'Maren held the lantern over the chart and admitted, at last, that the northern channel had never been surveyed at all.';
 
 const WORDS = (
   'the a and of to in that was he she it his her with for on as at by from they we you had but not what all were when there ' +
@@ -60,13 +61,16 @@ function prose(random: () => number, sentences: number): string {
     const n = 6 + Math.floor(random() * 19);
     const words: string[] = [];
     for (let w = 0; w < n; w++) {
-      let word = random() < 0.06 ? NAMES[Math.floor(random() * NAMES.length)]! : WORDS[Math.floor(random() * WORDS.length)]!;
+      let word =
+        random() < 0.06 ? NAMES[Math.floor(random() * NAMES.length)]! : WORDS[Math.floor(random() * WORDS.length)]!;
       if (w > 2 && w < n - 2 && random() < 0.08) word += ',';
       words.push(word);
     }
     let sentence = words.join(' ');
     sentence = `${sentence[0]!.toUpperCase()}${sentence.slice(1)}${random() < 0.1 ? '?' : '.'}`;
-    out.push(random() < 0.15 ? `\u201c${sentence}\u201d ${NAMES[Math.floor(random() * NAMES.length)]} said.` : sentence);
+    out.push(
+      random() < 0.15 ? `\u201c${sentence}\u201d ${NAMES[Math.floor(random() * NAMES.length)]} said.` : sentence,
+    );
   }
   return out.join(' ');
 }
@@ -121,7 +125,9 @@ export function longReportPage(chapters = 24, seed = 11): string {
   const notes: string[] = [];
   const cite = () => {
     footnote++;
-    notes.push(`<li id="fn${footnote}"><p>${prose(random, 1 + Math.floor(random() * 2))} <a href="#fnref${footnote}" class="backref">&#8617;</a></p></li>`);
+    notes.push(
+      `<li id="fn${footnote}"><p>${prose(random, 1 + Math.floor(random() * 2))} <a href="#fnref${footnote}" class="backref">&#8617;</a></p></li>`,
+    );
     return `<sup id="fnref${footnote}"><a href="#fn${footnote}">${footnote}</a></sup>`;
   };
   const para = () =>
@@ -148,12 +154,19 @@ export function longReportPage(chapters = 24, seed = 11): string {
         const paras = Array.from({ length: 8 + Math.floor(random() * 10) }, para);
         if (c === middle && s === 4 && u === 2) paras.splice(paras.length >> 1, 0, `<p>${LONG_PLANTED}${cite()}</p>`);
         if (random() < 0.5) paras.splice(Math.floor(random() * paras.length), 0, table(`${c}.${s}.${u}`));
-        if (random() < 0.3) paras.push(`<ul>${Array.from({ length: 3 + Math.floor(random() * 6) }, () => `<li>${prose(random, 1)}</li>`).join('')}</ul>`);
-        subs.push(`<section id="s${c}-${s}-${u}"><h4>${c}.${s}.${u} ${prose(random, 1)}</h4>\n${paras.join('\n')}</section>`);
+        if (random() < 0.3)
+          paras.push(
+            `<ul>${Array.from({ length: 3 + Math.floor(random() * 6) }, () => `<li>${prose(random, 1)}</li>`).join('')}</ul>`,
+          );
+        subs.push(
+          `<section id="s${c}-${s}-${u}"><h4>${c}.${s}.${u} ${prose(random, 1)}</h4>\n${paras.join('\n')}</section>`,
+        );
       }
       sections.push(`<section id="s${c}-${s}"><h3>${c}.${s} ${prose(random, 1)}</h3>\n${subs.join('\n')}</section>`);
     }
-    body.push(`<section class="chapter" id="ch${c}"><h2>Chapter ${c}. ${prose(random, 1)}</h2>\n${sections.join('\n')}</section>`);
+    body.push(
+      `<section class="chapter" id="ch${c}"><h2>Chapter ${c}. ${prose(random, 1)}</h2>\n${sections.join('\n')}</section>`,
+    );
   }
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Annual Report on Regional Infrastructure, Volume II</title>
@@ -235,12 +248,17 @@ function endless(_req: IncomingMessage, res: ServerResponse): void {
 
 /** Declares 5,000 bytes, sends 300, closes: the body is short of its Content-Length (written raw, past Node's own checks). */
 function shortBody(req: IncomingMessage): void {
-  req.socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 5000\r\n\r\n${`<p>${PLANTED}</p>`.padEnd(300, ' ')}`);
+  req.socket.end(
+    `HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 5000\r\n\r\n${`<p>${PLANTED}</p>`.padEnd(300, ' ')}`,
+  );
 }
 
 /** Text declared as UTF-8 with invalid bytes around the planted sentence. */
 function invalidUtf8(): Buffer {
-  return Buffer.from(`<html><body><p>bad \xff\xfe bytes </p><p>${PLANTED}</p><p>\xc3\x28 more</p></body></html>`, 'latin1');
+  return Buffer.from(
+    `<html><body><p>bad \xff\xfe bytes </p><p>${PLANTED}</p><p>\xc3\x28 more</p></body></html>`,
+    'latin1',
+  );
 }
 
 function pdf(name: string): Buffer {
@@ -269,8 +287,20 @@ export interface HostileCase {
  * limits of HOSTILE_LIMITS. The cases double as the README's table.
  */
 export const HOSTILE_CASES: HostileCase[] = [
-  { path: '/drip', what: 'slow drip: one byte a second', label: 'no_match', diagnosis: 'fetch_failed', note: /timed out after|time budget/ },
-  { path: '/hang', what: 'accepts the connection, never answers', label: 'no_match', diagnosis: 'fetch_failed', note: /timed out after|time budget/ },
+  {
+    path: '/drip',
+    what: 'slow drip: one byte a second',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /timed out after|time budget/,
+  },
+  {
+    path: '/hang',
+    what: 'accepts the connection, never answers',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /timed out after|time budget/,
+  },
   {
     path: '/reset',
     what: 'connection reset in the middle of the body',
@@ -278,9 +308,27 @@ export const HOSTILE_CASES: HostileCase[] = [
     diagnosis: 'fetch_failed',
     note: /connection failed|other side closed|terminated|socket/i,
   },
-  { path: '/loop/a', what: 'redirect loop', label: 'no_match', diagnosis: 'fetch_failed', note: /more than 10 redirects/ },
-  { path: '/chain/0', what: 'a chain of 20 redirects', label: 'no_match', diagnosis: 'fetch_failed', note: /more than 10 redirects/ },
-  { path: '/cookie', what: 'sets a cookie and redirects to itself', label: 'verbatim', diagnosis: 'verbatim', note: /^$/ },
+  {
+    path: '/loop/a',
+    what: 'redirect loop',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /more than 10 redirects/,
+  },
+  {
+    path: '/chain/0',
+    what: 'a chain of 20 redirects',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /more than 10 redirects/,
+  },
+  {
+    path: '/cookie',
+    what: 'sets a cookie and redirects to itself',
+    label: 'verbatim',
+    diagnosis: 'verbatim',
+    note: /^$/,
+  },
   // Alone, with time to spare: inflating 40 MB under the load of the other cases can take longer
   // than their 1.5 s attempts, and this case is about the cap, not the clock.
   {
@@ -305,8 +353,20 @@ export const HOSTILE_CASES: HostileCase[] = [
     diagnosis: 'fetch_failed',
     note: /connection failed|terminated|other side closed|socket/i,
   },
-  { path: '/invalid-utf8', what: 'declared UTF-8, with invalid bytes', label: 'verbatim', diagnosis: 'verbatim', note: /^$/ },
-  { path: '/deep', what: '100,000 nested elements', label: 'verbatim', diagnosis: 'verbatim', note: /nested more than 400 deep \(the DOM cap\)/ },
+  {
+    path: '/invalid-utf8',
+    what: 'declared UTF-8, with invalid bytes',
+    label: 'verbatim',
+    diagnosis: 'verbatim',
+    note: /^$/,
+  },
+  {
+    path: '/deep',
+    what: '100,000 nested elements',
+    label: 'verbatim',
+    diagnosis: 'verbatim',
+    note: /nested more than 400 deep \(the DOM cap\)/,
+  },
   // 100,000 siblings are within the DOM caps since removal from the light DOM is O(1), so the full view always has the
   // quote. Whether Readability's article also finishes inside the limit is a matter of speed, measured by npm run bench
   // (bench/long-pages.ts, wide-100k), not here: on a machine running two suites and a demo on 2 cores it may not.
@@ -317,10 +377,34 @@ export const HOSTILE_CASES: HostileCase[] = [
     diagnosis: 'verbatim',
     note: /^$|^no article view: Readability stopped at the \d+ s limit \(full view only\)$/,
   },
-  { path: '/huge', what: 'a 30 MB page', label: 'verbatim', diagnosis: 'verbatim', note: /MB of HTML > the 16 MB DOM cap/ },
-  { path: '/truncated.pdf', what: 'a PDF cut off after 2 KB', label: 'no_match', diagnosis: 'empty', note: /pdftotext failed|no text layer/ },
-  { path: '/corrupt.pdf', what: 'a PDF header followed by garbage', label: 'no_match', diagnosis: 'empty', note: /pdftotext failed|no text layer/ },
-  { path: '/encrypted.pdf', what: 'a PDF that needs a user password', label: 'no_match', diagnosis: 'empty', note: /needs a password/ },
+  {
+    path: '/huge',
+    what: 'a 30 MB page',
+    label: 'verbatim',
+    diagnosis: 'verbatim',
+    note: /MB of HTML > the 16 MB DOM cap/,
+  },
+  {
+    path: '/truncated.pdf',
+    what: 'a PDF cut off after 2 KB',
+    label: 'no_match',
+    diagnosis: 'empty',
+    note: /pdftotext failed|no text layer/,
+  },
+  {
+    path: '/corrupt.pdf',
+    what: 'a PDF header followed by garbage',
+    label: 'no_match',
+    diagnosis: 'empty',
+    note: /pdftotext failed|no text layer/,
+  },
+  {
+    path: '/encrypted.pdf',
+    what: 'a PDF that needs a user password',
+    label: 'no_match',
+    diagnosis: 'empty',
+    note: /needs a password/,
+  },
   {
     path: '/slow.pdf',
     what: 'a PDF that takes pdftotext longer than its limit',
@@ -331,9 +415,27 @@ export const HOSTILE_CASES: HostileCase[] = [
   },
   { path: '/401', what: '401 login required', label: 'no_match', diagnosis: 'paywall', note: /HTTP 401/ },
   { path: '/403', what: '403 forbidden', label: 'no_match', diagnosis: 'fetch_failed', note: /HTTP 403/ },
-  { path: '/451', what: '451 unavailable for legal reasons', label: 'no_match', diagnosis: 'fetch_failed', note: /HTTP 451/ },
-  { path: '/500', what: '500 on every request', label: 'no_match', diagnosis: 'fetch_failed', note: /HTTP 500.*after 2 attempts/ },
-  { path: '/bot-check', what: 'bot-check interstitial (403, challenge markup)', label: 'no_match', diagnosis: 'paywall', note: /bot check/ },
+  {
+    path: '/451',
+    what: '451 unavailable for legal reasons',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /HTTP 451/,
+  },
+  {
+    path: '/500',
+    what: '500 on every request',
+    label: 'no_match',
+    diagnosis: 'fetch_failed',
+    note: /HTTP 500.*after 2 attempts/,
+  },
+  {
+    path: '/bot-check',
+    what: 'bot-check interstitial (403, challenge markup)',
+    label: 'no_match',
+    diagnosis: 'paywall',
+    note: /bot check/,
+  },
 ];
 
 /** Limits the hostile cases are answered under (small, so the suite stays fast). */
@@ -349,7 +451,10 @@ export const HOSTILE_LIMITS = {
 
 /** The routes of the hostile web. */
 export async function hostileRoutes(): Promise<Route[]> {
-  const chain: Route[] = Array.from({ length: 20 }, (_, i) => ({ path: `/chain/${i}`, redirect: { location: `/chain/${i + 1}` } }));
+  const chain: Route[] = Array.from({ length: 20 }, (_, i) => ({
+    path: `/chain/${i}`,
+    redirect: { location: `/chain/${i + 1}` },
+  }));
   const tracemonkey = pdf('tracemonkey.pdf');
   // Made before serving: making it takes seconds of CPU, which must not count against a request's timeout.
   const bombBytes = await gzipBomb();
@@ -370,12 +475,25 @@ export async function hostileRoutes(): Promise<Route[]> {
     { path: '/wide', body: widePage(100_000), headers: html },
     { path: '/huge', body: hugePage(30), headers: html },
     { path: '/truncated.pdf', body: tracemonkey.subarray(0, 2048), headers: { 'content-type': 'application/pdf' } },
-    { path: '/corrupt.pdf', body: Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(50_000, 0x5a)]), headers: { 'content-type': 'application/pdf' } },
-    { path: '/encrypted.pdf', body: pdf('libreoffice-writer-password.pdf'), headers: { 'content-type': 'application/pdf' } },
+    {
+      path: '/corrupt.pdf',
+      body: Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(50_000, 0x5a)]),
+      headers: { 'content-type': 'application/pdf' },
+    },
+    {
+      path: '/encrypted.pdf',
+      body: pdf('libreoffice-writer-password.pdf'),
+      headers: { 'content-type': 'application/pdf' },
+    },
     // A 14-page paper: pdftotext needs far more than the 50 ms the case allows it.
     { path: '/slow.pdf', body: tracemonkey, headers: { 'content-type': 'application/pdf' } },
     { path: '/401', status: 401, body: page('<h1>Unauthorized</h1>'), headers: html },
-    { path: '/403', status: 403, body: '<html><body><center><h1>403 Forbidden</h1></center><hr><center>nginx</center></body></html>', headers: html },
+    {
+      path: '/403',
+      status: 403,
+      body: '<html><body><center><h1>403 Forbidden</h1></center><hr><center>nginx</center></body></html>',
+      headers: html,
+    },
     { path: '/451', status: 451, body: page('<h1>Unavailable For Legal Reasons</h1>'), headers: html },
     { path: '/500', status: 500, body: page('<h1>Internal Server Error</h1>'), headers: html },
     { path: '/bot-check', status: 403, body: BOT_CHECK, headers: html },

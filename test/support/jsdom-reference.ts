@@ -26,7 +26,10 @@ const { Parser: Parse5Parser, foreignContent } = (await import(
     _shouldFosterParentOnInsertion(): boolean;
     _findFosterParentingLocation(): {
       parent: { _insert?: (node: unknown, ref: unknown) => void };
-      beforeElement: { previousSibling: { nodeType: number; data: string } | null; _ownerDocument: { createTextNode(s: string): unknown } } | null;
+      beforeElement: {
+        previousSibling: { nodeType: number; data: string } | null;
+        _ownerDocument: { createTextNode(s: string): unknown };
+      } | null;
     };
     _insertCharacters(token: { chars: string }): void;
   };

@@ -52,7 +52,8 @@ export interface FuzzPage {
   removable: [number, number][];
 }
 
-const RAW = /<(script|style|title|textarea|noscript|iframe|xmp|noembed|noframes|template)\b[^>]*>[\s\S]*?<\/\1\s*>|<!--[\s\S]*?-->/gi;
+const RAW =
+  /<(script|style|title|textarea|noscript|iframe|xmp|noembed|noframes|template)\b[^>]*>[\s\S]*?<\/\1\s*>|<!--[\s\S]*?-->/gi;
 /** Elements whose start and end tags can go without the tree builder swallowing or moving text (no raw text, no tables, no forms, no foreign content). */
 const PLAIN = new Set([
   'div',
@@ -188,14 +189,32 @@ const ODD_META_VALUES = [
   '0;url=javascript:alert(1)',
   'text/html; charset=\t utf-16 \f',
 ];
-const ODD_META_CHARSETS = ['', ' ', 'utf-16', 'UTF-16BE', 'bogus', 'x', '"', 'toString', 'hasOwnProperty', 'replacement', 'unicode-1-1-utf-8', '&#0;', 'utf-7'];
+const ODD_META_CHARSETS = [
+  '',
+  ' ',
+  'utf-16',
+  'UTF-16BE',
+  'bogus',
+  'x',
+  '"',
+  'toString',
+  'hasOwnProperty',
+  'replacement',
+  'unicode-1-1-utf-8',
+  '&#0;',
+  'utf-7',
+];
 /** Labels that name a decodable encoding other than the page's: only after the page's own declaration, which the first one wins over. */
 const OTHER_LABELS = ['x-user-defined', 'windows-1250', 'shift_jis', 'koi8-r', 'gb18030', 'iso-2022-jp'];
 
 const metaFragment = (declared: boolean): fc.Arbitrary<string> =>
   fc.oneof(
-    fc.constantFrom(...ODD_META_VALUES).map((v) => `<meta http-equiv="Content-Type" content="${v.replace(/"/g, '&quot;')}">`),
-    fc.constantFrom(...ODD_META_VALUES.filter((v) => !v.includes("'"))).map((v) => `<meta content='${v}' http-equiv=content-type>`),
+    fc
+      .constantFrom(...ODD_META_VALUES)
+      .map((v) => `<meta http-equiv="Content-Type" content="${v.replace(/"/g, '&quot;')}">`),
+    fc
+      .constantFrom(...ODD_META_VALUES.filter((v) => !v.includes("'")))
+      .map((v) => `<meta content='${v}' http-equiv=content-type>`),
     fc.constantFrom(...ODD_META_CHARSETS).map((v) => `<meta charset="${v.replace(/"/g, '&quot;')}">`),
     fc.constantFrom(
       '<meta charset>',
@@ -311,7 +330,11 @@ export function nested(open: string, close: string, depth: number, inner = 'deep
   return open.repeat(depth) + inner + close.repeat(depth);
 }
 
-const depth = fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 380, max: 420 }), fc.integer({ min: 1, max: 1500 }));
+const depth = fc.oneof(
+  fc.integer({ min: 1, max: 50 }),
+  fc.integer({ min: 380, max: 420 }),
+  fc.integer({ min: 1, max: 1500 }),
+);
 const nesting = fc.oneof(
   depth.map((d) => nested('<div>', '</div>', d)),
   depth.map((d) => nested('<span>', '</span>', d)),
@@ -337,7 +360,12 @@ export function quoteKeepingEdits(page: FuzzPage, maxEdits = 6): fc.Arbitrary<Ed
         .record({ tag: fc.constantFrom(...page.startTags), attr: fc.constantFrom(...ATTRIBUTES) })
         .map(({ tag, attr }): Edit => ({ pos: tag[0], del: 0, ins: ascii(attr) })),
     },
-    { weight: 2, arbitrary: fc.constantFrom(...page.removable).map(([s, e]): Edit => ({ pos: s, del: e - s, ins: new Uint8Array(0) })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom(...page.removable)
+        .map(([s, e]): Edit => ({ pos: s, del: e - s, ins: new Uint8Array(0) })),
+    },
     { weight: 1, arbitrary: insertAt(nesting.map(ascii)) },
     ...(page.declared ? [{ weight: 2, arbitrary: insertAt(fc.constantFrom(...FOREIGN_BYTES)) }] : []),
   );
@@ -416,12 +444,24 @@ export function anyEdits(page: FuzzPage, maxEdits = 12): fc.Arbitrary<Edit[]> {
       }),
     },
     { weight: 3, arbitrary: fc.record({ pos, del: fc.constant(0), ins: fragment }) },
-    { weight: 2, arbitrary: fc.record({ pos, del: fc.integer({ min: 1, max: 300 }), ins: fc.constant(new Uint8Array(0)) }) },
-    { weight: 1, arbitrary: fc.record({ pos: fc.constantFrom(...page.removable.map(([s]) => s)), del: fc.integer({ min: 1, max: 40 }), ins: fragment }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ pos, del: fc.integer({ min: 1, max: 300 }), ins: fc.constant(new Uint8Array(0)) }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        pos: fc.constantFrom(...page.removable.map(([s]) => s)),
+        del: fc.integer({ min: 1, max: 40 }),
+        ins: fragment,
+      }),
+    },
   );
   return fc
     .record({ edits: fc.array(edit, { minLength: 1, maxLength: maxEdits }), truncate: fc.option(pos, { freq: 3 }) })
-    .map(({ edits, truncate }) => (truncate === null ? edits : [...edits, { pos: truncate, del: n, ins: new Uint8Array(0) }]));
+    .map(({ edits, truncate }) =>
+      truncate === null ? edits : [...edits, { pos: truncate, del: n, ins: new Uint8Array(0) }],
+    );
 }
 
 /** Edits shown short (a failing case's counterexample): positions, deleted counts and inserted bytes, long ones cut. */

@@ -21,7 +21,11 @@ function lastRow(quote: string, text: string, free: boolean): number[] {
   for (let j = 1; j <= text.length; j++) {
     const next = [free ? 0 : j];
     for (let i = 1; i <= quote.length; i++) {
-      next[i] = Math.min(col[i]! + 1, next[i - 1]! + 1, col[i - 1]! + (quote.charCodeAt(i - 1) === text.charCodeAt(j - 1) ? 0 : 1));
+      next[i] = Math.min(
+        col[i]! + 1,
+        next[i - 1]! + 1,
+        col[i - 1]! + (quote.charCodeAt(i - 1) === text.charCodeAt(j - 1) ? 0 : 1),
+      );
     }
     col = next;
     out.push(col[quote.length]!);

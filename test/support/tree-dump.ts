@@ -43,7 +43,10 @@ export function dump(node: DumpNode, depth = 0, out: string[] = []): string {
       dump(c, depth + 1, out);
     } else if (c.nodeType === 3) out.push(`${pad}${JSON.stringify(c.textContent)}`);
     else if (c.nodeType === 8) out.push(`${pad}<!--${JSON.stringify(c.textContent)}-->`);
-    else if (c.nodeType === 10) out.push(`${pad}<!DOCTYPE ${JSON.stringify(c.name)} ${JSON.stringify(c.publicId)} ${JSON.stringify(c.systemId)}>`);
+    else if (c.nodeType === 10)
+      out.push(
+        `${pad}<!DOCTYPE ${JSON.stringify(c.name)} ${JSON.stringify(c.publicId)} ${JSON.stringify(c.systemId)}>`,
+      );
     else out.push(`${pad}(node type ${c.nodeType})`);
   }
   return out.join('\n');

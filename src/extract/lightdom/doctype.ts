@@ -59,7 +59,11 @@ const QUIRKS_PUBLIC_PREFIXES = [
   '-//webtechs//dtd mozilla html 2.0//',
   '-//webtechs//dtd mozilla html//',
 ];
-const QUIRKS_PUBLIC_IDS = new Set(['-//w3o//dtd w3 html strict 3.0//en//', '-/w3c/dtd html 4.0 transitional/en', 'html']);
+const QUIRKS_PUBLIC_IDS = new Set([
+  '-//w3o//dtd w3 html strict 3.0//en//',
+  '-/w3c/dtd html 4.0 transitional/en',
+  'html',
+]);
 
 /** A DOCTYPE token: its name, public and system identifiers (null when missing), and its force-quirks flag. */
 export interface DoctypeToken {

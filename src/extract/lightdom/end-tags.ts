@@ -15,7 +15,8 @@ export function processEndTag(s: TreeState, name: string): void {
 
 function endTagInForeignContent(s: TreeState, name: string): void {
   if (name === 'p' || name === 'br') {
-    while (s.stack.top > 0 && s.stack.nss[s.stack.top] !== NS.HTML && !s.stack.isIntegrationPoint(s.stack.top)) s.stack.pop();
+    while (s.stack.top > 0 && s.stack.nss[s.stack.top] !== NS.HTML && !s.stack.isIntegrationPoint(s.stack.top))
+      s.stack.pop();
     return endTagInMode(s, name);
   }
   for (let i = s.stack.top; i > 0; i--) {
@@ -322,7 +323,16 @@ function endTagInTableBody(s: TreeState, name: string): void {
     s.mode = Mode.InTable;
     return endTagInTable(s, name);
   }
-  if (name === 'body' || name === 'caption' || name === 'col' || name === 'colgroup' || name === 'html' || name === 'td' || name === 'th' || name === 'tr')
+  if (
+    name === 'body' ||
+    name === 'caption' ||
+    name === 'col' ||
+    name === 'colgroup' ||
+    name === 'html' ||
+    name === 'td' ||
+    name === 'th' ||
+    name === 'tr'
+  )
     return;
   endTagInTable(s, name);
 }
@@ -331,14 +341,28 @@ function endTagInTableBody(s: TreeState, name: string): void {
 function endTagInRow(s: TreeState, name: string): void {
   if (name === 'tr' || name === 'table' || TABLE_SECTIONS.has(name)) {
     // (For </tbody> parse5 closes the row when either is in table scope, the standard when both are; jsdom is the reference.)
-    if (TABLE_SECTIONS.has(name) ? !s.stack.inScope(name, 'table') && !s.stack.inScope('tr', 'table') : !s.stack.inScope('tr', 'table')) return;
+    if (
+      TABLE_SECTIONS.has(name)
+        ? !s.stack.inScope(name, 'table') && !s.stack.inScope('tr', 'table')
+        : !s.stack.inScope('tr', 'table')
+    )
+      return;
     s.stack.clearBackTo(TABLE_ROW_CONTEXT);
     s.stack.pop();
     s.mode = Mode.InTableBody;
     if (name !== 'tr') endTagInTableBody(s, name);
     return;
   }
-  if (name === 'body' || name === 'caption' || name === 'col' || name === 'colgroup' || name === 'html' || name === 'td' || name === 'th') return;
+  if (
+    name === 'body' ||
+    name === 'caption' ||
+    name === 'col' ||
+    name === 'colgroup' ||
+    name === 'html' ||
+    name === 'td' ||
+    name === 'th'
+  )
+    return;
   endTagInTable(s, name);
 }
 
@@ -367,7 +391,12 @@ function endTagInCell(s: TreeState, name: string): void {
 function endTagInSelect(s: TreeState, name: string): void {
   switch (name) {
     case 'optgroup':
-      if (s.stack.currentIs('option') && s.stack.top > 0 && s.stack.names[s.stack.top - 1] === 'optgroup' && s.stack.nss[s.stack.top - 1] === NS.HTML)
+      if (
+        s.stack.currentIs('option') &&
+        s.stack.top > 0 &&
+        s.stack.names[s.stack.top - 1] === 'optgroup' &&
+        s.stack.nss[s.stack.top - 1] === NS.HTML
+      )
         s.stack.pop();
       if (s.stack.currentIs('optgroup')) s.stack.pop();
       return;
@@ -386,7 +415,14 @@ function endTagInSelect(s: TreeState, name: string): void {
 
 /** "in select in table". */
 function endTagInSelectInTable(s: TreeState, name: string): void {
-  if (name === 'caption' || name === 'table' || TABLE_SECTIONS.has(name) || name === 'tr' || name === 'td' || name === 'th') {
+  if (
+    name === 'caption' ||
+    name === 'table' ||
+    TABLE_SECTIONS.has(name) ||
+    name === 'tr' ||
+    name === 'td' ||
+    name === 'th'
+  ) {
     if (!s.stack.inScope(name, 'table')) return;
     s.stack.popUntil('select');
     resetInsertionMode(s);

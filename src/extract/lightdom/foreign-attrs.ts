@@ -96,7 +96,12 @@ const FOREIGN_ATTRIBUTES: ReadonlyMap<string, readonly [string | null, string, s
  * The attribute's name stays the qualified name (`xlink:href`), which getAttribute matches, as in the DOM.
  */
 export function foreignAttr(ns: NS, name: string, value: string): AttrShape {
-  const adjusted = ns === NS.SVG ? (SVG_ATTRIBUTES.get(name) ?? name) : name === MATHML_DEFINITION_URL ? MATHML_DEFINITION_URL_ADJUSTED : name;
+  const adjusted =
+    ns === NS.SVG
+      ? (SVG_ATTRIBUTES.get(name) ?? name)
+      : name === MATHML_DEFINITION_URL
+        ? MATHML_DEFINITION_URL_ADJUSTED
+        : name;
   const foreign = FOREIGN_ATTRIBUTES.get(adjusted);
   if (!foreign) return new Attr(adjusted, value);
   const [prefix, localName, namespaceURI] = foreign;

@@ -151,7 +151,10 @@ export function adoptionAgency({ stack, formatting, insert }: FormattingParts, s
       lastNode = replacement;
     }
     insert.detach(lastNode);
-    insert.insertAt(lastNode, insert.placeFor(commonAncestor, commonAncestor.localName, commonAncestor.namespaceURI === HTML_NS, true));
+    insert.insertAt(
+      lastNode,
+      insert.placeFor(commonAncestor, commonAncestor.localName, commonAncestor.namespaceURI === HTML_NS, true),
+    );
     const newEl = insert.createElement(fEntry.name, NS.HTML, fEntry.attrs);
     insert.adoptChildren(furthestBlock, newEl);
     insert.appendNode(furthestBlock, newEl);

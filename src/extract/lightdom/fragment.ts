@@ -6,7 +6,17 @@ import { tokenizeInto } from './tokenizer.js';
 import { LightTreeBuilder } from './tree.js';
 
 /** Contexts whose content the tokenizer reads as text. */
-const RAW_CONTEXTS: ReadonlySet<string> = new Set(['title', 'textarea', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'script', 'plaintext']);
+const RAW_CONTEXTS: ReadonlySet<string> = new Set([
+  'title',
+  'textarea',
+  'style',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+  'script',
+  'plaintext',
+]);
 
 /**
  * The HTML fragment parsing algorithm (innerHTML), with `context` as the context element: the new children. It runs

@@ -46,7 +46,10 @@ export class NodeInsertion {
 
   createElement(name: string, ns: NS, attrs: Attrs): LightElement {
     // JSDOMParser's createElement drops a namespace prefix ("o:p" would become a <p>); the HTML parser does not.
-    const el = new LightElementNode(name, ns === NS.HTML ? upperCase(name) : name) as LightElement & { style?: unknown; className?: unknown };
+    const el = new LightElementNode(name, ns === NS.HTML ? upperCase(name) : name) as LightElement & {
+      style?: unknown;
+      className?: unknown;
+    };
     if (ns !== NS.HTML) {
       el.namespaceURI = NS_URI[ns];
       if (ns === NS.MATHML)
@@ -75,7 +78,10 @@ export class NodeInsertion {
   private insertBefore(parent: LightNode, node: LightNode, ref: LightElement): void {
     const nodes = parent.childNodes;
     const cache = this.fosterCache;
-    let index = cache && cache.parent === parent && cache.table === ref && nodes[cache.index] === ref ? cache.index : nodes.indexOf(ref);
+    let index =
+      cache && cache.parent === parent && cache.table === ref && nodes[cache.index] === ref
+        ? cache.index
+        : nodes.indexOf(ref);
     nodes.splice(index, 0, node);
     const prev = index > 0 ? nodes[index - 1]! : null;
     node.parentNode = parent;

@@ -131,7 +131,11 @@ export function inTableAnythingElse(s: TreeState, process: () => void): void {
 /** "Close the cell": the open <td> or <th> and what is inside it, and its formatting elements. */
 export function closeCell(s: TreeState): void {
   s.stack.generateImpliedEndTags();
-  while (s.stack.top > 0 && !(s.stack.nss[s.stack.top] === NS.HTML && (s.stack.currentName() === 'td' || s.stack.currentName() === 'th'))) s.stack.pop();
+  while (
+    s.stack.top > 0 &&
+    !(s.stack.nss[s.stack.top] === NS.HTML && (s.stack.currentName() === 'td' || s.stack.currentName() === 'th'))
+  )
+    s.stack.pop();
   s.stack.pop();
   s.formatting.clearToMarker();
   s.mode = Mode.InRow;

@@ -70,7 +70,9 @@ const TextProto = Object.getPrototypeOf(SHARED_DOC.createTextNode('')) as object
 export const NodeProto = Object.getPrototypeOf(TextProto) as Record<string, unknown>;
 export const DocumentProto = Object.getPrototypeOf(SHARED_DOC) as Record<string, unknown>;
 /** The prototype of an element's `style` (JSDOMParser's Style, which reads and writes the style attribute). */
-export const StyleProto = Object.getPrototypeOf((SHARED_DOC.children[0] as unknown as { style: object }).style) as Record<string, unknown>;
+export const StyleProto = Object.getPrototypeOf(
+  (SHARED_DOC.children[0] as unknown as { style: object }).style,
+) as Record<string, unknown>;
 
 /**
  * Comment nodes, kept where the standard puts them: Readability tells them from text and elements (a comment ends a

@@ -4,7 +4,15 @@
 // that owns it (slots.ts: child removal; queries.ts: getElementsByTagName, querySelectorAll, style; serialize.ts and
 // fragment.ts: innerHTML); this module puts them in place.
 import { parseFragment } from './fragment.js';
-import { DocumentProto, ElementProto, HTML_NS, NodeProto, ParserProto, StyleProto, type LightElement } from './nodes.js';
+import {
+  DocumentProto,
+  ElementProto,
+  HTML_NS,
+  NodeProto,
+  ParserProto,
+  StyleProto,
+  type LightElement,
+} from './nodes.js';
 import { getElementsByTagName, getStyle, querySelectorAll } from './queries.js';
 import { replaceChildren, serializeChildren } from './serialize.js';
 import { SLOT_ACCESSORS, SLOT_METHODS } from './slots.js';

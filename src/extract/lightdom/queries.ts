@@ -28,12 +28,18 @@ function collectNamed(root: LightElement, lower: string, exact: string, out: Lig
   for (let i = 0; i < kids.length; i++) {
     const el = kids[i]!;
     const name = el.localName;
-    if (name === lower ? el.namespaceURI === HTML_NS || lower === exact : name === exact && el.namespaceURI !== HTML_NS) out.push(el);
+    if (name === lower ? el.namespaceURI === HTML_NS || lower === exact : name === exact && el.namespaceURI !== HTML_NS)
+      out.push(el);
     if (el.children.length > 0) collectNamed(el, lower, exact, out);
   }
 }
 
-function collectIn(root: LightElement, lower: ReadonlySet<string>, exact: ReadonlySet<string>, out: LightElement[]): void {
+function collectIn(
+  root: LightElement,
+  lower: ReadonlySet<string>,
+  exact: ReadonlySet<string>,
+  out: LightElement[],
+): void {
   const kids = root.children;
   for (let i = 0; i < kids.length; i++) {
     const el = kids[i]!;
@@ -85,13 +91,16 @@ export function getStyle(this: { node: LightElement }, name: string): string | u
  * concatenated).
  */
 export function getElementsByTagName(this: LightElement, qualifiedName: string): LightElement[] {
-  const out = elementsByNames(this, qualifiedName === '*' ? undefined : [qualifiedName]) as LightElement[] & { _isLiveNodeList?: boolean };
+  const out = elementsByNames(this, qualifiedName === '*' ? undefined : [qualifiedName]) as LightElement[] & {
+    _isLiveNodeList?: boolean;
+  };
   out._isLiveNodeList = true; // as JSDOMParser marks them: Readability refuses to remove from a live list
   return out;
 }
 
 export function querySelectorAll(this: LightElement, selectors: string): LightElement[] {
   const names = selectors.split(',').map((s) => s.trim());
-  if (!names.every((n) => /^[a-zA-Z][a-zA-Z0-9-]*$/.test(n))) throw new Error(`querySelectorAll: only tag names are supported, not ${selectors}`);
+  if (!names.every((n) => /^[a-zA-Z][a-zA-Z0-9-]*$/.test(n)))
+    throw new Error(`querySelectorAll: only tag names are supported, not ${selectors}`);
   return elementsByNames(this, names);
 }

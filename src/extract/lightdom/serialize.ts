@@ -22,7 +22,15 @@ const VOID: ReadonlySet<string> = new Set([
   'track',
   'wbr',
 ]);
-const RAW_TEXT_PARENTS: ReadonlySet<string> = new Set(['style', 'script', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
+const RAW_TEXT_PARENTS: ReadonlySet<string> = new Set([
+  'style',
+  'script',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+  'plaintext',
+]);
 
 const TEXT_ESCAPES = /[&<>\u00a0]/g;
 const ATTRIBUTE_ESCAPES = /[&"\u00a0]/g;
@@ -35,16 +43,19 @@ export function serializeChildren(root: LightElement): string {
 }
 
 function serializeInto(parent: LightNode, out: string): string {
-  const rawParent = (parent as LightElement).namespaceURI === HTML_NS && RAW_TEXT_PARENTS.has((parent as LightElement).localName);
+  const rawParent =
+    (parent as LightElement).namespaceURI === HTML_NS && RAW_TEXT_PARENTS.has((parent as LightElement).localName);
   const nodes = parent.childNodes;
   for (let i = 0; i < nodes.length; i++) {
     const child = nodes[i]!;
-    if (child.nodeType === TEXT_NODE) out += rawParent ? child.textContent : child.textContent.replace(TEXT_ESCAPES, escapeChar);
+    if (child.nodeType === TEXT_NODE)
+      out += rawParent ? child.textContent : child.textContent.replace(TEXT_ESCAPES, escapeChar);
     else if (child.nodeType === ELEMENT_NODE) {
       const el = child as LightElement;
       out += `<${el.localName}`;
       const attrs = el.attributes;
-      for (let j = 0; j < attrs.length; j++) out += ` ${attrs[j]!.name}="${attrs[j]!.value.replace(ATTRIBUTE_ESCAPES, escapeChar)}"`;
+      for (let j = 0; j < attrs.length; j++)
+        out += ` ${attrs[j]!.name}="${attrs[j]!.value.replace(ATTRIBUTE_ESCAPES, escapeChar)}"`;
       out += '>';
       if (el.namespaceURI === HTML_NS && VOID.has(el.localName)) continue;
       out = serializeInto(el, out);

@@ -125,7 +125,8 @@ function remove(this: Slotted) {
 }
 
 function replaceChild(this: Slotted, newNode: Slotted, oldNode: Slotted) {
-  if (oldNode.parentNode !== this || slotOf(this._cn, oldNode, oldNode._i) === -1) throw new Error('replaceChild: node not found');
+  if (oldNode.parentNode !== this || slotOf(this._cn, oldNode, oldNode._i) === -1)
+    throw new Error('replaceChild: node not found');
   // This takes care of updating the new node if it was somewhere else before (here too: then the slots move).
   if (newNode.parentNode) (newNode as unknown as { remove(): void }).remove();
   const nodes = this._cn;
@@ -150,10 +151,12 @@ function replaceChild(this: Slotted, newNode: Slotted, oldNode: Slotted) {
     } else {
       // The new element's element siblings: the nearest elements before and after it.
       let prevElement: Slotted | null = null;
-      for (let k = index - 1; k >= 0 && !prevElement; k--) if (nodes[k] && nodes[k]!.nodeType === ELEMENT_NODE) prevElement = nodes[k]!;
+      for (let k = index - 1; k >= 0 && !prevElement; k--)
+        if (nodes[k] && nodes[k]!.nodeType === ELEMENT_NODE) prevElement = nodes[k]!;
       let nextElement: Slotted | null = prevElement ? prevElement.nextElementSibling : null;
       if (!prevElement)
-        for (let k = index + 1; k < nodes.length && !nextElement; k++) if (nodes[k] && nodes[k]!.nodeType === ELEMENT_NODE) nextElement = nodes[k]!;
+        for (let k = index + 1; k < nodes.length && !nextElement; k++)
+          if (nodes[k] && nodes[k]!.nodeType === ELEMENT_NODE) nextElement = nodes[k]!;
       newNode.previousElementSibling = prevElement;
       newNode.nextElementSibling = nextElement;
       if (prevElement) prevElement.nextElementSibling = newNode;

@@ -95,7 +95,10 @@ export class OpenElements {
   }
 
   /** Whether an HTML element named `name` (or any of `names`) is in scope of the given kind. */
-  inScope(target: string | ReadonlySet<string>, kind: 'default' | 'list' | 'button' | 'table' | 'select' = 'default'): boolean {
+  inScope(
+    target: string | ReadonlySet<string>,
+    kind: 'default' | 'list' | 'button' | 'table' | 'select' = 'default',
+  ): boolean {
     for (let i = this.els.length - 1; i >= 0; i--) {
       const name = this.names[i]!;
       const html = this.nss[i] === NS.HTML;
@@ -104,7 +107,10 @@ export class OpenElements {
         if (html && (name === 'html' || name === 'table' || name === 'template')) return false;
       } else if (kind === 'select') {
         if (html && name !== 'optgroup' && name !== 'option') return false;
-      } else if (this.isScopeBoundary(i) || (html && ((kind === 'list' && (name === 'ol' || name === 'ul')) || (kind === 'button' && name === 'button')))) {
+      } else if (
+        this.isScopeBoundary(i) ||
+        (html && ((kind === 'list' && (name === 'ol' || name === 'ul')) || (kind === 'button' && name === 'button')))
+      ) {
         return false;
       }
     }
@@ -112,12 +118,21 @@ export class OpenElements {
   }
 
   generateImpliedEndTags(except?: string): void {
-    for (let top = this.top; top >= 0 && this.nss[top] === NS.HTML && IMPLIED_END.has(this.names[top]!) && this.names[top] !== except; top = this.top)
+    for (
+      let top = this.top;
+      top >= 0 && this.nss[top] === NS.HTML && IMPLIED_END.has(this.names[top]!) && this.names[top] !== except;
+      top = this.top
+    )
       this.pop();
   }
 
   generateImpliedEndTagsThoroughly(): void {
-    for (let top = this.top; top >= 0 && this.nss[top] === NS.HTML && IMPLIED_END_THOROUGH.has(this.names[top]!); top = this.top) this.pop();
+    for (
+      let top = this.top;
+      top >= 0 && this.nss[top] === NS.HTML && IMPLIED_END_THOROUGH.has(this.names[top]!);
+      top = this.top
+    )
+      this.pop();
   }
 
   closeP(): void {

@@ -41,9 +41,13 @@ function useForeignRules(s: TreeState, name: string): boolean {
 function startTagInForeignContent(s: TreeState, t: StartTag): void {
   if (
     FOREIGN_EXIT.has(t.name) ||
-    (t.name === 'font' && (getAttr(t.attrs, 'color') !== undefined || getAttr(t.attrs, 'face') !== undefined || getAttr(t.attrs, 'size') !== undefined))
+    (t.name === 'font' &&
+      (getAttr(t.attrs, 'color') !== undefined ||
+        getAttr(t.attrs, 'face') !== undefined ||
+        getAttr(t.attrs, 'size') !== undefined))
   ) {
-    while (s.stack.top > 0 && s.stack.nss[s.stack.top] !== NS.HTML && !s.stack.isIntegrationPoint(s.stack.top)) s.stack.pop();
+    while (s.stack.top > 0 && s.stack.nss[s.stack.top] !== NS.HTML && !s.stack.isIntegrationPoint(s.stack.top))
+      s.stack.pop();
     startTagInMode(s, t);
     return;
   }
@@ -180,7 +184,15 @@ function startTagInHead(s: TreeState, t: StartTag): void {
 function startTagInHeadNoscript(s: TreeState, t: StartTag): void {
   const name = t.name;
   if (name === 'html') return startTagInBody(s, t);
-  if (name === 'basefont' || name === 'bgsound' || name === 'link' || name === 'meta' || name === 'noframes' || name === 'style') return startTagInHead(s, t);
+  if (
+    name === 'basefont' ||
+    name === 'bgsound' ||
+    name === 'link' ||
+    name === 'meta' ||
+    name === 'noframes' ||
+    name === 'style'
+  )
+    return startTagInHead(s, t);
   if (name === 'head' || name === 'noscript') return;
   anythingElseBeforeBody(s);
   return startTagInMode(s, t);
@@ -225,7 +237,10 @@ const IN_BODY: ReadonlyMap<string, StartTagRule> = new Map(
   (
     [
       [['html'], htmlStartTagInBody],
-      [['base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'script', 'style', 'template', 'title'], startTagInHead],
+      [
+        ['base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'script', 'style', 'template', 'title'],
+        startTagInHead,
+      ],
       [['body'], bodyStartTagInBody],
       [['frameset'], framesetStartTagInBody],
       [['h1', 'h2', 'h3', 'h4', 'h5', 'h6'], headingStartTagInBody],
@@ -449,7 +464,10 @@ function selectStartTagInBody(s: TreeState, t: StartTag): void {
   s.insert.insertElement(t.name, t.attrs);
   s.framesetOk = false;
   const m = s.mode;
-  s.mode = m === Mode.InTable || m === Mode.InCaption || m === Mode.InTableBody || m === Mode.InRow || m === Mode.InCell ? Mode.InSelectInTable : Mode.InSelect;
+  s.mode =
+    m === Mode.InTable || m === Mode.InCaption || m === Mode.InTableBody || m === Mode.InRow || m === Mode.InCell
+      ? Mode.InSelectInTable
+      : Mode.InSelect;
 }
 
 /** optgroup, option: an open <option> closes first. */
@@ -678,7 +696,14 @@ function startTagInSelect(s: TreeState, t: StartTag): void {
 /** "in select in table". */
 function startTagInSelectInTable(s: TreeState, t: StartTag): void {
   const name = t.name;
-  if (name === 'caption' || name === 'table' || TABLE_SECTIONS.has(name) || name === 'tr' || name === 'td' || name === 'th') {
+  if (
+    name === 'caption' ||
+    name === 'table' ||
+    TABLE_SECTIONS.has(name) ||
+    name === 'tr' ||
+    name === 'td' ||
+    name === 'th'
+  ) {
     s.stack.popUntil('select');
     resetInsertionMode(s);
     return processStartTag(s, t);

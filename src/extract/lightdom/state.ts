@@ -70,7 +70,8 @@ export class TreeState {
       this.context = context;
       const ns = NS_URI.indexOf(context.namespaceURI as (typeof NS_URI)[number]);
       this.contextNs = ns === -1 ? NS.HTML : (ns as NS);
-      this.contextForeign = this.contextNs !== NS.HTML && !isIntegrationPoint(context, context.localName, this.contextNs);
+      this.contextForeign =
+        this.contextNs !== NS.HTML && !isIntegrationPoint(context, context.localName, this.contextNs);
     }
   }
 

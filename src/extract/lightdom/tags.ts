@@ -93,10 +93,35 @@ export const SPECIAL_MATHML = set('mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-x
 /** Elements that end a scope (the "has an element in scope" boundaries), by namespace. */
 export const SCOPE_HTML = set('applet', 'caption', 'html', 'table', 'td', 'th', 'marquee', 'object', 'template');
 /** The formatting elements (§13.2.4.2): kept on the list of active formatting elements; their end tags run the adoption agency. */
-export const FORMATTING = set('a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u');
+export const FORMATTING = set(
+  'a',
+  'b',
+  'big',
+  'code',
+  'em',
+  'font',
+  'i',
+  'nobr',
+  's',
+  'small',
+  'strike',
+  'strong',
+  'tt',
+  'u',
+);
 /** What "generate implied end tags" closes (§13.2.6.3), and what it closes "thoroughly" (at the end of a template). */
 export const IMPLIED_END = set('dd', 'dt', 'li', 'optgroup', 'option', 'p', 'rb', 'rp', 'rt', 'rtc');
-export const IMPLIED_END_THOROUGH = set(...IMPLIED_END, 'caption', 'colgroup', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr');
+export const IMPLIED_END_THOROUGH = set(
+  ...IMPLIED_END,
+  'caption',
+  'colgroup',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+);
 /** h1 to h6: any heading's end tag closes any open heading. */
 export const HEADINGS = set('h1', 'h2', 'h3', 'h4', 'h5', 'h6');
 /** With one of these as the current node, foster parenting applies and text is "in table text". */
@@ -163,7 +188,18 @@ export const BLOCK_END = set(
   'ul',
 );
 /** Start tags processed by the rules for "in head" from "in body", "after head" and "in template". */
-export const HEAD_IN_BODY = set('base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'script', 'style', 'template', 'title');
+export const HEAD_IN_BODY = set(
+  'base',
+  'basefont',
+  'bgsound',
+  'link',
+  'meta',
+  'noframes',
+  'script',
+  'style',
+  'template',
+  'title',
+);
 /** Start tags that end foreign content (§13.2.6.5): SVG and MathML elements are popped and the tag is handled as HTML. */
 export const FOREIGN_EXIT = set(
   'b',

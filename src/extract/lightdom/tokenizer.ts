@@ -1,5 +1,10 @@
 // From htmlparser2's tokenizer to the tree builder (TokenGlue, driven by tokenizeInto): its callbacks made into the tree builder's tokens.
-import { htmlTokenizer, keepReadingMarkup, type HtmlTokenizer, type TokenizerCallbacks } from '../htmlparser2-internals.js';
+import {
+  htmlTokenizer,
+  keepReadingMarkup,
+  type HtmlTokenizer,
+  type TokenizerCallbacks,
+} from '../htmlparser2-internals.js';
 import { preprocessInputStream } from '../input-stream.js';
 import type { LightTreeBuilder } from './tree.js';
 

@@ -35,13 +35,15 @@ export class TreeBudget {
   depth(depth: number): void {
     if (depth > this.maxDepth) {
       this.maxDepth = depth;
-      if (depth > this.limits.maxDepth) this.over ??= `elements nested more than ${this.limits.maxDepth} deep (the DOM cap)`;
+      if (depth > this.limits.maxDepth)
+        this.over ??= `elements nested more than ${this.limits.maxDepth} deep (the DOM cap)`;
     }
   }
 
   /** An element was made with `depth` elements open. */
   element(depth: number): void {
-    if (++this.elements > this.limits.maxElements) this.over ??= `more than ${this.limits.maxElements} elements (the DOM cap)`;
+    if (++this.elements > this.limits.maxElements)
+      this.over ??= `more than ${this.limits.maxElements} elements (the DOM cap)`;
     this.depthSum += depth;
     if (this.depthSum > (this.limits.maxDepthSum ?? Infinity))
       this.over ??= `more than ${this.limits.maxDepthSum} ancestor-descendant pairs of elements (the DOM cap)`;
@@ -51,7 +53,8 @@ export class TreeBudget {
   children(n: number): void {
     if (n > this.maxChildren) {
       this.maxChildren = n;
-      if (n > this.limits.maxChildren) this.over ??= `more than ${this.limits.maxChildren} children in one element (the DOM cap)`;
+      if (n > this.limits.maxChildren)
+        this.over ??= `more than ${this.limits.maxChildren} children in one element (the DOM cap)`;
     }
   }
 }

@@ -3,7 +3,16 @@ import { processEndTag } from './end-tags.js';
 import { reconstructFormatting } from './formatting.js';
 import { NO_LIMITS, type TreeLimits } from './tree-limits.js';
 import { anythingElseBeforeBody, inTableAnythingElse, resetInsertionMode, startFragment } from './modes.js';
-import { createComment, createDoctype, HTML_NS, NS, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './nodes.js';
+import {
+  createComment,
+  createDoctype,
+  HTML_NS,
+  NS,
+  TEXT_NODE,
+  type LightDocument,
+  type LightElement,
+  type LightNode,
+} from './nodes.js';
 import { parseDoctype, quirksMode } from './doctype.js';
 import { processStartTag } from './start-tags.js';
 import { Mode, TreeState } from './state.js';
@@ -89,7 +98,11 @@ export class LightTreeBuilder {
     // for foreign content there), the comment goes in the current node, whatever the mode: after </body> or </html>
     // foreign elements may still be open.
     const foreign = this.s.adjustedCurrentIsForeign();
-    const toDocument = mode === Mode.Initial || mode === Mode.BeforeHtml || mode === Mode.AfterAfterBody || mode === Mode.AfterAfterFrameset;
+    const toDocument =
+      mode === Mode.Initial ||
+      mode === Mode.BeforeHtml ||
+      mode === Mode.AfterAfterBody ||
+      mode === Mode.AfterAfterFrameset;
     const parent = foreign
       ? this.s.insert.currentTemplateContentOrNode()
       : toDocument
@@ -139,7 +152,9 @@ export class LightTreeBuilder {
     const html = doc.children.find((c) => c.localName === 'html') ?? (this.s.stack.els[0] as LightElement);
     doc.documentElement = html;
     doc.head = this.s.headElement ?? html?.children.find((c) => c.localName === 'head');
-    doc.body = html?.children.find((c) => c.namespaceURI === HTML_NS && (c.localName === 'body' || c.localName === 'frameset'));
+    doc.body = html?.children.find(
+      (c) => c.namespaceURI === HTML_NS && (c.localName === 'body' || c.localName === 'frameset'),
+    );
     doc.title = documentTitle(html);
     return doc;
   }

@@ -18,7 +18,18 @@
 // quotecheck itself (`quotecheck grade`, bench) imports these same functions from this file
 // (src/harbor/grader/grade.mjs in its repository); the types are JSDoc, checked by TypeScript.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  readSync,
+} from 'node:fs';
 import { realpathSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,7 +97,11 @@ export function verify(opts) {
 export function main(argv) {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { answers: { type: 'string' }, gold: { type: 'string' }, logs: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { answers: { type: 'string' }, gold: { type: 'string' }, logs: { type: 'string' } },
+      strict: true,
+    }));
   } catch (err) {
     process.stderr.write(`grade: ${/** @type {Error} */ (err).message}\n`);
     return 2;
@@ -153,7 +168,10 @@ export function grade(answers, gold) {
   const mistakes = [];
   let correct = 0;
   for (const [id, expected] of gold) {
-    if (!isLabel(expected)) throw new InputError(`gold label for ${JSON.stringify(id)} is ${JSON.stringify(expected)}, not verbatim or no_match`);
+    if (!isLabel(expected))
+      throw new InputError(
+        `gold label for ${JSON.stringify(id)} is ${JSON.stringify(expected)}, not verbatim or no_match`,
+      );
     const given = answers.get(id);
     confusion[expected][given === undefined ? 'missing' : isLabel(given) ? given : 'invalid']++;
     if (given === expected) correct++;
@@ -161,7 +179,15 @@ export function grade(answers, gold) {
   }
   const extra = [...answers.keys()].filter((id) => !gold.has(id));
   const wrong = mistakes.map((m) => m.id);
-  return { gold: gold.size, correct, reward: gold.size === 0 ? 0 : correct / gold.size, confusion, extra, wrong, mistakes };
+  return {
+    gold: gold.size,
+    correct,
+    reward: gold.size === 0 ? 0 : correct / gold.size,
+    confusion,
+    extra,
+    wrong,
+    mistakes,
+  };
 }
 
 /**
@@ -225,9 +251,12 @@ export function formatGrade(g) {
   ];
   const shown = g.mistakes.slice(0, WRONG_IDS_SHOWN);
   if (shown.length) {
-    lines.push(`${counted(g.mistakes.length, 'wrong answer')}${g.mistakes.length > WRONG_IDS_SHOWN ? ` (the first ${WRONG_IDS_SHOWN})` : ''}:`);
+    lines.push(
+      `${counted(g.mistakes.length, 'wrong answer')}${g.mistakes.length > WRONG_IDS_SHOWN ? ` (the first ${WRONG_IDS_SHOWN})` : ''}:`,
+    );
     for (const m of shown) {
-      const given = m.given === undefined ? 'no answer' : isLabel(m.given) ? m.given : `${JSON.stringify(m.given)} (not a label)`;
+      const given =
+        m.given === undefined ? 'no answer' : isLabel(m.given) ? m.given : `${JSON.stringify(m.given)} (not a label)`;
       lines.push(`  ${JSON.stringify(m.id)}: expected ${m.expected}, given ${given}`);
     }
     if (g.mistakes.length > WRONG_IDS_SHOWN) lines.push(`  and ${g.mistakes.length - WRONG_IDS_SHOWN} more`);
@@ -255,7 +284,8 @@ export function parseLabels(json, where) {
   if (Array.isArray(json)) {
     json.forEach((row, i) => {
       const id = row && typeof row === 'object' ? row.id : undefined;
-      if (typeof id !== 'string' && typeof id !== 'number') throw new InputError(`${where}: entry #${i + 1} has no "id"`);
+      if (typeof id !== 'string' && typeof id !== 'number')
+        throw new InputError(`${where}: entry #${i + 1} has no "id"`);
       labels.set(String(id), String(row.label));
     });
   } else if (json && typeof json === 'object') {
@@ -280,7 +310,9 @@ export function parseLabelBytes(bytes, where) {
   }
   const deep = tooDeepAt(text, MAX_LABELS_DEPTH);
   if (deep >= 0)
-    throw new InputError(`${where} is nested deeper than a label file is (at ${lineAndColumn(text, deep)}): expected {"<id>": "<label>"} or [{"id", "label"}]`);
+    throw new InputError(
+      `${where} is nested deeper than a label file is (at ${lineAndColumn(text, deep)}): expected {"<id>": "<label>"} or [{"id", "label"}]`,
+    );
   return parseLabels(parseJsonText(text, InputError, `${where} is not valid JSON`), where);
 }
 
@@ -294,8 +326,11 @@ export function parseLabelBytes(bytes, where) {
 export function readLabels(path, what, opts = {}) {
   const read = readRegularFile(path, opts.maxBytes ?? MAX_LABELS_BYTES);
   if (!read.ok) {
-    if (read.kind === 'missing' || read.kind === 'unreadable') throw new InputError(`cannot read ${what} file ${path}: ${read.reason}`);
-    throw new InputError(`${what} file ${path} ${read.reason}${read.kind === 'not-regular' ? ', not a regular file' : ''}: not graded`);
+    if (read.kind === 'missing' || read.kind === 'unreadable')
+      throw new InputError(`cannot read ${what} file ${path}: ${read.reason}`);
+    throw new InputError(
+      `${what} file ${path} ${read.reason}${read.kind === 'not-regular' ? ', not a regular file' : ''}: not graded`,
+    );
   }
   const { dev, ino } = read.identity;
   if (opts.notSameAs && dev === opts.notSameAs.dev && ino === opts.notSameAs.ino)
@@ -392,7 +427,8 @@ export function readRegularFile(path, maxBytes) {
     return refused(code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable', describeFsError(err));
   }
   if (!before.isFile()) return refused('not-regular', `is ${kindOf(path, before)}`);
-  if (before.size > maxBytes) return refused('too-large', over(`${before.size.toLocaleString('en-US')} bytes`, maxBytes));
+  if (before.size > maxBytes)
+    return refused('too-large', over(`${before.size.toLocaleString('en-US')} bytes`, maxBytes));
   let fd;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
@@ -401,7 +437,8 @@ export function readRegularFile(path, maxBytes) {
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino) return refused('replaced', 'was replaced while it was read');
+    if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino)
+      return refused('replaced', 'was replaced while it was read');
     /** @type {Buffer[]} */
     const chunks = [];
     let total = 0;
@@ -452,7 +489,8 @@ export function prepareFolder(dir) {
     return;
   }
   const uid = process.getuid?.();
-  if (uid !== undefined && uid !== 0 && st.uid === uid && (st.mode & 0o300) !== 0o300) chmodSync(dir, (st.mode & 0o7777) | 0o700);
+  if (uid !== undefined && uid !== 0 && st.uid === uid && (st.mode & 0o300) !== 0o300)
+    chmodSync(dir, (st.mode & 0o7777) | 0o700);
 }
 
 /**
@@ -584,7 +622,10 @@ class JsonScanner {
   /** @param {string} reason @returns {never} */
   stop(reason) {
     const { text, i } = this;
-    const found = i >= text.length ? 'the end of the file' : JSON.stringify(String.fromCodePoint(/** @type {number} */ (text.codePointAt(i))));
+    const found =
+      i >= text.length
+        ? 'the end of the file'
+        : JSON.stringify(String.fromCodePoint(/** @type {number} */ (text.codePointAt(i))));
     throw new JsonStop(i, `${reason}, found ${found}`);
   }
 
