@@ -6,8 +6,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isolationSummary } from '../src/harbor/local-harness.js';
-import { writeBenchReports } from '../src/harbor/reports.js';
-import { benchGolden, diagnosisTable, scoreDiagnosis, serveGolden, table } from './scoreboard.js';
+import { writeEvaluationReports } from '../src/harbor/reports.js';
+import { evaluateGolden, diagnosisTable, scoreDiagnosis, serveGolden, table } from './scoreboard.js';
 import { goldenAtPort } from './lib/tasks.js';
 import { GOLDEN_PORT, goldenWaybackUrl, projectRoot, startGoldenServer, type RunningServer } from './server.js';
 
@@ -56,10 +56,10 @@ async function main(): Promise<number> {
     process.stdout.write(
       `${port === GOLDEN_PORT ? 'the golden tasks: golden/tasks' : `the golden tasks with their URLs on port ${port}: ${golden.tasksDir}`}\n\n`,
     );
-    const bench = await benchGolden(outDir, server ? ownServerHint(port) : portTakenHint(port), golden);
-    const oracleReports = writeBenchReports(bench.oracle, join(outDir, 'oracle'));
-    writeBenchReports(bench.baseline, join(outDir, 'baseline'));
-    process.stdout.write(`${table(bench)}\n\n`);
+    const runs = await evaluateGolden(outDir, server ? ownServerHint(port) : portTakenHint(port), golden);
+    const oracleReports = writeEvaluationReports(runs.oracle, join(outDir, 'oracle'));
+    writeEvaluationReports(runs.baseline, join(outDir, 'baseline'));
+    process.stdout.write(`${table(runs)}\n\n`);
     const diagnosis = await scoreDiagnosis(golden.diagnosisDir, join(outDir, 'diagnosis'));
     process.stdout.write(
       `diagnosis of ${diagnosis.total} labelled no_match cases (golden/diagnosis):\n${diagnosisTable(diagnosis)}\n\n`,
@@ -67,7 +67,7 @@ async function main(): Promise<number> {
     for (const m of diagnosis.misses)
       process.stdout.write(`  ${m.id}: expected ${m.expected}, got ${m.got}: ${m.note}\n`);
     process.stdout.write(
-      `tasks ran through their own solve.sh and test.sh (${bench.oracle.isolation === 'namespace' ? isolationSummary('namespace') : 'container paths by QUOTECHECK_*_DIR: not root, so the agents were not isolated'});\n`,
+      `tasks ran through their own solve.sh and test.sh (${runs.oracle.isolation === 'namespace' ? isolationSummary('namespace') : 'container paths by QUOTECHECK_*_DIR: not root, so the agents were not isolated'});\n`,
     );
     process.stdout.write(
       `open ${oracleReports.html} for every claim's evidence (the baseline's: ${join(outDir, 'baseline', 'report.html')});\n`,
@@ -75,9 +75,9 @@ async function main(): Promise<number> {
     process.stdout.write(
       `each task's answers: ${outDir}/{oracle,baseline}/trials/<task>/app/answers.json; the oracle's evidence report: ${outDir}/oracle/trials/<task>/logs/agent/report.jsonl\n`,
     );
-    const failed = bench.oracle.tasks.filter((t) => t.reward < 1);
+    const failed = runs.oracle.tasks.filter((t) => t.reward < 1);
     if (failed.length) {
-      const why = bench.oracle.advice.length ? ' (see what to check above, and the report)' : ' (see the report)';
+      const why = runs.oracle.advice.length ? ' (see what to check above, and the report)' : ' (see the report)';
       process.stdout.write(`ORACLE BELOW 1.000 on: ${failed.map((t) => t.task).join(', ')}${why}\n`);
       return 1;
     }

@@ -1,9 +1,9 @@
-// The golden scoreboard: oracle and baseline run through each task's real solve.sh and test.sh (quotecheck bench), and the diagnosis set's confusion matrix.
+// The golden scoreboard: oracle and baseline run through each task's real solve.sh and test.sh (quotecheck evaluate), and the diagnosis set's confusion matrix.
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { runBench, type BenchReport } from '../src/harbor/local-harness.js';
+import { runEvaluation, type EvaluationReport } from '../src/harbor/local-harness.js';
 import { readJsonLines } from '../src/harbor/dataset.js';
 import { shippedCli } from '../src/harbor/ship.js';
 import { AGENT_DIR, AGENT_DIR_ENV } from '../src/harbor/container-trial.js';
@@ -13,11 +13,11 @@ import type { GoldenAtPort } from './lib/tasks.js';
 
 const run = promisify(execFile);
 
-export interface GoldenBench {
-  oracle: BenchReport;
-  baseline: BenchReport;
+export interface GoldenEvaluation {
+  oracle: EvaluationReport;
+  baseline: EvaluationReport;
   /** The drift task with the archive out of the picture (`--wayback off`): what judging by today's web alone scores. */
-  waybackOff: BenchReport;
+  waybackOff: EvaluationReport;
 }
 
 /**
@@ -30,7 +30,7 @@ export function waybackOffAgent(): string {
 
 /**
  * The golden server on `port` (the demo's --port), or null when that port is taken: most often by a golden server the
- * user started (`node dist/golden/server.js &`, as the README's bench section says), which serves the same files.
+ * user started (`node dist/golden/server.js &`, as the README's evaluate section says), which serves the same files.
  * Any other failure (no loopback aliases, ...) is thrown. Without --port the demo takes a free port and cannot collide.
  */
 export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | null> {
@@ -48,12 +48,16 @@ export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | n
  * made for the port the golden server listens on (golden/lib/tasks.ts goldenAtPort). The golden server must be
  * running; `sourcesHint` says what to check when a task's sources all fail.
  */
-export async function benchGolden(outDir: string, sourcesHint?: string, golden?: GoldenAtPort): Promise<GoldenBench> {
+export async function evaluateGolden(
+  outDir: string,
+  sourcesHint?: string,
+  golden?: GoldenAtPort,
+): Promise<GoldenEvaluation> {
   // Nothing of the host (golden/, labelled.jsonl, the checkout) is in the agents' containers: only the task's files.
   const common = { tasksDir: golden?.tasksDir ?? join(goldenDir(), 'tasks'), sourcesHint };
-  const oracle = await runBench({ ...common, agent: 'oracle', outDir: join(outDir, 'oracle') });
-  const baseline = await runBench({ ...common, agent: 'baseline', outDir: join(outDir, 'baseline') });
-  const waybackOff = await runBench({
+  const oracle = await runEvaluation({ ...common, agent: 'oracle', outDir: join(outDir, 'oracle') });
+  const baseline = await runEvaluation({ ...common, agent: 'baseline', outDir: join(outDir, 'baseline') });
+  const waybackOff = await runEvaluation({
     ...common,
     tasksDir: join(common.tasksDir, DRIFT_TASK),
     agent: waybackOffAgent(),
@@ -71,7 +75,7 @@ export const SCOREBOARD_LEGEND =
   'baseline answers no_match for every claim, so it scores each task\'s no_match share; "all claims" is correct/claims over every claim (big tasks weigh more), "mean reward" the mean of the task rewards (each task weighs the same)';
 
 /** Per task: claims, no_match share, oracle and baseline rewards; then all claims, the mean reward and the legend. */
-export function table({ oracle, baseline, waybackOff }: GoldenBench): string {
+export function table({ oracle, baseline, waybackOff }: GoldenEvaluation): string {
   const width = Math.max(12, ...oracle.tasks.map((t) => t.task.length));
   const row = (task: string, claims: string, share: string, o: string, b: string, secs: string) =>
     `${task.padEnd(width)}  ${claims.padStart(6)}  ${share.padStart(8)}  ${o.padStart(6)}  ${b.padStart(8)}  ${secs.padStart(6)}`.trimEnd();

@@ -71,7 +71,7 @@ export interface RunningServer {
 
 /**
  * The port the committed golden files' URLs carry (golden/tasks/, labelled.jsonl, diagnosis/claims.json, the drift
- * task's captures): where `node dist/golden/server.js` listens by default, so that `quotecheck bench --tasks golden/tasks`
+ * task's captures): where `node dist/golden/server.js` listens by default, so that `quotecheck evaluate --tasks golden/tasks`
  * finds its sources. The demo and the tests listen on a free port instead and run a copy of the tasks whose URLs carry
  * it (golden/lib/tasks.ts goldenAtPort), so that neither collides with another run, a second checkout or a server of this one.
  */
@@ -379,7 +379,7 @@ export async function startGoldenServer(opts: { port?: number } = {}): Promise<R
 }
 
 // `node dist/golden/server.js [PORT]` serves the golden benchmark until interrupted: on GOLDEN_PORT by default, the port
-// the committed tasks' URLs carry (what `quotecheck bench --tasks golden/tasks` needs); 0 for a free port.
+// the committed tasks' URLs carry (what `quotecheck evaluate --tasks golden/tasks` needs); 0 for a free port.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const portArg = process.argv[2];
   const port = portArg === undefined ? GOLDEN_PORT : Number(portArg);

@@ -3,7 +3,7 @@
 // Everything a user reads is snake_case: the answers file, the evidence report (`run --report`), `verify --json`, the
 // library's verifyQuote and the MCP tools' structured results. The library's checkClaims and streamClaims return the
 // pipeline's own ClaimResult (camelCase, with the match's parts and timings, src/run/result.ts); toReportRecord turns
-// one into a report line. Readers of reports other programs wrote (bench, compare) read them with `readReportLine`,
+// one into a report line. Readers of reports other programs wrote (evaluate, compare) read them with `readReportLine`,
 // which keeps each field only when it is well formed.
 // A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
 import * as z from 'zod';
@@ -195,7 +195,7 @@ export const NearestRead = z.object({
 /** An `as_of` as a reader takes it: each field when there, and any other (a newer version's). */
 export const AsOfRead = AsOfSchema.partial().passthrough();
 
-/** What a reader (bench's report, compare) takes from a report line: every field optional, each kept only when well formed. */
+/** What a reader (evaluate's report, compare) takes from a report line: every field optional, each kept only when well formed. */
 const ReportLineRead = z.object({
   diagnosis: kept(z.string()),
   note: kept(z.string()),
@@ -215,7 +215,7 @@ export function readReportLine(value: unknown): ReportLine {
 }
 
 /**
- * A comparison's report.json (`bench --agent A --agent B`, `compare --out`; compare.ts comparisonJson) as compare reads
+ * A comparison's report.json (`evaluate --agent A --agent B`, `compare --out`; compare.ts comparisonJson) as compare reads
  * it back: the agents' run folders and the oracle's, relative to it. The rest is the comparison itself, which no reader takes.
  */
 export const ComparisonFolderSchema = z.object({

@@ -1,11 +1,11 @@
-// The archive is visible when it is the slow part or fails: run's progress shows the pacing wait, bench names a task whose archive never answered, and `quotecheck wayback-stub` serves the stand-in from captures on disk.
+// The archive is visible when it is the slow part or fails: run's progress shows the pacing wait, evaluate names a task whose archive never answered, and `quotecheck wayback-stub` serves the stand-in from captures on disk.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Label } from '../src/answers.js';
-import { runBench } from '../src/harbor/local-harness.js';
+import { runEvaluation } from '../src/harbor/local-harness.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { instruction } from '../src/harbor/templates.js';
 import { closedPort } from '../src/loopback.js';
@@ -111,7 +111,7 @@ function driftTask(root: string, name: string, claims: Record<string, unknown>[]
   return dir;
 }
 
-describe('bench names a task whose archive never answered', () => {
+describe('evaluate names a task whose archive never answered', () => {
   test("the oracle's archive requests all failed: the task's problems say so and the advice says what to check", async () => {
     const { claims, captures } = await drifted(2);
     const dead = `http://127.0.0.1:${await closedPort()}`;
@@ -120,7 +120,7 @@ describe('bench names a task whose archive never answered', () => {
     const root = tempDir();
     driftTask(root, 'drift-dead-archive', claims, dead);
     driftTask(root, 'drift-archive', claims, wb.origin);
-    const report = await runBench({ tasksDir: root, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
+    const report = await runEvaluation({ tasksDir: root, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
     const bad = report.tasks.find((t) => t.task === 'drift-dead-archive')!;
     const good = report.tasks.find((t) => t.task === 'drift-archive')!;
     expect(good.reward).toBe(1);

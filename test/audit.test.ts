@@ -1,5 +1,5 @@
 // `quotecheck audit`: what it reads of a task (the answers path, the verifier's files, the modes), its cheat suite
-// (every script valid bash), how it judges and reports (with a stand-in for bench), and, as root, the real thing: a
+// (every script valid bash), how it judges and reports (with a stand-in for evaluate), and, as root, the real thing: a
 // deliberately naive dataset fails, naming the attacks that worked; the golden tasks pass in separate mode, and in
 // shared mode exactly the harness attacks are reported as the harness's to stop.
 import { spawnSync } from 'node:child_process';
@@ -29,7 +29,7 @@ import {
 } from '../src/harbor/audit.js';
 import { listTasks } from '../src/harbor/dataset.js';
 import { canIsolate } from '../src/harbor/isolation.js';
-import type { BenchReport } from '../src/harbor/local-harness.js';
+import type { EvaluationReport } from '../src/harbor/local-harness.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { FIXTURES, ROOT, fileTempDir, runCli, runCliInProcess, tempDir } from './support/helpers.js';
 
@@ -281,7 +281,7 @@ describe('audit: judging and reporting', () => {
     expect(judgeAttack('task', 'separate', 1, 0, false)).toBe('fail');
   });
 
-  test("an oracle below 1 says what bench saw besides the verifier: every source failed, and bench's advice on what to check", async () => {
+  test("an oracle below 1 says what evaluate saw besides the verifier: every source failed, and evaluate's advice on what to check", async () => {
     const dataset = join(tempDir(), 'ds');
     cpSync(join(NAIVE, 'naive'), join(dataset, 'naive'), { recursive: true });
     const stand: TrialRunner = async (o) => {
@@ -300,7 +300,7 @@ describe('audit: judging and reporting', () => {
       return {
         tasks: [run],
         advice: oracle ? ['Check: is the server that serves them running?'] : [],
-      } as unknown as BenchReport;
+      } as unknown as EvaluationReport;
     };
     const report = await runAudit(
       { dataset, outDir: join(tempDir(), 'out'), modes: ['shared'], attacks: ['reward-planted'] },
@@ -313,7 +313,7 @@ describe('audit: judging and reporting', () => {
     );
   });
 
-  test('a whole audit over a stand-in for bench: verdicts, the lines that name what succeeded, the table and the JSON', async () => {
+  test('a whole audit over a stand-in for evaluate: verdicts, the lines that name what succeeded, the table and the JSON', async () => {
     const dataset = join(tempDir(), 'ds');
     cpSync(join(NAIVE, 'naive'), join(dataset, 'naive'), { recursive: true });
     const seen: { name?: string; mode?: string; user?: string }[] = [];
@@ -348,7 +348,7 @@ describe('audit: judging and reporting', () => {
         verifierMode: o.verifierMode,
         agentUser: o.agentUser,
       };
-      return { tasks: [run] } as unknown as BenchReport;
+      return { tasks: [run] } as unknown as EvaluationReport;
     };
     const report = await runAudit(
       {
@@ -458,7 +458,7 @@ describe('quotecheck audit: the command', () => {
     const r = await runCli(['audit', join(dir, 'ds')], { asUid: 65534 });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /^quotecheck: error: audit needs namespace isolation \(bench's containers\): run it as root .* no attack would mean anything\n$/,
+      /^quotecheck: error: audit needs namespace isolation \(evaluate's containers\): run it as root .* no attack would mean anything\n$/,
     );
   });
 });
@@ -466,7 +466,7 @@ describe('quotecheck audit: the command', () => {
 /** Trials at once in the audits below: they wait on namespaces and processes more than on the CPU. */
 const JOBS = String(Math.max(8, 4 * availableParallelism()));
 
-describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (bench as root)', () => {
+describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (evaluate as root)', () => {
   let server: RunningServer | undefined;
   let naive: { code: number; stderr: string; report: AuditReport };
   let golden: { code: number; stderr: string; stdout: string; report: AuditReport };
@@ -542,7 +542,7 @@ describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (bench as root)', 
         .map((a) => a.id)
         .sort(),
     );
-    // No task attack is left to the harness: bench's own tools (timeout, setpriv, env) are never looked up on the
+    // No task attack is left to the harness: evaluate's own tools (timeout, setpriv, env) are never looked up on the
     // container's PATH, where a root agent's /usr/local/sbin comes first; only `bash` is, as under Harbor.
     expect(left.filter((x) => x.class === 'task').map((t) => `${t.key}: ${t.why}`)).toEqual([]);
     // The golden tasks declare the separate verifier: what is left is what a harness that ignores it lets through.

@@ -416,3 +416,18 @@ describe('quotecheck run: the closing summary', () => {
     expect(r.stderr).toMatch(/worth a human look:\n\s+mis\s+near_miss \(similarity 0\.\d+\)/);
   });
 });
+
+describe('quotecheck bench, the old name of evaluate', () => {
+  test('names the new command and the performance benchmark, exits 2, runs nothing, and is not in the help', async () => {
+    const r = await runCliInProcess(['bench', '--tasks', 'golden/tasks', '--agent', 'baseline']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'quotecheck: error: `quotecheck bench` is now `quotecheck evaluate` (same options); ' +
+        '`npm run bench` is the performance benchmark\n',
+    );
+    const help = await runCliInProcess(['--help']);
+    expect(help.stdout).toMatch(/^ {2}evaluate \[options\]/m);
+    expect(help.stdout).not.toMatch(/^ {2}bench\b/m);
+  });
+});

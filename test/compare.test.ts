@@ -1,8 +1,8 @@
-// Where an agent fails: bench with several agents and `compare` over finished runs, split by the oracle's diagnosis; the comparison page in headless Chromium.
+// Where an agent fails: evaluate with several agents and `compare` over finished runs, split by the oracle's diagnosis; the comparison page in headless Chromium.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
+import type { EvaluationReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
 import {
   agentFolders,
   compareRuns,
@@ -14,11 +14,11 @@ import {
 } from '../src/harbor/compare.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { renderComparisonHtml } from '../src/harbor/html.js';
-import { pathsWarning } from '../src/cli/bench.js';
+import { pathsWarning } from '../src/cli/evaluate.js';
 import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './support/harbor-helpers.js';
 import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
-/** A bench report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
+/** An evaluation report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(
   agent: string,
   tasks: Record<
@@ -34,7 +34,7 @@ function report(
     }[]
   >,
   name?: string,
-): BenchReport {
+): EvaluationReport {
   const runs: TaskRun[] = Object.entries(tasks).map(([name, claims]) => {
     const rows: ClaimRow[] = claims.map((c) => ({
       id: c.id,
@@ -295,7 +295,7 @@ describe('compareRuns', () => {
       'llama-4-maverick-17b-128e-plain',
     ];
     const home = tempDir();
-    const folder = (name: string, r: BenchReport) => {
+    const folder = (name: string, r: EvaluationReport) => {
       mkdirSync(join(home, name));
       writeFileSync(join(home, name, 'report.json'), JSON.stringify(r));
       return name;
@@ -379,7 +379,7 @@ describe('compareRuns', () => {
     ]);
   });
 
-  test("each run keeps the name bench gave it (report.json's name), never renumbered by its place in the comparison", () => {
+  test("each run keeps the name evaluate gave it (report.json's name), never renumbered by its place in the comparison", () => {
     const oracle = report(
       'oracle',
       { a: [{ id: 'v1', gold: 'verbatim', answer: 'verbatim', diagnosis: 'verbatim' }] },
@@ -404,7 +404,7 @@ describe('compareRuns', () => {
     expect(text.split('\n')).toEqual(
       expect.arrayContaining([`agent-2: ${cmd}`, `agent-3: ${cmd} --fast`, 'mine: short-cmd']),
     );
-    // A report written before bench named its agents: a long command is named by its folder (bench's agent-N), not its place here.
+    // A report written before evaluate named its agents: a long command is named by its folder (evaluate's agent-N), not its place here.
     const { name: _n, ...old } = three;
     expect(compareRuns([{ report: old, dir: 'old/agent-3' }], { report: oracle, dir: 'o' }).agents[0]!.label).toBe(
       'agent-3',
@@ -497,8 +497,8 @@ describe('compareRuns', () => {
   });
 
   test('paths are printed relative to the working folder inside it, absolute outside it', () => {
-    expect(shownPath('/work/x/bench-out/oracle', '/work/x')).toBe('bench-out/oracle');
-    expect(shownPath('bench-out/oracle', '/work/x')).toBe('bench-out/oracle');
+    expect(shownPath('/work/x/evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
+    expect(shownPath('evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
     expect(shownPath('/work/x', '/work/x')).toBe('.');
     expect(shownPath('../y/oracle', '/work/x')).toBe('/work/y/oracle');
     expect(shownPath('/tmp/run', '/work/x')).toBe('/tmp/run');
@@ -514,7 +514,7 @@ const ALL_VERBATIM = `node -e "const c=require('./claims.json');require('fs').wr
 const PAGE =
   '<html><body><article><p>The committee approved the budget on Tuesday after a long debate about schools and roads.</p></article></body></html>';
 
-describe('bench with several agents, and compare', () => {
+describe('evaluate with several agents, and compare', () => {
   test('runs each agent in its own folder, named by --name or as before, the oracle too for the diagnoses, and compares them on stdout, report.json and report.html; compare reads them back under the same names', async () => {
     const live = await serve([{ path: '/news', body: PAGE, headers: { 'content-type': 'text/html' } }]);
     const tasks = tempDir();
@@ -529,9 +529,9 @@ describe('bench with several agents, and compare', () => {
       },
     ]);
     const home = tempDir();
-    const out = join(home, 'bench');
+    const out = join(home, 'evaluate');
     const r = await runCli([
-      'bench',
+      'evaluate',
       '--tasks',
       tasks,
       '--out',
@@ -551,10 +551,10 @@ describe('bench with several agents, and compare', () => {
     // --quiet stops the progress, not the one line saying what paths isolation cannot stop.
     expect(r.stderr).toBe(pathsWarning());
     expect(r.code).toBe(0);
-    // Each agent in its own folder, named by its --name or as bench always named it; the oracle, not among them, ran too.
+    // Each agent in its own folder, named by its --name or as evaluate always named it; the oracle, not among them, ran too.
     for (const d of ['no-match', 'agent-2', 'agent-3', 'oracle']) {
       expect(existsSync(join(out, d, 'trials', 'one', 'app', 'answers.json')), d).toBe(true);
-      expect((JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as BenchReport).name, d).toBe(d);
+      expect((JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as EvaluationReport).name, d).toBe(d);
     }
     expect(r.stdout).toContain('oracle (run for the diagnoses): mean reward 1.000');
     // Each agent's own report shows the oracle's evidence on claims it reported nothing on (these agents write no
@@ -572,7 +572,7 @@ describe('bench with several agents, and compare', () => {
         '<span class="code extraction_artifact">extraction_artifact</span><div class="note">in the ',
       );
       expect(
-        (JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as BenchReport).tasks[0]!.rows.map(
+        (JSON.parse(readFileSync(join(out, d, 'report.json'), 'utf8')) as EvaluationReport).tasks[0]!.rows.map(
           (row) => row.oracle?.diagnosis,
         ),
         d,
@@ -631,22 +631,22 @@ describe('bench with several agents, and compare', () => {
     expect(html).toContain('agent-3 gives no answer for 100% of quotes not found (1/1)');
 
     // compare, run from beside the runs: the comparison folder itself, or the runs one by one (the oracle found by its
-    // agent), under the names bench gave them; the folders printed relative to where compare runs.
-    const again = await runCli(['compare', 'bench'], { cwd: home });
+    // agent), under the names evaluate gave them; the folders printed relative to where compare runs.
+    const again = await runCli(['compare', 'evaluate'], { cwd: home });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(
       /^extraction_artifact \(1\)\s+100% \(1\/1\)\s+0% \(0\/1\)\s+0% \(0\/1\)\s+0\/1\s+1\/1$/m,
     );
     expect(again.stdout).toMatch(/^\s+no-match\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid$/m);
-    expect(again.stdout).toContain(`(from ${join('bench', 'oracle')}):`);
+    expect(again.stdout).toContain(`(from ${join('evaluate', 'oracle')}):`);
     const cmpOut = join(home, 'cmp');
     const oneByOne = await runCli(
-      ['compare', join('bench', 'agent-2'), join('bench', 'agent-3'), join('bench', 'oracle'), '--out', 'cmp'],
+      ['compare', join('evaluate', 'agent-2'), join('evaluate', 'agent-3'), join('evaluate', 'oracle'), '--out', 'cmp'],
       { cwd: home },
     );
     expect(oneByOne.code).toBe(0);
     expect(oneByOne.stdout).toMatch(/^\s+agent-2\s+agent-3\s+agent-3 missing\s+agent-3 invalid\s+oracle$/m);
-    expect(oneByOne.stdout).toContain(`(from ${join('bench', 'oracle')}):`);
+    expect(oneByOne.stdout).toContain(`(from ${join('evaluate', 'oracle')}):`);
     expect(oneByOne.stdout).toContain(`wrote ${join('cmp', 'report.json')} and ${join('cmp', 'report.html')}`);
     const cmp = JSON.parse(readFileSync(join(cmpOut, 'report.json'), 'utf8')) as Comparison;
     expect(cmp.agents.map((a) => [a.label, a.agent])).toEqual([
@@ -656,13 +656,13 @@ describe('bench with several agents, and compare', () => {
     ]);
     expect(cmp.agents[0]!.by_diagnosis).toEqual(json.agents[1]!.by_diagnosis);
     // report.json gives the folders relative to itself, and each row of the page links to its own run's report.
-    expect(cmp.oracle).toBe(join('..', 'bench', 'oracle'));
+    expect(cmp.oracle).toBe(join('..', 'evaluate', 'oracle'));
     const page = readFileSync(join(cmpOut, 'report.html'), 'utf8');
     // compare --out writes each agent's page again with the oracle's evidence, and links to it; the runs are left as they were.
     for (const name of ['agent-2', 'agent-3']) {
       const withOracle = readFileSync(join(cmpOut, 'evidence', name, 'report.html'), 'utf8');
       expect(withOracle).toContain(
-        `<div class="by">the oracle's evidence (<a href="${['..', '..', '..', 'bench', 'oracle'].join('/')}/report.html">its report</a>):</div>`,
+        `<div class="by">the oracle's evidence (<a href="${['..', '..', '..', 'evaluate', 'oracle'].join('/')}/report.html">its report</a>):</div>`,
       );
       expect(page).toContain(
         `<a class="with-oracle" href="evidence/${name}/report.html">with the oracle's evidence</a>`,
@@ -692,13 +692,13 @@ describe('bench with several agents, and compare', () => {
     );
     const notRun = await runCliInProcess(['compare', tasks]);
     expect(notRun.code).toBe(2);
-    expect(notRun.stderr).toBe(`quotecheck: error: run ${tasks}: no report.json (not a finished bench run)\n`);
+    expect(notRun.stderr).toBe(`quotecheck: error: run ${tasks}: no report.json (not a finished evaluate run)\n`);
   }, 60_000);
 
-  test('bench refuses a bad --name in one line before running anything', async () => {
+  test('evaluate refuses a bad --name in one line before running anything', async () => {
     const tasks = tempDir();
     makeTask(tasks, 'one', [{ id: 'v', quote: 'q', url: 'http://127.0.0.1:9/', gold: 'verbatim' }]);
-    const out = join(tempDir(), 'bench');
+    const out = join(tempDir(), 'evaluate');
     const cases: [string[], string][] = [
       [
         ['--agent', 'baseline', '--agent', 'x', '--name', 'a/b'],
@@ -714,7 +714,7 @@ describe('bench with several agents, and compare', () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', ...args]);
+      const r = await runCli(['evaluate', '--tasks', tasks, '--out', out, '--isolation', 'paths', '--quiet', ...args]);
       expect([r.code, r.stderr], args.join(' ')).toEqual([2, `quotecheck: error: ${message}\n`]);
     }
     expect(existsSync(out)).toBe(false);
@@ -723,7 +723,7 @@ describe('bench with several agents, and compare', () => {
   test('compare refuses runs of different claims (another dataset, or another version of one) in one line naming them, instead of filing them under no_diagnosis', async () => {
     const home = tempDir();
     /** A finished run's folder holding this report, named as compare prints it (relative to where it runs). */
-    const run = (name: string, r: BenchReport, tasksDir: string): string => {
+    const run = (name: string, r: EvaluationReport, tasksDir: string): string => {
       mkdirSync(join(home, name));
       writeFileSync(join(home, name, 'report.json'), JSON.stringify({ ...r, tasks_dir: tasksDir }));
       return name;
@@ -746,7 +746,7 @@ describe('bench with several agents, and compare', () => {
     const all = run('all', report('baseline', one, 'all'), '/data/one');
     cases.push([
       [half, all, '--oracle', oracle],
-      'runs half and all are not of the same claims: 1 claim (task b) only in all; compare runs of one dataset (bench --tasks DIR with the same DIR)',
+      'runs half and all are not of the same claims: 1 claim (task b) only in all; compare runs of one dataset (evaluate --tasks DIR with the same DIR)',
     ]);
     // The same task names and ids in a re-exported dataset whose quotes or labels changed.
     const changed = run(

@@ -224,7 +224,7 @@ describe('every quotecheck command in README.md and docs/ is one the CLI accepts
   test('the documentation has commands to check, for most subcommands', () => {
     expect(commands.length).toBeGreaterThanOrEqual(15);
     const used = new Set(commands.flatMap((c) => c.argvs.map((a) => a[0])));
-    for (const name of ['run', 'verify', 'mcp', 'bench', 'compare', 'export']) expect(used, name).toContain(name);
+    for (const name of ['run', 'verify', 'mcp', 'evaluate', 'compare', 'export']) expect(used, name).toContain(name);
   });
 
   test.each(commands.map((c) => [c.where, c] as const))('%s', (_where, c) => {
@@ -279,7 +279,7 @@ describe('the command reader', () => {
     expect(refusal(['run', '--wayback', 'sometimes'])).toMatch(/invalidArgument/);
     expect(refusal(['run', '--claims'])).toMatch(/optionMissingArgument/);
     expect(refusal(['run', '--concurrency', 'N'])).toMatch(/invalidArgument/);
-    expect(refusal(['bench'])).toMatch(/missingMandatoryOptionValue/);
+    expect(refusal(['evaluate'])).toMatch(/missingMandatoryOptionValue/);
     expect(refusal(['frobnicate'])).toBeDefined();
     expect(refusal(['verify', '--help'])).toBeUndefined();
   });

@@ -1,5 +1,5 @@
-// Everything that needs the golden sources on loopback: the golden tasks run as the harness runs them (bench),
-// the diagnosis confusion matrix, export -> bench round trip, the packed package, and the HTML report in Chromium.
+// Everything that needs the golden sources on loopback: the golden tasks run as the harness runs them (evaluate),
+// the diagnosis confusion matrix, export -> evaluate round trip, the packed package, and the HTML report in Chromium.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -7,9 +7,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runBench, type BenchReport } from '../src/harbor/local-harness.js';
-import { writeBenchReports } from '../src/harbor/reports.js';
-import { benchGolden, scoreDiagnosis, table, type GoldenBench } from '../golden/scoreboard.js';
+import { runEvaluation, type EvaluationReport } from '../src/harbor/local-harness.js';
+import { writeEvaluationReports } from '../src/harbor/reports.js';
+import { evaluateGolden, scoreDiagnosis, table, type GoldenEvaluation } from '../golden/scoreboard.js';
 import { goldenWaybackUrl, startGoldenServer, type RunningServer } from '../golden/server.js';
 import { goldenAtPort, type GoldenAtPort } from '../golden/lib/tasks.js';
 import { WARCParser } from 'warcio';
@@ -37,7 +37,7 @@ function countCorrect(answersPath: string, goldPath: string): { correct: number;
 }
 
 let server: RunningServer | undefined;
-let golden: GoldenBench;
+let golden: GoldenEvaluation;
 let outDir: string;
 
 const PATH_BEFORE = process.env.PATH;
@@ -55,7 +55,7 @@ beforeAll(async () => {
   mkdirSync(bin);
   writeFileSync(join(bin, 'quotecheck'), '#!/bin/sh\necho "not this quotecheck" >&2\nexit 99\n', { mode: 0o755 });
   process.env.PATH = `${bin}:${PATH_BEFORE}`;
-  golden = await benchGolden(outDir, undefined, GOLDEN);
+  golden = await evaluateGolden(outDir, undefined, GOLDEN);
 }, 300_000);
 
 afterAll(async () => {
@@ -64,7 +64,7 @@ afterAll(async () => {
   server = undefined;
 });
 
-describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)', () => {
+describe('golden tasks through their own solve.sh and test.sh (quotecheck evaluate)', () => {
   test('oracle scores 1.000 on every task; the baseline scores exactly the no_match share', () => {
     expect(golden.oracle.tasks.length).toBeGreaterThanOrEqual(6);
     expect(golden.oracle.claims).toBeGreaterThanOrEqual(60);
@@ -138,7 +138,7 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
   });
 
   test('without root, the same tasks run with the path override (QUOTECHECK_*_DIR) and score the same', async () => {
-    const report = await runBench({
+    const report = await runEvaluation({
       tasksDir: join(TASKS, 'pdf-papers'),
       agent: 'oracle',
       outDir: tempDir(),
@@ -152,7 +152,7 @@ describe('golden tasks through their own solve.sh and test.sh (quotecheck bench)
     const dir = tempDir();
     // Answers verbatim for everything: scores the verbatim share.
     const agent = `node -e "const c=require(process.env.QUOTECHECK_APP_DIR+'/claims.json'); require('fs').writeFileSync(process.env.QUOTECHECK_APP_DIR+'/answers.json', JSON.stringify(Object.fromEntries(c.map(x=>[x.id,'verbatim']))))"`;
-    const report = await runBench({ tasksDir: join(TASKS, 'news-wire'), agent, outDir: dir, isolation: 'paths' });
+    const report = await runEvaluation({ tasksDir: join(TASKS, 'news-wire'), agent, outDir: dir, isolation: 'paths' });
     expect(report.tasks[0]!.reward).toBeCloseTo(1 - report.tasks[0]!.baseline, 5);
   }, 60_000);
 });
@@ -161,13 +161,13 @@ describe('the HTML report, in a real browser', () => {
   test('headless Chromium shows the summary, the tasks and every claim with its evidence', async () => {
     const dir = tempDir();
     // A report with wrong answers in it: the baseline's.
-    const { html } = writeBenchReports(golden.baseline, dir);
-    const oracle = writeBenchReports(golden.oracle, tempDir());
+    const { html } = writeEvaluationReports(golden.baseline, dir);
+    const oracle = writeEvaluationReports(golden.oracle, tempDir());
     const browser = await launchChromium(tempDir('quotecheck-chromium-'));
     try {
       const page = await browser.newPage();
       await page.goto(pathToFileURL(html).href);
-      expect(await page.title()).toMatch(/quotecheck bench: baseline/);
+      expect(await page.title()).toMatch(/quotecheck evaluate: baseline/);
       expect(await page.locator('#mean-reward').innerText()).toBe(golden.baseline.mean_reward.toFixed(3));
       expect(await page.locator('#tasks tbody tr').count()).toBe(golden.baseline.tasks.length);
       const total = golden.baseline.claims;
@@ -241,7 +241,7 @@ describe('diagnosis on golden/diagnosis', () => {
   }, 240_000);
 });
 
-describe('export, then bench: a labelled file round-trips', () => {
+describe('export, then evaluate: a labelled file round-trips', () => {
   test('tasks of about 10 claims, sources never split, no labels in claims.json, oracle 1.000', async () => {
     const out = join(tempDir(), 'dataset');
     const r = await runCli([
@@ -302,7 +302,7 @@ describe('export, then bench: a labelled file round-trips', () => {
     const sizes = tasks.map((t) => (readJson(join(out, t, 'environment', 'claims.json')) as unknown[]).length);
     expect(Math.max(...sizes.slice(0, -1))).toBeLessThanOrEqual(16); // about ten: a source's claims may push a task past 10
 
-    const report: BenchReport = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
+    const report: EvaluationReport = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
     for (const t of report.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
   }, 300_000);
 });
@@ -323,13 +323,13 @@ describe("the golden tasks in SkillsBench 1.1's layout (task.md, oracle/, verifi
       'task',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    const rewards = (report: BenchReport) => Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
-    const oracle = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
-    const baseline = await runBench({ tasksDir: out, agent: 'baseline', outDir: tempDir() });
+    const rewards = (report: EvaluationReport) => Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
+    const oracle = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
+    const baseline = await runEvaluation({ tasksDir: out, agent: 'baseline', outDir: tempDir() });
     // Every golden task but drift (its claims are in drift/labelled.jsonl, and its oracle needs the Wayback stand-in).
     const names = oracle.tasks.map((t) => t.task);
     expect(names).toEqual(golden.oracle.tasks.map((t) => t.task).filter((n) => n !== 'drift'));
-    const harbor = (report: BenchReport) =>
+    const harbor = (report: EvaluationReport) =>
       Object.fromEntries(report.tasks.filter((t) => names.includes(t.task)).map((t) => [t.task, t.reward]));
     expect(rewards(oracle)).toEqual(harbor(golden.oracle));
     expect(rewards(baseline)).toEqual(harbor(golden.baseline));
@@ -506,9 +506,9 @@ describe('sources change: the golden run recorded, then replayed with the golden
     expect(cut.records).toHaveLength(k);
     expect(cut.cut).toBeDefined();
 
-    // bench --replay: every golden task's own solve.sh, unchanged, answers from the archive.
+    // evaluate --replay: every golden task's own solve.sh, unchanged, answers from the archive.
     const replayed = await runCli([
-      'bench',
+      'evaluate',
       '--quiet',
       '--tasks',
       TASKS,
@@ -518,7 +518,7 @@ describe('sources change: the golden run recorded, then replayed with the golden
       warc,
     ]);
     expect(replayed.code, replayed.stderr).toBe(0);
-    const replayedReport = readJson(join(dir, 'bench-replay', 'report.json')) as BenchReport;
+    const replayedReport = readJson(join(dir, 'bench-replay', 'report.json')) as EvaluationReport;
     for (const t of replayedReport.tasks) expect(t.reward, `${t.task} replayed: ${t.problems.join('; ')}`).toBe(1);
 
     // A frozen edition: each task ships its own sources and scores 1.000 with nothing served.
@@ -565,7 +565,7 @@ describe('sources change: the golden run recorded, then replayed with the golden
       [...evidence].some((h) => bodies.has(h)),
       'a labelled version of a drifted page, by its evidence hash',
     ).toBe(true);
-    const frozen = await runBench({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
+    const frozen = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
     for (const t of frozen.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
   }, 300_000);
 });

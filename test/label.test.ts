@@ -5,7 +5,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, test } from 'vitest';
-import { runBench } from '../src/harbor/local-harness.js';
+import { runEvaluation } from '../src/harbor/local-harness.js';
 import { FIXTURES, runCliInProcess, serve, tempDir } from './support/helpers.js';
 import { gzipMembers, handParse } from './support/warc-hand.js';
 import type { Route } from '../golden/server.js';
@@ -330,7 +330,7 @@ describe('one labelled file everywhere', () => {
     expect(refused.stderr).toMatch(/broken\.jsonl:2 \(id "h2"\): field "label" is missing/);
   }, 60_000);
 
-  test('label -> export -> bench: the oracle scores 1.000, the baseline each task its no_match share', async () => {
+  test('label -> export -> evaluate: the oracle scores 1.000, the baseline each task its no_match share', async () => {
     const { out, dir, gold } = await labelled();
     const dataset = join(dir, 'dataset');
     const exported = await runCliInProcess([
@@ -360,10 +360,10 @@ describe('one labelled file everywhere', () => {
         expect(Object.keys(c.evidence as object)).toEqual(['sha256']);
       }
     }
-    const oracle = await runBench({ tasksDir: dataset, agent: 'oracle', outDir: join(dir, 'oracle') });
+    const oracle = await runEvaluation({ tasksDir: dataset, agent: 'oracle', outDir: join(dir, 'oracle') });
     expect(oracle.tasks.map((t) => t.reward).every((x) => x === 1)).toBe(true);
     expect(oracle.claims).toBe(Object.keys(gold).length);
-    const baseline = await runBench({ tasksDir: dataset, agent: 'baseline', outDir: join(dir, 'baseline') });
+    const baseline = await runEvaluation({ tasksDir: dataset, agent: 'baseline', outDir: join(dir, 'baseline') });
     for (const t of baseline.tasks) {
       const goldOfTask = JSON.parse(readFileSync(join(dataset, t.task, 'tests', 'gold.json'), 'utf8')) as Record<
         string,
@@ -374,7 +374,7 @@ describe('one labelled file everywhere', () => {
     }
   }, 120_000);
 
-  test('label --record -> export --warc -> bench with the sources gone: the frozen oracle scores 1.000, the 503-then-200 source included', async () => {
+  test('label --record -> export --warc -> evaluate with the sources gone: the frozen oracle scores 1.000, the 503-then-200 source included', async () => {
     const { out, dir, server } = await labelled((d) => ['--record', join(d, 'run.warc.gz')]);
     const dataset = join(dir, 'frozen');
     const exported = await runCliInProcess([
@@ -392,7 +392,7 @@ describe('one labelled file everywhere', () => {
     expect(exported.code, exported.stderr).toBe(0);
     // The network off: nothing serves the sources any more.
     await server.close();
-    const oracle = await runBench({ tasksDir: dataset, agent: 'oracle', outDir: join(dir, 'oracle') });
+    const oracle = await runEvaluation({ tasksDir: dataset, agent: 'oracle', outDir: join(dir, 'oracle') });
     expect(oracle.tasks.map((t) => t.reward)).toEqual(oracle.tasks.map(() => 1));
     expect(oracle.claims).toBe(10);
   }, 120_000);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
-import { runBench } from '../src/harbor/local-harness.js';
+import { runEvaluation } from '../src/harbor/local-harness.js';
 import { listTasks } from '../src/harbor/dataset.js';
 import { shellQuote } from '../src/harbor/templates.js';
 import { ROOT, runCliInProcess, serve, tempDir } from './support/helpers.js';
@@ -197,7 +197,7 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
         ['pier', layout, 600, 120],
       ]);
       for (const agent of ['oracle', 'baseline']) {
-        const report = await runBench({ tasksDir: out, agent, outDir: join(dir, `run-${layout}-${agent}`) });
+        const report = await runEvaluation({ tasksDir: out, agent, outDir: join(dir, `run-${layout}-${agent}`) });
         for (const t of report.tasks) expect(t.problems, `${layout} ${agent} ${t.task}`).toEqual([]);
         rewards[`${layout} ${agent}`] = Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
       }

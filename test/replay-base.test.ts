@@ -1,7 +1,7 @@
 // A replay needs nothing repeated (docs/sources-change.md#record-and-replay-warc): a run recorded against a loopback Wayback stand-in replays with no
 // --wayback-url (or any other one) to the same answers and report, the base it used said once; an archive recorded
 // before the base was written down has it inferred; one joined from two bases is refused unless --wayback-url names
-// one; a plain export replayed by bench and a frozen export (with no URL in solve.sh, the MCP args or the
+// one; a plain export replayed by evaluate and a frozen export (with no URL in solve.sh, the MCP args or the
 // instruction) score 1.000.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
 import { checkClaims, type ClaimInput } from '../src/check.js';
 import { openReplay, readArchive, recordedWaybackBases } from '../src/archive/index.js';
 import { serializeRecord, warcinfoRecord } from '../src/archive/warc.js';
-import type { BenchReport } from '../src/harbor/local-harness.js';
+import type { EvaluationReport } from '../src/harbor/local-harness.js';
 import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
@@ -289,12 +289,12 @@ describe('a replay answers archive requests from the base the recording asked', 
     );
   }, 90_000);
 
-  test('bench --replay over a plain export, and a frozen export with no URL anywhere, score 1.000', async () => {
+  test('evaluate --replay over a plain export, and a frozen export with no URL anywhere, score 1.000', async () => {
     const rec = await recordRun();
     const labelled = join(rec.dir, 'labelled.jsonl');
     writeFileSync(labelled, rec.labelled.map((c) => JSON.stringify(c)).join('\n') + '\n');
 
-    // A plain export: its solve.sh names no Wayback Machine; bench --replay gives it the recording.
+    // A plain export: its solve.sh names no Wayback Machine; evaluate --replay gives it the recording.
     const plain = join(rec.dir, 'plain');
     const exported = await runCliInProcess([
       'export',
@@ -310,7 +310,7 @@ describe('a replay answers archive requests from the base the recording asked', 
     const [plainTask] = readdirSync(plain);
     expect(readFileSync(join(plain, plainTask!, 'solution', 'solve.sh'), 'utf8')).not.toContain('--wayback-url');
     const benched = await runCli([
-      'bench',
+      'evaluate',
       '--quiet',
       '--tasks',
       plain,
@@ -320,7 +320,7 @@ describe('a replay answers archive requests from the base the recording asked', 
       rec.warc,
     ]);
     expect(benched.code, benched.stderr).toBe(0);
-    const plainReport = readJson(join(rec.dir, 'bench-plain', 'report.json')) as BenchReport;
+    const plainReport = readJson(join(rec.dir, 'bench-plain', 'report.json')) as EvaluationReport;
     expect(plainReport.mean_reward, JSON.stringify(plainReport.tasks.map((t) => t.problems))).toBe(1);
 
     // A frozen edition made from a run against the stand-in: no --wayback-url in solve.sh, the MCP args or the instruction.
@@ -349,9 +349,9 @@ describe('a replay answers archive requests from the base the recording asked', 
       const shipped = await readArchive(join(frozen, t, 'environment', 'sources.warc.gz'));
       expect(shipped.records[0]).toMatchObject({ type: 'warcinfo', fields: { 'wayback-base': rec.wayback } });
     }
-    const oracle = await runCli(['bench', '--quiet', '--tasks', frozen, '--out', join(rec.dir, 'bench-frozen')]);
+    const oracle = await runCli(['evaluate', '--quiet', '--tasks', frozen, '--out', join(rec.dir, 'bench-frozen')]);
     expect(oracle.code, oracle.stderr).toBe(0);
-    const frozenReport = readJson(join(rec.dir, 'bench-frozen', 'report.json')) as BenchReport;
+    const frozenReport = readJson(join(rec.dir, 'bench-frozen', 'report.json')) as EvaluationReport;
     expect(frozenReport.mean_reward, JSON.stringify(frozenReport.tasks.map((t) => t.problems))).toBe(1);
   }, 180_000);
 });

@@ -1,8 +1,8 @@
-// The bench's HTML report, checked in headless Chromium from the page itself: column alignment, the wrong-answers toggle, task links, evidence.
+// The evaluate's HTML report, checked in headless Chromium from the page itself: column alignment, the wrong-answers toggle, task links, evidence.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { BenchReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
+import type { EvaluationReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
 import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
 import { withOracleEvidence } from '../src/harbor/compare.js';
 import { renderHtmlReport } from '../src/harbor/html.js';
@@ -46,7 +46,7 @@ function task(name: string, rows: ClaimRow[], over: Partial<TaskRun> = {}): Task
 }
 
 /** Two tasks: "clean" (all right: its section starts closed) and "mixed" (two wrong answers, with evidence of every kind). */
-function sampleReport(): BenchReport {
+function sampleReport(): EvaluationReport {
   const clean = task('clean', [
     row({
       id: 'c-1',
@@ -256,8 +256,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML report in headless Chromium', () => {
   });
 });
 
-/** An agent that wrote no evidence report, on the sample's claims: its rows as bench makes them (answers and gold, no diagnosis). */
-function agentReport(): BenchReport {
+/** An agent that wrote no evidence report, on the sample's claims: its rows as evaluate makes them (answers and gold, no diagnosis). */
+function agentReport(): EvaluationReport {
   const oracle = sampleReport();
   return {
     ...oracle,
@@ -338,7 +338,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       const help = page.locator('#oracle-evidence');
       expect(await help.isVisible()).toBe(true);
       expect(await help.locator('code').allInnerTexts()).toEqual([
-        "quotecheck bench --tasks '/data/my tasks' --agent oracle --agent 'my-agent --fast'",
+        "quotecheck evaluate --tasks '/data/my tasks' --agent oracle --agent 'my-agent --fast'",
         'quotecheck compare THIS_RUN --oracle ORACLE_RUN --out DIR',
       ]);
       await page.close();

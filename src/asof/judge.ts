@@ -160,7 +160,7 @@ export function judge(
   return fromLive(capture ? `${NO_CAPTURE}${capture.reason}` : undefined);
 }
 
-/** How a note begins when a capture was looked up and none could be had (bench reads the reason after it). */
+/** How a note begins when a capture was looked up and none could be had (evaluate reads the reason after it). */
 export const NO_CAPTURE = 'no capture as of the date could be had: ';
 
 /**

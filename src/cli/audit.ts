@@ -1,5 +1,5 @@
 // `quotecheck audit DATASET`: before publishing, every task's oracle, doing nothing and the baseline, then the cheat
-// suite as the agent's user and as root in each verifier mode, through bench; a table, JSON for CI, exit 1 when anything
+// suite as the agent's user and as root in each verifier mode, through evaluate; a table, JSON for CI, exit 1 when anything
 // failed its expectation (src/harbor/audit.ts).
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +9,8 @@ import { AuditSetupError, auditJson, auditTable, failureLine, runAudit, type Aud
 import type { AuditMode, AuditUser } from '../harbor/attacks.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
 import { canIsolate } from '../harbor/isolation.js';
-import { BenchSetupError } from '../harbor/local-harness.js';
-import { GOLDEN_SERVER_HINT, isGoldenTasks } from './bench.js';
+import { EvaluationSetupError } from '../harbor/local-harness.js';
+import { GOLDEN_SERVER_HINT, isGoldenTasks } from './evaluate.js';
 import { cliIo, errorLine, messageLine, refuseInput } from './progress.js';
 
 export interface AuditCommandOptions {
@@ -44,7 +44,7 @@ function auditPlaces(
 ): { dataset: string; out: string | undefined; json: string | undefined } | undefined {
   if (!canIsolate()) {
     errorLine(
-      "audit needs namespace isolation (bench's containers): run it as root on a machine with util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. " +
+      "audit needs namespace isolation (evaluate's containers): run it as root on a machine with util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. " +
         'Without them no trial is a container: the agent could read the dataset and its processes would outlive it, so no attack would mean anything',
     );
     return undefined;
@@ -114,7 +114,7 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
     });
   } catch (err) {
     if (!out) rmSync(trialsDir, { recursive: true, force: true });
-    return refuseInput(err, AuditSetupError, BenchSetupError, DatasetError);
+    return refuseInput(err, AuditSetupError, EvaluationSetupError, DatasetError);
   }
   try {
     io.stdout.write(`${auditTable(report)}\n`);

@@ -1,4 +1,4 @@
-// `quotecheck compare RUN_DIR...`: finished bench runs side by side, split by the oracle's diagnosis of each claim; stdout, and report.json/report.html with --out.
+// `quotecheck compare RUN_DIR...`: finished evaluate runs side by side, split by the oracle's diagnosis of each claim; stdout, and report.json/report.html with --out.
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import {
@@ -9,7 +9,7 @@ import {
   relocate,
   shownPath,
   withOracleEvidence,
-  type BenchRun,
+  type EvaluationRun,
   type Comparison,
 } from '../harbor/compare.js';
 import { renderHtmlReport } from '../harbor/html.js';
@@ -25,7 +25,7 @@ export interface CompareCommandOptions {
 }
 
 /** A run with its folder as this command prints it (shownPath: relative to the working folder inside it, else absolute). */
-function shown(run: BenchRun): BenchRun {
+function shown(run: EvaluationRun): EvaluationRun {
   return run.dir === undefined ? run : { ...run, dir: shownPath(run.dir) };
 }
 
@@ -44,7 +44,12 @@ function evidenceFolders(c: Comparison): string[] {
  * Each agent's report page (not the oracle's) again, with the oracle's evidence on its claims, under --out; the
  * comparison then links to it (`evidence_report`, relative to --out). The runs' own folders are left as they are.
  */
-function writeEvidenceReports(c: Comparison, runs: readonly BenchRun[], oracle: BenchRun, out: string): Comparison {
+function writeEvidenceReports(
+  c: Comparison,
+  runs: readonly EvaluationRun[],
+  oracle: EvaluationRun,
+  out: string,
+): Comparison {
   const folders = evidenceFolders(c);
   const agents = c.agents.map((a, i) => {
     const run = runs[i]!;
@@ -63,8 +68,8 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
     errorLine(`--out ${opts.out}: not a folder`);
     return 2;
   }
-  let runs: BenchRun[];
-  let oracle: BenchRun | undefined;
+  let runs: EvaluationRun[];
+  let oracle: EvaluationRun | undefined;
   try {
     const folders = opts.runs.map((d) => readRunFolder(d));
     runs = folders.flatMap((f) => f.runs);

@@ -5,6 +5,7 @@ import { CLI_DEFAULTS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../defaults.js'
 import { REPORT_ORDERS, VERIFIER_MODES } from '../settings.js';
 import { ATTACKS } from '../harbor/attacks.js';
 import { processIo, withIo, type CliIo } from './io.js';
+import { errorLine } from './progress.js';
 import { bytesOf } from '../options.js';
 import { addTableOptions, megabytes, nonNegativeInt, positiveInt, positiveSeconds } from './options.js';
 
@@ -243,16 +244,16 @@ function addGradeCommand(program: Command, outcome: Outcome): void {
     });
 }
 
-/** `bench`: every task of a Harbor dataset, run locally (src/cli/bench.ts). */
-function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.ProcessEnv): void {
+/** `evaluate`: every task of a Harbor dataset, run locally (src/cli/evaluate.ts). */
+function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.ProcessEnv): void {
   program
-    .command('bench')
+    .command('evaluate')
     .description(
       "run every task of a dataset (Harbor or SkillsBench 1.1 layout) locally: agent, then the task's verifier; report.json and report.html",
     )
     .configureHelp(HELP_CONFIG)
     .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
-    // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be kept alongside, so it is described and applied in bench.ts).
+    // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be kept alongside, so it is described and applied in evaluate.ts).
     .addOption(
       described(
         '--agent <agent>',
@@ -260,7 +261,7 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
         'oracle',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
-    // Repeatable like --agent: the i-th --name names the i-th --agent (checked in src/cli/bench.ts).
+    // Repeatable like --agent: the i-th --name names the i-th --agent (checked in src/cli/evaluate.ts).
     .addOption(
       described(
         '--name <name>',
@@ -273,7 +274,7 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
         .argParser(positiveInt)
         .default(availableParallelism(), 'one per core'),
     )
-    .option('--out <dir>', 'where trials and reports go', 'bench-out')
+    .option('--out <dir>', 'where trials and reports go', 'evaluate-out')
     .addOption(
       new Option(
         '--isolation <mode>',
@@ -305,7 +306,7 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
     .addOption(
       described(
         '--agent-env <name>',
-        "a variable of bench's environment the agent gets (an API key), by name; repeat for more; the rest of its environment is the image's",
+        "a variable of evaluate's environment the agent gets (an API key), by name; repeat for more; the rest of its environment is the image's",
         'none',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
@@ -317,20 +318,38 @@ function addBenchCommand(program: Command, outcome: Outcome, env: NodeJS.Process
     )
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
-      const { benchCommand } = await import('./bench.js');
-      outcome.code = await benchCommand(o);
+      const { evaluateCommand } = await import('./evaluate.js');
+      outcome.code = await evaluateCommand(o);
     });
 }
 
-/** `compare`: finished bench runs side by side (src/cli/compare.ts). */
+/**
+ * `bench`, the old name of `evaluate`, hidden: a script that still calls it is told the new name, not "unknown
+ * command" (`npm run bench` is the performance benchmark, docs/performance.md).
+ */
+function addRenamedBenchCommand(program: Command, outcome: Outcome): void {
+  program
+    .command('bench', { hidden: true })
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(() => {
+      errorLine(
+        '`quotecheck bench` is now `quotecheck evaluate` (same options); `npm run bench` is the performance benchmark',
+      );
+      outcome.code = 2;
+    });
+}
+
+/** `compare`: finished evaluate runs side by side (src/cli/compare.ts). */
 function addCompareCommand(program: Command, outcome: Outcome): void {
   program
     .command('compare')
     .description(
-      "finished bench runs side by side: mean reward and accuracy split by the oracle's diagnosis of each claim",
+      "finished evaluate runs side by side: mean reward and accuracy split by the oracle's diagnosis of each claim",
     )
     .configureHelp(HELP_CONFIG)
-    .argument('<run-dir...>', 'bench --out folders (one agent each, or a comparison of several)')
+    .argument('<run-dir...>', 'evaluate --out folders (one agent each, or a comparison of several)')
     .addOption(
       described(
         '--oracle <dir>',
@@ -423,7 +442,7 @@ function addPublishingOptions(command: Command): Command {
         '--org <org>',
         "the registry org: each task.toml's [task] name is <org>/<task> (letters, digits, '.', '_', '-', " +
           "starting with a letter or digit, no '..'), as Harbor's registry needs to publish it; " +
-          'without it no task has a [task] table: the tasks run (harbor run -p, bench) but cannot be published',
+          'without it no task has a [task] table: the tasks run (harbor run -p, evaluate) but cannot be published',
         'none',
       ),
     )
@@ -489,7 +508,7 @@ function addAuditCommand(program: Command, outcome: Outcome): void {
   program
     .command('audit')
     .description(
-      "before publishing a dataset (Harbor or SkillsBench 1.1 layout): run each task's oracle, an agent that does nothing and the baseline, then a cheat suite of attacks as the agent's user and as root in each verifier mode, through bench (needs root); a table, --json for CI, exit 1 when anything failed its expectation",
+      "before publishing a dataset (Harbor or SkillsBench 1.1 layout): run each task's oracle, an agent that does nothing and the baseline, then a cheat suite of attacks as the agent's user and as root in each verifier mode, through evaluate (needs root); a table, --json for CI, exit 1 when anything failed its expectation",
     )
     .configureHelp(HELP_CONFIG)
     .argument('<dataset>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
@@ -599,7 +618,8 @@ export function buildProgram(io: CliIo = processIo(), outcome: Outcome = { code:
   addVerifyCommand(program, outcome);
   addMcpCommand(program, outcome);
   addGradeCommand(program, outcome);
-  addBenchCommand(program, outcome, io.env);
+  addEvaluateCommand(program, outcome, io.env);
+  addRenamedBenchCommand(program, outcome);
   addCompareCommand(program, outcome);
   addExportCommand(program, outcome);
   addAuditCommand(program, outcome);

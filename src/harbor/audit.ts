@@ -1,7 +1,7 @@
 // `quotecheck audit`: the check a dataset author runs before publishing. Every task's oracle must score 1, doing
 // nothing 0 and the all-no_match baseline its no_match share; then a cheat suite (attacks.ts), each attack as the
 // task's agent user and as root, in each verifier mode, must score no more than doing nothing. Trials run through
-// bench (local-harness.ts runBench), one task folder at a time, several at once.
+// evaluate (local-harness.ts runEvaluation), one task folder at a time, several at once.
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -22,8 +22,8 @@ import {
 import { listTasks, type TaskDir } from './dataset.js';
 import { canIsolate } from './isolation.js';
 import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
-import { BENCH_DIR } from './container-trial.js';
-import { runBench, type BenchOptions, type BenchReport, type TaskRun } from './local-harness.js';
+import { HARNESS_DIR } from './container-trial.js';
+import { runEvaluation, type EvaluationOptions, type EvaluationReport, type TaskRun } from './local-harness.js';
 import { kindOf, readRegularFile } from './safe-read.js';
 import { SHIPPED_FOLDER } from './ship.js';
 import { CONTAINER_PATHS, TOOL_DIR } from './templates.js';
@@ -47,14 +47,14 @@ export class AuditSetupError extends UserError {
   override readonly name = 'AuditSetupError';
 }
 
-/** bench's options as the audit gives them: the verifier mode and the agent's user (bench's interface for them). */
-export type AuditBenchOptions = BenchOptions & {
+/** evaluate's options as the audit gives them: the verifier mode and the agent's user (evaluate's interface for them). */
+export type AuditEvaluationOptions = EvaluationOptions & {
   verifierMode?: 'task' | 'separate' | 'shared';
   agentUser?: 'task' | 'root';
 };
 
-/** What runs one trial: bench itself, or a stand-in in the unit tests. */
-export type TrialRunner = (opts: AuditBenchOptions) => Promise<BenchReport>;
+/** What runs one trial: evaluate itself, or a stand-in in the unit tests. */
+export type TrialRunner = (opts: AuditEvaluationOptions) => Promise<EvaluationReport>;
 
 /** Where the answers path came from. */
 export type AnswersSource = 'artifacts' | 'instruction' | 'option' | 'default';
@@ -122,7 +122,7 @@ export interface TrialResult extends TrialPlan {
   /** What the reward had to be (checks), or the most it could be (attacks). */
   expected?: number;
   verdict: Verdict;
-  /** Why it was stopped or not, from the verifier's own words, bench's problems and what the attack said. */
+  /** Why it was stopped or not, from the verifier's own words, evaluate's problems and what the attack said. */
   why: string;
   problems: string[];
   /** The verifier's standard output, as kept in /logs/verifier/test-stdout.txt (trimmed). */
@@ -136,9 +136,9 @@ export interface TrialResult extends TrialPlan {
   seconds?: number;
   /** The trial's folder (app/, logs/), when kept. */
   trialDir?: string;
-  /** bench's own report of the trial's mode and user, when it gives them. */
-  benchMode?: string;
-  benchUser?: string;
+  /** evaluate's own report of the trial's mode and user, when it gives them. */
+  evaluateMode?: string;
+  evaluateUser?: string;
 }
 
 export interface AuditOptions {
@@ -151,7 +151,7 @@ export interface AuditOptions {
   /** Only these attacks (ids, or id prefixes); all by default. */
   attacks?: readonly string[];
   jobs?: number;
-  /** Where the trials go (each one's bench --out). */
+  /** Where the trials go (each one's evaluate --out). */
   outDir: string;
   /** The answers path when neither the task's artifacts nor its instruction say. */
   answers?: string;
@@ -348,7 +348,7 @@ export function auditTask(task: TaskDir, opts: { answers?: string; modes?: reado
   const claims = claimIdsOf(task);
   const env = join(task.dir, 'environment');
   const toolPaths = [
-    BENCH_DIR,
+    HARNESS_DIR,
     ...(existsSync(join(env, SHIPPED_FOLDER)) ? [TOOL_DIR] : []),
     ...(existsSync(join(env, ENV_SKILLS_FOLDER)) ? [TASK_SKILLS_DIR] : []),
   ];
@@ -549,7 +549,7 @@ export function trialEvidence(trialDir: string): TrialEvidence {
     .split('\n')
     .filter((l) => l.startsWith(NOTE_MARK))
     .map((l) => clip(l, 400));
-  // Harbor (and bench) read reward.json when it is there at all, reward.txt only when it is not.
+  // Harbor (and evaluate) read reward.json when it is there at all, reward.txt only when it is not.
   const present = (name: string): boolean => {
     try {
       lstatSync(join(trialDir, 'logs', 'verifier', name));
@@ -582,7 +582,7 @@ export function ceilingOf(ceiling: Ceiling, nothing: number, baseline: number): 
 
 const r3 = (n: number): string => n.toFixed(3);
 
-/** What one trial gave: bench's run of its task (or the error that stopped it), its folder, its evidence, bench's advice. */
+/** What one trial gave: evaluate's run of its task (or the error that stopped it), its folder, its evidence, evaluate's advice. */
 interface TrialOutcome {
   run?: TaskRun;
   error?: string;
@@ -591,7 +591,7 @@ interface TrialOutcome {
   advice?: readonly string[];
 }
 
-/** The "why" of a trial from its evidence: the verifier's words, else why test.sh never spoke, else bench's problems. */
+/** The "why" of a trial from its evidence: the verifier's words, else why test.sh never spoke, else evaluate's problems. */
 function whyOf(ev: TrialEvidence, problems: readonly string[]): string {
   const parts: string[] = [];
   if (ev.stdoutKind)
@@ -599,7 +599,7 @@ function whyOf(ev: TrialEvidence, problems: readonly string[]): string {
   else if (!ev.verifierRan) parts.push('no /logs/verifier/test-stdout.txt: test.sh never ran');
   else if (ev.verifierSaid) parts.push(`verifier: ${ev.verifierSaid}`);
   const useful = problems.filter((p) => !/^agent exited \d+$/.test(p));
-  if (!ev.verifierSaid && useful.length) parts.push(`bench: ${useful.join('; ')}`);
+  if (!ev.verifierSaid && useful.length) parts.push(`evaluate: ${useful.join('; ')}`);
   return parts.join('; ');
 }
 
@@ -643,12 +643,12 @@ export function trialName(t: TrialPlan): string {
 /** Runs the audit: every task's checks and the cheat suite, `jobs` trials at a time. */
 export async function runAudit(
   opts: AuditOptions,
-  runner: TrialRunner = runBench as TrialRunner,
+  runner: TrialRunner = runEvaluation as TrialRunner,
 ): Promise<AuditReport> {
   const started = performance.now();
-  if (runner === (runBench as TrialRunner) && !canIsolate())
+  if (runner === (runEvaluation as TrialRunner) && !canIsolate())
     throw new AuditSetupError(
-      "audit needs bench's containers: root, util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. Without them no trial is a container (the agent could read the dataset, its processes would outlive it), so no attack would mean anything",
+      "audit needs evaluate's containers: root, util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. Without them no trial is a container (the agent could read the dataset, its processes would outlive it), so no attack would mean anything",
     );
   const dataset = resolve(opts.dataset);
   const tasks = listTasks(dataset).map((t) => auditTask(t, { answers: opts.answers, modes: opts.modes }));
@@ -743,7 +743,7 @@ function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plan
   const got = runs.get(p);
   if (!got) return { ...p, verdict: 'error', why: 'not run', problems: [] };
   if (got.error !== undefined || !got.run)
-    return { ...p, verdict: 'error', why: got.error ?? 'bench ran no task', problems: [] };
+    return { ...p, verdict: 'error', why: got.error ?? 'evaluate ran no task', problems: [] };
   const run = got.run;
   const ev = got.evidence ?? { attackSaid: [], verifierRan: true };
   const common = {
@@ -756,14 +756,14 @@ function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plan
     ...(ev.rewardFile ? { rewardFile: ev.rewardFile } : {}),
     seconds: run.seconds,
     ...(got.trialDir ? { trialDir: got.trialDir } : {}),
-    // A stand-in for bench (the tests') may leave them out.
-    ...(run.verifierMode ? { benchMode: run.verifierMode } : {}),
-    ...(run.agentUser ? { benchUser: run.agentUser } : {}),
+    // A stand-in for evaluate (the tests') may leave them out.
+    ...(run.verifierMode ? { evaluateMode: run.verifierMode } : {}),
+    ...(run.agentUser ? { evaluateUser: run.agentUser } : {}),
   };
   const why = whyOf(ev, run.problems);
   if (p.kind !== 'attack') {
     const { verdict, expected } = judgeCheck(p.kind, run.reward, run.baseline);
-    // A check that failed says what bench saw besides the verifier's words: every source failed, and what to check.
+    // A check that failed says what evaluate saw besides the verifier's words: every source failed, and what to check.
     const more =
       verdict === 'fail'
         ? [...run.problems.filter((x) => !/^agent exited \d+$/.test(x) && !why.includes(x)), ...(got.advice ?? [])]

@@ -1,13 +1,13 @@
-// Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or finished bench runs.
+// Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or finished evaluate runs.
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { runShape, type BenchReport, type ClaimRow, type OracleEvidence, type TaskRun } from './local-harness.js';
+import { runShape, type EvaluationReport, type ClaimRow, type OracleEvidence, type TaskRun } from './local-harness.js';
 import { readJsonLines } from './dataset.js';
 import { unread } from './failures.js';
 import { readTextFile } from '../messages.js';
 import type * as z from 'zod';
 import { ComparisonFolderSchema, DIAGNOSES, LABELS, readReportLine } from '../contract.js';
-import { BenchReportSchema } from './bench-report.js';
+import { EvaluationReportSchema } from './evaluation-report.js';
 import type { LABELS as GRADER_LABELS } from './grader/grade.mjs';
 import { UserError } from '../errors.js';
 import type { FailureShape } from './grade.js';
@@ -58,11 +58,12 @@ export interface GroupScore {
 }
 
 /** One agent in the comparison: its run's totals as the run's report gives them, and its scores by diagnosis. */
-export interface AgentScore extends Pick<BenchReport, 'mean_reward' | 'baseline_mean_reward' | 'claims' | 'correct'> {
+export interface AgentScore
+  extends Pick<EvaluationReport, 'mean_reward' | 'baseline_mean_reward' | 'claims' | 'correct'> {
   /** oracle, baseline or the shell command, as the run's report gives it. */
   agent: string;
   /**
-   * The agent's name in columns and sentences: the name bench gave it (report.json's `name`: --name, else oracle,
+   * The agent's name in columns and sentences: the name evaluate gave it (report.json's `name`: --name, else oracle,
    * baseline or agent-N, its folder under a comparison's --out); for a report without one, the agent itself when short,
    * else its folder's name. Two runs of one name get their folder after it.
    */
@@ -92,9 +93,9 @@ export interface Comparison {
   sentences: string[];
 }
 
-/** A finished bench run: its report and where it lives. */
-export interface BenchRun {
-  report: BenchReport;
+/** A finished evaluate run: its report and where it lives. */
+export interface EvaluationRun {
+  report: EvaluationReport;
   dir?: string;
 }
 
@@ -128,7 +129,7 @@ function answerKind(row: ClaimRow): 'correct' | 'wrong' | 'missing' | 'invalid' 
 const claimKey = (task: string, id: string): string => `${task}\u0000${id}`;
 
 /** The oracle's diagnosis of every claim, keyed by task and id. */
-function oracleViews(oracle: BenchReport): Map<string, OracleView> {
+function oracleViews(oracle: EvaluationReport): Map<string, OracleView> {
   const views = new Map<string, OracleView>();
   for (const t of oracle.tasks) {
     for (const row of t.rows) {
@@ -161,7 +162,7 @@ function groupOrder(name: string): number {
   return DIAGNOSIS_ORDER.length; // a code this version does not know: after the known ones
 }
 
-function scoreAgent(run: BenchRun, views: Map<string, OracleView>): AgentScore {
+function scoreAgent(run: EvaluationRun, views: Map<string, OracleView>): AgentScore {
   const groups = new Map<string, GroupScore>();
   const total = emptyScore();
   const add = (g: GroupScore, row: ClaimRow) => {
@@ -240,10 +241,10 @@ function sentences(agent: string, diagnosis: string, g: GroupScore): string[] {
  * Scores each run against the oracle's diagnosis of the same claims (matched by task name and
  * claim id). The oracle run may be one of `runs` or a run of its own.
  */
-export function compareRuns(runs: readonly BenchRun[], oracle: BenchRun): Comparison {
+export function compareRuns(runs: readonly EvaluationRun[], oracle: EvaluationRun): Comparison {
   const views = oracleViews(oracle.report);
   const agents = runs.map((r) => scoreAgent(r, views));
-  // A report without a name (written before bench named agents) whose command is long: its folder's name, else its
+  // A report without a name (written before evaluate named agents) whose command is long: its folder's name, else its
   // position (the full command is in the legend). Two runs of one name get their folder after it.
   agents.forEach((a, i) => {
     if (runs[i]!.report.name === undefined && (a.agent.length > MAX_LABEL_CHARS || /\s/.test(a.agent)))
@@ -279,7 +280,7 @@ interface ClaimIdentity {
   gold: string;
 }
 
-function claimIdentities(report: BenchReport): Map<string, ClaimIdentity> {
+function claimIdentities(report: EvaluationReport): Map<string, ClaimIdentity> {
   const claims = new Map<string, ClaimIdentity>();
   for (const t of report.tasks)
     for (const r of t.rows)
@@ -288,7 +289,7 @@ function claimIdentities(report: BenchReport): Map<string, ClaimIdentity> {
 }
 
 /** A run as a message names it: its folder, else its agent. */
-const runName = (run: BenchRun): string => run.dir ?? run.report.agent;
+const runName = (run: EvaluationRun): string => run.dir ?? run.report.agent;
 
 /** "14 claims (tasks drift, fetch-faults, ...)": how many, and the first tasks they are in. */
 function claimCount(ids: readonly ClaimIdentity[]): string {
@@ -307,7 +308,7 @@ function changedClaims(a: Map<string, ClaimIdentity>, b: Map<string, ClaimIdenti
 }
 
 /** "(A ran /data/one, B ran /data/two)" when the runs name different datasets. */
-function datasets(a: BenchRun, b: BenchRun): string {
+function datasets(a: EvaluationRun, b: EvaluationRun): string {
   const [x, y] = [a.report.tasks_dir, b.report.tasks_dir];
   return x && y && x !== y ? ` (${runName(a)} ran ${x}, ${runName(b)} ran ${y})` : '';
 }
@@ -319,7 +320,7 @@ function datasets(a: BenchRun, b: BenchRun): string {
  * URL and gold label. A comparison of the claims two runs share would be a different number from either run's reward,
  * under the same heading; a run of a subset is compared by running the others on that subset.
  */
-export function checkSameClaims(runs: readonly BenchRun[], oracle: BenchRun): void {
+export function checkSameClaims(runs: readonly EvaluationRun[], oracle: EvaluationRun): void {
   const diagnosed = claimIdentities(oracle.report);
   for (const run of runs) {
     if (run.report === oracle.report) continue;
@@ -354,7 +355,7 @@ export function checkSameClaims(runs: readonly BenchRun[], oracle: BenchRun): vo
       ...(changed.length ? [`${claimCount(changed)} with another quote, URL or gold label`] : []),
     ].join('; ');
     throw new CompareError(
-      `runs ${runName(first)} and ${runName(run)} are not of the same claims: ${what}${datasets(first, run)}; compare runs of one dataset (bench --tasks DIR with the same DIR)`,
+      `runs ${runName(first)} and ${runName(run)} are not of the same claims: ${what}${datasets(first, run)}; compare runs of one dataset (evaluate --tasks DIR with the same DIR)`,
     );
   }
 }
@@ -372,7 +373,11 @@ function evidenceOf(row: ClaimRow): OracleEvidence {
  * folder relative to the report's own: its page then shows, on a claim the agent reported nothing on or answered
  * wrongly, what the oracle found, marked as the oracle's (html.ts).
  */
-export function withOracleEvidence(report: BenchReport, oracle: BenchReport, oracleRun: string): BenchReport {
+export function withOracleEvidence(
+  report: EvaluationReport,
+  oracle: EvaluationReport,
+  oracleRun: string,
+): EvaluationReport {
   const diagnosed = new Map<string, ClaimRow>();
   for (const t of oracle.tasks)
     for (const r of t.rows) if (r.diagnosis !== undefined) diagnosed.set(claimKey(t.task, r.id), r);
@@ -386,7 +391,7 @@ export function withOracleEvidence(report: BenchReport, oracle: BenchReport, ora
   return { ...report, oracle_run: oracleRun, tasks };
 }
 
-/** A folder's own name ("agent-2" of "bench-out/agent-2"), when it has one. */
+/** A folder's own name ("agent-2" of "evaluate-out/agent-2"), when it has one. */
 function folderName(dir: string | undefined): string | undefined {
   if (dir === undefined) return undefined;
   const name = basename(resolve(dir));
@@ -394,7 +399,7 @@ function folderName(dir: string | undefined): string | undefined {
 }
 
 /**
- * A path as a command prints it: relative to the working folder when it lies inside it ("bench-out/oracle", "."),
+ * A path as a command prints it: relative to the working folder when it lies inside it ("evaluate-out/oracle", "."),
  * absolute otherwise ("/tmp/runs/oracle", never "../../tmp/runs/oracle").
  */
 export function shownPath(path: string, cwd = process.cwd()): string {
@@ -597,7 +602,7 @@ function readJson(path: string, what: string): unknown {
     path,
     (reason, code) =>
       new CompareError(
-        `${what}: ${code === 'ENOENT' ? 'no report.json (not a finished bench run)' : `report.json: ${reason}`}`,
+        `${what}: ${code === 'ENOENT' ? 'no report.json (not a finished evaluate run)' : `report.json: ${reason}`}`,
       ),
   );
   try {
@@ -648,23 +653,23 @@ function reportProblem(issue: z.core.$ZodIssue | undefined, v: unknown): string 
   return `report.json: "${issue?.path.map(String).join('.')}": ${issue?.message}`;
 }
 
-/** A bench report as read back from report.json, through its schema (bench-report.ts BenchReportSchema) (it is a file on disk, possibly from another version). */
-function parseReport(v: unknown, what: string): BenchReport {
-  const parsed = BenchReportSchema.safeParse(v);
+/** An evaluation report as read back from report.json, through its schema (evaluation-report.ts EvaluationReportSchema) (it is a file on disk, possibly from another version). */
+function parseReport(v: unknown, what: string): EvaluationReport {
+  const parsed = EvaluationReportSchema.safeParse(v);
   if (!parsed.success) throw new CompareError(`${what}: ${reportProblem(parsed.error.issues[0], v)}`);
   return parsed.data;
 }
 
-/** What a run folder holds: one bench run, or the runs of a comparison and the oracle run it was split by. */
+/** What a run folder holds: one evaluate run, or the runs of a comparison and the oracle run it was split by. */
 export interface RunFolder {
-  runs: BenchRun[];
+  runs: EvaluationRun[];
   /** The oracle run: the folder itself when its agent is the oracle, or the comparison's oracle folder. */
-  oracle?: BenchRun;
+  oracle?: EvaluationRun;
 }
 
 /**
- * The finished runs in a folder: a bench run (report.json of one agent, rows filled from its
- * trials/ when report.json lacks diagnoses), or a comparison `bench --agent A --agent B` wrote
+ * The finished runs in a folder: an evaluation run (report.json of one agent, rows filled from its
+ * trials/ when report.json lacks diagnoses), or a comparison `evaluate --agent A --agent B` wrote
  * (its report.json lists the agents' folders and the oracle's): each of them.
  */
 export function readRunFolder(dirArg: string): RunFolder {
@@ -689,11 +694,11 @@ export function readRunFolder(dirArg: string): RunFolder {
   }
   const report = parseReport(json, what);
   for (const t of report.tasks) fillFromTrials(dir, t);
-  const run: BenchRun = { report, dir: dirArg };
+  const run: EvaluationRun = { report, dir: dirArg };
   return { runs: [run], ...(report.agent === 'oracle' ? { oracle: run } : {}) };
 }
 
-/** A --name bench cannot use: the message names it and says why. */
+/** A --name evaluate cannot use: the message names it and says why. */
 export class AgentNameError extends UserError {
   override readonly name = 'AgentNameError';
 }
@@ -704,8 +709,8 @@ const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const TAKEN_NAMES = ['report.json', 'report.html'];
 
 /**
- * Each agent's name in `bench --agent A --agent B ... [--name N ...]`: the i-th --name names the i-th --agent; the
- * others are named as bench always has, oracle and baseline by name, a command agent-N (its position), the same agent
+ * Each agent's name in `evaluate --agent A --agent B ... [--name N ...]`: the i-th --name names the i-th --agent; the
+ * others are named as evaluate always has, oracle and baseline by name, a command agent-N (its position), the same agent
  * twice kept apart. With several agents the name is also its folder under --out. Refused (AgentNameError): a name that
  * is not a safe folder name, more names than agents, two agents of one name (letter case apart, as some file systems
  * have it), and the names oracle and baseline for other agents (the oracle's run, when it is not among them, is oracle/).

@@ -10,23 +10,23 @@ import { BUNDLE_FILES, shippedDir } from './ship.js';
 import { CONTAINER_PATHS, TOOL_DIR } from './templates.js';
 import type { Trial } from './trial.js';
 
-/** Bench's own read-only folder in the agent phase: the `quotecheck` command of a variant (bin/), the baseline's quotecheck (baseline/), the --replay archive (replay/). */
-export const BENCH_DIR = '/opt/quotecheck-bench';
+/** The harness's own read-only folder in the agent phase: the `quotecheck` command of a variant (bin/), the baseline's quotecheck (baseline/), the --replay archive (replay/). */
+export const HARNESS_DIR = '/opt/quotecheck-harness';
 
-/** Where the agent's container has the baseline's quotecheck (bench's own build), for `--agent baseline` only. */
-const BASELINE_DIR = `${BENCH_DIR}/baseline`;
+/** Where the agent's container has the baseline's quotecheck (evaluate's own build), for `--agent baseline` only. */
+const BASELINE_DIR = `${HARNESS_DIR}/baseline`;
 
-/** Where an agent's own files (bench's --agent-dir) are in its container, read-only: Harbor installs agents there. */
+/** Where an agent's own files (evaluate's --agent-dir) are in its container, read-only: Harbor installs agents there. */
 export const AGENT_DIR = '/installed-agent';
-/** The variable that names the agent's folder where it is elsewhere (bench's --isolation paths). */
+/** The variable that names the agent's folder where it is elsewhere (evaluate's --isolation paths). */
 export const AGENT_DIR_ENV = 'QUOTECHECK_AGENT_DIR';
 
 /** Where the replay archive is in the agent phase. */
-export const replayPath = (t: Trial): string => `${BENCH_DIR}/replay/${basename(t.replay!)}`;
+export const replayPath = (t: Trial): string => `${HARNESS_DIR}/replay/${basename(t.replay!)}`;
 
 /**
  * The time a harness takes between the verifier's end and reading the reward, which a process the agent left
- * running in shared mode has to act in: bench waits this long before it stops the container and reads.
+ * running in shared mode has to act in: evaluate waits this long before it stops the container and reads.
  */
 const HARNESS_READ_DELAY_SEC = 0.5;
 
@@ -37,7 +37,7 @@ const SETUP_SEC = 30;
 export const harborVerifierCommand = (testsPath: string, logs: string): string =>
   `(${testsPath}/test.sh) > ${logs}/test-stdout.txt 2>&1`;
 
-/** How bench plays a trial: the verifier mode, and whose the agent phase is. */
+/** How evaluate plays a trial: the verifier mode, and whose the agent phase is. */
 export interface TrialPlay {
   verifierMode: VerifierMode;
   /** The task's agent user, or root (a harness that ignores [agent] user). */
@@ -66,10 +66,10 @@ export function taskUser(t: Trial): ContainerUser | undefined {
     : agentUser(join(t.task.dir, 'environment', 'Dockerfile'), t.task.agentUser);
 }
 
-/** The agent's environment: the image's (Docker's PATH, HOME, the Dockerfile's ENV lines), bench's bin/ first when it gives commands. */
-function agentEnvironment(t: Trial, user: ContainerUser | 'root', benchBin: boolean): Record<string, string> {
+/** The agent's environment: the image's (Docker's PATH, HOME, the Dockerfile's ENV lines), evaluate's bin/ first when it gives commands. */
+function agentEnvironment(t: Trial, user: ContainerUser | 'root', harnessBin: boolean): Record<string, string> {
   const env: Record<string, string> = {
-    PATH: `${benchBin ? `${BENCH_DIR}/bin:` : ''}${IMAGE_PATH}`,
+    PATH: `${harnessBin ? `${HARNESS_DIR}/bin:` : ''}${IMAGE_PATH}`,
     HOME: user === 'root' ? '/root' : user.home,
     ...imageEnv(join(t.task.dir, 'environment', 'Dockerfile')),
   };
@@ -77,8 +77,8 @@ function agentEnvironment(t: Trial, user: ContainerUser | 'root', benchBin: bool
   return env;
 }
 
-/** The agent container's binds: the trial's /app and logs, the oracle's folder for the oracle only, the variant's tool and skills, bench's own folder. */
-function agentBinds(t: Trial, benchBin: boolean, agentDir: string | undefined): Bind[] {
+/** The agent container's binds: the trial's /app and logs, the oracle's folder for the oracle only, the variant's tool and skills, evaluate's own folder. */
+function agentBinds(t: Trial, harnessBin: boolean, agentDir: string | undefined): Bind[] {
   const { oracle } = LAYOUTS[t.task.layout];
   const binds: Bind[] = [
     { from: t.app, to: CONTAINER_PATHS.app.path, writable: true },
@@ -89,7 +89,7 @@ function agentBinds(t: Trial, benchBin: boolean, agentDir: string | undefined): 
     binds.push({ from: join(t.task.dir, oracle.folder), to: oracle.path, writable: false });
   if (t.tool) binds.push({ from: t.tool, to: TOOL_DIR, writable: false });
   if (t.skills) binds.push({ from: t.skills, to: TASK_SKILLS_DIR, writable: false });
-  if (benchBin || t.replay) binds.push({ from: t.benchDir, to: BENCH_DIR, writable: false });
+  if (harnessBin || t.replay) binds.push({ from: t.harnessDir, to: HARNESS_DIR, writable: false });
   if (t.replay) binds.push({ from: t.replay, to: replayPath(t), writable: false });
   if (t.agent === 'baseline') binds.push({ from: shippedDir(), to: BASELINE_DIR, writable: false });
   if (agentDir) binds.push({ from: agentDir, to: AGENT_DIR, writable: false });
@@ -108,19 +108,24 @@ function verifierCommand(t: Trial, cwd: string): ContainerCommand {
 }
 
 /** The agent's container: its command as its user, then the pause (artifacts out, or tests/ in), then in shared mode the verifier. */
-function agentContainer(t: Trial, play: TrialPlay, user: ContainerUser | undefined, benchBin: boolean): ContainerSpec {
+function agentContainer(
+  t: Trial,
+  play: TrialPlay,
+  user: ContainerUser | undefined,
+  harnessBin: boolean,
+): ContainerSpec {
   const runAs = play.asRoot || !user ? 'root' : user;
   return {
     rootMount: t.rootMount,
     layerMount: t.layerMount,
-    binds: agentBinds(t, benchBin, play.agentDir),
+    binds: agentBinds(t, harnessBin, play.agentDir),
     users: user ? [user] : [],
     node: process.execPath,
     network: true,
     main: {
       command: containerAgentCommand(t),
       user: runAs,
-      env: agentEnvironment(t, runAs, benchBin),
+      env: agentEnvironment(t, runAs, harnessBin),
       passEnv: play.agentEnv,
       cwd: CONTAINER_PATHS.app.path,
       timeoutSec: t.task.agentTimeoutSec,
@@ -199,13 +204,13 @@ function emptyVerifierLogs(t: Trial): void {
 }
 
 /** Runs a trial's containers: the agent's, then the verifier in `play.verifierMode`. */
-export async function runContainerTrial(t: Trial, play: TrialPlay, benchBin: boolean): Promise<ContainerTrial> {
+export async function runContainerTrial(t: Trial, play: TrialPlay, harnessBin: boolean): Promise<ContainerTrial> {
   const { user } = play;
   ownFolders(t, user);
   const notes: string[] = [];
   const artifacts = t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`];
   const shared = play.verifierMode === 'shared';
-  const agent = await runContainer(agentContainer(t, play, user, benchBin), {
+  const agent = await runContainer(agentContainer(t, play, user, harnessBin), {
     limitSec: t.task.agentTimeoutSec + (shared ? t.task.verifierTimeoutSec + HARNESS_READ_DELAY_SEC : 0) + SETUP_SEC,
     log: join(t.root, 'agent-output.txt'),
     passEnv: play.agentEnv,

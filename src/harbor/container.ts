@@ -1,4 +1,4 @@
-// Running one bench container (isolation.ts makes its root) with a time limit, pausing where the harness copies files in or out, and those copies: Harbor's upload of tests/ and its handoff of the declared artifacts.
+// Running one evaluate container (isolation.ts makes its root) with a time limit, pausing where the harness copies files in or out, and those copies: Harbor's upload of tests/ and its handoff of the declared artifacts.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -21,7 +21,7 @@ import { containerArgv, IMAGE_PATH, parseStatus, atPause, type ContainerSpec, ty
 export interface ContainerResult {
   /** unshare's exit code (null when killed). */
   code: number | null;
-  /** Set when bench killed the container at its limit (the commands' own limits are in `status`). */
+  /** Set when evaluate killed the container at its limit (the commands' own limits are in `status`). */
   timedOut: boolean;
   status: PhaseStatus;
   /** What the pause's copy said went wrong, if anything. */
@@ -33,7 +33,7 @@ export interface RunContainerOptions {
   limitSec: number;
   /** Where its output (set-up errors, the commands' output) is kept. */
   log: string;
-  /** Variables the init gets from bench (an agent's keys, passed on by name). */
+  /** Variables the init gets from evaluate (an agent's keys, passed on by name). */
   passEnv?: readonly string[];
   /** At the pause: `root` is the container's root as the host reaches it (/proc/PID/root of its init). */
   onPause?: (root: string) => void;

@@ -1,4 +1,4 @@
-// What bench says when sources could not be read or the archive never answered: the real cause first, from the agent's evidence report.
+// What evaluate says when sources could not be read or the archive never answered: the real cause first, from the agent's evidence report.
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import { isLoopback } from '../loopback.js';
 import { hostOf } from '../messages.js';
@@ -14,7 +14,7 @@ export type FailureCause =
   | 'replay'
   | 'other';
 
-/** What the failure analysis reads of a claim's row (local-harness ClaimRow): the report line's fields as bench keeps them. */
+/** What the failure analysis reads of a claim's row (local-harness ClaimRow): the report line's fields as evaluate keeps them. */
 export interface RowFacts {
   url: string;
   diagnosis?: string;
@@ -45,7 +45,7 @@ export interface SourcesFailure {
   hosts: string[];
   /** The most common reason the agent's report gives. */
   reason: string;
-  /** The sources by cause, most sources first (absent in reports written before bench told causes apart). */
+  /** The sources by cause, most sources first (absent in reports written before evaluate told causes apart). */
   causes?: CauseGroup[];
 }
 
@@ -59,7 +59,7 @@ export interface ArchiveFailure {
   waybackUrl?: string;
 }
 
-/** A source whose live fetch failed, as bench names it: once per URL, with its task, cause and reason. */
+/** A source whose live fetch failed, as evaluate names it: once per URL, with its task, cause and reason. */
 export interface UnreadSource {
   url: string;
   task: string;
@@ -245,11 +245,11 @@ function whichTasks(names: readonly string[], total: number): string {
   return `${names.length} of ${total} tasks (${names.join(', ')})`;
 }
 
-/** What advice may be told besides the reports: bench's options. */
+/** What advice may be told besides the reports: evaluate's options. */
 export interface AdviceOptions {
   /** What to check when a connection failed (the golden server), instead of the generic question. */
   sourcesHint?: string;
-  /** The archive every task replays (bench --replay). */
+  /** The archive every task replays (evaluate --replay). */
   replay?: string;
 }
 
@@ -401,7 +401,7 @@ export function sourcesProblem(f: SourcesFailure): string {
   return `every source failed (${f.sources} ${f.sources === 1 ? 'source' : 'sources'} on ${f.hosts.join(', ')}${why})`;
 }
 
-/** The bench table's line about sources that could not be read (apart from drifted ones), a few of each cause named; undefined if none. */
+/** The evaluate table's line about sources that could not be read (apart from drifted ones), a few of each cause named; undefined if none. */
 export function unreadLine(sources: readonly UnreadSource[]): string | undefined {
   if (sources.length === 0) return undefined;
   const by = new Map<FailureCause, UnreadSource[]>();

@@ -1,9 +1,9 @@
-// A self-contained HTML report of a bench run: per task and per claim, with the evidence behind each answer.
+// A self-contained HTML report of an evaluation run: per task and per claim, with the evidence behind each answer.
 import { normalize } from '../normalize.js';
 import { shellQuote } from '../sh-quote.js';
 import {
   isolationSummary,
-  type BenchReport,
+  type EvaluationReport,
   type ClaimRow,
   type DiffRun,
   type MatchSelector,
@@ -148,13 +148,13 @@ function claimRow(row: ClaimRow, ctx: EvidenceContext): string {
 
 /**
  * Where rows have no evidence of their own and none of the oracle's: how to get the oracle's, with this run's dataset
- * and agent in the commands (bench runs the oracle beside it; compare writes this page again with the oracle's evidence).
+ * and agent in the commands (evaluate runs the oracle beside it; compare writes this page again with the oracle's evidence).
  */
-function oracleEvidenceHelp(r: BenchReport): string {
-  const bench = `quotecheck bench --tasks ${shellQuote(r.tasks_dir)} --agent oracle --agent ${shellQuote(r.agent)}`;
+function oracleEvidenceHelp(r: EvaluationReport): string {
+  const evaluate = `quotecheck evaluate --tasks ${shellQuote(r.tasks_dir)} --agent oracle --agent ${shellQuote(r.agent)}`;
   const compare = 'quotecheck compare THIS_RUN --oracle ORACLE_RUN --out DIR';
   return `<div class="help" id="oracle-evidence"><p>Claims this agent reported no evidence on can show the oracle's, marked as such: run the oracle beside it, and each agent's report shows it,</p>
-<pre><code>${esc(bench)}</code></pre>
+<pre><code>${esc(evaluate)}</code></pre>
 <p>or compare this run (its folder, THIS_RUN) with a finished oracle run of the same tasks; DIR/evidence/NAME/report.html is then this page with the oracle's evidence:</p>
 <pre><code>${esc(compare)}</code></pre></div>`;
 }
@@ -222,7 +222,7 @@ const SCRIPT = `
 const num = (v: string | number): string => `<td class="num">${esc(v)}</td>`;
 
 /** Renders the report: summary, advice, confusion matrix, diagnoses, tasks, then each task's claims. No external resources. */
-export function renderHtmlReport(r: BenchReport): string {
+export function renderHtmlReport(r: EvaluationReport): string {
   const c = r.confusion;
   const rows = r.tasks.flatMap((t) => t.rows);
   const ctx: EvidenceContext = {
@@ -234,9 +234,9 @@ export function renderHtmlReport(r: BenchReport): string {
   const advice = r.advice ?? [];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>quotecheck bench: ${esc(r.agent)} on ${esc(r.tasks_dir)}</title><style>${STYLE}</style></head>
+<title>quotecheck evaluate: ${esc(r.agent)} on ${esc(r.tasks_dir)}</title><style>${STYLE}</style></head>
 <body>
-<h1>quotecheck bench report</h1>
+<h1>quotecheck evaluate report</h1>
 <table class="summary">
 <tr><th>agent</th><td id="agent">${esc(r.agent)}</td></tr>
 <tr><th>tasks</th><td>${esc(r.tasks_dir)} (${r.tasks.length} ${r.tasks.length === 1 ? 'task' : 'tasks'}, ${r.claims} ${r.claims === 1 ? 'claim' : 'claims'})</td></tr>

@@ -1,4 +1,4 @@
-// What a task's images hold, read from their Dockerfiles as bench plays them without building: the files copied in, the ENV lines, the agent's user, the working folder.
+// What a task's images hold, read from their Dockerfiles as evaluate plays them without building: the files copied in, the ENV lines, the agent's user, the working folder.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ContainerUser } from './isolation.js';

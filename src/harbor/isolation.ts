@@ -1,4 +1,4 @@
-// The containers a bench trial runs in as root: a root made of the image's parts (this machine's system folders, copy-on-write), the trial's folders at the container paths, nothing else of the host; Docker's capabilities; the agent's user.
+// The containers an evaluation trial runs in as root: a root made of the image's parts (this machine's system folders, copy-on-write), the trial's folders at the container paths, nothing else of the host; Docker's capabilities; the agent's user.
 import { spawnSync } from 'node:child_process';
 import { shellQuote } from '../sh-quote.js';
 
@@ -26,13 +26,13 @@ export const DOCKER_CAPABILITIES = [
 /** The same set as /proc/PID/status prints it (CapBnd), for checking a phase from inside. */
 export const DOCKER_CAPABILITY_MASK = 0xa80425fbn;
 
-/** The PATH of the task's image (Docker's default, which node's official images keep), never the bench process's own. */
+/** The PATH of the task's image (Docker's default, which node's official images keep), never the evaluate process's own. */
 export const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
  * The system folders a container's root is made of: this machine's, each behind a copy-on-write layer of the
  * container's own (root in the container may change them, as in a container's image; the change is gone with it).
- * bench builds no image, so these stand for the image's; the rest of the root is made fresh.
+ * evaluate builds no image, so these stand for the image's; the rest of the root is made fresh.
  */
 const SYSTEM_FOLDERS = ['usr', 'etc', 'var'] as const;
 
@@ -66,9 +66,9 @@ export interface ContainerUser {
 export interface ContainerCommand {
   command: string;
   user: ContainerUser | 'root';
-  /** The whole environment, as the image gives it (nothing of bench's): PATH, HOME and the like. */
+  /** The whole environment, as the image gives it (nothing of evaluate's): PATH, HOME and the like. */
   env: Readonly<Record<string, string>>;
-  /** Variables taken by name from bench's environment (an agent's API key): their values never appear in a command line. */
+  /** Variables taken by name from evaluate's environment (an agent's API key): their values never appear in a command line. */
   passEnv?: readonly string[];
   cwd: string;
   timeoutSec: number;
@@ -114,7 +114,7 @@ export interface PhaseStatus {
   /** The command run after the upload (shared mode), likewise. */
   after?: number;
   afterTimedOut?: boolean;
-  /** Undefined when the init never got to count (set-up failed, or bench killed it at its time limit). */
+  /** Undefined when the init never got to count (set-up failed, or evaluate killed it at its time limit). */
   left?: number;
 }
 
@@ -294,7 +294,7 @@ while [ "$n" -gt 0 ] && [ "$tries" -lt ${LEFT_GRACE_TRIES} ]; do
 done
 echo "${STATUS.left} $n" >&3`;
 
-/** The pause: said on fd 3, then a line awaited on stdin (none comes when bench is gone: the read ends at EOF). */
+/** The pause: said on fd 3, then a line awaited on stdin (none comes when evaluate is gone: the read ends at EOF). */
 const PAUSE = `echo ${STATUS.pause} >&3
 read -r _go || true`;
 

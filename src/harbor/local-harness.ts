@@ -19,7 +19,7 @@ import { listTasks, readJsonIfAny, readJsonLines, type TaskDir, type VerifierMod
 import { canIsolate, IMAGE_PATH, type PhaseStatus } from './isolation.js';
 import {
   AGENT_DIR_ENV,
-  BENCH_DIR,
+  HARNESS_DIR,
   harborVerifierCommand,
   runContainerTrial,
   taskUser,
@@ -43,20 +43,20 @@ import {
   unreadSources,
 } from './failures.js';
 import { readReportLine, type ReportLine } from '../contract.js';
-import type { BenchReport, ClaimRow, Isolation, TaskRun } from './bench-report.js';
+import type { EvaluationReport, ClaimRow, Isolation, TaskRun } from './evaluation-report.js';
 import { UserError } from '../errors.js';
 
 /**
- * How the phases are kept apart (docs/security.md#bench-isolation): as root, in containers (namespaces, a root made of the image's parts,
- * nothing else of the host); otherwise the container paths are given by environment variables. bench-report.ts IsolationSchema.
+ * How the phases are kept apart (docs/security.md#trial-isolation): as root, in containers (namespaces, a root made of the image's parts,
+ * nothing else of the host); otherwise the container paths are given by environment variables. evaluation-report.ts IsolationSchema.
  */
 export type { Isolation };
 
-export interface BenchOptions {
+export interface EvaluationOptions {
   tasksDir: string;
   /** `oracle` (the task's solve.sh), `baseline` (all no_match), or a shell command run in /app. */
   agent: string;
-  /** The agent's name in reports and comparisons (bench's --name, else oracle, baseline or agent-N): written into report.json. */
+  /** The agent's name in reports and comparisons (evaluate's --name, else oracle, baseline or agent-N): written into report.json. */
   name?: string;
   jobs?: number;
   outDir: string;
@@ -95,12 +95,12 @@ export {
   type UnreadSource,
 } from './failures.js';
 
-/** bench's report.json, its tasks and their claims' rows: inferred from their schemas (bench-report.ts BenchReportSchema), which compare reads it back through. */
-export type { BenchReport, ClaimRow, OracleEvidence, TaskRun } from './bench-report.js';
+/** evaluate's report.json, its tasks and their claims' rows: inferred from their schemas (evaluation-report.ts EvaluationReportSchema), which compare reads it back through. */
+export type { EvaluationReport, ClaimRow, OracleEvidence, TaskRun } from './evaluation-report.js';
 
-/** A bench option that cannot work here: said before any task runs. */
-export class BenchSetupError extends UserError {
-  override readonly name = 'BenchSetupError';
+/** An evaluation option that cannot work here: said before any task runs. */
+export class EvaluationSetupError extends UserError {
+  override readonly name = 'EvaluationSetupError';
 }
 
 /** A reward file is a few numbers. */
@@ -113,13 +113,13 @@ const NAMESPACE_LIMITS: readonly string[] = [
 
 /** What `--isolation paths` cannot give: said once on stderr by the CLI and in report.json. */
 const PATHS_LIMITS: readonly string[] = [
-  "the agent phase can read and write the dataset (tests/, gold.json, solution/) and bench's --out folder",
+  "the agent phase can read and write the dataset (tests/, gold.json, solution/) and evaluate's --out folder",
   'processes the agent leaves running are not stopped before the verifier',
-  "the agent phase runs as bench's own user, with its privileges, its PATH, and sees the whole file system",
-  "run bench as root for containers (namespaces, a root of the image's parts, the task's agent user, the verifier in its own container)",
+  "the agent phase runs as evaluate's own user, with its privileges, its PATH, and sees the whole file system",
+  "run evaluate as root for containers (namespaces, a root of the image's parts, the task's agent user, the verifier in its own container)",
 ];
 
-/** What an isolation mode is, in a few words, for bench's last line and its HTML report. */
+/** What an isolation mode is, in a few words, for evaluate's last line and its HTML report. */
 export function isolationSummary(isolation: Isolation): string {
   return isolation === 'namespace'
     ? "each trial in containers: a root of the image's parts and nothing else of the host, the task's agent user, the verifier in the task's mode"
@@ -136,7 +136,7 @@ export function resolveIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation
   if (wanted === 'paths') return wanted;
   if (canIsolate()) return 'namespace';
   if (wanted === 'namespace')
-    throw new BenchSetupError(
+    throw new EvaluationSetupError(
       "--isolation namespace needs root, util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs; use --isolation paths, which says what it cannot stop",
     );
   return 'paths';
@@ -197,14 +197,14 @@ function runPathsPhase(
 }
 
 /**
- * The commands a task's image puts on PATH, as bench's own bin/: `quotecheck` (the variant's build of it, as its
+ * The commands a task's image puts on PATH, as evaluate's own bin/: `quotecheck` (the variant's build of it, as its
  * image links it) and `warc-extract` (a frozen task's reader). Returns whether there are any.
  */
 function writeCommands(t: Trial, isolation: Isolation): boolean {
   if (!t.tool && !t.warcReader) return false;
-  const bin = join(t.benchDir, 'bin');
+  const bin = join(t.harnessDir, 'bin');
   mkdirSync(bin, { recursive: true });
-  // In a container, the image's Node.js (/usr/local/bin/node, which bench puts there when this machine has none).
+  // In a container, the image's Node.js (/usr/local/bin/node, which evaluate puts there when this machine has none).
   const node = isolation === 'namespace' ? '/usr/local/bin/node' : process.execPath;
   const command = (name: string, script: string): void => {
     writeFileSync(join(bin, name), `#!/bin/sh\nexec ${shellQuote(node)} ${shellQuote(script)} "$@"\n`);
@@ -215,17 +215,17 @@ function writeCommands(t: Trial, isolation: Isolation): boolean {
   if (t.warcReader) {
     // A copy beside the command: the task's own copy is in the dataset.
     copyFileSync(t.warcReader, join(bin, WARC_READER_FILE));
-    command(WARC_READER_COMMAND, join(inContainer ? `${BENCH_DIR}/bin` : bin, WARC_READER_FILE));
+    command(WARC_READER_COMMAND, join(inContainer ? `${HARNESS_DIR}/bin` : bin, WARC_READER_FILE));
   }
   return true;
 }
 
-/** The agent's environment with --isolation paths: bench's own, with the container paths and the variant's tool. */
-function pathsAgentEnv(t: Trial, benchBin: boolean, agentDir: string | undefined): NodeJS.ProcessEnv {
+/** The agent's environment with --isolation paths: evaluate's own, with the container paths and the variant's tool. */
+function pathsAgentEnv(t: Trial, harnessBin: boolean, agentDir: string | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (agentDir) env[AGENT_DIR_ENV] = resolve(agentDir);
   for (const c of Object.values(CONTAINER_PATHS)) if ('env' in c) delete env[c.env];
-  if (benchBin) env.PATH = `${join(t.benchDir, 'bin')}:${env.PATH ?? ''}`;
+  if (harnessBin) env.PATH = `${join(t.harnessDir, 'bin')}:${env.PATH ?? ''}`;
   if (t.replay) env.QUOTECHECK_REPLAY = t.replay;
   env[CONTAINER_PATHS.app.env] = t.app;
   env[CONTAINER_PATHS.verifierLogs.env] = t.verifierLogs;
@@ -234,7 +234,7 @@ function pathsAgentEnv(t: Trial, benchBin: boolean, agentDir: string | undefined
   return env;
 }
 
-/** The verifier's environment with --isolation paths: a fixed minimum, nothing of bench's (test.sh runs its grader under env -i). */
+/** The verifier's environment with --isolation paths: a fixed minimum, nothing of evaluate's (test.sh runs its grader under env -i). */
 function pathsVerifierEnv(app: string, logs: string): NodeJS.ProcessEnv {
   return {
     PATH: IMAGE_PATH,
@@ -259,15 +259,16 @@ function containerProblems(t: Trial, agent: ContainerResult, verifier: Container
   const out: string[] = [];
   const { status } = agent;
   if (agent.timedOut && status.main === undefined) out.push(`agent stopped at its ${t.task.agentTimeoutSec} s timeout`);
-  if (!status.ready) out.push(`bench could not make the agent's container (exit ${agent.code}; see agent-output.txt)`);
+  if (!status.ready)
+    out.push(`evaluate could not make the agent's container (exit ${agent.code}; see agent-output.txt)`);
   if (status.mainTimedOut) out.push(`agent stopped at its ${t.task.agentTimeoutSec} s timeout`);
   else if (status.main !== undefined && status.main !== 0) out.push(`agent exited ${status.main}`);
-  if (agent.pauseProblem) out.push(`bench could not copy between the containers: ${agent.pauseProblem}`);
+  if (agent.pauseProblem) out.push(`evaluate could not copy between the containers: ${agent.pauseProblem}`);
   const vStatus = shared ? status.after : verifier.status.main;
   if (!shared && !verifier.status.ready)
-    out.push(`bench could not make the verifier's container (exit ${verifier.code}; see verifier-output.txt)`);
+    out.push(`evaluate could not make the verifier's container (exit ${verifier.code}; see verifier-output.txt)`);
   if (!shared && verifier.pauseProblem)
-    out.push(`bench could not lay out the verifier's container: ${verifier.pauseProblem}`);
+    out.push(`evaluate could not lay out the verifier's container: ${verifier.pauseProblem}`);
   if ((shared ? status.afterTimedOut : verifier.status.mainTimedOut) || (!shared && verifier.timedOut))
     out.push(`verifier stopped at its ${t.task.verifierTimeoutSec} s timeout`);
   else if (vStatus !== undefined && vStatus !== 0)
@@ -414,20 +415,20 @@ function readAnswers(t: Trial, problems: string[]): Map<string, string> {
 }
 
 /** How the trial's verifier runs: as forced, or as the task says. */
-const verifierModeOf = (task: TaskDir, wanted: BenchOptions['verifierMode']): VerifierMode =>
+const verifierModeOf = (task: TaskDir, wanted: EvaluationOptions['verifierMode']): VerifierMode =>
   wanted === undefined || wanted === 'task' ? task.verifierMode : wanted;
 
-/** A trial with --isolation paths: the agent with bench's own privileges, then the verifier on the task's folder (separate: on a copy of the artifacts). */
+/** A trial with --isolation paths: the agent with evaluate's own privileges, then the verifier on the task's folder (separate: on a copy of the artifacts). */
 async function runPathsTrial(
   t: Trial,
   mode: VerifierMode,
-  benchBin: boolean,
+  harnessBin: boolean,
   agentDir: string | undefined,
 ): Promise<{ agentExit: number | null; verifierExit: number | null; problems: string[] }> {
   const agent = await runPathsPhase(
     t,
     pathsAgentCommand(t.agent, t.task),
-    pathsAgentEnv(t, benchBin, agentDir),
+    pathsAgentEnv(t, harnessBin, agentDir),
     t.task.agentTimeoutSec,
     'agent-output.txt',
   );
@@ -457,11 +458,11 @@ async function runPathsTrial(
   return { agentExit: agent.code, verifierExit: verifier.code, problems };
 }
 
-async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation): Promise<TaskRun> {
+async function runTask(task: TaskDir, opts: EvaluationOptions, isolation: Isolation): Promise<TaskRun> {
   const started = performance.now();
   const t = makeTrial(task, opts.agent, opts.outDir, opts.replay ? resolve(opts.replay) : undefined);
   const mode = verifierModeOf(task, opts.verifierMode);
-  const benchBin = writeCommands(t, isolation);
+  const harnessBin = writeCommands(t, isolation);
   // The image's agent user, read once from its Dockerfile (none: the task leaves the agent to the image's root).
   const user = isolation === 'namespace' ? taskUser(t) : undefined;
   const asRoot = opts.agentUser === 'root' || (isolation === 'namespace' && user === undefined);
@@ -476,12 +477,12 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
   let verifierExit: number | null;
   const problems: string[] = [];
   if (isolation === 'namespace') {
-    const c = await runContainerTrial(t, play, benchBin);
+    const c = await runContainerTrial(t, play, harnessBin);
     agentExit = c.agent.status.main ?? null;
     verifierExit = (mode === 'shared' ? c.agent.status.after : c.verifier.status.main) ?? null;
     problems.push(...containerProblems(t, c.agent, c.verifier, mode === 'shared'), ...c.notes);
   } else {
-    const r = await runPathsTrial(t, mode, benchBin, opts.agentDir);
+    const r = await runPathsTrial(t, mode, harnessBin, opts.agentDir);
     ({ agentExit, verifierExit } = r);
     problems.push(...r.problems);
   }
@@ -525,9 +526,9 @@ async function runTask(task: TaskDir, opts: BenchOptions, isolation: Isolation):
   };
 }
 
-/** The failure shape over every claim of a run (the grader's rule, on the pooled confusion matrix): bench's and compare's. */
+/** The failure shape over every claim of a run (the grader's rule, on the pooled confusion matrix): evaluate's and compare's. */
 export function runShape(
-  r: Pick<BenchReport, 'claims' | 'correct' | 'confusion'>,
+  r: Pick<EvaluationReport, 'claims' | 'correct' | 'confusion'>,
 ): Pick<FailureShape, 'answered' | 'overclaim' | 'missed'> {
   const { answered, overclaim, missed } = failureShape({
     reward: r.claims ? r.correct / r.claims : 0,
@@ -537,13 +538,13 @@ export function runShape(
 }
 
 /** Runs every task of the dataset (several at a time) and gathers rewards, answers and evidence. */
-export async function runBench(opts: BenchOptions): Promise<BenchReport> {
+export async function runEvaluation(opts: EvaluationOptions): Promise<EvaluationReport> {
   const started = performance.now();
   const tasks = listTasks(opts.tasksDir);
   const isolation = resolveIsolation(opts.isolation);
   mkdirSync(opts.outDir, { recursive: true });
   // The trials hold what agents made, as root in namespace isolation: a set-user-ID copy of a shell, a device node.
-  // Only bench's own user may enter them, so no other user of this machine can run or open what an agent left.
+  // Only evaluate's own user may enter them, so no other user of this machine can run or open what an agent left.
   const trials = join(opts.outDir, 'trials');
   mkdirSync(trials, { recursive: true });
   chmodSync(trials, 0o700);

@@ -1,13 +1,13 @@
-// Bench results for people and programs: the text table, report.json and report.html (of one agent, or of several compared).
+// Evaluation results for people and programs: the text table, report.json and report.html (of one agent, or of several compared).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchReport } from './local-harness.js';
+import type { EvaluationReport } from './local-harness.js';
 import { comparisonJson, type Comparison } from './compare.js';
 import { confusionLines } from './grade.js';
 import { BASELINE_NAME, renderComparisonHtml, renderHtmlReport } from './html.js';
 import { unreadLine } from './failures.js';
 
-export function benchTable(r: BenchReport): string {
+export function evaluationTable(r: EvaluationReport): string {
   const w = Math.max(10, ...r.tasks.map((t) => t.task.length));
   const row = (a: string, b: string, c: string, d: string, e: string) =>
     `${a.padEnd(w)}  ${b.padStart(6)}  ${c.padStart(7)}  ${d.padStart(8)}  ${e}`;
@@ -48,12 +48,12 @@ export function benchTable(r: BenchReport): string {
 }
 
 /** report.json keeps per-task numbers and per-claim rows; the grade object is summarized by the confusion matrix. */
-export function reportJson(r: BenchReport): string {
+export function reportJson(r: EvaluationReport): string {
   const tasks = r.tasks.map(({ grade: _grade, ...t }) => t);
   return `${JSON.stringify({ ...r, tasks }, null, 2)}\n`;
 }
 
-/** report.json and report.html, the two files every bench and comparison folder has; returns their paths. */
+/** report.json and report.html, the two files every evaluate and comparison folder has; returns their paths. */
 function writeReportPair(dir: string, json: string, html: string): { json: string; html: string } {
   const paths = { json: join(dir, 'report.json'), html: join(dir, 'report.html') };
   writeFileSync(paths.json, json);
@@ -62,7 +62,7 @@ function writeReportPair(dir: string, json: string, html: string): { json: strin
 }
 
 /** Writes report.json and report.html into `dir`; returns their paths. */
-export function writeBenchReports(report: BenchReport, dir: string): { json: string; html: string } {
+export function writeEvaluationReports(report: EvaluationReport, dir: string): { json: string; html: string } {
   return writeReportPair(dir, reportJson(report), renderHtmlReport(report));
 }
 

@@ -44,7 +44,7 @@ export function shippedDir(): string {
   return dirname(cli);
 }
 
-/** The shipped command line, by absolute path: what bench's baseline and a command-line agent run with `node`. */
+/** The shipped command line, by absolute path: what evaluate's baseline and a command-line agent run with `node`. */
 export const shippedCli = (): string => join(shippedDir(), basename(BUNDLE_FILES.quotecheck));
 
 /** A file of the shipped folder by its BUNDLE_FILES path. */

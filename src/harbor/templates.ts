@@ -102,7 +102,7 @@ export const ZERO_REWARD_JSON = rewardJson(ZERO_SHAPE).trimEnd();
  * - the reward is 0 from the start (stale reward.txt and reward.json removed, never written through a link; both
  *   written as 0), the grader replaces both with the grade, and a grader that fails or hangs leaves both at 0;
  * - the answers are graded only when they are a regular file, not the gold, under the size cap (grader/grade.mjs).
- * QUOTECHECK_APP_DIR and QUOTECHECK_VERIFIER_LOGS move /app and /logs/verifier for runs without root (bench --isolation paths).
+ * QUOTECHECK_APP_DIR and QUOTECHECK_VERIFIER_LOGS move /app and /logs/verifier for runs without root (evaluate --isolation paths).
  */
 export function testScript(): string {
   return `#!/usr/bin/env bash

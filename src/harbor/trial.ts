@@ -1,4 +1,4 @@
-// A bench trial's folders on the host: /app as the task's image holds it, the logs, the staging of artifacts, and the empty mount points of its containers.
+// An evaluation trial's folders on the host: /app as the task's image holds it, the logs, the staging of artifacts, and the empty mount points of its containers.
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { TaskDir } from './dataset.js';
@@ -14,8 +14,8 @@ export interface Trial {
   app: string;
   verifierLogs: string;
   agentLogs: string;
-  /** Host side of the agent's bench folder: bin/quotecheck for a variant with the tool, replay/ for --replay. */
-  benchDir: string;
+  /** Host side of the agent's evaluate folder: bin/quotecheck for a variant with the tool, replay/ for --replay. */
+  harnessDir: string;
   /** Empty host folders a container mounts its own root and copy-on-write layers on (in its namespace only). */
   rootMount: string;
   layerMount: string;
@@ -58,7 +58,7 @@ export function makeTrial(task: TaskDir, agent: string, outDir: string, replay: 
     app: join(root, 'app'),
     verifierLogs: join(root, 'logs', 'verifier'),
     agentLogs: join(root, 'logs', 'agent'),
-    benchDir: join(root, 'bench'),
+    harnessDir: join(root, 'evaluate'),
     rootMount: join(root, 'container', 'root'),
     layerMount: join(root, 'container', 'layers'),
     artifactsDir: join(root, 'artifacts'),
@@ -67,18 +67,18 @@ export function makeTrial(task: TaskDir, agent: string, outDir: string, replay: 
     ...(existsSync(warcReader) ? { warcReader } : {}),
     ...(replay ? { replay } : {}),
   };
-  for (const d of [t.app, t.verifierLogs, t.agentLogs, t.benchDir, t.rootMount, t.layerMount, t.artifactsDir])
+  for (const d of [t.app, t.verifierLogs, t.agentLogs, t.harnessDir, t.rootMount, t.layerMount, t.artifactsDir])
     mkdirSync(d, { recursive: true });
   for (const [from, to] of appFiles(envDir)) {
     const source = join(envDir, from);
     if (existsSync(source)) cpSync(source, join(t.app, to), { recursive: true });
   }
-  // The mount point of the baseline's quotecheck, inside the bench folder.
-  if (agent === 'baseline') mkdirSync(join(t.benchDir, 'baseline'));
+  // The mount point of the baseline's quotecheck, inside the evaluate folder.
+  if (agent === 'baseline') mkdirSync(join(t.harnessDir, 'baseline'));
   if (replay) {
-    // The mount point the archive is bound onto, inside the bench folder.
-    mkdirSync(join(t.benchDir, 'replay'));
-    writeFileSync(join(t.benchDir, 'replay', basename(replay)), '');
+    // The mount point the archive is bound onto, inside the evaluate folder.
+    mkdirSync(join(t.harnessDir, 'replay'));
+    writeFileSync(join(t.harnessDir, 'replay', basename(replay)), '');
   }
   return t;
 }

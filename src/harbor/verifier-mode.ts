@@ -1,5 +1,5 @@
 // Where a task on disk runs its verifier (templates.ts VerifierMode), read from its definition as Harbor reads it: for
-// bench and compare, which run a separate verifier's task as Harbor would (only /app/answers.json crosses over).
+// evaluate and compare, which run a separate verifier's task as Harbor would (only /app/answers.json crosses over).
 import { join } from 'node:path';
 import type { VerifierMode } from '../settings.js';
 import { DatasetError, layoutOf, modeOf, readToml } from './dataset.js';

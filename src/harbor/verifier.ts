@@ -2,7 +2,7 @@
 // (never through a symlink, never blocking, never the gold itself, under a size cap), and the rewards (reward.txt and
 // reward.json) are written by temp file and rename, after every reward file left behind is removed. All of it is the
 // task's own grader (src/harbor/grader/grade.mjs, shipped in tests/ as it is); this module imports it for quotecheck's
-// commands (`quotecheck grade`, bench), its input errors as GradeInputError (grade.ts).
+// commands (`quotecheck grade`, evaluate), its input errors as GradeInputError (grade.ts).
 import * as grader from './grader/grade.mjs';
 import { withUserErrors } from './grade.js';
 

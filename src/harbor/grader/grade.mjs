@@ -15,7 +15,7 @@
 // says which), 1 when the gold file or DIR failed it (the task's fault), 2 for wrong arguments.
 //
 // Node.js's own modules only, in one file, with no build step: test.sh runs it by absolute path under `env -i`.
-// quotecheck itself (`quotecheck grade`, bench) imports these same functions from this file
+// quotecheck itself (`quotecheck grade`, evaluate) imports these same functions from this file
 // (src/harbor/grader/grade.mjs in its repository); the types are JSDoc, checked by TypeScript.
 import { randomBytes } from 'node:crypto';
 import {

@@ -1,10 +1,10 @@
-// bench names the real cause when sources could not be read: per cause, across tasks, with evidence; never the archive, never "drifted".
+// evaluate names the real cause when sources could not be read: per cause, across tasks, with evidence; never the archive, never "drifted".
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runBench, type ClaimRow } from '../src/harbor/local-harness.js';
+import { runEvaluation, type ClaimRow } from '../src/harbor/local-harness.js';
 import { archiveFailure, sourcesAdvice, sourcesFailure, unreadLine, unreadSources } from '../src/harbor/failures.js';
-import { benchTable } from '../src/harbor/reports.js';
+import { evaluationTable } from '../src/harbor/reports.js';
 import { closedPort } from '../src/loopback.js';
 import { startWaybackFake } from '../src/wayback/stub.js';
 import { makeTask } from './support/harbor-helpers.js';
@@ -89,9 +89,9 @@ async function builderDataset(archive: string) {
 }
 
 describe('a dataset whose sources fail for different reasons, with evidence', () => {
-  test('bench names each cause first, with what to check for it, and never the archive', async () => {
+  test('evaluate names each cause first, with what to check for it, and never the archive', async () => {
     const { dir, o, down } = await builderDataset(await emptyArchive());
-    const report = await runBench({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
+    const report = await runEvaluation({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
     const byTask = Object.fromEntries(report.tasks.map((t) => [t.task, t]));
     // The oracle never read task private's verbatim claim: it is the one claim the refusal cost.
     for (const t of report.tasks) expect(t.reward, t.task).toBe(t.task === 'private' ? 0.5 : 1);
@@ -147,7 +147,7 @@ describe('a dataset whose sources fail for different reasons, with evidence', ()
         `http://127.0.0.1:${down}/c`,
       ].sort(),
     );
-    const text = benchTable(report);
+    const text = evaluationTable(report);
     expect(text).toMatch(
       /^drifted sources: 1 \(read, and their live bytes no longer hash to the evidence\); claims judged on Wayback captures: 0$/m,
     );
@@ -166,7 +166,7 @@ describe('a dataset whose sources fail for different reasons, with evidence', ()
   test('when the archive is down too, a task whose sources could not be read is blamed on its sources, and only a read source on the archive', async () => {
     const dead = `http://127.0.0.4:${await closedPort()}`;
     const { dir } = await builderDataset(dead);
-    const report = await runBench({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
+    const report = await runEvaluation({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
     const archiveLines = report.advice.filter((a) => /archive/.test(a) && !/replayed archive/.test(a));
     // Only task read had a source that was read, had changed and needed a capture: one claim, judged on today's changed text.
     expect(archiveLines).toEqual([
@@ -186,7 +186,7 @@ describe('one task, one deliberate 404', () => {
     ]);
     const dir = tempDir();
     makeTask(dir, 'gone', [{ id: 'g', quote: QUOTE, url: `${server.origin}/gone`, gold: 'no_match' }]);
-    const report = await runBench({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
+    const report = await runEvaluation({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
     expect(report.advice).toEqual([
       'every source failed in task gone, so its no_match answers say nothing about the quotes: HTTP 404 Not Found. Check: the sources answered HTTP 404: ' +
         'their claims are right as no_match labels only if those pages are meant to be gone; otherwise fix the URLs or what serves them',
@@ -194,7 +194,7 @@ describe('one task, one deliberate 404', () => {
   }, 30_000);
 });
 
-/** A failed claim's row as bench keeps it from an evidence report. */
+/** A failed claim's row as evaluate keeps it from an evidence report. */
 const row = (url: string, note: string, extra: Partial<ClaimRow> = {}): ClaimRow => ({
   id: url,
   quote: 'q',

@@ -1,6 +1,6 @@
-// bench's report.json (docs/cli.md, `quotecheck bench`) as zod schemas, with bench's types inferred from them: what bench
+// evaluate's report.json (docs/cli.md, `quotecheck evaluate`) as zod schemas, with evaluate's types inferred from them: what evaluate
 // writes, and what compare reads back through them. The contract (contract.ts) stands on zod alone; the report embeds
-// bench's own structures (the grade, the failures), so its schema lives beside them, on the contract's readers of a report line.
+// evaluate's own structures (the grade, the failures), so its schema lives beside them, on the contract's readers of a report line.
 import * as z from 'zod';
 import { AsOfRead, kept, NearestRead, SelectorRead } from '../contract.js';
 import type { ArchiveFailure, SourcesFailure, UnreadSource } from './failures.js';
@@ -8,18 +8,18 @@ import type { FailureShape, Grade } from './grade.js';
 import type { VerifierMode } from '../settings.js';
 
 /**
- * A part of bench's report a reader takes as bench wrote it, unchecked (no reader ever checked it): bench's own
- * structures (the grade, the failures) and the numbers it only shows. A report written before bench wrote the field
+ * A part of evaluate's report a reader takes as evaluate wrote it, unchecked (no reader ever checked it): evaluate's own
+ * structures (the grade, the failures) and the numbers it only shows. A report written before evaluate wrote the field
  * lacks it: `fallback` then (undefined when none).
  */
 const asWritten = <T>(fallback?: T) =>
   z.custom<T>((v) => v !== undefined).catch((ctx) => (ctx.value === undefined ? fallback : ctx.value) as T);
 
-/** How bench kept the phases apart (docs/security.md#bench-isolation): containers (namespaces) or container paths by variable. */
+/** How evaluate kept the phases apart (docs/security.md#trial-isolation): containers (namespaces) or container paths by variable. */
 export const IsolationSchema = z.enum(['namespace', 'paths']);
 export type Isolation = z.infer<typeof IsolationSchema>;
 
-/** One claim as bench's report shows it; the evidence fields are the agent's report line's (readReportLine), each kept when well formed. */
+/** One claim as evaluate's report shows it; the evidence fields are the agent's report line's (readReportLine), each kept when well formed. */
 const ClaimRowFields = z.object({
   id: z.string(),
   quote: asWritten<string>(),
@@ -62,7 +62,7 @@ export const ClaimRowSchema = ClaimRowFields.extend({
 });
 export type ClaimRow = z.infer<typeof ClaimRowSchema>;
 
-/** One task of a bench run. */
+/** One task of an evaluation run. */
 export const TaskRunSchema = z.object({
   task: z.string(),
   reward: asWritten<number>(),
@@ -93,16 +93,16 @@ export const TaskRunSchema = z.object({
 export type TaskRun = z.infer<typeof TaskRunSchema>;
 
 /**
- * bench's report.json (docs/cli.md, `quotecheck bench`): what bench writes, and how compare reads one back. The fields compare relies on
+ * evaluate's report.json (docs/cli.md, `quotecheck evaluate`): what evaluate writes, and how compare reads one back. The fields compare relies on
  * are checked (agent, name, the totals, each task's name and rows, each row's id and correct); the evidence on a row is
  * kept when well formed; the rest is taken as written, a report written before a field lacking it.
  */
-export const BenchReportSchema = z.object({
+export const EvaluationReportSchema = z.object({
   agent: z.string(),
-  /** The agent's name as bench gave it (--name, else oracle, baseline or agent-N); absent in reports written before bench named agents. */
+  /** The agent's name as evaluate gave it (--name, else oracle, baseline or agent-N); absent in reports written before evaluate named agents. */
   name: z.string().optional(),
   isolation: asWritten<Isolation>(),
-  /** What this isolation does not stop, one clause each (absent in reports written before bench said so). */
+  /** What this isolation does not stop, one clause each (absent in reports written before evaluate said so). */
   isolation_limits: asWritten<string[]>().optional(),
   tasks_dir: asWritten<string>(),
   mean_reward: z.number(),
@@ -121,10 +121,10 @@ export const BenchReportSchema = z.object({
   unread_sources: asWritten<UnreadSource[]>().optional(),
   /** Claims the agent judged on a Wayback capture. */
   claims_from_captures: asWritten<number>(),
-  /** What to check, one line each, when something went wrong for a whole task (none in reports written before bench advised). */
+  /** What to check, one line each, when something went wrong for a whole task (none in reports written before evaluate advised). */
   advice: asWritten<string[]>([]),
   /** Set when rows carry the oracle's evidence: the oracle's run folder, relative to this report's folder. */
   oracle_run: asWritten<string>().optional(),
   tasks: z.array(TaskRunSchema),
 });
-export type BenchReport = z.infer<typeof BenchReportSchema>;
+export type EvaluationReport = z.infer<typeof EvaluationReportSchema>;

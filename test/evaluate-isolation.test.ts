@@ -1,4 +1,4 @@
-// `bench` as a harness that the agent cannot fool (docs/security.md#bench-isolation): every attack an agent can make from the agent phase, run through the real bench with namespace isolation, scores 0 and says why.
+// `evaluate` as a harness that the agent cannot fool (docs/security.md#trial-isolation): every attack an agent can make from the agent phase, run through the real evaluate with namespace isolation, scores 0 and says why.
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -12,7 +12,12 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { runBench, type BenchOptions, type BenchReport, type TaskRun } from '../src/harbor/local-harness.js';
+import {
+  runEvaluation,
+  type EvaluationOptions,
+  type EvaluationReport,
+  type TaskRun,
+} from '../src/harbor/local-harness.js';
 import { canIsolate, DOCKER_CAPABILITY_MASK } from '../src/harbor/isolation.js';
 import type { Layout } from '../src/harbor/layout.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
@@ -96,7 +101,7 @@ async function dataset(opts: { layout?: Layout; variant?: TaskVariant; frozen?: 
 }
 
 interface Bench {
-  report: BenchReport;
+  report: EvaluationReport;
   run: TaskRun;
   /** A file of the trial (app/answers.json, agent-output.txt, logs/verifier/test-stdout.txt), or '' when missing. */
   file: (path: string) => string;
@@ -104,9 +109,9 @@ interface Bench {
 
 let outs = 0;
 /** Runs one agent over the fixture's dataset with namespace isolation, into a fresh --out beside the dataset. */
-async function bench(f: Fixture, agent: string, extra: Partial<BenchOptions> = {}): Promise<Bench> {
+async function evaluate(f: Fixture, agent: string, extra: Partial<EvaluationOptions> = {}): Promise<Bench> {
   const outDir = extra.outDir ?? join(f.base, `out-${++outs}`);
-  const report = await runBench({ tasksDir: f.tasks, agent, isolation: 'namespace', jobs: 1, ...extra, outDir });
+  const report = await runEvaluation({ tasksDir: f.tasks, agent, isolation: 'namespace', jobs: 1, ...extra, outDir });
   const trial = join(outDir, 'trials', 'lighthouse');
   const file = (path: string) => (existsSync(join(trial, path)) ? readFileSync(join(trial, path), 'utf8') : '');
   return { report, run: report.tasks[0]!, file };
@@ -128,17 +133,17 @@ function processesWith(token: string): string[] {
 /** What the verifier said, with what the agent printed: the reason a 0 was given is in one of them. */
 const said = (b: Bench): string => `${b.file('agent-output.txt')}\n${b.file('logs/verifier/test-stdout.txt')}`;
 
-describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', () => {
+describe.skipIf(!ISOLATED)('evaluate with namespace isolation: the agent phase', () => {
   /** Runs `lines` (each `p NAME 'CHECK'`, printing NAME=yes when the check succeeds) as the agent; the answers map. */
   async function probe(
     f: Fixture,
     lines: string[],
-    extra: Partial<BenchOptions> = {},
+    extra: Partial<EvaluationOptions> = {},
   ): Promise<{ seen: Record<string, string>; b: Bench }> {
     const script = ['p() { if eval "$2" >/dev/null 2>&1; then echo "$1=yes"; else echo "$1=no"; fi; }', ...lines].join(
       '\n',
     );
-    const b = await bench(f, `bash -c ${q(script)} > /app/probe.txt 2>&1`, extra);
+    const b = await evaluate(f, `bash -c ${q(script)} > /app/probe.txt 2>&1`, extra);
     const seen = Object.fromEntries(
       b
         .file('app/probe.txt')
@@ -262,7 +267,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
       'echo planted > /etc/quotecheck-root-planted',
       'echo planted > /usr/local/bin/quotecheck-root-planted',
     ].join('; ');
-    const { run, file } = await bench(f, attempts, { agentUser: 'root' });
+    const { run, file } = await evaluate(f, attempts, { agentUser: 'root' });
     expect(file('app/uid.txt').trim()).toBe('0');
     const caps = Object.fromEntries(
       file('app/caps.txt')
@@ -285,19 +290,19 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
 
   test("the task's agent user is not root; with no [agent] user in task.toml the agent runs as the image's root, as Harbor runs it", async () => {
     const f = await dataset();
-    const user = await bench(f, 'id -u > /app/uid.txt');
+    const user = await evaluate(f, 'id -u > /app/uid.txt');
     expect(user.file('app/uid.txt').trim()).toBe('1001');
     expect(user.run.agentUser).toBe('agent');
     const toml = readFileSync(join(f.task, 'task.toml'), 'utf8');
     writeFileSync(join(f.task, 'task.toml'), toml.replace(/^user = "agent"\n/m, ''));
-    const root = await bench(f, 'id -u > /app/uid.txt');
+    const root = await evaluate(f, 'id -u > /app/uid.txt');
     expect(root.file('app/uid.txt').trim()).toBe('0');
     expect(root.run.agentUser).toBe('root');
   });
 
   test("cp /tests/gold.json (Harbor's layout) finds nothing: reward 0, and the reason is said", async () => {
     const f = await dataset();
-    const b = await bench(f, 'cp /tests/gold.json /app/answers.json');
+    const b = await evaluate(f, 'cp /tests/gold.json /app/answers.json');
     expect(b.run.reward).toBe(0);
     expect(b.run.problems).toEqual(expect.arrayContaining(['agent exited 1', 'no answers file']));
     expect(said(b)).toContain("cp: cannot stat '/tests/gold.json': No such file or directory");
@@ -306,7 +311,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   test("cp /verifier/gold.json (SkillsBench 1.1's layout) finds nothing either", async () => {
     const f = await dataset({ layout: 'skillsbench' });
     expect(existsSync(join(f.task, 'task.md'))).toBe(true);
-    const b = await bench(f, 'cp /verifier/gold.json /app/answers.json');
+    const b = await evaluate(f, 'cp /verifier/gold.json /app/answers.json');
     expect(b.run.reward).toBe(0);
     expect(b.run.problems).toContain('no answers file');
     expect(said(b)).toContain("cp: cannot stat '/verifier/gold.json': No such file or directory");
@@ -315,7 +320,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   test("the dataset's gold.json cannot be read or rewritten by its absolute host path", async () => {
     const f = await dataset();
     const before = readFileSync(f.gold);
-    const b = await bench(
+    const b = await evaluate(
       f,
       `cp ${q(f.gold)} /app/answers.json; echo '{"v":"no_match","n":"verbatim"}' > ${q(f.gold)}`,
     );
@@ -332,7 +337,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     const f = await dataset();
     const token = `qc-leftover-${randomBytes(6).toString('hex')}`;
     const loop = `while :; do cp /tests/gold.json /app/answers.json; echo 1 > /logs/verifier/reward.txt; sleep 0.05; done # ${token}`;
-    const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`, { verifierMode: 'separate' });
+    const b = await evaluate(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`, { verifierMode: 'separate' });
     expect(b.run.reward).toBe(0);
     expect(b.run.verifierMode).toBe('separate');
     // The loop, and maybe the sleep or cp it was running when the agent's command returned.
@@ -348,13 +353,13 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     expect(processesWith(token)).toEqual([]);
   });
 
-  test("shared (Harbor's in-container verifier): the same process copies the gold when it is uploaded and rewrites the reward after the verifier: 1.000, which only the harness stops, and bench says it ran through the verifier", async () => {
+  test("shared (Harbor's in-container verifier): the same process copies the gold when it is uploaded and rewrites the reward after the verifier: 1.000, which only the harness stops, and evaluate says it ran through the verifier", async () => {
     const f = await dataset();
     const token = `qc-leftover-${randomBytes(6).toString('hex')}`;
     // It copies the gold once it is uploaded and rewrites the reward after the verifier (Harbor's 777 lets it replace root's
     // file), by rename: a write cut short when the container ends would leave an empty file.
     const loop = `while :; do [ -f /tests/gold.json ] && cp /tests/gold.json /app/answers.json; [ -f /logs/verifier/test-stdout.txt ] && echo 1 > /logs/verifier/.t && mv -f /logs/verifier/.t /logs/verifier/reward.txt && echo '{"reward": 1}' > /logs/verifier/.j && mv -f /logs/verifier/.j /logs/verifier/reward.json; sleep 0.01; done # ${token}`;
-    const b = await bench(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`, { verifierMode: 'shared' });
+    const b = await evaluate(f, `setsid nohup sh -c ${q(loop)} >/dev/null 2>&1 &`, { verifierMode: 'shared' });
     expect(b.run.verifierMode).toBe('shared');
     expect(b.run.reward).toBe(1);
     expect(b.run.problems).toEqual(
@@ -365,7 +370,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
 
   test('a helper still on its way out when the command returns is not counted as left running (quotecheck SIGKILLs its pdftotext shells as it exits)', async () => {
     const f = await dataset();
-    const b = await bench(f, `(sleep 0.3 &) ; echo '{"v":"verbatim","n":"no_match"}' > /app/answers.json`);
+    const b = await evaluate(f, `(sleep 0.3 &) ; echo '{"v":"verbatim","n":"no_match"}' > /app/answers.json`);
     expect(b.run.problems.filter((p) => p.includes('running'))).toEqual([]);
     expect(b.run.reward).toBe(1);
   });
@@ -374,7 +379,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     const f = await dataset();
     writeFileSync(join(f.task, 'task.toml'), taskToml({ agentTimeoutSec: 1, verifierTimeoutSec: 30 }));
     const token = `qc-timeout-${randomBytes(6).toString('hex')}`;
-    const b = await bench(
+    const b = await evaluate(
       f,
       `setsid sh -c ${q(`sleep 300 # ${token}`)} >/dev/null 2>&1 & exec sh -c ${q(`sleep 300 # ${token}`)}`,
     );
@@ -386,7 +391,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
   test("reward.txt and reward.json planted in /logs/verifier are thrown away: the verifier's own reward counts, in both modes", async () => {
     for (const verifierMode of ['separate', 'shared'] as const) {
       const f = await dataset();
-      const b = await bench(
+      const b = await evaluate(
         f,
         'echo 1 > /logs/verifier/reward.txt; echo \'{"reward": 1}\' > /logs/verifier/reward.json; chmod 444 /logs/verifier/reward.txt',
         {
@@ -406,9 +411,9 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
       'ln -s /tests/test.sh /logs/verifier/test-stdout.txt',
     ]) {
       const attack = `echo '{"reward": 1.0}' > /logs/verifier/reward.json; ${block}`;
-      const separate = await bench(await dataset(), attack, { verifierMode: 'separate' });
+      const separate = await evaluate(await dataset(), attack, { verifierMode: 'separate' });
       expect(separate.run.reward, block).toBe(0);
-      const shared = await bench(await dataset(), attack, { verifierMode: 'shared' });
+      const shared = await evaluate(await dataset(), attack, { verifierMode: 'shared' });
       expect(shared.run.reward, `${block}: only a separate verifier (or the harness) stops this`).toBe(1);
     }
   });
@@ -422,14 +427,14 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
       'cp /tmp/trojan /usr/bin/env',
       'echo /tmp/nothing.so > /etc/ld.so.preload',
     ].join('; ');
-    const separate = await bench(await dataset(), attack, { verifierMode: 'separate', agentUser: 'root' });
+    const separate = await evaluate(await dataset(), attack, { verifierMode: 'separate', agentUser: 'root' });
     expect(separate.run.reward).toBe(0);
-    const shared = await bench(await dataset(), attack, { verifierMode: 'shared', agentUser: 'root' });
+    const shared = await evaluate(await dataset(), attack, { verifierMode: 'shared', agentUser: 'root' });
     expect(shared.run.reward, 'in its own container, root rewrote what the verifier runs').toBe(1);
     expect(readFileSync('/usr/bin/env').subarray(0, 2).toString()).not.toBe('#!');
   });
 
-  test('answers that are a FIFO, a symlink to the gold or a device: bench reads none of them (and does not hang)', async () => {
+  test('answers that are a FIFO, a symlink to the gold or a device: evaluate reads none of them (and does not hang)', async () => {
     for (const [make, kind] of [
       ['mkfifo /app/answers.json; mkfifo /logs/agent/report.jsonl', 'a named pipe (FIFO)'],
       ['ln -s /tests/gold.json /app/answers.json', 'a symbolic link (to /tests/gold.json)'],
@@ -437,7 +442,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
     ] as const) {
       const f = await dataset();
       // mknod needs root: a harness that ignores [agent] user.
-      const b = await bench(f, make, make.startsWith('mknod') ? { agentUser: 'root' } : {});
+      const b = await evaluate(f, make, make.startsWith('mknod') ? { agentUser: 'root' } : {});
       expect(b.run.reward, make).toBe(0);
       expect(b.run.problems, make).toContain(`answers file not read: /app/answers.json is ${kind}`);
     }
@@ -451,20 +456,20 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the agent phase', ()
       '#!/bin/bash\necho 0.5 > /logs/verifier/half.txt\nln -s half.txt /logs/verifier/reward.txt\n',
     );
     chmodSync(join(f.task, 'tests', 'test.sh'), 0o755);
-    const inside = await bench(f, 'baseline');
+    const inside = await evaluate(f, 'baseline');
     expect(inside.run.reward).toBe(0.5);
     writeFileSync(
       join(f.task, 'tests', 'test.sh'),
       '#!/bin/bash\nln -s /etc/hostname /logs/verifier/reward.json\necho 0.25 > /logs/verifier/reward.txt\n',
     );
-    const out = await bench(f, 'baseline');
+    const out = await evaluate(f, 'baseline');
     expect(out.run.reward).toBe(0.25);
     expect(out.run.problems).toContain('reward.json not read: a link leading out of /logs/verifier');
   });
 });
 
-describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the baseline and the verifier', () => {
-  /** A `quotecheck` on bench's own PATH that fails: the oracle and the baseline must not use it. */
+describe.skipIf(!ISOLATED)('evaluate with namespace isolation: the oracle, the baseline and the verifier', () => {
+  /** A `quotecheck` on evaluate's own PATH that fails: the oracle and the baseline must not use it. */
   function fakeQuotecheckOnPath(): () => void {
     const bin = hostDir();
     writeFileSync(join(bin, 'quotecheck'), '#!/bin/sh\necho "fake quotecheck" >&2\nexit 99\n');
@@ -480,14 +485,14 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     const restore = fakeQuotecheckOnPath();
     try {
       const f = await dataset();
-      // The fake is first on bench's own PATH, and the agent's container has no quotecheck at all (127: not found).
-      const probe = await bench(f, 'quotecheck --version; echo $? > /app/exit.txt');
+      // The fake is first on evaluate's own PATH, and the agent's container has no quotecheck at all (127: not found).
+      const probe = await evaluate(f, 'quotecheck --version; echo $? > /app/exit.txt');
       expect(probe.file('app/exit.txt').trim()).toBe('127');
-      const oracle = await bench(f, 'oracle');
+      const oracle = await evaluate(f, 'oracle');
       expect(oracle.run.reward).toBe(1);
       expect(oracle.run.problems).toEqual([]);
       expect(oracle.report.isolation).toBe('namespace');
-      const baseline = await bench(f, 'baseline');
+      const baseline = await evaluate(f, 'baseline');
       expect(baseline.run.reward).toBe(0.5);
       expect(baseline.run.baseline).toBe(0.5);
       expect(baseline.run.problems).toEqual([]);
@@ -503,7 +508,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
       expect(existsSync(join(f.task, 'environment', 'quotecheck', 'quotecheck.mjs'))).toBe(true);
       const agent =
         'command -v quotecheck > /app/which.txt; touch /opt/quotecheck/x 2> /app/touch.txt; quotecheck run --allow-private --claims /app/claims.json --out /app/answers.json --retries 0 --timeout 5';
-      const b = await bench(f, agent);
+      const b = await evaluate(f, agent);
       expect(b.file('app/which.txt').trim()).toBe('/opt/quotecheck-bench/bin/quotecheck');
       expect(b.file('app/touch.txt')).toMatch(/Read-only file system/);
       expect(b.run.reward).toBe(1);
@@ -527,7 +532,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
         `grep -c '"url"' /tmp/sources/index.json > /app/entries.txt`,
         `node ${tool} run --replay /app/sources.warc.gz --claims /app/claims.json --out /app/answers.json --quiet`,
       ].join('; ');
-      const b = await bench(f, agent);
+      const b = await evaluate(f, agent);
       expect(
         b
           .file('app/ls.txt')
@@ -563,7 +568,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     );
     process.env.QUOTECHECK_ISOLATION_SECRET = 'agent-only';
     try {
-      const b = await bench(f, 'oracle', { verifierMode: 'separate' });
+      const b = await evaluate(f, 'oracle', { verifierMode: 'separate' });
       const env = Object.fromEntries(
         b
           .file('logs/verifier/env.txt')
@@ -590,7 +595,7 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     const f = await dataset();
     const out = join(f.base, 'out-shape');
     const r = await runCli([
-      'bench',
+      'evaluate',
       '--quiet',
       '--tasks',
       f.tasks,
@@ -606,10 +611,10 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
       'all-verbatim',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    const all = JSON.parse(readFileSync(join(out, 'all-verbatim', 'report.json'), 'utf8')) as BenchReport;
+    const all = JSON.parse(readFileSync(join(out, 'all-verbatim', 'report.json'), 'utf8')) as EvaluationReport;
     expect(all.tasks[0]!.rewardFields).toEqual({ reward: 0.5, answered: 1, overclaim: 1, missed: 0 });
     expect(all.failure_shape).toEqual({ answered: 1, overclaim: 1, missed: 0 });
-    const none = JSON.parse(readFileSync(join(out, 'no-match', 'report.json'), 'utf8')) as BenchReport;
+    const none = JSON.parse(readFileSync(join(out, 'no-match', 'report.json'), 'utf8')) as EvaluationReport;
     expect(none.failure_shape).toEqual({ answered: 1, overclaim: 0, missed: 1 });
     expect(r.stdout).toMatch(/^overclaim\s+0%\s+100%$/m);
     expect(r.stdout).toMatch(/^missed\s+100%\s+0%$/m);
@@ -619,15 +624,19 @@ describe.skipIf(!ISOLATED)('bench with namespace isolation: the oracle, the base
     const f = await dataset();
     const archive = join(tempDir(), 'sources.warc.gz');
     writeFileSync(archive, 'not really a WARC');
-    const b = await bench(f, 'cat "$QUOTECHECK_REPLAY" > /app/replay.txt; echo "$QUOTECHECK_REPLAY" > /app/where.txt', {
-      replay: archive,
-    });
+    const b = await evaluate(
+      f,
+      'cat "$QUOTECHECK_REPLAY" > /app/replay.txt; echo "$QUOTECHECK_REPLAY" > /app/where.txt',
+      {
+        replay: archive,
+      },
+    );
     expect(b.file('app/replay.txt')).toBe('not really a WARC');
     expect(b.file('app/where.txt').trim()).toBe('/opt/quotecheck-bench/replay/sources.warc.gz');
   });
 });
 
-describe('bench with paths isolation (not root)', () => {
+describe('evaluate with paths isolation (not root)', () => {
   test.skipIf(!ISOLATED)(
     '--isolation namespace where it cannot be given (not root) is refused in one line, before anything runs',
     async () => {
@@ -637,7 +646,9 @@ describe('bench with paths isolation (not root)', () => {
         { id: 'v', quote: 'logged every ship', url: 'http://127.0.0.1:9/log', gold: 'verbatim' },
       ]);
       const out = join(tasks, 'never-made');
-      const r = await runCli(['bench', '--tasks', tasks, '--out', out, '--isolation', 'namespace'], { asUid: 65534 });
+      const r = await runCli(['evaluate', '--tasks', tasks, '--out', out, '--isolation', 'namespace'], {
+        asUid: 65534,
+      });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(
         /^quotecheck: error: --isolation namespace needs root, util-linux's unshare .* use --isolation paths, which says what it cannot stop\n$/,
@@ -652,9 +663,9 @@ describe('bench with paths isolation (not root)', () => {
     makeTask(tasks, 'lighthouse', [
       { id: 'v', quote: 'logged every ship', url: `${server.origin}/log`, gold: 'verbatim' },
     ]);
-    const out = join(tempDir(), 'bench');
+    const out = join(tempDir(), 'evaluate');
     const r = await runCli([
-      'bench',
+      'evaluate',
       '--tasks',
       tasks,
       '--out',
@@ -668,11 +679,11 @@ describe('bench with paths isolation (not root)', () => {
       'baseline',
     ]);
     expect(r.code).toBe(0);
-    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('bench: paths isolation (not root): '));
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('evaluate: paths isolation (not root): '));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/the agent phase can read and write the dataset \(tests\/, gold\.json, solution\/\)/);
     expect(warnings[0]).toMatch(/processes the agent leaves running are not stopped before the verifier/);
-    const report = JSON.parse(readFileSync(join(out, 'baseline', 'report.json'), 'utf8')) as BenchReport;
+    const report = JSON.parse(readFileSync(join(out, 'baseline', 'report.json'), 'utf8')) as EvaluationReport;
     expect(report.isolation).toBe('paths');
     expect(report.isolation_limits).toEqual(
       expect.arrayContaining([expect.stringMatching(/can read and write the dataset/)]),

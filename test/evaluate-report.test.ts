@@ -1,4 +1,4 @@
-// compare reads bench's report.json through its schema (src/harbor/bench-report.ts BenchReportSchema): a malformed report is refused in one line naming the folder and the field; an older report's missing fields are read as before.
+// compare reads evaluate's report.json through its schema (src/harbor/evaluation-report.ts EvaluationReportSchema): a malformed report is refused in one line naming the folder and the field; an older report's missing fields are read as before.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';

@@ -1,11 +1,11 @@
-// `bench` and the demo say what went wrong: a task whose sources all failed, what to check, one name for the no_match share, the scoreboard's legend.
+// `evaluate` and the demo say what went wrong: a task whose sources all failed, what to check, one name for the no_match share, the scoreboard's legend.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runBench, type BenchReport } from '../src/harbor/local-harness.js';
-import { benchTable } from '../src/harbor/reports.js';
-import { GOLDEN_SERVER_HINT, isGoldenTasks } from '../src/cli/bench.js';
+import { runEvaluation, type EvaluationReport } from '../src/harbor/local-harness.js';
+import { evaluationTable } from '../src/harbor/reports.js';
+import { GOLDEN_SERVER_HINT, isGoldenTasks } from '../src/cli/evaluate.js';
 import { closedPort } from '../src/loopback.js';
 import { SCOREBOARD_LEGEND, serveGolden, table } from '../golden/scoreboard.js';
 import { makeTask } from './support/harbor-helpers.js';
@@ -31,9 +31,9 @@ async function dataset(): Promise<{ dir: string; port: number }> {
 }
 
 describe('a task whose sources all fail', () => {
-  test('runBench names it, counts its sources and hosts, and says what to check', async () => {
+  test('runEvaluation names it, counts its sources and hosts, and says what to check', async () => {
     const { dir, port } = await dataset();
-    const report = await runBench({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
+    const report = await runEvaluation({ tasksDir: dir, agent: 'oracle', outDir: tempDir(), isolation: 'paths' });
     const dead = report.tasks.find((t) => t.task === 'dead')!;
     const live = report.tasks.find((t) => t.task === 'live')!;
     expect(dead.sourcesFailed).toMatchObject({ sources: 2, hosts: [`127.0.0.1:${port}`] });
@@ -49,12 +49,12 @@ describe('a task whose sources all fail', () => {
       ),
     );
     // The terminal table carries it too, and names the no_match share one way.
-    const text = benchTable(report);
+    const text = evaluationTable(report);
     expect(text).toContain(report.advice[0]);
     expect(text).not.toMatch(/floor/);
     expect(text.split('\n')[0]).toMatch(/\bbaseline\b/);
     // A caller's hint (the golden server) replaces the generic one.
-    const hinted = await runBench({
+    const hinted = await runEvaluation({
       tasksDir: join(dir, 'dead'),
       agent: 'oracle',
       outDir: tempDir(),
@@ -69,10 +69,10 @@ describe('a task whose sources all fail', () => {
   test('the CLI prints it after the table and writes it into report.json and report.html', async () => {
     const { dir } = await dataset();
     const out = tempDir();
-    const r = await runCli(['bench', '--tasks', dir, '--out', out, '--isolation', 'paths', '--quiet']);
+    const r = await runCli(['evaluate', '--tasks', dir, '--out', out, '--isolation', 'paths', '--quiet']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/every source failed in 1 of 2 tasks \(dead\).*Check: they are on loopback/);
-    const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as BenchReport;
+    const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as EvaluationReport;
     expect(json.advice).toHaveLength(1);
     expect(json.tasks.find((t) => t.task === 'dead')!.baseline).toBeCloseTo(1 / 3, 5);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('every source failed in 1 of 2 tasks (dead)');
@@ -80,14 +80,14 @@ describe('a task whose sources all fail', () => {
 
   test('nothing is said when the agent wrote no evidence report (the baseline) or something was fetched', async () => {
     const { dir } = await dataset();
-    const report = await runBench({ tasksDir: dir, agent: 'baseline', outDir: tempDir(), isolation: 'paths' });
+    const report = await runEvaluation({ tasksDir: dir, agent: 'baseline', outDir: tempDir(), isolation: 'paths' });
     expect(report.advice).toEqual([]);
     expect(report.tasks.every((t) => t.sourcesFailed === undefined)).toBe(true);
   }, 30_000);
 });
 
 describe('the golden tasks', () => {
-  test('are recognised by folder, so bench can say the golden server must run', () => {
+  test('are recognised by folder, so evaluate can say the golden server must run', () => {
     expect(isGoldenTasks(join(ROOT, 'golden', 'tasks'))).toBe(true);
     expect(isGoldenTasks(join(ROOT, 'golden', 'tasks', 'news-wire'))).toBe(true);
     expect(isGoldenTasks(tempDir())).toBe(false);
@@ -123,7 +123,7 @@ describe('the demo scoreboard', () => {
       rows: [],
       problems: [],
     });
-    const report = (reward: (b: number) => number, tasks: [string, number, number][]): BenchReport => {
+    const report = (reward: (b: number) => number, tasks: [string, number, number][]): EvaluationReport => {
       const ts = tasks.map(([n, c, b]) => task(n, c, b, reward(b)));
       const claims = ts.reduce((n, t) => n + t.claims, 0);
       return {
@@ -134,7 +134,7 @@ describe('the demo scoreboard', () => {
         advice: [],
         drifted_sources: 0,
         claims_from_captures: 0,
-      } as unknown as BenchReport;
+      } as unknown as EvaluationReport;
     };
     const sizes: [string, number, number][] = [
       ['big', 20, 0.25],

@@ -1,15 +1,15 @@
-// `quotecheck bench`: run a Harbor dataset locally (agent, then verifier, per task), print the table, write report.json and report.html.
+// `quotecheck evaluate`: run a Harbor dataset locally (agent, then verifier, per task), print the table, write report.json and report.html.
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import {
-  BenchSetupError,
+  EvaluationSetupError,
   isolationLimits,
   isolationSummary,
   resolveIsolation,
-  runBench,
-  type BenchReport,
+  runEvaluation,
+  type EvaluationReport,
   type Isolation,
 } from '../harbor/local-harness.js';
 import {
@@ -20,14 +20,14 @@ import {
   relocate,
   shownPath,
   withOracleEvidence,
-  type BenchRun,
+  type EvaluationRun,
 } from '../harbor/compare.js';
 import { DatasetError, listTasks, type VerifierMode } from '../harbor/dataset.js';
-import { benchTable, writeBenchReports, writeComparisonReports } from '../harbor/reports.js';
+import { evaluationTable, writeEvaluationReports, writeComparisonReports } from '../harbor/reports.js';
 import { cliIo, errorLine, refuseInput } from './progress.js';
 import { packageRoot } from '../package-root.js';
 
-export interface BenchCommandOptions {
+export interface EvaluateCommandOptions {
   tasks: string;
   /** One agent (today's layout under --out) or several, run one after another, each in its own folder, then compared. */
   agent?: string | string[];
@@ -56,10 +56,10 @@ function ownRoot(): string {
 
 /** The one line `--isolation paths` gets on stderr: what it does not stop. */
 export function pathsWarning(): string {
-  return `bench: paths isolation (not root): ${isolationLimits('paths').join('; ')}\n`;
+  return `evaluate: paths isolation (not root): ${isolationLimits('paths').join('; ')}\n`;
 }
 
-/** What the golden tasks' sources need: the golden server, which the demo starts itself and `bench` does not. */
+/** What the golden tasks' sources need: the golden server, which the demo starts itself and `evaluate` does not. */
 export const GOLDEN_SERVER_HINT =
   "the golden tasks' sources come from the golden server (127.0.0.1:41733): is it running? Start it with `node dist/golden/server.js &` (after `npm run build`)";
 
@@ -72,7 +72,7 @@ export function isGoldenTasks(tasksDir: string, root = ownRoot()): boolean {
   return rel === '' || (rel.split(sep)[0] !== '..' && !isAbsolute(rel));
 }
 
-export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
+export async function evaluateCommand(opts: EvaluateCommandOptions): Promise<number> {
   let total: number;
   // An empty --replay (a default of "$QUOTECHECK_REPLAY, else none" may give one) means none.
   if (opts.replay === '') opts = { ...opts, replay: undefined };
@@ -98,38 +98,38 @@ export async function benchCommand(opts: BenchCommandOptions): Promise<number> {
   } catch (err) {
     return refuseInput(err, AgentNameError);
   }
-  const paths = (r: BenchReport) => `${isolationSummary(r.isolation)}; ${r.seconds.toFixed(1)} s`;
+  const paths = (r: EvaluationReport) => `${isolationSummary(r.isolation)}; ${r.seconds.toFixed(1)} s`;
   try {
     // Decided once for every agent, and said once when it cannot stop what an agent may do.
     const isolation = resolveIsolation(opts.isolation);
     if (isolation === 'paths') cliIo().stderr.write(pathsWarning());
     return await runAgents({ ...opts, isolation }, agents, names, total, paths);
   } catch (err) {
-    return refuseInput(err, BenchSetupError);
+    return refuseInput(err, EvaluationSetupError);
   }
 }
 
 /** Runs the agents (one, or several compared) and prints and writes their reports. */
 async function runAgents(
-  opts: BenchCommandOptions,
+  opts: EvaluateCommandOptions,
   agents: string[],
   names: string[],
   total: number,
-  paths: (r: BenchReport) => string,
+  paths: (r: EvaluationReport) => string,
 ): Promise<number> {
   if (agents.length === 1) {
     const report = await runAgent(opts, agents[0]!, names[0]!, opts.out, total, false);
-    const written = writeBenchReports(report, opts.out);
-    cliIo().stdout.write(`${benchTable(report)}\n\nagent ${report.agent}; ${paths(report)}\n`);
+    const written = writeEvaluationReports(report, opts.out);
+    cliIo().stdout.write(`${evaluationTable(report)}\n\nagent ${report.agent}; ${paths(report)}\n`);
     cliIo().stdout.write(`wrote ${written.json} and ${written.html}\n`);
     return 0;
   }
   // Several agents: one after another (they would compete for the same cores and sources), each in its own folder, named by its name.
-  const runs: BenchRun[] = [];
+  const runs: EvaluationRun[] = [];
   for (const [i, agent] of agents.entries()) {
     const dir = join(opts.out, names[i]!);
     const report = await runAgent(opts, agent, names[i]!, dir, total, true);
-    writeBenchReports(report, dir);
+    writeEvaluationReports(report, dir);
     const who = names[i] === agent ? agent : `${names[i]} (${agent})`;
     cliIo().stdout.write(
       `agent ${who}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims right); ${paths(report)}; report in ${shownPath(join(dir, 'report.html'))}\n`,
@@ -143,9 +143,9 @@ async function runAgents(
   if (!oracle) {
     const dir = oracleDir;
     if (!opts.quiet)
-      cliIo().stderr.write('bench: running the oracle too, for the diagnoses the comparison is split by\n');
+      cliIo().stderr.write('evaluate: running the oracle too, for the diagnoses the comparison is split by\n');
     const report = await runAgent(opts, 'oracle', 'oracle', dir, total, true);
-    writeBenchReports(report, dir);
+    writeEvaluationReports(report, dir);
     cliIo().stdout.write(
       `oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${shownPath(join(dir, 'report.html'))}\n`,
     );
@@ -154,7 +154,8 @@ async function runAgents(
   // Each other agent's report again, now with the oracle's evidence beside its own answers (html.ts).
   for (const [i, run] of runs.entries()) {
     const dir = join(opts.out, names[i]!);
-    if (run !== oracle) writeBenchReports(withOracleEvidence(run.report, oracle.report, relative(dir, oracleDir)), dir);
+    if (run !== oracle)
+      writeEvaluationReports(withOracleEvidence(run.report, oracle.report, relative(dir, oracleDir)), dir);
   }
   // Printed with the folders as seen from here; written with them relative to --out, where the page's links start.
   const comparison = compareRuns(runs, oracle);
@@ -167,20 +168,20 @@ async function runAgents(
 
 /** Runs one agent over the dataset into `outDir`, with progress on stderr (named by its name when several run). */
 async function runAgent(
-  opts: BenchCommandOptions,
+  opts: EvaluateCommandOptions,
   agent: string,
   name: string,
   outDir: string,
   total: number,
   several: boolean,
-): Promise<BenchReport> {
+): Promise<EvaluationReport> {
   const who = several ? `${name}: ` : '';
   const bar =
     !opts.quiet && process.stderr.isTTY
       ? new cliProgress.SingleBar(
           {
             stream: process.stderr,
-            format: `bench ${who.replace(/[{}]/g, '')}|{bar}| {value}/{total} tasks | {task}`,
+            format: `evaluate ${who.replace(/[{}]/g, '')}|{bar}| {value}/{total} tasks | {task}`,
             hideCursor: true,
             clearOnComplete: true,
           },
@@ -189,7 +190,7 @@ async function runAgent(
       : undefined;
   bar?.start(total, 0, { task: '' });
   let done = 0;
-  const report = await runBench({
+  const report = await runEvaluation({
     tasksDir: opts.tasks,
     agent,
     name,
@@ -207,7 +208,7 @@ async function runAgent(
       done++;
       if (bar) bar.update(done, { task: t.task });
       else if (!opts.quiet)
-        cliIo().stderr.write(`bench: ${who}${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}\n`);
+        cliIo().stderr.write(`evaluate: ${who}${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}\n`);
     },
   });
   bar?.stop();
