@@ -7,15 +7,15 @@ import base from './vitest.config.js';
 export const SLOW_TEST_FILES = {
   /** Pages opened in headless Chromium. */
   browser: ['compare', 'report-html'],
-  /** bench over exported tasks (namespaces, the shipped builds, the verifier's containers) and the audit. */
-  bench: [
+  /** evaluate over exported tasks (namespaces, the shipped builds, the verifier's containers) and the audit. */
+  evaluate: [
     'archive-visible',
     'asof-consistency',
     'audit',
-    'bench-causes',
     'bench-ideal',
-    'bench-isolation',
-    'bench-messages',
+    'evaluate-causes',
+    'evaluate-isolation',
+    'evaluate-messages',
     'export-atomic',
     'export-frozen',
     'layouts',
@@ -27,6 +27,8 @@ export const SLOW_TEST_FILES = {
   golden: ['golden', 'html-identity', 'instruction-example', 'task-config'],
   /** End to end: the CLI, the MCP server and the shipped build as processes, under faults, signals, memory and CPU-time limits. */
   endToEnd: ['chaos', 'hostile', 'mcp', 'mcp-attack', 'mcp-replay', 'memory', 'report-stream', 'shipped', 'startup-loads'],
+  /** The whole project type-checked to find who imports each export of src/ (scripts/exports.ts). */
+  typeChecked: ['exports'],
   /** Generated inputs by the thousand (fast-check), and timed on large ones. */
   fuzz: ['balance', 'fuzz', 'properties'],
 } as const;

@@ -14,7 +14,7 @@ export const DEFAULT_MAX_CLAIMS_BYTES = CLI_DEFAULTS.maxClaimsMb * 1024 * 1024;
  * and tens of seconds, more than a task container has. Python's json module
  * stops near this depth too (its default recursion limit), so no file it wrote is refused.
  */
-export const MAX_CLAIMS_JSON_DEPTH = 1000;
+const MAX_CLAIMS_JSON_DEPTH = 1000;
 
 export interface ReadClaimsOptions {
   /** Largest file read, in bytes (default DEFAULT_MAX_CLAIMS_BYTES); a larger one is a ClaimsFileError. */

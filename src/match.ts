@@ -26,7 +26,7 @@ export interface Match {
 }
 
 /** How much surrounding text a match carries as evidence, each side. */
-export const CONTEXT_CHARS = 80;
+const CONTEXT_CHARS = 80;
 
 /** Normalizes every view once per source; each claim citing the source reuses them. */
 export function normalizeViews(views: readonly TextView[]): NormalizedView[] {

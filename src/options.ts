@@ -39,7 +39,7 @@ export interface OptionSpec {
 }
 
 /** Bytes in a megabyte: the `--*-mb` options' unit. */
-export const MB = 1024 * 1024;
+const MB = 1024 * 1024;
 
 /** Megabytes as a flag gives them (`--max-mb 0.5`), in whole bytes. */
 export function bytesOf(megabytes: number): number {

@@ -18,13 +18,16 @@ import {
   type EvaluationReport,
   type TaskRun,
 } from '../src/harbor/local-harness.js';
-import { canIsolate, DOCKER_CAPABILITY_MASK } from '../src/harbor/isolation.js';
+import { canIsolate } from '../src/harbor/isolation.js';
 import type { Layout } from '../src/harbor/layout.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { bundledSkillDir, taskToml, type TaskVariant } from '../src/harbor/templates.js';
 import { shellQuote as q } from '../src/sh-quote.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
+
+/** Docker's default capabilities (src/harbor/isolation.ts DOCKER_CAPABILITIES) as /proc/PID/status prints them. */
+const DOCKER_CAPABILITY_MASK = 0xa80425fbn;
 
 const ISOLATED = canIsolate();
 

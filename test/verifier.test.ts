@@ -18,7 +18,9 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
 import { failureShape, grade, rewardJson } from '../src/harbor/grade.js';
-import { MAX_LABELS_BYTES, readLabels, removeEntry, replaceFile, verify } from '../src/harbor/verifier.js';
+import { MAX_LABELS_BYTES, readLabels, removeEntry, replaceFile } from '../src/harbor/verifier.js';
+// The task's own verifier, as tests/grade.mjs runs it.
+import { verify } from '../src/harbor/grader/grade.mjs';
 import { shellQuote as q } from '../src/sh-quote.js';
 import { dockerInstructions, makeTask } from './support/harbor-helpers.js';
 import { tempDir } from './support/helpers.js';

@@ -7,7 +7,7 @@ import type { AsOfDate } from './date.js';
 import { evidenceMatch, type EvidenceMatch } from './evidence.js';
 
 /** Distinct captures (by payload digest) fetched when looking for the one the evidence hash names. */
-export const PROOF_CANDIDATES = 3;
+const PROOF_CANDIDATES = 3;
 
 export interface CaptureText {
   capture: CaptureRef;

@@ -12,7 +12,7 @@ const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /** A UTC instant (ms) as a 14-digit Wayback timestamp. */
-export function toTimestamp14(ms: number): string {
+function toTimestamp14(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 

@@ -62,7 +62,7 @@ function unarchivable(live: LiveReading): boolean {
 }
 
 /** Why the archive was not asked about a source refused by the network rule (docs/sources-change.md#when-the-archive-is-asked). */
-export const NOT_ARCHIVABLE =
+const NOT_ARCHIVABLE =
   'the Wayback Machine was not asked: the network rule refused the address, a private one no public archive holds';
 
 /** A capture the evidence hash proves: the text of the date itself, which decides alone. */
@@ -161,7 +161,7 @@ export function judge(
 }
 
 /** How a note begins when a capture was looked up and none could be had (evaluate reads the reason after it). */
-export const NO_CAPTURE = 'no capture as of the date could be had: ';
+const NO_CAPTURE = 'no capture as of the date could be had: ';
 
 /**
  * The note of a claim whose live source could not be read and no capture decided: what the archive lookup found,

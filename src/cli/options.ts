@@ -36,7 +36,7 @@ const PARSERS: Partial<Record<OptionKind, (value: string) => number>> = {
 };
 
 /** The commander option of one table entry. */
-export function tableOption(name: keyof typeof FETCH_OPTIONS): Option {
+function tableOption(name: keyof typeof FETCH_OPTIONS): Option {
   const spec: OptionSpec = FETCH_OPTIONS[name];
   const option = new Option(spec.flags, spec.help);
   const parse = PARSERS[spec.kind];

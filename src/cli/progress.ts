@@ -11,7 +11,7 @@ export { cliIo, withIo, type CliIo, type CliWriter } from './io.js';
 export const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 /** Every command's messages start with this, errors with `quotecheck: error: `, warnings with `quotecheck: warning: `. */
-export const MESSAGE_PREFIX = 'quotecheck: ';
+const MESSAGE_PREFIX = 'quotecheck: ';
 
 /** One line on the command's stderr (cliIo) with the common prefix. */
 export function messageLine(message: string, stream: CliWriter = cliIo().stderr): void {
@@ -55,7 +55,7 @@ const ARCHIVE_TICK_MS = 1_000;
  * The archive's part of a progress line, or '' before it is asked anything: requests sent, and while some wait for
  * their paced slot, `waiting for the archive: 3 lookups queued, next in 4 s` (a run paced at 15 a minute is slow there).
  */
-export function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()): string {
+function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()): string {
   if (!a || (a.requests === 0 && a.queued === 0 && a.abandoned === undefined)) return '';
   const sent = `${plural(a.requests, 'archive request')} sent`;
   if (a.abandoned !== undefined) return `${sent}, archive left alone for the run`;
@@ -64,7 +64,7 @@ export function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()
 }
 
 /** Progress on `stream`: a bar on a terminal (cli-progress, loaded only then: a task's log is no terminal), a plain line every few seconds otherwise. */
-export async function createProgress(
+async function createProgress(
   totalClaims: number,
   totalSources: number,
   stream: CliWriter = cliIo().stderr,

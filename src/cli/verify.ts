@@ -82,7 +82,7 @@ export function describe(r: QuoteCheck, colour = false): string {
 }
 
 /** Where a redirect shell sends the reader, and whether the quote is there (the label above stays the page's own). */
-export function describeRedirect(r: RedirectCheck): string {
+function describeRedirect(r: RedirectCheck): string {
   const where = `the page redirects (${r.via}) to ${r.target}`;
   if (r.found) return `${where}: the quote is there (verbatim)`;
   const why =

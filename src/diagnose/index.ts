@@ -54,13 +54,13 @@ export interface DiagnosisInput {
  * order and NEAR_MISS_CHARS of its characters; a fabricated sentence on the same topic keeps
  * well under half.
  */
-export const NEAR_MISS_WORDS = 0.7;
-export const NEAR_MISS_CHARS = 0.6;
+const NEAR_MISS_WORDS = 0.7;
+const NEAR_MISS_CHARS = 0.6;
 /** A quote whose first or last words (at least PARTIAL_MIN_WORDS, and PARTIAL_SHARE of them) are in the source, while the rest is not close. */
-export const PARTIAL_MIN_WORDS = 6;
+const PARTIAL_MIN_WORDS = 6;
 /** Words a long quote may differ by in its middle and still be a near miss. */
-export const LONG_QUOTE_CHANGED_WORDS = 3;
-export const PARTIAL_SHARE = 0.35;
+const LONG_QUOTE_CHANGED_WORDS = 3;
+const PARTIAL_SHARE = 0.35;
 
 /** What diagnosis computes once per source and reuses for every claim that cites it. */
 interface SourceCache {

@@ -359,7 +359,7 @@ export function keepReadingMarkup(tokenizer: HtmlTokenizer): void {
  * (unshift, shift, [0], length, includes, indexOf, and `length = 0`) with the top at the end of an array, and
  * counts its values, so that a name not on the stack (a stray end tag) costs nothing to look up.
  */
-export class TopFirstStack<T> {
+class TopFirstStack<T> {
   private readonly items: T[] = [];
   private readonly counts = new Map<T, number>();
 

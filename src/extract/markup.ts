@@ -112,7 +112,7 @@ export function markupRedirect(html: string, scripts: boolean): MarkupRedirect |
 }
 
 /** An inline script longer than this is a program, not a one-line redirect: what it does with the location depends on more than one line. */
-export const SCRIPT_REDIRECT_MAX = 300;
+const SCRIPT_REDIRECT_MAX = 300;
 
 /** A string literal in JavaScript, single, double or backquoted (a template without substitutions). */
 const LITERAL = String.raw`(["'\x60])((?:\\.|(?!\1)[^\\\n])*)\1`;

@@ -42,7 +42,7 @@ function printedText(bytes: Uint8Array | undefined): string | null {
 }
 
 /** pdftotext's text of a 352-page book is ~1 MB; this leaves room for huge documents without letting one exhaust memory or disk. */
-export const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 let shells: ShellPool | undefined;
 

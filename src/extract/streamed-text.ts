@@ -30,7 +30,7 @@ const SHOWN_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['textarea', 'xmp', 'pl
  * whitespace or order; test/html-identity.test.ts shows it gives the same normalized text as the
  * reference on every real page shipped here.
  */
-export class FullTextSink {
+class FullTextSink {
   private readonly out: string[] = [];
   private skipping = 0;
   private depth = 0;

@@ -8,7 +8,7 @@ import { NOT_GLOBAL, PRIVATE_ADDRESS_CODE } from './errors.js';
 export { judgeAddress, type AddressVerdict } from './address.js';
 
 /** What a refusal tells the user to do about it (the CLI flag; the library's option is `allowPrivate`). */
-export const ALLOW_HINT = 'pass --allow-private to reach private networks';
+const ALLOW_HINT = 'pass --allow-private to reach private networks';
 
 /** The error a refused connection fails with; classifyNetworkError turns it into a `refused` FetchError with this message. */
 function refusal(message: string): NodeJS.ErrnoException {
@@ -24,7 +24,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * not allowed, so a public name that resolves to 127.0.0.1 (or rebinds to it) is refused at connect
  * time, on the address actually connected to.
  */
-export function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '');
     const list = addresses as LookupAddress[];
@@ -68,7 +68,7 @@ export interface NetworkRule {
  * connection of every request made through a dispatcher built on it passes here, redirects and
  * retries included, whoever made the request.
  */
-export function guardedConnector(rule: NetworkRule): buildConnector.connector {
+function guardedConnector(rule: NetworkRule): buildConnector.connector {
   const open = buildConnector({});
   if (rule.allowPrivate) return open;
   const guarded = buildConnector({ lookup: guardedLookup } as buildConnector.BuildOptions);

@@ -6,11 +6,11 @@ const q = shellQuote;
 
 /** Who the agent phase runs as: the task's `[agent] user`, or root (a harness that ignores that setting). */
 export type AuditUser = 'agent' | 'root';
-export const AUDIT_USERS: readonly AuditUser[] = ['agent', 'root'];
+const AUDIT_USERS: readonly AuditUser[] = ['agent', 'root'];
 
 /** Where the verifier runs: in a fresh container of its own, or in the agent's, after it (Harbor's environment_mode). */
 export type AuditMode = 'separate' | 'shared';
-export const AUDIT_MODES: readonly AuditMode[] = ['separate', 'shared'];
+const AUDIT_MODES: readonly AuditMode[] = ['separate', 'shared'];
 
 /**
  * Who must stop an attack. `task`: the task's own verifier (test.sh and its grader), in every mode: a success is a
@@ -782,8 +782,3 @@ done`,
       ),
   },
 ];
-
-/** The attack of an id, or undefined. */
-export function attackById(id: string): Attack | undefined {
-  return ATTACKS.find((a) => a.id === id);
-}

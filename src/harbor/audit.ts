@@ -31,10 +31,10 @@ import { CONTAINER_PATHS, TOOL_DIR } from './templates.js';
 export { ATTACKS, type Attack, type AttackClass, type AuditMode, type AuditUser } from './attacks.js';
 
 /** A reward within this of the expected one is the expected one (rewards are written with 6 decimals). */
-export const REWARD_EPSILON = 1e-5;
+const REWARD_EPSILON = 1e-5;
 
 /** Where the answers are when nothing says: what quotecheck's tasks ask for. */
-export const DEFAULT_ANSWERS = `${CONTAINER_PATHS.app.path}/answers.json`;
+const DEFAULT_ANSWERS = `${CONTAINER_PATHS.app.path}/answers.json`;
 
 /** The longest script a trial's command may be: one argument of `bash -c`, which Linux caps at 128 KiB. */
 const MAX_SCRIPT_BYTES = 120_000;
@@ -428,7 +428,7 @@ export function sampleTasks(tasks: readonly AuditTask[], sample: number | 'all' 
 const slug = (s: string): string => s.replace(/^\/+/, '').replace(/[^A-Za-z0-9._-]+/g, '_');
 
 /** Whether `attack` is one of those asked for (ids or id prefixes; all when none given). */
-export function attackWanted(attack: Attack, wanted: readonly string[] | undefined): boolean {
+function attackWanted(attack: Attack, wanted: readonly string[] | undefined): boolean {
   return !wanted?.length || wanted.some((w) => attack.id === w || attack.id.startsWith(w));
 }
 
@@ -542,7 +542,7 @@ export interface TrialEvidence {
 }
 
 /** The evidence in a trial's folder (<outDir>/trials/<task>/). */
-export function trialEvidence(trialDir: string): TrialEvidence {
+function trialEvidence(trialDir: string): TrialEvidence {
   const stdout = readTrialFile(join(trialDir, 'logs', 'verifier', 'test-stdout.txt'));
   const agent = readTrialFile(join(trialDir, 'agent-output.txt'));
   const attackSaid = (agent.text ?? '')
@@ -633,7 +633,7 @@ export function judgeAttack(
 }
 
 /** The name of a trial in a message: the attack (and its target) or the check, the task, the mode and the user. */
-export function trialName(t: TrialPlan): string {
+function trialName(t: TrialPlan): string {
   const what = t.kind === 'attack' ? `${t.attack}${t.variant ? ` (${t.variant})` : ''}` : t.kind;
   return `${what} on ${t.task}, ${t.mode} verifier${t.forcedMode ? ' (forced)' : ''}, as ${t.user === 'root' ? 'root' : 'the agent user'}`;
 }
@@ -719,7 +719,7 @@ export async function runAudit(
 }
 
 /** What to do about an attack only the harness can stop: declare the separate verifier, or, when the task does, run it so. */
-export function harnessOnlyAdvice(taskMode: AuditMode, layout: TaskDir['layout'] = 'harbor'): string {
+function harnessOnlyAdvice(taskMode: AuditMode, layout: TaskDir['layout'] = 'harbor'): string {
   if (layout === 'skillsbench')
     return "only the harness can stop this: SkillsBench 1.1's harnesses run the verifier in the agent's container (Harbor's layout can declare a separate one)";
   return taskMode === 'separate'
@@ -811,7 +811,7 @@ const VERDICT_WORDS: Record<Verdict, string> = {
 };
 
 /** The word a trial's verdict is shown with: an attack that was stopped says so. */
-export function verdictWord(t: Pick<TrialResult, 'kind' | 'verdict'>): string {
+function verdictWord(t: Pick<TrialResult, 'kind' | 'verdict'>): string {
   return t.kind === 'attack' && t.verdict === 'pass' ? 'stopped' : VERDICT_WORDS[t.verdict];
 }
 

@@ -17,10 +17,10 @@ import type { FailureShape } from './grade.js';
  * the no_match kinds from "the words are there, mangled" to "nothing like it", then the sources that could not be read).
  * `drifted` is the diagnosis; `source_drifted` overlaps the others (any claim whose source changed since labelling).
  */
-export const DIAGNOSIS_ORDER = DIAGNOSES;
+const DIAGNOSIS_ORDER = DIAGNOSES;
 
 /** Claims the oracle's report says nothing about (no report, or a claim it did not judge). */
-export const NO_DIAGNOSIS = 'no_diagnosis';
+const NO_DIAGNOSIS = 'no_diagnosis';
 /** The overlapping row: claims whose source's live bytes no longer hash to the claim's evidence (the oracle's `drift: changed`). */
 export const SOURCE_DRIFTED = 'source_drifted';
 
@@ -100,7 +100,7 @@ export interface EvaluationRun {
 }
 
 /** A run folder that cannot be compared: the message names the folder and what is wrong. */
-export class CompareError extends UserError {
+class CompareError extends UserError {
   override readonly name = 'CompareError';
 }
 

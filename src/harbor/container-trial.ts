@@ -22,7 +22,7 @@ export const AGENT_DIR = '/installed-agent';
 export const AGENT_DIR_ENV = 'QUOTECHECK_AGENT_DIR';
 
 /** Where the replay archive is in the agent phase. */
-export const replayPath = (t: Trial): string => `${HARNESS_DIR}/replay/${basename(t.replay!)}`;
+const replayPath = (t: Trial): string => `${HARNESS_DIR}/replay/${basename(t.replay!)}`;
 
 /**
  * The time a harness takes between the verifier's end and reading the reward, which a process the agent left
@@ -51,7 +51,7 @@ export interface TrialPlay {
 }
 
 /** The agent's command in its container. */
-export function containerAgentCommand(t: Trial): string {
+function containerAgentCommand(t: Trial): string {
   const { oracle } = LAYOUTS[t.task.layout];
   if (t.agent === 'oracle') return `bash ${oracle.path}/solve.sh`;
   if (t.agent === 'baseline')

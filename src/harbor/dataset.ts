@@ -42,7 +42,7 @@ function timeout(toml: Record<string, unknown>, section: string, fallback: numbe
  * Harbor's rule for a task.toml (its TaskConfig): `[verifier] environment_mode` when it is given; otherwise `separate`
  * when `[verifier.environment]` is there, and `shared` when it is not. A value that is neither mode is `undefined`.
  */
-export function verifierModeOfConfig(config: Record<string, unknown>): VerifierMode | undefined {
+function verifierModeOfConfig(config: Record<string, unknown>): VerifierMode | undefined {
   const verifier = config.verifier;
   if (verifier === undefined || verifier === null || typeof verifier !== 'object') return 'shared';
   const { environment_mode: mode, environment } = verifier as Record<string, unknown>;
@@ -98,7 +98,7 @@ export function readToml(path: string): Record<string, unknown> {
  * The front matter of a SkillsBench 1.1 task.md: the YAML between the opening `---` line and the next one.
  * A task.md without it, or whose front matter is not a mapping, is an error (as it is to the harnesses).
  */
-export function readFrontMatter(path: string): Record<string, unknown> {
+function readFrontMatter(path: string): Record<string, unknown> {
   const text = readTextFile(path, (reason) => new DatasetError(`${path}: ${reason}`));
   const m = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!m)
@@ -124,7 +124,7 @@ export function layoutOf(dir: string): Layout | undefined {
 }
 
 /** One task folder of a known layout, read: its timeouts, verifier mode, artifacts and agent user. */
-export function readTask(dir: string, layout: Layout): TaskDir {
+function readTask(dir: string, layout: Layout): TaskDir {
   const spec = LAYOUTS[layout];
   const config =
     layout === 'harbor' ? readToml(join(dir, spec.definition)) : readFrontMatter(join(dir, spec.definition));

@@ -16,7 +16,7 @@ const asWritten = <T>(fallback?: T) =>
   z.custom<T>((v) => v !== undefined).catch((ctx) => (ctx.value === undefined ? fallback : ctx.value) as T);
 
 /** How evaluate kept the phases apart (docs/security.md#trial-isolation): containers (namespaces) or container paths by variable. */
-export const IsolationSchema = z.enum(['namespace', 'paths']);
+const IsolationSchema = z.enum(['namespace', 'paths']);
 export type Isolation = z.infer<typeof IsolationSchema>;
 
 /** One claim as evaluate's report shows it; the evidence fields are the agent's report line's (readReportLine), each kept when well formed. */
@@ -45,7 +45,7 @@ const ClaimRowFields = z.object({
 });
 
 /** What the oracle's evidence report says of a claim, as its own row carries it. */
-export const OracleEvidenceSchema = ClaimRowFields.pick({
+const OracleEvidenceSchema = ClaimRowFields.pick({
   diagnosis: true,
   note: true,
   context: true,
@@ -56,14 +56,14 @@ export const OracleEvidenceSchema = ClaimRowFields.pick({
 });
 export type OracleEvidence = z.infer<typeof OracleEvidenceSchema>;
 
-export const ClaimRowSchema = ClaimRowFields.extend({
+const ClaimRowSchema = ClaimRowFields.extend({
   /** The oracle's evidence for the claim, on another agent's row when the oracle ran beside it (compare.ts withOracleEvidence). */
   oracle: kept(OracleEvidenceSchema),
 });
 export type ClaimRow = z.infer<typeof ClaimRowSchema>;
 
 /** One task of an evaluation run. */
-export const TaskRunSchema = z.object({
+const TaskRunSchema = z.object({
   task: z.string(),
   reward: asWritten<number>(),
   claims: asWritten<number>(),

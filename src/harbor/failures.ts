@@ -122,7 +122,7 @@ function fetchReason(row: RowFacts): string {
 }
 
 /** The cause of an unread row: its `fetch_error`, else (an older report) its status and message. */
-export function causeOf(row: RowFacts): FailureCause {
+function causeOf(row: RowFacts): FailureCause {
   if (row.fetchError !== undefined) return CAUSE_OF_KIND[row.fetchError] ?? 'other';
   const reason = fetchReason(row);
   if (refusedByNetworkRule(reason)) return 'network_rule';
@@ -230,7 +230,7 @@ export function archiveFailure(rows: readonly RowFacts[]): Omit<ArchiveFailure, 
 }
 
 /** Loopback hosts (127/8, localhost, ::1; `host` may carry a port): sources a local server must be serving. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   return isLoopback(host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''));
 }
 

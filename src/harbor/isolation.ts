@@ -6,7 +6,7 @@ import { shellQuote } from '../sh-quote.js';
  * Docker's default capability set (moby's oci/caps/defaults.go): what root in a container keeps. Without
  * SYS_ADMIN it cannot mount, unmount or setns; without SYS_PTRACE it cannot look into another user's processes.
  */
-export const DOCKER_CAPABILITIES = [
+const DOCKER_CAPABILITIES = [
   'chown',
   'dac_override',
   'fsetid',
@@ -22,9 +22,6 @@ export const DOCKER_CAPABILITIES = [
   'kill',
   'audit_write',
 ] as const;
-
-/** The same set as /proc/PID/status prints it (CapBnd), for checking a phase from inside. */
-export const DOCKER_CAPABILITY_MASK = 0xa80425fbn;
 
 /** The PATH of the task's image (Docker's default, which node's official images keep), never the evaluate process's own. */
 export const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -303,7 +300,7 @@ read -r _go || true`;
  * `ready`, the main command; in shared mode the upload handshake, the second command and the grace; then the count
  * of what is left. Any set-up step that fails ends the container before a command runs (no `ready` line).
  */
-export function containerScript(spec: ContainerSpec): string {
+function containerScript(spec: ContainerSpec): string {
   return [
     'set -eu',
     rootSetup(spec),

@@ -20,7 +20,7 @@ export interface ClaimRow {
 
 type ErrorClass = new (message: string) => Error;
 
-export const JSONL_HINT = 'labelled claims are JSON Lines (one claim object per line) or a JSON array of claim objects';
+const JSONL_HINT = 'labelled claims are JSON Lines (one claim object per line) or a JSON array of claim objects';
 
 /** Reads a JSON array of claims (or `{"claims": [...]}`) as a whole; each claim is named by its position. */
 function readArray(path: string, json: unknown, make: ErrorClass): ClaimRow[] {

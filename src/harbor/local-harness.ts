@@ -79,9 +79,6 @@ export interface EvaluationOptions {
   onTaskDone?: (run: TaskRun) => void;
 }
 
-/** The nearest span as a report line gives it (contract.ts readReportLine): normalized text, the page's own wording and the diff when present. */
-export type NearestEvidence = NonNullable<ReportLine['nearest']>;
-
 /** Where the quote was found, in the page's own wording (the report's TextQuoteSelector, as readReportLine takes it). */
 export type MatchSelector = NonNullable<NonNullable<ReportLine['match']>['selector']>;
 

@@ -17,7 +17,7 @@ export interface TaskPackage {
   keywords: readonly string[];
 }
 
-export class PackageError extends UserError {
+class PackageError extends UserError {
   override readonly name = 'PackageError';
 }
 
@@ -28,7 +28,7 @@ export class PackageError extends UserError {
  */
 const PART = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 
-export const HARBOR_NAME_RULE = "letters, digits, '.', '_' or '-', starting with a letter or digit, and no '..'";
+const HARBOR_NAME_RULE = "letters, digits, '.', '_' or '-', starting with a letter or digit, and no '..'";
 
 /** Whether `part` may be one side of a Harbor package name. */
 const isPart = (part: string): boolean => PART.test(part) && !part.includes('..');

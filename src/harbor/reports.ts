@@ -48,7 +48,7 @@ export function evaluationTable(r: EvaluationReport): string {
 }
 
 /** report.json keeps per-task numbers and per-claim rows; the grade object is summarized by the confusion matrix. */
-export function reportJson(r: EvaluationReport): string {
+function reportJson(r: EvaluationReport): string {
   const tasks = r.tasks.map(({ grade: _grade, ...t }) => t);
   return `${JSON.stringify({ ...r, tasks }, null, 2)}\n`;
 }

@@ -25,7 +25,7 @@ export const BUNDLE_FILES = {
 /** The shipped folder's name, inside a task's solution/ (oracle/) and, for the variants that give the tool, environment/. */
 export const SHIPPED_FOLDER = 'quotecheck';
 
-export class ShipError extends UserError {
+class ShipError extends UserError {
   override readonly name = 'ShipError';
 }
 

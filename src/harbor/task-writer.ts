@@ -55,7 +55,7 @@ export interface TaskFolderSpec {
   verifierMode?: VerifierMode;
 }
 
-export class TaskWriteError extends UserError {
+class TaskWriteError extends UserError {
   override readonly name = 'TaskWriteError';
 }
 
@@ -70,7 +70,7 @@ export function verifierModeProblem(layout: Layout, mode: VerifierMode | undefin
 }
 
 /** The verifier mode a task of `layout` gets: the one asked for, or the layout's default. */
-export const verifierModeOf = (layout: Layout, mode?: VerifierMode): VerifierMode =>
+const verifierModeOf = (layout: Layout, mode?: VerifierMode): VerifierMode =>
   mode ?? (layout === 'harbor' ? 'separate' : 'shared');
 
 /**

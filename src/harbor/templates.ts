@@ -45,10 +45,10 @@ export { shellQuote };
 export { VERIFIER_MODES, type VerifierMode } from '../settings.js';
 
 /** The quotecheck a task ships beside solve.sh (and, with the tool, in the agent's image): `<folder>/quotecheck.mjs`. */
-export const SHIPPED_ENTRY = `${SHIPPED_FOLDER}/${basename(BUNDLE_FILES.quotecheck)}`;
+const SHIPPED_ENTRY = `${SHIPPED_FOLDER}/${basename(BUNDLE_FILES.quotecheck)}`;
 
 /** The verifier's grader beside test.sh: `node grade.mjs --answers A --gold G --logs DIR`. */
-export const GRADER_FILE = basename(BUNDLE_FILES.grader);
+const GRADER_FILE = basename(BUNDLE_FILES.grader);
 
 /** The frozen edition's WARC reader, in the environment folder, and where the image puts it on PATH. */
 export const WARC_READER_FILE = basename(BUNDLE_FILES.warcExtract);
@@ -87,10 +87,10 @@ fi
 }
 
 /** How long the grader may take inside test.sh before it is stopped and the reward stays 0 (the verifier's own limit is longer). */
-export const GRADER_TIMEOUT_SEC = 60;
+const GRADER_TIMEOUT_SEC = 60;
 
 /** reward.json when nothing was graded (test.sh writes it with reward.txt's 0): the grader's own zero, byte for byte. */
-export const ZERO_REWARD_JSON = rewardJson(ZERO_SHAPE).trimEnd();
+const ZERO_REWARD_JSON = rewardJson(ZERO_SHAPE).trimEnd();
 
 /**
  * The verifier. It grades /app/answers.json against the gold.json beside it, wherever the harness put its folder
@@ -204,14 +204,14 @@ export interface McpServerEntry {
  * Its files are under /app whatever folder the harness starts it in: check_claims reads claims.json and writes
  * answers.json there (the server reads and writes only under its --root).
  */
-export const QUOTECHECK_MCP_SERVER: Readonly<McpServerEntry> = Object.freeze({
+const QUOTECHECK_MCP_SERVER: Readonly<McpServerEntry> = Object.freeze({
   name: 'quotecheck',
   transport: 'stdio',
   command: 'quotecheck',
   args: ['mcp', '--root', CONTAINER_PATHS.app.path],
 });
 
-export class TemplateError extends UserError {
+class TemplateError extends UserError {
   override readonly name = 'TemplateError';
 }
 
@@ -280,10 +280,10 @@ export interface TaskTomlOptions {
 }
 
 /** The one file a separate verifier gets from the agent's container: the answers, put back at this same path. */
-export const ANSWERS_ARTIFACT = `${CONTAINER_PATHS.app.path}/answers.json`;
+const ANSWERS_ARTIFACT = `${CONTAINER_PATHS.app.path}/answers.json`;
 
 /** The schema version of Harbor's TaskConfig this task.toml follows (its model's default; see the comment above it). */
-export const TASK_SCHEMA_VERSION = '1.4';
+const TASK_SCHEMA_VERSION = '1.4';
 
 /**
  * The task's network, the same for every task and both editions: `public`. Harbor applies [environment] network_mode
@@ -294,7 +294,7 @@ export const TASK_SCHEMA_VERSION = '1.4';
  * edition is offline where it matters without it: its oracle and MCP server replay the task's archive and open no
  * connection, and the instruction tells the agent to read the archive.
  */
-export const TASK_NETWORK_MODE = 'public';
+const TASK_NETWORK_MODE = 'public';
 
 /** Harbor's [task] table: the package's fields, empty lists and an absent email left out. */
 function taskTable(pkg: TaskPackage): Record<string, unknown> {
@@ -409,10 +409,10 @@ export function variantTomlOptions(variant: TaskVariant): Pick<TaskTomlOptions, 
 }
 
 /** The tag every variant that gives the agent quotecheck carries, so results of tool-use runs are never mistaken for fact-checking. */
-export const TOOL_PROVIDED_TAG = 'quotecheck-provided';
+const TOOL_PROVIDED_TAG = 'quotecheck-provided';
 
 /** Whether a variant puts quotecheck in the agent's image (the skill carries it; the MCP server runs it). */
-export const givesTool = (variant: TaskVariant): boolean => variant.skill === true || variant.mcp === true;
+const givesTool = (variant: TaskVariant): boolean => variant.skill === true || variant.mcp === true;
 
 /** The tags a variant adds to task.toml's metadata, so a dataset's variants can be told apart in Harbor's results. */
 export function variantTags(variant: TaskVariant): string[] {
@@ -435,15 +435,15 @@ export interface DockerfileOptions extends TaskVariant {
  * and it is cached after the first task). Node.js is there for what a harness brings at its time (the oracle's
  * quotecheck, the verifier's grader), and agents written for Node (Claude Code, Codex) install on it as they are.
  */
-export const AGENT_BASE_IMAGE = 'node:20-bookworm-slim';
+const AGENT_BASE_IMAGE = 'node:20-bookworm-slim';
 
 /**
  * The agent's user: it owns /app and /logs/agent. A uid of its own, not the base image's `node` (1000). The image's
  * default user stays root, as harnesses expect (they install an agent's own tools and set up the log folders as
  * root before the agent runs); task.toml's `[agent] user` is what runs the agent as this user.
  */
-export const AGENT_USER = 'agent';
-export const AGENT_UID = 1001;
+const AGENT_USER = 'agent';
+const AGENT_UID = 1001;
 
 /** The Dockerfile lines that put the skill folder in the image, for each layout. */
 function skillLines(layout: Layout): string {
@@ -523,7 +523,7 @@ export interface InstructionOptions {
  * The answers example's ids: made up (`claim-id-1`, `claim-id-2`), never one of the task's own `claimIds`, so the example
  * pairs no claim of the task with a label (issue 25: a real id labelled `verbatim` in the example was often its gold).
  */
-export function exampleIds(claimIds: readonly string[]): [string, string] {
+function exampleIds(claimIds: readonly string[]): [string, string] {
   const taken = new Set(claimIds);
   const ids: string[] = [];
   for (let n = 1; ids.length < 2; n++) if (!taken.has(`claim-id-${n}`)) ids.push(`claim-id-${n}`);

@@ -28,9 +28,3 @@ export const readLabels = withUserErrors(grader.readLabels);
 
 /** A label file's bytes (UTF-8 JSON, either answers format) as a map; every failure a GradeInputError naming `where`. */
 export const parseLabelBytes = withUserErrors(grader.parseLabelBytes);
-
-/**
- * The verifier: resets the rewards (0 stands from the start), reads the gold, reads and grades the answers (refused:
- * reward 0, and the reason is the verdict's text), writes reward.txt and reward.json. A broken gold file is thrown.
- */
-export const verify = withUserErrors(grader.verify);

@@ -36,7 +36,7 @@ function trimBase(base: string): string {
 }
 
 /** `{base}/web/{timestamp}id_/{url}`: the capture's own bytes, as archived. */
-export function rawCaptureUrl(base: string, timestamp: string, original: string): string {
+function rawCaptureUrl(base: string, timestamp: string, original: string): string {
   return `${trimBase(base)}/web/${timestamp}id_/${original}`;
 }
 

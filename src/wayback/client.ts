@@ -7,11 +7,11 @@ import { cdxQueryUrl, parseCdxJson, type AsOfDate, type CdxError, type CaptureRe
 import { Pacer, PaceError } from './pace.js';
 
 /** Captures listed at or before the date: the few nearest, among which one may prove itself by its hash. */
-export const CAPTURES_LISTED = 5;
+const CAPTURES_LISTED = 5;
 /** 429s in a row after which the archive is left alone for the rest of the run. */
-export const MAX_RATE_LIMITED = 3;
+const MAX_RATE_LIMITED = 3;
 /** Failures in a row (5xx, network) after which the archive is taken to be down for this run. */
-export const MAX_FAILURES = 4;
+const MAX_FAILURES = 4;
 /** How long a 429 without Retry-After pauses the client. */
 const DEFAULT_PAUSE_MS = 30_000;
 

@@ -44,8 +44,8 @@ export interface LightDocument {
 }
 
 export const HTML_NS = 'http://www.w3.org/1999/xhtml';
-export const SVG_NS = 'http://www.w3.org/2000/svg';
-export const MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
 
 /** The tree builder's namespaces (an index into NS_URI), kept beside each element on its stack of open elements. */
 export const enum NS {
@@ -58,7 +58,7 @@ export const NS_URI = [HTML_NS, SVG_NS, MATHML_NS] as const;
 export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
 export const COMMENT_NODE = 8;
-export const DOCUMENT_TYPE_NODE = 10;
+const DOCUMENT_TYPE_NODE = 10;
 
 // JSDOMParser's shared prototypes are found here and left as they are: patches.ts adjusts them, when asked
 // (installLightDomPatches), so that this DOM answers as the reference DOM (jsdom) does where Readability asks.

@@ -16,7 +16,7 @@ import type { LightTreeBuilder } from './tree.js';
  * fragments are tokenized in one write). As in the standard, the tree builder decides after each start tag
  * whether the tokenizer reads what follows as text (see startTag), and whether a tag is in foreign content.
  */
-export class TokenGlue implements TokenizerCallbacks {
+class TokenGlue implements TokenizerCallbacks {
   private tagName = '';
   private attrs: string[] = [];
   private attrName = '';

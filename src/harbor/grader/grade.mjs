@@ -94,7 +94,7 @@ export function verify(opts) {
  * @param {string[]} argv
  * @returns {number}
  */
-export function main(argv) {
+function main(argv) {
   let values;
   try {
     ({ values } = parseArgs({
