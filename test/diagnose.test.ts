@@ -7,7 +7,6 @@ import { nearestSpan } from '../src/diagnose/align.js';
 import { artifactDifferences } from '../src/diagnose/artifact.js';
 import { canon, canonText, findInterrupted } from '../src/diagnose/canon.js';
 import { detectShell } from '../src/diagnose/shells.js';
-import { markupSignals } from '../src/extract/markup.js';
 import { findQuote, normalizeViews, textQuoteSelector } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
 import { pdfToText } from '../src/extract/pdf.js';
@@ -15,6 +14,7 @@ import { rng } from '../bench/random.js';
 import { editDistance, nearestDistance } from './support/references.js';
 import { verifyQuote } from '../src/verify.js';
 import { CODE_POINTS, FIXTURES, serve } from './support/helpers.js';
+import { markupSignals } from './support/markup.js';
 
 describe('nearestSpan', () => {
   test('finds an exact occurrence with similarity 1', () => {

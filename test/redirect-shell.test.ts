@@ -8,10 +8,11 @@ import { describe, expect, test } from 'vitest';
 import { checkClaims, parseClaims, verifyQuote } from 'quotecheck';
 import type { Route } from '../golden/server.js';
 import { detectShell, resolveRedirect } from '../src/diagnose/shells.js';
-import { markupRedirect, markupSignals, parseRefresh, scriptRedirect } from '../src/extract/markup.js';
+import { parseRefresh, scriptRedirect } from '../src/extract/markup.js';
 import { normalize } from '../src/normalize.js';
 import { SHELL_MAX_TEXT } from '../src/page-shell-limits.js';
 import { CLI, runCliInProcess, serve } from './support/helpers.js';
+import { markupSignals } from './support/markup.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const QUOTE = 'The committee approved the budget on Tuesday after a long debate.';
@@ -111,6 +112,48 @@ describe('scriptRedirect: a one-line script that sets the location to a literal'
   });
 });
 
+describe('markup signals read from the tree and from the streaming pass agree', () => {
+  const PAGES: Record<string, string> = {
+    'bot check by widget':
+      '<html><body><div class="cf-turnstile" data-sitekey="x"></div><p>Checking your browser</p></body></html>',
+    'bot check by class': '<div class="hold-captcha"><p>Verify you are human</p></div>',
+    'bot check by id': '<form id="challenge-form" action="/x"></form>',
+    'bot check in a script': '<script>window.__cf_chl_opt = { cvId: "3" };</script><p>Just a moment...</p>',
+    'JSON-LD not free':
+      '<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree": "False"}</script><p>Intro</p>',
+    'app root': '<html><body><div id="__next">  </div><script src="/main.js"></script></body></html>',
+    'app root with content is none': '<div id="root"><p>Server-rendered text</p></div>',
+    'noscript asking for JavaScript': '<body><noscript>You need to enable JavaScript to run this app.</noscript></body>',
+    'refresh in the body, base in the head':
+      '<head><base href="/b/"></head><body><meta http-equiv="refresh" content="0; URL=\'next\'"></body>',
+    'script redirect': '<script>\n  window.location.href = "/moved";\n</script>',
+    'plain article': `<article><p>${'Words of an article. '.repeat(20)}</p></article>`,
+  };
+  test.each(Object.entries(PAGES))('%s', (_, page) => {
+    for (const length of [0, SHELL_MAX_TEXT]) {
+      expect(markupSignals(page, length, 'tokens')).toEqual(markupSignals(page, length, 'tree'));
+    }
+  });
+  test('what each reads', () => {
+    const read = (name: string) => markupSignals(PAGES[name]!, 0);
+    expect(read('bot check by widget').botMarkup).toBe('cf-turnstile');
+    expect(read('bot check by class').botMarkup).toBe('class "hold-captcha"');
+    expect(read('bot check by id').botMarkup).toBe('id "challenge-form"');
+    expect(read('bot check in a script').botMarkup).toBe('__cf_chl_');
+    expect(read('JSON-LD not free').notFree).toBe(true);
+    expect(read('app root').scripted).toBe(true);
+    expect(markupSignals(PAGES['app root with content is none']!, 0).scripted).toBe(false);
+    expect(read('noscript asking for JavaScript').scripted).toBe(true);
+    expect(read('refresh in the body, base in the head').redirect).toEqual({
+      via: 'meta refresh',
+      target: 'next',
+      base: '/b/',
+    });
+    expect(read('script redirect').redirect).toEqual({ via: 'script', target: '/moved' });
+    expect(read('plain article')).toEqual({ botMarkup: undefined, notFree: false, scripted: false });
+  });
+});
+
 describe('markupSignals: the redirect a page asks for', () => {
   test('a meta refresh, entities decoded, with the <base href> it resolves against', () => {
     const page =
@@ -124,7 +167,7 @@ describe('markupSignals: the redirect a page asks for', () => {
   test('the first refresh that parses wins; one in a comment or a script is not markup', () => {
     const page =
       '<!-- <meta http-equiv="refresh" content="0;url=/commented"> --><script>document.write(\'<meta http-equiv="refresh" content="0;url=/scripted">\')</script><meta http-equiv="refresh" content="nonsense"><meta http-equiv="refresh" content="1;url=/real"><meta http-equiv="refresh" content="0;url=/second">';
-    expect(markupRedirect(page, false)).toEqual({ via: 'meta refresh', target: '/real' });
+    expect(markupSignals(page, 0).redirect).toEqual({ via: 'meta refresh', target: '/real' });
   });
   test('a refresh with no URL (a reload) is no redirect; a script redirect only on a page all but empty', () => {
     expect(markupSignals('<meta http-equiv="refresh" content="390">', 0).redirect).toBeUndefined();

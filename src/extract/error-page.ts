@@ -2,7 +2,7 @@
 import { normalize } from '../normalize.js';
 import { decodeHtml } from './decode.js';
 import { parseContentType } from './kind.js';
-import { markupSignals, type MarkupSignals } from './markup.js';
+import { MarkupReader, type MarkupSignals } from './markup.js';
 import { streamedText } from './streamed-text.js';
 
 /** An error page as diagnosis reads it: what a bot check, login or subscription wall would show. */
@@ -28,6 +28,7 @@ export function readErrorPage(body: Uint8Array, contentType: string | undefined)
 
 function readPage(body: Uint8Array, charset: string | undefined): ErrorPage {
   const html = decodeHtml(body, charset).text;
-  const text = normalize(streamedText(html));
-  return { markup: markupSignals(html, text.length), text };
+  const reader = new MarkupReader();
+  const text = normalize(streamedText(html, reader));
+  return { markup: reader.signals(text.length), text };
 }

@@ -4,7 +4,7 @@ import { normalize } from '../normalize.js';
 import { decodeHtml, type CharsetSource } from './decode.js';
 import { describeError } from './errors.js';
 import { buildDocument, type LightDocument, type TreeLimits } from './lightdom/index.js';
-import { markupSignals, type MarkupSignals } from './markup.js';
+import { MarkupReader, readTree, type MarkupSignals } from './markup.js';
 import { renderText, type RenderNode } from './render.js';
 import { streamedText } from './streamed-text.js';
 
@@ -62,8 +62,13 @@ export interface ParsedPage {
  * `maxBytes` it is not built; past the element, depth, children or ancestor-pair cap (counted by the tree
  * builder as it builds, so the work spent is bounded by the cap) building stops. Such a page's full view
  * comes from the streaming pass (streamed-text.ts), linear in size and depth: a second pass, only for those pages.
+ * `markup`, when given, reads the markup signals from that streaming pass (from a built tree, its reader is readTree).
  */
-export function parseHtml(html: string, limits: TreeLimits & { maxBytes: number } = DOM_LIMITS): ParsedPage {
+export function parseHtml(
+  html: string,
+  limits: TreeLimits & { maxBytes: number } = DOM_LIMITS,
+  markup?: MarkupReader,
+): ParsedPage {
   let over: string | undefined;
   if (html.length > limits.maxBytes)
     over = `${(html.length / 1024 / 1024).toFixed(1)} MB of HTML > the ${limits.maxBytes / 1024 / 1024} MB DOM cap`;
@@ -79,10 +84,10 @@ export function parseHtml(html: string, limits: TreeLimits & { maxBytes: number 
     } catch (err) {
       // A fault in the tree builder or the renderer costs the page its article view, not its text (as the caps do).
       const fallback = `the DOM build threw (${describeError(err)}): full view from the streaming parser, no article view`;
-      return { full: streamedText(html), note: fallback, fallback };
+      return { full: streamedText(html, markup), note: fallback, fallback };
     }
   }
-  return { full: streamedText(html), note: `no article view: ${over} (full text from a streaming parser)` };
+  return { full: streamedText(html, markup), note: `no article view: ${over} (full text from a streaming parser)` };
 }
 
 /**
@@ -189,12 +194,15 @@ export function runHtmlJob({ id, bytes, httpCharset }: HtmlJobRequest, send: (re
   try {
     const decoded = decodeHtml(bytes, httpCharset);
     const fallbacks = [...(decoded.fallbacks ?? [])];
-    const page = parseHtml(decoded.text);
+    const reader = new MarkupReader();
+    const page = parseHtml(decoded.text, DOM_LIMITS, reader);
     if (page.fallback) fallbacks.push(page.fallback);
     const normalizedFull = normalize(page.full);
     let markup = NO_SIGNALS;
     try {
-      markup = markupSignals(decoded.text, normalizedFull.length);
+      // From the tree before Readability rearranges it; a page with no tree was read by the streaming pass.
+      if (page.doc) readTree(page.doc, reader);
+      markup = reader.signals(normalizedFull.length);
     } catch (err) {
       fallbacks.push(`reading the markup's shell signals threw (${describeError(err)}): none assumed`);
     }

@@ -419,6 +419,8 @@ class TopFirstStack<T> {
 /** The Parser events the streaming pass listens to. */
 export interface ElementEvents {
   onopentagname(name: string): void;
+  /** An element's start tag ends, with its attributes (the first of each name, entities decoded): listened to only when given. */
+  onopentag?(name: string, attributes: Record<string, string>): void;
   onclosetag(name: string): void;
   ontext(text: string): void;
 }

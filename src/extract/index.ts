@@ -10,7 +10,7 @@ export { ExtractError, type ExtractErrorKind } from './errors.js';
 export { renderText } from './render.js';
 export type { CharsetSource } from './decode.js';
 export { parseContentType, sniffKind, hasPdfMagic, type SourceKind } from './kind.js';
-export { markupSignals, type MarkupSignals } from './markup.js';
+export type { MarkupSignals } from './markup.js';
 export { readErrorPage, type ErrorPage } from './error-page.js';
 
 /** `article`: Readability's main content; `full`: the page's visible text; `text`: the only view of a PDF or text file. */

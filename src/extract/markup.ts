@@ -1,21 +1,26 @@
-// What a page's markup says about it (challenge widgets, JSON-LD paywall flags, script-built shells, redirects): read where the HTML is decoded, for diagnosis to classify.
-import { Parser } from 'htmlparser2';
+// What a page's markup says about it (challenge widgets, JSON-LD paywall flags, script-built shells, redirects): read
+// element by element from the page's tree or the streaming pass's events, where the HTML is decoded, for diagnosis.
 import { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../page-shell-limits.js';
 import { isAsciiWhitespace } from './ascii-whitespace.js';
-import { HTML_PARSER_OPTIONS } from './streamed-text.js';
+import { ELEMENT_NODE, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './lightdom/index.js';
 
-/** Markup of challenge and captcha widgets. */
-const BOT_MARKUP =
-  /challenge-platform|cf-turnstile|g-recaptcha|h-captcha|class="?[^"]*captcha|__cf_chl_|id="?challenge-(form|running|stage)/i;
-/** JSON-LD (schema.org) saying the article is not free; publishers mark paywalled text this way for search engines. */
+/** Names of challenge and captcha widgets' scripts, classes and endpoints, found in an attribute or a script's text. */
+const BOT_TOKENS = ['challenge-platform', 'cf-turnstile', 'g-recaptcha', 'h-captcha', '__cf_chl_'] as const;
+/** Ids of a challenge page's form and stages (Cloudflare's interstitial). */
+const BOT_IDS = /^challenge-(?:form|running|stage)/i;
+/** JSON-LD (schema.org) saying the article is not free, in a script's text: publishers mark paywalled text this way. */
 const NOT_FREE = /"isAccessibleForFree"\s*:\s*(false|"false"|"False")/;
-/** Markup of single-page apps that render everything with JavaScript. */
-const APP_ROOT =
-  /<div[^>]+id=["']?(root|app|__next|__nuxt|svelte)["']?[^>]*>\s*<\/div>|<app-root[^>]*>\s*<\/app-root>|<noscript>[^<]*(enable|turn on) javascript/i;
-const SCRIPT_TAG = /<script\b/i;
-/** A cheap look before parsing for a redirect: a refresh pragma, or a short inline script that names the location. */
-const REFRESH_HINT = /http-equiv\s*=\s*["']?refresh/i;
-const SCRIPT_HINT = /<script\b[^>]*>[\s\S]{0,300}?\blocation\b/i;
+/** Ids of the empty root element a single-page app renders everything into. */
+const APP_ROOT_IDS: ReadonlySet<string> = new Set(['root', 'app', '__next', '__nuxt', 'svelte']);
+/**
+ * A <noscript> asking for JavaScript. Its text is the element's as parsed with scripting off (as jsdom parses): a
+ * <noscript> in the head holds no text (the parser moves text to the body), one in the body does.
+ */
+const NEEDS_JAVASCRIPT = /(enable|turn on) javascript/i;
+/** A <noscript>'s text is read this far for NEEDS_JAVASCRIPT: the request comes first when it is there. */
+const NOSCRIPT_TEXT_MAX = 1_000;
+/** Attribute values past this length are not searched for BOT_TOKENS (inline data, not a widget's name or URL). */
+const ATTRIBUTE_SEARCH_MAX = 2_000;
 
 /** A redirect the page itself asks for (not an HTTP redirect, which the fetch follows). */
 export interface MarkupRedirect {
@@ -29,86 +34,164 @@ export interface MarkupRedirect {
 
 /** What the markup says, for shell detection (diagnose/shells.ts): read once, where the HTML is decoded. */
 export interface MarkupSignals {
-  /** Challenge or captcha markup found (checked only when the text is short enough for a shell). */
+  /** Challenge or captcha markup found (kept only when the text is short enough for a shell). */
   botMarkup?: string;
   /** JSON-LD says the article is not free. */
   notFree: boolean;
-  /** An app root or scripts (checked only when the page is all but empty). */
+  /** An app root or scripts (kept only when the page is all but empty). */
   scripted: boolean;
   /**
-   * The page sends the reader elsewhere: a meta refresh with a URL (looked for only when the text is short
-   * enough for a shell), or a one-line script redirect (only when the page is all but empty).
+   * The page sends the reader elsewhere: a meta refresh with a URL (kept only when the text is short enough for a
+   * shell), or a one-line script redirect (only when the page is all but empty).
    */
   redirect?: MarkupRedirect;
 }
 
+/** An element's attributes as the reader takes them: from the tree's element, or the parser's attribs. */
+export type Attributes = Readonly<Record<string, string>>;
+
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+
 /**
- * Reads the markup signals of a page whose normalized text is `textLength` characters long. Only pages short
- * enough to be a shell are searched for widgets, scripts and redirects: on a long page they could not make it
- * one, and the search would cost time on every page.
+ * Reads the markup signals from a page's elements and text in document order: open, text, close, as the tree walk
+ * (signalsFromTree) or the streaming pass (streamed-text.ts) give them, so both read a page the same way. What it
+ * finds is kept whatever the page's length; `signals` keeps only what could make a page of that text a shell.
  */
-export function markupSignals(html: string, textLength: number): MarkupSignals {
-  const signals: MarkupSignals = {
-    botMarkup: textLength < SHELL_MAX_TEXT ? BOT_MARKUP.exec(html)?.[0] : undefined,
-    notFree: NOT_FREE.test(html),
-    scripted: textLength < JS_SHELL_MAX_TEXT && (APP_ROOT.test(html) || SCRIPT_TAG.test(html)),
-  };
-  if (textLength < SHELL_MAX_TEXT) {
-    const redirect = markupRedirect(html, textLength < JS_SHELL_MAX_TEXT);
-    if (redirect) signals.redirect = redirect;
+export class MarkupReader {
+  #bot: string | undefined;
+  #notFree = false;
+  #scripts = false;
+  #appRoot = false;
+  #base: string | undefined;
+  #refresh: string | undefined;
+  #scriptRedirect: string | undefined;
+  /** The text of the <script> open now (inline), or undefined. */
+  #script: string[] | undefined;
+  #scriptInline = false;
+  /** The text of the <noscript> open now, or undefined. */
+  #noscript: string | undefined;
+  /** The element just opened while it may still be an empty app root (nothing in it yet). */
+  #emptyCandidate: string | undefined;
+
+  open(name: string, attributes: Attributes): void {
+    this.#emptyCandidate = undefined;
+    if (this.#bot === undefined) this.#bot = botAttribute(attributes);
+    if (name === 'script') {
+      this.#scripts = true;
+      this.#script = [];
+      this.#scriptInline = attributes.src === undefined;
+    } else if (name === 'noscript') {
+      this.#noscript = '';
+    } else if (name === 'base') {
+      if (this.#base === undefined && attributes.href !== undefined) this.#base = attributes.href;
+    } else if (name === 'meta') {
+      this.#meta(attributes);
+    }
+    if ((name === 'div' && APP_ROOT_IDS.has(attributes.id ?? '')) || name === 'app-root') this.#emptyCandidate = name;
   }
-  return signals;
+
+  text(text: string): void {
+    if (this.#emptyCandidate !== undefined && !isBlank(text)) this.#emptyCandidate = undefined;
+    if (this.#script) this.#script.push(text);
+    else if (this.#noscript !== undefined && this.#noscript.length < NOSCRIPT_TEXT_MAX) this.#noscript += text;
+  }
+
+  close(name: string): void {
+    if (this.#emptyCandidate === name) this.#appRoot = true;
+    this.#emptyCandidate = undefined;
+    if (name === 'script' && this.#script) {
+      this.#scriptText(this.#script.join(''));
+      this.#script = undefined;
+    } else if (name === 'noscript' && this.#noscript !== undefined) {
+      if (NEEDS_JAVASCRIPT.test(this.#noscript)) this.#appRoot = true;
+      this.#noscript = undefined;
+    }
+  }
+
+  /**
+   * The signals of a page whose normalized text is `textLength` characters long: widgets and refreshes only when
+   * the text is short enough for a shell, scripts and script redirects only when the page is all but empty. On a
+   * longer page they could not make it one.
+   */
+  signals(textLength: number): MarkupSignals {
+    // A script that never closed (the page ended inside it) is read as it stands, as the parser ends it.
+    if (this.#script) this.close('script');
+    const shell = textLength < SHELL_MAX_TEXT;
+    const empty = textLength < JS_SHELL_MAX_TEXT;
+    const signals: MarkupSignals = {
+      botMarkup: shell ? this.#bot : undefined,
+      notFree: this.#notFree,
+      scripted: empty && (this.#appRoot || this.#scripts),
+    };
+    const base = this.#base !== undefined ? { base: this.#base } : {};
+    if (shell && this.#refresh) signals.redirect = { via: 'meta refresh', target: this.#refresh, ...base };
+    else if (empty && this.#scriptRedirect) signals.redirect = { via: 'script', target: this.#scriptRedirect, ...base };
+    return signals;
+  }
+
+  #meta(attributes: Attributes): void {
+    if (this.#refresh !== undefined) return;
+    if (attributes['http-equiv']?.toLowerCase() !== 'refresh' || attributes.content === undefined) return;
+    // The standard acts on the first refresh that parses; one without a URL reloads the page itself.
+    const parsed = parseRefresh(attributes.content);
+    if (parsed !== null) this.#refresh = parsed.url ?? '';
+  }
+
+  #scriptText(code: string): void {
+    if (!this.#notFree && NOT_FREE.test(code)) this.#notFree = true;
+    if (this.#bot === undefined) this.#bot = BOT_TOKENS.find((token) => code.includes(token));
+    // Past the limit the script is a program, whatever follows: scriptRedirect turns it down by its length.
+    if (this.#scriptInline && this.#scriptRedirect === undefined) this.#scriptRedirect = scriptRedirect(code);
+  }
+}
+
+/** The challenge markup an element's attributes show: a widget's name or URL, a captcha class, a challenge id. */
+function botAttribute(attributes: Attributes): string | undefined {
+  if (attributes === NO_ATTRIBUTES) return undefined;
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value.length > ATTRIBUTE_SEARCH_MAX) continue;
+    const lower = value.toLowerCase();
+    const token = BOT_TOKENS.find((t) => lower.includes(t));
+    if (token) return token;
+    if (name === 'class' && lower.includes('captcha')) return `class "${value}"`;
+    if (name === 'id' && BOT_IDS.test(value)) return `id "${value}"`;
+  }
+  return undefined;
+}
+
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (!isAsciiWhitespace(text.charCodeAt(i))) return false;
+  return true;
 }
 
 /**
- * The page's own redirect: its first meta refresh that names a URL, else (when `scripts` is set: the page is all
- * but empty) the first short inline script that sends the location to a literal URL. Read with the extraction's
- * parser options (streamed-text.ts), so comments, attribute quoting, entities and script text are read as a browser does.
+ * The markup signals of a built page (before Readability rearranges it), its elements walked in document order
+ * without recursion (a page may nest as deep as the DOM caps allow).
  */
-export function markupRedirect(html: string, scripts: boolean): MarkupRedirect | undefined {
-  const lookForRefresh = REFRESH_HINT.test(html);
-  const lookForScript = scripts && SCRIPT_HINT.test(html);
-  if (!lookForRefresh && !lookForScript) return undefined;
-  let refresh: string | undefined;
-  let scripted: string | undefined;
-  let base: string | undefined;
-  let inScript = false;
-  let script = '';
-  const parser = new Parser(
-    {
-      onopentag(name, attribs) {
-        if (name === 'base' && base === undefined && attribs.href !== undefined) base = attribs.href;
-        else if (
-          name === 'meta' &&
-          refresh === undefined &&
-          lookForRefresh &&
-          attribs['http-equiv']?.toLowerCase() === 'refresh' &&
-          attribs.content !== undefined
-        ) {
-          // The standard acts on the first refresh that parses; one without a URL reloads the page itself.
-          const parsed = parseRefresh(attribs.content);
-          if (parsed !== null) refresh = parsed.url ?? '';
-        } else if (name === 'script' && lookForScript && attribs.src === undefined) {
-          inScript = true;
-          script = '';
-        }
-      },
-      ontext(text) {
-        // Past the limit the script is a program, whatever follows: scriptRedirect turns it down by its length.
-        if (inScript && script.length <= SCRIPT_REDIRECT_MAX) script += text;
-      },
-      onclosetag(name) {
-        if (name !== 'script' || !inScript) return;
-        inScript = false;
-        scripted ??= scriptRedirect(script);
-      },
-    },
-    HTML_PARSER_OPTIONS,
-  );
-  parser.end(html);
-  if (refresh) return { via: 'meta refresh', target: refresh, ...(base !== undefined ? { base } : {}) };
-  if (scripted) return { via: 'script', target: scripted, ...(base !== undefined ? { base } : {}) };
-  return undefined;
+export function readTree(doc: LightDocument, reader: MarkupReader): void {
+  const stack: { node: LightNode; closing: boolean }[] = [];
+  for (let i = doc.childNodes.length - 1; i >= 0; i--) stack.push({ node: doc.childNodes[i]!, closing: false });
+  while (stack.length > 0) {
+    const { node, closing } = stack.pop()!;
+    if (node.nodeType === TEXT_NODE) reader.text(node.textContent ?? '');
+    if (node.nodeType !== ELEMENT_NODE) continue;
+    const element = node as LightElement;
+    if (closing) {
+      reader.close(element.localName);
+      continue;
+    }
+    reader.open(element.localName, attributesOf(element));
+    stack.push({ node, closing: true });
+    for (let i = node.childNodes.length - 1; i >= 0; i--) stack.push({ node: node.childNodes[i]!, closing: false });
+  }
+}
+
+function attributesOf(element: LightElement): Attributes {
+  if (element.attributes.length === 0) return NO_ATTRIBUTES;
+  const out: Record<string, string> = {};
+  // The first of a name counts, as the tree builder keeps it (a repeated attribute is dropped).
+  for (const a of element.attributes) if (!(a.name in out)) out[a.name] = a.value;
+  return out;
 }
 
 /** An inline script longer than this is a program, not a one-line redirect: what it does with the location depends on more than one line. */

@@ -1,11 +1,9 @@
 // The full view without a DOM: text gathered from a streaming parser's events (htmlparser2's Parser, made linear in
 // depth by htmlparser2-internals.ts, with its tokenizer that follows the HTML standard's script data states).
 import { linearParser } from './htmlparser2-internals.js';
+import type { MarkupReader } from './markup.js';
 import { preprocessInputStream } from './input-stream.js';
 import { BLOCKS, FOREIGN_SKIPPED, SKIPPED } from './render.js';
-
-/** The options every htmlparser2 Parser of quotecheck's is made with (markup.ts's too). */
-export { HTML_PARSER_OPTIONS } from './htmlparser2-internals.js';
 
 export interface StreamedText {
   /** The visible text, rendered as renderText() renders a DOM: blocks and <br> separate, inline elements glue. */
@@ -89,13 +87,26 @@ class FullTextSink {
   }
 }
 
-/** The full view from the streaming pass: htmlparser2's Parser and a text sink, linear in size and depth (pages past a DOM cap, error pages). */
-export function streamedText(html: string): string {
+/**
+ * The full view from the streaming pass: htmlparser2's Parser and a text sink, linear in size and depth (pages past
+ * a DOM cap, error pages). `markup`, when given, reads the page's markup signals from the same events.
+ */
+export function streamedText(html: string, markup?: MarkupReader): string {
   const sink = new FullTextSink();
   const parser = linearParser({
     onopentagname: (name) => sink.open(name),
-    onclosetag: (name) => sink.close(name),
-    ontext: (text) => sink.textChunk(text),
+    // Only with a reader: the parser gathers attributes only for a listener that takes them.
+    ...(markup
+      ? { onopentag: (name: string, attributes: Record<string, string>) => markup.open(name, attributes) }
+      : {}),
+    onclosetag: (name) => {
+      sink.close(name);
+      markup?.close(name);
+    },
+    ontext: (text) => {
+      sink.textChunk(text);
+      markup?.text(text);
+    },
   });
   parser.write(preprocessInputStream(html));
   parser.end();

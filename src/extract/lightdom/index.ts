@@ -20,7 +20,8 @@
 // Importing the light DOM changes nothing outside it: JSDOMParser's shared prototypes are adjusted (so that the light
 // DOM answers as jsdom does where Readability asks) by installLightDomPatches, which the entry points call.
 
-export type { LightDocument, LightElement } from './nodes.js';
+export type { LightDocument, LightElement, LightNode } from './nodes.js';
+export { ELEMENT_NODE, TEXT_NODE } from './nodes.js';
 export type { TreeLimits } from './tree-limits.js';
 export { buildDocument, parseDocument } from './parse.js';
 export { installLightDomPatches } from './patches.js';
