@@ -8,9 +8,8 @@ import type { Label } from '../src/answers.js';
 import { runBench } from '../src/harbor/local-harness.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { instruction } from '../src/harbor/templates.js';
-import { closedPort } from '../src/loopback.js';
-import { startWaybackFake, type Capture, type RunningWayback } from '../src/wayback/stub.js';
-import { CLI, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { startWaybackStub, type Capture, type RunningWayback } from '../src/wayback/stub.js';
+import { CLI, runCliInProcess, serve, tempDir, writeJson, closedPort } from './support/helpers.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -50,7 +49,7 @@ afterEach(async () => {
 describe('run shows the archive while claims wait on it', () => {
   test('the plain progress line counts archive requests and says how many wait for the pacer and when the next goes', async () => {
     const { claims, captures } = await drifted(2);
-    const wb = await startWaybackFake({ captures, host: '127.0.0.4' });
+    const wb = await startWaybackStub({ captures, host: '127.0.0.4' });
     running.push(wb);
     const dir = tempDir();
     const claimsFile = writeJson(join(dir, 'claims.json'), claims);
@@ -115,7 +114,7 @@ describe('bench names a task whose archive never answered', () => {
   test("the oracle's archive requests all failed: the task's problems say so and the advice says what to check", async () => {
     const { claims, captures } = await drifted(2);
     const dead = `http://127.0.0.1:${await closedPort()}`;
-    const wb = await startWaybackFake({ captures, host: '127.0.0.4' });
+    const wb = await startWaybackStub({ captures, host: '127.0.0.4' });
     running.push(wb);
     const root = tempDir();
     driftTask(root, 'drift-dead-archive', claims, dead);

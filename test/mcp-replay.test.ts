@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { startWaybackFake } from '../src/wayback/stub.js';
+import { startWaybackStub } from '../src/wayback/stub.js';
 import { CLI, afterTest, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 import { checkTaskFolder } from './support/harbor-helpers.js';
 
@@ -68,7 +68,7 @@ async function recorded() {
   ]);
   const budget = `${server.origin}/budget`;
   const ferry = `${server.origin}/ferry`;
-  const archive = await startWaybackFake({
+  const archive = await startWaybackStub({
     host: '127.0.0.4',
     captures: [{ url: budget, timestamp: '20240415090000', body: THEN, headers: html }],
   });

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
 import { fetchSource } from '../src/fetch/index.js';
 import { judgeAddress } from '../src/fetch/guard.js';
-import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
 import { CLI, FIXTURES, claimsRun, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -293,7 +293,7 @@ async function archiveSetup() {
   // The claim's own URL: a name that does not resolve (.invalid, RFC 6761), so today's page cannot be read and the
   // archive is asked for its capture. (A private address is never asked about: no public archive holds one.)
   const claimUrl = `http://article.invalid/article`;
-  const fake = await startWaybackFake({
+  const fake = await startWaybackStub({
     host: '127.0.0.4',
     captures: [{ url: claimUrl, timestamp: '20240301120000', body: page(`${PUBLIC_TEXT} ${SECRET}`), headers: html }],
   });

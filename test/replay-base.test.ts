@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
 import { checkClaims, type ClaimInput } from '../src/check.js';
 import { openReplay, readArchive, recordedWaybackBases } from '../src/archive/index.js';
 import { serializeRecord, warcinfoRecord } from '../src/archive/warc.js';
@@ -80,7 +80,7 @@ async function recordRun(): Promise<Recording> {
   ]);
   const budget = `${server.origin}/budget`;
   const bridge = `${server.origin}/bridge`;
-  const wb = await startWaybackFake({
+  const wb = await startWaybackStub({
     host: '127.0.0.4',
     captures: [
       { url: budget, timestamp: '20240430120000', body: BUDGET_THEN, headers: html },

@@ -1,7 +1,7 @@
 // `quotecheck wayback-stub`: the loopback Wayback Machine stand-in (src/wayback/stub.ts) served from a captures file or folder, until SIGINT/SIGTERM.
 import { plural } from '../messages.js';
 import { isLoopback } from '../loopback.js';
-import { readCapturesInput, startWaybackFake, type RunningWayback } from '../wayback/stub.js';
+import { readCapturesInput, startWaybackStub, type RunningWayback } from '../wayback/stub.js';
 import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
 export interface WaybackStubOptions {
@@ -44,7 +44,7 @@ export async function waybackStubCommand(o: WaybackStubOptions): Promise<number>
   }
   let running: RunningWayback;
   try {
-    running = await startWaybackFake({ captures: input.captures, baseDir: input.baseDir, host: o.host, port: o.port });
+    running = await startWaybackStub({ captures: input.captures, baseDir: input.baseDir, host: o.host, port: o.port });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     errorLine(e.code ? listenProblem(e, o.host, o.port) : `--captures ${input.file}: ${e.message}`);
