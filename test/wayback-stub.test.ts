@@ -1,5 +1,5 @@
-// The loopback Wayback stub (src/wayback/stub.ts): CDX queries, raw and rewritten replay; 429s and faults in front of it
-// (test/support/wayback-faults.ts).
+// The loopback Wayback stub (src/wayback/stub.ts): CDX queries, raw and rewritten replay; 429s and faults in front of
+// it (test/support/wayback-faults.ts).
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

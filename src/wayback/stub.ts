@@ -1,4 +1,4 @@
-// The loopback Wayback stub `quotecheck wayback-stub` serves: the CDX lookups quotecheck's client sends, replay, a captures file.
+// The loopback Wayback stub of `quotecheck wayback-stub`: the CDX lookups quotecheck's client sends, replay, captures.
 //
 // It lets a builder try drift offline (docs/sources-change.md#trying-drift-offline-quotecheck-wayback-stub), and
 // tests, the golden drift task and the benchmarks use it instead of https://web.archive.org. It serves what
@@ -7,7 +7,7 @@
 //     from/to, filter=field:regex, output=json, fl and limit (fastLatest is accepted and changes nothing); a CDX
 //     parameter that would change the answer and is not served (matchType, collapse, offset, paging, a negated filter,
 //     a wildcard url) answers 400 naming it, rather than a wrong list,
-//   - replay ("Archival URL") semantics of the Wayback Machine (OpenWayback ReplayRequestParser): raw id_ and rewritten,
+//   - replay ("Archival URL") of the Wayback Machine (OpenWayback ReplayRequestParser), raw id_ and rewritten,
 //   - Memento headers (RFC 7089).
 // Only node: built-ins. It listens on loopback addresses only.
 

@@ -1,5 +1,5 @@
-// A faulty Wayback Machine for tests: a loopback proxy in front of the stub (src/wayback/stub.ts) that answers 429s, 503s
-// or late, as the real archive may, and logs what it answered.
+// A faulty Wayback Machine for tests: a loopback proxy in front of the stub (src/wayback/stub.ts) that answers 429s,
+// 503s or late, as the real archive may, and logs what it answered.
 import http from 'node:http';
 import { listenLoopback, respond, type Loopback } from '../../src/loopback.js';
 import { startWaybackStub, type RunningWayback, type WaybackStubOptions } from '../../src/wayback/stub.js';
