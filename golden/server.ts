@@ -390,7 +390,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   startGoldenServer({ port }).then(
     (srv) => {
       console.log(
-        `golden server on ${GOLDEN_HOSTS.map((h) => srv.originFor(h)).join(', ')}, its Wayback stand-in on ${goldenWaybackUrl(srv.port)} (Ctrl-C to stop)`,
+        `golden server on ${GOLDEN_HOSTS.map((h) => srv.originFor(h)).join(', ')}, ` +
+          `its Wayback stub on ${goldenWaybackUrl(srv.port)} (Ctrl-C to stop)`,
       );
       if (srv.port !== GOLDEN_PORT)
         console.log(

@@ -1,4 +1,5 @@
-// The archive is visible when it is the slow part or fails: run's progress shows the pacing wait, bench names a task whose archive never answered, and `quotecheck wayback-stub` serves the stand-in from captures on disk.
+// The archive is visible when it is the slow part or fails: run's progress shows the pacing wait, bench names a task
+// whose archive never answered, and `quotecheck wayback-stub` serves the stub from captures on disk.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -132,7 +133,7 @@ describe('bench names a task whose archive never answered', () => {
     ]);
     expect(report.advice).toHaveLength(1);
     expect(report.advice[0]).toMatch(
-      /^every archive request failed in 1 of 2 tasks \(drift-dead-archive\), so the 2 claims that needed a Wayback capture were judged on today's changed text: Wayback Machine left alone .+\. Check: is the archive solve\.sh names \(--wayback-url http:\/\/127\.0\.0\.1:\d+\) reachable\? It is on loopback: is the stand-in running\? \(`quotecheck wayback-stub/,
+      /^every archive request failed in 1 of 2 tasks \(drift-dead-archive\), so the 2 claims that needed a Wayback capture were judged on today's changed text: Wayback Machine left alone .+\. Check: is the archive solve\.sh names \(--wayback-url http:\/\/127\.0\.0\.1:\d+\) reachable\? It is on loopback: is the Wayback stub running\? \(`quotecheck wayback-stub/,
     );
   }, 90_000);
 });
@@ -286,7 +287,8 @@ describe('quotecheck wayback-stub', () => {
     const r = await runCliInProcess(['wayback-stub', '--captures', file, '--host', '0.0.0.0']);
     expect(r.code).toBe(2);
     expect(r.stderr.trimEnd()).toBe(
-      'quotecheck: error: --host 0.0.0.0: not a loopback address (127.x.y.z, ::1 or localhost): the stand-in serves this machine only',
+      'quotecheck: error: --host 0.0.0.0: not a loopback address (127.x.y.z, ::1 or localhost): ' +
+        'the stub serves this machine only',
     );
   });
 });

@@ -52,7 +52,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 
 /**
  * Sources on loopback (the budget page, changed since its date; a ferry page answering 503 once, then 200), the Wayback
- * stand-in holding the budget page as labelled, and a run of their claims recorded; `requests()` counts what reached
+ * stub holding the budget page as labelled, and a run of their claims recorded; `requests()` counts what reached
  * the servers since.
  */
 async function recorded() {

@@ -1,7 +1,7 @@
-// A replay needs nothing repeated (docs/sources-change.md#record-and-replay-warc): a run recorded against a loopback Wayback stand-in replays with no
-// --wayback-url (or any other one) to the same answers and report, the base it used said once; an archive recorded
-// before the base was written down has it inferred; one joined from two bases is refused unless --wayback-url names
-// one; a plain export replayed by bench and a frozen export (with no URL in solve.sh, the MCP args or the
+// A replay needs nothing repeated (docs/sources-change.md#record-and-replay-warc): a run recorded against the
+// loopback Wayback stub replays with no --wayback-url (or any other one) to the same answers and report, the base it
+// used said once; an archive recorded before the base was written down has it inferred; one joined from two bases is
+// refused unless --wayback-url names one; a plain export replayed by bench and a frozen export (with no URL in solve.sh, the MCP args or the
 // instruction) score 1.000.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -70,7 +70,7 @@ interface Recording {
 }
 
 /**
- * Claims on two drifted sources and one that did not drift, recorded live against a Wayback stand-in on 127.0.0.4
+ * Claims on two drifted sources and one that did not drift, recorded live against the Wayback stub on 127.0.0.4
  * (its own port: not the default base), then every server stopped.
  */
 async function recordRun(): Promise<Recording> {
@@ -323,7 +323,7 @@ describe('a replay answers archive requests from the base the recording asked', 
     const plainReport = readJson(join(rec.dir, 'bench-plain', 'report.json')) as BenchReport;
     expect(plainReport.mean_reward, JSON.stringify(plainReport.tasks.map((t) => t.problems))).toBe(1);
 
-    // A frozen edition made from a run against the stand-in: no --wayback-url in solve.sh, the MCP args or the instruction.
+    // A frozen edition made from a run against the stub: no --wayback-url in solve.sh, the MCP args or the instruction.
     const frozen = join(rec.dir, 'frozen');
     const made = await runCliInProcess([
       'export',
