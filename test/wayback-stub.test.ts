@@ -439,6 +439,19 @@ describe('replay', () => {
   });
 });
 
+describe('methods', () => {
+  test('HEAD answers the headers without the body; other methods 405 with Allow', async () => {
+    const wb = await start();
+    const head = await fetch(`${wb.origin}/web/20200601000000id_/http://example.org/doc.pdf`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(PDF.length));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    const post = await fetch(`${wb.origin}/cdx/search/cdx?url=example.org/page`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
 describe('faults in front of the stub (test/support/wayback-faults.ts), and the request log', () => {
   test('fail429: the first count requests (any path) get 429 with the given Retry-After', async () => {
     const wb = await faulty({ fail429: { count: 2, retryAfter: '7' } });
