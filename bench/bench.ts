@@ -15,7 +15,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { goldenDir, projectRoot, startServer, type RunningServer } from '../golden/server.js';
-import { startWaybackFake } from '../golden/wayback.js';
+import { startWaybackStub } from '../src/wayback/stub.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
 import { RESULTS_FILE, mergeKey, readResults, writeResults } from './results-file.js';
 import { medianRun } from './stats.js';
@@ -322,7 +322,7 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
     s.serve('drift-auto', drift.routes, drift.claims),
     s.serve('drift-off', drift.routes, drift.claims),
   ]);
-  const wayback = await startWaybackFake({ captures: drift.captures(autoWeb.server.port), host: WAYBACK_HOST });
+  const wayback = await startWaybackStub({ captures: drift.captures(autoWeb.server.port), host: WAYBACK_HOST });
   let auto: PipelineRun;
   let off: PipelineRun;
   try {

@@ -2,14 +2,14 @@
 // but every claim now says when it was labelled (`verify_date`) and what the source was then
 // (`evidence.sha256` of the document's bytes), and a seeded share of the sources has since changed:
 // their live URL serves another document of the same kind, so most of their verbatim quotes are gone
-// from today's text. A Wayback Machine fake holds, for each drifted source, the original document
+// from today's text. A Wayback stub holds, for each drifted source, the original document
 // captured before the date, plus two traps a careless client would fall into: a 302 capture closer
 // to the date (not status 200: not a text of the page) and a capture of today's document just after
 // the date (nearer in absolute time than the original). Only the original hashes to the evidence.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Route } from '../golden/server.js';
-import type { Capture } from '../golden/wayback.js';
+import type { Capture } from '../src/wayback/stub.js';
 import { rng } from './random.js';
 import type { BenchClaim, BenchSource, Workload } from './workload.js';
 

@@ -12,7 +12,7 @@ import { buildDocument, type LightDocument } from '../src/extract/lightdom/index
 import { normalize } from '../src/normalize.js';
 import { RESULTS_FILE, mergeKey, writeResults } from './results-file.js';
 import { median } from './stats.js';
-import { deepPage, LONG_PLANTED, longChapterPage, longReportPage, widePage } from '../test/support/hostile.js';
+import { deepPage, LONG_PLANTED, longChapterPage, longReportPage, widePage } from './pages.js';
 
 const NO_LIMITS = { maxElements: Infinity, maxDepth: Infinity, maxChildren: Infinity, maxDepthSum: Infinity };
 const PARA = 'Some words of a paragraph, with a clause or two, long enough to be content for Readability.';

@@ -51,7 +51,8 @@ async function main(): Promise<number> {
     const golden = goldenAtPort(port, join(outDir, 'golden'));
     if (server)
       process.stdout.write(
-        `golden sources served on ${server.origin} (and 127.0.0.2, 127.0.0.3; the Wayback stand-in on ${goldenWaybackUrl(port)})\n`,
+        `golden sources served on ${server.origin} (and 127.0.0.2, 127.0.0.3; ` +
+          `the Wayback stub on ${goldenWaybackUrl(port)})\n`,
       );
     process.stdout.write(
       `${port === GOLDEN_PORT ? 'the golden tasks: golden/tasks' : `the golden tasks with their URLs on port ${port}: ${golden.tasksDir}`}\n\n`,

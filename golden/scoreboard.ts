@@ -37,7 +37,7 @@ export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | n
   try {
     return await startGoldenServer({ port });
   } catch (err) {
-    // The golden server reports EADDRINUSE as "port N on HOST is in use: ..." (golden/loopback.ts explainListenError).
+    // The golden server reports EADDRINUSE as "port N on HOST is in use: ..." (src/loopback.ts explainListenError).
     if (!/ is in use/.test((err as Error).message)) throw err;
     return null;
   }

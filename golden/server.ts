@@ -18,7 +18,7 @@ import {
   readJsonArray,
   respond,
   type Loopback,
-} from './loopback.js';
+} from '../src/loopback.js';
 
 export interface Route {
   /** Exact request path including the query string, e.g. "/news/a.html". */
@@ -80,12 +80,12 @@ export const GOLDEN_PORT = 41733;
 /** The hosts that the golden claims use. */
 export const GOLDEN_HOSTS: readonly string[] = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 
-/** Where the golden Wayback Machine stand-in (golden/wayback.ts) listens, on the golden server's port: the drift task's archive. */
+/** Where the golden Wayback stub (src/wayback/stub.ts) listens, on the golden server's port: the drift task's archive. */
 export const GOLDEN_WAYBACK_HOST = '127.0.0.4';
-/** The Wayback stand-in's origin in the committed files (on GOLDEN_PORT). */
+/** The Wayback stub's origin in the committed files (on GOLDEN_PORT). */
 export const GOLDEN_WAYBACK_URL = `http://${GOLDEN_WAYBACK_HOST}:${GOLDEN_PORT}`;
 
-/** The Wayback stand-in's origin when the golden server listens on `port`. */
+/** The Wayback stub's origin when the golden server listens on `port`. */
 export const goldenWaybackUrl = (port: number): string => `http://${GOLDEN_WAYBACK_HOST}:${port}`;
 
 /** Every golden origin on GOLDEN_PORT (a port digit may not follow: http://127.0.0.1:417330 is another origin). */
@@ -355,8 +355,8 @@ export async function startGoldenServer(opts: { port?: number } = {}): Promise<R
   for (let attempt = 1; ; attempt++) {
     const server = await startServer({ routes, baseDir: dir, port: opts.port ?? 0, hosts: [...GOLDEN_HOSTS] });
     if (!fs.existsSync(captures)) return server;
-    // Imported here: the route server itself needs nothing of the archive stand-in.
-    const { loadCaptures, startWaybackFake } = await import('./wayback.js');
+    // Imported here: the route server itself needs nothing of the Wayback stub.
+    const { loadCaptures, startWaybackStub } = await import('../src/wayback/stub.js');
     const moved = loadCaptures(captures).map((c) => ({
       ...c,
       url: atGoldenPort(c.url, server.port),
@@ -367,7 +367,7 @@ export async function startGoldenServer(opts: { port?: number } = {}): Promise<R
     }));
     let wayback;
     try {
-      wayback = await startWaybackFake({ captures: moved, baseDir: dir, host: GOLDEN_WAYBACK_HOST, port: server.port });
+      wayback = await startWaybackStub({ captures: moved, baseDir: dir, host: GOLDEN_WAYBACK_HOST, port: server.port });
     } catch (err) {
       await server.close();
       if (free && isPortInUse(err) && attempt < FREE_PORT_ATTEMPTS) continue;
@@ -390,7 +390,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   startGoldenServer({ port }).then(
     (srv) => {
       console.log(
-        `golden server on ${GOLDEN_HOSTS.map((h) => srv.originFor(h)).join(', ')}, its Wayback stand-in on ${goldenWaybackUrl(srv.port)} (Ctrl-C to stop)`,
+        `golden server on ${GOLDEN_HOSTS.map((h) => srv.originFor(h)).join(', ')}, ` +
+          `its Wayback stub on ${goldenWaybackUrl(srv.port)} (Ctrl-C to stop)`,
       );
       if (srv.port !== GOLDEN_PORT)
         console.log(

@@ -1,13 +1,13 @@
-// Loopback listening for the golden server, the Wayback stand-in, bench and tests: one http.Server per host on one port
+// Loopback listening for the golden server, the Wayback stub, bench and tests: one http.Server per host on one port
 // (a port free on every host when none is given), closed with its sockets and pending answers.
 //
 // Only node: built-ins. It owns the plumbing the two servers share (listen, 500 on a throwing handler,
 // content-length and HEAD, delayed answers that close() cancels, close that never waits on a client,
-// reading their JSON tables) and `closedPort()`, a loopback port nothing listens on.
+// reading their JSON tables).
 
 import fs from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 /** What the servers' handlers get besides the exchange: the port, delayed answers and whether close() began. */
 export interface Loopback {
@@ -42,7 +42,7 @@ export function originOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/** localhost, ::1 and 127.0.0.0/8: the only addresses a stand-in may listen on (design §7). */
+/** localhost, ::1 and 127.0.0.0/8: the only addresses the Wayback stub and the golden server listen on. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
@@ -209,13 +209,4 @@ export async function listenLoopback(opts: LoopbackOptions): Promise<Loopback> {
       if (!free || !isPortInUse(err) || attempt >= FREE_PORT_ATTEMPTS) throw err;
     }
   }
-}
-
-/** A loopback port nothing listens on (taken, then released): a connection to it is refused. */
-export async function closedPort(host = '127.0.0.1'): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }

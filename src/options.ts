@@ -166,7 +166,7 @@ export const FETCH_OPTIONS = {
   waybackUrl: {
     flags: '--wayback-url <url>',
     kind: 'text',
-    help: 'the Wayback Machine (a loopback stand-in for tests)',
+    help: 'the Wayback Machine (the loopback Wayback stub in tests)',
     default: DEFAULT_OPTIONS.waybackUrl,
     commands: WAYBACK,
     setting: 'waybackUrl',

@@ -54,7 +54,7 @@ export interface RunSettings {
   extractTimeoutMs: number;
   /** When Wayback captures are looked up (docs/sources-change.md#when-the-archive-is-asked). */
   wayback: WaybackMode;
-  /** The Wayback Machine's base URL (a loopback fake in tests). */
+  /** The Wayback Machine's base URL (the loopback Wayback stub in tests). */
   waybackUrl: string;
   /** Requests a minute to the Wayback Machine. */
   waybackPerMinute: number;

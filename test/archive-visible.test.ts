@@ -1,4 +1,5 @@
-// The archive is visible when it is the slow part or fails: run's progress shows the pacing wait, evaluate names a task whose archive never answered, and `quotecheck wayback-stub` serves the stand-in from captures on disk.
+// The archive is visible when it is the slow part or fails: run's progress shows the pacing wait, evaluate names a task
+// whose archive never answered, and `quotecheck wayback-stub` serves the stub from captures on disk.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,9 +9,8 @@ import type { Label } from '../src/answers.js';
 import { runEvaluation } from '../src/harbor/local-harness.js';
 import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { instruction } from '../src/harbor/templates.js';
-import { closedPort } from '../src/loopback.js';
-import { startWaybackFake, type Capture, type RunningWayback } from '../src/wayback/stub.js';
-import { CLI, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { startWaybackStub, type Capture, type RunningWayback } from '../src/wayback/stub.js';
+import { CLI, runCliInProcess, serve, tempDir, writeJson, closedPort } from './support/helpers.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -50,7 +50,7 @@ afterEach(async () => {
 describe('run shows the archive while claims wait on it', () => {
   test('the plain progress line counts archive requests and says how many wait for the pacer and when the next goes', async () => {
     const { claims, captures } = await drifted(2);
-    const wb = await startWaybackFake({ captures, host: '127.0.0.4' });
+    const wb = await startWaybackStub({ captures, host: '127.0.0.4' });
     running.push(wb);
     const dir = tempDir();
     const claimsFile = writeJson(join(dir, 'claims.json'), claims);
@@ -115,7 +115,7 @@ describe('evaluate names a task whose archive never answered', () => {
   test("the oracle's archive requests all failed: the task's problems say so and the advice says what to check", async () => {
     const { claims, captures } = await drifted(2);
     const dead = `http://127.0.0.1:${await closedPort()}`;
-    const wb = await startWaybackFake({ captures, host: '127.0.0.4' });
+    const wb = await startWaybackStub({ captures, host: '127.0.0.4' });
     running.push(wb);
     const root = tempDir();
     driftTask(root, 'drift-dead-archive', claims, dead);
@@ -133,7 +133,7 @@ describe('evaluate names a task whose archive never answered', () => {
     ]);
     expect(report.advice).toHaveLength(1);
     expect(report.advice[0]).toMatch(
-      /^every archive request failed in 1 of 2 tasks \(drift-dead-archive\), so the 2 claims that needed a Wayback capture were judged on today's changed text: Wayback Machine left alone .+\. Check: is the archive solve\.sh names \(--wayback-url http:\/\/127\.0\.0\.1:\d+\) reachable\? It is on loopback: is the stand-in running\? \(`quotecheck wayback-stub/,
+      /^every archive request failed in 1 of 2 tasks \(drift-dead-archive\), so the 2 claims that needed a Wayback capture were judged on today's changed text: Wayback Machine left alone .+\. Check: is the archive solve\.sh names \(--wayback-url http:\/\/127\.0\.0\.1:\d+\) reachable\? It is on loopback: is the Wayback stub running\? \(`quotecheck wayback-stub/,
     );
   }, 90_000);
 });
@@ -287,7 +287,8 @@ describe('quotecheck wayback-stub', () => {
     const r = await runCliInProcess(['wayback-stub', '--captures', file, '--host', '0.0.0.0']);
     expect(r.code).toBe(2);
     expect(r.stderr.trimEnd()).toBe(
-      'quotecheck: error: --host 0.0.0.0: not a loopback address (127.x.y.z, ::1 or localhost): the stand-in serves this machine only',
+      'quotecheck: error: --host 0.0.0.0: not a loopback address (127.x.y.z, ::1 or localhost): ' +
+        'the stub serves this machine only',
     );
   });
 });

@@ -22,9 +22,8 @@ import {
   writeArchive,
   type Archive,
 } from '../src/archive/index.js';
-import { closedPort } from '../src/loopback.js';
 import { fetchSource, type FetchSettings, type SourceOutcome } from '../src/fetch/source.js';
-import { fileTempDir, serve } from './support/helpers.js';
+import { fileTempDir, serve, closedPort } from './support/helpers.js';
 import { gzipMembers, handParse, httpHeader } from './support/warc-hand.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions } from '../src/check.js';
-import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
 import { join } from 'node:path';
 import { runEvaluation } from '../src/harbor/local-harness.js';
 import { CLI, claimsRun, runCliInProcess, serve, tempDir } from './support/helpers.js';
@@ -50,7 +50,7 @@ afterEach(async () => {
 async function setup() {
   const server = await serve([{ path: '/budget', body: NOW, headers: html }]);
   const url = `${server.origin}/budget`;
-  const archive = await startWaybackFake({
+  const archive = await startWaybackStub({
     host: '127.0.0.4',
     captures: [{ url, timestamp: '20240415090000', body: THEN, headers: html }],
   });

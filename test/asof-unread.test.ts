@@ -7,18 +7,17 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions, type ClaimResult } from '../src/check.js';
 import { parseClaims } from '../src/claims.js';
-import { closedPort } from '../src/loopback.js';
 import { summarize, summaryLine } from '../src/report.js';
 import { verifyQuote } from '../src/verify.js';
-import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
 import { EVIDENCE, NOW, QUOTE, THEN, html, sha256 } from './support/budget-pages.js';
-import { CLI, afterTest, claimsRun, runCliInProcess, serve } from './support/helpers.js';
+import { CLI, afterTest, claimsRun, runCliInProcess, serve, closedPort } from './support/helpers.js';
 
 const fast: Partial<CheckOptions> = { timeoutMs: 1_000, retries: 0, sourceBudgetMs: 3_000, waybackPerMinute: 6000 };
 
 /** A loopback Wayback Machine with one capture of a page no claim cites: every lookup of the sources below finds none. */
 async function emptyArchive(): Promise<RunningWayback> {
-  const wb = await startWaybackFake({
+  const wb = await startWaybackStub({
     captures: [{ url: 'http://127.0.0.9/other', timestamp: '20240101000000', body: THEN, headers: html }],
     host: '127.0.0.4',
   });

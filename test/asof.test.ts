@@ -1,4 +1,4 @@
-// Judging claims as of their verify date: drift proof, Wayback captures (a loopback fake), the archive's etiquette.
+// Judging claims as of their verify date: drift proof, Wayback captures (the loopback stub), the archive's etiquette.
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions, type ClaimResult } from '../src/check.js';
@@ -8,7 +8,8 @@ import { parseCdxJson, cdxQueryUrl, CdxError } from '../src/wayback/cdx.js';
 import { Pacer, PaceError } from '../src/wayback/pace.js';
 import { normalize } from '../src/normalize.js';
 import { toReportRecord, summarize, summaryLine } from '../src/report.js';
-import { startWaybackFake, type Capture, type RunningWayback, type WaybackFakeOptions } from '../src/wayback/stub.js';
+import { startWaybackStub, type Capture, type RunningWayback } from '../src/wayback/stub.js';
+import { startFaultyStub, type WaybackFaults } from './support/wayback-faults.js';
 import { claimsRun, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -39,8 +40,11 @@ afterEach(async () => {
   while (archives.length) await archives.pop()!.close();
 });
 
-async function archive(captures: Capture[], opts: Partial<WaybackFakeOptions> = {}): Promise<RunningWayback> {
-  const w = await startWaybackFake({ captures, host: '127.0.0.4', ...opts });
+/** The stub on 127.0.0.4; with faults, behind the faulty proxy (test/support/wayback-faults.ts). */
+async function archive(captures: Capture[], faults: WaybackFaults = {}): Promise<RunningWayback> {
+  const opts = { captures, host: '127.0.0.4' };
+  const w =
+    Object.keys(faults).length > 0 ? await startFaultyStub({ ...opts, ...faults }) : await startWaybackStub(opts);
   archives.push(w);
   return w;
 }
@@ -165,7 +169,7 @@ describe('drift proof', () => {
 });
 
 describe('the Wayback Machine as of the date', () => {
-  async function drifted(captures: (origin: string) => Capture[], opts: Partial<WaybackFakeOptions> = {}) {
+  async function drifted(captures: (origin: string) => Capture[], opts: WaybackFaults = {}) {
     const server = await serve([
       { path: '/story', body: NOW, headers: html },
       { path: '/gone', status: 404, body: 'gone' },
@@ -382,7 +386,7 @@ describe('the Wayback Machine as of the date', () => {
 });
 
 describe('etiquette', () => {
-  const setup = async (opts: Partial<WaybackFakeOptions>) => {
+  const setup = async (opts: WaybackFaults) => {
     const server = await serve([{ path: '/story', body: NOW, headers: html }]);
     const url = `${server.origin}/story`;
     const wb = await archive([{ url, timestamp: '20240430120000', body: THEN, headers: html }], opts);

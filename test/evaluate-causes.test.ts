@@ -5,11 +5,10 @@ import { describe, expect, test } from 'vitest';
 import { runEvaluation, type ClaimRow } from '../src/harbor/local-harness.js';
 import { archiveFailure, sourcesAdvice, sourcesFailure, unreadLine, unreadSources } from '../src/harbor/failures.js';
 import { evaluationTable } from '../src/harbor/reports.js';
-import { closedPort } from '../src/loopback.js';
-import { startWaybackFake } from '../src/wayback/stub.js';
+import { startWaybackStub } from '../src/wayback/stub.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { EVIDENCE, NOW, QUOTE, THEN, html } from './support/budget-pages.js';
-import { afterTest, serve, tempDir } from './support/helpers.js';
+import { afterTest, serve, tempDir, closedPort } from './support/helpers.js';
 
 type LabelledClaim = {
   id: string;
@@ -35,7 +34,7 @@ function task(root: string, name: string, claims: LabelledClaim[], args: string[
 
 /** A loopback Wayback Machine holding nothing the claims cite: every lookup finds no capture. */
 async function emptyArchive(): Promise<string> {
-  const wb = await startWaybackFake({
+  const wb = await startWaybackStub({
     captures: [{ url: 'http://127.0.0.9/other', timestamp: '20240101000000', body: THEN, headers: html }],
     host: '127.0.0.4',
   });

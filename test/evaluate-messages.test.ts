@@ -6,10 +6,9 @@ import { describe, expect, test } from 'vitest';
 import { runEvaluation, type EvaluationReport } from '../src/harbor/local-harness.js';
 import { evaluationTable } from '../src/harbor/reports.js';
 import { GOLDEN_SERVER_HINT, isGoldenTasks } from '../src/cli/evaluate.js';
-import { closedPort } from '../src/loopback.js';
 import { SCOREBOARD_LEGEND, serveGolden, table } from '../golden/scoreboard.js';
 import { makeTask } from './support/harbor-helpers.js';
-import { ROOT, runCli, serve, tempDir } from './support/helpers.js';
+import { ROOT, runCli, serve, tempDir, closedPort } from './support/helpers.js';
 
 async function dataset(): Promise<{ dir: string; port: number }> {
   const port = await closedPort();

@@ -326,7 +326,7 @@ describe("the golden tasks in SkillsBench 1.1's layout (task.md, oracle/, verifi
     const rewards = (report: EvaluationReport) => Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
     const oracle = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
     const baseline = await runEvaluation({ tasksDir: out, agent: 'baseline', outDir: tempDir() });
-    // Every golden task but drift (its claims are in drift/labelled.jsonl, and its oracle needs the Wayback stand-in).
+    // Every golden task but drift (its claims are in drift/labelled.jsonl, and its oracle needs the Wayback stub).
     const names = oracle.tasks.map((t) => t.task);
     expect(names).toEqual(golden.oracle.tasks.map((t) => t.task).filter((n) => n !== 'drift'));
     const harbor = (report: EvaluationReport) =>

@@ -4,15 +4,8 @@ import { checkClaims } from '../src/check.js';
 import { parseClaims } from '../src/claims.js';
 import { articleView, DOM_LIMITS, parseHtml } from '../src/extract/html.js';
 import { normalize } from '../src/normalize.js';
-import {
-  HOSTILE_CASES,
-  HOSTILE_LIMITS,
-  LONG_PLANTED,
-  PLANTED,
-  hostileRoutes,
-  longChapterPage,
-  longPageRoutes,
-} from './support/hostile.js';
+import { LONG_PLANTED, longChapterPage, PLANTED } from '../bench/pages.js';
+import { HOSTILE_CASES, HOSTILE_LIMITS, hostileRoutes, longPageRoutes } from './support/hostile.js';
 import { serve } from './support/helpers.js';
 
 describe('hostile sources', () => {

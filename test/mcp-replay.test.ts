@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { startWaybackFake } from '../src/wayback/stub.js';
+import { startWaybackStub } from '../src/wayback/stub.js';
 import { CLI, afterTest, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 import { checkTaskFolder } from './support/harbor-helpers.js';
 
@@ -52,7 +52,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 
 /**
  * Sources on loopback (the budget page, changed since its date; a ferry page answering 503 once, then 200), the Wayback
- * stand-in holding the budget page as labelled, and a run of their claims recorded; `requests()` counts what reached
+ * stub holding the budget page as labelled, and a run of their claims recorded; `requests()` counts what reached
  * the servers since.
  */
 async function recorded() {
@@ -68,7 +68,7 @@ async function recorded() {
   ]);
   const budget = `${server.origin}/budget`;
   const ferry = `${server.origin}/ferry`;
-  const archive = await startWaybackFake({
+  const archive = await startWaybackStub({
     host: '127.0.0.4',
     captures: [{ url: budget, timestamp: '20240415090000', body: THEN, headers: html }],
   });

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWaybackFake } from '../src/wayback/stub.js';
+import { startWaybackStub } from '../src/wayback/stub.js';
 import { CLI, FIXTURES, runCli, serve, tempDir, writeJson } from './support/helpers.js';
 
 const ARTICLE = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Council</title></head><body>
@@ -132,7 +132,7 @@ describe('quotecheck mcp', () => {
     const server = await sources();
     const url = `${server.origin}/article.html`;
     const then = ARTICLE.replace('welcomed it', 'opposed it');
-    const wayback = await startWaybackFake({
+    const wayback = await startWaybackStub({
       captures: [
         { url, timestamp: '20240301120000', body: then, headers: { 'content-type': 'text/html; charset=utf-8' } },
       ],

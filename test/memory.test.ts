@@ -9,7 +9,7 @@ import { HELD_PER_FETCH_SLOT, checkClaims, streamClaims, type CheckOptions, type
 import { CaptureTexts } from '../src/asof/captures.js';
 import type { WaybackClient } from '../src/wayback/client.js';
 import { RunTally } from '../src/report.js';
-import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
 import { goldenDir } from '../golden/server.js';
 import { serve } from './support/helpers.js';
 
@@ -165,7 +165,7 @@ describe('captures are let go with their source', () => {
       body: then(i),
       headers: html,
     }));
-    const archive = await startWaybackFake({ captures, host: '127.0.0.4' });
+    const archive = await startWaybackStub({ captures, host: '127.0.0.4' });
     wayback.push(archive);
     const claims = Array.from({ length: drifted }, (_, i) => ({
       id: `c${i}`,

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
 import { fetchSource } from '../src/fetch/index.js';
 import { judgeAddress } from '../src/fetch/guard.js';
-import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
 import { CLI, FIXTURES, claimsRun, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -250,11 +250,11 @@ describe('by default nothing private is reached, however the URL spells it', () 
 });
 
 /**
- * An archive that lists captures as the Wayback Machine does (CDX from the faithful loopback fake) but answers
+ * An archive that lists captures as the Wayback Machine does (CDX from the loopback Wayback stub) but answers
  * every capture with a redirect into the private network: what a compromised or impersonated archive can do.
  */
 async function hostileArchive(
-  fake: RunningWayback,
+  stub: RunningWayback,
   location: string,
 ): Promise<{ origin: string; captureRequests: () => number }> {
   let captures = 0;
@@ -264,7 +264,7 @@ async function hostileArchive(
       res.writeHead(302, { location }).end();
       return;
     }
-    void fetch(fake.origin + req.url).then(
+    void fetch(stub.origin + req.url).then(
       async (answer) => {
         res
           .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' })
@@ -293,13 +293,13 @@ async function archiveSetup() {
   // The claim's own URL: a name that does not resolve (.invalid, RFC 6761), so today's page cannot be read and the
   // archive is asked for its capture. (A private address is never asked about: no public archive holds one.)
   const claimUrl = `http://article.invalid/article`;
-  const fake = await startWaybackFake({
+  const stub = await startWaybackStub({
     host: '127.0.0.4',
     captures: [{ url: claimUrl, timestamp: '20240301120000', body: page(`${PUBLIC_TEXT} ${SECRET}`), headers: html }],
   });
-  closers.push(() => fake.close());
-  const hostile = await hostileArchive(fake, `${secret.origin}/internal`);
-  return { secret, fake, hostile, claimUrl };
+  closers.push(() => stub.close());
+  const hostile = await hostileArchive(stub, `${secret.origin}/internal`);
+  return { secret, stub, hostile, claimUrl };
 }
 
 describe('an archive that redirects a capture into the private network', () => {
@@ -321,26 +321,26 @@ describe('an archive that redirects a capture into the private network', () => {
   });
 
   test('library: the same archive answering honestly is used, with private networks still refused for sources', async () => {
-    const { fake, claimUrl } = await archiveSetup();
+    const { stub, claimUrl } = await archiveSetup();
     const run = await checkClaims([{ id: 'c', quote: PUBLIC_TEXT, url: claimUrl, verify_date: '2024-05-01' }], {
       retries: 0,
       timeoutMs: 3_000,
       wayback: 'always',
-      waybackUrl: fake.origin,
+      waybackUrl: stub.origin,
       waybackPerMinute: 6_000,
     });
     expect(run.results[0]).toMatchObject({ label: 'verbatim', asOf: { source: 'wayback' } });
   });
 
   test("a claim whose URL is on the archive's own origin is a source like any other: refused", async () => {
-    const { fake, claimUrl } = await archiveSetup();
+    const { stub, claimUrl } = await archiveSetup();
     const run = await checkClaims(
-      [{ id: 'c', quote: PUBLIC_TEXT, url: `${fake.origin}/web/20240301120000id_/${claimUrl}` }],
+      [{ id: 'c', quote: PUBLIC_TEXT, url: `${stub.origin}/web/20240301120000id_/${claimUrl}` }],
       {
         retries: 0,
         timeoutMs: 3_000,
         wayback: 'off',
-        waybackUrl: fake.origin,
+        waybackUrl: stub.origin,
       },
     );
     expect(run.results[0]).toMatchObject({

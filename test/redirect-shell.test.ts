@@ -123,7 +123,8 @@ describe('markup signals read from the tree and from the streaming pass agree', 
       '<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree": "False"}</script><p>Intro</p>',
     'app root': '<html><body><div id="__next">  </div><script src="/main.js"></script></body></html>',
     'app root with content is none': '<div id="root"><p>Server-rendered text</p></div>',
-    'noscript asking for JavaScript': '<body><noscript>You need to enable JavaScript to run this app.</noscript></body>',
+    'noscript asking for JavaScript':
+      '<body><noscript>You need to enable JavaScript to run this app.</noscript></body>',
     'refresh in the body, base in the head':
       '<head><base href="/b/"></head><body><meta http-equiv="refresh" content="0; URL=\'next\'"></body>',
     'script redirect': '<script>\n  window.location.href = "/moved";\n</script>',

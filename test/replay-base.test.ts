@@ -1,13 +1,13 @@
-// A replay needs nothing repeated (docs/sources-change.md#record-and-replay-warc): a run recorded against a loopback Wayback stand-in replays with no
-// --wayback-url (or any other one) to the same answers and report, the base it used said once; an archive recorded
-// before the base was written down has it inferred; one joined from two bases is refused unless --wayback-url names
-// one; a plain export replayed by evaluate and a frozen export (with no URL in solve.sh, the MCP args or the
+// A replay needs nothing repeated (docs/sources-change.md#record-and-replay-warc): a run recorded against the
+// loopback Wayback stub replays with no --wayback-url (or any other one) to the same answers and report, the base it
+// used said once; an archive recorded before the base was written down has it inferred; one joined from two bases is
+// refused unless --wayback-url names one; a plain export replayed by evaluate and a frozen export (with no URL in solve.sh, the MCP args or the
 // instruction) score 1.000.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { startWaybackFake, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
 import { checkClaims, type ClaimInput } from '../src/check.js';
 import { openReplay, readArchive, recordedWaybackBases } from '../src/archive/index.js';
 import { serializeRecord, warcinfoRecord } from '../src/archive/warc.js';
@@ -70,7 +70,7 @@ interface Recording {
 }
 
 /**
- * Claims on two drifted sources and one that did not drift, recorded live against a Wayback stand-in on 127.0.0.4
+ * Claims on two drifted sources and one that did not drift, recorded live against the Wayback stub on 127.0.0.4
  * (its own port: not the default base), then every server stopped.
  */
 async function recordRun(): Promise<Recording> {
@@ -80,7 +80,7 @@ async function recordRun(): Promise<Recording> {
   ]);
   const budget = `${server.origin}/budget`;
   const bridge = `${server.origin}/bridge`;
-  const wb = await startWaybackFake({
+  const wb = await startWaybackStub({
     host: '127.0.0.4',
     captures: [
       { url: budget, timestamp: '20240430120000', body: BUDGET_THEN, headers: html },
@@ -323,7 +323,7 @@ describe('a replay answers archive requests from the base the recording asked', 
     const plainReport = readJson(join(rec.dir, 'bench-plain', 'report.json')) as EvaluationReport;
     expect(plainReport.mean_reward, JSON.stringify(plainReport.tasks.map((t) => t.problems))).toBe(1);
 
-    // A frozen edition made from a run against the stand-in: no --wayback-url in solve.sh, the MCP args or the instruction.
+    // A frozen edition made from a run against the stub: no --wayback-url in solve.sh, the MCP args or the instruction.
     const frozen = join(rec.dir, 'frozen');
     const made = await runCliInProcess([
       'export',

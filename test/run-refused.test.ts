@@ -2,9 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
 import { parseClaims } from '../src/claims.js';
-import { closedPort } from '../src/loopback.js';
 import { refusedLine, summarize, toReportRecord } from '../src/report.js';
-import { claimsRun, runCliInProcess, serve } from './support/helpers.js';
+import { claimsRun, runCliInProcess, serve, closedPort } from './support/helpers.js';
 
 const PAGE = '<html><body><article><p>The committee approved the budget on Tuesday.</p></article></body></html>';
 const html = { 'content-type': 'text/html; charset=utf-8' };

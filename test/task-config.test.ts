@@ -554,7 +554,7 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     expect(existsSync(join(dir, 'api'))).toBe(false);
   });
 
-  it('a dataset whose archive is a Wayback stand-in points the MCP server at it, as its solve.sh', () => {
+  it('a dataset whose archive is the Wayback stub points the MCP server at it, as its solve.sh', () => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
     const claims = readLabelled(labelledFile(dir));
@@ -777,7 +777,8 @@ describe('the golden tasks in every variant', () => {
     for (const v of Object.keys(variants) as Variant[]) {
       const tasks = taskDirs(join(dir, v));
       expect(tasks.map((d) => d.split('/').pop()).sort()).toEqual(committed);
-      // The golden sources are on loopback (the server refuses it unless told); the drift task's archive is a stand-in.
+      // The golden sources are on loopback (the server refuses it unless told); the drift task's archive is the Wayback
+      // stub.
       for (const t of tasks)
         checkTask(t, v, [
           'mcp',

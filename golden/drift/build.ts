@@ -4,7 +4,7 @@
 //
 // Each source has a labelled version (what the labeller fetched on the claim's verify date: its sha256 is
 // the claim's evidence), a live version (what the golden server serves today: edited, gone, moved, or the
-// same) and Wayback captures (served by the golden Wayback stand-in, golden/wayback.ts). Labels are made
+// same) and Wayback captures (served by the golden Wayback stub, src/wayback/stub.ts). Labels are made
 // on the LABELLED version with the span rules of golden/build.ts (design §3), never by running quotecheck;
 // the builder also states, and asserts, whether today's text still has the quote. It reads its spec,
 // golden/drift/spec.json (the documents, the sources and their captures, the claims), and writes
@@ -12,7 +12,7 @@
 //   golden/drift/routes.json        the live routes; golden/server.ts serves them next to routes.json
 //   golden/drift/wayback.json       the captures; golden/server.ts serves them on GOLDEN_WAYBACK_URL
 //   golden/drift/labelled.jsonl     every claim with verify_date, evidence, label and rule
-//   golden/tasks/drift/...          the Harbor task (its solve.sh points quotecheck at the stand-in)
+//   golden/tasks/drift/...          the Harbor task (its solve.sh points quotecheck at the Wayback stub)
 // golden/check.ts re-verifies the labels independently: it labels each claim on the document whose
 // sha256 is the claim's evidence, wherever that document is kept.
 
@@ -39,7 +39,7 @@ import { isMain } from '../lib/main.js';
 import { readSpec } from '../lib/spec.js';
 import { z } from 'zod';
 import { GOLDEN_WAYBACK_URL, goldenDir, type Route } from '../server.js';
-import type { Capture } from '../wayback.js';
+import type { Capture } from '../../src/wayback/stub.js';
 import type { TaskVariant } from '../../src/harbor/templates.js';
 import { writeTaskFolder } from '../lib/tasks.js';
 
@@ -361,7 +361,7 @@ function capturesFor(s: DriftSource): Capture[] {
 export const DRIFT_ABOUT =
   'Sources that changed after the claims were labelled: a corrected sentence, a removed page (410), a cut sentence whose latest capture ' +
   'before the date is already the cut version, a rewritten sentence captured only after the date, a PDF that now redirects to a ' +
-  '"moved" page, a page whose bytes change on every load, and two unchanged pages. The Wayback Machine stand-in at ' +
+  '"moved" page, a page whose bytes change on every load, and two unchanged pages. The Wayback stub at ' +
   `${GOLDEN_WAYBACK_URL} holds the captures.`;
 
 export interface DriftBuildOptions {
@@ -391,11 +391,11 @@ export function buildDrift(opts: DriftBuildOptions = {}): Labelled[] {
   }
 
   for (const { tasksDir, variant: given = {} } of outputs) {
-    // The MCP server of the drift task asks the Wayback stand-in, as its solve.sh does.
+    // The MCP server of the drift task asks the Wayback stub, as its solve.sh does.
     const variant: TaskVariant = given.mcp
       ? { ...given, mcpArgs: [...(given.mcpArgs ?? []), '--wayback-url', GOLDEN_WAYBACK_URL] }
       : given;
-    // The archive here is a loopback stand-in that does not firewall anyone: no need for the real one's pace.
+    // The archive here is the loopback Wayback stub, which does not firewall anyone: no need for the real one's pace.
     writeTaskFolder(path.join(tasksDir, DRIFT_TASK), labelled, {
       about: DRIFT_ABOUT,
       difficulty: 'hard',

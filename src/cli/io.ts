@@ -42,8 +42,3 @@ export function cliIo(): CliIo {
 export function withIo<T>(io: CliIo, fn: () => T): T {
   return current.run(io, fn);
 }
-
-/** The io set by `withIo` for this context, or undefined outside any (a command started from a shell). */
-export function activeIo(): CliIo | undefined {
-  return current.getStore();
-}

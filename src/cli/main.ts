@@ -573,12 +573,13 @@ function addAuditCommand(program: Command, outcome: Outcome): void {
     });
 }
 
-/** `wayback-stub`: the loopback Wayback Machine stand-in, served from a captures file or folder (src/cli/wayback-stub.ts). */
+/** `wayback-stub`: the loopback Wayback stub, served from a captures file or folder (src/cli/wayback-stub.ts). */
 function addWaybackStubCommand(program: Command, outcome: Outcome): void {
   program
     .command('wayback-stub')
     .description(
-      'serve a loopback stand-in for the Wayback Machine (its CDX API and raw captures) from captures on disk, until Ctrl-C, to try dated claims (drift) offline: point `run --allow-private --wayback-url` at the origin it prints',
+      'serve the loopback Wayback stub (the CDX lookups quotecheck sends, and raw captures) from captures on disk, ' +
+        'until Ctrl-C, to try dated claims (drift) offline: point `run --allow-private --wayback-url` at the origin it prints',
     )
     .configureHelp(HELP_CONFIG)
     .requiredOption(

@@ -1,7 +1,8 @@
-// `quotecheck wayback-stub`: the loopback Wayback Machine stand-in (src/wayback/stub.ts) served from a captures file or folder, until SIGINT/SIGTERM.
+// `quotecheck wayback-stub`: the loopback Wayback stub (src/wayback/stub.ts) served from a captures file or folder,
+// until SIGINT/SIGTERM.
 import { plural } from '../messages.js';
 import { isLoopback } from '../loopback.js';
-import { readCapturesInput, startWaybackFake, type RunningWayback } from '../wayback/stub.js';
+import { readCapturesInput, startWaybackStub, type RunningWayback } from '../wayback/stub.js';
 import { errorLine, messageLine, outputLine, refuseInput } from './progress.js';
 
 export interface WaybackStubOptions {
@@ -28,7 +29,7 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
 export async function waybackStubCommand(o: WaybackStubOptions): Promise<number> {
   if (!isLoopback(o.host)) {
     errorLine(
-      `--host ${o.host}: not a loopback address (127.x.y.z, ::1 or localhost): the stand-in serves this machine only`,
+      `--host ${o.host}: not a loopback address (127.x.y.z, ::1 or localhost): the stub serves this machine only`,
     );
     return 2;
   }
@@ -44,7 +45,7 @@ export async function waybackStubCommand(o: WaybackStubOptions): Promise<number>
   }
   let running: RunningWayback;
   try {
-    running = await startWaybackFake({ captures: input.captures, baseDir: input.baseDir, host: o.host, port: o.port });
+    running = await startWaybackStub({ captures: input.captures, baseDir: input.baseDir, host: o.host, port: o.port });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     errorLine(e.code ? listenProblem(e, o.host, o.port) : `--captures ${input.file}: ${e.message}`);

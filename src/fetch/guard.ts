@@ -56,7 +56,7 @@ export interface NetworkRule {
   /** Reach private networks too (--allow-private): for tests and intranets. */
   allowPrivate: boolean;
   /**
-   * One origin reached whatever its address: the Wayback Machine (or its stand-in) the operator
+   * One origin reached whatever its address: the Wayback Machine (or the Wayback stub) the operator
    * configured. Only that origin: where it redirects is judged like any other hop.
    */
   trustedOrigin?: string;

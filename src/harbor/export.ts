@@ -226,7 +226,7 @@ const VERIFIER_TIMEOUT_SEC = 120;
 
 /**
  * What quotecheck is told in a task (the oracle's `run`, the MCP server): a Wayback Machine that is not
- * https://web.archive.org (a stand-in) in a plain edition, and --allow-private for sources on a private network.
+ * https://web.archive.org (the Wayback stub) in a plain edition, and --allow-private for sources on a private network.
  * A frozen edition's replay answers archive requests from the base its WARC recorded: it is told no --wayback-url.
  */
 function toolArgs(opts: DatasetOptions): string[] {
@@ -327,7 +327,7 @@ export function writeDataset(
       `task name prefix ${JSON.stringify(prefix)} must be ${TASK_NAME_RULE} (at most 128): it names the task folders`,
     );
   const given = opts.variant ?? {};
-  // The MCP server gets what solve.sh's run gets: the archive stand-in, and the private network the sources are on;
+  // The MCP server gets what solve.sh's run gets: the Wayback stub, and the private network the sources are on;
   // in a frozen edition, the task's own archive to answer from (solve.sh's run gets it by QUOTECHECK_REPLAY), so
   // that its tools read the sources the instruction says the task has, not today's web.
   const extra = [

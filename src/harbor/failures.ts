@@ -373,7 +373,8 @@ export function archiveAdvice(failed: readonly FailedTask[], total: number): str
       : 'the Wayback Machine (https://web.archive.org, or the --wayback-url given)';
   const loopback = urls.length > 0 && urls.every((u) => isLoopbackHost(hostOf(u)));
   const stub = loopback
-    ? 'It is on loopback: is the stand-in running? (`quotecheck wayback-stub --captures DIR --host H --port P`, or the golden server for the golden drift task)'
+    ? 'It is on loopback: is the Wayback stub running? (`quotecheck wayback-stub --captures DIR --host H --port P`, ' +
+      'or the golden server for the golden drift task)'
     : 'Can this machine reach it? (DNS, proxy, firewall; the archive paces and may refuse bursts)';
   return [
     `every archive request failed in ${which}, so ${claims === 1 ? 'the claim' : `the ${claims} claims`} that needed a Wayback capture ${claims === 1 ? 'was' : 'were'} judged on today's changed text: ${failed[0]!.archiveFailed!.reason}. Check: is ${archive} reachable? ${stub}`,

@@ -135,16 +135,16 @@ export const atPause = (text: string): boolean => text.split('\n').includes(STAT
 const q = shellQuote;
 
 /** A minimal /dev as Docker makes it under `$R`: a few character devices, a private devpts and shm, then read-only. */
-const DEV_SETUP = `mount -t tmpfs -o nosuid,mode=755,size=64k bench-dev "$R/dev"
+const DEV_SETUP = `mount -t tmpfs -o nosuid,mode=755,size=64k trial-dev "$R/dev"
 for node in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
   IFS=: read -r name major minor <<< "$node"
   mknod -m 666 "$R/dev/$name" c "$major" "$minor"
 done
 ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"
 mkdir "$R/dev/pts" "$R/dev/shm"
-mount -t devpts -o newinstance,ptmxmode=0666,mode=620,nosuid,noexec bench-devpts "$R/dev/pts"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=620,nosuid,noexec trial-devpts "$R/dev/pts"
 ln -s pts/ptmx "$R/dev/ptmx"
-mount -t tmpfs -o nosuid,nodev,mode=1777 bench-shm "$R/dev/shm"
+mount -t tmpfs -o nosuid,nodev,mode=1777 trial-shm "$R/dev/shm"
 mount -o remount,ro,nosuid "$R/dev"`;
 
 /** /proc entries Docker makes read-only: the kernel's settings and triggers. */
@@ -177,11 +177,11 @@ mount -o remount,bind,${b.writable ? 'rw' : 'ro'},nosuid,nodev "$R"${q(b.to)}`,
     .join('\n');
   return `R=${q(spec.rootMount)}
 L=${q(spec.layerMount)}
-mount -t tmpfs -o mode=755 bench-root "$R"
-mount -t tmpfs -o mode=700 bench-layers "$L"
+mount -t tmpfs -o mode=755 trial-root "$R"
+mount -t tmpfs -o mode=700 trial-layers "$L"
 # The layers are named relative to their tmpfs: the mount table names no host folder for them.
 cd "$L"
-layer() { mkdir -p "$R/$1" "$1/upper" "$1/work" && mount -t overlay -o "lowerdir=/$1,upperdir=$1/upper,workdir=$1/work" "bench-$1" "$R/$1"; }
+layer() { mkdir -p "$R/$1" "$1/upper" "$1/work" && mount -t overlay -o "lowerdir=/$1,upperdir=$1/upper,workdir=$1/work" "trial-$1" "$R/$1"; }
 for d in ${SYSTEM_FOLDERS.join(' ')}; do layer "$d"; done
 for l in ${USR_LINKS.join(' ')}; do
   if [ -L "/$l" ]; then ln -s "$(readlink "/$l")" "$R/$l"
@@ -191,7 +191,7 @@ done
 cd /
 for m in ${GLOBAL_MODULES.join(' ')}; do
   [ -d "$R$m" ] || continue
-  mount -t tmpfs -o mode=755,size=64k bench-modules "$R$m"
+  mount -t tmpfs -o mode=755,size=64k trial-modules "$R$m"
   for keep in ${IMAGE_GLOBAL_MODULES.join(' ')}; do
     [ -d "$m/$keep" ] || continue
     mkdir "$R$m/$keep" && mount --bind "$m/$keep" "$R$m/$keep" && mount -o remount,bind,ro,nosuid,nodev "$R$m/$keep"
@@ -208,8 +208,8 @@ if [ ! -e "$R/usr/local/bin/node" ]; then
 fi
 mkdir -p "$R/proc" "$R/dev" "$R/tmp" "$R/run" "$R/home" "$R/root" "$R/mnt" "$R/opt" "$R/srv" "$R/media" "$R/logs"
 chmod 700 "$R/root"
-for t in /tmp /var/tmp; do mount -t tmpfs -o nosuid,nodev,mode=1777 bench-tmp "$R$t"; done
-mount -t tmpfs -o nosuid,nodev,mode=755 bench-run "$R/run"
+for t in /tmp /var/tmp; do mount -t tmpfs -o nosuid,nodev,mode=1777 trial-tmp "$R$t"; done
+mount -t tmpfs -o nosuid,nodev,mode=755 trial-run "$R/run"
 ${users}
 ${DEV_SETUP}
 mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
@@ -218,18 +218,18 @@ for p in ${PROC_READ_ONLY.join(' ')}; do
   mount --bind "$R/proc/$p" "$R/proc/$p" && mount -o remount,bind,ro,nosuid,nodev,noexec "$R/proc/$p"
 done
 ${binds}
-mkdir "$R/.bench-old"
+mkdir "$R/.trial-old"
 cd "$R"
-pivot_root . .bench-old
+pivot_root . .trial-old
 cd /
-umount -l /.bench-old
-rmdir /.bench-old`;
+umount -l /.trial-old
+rmdir /.trial-old`;
 }
 
 /**
  * The harness's own tools (timeout, setpriv, env) by absolute path, as this machine has them (the container's system
  * folders are this machine's): never looked up on the container's PATH, where an agent may have put a command of the
- * same name. Harbor looks up only `bash` there (docker exec runs its command directly), and so does bench.
+ * same name. Harbor looks up only `bash` there (docker exec runs its command directly), and so does evaluate.
  */
 let tools: string[] | undefined;
 function harnessTools(): string[] {

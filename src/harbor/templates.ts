@@ -35,7 +35,7 @@ const p = CONTAINER_PATHS;
 export const TASK_ARCHIVE = 'sources.warc.gz';
 
 export interface SolveOptions {
-  /** Extra `quotecheck run` arguments, e.g. a Wayback Machine stand-in for a local dataset. */
+  /** Extra `quotecheck run` arguments, e.g. the Wayback stub's `--wayback-url` for a local dataset. */
   runArgs?: readonly string[];
   /** The task ships its sources as /app/sources.warc.gz: the oracle replays them, offline. */
   replay?: boolean;
@@ -185,7 +185,7 @@ export interface TaskVariant {
   /** Declare quotecheck's MCP server (`quotecheck mcp`, stdio) in `[[environment.mcp_servers]]`. */
   mcp?: boolean;
   /** Further `quotecheck mcp` arguments: the golden tasks' sources are on loopback, which the server refuses by
-   *  default (`--allow-private`), and the drift task's archive is a stand-in (`--wayback-url`). */
+   *  default (`--allow-private`), and the drift task's archive is the Wayback stub (`--wayback-url`). */
   mcpArgs?: readonly string[];
 }
 
@@ -509,7 +509,7 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
 export interface InstructionOptions {
   /** The claims carry verify dates (and evidence hashes): tell the agent to judge as of them. */
   asOf?: boolean;
-  /** Where the Wayback Machine is, when it is not https://web.archive.org (a local stand-in). */
+  /** Where the Wayback Machine is, when it is not https://web.archive.org (a local one, such as the Wayback stub). */
   waybackUrl?: string;
   /** The task ships its sources as /app/sources.warc.gz. */
   archive?: boolean;

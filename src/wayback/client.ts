@@ -16,7 +16,7 @@ const MAX_FAILURES = 4;
 const DEFAULT_PAUSE_MS = 30_000;
 
 export interface WaybackOptions {
-  /** `https://web.archive.org`, or a fake of it. */
+  /** `https://web.archive.org`, or another (the loopback Wayback stub in tests). */
   base: string;
   /** Requests a minute to the archive (all kinds together); Infinity when replaying. */
   perMinute: number;

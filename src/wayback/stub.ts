@@ -1,11 +1,13 @@
-// Loopback stand-in for the Internet Archive's Wayback Machine (CDX server + raw/rewritten replay, 429s and faults), and its captures file.
+// The loopback Wayback stub of `quotecheck wayback-stub`: the CDX lookups quotecheck's client sends, replay, captures.
 //
-// Served by `quotecheck wayback-stub` so a builder can try drift offline, and used by tests, the demo and
-// benchmarks instead of https://web.archive.org (design §7: no internet; §8: captures are listed by
-// /cdx/search/cdx and fetched raw from /web/{timestamp}id_/{url}). golden/wayback.ts re-exports it.
-// It reproduces the documented public behaviour that a real client depends on:
-//   - CDX server API: github.com/internetarchive/wayback/tree/master/wayback-cdx-server (README),
-//   - replay ("Archival URL") semantics of the Wayback Machine (OpenWayback ReplayRequestParser),
+// It lets a builder try drift offline (docs/sources-change.md#trying-drift-offline-quotecheck-wayback-stub), and
+// tests, the golden drift task and the benchmarks use it instead of https://web.archive.org. It serves what
+// src/wayback/cdx.ts asks, as the real services answer it:
+//   - CDX server API (github.com/internetarchive/wayback/tree/master/wayback-cdx-server, README): an exact url,
+//     from/to, filter=field:regex, output=json, fl and limit (fastLatest is accepted and changes nothing); a CDX
+//     parameter that would change the answer and is not served (matchType, collapse, offset, paging, a negated filter,
+//     a wildcard url) answers 400 naming it, rather than a wrong list,
+//   - replay ("Archival URL") of the Wayback Machine (OpenWayback ReplayRequestParser), raw id_ and rewritten,
 //   - Memento headers (RFC 7089).
 // Only node: built-ins. It listens on loopback addresses only.
 
@@ -30,7 +32,7 @@ export interface Capture {
   mimetype?: string;
   /** Original response headers (content-type etc.), replayed as X-Archive-Orig-<name>. */
   headers?: Record<string, string>;
-  /** Body from this file, relative to WaybackFakeOptions.baseDir. */
+  /** Body from this file, relative to WaybackStubOptions.baseDir. */
   file?: string;
   /** Or an inline body. */
   body?: string | Buffer;
@@ -38,23 +40,7 @@ export interface Capture {
   location?: string;
 }
 
-export interface RateLimit {
-  /** More than this many requests within one sliding window get 429. */
-  perMinute: number;
-  /** Sent as Retry-After (seconds) on those 429s when given. */
-  retryAfterSec?: number;
-  /** Window length; default 60 000 (a minute). Tests shorten it. */
-  windowMs?: number;
-}
-
-export interface Fail429 {
-  /** The first `count` requests (any path) get 429. */
-  count: number;
-  /** Retry-After value as given (seconds or an HTTP-date); the header is omitted when undefined. */
-  retryAfter?: string;
-}
-
-export interface WaybackFakeOptions {
+export interface WaybackStubOptions {
   captures: Capture[];
   /** Folder that Capture.file is relative to; default process.cwd(). */
   baseDir?: string;
@@ -62,12 +48,6 @@ export interface WaybackFakeOptions {
   host?: string;
   /** Default 0: a random free port. */
   port?: number;
-  rateLimit?: RateLimit;
-  fail429?: Fail429;
-  /** Wait this long before every answer. */
-  delayMs?: number;
-  /** Every request answers 503. */
-  down?: boolean;
 }
 
 export interface RequestLogEntry {
@@ -75,7 +55,7 @@ export interface RequestLogEntry {
   path: string;
   /** Arrival time (Date.now()). */
   at: number;
-  /** Status answered; 0 while the answer is still pending (delayMs). */
+  /** Status answered. */
   status: number;
 }
 
@@ -85,9 +65,7 @@ export interface RunningWayback {
   port: number;
   /** Every request in arrival order (any path, any outcome). */
   requests: RequestLogEntry[];
-  /** Replaces the archive's captures (throws, leaving the old ones, when one is invalid). */
-  setCaptures(captures: Capture[]): void;
-  /** Stops listening and destroys open (keep-alive) sockets and pending delayed answers. */
+  /** Stops listening and destroys open (keep-alive) sockets. */
   close(): Promise<void>;
 }
 
@@ -336,7 +314,7 @@ function fieldOf(row: Indexed, field: CdxField): string {
   }
 }
 
-/** Reads a JSON array of Capture objects (bodies inline as strings, or files relative to the fake's baseDir). */
+/** Reads a JSON array of Capture objects (bodies inline as strings, or files relative to the stub's baseDir). */
 export function loadCaptures(file: string): Capture[] {
   const data = readJsonArray(file, 'capture table', 'captures');
   data.forEach((c: unknown, i: number) => {
@@ -498,23 +476,17 @@ export function readCapturesInput(input: string): CapturesInput {
 // ---------------------------------------------------------------------------------------------
 // CDX server: GET /cdx/search/cdx
 
-type MatchType = 'exact' | 'prefix' | 'host' | 'domain';
-
 interface CdxFilter {
-  negate: boolean;
   field: CdxField;
   re: RegExp;
 }
 
 interface CdxQuery {
   key: string;
-  matchType: MatchType;
   from: string | undefined;
   to: string | undefined;
   limit: number;
-  offset: number;
   filters: CdxFilter[];
-  collapse: { field: CdxField; chars: number | undefined }[];
   fields: CdxField[];
   json: boolean;
 }
@@ -523,15 +495,39 @@ function asField(name: string): CdxField | undefined {
   return (CDX_FIELDS as readonly string[]).includes(name) ? (name as CdxField) : undefined;
 }
 
-/** filter=[!]field:regex; the regex is a Java regex applied with matches(), i.e. to the whole value. */
+/**
+ * CDX parameters that would change the answer and that the stub does not serve (src/wayback/cdx.ts never sends them):
+ * they answer 400 rather than a list the real server would not give. Others (fastLatest, gzip, ...) change nothing.
+ */
+const NOT_SERVED = [
+  'matchType',
+  'collapse',
+  'offset',
+  'page',
+  'pageSize',
+  'showNumPages',
+  'showResumeKey',
+  'resumeKey',
+  'closest',
+  'sort',
+] as const;
+
+/** The 400 message of what the stub does not serve. */
+function notServed(what: string): string {
+  return (
+    `wayback stub: ${what} is not served; the stub serves only the CDX queries quotecheck's client sends ` +
+    '(an exact url, from, to, filter=field:regex, output=json, fl, limit)'
+  );
+}
+
+/** filter=field:regex; the regex is a Java regex applied with matches(), i.e. to the whole value. */
 function parseFilter(spec: string): CdxFilter | string {
-  const negate = spec.startsWith('!');
-  const body = negate ? spec.slice(1) : spec;
-  const colon = body.indexOf(':');
-  const field = asField(colon > 0 ? body.slice(0, colon) : '');
+  if (spec.startsWith('!')) return notServed(`the negated filter ${JSON.stringify(spec)}`);
+  const colon = spec.indexOf(':');
+  const field = asField(colon > 0 ? spec.slice(0, colon) : '');
   if (!field)
-    return `bad filter ${JSON.stringify(spec)}: expected [!]field:regex with field one of ${CDX_FIELDS.join(',')}`;
-  let pattern = body.slice(colon + 1);
+    return `bad filter ${JSON.stringify(spec)}: expected field:regex with field one of ${CDX_FIELDS.join(',')}`;
+  let pattern = spec.slice(colon + 1);
   let flags = '';
   if (pattern.startsWith('(?i)')) {
     // Java's embedded case-insensitive flag, common in CDX filters; JS has no inline flags.
@@ -539,41 +535,32 @@ function parseFilter(spec: string): CdxFilter | string {
     flags = 'i';
   }
   try {
-    return { negate, field, re: new RegExp(`^(?:${pattern})$`, flags) };
+    return { field, re: new RegExp(`^(?:${pattern})$`, flags) };
   } catch (err) {
     return `bad filter regex ${JSON.stringify(pattern)}: ${(err as Error).message}`;
   }
 }
 
-/** Parses the query string; a string result is the 400 message. */
-function parseCdxQuery(params: URLSearchParams): CdxQuery | string {
-  let url = params.get('url');
+/** The exact url's key; a string result is the 400 message (no url, a wildcard, an invalid one). */
+function queryKey(params: URLSearchParams): string | { key: string } {
+  const url = params.get('url');
   if (url === null || url.trim() === '') return 'url parameter is required';
-  let matchType = params.get('matchType') as MatchType | null;
-  if (matchType !== null && !['exact', 'prefix', 'host', 'domain'].includes(matchType)) {
-    return `unknown matchType ${JSON.stringify(matchType)}`;
-  }
-  // The wildcard shortcuts apply only without an explicit matchType (CDXServer.getCdx).
-  if (matchType === null) {
-    if (url.startsWith('*.')) {
-      matchType = 'domain';
-      url = url.slice(2);
-    } else if (url.endsWith('*')) {
-      matchType = 'prefix';
-      url = url.slice(0, -1);
-    } else {
-      matchType = 'exact';
-    }
-  }
-  let key: string;
+  if (url.startsWith('*.') || url.endsWith('*')) return notServed(`the wildcard url ${JSON.stringify(url)}`);
+  const refused = NOT_SERVED.find(
+    (name) => params.has(name) && !(name === 'matchType' && params.get(name) === 'exact'),
+  );
+  if (refused !== undefined) return notServed(`the ${refused} parameter`);
   try {
-    key = surtKey(url);
+    return { key: surtKey(url) };
   } catch {
     return `invalid url ${JSON.stringify(url)}`;
   }
-  // A prefix query for ".../about/" means "under that path": keep the slash the canonicalizer drops.
-  if (matchType === 'prefix' && url.endsWith('/') && !key.endsWith('/')) key += '/';
+}
 
+/** Parses the query string; a string result is the 400 message. */
+function parseCdxQuery(params: URLSearchParams): CdxQuery | string {
+  const key = queryKey(params);
+  if (typeof key === 'string') return key;
   const from = params.get('from') ?? '';
   const to = params.get('to') ?? '';
   for (const [name, v] of [
@@ -583,98 +570,43 @@ function parseCdxQuery(params: URLSearchParams): CdxQuery | string {
     if (v !== '' && !/^\d{1,14}$/.test(v)) return `${name} must be a 1-14 digit timestamp`;
   }
   const limitRaw = params.get('limit') ?? '0';
-  const offsetRaw = params.get('offset') ?? '0';
   if (!/^-?\d+$/.test(limitRaw)) return 'limit must be an integer';
-  if (!/^\d+$/.test(offsetRaw)) return 'offset must be a non-negative integer';
-
   const filters: CdxFilter[] = [];
   for (const spec of params.getAll('filter')) {
     const f = parseFilter(spec);
     if (typeof f === 'string') return f;
     filters.push(f);
   }
-  const collapse: CdxQuery['collapse'] = [];
-  for (const spec of params.getAll('collapse')) {
-    const m = /^([a-z]+)(?::(\d+))?$/.exec(spec);
-    const field = m?.[1] !== undefined ? asField(m[1]) : undefined;
-    if (!m || !field) return `bad collapse ${JSON.stringify(spec)}: expected field or field:N`;
-    collapse.push({ field, chars: m[2] !== undefined ? Number(m[2]) : undefined });
-  }
   const fl = params.get('fl');
   const fields: CdxField[] = [];
-  if (fl) {
-    for (const name of fl.split(',')) {
-      const f = asField(name.trim());
-      if (!f) return `unknown field ${JSON.stringify(name)} in fl`;
-      fields.push(f);
-    }
-  } else {
-    fields.push(...CDX_FIELDS);
+  for (const name of fl ? fl.split(',') : CDX_FIELDS) {
+    const f = asField(name.trim());
+    if (!f) return `unknown field ${JSON.stringify(name)} in fl`;
+    fields.push(f);
   }
   return {
-    key,
-    matchType,
+    key: key.key,
     from: from === '' ? undefined : padTimestamp(from, 'earliest'),
     to: to === '' ? undefined : padTimestamp(to, 'latest'),
     limit: Number(limitRaw),
-    offset: Number(offsetRaw),
     filters,
-    collapse,
     fields,
     json: params.get('output') === 'json',
   };
 }
 
-/** The host part of a urlkey: "org,example:8080)/a" -> "org,example:8080". */
-function keyHost(key: string): string {
-  const i = key.indexOf(')');
-  return i >= 0 ? key.slice(0, i) : key;
-}
-
-function urlMatches(row: Indexed, q: CdxQuery): boolean {
-  switch (q.matchType) {
-    case 'exact':
-      return row.urlkey === q.key;
-    case 'prefix':
-      return row.urlkey.startsWith(q.key);
-    case 'host':
-      return keyHost(row.urlkey) === keyHost(q.key);
-    case 'domain': {
-      const domain = keyHost(q.key).replace(/:\d+$/, '');
-      const host = keyHost(row.urlkey).replace(/:\d+$/, '');
-      return host === domain || host.startsWith(`${domain},`);
-    }
-  }
-}
-
-/** Adjacent rows with the same (first N characters of the) field value collapse to the first. */
-function collapseRows(rows: Indexed[], spec: CdxQuery['collapse'][number]): Indexed[] {
-  const out: Indexed[] = [];
-  let prev: string | undefined;
-  for (const row of rows) {
-    const full = fieldOf(row, spec.field);
-    const v = spec.chars === undefined ? full : full.slice(0, spec.chars);
-    if (v !== prev) out.push(row);
-    prev = v;
-  }
-  return out;
-}
-
 /**
- * Runs a query in the real server's order: url scope and from/to range (inclusive), regex filters,
- * collapsing, offset, then limit: N > 0 the first N, N < 0 the last N still in ascending order
- * (LastNLineProcessor), 0 all.
+ * Runs a query in the real server's order: the url and the from/to range (inclusive), regex filters, then limit: N > 0
+ * the first N, N < 0 the last N still in ascending order (LastNLineProcessor), 0 all.
  */
 function runCdxQuery(index: Indexed[], q: CdxQuery): Indexed[] {
-  let rows = index.filter(
+  const rows = index.filter(
     (r) =>
-      urlMatches(r, q) &&
+      r.urlkey === q.key &&
       (q.from === undefined || r.timestamp >= q.from) &&
       (q.to === undefined || r.timestamp <= q.to) &&
-      q.filters.every((f) => f.re.test(fieldOf(r, f.field)) !== f.negate),
+      q.filters.every((f) => f.re.test(fieldOf(r, f.field))),
   );
-  for (const c of q.collapse) rows = collapseRows(rows, c);
-  rows = rows.slice(q.offset);
   if (q.limit > 0) return rows.slice(0, q.limit);
   if (q.limit < 0) return rows.slice(Math.max(0, rows.length + q.limit));
   return rows;
@@ -758,7 +690,7 @@ function rewriteHtml(body: Buffer, row: Indexed, origin: string): Buffer {
   html = bodyTag
     ? html.slice(0, bodyTag.index + bodyTag[0].length) + toolbar + html.slice(bodyTag.index + bodyTag[0].length)
     : toolbar + html;
-  html += `\n<!--\n     FILE ARCHIVED ON ${httpDate(row.timestamp)} AND RETRIEVED FROM THE\n     INTERNET ARCHIVE (loopback fake).\n-->\n`;
+  html += `\n<!--\n     FILE ARCHIVED ON ${httpDate(row.timestamp)} AND RETRIEVED FROM THE\n     INTERNET ARCHIVE (loopback stub).\n-->\n`;
   return Buffer.from(html, 'latin1');
 }
 
@@ -788,9 +720,8 @@ function headerSafe(url: string): string {
   return url.replace(/[^\x21-\x7e]/gu, (ch) => encodeURIComponent(ch));
 }
 
-/** The archive one fake serves: its captures in CDX order and grouped by urlkey for replay. */
+/** The archive one stub serves: its captures in CDX order and grouped by urlkey for replay. */
 interface Archive {
-  baseDir: string;
   index: Indexed[];
   byKey: Map<string, Indexed[]>;
 }
@@ -803,58 +734,6 @@ function groupByKey(rows: Indexed[]): Map<string, Indexed[]> {
     else map.set(r.urlkey, [r]);
   }
   return map;
-}
-
-/** Indexes captures into the archive; throws, leaving it as it was, when one is invalid. */
-function setArchive(archive: Archive, captures: Capture[]): void {
-  const next = buildIndex(captures, archive.baseDir);
-  archive.index = next;
-  archive.byKey = groupByKey(next);
-}
-
-/** What the faults count across requests. */
-interface FaultState {
-  opts: WaybackFakeOptions;
-  failed429: number;
-  /** Arrival times inside the current rate-limit window. */
-  arrivals: number[];
-}
-
-/** A fault answers instead of the archive, or lets the request through (undefined). */
-type Fault = (f: FaultState, now: number) => Answer | undefined;
-
-function down(f: FaultState): Answer | undefined {
-  return f.opts.down ? text(503, 'Service Unavailable') : undefined;
-}
-
-function fail429(f: FaultState): Answer | undefined {
-  if (!f.opts.fail429 || f.failed429 >= f.opts.fail429.count) return undefined;
-  f.failed429++;
-  const ra = f.opts.fail429.retryAfter;
-  return text(429, 'Too Many Requests', ra === undefined ? {} : { 'retry-after': ra });
-}
-
-function rateLimit(f: FaultState, now: number): Answer | undefined {
-  const limit = f.opts.rateLimit;
-  if (!limit) return undefined;
-  // Every arrival counts, also the refused ones: a client that keeps hammering stays refused.
-  const windowMs = limit.windowMs ?? 60_000;
-  f.arrivals.push(now);
-  while (f.arrivals.length > 0 && (f.arrivals[0] ?? 0) <= now - windowMs) f.arrivals.shift();
-  if (f.arrivals.length <= limit.perMinute) return undefined;
-  const ra = limit.retryAfterSec;
-  return text(429, 'Too Many Requests', ra === undefined ? {} : { 'retry-after': String(ra) });
-}
-
-/** Faults first: down, then the fail429 budget, then the sliding-window rate limit (which counts only what gets this far). */
-const FAULTS: readonly Fault[] = [down, fail429, rateLimit];
-
-function fault(f: FaultState, now: number): Answer | undefined {
-  for (const check of FAULTS) {
-    const a = check(f, now);
-    if (a) return a;
-  }
-  return undefined;
 }
 
 function cdx(archive: Archive, target: URL): Answer {
@@ -925,57 +804,42 @@ function route(archive: Archive, origin: string, req: http.IncomingMessage, targ
   return text(404, 'Not Found');
 }
 
-/** What one running fake holds: its archive, its faults' counters, its request log. */
-interface Fake {
-  host: string;
-  archive: Archive;
-  faults: FaultState;
-  requests: RequestLogEntry[];
-}
-
 // ---------------------------------------------------------------------------------------------
 // Listening on loopback
 
-/** Logs the request, answers it (a fault, else the archive; a 500 when that throws), after delayMs when set. */
-function handle(fake: Fake, req: http.IncomingMessage, res: http.ServerResponse, loop: Loopback): void {
-  const now = Date.now();
+/** Logs the request and answers it from the archive (a 500 when that throws). */
+function handle(stub: Stub, req: http.IncomingMessage, res: http.ServerResponse, loop: Loopback): void {
   const targetRaw = req.url ?? '/';
-  const entry: RequestLogEntry = { path: targetRaw, at: now, status: 0 };
-  fake.requests.push(entry);
+  const entry: RequestLogEntry = { path: targetRaw, at: Date.now(), status: 0 };
+  stub.requests.push(entry);
   let answer: Answer;
   try {
-    answer = fault(fake.faults, now) ?? route(fake.archive, loop.originFor(fake.host), req, targetRaw);
+    answer = route(stub.archive, loop.originFor(stub.host), req, targetRaw);
   } catch (err) {
-    answer = text(500, `wayback fake error: ${(err as Error).message}`);
+    answer = text(500, `wayback stub error: ${(err as Error).message}`);
   }
-  const send = (): void => {
-    if (loop.closing || res.destroyed) return;
-    entry.status = answer.status;
-    respond(req, res, answer.status, answer.headers, answer.body);
-  };
-  const delay = fake.faults.opts.delayMs ?? 0;
-  if (delay <= 0) send();
-  else loop.later(delay, send);
+  entry.status = answer.status;
+  respond(req, res, answer.status, answer.headers, answer.body);
 }
 
-/** Starts the fake on a loopback address. */
-export async function startWaybackFake(opts: WaybackFakeOptions): Promise<RunningWayback> {
+/** What one running stub holds: its archive and its request log. */
+interface Stub {
+  host: string;
+  archive: Archive;
+  requests: RequestLogEntry[];
+}
+
+/** Starts the stub on a loopback address. */
+export async function startWaybackStub(opts: WaybackStubOptions): Promise<RunningWayback> {
   const host = opts.host ?? '127.0.0.1';
-  if (!isLoopback(host)) throw new Error(`wayback fake: ${host} is not a loopback address (design §7)`);
-  const archive: Archive = { baseDir: opts.baseDir ?? process.cwd(), index: [], byKey: new Map() };
-  setArchive(archive, opts.captures);
-  const fake: Fake = { host, archive, faults: { opts, failed429: 0, arrivals: [] }, requests: [] };
+  if (!isLoopback(host)) throw new Error(`wayback stub: ${host} is not a loopback address`);
+  const rows = buildIndex(opts.captures, opts.baseDir ?? process.cwd());
+  const stub: Stub = { host, archive: { index: rows, byKey: groupByKey(rows) }, requests: [] };
   const loop = await listenLoopback({
     hosts: [host],
     port: opts.port,
-    name: 'wayback fake',
-    handler: (req, res, l) => handle(fake, req, res, l),
+    name: 'wayback stub',
+    handler: (req, res, l) => handle(stub, req, res, l),
   });
-  return {
-    origin: loop.originFor(host),
-    port: loop.port,
-    requests: fake.requests,
-    setCaptures: (captures: Capture[]) => setArchive(archive, captures),
-    close: () => loop.close(),
-  };
+  return { origin: loop.originFor(host), port: loop.port, requests: stub.requests, close: () => loop.close() };
 }

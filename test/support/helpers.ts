@@ -1,6 +1,7 @@
-// Shared test helpers: a loopback server per test, temp folders, and the CLI as a child process or in-process.
+// Shared test helpers: a loopback server per test, a closed port, temp folders, and the CLI as a child process or in-process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -220,3 +221,12 @@ export const CODE_POINTS: readonly number[] = [
   ...Array.from({ length: 0x20000 }, (_, cp) => cp).filter((cp) => cp < 0xd800 || cp > 0xdfff),
   ...Array.from({ length: 0x200 }, (_, i) => 0xe0000 + i),
 ];
+
+/** A loopback port nothing listens on (taken, then released): a connection to it is refused. */
+export async function closedPort(host = '127.0.0.1'): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
