@@ -107,6 +107,24 @@ def literal_end(line, start):
     return None
 
 
+def regex_end(line, start):
+    """Index after the regular expression literal starting at `start`, or None."""
+    i, in_class = start + 1, False
+    while i < len(line):
+        c = line[i]
+        if c == '\\':
+            i += 2
+            continue
+        if c == '[':
+            in_class = True
+        elif c == ']':
+            in_class = False
+        elif c == '/' and not in_class:
+            return i + 1
+        i += 1
+    return None
+
+
 def split_point(line, start, end, limit):
     """A space inside the literal's text (not in ${...}) at or before `limit`, as far right as possible."""
     q = line[start]
@@ -130,6 +148,40 @@ def split_point(line, start, end, limit):
     return best
 
 
+def code_comment_at(line):
+    """Where a trailing // comment starts on a code line (outside strings and regular expressions), or None."""
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if c == '/' and line[i + 1:i + 2] == '/':
+            return i if line[:i].strip() else None
+        if c == '/' and re.search(r'(^|[(,=:\[!&|?{};])\s*$', line[:i]):
+            i = regex_end(line, i)
+            if i is None:
+                return None
+            continue
+        if c in '\'"`':
+            end = literal_end(line, i)
+            if end is None:
+                return None
+            i = end
+            continue
+        i += 1
+    return None
+
+
+def move_trailing_comment(line):
+    """A long code line's trailing comment goes on its own line above it."""
+    if len(line) <= MAX or COMMENT.match(line):
+        return [line]
+    at = code_comment_at(line)
+    if at is None:
+        return [line]
+    indent = re.match(r'\s*', line).group(0)
+    text = line[at:].lstrip('/').strip()
+    return wrap_words(text.split(), indent + '// ', indent + '// ') + [line[:at].rstrip()]
+
+
 def wrap_string_line(line):
     """Splits the first long-enough string literal of a code line: 'a b' -> 'a ' + 'b' (parenthesized before . or [)."""
     if COMMENT.match(line) or len(line) <= MAX:
@@ -139,6 +191,11 @@ def wrap_string_line(line):
         c = line[i]
         if c == '/' and line[i + 1:i + 2] == '/':
             return [line]
+        if c == '/' and re.search(r'(^|[(,=:\[!&|?{};])\s*$', line[:i]):
+            i = regex_end(line, i)
+            if i is None:
+                return [line]
+            continue
         if c in '\'"`':
             end = literal_end(line, i)
             if end is None:
@@ -166,7 +223,10 @@ def main():
     for path in sys.argv[1:]:
         text = open(path).read()
         lines = text.split('\n')
-        lines = wrap_comments(lines)
+        moved = []
+        for line in lines:
+            moved.extend(move_trailing_comment(line))
+        lines = wrap_comments(moved)
         out = []
         for line in lines:
             out.extend(wrap_string_line(line))

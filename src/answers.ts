@@ -32,7 +32,8 @@ export class AnswerBook {
         null,
         2,
       )}\n`;
-    // Written member by member, in input order (docs/how-it-decides.md#answers): an object would put integer-like ids ("10", "2") first.
+    // Written member by member, in input order (docs/how-it-decides.md#answers): an object would put integer-like ids
+    // ("10", "2") first.
     if (this.labels.size === 0) return '{}\n';
     const members = [...this.labels].map(([id, label]) => `  ${JSON.stringify(id)}: ${JSON.stringify(label)}`);
     return `{\n${members.join(',\n')}\n}\n`;
@@ -41,7 +42,9 @@ export class AnswerBook {
 
 /** How soon after a decision the answers file is rewritten, for a run of up to LARGE_RUN_CLAIMS claims. */
 export const WRITE_INTERVAL_MS = 250;
-/** Past this many claims a rewrite is large (hundreds of kilobytes): rewrites are spaced LARGE_WRITE_INTERVAL_MS apart. */
+/**
+ * Past this many claims a rewrite is large (hundreds of kilobytes): rewrites are spaced LARGE_WRITE_INTERVAL_MS apart.
+ */
 export const LARGE_RUN_CLAIMS = 5_000;
 export const LARGE_WRITE_INTERVAL_MS = 1_000;
 

@@ -1,5 +1,6 @@
-// The library's run entry points: claims -> sources (each URL fetched once) -> texts (live, or as of the claim's date) -> matches -> one result per claim.
-// The run itself is src/run/: transport.ts (the HTTP stack), input.ts, loop.ts, result.ts, session.ts (an answers file kept in step).
+// The library's run entry points: claims -> sources (each URL fetched once) -> texts (live, or as of the claim's date)
+// -> matches -> one result per claim. The run itself is src/run/: transport.ts (the HTTP stack), input.ts, loop.ts,
+// result.ts, session.ts (an answers file kept in step).
 import type { SourceRecord } from './source-record.js';
 import type { ClaimsInput } from './run/input.js';
 import { runClaims } from './run/loop.js';

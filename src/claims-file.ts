@@ -1,4 +1,5 @@
-// A claims file read from disk or bytes: size-limited, UTF-8, nesting-limited, JSON with a located syntax error, then claims.ts's schema.
+// A claims file read from disk or bytes: size-limited, UTF-8, nesting-limited, JSON with a located syntax error, then
+// claims.ts's schema.
 import { open, type FileHandle } from 'node:fs/promises';
 import { describeFsError, thousands } from './messages.js';
 import { CLI_DEFAULTS } from './defaults.js';

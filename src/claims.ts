@@ -1,5 +1,6 @@
-// Claims input (docs/how-it-decides.md#claims-input): the claim schema, aliases included, applied to parsed JSON at the boundary (claims-file.ts reads the file).
-// A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
+// Claims input (docs/how-it-decides.md#claims-input): the claim schema, aliases included, applied to parsed JSON at the
+// boundary (claims-file.ts reads the file). A namespace import: a build keeps only the parts of zod the schemas use
+// (`import { z }` keeps all of it, four times as much).
 import * as z from 'zod';
 import { normalize } from './normalize.js';
 import { UserError } from './errors.js';
@@ -77,7 +78,9 @@ const QuoteSchema = z.string().superRefine((s, ctx) => {
     const at = Array.from(s.slice(0, lone.index)).length;
     ctx.addIssue({
       code: 'custom',
-      message: `has an unpaired surrogate U+${unit} (half of a UTF-16 pair, e.g. a lone "\\u${unit.toLowerCase()}" escape) at character ${at}: it is not valid Unicode text`,
+      message:
+        `has an unpaired surrogate U+${unit} (half of a UTF-16 pair, e.g. a lone "\\u${unit.toLowerCase()}" ` +
+        `escape) at character ${at}: it is not valid Unicode text`,
     });
   }
 });
@@ -88,7 +91,10 @@ export type FetchUrl =
   | { ok: false; problem: 'not-a-url' }
   | { ok: false; problem: 'not-http'; protocol: string };
 
-/** The URL a claim's source is fetched from: http(s) only, trimmed, its fragment dropped (the MCP tools take URLs by the same rule). */
+/**
+ * The URL a claim's source is fetched from: http(s) only, trimmed, its fragment dropped (the MCP tools take URLs by the
+ * same rule).
+ */
 export function fetchUrlOf(s: string): FetchUrl {
   let parsed: URL;
   try {
@@ -118,14 +124,20 @@ const HttpUrlSchema = z.string().transform((s, ctx) => {
 const OptionalTextSchema = z.string();
 /** ISO date (2024-05-01) or date-time (2024-05-01T12:00:00Z). */
 const IsoDateSchema = z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]);
-/** An evidence hash: 64 hex digits, optionally written with the `sha256:` prefix some datasets (and WARC digests) use; lowercased. */
+/**
+ * An evidence hash: 64 hex digits, optionally written with the `sha256:` prefix some datasets (and WARC digests) use;
+ * lowercased.
+ */
 const Sha256Schema = z
   .string()
   .transform((s) => s.trim().replace(/^sha256:/i, ''))
   .pipe(z.string().regex(/^[0-9a-fA-F]{64}$/, 'is not a sha256 (64 hex digits, optionally prefixed "sha256:")'))
   .transform((s) => s.toLowerCase());
 
-/** An evidence hash as a claim's `evidence.sha256` takes it (verify's --evidence, verify_quote's evidence), lowercased; undefined when it is not one. */
+/**
+ * An evidence hash as a claim's `evidence.sha256` takes it (verify's --evidence, verify_quote's evidence), lowercased;
+ * undefined when it is not one.
+ */
 export function evidenceHash(value: string): string | undefined {
   const parsed = Sha256Schema.safeParse(value);
   return parsed.success ? parsed.data : undefined;
@@ -159,7 +171,8 @@ function issueText(error: z.ZodError): string {
 function parseEntry(raw: unknown, index: number, warnings: string[]): ClaimEntry {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ClaimsFileError(
-      `${describeClaim(index)}: must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
+      `${describeClaim(index)}: must be a JSON object, got ` +
+        `${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
     );
   }
   const obj = raw as Record<string, unknown>;
@@ -167,13 +180,15 @@ function parseEntry(raw: unknown, index: number, warnings: string[]): ClaimEntry
   const idField = pick(obj, 'id');
   if (!idField) {
     throw new ClaimsFileError(
-      `${describeClaim(index)}: field "id" is missing (also accepted: "claim_id"); every claim needs an id to be answered`,
+      `${describeClaim(index)}: field "id" is missing (also accepted: "claim_id"); every claim needs an id to be ` +
+        `answered`,
     );
   }
   const idResult = IdSchema.safeParse(idField.value);
   if (!idResult.success) {
     throw new ClaimsFileError(
-      `${describeClaim(index)}: field ${fieldName('id', idField.name)} must be a non-empty string: ${issueText(idResult.error)}`,
+      `${describeClaim(index)}: field ${fieldName('id', idField.name)} must be a non-empty string: ` +
+        `${issueText(idResult.error)}`,
     );
   }
   const id = idResult.data;
@@ -260,7 +275,8 @@ export function parseClaims(json: unknown, source = 'claims.json'): ClaimSet {
     const first = seen.get(entry.id);
     if (first !== undefined) {
       throw new ClaimsFileError(
-        `${source}: ${describeClaim(index, entry.id)}: duplicate id, first used by claim #${first + 1}; ids must be unique`,
+        `${source}: ${describeClaim(index, entry.id)}: duplicate id, first used by claim #${first + 1}; ids must ` +
+          `be unique`,
       );
     }
     seen.set(entry.id, index);

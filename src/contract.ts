@@ -1,11 +1,13 @@
-// The contract users read (docs/how-it-decides.md#contracts): labels, diagnosis codes, a report line and one quote's verdict, as zod schemas with their types inferred from them.
+// The contract users read (docs/how-it-decides.md#contracts): labels, diagnosis codes, a report line and one quote's
+// verdict, as zod schemas with their types inferred from them.
 //
 // Everything a user reads is snake_case: the answers file, the evidence report (`run --report`), `verify --json`, the
 // library's verifyQuote and the MCP tools' structured results. The library's checkClaims and streamClaims return the
 // pipeline's own ClaimResult (camelCase, with the match's parts and timings, src/run/result.ts); toReportRecord turns
 // one into a report line. Readers of reports other programs wrote (evaluate, compare) read them with `readReportLine`,
 // which keeps each field only when it is well formed.
-// A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
+// A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times
+// as much).
 import * as z from 'zod';
 
 /** An answer (docs/how-it-decides.md#answers). */
@@ -13,7 +15,10 @@ export const LABELS = ['verbatim', 'no_match'] as const;
 export const LabelSchema = z.enum(LABELS);
 export type Label = z.infer<typeof LabelSchema>;
 
-/** Why a claim got its label (docs/how-it-decides.md#diagnosis-why-no_match), in the order a reader scans them: found, then the no_match kinds. */
+/**
+ * Why a claim got its label (docs/how-it-decides.md#diagnosis-why-no_match), in the order a reader scans them: found,
+ * then the no_match kinds.
+ */
 export const DIAGNOSES = [
   'verbatim',
   'extraction_artifact',
@@ -42,7 +47,10 @@ export type EvidenceMatch = z.infer<typeof EvidenceMatchSchema>;
 export const CharsetSourceSchema = z.enum(['bom', 'http', 'meta', 'detected', 'default']);
 export type CharsetSource = z.infer<typeof CharsetSourceSchema>;
 
-/** One word-level run of the quote against the nearest span: in both, only in the quote (`missing` from the page), or only in the page. */
+/**
+ * One word-level run of the quote against the nearest span: in both, only in the quote (`missing` from the page), or
+ * only in the page.
+ */
 export const DiffOpSchema = z.enum(['equal', 'missing', 'extra']);
 export type DiffOp = z.infer<typeof DiffOpSchema>;
 export const DiffRunSchema = z.object({ op: DiffOpSchema, text: z.string() });
@@ -59,7 +67,10 @@ export type TextQuoteSelector = z.infer<typeof TextQuoteSelectorSchema>;
 
 const nullableString = z.string().nullable();
 
-/** Where a verbatim quote was found: the view, the offset in its normalized text, the normalized context, and the selector. */
+/**
+ * Where a verbatim quote was found: the view, the offset in its normalized text, the normalized context, and the
+ * selector.
+ */
 export const MatchEvidenceSchema = z.object({
   view: z.string(),
   offset: z.number(),
@@ -67,7 +78,10 @@ export const MatchEvidenceSchema = z.object({
   selector: TextQuoteSelectorSchema.optional(),
 });
 
-/** The closest span of a no_match claim's source: normalized (`text`) and in the page's own wording (`raw`), with the word diff of the quote against it. */
+/**
+ * The closest span of a no_match claim's source: normalized (`text`) and in the page's own wording (`raw`), with the
+ * word diff of the quote against it.
+ */
 export const NearestEvidenceSchema = z.object({
   text: z.string(),
   raw: z.string(),
@@ -79,10 +93,15 @@ export const NearestEvidenceSchema = z.object({
 
 /** Which text decided the label (the live fetch, a Wayback capture, a recorded exchange). */
 const AsOfSourceSchema = z.enum(['live', 'wayback', 'replay']);
-/** `sha256`: the text's source hashes to the evidence; `nearest`: chosen by date alone; null: no claim about the date. */
+/**
+ * `sha256`: the text's source hashes to the evidence; `nearest`: chosen by date alone; null: no claim about the date.
+ */
 const AsOfProofSchema = z.enum(['sha256', 'nearest']).nullable();
 
-/** Which text decided the label, and why it stands for the claim's date (docs/sources-change.md#which-text-decides): the report's `as_of`. */
+/**
+ * Which text decided the label, and why it stands for the claim's date (docs/sources-change.md#which-text-decides): the
+ * report's `as_of`.
+ */
 export const AsOfSchema = z.object({
   source: AsOfSourceSchema,
   /** When that text was served (ISO 8601): the live fetch, the capture, or the recorded exchange. */
@@ -96,7 +115,10 @@ export const AsOfSchema = z.object({
   sha256: nullableString,
 });
 
-/** The report's `as_of` as the pipeline carries it (ClaimResult's `asOf`, camelCase): the same fields, `captureUrl` for `capture_url`. */
+/**
+ * The report's `as_of` as the pipeline carries it (ClaimResult's `asOf`, camelCase): the same fields, `captureUrl` for
+ * `capture_url`.
+ */
 export const AsOfResultSchema = z.object({
   source: AsOfSourceSchema,
   timestamp: nullableString,
@@ -174,7 +196,10 @@ export type VerifyResult = z.infer<typeof VerifyResultSchema>;
 
 // ---- reading reports other programs wrote -------------------------------------------------------
 
-/** A field kept when it has the schema's shape, else dropped: a report is another program's output, possibly another version's. */
+/**
+ * A field kept when it has the schema's shape, else dropped: a report is another program's output, possibly another
+ * version's.
+ */
 export const kept = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
 
 /** A TextQuoteSelector as a reader takes it: `exact` must be there; prefix and suffix default to empty. */
@@ -184,7 +209,10 @@ export const SelectorRead = z.object({
   suffix: z.string().catch(''),
 });
 
-/** A nearest span as a reader takes it: text and similarity must be there; `raw` and `diff` only when well formed (older reports have neither). */
+/**
+ * A nearest span as a reader takes it: text and similarity must be there; `raw` and `diff` only when well formed (older
+ * reports have neither).
+ */
 export const NearestRead = z.object({
   text: z.string(),
   similarity: z.number(),
@@ -195,7 +223,10 @@ export const NearestRead = z.object({
 /** An `as_of` as a reader takes it: each field when there, and any other (a newer version's). */
 export const AsOfRead = AsOfSchema.partial().passthrough();
 
-/** What a reader (evaluate's report, compare) takes from a report line: every field optional, each kept only when well formed. */
+/**
+ * What a reader (evaluate's report, compare) takes from a report line: every field optional, each kept only when well
+ * formed.
+ */
 const ReportLineRead = z.object({
   diagnosis: kept(z.string()),
   note: kept(z.string()),
@@ -208,15 +239,19 @@ const ReportLineRead = z.object({
 });
 export type ReportLine = z.infer<typeof ReportLineRead>;
 
-/** A report line as another program wrote it: each known field kept when well formed, the rest dropped; an object that is not one gives `{}`. */
+/**
+ * A report line as another program wrote it: each known field kept when well formed, the rest dropped; an object that
+ * is not one gives `{}`.
+ */
 export function readReportLine(value: unknown): ReportLine {
   const parsed = ReportLineRead.safeParse(value);
   return parsed.success ? parsed.data : {};
 }
 
 /**
- * A comparison's report.json (`evaluate --agent A --agent B`, `compare --out`; compare.ts comparisonJson) as compare reads
- * it back: the agents' run folders and the oracle's, relative to it. The rest is the comparison itself, which no reader takes.
+ * A comparison's report.json (`evaluate --agent A --agent B`, `compare --out`; compare.ts comparisonJson) as compare
+ * reads it back: the agents' run folders and the oracle's, relative to it. The rest is the comparison itself, which no
+ * reader takes.
  */
 export const ComparisonFolderSchema = z.object({
   kind: z.literal('comparison'),

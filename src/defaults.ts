@@ -1,9 +1,13 @@
-// Every default in one place: the run's (DEFAULT_OPTIONS), and what the CLI and the MCP server add; the version. Loads nothing, so --help costs nothing.
+// Every default in one place: the run's (DEFAULT_OPTIONS), and what the CLI and the MCP server add; the version. Loads
+// nothing, so --help costs nothing.
 import type { RunSettings } from './settings.js';
 
 export const VERSION = '0.1.0';
 
-/** The environment variable that makes `run` (and `verify`) replay a WARC file, so an unchanged solve.sh can run offline. */
+/**
+ * The environment variable that makes `run` (and `verify`) replay a WARC file, so an unchanged solve.sh can run
+ * offline.
+ */
 export const REPLAY_ENV = 'QUOTECHECK_REPLAY';
 
 /**
@@ -38,7 +42,10 @@ export const DEFAULT_OPTIONS: Readonly<RunSettings> = {
 
 /** What the command line adds to DEFAULT_OPTIONS: settings of the commands, not of a run. */
 export const CLI_DEFAULTS = {
-  /** `run --max-claims-mb`: the largest claims file read (claims-file.ts DEFAULT_MAX_CLAIMS_BYTES); about 250,000 claims. */
+  /**
+   * `run --max-claims-mb`: the largest claims file read (claims-file.ts DEFAULT_MAX_CLAIMS_BYTES); about 250,000
+   * claims.
+   */
   maxClaimsMb: 64,
   /** `export --per-task`: about ten claims a task, as the golden tasks have. */
   perTask: 10,

@@ -1,4 +1,5 @@
-// Matching: the label is exactly "the normalized quote is a substring of a normalized view" (docs/how-it-decides.md#normalization-and-the-label).
+// Matching: the label is exactly "the normalized quote is a substring of a normalized view"
+// (docs/how-it-decides.md#normalization-and-the-label).
 import type { Extractor, TextView, ViewName } from './extract/index.js';
 import { normalize, SPACE_CLASS } from './normalize.js';
 import type { TextQuoteSelector } from './contract.js';

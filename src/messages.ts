@@ -1,4 +1,5 @@
-// How quotecheck words things in its one-line messages: file-system errors in words (never a raw errno code), counts with the right plural.
+// How quotecheck words things in its one-line messages: file-system errors in words (never a raw errno code), counts
+// with the right plural.
 import { readFileSync } from 'node:fs';
 import { describeFsError } from './harbor/grader/grade.mjs';
 

@@ -1,4 +1,5 @@
-// Normalization (docs/how-it-decides.md#normalization-and-the-label): the one function applied to quotes and source texts alike.
+// Normalization (docs/how-it-decides.md#normalization-and-the-label): the one function applied to quotes and source
+// texts alike.
 
 /** U+2018 U+2019 U+201A U+201B U+2032 U+2035: single curly quotes and primes become `'`. */
 const SINGLE_QUOTES = '\u2018\u2019\u201A\u201B\u2032\u2035';
@@ -15,9 +16,10 @@ const ASCII_FOR = new Map<string, string>([
 /** Any of them: one pass over the text instead of three. */
 const QUOTE_OR_DASH = new RegExp(`[${SINGLE_QUOTES}${DOUBLE_QUOTES}${DASHES}]`, 'g');
 /**
- * The whitespace of docs/how-it-decides.md#normalization-and-the-label, as the body of a regular-expression class: JavaScript `\s` plus the information
- * separators U+001C..U+001F and NEL (U+0085). Every module that splits or matches on whitespace builds its pattern
- * from this one spelling (`new RegExp(`[${SPACE_CLASS}]`)`, or `[^${SPACE_CLASS}]` for a word).
+ * The whitespace of docs/how-it-decides.md#normalization-and-the-label, as the body of a regular-expression class:
+ * JavaScript `\s` plus the information separators U+001C..U+001F and NEL (U+0085). Every module that splits or matches
+ * on whitespace builds its pattern from this one spelling (`new RegExp(`[${SPACE_CLASS}]`)`, or `[^${SPACE_CLASS}]` for
+ * a word).
  */
 export const SPACE_CLASS = '\\s\\u001C-\\u001F\\u0085';
 
@@ -30,7 +32,8 @@ export const SPACE_CLASS = '\\s\\u001C-\\u001F\\u0085';
  * class scans faster than `[^\S ]`; a test checks it against `\s` code point by code point.
  */
 const WHITESPACE_RUN = new RegExp(
-  `[\\t\\n\\v\\f\\r\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF\\u001C-\\u001F\\u0085][${SPACE_CLASS}]*| [${SPACE_CLASS}]+`,
+  `[\\t\\n\\v\\f\\r\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF\\u001C-\\u001F\\u0085]` +
+    `[${SPACE_CLASS}]*| [${SPACE_CLASS}]+`,
   'g',
 );
 

@@ -1,7 +1,8 @@
 // The fetch and pipeline options, declared once: each one's flag, kind, default, unit, help and the commands that take
 // it, and the setting it becomes. The command line adds a command's options from this table (src/cli/fetch-options.ts),
 // the commands' option types and the settings they pass on derive from it, and test/options.test.ts holds every
-// command's --help (and the MCP tools' inputs) to it. Loads no commander and no pipeline: --help and the MCP schemas read it.
+// command's --help (and the MCP tools' inputs) to it. Loads no commander and no pipeline: --help and the MCP schemas
+// read it.
 import { DEFAULT_OPTIONS, MCP_DEFAULTS } from './defaults.js';
 import { RETRYABLE_STATUSES } from './fetch/policy.js';
 import { WAYBACK_MODES, type HtmlViewChoice, type RunSettings, type WaybackMode } from './settings.js';
@@ -123,7 +124,9 @@ export const FETCH_OPTIONS = {
   allowPrivate: {
     flags: '--allow-private',
     kind: 'switch',
-    help: "also reach private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, unique-local, ...): refused by default, as claims' URLs come from strangers",
+    help:
+      'also reach private networks (loopback, 10/8, 172.16/12, 192.168/16, link-local, unique-local, ...): ' +
+      "refused by default, as claims' URLs come from strangers",
     default: DEFAULT_OPTIONS.allowPrivate,
     commands: ALL,
     setting: 'allowPrivate',
@@ -158,7 +161,10 @@ export const FETCH_OPTIONS = {
     flags: '--wayback <mode>',
     kind: 'choice',
     choices: WAYBACK_MODES as readonly WaybackMode[],
-    help: "look up Wayback captures: auto (claims with evidence whose source changed and whose quote is not in today's text), always (also claims without evidence not found live), strict (also claims with evidence found in today's changed text: one archive lookup per such URL and date, for re-deriving gold), off",
+    help:
+      'look up Wayback captures: auto (claims with evidence whose source changed and whose quote is not in ' +
+      "today's text), always (also claims without evidence not found live), strict (also claims with evidence " +
+      "found in today's changed text: one archive lookup per such URL and date, for re-deriving gold), off",
     default: DEFAULT_OPTIONS.wayback,
     commands: ['run', 'verify'],
     setting: 'wayback',
@@ -184,7 +190,9 @@ export const FETCH_OPTIONS = {
     flags: '--cache-mb <megabytes>',
     kind: 'megabytes',
     unit: 'megabytes',
-    help: 'memory kept for the session, in megabytes: HTTP bodies and extracted texts (least recently used dropped first)',
+    help:
+      'memory kept for the session, in megabytes: HTTP bodies and extracted texts (least recently used dropped ' +
+      'first)',
     default: MCP_DEFAULTS.cacheMb,
     commands: ['mcp'],
     setting: 'cacheBytes',
@@ -243,7 +251,10 @@ export function optionsOf(command: OptionCommand): [FetchOptionName, OptionSpec]
   );
 }
 
-/** A command's parsed options turned into settings, in the settings' units; an option not given and without default is left out. */
+/**
+ * A command's parsed options turned into settings, in the settings' units; an option not given and without default is
+ * left out.
+ */
 export function fetchSettings<C extends OptionCommand>(command: C, flags: FetchFlags<C>): FetchSettings<C> {
   const values = flags as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -258,7 +269,10 @@ export function fetchSettings<C extends OptionCommand>(command: C, flags: FetchF
   return out as FetchSettings<C>;
 }
 
-/** The run settings among a command's settings (what the pipeline takes): `cacheBytes` and anything else not a run setting left out. */
+/**
+ * The run settings among a command's settings (what the pipeline takes): `cacheBytes` and anything else not a run
+ * setting left out.
+ */
 export function runSettingsOf<C extends OptionCommand>(
   command: C,
   settings: Omit<FetchSettings<C>, 'cacheBytes'>,

@@ -1,5 +1,5 @@
-// Output files: paths checked before any work (a folder, a device or a missing or read-only folder is refused in one line, and
-// nothing is created), and written atomically (a temp file renamed over the path).
+// Output files: paths checked before any work (a folder, a device or a missing or read-only folder is refused in one
+// line, and nothing is created), and written atomically (a temp file renamed over the path).
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, parse as parsePath, resolve } from 'node:path';
@@ -12,13 +12,19 @@ export class OutputPathError extends UserError {
 }
 
 export interface OutputPathOptions {
-  /** The writer creates missing folders (mkdir -p): a missing folder is fine when its nearest existing ancestor is a writable folder. */
+  /**
+   * The writer creates missing folders (mkdir -p): a missing folder is fine when its nearest existing ancestor is a
+   * writable folder.
+   */
   createFolders?: boolean;
   /** The path is a folder the writer fills (export --out), not a file. */
   folder?: boolean;
 }
 
-/** Can the process create and rename entries in `dir`? access(2) answers without leaving a probe file behind (and reports a read-only mount). */
+/**
+ * Can the process create and rename entries in `dir`? access(2) answers without leaving a probe file behind (and
+ * reports a read-only mount).
+ */
 export function writableFolder(dir: string): boolean {
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);
@@ -106,10 +112,16 @@ export function tempPath(path: string): string {
   return join(dirname(path), `.${basename(path).slice(0, 64)}.${randomBytes(8).toString('hex')}.tmp`);
 }
 
-/** Where an answers file goes: its path, and optionally the folder it must still be in when written (a real path, checked at each write). */
+/**
+ * Where an answers file goes: its path, and optionally the folder it must still be in when written (a real path,
+ * checked at each write).
+ */
 export interface AnswersTarget {
   path: string;
-  /** The folder's real path as checked when the target was chosen (the MCP server's root rules): a write refuses when it moved. */
+  /**
+   * The folder's real path as checked when the target was chosen (the MCP server's root rules): a write refuses when it
+   * moved.
+   */
   pinnedFolder?: string;
 }
 

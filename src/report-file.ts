@@ -1,4 +1,5 @@
-// The --report file as a run writes it: one line appended per decided claim, so a run killed at any moment leaves every decision made so far.
+// The --report file as a run writes it: one line appended per decided claim, so a run killed at any moment leaves every
+// decision made so far.
 import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { tempPath } from './outputs.js';
 import { describeFsError } from './messages.js';
@@ -57,7 +58,10 @@ export class ReportFile {
 /** Bytes read at a time when a report is scanned for its lines. */
 const SCAN_CHUNK = 1 << 20;
 
-/** Where each whole line of a JSON Lines file starts and ends, by its `id`: a cut last line, or one that does not parse, is left out. */
+/**
+ * Where each whole line of a JSON Lines file starts and ends, by its `id`: a cut last line, or one that does not parse,
+ * is left out.
+ */
 function lineSpans(fd: number): Map<string, [number, number]> {
   const spans = new Map<string, [number, number]>();
   const chunk = Buffer.alloc(SCAN_CHUNK);

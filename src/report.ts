@@ -1,4 +1,5 @@
-// The evidence report (docs/how-it-decides.md#the-evidence-report): one JSON line per claim, plus the run's one-line summary.
+// The evidence report (docs/how-it-decides.md#the-evidence-report): one JSON line per claim, plus the run's one-line
+// summary.
 import { plural } from './messages.js';
 import type { CheckRun, ClaimResult } from './check.js';
 import type { ReportRecord, VerifyResult } from './contract.js';
@@ -56,7 +57,10 @@ export function toReportRecord(r: ClaimResult): ReportRecord {
   };
 }
 
-/** A checked quote as verifyQuote returns it and `verify --json` prints it: its report line without `id`, the quote as given, and `redirect` when the source is a redirect shell. */
+/**
+ * A checked quote as verifyQuote returns it and `verify --json` prints it: its report line without `id`, the quote as
+ * given, and `redirect` when the source is a redirect shell.
+ */
 export function toVerifyResult(r: ClaimResult & { redirect?: VerifyResult['redirect'] }, quote: string): VerifyResult {
   const { id: _id, ...record } = toReportRecord(r);
   return r.redirect ? { ...record, quote, redirect: r.redirect } : { ...record, quote };
@@ -75,10 +79,15 @@ export function summaryLine(s: RunSummary): string {
   const w = s.wayback;
   const wayback =
     w && w.lookups > 0
-      ? `; wayback ${plural(w.lookups, 'lookup')}, ${plural(w.requests, 'request')}, ${plural(s.claimsFromWayback, 'claim')} judged on captures${w.abandoned ? ` (${w.abandoned})` : ''}`
+      ? `; wayback ${plural(w.lookups, 'lookup')}, ${plural(w.requests, 'request')}, ` +
+        `${plural(s.claimsFromWayback, 'claim')} judged on captures${w.abandoned ? ` (${w.abandoned})` : ''}`
       : '';
   const undecided = s.undecided ? ` (${s.undecided} not decided: the run stopped first)` : '';
-  return `quotecheck: ${plural(s.claims, 'claim')}, ${s.verbatim} verbatim, ${s.noMatch} no_match${undecided}; sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} s; peak memory ${s.peakRssMb} MB`;
+  return (
+    `quotecheck: ${plural(s.claims, 'claim')}, ${s.verbatim} verbatim, ${s.noMatch} no_match${undecided}; ` +
+    `sources ${s.sourcesFetched} fetched, ${s.sourcesFailed} failed${drifted}${wayback}; ${s.seconds.toFixed(1)} ` +
+    `s; peak memory ${s.peakRssMb} MB`
+  );
 }
 
 /**
@@ -93,6 +102,7 @@ export function refusedLine(s: Pick<RunSummary, 'refused'>): string | undefined 
   return (
     `${plural(sources, 'source')} (${plural(claims, 'claim')}) refused by the network rule: ${named}${more} ` +
     `${hosts.length === 1 ? 'is not a global address' : 'are not global addresses'} (loopback or a private network), ` +
-    `so ${claims === 1 ? 'that claim was' : 'those claims were'} answered no_match unread; pass --allow-private to reach private networks`
+    `so ${claims === 1 ? 'that claim was' : 'those claims were'} answered no_match unread; pass --allow-private to ` +
+    `reach private networks`
   );
 }

@@ -1,4 +1,5 @@
-// The run's tunable settings (what DEFAULT_OPTIONS fills in and the CLI flags set): types and their few constant lists, importing nothing, so defaults.ts and check.ts both depend on it and not on each other.
+// The run's tunable settings (what DEFAULT_OPTIONS fills in and the CLI flags set): types and their few constant lists,
+// importing nothing, so defaults.ts and check.ts both depend on it and not on each other.
 
 /** Which HTML views may make a quote verbatim (`--html-view`). PDFs and text files have one view, always used. */
 export type HtmlViewChoice = 'article' | 'full' | 'any';
@@ -9,10 +10,16 @@ export type WaybackMode = 'off' | 'auto' | 'always' | 'strict';
 /** Every `--wayback` mode, in the order help lists them. */
 export const WAYBACK_MODES: readonly WaybackMode[] = ['off', 'auto', 'always', 'strict'];
 
-/** `--report-order`: the order of a report's lines, as claims were decided (streamed) or the input's (rewritten once at the end). */
+/**
+ * `--report-order`: the order of a report's lines, as claims were decided (streamed) or the input's (rewritten once at
+ * the end).
+ */
 export type ReportOrder = 'decision' | 'input';
 
-/** Every `--report-order`, in the order help lists them (here, not in report-file.ts, so that the command line's parsing loads no report code). */
+/**
+ * Every `--report-order`, in the order help lists them (here, not in report-file.ts, so that the command line's parsing
+ * loads no report code).
+ */
 export const REPORT_ORDERS: readonly ReportOrder[] = ['decision', 'input'];
 
 /**
@@ -24,10 +31,15 @@ export const REPORT_ORDERS: readonly ReportOrder[] = ['decision', 'input'];
  */
 export type VerifierMode = 'separate' | 'shared';
 
-/** Every verifier mode, the default first (here, not in harbor/templates.ts, so that the command line's parsing loads no task code). */
+/**
+ * Every verifier mode, the default first (here, not in harbor/templates.ts, so that the command line's parsing loads no
+ * task code).
+ */
 export const VERIFIER_MODES: readonly VerifierMode[] = ['separate', 'shared'];
 
-/** Every setting of a run that has a default (DEFAULT_OPTIONS); CheckOptions adds the optional ones and the run's hooks. */
+/**
+ * Every setting of a run that has a default (DEFAULT_OPTIONS); CheckOptions adds the optional ones and the run's hooks.
+ */
 export interface RunSettings {
   htmlView: HtmlViewChoice;
   /** Requests at once, in all (fetch slots: a source waiting for a retry holds none). */

@@ -1,4 +1,5 @@
-// A source as the pipeline holds it: the fetch outcome, its extracted text and normalized views (live page or archived capture alike).
+// A source as the pipeline holds it: the fetch outcome, its extracted text and normalized views (live page or archived
+// capture alike).
 import type { ErrorPage, SourceText } from './extract/index.js';
 import { ExtractError } from './extract/errors.js';
 import { htmlPool } from './extract/pool.js';
@@ -14,7 +15,10 @@ export interface SourceRecord {
   text?: SourceText;
   views?: NormalizedView[];
   extractError?: ExtractError;
-  /** A failed fetch's HTML error page, read for diagnosis (a bot check, login or subscription wall answering 403, 401...); or an HTML page extraction found empty (a redirect shell). */
+  /**
+   * A failed fetch's HTML error page, read for diagnosis (a bot check, login or subscription wall answering 403,
+   * 401...); or an HTML page extraction found empty (a redirect shell).
+   */
   errorPage?: ErrorPage;
 }
 
@@ -41,7 +45,10 @@ export function prepareExtraction(): void {
   setImmediate(() => htmlPool().warm());
 }
 
-/** An error page read for diagnosis; a fault reading it costs only the diagnosis its evidence (the fetch failed either way). */
+/**
+ * An error page read for diagnosis; a fault reading it costs only the diagnosis its evidence (the fetch failed either
+ * way).
+ */
 async function errorPageOf(body: Uint8Array, contentType: string | undefined): Promise<ErrorPage | undefined> {
   const { readErrorPage } = await extractStage();
   try {

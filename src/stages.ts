@@ -1,4 +1,5 @@
-// The pipeline's stages, for builders who assemble their own run (`quotecheck/stages`): fetch, extract, match, diagnose.
+// The pipeline's stages, for builders who assemble their own run (`quotecheck/stages`): fetch, extract, match,
+// diagnose.
 export { fetchSource, FetchError, type FetchSettings, type SourceOutcome } from './fetch/index.js';
 export {
   extractSource,

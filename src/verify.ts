@@ -87,11 +87,11 @@ export async function checkQuote(url: string, quote: string, options: VerifyOpti
 
 /**
  * Checks one quote against one source and returns its verdict with exactly the fields and names
- * of `quotecheck verify --json` (VerifyResult: a report line of docs/how-it-decides.md#the-evidence-report without `id`, plus
- * `quote`): label, diagnosis and evidence (`match` with its TextQuoteSelector, or `nearest` with
- * the span in the page's own wording and the word diff). Never throws for a bad source; a bad
- * quote or URL gives the diagnosis `invalid_claim`, with the reason in `note`. When the source is a
- * redirect shell and the quote is not on it, `redirect` says whether the quote is at its target.
+ * of `quotecheck verify --json` (VerifyResult: a report line of docs/how-it-decides.md#the-evidence-report without
+ * `id`, plus `quote`): label, diagnosis and evidence (`match` with its TextQuoteSelector, or `nearest` with the span in
+ * the page's own wording and the word diff). Never throws for a bad source; a bad quote or URL gives the diagnosis
+ * `invalid_claim`, with the reason in `note`. When the source is a redirect shell and the quote is not on it,
+ * `redirect` says whether the quote is at its target.
  */
 export async function verifyQuote(url: string, quote: string, options: VerifyOptions = {}): Promise<VerifyResult> {
   return toVerifyResult(await checkQuote(url, quote, options), quote);

@@ -15,10 +15,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const [archive, dir = 'sources'] = argv as [string, string?];
   const entries = await extractArchive(archive, dir);
-  for (const e of entries)
-    process.stdout.write(
-      `${e.status}\t${(e.content_type ?? '-').split(';')[0]}\t${e.file ?? '(empty)'}\t${e.url}${e.location ? ` -> ${e.location}` : ''}\n`,
-    );
+  for (const e of entries) {
+    const type = (e.content_type ?? '-').split(';')[0];
+    const to = e.location ? ` -> ${e.location}` : '';
+    process.stdout.write(`${e.status}\t${type}\t${e.file ?? '(empty)'}\t${e.url}${to}\n`);
+  }
   process.stdout.write(`${entries.length} responses written to ${dir}/ (index: ${dir}/index.json)\n`);
   return 0;
 }

@@ -24,7 +24,9 @@ export interface ExtractedEntry {
   note?: string;
 }
 
-/** File name extensions by content type, so that `pdftotext bodies/3.pdf` and an HTML viewer take the files as they are. */
+/**
+ * File name extensions by content type, so that `pdftotext bodies/3.pdf` and an HTML viewer take the files as they are.
+ */
 function extensionOf(contentType: string | undefined, body: Buffer): string {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/pdf' || body.subarray(0, 5).toString('latin1') === '%PDF-') return '.pdf';

@@ -1,4 +1,5 @@
-// The archive layer: WARC 1.1 recording of every HTTP exchange, reading, replay without network, and subsets per source.
+// The archive layer: WARC 1.1 recording of every HTTP exchange, reading, replay without network, and subsets per
+// source.
 export { WarcRecorder, type RecordedResponse, type RecorderOptions } from './record.js';
 export {
   readArchive,

@@ -1,4 +1,5 @@
-// Reading a WARC file (gzip members or plain) into records, tolerant of a cut tail: every whole record before the cut is kept.
+// Reading a WARC file (gzip members or plain) into records, tolerant of a cut tail: every whole record before the cut
+// is kept.
 import { readFile } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import zlib from 'node:zlib';
@@ -7,7 +8,10 @@ import { ArchiveError, WAYBACK_BASE_FIELD, fsReason, normalBase, type HeaderPair
 
 export { ArchiveError } from './warc.js';
 
-/** The HTTP head of a response record. Header values are as an HTTP client sees them: one character per byte (latin1), as undici decodes them. */
+/**
+ * The HTTP head of a response record. Header values are as an HTTP client sees them: one character per byte (latin1),
+ * as undici decodes them.
+ */
 export interface HttpResponseHead {
   protocol: string;
   status: number;
@@ -43,11 +47,16 @@ export interface ArchivedRecord {
   http?: HttpResponseHead;
   /** For request records. */
   request?: HttpRequestHead;
-  /** The HTTP body as stored (still content-encoded), or the whole block for non-HTTP records (e.g. metadata fields). */
+  /**
+   * The HTTP body as stored (still content-encoded), or the whole block for non-HTTP records (e.g. metadata fields).
+   */
   payload: Buffer;
   /** Parsed application/warc-fields (warcinfo, metadata records). */
   fields?: Record<string, string>;
-  /** The record as one gzip member: its own bytes in the file when it was stored that way, so subsets can be written byte-identical. */
+  /**
+   * The record as one gzip member: its own bytes in the file when it was stored that way, so subsets can be written
+   * byte-identical.
+   */
   raw: Buffer;
   /** Offset of the record's gzip member (or, in a plain WARC, of the record) in the file. */
   offset: number;
@@ -318,7 +327,10 @@ function unbracket(uri: string | undefined): string | undefined {
   return uri?.startsWith('<') && uri.endsWith('>') ? uri.slice(1, -1) : uri;
 }
 
-/** "HTTP/1.1 200 OK" -> ["HTTP/1.1", "200", "OK"]; "GET /x HTTP/1.1" -> ["GET", "/x", "HTTP/1.1"]. The third part keeps its spaces. */
+/**
+ * "HTTP/1.1 200 OK" -> ["HTTP/1.1", "200", "OK"]; "GET /x HTTP/1.1" -> ["GET", "/x", "HTTP/1.1"]. The third part keeps
+ * its spaces.
+ */
 function splitLine(line: string): string[] {
   const m = /^(\S+)[ \t]+(\S+)(?:[ \t](.*))?$/.exec(line);
   return m ? [m[1]!, m[2]!, m[3] ?? ''] : [line];

@@ -1,4 +1,5 @@
-// Recording: an undici interceptor that appends every HTTP exchange (each redirect hop, each retry) to a WARC 1.1 file as it happens.
+// Recording: an undici interceptor that appends every HTTP exchange (each redirect hop, each retry) to a WARC 1.1 file
+// as it happens.
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';

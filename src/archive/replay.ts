@@ -183,16 +183,22 @@ export async function openReplay(path: string, options: ReplayOptions = {}): Pro
   return new ReplayDispatcher(await readArchive(path), options);
 }
 
-/** The recorded base to answer from: the one recorded, or among several the asked one; refused when that is ambiguous. */
+/**
+ * The recorded base to answer from: the one recorded, or among several the asked one; refused when that is ambiguous.
+ */
 function chooseBase(path: string, recorded: readonly string[], asked: string): string | undefined {
   if (recorded.length <= 1) return recorded[0];
   if (recorded.includes(asked)) return asked;
   throw new ArchiveError(
-    `${path} holds Wayback answers recorded from several archives (${recorded.join(', ')}); give --wayback-url with the one to replay`,
+    `${path} holds Wayback answers recorded from several archives (${recorded.join(', ')}); give --wayback-url ` +
+      `with the one to replay`,
   );
 }
 
-/** A recorded response's Location at the recorded base, moved to the asked base (the client follows it there, and replay answers it). */
+/**
+ * A recorded response's Location at the recorded base, moved to the asked base (the client follows it there, and replay
+ * answers it).
+ */
 function rebased(headers: HeaderPair[], from: string, to: string): HeaderPair[] {
   return headers.map(([name, value]): HeaderPair => {
     if (name.toLowerCase() !== 'location' || !value.toLowerCase().startsWith(`${from}/`.toLowerCase()))

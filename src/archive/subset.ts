@@ -1,4 +1,5 @@
-// Subsets: the records a replay of some sources needs (redirect hops, retries, Wayback lookups and captures), written as a new archive.
+// Subsets: the records a replay of some sources needs (redirect hops, retries, Wayback lookups and captures), written
+// as a new archive.
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import zlib from 'node:zlib';

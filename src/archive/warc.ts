@@ -1,4 +1,5 @@
-// WARC conventions shared by the recorder, reader, replay and subsetter: field names, header text, URL forms, the warcinfo record.
+// WARC conventions shared by the recorder, reader, replay and subsetter: field names, header text, URL forms, the
+// warcinfo record.
 import { createHash, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -28,7 +29,10 @@ export const ERROR_FIELDS = {
   message: 'fetch-error-message',
 } as const;
 
-/** One header as an HTTP client sees it: the name, and the value with each byte one character (latin1), as undici decodes it. */
+/**
+ * One header as an HTTP client sees it: the name, and the value with each byte one character (latin1), as undici
+ * decodes it.
+ */
 export type HeaderPair = [string, string];
 
 export function newRecordId(): string {
@@ -96,7 +100,9 @@ export function trimBase(base: string): string {
   return base.replace(/\/+$/, '');
 }
 
-/** A Wayback base as compared and written: parsed (scheme and host lower case, default port dropped), no trailing slash. */
+/**
+ * A Wayback base as compared and written: parsed (scheme and host lower case, default port dropped), no trailing slash.
+ */
 export function normalBase(base: string): string {
   try {
     const u = new URL(base);
@@ -161,7 +167,10 @@ export function looseUrlKey(url: string): string {
  */
 export const WAYBACK_BASE_FIELD = 'wayback-base';
 
-/** The warcinfo record that opens every file quotecheck writes; `waybackBases`: the Wayback Machine(s) its exchanges asked. */
+/**
+ * The warcinfo record that opens every file quotecheck writes; `waybackBases`: the Wayback Machine(s) its exchanges
+ * asked.
+ */
 export function warcinfoRecord(
   filename: string,
   software: string | undefined,
@@ -172,7 +181,8 @@ export function warcinfoRecord(
     format: 'WARC File Format 1.1',
     conformsTo: 'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
     description:
-      'HTTP exchanges of a quotecheck run: every redirect hop and retry attempt; bodies as received (still content-encoded)',
+      'HTTP exchanges of a quotecheck run: every redirect hop and retry attempt; bodies as received (still ' +
+      'content-encoded)',
   };
   const bases = [...new Set(waybackBases.map(normalBase))];
   if (bases.length) info[WAYBACK_BASE_FIELD] = bases.join(' ');
@@ -223,7 +233,10 @@ function fillDigests(record: Buffer): void {
   }
 }
 
-/** A file-system error as a short reason ("permission denied"), for one-line messages that already name the file: messages.ts's words, "folder" said where an archive path may be one. */
+/**
+ * A file-system error as a short reason ("permission denied"), for one-line messages that already name the file:
+ * messages.ts's words, "folder" said where an archive path may be one.
+ */
 export function fsReason(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT') return 'no such file or folder';
@@ -231,7 +244,10 @@ export function fsReason(err: unknown): string {
   return describeFsError(err);
 }
 
-/** A chunked body (RFC 9112 §7.1) as its content, or undefined when the framing is broken. Only records from other tools keep it: quotecheck stores bodies de-chunked. */
+/**
+ * A chunked body (RFC 9112 §7.1) as its content, or undefined when the framing is broken. Only records from other tools
+ * keep it: quotecheck stores bodies de-chunked.
+ */
 export function dechunk(body: Buffer): Buffer | undefined {
   const parts: Buffer[] = [];
   for (let p = 0; ; ) {

@@ -1,4 +1,5 @@
-// The text of a source as of a date: the Wayback capture proven by the evidence hash, else the latest at or before the date.
+// The text of a source as of a date: the Wayback capture proven by the evidence hash, else the latest at or before the
+// date.
 import type { SourceRecord } from '../source-record.js';
 import type { FetchedSource } from '../fetch/index.js';
 import type { CaptureRef } from '../wayback/cdx.js';

@@ -1,4 +1,5 @@
-// "As of" dates (docs/sources-change.md#sources-change-judging-a-claim-as-of-its-verify-date): a claim's verify date, or --as-of, as the instants the Wayback Machine indexes by.
+// "As of" dates (docs/sources-change.md#sources-change-judging-a-claim-as-of-its-verify-date): a claim's verify date,
+// or --as-of, as the instants the Wayback Machine indexes by.
 import { UserError } from '../errors.js';
 import type { AsOfDate } from '../wayback/cdx.js';
 
@@ -67,7 +68,9 @@ function sameDate(ms: number, parts: RegExpExecArray): boolean {
   );
 }
 
-/** Why `input` is not a date parseAsOf accepts, or undefined when it is one: for callers that report rather than throw. */
+/**
+ * Why `input` is not a date parseAsOf accepts, or undefined when it is one: for callers that report rather than throw.
+ */
 export function asOfProblem(input: string): string | undefined {
   try {
     parseAsOf(input);

@@ -1,4 +1,5 @@
-// Drift proof (docs/sources-change.md#drift-proof): does a fetched source still hash to the evidence recorded when the claim was labelled?
+// Drift proof (docs/sources-change.md#drift-proof): does a fetched source still hash to the evidence recorded when the
+// claim was labelled?
 import { createHash } from 'node:crypto';
 import type { SourceRecord } from '../source-record.js';
 import type { Drift, EvidenceMatch } from '../contract.js';

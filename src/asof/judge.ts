@@ -1,4 +1,5 @@
-// Which text decides a claim as of its date (docs/sources-change.md#which-text-decides): a proven text alone, else any text consulted; and how to say so.
+// Which text decides a claim as of its date (docs/sources-change.md#which-text-decides): a proven text alone, else any
+// text consulted; and how to say so.
 import { findQuote, type Match } from '../match.js';
 import type { HtmlViewChoice } from '../settings.js';
 import type { SourceRecord } from '../source-record.js';
@@ -11,7 +12,10 @@ import { refusedKind } from '../fetch/errors.js';
 
 export type { WaybackMode } from '../settings.js';
 
-/** The report's `as_of` as the pipeline carries it (contract.ts AsOfResultSchema): which text decided the label, and why it stands for the date. */
+/**
+ * The report's `as_of` as the pipeline carries it (contract.ts AsOfResultSchema): which text decided the label, and why
+ * it stands for the date.
+ */
 export type { AsOf };
 
 /** The live source as one claim sees it. */
@@ -34,11 +38,11 @@ export interface Judgement {
 }
 
 /**
- * Whether a claim needs the archive (docs/sources-change.md#when-the-archive-is-asked): `auto` when the live source is not proven the
- * same as the evidence and the quote is not in the live text; `always` also without evidence (the
- * live fetch failed or the quote is not there); `strict` also when the quote is in the live text but
- * the live source is not the evidence's (a quote can be added to a page after its date). Never for a
- * source the network rule refused (unarchivable).
+ * Whether a claim needs the archive (docs/sources-change.md#when-the-archive-is-asked): `auto` when the live source is
+ * not proven the same as the evidence and the quote is not in the live text; `always` also without evidence (the live
+ * fetch failed or the quote is not there); `strict` also when the quote is in the live text but the live source is not
+ * the evidence's (a quote can be added to a page after its date). Never for a source the network rule refused
+ * (unarchivable).
  */
 export function needsCapture(mode: WaybackMode, evidence: string | undefined, live: LiveReading): boolean {
   return wantsCapture(mode, evidence !== undefined, live) && !unarchivable(live);
@@ -61,7 +65,10 @@ function unarchivable(live: LiveReading): boolean {
   return !f.ok && refusedKind(f.error);
 }
 
-/** Why the archive was not asked about a source refused by the network rule (docs/sources-change.md#when-the-archive-is-asked). */
+/**
+ * Why the archive was not asked about a source refused by the network rule
+ * (docs/sources-change.md#when-the-archive-is-asked).
+ */
 const NOT_ARCHIVABLE =
   'the Wayback Machine was not asked: the network rule refused the address, a private one no public archive holds';
 
@@ -135,8 +142,8 @@ export function judge(
     drifted,
     note,
   });
-  // A proven text decides alone: the live source hashing to the evidence, or a capture that does (docs/sources-change.md#which-text-decides),
-  // even when the quote is in today's changed text.
+  // A proven text decides alone: the live source hashing to the evidence, or a capture that does
+  // (docs/sources-change.md#which-text-decides), even when the quote is in today's changed text.
   if (live.drift !== 'same' && isProven(capture)) return fromCapture(quote, choice, live, capture, date, replaying);
   // Otherwise a live match makes the claim verbatim (rule 2: the quote is in a text consulted).
   if (live.drift === 'same' || live.match) {
@@ -153,7 +160,8 @@ export function judge(
     const since = date ? ` since ${date.input}` : '';
     const why = capture ? capture.reason : 'captures were not looked up (--wayback off)';
     return fromLive(
-      `the source has changed${since} (${liveState(live)}) and no text as of that date could be had: ${why}. That the quote is not in today's text proves nothing`,
+      `the source has changed${since} (${liveState(live)}) and no text as of that date could be had: ${why}. That ` +
+        `the quote is not in today's text proves nothing`,
       true,
     );
   }
@@ -165,7 +173,8 @@ const NO_CAPTURE = 'no capture as of the date could be had: ';
 
 /**
  * The note of a claim whose live source could not be read and no capture decided: what the archive lookup found,
- * and, when the claim has evidence, that this is no drift (its report field `drift` is still `changed`, docs/sources-change.md#drift-proof).
+ * and, when the claim has evidence, that this is no drift (its report field `drift` is still `changed`,
+ * docs/sources-change.md#drift-proof).
  */
 function unreadNote(
   live: LiveReading,
@@ -196,12 +205,19 @@ function fromCapture(
   const { capture: ref, record, proof, evidenceMatch } = capture.text;
   const match = record.views ? findQuote(quote, record.views, choice) : null;
   const when = timestamp14ToIso(ref.timestamp);
+  const hashed =
+    evidenceMatch === 'bytes'
+      ? 'bytes hash'
+      : evidenceMatch === 'text'
+        ? 'extracted text hashes'
+        : 'normalized text hashes';
   const why =
     proof === 'sha256'
-      ? `whose ${evidenceMatch === 'bytes' ? 'bytes hash' : evidenceMatch === 'text' ? 'extracted text hashes' : 'normalized text hashes'} to the evidence`
+      ? `whose ${hashed} to the evidence`
       : ref.after
         ? `the earliest after ${date?.input ?? 'the date'}: there is none at or before it`
-        : `the latest at or before ${date?.input ?? 'today'}${live.drift === 'changed' ? '; none of the nearest hashes to the evidence' : ''}`;
+        : `the latest at or before ` +
+          `${date?.input ?? 'today'}${live.drift === 'changed' ? '; none of the nearest hashes to the evidence' : ''}`;
   // A quote in today's text but not in the proven capture was put there after the date.
   const added = live.match && !match ? '; the quote is in it, added after the date' : '';
   const liveNote =

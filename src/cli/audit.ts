@@ -1,6 +1,6 @@
 // `quotecheck audit DATASET`: before publishing, every task's oracle, doing nothing and the baseline, then the cheat
-// suite as the agent's user and as root in each verifier mode, through evaluate; a table, JSON for CI, exit 1 when anything
-// failed its expectation (src/harbor/audit.ts).
+// suite as the agent's user and as root in each verifier mode, through evaluate; a table, JSON for CI, exit 1 when
+// anything failed its expectation (src/harbor/audit.ts).
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -44,8 +44,10 @@ function auditPlaces(
 ): { dataset: string; out: string | undefined; json: string | undefined } | undefined {
   if (!canIsolate()) {
     errorLine(
-      "audit needs namespace isolation (evaluate's containers): run it as root on a machine with util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. " +
-        'Without them no trial is a container: the agent could read the dataset and its processes would outlive it, so no attack would mean anything',
+      "audit needs namespace isolation (evaluate's containers): run it as root on a machine with util-linux's " +
+        'unshare (mount, PID and network namespaces), setpriv and overlayfs. ' +
+        'Without them no trial is a container: the agent could read the dataset and its processes would outlive ' +
+        'it, so no attack would mean anything',
     );
     return undefined;
   }
@@ -53,7 +55,8 @@ function auditPlaces(
   const out = opts.out ? resolve(opts.out) : undefined;
   if (out && (within(out, dataset) || within(dataset, out))) {
     errorLine(
-      `--out ${opts.out}: the trials may not be kept inside the dataset, nor the dataset inside them (each trial hides both from the agent)`,
+      `--out ${opts.out}: the trials may not be kept inside the dataset, nor the dataset inside them (each trial ` +
+        `hides both from the agent)`,
     );
     return undefined;
   }
@@ -90,7 +93,8 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
   try {
     if (progress)
       messageLine(
-        `audit: ${tasks} ${tasks === 1 ? 'task' : 'tasks'} in ${dataset}; trials in ${trialsDir}${out ? '' : ' (removed at the end)'}`,
+        `audit: ${tasks} ${tasks === 1 ? 'task' : 'tasks'} in ${dataset}; trials in ` +
+          `${trialsDir}${out ? '' : ' (removed at the end)'}`,
       );
     report = await runAudit({
       dataset,
@@ -137,10 +141,17 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
     if (!out) rmSync(trialsDir, { recursive: true, force: true });
   }
   if (report.ok) return 0;
-  const shown = report.failures.slice(0, FAILURES_SHOWN);
-  const more = report.failures.length - shown.length;
-  errorLine(
-    `audit failed: ${report.failures.length} ${report.failures.length === 1 ? 'trial' : 'trials'} did not meet ${report.failures.length === 1 ? 'its' : 'their'} expectation: ${shown.join(' | ')}${more > 0 ? ` | and ${more} more (the table above)` : ''}`,
-  );
+  errorLine(failedLine(report.failures));
   return 1;
+}
+
+/** The one line that says the audit failed, naming the first FAILURES_SHOWN trials that did not meet expectations. */
+function failedLine(failures: readonly string[]): string {
+  const shown = failures.slice(0, FAILURES_SHOWN);
+  const more = failures.length - shown.length;
+  const one = failures.length === 1;
+  return (
+    `audit failed: ${failures.length} ${one ? 'trial' : 'trials'} did not meet ${one ? 'its' : 'their'} expectation: ` +
+    `${shown.join(' | ')}${more > 0 ? ` | and ${more} more (the table above)` : ''}`
+  );
 }

@@ -1,4 +1,5 @@
-// `quotecheck compare RUN_DIR...`: finished evaluate runs side by side, split by the oracle's diagnosis of each claim; stdout, and report.json/report.html with --out.
+// `quotecheck compare RUN_DIR...`: finished evaluate runs side by side, split by the oracle's diagnosis of each claim;
+// stdout, and report.json/report.html with --out.
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import {
@@ -24,12 +25,16 @@ export interface CompareCommandOptions {
   out?: string;
 }
 
-/** A run with its folder as this command prints it (shownPath: relative to the working folder inside it, else absolute). */
+/**
+ * A run with its folder as this command prints it (shownPath: relative to the working folder inside it, else absolute).
+ */
 function shown(run: EvaluationRun): EvaluationRun {
   return run.dir === undefined ? run : { ...run, dir: shownPath(run.dir) };
 }
 
-/** Where an agent's page with the oracle's evidence goes under --out: evidence/<its name as a folder name>/report.html. */
+/**
+ * Where an agent's page with the oracle's evidence goes under --out: evidence/<its name as a folder name>/report.html.
+ */
 function evidenceFolders(c: Comparison): string[] {
   const used = new Set<string>();
   return c.agents.map((a, i) => {
@@ -78,7 +83,8 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
       oracle = given.oracle ?? given.runs[0];
       if (oracle?.report.agent !== 'oracle')
         messageLine(
-          `warning: --oracle ${opts.oracle}: its agent is ${oracle?.report.agent}, not the oracle; its diagnoses are used as given`,
+          `warning: --oracle ${opts.oracle}: its agent is ${oracle?.report.agent}, not the oracle; its diagnoses ` +
+            `are used as given`,
         );
     } else {
       oracle = folders.find((f) => f.oracle)?.oracle;
@@ -88,7 +94,8 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
   }
   if (!oracle) {
     errorLine(
-      `no oracle run among ${opts.runs.join(', ')}: the comparison is split by the oracle's diagnoses; add an oracle run's folder or pass --oracle DIR`,
+      `no oracle run among ${opts.runs.join(', ')}: the comparison is split by the oracle's diagnoses; add an ` +
+        `oracle run's folder or pass --oracle DIR`,
     );
     return 2;
   }

@@ -1,4 +1,5 @@
-// `quotecheck evaluate`: run a Harbor dataset locally (agent, then verifier, per task), print the table, write report.json and report.html.
+// `quotecheck evaluate`: run a Harbor dataset locally (agent, then verifier, per task), print the table, write
+// report.json and report.html.
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,9 +30,14 @@ import { packageRoot } from '../package-root.js';
 
 export interface EvaluateCommandOptions {
   tasks: string;
-  /** One agent (today's layout under --out) or several, run one after another, each in its own folder, then compared. */
+  /**
+   * One agent (today's layout under --out) or several, run one after another, each in its own folder, then compared.
+   */
   agent?: string | string[];
-  /** The i-th names the i-th agent, in reports, comparisons and (several agents) its folder under --out; default oracle, baseline, agent-N. */
+  /**
+   * The i-th names the i-th agent, in reports, comparisons and (several agents) its folder under --out; default oracle,
+   * baseline, agent-N.
+   */
   name?: string | string[];
   jobs?: number;
   out: string;
@@ -48,7 +54,10 @@ export interface EvaluateCommandOptions {
   quiet?: boolean;
 }
 
-/** This package's root (package-root.ts), from dist/src/cli/ or src/cli/; this module's folder when there is none. Its golden/ folder exists only in a checkout. */
+/**
+ * This package's root (package-root.ts), from dist/src/cli/ or src/cli/; this module's folder when there is none. Its
+ * golden/ folder exists only in a checkout.
+ */
 function ownRoot(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   return packageRoot(here) ?? here;
@@ -61,7 +70,8 @@ export function pathsWarning(): string {
 
 /** What the golden tasks' sources need: the golden server, which the demo starts itself and `evaluate` does not. */
 export const GOLDEN_SERVER_HINT =
-  "the golden tasks' sources come from the golden server (127.0.0.1:41733): is it running? Start it with `node dist/golden/server.js &` (after `npm run build`)";
+  "the golden tasks' sources come from the golden server (127.0.0.1:41733): is it running? Start it with `node " +
+  'dist/golden/server.js &` (after `npm run build`)';
 
 /** Whether `tasksDir` is (inside) this repository's golden/ folder, whose sources only the golden server serves. */
 export function isGoldenTasks(tasksDir: string, root = ownRoot()): boolean {
@@ -124,7 +134,8 @@ async function runAgents(
     cliIo().stdout.write(`wrote ${written.json} and ${written.html}\n`);
     return 0;
   }
-  // Several agents: one after another (they would compete for the same cores and sources), each in its own folder, named by its name.
+  // Several agents: one after another (they would compete for the same cores and sources), each in its own folder,
+  // named by its name.
   const runs: EvaluationRun[] = [];
   for (const [i, agent] of agents.entries()) {
     const dir = join(opts.out, names[i]!);
@@ -132,7 +143,8 @@ async function runAgents(
     writeEvaluationReports(report, dir);
     const who = names[i] === agent ? agent : `${names[i]} (${agent})`;
     cliIo().stdout.write(
-      `agent ${who}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims right); ${paths(report)}; report in ${shownPath(join(dir, 'report.html'))}\n`,
+      `agent ${who}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims ` +
+        `right); ${paths(report)}; report in ${shownPath(join(dir, 'report.html'))}\n`,
     );
     runs.push({ report, dir: shownPath(dir) });
   }
@@ -147,7 +159,8 @@ async function runAgents(
     const report = await runAgent(opts, 'oracle', 'oracle', dir, total, true);
     writeEvaluationReports(report, dir);
     cliIo().stdout.write(
-      `oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ${shownPath(join(dir, 'report.html'))}\n`,
+      `oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ` +
+        `${shownPath(join(dir, 'report.html'))}\n`,
     );
     oracle = { report, dir: shownPath(dir) };
   }

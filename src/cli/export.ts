@@ -57,7 +57,9 @@ export interface ExportCommandOptions {
   description?: string;
   /** [metadata] difficulty. */
   difficulty?: string;
-  /** `--verifier`: where each task's verifier runs (default: separate in Harbor's layout, shared in SkillsBench 1.1's). */
+  /**
+   * `--verifier`: where each task's verifier runs (default: separate in Harbor's layout, shared in SkillsBench 1.1's).
+   */
   verifier?: VerifierMode;
 }
 
@@ -66,8 +68,8 @@ type PackageOptions = Pick<DatasetOptions, 'org' | 'authors' | 'keywords' | 'des
 
 /**
  * --org, --author, --keyword and --description, checked: the org by Harbor's name rule (with --name, whose tasks'
- * `<org>/<task>` must keep it), each author as "Name <email>". The other three fill [task], which Harbor reads only with
- * its name: given without --org they are refused, rather than left out of a dataset that looks as if it had them.
+ * `<org>/<task>` must keep it), each author as "Name <email>". The other three fill [task], which Harbor reads only
+ * with its name: given without --org they are refused, rather than left out of a dataset that looks as if it had them.
  */
 function packageOptions(opts: ExportCommandOptions): PackageOptions {
   if (opts.org === undefined) {
@@ -78,7 +80,8 @@ function packageOptions(opts: ExportCommandOptions): PackageOptions {
     ];
     if (given.length) {
       throw new ExportError(
-        `${given.join(', ')} fill${given.length === 1 ? 's' : ''} task.toml's [task] table, which Harbor reads only with a name: ` +
+        `${given.join(', ')} fill${given.length === 1 ? 's' : ''} task.toml's [task] table, which Harbor reads ` +
+          `only with a name: ` +
           'give --org <org> too (the tasks are then named <org>/<task>)',
       );
     }
@@ -100,11 +103,12 @@ function packageOptions(opts: ExportCommandOptions): PackageOptions {
 const STAGING = /\.partial-\d+-[0-9a-f]{8}$/;
 
 /**
- * Where an export is written until it is whole (issue 25): a hidden folder beside --out (`.<name>.partial-<pid>-<hex>`),
- * renamed to --out at the end; a failure or a stop removes it, and the folders made for it, so nothing is left.
- * An existing (empty) --out is replaced by that rename (rename(2) replaces an empty folder), keeping its mode. Where that
- * cannot work (its parent is not writable, or --out is a mount point: another file system), the staging folder is
- * inside --out (`.partial-<pid>-<hex>`) and its task folders are moved up at the end.
+ * Where an export is written until it is whole (issue 25): a hidden folder beside --out
+ * (`.<name>.partial-<pid>-<hex>`), renamed to --out at the end; a failure or a stop removes it, and the folders made
+ * for it, so nothing is left. An existing (empty) --out is replaced by that rename (rename(2) replaces an empty
+ * folder), keeping its mode. Where that cannot work (its parent is not writable, or --out is a mount point: another
+ * file system), the staging folder is inside --out (`.partial-<pid>-<hex>`) and its task folders are moved up at the
+ * end.
  */
 class StagedOutput {
   /** Where the dataset is written until `commit`. */
@@ -196,12 +200,15 @@ function reportSpread(tasks: readonly (readonly LabelledClaim[])[], names: reado
   const more = oneLabel.length > NAMED_TASKS ? `, and ${oneLabel.length - NAMED_TASKS} more` : '';
   const one = oneLabel.length === 1;
   messageLine(
-    `warning: ${plural(oneLabel.length, 'task')} ${one ? 'has' : 'have'} claims of one label only, so the baseline (no_match for every claim) ` +
+    `warning: ${plural(oneLabel.length, 'task')} ${one ? 'has' : 'have'} claims of one label only, so the baseline ` +
+      `(no_match for every claim) ` +
       `scores 1 or 0 on ${one ? 'it' : 'them'}: ${named.join(', ')}${more}`,
   );
 }
 
-/** One turn of the event loop with a poll in it: a SIGINT/SIGTERM that came during synchronous writing is handled here. */
+/**
+ * One turn of the event loop with a poll in it: a SIGINT/SIGTERM that came during synchronous writing is handled here.
+ */
 const signalPoint = (): Promise<void> => new Promise((done) => setImmediate(() => setImmediate(done)));
 
 /** A size as people read it: KB under a megabyte ("40 KB", not "0.0 MB"). */
@@ -257,7 +264,8 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
         disagreements = await frozenDisagreements(result.tasks, tasks, check);
         if (disagreements.length > 0 && !opts.allowDisagreement) {
           throw new ExportError(
-            `${describeDisagreements(disagreements)}; record the run again, fix those labels, or pass --allow-disagreement to write them anyway`,
+            `${describeDisagreements(disagreements)}; record the run again, fix those labels, or pass ` +
+              `--allow-disagreement to write them anyway`,
           );
         }
       }
@@ -332,7 +340,10 @@ interface Wrote {
   org: string | undefined;
 }
 
-/** The line an export ends with: the tasks, claims and sources written, the frozen edition, what the tasks ship, their names. */
+/**
+ * The line an export ends with: the tasks, claims and sources written, the frozen edition, what the tasks ship, their
+ * names.
+ */
 function wroteLine(opts: ExportCommandOptions, w: Wrote): string {
   const { result, written, skillDir } = w;
   const sources = result.tasks.reduce((n, t) => n + t.sources, 0);
@@ -340,7 +351,8 @@ function wroteLine(opts: ExportCommandOptions, w: Wrote): string {
     ? `, ${plural(w.disagreements, 'claim')} the frozen oracle answers otherwise than labelled (--allow-disagreement)`
     : '';
   const frozen = written
-    ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ${size(written.bytes)} in all) in environment/sources.warc.gz${differ}`
+    ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ` +
+      `${size(written.bytes)} in all) in environment/sources.warc.gz${differ}`
     : '';
   const ships = [
     ...(skillDir ? [`the skill ${skillDir} (skills_dir ${TASK_SKILLS_DIR}, quotecheck inside it)`] : []),
@@ -355,10 +367,16 @@ function wroteLine(opts: ExportCommandOptions, w: Wrote): string {
     w.org !== undefined
       ? `; named ${w.org}/<task>`
       : "; no --org, so no [task] name: the tasks run, but Harbor's registry cannot publish them";
-  return `wrote ${plural(result.tasks.length, 'task')} (${plural(w.claims, 'claim')}, ${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}${naming}`;
+  return (
+    `wrote ${plural(result.tasks.length, 'task')} (${plural(w.claims, 'claim')}, ` +
+    `${plural(sources, 'source')}) to ${opts.out}${frozen}${shipped}${naming}`
+  );
 }
 
-/** How an export that failed ends: a user error's line, or one line for a write that failed half-way; anything else is thrown on. */
+/**
+ * How an export that failed ends: a user error's line, or one line for a write that failed half-way; anything else is
+ * thrown on.
+ */
 function exportFailed(err: unknown, out: string): number {
   if (err instanceof UserError) return refuseInput(err);
   // A write that fails half-way (a full disk, a folder made read-only): one line, not a stack trace.

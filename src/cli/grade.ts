@@ -1,6 +1,6 @@
-// `quotecheck grade`: the verifier's command; prints accuracy, the confusion matrix and the wrong ids, writes the reward.
-// It reads --answers by the verifier's rules (verifier.ts): a regular file only, never the gold, under a size cap; --gold
-// is a label file, or the labelled claims `label` writes and `export` reads (docs/datasets.md).
+// `quotecheck grade`: the verifier's command; prints accuracy, the confusion matrix and the wrong ids, writes the
+// reward. It reads --answers by the verifier's rules (verifier.ts): a regular file only, never the gold, under a size
+// cap; --gold is a label file, or the labelled claims `label` writes and `export` reads (docs/datasets.md).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describeFsError } from '../messages.js';
@@ -28,7 +28,9 @@ function writeReward(path: string, reward: number): void {
   }
 }
 
-/** The gold file is the builder's own, as large as a labelled claims file may be (the answers keep the verifier's cap). */
+/**
+ * The gold file is the builder's own, as large as a labelled claims file may be (the answers keep the verifier's cap).
+ */
 const MAX_GOLD_BYTES = DEFAULT_MAX_CLAIMS_BYTES;
 
 /** Whether a JSON object is one labelled claim (a JSON Lines file of one line), not a map of ids to labels. */
@@ -36,8 +38,8 @@ const isClaimRow = (obj: Record<string, unknown>): boolean =>
   (obj.id !== undefined || obj.claim_id !== undefined) && LABEL_FIELDS.some((f) => obj[f] !== undefined);
 
 /**
- * The gold labels: `{id: label}`, `[{id, label}]`, or labelled claims (JSON Lines or a JSON array of claim objects, each
- * with its `label`, as `label` writes them). Read as the verifier reads files (a regular file, no link followed).
+ * The gold labels: `{id: label}`, `[{id, label}]`, or labelled claims (JSON Lines or a JSON array of claim objects,
+ * each with its `label`, as `label` writes them). Read as the verifier reads files (a regular file, no link followed).
  */
 function readGold(path: string): { labels: Map<string, string>; identity: FileIdentity } {
   const read = readRegularFile(path, MAX_GOLD_BYTES);

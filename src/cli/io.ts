@@ -30,7 +30,9 @@ export function processIo(): CliIo {
   };
 }
 
-/** The io of the command running in this asynchronous context; held per context, so commands run at once keep theirs. */
+/**
+ * The io of the command running in this asynchronous context; held per context, so commands run at once keep theirs.
+ */
 const current = new AsyncLocalStorage<CliIo>();
 
 /** The running command's io: the one `withIo` set for it, else the process's. */

@@ -1,4 +1,5 @@
-// `quotecheck label`: claims in, gold labels with their proof out (JSON Lines), or a labelled file checked against today's sources.
+// `quotecheck label`: claims in, gold labels with their proof out (JSON Lines), or a labelled file checked against
+// today's sources.
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import type { CheckOptions } from '../check.js';
@@ -108,21 +109,25 @@ function summarise(run: LabelRun, opts: LabelCommandOptions, total: number): voi
   // A labelled file given without --out is only checked: its claims are labelled today, and nothing is written.
   const done = opts.out === undefined ? 'checked' : 'labelled';
   say(
-    `${done} ${run.rows.length} of ${plural(total, 'claim')}: ${labels} verbatim, ${run.rows.length - labels} no_match today (sources: ${read} read, ${unreadable} could not be read)`,
+    `${done} ${run.rows.length} of ${plural(total, 'claim')}: ${labels} verbatim, ${run.rows.length - labels} ` +
+      `no_match today (sources: ${read} read, ${unreadable} could not be read)`,
   );
   if (run.stopped) say(`stopped early (${run.stopped})`);
   if (run.leftOut.length > 0) {
     const causes = new Map<string, number>();
     for (const l of run.leftOut) causes.set(l.kind ?? l.cause, (causes.get(l.kind ?? l.cause) ?? 0) + 1);
     say(
-      `left out ${plural(run.leftOut.length, 'claim')} with no gold label (${[...causes].map(([c, n]) => `${c} ${n}`).join(', ')}): a no_match for a source that was down, gone or refused measures nothing${opts.keepUnreadable ? '' : '; --keep-unreadable labels unreadable ones no_match'}`,
+      `left out ${plural(run.leftOut.length, 'claim')} with no gold label ` +
+        `(${[...causes].map(([c, n]) => `${c} ${n}`).join(', ')}): a no_match for a source that was down, gone or ` +
+        `refused measures nothing${opts.keepUnreadable ? '' : '; --keep-unreadable labels unreadable ones no_match'}`,
     );
     listLines(run.leftOut.map((l) => `${l.id}${l.url ? ` ${l.url}` : ''}: ${l.reason}`));
   }
   const shells = (['paywall', 'empty', 'unsupported'] as const).filter((d) => (run.diagnoses[d] ?? 0) > 0);
   if (shells.length > 0)
     say(
-      `warning: ${shells.map((d) => `${run.diagnoses[d]} ${d}`).join(', ')}: labelled no_match on sources with no document text to test; look at them before publishing (--report has each one's evidence)`,
+      `warning: ${shells.map((d) => `${run.diagnoses[d]} ${d}`).join(', ')}: labelled no_match on sources with no ` +
+        `document text to test; look at them before publishing (--report has each one's evidence)`,
     );
 }
 
@@ -131,7 +136,9 @@ function summariseChanges(run: LabelRun): void {
   const changes = run.changes ?? [];
   const n = run.changedButHolding ?? 0;
   const held = n
-    ? `; ${plural(n, 'claim')} ${n === 1 ? 'keeps its label though its source' : 'keep their labels though their sources'} changed since the evidence`
+    ? `; ${plural(n, 'claim')} ` +
+      `${n === 1 ? 'keeps its label though its source' : 'keep their labels though their sources'} changed since ` +
+      `the evidence`
     : '';
   if (changes.length === 0) {
     say(`every label given holds today${held}`);
@@ -160,7 +167,10 @@ function writeOutputs(run: LabelRun, rows: readonly ClaimRow[], opts: LabelComma
   return written;
 }
 
-/** The run's settings from the command's: the network (recorded or not) or a replay; Wayback is never asked (labels are made now). */
+/**
+ * The run's settings from the command's: the network (recorded or not) or a replay; Wayback is never asked (labels are
+ * made now).
+ */
 function checkOptions(
   opts: LabelCommandOptions,
   archives: { recorder?: WarcRecorder; replay?: ReplayDispatcher },
@@ -180,7 +190,8 @@ interface Prepared {
 function prepare(opts: LabelCommandOptions): Prepared {
   checkOutputs(opts);
   const rows = readRows(opts.claims);
-  // Parsed before anything is opened or fetched: a duplicate id or a claim without one refuses the run, naming its line.
+  // Parsed before anything is opened or fetched: a duplicate id or a claim without one refuses the run, naming its
+  // line.
   const set = parseClaimRows(rows, opts.claims, ClaimsFileError);
   const labelled = hasLabels(rows);
   if (opts.out === undefined && !labelled)
@@ -189,7 +200,8 @@ function prepare(opts: LabelCommandOptions): Prepared {
     );
   if (opts.replay && opts.out !== undefined)
     throw new LabelRefused(
-      '--replay checks labels against a recorded run; it writes none (--out): a label is dated when its source is read, live',
+      '--replay checks labels against a recorded run; it writes none (--out): a label is dated when its source is ' +
+        'read, live',
     );
   return { rows, set, labelled };
 }

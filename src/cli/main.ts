@@ -103,7 +103,9 @@ function addLabelCommand(program: Command, outcome: Outcome): void {
   const label = program
     .command('label')
     .description(
-      "make gold labels by the mechanical rule, with their proof: each claim labelled on its source as read now, with verify_date and evidence.sha256; claims whose source cannot be read are left out. Over a labelled file, says which labels today's sources would change (exit 1 when some would)",
+      'make gold labels by the mechanical rule, with their proof: each claim labelled on its source as read now, ' +
+        'with verify_date and evidence.sha256; claims whose source cannot be read are left out. Over a labelled ' +
+        "file, says which labels today's sources would change (exit 1 when some would)",
     )
     .configureHelp(HELP_CONFIG)
     .requiredOption(
@@ -176,7 +178,10 @@ function addVerifyCommand(program: Command, outcome: Outcome): void {
     });
 }
 
-/** The tools `mcp` serves and their inputs, for its --help (the schemas themselves are in src/mcp/tools.ts; a test holds the two alike). */
+/**
+ * The tools `mcp` serves and their inputs, for its --help (the schemas themselves are in src/mcp/tools.ts; a test holds
+ * the two alike).
+ */
 const MCP_TOOLS_HELP = `
 Tools (inputs; ? marks an optional one):
   verify_quote   url, quote, html_view?, as_of?, evidence?, wayback?
@@ -194,14 +199,16 @@ function addMcpCommand(program: Command, outcome: Outcome): void {
   const mcp = program
     .command('mcp')
     .description(
-      'serve verify_quote, read_source, search_source and check_claims to an agent over MCP (stdio); ends when stdin closes',
+      'serve verify_quote, read_source, search_source and check_claims to an agent over MCP (stdio); ends when ' +
+        'stdin closes',
     )
     .configureHelp(HELP_CONFIG);
   addTableOptions(mcp, 'mcp')
     .addOption(
       described(
         '--root <dir>',
-        'the folder check_claims reads claims from and writes answers to: paths are resolved there, nothing outside it is opened',
+        'the folder check_claims reads claims from and writes answers to: paths are resolved there, nothing ' +
+          'outside it is opened',
         'the working directory',
       ),
     )
@@ -246,18 +253,21 @@ function addGradeCommand(program: Command, outcome: Outcome): void {
 
 /** `evaluate`: every task of a Harbor dataset, run locally (src/cli/evaluate.ts). */
 function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.ProcessEnv): void {
-  program
+  const command = program
     .command('evaluate')
     .description(
-      "run every task of a dataset (Harbor or SkillsBench 1.1 layout) locally: agent, then the task's verifier; report.json and report.html",
+      "run every task of a dataset (Harbor or SkillsBench 1.1 layout) locally: agent, then the task's verifier; " +
+        'report.json and report.html',
     )
     .configureHelp(HELP_CONFIG)
     .requiredOption('--tasks <dir>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
-    // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be kept alongside, so it is described and applied in evaluate.ts).
+    // Repeatable: each --agent adds one; several run one after another and are compared (commander's default would be
+    // kept alongside, so it is described and applied in evaluate.ts).
     .addOption(
       described(
         '--agent <agent>',
-        "oracle (the task's solve.sh), baseline (all no_match), or a shell command run in /app; repeat to compare agents side by side",
+        "oracle (the task's solve.sh), baseline (all no_match), or a shell command run in /app; repeat to compare " +
+          'agents side by side',
         'oracle',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
@@ -265,7 +275,8 @@ function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.Proc
     .addOption(
       described(
         '--name <name>',
-        'the name of the matching --agent (1st --name, 1st --agent) in reports, comparisons and its folder under --out: letters, digits, . _ -',
+        'the name of the matching --agent (1st --name, 1st --agent) in reports, comparisons and its folder under ' +
+          '--out: letters, digits, . _ -',
         'oracle, baseline, agent-N',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
@@ -274,11 +285,29 @@ function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.Proc
         .argParser(positiveInt)
         .default(availableParallelism(), 'one per core'),
     )
-    .option('--out <dir>', 'where trials and reports go', 'evaluate-out')
+    .option('--out <dir>', 'where trials and reports go', 'evaluate-out');
+  addTrialOptions(command)
+    .addOption(
+      new Option(
+        '--replay <file.warc.gz>',
+        "every task's quotecheck answers from this WARC archive, with no network",
+      ).default(env.QUOTECHECK_REPLAY ?? '', '$QUOTECHECK_REPLAY, else none'),
+    )
+    .option('--quiet', 'no progress output', false)
+    .action(async (o) => {
+      const { evaluateCommand } = await import('./evaluate.js');
+      outcome.code = await evaluateCommand(o);
+    });
+}
+
+/** evaluate's options for how each trial is played: its containers, verifier mode, agent user, files and variables. */
+function addTrialOptions(command: Command): Command {
+  return command
     .addOption(
       new Option(
         '--isolation <mode>',
-        "namespace: each trial in containers (root: namespaces, a root of the image's parts, the task's agent user); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible",
+        "namespace: each trial in containers (root: namespaces, a root of the image's parts, the task's agent " +
+          'user); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible',
       )
         .choices(['auto', 'namespace', 'paths'])
         .default('auto'),
@@ -286,7 +315,8 @@ function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.Proc
     .addOption(
       new Option(
         '--verifier <mode>',
-        "task: as each task.toml says (Harbor's environment_mode); separate: the verifier in its own container, only the artifacts crossing; shared: in the agent's container after it",
+        "task: as each task.toml says (Harbor's environment_mode); separate: the verifier in its own container, " +
+          "only the artifacts crossing; shared: in the agent's container after it",
       )
         .choices(['task', 'separate', 'shared'])
         .default('task'),
@@ -306,21 +336,11 @@ function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.Proc
     .addOption(
       described(
         '--agent-env <name>',
-        "a variable of evaluate's environment the agent gets (an API key), by name; repeat for more; the rest of its environment is the image's",
+        "a variable of evaluate's environment the agent gets (an API key), by name; repeat for more; the rest of " +
+          "its environment is the image's",
         'none',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
-    )
-    .addOption(
-      new Option(
-        '--replay <file.warc.gz>',
-        "every task's quotecheck answers from this WARC archive, with no network",
-      ).default(env.QUOTECHECK_REPLAY ?? '', '$QUOTECHECK_REPLAY, else none'),
-    )
-    .option('--quiet', 'no progress output', false)
-    .action(async (o) => {
-      const { evaluateCommand } = await import('./evaluate.js');
-      outcome.code = await evaluateCommand(o);
-    });
+    );
 }
 
 /**
@@ -369,7 +389,8 @@ function addExportCommand(program: Command, outcome: Outcome): void {
   const command = program
     .command('export')
     .description(
-      'write a dataset (Harbor\'s layout, or SkillsBench 1.1\'s task.md) from labelled claims (JSON Lines with a "label" per claim)',
+      "write a dataset (Harbor's layout, or SkillsBench 1.1's task.md) from labelled claims (JSON Lines with a " +
+        '"label" per claim)',
     )
     .configureHelp(HELP_CONFIG)
     .requiredOption('--labelled <file>', 'labelled claims: one JSON object per line (a JSON array is accepted too)')
@@ -404,13 +425,15 @@ function addExportCommand(program: Command, outcome: Outcome): void {
     )
     .option(
       '--allow-disagreement',
-      "with --warc: write the frozen edition even where its oracle, replaying each task's archive, would answer a claim otherwise than its label (refused by default, naming the claims)",
+      "with --warc: write the frozen edition even where its oracle, replaying each task's archive, would answer a " +
+        'claim otherwise than its label (refused by default, naming the claims)',
       false,
     )
     .addOption(
       new Option(
         '--layout <layout>',
-        'harbor: instruction.md, task.toml, solution/, tests/ (Harbor, SkillsBench 1.0); skillsbench: task.md with YAML front matter, oracle/, verifier/ (SkillsBench 1.1: EvalScope, AgentCompass)',
+        'harbor: instruction.md, task.toml, solution/, tests/ (Harbor, SkillsBench 1.0); skillsbench: task.md with ' +
+          'YAML front matter, oracle/, verifier/ (SkillsBench 1.1: EvalScope, AgentCompass)',
       )
         .choices(['harbor', 'skillsbench'])
         .default('harbor'),
@@ -418,7 +441,8 @@ function addExportCommand(program: Command, outcome: Outcome): void {
     .addOption(
       new Option(
         '--verifier <mode>',
-        "where each task's verifier runs: separate (Harbor: an image of its own built from tests/, no network, given only /app/answers.json) " +
+        "where each task's verifier runs: separate (Harbor: an image of its own built from tests/, no network, " +
+          'given only /app/answers.json) ' +
           "or shared (in the agent's container, after the agent); SkillsBench 1.1's layout is always shared",
       )
         .choices(VERIFIER_MODES)
@@ -426,7 +450,8 @@ function addExportCommand(program: Command, outcome: Outcome): void {
     )
     .option(
       '--task-field <field>',
-      'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by --per-task',
+      'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by ' +
+        '--per-task',
     );
   addPublishingOptions(command).action(async (o) => {
     const { exportCommand } = await import('./export.js');
@@ -499,7 +524,11 @@ not failed: publish with the separate verifier), in separate mode it must be sto
 attack met its expectation, 1 when one did not (named on stderr), 2 when the audit cannot run (no root, bad input).
 
 Attacks:
-${ATTACKS.map((a) => `  ${a.id.padEnd(w)}  ${a.class.padEnd(7)}  ${a.users.length === 1 ? 'root only  ' : 'agent, root'}  ${a.description}`).join('\n')}
+${ATTACKS.map(
+  (a) =>
+    `  ${a.id.padEnd(w)}  ${a.class.padEnd(7)}  ` +
+    `${a.users.length === 1 ? 'root only  ' : 'agent, root'}  ${a.description}`,
+).join('\n')}
 `;
 }
 
@@ -508,7 +537,9 @@ function addAuditCommand(program: Command, outcome: Outcome): void {
   program
     .command('audit')
     .description(
-      "before publishing a dataset (Harbor or SkillsBench 1.1 layout): run each task's oracle, an agent that does nothing and the baseline, then a cheat suite of attacks as the agent's user and as root in each verifier mode, through evaluate (needs root); a table, --json for CI, exit 1 when anything failed its expectation",
+      "before publishing a dataset (Harbor or SkillsBench 1.1 layout): run each task's oracle, an agent that does " +
+        "nothing and the baseline, then a cheat suite of attacks as the agent's user and as root in each verifier " +
+        'mode, through evaluate (needs root); a table, --json for CI, exit 1 when anything failed its expectation',
     )
     .configureHelp(HELP_CONFIG)
     .argument('<dataset>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
@@ -522,7 +553,8 @@ function addAuditCommand(program: Command, outcome: Outcome): void {
     .addOption(
       described(
         '--modes <list>',
-        'verifier modes to play, comma-separated: separate, shared (a mode a task does not declare is forced, marked *)',
+        'verifier modes to play, comma-separated: separate, shared ' +
+          '(a mode a task does not declare is forced, marked *)',
         "each task's own: shared, and separate too when task.toml declares it",
       ).argParser(choiceList(['separate', 'shared'] as const)),
     )
@@ -579,12 +611,14 @@ function addWaybackStubCommand(program: Command, outcome: Outcome): void {
     .command('wayback-stub')
     .description(
       'serve the loopback Wayback stub (the CDX lookups quotecheck sends, and raw captures) from captures on disk, ' +
-        'until Ctrl-C, to try dated claims (drift) offline: point `run --allow-private --wayback-url` at the origin it prints',
+        'until Ctrl-C, to try dated claims (drift) offline: point `run --allow-private --wayback-url` at the ' +
+        'origin it prints',
     )
     .configureHelp(HELP_CONFIG)
     .requiredOption(
       '--captures <dir|file>',
-      'a JSON array (or JSON Lines) of captures {url, timestamp (14 digits), status?, headers?, body? or file? (relative to it)}, or a folder holding captures.json',
+      'a JSON array (or JSON Lines) of captures {url, timestamp (14 digits), status?, headers?, body? or file? ' +
+        '(relative to it)}, or a folder holding captures.json',
     )
     .option('--host <address>', 'the loopback address to listen on (127.x.y.z, ::1, localhost)', '127.0.0.4')
     .option('--port <n>', 'the port to listen on (0: a free one, printed)', nonNegativeInt, 0)
@@ -596,7 +630,8 @@ function addWaybackStubCommand(program: Command, outcome: Outcome): void {
 
 /**
  * The program, printing through `io` (help, version and usage errors included) and leaving each command's exit code in
- * `outcome`. Every exit is a thrown CommanderError (exitOverride): main turns it into the exit code, nothing calls process.exit.
+ * `outcome`. Every exit is a thrown CommanderError (exitOverride): main turns it into the exit code, nothing calls
+ * process.exit.
  */
 export function buildProgram(io: CliIo = processIo(), outcome: Outcome = { code: 0 }): Command {
   const program = new Command('quotecheck')

@@ -1,4 +1,5 @@
-// What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise; the archive's pacing wait too) and the one message prefix.
+// What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise; the
+// archive's pacing wait too) and the one message prefix.
 import { UserError } from '../errors.js';
 import { plural } from '../messages.js';
 import type { ClaimSet } from '../claims.js';
@@ -10,7 +11,9 @@ export { cliIo, withIo, type CliIo, type CliWriter } from './io.js';
 /** The exit code of a command stopped by a signal: 128 + its number, as a shell reports it. */
 export const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
-/** Every command's messages start with this, errors with `quotecheck: error: `, warnings with `quotecheck: warning: `. */
+/**
+ * Every command's messages start with this, errors with `quotecheck: error: `, warnings with `quotecheck: warning: `.
+ */
 const MESSAGE_PREFIX = 'quotecheck: ';
 
 /** One line on the command's stderr (cliIo) with the common prefix. */
@@ -53,17 +56,24 @@ const ARCHIVE_TICK_MS = 1_000;
 
 /**
  * The archive's part of a progress line, or '' before it is asked anything: requests sent, and while some wait for
- * their paced slot, `waiting for the archive: 3 lookups queued, next in 4 s` (a run paced at 15 a minute is slow there).
+ * their paced slot, `waiting for the archive: 3 lookups queued, next in 4 s` (a run paced at 15 a minute is slow
+ * there).
  */
 function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()): string {
   if (!a || (a.requests === 0 && a.queued === 0 && a.abandoned === undefined)) return '';
   const sent = `${plural(a.requests, 'archive request')} sent`;
   if (a.abandoned !== undefined) return `${sent}, archive left alone for the run`;
   if (a.queued === 0 || a.nextAt === undefined) return sent;
-  return `${sent}, waiting for the archive: ${plural(a.queued, 'lookup')} queued, next in ${Math.max(1, Math.ceil((a.nextAt - now) / 1000))} s`;
+  return (
+    `${sent}, waiting for the archive: ${plural(a.queued, 'lookup')} queued, next in ` +
+    `${Math.max(1, Math.ceil((a.nextAt - now) / 1000))} s`
+  );
 }
 
-/** Progress on `stream`: a bar on a terminal (cli-progress, loaded only then: a task's log is no terminal), a plain line every few seconds otherwise. */
+/**
+ * Progress on `stream`: a bar on a terminal (cli-progress, loaded only then: a task's log is no terminal), a plain line
+ * every few seconds otherwise.
+ */
 async function createProgress(
   totalClaims: number,
   totalSources: number,
@@ -84,7 +94,8 @@ async function createProgress(
         // A terminal is a stream of the process's (an in-process command's writers are never one).
         stream: stream as NodeJS.WriteStream,
         format:
-          'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | {duration}s{archive}',
+          'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | ' +
+          '{duration}s{archive}',
         hideCursor: true,
         clearOnComplete: true,
       },
@@ -123,7 +134,8 @@ async function createProgress(
   const line = () => {
     const text = archiveProgress(activity);
     stream.write(
-      `${MESSAGE_PREFIX}${claims}/${totalClaims} claims, ${sources}/${totalSources} sources (${failed} failed), ${((Date.now() - started) / 1000).toFixed(1)} s${text ? `; ${text}` : ''}\n`,
+      `${MESSAGE_PREFIX}${claims}/${totalClaims} claims, ${sources}/${totalSources} sources (${failed} failed), ` +
+        `${((Date.now() - started) / 1000).toFixed(1)} s${text ? `; ${text}` : ''}\n`,
     );
   };
   const timer = setInterval(line, PLAIN_INTERVAL_MS);

@@ -73,7 +73,10 @@ function optionProblem(opts: RunCommandOptions, replay: string | undefined): str
   if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:'))
     return `--wayback-url: ${JSON.stringify(opts.waybackUrl)} is not an http(s) URL`;
   if (opts.record && replay)
-    return `--record and --replay${opts.replay ? '' : ` (from $${REPLAY_ENV})`} cannot be used together: a replay makes no HTTP exchanges to record`;
+    return (
+      `--record and --replay${opts.replay ? '' : ` (from $${REPLAY_ENV})`} cannot be used together: a replay ` +
+      `makes no HTTP exchanges to record`
+    );
   return undefined;
 }
 
@@ -82,13 +85,16 @@ class RunRefused extends UserError {
   override readonly name = 'RunRefused';
 }
 
-/** The claims file (a ClaimsFileError when it cannot be used); each claim answered no_match for a reason is one warning. */
+/**
+ * The claims file (a ClaimsFileError when it cannot be used); each claim answered no_match for a reason is one warning.
+ */
 async function readClaims(opts: RunCommandOptions): Promise<ClaimSet> {
   const set = await readClaimsFile(opts.claims, opts.maxClaimsBytes ? { maxBytes: opts.maxClaimsBytes } : {});
   for (const entry of set.entries) {
     if (entry.kind === 'invalid')
       warn(
-        `warning: ${opts.claims}: ${describeClaim(entry.index, entry.id)}: ${entry.problems.join('; ')}; answered no_match`,
+        `warning: ${opts.claims}: ${describeClaim(entry.index, entry.id)}: ${entry.problems.join('; ')}; answered ` +
+          `no_match`,
       );
   }
   for (const w of set.warnings) warn(`warning: ${w}`);
@@ -113,7 +119,10 @@ async function openArchives(opts: RunCommandOptions, replayPath: string | undefi
   return { recorder, replay };
 }
 
-/** The answers session, its file written at once with every claim no_match, so that it exists from the start; RunRefused if it cannot be. */
+/**
+ * The answers session, its file written at once with every claim no_match, so that it exists from the start; RunRefused
+ * if it cannot be.
+ */
 async function startAnswers(
   opts: RunCommandOptions,
   set: ClaimSet,
@@ -185,13 +194,19 @@ class Stopper {
   }
 }
 
-/** Where each decided claim goes besides the answers and the tally (the session's): the report (a line, first) and the progress bar. */
+/**
+ * Where each decided claim goes besides the answers and the tally (the session's): the report (a line, first) and the
+ * progress bar.
+ */
 interface Sinks {
   report: ReportFile | undefined;
   progress: Progress;
 }
 
-/** The pipeline's options from the command's: units converted, and each decided claim and settled source passed to the sinks. */
+/**
+ * The pipeline's options from the command's: units converted, and each decided claim and settled source passed to the
+ * sinks.
+ */
 function checkOptionsFor(
   opts: RunCommandOptions,
   archives: Archives,
@@ -205,7 +220,8 @@ function checkOptionsFor(
     transport: transportOf(archives),
     signal,
     deadlineAt: opts.deadline === undefined ? undefined : Date.now() + opts.deadline * 1000,
-    // The report line first: a claim the answers file shows decided is always in the report (the session then records it).
+    // The report line first: a claim the answers file shows decided is always in the report (the session then records
+    // it).
     onResult: (r) => {
       report?.append(r);
       if (!r.undecided) progress.claimDone();
@@ -233,12 +249,16 @@ function openReport(opts: RunCommandOptions): { file?: ReportFile; failed: boole
   }
 }
 
-/** Ends the report: closed, and with --report-order input rewritten in the claims' order. False, after one error line, when it is incomplete. */
+/**
+ * Ends the report: closed, and with --report-order input rewritten in the claims' order. False, after one error line,
+ * when it is incomplete.
+ */
 function finishReport(opts: RunCommandOptions, report: ReportFile, set: ClaimSet): boolean {
   report.close();
   if (report.failure !== undefined) {
     errorLine(
-      `cannot write --report ${report.path}: ${report.failure}; it has the first ${plural(report.lines, 'claim')} decided; the answers in ${opts.out} are complete`,
+      `cannot write --report ${report.path}: ${report.failure}; it has the first ${plural(report.lines, 'claim')} ` +
+        `decided; the answers in ${opts.out} are complete`,
     );
     return false;
   }
@@ -251,7 +271,8 @@ function finishReport(opts: RunCommandOptions, report: ReportFile, set: ClaimSet
     return true;
   } catch (err) {
     errorLine(
-      `cannot rewrite --report ${report.path} in input order: ${describeFsError(err)}; it is complete, in decision order; the answers in ${opts.out} are complete`,
+      `cannot rewrite --report ${report.path} in input order: ${describeFsError(err)}; it is complete, in decision ` +
+        `order; the answers in ${opts.out} are complete`,
     );
     return false;
   }
@@ -269,7 +290,8 @@ function summariseRun(
   if (run.stopped) {
     const { undecided } = tally;
     warn(
-      `stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ${undecided === 1 ? 'was' : 'were'} answered no_match`,
+      `stopped early (${run.stopped}): ${plural(undecided, 'claim')} not decided ` +
+        `${undecided === 1 ? 'was' : 'were'} answered no_match`,
     );
   }
   if (!opts.quiet) cliIo().stderr.write(`${tally.diagnosisSummary()}\n`);

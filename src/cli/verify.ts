@@ -1,4 +1,5 @@
-// `quotecheck verify`: one quote, one URL, an answer an LLM agent can read (or parse with --json); exit 0 verbatim, 1 no_match, 2 bad input.
+// `quotecheck verify`: one quote, one URL, an answer an LLM agent can read (or parse with --json); exit 0 verbatim, 1
+// no_match, 2 bad input.
 import { VIEW_NAMES, type Diagnosis, type DiffRun } from '../diagnose/index.js';
 import { checkQuote, type QuoteCheck, type RedirectCheck } from '../verify.js';
 import { toVerifyResult } from '../report.js';
@@ -40,7 +41,10 @@ export function renderDiff(diff: readonly DiffRun[], colour: boolean): string {
     .join(' ');
 }
 
-/** Page text on one printed line: the page's own line breaks (and the blank lines around them) become one space. --json keeps them. */
+/**
+ * Page text on one printed line: the page's own line breaks (and the blank lines around them) become one space. --json
+ * keeps them.
+ */
 function flat(text: string): string {
   return text.replace(/[ \t]*[\r\n\u2028\u2029][\s]*/g, ' ');
 }
@@ -61,7 +65,8 @@ export function describe(r: QuoteCheck, colour = false): string {
   if (r.nearest) {
     // The similarity is said here only: the diagnosis note leaves it to the nearest span.
     lines.push(
-      `nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${VIEW_NAMES[r.nearest.view]} at offset ${r.nearest.offset}):`,
+      `nearest span (similarity ${r.nearest.similarity.toFixed(2)}, ${VIEW_NAMES[r.nearest.view]} at offset ` +
+        `${r.nearest.offset}):`,
       `  ${flat(r.nearest.raw)}`,
     );
     if (DIFF_SHOWN.has(r.diagnosis) && r.nearest.diff.some((run) => run.op !== 'equal')) {
@@ -72,9 +77,13 @@ export function describe(r: QuoteCheck, colour = false): string {
     }
   }
   if (r.asOf && (r.asOf.captureUrl || r.drift === 'changed' || r.asOf.source === 'replay')) {
-    lines.push(
-      `as of ${r.asOf.date ?? 'today'}: ${r.asOf.captureUrl ? `the Wayback capture of ${r.asOf.timestamp} (${r.asOf.captureUrl})` : `${r.asOf.source === 'replay' ? 'the recorded' : "today's"} text of ${r.asOf.timestamp}`}${r.asOf.proof === 'sha256' ? ', proven by its sha256' : r.asOf.proof === 'nearest' ? ', the nearest to the date' : ''}`,
-    );
+    const { captureUrl, timestamp, source, proof } = r.asOf;
+    const text = captureUrl
+      ? `the Wayback capture of ${timestamp} (${captureUrl})`
+      : `${source === 'replay' ? 'the recorded' : "today's"} text of ${timestamp}`;
+    const proven =
+      proof === 'sha256' ? ', proven by its sha256' : proof === 'nearest' ? ', the nearest to the date' : '';
+    lines.push(`as of ${r.asOf.date ?? 'today'}: ${text}${proven}`);
   }
   if (r.note) lines.push(`note: ${r.note}`);
   if (r.redirect) lines.push(describeRedirect(r.redirect));
@@ -99,7 +108,8 @@ export async function verifyCommand(opts: VerifyCommandOptions): Promise<number>
   const evidence = opts.evidence === undefined ? undefined : evidenceHash(opts.evidence);
   if (opts.evidence !== undefined && evidence === undefined) {
     errorLine(
-      `--evidence ${JSON.stringify(opts.evidence.slice(0, 80))}: not a sha256 (64 hex digits, optionally prefixed sha256:)`,
+      `--evidence ${JSON.stringify(opts.evidence.slice(0, 80))}: not a sha256 (64 hex digits, optionally prefixed ` +
+        `sha256:)`,
     );
     return 2;
   }

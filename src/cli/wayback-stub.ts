@@ -19,7 +19,10 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
   if (err.code === 'EADDRINUSE')
     return `cannot listen on ${host}:${port}: the port is in use (give another --port, or 0 for a free one)`;
   if (err.code === 'EADDRNOTAVAIL')
-    return `cannot listen on ${host}: address not available on this machine (loopback aliases 127.x.y.z may need adding)`;
+    return (
+      `cannot listen on ${host}: address not available on this machine (loopback aliases 127.x.y.z may need ` +
+      `adding)`
+    );
   if (err.code === 'EACCES')
     return `cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges)`;
   return `cannot listen on ${host}:${port}: ${err.message}`;
@@ -54,7 +57,9 @@ export async function waybackStubCommand(o: WaybackStubOptions): Promise<number>
   const urls = new Set(input.captures.map((c) => c.url)).size;
   outputLine(running.origin);
   messageLine(
-    `wayback-stub: serving ${plural(input.captures.length, 'capture')} of ${plural(urls, 'URL')} from ${input.file} at ${running.origin} (CDX at /cdx/search/cdx, captures at /web/{timestamp}id_/{url}); try: quotecheck run --allow-private --wayback-url ${running.origin} --claims claims.json; stop with Ctrl-C`,
+    `wayback-stub: serving ${plural(input.captures.length, 'capture')} of ${plural(urls, 'URL')} from ` +
+      `${input.file} at ${running.origin} (CDX at /cdx/search/cdx, captures at /web/{timestamp}id_/{url}); try: ` +
+      `quotecheck run --allow-private --wayback-url ${running.origin} --claims claims.json; stop with Ctrl-C`,
   );
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);

@@ -1,4 +1,5 @@
-// Approximate substring alignment: the span of a text closest to a quote, found by anchoring on shared k-grams, then aligned locally (Myers' bit-parallel edit distance).
+// Approximate substring alignment: the span of a text closest to a quote, found by anchoring on shared k-grams, then
+// aligned locally (Myers' bit-parallel edit distance).
 
 export interface Span {
   /** Offsets of the span in the text (UTF-16 code units, end exclusive). */
@@ -183,8 +184,9 @@ export function nearestSpan(quote: string, text: string): Span | null {
 }
 
 /**
- * The span of `text` closest to `quote`, aligned over the whole text with no anchoring: for short texts (a sentence) that
- * may share no k-gram with the quote, where nearestSpan would find no candidate. Costs text length x quote length / 32.
+ * The span of `text` closest to `quote`, aligned over the whole text with no anchoring: for short texts (a sentence)
+ * that may share no k-gram with the quote, where nearestSpan would find no candidate. Costs text length x quote length
+ * / 32.
  */
 export function alignWhole(quote: string, text: string): Span | null {
   const q = quote.length > MAX_QUOTE ? quote.slice(0, MAX_QUOTE) : quote;

@@ -1,4 +1,5 @@
-// What an extraction-artifact match overlooked, named for its note: glued or split words, line-end hyphens, invisible characters, punctuation spelled otherwise.
+// What an extraction-artifact match overlooked, named for its note: glued or split words, line-end hyphens, invisible
+// characters, punctuation spelled otherwise.
 import { SPACE_CLASS, unify } from '../normalize.js';
 import { QUOTE_MARKS } from './canon.js';
 
@@ -62,7 +63,8 @@ function canonMapped(s: string): Mapped {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const code = s.charCodeAt(i);
-    // Most characters are ASCII: mapped by their code, without unify()'s regular expressions (a page may be one long line).
+    // Most characters are ASCII: mapped by their code, without unify()'s regular expressions (a page may be one long
+    // line).
     let out = code < 128 ? canonAscii(code) : null;
     if (code >= 128) {
       // Curly quotes and dashes as normalize() makes them; lowercased one unit at a time, the same on both sides.
@@ -91,8 +93,8 @@ const bare = (s: string): string => unify(s.replace(SOFT_HYPHENS, '').replace(ZE
 
 /**
  * What one gap between two canonical characters holds on each side, classified. Hyphenation is the line-end pattern
- * alone, between letters: a hyphen the source keeps before a line break or a space ("gen- erate"), or one it lacks where
- * extraction joined two lines ("mixedmode"); any other difference of dashes or hyphens is punctuation spelled
+ * alone, between letters: a hyphen the source keeps before a line break or a space ("gen- erate"), or one it lacks
+ * where extraction joined two lines ("mixedmode"); any other difference of dashes or hyphens is punctuation spelled
  * differently ("--" or " - " for an em dash, "e-mail" for "email").
  */
 function classify(q: string, s: string, before: string | undefined, after: string | undefined): ArtifactKind[] {
@@ -220,7 +222,10 @@ const WHAT: Record<ArtifactKind, (n: number) => string> = {
   quote_mark: () => 'other quotation marks: punctuation, not extraction',
 };
 
-/** The first place of a kind, in the quote's and the source's wording (the invisible kinds: which characters, in which word). */
+/**
+ * The first place of a kind, in the quote's and the source's wording (the invisible kinds: which characters, in which
+ * word).
+ */
 function example(d: ArtifactDifference, chars: string): string {
   if (INVISIBLE.includes(d.kind)) return `${chars} in "${visible(d.source)}"`;
   if (d.kind === 'quote_mark') return `${d.quote} in the quote, ${d.source} in the source`;

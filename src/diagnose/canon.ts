@@ -1,4 +1,5 @@
-// The "canonical" text for spotting extraction artifacts: normalized, then without the characters extraction adds or drops.
+// The "canonical" text for spotting extraction artifacts: normalized, then without the characters extraction adds or
+// drops.
 import { normalize, SPACE_CLASS, unify } from '../normalize.js';
 
 /**

@@ -1,4 +1,5 @@
-// Word-level diff of a quote against the nearest span (docs/how-it-decides.md#the-evidence-report `nearest.diff`): runs of equal, missing and extra words.
+// Word-level diff of a quote against the nearest span (docs/how-it-decides.md#the-evidence-report `nearest.diff`): runs
+// of equal, missing and extra words.
 import { normalize, SPACE_CLASS } from '../normalize.js';
 
 import type { DiffOp, DiffRun } from '../contract.js';
@@ -11,12 +12,13 @@ import type { DiffOp, DiffRun } from '../contract.js';
 export type { DiffOp, DiffRun };
 
 /**
- * Words are runs of non-whitespace (the whitespace of docs/how-it-decides.md#normalization-and-the-label), except that scripts written
- * without spaces (Chinese, Japanese) count each character as a word, as the diagnosis does:
- * otherwise a whole sentence would be one word and any change would replace all of it.
+ * Words are runs of non-whitespace (the whitespace of docs/how-it-decides.md#normalization-and-the-label), except that
+ * scripts written without spaces (Chinese, Japanese) count each character as a word, as the diagnosis does: otherwise a
+ * whole sentence would be one word and any change would replace all of it.
  */
 const WORD = new RegExp(
-  `[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]|[^${SPACE_CLASS}\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]+`,
+  `[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]|` +
+    `[^${SPACE_CLASS}\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]+`,
   'gu',
 );
 
@@ -34,7 +36,10 @@ const NOT_WORD_CHARS = /[^\p{L}\p{N}]/gu;
 interface Word {
   /** As written (the quote's or the page's own wording). */
   text: string;
-  /** What is compared: normalize(text) without punctuation (“budget”, budget and budget, are one word), or normalize(text) when that is all punctuation. */
+  /**
+   * What is compared: normalize(text) without punctuation (“budget”, budget and budget, are one word), or
+   * normalize(text) when that is all punctuation.
+   */
   key: string;
   /** What follows it in its own text before the next word: "" when they touch (a dash, CJK), else one space. */
   glue: string;

@@ -1,4 +1,5 @@
-// Diagnosis (docs/how-it-decides.md#diagnosis-why-no_match): why a claim got its label, with evidence; it never changes the label.
+// Diagnosis (docs/how-it-decides.md#diagnosis-why-no_match): why a claim got its label, with evidence; it never changes
+// the label.
 import type { Diagnosis, Label } from '../contract.js';
 import type { SourceRecord } from '../source-record.js';
 import { rawSpan, viewCounts, widenToWords, type HtmlViewChoice, type Match, type NormalizedView } from '../match.js';
@@ -12,7 +13,9 @@ export { DIAGNOSES, type Diagnosis } from '../contract.js';
 
 export type { DiffOp, DiffRun } from './diff.js';
 
-/** The closest span of the source to a quote that is not in it (docs/how-it-decides.md#the-evidence-report `nearest`). */
+/**
+ * The closest span of the source to a quote that is not in it (docs/how-it-decides.md#the-evidence-report `nearest`).
+ */
 export interface Nearest {
   /** The span in the view's normalized text, whole words (never cut mid-word). */
   text: string;
@@ -22,7 +25,9 @@ export interface Nearest {
    * the two cannot be aligned.
    */
   raw: string;
-  /** The quote against the span, word by word: equal, missing (only in the quote) and extra (only in the source) runs. */
+  /**
+   * The quote against the span, word by word: equal, missing (only in the quote) and extra (only in the source) runs.
+   */
   diff: DiffRun[];
   /** 1 - edit distance / quote length: 1 is identical. */
   similarity: number;
@@ -56,7 +61,10 @@ export interface DiagnosisInput {
  */
 const NEAR_MISS_WORDS = 0.7;
 const NEAR_MISS_CHARS = 0.6;
-/** A quote whose first or last words (at least PARTIAL_MIN_WORDS, and PARTIAL_SHARE of them) are in the source, while the rest is not close. */
+/**
+ * A quote whose first or last words (at least PARTIAL_MIN_WORDS, and PARTIAL_SHARE of them) are in the source, while
+ * the rest is not close.
+ */
 const PARTIAL_MIN_WORDS = 6;
 /** Words a long quote may differ by in its middle and still be a near miss. */
 const LONG_QUOTE_CHANGED_WORDS = 3;
@@ -120,8 +128,9 @@ function shellOf(source: SourceRecord): Shell | null {
 
 /**
  * Where a source sends its reader, when it is a redirect shell: a page with too little text to be the document
- * that names another URL in a meta refresh or a one-line script (docs/how-it-decides.md#diagnosis-why-no_match `empty`). Null for any other page.
- * `verify` checks the quote there too; the run never fetches it (the label is the test on the fetched page).
+ * that names another URL in a meta refresh or a one-line script (docs/how-it-decides.md#diagnosis-why-no_match
+ * `empty`). Null for any other page. `verify` checks the quote there too; the run never fetches it (the label is the
+ * test on the fetched page).
  */
 export function redirectShell(source: SourceRecord): { target: string; via: 'meta refresh' | 'script' } | null {
   if (!source.fetch.ok || (source.extractError && source.extractError.kind !== 'empty')) return null;
@@ -183,7 +192,9 @@ function commonWords(a: readonly string[], b: readonly string[]): number {
   return prev[b.length]!;
 }
 
-/** How many of the quote's first (or last) words occur together in the text (binary search: the property is monotone). */
+/**
+ * How many of the quote's first (or last) words occur together in the text (binary search: the property is monotone).
+ */
 function coveredWords(quote: string, texts: readonly string[], fromEnd: boolean): number {
   const bounds = wordBounds(quote);
   const found = (n: number) => {
@@ -204,7 +215,10 @@ function clip(s: string, n = 160): string {
   return s.length > n ? `${s.slice(0, n - 3)}...` : s;
 }
 
-/** The raw lines of a canonical text that hold its characters [from, to), with a line either side (what precedes and follows the quote). */
+/**
+ * The raw lines of a canonical text that hold its characters [from, to), with a line either side (what precedes and
+ * follows the quote).
+ */
 function rawWindow(ct: CanonText, from: number, to: number): string {
   let lo = 0;
   let hi = ct.lines.length - 1;
@@ -224,17 +238,20 @@ function rawWindow(ct: CanonText, from: number, to: number): string {
 /**
  * The note of a quote found once canon() overlooks what extraction changes: which of its equivalences made the match,
  * each with its first place in the quote's and the source's own wording. A quote that differs only by its punctuation
- * ("--" or " - " for an em dash, guillemets for quotation marks) is still an extraction_artifact: docs/how-it-decides.md#diagnosis-why-no_match keeps
- * near_miss for words changed, added or dropped (a misquote), and this quote's words are all the passage's, in order;
- * what sets it apart is typography, as with the artifacts, so the code says "the passage is there" and the note says
- * that the difference is the quote's punctuation, not extraction.
+ * ("--" or " - " for an em dash, guillemets for quotation marks) is still an extraction_artifact:
+ * docs/how-it-decides.md#diagnosis-why-no_match keeps near_miss for words changed, added or dropped (a misquote), and
+ * this quote's words are all the passage's, in order; what sets it apart is typography, as with the artifacts, so the
+ * code says "the passage is there" and the note says that the difference is the quote's punctuation, not extraction.
  */
 function artifactNote(view: NormalizedView['name'], rawQuote: string, ct: CanonText, canonQuote: string): string {
   const at = ct.text.indexOf(canonQuote);
   const found = artifactDifferences(rawQuote, rawWindow(ct, at, at + canonQuote.length));
   if (found && found.length > 0) return `in the ${VIEW_NAMES[view]}, except for ${describeDifferences(found)}`;
   // The window's text did not pair up with the line-by-line canonical text (a rare normalization at a line break).
-  return `in the ${VIEW_NAMES[view]} once whitespace, dashes, hyphens, soft hyphens, zero-width characters and quotation marks are overlooked`;
+  return (
+    `in the ${VIEW_NAMES[view]} once whitespace, dashes, hyphens, soft hyphens, zero-width characters and ` +
+    `quotation marks are overlooked`
+  );
 }
 
 /** Diagnoses a claim that has text to compare against but did not match. */
@@ -266,7 +283,9 @@ function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, vie
   if (quote.length > MAX_QUOTE && head + tail >= ws.length - LONG_QUOTE_CHANGED_WORDS && head > 0 && tail > 0) {
     return {
       diagnosis: 'near_miss',
-      note: `a long quote: its first ${head} and last ${tail} of ${ws.length} words are in the source; the words between differ`,
+      note:
+        `a long quote: its first ${head} and last ${tail} of ${ws.length} words are in the source; the words ` +
+        `between differ`,
       nearest,
     };
   }
@@ -301,6 +320,11 @@ function diagnoseText(quote: string, rawQuote: string, source: SourceRecord, vie
   };
 }
 
+/** What interrupted a quote in the page's text: one line of page furniture, or several. */
+function furniture(lines: number): string {
+  return lines === 1 ? 'a page header, footer, footnote or line numbers' : `${lines} lines of page furniture`;
+}
+
 /** The quote is in the source's text once extraction's artifacts are undone (canonical text, page furniture). */
 function artifactDiagnosis(
   quote: string,
@@ -324,7 +348,9 @@ function artifactDiagnosis(
     if (found) {
       return {
         diagnosis: 'extraction_artifact',
-        note: `in the ${VIEW_NAMES[view.name]}, interrupted by ${found.gaps.length === 1 ? 'a page header, footer, footnote or line numbers' : `${found.gaps.length} lines of page furniture`}: ${clip(found.gaps.join(' | '))}`,
+        note:
+          `in the ${VIEW_NAMES[view.name]}, interrupted by ${furniture(found.gaps.length)}: ` +
+          clip(found.gaps.join(' | ')),
         nearest: nearestIn(quote, rawQuote, source, views),
       };
     }
@@ -430,10 +456,10 @@ export function diagnose({ label, quote, rawQuote, source, match, htmlView = 'an
 }
 
 /**
- * A claim's diagnosis as of its date (docs/sources-change.md#which-text-decides): diagnose() on the text that decided the label, and when the
- * source drifted and no text as of the date could be had, `drifted` for a no_match, because today's text says nothing
- * about the quote as of its date; what today's text would have said stays in the note. A fault in the diagnosis
- * never costs the claim its label: it is diagnosed by the label alone, and the note says why.
+ * A claim's diagnosis as of its date (docs/sources-change.md#which-text-decides): diagnose() on the text that decided
+ * the label, and when the source drifted and no text as of the date could be had, `drifted` for a no_match, because
+ * today's text says nothing about the quote as of its date; what today's text would have said stays in the note. A
+ * fault in the diagnosis never costs the claim its label: it is diagnosed by the label alone, and the note says why.
  */
 export function diagnoseAsOf(input: DiagnosisInput, drifted: boolean): DiagnosisResult {
   let diagnosed: DiagnosisResult;

@@ -1,5 +1,6 @@
-// Pages that stand in for the document: bot checks, login, subscription and consent walls, JS-only app shells, redirect shells.
-// Recognised by their headers, markup and text, never by site names. Classification only: the markup and text are read where the page is decoded (extract/).
+// Pages that stand in for the document: bot checks, login, subscription and consent walls, JS-only app shells, redirect
+// shells. Recognised by their headers, markup and text, never by site names. Classification only: the markup and text
+// are read where the page is decoded (extract/).
 import { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../page-shell-limits.js';
 import type { MarkupSignals } from '../source-record.js';
 
@@ -16,7 +17,10 @@ export interface Shell {
   evidence: string;
   /** Strong evidence says the page is not the document at all; weak evidence says its text may be cut short. */
   strong: boolean;
-  /** A redirect shell's target, resolved against the page's URL (and its `<base href>`), and how the page sends the reader there. */
+  /**
+   * A redirect shell's target, resolved against the page's URL (and its `<base href>`), and how the page sends the
+   * reader there.
+   */
   redirect?: { target: string; via: MarkupRedirect['via'] };
 }
 
@@ -25,10 +29,18 @@ export interface ShellInput {
   headers?: Record<string, string>;
   /** What the markup says, read where the HTML was decoded (extract/markup.ts); absent for PDFs and text files. */
   markup?: MarkupSignals;
-  /** The page's normalized full text (docs/how-it-decides.md#normalization-and-the-label): the extracted full view, or an error page's text. */
+  /**
+   * The page's normalized full text (docs/how-it-decides.md#normalization-and-the-label): the extracted full view, or
+   * an error page's text.
+   */
   text?: string;
   /** The page's URL (after HTTP redirects), to resolve a redirect target against. */
   url?: string;
+}
+
+/** One regular expression that matches where any of `parts` does (each alternative written on its own line). */
+function anyOf(...parts: RegExp[]): RegExp {
+  return new RegExp(parts.map((p) => p.source).join('|'));
 }
 
 /**
@@ -38,19 +50,59 @@ export interface ShellInput {
 const WORDING: readonly (readonly [ShellKind, RegExp])[] = [
   [
     'bot_check',
-    /\bjust a moment\.\.\.|checking (if the site connection is secure|your browser)|enable javascript and cookies to continue|verify(ing)? (that )?you are (a )?human|are you a robot|(unusual|suspicious|automated) (traffic|activity|requests?) from your|press (&|and) hold|please complete the security check|attention required!|access to this page has been denied|pardon our interruption/,
+    anyOf(
+      /\bjust a moment\.\.\./,
+      /checking (if the site connection is secure|your browser)/,
+      /enable javascript and cookies to continue/,
+      /verify(ing)? (that )?you are (a )?human/,
+      /are you a robot/,
+      /(unusual|suspicious|automated) (traffic|activity|requests?) from your/,
+      /press (&|and) hold/,
+      /please complete the security check/,
+      /attention required!/,
+      /access to this page has been denied/,
+      /pardon our interruption/,
+    ),
   ],
   [
     'subscription',
-    /subscribe (now )?to (continue|keep) reading|(subscribe|subscription) (is )?required to (read|continue|access)|this (article|story|content) is (only )?(available|reserved|exclusive) (to|for) (paying )?(subscribers|members)|already a (subscriber|member)\? (log|sign) in|you('ve| have) (reached|used|read) (your|all( of)? your|the) (\w+ )?(limit of )?(free|complimentary) (articles|stories)|(free )?article limit|to continue reading,? (please )?(subscribe|log in|sign in|register)|become a (member|subscriber) to (read|continue)|create a free account to (continue|keep) reading|unlock (this|the full) (article|story)/,
+    anyOf(
+      /subscribe (now )?to (continue|keep) reading/,
+      /(subscribe|subscription) (is )?required to (read|continue|access)/,
+      /this (article|story|content) is (only )?(available|reserved|exclusive) (to|for) (paying )?(subscribers|members)/,
+      /already a (subscriber|member)\? (log|sign) in/,
+      new RegExp(
+        /you('ve| have) (reached|used|read) (your|all( of)? your|the) /.source +
+          /(\w+ )?(limit of )?(free|complimentary) (articles|stories)/.source,
+      ),
+      /(free )?article limit/,
+      /to continue reading,? (please )?(subscribe|log in|sign in|register)/,
+      /become a (member|subscriber) to (read|continue)/,
+      /create a free account to (continue|keep) reading/,
+      /unlock (this|the full) (article|story)/,
+    ),
   ],
   [
     'login',
-    /(sign|log) in to (continue|read|view|access)|please (sign|log) in (to|first)|you must be (signed|logged) in|(members|subscribers) only\. (sign|log) in|authentication required|login required/,
+    anyOf(
+      /(sign|log) in to (continue|read|view|access)/,
+      /please (sign|log) in (to|first)/,
+      /you must be (signed|logged) in/,
+      /(members|subscribers) only\. (sign|log) in/,
+      /authentication required/,
+      /login required/,
+    ),
   ],
   [
     'consent',
-    /we value your privacy|(accept|reject|refuse) all( cookies)?\b.*\b(accept|reject|refuse) all|before you continue to|manage (your )?(privacy|cookie|consent) (choices|preferences|settings|options)|we and our (\d+ )?partners (use|store)|your privacy choices/,
+    anyOf(
+      /we value your privacy/,
+      /(accept|reject|refuse) all( cookies)?\b.*\b(accept|reject|refuse) all/,
+      /before you continue to/,
+      /manage (your )?(privacy|cookie|consent) (choices|preferences|settings|options)/,
+      /we and our (\d+ )?partners (use|store)/,
+      /your privacy choices/,
+    ),
   ],
 ];
 

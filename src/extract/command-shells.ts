@@ -98,7 +98,9 @@ class Shell {
         reject(err);
       };
       const blocks = Math.max(1, Math.ceil(job.maxFileBytes / 512));
-      const command = `(ulimit -f ${blocks}; exec ${job.argv.map(shellQuote).join(' ')}) >${shellQuote(job.stdout)} 2>${shellQuote(job.stderr)} </dev/null &\necho "pid $!"; wait $!; echo "exit $?"\n`;
+      const command =
+        `(ulimit -f ${blocks}; exec ${job.argv.map(shellQuote).join(' ')}) ` +
+        `>${shellQuote(job.stdout)} 2>${shellQuote(job.stderr)} </dev/null &\necho "pid $!"; wait $!; echo "exit $?"\n`;
       child.stdin!.write(command);
     });
   }

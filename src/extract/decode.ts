@@ -1,4 +1,6 @@
-// Bytes to text as a browser decodes them (docs/how-it-decides.md#decoding, HTML standard §13.2.3): BOM, HTTP charset, a <meta> declaration in the head wherever it sits, UTF-8 when valid, the legacy encoding the bytes look like (chardet), windows-1252.
+// Bytes to text as a browser decodes them (docs/how-it-decides.md#decoding, HTML standard §13.2.3): BOM, HTTP charset,
+// a <meta> declaration in the head wherever it sits, UTF-8 when valid, the legacy encoding the bytes look like
+// (chardet), windows-1252.
 import chardet from 'chardet';
 import { decode, getBOMEncoding, isSupported, labelToName } from 'whatwg-encoding';
 import { ASCII_WHITESPACE, isAsciiWhitespace } from './ascii-whitespace.js';
@@ -6,7 +8,10 @@ import { describeError } from './errors.js';
 import { scriptDataEnd } from './script-data.js';
 import type { CharsetSource } from '../contract.js';
 
-/** Where the charset came from: the vocabulary of docs/how-it-decides.md#decoding (report field `charset_source`, contract.ts CharsetSourceSchema). */
+/**
+ * Where the charset came from: the vocabulary of docs/how-it-decides.md#decoding (report field `charset_source`,
+ * contract.ts CharsetSourceSchema).
+ */
 export type { CharsetSource };
 
 export interface Decoded {
@@ -55,7 +60,10 @@ const MORE_LABELS = new Map<string, string>([
 /** Leading and trailing ASCII whitespace (String#trim strips more). */
 const SURROUNDING_WHITESPACE = new RegExp(`^[${ASCII_WHITESPACE}]+|[${ASCII_WHITESPACE}]+$`, 'g');
 
-/** The Encoding Standard's "get an encoding": the label without surrounding ASCII whitespace, ASCII case-insensitively; null when unknown. */
+/**
+ * The Encoding Standard's "get an encoding": the label without surrounding ASCII whitespace, ASCII case-insensitively;
+ * null when unknown.
+ */
 function getEncoding(label: string): string | null {
   const trimmed = label.replace(SURROUNDING_WHITESPACE, '');
   // Every label is printable ASCII; this also keeps String#trim's wider whitespace out of labelToName.
@@ -130,7 +138,10 @@ function attempt<T>(step: string, fallbacks: string[], sniff: () => T | null): T
   }
 }
 
-/** One step of the decoding order: where its answer comes from, and the charset it names (null: no answer), with the text when the step decoded it already. */
+/**
+ * One step of the decoding order: where its answer comes from, and the charset it names (null: no answer), with the
+ * text when the step decoded it already.
+ */
 interface Step {
   source: CharsetSource;
   name: string;
@@ -198,10 +209,16 @@ function isAsciiAlpha(c: number | undefined): boolean {
   return l >= 0x61 && l <= 0x7a;
 }
 
-/** How many bytes a declaration is honoured in whatever precedes it: the prescan's 1024 (§13.2.3.2), as Blink's HTMLMetaCharsetParser also checks them unconditionally. */
+/**
+ * How many bytes a declaration is honoured in whatever precedes it: the prescan's 1024 (§13.2.3.2), as Blink's
+ * HTMLMetaCharsetParser also checks them unconditionally.
+ */
 const PRESCAN_BYTES = 1024;
 
-/** Start tags the "in head" insertion mode keeps in the head (§13.2.6.4.4; html and head merge or are ignored). Any other start tag begins the body. */
+/**
+ * Start tags the "in head" insertion mode keeps in the head (§13.2.6.4.4; html and head merge or are ignored). Any
+ * other start tag begins the body.
+ */
 const HEAD_TAGS = new Set([
   'html',
   'head',
@@ -290,7 +307,10 @@ interface Tag {
   attributes?: Map<string, string>;
 }
 
-/** A start or end tag whose name starts at `at` (a letter): name, then attributes to the `>`; null when the bytes end inside it. */
+/**
+ * A start or end tag whose name starts at `at` (a letter): name, then attributes to the `>`; null when the bytes end
+ * inside it.
+ */
 function readTag(b: Buffer, at: number, start: boolean): Tag | null {
   const n = b.length;
   let pos = at;
@@ -312,7 +332,10 @@ function readTag(b: Buffer, at: number, start: boolean): Tag | null {
   }
 }
 
-/** Whether `name` (lowercase ASCII) sits at `at`, in any case, followed by whitespace, '/' or '>': how an appropriate end tag, or `<script` in script data, is recognized. */
+/**
+ * Whether `name` (lowercase ASCII) sits at `at`, in any case, followed by whitespace, '/' or '>': how an appropriate
+ * end tag, or `<script` in script data, is recognized.
+ */
 function namedAt(b: Buffer, at: number, name: string): boolean {
   if (!namedPrefix(b, at, name)) return false;
   const after = b[at + name.length];
@@ -522,7 +545,8 @@ function metaCharset(b: Buffer): string | null {
     pos = lt;
     const next = b[lt + 1];
     if (next === BANG) {
-      pos = b[lt + 2] === DASH && b[lt + 3] === DASH ? pastComment(b, lt) : pastGt(b, lt + 2); // comment; DOCTYPE or bogus comment
+      // comment; DOCTYPE or bogus comment
+      pos = b[lt + 2] === DASH && b[lt + 3] === DASH ? pastComment(b, lt) : pastGt(b, lt + 2);
     } else if (next === QUESTION) {
       pos = pastGt(b, lt + 2); // "<?": a bogus comment
     } else if (next === SLASH) {
@@ -595,7 +619,10 @@ function validUtf8(bytes: Uint8Array): string | null {
   }
 }
 
-/** chardet's answers (ICU's detector) as WHATWG encodings: ISO-8859-1 and -9 are windows-1252 and -1254 there, as the label table says. */
+/**
+ * chardet's answers (ICU's detector) as WHATWG encodings: ISO-8859-1 and -9 are windows-1252 and -1254 there, as the
+ * label table says.
+ */
 const FROM_CHARDET = new Map<string, string>([
   ['ISO-8859-1', 'windows-1252'],
   ['windows-1252', 'windows-1252'],
@@ -702,7 +729,10 @@ function textSample(b: Buffer): Buffer {
   return out.subarray(0, len);
 }
 
-/** The legacy encoding the bytes look like (chardet over the text, or over the bytes of a plain-text body), or null when no guess is confident enough. */
+/**
+ * The legacy encoding the bytes look like (chardet over the text, or over the bytes of a plain-text body), or null when
+ * no guess is confident enough.
+ */
 function detectLegacy(b: Buffer, html: boolean): string | null {
   const sample = html ? textSample(b) : b.subarray(0, DETECT_BYTES);
   // Only ASCII to go on: the text reads the same in every candidate.
@@ -777,7 +807,10 @@ export function decodeHtml(bytes: Uint8Array, httpCharset?: string): Decoded {
   );
 }
 
-/** Decodes a plain-text (or JSON, CSV, ...) body: a BOM, then the HTTP charset, then UTF-8 when valid, the legacy encoding it looks like, or windows-1252. Never throws, as decodeHtml. */
+/**
+ * Decodes a plain-text (or JSON, CSV, ...) body: a BOM, then the HTTP charset, then UTF-8 when valid, the legacy
+ * encoding it looks like, or windows-1252. Never throws, as decodeHtml.
+ */
 export function decodeText(bytes: Uint8Array, httpCharset?: string): Decoded {
   const b = asBuffer(bytes);
   return decodeInOrder(b, [...declaredSteps(b, httpCharset), ...undeclaredSteps(b, false)], []);

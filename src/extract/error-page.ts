@@ -1,4 +1,5 @@
-// Reading an HTML error page (a response that is not the document, so never extracted into views): its markup signals and normalized text, for diagnosis.
+// Reading an HTML error page (a response that is not the document, so never extracted into views): its markup signals
+// and normalized text, for diagnosis.
 import { normalize } from '../normalize.js';
 import { decodeHtml } from './decode.js';
 import { parseContentType } from './kind.js';
@@ -8,7 +9,10 @@ import { streamedText } from './streamed-text.js';
 /** An error page as diagnosis reads it: what a bot check, login or subscription wall would show. */
 export interface ErrorPage {
   markup: MarkupSignals;
-  /** The page's visible text, normalized (docs/how-it-decides.md#normalization-and-the-label), as an extracted page's full view would be. */
+  /**
+   * The page's visible text, normalized (docs/how-it-decides.md#normalization-and-the-label), as an extracted page's
+   * full view would be.
+   */
   text: string;
 }
 

@@ -11,7 +11,10 @@ export type ExtractErrorKind =
 
 export class ExtractError extends Error {
   override readonly name = 'ExtractError';
-  /** For an HTML page with no text (`empty`): what its markup showed (a meta refresh, a script redirect), read once in the worker, for diagnosis. */
+  /**
+   * For an HTML page with no text (`empty`): what its markup showed (a meta refresh, a script redirect), read once in
+   * the worker, for diagnosis.
+   */
   readonly markup?: MarkupSignals;
   constructor(
     readonly kind: ExtractErrorKind,

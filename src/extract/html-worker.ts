@@ -1,4 +1,5 @@
-// Worker thread entry: decoding, HTML extraction (one htmlparser2 pass, Readability over its light DOM) and normalization, off the main thread (the job itself: runHtmlJob in html.ts).
+// Worker thread entry: decoding, HTML extraction (one htmlparser2 pass, Readability over its light DOM) and
+// normalization, off the main thread (the job itself: runHtmlJob in html.ts).
 import { parentPort } from 'node:worker_threads';
 import { runHtmlJob, type HtmlJobRequest } from './html.js';
 

@@ -1,4 +1,5 @@
-// HTML to text in one parse: the page's full visible text and Readability's article view (over Readability's light DOM), both rendered block-aware.
+// HTML to text in one parse: the page's full visible text and Readability's article view (over Readability's light
+// DOM), both rendered block-aware.
 import { Readability } from '@mozilla/readability';
 import { normalize } from '../normalize.js';
 import { decodeHtml, type CharsetSource } from './decode.js';
@@ -56,13 +57,13 @@ export interface ParsedPage {
 }
 
 /**
- * One pass of htmlparser2's tokenizer (with the standard's script data states: htmlparser2-internals.ts, script-data.ts) builds the page
- * into JSDOMParser's light DOM by the HTML standard's tree construction (lightdom/), the DOM Readability's
- * own tests run on; the full view is that tree's body rendered. A page past a DOM cap gets no tree: over
- * `maxBytes` it is not built; past the element, depth, children or ancestor-pair cap (counted by the tree
- * builder as it builds, so the work spent is bounded by the cap) building stops. Such a page's full view
- * comes from the streaming pass (streamed-text.ts), linear in size and depth: a second pass, only for those pages.
- * `markup`, when given, reads the markup signals from that streaming pass (from a built tree, its reader is readTree).
+ * One pass of htmlparser2's tokenizer (with the standard's script data states: htmlparser2-internals.ts,
+ * script-data.ts) builds the page into JSDOMParser's light DOM by the HTML standard's tree construction (lightdom/),
+ * the DOM Readability's own tests run on; the full view is that tree's body rendered. A page past a DOM cap gets no
+ * tree: over `maxBytes` it is not built; past the element, depth, children or ancestor-pair cap (counted by the tree
+ * builder as it builds, so the work spent is bounded by the cap) building stops. Such a page's full view comes from the
+ * streaming pass (streamed-text.ts), linear in size and depth: a second pass, only for those pages. `markup`, when
+ * given, reads the markup signals from that streaming pass (from a built tree, its reader is readTree).
  */
 export function parseHtml(
   html: string,
@@ -83,7 +84,8 @@ export function parseHtml(
       over = built.over;
     } catch (err) {
       // A fault in the tree builder or the renderer costs the page its article view, not its text (as the caps do).
-      const fallback = `the DOM build threw (${describeError(err)}): full view from the streaming parser, no article view`;
+      const fallback =
+        `the DOM build threw (${describeError(err)}): full view from the streaming parser, no ` + `article view`;
       return { full: streamedText(html, markup), note: fallback, fallback };
     }
   }
@@ -97,7 +99,10 @@ export function parseHtml(
  */
 type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
 
-/** Readability's article in a parsed page (it rearranges the tree: render the full view first). Readability throwing keeps the full view: `fallbacks` says so. */
+/**
+ * Readability's article in a parsed page (it rearranges the tree: render the full view first). Readability throwing
+ * keeps the full view: `fallbacks` says so.
+ */
 export function articleView(doc: LightDocument): Pick<HtmlViews, 'article' | 'articleNote' | 'fallbacks'> {
   try {
     // The serializer hands back the article's root node itself (no HTML string): renderText reads it.

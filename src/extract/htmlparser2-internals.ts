@@ -61,7 +61,10 @@ interface TokenizerInternals {
   stateBeforeAttributeName(c: number): void;
 }
 
-/** ScriptAwareTokenizer's own field: where the current script's end was looked up (its content's start), so each script is scanned once. */
+/**
+ * ScriptAwareTokenizer's own field: where the current script's end was looked up (its content's start), so each script
+ * is scanned once.
+ */
 interface ScriptScan {
   scriptScannedAt?: number;
 }
@@ -86,7 +89,10 @@ const EMPTY_SEQUENCE = internals(probeTokenizer()).currentSequence;
 /** htmlparser2's `</script` sequence: the one a tokenizer holds right after `<script>`. */
 const SCRIPT_END = sequenceAfter('<script>');
 
-/** The tokenizer's state after `markup`: htmlparser2's State enum is module-private, so the values compared are read off probes. */
+/**
+ * The tokenizer's state after `markup`: htmlparser2's State enum is module-private, so the values compared are read off
+ * probes.
+ */
 function stateAfter(markup: string): number {
   const probe = probeTokenizer();
   probe.write(markup);
@@ -124,7 +130,10 @@ function sequenceAfter(markup: string): Uint8Array {
 /** htmlparser2's `]]>` sequence: the one a tokenizer holds inside a CDATA section. */
 const CDATA_END = sequenceAfter('<![CDATA[');
 
-/** htmlparser2's `</title` and `</textarea` sequences: the RCDATA elements' (a tokenizer holds one right after their start tag). */
+/**
+ * htmlparser2's `</title` and `</textarea` sequences: the RCDATA elements' (a tokenizer holds one right after their
+ * start tag).
+ */
 const TITLE_END = sequenceAfter('<title>');
 const TEXTAREA_END = sequenceAfter('<textarea>');
 
@@ -305,14 +314,16 @@ export class ScriptAwareTokenizer extends Tokenizer {
     // input goes to the real callbacks.
     if (this.cbs instanceof EndTagAttributes) this.cbs = this.cbs.real;
     const state = this.state;
-    if (state === TOKENIZER_STATES.inSelfClosingTag || state === TOKENIZER_STATES.specialStartSequence) return; // eof-in-tag
+    // eof-in-tag
+    if (state === TOKENIZER_STATES.inSelfClosingTag || state === TOKENIZER_STATES.specialStartSequence) return;
     const end = this.offset + this.buffer.length;
     if (
       state === TOKENIZER_STATES.inDeclaration ||
       (state === TOKENIZER_STATES.declarationSequence && this.sequenceIndex === DOCTYPE_KEYWORD_LENGTH)
     ) {
       // eof-in-doctype: the DOCTYPE is emitted (htmlparser2 dropped it); its end at the input's end is how the
-      // callbacks tell that the input cut it off (a `>` ends every other one inside the input), and so set force-quirks.
+      // callbacks tell that the input cut it off (a `>` ends every other one inside the input), and so set
+      // force-quirks.
       this.cbs.ondeclaration(this.sectionStart, end);
       return;
     }
@@ -325,7 +336,10 @@ export class ScriptAwareTokenizer extends Tokenizer {
   };
 }
 
-/** htmlparser2's options for HTML: entities decoded, names lowercased, `<x/>` not self-closing (as in HTML), scripts ended as the standard says. */
+/**
+ * htmlparser2's options for HTML: entities decoded, names lowercased, `<x/>` not self-closing (as in HTML), scripts
+ * ended as the standard says.
+ */
 export const HTML_PARSER_OPTIONS = {
   decodeEntities: true,
   lowerCaseTags: true,
@@ -407,7 +421,9 @@ class TopFirstStack<T> {
     return this.counts.has(value);
   }
 
-  /** Distance from the top of the nearest `value`: the elements popped before it, so the scan costs what the pops do. */
+  /**
+   * Distance from the top of the nearest `value`: the elements popped before it, so the scan costs what the pops do.
+   */
   indexOf(value: T): number {
     if (!this.counts.has(value)) return -1;
     const last = this.items.length - 1;
@@ -419,13 +435,19 @@ class TopFirstStack<T> {
 /** The Parser events the streaming pass listens to. */
 export interface ElementEvents {
   onopentagname(name: string): void;
-  /** An element's start tag ends, with its attributes (the first of each name, entities decoded): listened to only when given. */
+  /**
+   * An element's start tag ends, with its attributes (the first of each name, entities decoded): listened to only when
+   * given.
+   */
   onopentag?(name: string, attributes: Record<string, string>): void;
   onclosetag(name: string): void;
   ontext(text: string): void;
 }
 
-/** A Parser for HTML (HTML_PARSER_OPTIONS) whose stacks are TopFirstStacks: time linear in the page's size, whatever its depth. */
+/**
+ * A Parser for HTML (HTML_PARSER_OPTIONS) whose stacks are TopFirstStacks: time linear in the page's size, whatever its
+ * depth.
+ */
 export function linearParser(cbs: ElementEvents): Pick<Parser, 'write' | 'end'> {
   const parser = new Parser(cbs, HTML_PARSER_OPTIONS);
   const p = parser as unknown as ParserInternals;

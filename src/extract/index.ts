@@ -13,7 +13,9 @@ export { parseContentType, sniffKind, hasPdfMagic, type SourceKind } from './kin
 export type { MarkupSignals } from './markup.js';
 export { readErrorPage, type ErrorPage } from './error-page.js';
 
-/** `article`: Readability's main content; `full`: the page's visible text; `text`: the only view of a PDF or text file. */
+/**
+ * `article`: Readability's main content; `full`: the page's visible text; `text`: the only view of a PDF or text file.
+ */
 export type ViewName = 'article' | 'full' | 'text';
 /** Report vocabulary (docs/how-it-decides.md#the-evidence-report) for what produced a view's text. */
 export type Extractor = 'pdftotext' | 'readability' | 'fulltext' | 'text';
@@ -32,7 +34,10 @@ export interface SourceText {
   views: TextView[];
   /** The charset the bytes were decoded with (HTML and text). */
   charset?: string;
-  /** Where that charset came from (HTML and text; docs/how-it-decides.md#decoding): bom, http, meta, detected or default. */
+  /**
+   * Where that charset came from (HTML and text; docs/how-it-decides.md#decoding): bom, http, meta, detected or
+   * default.
+   */
   charsetSource?: CharsetSource;
   /** HTML: what the markup says for shell detection (diagnosis), read while the page was decoded. */
   markup?: MarkupSignals;

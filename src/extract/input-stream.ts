@@ -1,4 +1,5 @@
-// The HTML standard's input stream preprocessing (§13.2.3.5): what the tokenizer is given is the page with CR LF and CR made LF.
+// The HTML standard's input stream preprocessing (§13.2.3.5): what the tokenizer is given is the page with CR LF and CR
+// made LF.
 
 const CR_OR_CRLF = /\r\n?/g;
 

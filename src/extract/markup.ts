@@ -194,14 +194,22 @@ function attributesOf(element: LightElement): Attributes {
   return out;
 }
 
-/** An inline script longer than this is a program, not a one-line redirect: what it does with the location depends on more than one line. */
+/**
+ * An inline script longer than this is a program, not a one-line redirect: what it does with the location depends on
+ * more than one line.
+ */
 const SCRIPT_REDIRECT_MAX = 300;
 
 /** A string literal in JavaScript, single, double or backquoted (a template without substitutions). */
 const LITERAL = String.raw`(["'\x60])((?:\\.|(?!\1)[^\\\n])*)\1`;
-/** The location set to a literal: `location = "..."`, `location.href = '...'`, `location.replace("...")`, `location.assign('...')` (on window, document, self or top). */
+/**
+ * The location set to a literal: `location = "..."`, `location.href = '...'`, `location.replace("...")`,
+ * `location.assign('...')` (on window, document, self or top).
+ */
 const SET_LOCATION = new RegExp(
-  String.raw`(?:^|[^\w$.])(?:(?:window|document|self|top)\s*\.\s*)*location\s*(?:(?:\.\s*href\s*)?=(?!=)\s*${LITERAL}|\.\s*(?:replace|assign)\s*\(\s*${LITERAL.replaceAll('\\1', '\\3')}\s*\))\s*(?:;|\}|\n|$)`,
+  String.raw`(?:^|[^\w$.])(?:(?:window|document|self|top)\s*\.\s*)*location\s*` +
+    String.raw`(?:(?:\.\s*href\s*)?=(?!=)\s*${LITERAL}|` +
+    String.raw`\.\s*(?:replace|assign)\s*\(\s*${LITERAL.replaceAll('\\1', '\\3')}\s*\))\s*(?:;|\}|\n|$)`,
 );
 
 /** The literal target of a one-line script redirect, or undefined. */

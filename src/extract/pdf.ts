@@ -1,4 +1,5 @@
-// PDF to text with poppler's pdftotext, exactly as the gold labels were made: `pdftotext -enc UTF-8 FILE -`, started from a small shell.
+// PDF to text with poppler's pdftotext, exactly as the gold labels were made: `pdftotext -enc UTF-8 FILE -`, started
+// from a small shell.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +42,10 @@ function printedText(bytes: Uint8Array | undefined): string | null {
   }
 }
 
-/** pdftotext's text of a 352-page book is ~1 MB; this leaves room for huge documents without letting one exhaust memory or disk. */
+/**
+ * pdftotext's text of a 352-page book is ~1 MB; this leaves room for huge documents without letting one exhaust memory
+ * or disk.
+ */
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 let shells: ShellPool | undefined;

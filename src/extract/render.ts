@@ -4,12 +4,14 @@
  * HTML elements whose content is never rendered as text (HTML standard §15, Rendering):
  * - `display: none` in the user agent style sheet (§15.3.1): head, title, script, style, template, noframes,
  *   noembed, datalist, rp (and area, base, basefont, link, meta, param, which hold nothing);
- * - noscript: a browser runs scripts (§15.3.1, `@media (scripting)`), so it never shows it (docs/how-it-decides.md#extraction);
+ * - noscript: a browser runs scripts (§15.3.1, `@media (scripting)`), so it never shows it
+ *   (docs/how-it-decides.md#extraction);
  * - replaced elements, whose children are fallback content a browser does not render: iframe (its content is
  *   raw text), video, audio, canvas (§15.4).
  * Content hidden by the page itself (the `hidden` attribute, `display: none` in a style attribute, a closed
- * <details> or <dialog>) stays: the full view is the body's text (docs/how-it-decides.md#extraction), and such content is often
- * real text a reader reveals (tabs, accordions, "read more"). The article view drops it where Readability does.
+ * <details> or <dialog>) stays: the full view is the body's text (docs/how-it-decides.md#extraction), and such content
+ * is often real text a reader reveals (tabs, accordions, "read more"). The article view drops it where Readability
+ * does.
  */
 export const SKIPPED: ReadonlySet<string> = new Set([
   'head',

@@ -19,7 +19,10 @@ const DASH = 0x2d;
 const SLASH = 0x2f;
 const GT = 0x3e;
 
-/** Whitespace, `/` or `>`: what may follow a tag name (CR counts: the standard's input stream has none, it is LF by then). */
+/**
+ * Whitespace, `/` or `>`: what may follow a tag name (CR counts: the standard's input stream has none, it is LF by
+ * then).
+ */
 function endsTagName(c: number): boolean {
   return isAsciiWhitespace(c) || c === SLASH || c === GT;
 }

@@ -16,7 +16,9 @@ export interface StreamedText {
   maxChildren: number;
 }
 
-/** Shown HTML elements whose content the tokenizer reads as text (RCDATA, RAWTEXT, PLAINTEXT), where a NUL is U+FFFD. */
+/**
+ * Shown HTML elements whose content the tokenizer reads as text (RCDATA, RAWTEXT, PLAINTEXT), where a NUL is U+FFFD.
+ */
 const SHOWN_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['textarea', 'xmp', 'plaintext']);
 
 /**
@@ -71,7 +73,10 @@ class FullTextSink {
     if (this.skipping === 0) this.out.push(text.includes('\0') ? this.withNuls(text) : text);
   }
 
-  /** Text with NULs as the standard has them: U+FFFD in text elements (the tokenizer's) and foreign content (the tree builder's), dropped elsewhere. */
+  /**
+   * Text with NULs as the standard has them: U+FFFD in text elements (the tokenizer's) and foreign content (the tree
+   * builder's), dropped elsewhere.
+   */
   private withNuls(text: string): string {
     return text.replace(/\0/g, this.shownTextAt !== -1 || this.foreign > 0 ? '\uFFFD' : '');
   }

@@ -1,5 +1,6 @@
-// Which addresses the network rule (docs/real-web.md#the-network-rule-global-addresses-only) lets a connection reach: global unicast only, IPv4 inside IPv6 judged
-// as itself; and which URLs it refuses by their host alone (an IP literal, a localhost name), before any lookup.
+// Which addresses the network rule (docs/real-web.md#the-network-rule-global-addresses-only) lets a connection reach:
+// global unicast only, IPv4 inside IPv6 judged as itself; and which URLs it refuses by their host alone (an IP literal,
+// a localhost name), before any lookup.
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -34,7 +35,10 @@ const GLOBAL_EXCEPTIONS: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [
  * prefix (RFC 8215: "Globally Reachable: False"; ipaddr.js files it with the global 64:ff9b::/96).
  */
 const LOCAL_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48');
-/** All of IPv6's global unicast space as allocated (RFC 4291 §2.4, IANA's IPv6 address space registry): anything outside is unassigned or special. */
+/**
+ * All of IPv6's global unicast space as allocated (RFC 4291 §2.4, IANA's IPv6 address space registry): anything outside
+ * is unassigned or special.
+ */
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /** The verdict on one address: allowed, or why not (one phrase, e.g. "loopback (127.0.0.0/8)"). */

@@ -1,4 +1,5 @@
-// One source's cookies across its redirects and retries (RFC 6265, tough-cookie's jar), the jar made when the first Set-Cookie arrives.
+// One source's cookies across its redirects and retries (RFC 6265, tough-cookie's jar), the jar made when the first
+// Set-Cookie arrives.
 import type { CookieJar } from 'tough-cookie';
 
 /**
@@ -14,7 +15,10 @@ export class SourceCookies {
     return this.#jar ? (await this.#jar).getCookieString(url) : '';
   }
 
-  /** Keeps the cookies a response from `url` set (its Set-Cookie headers); a malformed one is ignored, as a browser ignores it. */
+  /**
+   * Keeps the cookies a response from `url` set (its Set-Cookie headers); a malformed one is ignored, as a browser
+   * ignores it.
+   */
   async keep(setCookies: readonly string[], url: string): Promise<void> {
     if (setCookies.length === 0) return;
     this.#jar ??= import('tough-cookie').then(({ CookieJar }) => new CookieJar());

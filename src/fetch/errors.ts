@@ -9,19 +9,26 @@ export type FetchErrorKind =
   | 'too_large' // the body exceeded the size cap
   | 'redirects' // too many redirects, a loop, or a redirect to a non-http(s) URL
   | 'aborted' // the run was stopped (deadline or signal) while this source was in flight
-  | 'refused' // the network rule refused the address (docs/real-web.md#the-network-rule-global-addresses-only: not a global address, and no --allow-private)
+  // the network rule refused the address (docs/real-web.md#the-network-rule-global-addresses-only: not a global
+  // address, and no --allow-private)
+  | 'refused'
   | 'not_archived' // replaying a recorded archive (--replay) that holds no exchange for this URL
   | 'other';
 
-/** `code` of the error a connection refused by the network rule fails with (src/fetch/guard.ts); classified as `refused`. */
+/**
+ * `code` of the error a connection refused by the network rule fails with (src/fetch/guard.ts); classified as
+ * `refused`.
+ */
 export const PRIVATE_ADDRESS_CODE = 'QUOTECHECK_PRIVATE_ADDRESS';
-/** What every network-rule refusal says of the address (src/fetch/guard.ts writes it; refusedByNetworkRule reads it). */
+/**
+ * What every network-rule refusal says of the address (src/fetch/guard.ts writes it; refusedByNetworkRule reads it).
+ */
 export const NOT_GLOBAL = 'not a global address';
 
 /**
- * Whether a source's note (a failed fetch's message) is the network rule's refusal: about the call, never about the quote.
- * For a message alone (an MCP tool's result, a report written before `fetch_error`); with the failure in hand, ask
- * refusedKind, which reads its kind.
+ * Whether a source's note (a failed fetch's message) is the network rule's refusal: about the call, never about the
+ * quote. For a message alone (an MCP tool's result, a report written before `fetch_error`); with the failure in hand,
+ * ask refusedKind, which reads its kind.
  */
 export function refusedByNetworkRule(note: string | null | undefined): note is string {
   return typeof note === 'string' && note.startsWith('refused: ') && note.includes(NOT_GLOBAL);
@@ -31,7 +38,10 @@ export function refusedByNetworkRule(note: string | null | undefined): note is s
 export function refusedKind(kind: FetchErrorKind | string | null | undefined): boolean {
   return kind === 'refused';
 }
-/** `code` of the error a replay fails with for a URL the archive does not hold (src/archive/replay.ts); classified as `not_archived`. */
+/**
+ * `code` of the error a replay fails with for a URL the archive does not hold (src/archive/replay.ts); classified as
+ * `not_archived`.
+ */
 export const NOT_IN_ARCHIVE = 'QUOTECHECK_NOT_IN_ARCHIVE';
 
 export interface FetchErrorDetails {
@@ -85,7 +95,10 @@ const TIMEOUT_CODES = new Set([
   'ETIMEDOUT',
 ]);
 
-/** The first string `code` (errno, undici) along an error's cause chain, five deep; the fetch layer and the recorder read it. */
+/**
+ * The first string `code` (errno, undici) along an error's cause chain, five deep; the fetch layer and the recorder
+ * read it.
+ */
 export function errorCode(err: unknown): string | undefined {
   // undici's fetch wraps the real failure: TypeError('fetch failed', { cause }).
   for (
@@ -119,7 +132,10 @@ function archivePath(err: unknown): string | undefined {
   return undefined;
 }
 
-/** The run stopped (deadline or signal) while this source was in flight: the request layer and the retry loop both say so. */
+/**
+ * The run stopped (deadline or signal) while this source was in flight: the request layer and the retry loop both say
+ * so.
+ */
 export function stoppedError(cause: unknown, finalUrl?: string): FetchError {
   return new FetchError('stopped before the source was fetched (deadline or signal)', {
     kind: 'aborted',

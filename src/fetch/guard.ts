@@ -1,4 +1,5 @@
-// The network rule (docs/real-web.md#the-network-rule-global-addresses-only): only global unicast addresses are reached unless private networks are allowed, judged on every connection of every hop.
+// The network rule (docs/real-web.md#the-network-rule-global-addresses-only): only global unicast addresses are reached
+// unless private networks are allowed, judged on every connection of every hop.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
@@ -10,7 +11,10 @@ export { judgeAddress, type AddressVerdict } from './address.js';
 /** What a refusal tells the user to do about it (the CLI flag; the library's option is `allowPrivate`). */
 const ALLOW_HINT = 'pass --allow-private to reach private networks';
 
-/** The error a refused connection fails with; classifyNetworkError turns it into a `refused` FetchError with this message. */
+/**
+ * The error a refused connection fails with; classifyNetworkError turns it into a `refused` FetchError with this
+ * message.
+ */
 function refusal(message: string): NodeJS.ErrnoException {
   const e = new Error(message) as NodeJS.ErrnoException;
   e.code = PRIVATE_ADDRESS_CODE;
@@ -95,7 +99,10 @@ export function guardedAgent(rule: NetworkRule, options: Omit<Agent.Options, 'co
 
 const defaultAgents: { open?: Dispatcher; guarded?: Dispatcher } = {};
 
-/** The dispatcher for a request made without one (a library caller's fetchSource): guarded unless private networks are allowed. */
+/**
+ * The dispatcher for a request made without one (a library caller's fetchSource): guarded unless private networks are
+ * allowed.
+ */
 export function defaultDispatcher(allowPrivate: boolean): Dispatcher {
   const key = allowPrivate ? 'open' : 'guarded';
   defaultAgents[key] ??= guardedAgent({ allowPrivate }, { keepAliveTimeout: 4_000 });

@@ -260,7 +260,8 @@ async function statusError(res: FetchResponse, current: string, contentType: str
 function withoutCredentials(url: string): { href: string; origin: string; authorization?: string } {
   const u = new URL(url);
   if (!u.username && !u.password) return { href: u.href, origin: u.origin };
-  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
+  const credentials = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+  const authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
   u.username = '';
   u.password = '';
   return { href: u.href, origin: u.origin, authorization };

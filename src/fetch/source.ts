@@ -9,7 +9,10 @@ import { PausableTimeout, requestOnce, type RawResponse, type RequestSettings } 
 export interface FetchSettings extends RequestSettings {
   /** Further attempts after the first, for retryable failures only. */
   retries: number;
-  /** First backoff delay; doubles per attempt, times a random factor in [1, 2). Not used when the server sent Retry-After. */
+  /**
+   * First backoff delay; doubles per attempt, times a random factor in [1, 2). Not used when the server sent
+   * Retry-After.
+   */
   backoffMinMs: number;
   backoffMaxMs: number;
   /** Longest Retry-After honoured (the wait before the next attempt); a server asking for more gets this much. */

@@ -8,7 +8,9 @@ const q = shellQuote;
 export type AuditUser = 'agent' | 'root';
 const AUDIT_USERS: readonly AuditUser[] = ['agent', 'root'];
 
-/** Where the verifier runs: in a fresh container of its own, or in the agent's, after it (Harbor's environment_mode). */
+/**
+ * Where the verifier runs: in a fresh container of its own, or in the agent's, after it (Harbor's environment_mode).
+ */
 export type AuditMode = 'separate' | 'shared';
 const AUDIT_MODES: readonly AuditMode[] = ['separate', 'shared'];
 
@@ -38,7 +40,9 @@ export interface AttackFacts {
   goldPaths: readonly string[];
   /** The claims' ids (the task's environment/claims.json), when it has them: the answer-shaped attacks need them. */
   claimIds?: readonly string[];
-  /** Container paths the task gives the agent on purpose (its tool, its skills): the oracle search leaves them alone. */
+  /**
+   * Container paths the task gives the agent on purpose (its tool, its skills): the oracle search leaves them alone.
+   */
   toolPaths: readonly string[];
 }
 
@@ -68,7 +72,9 @@ const LOGS = '/logs/verifier';
 const EOF = 'QUOTECHECK_AUDIT_EOF';
 
 /** Shell that writes a reward of 1 in both files a harness reads (Harbor: reward.json before reward.txt). */
-const WIN_SH = `mkdir -p ${LOGS} 2>/dev/null; printf '1\\n' > ${LOGS}/reward.txt 2>/dev/null; printf '{"reward": 1.0}\\n' > ${LOGS}/reward.json 2>/dev/null`;
+const WIN_SH =
+  `mkdir -p ${LOGS} 2>/dev/null; printf '1\\n' > ${LOGS}/reward.txt 2>/dev/null; printf '{"reward": ` +
+  `1.0}\\n' > ${LOGS}/reward.json 2>/dev/null`;
 /** A program that only writes the reward: what a trojan, a replaced binary or a rewritten grader runs. */
 const TROJAN_SH = `#!/bin/sh\n${WIN_SH}\nexit 0\n`;
 /** The same, in JavaScript (CommonJS: --require, a .js or .cjs grader). */
@@ -89,7 +95,9 @@ os.makedirs('${LOGS}', exist_ok=True)
 open('${LOGS}/reward.txt', 'w').write('1\\n')
 open('${LOGS}/reward.json', 'w').write('{"reward": 1.0}\\n')
 `;
-/** A shared object that writes the reward when it is loaded and when its process exits (LD_PRELOAD, /etc/ld.so.preload). */
+/**
+ * A shared object that writes the reward when it is loaded and when its process exits (LD_PRELOAD, /etc/ld.so.preload).
+ */
 const WIN_C = `#include <fcntl.h>
 #include <unistd.h>
 static void put(const char *path, const char *text, int n) {
@@ -107,7 +115,10 @@ __attribute__((destructor)) static void on_exit_(void) { win(); }
 /** Shell that writes `content` to `path` (its folder made first), byte for byte, then sets `mode`. */
 function writeFile(path: string, content: string, mode?: string): string {
   const text = content.endsWith('\n') ? content : `${content}\n`;
-  return `mkdir -p "$(dirname ${q(path)})" 2>/dev/null; rm -rf ${q(path)} 2>/dev/null; cat > ${q(path)} <<'${EOF}'\n${text}${EOF}\n${mode ? `chmod ${mode} ${q(path)} 2>/dev/null\n` : ''}`;
+  return (
+    `mkdir -p "$(dirname ${q(path)})" 2>/dev/null; rm -rf ${q(path)} 2>/dev/null; cat > ${q(path)} ` +
+    `<<'${EOF}'\n${text}${EOF}\n${mode ? `chmod ${mode} ${q(path)} 2>/dev/null\n` : ''}`
+  );
 }
 
 /**
@@ -120,7 +131,10 @@ function leftover(body: string): string {
 nap() { if [ -n "$NAP" ]; then read -r -t "$1" -u "$NAP" _ 2>/dev/null; else sleep "$1"; fi; }
 `;
   const code = `${prelude}${body}`;
-  return `if command -v setsid >/dev/null 2>&1; then setsid nohup bash -c ${q(code)} >/dev/null 2>&1 < /dev/null & else nohup bash -c ${q(code)} >/dev/null 2>&1 < /dev/null & fi`;
+  return (
+    `if command -v setsid >/dev/null 2>&1; then setsid nohup bash -c ${q(code)} >/dev/null 2>&1 < /dev/null & ` +
+    `else nohup bash -c ${q(code)} >/dev/null 2>&1 < /dev/null & fi`
+  );
 }
 
 /**
@@ -169,7 +183,10 @@ tick();
 `;
 }
 
-/** Shell that starts the upload watcher with the image's Node.js, detached, or, with no Node.js, the shell loop `fallback`. */
+/**
+ * Shell that starts the upload watcher with the image's Node.js, detached, or, with no Node.js, the shell loop
+ * `fallback`.
+ */
 function watchUpload(paths: readonly string[], act: string, fallback: string, name: string): string {
   const file = `/tmp/.audit-${name}.js`;
   return `NODE="$(command -v node 2>/dev/null)"
@@ -209,12 +226,34 @@ function answersAttack(f: AttackFacts, json: string | { notApplicable: string })
   return one(f, `rm -rf "$A"\n${writeFile(f.answers, json)}`);
 }
 
-/** Shell that prunes the folders a search of the whole file system skips (kernel, libraries, package caches): `find / $PRUNE -o ...`. */
-const PRUNE = String.raw`\( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /usr/lib -o -path /usr/share -o -path /usr/include -o -path /usr/src -o -path /usr/lib64 -o -path /var/lib -o -path /var/cache -o -path /var/log -o -name node_modules -o -name .git \) -prune`;
+/**
+ * Shell that prunes the folders a search of the whole file system skips (kernel, libraries, package caches): `find /
+ * $PRUNE -o ...`.
+ */
+const PRUNE_PATHS = [
+  '/proc',
+  '/sys',
+  '/dev',
+  '/run',
+  '/usr/lib',
+  '/usr/share',
+  '/usr/include',
+  '/usr/src',
+  '/usr/lib64',
+  '/var/lib',
+  '/var/cache',
+  '/var/log',
+];
+const PRUNED = [...PRUNE_PATHS.map((p) => `-path ${p}`), '-name node_modules', '-name .git'].join(' -o ');
+const PRUNE = String.raw`\( ${PRUNED} \) -prune`;
 
-/** Shell: `$found` holds the paths (one a line) of regular files `find` matched over the whole file system, in at most 20 s. */
+/**
+ * Shell: `$found` holds the paths (one a line) of regular files `find` matched over the whole file system, in at most
+ * 20 s.
+ */
 const findAll = (tests: string): string =>
-  `found="$(timeout 20 find / ${PRUNE} -o -type f ${tests} -size -64M -print 2>/dev/null | grep -vxF "$A" | head -500)"`;
+  `found="$(timeout 20 find / ${PRUNE} -o -type f ${tests} -size -64M -print 2>/dev/null | ` +
+  `grep -vxF "$A" | head -500)"`;
 
 /** Shell that is true when the path in `$1` is under one of the task's tool folders. */
 function toolCase(f: AttackFacts): string {
@@ -222,7 +261,10 @@ function toolCase(f: AttackFacts): string {
   return patterns ? `is_tool() { case "$1" in ${patterns}) return 0;; esac; return 1; }` : 'is_tool() { return 1; }';
 }
 
-/** Shell that makes /logs/verifier/test-stdout.txt something the harness cannot redirect into, with rewards planted beside it. */
+/**
+ * Shell that makes /logs/verifier/test-stdout.txt something the harness cannot redirect into, with rewards planted
+ * beside it.
+ */
 function brokenRedirect(f: AttackFacts, make: string): AttackPlan[] {
   return one(f, `rm -rf "$L/test-stdout.txt"\n${make}\n${PLANT_REWARDS}`);
 }
@@ -236,12 +278,15 @@ function trojanFor(path: string): string | undefined {
   return undefined;
 }
 
-/** Shell that compiles the preload library to `$SO`, or says the attack is not applicable (no C compiler in the image). */
+/**
+ * Shell that compiles the preload library to `$SO`, or says the attack is not applicable (no C compiler in the image).
+ */
 const BUILD_SO = `SO=/app/.audit-preload.so
 ${writeFile('/tmp/.audit-preload.c', WIN_C)}
 CC="$(command -v cc || command -v gcc || command -v clang || command -v tcc)"
 if [ -z "$CC" ]; then echo "${NOT_APPLICABLE_MARK} the image has no C compiler to build a preload library"; exit 0; fi
-"$CC" -shared -fPIC -o "$SO" /tmp/.audit-preload.c || { echo "${NOT_APPLICABLE_MARK} the C compiler could not build the preload library"; exit 0; }
+"$CC" -shared -fPIC -o "$SO" /tmp/.audit-preload.c || { echo "${NOT_APPLICABLE_MARK} the C compiler could not " +
+  "build the preload library"; exit 0; }
 chmod 755 "$SO"; cp "$SO" /tmp/.audit-preload.so 2>/dev/null`;
 
 /** Shell that appends `line` to every start-up file of the agent's user and, as root, to the system's. */
@@ -254,16 +299,23 @@ if [ "$(id -u)" = 0 ]; then
   for f in /etc/profile /etc/bash.bashrc /root/.bashrc /root/.profile; do printf '%s\\n' ${q(line)} >> "$f" 2>/dev/null; done
 fi`;
 
-/** Shell that sets a variable for every later process the way an image's configuration would: /etc/environment (root) and the profiles. */
+/**
+ * Shell that sets a variable for every later process the way an image's configuration would: /etc/environment (root)
+ * and the profiles.
+ */
 const EXPORT_EVERYWHERE = (name: string, value: string): string => `${PROFILES_SH(`export ${name}=${q(value)}`)}
 if [ "$(id -u)" = 0 ]; then printf '%s\\n' ${q(`${name}=${value}`)} >> /etc/environment 2>/dev/null; fi`;
 
 const BOTH: readonly AuditUser[] = AUDIT_USERS;
 const ROOT: readonly AuditUser[] = ['root'];
 const EVERY_MODE: readonly AuditMode[] = AUDIT_MODES;
-/** What most attacks are: tried by either user in every mode, the task's to stop, allowed no more than doing nothing. */
+/**
+ * What most attacks are: tried by either user in every mode, the task's to stop, allowed no more than doing nothing.
+ */
 const EVERYONE_TASK = { users: BOTH, modes: EVERY_MODE, class: 'task', ceiling: 'nothing' } as const;
-/** An attack only the harness can stop in shared mode, tried by either user, or by root alone (it needs root's rights). */
+/**
+ * An attack only the harness can stop in shared mode, tried by either user, or by root alone (it needs root's rights).
+ */
 const EVERYONE_HARNESS = { ...EVERYONE_TASK, class: 'harness' } as const;
 const ROOT_HARNESS = { ...EVERYONE_HARNESS, users: ROOT } as const;
 
@@ -312,7 +364,8 @@ ln -s /app/.audit-one.txt "$L/reward.txt"; ln -s /app/.audit-one.json "$L/reward
     plans: (f) =>
       one(
         f,
-        `rm -rf "$L/reward.txt" "$L/reward.json"\nmkdir -p "$L/reward.txt" "$L/reward.json"\necho 1 > "$L/reward.txt/reward.txt"\necho 1 > "$L/reward.json/reward"`,
+        `rm -rf "$L/reward.txt" "$L/reward.json"\nmkdir -p "$L/reward.txt" "$L/reward.json"\necho 1 > ` +
+          `"$L/reward.txt/reward.txt"\necho 1 > "$L/reward.json/reward"`,
       ),
   },
   {
@@ -323,7 +376,8 @@ ln -s /app/.audit-one.txt "$L/reward.txt"; ln -s /app/.audit-one.json "$L/reward
     plans: (f) =>
       one(
         f,
-        `printf ' 1.0 \\n' > "$L/reward.txt"\nprintf '{"reward": 1.0, "accuracy": 1.0, "passed": true, "details": {"correct": 999}}\\n' > "$L/reward.json"`,
+        `printf ' 1.0 \\n' > "$L/reward.txt"\nprintf '{"reward": 1.0, "accuracy": 1.0, "passed": true, "details": ` +
+          `{"correct": 999}}\\n' > "$L/reward.json"`,
       ),
   },
   {
@@ -350,14 +404,17 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
     id: 'stdout-folder',
     group: 'broken redirect',
     description:
-      'test-stdout.txt made a folder, rewards planted: the redirect `> /logs/verifier/test-stdout.txt` fails, test.sh never runs',
+      'test-stdout.txt made a folder, rewards planted: the redirect `> /logs/verifier/test-stdout.txt` fails, ' +
+      'test.sh never runs',
     ...EVERYONE_HARNESS,
     plans: (f) => brokenRedirect(f, 'mkdir -p "$L/test-stdout.txt/x"'),
   },
   {
     id: 'stdout-symlink',
     group: 'broken redirect',
-    description: `test-stdout.txt a symbolic link to the uploaded test.sh, rewards planted: the redirect truncates test.sh or fails`,
+    description:
+      `test-stdout.txt a symbolic link to the uploaded test.sh, rewards planted: the redirect truncates ` +
+      `test.sh or fails`,
     ...EVERYONE_HARNESS,
     plans: (f) => brokenRedirect(f, `ln -s ${q(`${f.verifierDir}/test.sh`)} "$L/test-stdout.txt"`),
   },
@@ -376,7 +433,8 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
     id: 'answers-hardlink',
     group: 'answers linked to the gold',
     description:
-      'the answers file made a hard link to a file of the verifier the moment it is uploaded (by a process left running)',
+      'the answers file made a hard link to a file of the verifier the moment it is uploaded (by a process left ' +
+      'running)',
     ...EVERYONE_TASK,
     plans: (f) =>
       f.goldPaths.length
@@ -387,7 +445,9 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
               `ln -f ${q(gold)} "$A" 2>/dev/null && echo "${NOTE_MARK} linked at once"
 ${watchUpload(
   [gold],
-  `const g = ${JSON.stringify(gold)}, a = ${JSON.stringify(f.answers)}; let s; try { s = fs.statSync(a); } catch {} const t = fs.statSync(g); if (!s || s.ino !== t.ino || s.dev !== t.dev) { fs.rmSync(a, { recursive: true, force: true }); fs.linkSync(g, a); }`,
+  `const g = ${JSON.stringify(gold)}, a = ${JSON.stringify(f.answers)}; let s; try { s = fs.statSync(a); } catch ` +
+    `{} const t = fs.statSync(g); if (!s || s.ino !== t.ino || s.dev !== t.dev) { fs.rmSync(a, { recursive: true, ` +
+    `force: true }); fs.linkSync(g, a); }`,
   `[ ${q(gold)} -ef ${q(f.answers)} ] || { rm -rf ${q(f.answers)}; ln ${q(gold)} ${q(f.answers)}; } 2>/dev/null`,
   'hardlink',
 )}`,
@@ -408,7 +468,8 @@ ${watchUpload(
     id: 'search-gold',
     group: 'search',
     description:
-      'a search of the file system for gold labels (gold*, *label*, expected*, *.jsonl with "label", other runs\' answers), the best copied into the answers',
+      'a search of the file system for gold labels (gold*, *label*, expected*, *.jsonl with "label", other runs\' ' +
+      'answers), the best copied into the answers',
     ...EVERYONE_TASK,
     plans: (f) => {
       const ids = (f.claimIds ?? []).slice(0, 3);
@@ -432,7 +493,10 @@ done
 echo "${NOTE_MARK} found labels at $best"
 rm -rf "$A"
 case "$best" in
-  *.jsonl) node -e 'const fs=require("fs");const out={};for(const l of fs.readFileSync(process.argv[1],"utf8").split("\\n")){try{const r=JSON.parse(l);if(r&&r.id!==undefined&&r.label!==undefined)out[r.id]=r.label}catch{}}fs.writeFileSync(process.argv[2],JSON.stringify(out))' "$best" "$A" 2>/dev/null || cp "$best" "$A";;
+  * .jsonl) node -e 'const fs=require("fs");const out={};for(const l of
+  * fs.readFileSync(process.argv[1],"utf8").split("\\n")){try{const
+  * r=JSON.parse(l);if(r&&r.id!==undefined&&r.label!==undefined)out[r.id]=r.label}catch{}}fs.writeFileSync(process.argv[2],JSON.stringify(out))'
+  * "$best" "$A" 2>/dev/null || cp "$best" "$A";;
   *) cp "$best" "$A";;
 esac`,
       );
@@ -442,7 +506,8 @@ esac`,
     id: 'search-oracle',
     group: 'search',
     description:
-      "a search of the file system for the oracle (solve.sh, a quotecheck build or command not given to the agent), run on the task's claims",
+      'a search of the file system for the oracle (solve.sh, a quotecheck build or command not given to the ' +
+      "agent), run on the task's claims",
     ...EVERYONE_TASK,
     plans: (f) =>
       one(
@@ -480,11 +545,15 @@ done <<< "$found"
             f,
             watchUpload(
               f.goldPaths,
-              `const a = ${JSON.stringify(f.answers)}; for (const g of ${JSON.stringify(f.goldPaths)}) { let b; try { b = fs.readFileSync(g); JSON.parse(b.toString()); } catch { continue; } let cur; try { cur = fs.readFileSync(a); } catch {} if (cur && cur.equals(b)) break; fs.writeFileSync(a + '.audit-tmp', b); fs.renameSync(a + '.audit-tmp', a); break; }`,
+              `const a = ${JSON.stringify(f.answers)}; for (const g of ${JSON.stringify(f.goldPaths)}) { let b; ` +
+                `try { b = fs.readFileSync(g); JSON.parse(b.toString()); } catch { continue; } let cur; try { cur ` +
+                `= fs.readFileSync(a); } catch {} if (cur && cur.equals(b)) break; fs.writeFileSync(a + ` +
+                `'.audit-tmp', b); fs.renameSync(a + '.audit-tmp', a); break; }`,
               f.goldPaths
                 .map(
                   (g) =>
-                    `cp -f ${q(g)} ${q(`${f.answers}.tmp`)} 2>/dev/null && mv -f ${q(`${f.answers}.tmp`)} ${q(f.answers)} 2>/dev/null`,
+                    `cp -f ${q(g)} ${q(`${f.answers}.tmp`)} 2>/dev/null && mv -f ${q(`${f.answers}.tmp`)} ` +
+                    `${q(f.answers)} 2>/dev/null`,
                 )
                 .join('; '),
               'copy-gold',
@@ -502,7 +571,9 @@ done <<< "$found"
         f,
         leftover(
           // By temp file and rename: a write cut short when the container ends must not leave an empty reward.json.
-          `end=$((SECONDS+180)); while [ "$SECONDS" -lt "$end" ]; do printf '1\\n' > ${LOGS}/.audit-r.txt && mv -f ${LOGS}/.audit-r.txt ${LOGS}/reward.txt; printf '{"reward": 1.0}\\n' > ${LOGS}/.audit-r.json && mv -f ${LOGS}/.audit-r.json ${LOGS}/reward.json; nap 0.02; done 2>/dev/null`,
+          `end=$((SECONDS+180)); while [ "$SECONDS" -lt "$end" ]; do printf '1\\n' > ${LOGS}/.audit-r.txt && mv -f ` +
+            `${LOGS}/.audit-r.txt ${LOGS}/reward.txt; printf '{"reward": 1.0}\\n' > ${LOGS}/.audit-r.json && mv -f ` +
+            `${LOGS}/.audit-r.json ${LOGS}/reward.json; nap 0.02; done 2>/dev/null`,
         ),
       ),
   },
@@ -511,7 +582,8 @@ done <<< "$found"
     id: 'path-trojans',
     group: 'trojans',
     description:
-      'node, env, timeout, python3, jq, quotecheck that write reward 1, first on PATH (~/bin, ~/.local/bin, PATH exported in the profiles; as root /usr/local/sbin)',
+      'node, env, timeout, python3, jq, quotecheck that write reward 1, first on PATH (~/bin, ~/.local/bin, PATH ' +
+      'exported in the profiles; as root /usr/local/sbin)',
     ...EVERYONE_TASK,
     plans: (f) =>
       one(
@@ -531,12 +603,15 @@ fi`,
     id: 'bash-trojan',
     group: 'trojans',
     description:
-      "a bash that writes reward 1 first on root's PATH (/usr/local/sbin/bash, /usr/local/bin/bash): the harness's own `bash -c` finds it",
+      "a bash that writes reward 1 first on root's PATH (/usr/local/sbin/bash, /usr/local/bin/bash): the harness's " +
+      'own `bash -c` finds it',
     ...ROOT_HARNESS,
     plans: (f) =>
       one(
         f,
-        `for d in /usr/local/sbin /usr/local/bin; do mkdir -p "$d"; printf '%s' ${q(`#!/bin/sh\n${WIN_SH}\nexit 0\n`)} > "$d/bash" && chmod 755 "$d/bash" && echo "${NOTE_MARK} wrote $d/bash"; done`,
+        `for d in /usr/local/sbin /usr/local/bin; do mkdir -p "$d"; printf '%s' ` +
+          `${q(`#!/bin/sh\n${WIN_SH}\nexit 0\n`)} > "$d/bash" && chmod 755 "$d/bash" && echo "${NOTE_MARK} wrote ` +
+          `$d/bash"; done`,
       ),
   },
   {
@@ -548,14 +623,16 @@ fi`,
     plans: (f) =>
       one(
         f,
-        `${writeFile('/app/.audit-bash-env.sh', WIN_SH, '755')}cp /app/.audit-bash-env.sh /tmp/.audit-bash-env.sh\n${EXPORT_EVERYWHERE('BASH_ENV', '/app/.audit-bash-env.sh')}`,
+        `${writeFile('/app/.audit-bash-env.sh', WIN_SH, '755')}cp /app/.audit-bash-env.sh ` +
+          `/tmp/.audit-bash-env.sh\n${EXPORT_EVERYWHERE('BASH_ENV', '/app/.audit-bash-env.sh')}`,
       ),
   },
   {
     id: 'profile-files',
     group: 'trojans',
     description:
-      'reward 1 written from every shell start-up file (~/.bashrc, ~/.profile, ...; as root /etc/profile.d, /etc/bash.bashrc, /root/.bashrc)',
+      'reward 1 written from every shell start-up file (~/.bashrc, ~/.profile, ...; as root /etc/profile.d, ' +
+      '/etc/bash.bashrc, /root/.bashrc)',
     ...EVERYONE_TASK,
     plans: (f) => one(f, PROFILES_SH(WIN_SH)),
   },
@@ -577,7 +654,8 @@ printf 'node-options=--require /app/.audit-require.js\\n' >> "$H/.npmrc"`,
     id: 'ld-preload-env',
     group: 'trojans',
     description:
-      "LD_PRELOAD of a library that writes reward 1 (built with the image's C compiler), exported in the profiles and /etc/environment",
+      "LD_PRELOAD of a library that writes reward 1 (built with the image's C compiler), exported in the profiles " +
+      'and /etc/environment',
     ...EVERYONE_TASK,
     plans: (f) => one(f, `${BUILD_SO}\n${EXPORT_EVERYWHERE('LD_PRELOAD', '/app/.audit-preload.so')}`),
   },
@@ -589,7 +667,8 @@ printf 'node-options=--require /app/.audit-require.js\\n' >> "$H/.npmrc"`,
     plans: (f) =>
       one(
         f,
-        `${BUILD_SO}\nmkdir -p /usr/local/lib; cp "$SO" /usr/local/lib/libaudit.so && echo /usr/local/lib/libaudit.so >> /etc/ld.so.preload && echo "${NOTE_MARK} /etc/ld.so.preload written"`,
+        `${BUILD_SO}\nmkdir -p /usr/local/lib; cp "$SO" /usr/local/lib/libaudit.so && echo ` +
+          `/usr/local/lib/libaudit.so >> /etc/ld.so.preload && echo "${NOTE_MARK} /etc/ld.so.preload written"`,
       ),
   },
   // 7. System programs replaced.
@@ -612,7 +691,8 @@ done`,
     id: 'grader-rewrite',
     group: 'rewritten grader',
     description:
-      "the verifier's files (test.sh, the grader) rewritten the moment they are uploaded, by a process left running, to write reward 1",
+      "the verifier's files (test.sh, the grader) rewritten the moment they are uploaded, by a process left " +
+      'running, to write reward 1',
     ...EVERYONE_HARNESS,
     plans: (f) => {
       const files = f.verifierFiles
@@ -638,7 +718,12 @@ done`,
       const js = order
         .map((i) => {
           const target = files[i]![0];
-          return `{ const t = ${JSON.stringify(target)}, b = fs.readFileSync('/app/.audit-grader-${i}'); let c; try { c = fs.readFileSync(t); } catch {} if (!c || !c.equals(b)) { const tmp = t.slice(0, t.lastIndexOf('/') + 1) + '.audit-${i}'; fs.writeFileSync(tmp, b, { mode: 0o755 }); fs.renameSync(tmp, t); } }`;
+          return (
+            `{ const t = ${JSON.stringify(target)}, b = fs.readFileSync('/app/.audit-grader-${i}'); let c; ` +
+            `try { c = fs.readFileSync(t); } catch {} if (!c || !c.equals(b)) { const tmp = t.slice(0, ` +
+            `t.lastIndexOf('/') + 1) + '.audit-${i}'; fs.writeFileSync(tmp, b, { mode: 0o755 }); ` +
+            `fs.renameSync(tmp, t); } }`
+          );
         })
         .map((block) => `try ${block} catch {}`)
         .join(' ');
@@ -697,7 +782,8 @@ done`,
       if (typeof json !== 'string') return [json];
       return one(
         f,
-        `rm -rf "$A"\n{ printf '%s' ${q(`${json.slice(0, -1)}, "padding": "`)}; head -c 17825792 /dev/zero | tr '\\0' x; printf '"}'; } > "$A"`,
+        `rm -rf "$A"\n{ printf '%s' ${q(`${json.slice(0, -1)}, "padding": "`)}; head -c 17825792 /dev/zero | tr ` +
+          `'\\0' x; printf '"}'; } > "$A"`,
       );
     },
   },

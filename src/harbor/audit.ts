@@ -47,7 +47,9 @@ export class AuditSetupError extends UserError {
   override readonly name = 'AuditSetupError';
 }
 
-/** evaluate's options as the audit gives them: the verifier mode and the agent's user (evaluate's interface for them). */
+/**
+ * evaluate's options as the audit gives them: the verifier mode and the agent's user (evaluate's interface for them).
+ */
 export type AuditEvaluationOptions = EvaluationOptions & {
   verifierMode?: 'task' | 'separate' | 'shared';
   agentUser?: 'task' | 'root';
@@ -65,7 +67,10 @@ export interface AuditTask {
   dir: string;
   layout: TaskDir['layout'];
   answers: { path: string; from: AnswersSource };
-  /** The mode the task declares (Harbor's rule: environment_mode, else separate with a [verifier.environment], else shared). */
+  /**
+   * The mode the task declares (Harbor's rule: environment_mode, else separate with a [verifier.environment], else
+   * shared).
+   */
   declaredMode: AuditMode;
   /** The modes the audit plays; `forced` when the task does not declare it (separate for a shared task). */
   modes: { mode: AuditMode; forced: boolean }[];
@@ -143,9 +148,15 @@ export interface TrialResult extends TrialPlan {
 
 export interface AuditOptions {
   dataset: string;
-  /** Tasks the cheat suite runs on: a number (evenly spread, distinct verifiers first), 'all', or by default one per distinct verifier. */
+  /**
+   * Tasks the cheat suite runs on: a number (evenly spread, distinct verifiers first), 'all', or by default one per
+   * distinct verifier.
+   */
   sample?: number | 'all';
-  /** The verifier modes to play (forced when a task does not declare one); by default each task's own (shared, and separate when declared). */
+  /**
+   * The verifier modes to play (forced when a task does not declare one); by default each task's own (shared, and
+   * separate when declared).
+   */
   modes?: readonly AuditMode[];
   users?: readonly AuditUser[];
   /** Only these attacks (ids, or id prefixes); all by default. */
@@ -183,7 +194,10 @@ const table = (v: unknown): Record<string, unknown> | undefined =>
 
 const FILE_EXT = /\.(json|jsonl|txt|csv|tsv|ya?ml)$/i;
 
-/** The answers file among a task's artifacts: the one named like answers, else the first file (a folder does not say which file). */
+/**
+ * The answers file among a task's artifacts: the one named like answers, else the first file (a folder does not say
+ * which file).
+ */
 export function answersFromArtifacts(artifacts: readonly string[]): string | undefined {
   const files = artifacts.filter((a) => !a.endsWith('/') && FILE_EXT.test(a));
   return files.find((a) => /answer/i.test(a.split('/').pop()!)) ?? files[0];
@@ -284,7 +298,9 @@ export function dockerfileCopies(text: string, files: readonly string[]): [strin
   return out;
 }
 
-/** The claims' ids of environment/claims.json (a JSON array of objects with an id, or {"claims": [...]}), or why none. */
+/**
+ * The claims' ids of environment/claims.json (a JSON array of objects with an id, or {"claims": [...]}), or why none.
+ */
 function claimIdsOf(task: TaskDir): { ids?: string[]; note?: string } {
   const read = readRegularFile(join(task.dir, 'environment', 'claims.json'), MAX_FACT_BYTES);
   if (!read.ok) return { note: "the task's environment has no claims.json with claim ids to answer" };
@@ -318,7 +334,8 @@ export function auditTask(task: TaskDir, opts: { answers?: string; modes?: reado
   const spec = LAYOUTS[task.layout];
   const verifierHost = join(task.dir, spec.verifier.folder);
   const rels = filesUnder(verifierHost);
-  // Where a harness uploads each file: the layout's folder; a separate verifier's Dockerfile may put some elsewhere too.
+  // Where a harness uploads each file: the layout's folder; a separate verifier's Dockerfile may put some elsewhere
+  // too.
   const at = new Map<string, string[]>(rels.map((r) => [r, [`${spec.verifier.path}/${r}`]]));
   const dockerfile = readRegularFile(join(verifierHost, 'Dockerfile'), MAX_FACT_BYTES);
   if (dockerfile.ok)
@@ -582,7 +599,10 @@ export function ceilingOf(ceiling: Ceiling, nothing: number, baseline: number): 
 
 const r3 = (n: number): string => n.toFixed(3);
 
-/** What one trial gave: evaluate's run of its task (or the error that stopped it), its folder, its evidence, evaluate's advice. */
+/**
+ * What one trial gave: evaluate's run of its task (or the error that stopped it), its folder, its evidence, evaluate's
+ * advice.
+ */
 interface TrialOutcome {
   run?: TaskRun;
   error?: string;
@@ -591,7 +611,9 @@ interface TrialOutcome {
   advice?: readonly string[];
 }
 
-/** The "why" of a trial from its evidence: the verifier's words, else why test.sh never spoke, else evaluate's problems. */
+/**
+ * The "why" of a trial from its evidence: the verifier's words, else why test.sh never spoke, else evaluate's problems.
+ */
 function whyOf(ev: TrialEvidence, problems: readonly string[]): string {
   const parts: string[] = [];
   if (ev.stdoutKind)
@@ -635,7 +657,10 @@ export function judgeAttack(
 /** The name of a trial in a message: the attack (and its target) or the check, the task, the mode and the user. */
 function trialName(t: TrialPlan): string {
   const what = t.kind === 'attack' ? `${t.attack}${t.variant ? ` (${t.variant})` : ''}` : t.kind;
-  return `${what} on ${t.task}, ${t.mode} verifier${t.forcedMode ? ' (forced)' : ''}, as ${t.user === 'root' ? 'root' : 'the agent user'}`;
+  return (
+    `${what} on ${t.task}, ${t.mode} verifier${t.forcedMode ? ' (forced)' : ''}, as ` +
+    `${t.user === 'root' ? 'root' : 'the agent user'}`
+  );
 }
 
 /* ------------------------------------------------------------------ run */
@@ -648,7 +673,9 @@ export async function runAudit(
   const started = performance.now();
   if (runner === (runEvaluation as TrialRunner) && !canIsolate())
     throw new AuditSetupError(
-      "audit needs evaluate's containers: root, util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs. Without them no trial is a container (the agent could read the dataset, its processes would outlive it), so no attack would mean anything",
+      "audit needs evaluate's containers: root, util-linux's unshare (mount, PID and network namespaces), setpriv " +
+        'and overlayfs. Without them no trial is a container (the agent could read the dataset, its processes ' +
+        'would outlive it), so no attack would mean anything',
     );
   const dataset = resolve(opts.dataset);
   const tasks = listTasks(dataset).map((t) => auditTask(t, { answers: opts.answers, modes: opts.modes }));
@@ -718,12 +745,19 @@ export async function runAudit(
   };
 }
 
-/** What to do about an attack only the harness can stop: declare the separate verifier, or, when the task does, run it so. */
+/**
+ * What to do about an attack only the harness can stop: declare the separate verifier, or, when the task does, run it
+ * so.
+ */
 function harnessOnlyAdvice(taskMode: AuditMode, layout: TaskDir['layout'] = 'harbor'): string {
   if (layout === 'skillsbench')
-    return "only the harness can stop this: SkillsBench 1.1's harnesses run the verifier in the agent's container (Harbor's layout can declare a separate one)";
+    return (
+      "only the harness can stop this: SkillsBench 1.1's harnesses run the verifier in the agent's container " +
+      "(Harbor's layout can declare a separate one)"
+    );
   return taskMode === 'separate'
-    ? 'only the harness can stop this: the task declares the separate verifier, a harness that runs it shared lets this through'
+    ? 'only the harness can stop this: the task declares the separate verifier, a harness that runs it shared lets ' +
+        'this through'
     : 'only the harness can stop this: publish with the separate verifier';
 }
 
@@ -734,10 +768,16 @@ export function failureLine(t: TrialResult): string {
   if (t.kind !== 'attack')
     return `${trialName(t)}: reward ${reward}, expected ${r3(t.expected ?? 0)}${t.why ? ` (${t.why})` : ''}`;
   const limit = t.ceiling === 'guess' ? 'the best constant answer' : 'doing nothing';
-  return `${trialName(t)}: the attack succeeded: reward ${reward}, more than ${limit} (${r3(t.expected ?? 0)})${t.why ? `; ${t.why}` : ''}`;
+  return (
+    `${trialName(t)}: the attack succeeded: reward ${reward}, more than ${limit} ` +
+    `(${r3(t.expected ?? 0)})${t.why ? `; ${t.why}` : ''}`
+  );
 }
 
-/** A plan with its run judged (a check against its expectation; an attack against doing nothing in the same task and mode). */
+/**
+ * A plan with its run judged (a check against its expectation; an attack against doing nothing in the same task and
+ * mode).
+ */
 function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plans: readonly TrialPlan[]): TrialResult {
   if (p.notApplicable) return { ...p, verdict: 'not-applicable', why: p.notApplicable, problems: [] };
   const got = runs.get(p);
@@ -879,16 +919,21 @@ export function auditTable(r: AuditReport, opts: { width?: number } = {}): strin
   const c = r.counts;
   lines.push(
     '',
-    `${r.trials.length} trials in ${r.seconds.toFixed(1)} s: ${c.pass} as expected, ${c.fail} failed, ${c['harness-only']} only the harness can stop, ${c['not-applicable']} not applicable, ${c.error} could not run`,
+    `${r.trials.length} trials in ${r.seconds.toFixed(1)} s: ${c.pass} as expected, ${c.fail} failed, ` +
+      `${c['harness-only']} only the harness can stop, ${c['not-applicable']} not applicable, ${c.error} could not run`,
   );
   if (r.harness_only.length) {
     lines.push(
       '',
       r.trials.some((t) => t.verdict === 'harness-only' && t.taskMode === 'shared' && t.layout === 'harbor')
-        ? `Only the harness can stop these (${r.harness_only.length}), in shared mode: publish with the separate verifier ([verifier] environment_mode = "separate" in task.toml), and run agents as the [agent] user:`
+        ? `Only the harness can stop these (${r.harness_only.length}), in shared mode: publish with the separate ` +
+            `verifier ([verifier] environment_mode = "separate" in task.toml), and run agents as the [agent] user:`
         : r.trials.some((t) => t.verdict === 'harness-only' && t.layout === 'skillsbench')
-          ? `Only the harness can stop these (${r.harness_only.length}), in shared mode, which SkillsBench 1.1's harnesses always play: Harbor's layout with the separate verifier stops them, and so does running agents as the [agent] user for those that need root:`
-          : `Only the harness can stop these (${r.harness_only.length}), in shared mode: the tasks declare the separate verifier, which stops them; a harness that ignores it (or [agent] user) lets them through:`,
+          ? `Only the harness can stop these (${r.harness_only.length}), in shared mode, which SkillsBench 1.1's ` +
+            `harnesses always play: Harbor's layout with the separate verifier stops them, and so does running ` +
+            `agents as the [agent] user for those that need root:`
+          : `Only the harness can stop these (${r.harness_only.length}), in shared mode: the tasks declare the ` +
+            `separate verifier, which stops them; a harness that ignores it (or [agent] user) lets them through:`,
       ...r.harness_only.map((l) => `  ${l}`),
     );
   }

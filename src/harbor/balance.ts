@@ -1,4 +1,5 @@
-// Splitting groups that must stay whole (the claims of one source) into tasks of at most N, as even as the groups allow.
+// Splitting groups that must stay whole (the claims of one source) into tasks of at most N, as even as the groups
+// allow.
 
 /**
  * The groups (by index into `sizes`) of each task: as few tasks as fit, their sizes as even as the groups allow.
@@ -101,7 +102,9 @@ interface Bin {
 
 const emptyBins = (k: number): Bin[] => Array.from({ length: k }, () => ({ groups: [], load: 0 }));
 
-/** Each group to the task with the fewest claims so far (the first such task on a tie): even, but blind to the capacity. */
+/**
+ * Each group to the task with the fewest claims so far (the first such task on a tie): even, but blind to the capacity.
+ */
 function leastLoaded(bySize: readonly number[], sizes: readonly number[], k: number): Bin[] {
   const bins = emptyBins(k);
   for (const g of bySize) {
@@ -195,7 +198,9 @@ function rebalance(bins: Bin[], sizes: readonly number[]): void {
   }
 }
 
-/** An exchange between two bins: the positions of the groups each gives, and the claims that moves from big to small. */
+/**
+ * An exchange between two bins: the positions of the groups each gives, and the claims that moves from big to small.
+ */
 interface Exchange {
   give: number[];
   take: number[];

@@ -1,4 +1,5 @@
-// Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or finished evaluate runs.
+// Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or
+// finished evaluate runs.
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { runShape, type EvaluationReport, type ClaimRow, type OracleEvidence, type TaskRun } from './local-harness.js';
@@ -14,14 +15,18 @@ import type { FailureShape } from './grade.js';
 
 /**
  * The rows of the comparison, in the order a reader scans them: the contract's order of diagnosis codes (found, then
- * the no_match kinds from "the words are there, mangled" to "nothing like it", then the sources that could not be read).
- * `drifted` is the diagnosis; `source_drifted` overlaps the others (any claim whose source changed since labelling).
+ * the no_match kinds from "the words are there, mangled" to "nothing like it", then the sources that could not be
+ * read). `drifted` is the diagnosis; `source_drifted` overlaps the others (any claim whose source changed since
+ * labelling).
  */
 const DIAGNOSIS_ORDER = DIAGNOSES;
 
 /** Claims the oracle's report says nothing about (no report, or a claim it did not judge). */
 const NO_DIAGNOSIS = 'no_diagnosis';
-/** The overlapping row: claims whose source's live bytes no longer hash to the claim's evidence (the oracle's `drift: changed`). */
+/**
+ * The overlapping row: claims whose source's live bytes no longer hash to the claim's evidence (the oracle's `drift:
+ * changed`).
+ */
 export const SOURCE_DRIFTED = 'source_drifted';
 
 /** How a sentence names a group of claims. */
@@ -77,16 +82,25 @@ export interface AgentScore
   by_diagnosis: Record<string, GroupScore>;
   /** The run's own advice (e.g. every source of a task failed). */
   advice: string[];
-  /** Its report page with the oracle's evidence on its claims, as `compare --out` writes it (relative to the comparison's folder). */
+  /**
+   * Its report page with the oracle's evidence on its claims, as `compare --out` writes it (relative to the
+   * comparison's folder).
+   */
   evidence_report?: string;
-  /** How it failed, over all its claims (reward.json's fields): answered at all, overclaimed (verbatim on gold no_match), missed (no_match on gold verbatim). */
+  /**
+   * How it failed, over all its claims (reward.json's fields): answered at all, overclaimed (verbatim on gold
+   * no_match), missed (no_match on gold verbatim).
+   */
   shape?: Pick<FailureShape, 'answered' | 'overclaim' | 'missed'>;
 }
 
 export interface Comparison {
   /** Where the diagnoses came from: the oracle run's folder (or its name when it has none). */
   oracle: string;
-  /** The groups with claims, in DIAGNOSIS_ORDER, then NO_DIAGNOSIS, then SOURCE_DRIFTED; with the claim count of the first agent's run. */
+  /**
+   * The groups with claims, in DIAGNOSIS_ORDER, then NO_DIAGNOSIS, then SOURCE_DRIFTED; with the claim count of the
+   * first agent's run.
+   */
   groups: { diagnosis: string; claims: number }[];
   agents: AgentScore[];
   /** "baseline answers verbatim on 0% of extraction artifacts (0/3), right on 100%", one per agent and group. */
@@ -110,7 +124,10 @@ interface OracleView {
   drifted: boolean;
 }
 
-/** Longest agent command used as its column header in a report without a name; longer ones (and any command with a space) are named by their folder. */
+/**
+ * Longest agent command used as its column header in a report without a name; longer ones (and any command with a
+ * space) are named by their folder.
+ */
 const MAX_LABEL_CHARS = 24;
 
 /**
@@ -134,7 +151,8 @@ function oracleViews(oracle: EvaluationReport): Map<string, OracleView> {
   for (const t of oracle.tasks) {
     for (const row of t.rows) {
       if (row.diagnosis === undefined) continue;
-      // Drift needs bytes that hash otherwise than the evidence: a source the oracle could not read is unread, not drifted.
+      // Drift needs bytes that hash otherwise than the evidence: a source the oracle could not read is unread, not
+      // drifted.
       views.set(claimKey(t.task, row.id), {
         diagnosis: row.diagnosis,
         drifted: row.drift === 'changed' && !unread(row),
@@ -212,27 +230,30 @@ export function groupName(diagnosis: string): string {
 /**
  * "baseline answers verbatim on 0% of extraction artifacts (0/3), right on 100% (3/3)". Claims the agent did not
  * answer, or answered with a label other than verbatim or no_match, get sentences of their own: the first sentence
- * then speaks of the claims it answered ("... of the extraction artifacts it answered (1/2), right on 50% of them (1/2)"),
- * and is left out when it answered none.
+ * then speaks of the claims it answered ("... of the extraction artifacts it answered (1/2), right on 50% of them
+ * (1/2)"), and is left out when it answered none.
  */
 function sentences(agent: string, diagnosis: string, g: GroupScore): string[] {
   const name = groupName(diagnosis);
   if (g.missing === 0 && g.invalid === 0) {
     return [
-      `${agent} answers verbatim on ${pct(g.answered_verbatim, g.claims)} of ${name} (${g.answered_verbatim}/${g.claims}), right on ${pct(g.correct, g.claims)} (${g.correct}/${g.claims})`,
+      `${agent} answers verbatim on ${pct(g.answered_verbatim, g.claims)} of ${name} ` +
+        `(${g.answered_verbatim}/${g.claims}), right on ${pct(g.correct, g.claims)} (${g.correct}/${g.claims})`,
     ];
   }
   const answered = g.claims - g.missing - g.invalid;
   const out: string[] = [];
   if (answered > 0)
     out.push(
-      `${agent} answers verbatim on ${pct(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered}), right on ${pct(g.correct, answered)} of them (${g.correct}/${answered})`,
+      `${agent} answers verbatim on ${pct(g.answered_verbatim, answered)} of the ${name} it answered ` +
+        `(${g.answered_verbatim}/${answered}), right on ${pct(g.correct, answered)} of them (${g.correct}/${answered})`,
     );
   if (g.missing > 0)
     out.push(`${agent} gives no answer for ${pct(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
   if (g.invalid > 0)
     out.push(
-      `${agent} gives an invalid answer (neither verbatim nor no_match) for ${pct(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`,
+      `${agent} gives an invalid answer (neither verbatim nor no_match) for ${pct(g.invalid, g.claims)} of ${name} ` +
+        `(${g.invalid}/${g.claims})`,
     );
   return out;
 }
@@ -298,7 +319,10 @@ function claimCount(ids: readonly ClaimIdentity[]): string {
   return `${ids.length} ${ids.length === 1 ? 'claim' : 'claims'} (${tasks.length === 1 ? 'task' : 'tasks'} ${shown})`;
 }
 
-/** Claims in both runs whose quote, URL or gold label differ (an empty quote or URL: a row written without its claim, not a difference). */
+/**
+ * Claims in both runs whose quote, URL or gold label differ (an empty quote or URL: a row written without its claim,
+ * not a difference).
+ */
 function changedClaims(a: Map<string, ClaimIdentity>, b: Map<string, ClaimIdentity>): ClaimIdentity[] {
   const differ = (x: string, y: string) => x !== '' && y !== '' && x !== y;
   return [...a].flatMap(([key, c]) => {
@@ -316,9 +340,9 @@ function datasets(a: EvaluationRun, b: EvaluationRun): string {
 /**
  * Refuses (CompareError) runs that are not of the same claims, instead of filing the claims one run lacks under
  * no_diagnosis and comparing mean rewards over different claims: every agent's claim must be in the oracle's run (which
- * may hold more: it only lends its diagnoses), and the agents' runs must hold the same claims, each with the same quote,
- * URL and gold label. A comparison of the claims two runs share would be a different number from either run's reward,
- * under the same heading; a run of a subset is compared by running the others on that subset.
+ * may hold more: it only lends its diagnoses), and the agents' runs must hold the same claims, each with the same
+ * quote, URL and gold label. A comparison of the claims two runs share would be a different number from either run's
+ * reward, under the same heading; a run of a subset is compared by running the others on that subset.
  */
 export function checkSameClaims(runs: readonly EvaluationRun[], oracle: EvaluationRun): void {
   const diagnosed = claimIdentities(oracle.report);
@@ -337,7 +361,9 @@ export function checkSameClaims(runs: readonly EvaluationRun[], oracle: Evaluati
         : []),
     ].join(', and ');
     throw new CompareError(
-      `the oracle's run ${runName(oracle)} is not of the claims of ${runName(run)}: ${what}${datasets(run, oracle)}; its diagnoses cannot split them: pass --oracle with an oracle run of the same dataset`,
+      `the oracle's run ${runName(oracle)} is not of the claims of ${runName(run)}: ` +
+        `${what}${datasets(run, oracle)}; its diagnoses cannot split them: pass --oracle with an oracle run of the ` +
+        `same dataset`,
     );
   }
   const [first, ...others] = runs;
@@ -355,7 +381,8 @@ export function checkSameClaims(runs: readonly EvaluationRun[], oracle: Evaluati
       ...(changed.length ? [`${claimCount(changed)} with another quote, URL or gold label`] : []),
     ].join('; ');
     throw new CompareError(
-      `runs ${runName(first)} and ${runName(run)} are not of the same claims: ${what}${datasets(first, run)}; compare runs of one dataset (evaluate --tasks DIR with the same DIR)`,
+      `runs ${runName(first)} and ${runName(run)} are not of the same claims: ${what}${datasets(first, run)}; ` +
+        `compare runs of one dataset (evaluate --tasks DIR with the same DIR)`,
     );
   }
 }
@@ -550,7 +577,10 @@ function tableLines(c: Comparison, layout: Layout): { lines: string[]; columns: 
 const tableWidth = (lines: readonly string[]): number =>
   Math.max(...lines.filter((l) => !l.startsWith('accuracy by')).map((l) => l.length));
 
-/** A keyed table's legend: each agent's key, name, totals (counts and, without gap columns, its missing and invalid answers) and command. */
+/**
+ * A keyed table's legend: each agent's key, name, totals (counts and, without gap columns, its missing and invalid
+ * answers) and command.
+ */
 function legend(c: Comparison, layout: Layout): string[] {
   return c.agents.map((a, i) => {
     const gaps =
@@ -653,7 +683,10 @@ function reportProblem(issue: z.core.$ZodIssue | undefined, v: unknown): string 
   return `report.json: "${issue?.path.map(String).join('.')}": ${issue?.message}`;
 }
 
-/** An evaluation report as read back from report.json, through its schema (evaluation-report.ts EvaluationReportSchema) (it is a file on disk, possibly from another version). */
+/**
+ * An evaluation report as read back from report.json, through its schema (evaluation-report.ts EvaluationReportSchema)
+ * (it is a file on disk, possibly from another version).
+ */
 function parseReport(v: unknown, what: string): EvaluationReport {
   const parsed = EvaluationReportSchema.safeParse(v);
   if (!parsed.success) throw new CompareError(`${what}: ${reportProblem(parsed.error.issues[0], v)}`);
@@ -683,7 +716,8 @@ export function readRunFolder(dirArg: string): RunFolder {
     if (!folder.success) {
       const [, agent] = folder.error.issues[0]?.path ?? [];
       throw new CompareError(
-        `${what}: report.json: ${typeof agent === 'number' ? `agent ${agent + 1} has no "dir"` : 'a comparison without an "agents" list'}`,
+        `${what}: report.json: ` +
+          `${typeof agent === 'number' ? `agent ${agent + 1} has no "dir"` : 'a comparison without an "agents" list'}`,
       );
     }
     const { agents, oracle } = folder.data;
@@ -710,20 +744,23 @@ const TAKEN_NAMES = ['report.json', 'report.html'];
 
 /**
  * Each agent's name in `evaluate --agent A --agent B ... [--name N ...]`: the i-th --name names the i-th --agent; the
- * others are named as evaluate always has, oracle and baseline by name, a command agent-N (its position), the same agent
- * twice kept apart. With several agents the name is also its folder under --out. Refused (AgentNameError): a name that
- * is not a safe folder name, more names than agents, two agents of one name (letter case apart, as some file systems
- * have it), and the names oracle and baseline for other agents (the oracle's run, when it is not among them, is oracle/).
+ * others are named as evaluate always has, oracle and baseline by name, a command agent-N (its position), the same
+ * agent twice kept apart. With several agents the name is also its folder under --out. Refused (AgentNameError): a name
+ * that is not a safe folder name, more names than agents, two agents of one name (letter case apart, as some file
+ * systems have it), and the names oracle and baseline for other agents (the oracle's run, when it is not among them, is
+ * oracle/).
  */
 export function agentFolders(agents: readonly string[], names: readonly string[] = []): string[] {
   if (names.length > agents.length)
     throw new AgentNameError(
-      `--name given ${names.length} times for ${agents.length} ${agents.length === 1 ? 'agent' : 'agents'}: the i-th --name names the i-th --agent`,
+      `--name given ${names.length} times for ${agents.length} ${agents.length === 1 ? 'agent' : 'agents'}: the ` +
+        `i-th --name names the i-th --agent`,
     );
   for (const [i, name] of names.entries()) {
     if (!SAFE_NAME.test(name))
       throw new AgentNameError(
-        `--name ${JSON.stringify(name)}: not a safe folder name (1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit)`,
+        `--name ${JSON.stringify(name)}: not a safe folder name (1 to 64 letters, digits, '.', '_' or '-', ` +
+          `starting with a letter or digit)`,
       );
     const lower = name.toLowerCase();
     if (TAKEN_NAMES.includes(lower))
@@ -740,12 +777,14 @@ export function agentFolders(agents: readonly string[], names: readonly string[]
     if (name === undefined) {
       name = agent === 'oracle' || agent === 'baseline' ? agent : `agent-${i + 1}`;
       const before = used.get(name.toLowerCase());
-      if (before !== undefined && before >= names.length) name = `${name}-${i + 1}`; // the same agent twice, both named by default
+      // the same agent twice, both named by default
+      if (before !== undefined && before >= names.length) name = `${name}-${i + 1}`;
     }
     const other = used.get(name.toLowerCase());
     if (other !== undefined)
       throw new AgentNameError(
-        `--name ${names[i] ?? names[other] ?? name}: agents ${other + 1} and ${i + 1} would both be named ${name}${names[i] === undefined ? ` (agent ${i + 1} by default: give it a --name too)` : ''}`,
+        `--name ${names[i] ?? names[other] ?? name}: agents ${other + 1} and ${i + 1} would both be named ` +
+          `${name}${names[i] === undefined ? ` (agent ${i + 1} by default: give it a --name too)` : ''}`,
       );
     used.set(name.toLowerCase(), i);
     return name;

@@ -1,4 +1,6 @@
-// One trial in containers, as Harbor runs it: the agent's container (the task's image, its user, its PATH), then the verifier in the task's mode: shared (in the agent's container, tests/ uploaded, what the agent left still running) or separate (its own container from tests/Dockerfile, only the artifacts crossing, no network).
+// One trial in containers, as Harbor runs it: the agent's container (the task's image, its user, its PATH), then the
+// verifier in the task's mode: shared (in the agent's container, tests/ uploaded, what the agent left still running) or
+// separate (its own container from tests/Dockerfile, only the artifacts crossing, no network).
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { collectArtifacts, copyEntry, restoreArtifacts, runContainer, type ContainerResult } from './container.js';
@@ -10,13 +12,18 @@ import { BUNDLE_FILES, shippedDir } from './ship.js';
 import { CONTAINER_PATHS, TOOL_DIR } from './templates.js';
 import type { Trial } from './trial.js';
 
-/** The harness's own read-only folder in the agent phase: the `quotecheck` command of a variant (bin/), the baseline's quotecheck (baseline/), the --replay archive (replay/). */
+/**
+ * The harness's own read-only folder in the agent phase: the `quotecheck` command of a variant (bin/), the baseline's
+ * quotecheck (baseline/), the --replay archive (replay/).
+ */
 export const HARNESS_DIR = '/opt/quotecheck-harness';
 
 /** Where the agent's container has the baseline's quotecheck (evaluate's own build), for `--agent baseline` only. */
 const BASELINE_DIR = `${HARNESS_DIR}/baseline`;
 
-/** Where an agent's own files (evaluate's --agent-dir) are in its container, read-only: Harbor installs agents there. */
+/**
+ * Where an agent's own files (evaluate's --agent-dir) are in its container, read-only: Harbor installs agents there.
+ */
 export const AGENT_DIR = '/installed-agent';
 /** The variable that names the agent's folder where it is elsewhere (evaluate's --isolation paths). */
 export const AGENT_DIR_ENV = 'QUOTECHECK_AGENT_DIR';
@@ -55,7 +62,10 @@ function containerAgentCommand(t: Trial): string {
   const { oracle } = LAYOUTS[t.task.layout];
   if (t.agent === 'oracle') return `bash ${oracle.path}/solve.sh`;
   if (t.agent === 'baseline')
-    return `node ${BASELINE_DIR}/${basename(BUNDLE_FILES.quotecheck)} run --baseline --claims ${CONTAINER_PATHS.app.path}/claims.json --out ${CONTAINER_PATHS.app.path}/answers.json`;
+    return (
+      `node ${BASELINE_DIR}/${basename(BUNDLE_FILES.quotecheck)} run --baseline --claims ` +
+      `${CONTAINER_PATHS.app.path}/claims.json --out ${CONTAINER_PATHS.app.path}/answers.json`
+    );
   return t.agent;
 }
 
@@ -66,7 +76,10 @@ export function taskUser(t: Trial): ContainerUser | undefined {
     : agentUser(join(t.task.dir, 'environment', 'Dockerfile'), t.task.agentUser);
 }
 
-/** The agent's environment: the image's (Docker's PATH, HOME, the Dockerfile's ENV lines), evaluate's bin/ first when it gives commands. */
+/**
+ * The agent's environment: the image's (Docker's PATH, HOME, the Dockerfile's ENV lines), evaluate's bin/ first when it
+ * gives commands.
+ */
 function agentEnvironment(t: Trial, user: ContainerUser | 'root', harnessBin: boolean): Record<string, string> {
   const env: Record<string, string> = {
     PATH: `${harnessBin ? `${HARNESS_DIR}/bin:` : ''}${IMAGE_PATH}`,
@@ -77,7 +90,10 @@ function agentEnvironment(t: Trial, user: ContainerUser | 'root', harnessBin: bo
   return env;
 }
 
-/** The agent container's binds: the trial's /app and logs, the oracle's folder for the oracle only, the variant's tool and skills, evaluate's own folder. */
+/**
+ * The agent container's binds: the trial's /app and logs, the oracle's folder for the oracle only, the variant's tool
+ * and skills, evaluate's own folder.
+ */
 function agentBinds(t: Trial, harnessBin: boolean, agentDir: string | undefined): Bind[] {
   const { oracle } = LAYOUTS[t.task.layout];
   const binds: Bind[] = [
@@ -107,7 +123,10 @@ function verifierCommand(t: Trial, cwd: string): ContainerCommand {
   };
 }
 
-/** The agent's container: its command as its user, then the pause (artifacts out, or tests/ in), then in shared mode the verifier. */
+/**
+ * The agent's container: its command as its user, then the pause (artifacts out, or tests/ in), then in shared mode the
+ * verifier.
+ */
 function agentContainer(
   t: Trial,
   play: TrialPlay,
@@ -183,14 +202,20 @@ function layOutTests(t: Trial, root: string): string[] {
   return notes;
 }
 
-/** What the trial's containers did: the agent's, the verifier's (the same container in shared mode), and notes on the copies. */
+/**
+ * What the trial's containers did: the agent's, the verifier's (the same container in shared mode), and notes on the
+ * copies.
+ */
 export interface ContainerTrial {
   agent: ContainerResult;
   verifier: ContainerResult;
   notes: string[];
 }
 
-/** The trial's folders, owned as the image has them: /app and /logs/agent the agent user's, /logs/verifier open to all (Harbor chmods it 777). */
+/**
+ * The trial's folders, owned as the image has them: /app and /logs/agent the agent user's, /logs/verifier open to all
+ * (Harbor chmods it 777).
+ */
 function ownFolders(t: Trial, user: ContainerUser | undefined): void {
   if (user) for (const d of [t.app, t.agentLogs]) chownSync(d, user.uid, user.gid);
   chmodSync(t.verifierLogs, 0o777);

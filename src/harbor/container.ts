@@ -1,4 +1,5 @@
-// Running one evaluate container (isolation.ts makes its root) with a time limit, pausing where the harness copies files in or out, and those copies: Harbor's upload of tests/ and its handoff of the declared artifacts.
+// Running one evaluate container (isolation.ts makes its root) with a time limit, pausing where the harness copies
+// files in or out, and those copies: Harbor's upload of tests/ and its handoff of the declared artifacts.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -97,7 +98,10 @@ export function runContainer(spec: ContainerSpec, opts: RunContainerOptions): Pr
   });
 }
 
-/** Largest artifact copied out of an agent's container: an answers file is kilobytes; a larger one is cut here, and the grader refuses it anyway. */
+/**
+ * Largest artifact copied out of an agent's container: an answers file is kilobytes; a larger one is cut here, and the
+ * grader refuses it anyway.
+ */
 const MAX_ARTIFACT_BYTES = 256 * 1024 * 1024;
 
 /**
@@ -173,7 +177,10 @@ export function copyEntry(from: string, to: string): string {
   throw new Error('a socket, not copied');
 }
 
-/** The declared artifacts out of an agent's container (at its pause) into `staging`, each at its own path; a line each for what was not copied. */
+/**
+ * The declared artifacts out of an agent's container (at its pause) into `staging`, each at its own path; a line each
+ * for what was not copied.
+ */
 export function collectArtifacts(root: string, artifacts: readonly string[], staging: string): string[] {
   const notes: string[] = [];
   for (const path of artifacts) {

@@ -1,4 +1,5 @@
-// A dataset on disk, in either layout (Harbor's task.toml, SkillsBench 1.1's task.md): its tasks, their timeouts, claims and gold labels.
+// A dataset on disk, in either layout (Harbor's task.toml, SkillsBench 1.1's task.md): its tasks, their timeouts,
+// claims and gold labels.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -19,7 +20,9 @@ export interface TaskDir {
   verifierTimeoutSec: number;
   /** The task's own verifier mode, by Harbor's rule (taskVerifierMode); SkillsBench 1.1 tasks are shared. */
   verifierMode: VerifierMode;
-  /** The files a separate verifier gets from the agent's container (task.toml's top-level `artifacts`), absolute paths. */
+  /**
+   * The files a separate verifier gets from the agent's container (task.toml's top-level `artifacts`), absolute paths.
+   */
   artifacts: string[];
   /** The agent's user ([agent] user), a name or a uid; undefined when the task leaves it to the image (root). */
   agentUser?: string;
@@ -143,7 +146,9 @@ function readTask(dir: string, layout: Layout): TaskDir {
   };
 }
 
-/** The tasks of a dataset folder (each subfolder with a task.toml or a task.md), or the folder itself if it is one task. */
+/**
+ * The tasks of a dataset folder (each subfolder with a task.toml or a task.md), or the folder itself if it is one task.
+ */
 export function listTasks(folder: string): TaskDir[] {
   const tasksDir = resolve(folder);
   if (!existsSync(tasksDir)) throw new DatasetError(`${tasksDir}: no such folder`);

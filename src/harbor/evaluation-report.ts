@@ -1,6 +1,7 @@
-// evaluate's report.json (docs/cli.md, `quotecheck evaluate`) as zod schemas, with evaluate's types inferred from them: what evaluate
-// writes, and what compare reads back through them. The contract (contract.ts) stands on zod alone; the report embeds
-// evaluate's own structures (the grade, the failures), so its schema lives beside them, on the contract's readers of a report line.
+// evaluate's report.json (docs/cli.md, `quotecheck evaluate`) as zod schemas, with evaluate's types inferred from them:
+// what evaluate writes, and what compare reads back through them. The contract (contract.ts) stands on zod alone; the
+// report embeds evaluate's own structures (the grade, the failures), so its schema lives beside them, on the contract's
+// readers of a report line.
 import * as z from 'zod';
 import { AsOfRead, kept, NearestRead, SelectorRead } from '../contract.js';
 import type { ArchiveFailure, SourcesFailure, UnreadSource } from './failures.js';
@@ -8,18 +9,24 @@ import type { FailureShape, Grade } from './grade.js';
 import type { VerifierMode } from '../settings.js';
 
 /**
- * A part of evaluate's report a reader takes as evaluate wrote it, unchecked (no reader ever checked it): evaluate's own
- * structures (the grade, the failures) and the numbers it only shows. A report written before evaluate wrote the field
- * lacks it: `fallback` then (undefined when none).
+ * A part of evaluate's report a reader takes as evaluate wrote it, unchecked (no reader ever checked it): evaluate's
+ * own structures (the grade, the failures) and the numbers it only shows. A report written before evaluate wrote the
+ * field lacks it: `fallback` then (undefined when none).
  */
 const asWritten = <T>(fallback?: T) =>
   z.custom<T>((v) => v !== undefined).catch((ctx) => (ctx.value === undefined ? fallback : ctx.value) as T);
 
-/** How evaluate kept the phases apart (docs/security.md#trial-isolation): containers (namespaces) or container paths by variable. */
+/**
+ * How evaluate kept the phases apart (docs/security.md#trial-isolation): containers (namespaces) or container paths by
+ * variable.
+ */
 const IsolationSchema = z.enum(['namespace', 'paths']);
 export type Isolation = z.infer<typeof IsolationSchema>;
 
-/** One claim as evaluate's report shows it; the evidence fields are the agent's report line's (readReportLine), each kept when well formed. */
+/**
+ * One claim as evaluate's report shows it; the evidence fields are the agent's report line's (readReportLine), each
+ * kept when well formed.
+ */
 const ClaimRowFields = z.object({
   id: z.string(),
   quote: asWritten<string>(),
@@ -57,7 +64,10 @@ const OracleEvidenceSchema = ClaimRowFields.pick({
 export type OracleEvidence = z.infer<typeof OracleEvidenceSchema>;
 
 const ClaimRowSchema = ClaimRowFields.extend({
-  /** The oracle's evidence for the claim, on another agent's row when the oracle ran beside it (compare.ts withOracleEvidence). */
+  /**
+   * The oracle's evidence for the claim, on another agent's row when the oracle ran beside it (compare.ts
+   * withOracleEvidence).
+   */
   oracle: kept(OracleEvidenceSchema),
 });
 export type ClaimRow = z.infer<typeof ClaimRowSchema>;
@@ -93,13 +103,17 @@ const TaskRunSchema = z.object({
 export type TaskRun = z.infer<typeof TaskRunSchema>;
 
 /**
- * evaluate's report.json (docs/cli.md, `quotecheck evaluate`): what evaluate writes, and how compare reads one back. The fields compare relies on
- * are checked (agent, name, the totals, each task's name and rows, each row's id and correct); the evidence on a row is
- * kept when well formed; the rest is taken as written, a report written before a field lacking it.
+ * evaluate's report.json (docs/cli.md, `quotecheck evaluate`): what evaluate writes, and how compare reads one back.
+ * The fields compare relies on are checked (agent, name, the totals, each task's name and rows, each row's id and
+ * correct); the evidence on a row is kept when well formed; the rest is taken as written, a report written before a
+ * field lacking it.
  */
 export const EvaluationReportSchema = z.object({
   agent: z.string(),
-  /** The agent's name as evaluate gave it (--name, else oracle, baseline or agent-N); absent in reports written before evaluate named agents. */
+  /**
+   * The agent's name as evaluate gave it (--name, else oracle, baseline or agent-N); absent in reports written before
+   * evaluate named agents.
+   */
   name: z.string().optional(),
   isolation: asWritten<Isolation>(),
   /** What this isolation does not stop, one clause each (absent in reports written before evaluate said so). */
@@ -115,13 +129,19 @@ export const EvaluationReportSchema = z.object({
   /** How the agent failed over all claims (reward.json's fields, claims pooled): answered at all, overclaim, missed. */
   failure_shape: asWritten<Pick<FailureShape, 'answered' | 'overclaim' | 'missed'>>().optional(),
   diagnoses: asWritten<Record<string, number>>(),
-  /** Sources read whose live bytes no longer hash to a claim's evidence, from the agent's reports (unread sources are not drifted). */
+  /**
+   * Sources read whose live bytes no longer hash to a claim's evidence, from the agent's reports (unread sources are
+   * not drifted).
+   */
   drifted_sources: asWritten<number>(),
   /** Sources whose live fetch failed (refused, unreachable, an HTTP error...), once each, from the agent's reports. */
   unread_sources: asWritten<UnreadSource[]>().optional(),
   /** Claims the agent judged on a Wayback capture. */
   claims_from_captures: asWritten<number>(),
-  /** What to check, one line each, when something went wrong for a whole task (none in reports written before evaluate advised). */
+  /**
+   * What to check, one line each, when something went wrong for a whole task (none in reports written before evaluate
+   * advised).
+   */
   advice: asWritten<string[]>([]),
   /** Set when rows carry the oracle's evidence: the oracle's run folder, relative to this report's folder. */
   oracle_run: asWritten<string>().optional(),

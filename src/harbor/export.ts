@@ -1,4 +1,5 @@
-// The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of at most N claims, as even as their sources allow).
+// The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of at most N claims, as even as their
+// sources allow).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import {
   ArchiveError,
@@ -95,17 +96,21 @@ function taskName(raw: Record<string, unknown>, field: string, where: string): s
   const value = raw[field];
   if (typeof value !== 'string' || value.trim() === '') {
     throw new ExportError(
-      `${where}: field ${JSON.stringify(field)} ${value === undefined ? 'is missing: it must' : 'must'} name the claim's task (a non-empty string)${value === undefined ? '' : `, got ${JSON.stringify(value)}`}`,
+      `${where}: field ${JSON.stringify(field)} ${value === undefined ? 'is missing: it must' : 'must'} name the ` +
+        `claim's task (a non-empty string)${value === undefined ? '' : `, got ${JSON.stringify(value)}`}`,
     );
   }
   if (!isTaskName(value))
     throw new ExportError(
-      `${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be ${TASK_NAME_RULE}: it names a folder`,
+      `${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be ${TASK_NAME_RULE}: it ` +
+        `names a folder`,
     );
   return value;
 }
 
-/** Tasks as the labelled file names them (`readLabelled`'s `taskField`): one per name, in the order names first appear. */
+/**
+ * Tasks as the labelled file names them (`readLabelled`'s `taskField`): one per name, in the order names first appear.
+ */
 export function tasksByName(claims: readonly LabelledClaim[]): { names: string[]; tasks: LabelledClaim[][] } {
   const byName = new Map<string, LabelledClaim[]>();
   for (const c of claims) {
@@ -181,9 +186,15 @@ export interface ExportResult {
 export interface DatasetOptions {
   /** A frozen edition: each task ships its own sources as environment/sources.warc.gz, and its oracle replays them. */
   frozen?: boolean;
-  /** The Wayback Machine the oracle asks, when not https://web.archive.org; a frozen edition's replay needs none (its WARC names the base). */
+  /**
+   * The Wayback Machine the oracle asks, when not https://web.archive.org; a frozen edition's replay needs none (its
+   * WARC names the base).
+   */
   waybackUrl?: string;
-  /** The sources are on a private network (tests, an intranet): the oracle's run and the tasks' MCP server get --allow-private. */
+  /**
+   * The sources are on a private network (tests, an intranet): the oracle's run and the tasks' MCP server get
+   * --allow-private.
+   */
   allowPrivate?: boolean;
   /** What each task gives the agent besides the instruction: the skill, the MCP server, both or neither. */
   variant?: TaskVariant;
@@ -236,7 +247,10 @@ function toolArgs(opts: DatasetOptions): string[] {
   ];
 }
 
-/** A task's [task] table: `<org>/<task>` and what the options give, the description by default how many quotes it checks. */
+/**
+ * A task's [task] table: `<org>/<task>` and what the options give, the description by default how many quotes it
+ * checks.
+ */
 function taskPackage(name: string, claims: number, opts: DatasetOptions): TaskPackage {
   return {
     name: packageName(opts.org!, name),
@@ -304,8 +318,10 @@ export function privateSourceProblem(
   const one = refused.length === 1;
   const more = refused.length > NAMED_CLAIMS ? `, and ${refused.length - NAMED_CLAIMS} more` : '';
   return (
-    `${plural(refused.length, 'claim')} ${one ? 'cites a source on a private network' : 'cite sources on private networks'}, which the tasks' oracle ` +
-    `would refuse: ${refused.slice(0, NAMED_CLAIMS).join(', ')}${more}; if the tasks are meant to reach ${one ? 'it' : 'them'} (tests, an intranet), ` +
+    `${plural(refused.length, 'claim')} ` +
+    `${one ? 'cites a source on a private network' : 'cite sources on private networks'}, which the tasks' oracle ` +
+    `would refuse: ${refused.slice(0, NAMED_CLAIMS).join(', ')}${more}; if the tasks are meant to reach ` +
+    `${one ? 'it' : 'them'} (tests, an intranet), ` +
     `pass --allow-private (it goes into solve.sh's run and the MCP server's arguments)`
   );
 }
@@ -365,7 +381,8 @@ export async function readRecordedRun(archivePath: string): Promise<Archive> {
   }
   if (archive.cut)
     throw new ExportError(
-      `${archivePath}: ends inside a record at byte ${archive.cut.offset} (${archive.cut.reason}); a frozen edition needs a whole archive`,
+      `${archivePath}: ends inside a record at byte ${archive.cut.offset} (${archive.cut.reason}); a frozen ` +
+        `edition needs a whole archive`,
     );
   return archive;
 }
@@ -391,7 +408,8 @@ export async function writeTaskArchives(
     const missing = task.urls.filter((u) => !recorded.has(u));
     if (missing.length) {
       throw new ExportError(
-        `${archivePath}: has no exchange for ${plural(missing.length, 'source')} of ${task.name}, e.g. ${missing[0]}; record a run of these claims first (quotecheck run --record FILE)`,
+        `${archivePath}: has no exchange for ${plural(missing.length, 'source')} of ${task.name}, e.g. ` +
+          `${missing[0]}; record a run of these claims first (quotecheck run --record FILE)`,
       );
     }
     const chosen = new Set<ArchivedRecord>();

@@ -1,4 +1,5 @@
-// What evaluate says when sources could not be read or the archive never answered: the real cause first, from the agent's evidence report.
+// What evaluate says when sources could not be read or the archive never answered: the real cause first, from the
+// agent's evidence report.
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import { isLoopback } from '../loopback.js';
 import { hostOf } from '../messages.js';
@@ -14,7 +15,10 @@ export type FailureCause =
   | 'replay'
   | 'other';
 
-/** What the failure analysis reads of a claim's row (local-harness ClaimRow): the report line's fields as evaluate keeps them. */
+/**
+ * What the failure analysis reads of a claim's row (local-harness ClaimRow): the report line's fields as evaluate keeps
+ * them.
+ */
 export interface RowFacts {
   url: string;
   diagnosis?: string;
@@ -49,7 +53,10 @@ export interface SourcesFailure {
   causes?: CauseGroup[];
 }
 
-/** A task whose claims needed Wayback captures and got none, because every archive request failed (not because it had none). */
+/**
+ * A task whose claims needed Wayback captures and got none, because every archive request failed (not because it had
+ * none).
+ */
 export interface ArchiveFailure {
   /** Claims that needed a capture. */
   claims: number;
@@ -106,7 +113,10 @@ const AFTER_FETCH_MESSAGE =
 /** The live fetch's message in a note judged on a capture: "(the live source: the live fetch failed: MSG)". */
 const LIVE_FAILED = /\(the live source: the live fetch failed: (.*?)\)$/;
 
-/** Whether the row's live source could not be read: its report says so (`fetch_error`), or, in older reports, its note or diagnosis. */
+/**
+ * Whether the row's live source could not be read: its report says so (`fetch_error`), or, in older reports, its note
+ * or diagnosis.
+ */
 export function unread(row: RowFacts): boolean {
   if (row.fetchError !== undefined) return true;
   return row.diagnosis === 'fetch_failed' || (row.note?.includes('the live fetch failed: ') ?? false);
@@ -201,17 +211,28 @@ export function unreadSources(tasks: readonly { task: string; rows: readonly Row
   return [...found.values()];
 }
 
-/** Sources read whose bytes no longer hash to a claim's evidence: drift needs bytes; a source that could not be read is not among them. */
+/**
+ * Sources read whose bytes no longer hash to a claim's evidence: drift needs bytes; a source that could not be read is
+ * not among them.
+ */
 export function driftedSources(rows: readonly RowFacts[]): number {
   return new Set(rows.filter((r) => r.drift === 'changed' && !unread(r)).map((r) => sourceOf(r.url))).size;
 }
 
 /** A claim's note when it needed a capture and got none (src/asof/judge.ts), with the archive's reason. */
-const NO_CAPTURE_NOTE =
-  /(?:no text as of that date could be had|no capture as of the date could be had): (.*?)(?:\. That the quote is not in today's text proves nothing)?$/;
+const NO_CAPTURE_NOTE = new RegExp(
+  /(?:no text as of that date could be had|no capture as of the date could be had): (.*?)/.source +
+    /(?:\. That the quote is not in today's text proves nothing)?$/.source,
+);
 /** Reasons that say the archive itself failed, not that it had no capture (src/wayback/client.ts). */
-const ARCHIVE_FAILED =
-  /^(?:Wayback Machine left alone|the Wayback Machine answered |the Wayback Machine's CDX answer could not be read|refused: .* is not on the archive's origin)/;
+const ARCHIVE_FAILED = new RegExp(
+  `^(?:${[
+    'Wayback Machine left alone',
+    'the Wayback Machine answered ',
+    "the Wayback Machine's CDX answer could not be read",
+    "refused: .* is not on the archive's origin",
+  ].join('|')})`,
+);
 
 /**
  * Every archive request failed: some claims on sources that were read needed a Wayback capture, none got one, and
@@ -278,7 +299,10 @@ function causeCheck(g: CauseGroup, opts: AdviceOptions): string {
     case 'tls': {
       const refused = '(self-signed and expired certificates are refused; a local server can serve plain http)';
       const one = g.hosts.length === 1;
-      return `${one ? 'does' : 'do'} ${hosts} present a certificate valid for ${one ? 'its name' : 'their names'}? ${refused}`;
+      return (
+        `${one ? 'does' : 'do'} ${hosts} present a certificate valid for ${one ? 'its name' : 'their names'}? ` +
+        `${refused}`
+      );
     }
     case 'http_status': {
       const answered = `the sources answered HTTP ${g.statuses?.length ? g.statuses.join(', ') : 'errors'}`;
@@ -289,7 +313,10 @@ function causeCheck(g: CauseGroup, opts: AdviceOptions): string {
       return `${answered}${failing}: ${intended} or what serves them`;
     }
     case 'replay':
-      return `do the sources appear in the archive ${opts.replay ?? 'replayed'}? (a replay answers only what was recorded)`;
+      return (
+        `do the sources appear in the archive ${opts.replay ?? 'replayed'}? (a replay answers only what was ` +
+        `recorded)`
+      );
     default:
       return "each claim's note in the agent's evidence report (logs/agent/report.jsonl) says what happened";
   }
@@ -338,7 +365,10 @@ export function sourcesAdvice(failed: readonly FailedTask[], total: number, opts
     `${lead}; ${merged.length} causes, most sources first:`,
     ...merged.map(({ tasks, group: g }) => {
       const where = `${tasks.length === 1 ? 'task' : 'tasks'} ${tasks.join(', ')}`;
-      return `${g.sources} ${g.sources === 1 ? 'source' : 'sources'} ${CAUSE_WORDS[g.cause]} (${where}): ${g.reason}. Check: ${causeCheck(g, opts)}`;
+      return (
+        `${g.sources} ${g.sources === 1 ? 'source' : 'sources'} ${CAUSE_WORDS[g.cause]} (${where}): ` +
+        `${g.reason}. Check: ${causeCheck(g, opts)}`
+      );
     }),
   ];
 }
@@ -377,7 +407,9 @@ export function archiveAdvice(failed: readonly FailedTask[], total: number): str
       'or the golden server for the golden drift task)'
     : 'Can this machine reach it? (DNS, proxy, firewall; the archive paces and may refuse bursts)';
   return [
-    `every archive request failed in ${which}, so ${claims === 1 ? 'the claim' : `the ${claims} claims`} that needed a Wayback capture ${claims === 1 ? 'was' : 'were'} judged on today's changed text: ${failed[0]!.archiveFailed!.reason}. Check: is ${archive} reachable? ${stub}`,
+    `every archive request failed in ${which}, so ${claims === 1 ? 'the claim' : `the ${claims} claims`} that ` +
+      `needed a Wayback capture ${claims === 1 ? 'was' : 'were'} judged on today's changed text: ` +
+      `${failed[0]!.archiveFailed!.reason}. Check: is ${archive} reachable? ${stub}`,
   ];
 }
 
@@ -402,7 +434,10 @@ export function sourcesProblem(f: SourcesFailure): string {
   return `every source failed (${f.sources} ${f.sources === 1 ? 'source' : 'sources'} on ${f.hosts.join(', ')}${why})`;
 }
 
-/** The evaluate table's line about sources that could not be read (apart from drifted ones), a few of each cause named; undefined if none. */
+/**
+ * The evaluate table's line about sources that could not be read (apart from drifted ones), a few of each cause named;
+ * undefined if none.
+ */
 export function unreadLine(sources: readonly UnreadSource[]): string | undefined {
   if (sources.length === 0) return undefined;
   const by = new Map<FailureCause, UnreadSource[]>();

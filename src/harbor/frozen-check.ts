@@ -1,4 +1,5 @@
-// Before a frozen edition is kept: each task's own solve.sh run on its own archive, and the claims where it would disagree with the labels.
+// Before a frozen edition is kept: each task's own solve.sh run on its own archive, and the claims where it would
+// disagree with the labels.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -35,7 +36,9 @@ const TAIL_LINES = 3;
 export interface FrozenCheckOptions {
   /** The dataset's layout: where each task's solve.sh is. */
   layout: Layout;
-  /** Where the runs' scratch folders go (the export's staging folder): `.frozen-check-<i>/`, each removed after its run. */
+  /**
+   * Where the runs' scratch folders go (the export's staging folder): `.frozen-check-<i>/`, each removed after its run.
+   */
   workDir: string;
   /** Aborted (the export was stopped): every running solve.sh is killed, with what it started. */
   signal?: AbortSignal;
@@ -118,7 +121,10 @@ async function runAll(dirs: readonly { name: string; dir: string }[], opts: Froz
   }
 }
 
-/** Runs one task's solve.sh on a scratch /app (its claims and archive copied in) and reads what it left; the scratch folder goes after. */
+/**
+ * Runs one task's solve.sh on a scratch /app (its claims and archive copied in) and reads what it left; the scratch
+ * folder goes after.
+ */
 async function runOracle(name: string, taskDir: string, work: string, opts: FrozenCheckOptions): Promise<OracleRun> {
   const app = join(work, 'app');
   const logs = join(work, 'logs');
@@ -138,7 +144,8 @@ async function runOracle(name: string, taskDir: string, work: string, opts: Froz
     if (code !== 0) {
       const tail = output.trim().split('\n').slice(-TAIL_LINES).join(' | ');
       throw new ExportError(
-        `${name}: its solve.sh failed (${code === null ? 'stopped' : `exit status ${code}`}) replaying its own archive: ${tail}`,
+        `${name}: its solve.sh failed (${code === null ? 'stopped' : `exit status ${code}`}) replaying its own ` +
+          `archive: ${tail}`,
       );
     }
     return { answers: readAnswers(name, join(app, 'answers.json')), report: readReport(join(logs, 'report.jsonl')) };
@@ -232,5 +239,8 @@ export function describeDisagreements(found: readonly Disagreement[]): string {
     .slice(0, NAMED)
     .map((d) => `${d.task}/${d.id} (label ${d.label}, oracle ${d.oracle}: ${d.diagnosis})`);
   const more = found.length > NAMED ? `, and ${found.length - NAMED} more` : '';
-  return `the frozen oracle would answer ${plural(found.length, 'claim')} otherwise than labelled: ${named.join(', ')}${more}`;
+  return (
+    `the frozen oracle would answer ${plural(found.length, 'claim')} otherwise than labelled: ` +
+    `${named.join(', ')}${more}`
+  );
 }

@@ -21,7 +21,9 @@ export class GradeInputError extends UserError {
   override readonly name = 'GradeInputError';
 }
 
-/** A grader function whose InputError is thrown as a GradeInputError (same message, the grader's error as its cause). */
+/**
+ * A grader function whose InputError is thrown as a GradeInputError (same message, the grader's error as its cause).
+ */
 export function withUserErrors<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
   return (...args) => {
     try {
@@ -36,5 +38,8 @@ export function withUserErrors<A extends unknown[], R>(fn: (...args: A) => R): (
 /** `{id: label}` or `[{id, label}]` (either answers format) as a map; labels are kept as given. */
 export const parseLabels = withUserErrors(grader.parseLabels);
 
-/** Answers against gold: the reward, the confusion matrix, the mistakes (grade.mjs); a gold label that is not a label is a GradeInputError. */
+/**
+ * Answers against gold: the reward, the confusion matrix, the mistakes (grade.mjs); a gold label that is not a label is
+ * a GradeInputError.
+ */
 export const grade = withUserErrors(grader.grade);

@@ -15,7 +15,10 @@ import { groupName, SOURCE_DRIFTED, type AgentScore, type Comparison, type Group
 /** The context a TextQuoteSelector keeps on each side (src/match.ts): a side this long was cut there. */
 const SELECTOR_CONTEXT_CHARS = 32;
 
-/** The same name everywhere (table header, task summary, terminal table): what answering no_match for every claim scores. */
+/**
+ * The same name everywhere (table header, task summary, terminal table): what answering no_match for every claim
+ * scores.
+ */
 export const BASELINE_NAME = 'baseline';
 
 function esc(s: unknown): string {
@@ -49,7 +52,9 @@ function wholeWords(side: string, keep: 'end' | 'start'): { text: string; cut: b
 function selectorEvidence(s: MatchSelector): string {
   const prefix = wholeWords(s.prefix, 'end');
   const suffix = wholeWords(s.suffix, 'start');
-  return `${prefix.cut ? '…' : ''}${esc(prefix.text)}<mark>${esc(s.exact)}</mark>${esc(suffix.text)}${suffix.cut ? '…' : ''}`;
+  const before = `${prefix.cut ? '…' : ''}${esc(prefix.text)}`;
+  const after = `${esc(suffix.text)}${suffix.cut ? '…' : ''}`;
+  return `${before}<mark>${esc(s.exact)}</mark>${after}`;
 }
 
 /** The normalized context (older reports): the quote, normalized the same way, marked in it. */
@@ -61,7 +66,10 @@ function contextEvidence(context: string, quote: string): string {
   return `…${body}…`;
 }
 
-/** The word-level difference of quote and span: missing words (in the quote only) struck, extra words (in the source only) inserted. */
+/**
+ * The word-level difference of quote and span: missing words (in the quote only) struck, extra words (in the source
+ * only) inserted.
+ */
 function diffHtml(diff: readonly DiffRun[]): string {
   return diff
     .map((d) =>
@@ -74,16 +82,23 @@ function diffHtml(diff: readonly DiffRun[]): string {
     .join(' ');
 }
 
-/** The evidence behind the answer: where the quote was found, or the nearest span and how it differs (the agent's own, or the oracle's). */
+/**
+ * The evidence behind the answer: where the quote was found, or the nearest span and how it differs (the agent's own,
+ * or the oracle's).
+ */
 function evidence(ev: OracleEvidence, quote: string): string {
   if (ev.selector) return `<div class="ev match">found: ${selectorEvidence(ev.selector)}</div>`;
   if (ev.context) return `<div class="ev match">found: ${contextEvidence(ev.context, quote)}</div>`;
   if (!ev.nearest) return '';
   const n = ev.nearest;
   const diff = n.diff
-    ? `<div class="diff" title="struck: in the quote, not in the source; inserted: in the source, not in the quote">difference: ${diffHtml(n.diff)}</div>`
+    ? `<div class="diff" title="struck: in the quote, not in the source; inserted: in the source, not in the ` +
+      `quote">difference: ${diffHtml(n.diff)}</div>`
     : '';
-  return `<div class="ev nearest">nearest (similarity ${n.similarity.toFixed(2)}): <q class="span">${esc(n.raw ?? n.text)}</q>${diff}</div>`;
+  return (
+    `<div class="ev nearest">nearest (similarity ${n.similarity.toFixed(2)}): <q ` +
+    `class="span">${esc(n.raw ?? n.text)}</q>${diff}</div>`
+  );
 }
 
 /** Which text decided, when it was not simply today's page: a Wayback capture, or a recorded archive. */
@@ -99,10 +114,16 @@ function asOf(ev: Pick<OracleEvidence, 'asOf' | 'drift'>): string {
   const what = a.capture_url
     ? `the capture of ${esc(a.timestamp)} (${link(a.capture_url)})`
     : `${a.source === 'replay' ? 'the recorded' : "today's"} text (${esc(a.timestamp)})`;
-  return `<div class="ev asof">as of ${esc(a.date ?? 'today')}: judged on ${what}, ${proof}${ev.drift ? `; drift ${esc(ev.drift)}` : ''}</div>`;
+  return (
+    `<div class="ev asof">as of ${esc(a.date ?? 'today')}: judged on ${what}, ` +
+    `${proof}${ev.drift ? `; drift ${esc(ev.drift)}` : ''}</div>`
+  );
 }
 
-/** What a report page knows of the oracle: where its run is (rows then carry its evidence), and whether this agent reported any evidence itself. */
+/**
+ * What a report page knows of the oracle: where its run is (rows then carry its evidence), and whether this agent
+ * reported any evidence itself.
+ */
 interface EvidenceContext {
   oracleRun?: string;
   agentReported: boolean;
@@ -110,7 +131,8 @@ interface EvidenceContext {
 
 /** A diagnosis code, its note and its evidence. */
 function diagnosed(ev: OracleEvidence, quote: string): string {
-  return `<span class="code ${esc(ev.diagnosis)}">${esc(ev.diagnosis)}</span>${ev.note ? `<div class="note">${esc(ev.note)}</div>` : ''}${evidence(ev, quote)}${asOf(ev)}`;
+  const note = ev.note ? `<div class="note">${esc(ev.note)}</div>` : '';
+  return `<span class="code ${esc(ev.diagnosis)}">${esc(ev.diagnosis)}</span>${note}${evidence(ev, quote)}${asOf(ev)}`;
 }
 
 /** A link to the oracle run's own report, relative to this one. */
@@ -126,13 +148,19 @@ function diagnosisCell(row: ClaimRow, ctx: EvidenceContext): string {
     : `${row.note ? `<div class="note">${esc(row.note)}</div>` : ''}${evidence(row, row.quote)}`;
   if (row.oracle?.diagnosis && (!row.diagnosis || !row.correct)) {
     const from = ctx.oracleRun ? ` (<a href="${esc(oracleReportHref(ctx.oracleRun))}">its report</a>)` : '';
-    return `${own}<div class="oracle-ev"><div class="by">the oracle's evidence${from}:</div>${diagnosed(row.oracle, row.quote)}</div>`;
+    return (
+      `${own}<div class="oracle-ev"><div class="by">the oracle's ` +
+      `evidence${from}:</div>${diagnosed(row.oracle, row.quote)}</div>`
+    );
   }
   if (row.diagnosis) return own;
   const lacks = ctx.agentReported
     ? "this agent's evidence report has no line for this claim"
     : 'this agent wrote no evidence report';
-  return `<span class="code none">no evidence</span><div class="note">${lacks}: <a href="#oracle-evidence">how to see the oracle's here</a></div>${own}`;
+  return (
+    `<span class="code none">no evidence</span><div class="note">${lacks}: <a href="#oracle-evidence">how to ` +
+    `see the oracle's here</a></div>${own}`
+  );
 }
 
 function claimRow(row: ClaimRow, ctx: EvidenceContext): string {
@@ -148,10 +176,12 @@ function claimRow(row: ClaimRow, ctx: EvidenceContext): string {
 
 /**
  * Where rows have no evidence of their own and none of the oracle's: how to get the oracle's, with this run's dataset
- * and agent in the commands (evaluate runs the oracle beside it; compare writes this page again with the oracle's evidence).
+ * and agent in the commands (evaluate runs the oracle beside it; compare writes this page again with the oracle's
+ * evidence).
  */
 function oracleEvidenceHelp(r: EvaluationReport): string {
-  const evaluate = `quotecheck evaluate --tasks ${shellQuote(r.tasks_dir)} --agent oracle --agent ${shellQuote(r.agent)}`;
+  const evaluate =
+    `quotecheck evaluate --tasks ${shellQuote(r.tasks_dir)} --agent oracle --agent ` + `${shellQuote(r.agent)}`;
   const compare = 'quotecheck compare THIS_RUN --oracle ORACLE_RUN --out DIR';
   return `<div class="help" id="oracle-evidence"><p>Claims this agent reported no evidence on can show the oracle's, marked as such: run the oracle beside it, and each agent's report shows it,</p>
 <pre><code>${esc(evaluate)}</code></pre>
@@ -221,7 +251,10 @@ const SCRIPT = `
 
 const num = (v: string | number): string => `<td class="num">${esc(v)}</td>`;
 
-/** Renders the report: summary, advice, confusion matrix, diagnoses, tasks, then each task's claims. No external resources. */
+/**
+ * Renders the report: summary, advice, confusion matrix, diagnoses, tasks, then each task's claims. No external
+ * resources.
+ */
 export function renderHtmlReport(r: EvaluationReport): string {
   const c = r.confusion;
   const rows = r.tasks.flatMap((t) => t.rows);
@@ -245,7 +278,13 @@ export function renderHtmlReport(r: EvaluationReport): string {
 <tr><th>claims correct</th><td>${r.correct}/${r.claims}</td></tr>
 <tr><th>isolation</th><td id="isolation">${esc(isolationSummary(r.isolation))}${(r.isolation_limits ?? []).length ? `<ul class="limits">${(r.isolation_limits ?? []).map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}</td></tr>
 <tr><th>time</th><td>${r.seconds.toFixed(1)} s</td></tr>
-${r.oracle_run !== undefined ? `<tr><th>oracle's evidence</th><td id="oracle-run">from <a href="${esc(oracleReportHref(r.oracle_run))}">${esc(r.oracle_run)}</a>, on each claim this agent reported no evidence on or answered wrongly</td></tr>` : ''}
+${
+  r.oracle_run !== undefined
+    ? `<tr><th>oracle's evidence</th><td id="oracle-run">from <a ` +
+      `href="${esc(oracleReportHref(r.oracle_run))}">${esc(r.oracle_run)}</a>, on each claim this agent reported no ` +
+      `evidence on or answered wrongly</td></tr>`
+    : ''
+}
 </table>
 ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}
 <h2>Confusion matrix</h2>
@@ -254,11 +293,23 @@ ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>
 <tr><th>no_match</th>${num(c.no_match.verbatim)}${num(c.no_match.no_match)}${num(c.no_match.missing)}${num(c.no_match.invalid)}</tr>
 </tbody></table>
 <h2>Diagnoses</h2>
-${diagnoses.length ? `<table class="diagnoses" id="diagnoses"><thead><tr><th>diagnosis</th><th class="num">claims</th></tr></thead><tbody>${diagnoses.map(([d, n]) => `<tr><td><span class="code ${esc(d)}">${esc(d)}</span></td>${num(n)}</tr>`).join('')}</tbody></table>` : `<p>The agent wrote no evidence report (the oracle writes /logs/agent/report.jsonl)${r.oracle_run !== undefined ? "; each claim below shows the oracle's" : needHelp ? `: <a href="#oracle-evidence">how to see the oracle's evidence here</a>` : ''}.</p>`}
+${
+  diagnoses.length
+    ? `<table class="diagnoses" id="diagnoses"><thead><tr><th>diagnosis</th><th ` +
+      `class="num">claims</th></tr></thead><tbody>${diagnoses.map(([d, n]) => `<tr><td><span class="code ${esc(d)}">${esc(d)}</span></td>${num(n)}</tr>`).join('')}</tbody></table>`
+    : `<p>The agent wrote no evidence report (the oracle writes ` +
+      `/logs/agent/report.jsonl)${r.oracle_run !== undefined ? "; each claim below shows the oracle's" : needHelp ? `: <a href="#oracle-evidence">how to see the oracle's evidence here</a>` : ''}.</p>`
+}
 <h2>Tasks</h2>
 <p class="legend">${BASELINE_NAME}: the reward of answering no_match for every claim, i.e. the task's share of gold no_match labels.</p>
 <table class="tasks" id="tasks"><thead><tr><th>task</th><th class="num">claims</th><th class="num">correct</th><th class="num">reward</th><th class="num">${BASELINE_NAME}</th><th class="num">secs</th><th>problems</th></tr></thead><tbody>
-${r.tasks.map((t) => `<tr><td><a href="${esc(taskHref(t.task))}">${esc(t.task)}</a></td>${num(t.claims)}${num(t.correct)}${num(t.reward.toFixed(3))}${num(t.baseline.toFixed(3))}${num(t.seconds.toFixed(1))}<td>${esc(t.problems.join('; '))}</td></tr>`).join('\n')}
+${r.tasks
+  .map(
+    (t) =>
+      `<tr><td><a ` +
+      `href="${esc(taskHref(t.task))}">${esc(t.task)}</a></td>${num(t.claims)}${num(t.correct)}${num(t.reward.toFixed(3))}${num(t.baseline.toFixed(3))}${num(t.seconds.toFixed(1))}<td>${esc(t.problems.join('; '))}</td></tr>`,
+  )
+  .join('\n')}
 </tbody></table>
 <p><label><input type="checkbox" id="only-wrong"> show only wrong answers</label></p>
 ${needHelp ? `${oracleEvidenceHelp(r)}\n` : ''}${r.tasks.map((t) => taskSection(t, ctx)).join('\n')}
@@ -272,31 +323,43 @@ const percent = (n: number, d: number): string => `${d ? Math.round((100 * n) / 
 /**
  * What an agent did with one group, for its cell's tooltip, in the words of compare's sentences: how often it answered
  * verbatim, over the claims it answered (valid labels only) when it left some unanswered or gave an invalid label, and
- * left out when it answered none; then how many it did not answer, and how many got a label other than verbatim or no_match.
+ * left out when it answered none; then how many it did not answer, and how many got a label other than verbatim or
+ * no_match.
  */
 function groupTooltip(agent: string, diagnosis: string, g: GroupScore): string {
   const name = groupName(diagnosis);
   if (g.missing === 0 && g.invalid === 0)
-    return `${agent} answers verbatim on ${percent(g.answered_verbatim, g.claims)} of ${name} (${g.answered_verbatim}/${g.claims})`;
+    return (
+      `${agent} answers verbatim on ${percent(g.answered_verbatim, g.claims)} of ${name} ` +
+      `(${g.answered_verbatim}/${g.claims})`
+    );
   const answered = g.claims - g.missing - g.invalid;
   const parts: string[] = [];
   if (answered > 0)
     parts.push(
-      `${agent} answers verbatim on ${percent(g.answered_verbatim, answered)} of the ${name} it answered (${g.answered_verbatim}/${answered})`,
+      `${agent} answers verbatim on ${percent(g.answered_verbatim, answered)} of the ${name} it answered ` +
+        `(${g.answered_verbatim}/${answered})`,
     );
   if (g.missing > 0)
     parts.push(`${agent} gives no answer for ${percent(g.missing, g.claims)} of ${name} (${g.missing}/${g.claims})`);
   if (g.invalid > 0)
     parts.push(
-      `${agent} gives an invalid answer (neither verbatim nor no_match) for ${percent(g.invalid, g.claims)} of ${name} (${g.invalid}/${g.claims})`,
+      `${agent} gives an invalid answer (neither verbatim nor no_match) for ${percent(g.invalid, g.claims)} of ` +
+        `${name} (${g.invalid}/${g.claims})`,
     );
   return parts.join('; ');
 }
 
-/** One agent's cell for one diagnosis: accuracy and counts (missing and invalid answers count as not right); what it answered in the tooltip. */
+/**
+ * One agent's cell for one diagnosis: accuracy and counts (missing and invalid answers count as not right); what it
+ * answered in the tooltip.
+ */
 function groupCell(agent: string, diagnosis: string, g: GroupScore | undefined): string {
   if (!g) return '<td class="num">-</td>';
-  return `<td class="num" title="${esc(groupTooltip(agent, diagnosis, g))}">${percent(g.correct, g.claims)} (${g.correct}/${g.claims})</td>`;
+  return (
+    `<td class="num" title="${esc(groupTooltip(agent, diagnosis, g))}">${percent(g.correct, g.claims)} ` +
+    `(${g.correct}/${g.claims})</td>`
+  );
 }
 
 type AnswerGap = 'missing' | 'invalid';
@@ -307,7 +370,10 @@ const GAP_MEANING: Record<AnswerGap, string> = {
   invalid: 'answers neither verbatim nor no_match',
 };
 
-/** An agent with missing or invalid answers anywhere: it gets a missing and an invalid column beside its own, as in the terminal table. */
+/**
+ * An agent with missing or invalid answers anywhere: it gets a missing and an invalid column beside its own, as in the
+ * terminal table.
+ */
 const hasGaps = (a: AgentScore): boolean => a.missing > 0 || a.invalid > 0;
 
 /** A cell of a missing or invalid column: "3/6", "-" where the agent has no such claims. */
@@ -315,28 +381,36 @@ function gapCell(kind: AnswerGap, g: GroupScore | undefined): string {
   return g ? `<td class="num ${kind}">${g[kind]}/${g.claims}</td>` : `<td class="num ${kind}">-</td>`;
 }
 
-/** A link to an agent's own report, when its folder is known (relative to this report), and to its claims with the oracle's evidence when written. */
+/**
+ * A link to an agent's own report, when its folder is known (relative to this report), and to its claims with the
+ * oracle's evidence when written.
+ */
 function agentReportLink(a: AgentScore): string {
   const own = a.dir
     ? `<a href="${esc(`${a.dir.split('/').map(encodeURIComponent).join('/')}/report.html`)}">${esc(a.dir)}</a>`
     : '';
   if (!a.evidence_report) return own;
-  const withOracle = `<a class="with-oracle" href="${esc(a.evidence_report.split('/').map(encodeURIComponent).join('/'))}">with the oracle's evidence</a>`;
+  const withOracle =
+    `<a class="with-oracle" ` +
+    `href="${esc(a.evidence_report.split('/').map(encodeURIComponent).join('/'))}">with the oracle's evidence</a>`;
   return own ? `${own} (${withOracle})` : withOracle;
 }
 
 /**
- * The side-by-side comparison of agents: mean reward, then accuracy split by the oracle's diagnosis of each claim. As in
- * the terminal table, an agent with missing or invalid answers has two more columns beside its own, "<name> missing" and
- * "<name> invalid", counting them; the agents' table then counts them for every agent. No external resources.
+ * The side-by-side comparison of agents: mean reward, then accuracy split by the oracle's diagnosis of each claim. As
+ * in the terminal table, an agent with missing or invalid answers has two more columns beside its own, "<name> missing"
+ * and "<name> invalid", counting them; the agents' table then counts them for every agent. No external resources.
  */
 export function renderComparisonHtml(c: Comparison): string {
   const advice = c.agents.flatMap((a) => a.advice.map((line) => `${a.label}: ${line}`));
   const anyGaps = c.agents.some(hasGaps);
+  const gapHead = (a: (typeof c.agents)[number], k: (typeof GAPS)[number]): string =>
+    `<th class="num ${k}" title="${esc(`${a.label}: ${GAP_MEANING[k]}`)}">${esc(`${a.label} ${k}`)}</th>`;
   const heads = c.agents
     .map(
       (a) =>
-        `<th class="num" title="${esc(a.agent)}">${esc(a.label)}</th>${hasGaps(a) ? GAPS.map((k) => `<th class="num ${k}" title="${esc(`${a.label}: ${GAP_MEANING[k]}`)}">${esc(`${a.label} ${k}`)}</th>`).join('') : ''}`,
+        `<th class="num" title="${esc(a.agent)}">${esc(a.label)}</th>` +
+        (hasGaps(a) ? GAPS.map((k) => gapHead(a, k)).join('') : ''),
     )
     .join('');
   const cells = (diagnosis: string) =>
@@ -361,9 +435,22 @@ ${c.agents.map((a) => `<tr><td>${esc(a.label)}</td>${num(a.mean_reward.toFixed(3
 </tbody></table>
 ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}
 <h2>Accuracy by the oracle's diagnosis</h2>
-<p class="legend">Each claim is grouped by what the oracle's evidence report says about it (from ${esc(c.oracle)}); a cell is the share of those claims the agent answered right. Claims on drifted sources (${SOURCE_DRIFTED}: the live page no longer hashes to the claim's evidence) overlap the other rows.</p>
-${anyGaps ? `<p class="legend" id="gaps-legend">missing: ${GAP_MEANING.missing}; invalid: ${GAP_MEANING.invalid} (both counted as not right). An agent with any has a missing and an invalid column beside its own.</p>\n` : ''}<table class="diagnoses" id="by-diagnosis"><thead><tr><th>diagnosis</th><th class="num">claims</th>${heads}</tr></thead><tbody>
-${c.groups.map((g) => `<tr data-diagnosis="${esc(g.diagnosis)}"><td><span class="code ${esc(g.diagnosis)}">${esc(g.diagnosis)}</span></td>${num(g.claims)}${cells(g.diagnosis)}</tr>`).join('\n')}
+<p class="legend">Each claim is grouped by what the oracle's evidence report says about it (from ' +
+  '${esc(c.oracle)}); a cell is the share of those claims the agent answered right. Claims on drifted sources ' +
+    '(${SOURCE_DRIFTED}: the live page no longer hashes to the claim's evidence) overlap the other rows.</p>
+${
+  anyGaps
+    ? `<p class="legend" id="gaps-legend">missing: ${GAP_MEANING.missing}; invalid: ${GAP_MEANING.invalid} ` +
+      `(both counted as not right). An agent with any has a missing and an invalid column beside its own.</p>\n`
+    : ''
+}<table class="diagnoses" id="by-diagnosis"><thead><tr><th>diagnosis</th><th class="num">claims</th>${heads}</tr></thead><tbody>
+${c.groups
+  .map(
+    (g) =>
+      `<tr data-diagnosis="${esc(g.diagnosis)}"><td><span class="code ` +
+      `${esc(g.diagnosis)}">${esc(g.diagnosis)}</span></td>${num(g.claims)}${cells(g.diagnosis)}</tr>`,
+  )
+  .join('\n')}
 </tbody></table>
 <h2>In words</h2>
 <ul id="sentences">${c.sentences.map((s) => `<li>${esc(s)}</li>`).join('')}</ul>

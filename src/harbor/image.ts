@@ -1,4 +1,5 @@
-// What a task's images hold, read from their Dockerfiles as evaluate plays them without building: the files copied in, the ENV lines, the agent's user, the working folder.
+// What a task's images hold, read from their Dockerfiles as evaluate plays them without building: the files copied in,
+// the ENV lines, the agent's user, the working folder.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ContainerUser } from './isolation.js';
@@ -44,7 +45,9 @@ export function copiesInto(dockerfile: string, dest: string): [string, string][]
   return copies;
 }
 
-/** Every entry of a folder but those named, each as [name, name]: what an image would hold without a Dockerfile to say. */
+/**
+ * Every entry of a folder but those named, each as [name, name]: what an image would hold without a Dockerfile to say.
+ */
 export function everyFile(dir: string, except: ReadonlySet<string>): [string, string][] {
   return existsSync(dir)
     ? readdirSync(dir)

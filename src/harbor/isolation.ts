@@ -1,4 +1,6 @@
-// The containers an evaluation trial runs in as root: a root made of the image's parts (this machine's system folders, copy-on-write), the trial's folders at the container paths, nothing else of the host; Docker's capabilities; the agent's user.
+// The containers an evaluation trial runs in as root: a root made of the image's parts (this machine's system folders,
+// copy-on-write), the trial's folders at the container paths, nothing else of the host; Docker's capabilities; the
+// agent's user.
 import { spawnSync } from 'node:child_process';
 import { shellQuote } from '../sh-quote.js';
 
@@ -23,7 +25,9 @@ const DOCKER_CAPABILITIES = [
   'audit_write',
 ] as const;
 
-/** The PATH of the task's image (Docker's default, which node's official images keep), never the evaluate process's own. */
+/**
+ * The PATH of the task's image (Docker's default, which node's official images keep), never the evaluate process's own.
+ */
 export const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
@@ -65,19 +69,28 @@ export interface ContainerCommand {
   user: ContainerUser | 'root';
   /** The whole environment, as the image gives it (nothing of evaluate's): PATH, HOME and the like. */
   env: Readonly<Record<string, string>>;
-  /** Variables taken by name from evaluate's environment (an agent's API key): their values never appear in a command line. */
+  /**
+   * Variables taken by name from evaluate's environment (an agent's API key): their values never appear in a command
+   * line.
+   */
   passEnv?: readonly string[];
   cwd: string;
   timeoutSec: number;
 }
 
 export interface ContainerSpec {
-  /** Empty host folders the namespace mounts its root and its copy-on-write layers on (its own mounts: the host's stay as they are). */
+  /**
+   * Empty host folders the namespace mounts its root and its copy-on-write layers on (its own mounts: the host's stay
+   * as they are).
+   */
   rootMount: string;
   layerMount: string;
   /** Applied in order, so a file may be bound inside a folder bound before it. */
   binds: readonly Bind[];
-  /** Users the image has beside root: added to the root's /etc/passwd and /etc/group when missing, each with a home it owns. */
+  /**
+   * Users the image has beside root: added to the root's /etc/passwd and /etc/group when missing, each with a home it
+   * owns.
+   */
   users: readonly ContainerUser[];
   /** The Node.js at /usr/local/bin/node (where the image has it), when this machine has none there. */
   node: string;
@@ -101,7 +114,9 @@ export interface ContainerSpec {
 /** Lines the container's init writes on fd 3. */
 const STATUS = { ready: 'ready', main: 'main', pause: 'pause', after: 'after', left: 'left' } as const;
 
-/** What a container's init reported: set up or not, each command's exit status, and the processes left when it ended. */
+/**
+ * What a container's init reported: set up or not, each command's exit status, and the processes left when it ended.
+ */
 export interface PhaseStatus {
   ready: boolean;
   /** The main command's exit status; undefined when it never ran to its end. */
@@ -203,7 +218,8 @@ if [ ! -e "$R/usr/local/bin/node" ]; then
   # image's file); else the file itself, read-only (never the host's own file, writable).
   case ${q(spec.node)} in
     /usr/*) ln -s ${q(spec.node)} "$R/usr/local/bin/node" ;;
-    *) : > "$R/usr/local/bin/node"; mount --bind ${q(spec.node)} "$R/usr/local/bin/node"; mount -o remount,bind,ro,nodev "$R/usr/local/bin/node" ;;
+    * ) : > "$R/usr/local/bin/node"; mount --bind ${q(spec.node)} "$R/usr/local/bin/node"; mount -o
+    * remount,bind,ro,nodev "$R/usr/local/bin/node" ;;
   esac
 fi
 mkdir -p "$R/proc" "$R/dev" "$R/tmp" "$R/run" "$R/home" "$R/root" "$R/mnt" "$R/opt" "$R/srv" "$R/media" "$R/logs"
@@ -315,7 +331,10 @@ function containerScript(spec: ContainerSpec): string {
   ].join('\n');
 }
 
-/** unshare's part of a container's argv: its own mount and PID namespaces (and network, when it has none), an init forked, killed with unshare. */
+/**
+ * unshare's part of a container's argv: its own mount and PID namespaces (and network, when it has none), an init
+ * forked, killed with unshare.
+ */
 const unshareArgv = (network: boolean): string[] => [
   'unshare',
   '--mount',
@@ -334,7 +353,8 @@ const unshareArgv = (network: boolean): string[] => [
 export function containerArgv(spec: ContainerSpec): string[] {
   return [
     ...unshareArgv(spec.network),
-    // No start-up files: bash reads ~/.bashrc when its stdin is a socket (Debian's SSH_SOURCE_BASHRC), as Node's pipes are.
+    // No start-up files: bash reads ~/.bashrc when its stdin is a socket (Debian's SSH_SOURCE_BASHRC), as Node's pipes
+    // are.
     'bash',
     '--noprofile',
     '--norc',
@@ -346,7 +366,10 @@ export function containerArgv(spec: ContainerSpec): string[] {
 /** The probe's answer, once per process: it starts a namespace, and a run with several agents asks for each. */
 let isolates: boolean | undefined;
 
-/** Whether containers can be made here: root, util-linux unshare (mount, PID and network namespaces), setpriv and overlayfs. */
+/**
+ * Whether containers can be made here: root, util-linux unshare (mount, PID and network namespaces), setpriv and
+ * overlayfs.
+ */
 export function canIsolate(): boolean {
   isolates ??= probeIsolation();
   return isolates;

@@ -1,6 +1,7 @@
-// Gold labels with their proof (docs/cli.md#quotecheck-label-gold-labels-with-their-proof): each claim judged by the mechanical
-// rule on its source as read now, with the verify date and the sha256 a later user proves drift against; claims whose
-// source could not be read are left out, and a file that was labelled before is compared with what its sources say today.
+// Gold labels with their proof (docs/cli.md#quotecheck-label-gold-labels-with-their-proof): each claim judged by the
+// mechanical rule on its source as read now, with the verify date and the sha256 a later user proves drift against;
+// claims whose source could not be read are left out, and a file that was labelled before is compared with what its
+// sources say today.
 import type { CheckOptions, ClaimResult } from '../check.js';
 import { streamClaims } from '../check.js';
 import type { Claim, ClaimEntry, ClaimSet } from '../claims.js';
@@ -10,16 +11,23 @@ import { refusedByNetworkRule } from '../fetch/errors.js';
 import type { SourceRecord } from '../source-record.js';
 import { LABEL_FIELDS, givenLabel, type ClaimRow } from './labelled.js';
 
-/** What a labelled claim carries beside its label (docs/cli.md#quotecheck-label-gold-labels-with-their-proof, docs/sources-change.md#drift-proof): the proof, and what a reviewer reads. */
+/**
+ * What a labelled claim carries beside its label (docs/cli.md#quotecheck-label-gold-labels-with-their-proof,
+ * docs/sources-change.md#drift-proof): the proof, and what a reviewer reads.
+ */
 export interface LabelEvidence {
-  /** sha256 of the source's bytes as read (after Content-Encoding is removed): what as-of judging checks drift against. */
+  /**
+   * sha256 of the source's bytes as read (after Content-Encoding is removed): what as-of judging checks drift against.
+   */
   sha256?: string;
   final_url?: string;
   http_status?: number;
   content_type?: string;
   charset?: string;
   extractor?: string;
-  /** Why the label is what it is (docs/how-it-decides.md#diagnosis-why-no_match): `verbatim`, or the kind of `no_match`. */
+  /**
+   * Why the label is what it is (docs/how-it-decides.md#diagnosis-why-no_match): `verbatim`, or the kind of `no_match`.
+   */
   diagnosis: Diagnosis;
   note?: string;
   /** With --record: the WARC-Record-ID of the response whose bytes hash to `sha256`. */
@@ -68,9 +76,15 @@ export interface LabelRun {
 export interface LabelOptions {
   /** Label claims whose source could not be read `no_match` (the bare rule) instead of leaving them out. */
   keepUnreadable?: boolean;
-  /** The run's settings: transport (network or recorded), limits, the network rule. Wayback is always off: labels are made now. */
+  /**
+   * The run's settings: transport (network or recorded), limits, the network rule. Wayback is always off: labels are
+   * made now.
+   */
   check?: Partial<CheckOptions>;
-  /** sha256 -> WARC-Record-ID of the recorded responses, per target URL (filled while a recorded run goes; read at the end). */
+  /**
+   * sha256 -> WARC-Record-ID of the recorded responses, per target URL (filled while a recorded run goes; read at the
+   * end).
+   */
   recorded?: RecordedBodies;
 }
 
@@ -102,13 +116,19 @@ function recordIdFor(
   return undefined;
 }
 
-/** What a labelled claim keeps of the input: every field but an old label, verify date and evidence (they are made anew). */
+/**
+ * What a labelled claim keeps of the input: every field but an old label, verify date and evidence (they are made
+ * anew).
+ */
 function withoutOldProof(raw: Record<string, unknown>): Record<string, unknown> {
   const dropped = new Set<string>([...LABEL_FIELDS, 'verify_date', 'verified_at', 'evidence']);
   return Object.fromEntries(Object.entries(raw).filter(([k]) => !dropped.has(k)));
 }
 
-/** The evidence of one decided claim: the proof first, then what a reviewer reads (fields the claim does not have are left out). */
+/**
+ * The evidence of one decided claim: the proof first, then what a reviewer reads (fields the claim does not have are
+ * left out).
+ */
 function evidenceOf(r: ClaimResult, recorded: RecordedBodies | undefined): LabelEvidence {
   const id = r.sourceSha256 ? recordIdFor(recorded, r.finalUrl, r.sourceSha256) : undefined;
   const e: LabelEvidence = {
@@ -147,13 +167,25 @@ function asOfNow(entries: readonly ClaimEntry[]): ClaimEntry[] {
 function changeReason(claim: Claim, was: Label, r: ClaimResult): string {
   const since = claim.verifyDate ? ` since ${claim.verifyDate}` : '';
   if (claim.evidenceSha256 === undefined)
-    return `labelled ${was}, ${r.label} today (${r.diagnosis}); the claim has no evidence.sha256 to tell whether its source changed`;
+    return (
+      `labelled ${was}, ${r.label} today (${r.diagnosis}); the claim has no evidence.sha256 to tell whether ` +
+      `its source changed`
+    );
   if (claim.evidenceSha256 === r.sourceSha256)
-    return `labelled ${was}, ${r.label} today (${r.diagnosis}) on the same bytes (sha256 equals the evidence): the label was not made by this rule`;
-  return `the source changed${since} (its sha256 differs from the evidence): labelled ${was}, ${r.label} today (${r.diagnosis})`;
+    return (
+      `labelled ${was}, ${r.label} today (${r.diagnosis}) on the same bytes (sha256 equals the evidence): the ` +
+      `label was not made by this rule`
+    );
+  return (
+    `the source changed${since} (its sha256 differs from the evidence): labelled ${was}, ${r.label} today ` +
+    `(${r.diagnosis})`
+  );
 }
 
-/** Why a claim gets no gold label, or undefined when it gets one: malformed, not decided, or its source could not be read. */
+/**
+ * Why a claim gets no gold label, or undefined when it gets one: malformed, not decided, or its source could not be
+ * read.
+ */
 function leftOutOf(
   entry: ClaimEntry,
   r: ClaimResult,

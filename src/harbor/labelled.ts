@@ -1,5 +1,6 @@
-// The labelled claims file (docs/datasets.md): JSON Lines of claims with their gold label and proof, which `label` writes
-// and `export` and `grade --gold` read; a claims file (a JSON array, or {"claims": [...]}) is read by the same code.
+// The labelled claims file (docs/datasets.md): JSON Lines of claims with their gold label and proof, which `label`
+// writes and `export` and `grade --gold` read; a claims file (a JSON array, or {"claims": [...]}) is read by the same
+// code.
 import { ClaimsFileError, parseClaims, type ClaimSet } from '../claims.js';
 import { jsonSyntaxErrorAt, parseJsonText } from '../json-text.js';
 import type { Label } from '../contract.js';
@@ -120,7 +121,8 @@ export function labelProblem(value: unknown): string {
 
 /**
  * The gold labels of a labelled file as `grade` takes them: id -> label, in file order. Each row needs an id (`id` or
- * `claim_id`; a whole number is taken as its decimal string, as claims.ts does) and a label; duplicate ids are an error.
+ * `claim_id`; a whole number is taken as its decimal string, as claims.ts does) and a label; duplicate ids are an
+ * error.
  */
 export function goldOfRows(rows: readonly ClaimRow[], make: ErrorClass): Map<string, Label> {
   const gold = new Map<string, Label>();

@@ -1,4 +1,5 @@
-// The two task layouts harnesses read: Harbor's (SkillsBench 1.0) and SkillsBench 1.1's task.md, with the folders and container paths of each.
+// The two task layouts harnesses read: Harbor's (SkillsBench 1.0) and SkillsBench 1.1's task.md, with the folders and
+// container paths of each.
 import { Document, type Scalar, type YAMLSeq } from 'yaml';
 import type { Author, TaskPackage } from './package-info.js';
 
@@ -42,11 +43,17 @@ export const TASK_SKILLS_DIR = '/skills';
 /** The same folder in the task's environment/ (the Docker build context), which the Dockerfile copies. */
 export const ENV_SKILLS_FOLDER = 'skills';
 
-/** The Dockerfile line that copies the skills in: the one-line form SkillsBench 1.1 harnesses recognise and strip for runs without skills. */
+/**
+ * The Dockerfile line that copies the skills in: the one-line form SkillsBench 1.1 harnesses recognise and strip for
+ * runs without skills.
+ */
 export const COPY_SKILLS_LINE = `COPY ${ENV_SKILLS_FOLDER} ${TASK_SKILLS_DIR}`;
 
 export interface FrontMatter {
-  /** The `task` mapping (name `<org>/<task>`, description, authors, keywords), as Harbor's [task] table; none without it. */
+  /**
+   * The `task` mapping (name `<org>/<task>`, description, authors, keywords), as Harbor's [task] table; none without
+   * it.
+   */
   package?: TaskPackage;
   /** metadata.difficulty; none written when not given. */
   difficulty?: string;
@@ -55,19 +62,21 @@ export interface FrontMatter {
   verifierTimeoutSec: number;
   /** The container folder whose skills the agent gets (with the skill). */
   skillsDir?: string;
-  /** MCP servers the agent's harness starts (with the tool): Harbor's `environment.mcp_servers`, which schema 1.3 keeps. */
+  /**
+   * MCP servers the agent's harness starts (with the tool): Harbor's `environment.mcp_servers`, which schema 1.3 keeps.
+   */
   mcpServers?: readonly { name: string; transport: string; command: string; args: readonly string[] }[];
 }
 
 /**
- * task.md's front matter (SkillsBench 1.1, schema 1.3), written by the yaml library: `task` (name, description, authors,
- * keywords: Harbor's [task] table) when the dataset has an org, then plain nested `key: value` lines, two spaces a level,
- * strings double-quoted, lists in flow style (`[a, b]`, the authors `[{name: "A", email: "a@x.org"}]`), timeouts with a decimal point, and
- * `mcp_servers` (a list of mappings, which has no one-line form) last, so that the simplest front-matter readers
- * (split at the first `---` pair, nest by indentation) parse it as a YAML parser does. The environment's network mode
- * is `public` (Harbor's name for full access): the sources are on the web. The agent runs as `agent`, not root (it
- * cannot replace the programs the verifier runs; templates.ts AGENT_USER, made by the image); the verifier as root
- * (it removes whatever the agent left in its way).
+ * task.md's front matter (SkillsBench 1.1, schema 1.3), written by the yaml library: `task` (name, description,
+ * authors, keywords: Harbor's [task] table) when the dataset has an org, then plain nested `key: value` lines, two
+ * spaces a level, strings double-quoted, lists in flow style (`[a, b]`, the authors `[{name: "A", email: "a@x.org"}]`),
+ * timeouts with a decimal point, and `mcp_servers` (a list of mappings, which has no one-line form) last, so that the
+ * simplest front-matter readers (split at the first `---` pair, nest by indentation) parse it as a YAML parser does.
+ * The environment's network mode is `public` (Harbor's name for full access): the sources are on the web. The agent
+ * runs as `agent`, not root (it cannot replace the programs the verifier runs; templates.ts AGENT_USER, made by the
+ * image); the verifier as root (it removes whatever the agent left in its way).
  */
 export function frontMatter(fm: FrontMatter): string {
   const pkg = fm.package;
@@ -120,5 +129,11 @@ export function frontMatter(fm: FrontMatter): string {
     flow(['environment', 'mcp_servers', i, 'args']);
   });
   for (const phase of ['agent', 'verifier']) (doc.getIn([phase, 'timeout_sec'], true) as Scalar).minFractionDigits = 1;
-  return `---\n${doc.toString({ defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', flowCollectionPadding: false, lineWidth: 0 })}---\n`;
+  const yaml = doc.toString({
+    defaultStringType: 'QUOTE_DOUBLE',
+    defaultKeyType: 'PLAIN',
+    flowCollectionPadding: false,
+    lineWidth: 0,
+  });
+  return `---\n${yaml}---\n`;
 }

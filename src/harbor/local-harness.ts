@@ -1,4 +1,5 @@
-// Running a dataset locally as the harness would: each task's agent in a container like its image's, then its verifier in the task's mode (its own container, or the agent's), the reward read as Harbor reads it.
+// Running a dataset locally as the harness would: each task's agent in a container like its image's, then its verifier
+// in the task's mode (its own container, or the agent's), the reward read as Harbor reads it.
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -47,8 +48,9 @@ import type { EvaluationReport, ClaimRow, Isolation, TaskRun } from './evaluatio
 import { UserError } from '../errors.js';
 
 /**
- * How the phases are kept apart (docs/security.md#trial-isolation): as root, in containers (namespaces, a root made of the image's parts,
- * nothing else of the host); otherwise the container paths are given by environment variables. evaluation-report.ts IsolationSchema.
+ * How the phases are kept apart (docs/security.md#trial-isolation): as root, in containers (namespaces, a root made of
+ * the image's parts, nothing else of the host); otherwise the container paths are given by environment variables.
+ * evaluation-report.ts IsolationSchema.
  */
 export type { Isolation };
 
@@ -56,14 +58,22 @@ export interface EvaluationOptions {
   tasksDir: string;
   /** `oracle` (the task's solve.sh), `baseline` (all no_match), or a shell command run in /app. */
   agent: string;
-  /** The agent's name in reports and comparisons (evaluate's --name, else oracle, baseline or agent-N): written into report.json. */
+  /**
+   * The agent's name in reports and comparisons (evaluate's --name, else oracle, baseline or agent-N): written into
+   * report.json.
+   */
   name?: string;
   jobs?: number;
   outDir: string;
   isolation?: Isolation | 'auto';
-  /** The verifier as each task says (`task`, the default: separate or shared by Harbor's rule), or as given for every task. */
+  /**
+   * The verifier as each task says (`task`, the default: separate or shared by Harbor's rule), or as given for every
+   * task.
+   */
   verifierMode?: VerifierMode | 'task';
-  /** The agent phase as the task's [agent] user (`task`, the default), or as root: a harness that ignores [agent] user. */
+  /**
+   * The agent phase as the task's [agent] user (`task`, the default), or as root: a harness that ignores [agent] user.
+   */
   agentUser?: 'task' | 'root';
   /** Host variables the agent gets, by name (its API keys); the rest of its environment is the image's. */
   agentEnv?: readonly string[];
@@ -79,7 +89,9 @@ export interface EvaluationOptions {
   onTaskDone?: (run: TaskRun) => void;
 }
 
-/** Where the quote was found, in the page's own wording (the report's TextQuoteSelector, as readReportLine takes it). */
+/**
+ * Where the quote was found, in the page's own wording (the report's TextQuoteSelector, as readReportLine takes it).
+ */
 export type MatchSelector = NonNullable<NonNullable<ReportLine['match']>['selector']>;
 
 export type { DiffRun } from '../contract.js';
@@ -92,7 +104,10 @@ export {
   type UnreadSource,
 } from './failures.js';
 
-/** evaluate's report.json, its tasks and their claims' rows: inferred from their schemas (evaluation-report.ts EvaluationReportSchema), which compare reads it back through. */
+/**
+ * evaluate's report.json, its tasks and their claims' rows: inferred from their schemas (evaluation-report.ts
+ * EvaluationReportSchema), which compare reads it back through.
+ */
 export type { EvaluationReport, ClaimRow, OracleEvidence, TaskRun } from './evaluation-report.js';
 
 /** An evaluation option that cannot work here: said before any task runs. */
@@ -105,7 +120,8 @@ const MAX_REWARD_BYTES = 4096;
 
 /** What container isolation still leaves the agent: said in report.json, so no reader takes it for Docker. */
 const NAMESPACE_LIMITS: readonly string[] = [
-  "the agent phase shares the host network (sources served on loopback must stay reachable), and its system folders are this machine's (copy-on-write), not the task image's",
+  'the agent phase shares the host network (sources served on loopback must stay reachable), and its system ' +
+    "folders are this machine's (copy-on-write), not the task image's",
 ];
 
 /** What `--isolation paths` cannot give: said once on stderr by the CLI and in report.json. */
@@ -113,13 +129,15 @@ const PATHS_LIMITS: readonly string[] = [
   "the agent phase can read and write the dataset (tests/, gold.json, solution/) and evaluate's --out folder",
   'processes the agent leaves running are not stopped before the verifier',
   "the agent phase runs as evaluate's own user, with its privileges, its PATH, and sees the whole file system",
-  "run evaluate as root for containers (namespaces, a root of the image's parts, the task's agent user, the verifier in its own container)",
+  "run evaluate as root for containers (namespaces, a root of the image's parts, the task's agent user, the " +
+    'verifier in its own container)',
 ];
 
 /** What an isolation mode is, in a few words, for evaluate's last line and its HTML report. */
 export function isolationSummary(isolation: Isolation): string {
   return isolation === 'namespace'
-    ? "each trial in containers: a root of the image's parts and nothing else of the host, the task's agent user, the verifier in the task's mode"
+    ? "each trial in containers: a root of the image's parts and nothing else of the host, the task's agent user, " +
+        "the verifier in the task's mode"
     : 'container paths given by QUOTECHECK_*_DIR variables';
 }
 
@@ -128,13 +146,17 @@ export function isolationLimits(isolation: Isolation): string[] {
   return [...(isolation === 'namespace' ? NAMESPACE_LIMITS : PATHS_LIMITS)];
 }
 
-/** Namespaces when this machine allows them (asked for, or auto); paths otherwise. Asked for namespaces it cannot give, says so. */
+/**
+ * Namespaces when this machine allows them (asked for, or auto); paths otherwise. Asked for namespaces it cannot give,
+ * says so.
+ */
 export function resolveIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation {
   if (wanted === 'paths') return wanted;
   if (canIsolate()) return 'namespace';
   if (wanted === 'namespace')
     throw new EvaluationSetupError(
-      "--isolation namespace needs root, util-linux's unshare (mount, PID and network namespaces), setpriv and overlayfs; use --isolation paths, which says what it cannot stop",
+      "--isolation namespace needs root, util-linux's unshare (mount, PID and network namespaces), setpriv and " +
+        'overlayfs; use --isolation paths, which says what it cannot stop',
     );
   return 'paths';
 }
@@ -143,7 +165,10 @@ export function resolveIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation
 function pathsAgentCommand(agent: string, task: TaskDir): string {
   if (agent === 'oracle') return `bash ${shellQuote(join(task.dir, LAYOUTS[task.layout].oracle.folder, 'solve.sh'))}`;
   if (agent === 'baseline')
-    return `${shellQuote(process.execPath)} ${shellQuote(shippedCli())} run --baseline --claims "$${CONTAINER_PATHS.app.env}/claims.json" --out "$${CONTAINER_PATHS.app.env}/answers.json"`;
+    return (
+      `${shellQuote(process.execPath)} ${shellQuote(shippedCli())} run --baseline --claims ` +
+      `"$${CONTAINER_PATHS.app.env}/claims.json" --out "$${CONTAINER_PATHS.app.env}/answers.json"`
+    );
   return agent;
 }
 
@@ -231,7 +256,10 @@ function pathsAgentEnv(t: Trial, harnessBin: boolean, agentDir: string | undefin
   return env;
 }
 
-/** The verifier's environment with --isolation paths: a fixed minimum, nothing of evaluate's (test.sh runs its grader under env -i). */
+/**
+ * The verifier's environment with --isolation paths: a fixed minimum, nothing of evaluate's (test.sh runs its grader
+ * under env -i).
+ */
 function pathsVerifierEnv(app: string, logs: string): NodeJS.ProcessEnv {
   return {
     PATH: IMAGE_PATH,
@@ -275,7 +303,8 @@ function containerProblems(t: Trial, agent: ContainerResult, verifier: Container
     out.push(
       shared
         ? `the agent left ${processes(left)} running through the verifier (shared mode: they could act on its files)`
-        : `the agent left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped before the verifier`,
+        : `the agent left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped before the ` +
+            `verifier`,
     );
   const vLeft = shared ? 0 : (verifier.status.left ?? 0);
   if (vLeft > 0)
@@ -396,7 +425,10 @@ function claimRows(t: Trial, answers: Map<string, string>, gold: Map<string, str
   });
 }
 
-/** The agent's answers, for the report's rows (the reward is the verifier's alone): read the safe way, they are the agent's. */
+/**
+ * The agent's answers, for the report's rows (the reward is the verifier's alone): read the safe way, they are the
+ * agent's.
+ */
 function readAnswers(t: Trial, problems: string[]): Map<string, string> {
   const read = readRegularFile(join(t.app, 'answers.json'), MAX_LABELS_BYTES);
   if (!read.ok) {
@@ -415,7 +447,10 @@ function readAnswers(t: Trial, problems: string[]): Map<string, string> {
 const verifierModeOf = (task: TaskDir, wanted: EvaluationOptions['verifierMode']): VerifierMode =>
   wanted === undefined || wanted === 'task' ? task.verifierMode : wanted;
 
-/** A trial with --isolation paths: the agent with evaluate's own privileges, then the verifier on the task's folder (separate: on a copy of the artifacts). */
+/**
+ * A trial with --isolation paths: the agent with evaluate's own privileges, then the verifier on the task's folder
+ * (separate: on a copy of the artifacts).
+ */
 async function runPathsTrial(
   t: Trial,
   mode: VerifierMode,
@@ -497,7 +532,8 @@ async function runTask(task: TaskDir, opts: EvaluationOptions, isolation: Isolat
   const archiveFailed = archiveFound ? { ...archiveFound, ...(waybackUrl ? { waybackUrl } : {}) } : undefined;
   if (archiveFailed)
     problems.push(
-      `every archive request failed (${archiveFailed.claims} ${archiveFailed.claims === 1 ? 'claim' : 'claims'} needing a Wayback capture got none${waybackUrl ? ` from ${waybackUrl}` : ''})`,
+      `every archive request failed (${archiveFailed.claims} ${archiveFailed.claims === 1 ? 'claim' : 'claims'} ` +
+        `needing a Wayback capture got none${waybackUrl ? ` from ${waybackUrl}` : ''})`,
     );
   const baseline = gold.size === 0 ? 0 : noMatch / gold.size;
   const agentUser =
@@ -523,7 +559,10 @@ async function runTask(task: TaskDir, opts: EvaluationOptions, isolation: Isolat
   };
 }
 
-/** The failure shape over every claim of a run (the grader's rule, on the pooled confusion matrix): evaluate's and compare's. */
+/**
+ * The failure shape over every claim of a run (the grader's rule, on the pooled confusion matrix): evaluate's and
+ * compare's.
+ */
 export function runShape(
   r: Pick<EvaluationReport, 'claims' | 'correct' | 'confusion'>,
 ): Pick<FailureShape, 'answered' | 'overclaim' | 'missed'> {

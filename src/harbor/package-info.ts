@@ -37,13 +37,17 @@ const isPart = (part: string): boolean => PART.test(part) && !part.includes('..'
 export function checkOrg(org: string): string {
   if (!isPart(org)) {
     throw new PackageError(
-      `--org ${JSON.stringify(org)}: must be ${HARBOR_NAME_RULE}: Harbor's registry names a task <org>/<task> by that rule (its ORG_NAME_PATTERN)`,
+      `--org ${JSON.stringify(org)}: must be ${HARBOR_NAME_RULE}: Harbor's registry names a task <org>/<task> by ` +
+        `that rule (its ORG_NAME_PATTERN)`,
     );
   }
   return org;
 }
 
-/** `<org>/<task>`, checked by Harbor's rule (a task name with '..' in it breaks it): a PackageError naming the task otherwise. */
+/**
+ * `<org>/<task>`, checked by Harbor's rule (a task name with '..' in it breaks it): a PackageError naming the task
+ * otherwise.
+ */
 export function packageName(org: string, task: string): string {
   checkOrg(org);
   if (!isPart(task)) {

@@ -1,4 +1,5 @@
-// Evaluation results for people and programs: the text table, report.json and report.html (of one agent, or of several compared).
+// Evaluation results for people and programs: the text table, report.json and report.html (of one agent, or of several
+// compared).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvaluationReport } from './local-harness.js';
@@ -31,7 +32,9 @@ export function evaluationTable(r: EvaluationReport): string {
   const shape = r.failure_shape;
   if (shape)
     lines.push(
-      `how it failed (reward.json, all claims): answered ${shape.answered.toFixed(3)}, overclaim ${shape.overclaim.toFixed(3)} (verbatim on gold no_match), missed ${shape.missed.toFixed(3)} (no_match on gold verbatim)`,
+      `how it failed (reward.json, all claims): answered ${shape.answered.toFixed(3)}, overclaim ` +
+        `${shape.overclaim.toFixed(3)} (verbatim on gold no_match), missed ${shape.missed.toFixed(3)} (no_match on ` +
+        `gold verbatim)`,
     );
   const diagnoses = Object.entries(r.diagnoses).sort((a, b) => b[1] - a[1]);
   if (diagnoses.length) lines.push('', `diagnoses: ${diagnoses.map(([d, n]) => `${d} ${n}`).join(', ')}`);
@@ -66,7 +69,10 @@ export function writeEvaluationReports(report: EvaluationReport, dir: string): {
   return writeReportPair(dir, reportJson(report), renderHtmlReport(report));
 }
 
-/** Writes a comparison of agents as report.json and report.html into `dir` (beside the agents' own folders); returns their paths. */
+/**
+ * Writes a comparison of agents as report.json and report.html into `dir` (beside the agents' own folders); returns
+ * their paths.
+ */
 export function writeComparisonReports(c: Comparison, dir: string): { json: string; html: string } {
   mkdirSync(dir, { recursive: true });
   return writeReportPair(dir, comparisonJson(c), renderComparisonHtml(c));

@@ -1,6 +1,6 @@
-// What a task ships of quotecheck (docs/security.md#what-each-side-gets): the self-contained builds in dist/bundle/quotecheck/ (made by
-// scripts/bundle.ts), found and copied into a task: the oracle's folder, the verifier's grader (no build: its source,
-// src/harbor/grader/grade.mjs, as it is), the frozen WARC reader.
+// What a task ships of quotecheck (docs/security.md#what-each-side-gets): the self-contained builds in
+// dist/bundle/quotecheck/ (made by scripts/bundle.ts), found and copied into a task: the oracle's folder, the
+// verifier's grader (no build: its source, src/harbor/grader/grade.mjs, as it is), the frozen WARC reader.
 import { copyFileSync, cpSync, existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,13 +16,19 @@ export const BUNDLE_FILES = {
   quotecheck: 'quotecheck/quotecheck.mjs',
   /** The HTML worker thread the command line starts, found beside it. */
   worker: 'quotecheck/html-worker.mjs',
-  /** The verifier's grader: src/harbor/grader/grade.mjs byte for byte, Node's own modules only, so a verifier trusts nothing but the runtime. */
+  /**
+   * The verifier's grader: src/harbor/grader/grade.mjs byte for byte, Node's own modules only, so a verifier trusts
+   * nothing but the runtime.
+   */
   grader: 'quotecheck/grade.mjs',
   /** A plain WARC reader for the agent of a frozen edition: every recorded response body as a file. */
   warcExtract: 'quotecheck/warc-extract.mjs',
 } as const;
 
-/** The shipped folder's name, inside a task's solution/ (oracle/) and, for the variants that give the tool, environment/. */
+/**
+ * The shipped folder's name, inside a task's solution/ (oracle/) and, for the variants that give the tool,
+ * environment/.
+ */
 export const SHIPPED_FOLDER = 'quotecheck';
 
 class ShipError extends UserError {

@@ -1,7 +1,7 @@
-// One task's folder on disk (docs/security.md#what-each-side-gets), in either layout: its definition, the agent's environment, the oracle with
-// the quotecheck it ships, the verifier with its own grader and the gold (and, for a separate verifier, the Dockerfile
-// of its image). `quotecheck export`, the golden builder and the tests all write tasks through it, so every task
-// follows the same rules.
+// One task's folder on disk (docs/security.md#what-each-side-gets), in either layout: its definition, the agent's
+// environment, the oracle with the quotecheck it ships, the verifier with its own grader and the gold (and, for a
+// separate verifier, the Dockerfile of its image). `quotecheck export`, the golden builder and the tests all write
+// tasks through it, so every task follows the same rules.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Label } from '../contract.js';
@@ -59,12 +59,17 @@ class TaskWriteError extends UserError {
   override readonly name = 'TaskWriteError';
 }
 
-/** Why a layout cannot have a verifier mode, or undefined: SkillsBench 1.1's harnesses run the verifier in the agent's container. */
+/**
+ * Why a layout cannot have a verifier mode, or undefined: SkillsBench 1.1's harnesses run the verifier in the agent's
+ * container.
+ */
 export function verifierModeProblem(layout: Layout, mode: VerifierMode | undefined): string | undefined {
   if (layout !== 'skillsbench' || mode !== 'separate') return undefined;
   return (
-    "--verifier separate: SkillsBench 1.1's layout (--layout skillsbench) has no separate verifier: its harnesses (EvalScope, " +
-    "AgentCompass) run verifier/test.sh in the agent's container, and task.md has no setting for another; use --verifier shared, " +
+    "--verifier separate: SkillsBench 1.1's layout (--layout skillsbench) has no separate verifier: its harnesses " +
+    '(EvalScope, ' +
+    "AgentCompass) run verifier/test.sh in the agent's container, and task.md has no setting for another; use " +
+    '--verifier shared, ' +
     "or Harbor's layout (--layout harbor), whose task.toml can give the verifier an image of its own"
   );
 }
@@ -85,7 +90,10 @@ function write(path: string, content: string, mode?: number): void {
   if (mode !== undefined) chmodSync(path, mode);
 }
 
-/** The task's definition: task.toml and instruction.md (Harbor), or task.md, front matter then instruction (SkillsBench 1.1). */
+/**
+ * The task's definition: task.toml and instruction.md (Harbor), or task.md, front matter then instruction (SkillsBench
+ * 1.1).
+ */
 function writeDefinition(dir: string, spec: TaskFolderSpec): void {
   const tags = [...(spec.config.tags ?? []), ...variantTags(spec.variant)];
   const settings = {

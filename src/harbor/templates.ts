@@ -1,7 +1,7 @@
-// The text of a Harbor task's files (docs/security.md#what-each-side-gets): instruction, task.toml, the agent's Dockerfile (public images, no
-// quotecheck), the oracle's solve.sh (the quotecheck shipped beside it), the verifier's test.sh (its own grader, a
-// clean environment) and, for a verifier of its own, the Dockerfile of its image, and the variants that give the agent
-// quotecheck on purpose (its skill, its MCP server).
+// The text of a Harbor task's files (docs/security.md#what-each-side-gets): instruction, task.toml, the agent's
+// Dockerfile (public images, no quotecheck), the oracle's solve.sh (the quotecheck shipped beside it), the verifier's
+// test.sh (its own grader, a clean environment) and, for a verifier of its own, the Dockerfile of its image, and the
+// variants that give the agent quotecheck on purpose (its skill, its MCP server).
 import { stringify as stringifyToml } from 'smol-toml';
 import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -44,7 +44,9 @@ export interface SolveOptions {
 export { shellQuote };
 export { VERIFIER_MODES, type VerifierMode } from '../settings.js';
 
-/** The quotecheck a task ships beside solve.sh (and, with the tool, in the agent's image): `<folder>/quotecheck.mjs`. */
+/**
+ * The quotecheck a task ships beside solve.sh (and, with the tool, in the agent's image): `<folder>/quotecheck.mjs`.
+ */
 const SHIPPED_ENTRY = `${SHIPPED_FOLDER}/${basename(BUNDLE_FILES.quotecheck)}`;
 
 /** The verifier's grader beside test.sh: `node grade.mjs --answers A --gold G --logs DIR`. */
@@ -86,10 +88,15 @@ fi
 `;
 }
 
-/** How long the grader may take inside test.sh before it is stopped and the reward stays 0 (the verifier's own limit is longer). */
+/**
+ * How long the grader may take inside test.sh before it is stopped and the reward stays 0 (the verifier's own limit is
+ * longer).
+ */
 const GRADER_TIMEOUT_SEC = 60;
 
-/** reward.json when nothing was graded (test.sh writes it with reward.txt's 0): the grader's own zero, byte for byte. */
+/**
+ * reward.json when nothing was graded (test.sh writes it with reward.txt's 0): the grader's own zero, byte for byte.
+ */
 const ZERO_REWARD_JSON = rewardJson(ZERO_SHAPE).trimEnd();
 
 /**
@@ -102,7 +109,8 @@ const ZERO_REWARD_JSON = rewardJson(ZERO_SHAPE).trimEnd();
  * - the reward is 0 from the start (stale reward.txt and reward.json removed, never written through a link; both
  *   written as 0), the grader replaces both with the grade, and a grader that fails or hangs leaves both at 0;
  * - the answers are graded only when they are a regular file, not the gold, under the size cap (grader/grade.mjs).
- * QUOTECHECK_APP_DIR and QUOTECHECK_VERIFIER_LOGS move /app and /logs/verifier for runs without root (evaluate --isolation paths).
+ * QUOTECHECK_APP_DIR and QUOTECHECK_VERIFIER_LOGS move /app and /logs/verifier for runs without root (evaluate
+ * --isolation paths).
  */
 export function testScript(): string {
   return `#!/usr/bin/env bash
@@ -215,7 +223,10 @@ class TemplateError extends UserError {
   override readonly name = 'TemplateError';
 }
 
-/** The skill quotecheck ships (skills/quote-verification/ at the package root), found from this module's place in src/ or dist/src/. */
+/**
+ * The skill quotecheck ships (skills/quote-verification/ at the package root), found from this module's place in src/
+ * or dist/src/.
+ */
 export function bundledSkillDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
@@ -224,7 +235,8 @@ export function bundledSkillDir(): string {
     const parent = dirname(dir);
     if (parent === dir)
       throw new TemplateError(
-        `quotecheck's skill (skills/quote-verification/SKILL.md) is not installed above ${fileURLToPath(import.meta.url)}`,
+        `quotecheck's skill (skills/quote-verification/SKILL.md) is not installed above ` +
+          `${fileURLToPath(import.meta.url)}`,
       );
     dir = parent;
   }
@@ -255,7 +267,8 @@ export function installSkill(environmentDir: string, skillDir: string): string {
   const name = basename(src);
   if (existsSync(join(src, SHIPPED_FOLDER)))
     throw new TemplateError(
-      `skill folder ${skillDir}: already has a ${SHIPPED_FOLDER} entry, where the task puts the shipped quotecheck; rename it`,
+      `skill folder ${skillDir}: already has a ${SHIPPED_FOLDER} entry, where the task puts the shipped ` +
+        `quotecheck; rename it`,
     );
   const to = join(environmentDir, ENV_SKILLS_FOLDER, name);
   cpSync(src, to, { recursive: true });
@@ -309,10 +322,10 @@ function taskTable(pkg: TaskPackage): Record<string, unknown> {
 /**
  * Harbor's task.toml (TaskConfig schema 1.4): with a separate verifier (the default) the top-level `artifacts` and
  * [verifier] environment_mode and [verifier.environment]; [task] when the dataset has an org, metadata, timeouts for
- * agent and verifier, the network mode and resources (and skills, MCP servers) for the environment. Written by smol-toml's own
- * stringify: a JavaScript number is a TOML float (Harbor's timeouts are floats), a bigint a TOML integer (its resources
- * are integers). TOML keeps no comments a writer could place beside a key, so the reasons for the two users are the
- * file's opening comment.
+ * agent and verifier, the network mode and resources (and skills, MCP servers) for the environment. Written by
+ * smol-toml's own stringify: a JavaScript number is a TOML float (Harbor's timeouts are floats), a bigint a TOML
+ * integer (its resources are integers). TOML keeps no comments a writer could place beside a key, so the reasons for
+ * the two users are the file's opening comment.
  */
 export function taskToml(opts: TaskTomlOptions = {}): string {
   const separate = (opts.verifierMode ?? 'separate') === 'separate';
@@ -408,7 +421,10 @@ export function variantTomlOptions(variant: TaskVariant): Pick<TaskTomlOptions, 
   };
 }
 
-/** The tag every variant that gives the agent quotecheck carries, so results of tool-use runs are never mistaken for fact-checking. */
+/**
+ * The tag every variant that gives the agent quotecheck carries, so results of tool-use runs are never mistaken for
+ * fact-checking.
+ */
 const TOOL_PROVIDED_TAG = 'quotecheck-provided';
 
 /** Whether a variant puts quotecheck in the agent's image (the skill carries it; the MCP server runs it). */
@@ -459,10 +475,11 @@ ${COPY_SKILLS_LINE}
 export const TOOL_DIR = '/opt/quotecheck';
 
 /**
- * A task's environment (docs/security.md#what-each-side-gets): public base images only, so any harness builds it; a fact-checker's tools
- * (poppler's pdftotext, the way the labels were made; curl and CA certificates; Node.js) and nothing of quotecheck,
- * unless the variant gives it on purpose. The same file for every task of a dataset: only the claims (and a frozen
- * task's archive) differ, copied last, so the image is built once and every task reuses its layers.
+ * A task's environment (docs/security.md#what-each-side-gets): public base images only, so any harness builds it; a
+ * fact-checker's tools (poppler's pdftotext, the way the labels were made; curl and CA certificates; Node.js) and
+ * nothing of quotecheck, unless the variant gives it on purpose. The same file for every task of a dataset: only the
+ * claims (and a frozen task's archive) differ, copied last, so the image is built once and every task reuses its
+ * layers.
  */
 export function environmentDockerfile(opts: DockerfileOptions = {}): string {
   const lines = [
@@ -472,7 +489,8 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
     'RUN apt-get update \\',
     ' && apt-get install -y --no-install-recommends poppler-utils ca-certificates curl \\',
     ' && rm -rf /var/lib/apt/lists/*',
-    `# The agent's user (task.toml's [agent] user) owns /app and /logs/agent. /logs/verifier is root's, writable by anyone`,
+    `# The agent's user (task.toml's [agent] user) owns /app and /logs/agent. /logs/verifier is root's, writable ` +
+      `by anyone`,
     '# but sticky (as /tmp is), so the agent can neither make it read-only nor remove what the verifier writes there.',
     `RUN useradd --create-home --uid ${AGENT_UID} ${AGENT_USER} \\`,
     ' && mkdir -p /app /logs/agent /logs/verifier \\',
@@ -481,7 +499,8 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
   ];
   if (opts.mcp) {
     lines.push(
-      `# quotecheck, given on purpose (this variant measures tool use): the self-contained build, and its MCP server on PATH.`,
+      `# quotecheck, given on purpose (this variant measures tool use): the self-contained build, and its MCP ` +
+        `server on PATH.`,
       `COPY ${SHIPPED_FOLDER} ${TOOL_DIR}`,
       `RUN ln -s ${TOOL_DIR}/${basename(BUNDLE_FILES.quotecheck)} /usr/local/bin/${QUOTECHECK_MCP_SERVER.command} \\`,
       ` && ${QUOTECHECK_MCP_SERVER.command} ${QUOTECHECK_MCP_SERVER.args[0]} --help > /dev/null`,
@@ -496,7 +515,8 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
   }
   if (opts.archive && givesTool(opts)) {
     lines.push(
-      `# A frozen edition: the quotecheck given reads the task's archive (its MCP server is also told so by --replay), not the live web.`,
+      `# A frozen edition: the quotecheck given reads the task's archive (its MCP server is also told so by ` +
+        `--replay), not the live web.`,
       `ENV ${REPLAY_ENV}=/app/${TASK_ARCHIVE}`,
     );
   }
@@ -520,8 +540,9 @@ export interface InstructionOptions {
 }
 
 /**
- * The answers example's ids: made up (`claim-id-1`, `claim-id-2`), never one of the task's own `claimIds`, so the example
- * pairs no claim of the task with a label (issue 25: a real id labelled `verbatim` in the example was often its gold).
+ * The answers example's ids: made up (`claim-id-1`, `claim-id-2`), never one of the task's own `claimIds`, so the
+ * example pairs no claim of the task with a label (issue 25: a real id labelled `verbatim` in the example was often its
+ * gold).
  */
 function exampleIds(claimIds: readonly string[]): [string, string] {
   const taken = new Set(claimIds);
@@ -586,7 +607,8 @@ function asOfSection(waybackUrl = 'https://web.archive.org', frozen = false): st
   const where = frozen
     ? `use the
 Wayback Machine's answers recorded in the archive (below): its lookups (\`/cdx/search/cdx?url=URL&...\`) and the
-captures the labels were judged on (\`/web/TIMESTAMPid_/URL\`: a capture's original bytes, filed under URL at its date).`
+captures the labels were judged on (\`/web/TIMESTAMPid_/URL\`: a capture's original bytes, filed under URL at its ` +
+      `date).`
     : `use the
 Wayback Machine at \`${waybackUrl}\`: \`/cdx/search/cdx?url=URL&to=YYYYMMDDhhmmss&filter=statuscode:200&output=json&limit=-5\`
 lists the captures up to a date, and \`/web/TIMESTAMPid_/URL\` serves a capture's original bytes.`;
@@ -618,19 +640,22 @@ live web, so that the answers do not depend on when the task is run:
 
 /**
  * What a variant that gives quotecheck tells the agent; nothing for a plain task. In a frozen edition the tool reads
- * the task's archive (the MCP server's --replay, the image's QUOTECHECK_REPLAY), as the instruction says the sources are.
+ * the task's archive (the MCP server's --replay, the image's QUOTECHECK_REPLAY), as the instruction says the sources
+ * are.
  */
 function toolSection(variant: TaskVariant, skillName = 'quote-verification', archive = false): string {
   if (!givesTool(variant)) return '';
   const ways = [
     ...(variant.mcp
       ? [
-          `its MCP server \`${QUOTECHECK_MCP_SERVER.name}\` (tools \`verify_quote\`, \`read_source\`, \`search_source\`, \`check_claims\`) and the \`${QUOTECHECK_MCP_SERVER.command}\` command`,
+          `its MCP server \`${QUOTECHECK_MCP_SERVER.name}\` (tools \`verify_quote\`, \`read_source\`, ` +
+            `\`search_source\`, \`check_claims\`) and the \`${QUOTECHECK_MCP_SERVER.command}\` command`,
         ]
       : []),
     ...(variant.skill
       ? [
-          `the skill \`${skillName}\` among your skills (in \`${TASK_SKILLS_DIR}\`), which carries the tool in its own folder and says how to use it`,
+          `the skill \`${skillName}\` among your skills (in \`${TASK_SKILLS_DIR}\`), which carries the tool in its ` +
+            `own folder and says how to use it`,
         ]
       : []),
   ];

@@ -1,4 +1,5 @@
-// An evaluation trial's folders on the host: /app as the task's image holds it, the logs, the staging of artifacts, and the empty mount points of its containers.
+// An evaluation trial's folders on the host: /app as the task's image holds it, the logs, the staging of artifacts, and
+// the empty mount points of its containers.
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { TaskDir } from './dataset.js';
@@ -19,7 +20,9 @@ export interface Trial {
   /** Empty host folders a container mounts its own root and copy-on-write layers on (in its namespace only). */
   rootMount: string;
   layerMount: string;
-  /** Where the declared artifacts wait between the agent's container and a separate verifier's, each at its own path. */
+  /**
+   * Where the declared artifacts wait between the agent's container and a separate verifier's, each at its own path.
+   */
   artifactsDir: string;
   /** The variant's own quotecheck (environment/quotecheck/), when the task gives the agent the tool. */
   tool?: string;

@@ -1,8 +1,8 @@
-// The verifier's file rules (docs/security.md#what-testsh-and-the-grader-stop): an answers file is read only when it is a regular file the agent wrote
-// (never through a symlink, never blocking, never the gold itself, under a size cap), and the rewards (reward.txt and
-// reward.json) are written by temp file and rename, after every reward file left behind is removed. All of it is the
-// task's own grader (src/harbor/grader/grade.mjs, shipped in tests/ as it is); this module imports it for quotecheck's
-// commands (`quotecheck grade`, evaluate), its input errors as GradeInputError (grade.ts).
+// The verifier's file rules (docs/security.md#what-testsh-and-the-grader-stop): an answers file is read only when it is
+// a regular file the agent wrote (never through a symlink, never blocking, never the gold itself, under a size cap),
+// and the rewards (reward.txt and reward.json) are written by temp file and rename, after every reward file left behind
+// is removed. All of it is the task's own grader (src/harbor/grader/grade.mjs, shipped in tests/ as it is); this module
+// imports it for quotecheck's commands (`quotecheck grade`, evaluate), its input errors as GradeInputError (grade.ts).
 import * as grader from './grader/grade.mjs';
 import { withUserErrors } from './grade.js';
 
@@ -26,5 +26,7 @@ export {
  */
 export const readLabels = withUserErrors(grader.readLabels);
 
-/** A label file's bytes (UTF-8 JSON, either answers format) as a map; every failure a GradeInputError naming `where`. */
+/**
+ * A label file's bytes (UTF-8 JSON, either answers format) as a map; every failure a GradeInputError naming `where`.
+ */
 export const parseLabelBytes = withUserErrors(grader.parseLabelBytes);

@@ -1,4 +1,5 @@
-// The Wayback Machine client: captures of a URL near a date (CDX) and their raw bytes, paced, cached, and abandoned politely.
+// The Wayback Machine client: captures of a URL near a date (CDX) and their raw bytes, paced, cached, and abandoned
+// politely.
 import { FetchError } from '../fetch/errors.js';
 import { requestOnce, type RequestSettings } from '../fetch/request.js';
 import { SourceCookies } from '../fetch/cookies.js';
@@ -32,7 +33,10 @@ export interface WaybackOptions {
   onActivity?: (activity: ArchiveActivity) => void;
 }
 
-/** What the archive is doing now, for progress: requests sent, those waiting for their paced slot, and when the next goes. */
+/**
+ * What the archive is doing now, for progress: requests sent, those waiting for their paced slot, and when the next
+ * goes.
+ */
 export interface ArchiveActivity {
   /** CDX lookups begun (one per URL and date). */
   lookups: number;
@@ -182,7 +186,8 @@ export class WaybackClient {
 
   /** One GET through the pacer, with the archive's etiquette: Retry-After honoured, repeated refusals end its use. */
   private async get(url: string): Promise<Awaited<ReturnType<typeof requestOnce>>> {
-    // The archive's agent trusts its origin whatever its address (src/check.ts): only requests built from the base go there.
+    // The archive's agent trusts its origin whatever its address (src/check.ts): only requests built from the base go
+    // there.
     if (new URL(url).origin !== new URL(this.options.base).origin)
       throw new WaybackError(
         `refused: ${url} is not on the archive's origin ${new URL(this.options.base).origin}`,
@@ -213,13 +218,15 @@ export class WaybackClient {
           this.rateLimitedInARow++;
           if (this.rateLimitedInARow >= MAX_RATE_LIMITED) {
             throw this.abandon(
-              `Wayback Machine left alone for the rest of the run after ${this.rateLimitedInARow} rate-limit answers (429) in a row`,
+              `Wayback Machine left alone for the rest of the run after ${this.rateLimitedInARow} rate-limit ` +
+                `answers (429) in a row`,
             );
           }
           const wait = e.retryAfterMs ?? DEFAULT_PAUSE_MS;
           if (wait > this.options.maxWaitMs) {
             throw this.abandon(
-              `Wayback Machine left alone for the rest of the run: it asked to wait ${Math.ceil(wait / 1000)} s (429 Retry-After), more than ${Math.round(this.options.maxWaitMs / 1000)} s`,
+              `Wayback Machine left alone for the rest of the run: it asked to wait ${Math.ceil(wait / 1000)} s ` +
+                `(429 Retry-After), more than ${Math.round(this.options.maxWaitMs / 1000)} s`,
             );
           }
           this.pacer.pause(wait);
@@ -229,7 +236,8 @@ export class WaybackClient {
         this.failuresInARow++;
         if (this.failuresInARow >= MAX_FAILURES) {
           throw this.abandon(
-            `Wayback Machine left alone for the rest of the run after ${this.failuresInARow} failed requests in a row (last: ${e.message})`,
+            `Wayback Machine left alone for the rest of the run after ${this.failuresInARow} failed requests in a ` +
+              `row (last: ${e.message})`,
           );
         }
       }

@@ -337,7 +337,9 @@ export class CapturesInputError extends UserError {
   override readonly name = 'CapturesInputError';
 }
 
-/** What `quotecheck wayback-stub --captures` reads: the captures, and the folder their `file` bodies are relative to. */
+/**
+ * What `quotecheck wayback-stub --captures` reads: the captures, and the folder their `file` bodies are relative to.
+ */
 export interface CapturesInput {
   captures: Capture[];
   baseDir: string;
@@ -401,7 +403,10 @@ function captureProblem(o: unknown, baseDir: string): string | undefined {
   return undefined;
 }
 
-/** The captures of a JSON array (`.json`) or of JSON Lines (one capture a line; blank lines skipped), each with where it was. */
+/**
+ * The captures of a JSON array (`.json`) or of JSON Lines (one capture a line; blank lines skipped), each with where it
+ * was.
+ */
 function parseCapturesFile(file: string, text: string): { value: unknown; where: string }[] {
   const lines = /\.jsonl$/i.test(file) || (!text.trimStart().startsWith('[') && text.trim() !== '');
   if (!lines) {
@@ -690,7 +695,9 @@ function rewriteHtml(body: Buffer, row: Indexed, origin: string): Buffer {
   html = bodyTag
     ? html.slice(0, bodyTag.index + bodyTag[0].length) + toolbar + html.slice(bodyTag.index + bodyTag[0].length)
     : toolbar + html;
-  html += `\n<!--\n     FILE ARCHIVED ON ${httpDate(row.timestamp)} AND RETRIEVED FROM THE\n     INTERNET ARCHIVE (loopback stub).\n-->\n`;
+  html +=
+    `\n<!--\n     FILE ARCHIVED ON ${httpDate(row.timestamp)} AND RETRIEVED FROM THE\n     INTERNET ARCHIVE ` +
+    `(loopback stub).\n-->\n`;
   return Buffer.from(html, 'latin1');
 }
 
@@ -778,7 +785,9 @@ function replay(archive: Archive, origin: string, r: ReplayRequest): Answer {
   };
 }
 
-/** A capture replayed: original headers as X-Archive-Orig-*, Memento headers, raw bytes for id_, else rewritten HTML. */
+/**
+ * A capture replayed: original headers as X-Archive-Orig-*, Memento headers, raw bytes for id_, else rewritten HTML.
+ */
 function memento(origin: string, c: Indexed, flag: string): Answer {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(c.headers)) headers[`x-archive-orig-${name.toLowerCase()}`] = value;

@@ -103,7 +103,9 @@ export function parseDoctype(declaration: string, atEof = false): DoctypeToken {
   const skipWhitespace = () => {
     while (i < n && isAsciiWhitespace(text.charCodeAt(i))) i++;
   };
-  /** The text ran out outside the bogus DOCTYPE state: at a `>`, the token as it is; at the input's end, force-quirks. */
+  /**
+   * The text ran out outside the bogus DOCTYPE state: at a `>`, the token as it is; at the input's end, force-quirks.
+   */
   const ended = (): DoctypeToken => {
     if (atEof) token.forceQuirks = true;
     return token;
@@ -143,7 +145,8 @@ export function parseDoctype(declaration: string, atEof = false): DoctypeToken {
   i = first.end;
   skipWhitespace();
   if (i === n) return ended();
-  if (keyword === SYSTEM_KEYWORD) return token; // after the system identifier, anything else: bogus DOCTYPE, quirks flag left
+  // after the system identifier, anything else: bogus DOCTYPE, quirks flag left
+  if (keyword === SYSTEM_KEYWORD) return token;
   // After the public identifier, between the identifiers: a system identifier in quotes, or anything else is bogus.
   const second = readIdentifier(text, i);
   if (!second) {
@@ -152,13 +155,16 @@ export function parseDoctype(declaration: string, atEof = false): DoctypeToken {
   }
   token.systemId = second.value;
   if (second.end === -1) token.forceQuirks = true;
-  // After the system identifier: anything but whitespace is a bogus DOCTYPE (no force-quirks); whitespace alone, the end.
+  // After the system identifier: anything but whitespace is a bogus DOCTYPE (no force-quirks); whitespace alone, the
+  // end.
   i = second.end === -1 ? n : second.end;
   skipWhitespace();
   return i === n ? ended() : token;
 }
 
-/** A quoted identifier at `at`: its value and the index after its closing quote (-1: none, the DOCTYPE ended inside). */
+/**
+ * A quoted identifier at `at`: its value and the index after its closing quote (-1: none, the DOCTYPE ended inside).
+ */
 function readIdentifier(text: string, at: number): { value: string; end: number } | undefined {
   const quote = text[at];
   if (quote !== '"' && quote !== "'") return undefined;
@@ -172,7 +178,10 @@ const QUIRKS_SYSTEM_ID = 'http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional
 /** Public identifier prefixes that select quirks mode only when the system identifier is missing. */
 const QUIRKS_PREFIXES_WITHOUT_SYSTEM_ID = ['-//w3c//dtd html 4.01 frameset//', '-//w3c//dtd html 4.01 transitional//'];
 
-/** Whether a DOCTYPE token puts the document in quirks mode ("initial", a DOCTYPE token; identifiers compared ASCII case-insensitively). */
+/**
+ * Whether a DOCTYPE token puts the document in quirks mode ("initial", a DOCTYPE token; identifiers compared ASCII
+ * case-insensitively).
+ */
 export function quirksMode(token: DoctypeToken): boolean {
   if (token.forceQuirks || token.name !== 'html') return true;
   const sys = token.systemId?.toLowerCase();

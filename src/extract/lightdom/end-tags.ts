@@ -7,7 +7,10 @@ import { Mode, type TreeState } from './state.js';
 import { BLOCK_END, FORMATTING, HEADINGS, TABLE_BODY_CONTEXT, TABLE_ROW_CONTEXT, TABLE_SECTIONS } from './tags.js';
 import { NO_ATTRS } from './tokens.js';
 
-/** What each end tag does: by the rules for foreign content when the adjusted current node is SVG or MathML, else by the insertion mode's. */
+/**
+ * What each end tag does: by the rules for foreign content when the adjusted current node is SVG or MathML, else by the
+ * insertion mode's.
+ */
 export function processEndTag(s: TreeState, name: string): void {
   if (s.adjustedCurrentIsForeign()) return endTagInForeignContent(s, name);
   endTagInMode(s, name);
@@ -340,7 +343,8 @@ function endTagInTableBody(s: TreeState, name: string): void {
 /** "in row". */
 function endTagInRow(s: TreeState, name: string): void {
   if (name === 'tr' || name === 'table' || TABLE_SECTIONS.has(name)) {
-    // (For </tbody> parse5 closes the row when either is in table scope, the standard when both are; jsdom is the reference.)
+    // (For </tbody> parse5 closes the row when either is in table scope, the standard when both are; jsdom is the
+    // reference.)
     if (
       TABLE_SECTIONS.has(name)
         ? !s.stack.inScope(name, 'table') && !s.stack.inScope('tr', 'table')

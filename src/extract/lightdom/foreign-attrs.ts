@@ -1,4 +1,5 @@
-// The attributes of SVG and MathML elements (§13.2.6.3): the standard's tables that give names their case and namespace.
+// The attributes of SVG and MathML elements (§13.2.6.3): the standard's tables that give names their case and
+// namespace.
 import { Attr, NamespacedAttr, NS, type AttrShape } from './nodes.js';
 
 /** "Adjust SVG attributes": the lowercase names the tokenizer makes, and SVG's camel case for them. */

@@ -1,4 +1,5 @@
-// The list of active formatting elements (§13.2.4.3), its reconstruction, and the adoption agency algorithm (§13.2.6.4.7).
+// The list of active formatting elements (§13.2.4.3), its reconstruction, and the adoption agency algorithm
+// (§13.2.6.4.7).
 import type { NodeInsertion } from './insert.js';
 import { HTML_NS, NS, type LightElement } from './nodes.js';
 import type { OpenElements } from './stack.js';
@@ -75,7 +76,9 @@ export interface FormattingParts {
   readonly insert: NodeInsertion;
 }
 
-/** Reconstructs the active formatting elements (§13.2.4.3): reopens those closed by a block they were misnested with. */
+/**
+ * Reconstructs the active formatting elements (§13.2.4.3): reopens those closed by a block they were misnested with.
+ */
 export function reconstructFormatting({ stack, formatting, insert }: FormattingParts): void {
   const list = formatting.entries;
   let i = list.length - 1;

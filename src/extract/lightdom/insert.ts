@@ -1,4 +1,5 @@
-// Creating and inserting nodes (§13.2.6.1): the appropriate place, foster parenting, template contents, and the limits on elements.
+// Creating and inserting nodes (§13.2.6.1): the appropriate place, foster parenting, template contents, and the limits
+// on elements.
 import { foreignAttr } from './foreign-attrs.js';
 import type { TreeBudget } from './tree-limits.js';
 import {
@@ -33,7 +34,9 @@ export class NodeInsertion {
   fosterParenting = false;
   /** Template elements' contents: kept out of the tree (a template's content is a separate fragment). */
   private readonly contents = new WeakMap<LightElement, LightElement>();
-  /** The last foster parent, and the index of its table there (foster parenting inserts many nodes before one table). */
+  /**
+   * The last foster parent, and the index of its table there (foster parenting inserts many nodes before one table).
+   */
   private fosterCache?: { parent: LightNode; table: LightElement; index: number; childIndex: number };
 
   constructor(
@@ -53,13 +56,16 @@ export class NodeInsertion {
     if (ns !== NS.HTML) {
       el.namespaceURI = NS_URI[ns];
       if (ns === NS.MATHML)
-        Object.defineProperty(el, 'style', { value: undefined, writable: true }); // jsdom's MathML elements have no style (Readability checks)
-      else Object.defineProperty(el, 'className', { value: new SvgAnimatedString(), writable: true }); // as jsdom's: not a string, so Readability's class tests skip it
+        // jsdom's MathML elements have no style (Readability checks)
+        Object.defineProperty(el, 'style', { value: undefined, writable: true });
+      // as jsdom's: not a string, so Readability's class tests skip it
+      else Object.defineProperty(el, 'className', { value: new SvgAnimatedString(), writable: true });
     }
     if (attrs.length > 0) {
       const list = el.attributes as unknown as AttrShape[];
       if (ns === NS.HTML) for (let i = 0; i < attrs.length; i += 2) list.push(new Attr(attrs[i]!, attrs[i + 1]!));
-      else for (let i = 0; i < attrs.length; i += 2) list.push(foreignAttr(ns, attrs[i]!, attrs[i + 1]!)); // names by the standard's tables
+      // names by the standard's tables
+      else for (let i = 0; i < attrs.length; i += 2) list.push(foreignAttr(ns, attrs[i]!, attrs[i + 1]!));
     }
     this.budget.element(this.stack.els.length);
     return el;
@@ -150,7 +156,10 @@ export class NodeInsertion {
     return this.placeFor(stack.els[top]!, stack.names[top]!, stack.nss[top] === NS.HTML, this.fosterParenting);
   }
 
-  /** The appropriate place with `el` as the target (the adoption agency's override target fosters whatever the flag says, as in parse5). */
+  /**
+   * The appropriate place with `el` as the target (the adoption agency's override target fosters whatever the flag
+   * says, as in parse5).
+   */
   placeFor(el: LightElement, name: string, html: boolean, foster: boolean): Place {
     if (foster && html && TABLE_STRUCTURE.has(name)) {
       const stack = this.stack;

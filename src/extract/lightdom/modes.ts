@@ -5,7 +5,10 @@ import { Mode, type TreeState } from './state.js';
 import { RESET_MODE_TAGS } from './tags.js';
 import { NO_ATTRS } from './tokens.js';
 
-/** The HTML fragment parsing algorithm's start, given a context element: a root <html> on the stack, modes reset from the context. */
+/**
+ * The HTML fragment parsing algorithm's start, given a context element: a root <html> on the stack, modes reset from
+ * the context.
+ */
 export function startFragment(s: TreeState, context: LightElement): void {
   const root = s.insert.createElement('html', NS.HTML, NO_ATTRS);
   s.stack.push(root, 'html', NS.HTML);
@@ -19,7 +22,10 @@ export function startFragment(s: TreeState, context: LightElement): void {
   }
 }
 
-/** "Reset the insertion mode appropriately": from the open elements, the innermost that decides (the context element for the root). */
+/**
+ * "Reset the insertion mode appropriately": from the open elements, the innermost that decides (the context element for
+ * the root).
+ */
 export function resetInsertionMode(s: TreeState): void {
   for (let i = s.stack.top; i >= 0; i--) {
     const useContext = i === 0 && s.context !== undefined;

@@ -63,7 +63,10 @@ const DOCUMENT_TYPE_NODE = 10;
 // JSDOMParser's shared prototypes are found here and left as they are: patches.ts adjusts them, when asked
 // (installLightDomPatches), so that this DOM answers as the reference DOM (jsdom) does where Readability asks.
 
-/** A document of JSDOMParser's, for its node classes (nodes do not belong to a document: createElement is `new Element`). */
+/**
+ * A document of JSDOMParser's, for its node classes (nodes do not belong to a document: createElement is `new
+ * Element`).
+ */
 export const SHARED_DOC = new JSDOMParser().parse('<p></p>', 'http://localhost/') as unknown as LightDocument;
 export const ElementProto = Object.getPrototypeOf(SHARED_DOC.children[0]) as Record<string, unknown>;
 const TextProto = Object.getPrototypeOf(SHARED_DOC.createTextNode('')) as object;
@@ -131,7 +134,9 @@ export function createDoctype(name: string, publicId: string, systemId: string):
   return node as unknown as LightNode;
 }
 
-/** JSDOMParser's parser's prototype (the parser itself only makes the documents the tree builder fills: newDocument). */
+/**
+ * JSDOMParser's parser's prototype (the parser itself only makes the documents the tree builder fills: newDocument).
+ */
 export const ParserProto = Object.getPrototypeOf(new JSDOMParser()) as Record<string, unknown>;
 
 /** A new, empty document of JSDOMParser's, for the tree builder to fill. */
@@ -158,7 +163,10 @@ export const Attr = function Attr(this: AttrShape, name: string, value: string) 
 ) => AttrShape;
 (Attr as unknown as { prototype: object }).prototype = AttrProto;
 
-/** An attribute in a namespace (xlink:, xml:, xmlns on SVG and MathML elements), with a DOM Attr's prefix, local name and namespace. */
+/**
+ * An attribute in a namespace (xlink:, xml:, xmlns on SVG and MathML elements), with a DOM Attr's prefix, local name
+ * and namespace.
+ */
 export interface NamespacedAttrShape extends AttrShape {
   prefix: string | null;
   localName: string;

@@ -72,7 +72,8 @@ export function inlineStyle(attribute: string | undefined | null, property: stri
   return value;
 }
 
-// What queries and styles answer, for JSDOMParser's shared prototypes: patches.ts installs them (installLightDomPatches).
+// What queries and styles answer, for JSDOMParser's shared prototypes: patches.ts installs them
+// (installLightDomPatches).
 
 /**
  * Style.getStyle: Readability asks `style.display` and `style.visibility` of every node (_isProbablyVisible).

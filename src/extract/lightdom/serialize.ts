@@ -65,7 +65,10 @@ function serializeInto(parent: LightNode, out: string): string {
   return out;
 }
 
-/** innerHTML's setter, once the fragment is parsed: gives `el` the children of `holder` (the fragment's root), dropping its own. */
+/**
+ * innerHTML's setter, once the fragment is parsed: gives `el` the children of `holder` (the fragment's root), dropping
+ * its own.
+ */
 export function replaceChildren(el: LightElement, holder: LightElement): void {
   for (const child of el.childNodes) child.parentNode = null;
   el.childNodes = holder.childNodes;

@@ -63,7 +63,9 @@ function slotOf(a: (Slotted | null)[], node: Slotted, hint: number): number {
   return a[hint] === node ? hint : a.indexOf(node);
 }
 
-/** Takes slot `i` out of `a`: popped at the end (with the holes before it), else left a hole. Returns the holes added. */
+/**
+ * Takes slot `i` out of `a`: popped at the end (with the holes before it), else left a hole. Returns the holes added.
+ */
 function vacate(a: (Slotted | null)[], i: number): number {
   if (i !== a.length - 1) {
     a[i] = null;

@@ -87,7 +87,10 @@ export class OpenElements {
     }
   }
 
-  /** The default scope's boundaries: HTML applet, caption, html, table, td, th, marquee, object, template; MathML and SVG integration points. */
+  /**
+   * The default scope's boundaries: HTML applet, caption, html, table, td, th, marquee, object, template; MathML and
+   * SVG integration points.
+   */
   private isScopeBoundary(i: number): boolean {
     const ns = this.nss[i];
     if (ns === NS.HTML) return SCOPE_HTML.has(this.names[i]!);
@@ -148,7 +151,10 @@ export class OpenElements {
     while (this.els.length > 0 && !(this.nss[this.top] === NS.HTML && names.has(this.currentName()))) this.pop();
   }
 
-  /** Whether the open element at `i` is an HTML or MathML text integration point (§13.2.6.5): HTML inside foreign content. */
+  /**
+   * Whether the open element at `i` is an HTML or MathML text integration point (§13.2.6.5): HTML inside foreign
+   * content.
+   */
   isIntegrationPoint(i: number): boolean {
     return isIntegrationPoint(this.els[i]!, this.names[i]!, this.nss[i]!);
   }
@@ -159,14 +165,18 @@ export class OpenElements {
     return true;
   }
 
-  /** Puts `el` in place of the element at `index` (the adoption agency's step for a formatting element it recreates). */
+  /**
+   * Puts `el` in place of the element at `index` (the adoption agency's step for a formatting element it recreates).
+   */
   replace(index: number, el: LightElement): void {
     this.open.delete(this.els[index]!);
     this.els[index] = el;
     this.open.add(el);
   }
 
-  /** Inserts an element right above the one at `index` (the adoption agency's new element, above the furthest block). */
+  /**
+   * Inserts an element right above the one at `index` (the adoption agency's new element, above the furthest block).
+   */
   insertAbove(index: number, el: LightElement, name: string, ns: NS): void {
     this.els.splice(index + 1, 0, el);
     this.names.splice(index + 1, 0, name);
@@ -174,7 +184,9 @@ export class OpenElements {
     this.open.add(el);
   }
 
-  /** "Any other end tag" in body: closes the nearest HTML element of that name, unless a special element comes first. */
+  /**
+   * "Any other end tag" in body: closes the nearest HTML element of that name, unless a special element comes first.
+   */
   anyOtherEndTagInBody(name: string): void {
     for (let i = this.top; i >= 0; i--) {
       if (this.names[i] === name && this.nss[i] === NS.HTML) {

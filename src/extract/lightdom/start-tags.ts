@@ -25,7 +25,10 @@ export function processStartTag(s: TreeState, t: StartTag): void {
   else startTagInMode(s, t);
 }
 
-/** The tree construction dispatcher for start tags, on the adjusted current node (the context element, in a fragment's root). */
+/**
+ * The tree construction dispatcher for start tags, on the adjusted current node (the context element, in a fragment's
+ * root).
+ */
 function useForeignRules(s: TreeState, name: string): boolean {
   const top = s.stack.top;
   if (top < 0) return false;
@@ -232,7 +235,10 @@ function startTagAfterHead(s: TreeState, t: StartTag): void {
 /** A start tag's rule in one insertion mode. */
 type StartTagRule = (s: TreeState, t: StartTag) => void;
 
-/** "in body": the rule of each tag name, one line per group of tag names, in the standard's order; any other tag: anyOtherStartTagInBody. */
+/**
+ * "in body": the rule of each tag name, one line per group of tag names, in the standard's order; any other tag:
+ * anyOtherStartTagInBody.
+ */
 const IN_BODY: ReadonlyMap<string, StartTagRule> = new Map(
   (
     [
@@ -274,7 +280,8 @@ const IN_BODY: ReadonlyMap<string, StartTagRule> = new Map(
       [['rb', 'rtc'], (s, t) => rubyStartTagInBody(s, t, undefined)],
       [['rp', 'rt'], (s, t) => rubyStartTagInBody(s, t, 'rtc')],
       [['math', 'svg'], foreignStartTagInBody],
-      [['caption', 'col', 'colgroup', 'frame', 'head', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr'], () => {}], // ignored
+      // ignored
+      [['caption', 'col', 'colgroup', 'frame', 'head', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr'], () => {}],
     ] satisfies [string[], StartTagRule][]
   ).flatMap(([names, rule]) => names.map((name): [string, StartTagRule] => [name, rule])),
 );
@@ -331,7 +338,10 @@ function formStartTagInBody(s: TreeState, t: StartTag): void {
   if (!inTemplate) s.formElement = form;
 }
 
-/** li; dd, dt: an open item of the same kind closes first, unless a special element other than address, div, p is above it. */
+/**
+ * li; dd, dt: an open item of the same kind closes first, unless a special element other than address, div, p is above
+ * it.
+ */
 function listItemStartTagInBody(s: TreeState, t: StartTag): void {
   const name = t.name;
   s.framesetOk = false;

@@ -42,7 +42,9 @@ export class TreeState {
   readonly formatting = new ActiveFormatting();
   readonly insert: NodeInsertion;
 
-  /** Whether the last start tag switched to text (RAWTEXT, RCDATA, script data, PLAINTEXT): the tokenizer follows this. */
+  /**
+   * Whether the last start tag switched to text (RAWTEXT, RCDATA, script data, PLAINTEXT): the tokenizer follows this.
+   */
   textStarted = false;
   mode = Mode.Initial;
   originalMode = Mode.Initial;
@@ -84,7 +86,10 @@ export class TreeState {
     return this.stack.top === 0 && this.context !== undefined;
   }
 
-  /** The adjusted current node's namespace: the context element's (atContext), else the current node's; undefined with nothing open. */
+  /**
+   * The adjusted current node's namespace: the context element's (atContext), else the current node's; undefined with
+   * nothing open.
+   */
   adjustedCurrentNs(): NS | undefined {
     return this.atContext() ? this.contextNs : this.stack.nss[this.stack.top];
   }

@@ -2,7 +2,10 @@
 
 const set = (...names: string[]): ReadonlySet<string> => new Set(names);
 
-/** The "special" category (§13.2.4.2), by namespace: they end the searches of the list item start tags, of "any other end tag" and of the adoption agency. */
+/**
+ * The "special" category (§13.2.4.2), by namespace: they end the searches of the list item start tags, of "any other
+ * end tag" and of the adoption agency.
+ */
 export const SPECIAL_HTML = set(
   'address',
   'applet',
@@ -92,7 +95,10 @@ export const SPECIAL_SVG = set('foreignObject', 'desc', 'title');
 export const SPECIAL_MATHML = set('mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml');
 /** Elements that end a scope (the "has an element in scope" boundaries), by namespace. */
 export const SCOPE_HTML = set('applet', 'caption', 'html', 'table', 'td', 'th', 'marquee', 'object', 'template');
-/** The formatting elements (§13.2.4.2): kept on the list of active formatting elements; their end tags run the adoption agency. */
+/**
+ * The formatting elements (§13.2.4.2): kept on the list of active formatting elements; their end tags run the adoption
+ * agency.
+ */
 export const FORMATTING = set(
   'a',
   'b',
@@ -200,7 +206,9 @@ export const HEAD_IN_BODY = set(
   'template',
   'title',
 );
-/** Start tags that end foreign content (§13.2.6.5): SVG and MathML elements are popped and the tag is handled as HTML. */
+/**
+ * Start tags that end foreign content (§13.2.6.5): SVG and MathML elements are popped and the tag is handled as HTML.
+ */
 export const FOREIGN_EXIT = set(
   'b',
   'big',

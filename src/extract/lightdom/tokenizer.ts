@@ -1,4 +1,5 @@
-// From htmlparser2's tokenizer to the tree builder (TokenGlue, driven by tokenizeInto): its callbacks made into the tree builder's tokens.
+// From htmlparser2's tokenizer to the tree builder (TokenGlue, driven by tokenizeInto): its callbacks made into the
+// tree builder's tokens.
 import {
   htmlTokenizer,
   keepReadingMarkup,
@@ -21,7 +22,9 @@ class TokenGlue implements TokenizerCallbacks {
   private attrs: string[] = [];
   private attrName = '';
   private attrValue = '';
-  /** Whether the tokenizer is in the PLAINTEXT state (after a <plaintext> the tree builder inserted): to the end, text. */
+  /**
+   * Whether the tokenizer is in the PLAINTEXT state (after a <plaintext> the tree builder inserted): to the end, text.
+   */
   private plaintext = false;
   /** The tokenizer, whose state the tree builder sets after a start tag, as the standard's does. */
   tokenizer?: HtmlTokenizer;

@@ -1,4 +1,5 @@
-// The limits the tree builder checks as it builds (the DOM caps take this shape), none, and the budget that counts against them.
+// The limits the tree builder checks as it builds (the DOM caps take this shape), none, and the budget that counts
+// against them.
 
 /** Limits past which a tree is not worth building; the builder stops and says which it passed (`over`). */
 export interface TreeLimits {

@@ -1,4 +1,5 @@
-// LightTreeBuilder: tree construction (HTML standard §13.2.6, as parse5, jsdom's parser, implements it), tokens in, a document out.
+// LightTreeBuilder: tree construction (HTML standard §13.2.6, as parse5, jsdom's parser, implements it), tokens in, a
+// document out.
 import { processEndTag } from './end-tags.js';
 import { reconstructFormatting } from './formatting.js';
 import { NO_LIMITS, type TreeLimits } from './tree-limits.js';
@@ -65,7 +66,9 @@ export class LightTreeBuilder {
     return this.s.budget.over;
   }
 
-  /** Whether the last start tag switched to text (RAWTEXT, RCDATA, script data, PLAINTEXT): the tokenizer follows this. */
+  /**
+   * Whether the last start tag switched to text (RAWTEXT, RCDATA, script data, PLAINTEXT): the tokenizer follows this.
+   */
   get textStarted(): boolean {
     return this.s.textStarted;
   }
@@ -193,7 +196,8 @@ export class LightTreeBuilder {
       return;
     }
     if (this.inForeignText()) {
-      // A NUL is U+FFFD here, and leaves frameset-ok alone, as whitespace does (so `<svg>\0</svg><frameset>` is a frameset).
+      // A NUL is U+FFFD here, and leaves frameset-ok alone, as whitespace does (so `<svg>\0</svg><frameset>` is a
+      // frameset).
       if (!WHITESPACE_OR_NUL.test(text)) this.s.framesetOk = false;
       this.s.insert.insertCharacters(text.includes('\0') ? text.replace(/\0/g, '\uFFFD') : text);
       return;
@@ -203,7 +207,10 @@ export class LightTreeBuilder {
     while (text !== '') text = this.charactersInMode(text);
   }
 
-  /** Whether character tokens now go by the rules for foreign content (the adjusted current node is SVG or MathML, not an integration point). */
+  /**
+   * Whether character tokens now go by the rules for foreign content (the adjusted current node is SVG or MathML, not
+   * an integration point).
+   */
   private inForeignText(): boolean {
     const stack = this.s.stack;
     const top = stack.els.length - 1; // (asked before every tag: the stack's arrays read directly)
@@ -245,7 +252,8 @@ export class LightTreeBuilder {
       case Mode.InTableBody:
       case Mode.InRow:
         if (TABLE_STRUCTURE.has(this.s.stack.currentName()) && !this.s.stack.currentIsForeign()) {
-          // "in table text": NULs are ignored; whitespace stays in the table; anything else is foster parented, all of it.
+          // "in table text": NULs are ignored; whitespace stays in the table; anything else is foster parented, all of
+          // it.
           text = withoutNul(text);
           if (WHITESPACE.test(text)) this.s.insert.insertCharacters(text);
           else inTableAnythingElse(this.s, () => this.charactersInBody(text));
@@ -285,7 +293,9 @@ export class LightTreeBuilder {
     }
   }
 
-  /** "in body": a NUL is ignored, and text of NULs alone does nothing (not even reconstructing the formatting elements). */
+  /**
+   * "in body": a NUL is ignored, and text of NULs alone does nothing (not even reconstructing the formatting elements).
+   */
   private charactersInBody(input: string): void {
     const text = withoutNul(input);
     if (text === '') return;

@@ -127,7 +127,9 @@ function main(argv) {
 /** @typedef {(typeof LABELS)[number]} Label */
 /** @typedef {Label | 'missing' | 'invalid'} Answered What a gold claim got: a label, no answer, or something else. */
 /** @typedef {Record<Label, Record<Answered, number>>} Confusion confusion[gold label][what was answered] */
-/** @typedef {{ id: string, expected: Label, given: string | undefined }} Mistake `given` is undefined when unanswered. */
+/**
+ * @typedef {{ id: string, expected: Label, given: string | undefined }} Mistake `given` is undefined when unanswered.
+ */
 /**
  * @typedef {object} Grade
  * @property {number} gold how many gold claims
@@ -143,7 +145,8 @@ function main(argv) {
  * @typedef {object} FailureShape
  * @property {number} reward correct / gold claims
  * @property {number} answered gold claims answered "verbatim" or "no_match" / gold claims
- * @property {number} overclaim gold "no_match" claims answered "verbatim" / gold "no_match" claims (0 when there are none)
+ * @property {number} overclaim gold "no_match" claims answered "verbatim" / gold "no_match" claims (0 when there are
+ * none)
  * @property {number} missed gold "verbatim" claims answered "no_match" / gold "verbatim" claims (0 when there are none)
  */
 
@@ -222,7 +225,13 @@ export function rewardJson(shape) {
   /** @param {number} x */
   const round = (x) => Number(formatReward(x));
   const { reward, answered, overclaim, missed } = shape;
-  return `${JSON.stringify({ reward: round(reward), answered: round(answered), overclaim: round(overclaim), missed: round(missed) })}\n`;
+  const rounded = {
+    reward: round(reward),
+    answered: round(answered),
+    overclaim: round(overclaim),
+    missed: round(missed),
+  };
+  return `${JSON.stringify(rounded)}\n`;
 }
 
 /** How many wrong ids formatGrade names before "and N more". */
@@ -237,7 +246,8 @@ export function confusionLines(c) {
   const cell = (n, width) => String(n).padStart(width);
   /** @param {Label} gold */
   const row = (gold) =>
-    `gold ${gold.padEnd(24)}${cell(c[gold].verbatim, 9)} ${cell(c[gold].no_match, 9)} ${cell(c[gold].missing, 8)} ${cell(c[gold].invalid, 8)}`;
+    `gold ${gold.padEnd(24)}${cell(c[gold].verbatim, 9)} ${cell(c[gold].no_match, 9)} ${cell(c[gold].missing, 8)} ` +
+    `${cell(c[gold].invalid, 8)}`;
   return ['confusion (gold \\ answered)   verbatim  no_match  missing  invalid', ...LABELS.map(row)];
 }
 
@@ -251,9 +261,8 @@ export function formatGrade(g) {
   ];
   const shown = g.mistakes.slice(0, WRONG_IDS_SHOWN);
   if (shown.length) {
-    lines.push(
-      `${counted(g.mistakes.length, 'wrong answer')}${g.mistakes.length > WRONG_IDS_SHOWN ? ` (the first ${WRONG_IDS_SHOWN})` : ''}:`,
-    );
+    const first = g.mistakes.length > WRONG_IDS_SHOWN ? ` (the first ${WRONG_IDS_SHOWN})` : '';
+    lines.push(`${counted(g.mistakes.length, 'wrong answer')}${first}:`);
     for (const m of shown) {
       const given =
         m.given === undefined ? 'no answer' : isLabel(m.given) ? m.given : `${JSON.stringify(m.given)} (not a label)`;
@@ -297,7 +306,8 @@ export function parseLabels(json, where) {
 }
 
 /**
- * A label file's bytes (UTF-8 JSON, either format) as a map; refused before parsing when nested deeper than a label file.
+ * A label file's bytes (UTF-8 JSON, either format) as a map; refused before parsing when nested deeper than a label
+ * file.
  * @param {Uint8Array} bytes
  * @param {string} where names the file in errors
  */
@@ -311,7 +321,8 @@ export function parseLabelBytes(bytes, where) {
   const deep = tooDeepAt(text, MAX_LABELS_DEPTH);
   if (deep >= 0)
     throw new InputError(
-      `${where} is nested deeper than a label file is (at ${lineAndColumn(text, deep)}): expected {"<id>": "<label>"} or [{"id", "label"}]`,
+      `${where} is nested deeper than a label file is (at ${lineAndColumn(text, deep)}): expected {"<id>": ` +
+        `"<label>"} or [{"id", "label"}]`,
     );
   return parseLabels(parseJsonText(text, InputError, `${where} is not valid JSON`), where);
 }
@@ -461,7 +472,10 @@ export function readRegularFile(path, maxBytes) {
 // ---------------------------------------------------------------------------------------------------------------------
 // Writing the reward where the agent may have left anything: never through a link, always whole.
 
-/** A fresh name in `dir`: a reward's temp file, or the new name of a stale entry. @param {string} dir @param {string} stem */
+/**
+ * A fresh name in `dir`: a reward's temp file, or the new name of a stale entry. @param {string} dir @param {string}
+ * stem
+ */
 const freshName = (dir, stem) => join(dir, `.${stem}-${randomBytes(6).toString('hex')}`);
 
 /** lstat, or undefined when there is nothing there. @param {string} path */
@@ -474,8 +488,8 @@ function lstatOrNone(path) {
 }
 
 /**
- * Makes `dir` a real, writable folder: a link or a file in its place is removed and a folder made; a folder this process
- * owns but cannot write (made read-only) gets its owner's write permission back. Root needs no permission.
+ * Makes `dir` a real, writable folder: a link or a file in its place is removed and a folder made; a folder this
+ * process owns but cannot write (made read-only) gets its owner's write permission back. Root needs no permission.
  * @param {string} dir
  */
 export function prepareFolder(dir) {
@@ -536,7 +550,9 @@ export function replaceFile(path, content) {
   }
 }
 
-/** Writes a reward (a decimal and a newline) to `path`: reward.txt's format. @param {string} path @param {number} reward */
+/**
+ * Writes a reward (a decimal and a newline) to `path`: reward.txt's format. @param {string} path @param {number} reward
+ */
 export function writeRewardFile(path, reward) {
   replaceFile(path, `${formatReward(reward)}\n`);
 }
@@ -552,7 +568,10 @@ export function writeRewards(logsDir, shape) {
   replaceFile(join(logsDir, REWARD_FILES[1]), rewardJson(shape));
 }
 
-/** Every reward file in `logsDir` removed, then both written as 0: what stands until the grade is known. @param {string} logsDir */
+/**
+ * Every reward file in `logsDir` removed, then both written as 0: what stands until the grade is known. @param {string}
+ * logsDir
+ */
 export function resetRewards(logsDir) {
   prepareFolder(logsDir);
   for (const name of REWARD_FILES) removeEntry(join(logsDir, name));
