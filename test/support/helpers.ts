@@ -4,10 +4,9 @@ import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } fr
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach } from 'vitest';
 import { startServer, type Route, type RunningServer } from '../../golden/server.js';
-// The type only: the tests run the built CLI (dist/src/cli/), never src/ itself.
+// In-process runs load src/cli/main.ts (loadCli); child processes run the built CLI (bin/quotecheck.js).
 import type { CliIo } from '../../src/cli/io.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -124,13 +123,14 @@ export function runCli(
   });
 }
 
-/** The built CLI's main (dist/src/cli/main.js), loaded once per test file: the code bin/quotecheck.js runs. */
+/**
+ * The CLI's main from src/, loaded once per test file: the same build of the code as the test's own imports (one
+ * build a process). The shipped build is what runCli (a child process) and the bundle tests run.
+ */
 type CliMain = (argv: string[], io: CliIo) => Promise<number>;
 let cliMain: Promise<CliMain> | undefined;
 function loadCli(): Promise<CliMain> {
-  cliMain ??= import(/* @vite-ignore */ pathToFileURL(join(ROOT, 'dist', 'src', 'cli', 'main.js')).href).then(
-    (m: { main: CliMain }) => m.main,
-  );
+  cliMain ??= import('../../src/cli/main.js').then((m) => m.main);
   return cliMain;
 }
 
