@@ -50,9 +50,19 @@ function original(checker: ts.TypeChecker, symbol: ts.Symbol): ts.Symbol {
 }
 
 /** Every (symbol, importer) pair: named imports, namespace members used, re-exports, `await import()` destructured. */
-function importedSymbols(checker: ts.TypeChecker, source: ts.SourceFile, record: (s: ts.Symbol) => void): void {
+function importedSymbols(
+  checker: ts.TypeChecker,
+  source: ts.SourceFile,
+  record: (s: ts.Symbol) => void,
+  reExportsCount: boolean,
+): void {
   const visit = (node: ts.Node): void => {
-    if (ts.isImportSpecifier(node) || ts.isExportSpecifier(node) || ts.isImportClause(node)) {
+    // A re-export passes a name on: whoever imports it from here is counted at its declaration (aliases resolve
+    // through), so it counts as a use only in a public entry point, whose users are outside.
+    const passedOn = ts.isExportSpecifier(node) && node.parent.parent.moduleSpecifier !== undefined;
+    if (passedOn && !reExportsCount) {
+      // nothing: see above
+    } else if (ts.isImportSpecifier(node) || ts.isExportSpecifier(node) || ts.isImportClause(node)) {
       const symbol = node.name ? checker.getSymbolAtLocation(node.name) : undefined;
       if (symbol) record(original(checker, symbol));
     } else if (ts.isPropertyAccessExpression(node) || ts.isQualifiedName(node)) {
@@ -68,7 +78,7 @@ function importedSymbols(checker: ts.TypeChecker, source: ts.SourceFile, record:
         const symbol = type.getProperty(key);
         if (symbol) record(original(checker, symbol));
       }
-    } else if (ts.isExportDeclaration(node) && !node.exportClause && node.moduleSpecifier) {
+    } else if (ts.isExportDeclaration(node) && !node.exportClause && node.moduleSpecifier && reExportsCount) {
       // export * from './x.js': every export of x.
       const module = checker.getSymbolAtLocation(node.moduleSpecifier);
       if (module) for (const s of checker.getExportsOfModule(module)) record(original(checker, s));
@@ -113,12 +123,13 @@ export function exportUses(): ExportUse[] {
     const source = program.getSourceFile(file);
     if (!source) continue;
     const me = rel(file);
-    importedSymbols(checker, source, (s) => {
+    const record = (s: ts.Symbol): void => {
       const declared = s.declarations?.[0]?.getSourceFile();
       if (!declared || rel(declared.fileName) === me) return;
       const set = importers.get(s) ?? new Set<string>();
       importers.set(s, set.add(me));
-    });
+    };
+    importedSymbols(checker, source, record, PUBLIC_ENTRIES.includes(me));
   }
   const uses: ExportUse[] = [];
   for (const file of files.filter((f) => rel(f).startsWith('src/'))) {

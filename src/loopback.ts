@@ -38,7 +38,7 @@ export interface LoopbackOptions {
 }
 
 /** "http://127.0.0.2:41733", "http://[::1]:80". */
-export function originOf(host: string, port: number): string {
+function originOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 

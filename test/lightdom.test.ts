@@ -12,18 +12,15 @@ import './support/jsdom-reference.js';
 import { describe, expect, test } from 'vitest';
 import { rng } from '../bench/random.js';
 import { articleView, htmlToViews, parseHtml } from '../src/extract/html.js';
-import {
-  buildDocument,
-  inlineStyle,
-  parseDocument,
-  type LightDocument,
-  type LightElement,
-} from '../src/extract/lightdom/index.js';
+import { buildDocument, inlineStyle, type LightDocument, type LightElement } from '../src/extract/lightdom/index.js';
 import { renderText } from '../src/extract/render.js';
 import { scriptDataEnd } from '../src/extract/script-data.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES, ROOT } from './support/helpers.js';
 import { type DumpNode, dump } from './support/tree-dump.js';
+
+/** A whole page as a light document, without limits. */
+const parseDocument = (html: string) => buildDocument(html).doc!;
 
 const { window } = new JSDOM('', { virtualConsole: new VirtualConsole() });
 const parser = new window.DOMParser();
@@ -563,7 +560,7 @@ describe("JSDOMParser's shared prototypes: adjusted by an explicit call, not by 
       const before = snapshot();
       const light = await import(${JSON.stringify(lightdom)});
       const imported = snapshot();
-      light.parseDocument('<p>x</p>');
+      light.buildDocument('<p>x</p>');
       const parsed = snapshot();
       light.installLightDomPatches();
       light.buildDocument('<p>y</p>');

@@ -7,11 +7,14 @@ import { describe, expect, test } from 'vitest';
 import { rng } from '../bench/random.js';
 import { parseHtml } from '../src/extract/html.js';
 import { parseDoctype, quirksMode } from '../src/extract/lightdom/doctype.js';
-import { parseDocument } from '../src/extract/lightdom/index.js';
+import { buildDocument } from '../src/extract/lightdom/index.js';
 import { type RenderNode, renderText } from '../src/extract/render.js';
 import { streamedText } from '../src/extract/streamed-text.js';
 import { normalize } from '../src/normalize.js';
 import { type DumpNode, dump } from './support/tree-dump.js';
+
+/** A whole page as a light document, without limits. */
+const parseDocument = (html: string) => buildDocument(html).doc!;
 
 const XHTML = 'http://www.w3.org/1999/xhtml';
 

@@ -10,7 +10,7 @@ export {
   type HttpRequestHead,
   type HttpResponseHead,
 } from './read.js';
-export { ReplayDispatcher, openReplay, NotInArchiveError, NOT_IN_ARCHIVE, type ReplayOptions } from './replay.js';
+export { ReplayDispatcher, openReplay, NOT_IN_ARCHIVE, type ReplayOptions } from './replay.js';
 export { selectForSources, writeArchive } from './subset.js';
 export { decodeContent } from './warc.js';
 export type { HeaderPair } from './warc.js';

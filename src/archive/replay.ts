@@ -24,7 +24,7 @@ export interface ReplayOptions {
 
 export { NOT_IN_ARCHIVE };
 
-export class NotInArchiveError extends Error {
+class NotInArchiveError extends Error {
   override readonly name = 'NotInArchiveError';
   readonly code = NOT_IN_ARCHIVE;
   constructor(

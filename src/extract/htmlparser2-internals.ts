@@ -340,7 +340,7 @@ export class ScriptAwareTokenizer extends Tokenizer {
  * htmlparser2's options for HTML: entities decoded, names lowercased, `<x/>` not self-closing (as in HTML), scripts
  * ended as the standard says.
  */
-export const HTML_PARSER_OPTIONS = {
+const HTML_PARSER_OPTIONS = {
   decodeEntities: true,
   lowerCaseTags: true,
   lowerCaseAttributeNames: true,

@@ -9,7 +9,7 @@ import { pdfToText } from './pdf.js';
 export { ExtractError, type ExtractErrorKind } from './errors.js';
 export { renderText } from './render.js';
 export type { CharsetSource } from './decode.js';
-export { parseContentType, sniffKind, hasPdfMagic, type SourceKind } from './kind.js';
+export { parseContentType, sniffKind, type SourceKind } from './kind.js';
 export type { MarkupSignals } from './markup.js';
 export { readErrorPage, type ErrorPage } from './error-page.js';
 

@@ -22,7 +22,7 @@ export function parseContentType(header: string | undefined): ContentType {
 /** PDF readers accept the `%PDF-` header anywhere in the first 1024 bytes. */
 const PDF_MAGIC_WINDOW = 1024;
 
-export function hasPdfMagic(bytes: Uint8Array): boolean {
+function hasPdfMagic(bytes: Uint8Array): boolean {
   return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, PDF_MAGIC_WINDOW)).includes('%PDF-');
 }
 

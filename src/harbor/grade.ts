@@ -13,7 +13,6 @@ export {
   emptyConfusion,
   failureShape,
   formatGrade,
-  formatReward,
   rewardJson,
 } from './grader/grade.mjs';
 

@@ -8,16 +8,7 @@ import { withUserErrors } from './grade.js';
 
 export type { FileIdentity } from './safe-read.js';
 export type { Verdict } from './grader/grade.mjs';
-export {
-  MAX_LABELS_BYTES,
-  REWARD_FILES,
-  prepareFolder,
-  removeEntry,
-  replaceFile,
-  resetRewards,
-  writeRewardFile,
-  writeRewards,
-} from './grader/grade.mjs';
+export { MAX_LABELS_BYTES, removeEntry, replaceFile, writeRewardFile } from './grader/grade.mjs';
 
 /**
  * A label file read the way a verifier must (safe-read.ts): the path itself a regular file (a symbolic link is refused

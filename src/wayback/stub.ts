@@ -109,7 +109,7 @@ export function padTimestamp(ts: string, side: 'earliest' | 'latest'): string {
 }
 
 /** Milliseconds since the epoch of a 14-digit UTC timestamp. */
-export function timestampMs(ts: string): number {
+function timestampMs(ts: string): number {
   const d = new Date(0);
   d.setUTCFullYear(Number(ts.slice(0, 4)), Number(ts.slice(4, 6)) - 1, Number(ts.slice(6, 8)));
   d.setUTCHours(Number(ts.slice(8, 10)), Number(ts.slice(10, 12)), Number(ts.slice(12, 14)), 0);
@@ -333,7 +333,7 @@ export function loadCaptures(file: string): Capture[] {
 }
 
 /** A captures input that cannot be served: its message is one line naming the file, the capture and what is wrong. */
-export class CapturesInputError extends UserError {
+class CapturesInputError extends UserError {
   override readonly name = 'CapturesInputError';
 }
 
@@ -348,7 +348,7 @@ export interface CapturesInput {
 }
 
 /** The files a captures folder may hold, tried in this order. */
-export const CAPTURES_FILES = ['captures.json', 'captures.jsonl'] as const;
+const CAPTURES_FILES = ['captures.json', 'captures.jsonl'] as const;
 
 const CAPTURE_KEYS = new Set(['url', 'timestamp', 'status', 'mimetype', 'headers', 'file', 'body', 'location']);
 

@@ -9,7 +9,7 @@
 // serialize.ts innerHTML (fragment serialization)
 // fragment.ts  parseFragment (innerHTML's setter)
 // patches.ts   installLightDomPatches: the adjustments to JSDOMParser's shared prototypes, made when called
-// parse.ts     buildDocument, parseDocument (which call installLightDomPatches)
+// parse.ts     buildDocument (which calls installLightDomPatches)
 // tokenizer.ts htmlparser2's tokens to the tree builder
 // tree.ts      LightTreeBuilder: the tokens' entry points and the rules for text, on its state (state.ts), made of
 //              parts that own their data: the stack of open elements (stack.ts), the active formatting elements
@@ -23,6 +23,6 @@
 export type { LightDocument, LightElement, LightNode } from './nodes.js';
 export { ELEMENT_NODE, TEXT_NODE } from './nodes.js';
 export type { TreeLimits } from './tree-limits.js';
-export { buildDocument, parseDocument } from './parse.js';
+export { buildDocument } from './parse.js';
 export { installLightDomPatches } from './patches.js';
 export { inlineStyle } from './queries.js';

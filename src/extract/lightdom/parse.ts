@@ -17,8 +17,3 @@ export function buildDocument(html: string, limits: TreeLimits = NO_LIMITS): { d
   const doc = tree.over ? undefined : tree.finish();
   return tree.over ? { over: tree.over } : { doc };
 }
-
-/** Parses a whole page into a light document, without limits. */
-export function parseDocument(html: string): LightDocument {
-  return buildDocument(html).doc!;
-}

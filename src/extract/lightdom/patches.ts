@@ -21,7 +21,7 @@ let installed = false;
 
 /**
  * Adjusts JSDOMParser's shared prototypes for the light DOM, once per process (later calls do nothing). The light
- * DOM's entry points (buildDocument, parseDocument) call it, so a caller need not; nodes made before it (none of the
+ * DOM's entry point (buildDocument) calls it, so a caller need not; nodes made before it (none of the
  * tree builder's) keep JSDOMParser's own behaviour.
  */
 export function installLightDomPatches(): void {

@@ -45,7 +45,7 @@ const MAX_LABELS_DEPTH = 2;
 export const LABELS = /** @type {const} */ (['verbatim', 'no_match']);
 
 /** The reward files a harness reads (Harbor reads reward.json before reward.txt). */
-export const REWARD_FILES = /** @type {const} */ (['reward.txt', 'reward.json']);
+const REWARD_FILES = /** @type {const} */ (['reward.txt', 'reward.json']);
 
 /** Why answers (or gold) cannot be graded: one line that names the file. */
 export class InputError extends Error {
@@ -218,7 +218,7 @@ export function failureShape(g) {
 export const ZERO_SHAPE = Object.freeze({ reward: 0, answered: 0, overclaim: 0, missed: 0 });
 
 /** A share as the reward files write it: a plain decimal, six places at most. @param {number} x */
-export const formatReward = (x) => String(Number(x.toFixed(6)));
+const formatReward = (x) => String(Number(x.toFixed(6)));
 
 /** reward.json's text: one line, every field a number, rounded as reward.txt is. @param {FailureShape} shape */
 export function rewardJson(shape) {
@@ -492,7 +492,7 @@ function lstatOrNone(path) {
  * process owns but cannot write (made read-only) gets its owner's write permission back. Root needs no permission.
  * @param {string} dir
  */
-export function prepareFolder(dir) {
+function prepareFolder(dir) {
   let st = lstatOrNone(dir);
   if (st && !st.isDirectory()) {
     unlinkSync(dir);
@@ -563,7 +563,7 @@ export function writeRewardFile(path, reward) {
  * @param {string} logsDir
  * @param {FailureShape} shape
  */
-export function writeRewards(logsDir, shape) {
+function writeRewards(logsDir, shape) {
   writeRewardFile(join(logsDir, REWARD_FILES[0]), shape.reward);
   replaceFile(join(logsDir, REWARD_FILES[1]), rewardJson(shape));
 }
@@ -572,7 +572,7 @@ export function writeRewards(logsDir, shape) {
  * Every reward file in `logsDir` removed, then both written as 0: what stands until the grade is known. @param {string}
  * logsDir
  */
-export function resetRewards(logsDir) {
+function resetRewards(logsDir) {
   prepareFolder(logsDir);
   for (const name of REWARD_FILES) removeEntry(join(logsDir, name));
   writeRewards(logsDir, ZERO_SHAPE);
