@@ -285,8 +285,7 @@ const BUILD_SO = `SO=/app/.audit-preload.so
 ${writeFile('/tmp/.audit-preload.c', WIN_C)}
 CC="$(command -v cc || command -v gcc || command -v clang || command -v tcc)"
 if [ -z "$CC" ]; then echo "${NOT_APPLICABLE_MARK} the image has no C compiler to build a preload library"; exit 0; fi
-"$CC" -shared -fPIC -o "$SO" /tmp/.audit-preload.c || { echo "${NOT_APPLICABLE_MARK} the C compiler could not " +
-  "build the preload library"; exit 0; }
+"$CC" -shared -fPIC -o "$SO" /tmp/.audit-preload.c || { echo "${NOT_APPLICABLE_MARK} the C compiler could not build the preload library"; exit 0; }
 chmod 755 "$SO"; cp "$SO" /tmp/.audit-preload.so 2>/dev/null`;
 
 /** Shell that appends `line` to every start-up file of the agent's user and, as root, to the system's. */
@@ -445,9 +444,7 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
               `ln -f ${q(gold)} "$A" 2>/dev/null && echo "${NOTE_MARK} linked at once"
 ${watchUpload(
   [gold],
-  `const g = ${JSON.stringify(gold)}, a = ${JSON.stringify(f.answers)}; let s; try { s = fs.statSync(a); } catch ` +
-    `{} const t = fs.statSync(g); if (!s || s.ino !== t.ino || s.dev !== t.dev) { fs.rmSync(a, { recursive: true, ` +
-    `force: true }); fs.linkSync(g, a); }`,
+  `const g = ${JSON.stringify(gold)}, a = ${JSON.stringify(f.answers)}; let s; try { s = fs.statSync(a); } catch {} const t = fs.statSync(g); if (!s || s.ino !== t.ino || s.dev !== t.dev) { fs.rmSync(a, { recursive: true, force: true }); fs.linkSync(g, a); }`,
   `[ ${q(gold)} -ef ${q(f.answers)} ] || { rm -rf ${q(f.answers)}; ln ${q(gold)} ${q(f.answers)}; } 2>/dev/null`,
   'hardlink',
 )}`,
@@ -493,10 +490,7 @@ done
 echo "${NOTE_MARK} found labels at $best"
 rm -rf "$A"
 case "$best" in
-  * .jsonl) node -e 'const fs=require("fs");const out={};for(const l of
-  * fs.readFileSync(process.argv[1],"utf8").split("\\n")){try{const
-  * r=JSON.parse(l);if(r&&r.id!==undefined&&r.label!==undefined)out[r.id]=r.label}catch{}}fs.writeFileSync(process.argv[2],JSON.stringify(out))'
-  * "$best" "$A" 2>/dev/null || cp "$best" "$A";;
+  *.jsonl) node -e 'const fs=require("fs");const out={};for(const l of fs.readFileSync(process.argv[1],"utf8").split("\\n")){try{const r=JSON.parse(l);if(r&&r.id!==undefined&&r.label!==undefined)out[r.id]=r.label}catch{}}fs.writeFileSync(process.argv[2],JSON.stringify(out))' "$best" "$A" 2>/dev/null || cp "$best" "$A";;
   *) cp "$best" "$A";;
 esac`,
       );

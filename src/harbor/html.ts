@@ -278,13 +278,7 @@ export function renderHtmlReport(r: EvaluationReport): string {
 <tr><th>claims correct</th><td>${r.correct}/${r.claims}</td></tr>
 <tr><th>isolation</th><td id="isolation">${esc(isolationSummary(r.isolation))}${(r.isolation_limits ?? []).length ? `<ul class="limits">${(r.isolation_limits ?? []).map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''}</td></tr>
 <tr><th>time</th><td>${r.seconds.toFixed(1)} s</td></tr>
-${
-  r.oracle_run !== undefined
-    ? `<tr><th>oracle's evidence</th><td id="oracle-run">from <a ` +
-      `href="${esc(oracleReportHref(r.oracle_run))}">${esc(r.oracle_run)}</a>, on each claim this agent reported no ` +
-      `evidence on or answered wrongly</td></tr>`
-    : ''
-}
+${r.oracle_run !== undefined ? `<tr><th>oracle's evidence</th><td id="oracle-run">from <a href="${esc(oracleReportHref(r.oracle_run))}">${esc(r.oracle_run)}</a>, on each claim this agent reported no evidence on or answered wrongly</td></tr>` : ''}
 </table>
 ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}
 <h2>Confusion matrix</h2>
@@ -293,23 +287,11 @@ ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>
 <tr><th>no_match</th>${num(c.no_match.verbatim)}${num(c.no_match.no_match)}${num(c.no_match.missing)}${num(c.no_match.invalid)}</tr>
 </tbody></table>
 <h2>Diagnoses</h2>
-${
-  diagnoses.length
-    ? `<table class="diagnoses" id="diagnoses"><thead><tr><th>diagnosis</th><th ` +
-      `class="num">claims</th></tr></thead><tbody>${diagnoses.map(([d, n]) => `<tr><td><span class="code ${esc(d)}">${esc(d)}</span></td>${num(n)}</tr>`).join('')}</tbody></table>`
-    : `<p>The agent wrote no evidence report (the oracle writes ` +
-      `/logs/agent/report.jsonl)${r.oracle_run !== undefined ? "; each claim below shows the oracle's" : needHelp ? `: <a href="#oracle-evidence">how to see the oracle's evidence here</a>` : ''}.</p>`
-}
+${diagnoses.length ? `<table class="diagnoses" id="diagnoses"><thead><tr><th>diagnosis</th><th class="num">claims</th></tr></thead><tbody>${diagnoses.map(([d, n]) => `<tr><td><span class="code ${esc(d)}">${esc(d)}</span></td>${num(n)}</tr>`).join('')}</tbody></table>` : `<p>The agent wrote no evidence report (the oracle writes /logs/agent/report.jsonl)${r.oracle_run !== undefined ? "; each claim below shows the oracle's" : needHelp ? `: <a href="#oracle-evidence">how to see the oracle's evidence here</a>` : ''}.</p>`}
 <h2>Tasks</h2>
 <p class="legend">${BASELINE_NAME}: the reward of answering no_match for every claim, i.e. the task's share of gold no_match labels.</p>
 <table class="tasks" id="tasks"><thead><tr><th>task</th><th class="num">claims</th><th class="num">correct</th><th class="num">reward</th><th class="num">${BASELINE_NAME}</th><th class="num">secs</th><th>problems</th></tr></thead><tbody>
-${r.tasks
-  .map(
-    (t) =>
-      `<tr><td><a ` +
-      `href="${esc(taskHref(t.task))}">${esc(t.task)}</a></td>${num(t.claims)}${num(t.correct)}${num(t.reward.toFixed(3))}${num(t.baseline.toFixed(3))}${num(t.seconds.toFixed(1))}<td>${esc(t.problems.join('; '))}</td></tr>`,
-  )
-  .join('\n')}
+${r.tasks.map((t) => `<tr><td><a href="${esc(taskHref(t.task))}">${esc(t.task)}</a></td>${num(t.claims)}${num(t.correct)}${num(t.reward.toFixed(3))}${num(t.baseline.toFixed(3))}${num(t.seconds.toFixed(1))}<td>${esc(t.problems.join('; '))}</td></tr>`).join('\n')}
 </tbody></table>
 <p><label><input type="checkbox" id="only-wrong"> show only wrong answers</label></p>
 ${needHelp ? `${oracleEvidenceHelp(r)}\n` : ''}${r.tasks.map((t) => taskSection(t, ctx)).join('\n')}
@@ -435,22 +417,9 @@ ${c.agents.map((a) => `<tr><td>${esc(a.label)}</td>${num(a.mean_reward.toFixed(3
 </tbody></table>
 ${advice.length ? `<div class="advice" id="advice"><ul>${advice.map((a) => `<li>${esc(a)}</li>`).join('')}</ul></div>` : ''}
 <h2>Accuracy by the oracle's diagnosis</h2>
-<p class="legend">Each claim is grouped by what the oracle's evidence report says about it (from ' +
-  '${esc(c.oracle)}); a cell is the share of those claims the agent answered right. Claims on drifted sources ' +
-    '(${SOURCE_DRIFTED}: the live page no longer hashes to the claim's evidence) overlap the other rows.</p>
-${
-  anyGaps
-    ? `<p class="legend" id="gaps-legend">missing: ${GAP_MEANING.missing}; invalid: ${GAP_MEANING.invalid} ` +
-      `(both counted as not right). An agent with any has a missing and an invalid column beside its own.</p>\n`
-    : ''
-}<table class="diagnoses" id="by-diagnosis"><thead><tr><th>diagnosis</th><th class="num">claims</th>${heads}</tr></thead><tbody>
-${c.groups
-  .map(
-    (g) =>
-      `<tr data-diagnosis="${esc(g.diagnosis)}"><td><span class="code ` +
-      `${esc(g.diagnosis)}">${esc(g.diagnosis)}</span></td>${num(g.claims)}${cells(g.diagnosis)}</tr>`,
-  )
-  .join('\n')}
+<p class="legend">Each claim is grouped by what the oracle's evidence report says about it (from ${esc(c.oracle)}); a cell is the share of those claims the agent answered right. Claims on drifted sources (${SOURCE_DRIFTED}: the live page no longer hashes to the claim's evidence) overlap the other rows.</p>
+${anyGaps ? `<p class="legend" id="gaps-legend">missing: ${GAP_MEANING.missing}; invalid: ${GAP_MEANING.invalid} (both counted as not right). An agent with any has a missing and an invalid column beside its own.</p>\n` : ''}<table class="diagnoses" id="by-diagnosis"><thead><tr><th>diagnosis</th><th class="num">claims</th>${heads}</tr></thead><tbody>
+${c.groups.map((g) => `<tr data-diagnosis="${esc(g.diagnosis)}"><td><span class="code ${esc(g.diagnosis)}">${esc(g.diagnosis)}</span></td>${num(g.claims)}${cells(g.diagnosis)}</tr>`).join('\n')}
 </tbody></table>
 <h2>In words</h2>
 <ul id="sentences">${c.sentences.map((s) => `<li>${esc(s)}</li>`).join('')}</ul>

@@ -218,8 +218,7 @@ if [ ! -e "$R/usr/local/bin/node" ]; then
   # image's file); else the file itself, read-only (never the host's own file, writable).
   case ${q(spec.node)} in
     /usr/*) ln -s ${q(spec.node)} "$R/usr/local/bin/node" ;;
-    * ) : > "$R/usr/local/bin/node"; mount --bind ${q(spec.node)} "$R/usr/local/bin/node"; mount -o
-    * remount,bind,ro,nodev "$R/usr/local/bin/node" ;;
+    *) : > "$R/usr/local/bin/node"; mount --bind ${q(spec.node)} "$R/usr/local/bin/node"; mount -o remount,bind,ro,nodev "$R/usr/local/bin/node" ;;
   esac
 fi
 mkdir -p "$R/proc" "$R/dev" "$R/tmp" "$R/run" "$R/home" "$R/root" "$R/mnt" "$R/opt" "$R/srv" "$R/media" "$R/logs"
