@@ -512,7 +512,7 @@ describe.skipIf(!ISOLATED)('evaluate with namespace isolation: the oracle, the b
       const agent =
         'command -v quotecheck > /app/which.txt; touch /opt/quotecheck/x 2> /app/touch.txt; quotecheck run --allow-private --claims /app/claims.json --out /app/answers.json --retries 0 --timeout 5';
       const b = await evaluate(f, agent);
-      expect(b.file('app/which.txt').trim()).toBe('/opt/quotecheck-bench/bin/quotecheck');
+      expect(b.file('app/which.txt').trim()).toBe('/opt/quotecheck-harness/bin/quotecheck');
       expect(b.file('app/touch.txt')).toMatch(/Read-only file system/);
       expect(b.run.reward).toBe(1);
       expect(b.run.problems).toEqual([]);
@@ -635,7 +635,7 @@ describe.skipIf(!ISOLATED)('evaluate with namespace isolation: the oracle, the b
       },
     );
     expect(b.file('app/replay.txt')).toBe('not really a WARC');
-    expect(b.file('app/where.txt').trim()).toBe('/opt/quotecheck-bench/replay/sources.warc.gz');
+    expect(b.file('app/where.txt').trim()).toBe('/opt/quotecheck-harness/replay/sources.warc.gz');
   });
 });
 
