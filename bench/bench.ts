@@ -24,6 +24,7 @@ import { medianRun } from './stats.js';
 import { runTimed } from './cpu-time.js';
 import { measureOracle, type OracleFigures } from './oracle-cost.js';
 import {
+  realPagesFailures,
   realPagesFigures,
   realPagesRows,
   realPagesWorkloads,
@@ -626,7 +627,12 @@ function failures(m: Measured, results: Results): string[] {
       `MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`,
     );
   }
-  return [...found, ...scaleFailures(results.scale), ...startupFailures(results.startup)];
+  return [
+    ...found,
+    ...realPagesFailures(results.real_pages),
+    ...scaleFailures(results.scale),
+    ...startupFailures(results.startup),
+  ];
 }
 
 /** Every phase in turn, in the order that keeps each measurement's conditions (see each phase). */
@@ -701,7 +707,8 @@ function benchArgs(argv: string[]): {
     return { scale: Number(values.scale) };
   } catch (err) {
     process.stderr.write(
-      `bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup | --task-profile [--runs N] [--save] | --real-pages [--runs N] [--save]])\n`,
+      `bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup | ` +
+        '--task-profile [--runs N] [--save] | --real-pages [--runs N] [--save]])\n',
     );
     process.exit(2);
   }
@@ -766,7 +773,10 @@ async function mainTaskProfile(runs: number, save: boolean): Promise<void> {
   process.stdout.write(`wrote the task profiles' figures into ${RESULTS_FILE}\n`);
 }
 
-/** `--real-pages`: only the real-pages profile, `runs` times each way, alternating; merged into results.json with --save. */
+/**
+ * `--real-pages`: only the real-pages profile, `runs` times each way, alternating, and a task's oracle; merged into
+ * bench/results.json with --save.
+ */
 async function mainRealPages(runs: number, save: boolean): Promise<void> {
   const out = join(projectRoot(), 'bench', 'out');
   mkdirSync(out, { recursive: true });
@@ -776,6 +786,8 @@ async function mainRealPages(runs: number, save: boolean): Promise<void> {
   for (let i = 1; i <= runs; i++) await runRealPagesOnce(w, i, realRuns, out, runQuotecheck, say);
   const figures = realPagesFigures(w, realRuns, await measureOracle(w.latency, out, say));
   for (const r of realPagesRows(figures)) say(`${r[0]}  ${r[1]} s  ideal ${r[2]} s  ${r[3]}\n`);
+  for (const f of realPagesFailures(figures)) say(`${f}\n`);
+  if (realPagesFailures(figures).length > 0) process.exitCode = 1;
   if (!save) return;
   writeResults(mergeKey('real_pages', figures));
   say(`wrote the real-pages figures into ${RESULTS_FILE}\n`);

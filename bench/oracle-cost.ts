@@ -79,6 +79,8 @@ export function oracleRow(o: OracleFigures): [string, string, string, string] {
     `a task's oracle: shipped build, cold (${o.claims} claims, ${o.sources} sources, ${o.pdf_sources} PDF)`,
     o.seconds.toFixed(2),
     o.ideal_seconds.toFixed(2),
-    `median of ${o.runs_seconds.length} runs (${o.runs_seconds.join(', ')} s); CPU ${o.cpu_seconds.toFixed(2)} s (${o.cpu_runs_seconds.join(', ')}), of which start-up (--version) ${o.startup_cpu_seconds.toFixed(2)} s`,
+    `median of ${o.runs_seconds.length} runs (${o.runs_seconds.join(', ')} s); ` +
+      `CPU ${o.cpu_seconds.toFixed(2)} s (${o.cpu_runs_seconds.join(', ')}), ` +
+      `of which start-up (--version) ${o.startup_cpu_seconds.toFixed(2)} s`,
   ];
 }

@@ -34,7 +34,7 @@ export const REAL_PAGES_TARGET_RATIO = 1.2;
 /** The run with no latency (CPU-bound): its wall time at most this share of its CPU time. */
 export const REAL_PAGES_TARGET_WALL_PER_CPU = 0.65;
 
-/** The profile's real documents beside golden/sources: copied from the held-out corpus (its MANIFEST.json says whence). */
+/** The profile's documents beside golden/sources: copied from the held-out corpus (MANIFEST.json says whence). */
 export const REAL_PAGES_DATA = join(projectRoot(), 'bench', 'data', 'realworld');
 
 /** The workload twice: with the seeded latency, and the same sources answering at once (the same errors first). */
@@ -120,6 +120,8 @@ export function realPagesFigures(
     documents: new Set(src.map((s) => s.file)).size,
     hosts: w.latency.hosts.length,
     sources_with_retry_after: src.filter((s) => s.retryAfterMs !== undefined).length,
+    /** Runs whose answers differ from the first run's (with latency or without, one worker or two: none should). */
+    runs_disagreeing: disagreeing([...runs.latency, ...runs.noLatency]),
     cores,
     latency: {
       ...latency,
@@ -133,6 +135,12 @@ export function realPagesFigures(
     },
     oracle,
   };
+}
+
+/** How many runs give other answers than the first. */
+function disagreeing(runs: readonly CliRun[]): number {
+  const first = JSON.stringify(runs[0]?.answers);
+  return runs.filter((r) => JSON.stringify(r.answers) !== first).length;
 }
 
 export type RealPagesFigures = ReturnType<typeof realPagesFigures>;
@@ -151,14 +159,26 @@ export function realPagesRows(f: RealPagesFigures): [string, string, string, str
       `real-pages profile (${what})`,
       one(l.seconds),
       one(l.ideal_seconds),
-      `median of ${l.runs_seconds.length} runs (${runsOf(l.runs_seconds)} s); CPU ${one(l.cpu_seconds)} s (${runsOf(l.cpu_runs_seconds)}), floor ${one(l.cpu_floor_seconds)} s on ${f.cores} cores; ${l.ratio_vs_bound.toFixed(2)}x the larger of ideal and floor (target <= ${l.target_ratio}: ${met(l.target_met)}); peak ${l.peak_rss_mb} MB`,
+      `median of ${l.runs_seconds.length} runs (${runsOf(l.runs_seconds)} s); ` +
+        `CPU ${one(l.cpu_seconds)} s (${runsOf(l.cpu_runs_seconds)}), floor ${one(l.cpu_floor_seconds)} s ` +
+        `on ${f.cores} cores; ${l.ratio_vs_bound.toFixed(2)}x the larger of ideal and floor ` +
+        `(target <= ${l.target_ratio}: ${met(l.target_met)}); peak ${l.peak_rss_mb} MB`,
     ],
     [
       'real-pages profile, no latency',
       one(n.seconds),
       one(n.ideal_seconds),
-      `median of ${n.runs_seconds.length} runs (${runsOf(n.runs_seconds)} s); CPU ${one(n.cpu_seconds)} s (${runsOf(n.cpu_runs_seconds)}); wall ${n.wall_per_cpu.toFixed(2)}x the CPU time (target <= ${n.target_wall_per_cpu}: ${met(n.target_met)}); ${n.ratio_vs_bound.toFixed(2)}x the floor; peak ${n.peak_rss_mb} MB`,
+      `median of ${n.runs_seconds.length} runs (${runsOf(n.runs_seconds)} s); ` +
+        `CPU ${one(n.cpu_seconds)} s (${runsOf(n.cpu_runs_seconds)}); ` +
+        `wall ${n.wall_per_cpu.toFixed(2)}x the CPU time (target <= ${n.target_wall_per_cpu}: ${met(n.target_met)}); ${n.ratio_vs_bound.toFixed(2)}x the floor; ` +
+        `peak ${n.peak_rss_mb} MB`,
     ],
     oracleRow(f.oracle),
   ];
+}
+
+/** The profile's failures: runs that disagree on any answer. */
+export function realPagesFailures(f: RealPagesFigures): string[] {
+  if (f.runs_disagreeing === 0) return [];
+  return [`MISMATCH: ${f.runs_disagreeing} real-pages runs answer otherwise than the first`];
 }

@@ -16,7 +16,8 @@ function busyStandIn(): URL {
 parentPort.on('message', ({ id, bytes }) => {
   const end = Date.now() + 150; while (Date.now() < end) {}
   const text = new TextDecoder().decode(bytes);
-  parentPort.postMessage({ id, ok: true, stage: 'full', final: true, full: text, normalizedFull: text, charset: 'utf-8', markup: { notFree: false, scripted: false } });
+  parentPort.postMessage({ id, ok: true, stage: 'full', final: true, full: text, normalizedFull: text,
+    charset: 'utf-8', markup: { notFree: false, scripted: false } });
 });
 `,
   );
@@ -67,7 +68,7 @@ describe('the HTML pool grows while pages queue, within its bound', () => {
     }
   });
 
-  test('a few small pages (a small task) wait for the warm worker: the pool grows only for GROW_QUEUED_BYTES waiting', async () => {
+  test('a small queue (a small task) waits for the warm worker: the pool grows for GROW_QUEUED_BYTES', async () => {
     const pool = new HtmlPool(1, busyStandIn(), 60_000, { maxSize: 2, cores: 2, queuedBytes: 64 });
     try {
       const small = await extractMany(pool, 4); // 6 bytes a page: 18 waiting

@@ -31,9 +31,9 @@ export function maxPoolSize(cores = availableParallelism()): number {
 }
 
 /**
- * Pages waiting, in bytes, before the pool grows past its size. A new worker costs about a tenth of a core-second to load
- * its code and reads its first pages at cold speed (docs/performance.md has both rates), so it starts only for a queue
- * that keeps it busy a while: a few pages of a small task, all arriving at once, wait for the warm worker instead.
+ * Pages waiting, in bytes, before the pool grows past its size. A new worker costs about a tenth of a core-second to
+ * load its code and reads its first pages at cold speed (docs/performance.md has both rates), so it starts only for a
+ * queue that keeps it busy a while: a few pages of a small task, all arriving at once, wait for the warm worker.
  */
 export const GROW_QUEUED_BYTES = 1_000_000;
 
