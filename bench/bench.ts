@@ -7,6 +7,8 @@
 // `npm run bench -- --startup` measures only the shipped build (bench/startup.ts): its size and start-up against the
 // installed CLI, merged into bench/results.json under `startup`. `npm run bench -- --task-profile [--runs N] [--save]`
 // runs only the task profiles (bench/task-profile.ts), N times each (default 5), and with --save merges them under `task_profile`.
+// `npm run bench -- --real-pages [--runs N] [--save]` runs only the real-pages profile (bench/real-pages.ts), with and
+// without latency, N times each, and with --save merges it under `real_pages`; the whole bench runs it too.
 // Prints a table and writes bench/results.json; exits 1 when a replay, the drift phase or the scale phase gives
 // wrong answers, 2 on a bad argument.
 import { execFile } from 'node:child_process';
@@ -19,6 +21,17 @@ import { startWaybackStub } from '../src/wayback/stub.js';
 import { DEFAULT_OPTIONS } from '../src/defaults.js';
 import { RESULTS_FILE, mergeKey, readResults, writeResults } from './results-file.js';
 import { medianRun } from './stats.js';
+import { runTimed } from './cpu-time.js';
+import { measureOracle, type OracleFigures } from './oracle-cost.js';
+import {
+  realPagesFailures,
+  realPagesFigures,
+  realPagesRows,
+  realPagesWorkloads,
+  runRealPagesOnce,
+  type RealPagesRuns,
+  type RealPagesWorkloads,
+} from './real-pages.js';
 import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
@@ -72,6 +85,8 @@ const REAL_WAYBACK_RATE = DEFAULT_OPTIONS.waybackPerMinute;
 
 interface PipelineRun {
   seconds: number;
+  /** User + system CPU seconds, threads and children (pdftotext) included: bench/cpu-time.ts. */
+  cpuSeconds?: number;
   peakRssMb?: number;
   answers: Record<string, string>;
   /** quotecheck's stderr: the summary line and what it wrote. */
@@ -103,13 +118,12 @@ async function runQuotecheck(
     ...args,
   ];
   const [cmd, ...rest] = [...wrapper, ...argv] as [string, ...string[]];
-  const t = performance.now();
-  const { stderr } = await run(cmd, rest, { maxBuffer: 1 << 26 });
-  const seconds = (performance.now() - t) / 1000;
+  const { seconds, cpuSeconds, stderr } = await runTimed(cmd, rest);
   const peak = stderr.match(/peak memory ([\d,]+) MB/);
   const clock = stderr.match(/; ([\d.]+) s; peak memory/);
   return {
     seconds,
+    cpuSeconds,
     peakRssMb: peak ? count(peak[1]) : undefined,
     answers: JSON.parse(readFileSync(out, 'utf8')),
     stderr,
@@ -174,6 +188,7 @@ interface Setup {
   sources: string;
   workload: Workload;
   tasks: TaskWorkloads;
+  realPages: RealPagesWorkloads;
   serve: (name: string, routes?: Workload['routes'], claimsOf?: readonly { url: string }[]) => Promise<Web>;
   webs: Web[];
   quickWebs: Web[];
@@ -216,7 +231,8 @@ async function setUp(): Promise<Setup> {
   const warc = join(out, 'bench.warc.gz');
   process.stdout.write(`workload: ${describeWorkload(workload, DEFAULT_WORKLOAD)}\n`);
   const tasks = await taskWorkloads(sources);
-  return { out, sources, workload, tasks, serve, webs, quickWebs, naiveWeb, plainWeb, recordWeb, warc };
+  const realPages = await realPagesWorkloads(sources, (line) => process.stdout.write(line));
+  return { out, sources, workload, tasks, realPages, serve, webs, quickWebs, naiveWeb, plainWeb, recordWeb, warc };
 }
 
 /**
@@ -235,6 +251,7 @@ async function taskWorkloads(sources: string): Promise<TaskWorkloads> {
 interface ProfileRuns {
   quickRuns: PipelineRun[];
   taskRuns: TaskRuns;
+  realPagesRuns: RealPagesRuns;
   naive: PipelineRun;
   plain: PipelineRun;
   recorded: PipelineRun;
@@ -244,6 +261,8 @@ async function runProfiles(s: Setup): Promise<ProfileRuns> {
   const { out, warc } = s;
   const quickRuns: PipelineRun[] = [];
   const taskRuns: TaskRuns = { task: [], flakyHost: [] };
+  const realPagesRuns: RealPagesRuns = { latency: [], noLatency: [] };
+  const say = (line: string) => process.stdout.write(line);
   try {
     // Each run against its own server; the profiles alternate; the median of each is reported.
     for (const [i, web] of s.quickWebs.entries()) {
@@ -251,7 +270,8 @@ async function runProfiles(s: Setup): Promise<ProfileRuns> {
       quickRuns.push(
         await runQuotecheck(web.claims, join(out, 'answers.json'), ['--report', join(out, 'report.jsonl')]),
       );
-      await runTaskProfilesOnce(s.tasks, i + 1, taskRuns, out, runQuotecheck, (line) => process.stdout.write(line));
+      await runTaskProfilesOnce(s.tasks, i + 1, taskRuns, out, runQuotecheck, say);
+      await runRealPagesOnce(s.realPages, i + 1, realPagesRuns, out, runQuotecheck, say);
     }
     // Right after the quick runs, in the same conditions and against a fresh server of its own (so
     // its first-request 503s are recorded too): the cost of keeping every exchange in a WARC file.
@@ -264,7 +284,7 @@ async function runProfiles(s: Setup): Promise<ProfileRuns> {
       runQuotecheck(s.naiveWeb.claims, join(out, 'answers-naive.json'), ['--concurrency', '1', '--per-host', '1']),
       runPlain(s.plainWeb.claims, join(out, 'answers-plain.json')),
     ]);
-    return { quickRuns, taskRuns, naive, plain, recorded };
+    return { quickRuns, taskRuns, realPagesRuns, naive, plain, recorded };
   } finally {
     await Promise.all(s.webs.map((w) => w.server.close()));
   }
@@ -379,6 +399,7 @@ interface Measured extends Setup, ProfileRuns, ReplayPhase {
   driftPhase: DriftPhase;
   scalePhase: ScalePhase;
   startup: StartupFigures;
+  oracle: OracleFigures;
   idealQuick: number;
   idealNaive: number;
 }
@@ -476,6 +497,7 @@ function figures(m: Measured) {
     match_ms_p90: cpu.match_ms_p90,
     peak_rss_mb: Math.max(...quickRuns.map((r) => r.peakRssMb ?? Infinity)),
     task_profile: taskProfileFigures(m.tasks, m.taskRuns, TARGET_RATIO),
+    real_pages: realPagesFigures(m.realPages, m.realPagesRuns, m.oracle),
     align: m.align,
     record: recordFigures(m),
     replay: replayFigures(m),
@@ -516,6 +538,7 @@ function printTable(m: Measured, results: Results): void {
       `median of ${QUICK_RUNS} runs (${bySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ratio ${fmt(results.ratio_vs_ideal)} (target <= ${TARGET_RATIO}: ${check(results.ratio_vs_ideal <= TARGET_RATIO)}); peak ${results.peak_rss_mb} MB (target < 600: ${check(results.peak_rss_mb < 600)}); the runs agree on ${fmt(results.runs_agreement * 100, 1)}% of answers`,
     ],
     ...taskProfileRows(results.task_profile, TARGET_RATIO),
+    ...realPagesRows(results.real_pages),
     [
       'quotecheck, concurrency 1',
       fmt(naive.seconds, 1),
@@ -604,13 +627,20 @@ function failures(m: Measured, results: Results): string[] {
       `MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`,
     );
   }
-  return [...found, ...scaleFailures(results.scale), ...startupFailures(results.startup)];
+  return [
+    ...found,
+    ...realPagesFailures(results.real_pages),
+    ...scaleFailures(results.scale),
+    ...startupFailures(results.startup),
+  ];
 }
 
 /** Every phase in turn, in the order that keeps each measurement's conditions (see each phase). */
 async function measure(): Promise<Measured> {
   const setup = await setUp();
   const profiles = await runProfiles(setup);
+  // Right after the profiles, in the same conditions: a task's oracle, the shipped build cold on ten claims.
+  const oracle = await measureOracle(setup.realPages.latency, setup.out, (line) => process.stdout.write(line));
   const { median: quick, bySpeed } = medianRun(profiles.quickRuns);
   process.stdout.write('measuring CPU per stage...\n');
   const cpu = await cpuBenchmark(setup.sources, setup.workload);
@@ -636,6 +666,7 @@ async function measure(): Promise<Measured> {
     driftPhase,
     scalePhase,
     startup,
+    oracle,
     idealQuick: ideal(setup.workload.sources, DEFAULT_OPTIONS.concurrency, DEFAULT_OPTIONS.perHost),
     idealNaive: ideal(setup.workload.sources, 1, 1),
   };
@@ -646,6 +677,7 @@ function benchArgs(argv: string[]): {
   scale?: number;
   startup?: boolean;
   taskProfile?: { runs: number; save: boolean };
+  realPages?: { runs: number; save: boolean };
 } {
   try {
     const { values } = parseArgs({
@@ -654,6 +686,7 @@ function benchArgs(argv: string[]): {
         scale: { type: 'string' },
         startup: { type: 'boolean' },
         'task-profile': { type: 'boolean' },
+        'real-pages': { type: 'boolean' },
         runs: { type: 'string' },
         save: { type: 'boolean' },
       },
@@ -661,11 +694,12 @@ function benchArgs(argv: string[]): {
       allowPositionals: false,
     });
     if (values.startup) return { startup: true };
-    if (values['task-profile']) {
+    if (values['task-profile'] || values['real-pages']) {
       const runs = values.runs ?? String(QUICK_RUNS);
       if (!/^\d+$/.test(runs.trim()) || Number(runs) < 1)
         throw new Error(`--runs must be an integer >= 1, got ${JSON.stringify(values.runs)}`);
-      return { taskProfile: { runs: Number(runs), save: values.save === true } };
+      const only = { runs: Number(runs), save: values.save === true };
+      return values['real-pages'] ? { realPages: only } : { taskProfile: only };
     }
     if (values.scale === undefined) return {};
     if (!/^\d+$/.test(values.scale.trim()) || Number(values.scale) < 2)
@@ -673,7 +707,8 @@ function benchArgs(argv: string[]): {
     return { scale: Number(values.scale) };
   } catch (err) {
     process.stderr.write(
-      `bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup | --task-profile [--runs N] [--save]])\n`,
+      `bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup | ` +
+        '--task-profile [--runs N] [--save] | --real-pages [--runs N] [--save]])\n',
     );
     process.exit(2);
   }
@@ -738,7 +773,28 @@ async function mainTaskProfile(runs: number, save: boolean): Promise<void> {
   process.stdout.write(`wrote the task profiles' figures into ${RESULTS_FILE}\n`);
 }
 
+/**
+ * `--real-pages`: only the real-pages profile, `runs` times each way, alternating, and a task's oracle; merged into
+ * bench/results.json with --save.
+ */
+async function mainRealPages(runs: number, save: boolean): Promise<void> {
+  const out = join(projectRoot(), 'bench', 'out');
+  mkdirSync(out, { recursive: true });
+  const say = (line: string) => process.stdout.write(line);
+  const w = await realPagesWorkloads(join(goldenDir(), 'sources'), say);
+  const realRuns: RealPagesRuns = { latency: [], noLatency: [] };
+  for (let i = 1; i <= runs; i++) await runRealPagesOnce(w, i, realRuns, out, runQuotecheck, say);
+  const figures = realPagesFigures(w, realRuns, await measureOracle(w.latency, out, say));
+  for (const r of realPagesRows(figures)) say(`${r[0]}  ${r[1]} s  ideal ${r[2]} s  ${r[3]}\n`);
+  for (const f of realPagesFailures(figures)) say(`${f}\n`);
+  if (realPagesFailures(figures).length > 0) process.exitCode = 1;
+  if (!save) return;
+  writeResults(mergeKey('real_pages', figures));
+  say(`wrote the real-pages figures into ${RESULTS_FILE}\n`);
+}
+
 const args = benchArgs(process.argv.slice(2));
 if (args.startup) await mainStartup();
+else if (args.realPages) await mainRealPages(args.realPages.runs, args.realPages.save);
 else if (args.taskProfile) await mainTaskProfile(args.taskProfile.runs, args.taskProfile.save);
 else await (args.scale === undefined ? main() : mainScale(args.scale));

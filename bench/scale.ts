@@ -20,6 +20,8 @@ export interface CliRun {
   seconds: number;
   peakRssMb?: number;
   answers: Record<string, string>;
+  /** User + system CPU seconds, its threads and children (pdftotext) included (bench/cpu-time.ts). */
+  cpuSeconds?: number;
 }
 
 /** Runs the quotecheck CLI on a claims file, writing answers to `out`, with extra arguments. */

@@ -50,6 +50,14 @@ export interface WorkloadOptions {
   /** When set, the flaky sources answer 503 or 429 (half each) with this Retry-After; otherwise 503 without one. */
   flakyRetryAfterSec?: number;
   seed: number;
+  /**
+   * Whether HTML is served as `text/html; charset=utf-8` (the default) or as plain `text/html`, its charset left to
+   * the page (a BOM, `<meta>`, or detection), as real servers often do: the real-pages profile's pages are not all
+   * UTF-8.
+   */
+  declareCharset?: boolean;
+  /** Each document serves at least one source (in a seeded order) before documents are picked at random. */
+  everyDocument?: boolean;
 }
 
 /** The whole benchmark: SKBench's 1,405 claims over ~500 sources. */
@@ -126,29 +134,59 @@ async function documentWords(path: string, kind: 'html' | 'pdf'): Promise<string
   }
 }
 
-/** Builds the workload: documents from golden/sources reused at many URLs, some cited by many claims. */
+/** The documents of a folder's `kind` subfolder (`html/*.html` or `pdf/*.pdf`), in name order (libuv's). */
+function documentsIn(folder: string, kind: 'html' | 'pdf'): string[] {
+  return readdirSync(join(folder, kind))
+    .filter((f) => f.endsWith(`.${kind}`))
+    .map((f) => join(folder, kind, f));
+}
+
+/**
+ * The documents every source is first given when `everyDocument` is set: each one once, in a seeded order (a
+ * Fisher-Yates shuffle); none otherwise (and no random numbers drawn, so other workloads stay as they were).
+ */
+function firstDocuments(
+  html: readonly string[],
+  pdf: readonly string[],
+  opts: WorkloadOptions,
+  random: () => number,
+): { kind: 'html' | 'pdf'; file: string }[] {
+  if (!opts.everyDocument) return [];
+  const docs = [
+    ...html.map((file) => ({ kind: 'html' as const, file })),
+    ...pdf.map((file) => ({ kind: 'pdf' as const, file })),
+  ];
+  for (let i = docs.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [docs[i], docs[j]] = [docs[j]!, docs[i]!];
+  }
+  return docs;
+}
+
+/**
+ * Builds the workload: documents from the folders (golden/sources, and the real-pages profile's own data) reused at
+ * many URLs, some cited by many claims.
+ */
 export async function buildWorkload(
-  goldenSources: string,
+  folders: string | readonly string[],
   port: number,
   opts: WorkloadOptions = DEFAULT_WORKLOAD,
 ): Promise<Workload> {
   const random = rng(opts.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const html = readdirSync(join(goldenSources, 'html'))
-    .filter((f) => f.endsWith('.html'))
-    .map((f) => join(goldenSources, 'html', f));
-  const pdf = readdirSync(join(goldenSources, 'pdf'))
-    .filter((f) => f.endsWith('.pdf'))
-    .map((f) => join(goldenSources, 'pdf', f));
+  const dirs = typeof folders === 'string' ? [folders] : folders;
+  const html = dirs.flatMap((d) => documentsIn(d, 'html'));
+  const pdf = dirs.flatMap((d) => documentsIn(d, 'pdf'));
   const words = new Map<string, string[]>();
   for (const f of html) words.set(f, await documentWords(f, 'html'));
   for (const f of pdf) words.set(f, await documentWords(f, 'pdf'));
 
   const hosts = BENCH_HOSTS.slice(0, opts.hosts);
   const sources: BenchSource[] = [];
+  const first = firstDocuments(html, pdf, opts, random);
   for (let i = 0; i < opts.sources; i++) {
-    const kind = random() < opts.pdfShare ? 'pdf' : 'html';
-    const file = kind === 'pdf' ? pick(pdf) : pick(html);
+    const kind = first[i]?.kind ?? (random() < opts.pdfShare ? 'pdf' : 'html');
+    const file = first[i]?.file ?? (kind === 'pdf' ? pick(pdf) : pick(html));
     sources.push({
       path: `/doc/${i}${kind === 'pdf' ? '.pdf' : '.html'}`,
       host: hosts[Math.floor(random() * hosts.length)]!,
@@ -205,11 +243,17 @@ export async function buildWorkload(
     path: s.path,
     host: s.host,
     file: s.file,
-    headers: { 'content-type': s.kind === 'pdf' ? 'application/pdf' : 'text/html; charset=utf-8' },
+    headers: { 'content-type': contentType(s.kind, opts.declareCharset ?? true) },
     delayMs: s.delayMs,
     ...(s.flaky ? { failFirst: failFirst(s, i) } : {}),
   }));
   return { sources, claims, routes, hosts };
+}
+
+/** The Content-Type a source is served with: a PDF's, or HTML's with or without `charset=utf-8`. */
+function contentType(kind: 'html' | 'pdf', declareCharset: boolean): string {
+  if (kind === 'pdf') return 'application/pdf';
+  return declareCharset ? 'text/html; charset=utf-8' : 'text/html';
 }
 
 /** The error a flaky source answers first: 503 without a header, or (with Retry-After) 503 and 429 in turn. */

@@ -85,6 +85,41 @@ describe('the documented Performance figures agree with bench/results.json', () 
     );
   });
 
+  test("the real-pages profile: each run's wall and CPU, the ideal, the CPU floor, the ratios; a task's oracle", () => {
+    const r = results.real_pages;
+    const runs = (label: string, pattern: RegExp) => row(label).match(pattern)![1]!.split(', ').map(Number);
+    const shown = (xs: number[], d = 1) => xs.map((x) => Number(x.toFixed(d)));
+    const latency =
+      `real-pages profile (${r.claims} claims, ${r.sources} sources, ${r.pdf_sources} PDF, ` +
+      `${r.sources_with_retry_after} asking to wait)`;
+    const none = 'real-pages profile, no latency';
+    for (const [label, v] of [
+      [latency, r.latency],
+      [none, r.no_latency],
+    ] as const) {
+      expectShown(figure(label, /^\| [^|]+ \| ([\d.]+) s \(runs/), v.seconds, 1);
+      expect(runs(label, /s \(runs: ([\d., ]+)\)/)).toEqual(shown(v.runs_seconds));
+      expectShown(figure(label, /\| ([\d.]+) s \| CPU/), v.ideal_seconds, 1);
+      expectShown(figure(label, /CPU ([\d.]+) s/), v.cpu_seconds, 1);
+      expect(runs(label, /CPU [\d.]+ s \(runs: ([\d., ]+)\)/)).toEqual(shown(v.cpu_runs_seconds));
+      expect(figure(label, /peak memory (\d+) MB/)).toBe(v.peak_rss_mb);
+    }
+    expectShown(figure(latency, /floor ([\d.]+) s/), r.latency.cpu_floor_seconds, 1);
+    expect(figure(latency, /on (\d+) cores/)).toBe(r.cores);
+    expectShown(figure(latency, /([\d.]+)x the larger of ideal and floor/), r.latency.ratio_vs_bound, 2);
+    expect(row(latency)).toContain(`(target ${r.latency.target_ratio})`);
+    expectShown(figure(none, /wall ([\d.]+)x the CPU time/), r.no_latency.wall_per_cpu, 2);
+    expect(row(none)).toContain(`(target ${r.no_latency.target_wall_per_cpu})`);
+    const o = r.oracle;
+    const oracle = `a task's oracle, cold (${o.claims} claims, ${o.sources} sources, ${o.pdf_sources} PDF)`;
+    expectShown(figure(oracle, /\| ([\d.]+) s wall/), o.seconds, 2);
+    expect(runs(oracle, /wall \(runs: ([\d., ]+)\)/)).toEqual(shown(o.runs_seconds, 2));
+    expectShown(figure(oracle, /network alone ([\d.]+) s/), o.ideal_seconds, 2);
+    expectShown(figure(oracle, /CPU ([\d.]+) s/), o.cpu_seconds, 2);
+    expect(runs(oracle, /CPU [\d.]+ s \(runs: ([\d., ]+)\)/)).toEqual(shown(o.cpu_runs_seconds, 2));
+    expectShown(figure(oracle, /\(`--version`\) ([\d.]+) s/), o.startup_cpu_seconds, 2);
+  });
+
   test('concurrency 1 and the plain script', () => {
     const naive = 'benchmark profile, concurrency 1';
     expectShown(figure(naive, /^\| [^|]+ \| ([\d.]+) s/), results.naive_seconds, 1);
