@@ -8,7 +8,8 @@ import { thousands } from '../messages.js';
 import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './bounds.js';
 import { SourceCache } from './cache.js';
 import { inTurns, WAIT_NOTE_MS, type WorkSettings } from './turns.js';
-import { gatedInterceptor, KnownSizes, WorkBudget } from './work.js';
+import { useLanes } from './lanes.js';
+import { gatedInterceptor, KnownSizes, WORK_MEMORY_PER_BYTE, WorkBudget } from './work.js';
 import {
   SourceTools,
   ToolInputError,
@@ -156,7 +157,9 @@ function onePage(
 /** The server with its four tools; `close` ends the session's HTTP connections. */
 export function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools; work: WorkSettings } {
   const cache = new SourceCache(settings.cacheBytes);
-  const work: WorkSettings = { budget: new WorkBudget(settings.workBytes), sizes: new KnownSizes() };
+  // What the cache keeps gives way to the pages worked on: the memory they take while worked on is not kept too.
+  const makeRoom = (inUse: number): void => cache.budget.makeRoom(inUse * WORK_MEMORY_PER_BYTE);
+  const work: WorkSettings = { budget: new WorkBudget(settings.workBytes, makeRoom), sizes: new KnownSizes() };
   const tools = new SourceTools({ ...settings, cache, gate: gatedInterceptor(cache, work.sizes) });
   // Arguments are a few strings and numbers: a call with thousands of members is refused before zod walks it.
   const server = new McpServer({ name: 'quotecheck', version: VERSION }, { maxToolInputElements: 64 });
@@ -280,6 +283,7 @@ function registerCheckClaims(server: McpServer, tools: SourceTools, limit: CallL
  */
 export async function serveStdio(settings: McpSettings): Promise<void> {
   const { server, tools } = createServer(settings);
+  useLanes();
   let transport!: GuardedTransport;
   const lines = new BoundedLines(MAX_REQUEST_BYTES, (bytes, id) =>
     transport.refuseOversize(bytes, id, MAX_REQUEST_BYTES),

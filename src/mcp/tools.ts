@@ -233,6 +233,9 @@ function evidenceOf(value: string): string {
   return hash;
 }
 
+/** A kept record's body: its texts are what the tools read. */
+const NO_BODY = Buffer.alloc(0);
+
 /** A source being fetched and extracted for its callers. */
 interface SharedLoad {
   pending: Promise<SourceRecord>;
@@ -336,6 +339,8 @@ export class SourceTools {
     const pending: Promise<SourceRecord> = this.#fetcher
       .fetch(key, signal)
       .then((fetched) => toSourceRecord(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs, signal }))
+      // Paging and searching read the texts only: the body (also in the HTTP cache) is not held a second time.
+      .then((record) => (record.fetch.ok ? { ...record, fetch: { ...record.fetch, body: NO_BODY } } : record))
       .then(
         (record) => {
           const usable = record.fetch.ok && record.text && record.views && !record.extractError;

@@ -1,7 +1,14 @@
 // A tool call's turns under the work budget (src/mcp/work.ts): a page seen before waits for room before it is fetched;
 // a page that does not fit stops the call's attempt at its headers, and the call waits for its bytes and runs again.
 import { thousands } from '../messages.js';
-import { CallWork, currentCall, SMALL_PAGE_BYTES, type KnownSizes, type WorkBudget } from './work.js';
+import {
+  CallWork,
+  collectAfterLargePage,
+  currentCall,
+  SMALL_PAGE_BYTES,
+  type KnownSizes,
+  type WorkBudget,
+} from './work.js';
 
 /** The session's work budget and what it knows of pages' sizes. */
 export interface WorkSettings {
@@ -84,6 +91,8 @@ export async function inTurns<T>(
       call.releaseAll();
     }
   } finally {
+    const large = call.covered > 0;
     call.releaseAll();
+    if (large) collectAfterLargePage();
   }
 }

@@ -1,6 +1,8 @@
 // The MCP server's work budget (`--work-mb`): the bytes of the pages its calls fetch, extract and search at once; a page
 // that does not fit waits its turn, in arrival order, with no clock of its fetch running (docs/agent-tools.md#work-budget).
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { Dispatcher } from 'undici';
 import type { ExchangeInterceptor } from '../run/transport.js';
 
@@ -9,6 +11,11 @@ import type { ExchangeInterceptor } from '../run/transport.js';
  * pages queue. Such pages are still counted, and they may pass larger ones waiting.
  */
 export const SMALL_PAGE_BYTES = 2 * 1024 * 1024;
+/**
+ * Memory a page holds while it is worked on, per byte of its body, as bench/mcp-load.ts measured it: the HTML worker's
+ * parse, the texts (raw and normalized, article and full page), the token maps, and the garbage they leave.
+ */
+export const WORK_MEMORY_PER_BYTE = 20;
 /** The most pages of the bounds bench/mcp-load.ts measured; a body without Content-Length counts as this much until it ends. */
 const UNDECLARED_PAGE_BYTES = 8 * 1024 * 1024;
 /** The sizes of pages seen, kept for this many URLs (a page seen before waits for room before it is fetched again). */
@@ -44,7 +51,11 @@ export class WorkBudget {
   /** Calls that had to wait, for the bench and tests. */
   waited = 0;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(
+    readonly maxBytes: number,
+    /** Told the bytes in work whenever more are granted (the cache makes room for them). */
+    readonly onGrant: (inUse: number) => void = () => {},
+  ) {}
 
   get inUse(): number {
     return this.#inUse;
@@ -62,6 +73,7 @@ export class WorkBudget {
   #take(bytes: number): Lease {
     this.#inUse += bytes;
     this.peakBytes = Math.max(this.peakBytes, this.#inUse);
+    this.onGrant(this.#inUse);
     return { bytes };
   }
 
@@ -250,4 +262,23 @@ export function gatedInterceptor(inner: ExchangeInterceptor, sizes: KnownSizes):
       };
     },
   };
+}
+
+/** A full garbage collection, from V8's own `gc` (exposed once, at first use); undefined where V8 refuses the flag. */
+let collect: (() => void) | undefined | null = null;
+
+/**
+ * Collects the garbage a large page's work left (its texts, token maps, copies of its body) before the next page is
+ * worked on: V8 would otherwise grow the heap to hold both, and the process keeps what the heap once took.
+ */
+export function collectAfterLargePage(): void {
+  if (collect === null) {
+    try {
+      setFlagsFromString('--expose-gc');
+      collect = runInNewContext('gc') as () => void;
+    } catch {
+      collect = undefined;
+    }
+  }
+  collect?.();
 }
