@@ -7,6 +7,8 @@
 // `npm run bench -- --startup` measures only the shipped build (bench/startup.ts): its size and start-up against the
 // installed CLI, merged into bench/results.json under `startup`. `npm run bench -- --task-profile [--runs N] [--save]`
 // runs only the task profiles (bench/task-profile.ts), N times each (default 5), and with --save merges them under `task_profile`.
+// `npm run bench -- --mcp-load [--runs N] [--save]` drives `quotecheck mcp` under concurrent calls on large pages
+// (bench/mcp-load.ts), N times each load (default 2), and with --save merges its figures under `mcp_load`.
 // Prints a table and writes bench/results.json; exits 1 when a replay, the drift phase or the scale phase gives
 // wrong answers, 2 on a bad argument.
 import { execFile } from 'node:child_process';
@@ -23,6 +25,7 @@ import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
 import { measureStartup, startupFailures, startupTable, type StartupFigures } from './startup.js';
+import { mainMcpLoad } from './mcp-load.js';
 import {
   DEFAULT_SCALE,
   printScaleTable,
@@ -646,6 +649,7 @@ function benchArgs(argv: string[]): {
   scale?: number;
   startup?: boolean;
   taskProfile?: { runs: number; save: boolean };
+  mcpLoad?: { runs: number; save: boolean };
 } {
   try {
     const { values } = parseArgs({
@@ -654,6 +658,7 @@ function benchArgs(argv: string[]): {
         scale: { type: 'string' },
         startup: { type: 'boolean' },
         'task-profile': { type: 'boolean' },
+        'mcp-load': { type: 'boolean' },
         runs: { type: 'string' },
         save: { type: 'boolean' },
       },
@@ -661,6 +666,7 @@ function benchArgs(argv: string[]): {
       allowPositionals: false,
     });
     if (values.startup) return { startup: true };
+    if (values['mcp-load']) return { mcpLoad: { runs: Number(values.runs ?? 2), save: values.save === true } };
     if (values['task-profile']) {
       const runs = values.runs ?? String(QUICK_RUNS);
       if (!/^\d+$/.test(runs.trim()) || Number(runs) < 1)
@@ -673,7 +679,7 @@ function benchArgs(argv: string[]): {
     return { scale: Number(values.scale) };
   } catch (err) {
     process.stderr.write(
-      `bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup | --task-profile [--runs N] [--save]])\n`,
+      `bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup | --task-profile [--runs N] [--save] | --mcp-load [--runs N] [--save]])\n`,
     );
     process.exit(2);
   }
@@ -741,4 +747,5 @@ async function mainTaskProfile(runs: number, save: boolean): Promise<void> {
 const args = benchArgs(process.argv.slice(2));
 if (args.startup) await mainStartup();
 else if (args.taskProfile) await mainTaskProfile(args.taskProfile.runs, args.taskProfile.save);
+else if (args.mcpLoad) await mainMcpLoad(args.mcpLoad.runs, args.mcpLoad.save);
 else await (args.scale === undefined ? main() : mainScale(args.scale));

@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectRoot } from '../golden/server.js';
 import { median } from './stats.js';
+import { mergeKey, RESULTS_FILE, writeResults } from './results-file.js';
 
 /** How often the server's resident memory is read. */
 const SAMPLE_MS = 20;
@@ -154,10 +155,13 @@ export interface LoadServer {
   close: () => Promise<void>;
 }
 
+/** The CLI driven: this checkout's, or another build's (`MCP_LOAD_CLI=/path/to/bin/quotecheck.js`, for a before/after). */
+const loadCli = (): string => process.env.MCP_LOAD_CLI ?? join(projectRoot(), 'bin', 'quotecheck.js');
+
 export async function startLoadServer(args: string[] = []): Promise<LoadServer> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(projectRoot(), 'bin', 'quotecheck.js'), 'mcp', '--allow-private', ...args],
+    args: [loadCli(), 'mcp', '--allow-private', ...args],
     stderr: 'pipe',
   });
   let stderr = '';
@@ -288,29 +292,74 @@ export async function soak(
   }
 }
 
-/** A search_source on a large page cancelled by the client mid-work: what the server held before, at its peak, after. */
+/** A loopback page that declares `bytes`, sends `sent` of them and holds the connection until the client closes it. */
+export interface StalledPage {
+  url: string;
+  /** Requests whose whole `sent` bytes were written. */
+  written: () => number;
+  /** Connections the client closed. */
+  closed: () => number;
+  requests: () => number;
+  close: () => Promise<void>;
+}
+
+export async function startStalledPage(bytes: number, sent: number): Promise<StalledPage> {
+  const sockets = new Set<Socket>();
+  let [closed, requests, written] = [0, 0, 0];
+  const body = loadPage(sent);
+  const server: Server = createServer((_req, res) => {
+    requests++;
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': bytes });
+    res.write(body, () => written++);
+    res.on('close', () => closed++);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/stalled.html`,
+    written: () => written,
+    closed: () => closed,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Polls `test` every 50 ms for at most `ms`; whether it came true. */
+export async function until(test: () => boolean, ms = 15_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
+    if (test()) return true;
+  return test();
+}
+
+/**
+ * A search_source cancelled by the client while its page streams in (40 MB declared, 24 MB sent, the rest held back):
+ * the server's memory before, with the body in flight, and after a few small calls; whether its fetch was stopped.
+ */
 export async function cancelled(
   source: LoadSource,
-  pageKb: number,
-  afterMs: number,
-): Promise<{
-  before_mb: number;
-  peak_mb: number;
-  after_mb: number;
-  fetch_cut_short: boolean;
-  answered_after: boolean;
-}> {
+): Promise<{ before_mb: number; peak_mb: number; after_mb: number; fetch_stopped: boolean; answered_after: boolean }> {
+  const stalled = await startStalledPage(40 * MB, 24 * MB);
   const server = await startLoadServer();
   try {
     await timedCall(server.client, 'verify_quote', source.url(1, 300_000));
     const before = rssMb(server.pid);
     server.resetPeak();
-    const cut = source.cutShort();
     const stop = new AbortController();
-    const call = timedCall(server.client, 'search_source', source.url(pageKb, 300_001), stop.signal).catch(() => null);
-    await new Promise((resolve) => setTimeout(resolve, afterMs));
+    const call = timedCall(server.client, 'search_source', stalled.url, stop.signal).catch(() => null);
+    await until(() => stalled.written() > 0);
+    // The server reads what was written: its memory holds the body so far.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     stop.abort();
     await call;
+    const stopped = await until(() => stalled.closed() > 0);
     // The memory is given back by the next garbage collections: a few small calls later.
     let answered = true;
     for (let i = 0; i < 5; i++) {
@@ -321,11 +370,12 @@ export async function cancelled(
       before_mb: Math.round(before),
       peak_mb: Math.round(server.peakMb()),
       after_mb: Math.round(rssMb(server.pid)),
-      fetch_cut_short: source.cutShort() > cut,
+      fetch_stopped: stopped,
       answered_after: answered,
     };
   } finally {
     await server.close();
+    await stalled.close();
   }
 }
 
@@ -355,7 +405,7 @@ export async function measureMcpLoad(runs = 2, log: (line: string) => void = () 
     }
     const soaked = await soak(source, 400, 200, 300);
     log(`soak: ${JSON.stringify(soaked)}\n`);
-    const cancel = await cancelled(source, 30 * KB, 1_500);
+    const cancel = await cancelled(source);
     log(`cancel: ${JSON.stringify(cancel)}\n`);
     return {
       runs,
@@ -370,6 +420,37 @@ export async function measureMcpLoad(runs = 2, log: (line: string) => void = () 
   } finally {
     await source.close();
   }
+}
+
+/** `--mcp-load`: the loads, the soak and the cancellation; printed, merged into bench/results.json with --save. */
+export async function mainMcpLoad(runs: number, save: boolean): Promise<void> {
+  const figures = await measureMcpLoad(runs, (line) => process.stdout.write(line));
+  for (const r of mcpLoadRows(figures)) process.stdout.write(`${r.join('  ')}\n`);
+  if (!save) return;
+  writeResults(mergeKey('mcp_load', figures));
+  process.stdout.write(`wrote the MCP load figures into ${RESULTS_FILE}\n`);
+}
+
+/** The rows of docs/performance.md's table: load, pages, answered, wall time, peak RSS (runs' range). */
+export function mcpLoadRows(f: McpLoadFigures): string[][] {
+  const range = (xs: number[], unit: string): string => {
+    const lo = Math.min(...xs);
+    const hi = Math.max(...xs);
+    return lo === hi ? `${lo} ${unit}` : `${lo}-${hi} ${unit}`;
+  };
+  const load = (name: string, runs: LoadFigures[]): string[] => [
+    name,
+    `${runs.reduce((n, r) => n + r.answered - r.errors, 0)} of ${runs.reduce((n, r) => n + r.calls, 0)}`,
+    range(
+      runs.map((r) => r.seconds),
+      's',
+    ),
+    range(
+      runs.map((r) => r.peak_rss_mb),
+      'MB',
+    ),
+  ];
+  return [load('48 calls, 8 MB pages', f.concurrent_8mb_48), load('12 calls, 30 MB pages', f.concurrent_30mb_12)];
 }
 
 // Run directly (node dist/bench/mcp-load.js [runs]) for a quick look without the bench's build step.

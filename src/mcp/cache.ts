@@ -83,12 +83,14 @@ export class ByteBudget {
 
   /**
    * Makes room for work under way (src/mcp/work.ts): the least recently used entries are dropped until what is kept
-   * and `bytes` fit in the budget together. Entries kept later are not refused: the work's own record is kept for the
+   * and `bytes` fit in the budget together, but for those of the URL `spare`. Entries kept later are not refused: the work's own record is kept for the
    * next call, and the next page's work makes room again.
    */
-  makeRoom(bytes: number): void {
+  makeRoom(bytes: number, spare?: string): void {
     for (const [k, v] of this.#entries) {
       if (this.#bytes + bytes <= this.maxBytes) break;
+      // The page about to be worked on stays: dropping it would only make the work fetch or extract it again.
+      if (spare !== undefined && k.slice(k.indexOf('\n') + 1).startsWith(spare)) continue;
       this.#entries.delete(k);
       this.#bytes -= v.bytes;
       v.drop();

@@ -158,7 +158,8 @@ function onePage(
 export function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools; work: WorkSettings } {
   const cache = new SourceCache(settings.cacheBytes);
   // What the cache keeps gives way to the pages worked on: the memory they take while worked on is not kept too.
-  const makeRoom = (inUse: number): void => cache.budget.makeRoom(inUse * WORK_MEMORY_PER_BYTE);
+  const makeRoom = (inUse: number, url: string | undefined): void =>
+    cache.budget.makeRoom(inUse * WORK_MEMORY_PER_BYTE, url);
   const work: WorkSettings = { budget: new WorkBudget(settings.workBytes, makeRoom), sizes: new KnownSizes() };
   const tools = new SourceTools({ ...settings, cache, gate: gatedInterceptor(cache, work.sizes) });
   // Arguments are a few strings and numbers: a call with thousands of members is refused before zod walks it.

@@ -16,7 +16,7 @@ export interface WorkSettings {
   sizes: KnownSizes;
 }
 
-/** Turns a call takes at most: a page that keeps growing past its lease (a changing source) is read on the last. */
+/** Turns a call takes at most: a page that keeps outgrowing its lease (a changing source) is read on the last. */
 const MAX_TURNS = 4;
 /** A call that waited longer than this for the budget says so in its result. */
 export const WAIT_NOTE_MS = 1_000;
@@ -40,16 +40,17 @@ function sizeKey(url: string): string | undefined {
 }
 
 /** Waits for `bytes` more of the budget for `call`, the wait counted in `waits`. */
-async function waitFor(call: CallWork, bytes: number, signal: AbortSignal, waits: Waits): Promise<void> {
+async function waitFor(call: CallWork, bytes: number, signal: AbortSignal, waits: Waits, url?: string): Promise<void> {
   const { budget } = call;
   const mb = (n: number): string => thousands(Math.round(n / (1024 * 1024)));
+  const now = budget.tryTake(bytes, url);
+  if (now) return call.hold(now);
   const started = performance.now();
-  const take = budget.take(bytes, signal);
-  if (budget.waiting > 0)
-    waits.onWait(
-      `waiting for the work budget: this page's ${mb(bytes)} MB, with ${mb(budget.inUse)} of ${mb(budget.maxBytes)} MB ` +
-        `in use and ${budget.waiting - 1} call(s) ahead`,
-    );
+  const take = budget.take(bytes, signal, url);
+  waits.onWait(
+    `waiting for the work budget: this page's ${mb(bytes)} MB, with ${mb(budget.inUse)} of ${mb(budget.maxBytes)} MB ` +
+      `in use and ${budget.waiting - 1} call(s) ahead`,
+  );
   call.hold(await take);
   waits.ms += performance.now() - started;
 }
@@ -72,12 +73,13 @@ export async function inTurns<T>(
   try {
     for (let turn = 1; ; turn++) {
       if (want !== undefined && want > SMALL_PAGE_BYTES && want > call.covered)
-        await waitFor(call, want - call.covered, signal, waits);
+        await waitFor(call, want - call.covered, signal, waits, key);
       const attempt = new AbortController();
       const stop = (): void => attempt.abort(signal.reason);
       signal.addEventListener('abort', stop, { once: true });
       call.stopAttempt = (reason) => attempt.abort(reason);
       call.deferred = undefined;
+      call.lastTurn = turn === MAX_TURNS;
       try {
         const value = await currentCall.run(call, () => work(attempt.signal));
         if (call.deferred === undefined || turn >= MAX_TURNS) return value;

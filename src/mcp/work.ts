@@ -7,8 +7,8 @@ import type { Dispatcher } from 'undici';
 import type { ExchangeInterceptor } from '../run/transport.js';
 
 /**
- * A page of at most this many bytes never waits: its work is small, and an agent's quick check is answered while large
- * pages queue. Such pages are still counted, and they may pass larger ones waiting.
+ * A page of at most this many bytes never waits and is not counted: its work is small (some 40 MB at most), and an
+ * agent's quick check is answered while large pages queue. A page seen before of this size passes larger ones waiting.
  */
 export const SMALL_PAGE_BYTES = 2 * 1024 * 1024;
 /**
@@ -36,6 +36,7 @@ interface Lease {
 
 interface Waiter {
   bytes: number;
+  url: string | undefined;
   grant: (lease: Lease) => void;
 }
 
@@ -53,8 +54,8 @@ export class WorkBudget {
 
   constructor(
     readonly maxBytes: number,
-    /** Told the bytes in work whenever more are granted (the cache makes room for them). */
-    readonly onGrant: (inUse: number) => void = () => {},
+    /** Told the bytes in work whenever more are granted, and the page's URL (the cache makes room for them). */
+    readonly onGrant: (inUse: number, url: string | undefined) => void = () => {},
   ) {}
 
   get inUse(): number {
@@ -70,27 +71,28 @@ export class WorkBudget {
     return this.#inUse === 0 || this.#inUse + bytes <= this.maxBytes;
   }
 
-  #take(bytes: number): Lease {
+  #take(bytes: number, url: string | undefined): Lease {
     this.#inUse += bytes;
     this.peakBytes = Math.max(this.peakBytes, this.#inUse);
-    this.onGrant(this.#inUse);
+    this.onGrant(this.#inUse, url);
     return { bytes };
   }
 
   /** A lease now when it fits and no one is waiting ahead (a small page need not fit behind a waiting one); else none. */
-  tryTake(bytes: number): Lease | undefined {
+  tryTake(bytes: number, url?: string): Lease | undefined {
     const ahead = this.#queue.length > 0 && bytes > SMALL_PAGE_BYTES;
-    return !ahead && this.#fits(bytes) ? this.#take(bytes) : undefined;
+    return !ahead && this.#fits(bytes) ? this.#take(bytes, url) : undefined;
   }
 
   /** A lease of `bytes` once it is this call's turn; rejects with the signal's reason if the call stops first. */
-  take(bytes: number, signal: AbortSignal): Promise<Lease> {
-    const now = this.tryTake(bytes);
+  take(bytes: number, signal: AbortSignal, url?: string): Promise<Lease> {
+    const now = this.tryTake(bytes, url);
     if (now) return Promise.resolve(now);
     this.waited++;
     return new Promise<Lease>((resolve, reject) => {
       const waiter: Waiter = {
         bytes,
+        url,
         grant: (lease) => {
           signal.removeEventListener('abort', stop);
           resolve(lease);
@@ -121,7 +123,7 @@ export class WorkBudget {
       // In arrival order: the first waiting page holds back the larger ones behind it, not small pages that fit.
       if ((i === 0 || w.bytes <= SMALL_PAGE_BYTES) && this.#fits(w.bytes)) {
         this.#queue.splice(i, 1);
-        w.grant(this.#take(w.bytes));
+        w.grant(this.#take(w.bytes, w.url));
       } else i++;
     }
   }
@@ -134,6 +136,8 @@ export class CallWork {
   covered = 0;
   /** Set when a response did not fit: the call stops, waits for these bytes, and runs again. */
   deferred: number | undefined;
+  /** On the call's last turn every response passes: a page that keeps outgrowing its lease is read all the same. */
+  lastTurn = false;
 
   /** Stops the call's attempt (its fetch, its extraction) when its page must wait. */
   stopAttempt: (reason: Error) => void = () => {};
@@ -174,9 +178,9 @@ export class KnownSizes {
  * Admits a response of `bytes` for `call`: covered already, small, or granted now; otherwise the call is deferred
  * (false): its attempt stops and it waits in the queue for the bytes.
  */
-function admit(call: CallWork, bytes: number): boolean {
-  if (bytes <= call.covered || bytes <= SMALL_PAGE_BYTES) return true;
-  const lease = call.budget.tryTake(bytes - call.covered);
+function admit(call: CallWork, bytes: number, url: string): boolean {
+  if (bytes <= call.covered || bytes <= SMALL_PAGE_BYTES || call.lastTurn) return true;
+  const lease = call.budget.tryTake(bytes - call.covered, url);
   if (lease) {
     call.hold(lease);
     return true;
@@ -194,7 +198,8 @@ class GatedHandler implements Dispatcher.DispatchHandler {
   constructor(
     readonly inner: Dispatcher.DispatchHandler,
     readonly call: CallWork,
-    readonly remember: (bytes: number) => void,
+    readonly url: string,
+    readonly sizes: KnownSizes,
   ) {}
 
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
@@ -207,7 +212,7 @@ class GatedHandler implements Dispatcher.DispatchHandler {
 
   #stop(controller: Dispatcher.DispatchController, bytes: number): void {
     this.#stopped = true;
-    this.remember(bytes);
+    this.sizes.set(this.url, bytes);
     controller.abort(new WorkDeferred(bytes));
   }
 
@@ -220,8 +225,8 @@ class GatedHandler implements Dispatcher.DispatchHandler {
     const declared = Number(headers['content-length']);
     const bytes = Number.isFinite(declared) && declared > 0 ? declared : 0;
     if (statusCode < 300 && bytes > 0) {
-      this.remember(bytes);
-      if (!admit(this.call, bytes)) return this.#stop(controller, bytes);
+      this.sizes.set(this.url, bytes);
+      if (!admit(this.call, bytes, this.url)) return this.#stop(controller, bytes);
     }
     this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
   }
@@ -232,7 +237,7 @@ class GatedHandler implements Dispatcher.DispatchHandler {
     // A body without a declared length is admitted as it grows, a page's worth at a time.
     if (this.#received > this.call.covered && this.#received > SMALL_PAGE_BYTES) {
       const want = Math.ceil(this.#received / UNDECLARED_PAGE_BYTES) * UNDECLARED_PAGE_BYTES;
-      if (!admit(this.call, want)) return this.#stop(controller, want);
+      if (!admit(this.call, want, this.url)) return this.#stop(controller, want);
     }
     this.inner.onResponseData?.(controller, chunk);
   }
@@ -258,7 +263,7 @@ export function gatedInterceptor(inner: ExchangeInterceptor, sizes: KnownSizes):
         const call = currentCall.getStore();
         if (!call || (opts.method ?? 'GET').toUpperCase() !== 'GET') return cached(opts, handler);
         const url = `${String(opts.origin ?? '')}${opts.path}`;
-        return cached(opts, new GatedHandler(handler, call, (bytes) => sizes.set(url, bytes)));
+        return cached(opts, new GatedHandler(handler, call, url, sizes));
       };
     },
   };
