@@ -26,7 +26,18 @@ export const SLOW_TEST_FILES = {
   /** The golden tasks built and run, every task's instruction and task.toml in every variant, every shipped page against jsdom's reference. */
   golden: ['golden', 'html-identity', 'instruction-example', 'task-config'],
   /** End to end: the CLI, the MCP server and the shipped build as processes, under faults, signals, memory and CPU-time limits. */
-  endToEnd: ['chaos', 'hostile', 'mcp', 'mcp-attack', 'mcp-replay', 'memory', 'report-stream', 'shipped', 'startup-loads'],
+  endToEnd: [
+    'chaos',
+    'hostile',
+    'mcp',
+    'mcp-attack',
+    'mcp-load',
+    'mcp-replay',
+    'memory',
+    'report-stream',
+    'shipped',
+    'startup-loads',
+  ],
   /** The whole project type-checked to find who imports each export of src/ (scripts/exports.ts). */
   typeChecked: ['exports'],
   /** Generated inputs by the thousand (fast-check), and timed on large ones. */

@@ -9,6 +9,8 @@
 // runs only the task profiles (bench/task-profile.ts), N times each (default 5), and with --save merges them under `task_profile`.
 // `npm run bench -- --real-pages [--runs N] [--save]` runs only the real-pages profile (bench/real-pages.ts), with and
 // without latency, N times each, and with --save merges it under `real_pages`; the whole bench runs it too.
+// `npm run bench -- --mcp-load [--runs N] [--save]` drives `quotecheck mcp` under concurrent calls on large pages
+// (bench/mcp-load.ts), N times each load (default 2), and with --save merges its figures under `mcp_load`.
 // Prints a table and writes bench/results.json; exits 1 when a replay, the drift phase or the scale phase gives
 // wrong answers, 2 on a bad argument.
 import { execFile } from 'node:child_process';
@@ -36,6 +38,7 @@ import { alignBenchmark, type AlignResult } from './align.js';
 import { cpuBenchmark, type CpuResult } from './cpu.js';
 import { DEFAULT_DRIFT, buildDriftWorkload, type DriftWorkload } from './drift.js';
 import { measureStartup, startupFailures, startupTable, type StartupFigures } from './startup.js';
+import { mainMcpLoad } from './mcp-load.js';
 import {
   DEFAULT_SCALE,
   printScaleTable,
@@ -678,6 +681,7 @@ function benchArgs(argv: string[]): {
   startup?: boolean;
   taskProfile?: { runs: number; save: boolean };
   realPages?: { runs: number; save: boolean };
+  mcpLoad?: { runs: number; save: boolean };
 } {
   try {
     const { values } = parseArgs({
@@ -687,6 +691,7 @@ function benchArgs(argv: string[]): {
         startup: { type: 'boolean' },
         'task-profile': { type: 'boolean' },
         'real-pages': { type: 'boolean' },
+        'mcp-load': { type: 'boolean' },
         runs: { type: 'string' },
         save: { type: 'boolean' },
       },
@@ -694,6 +699,7 @@ function benchArgs(argv: string[]): {
       allowPositionals: false,
     });
     if (values.startup) return { startup: true };
+    if (values['mcp-load']) return { mcpLoad: { runs: Number(values.runs ?? 2), save: values.save === true } };
     if (values['task-profile'] || values['real-pages']) {
       const runs = values.runs ?? String(QUICK_RUNS);
       if (!/^\d+$/.test(runs.trim()) || Number(runs) < 1)
@@ -708,7 +714,7 @@ function benchArgs(argv: string[]): {
   } catch (err) {
     process.stderr.write(
       `bench: ${(err as Error).message.split('\n')[0]} (usage: npm run bench [-- --scale N | --startup | ` +
-        '--task-profile [--runs N] [--save] | --real-pages [--runs N] [--save]])\n',
+        '--task-profile [--runs N] [--save] | --real-pages [--runs N] [--save] | --mcp-load [--runs N] [--save]])\n',
     );
     process.exit(2);
   }
@@ -737,9 +743,14 @@ async function main(): Promise<void> {
   printDetails(m, results);
   printScaleTable(results.scale);
   process.stdout.write(`\n${startupTable(results.startup)}\n`);
-  // long_pages is bench/long-pages.ts's (--save), measured apart (minutes of heap probes): kept as it was.
-  const { long_pages } = readResults();
-  writeResults(long_pages === undefined ? results : { ...results, long_pages });
+  // Figures measured apart are kept as they were: long_pages (bench/long-pages.ts --save: minutes of heap probes) and
+  // mcp_load (--mcp-load --save: the MCP server under load).
+  const { long_pages, mcp_load } = readResults();
+  writeResults({
+    ...results,
+    ...(long_pages === undefined ? {} : { long_pages }),
+    ...(mcp_load === undefined ? {} : { mcp_load }),
+  });
   process.stdout.write(`wrote ${RESULTS_FILE}\n`);
   const found = failures(m, results);
   for (const f of found) process.stdout.write(`${f}\n`);
@@ -797,4 +808,5 @@ const args = benchArgs(process.argv.slice(2));
 if (args.startup) await mainStartup();
 else if (args.realPages) await mainRealPages(args.realPages.runs, args.realPages.save);
 else if (args.taskProfile) await mainTaskProfile(args.taskProfile.runs, args.taskProfile.save);
+else if (args.mcpLoad) await mainMcpLoad(args.mcpLoad.runs, args.mcpLoad.save);
 else await (args.scale === undefined ? main() : mainScale(args.scale));

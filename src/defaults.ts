@@ -55,6 +55,8 @@ export const CLI_DEFAULTS = {
 export const MCP_DEFAULTS = {
   /** `--cache-mb`: room for a few dozen PDFs and pages in one agent session. */
   cacheMb: 256,
+  /** `--work-mb`: pages worked on at once, in megabytes of their bodies (bench/mcp-load.ts measured the bound). */
+  workMb: 16,
   /** `--call-timeout`: the longest one tool call may take, in seconds. */
   callTimeoutSeconds: 300,
 } as const;

@@ -16,8 +16,11 @@ export type OptionCommand = 'run' | 'label' | 'verify' | 'mcp';
  */
 export type OptionKind = 'count' | 'positive' | 'seconds' | 'megabytes' | 'text' | 'choice' | 'switch';
 
-/** Where an option lands: a run setting (settings.ts), or the MCP server's cache size. */
-export type OptionSettings = RunSettings & { cacheBytes: number };
+/** Where an option lands: a run setting (settings.ts), or the MCP server's cache size and work budget. */
+export type OptionSettings = RunSettings & { cacheBytes: number; workBytes: number };
+
+/** The settings of the MCP server's own, not the pipeline's: runSettingsOf leaves them out. */
+const SESSION_SETTINGS: ReadonlySet<keyof OptionSettings> = new Set(['cacheBytes', 'workBytes']);
 
 export interface OptionSpec {
   /** Commander's flags: `--timeout <seconds>`. */
@@ -198,6 +201,19 @@ export const FETCH_OPTIONS = {
     setting: 'cacheBytes',
     scale: MB,
   },
+  workMb: {
+    flags: '--work-mb <megabytes>',
+    kind: 'megabytes',
+    unit: 'megabytes',
+    help:
+      'pages the calls fetch, extract and search at once, in megabytes of their bodies (a page larger runs alone): ' +
+      'a call past it waits its turn, in arrival order (pages of 2 MB or less never wait); each megabyte in work ' +
+      'holds about 20 MB of memory while it is worked on',
+    default: MCP_DEFAULTS.workMb,
+    commands: ['mcp'],
+    setting: 'workBytes',
+    scale: MB,
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 type Table = typeof FETCH_OPTIONS;
@@ -269,19 +285,17 @@ export function fetchSettings<C extends OptionCommand>(command: C, flags: FetchF
   return out as FetchSettings<C>;
 }
 
-/**
- * The run settings among a command's settings (what the pipeline takes): `cacheBytes` and anything else not a run
- * setting left out.
- */
+/** The run settings among a command's settings (what the pipeline takes): the MCP session's own left out. */
 export function runSettingsOf<C extends OptionCommand>(
   command: C,
-  settings: Omit<FetchSettings<C>, 'cacheBytes'>,
-): Omit<FetchSettings<C>, 'cacheBytes'> {
+  settings: Omit<FetchSettings<C>, 'cacheBytes' | 'workBytes'>,
+): Omit<FetchSettings<C>, 'cacheBytes' | 'workBytes'> {
   const values = settings as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [, spec] of optionsOf(command)) {
-    if (spec.setting === undefined || spec.setting === 'cacheBytes' || values[spec.setting] === undefined) continue;
+    if (spec.setting === undefined || SESSION_SETTINGS.has(spec.setting) || values[spec.setting] === undefined)
+      continue;
     out[spec.setting] = values[spec.setting];
   }
-  return out as Omit<FetchSettings<C>, 'cacheBytes'>;
+  return out as Omit<FetchSettings<C>, 'cacheBytes' | 'workBytes'>;
 }

@@ -115,7 +115,7 @@ describe('the table options parse into the settings it names, in their units', (
     });
   });
 
-  test('mcp: its settings are the pipeline limits and the cache, --cache-mb in megabytes becoming cacheBytes', async () => {
+  test('mcp: its settings are the pipeline limits, the cache and the work budget, in bytes from megabytes', async () => {
     const p = program();
     await p.parseAsync(['node', 'quotecheck', 'mcp']);
     expect(command(p, 'mcp').opts().cacheMb).toBe(MCP_DEFAULTS.cacheMb);
@@ -128,12 +128,13 @@ describe('the table options parse into the settings it names, in their units', (
       waybackUrl: DEFAULT_OPTIONS.waybackUrl,
       waybackPerMinute: DEFAULT_OPTIONS.waybackPerMinute,
       cacheBytes: MCP_DEFAULTS.cacheMb * 1024 * 1024,
+      workBytes: MCP_DEFAULTS.workMb * 1024 * 1024,
     });
     const small = program();
-    await small.parseAsync(['node', 'quotecheck', 'mcp', '--cache-mb', '0.003']);
-    expect(fetchSettings('mcp', command(small, 'mcp').opts() as never).cacheBytes).toBe(
-      Math.round(0.003 * 1024 * 1024),
-    );
+    await small.parseAsync(['node', 'quotecheck', 'mcp', '--cache-mb', '0.003', '--work-mb', '2.5']);
+    const settings = fetchSettings('mcp', command(small, 'mcp').opts() as never);
+    expect(settings.cacheBytes).toBe(Math.round(0.003 * 1024 * 1024));
+    expect(settings.workBytes).toBe(Math.round(2.5 * 1024 * 1024));
   });
 });
 

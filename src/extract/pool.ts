@@ -396,3 +396,18 @@ export function htmlPool(): HtmlPool {
   shared = pool;
   return pool;
 }
+
+let choosePool: ((bytes: number) => HtmlPool | undefined) | undefined;
+
+/**
+ * Lets a server choose the pool a page of `bytes` is extracted in (the MCP server's lanes, src/mcp/lanes.ts: small
+ * pages on a worker of their own, large ones on a worker that is let go after them). Unset, or choosing none: htmlPool().
+ */
+export function choosePagePool(choose: (bytes: number) => HtmlPool | undefined): void {
+  choosePool = choose;
+}
+
+/** The pool a page of `bytes` is extracted in: the one chosen for it (choosePagePool), else htmlPool(). */
+export function htmlPoolFor(bytes: number): HtmlPool {
+  return choosePool?.(bytes) ?? htmlPool();
+}

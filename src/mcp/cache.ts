@@ -12,7 +12,9 @@ interface Stored {
   status: number;
   statusText: string;
   headers: Headers;
-  body: Buffer;
+  /** The body as it came, in its pieces: never joined, so that keeping a large body does not hold it twice at once. */
+  body: Buffer[];
+  bytes: number;
 }
 
 export interface SourceCacheStats {
@@ -79,6 +81,22 @@ export class ByteBudget {
     return true;
   }
 
+  /**
+   * Makes room for work under way (src/mcp/work.ts): the least recently used entries are dropped until what is kept
+   * and `bytes` fit in the budget together, but for those of the URL `spare`. Entries kept later are not refused: the work's own record is kept for the
+   * next call, and the next page's work makes room again.
+   */
+  makeRoom(bytes: number, spare?: string): void {
+    for (const [k, v] of this.#entries) {
+      if (this.#bytes + bytes <= this.maxBytes) break;
+      // The page about to be worked on stays: dropping it would only make the work fetch or extract it again.
+      if (spare !== undefined && k.slice(k.indexOf('\n') + 1).startsWith(spare)) continue;
+      this.#entries.delete(k);
+      this.#bytes -= v.bytes;
+      v.drop();
+    }
+  }
+
   /** Marks `key` most recently used. */
   touch(key: string): void {
     const entry = this.#entries.get(key);
@@ -138,16 +156,16 @@ export class SourceCache {
     const old = this.#entries.get(key);
     if (old) {
       this.#entries.delete(key);
-      this.#bytes -= old.body.length;
+      this.#bytes -= old.bytes;
     }
-    const kept = this.budget.keep(`http\n${key}`, value.body.length, () => {
+    const kept = this.budget.keep(`http\n${key}`, value.bytes, () => {
       if (this.#entries.get(key) !== value) return;
       this.#entries.delete(key);
-      this.#bytes -= value.body.length;
+      this.#bytes -= value.bytes;
     });
     if (!kept) return;
     this.#entries.set(key, value);
-    this.#bytes += value.body.length;
+    this.#bytes += value.bytes;
   }
 
   /** An interceptor for `Agent#compose` (or CheckOptions.recorder's): answers from the cache, or fetches and keeps. */
@@ -197,9 +215,11 @@ function serve(stored: Stored, handler: Dispatcher.DispatchHandler): void {
       handler.onRequestStart?.(controller, {});
       if (stopped()) return;
       handler.onResponseStart?.(controller, stored.status, stored.headers, stored.statusText);
-      for (let at = 0; at < stored.body.length; at += CHUNK) {
-        if (stopped()) return;
-        handler.onResponseData?.(controller, stored.body.subarray(at, at + CHUNK));
+      for (const piece of stored.body) {
+        for (let at = 0; at < piece.length; at += CHUNK) {
+          if (stopped()) return;
+          handler.onResponseData?.(controller, piece.subarray(at, at + CHUNK));
+        }
       }
       if (stopped()) return;
       handler.onResponseEnd?.(controller, {});
@@ -264,7 +284,8 @@ class KeepingHandler implements Dispatcher.DispatchHandler {
         status: this.#status,
         statusText: this.#statusText,
         headers: this.#headers,
-        body: Buffer.concat(this.#chunks, this.#size),
+        body: this.#chunks,
+        bytes: this.#size,
       });
     }
     this.inner.onResponseEnd?.(controller, trailers);

@@ -1,11 +1,15 @@
 // The MCP server: quotecheck's tools registered on the official SDK's McpServer, each call under a time limit, served over stdio through the size guard (stdout carries only the protocol).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../defaults.js';
 import { thousands } from '../messages.js';
 import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './bounds.js';
 import { SourceCache } from './cache.js';
+import { inTurns, WAIT_NOTE_MS, type WorkSettings } from './turns.js';
+import { useLanes } from './lanes.js';
+import { gatedInterceptor, KnownSizes, WORK_MEMORY_PER_BYTE, WorkBudget } from './work.js';
 import {
   SourceTools,
   ToolInputError,
@@ -20,9 +24,11 @@ import {
   type ToolSettings,
 } from './tools.js';
 
-export type McpSettings = Omit<ToolSettings, 'cache'> & {
+export type McpSettings = Omit<ToolSettings, 'cache' | 'gate'> & {
   /** Bytes kept for the session: HTTP bodies and extracted sources (`--cache-mb`). */
   cacheBytes: number;
+  /** Bytes of pages the calls work on at once (`--work-mb`). */
+  workBytes: number;
   /** The longest one tool call may take (`--call-timeout`). */
   callTimeoutMs: number;
   /** With `replay`: the archive's path, for the start-up line. */
@@ -102,23 +108,74 @@ async function guarded(
   }
 }
 
+/** A call's limits: its time, and the work budget it takes its turn in. */
+interface CallLimits {
+  ms: number;
+  work: WorkSettings;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Tells the client, when it asked for progress (a progressToken), why its call is waiting. */
+function progressOf(extra: Extra): (message: string) => void {
+  const token = extra._meta?.progressToken;
+  let sent = 0;
+  return (message) => {
+    if (token === undefined) return;
+    sent++;
+    void extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: sent, message } })
+      .catch(() => {});
+  };
+}
+
+/**
+ * A call on one page, under its time limit and the client's cancellation (guarded) and in turns under the work budget
+ * (turns.ts); a call that waited WAIT_NOTE_MS or more says so on its summary line.
+ */
+function onePage(
+  tool: string,
+  limits: CallLimits,
+  extra: Extra,
+  url: string,
+  work: (signal: AbortSignal) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const waits = { ms: 0, onWait: progressOf(extra) };
+  return guarded(tool, limits.ms, extra.signal, async (signal) => {
+    const result = await inTurns(limits.work, url, signal, waits, work);
+    const first = result.content[0];
+    if (waits.ms >= WAIT_NOTE_MS && first?.type === 'text') {
+      const mb = Math.round(limits.work.budget.maxBytes / (1024 * 1024));
+      const note = ` (waited ${(waits.ms / 1000).toFixed(1)} s for the work budget, --work-mb ${mb})`;
+      const nl = first.text.indexOf('\n');
+      first.text = nl === -1 ? `${first.text}${note}` : `${first.text.slice(0, nl)}${note}${first.text.slice(nl)}`;
+    }
+    return result;
+  });
+}
+
 /** The server with its four tools; `close` ends the session's HTTP connections. */
-export function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools } {
-  const tools = new SourceTools({ ...settings, cache: new SourceCache(settings.cacheBytes) });
+export function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools; work: WorkSettings } {
+  const cache = new SourceCache(settings.cacheBytes);
+  // What the cache keeps gives way to the pages worked on: the memory they take while worked on is not kept too.
+  const makeRoom = (inUse: number, url: string | undefined): void =>
+    cache.budget.makeRoom(inUse * WORK_MEMORY_PER_BYTE, url);
+  const work: WorkSettings = { budget: new WorkBudget(settings.workBytes, makeRoom), sizes: new KnownSizes() };
+  const tools = new SourceTools({ ...settings, cache, gate: gatedInterceptor(cache, work.sizes) });
   // Arguments are a few strings and numbers: a call with thousands of members is refused before zod walks it.
   const server = new McpServer({ name: 'quotecheck', version: VERSION }, { maxToolInputElements: 64 });
-  const limit = settings.callTimeoutMs;
+  const limit: CallLimits = { ms: settings.callTimeoutMs, work };
 
   registerVerifyQuote(server, tools, limit);
   registerReadSource(server, tools, limit);
   registerSearchSource(server, tools, limit);
   registerCheckClaims(server, tools, limit);
 
-  return { server, tools };
+  return { server, tools, work };
 }
 
 /** verify_quote: one quote against its source, with the diagnosis and evidence. */
-function registerVerifyQuote(server: McpServer, tools: SourceTools, limit: number): void {
+function registerVerifyQuote(server: McpServer, tools: SourceTools, limit: CallLimits): void {
   server.registerTool(
     'verify_quote',
     {
@@ -133,7 +190,7 @@ function registerVerifyQuote(server: McpServer, tools: SourceTools, limit: numbe
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     (input, extra) =>
-      guarded('verify_quote', limit, extra.signal, async (signal) => {
+      onePage('verify_quote', limit, extra, input.url, async (signal) => {
         const r = await tools.verify(input, signal);
         return ok(`${r.label} (diagnosis: ${r.diagnosis})${r.note ? `: ${r.note}` : ''}`, r);
       }),
@@ -141,7 +198,7 @@ function registerVerifyQuote(server: McpServer, tools: SourceTools, limit: numbe
 }
 
 /** read_source: a source's extracted text, a page at a time. */
-function registerReadSource(server: McpServer, tools: SourceTools, limit: number): void {
+function registerReadSource(server: McpServer, tools: SourceTools, limit: CallLimits): void {
   server.registerTool(
     'read_source',
     {
@@ -154,7 +211,7 @@ function registerReadSource(server: McpServer, tools: SourceTools, limit: number
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     (input, extra) =>
-      guarded('read_source', limit, extra.signal, async (signal) => {
+      onePage('read_source', limit, extra, input.url, async (signal) => {
         const r = await tools.read(input, signal);
         return ok(
           `${r.view} view of ${r.final_url}: characters ${r.offset}-${r.offset + r.text.length} of ${r.total_length}${r.next_offset === null ? '' : `; next page at offset ${r.next_offset}`}`,
@@ -165,7 +222,7 @@ function registerReadSource(server: McpServer, tools: SourceTools, limit: number
 }
 
 /** search_source: the passages of a source closest to a phrase. */
-function registerSearchSource(server: McpServer, tools: SourceTools, limit: number): void {
+function registerSearchSource(server: McpServer, tools: SourceTools, limit: CallLimits): void {
   server.registerTool(
     'search_source',
     {
@@ -178,7 +235,7 @@ function registerSearchSource(server: McpServer, tools: SourceTools, limit: numb
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     (input, extra) =>
-      guarded('search_source', limit, extra.signal, async (signal) => {
+      onePage('search_source', limit, extra, input.url, async (signal) => {
         const r = await tools.search(input, signal);
         const best = r.results[0];
         return ok(
@@ -190,7 +247,7 @@ function registerSearchSource(server: McpServer, tools: SourceTools, limit: numb
 }
 
 /** check_claims: a whole claims file run, its answers file written. */
-function registerCheckClaims(server: McpServer, tools: SourceTools, limit: number): void {
+function registerCheckClaims(server: McpServer, tools: SourceTools, limit: CallLimits): void {
   server.registerTool(
     'check_claims',
     {
@@ -205,7 +262,7 @@ function registerCheckClaims(server: McpServer, tools: SourceTools, limit: numbe
     (input, extra) =>
       guarded(
         'check_claims',
-        limit,
+        limit.ms,
         extra.signal,
         async (signal) => {
           const r = await tools.check(input, signal);
@@ -227,6 +284,7 @@ function registerCheckClaims(server: McpServer, tools: SourceTools, limit: numbe
  */
 export async function serveStdio(settings: McpSettings): Promise<void> {
   const { server, tools } = createServer(settings);
+  useLanes();
   let transport!: GuardedTransport;
   const lines = new BoundedLines(MAX_REQUEST_BYTES, (bytes, id) =>
     transport.refuseOversize(bytes, id, MAX_REQUEST_BYTES),

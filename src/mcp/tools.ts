@@ -6,7 +6,7 @@ import { describeFsError, thousands } from '../messages.js';
 import { asOfProblem } from '../asof/date.js';
 import type { CheckOptions, ClaimResult } from '../check.js';
 import { AnswersSession } from '../run/session.js';
-import { sourceFetcher, type ReplayArchive, type SourceFetcher } from '../run/transport.js';
+import { sourceFetcher, type ExchangeInterceptor, type ReplayArchive, type SourceFetcher } from '../run/transport.js';
 import { ClaimsFileError, describeClaim, evidenceHash, fetchUrlOf, type ClaimSet } from '../claims.js';
 import { DEFAULT_MAX_CLAIMS_BYTES, parseClaimsBytes } from '../claims-file.js';
 import { WAYBACK_MODES, type RunSettings, type WaybackMode } from '../settings.js';
@@ -64,8 +64,10 @@ export class ToolInputError extends UserError {
  * The session's settings: the pipeline settings `mcp`'s options of the table become (src/options.ts: its limits, the
  * network rule of docs/real-web.md#the-network-rule-global-addresses-only, the Wayback Machine), and the session's own.
  */
-export type ToolSettings = Omit<FetchSettings<'mcp'>, 'cacheBytes'> & {
+export type ToolSettings = Omit<FetchSettings<'mcp'>, 'cacheBytes' | 'workBytes'> & {
   cache: SourceCache;
+  /** The work budget's gate over the cache (src/mcp/work.ts): every fetch goes through it. */
+  gate?: ExchangeInterceptor;
   /** The folder check_claims reads and writes in (docs/agent-tools.md#mcp-server). */
   root: RootFolder;
   /** A WARC archive every fetch is answered from, Wayback requests included, with no network (`--replay`). */
@@ -231,11 +233,23 @@ function evidenceOf(value: string): string {
   return hash;
 }
 
+/** A kept record's body: its texts are what the tools read. */
+const NO_BODY = Buffer.alloc(0);
+
+/** A source being fetched and extracted for its callers. */
+interface SharedLoad {
+  pending: Promise<SourceRecord>;
+  stop: AbortController;
+  callers: number;
+}
+
 /** The tools over one session: one cache of responses (under every fetch, the pipeline's and read_source's), one of extracted sources. */
 export class SourceTools {
   readonly #settings: ToolSettings;
   readonly #fetcher: SourceFetcher;
   readonly #records = new Map<string, Promise<SourceRecord>>();
+  /** The loads under way, with their callers: a load stops when all of them have. */
+  readonly #loads = new Map<string, SharedLoad>();
 
   constructor(settings: ToolSettings) {
     this.#settings = settings;
@@ -248,7 +262,7 @@ export class SourceTools {
       ...runSettingsOf('mcp', this.#settings),
       transport: this.#settings.replay
         ? { kind: 'replay', archive: this.#settings.replay }
-        : { kind: 'cached', cache: this.#settings.cache },
+        : { kind: 'cached', cache: this.#settings.gate ?? this.#settings.cache },
     };
   }
 
@@ -315,14 +329,18 @@ export class SourceTools {
    * Fetches and extracts a source for paging and searching. A usable record is kept under the session's byte
    * budget (shared with the HTTP cache: least recently used dropped first); a failure, or a record larger than
    * the whole budget, is not kept (the next call tries again; a non-retryable answer comes from the HTTP cache).
-   * Its work is bounded by the source budget and the extraction time limit, not by one caller's signal: callers
-   * asking for the same source share it.
+   * Callers asking for the same source share its work, bounded by the source budget and the extraction time limit;
+   * it stops (fetch and extraction) when every caller has stopped (a cancelled call frees what it held).
    */
-  #load(key: string): Promise<SourceRecord> {
+  #load(key: string): SharedLoad {
     const { budget } = this.#settings.cache;
+    const stop = new AbortController();
+    const signal = stop.signal;
     const pending: Promise<SourceRecord> = this.#fetcher
-      .fetch(key)
-      .then((fetched) => toSourceRecord(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs }))
+      .fetch(key, signal)
+      .then((fetched) => toSourceRecord(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs, signal }))
+      // Paging and searching read the texts only: the body (also in the HTTP cache) is not held a second time.
+      .then((record) => (record.fetch.ok ? { ...record, fetch: { ...record.fetch, body: NO_BODY } } : record))
       .then(
         (record) => {
           const usable = record.fetch.ok && record.text && record.views && !record.extractError;
@@ -335,7 +353,36 @@ export class SourceTools {
           throw err;
         },
       );
-    return pending;
+    return { pending, stop, callers: 0 };
+  }
+
+  /** The record of `key` for one caller: the load shared with other callers, stopped when the last of them stops. */
+  async #shared(key: string, signal?: AbortSignal): Promise<SourceRecord> {
+    let load = this.#loads.get(key);
+    const kept = this.#records.get(key);
+    if (kept) this.#settings.cache.budget.touch(`record\n${key}`);
+    if (kept && load?.pending !== kept) return untilAborted(kept, signal);
+    if (!load) {
+      load = this.#load(key);
+      this.#records.set(key, load.pending);
+      this.#loads.set(key, load);
+      const done = load;
+      void load.pending.then(
+        () => this.#loads.get(key) === done && this.#loads.delete(key),
+        () => this.#loads.get(key) === done && this.#loads.delete(key),
+      );
+    }
+    load.callers++;
+    try {
+      return await untilAborted(load.pending, signal);
+    } finally {
+      // The last caller stopped while the load was under way: it stops too, and is not kept.
+      if (--load.callers === 0 && signal?.aborted && this.#loads.get(key) === load) {
+        load.stop.abort(signal.reason);
+        this.#drop(key, load.pending);
+        this.#loads.delete(key);
+      }
+    }
   }
 
   /** The source fetched and extracted once (kept for paging); an unreadable source is a ToolInputError naming why. */
@@ -353,13 +400,10 @@ export class SourceTools {
       );
     }
     const key = url.href;
-    let pending = this.#records.get(key);
-    if (pending) this.#settings.cache.budget.touch(`record\n${key}`);
-    else {
-      pending = this.#load(key);
-      this.#records.set(key, pending);
-    }
-    const record = await untilAborted(pending, signal);
+    let record = await this.#shared(key, signal);
+    // A load another caller stopped (cancelled, or deferred by the work budget) is started again for this one.
+    if (!record.fetch.ok && record.fetch.error === 'aborted' && !signal?.aborted)
+      record = await this.#shared(key, signal);
     const shown = echo(key);
     if (!record.fetch.ok) throw new ToolInputError(`cannot read ${shown}: ${record.fetch.message}`);
     if (record.extractError || !record.text || !record.views) {
