@@ -65,20 +65,6 @@ function track(shell: Shell): void {
   });
 }
 
-/** Commands (pdftotext) running now in this process's shells: CPU the HTML pool leaves them (src/extract/pool.ts). */
-export function commandsRunning(): number {
-  let running = 0;
-  for (const shell of started) if (shell.busy) running++;
-  return running;
-}
-
-const commandEndListeners = new Set<() => void>();
-
-/** Calls `listener` each time a command ends: a core is free again (the HTML pool may take it). */
-export function whenCommandEnds(listener: () => void): void {
-  commandEndListeners.add(listener);
-}
-
 /**
  * One /bin/sh reading jobs from its standard input, one at a time. For each it starts the
  * command in the background, says its pid, waits and says its status; quotecheck kills the
@@ -156,7 +142,6 @@ class Shell {
         this.running = undefined;
         this.hold(false);
         running.resolve({ status: Number(value), ...(running.stopped ? { stopped: running.stopped } : {}) });
-        for (const listener of commandEndListeners) listener();
       }
     });
     return child;

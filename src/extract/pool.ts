@@ -1,8 +1,6 @@
-// A pool of worker threads for HTML extraction: one per core the main thread leaves free, one per core while pages
-// queue and pdftotext leaves room; a page that hangs or eats memory is stopped, not fatal.
+// A pool of worker threads for HTML extraction: one per core the main thread leaves free, and a page that hangs or eats memory is stopped, not fatal.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { commandsRunning, whenCommandEnds } from './command-shells.js';
 import { describeError, ExtractError } from './errors.js';
 import type { HtmlJobReply, HtmlJobRequest, HtmlJobResult } from './html.js';
 
@@ -18,30 +16,6 @@ export const WORKER_HEAP_MB = 512;
 export function defaultPoolSize(cores = availableParallelism()): number {
   return Math.max(1, cores - 1);
 }
-
-/**
- * Workers the pool grows to while pages queue: one per core. The main thread's share of a run (a fifth to a quarter)
- * leaves a core idle for most of a run whose pages wait for one worker: on 2 cores the real-pages profile with no
- * latency took as long as its CPU time (docs/performance.md#real-pages). A worker past the pool's size takes a page
- * only while another waits and the cores are not all taken by workers and pdftotext (`otherWork`), so a run whose
- * pdftotext keeps the cores busy (the benchmark profile) keeps one worker, and its compiling and collecting.
- */
-export function maxPoolSize(cores = availableParallelism()): number {
-  return Math.max(1, cores);
-}
-
-/**
- * Pages waiting, in bytes, before the pool grows past its size. A new worker costs about a tenth of a core-second to
- * load its code and reads its first pages at cold speed (docs/performance.md has both rates), so it starts only for a
- * queue that keeps it busy a while: a few pages of a small task, all arriving at once, wait for the warm worker.
- */
-export const GROW_QUEUED_BYTES = 1_000_000;
-
-/**
- * A worker past the pool's size that has had no page for this long stops: a burst of pages leaves no thread behind in a
- * long-lived process (the MCP server), while a run's next pages, a moment later, find it warm.
- */
-export const IDLE_WORKER_MS = 5_000;
 
 /**
  * A job running longer than this is a slow page, not a busy pool: the pool starts another worker
@@ -81,8 +55,6 @@ interface Slot {
   /** Fires when the job has run SLOW_JOB_MS: the slot stops counting against the pool's size. */
   slowTimer?: NodeJS.Timeout;
   slow?: boolean;
-  /** Fires when a worker past the pool's size has been idle IDLE_WORKER_MS: it stops. */
-  idleTimer?: NodeJS.Timeout;
   /** The job's full view, once the worker has sent it (the article may still be coming). */
   partial?: PartialResult;
   /** The worker's uncaught error, kept until its 'exit' (see spawn). */
@@ -114,83 +86,26 @@ function afterFullView(partial: PartialResult, what: string): HtmlJobResult {
   return fullViewOnly(partial, fallback, [fallback]);
 }
 
-/** How far a pool grows past its size while pages queue. */
-export interface PoolGrowth {
-  /** Workers busy at once while pages queue (maxPoolSize); the pool's size when absent (no growth). */
-  maxSize?: number;
-  /** CPU-bound work running beside the workers now (pdftotext commands): each takes a core from the growth. */
-  otherWork?: () => number;
-  /** Cores the workers and the other work share (maxSize when absent). */
-  cores?: number;
-  /** A worker past the size stops after this long idle (IDLE_WORKER_MS). */
-  idleMs?: number;
-  /** Bytes of waiting pages before the pool grows (GROW_QUEUED_BYTES). */
-  queuedBytes?: number;
-}
-
 export class HtmlPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 0;
 
-  private readonly maxSize: number;
-  private readonly otherWork: () => number;
-  private readonly cores: number;
-  private readonly idleMs: number;
-  private readonly growBytes: number;
-
-  /**
-   * `size`: workers busy at once, slow jobs apart; `script`: the worker's module (tests give a stand-in); `growth`: how
-   * far the pool grows while pages queue (none by default).
-   */
+  /** `size`: workers busy at once, slow jobs apart; `script`: the worker's module (tests give a stand-in). */
   constructor(
     private readonly size = defaultPoolSize(),
     private readonly script: URL = workerUrl(),
     private readonly slowJobMs = SLOW_JOB_MS,
-    growth: PoolGrowth = {},
-  ) {
-    this.maxSize = Math.max(size, growth.maxSize ?? size);
-    this.otherWork = growth.otherWork ?? (() => 0);
-    this.cores = growth.cores ?? this.maxSize;
-    this.idleMs = growth.idleMs ?? IDLE_WORKER_MS;
-    this.growBytes = growth.queuedBytes ?? GROW_QUEUED_BYTES;
-  }
+  ) {}
 
   /** Workers alive now (busy, idle, and those beside slow jobs). */
   get workers(): number {
     return this.slots.length;
   }
 
-  /** Workers with a page now. */
-  get busy(): number {
-    return this.slots.filter((s) => s.job).length;
-  }
-
-  /**
-   * Workers the pool may keep busy now: its size, plus one for each job that has run past slowJobMs; while pages of
-   * GROW_QUEUED_BYTES or more wait, up to maxSize as far as the cores the other work leaves allow.
-   */
+  /** Workers the pool may have: its size, plus one for each job that has run past slowJobMs. */
   private capacity(): number {
-    const slow = this.slots.filter((s) => s.slow).length;
-    if (this.maxSize <= this.size || !this.queuedAtLeast(this.growBytes)) return this.size + slow;
-    const room = Math.min(this.maxSize, this.cores - this.otherWork());
-    return Math.max(this.size, room) + slow;
-  }
-
-  /** Whether pages wait, `bytes` of them at least. */
-  private queuedAtLeast(bytes: number): boolean {
-    if (this.queue.length === 0) return false;
-    let queued = 0;
-    for (const job of this.queue) {
-      queued += job.bytes.length;
-      if (queued >= bytes) return true;
-    }
-    return false;
-  }
-
-  /** Workers the pool keeps alive: up to maxSize, plus one beside each slow job. */
-  private alive(): number {
-    return Math.max(this.size, this.maxSize) + this.slots.filter((s) => s.slow).length;
+    return this.size + this.slots.filter((s) => s.slow).length;
   }
 
   /** Decodes, extracts and normalizes one page in a worker; rejects with ExtractError on timeout, memory cap or crash. */
@@ -297,75 +212,54 @@ export class HtmlPool {
     }
   }
 
-  /** Gives waiting pages to workers as far as capacity() allows now: when a page arrives or ends, or a command ends. */
-  pump(): void {
-    while (this.queue.length > 0 && this.busy < this.capacity()) {
-      // The oldest idle worker first: it has run the most pages, so its code is the most optimized.
-      const slot = this.slots.find((s) => !s.job) ?? this.spawn();
-      this.assign(slot, this.queue.shift()!);
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => !s.job);
+      if (!slot && this.slots.length < this.capacity()) slot = this.spawn();
+      if (!slot) return;
+      const job = this.queue.shift()!;
+      slot.job = job;
+      slot.worker.ref(); // busy: the process waits for it
+      slot.slowTimer = setTimeout(() => {
+        slot!.slow = true;
+        this.pump();
+      }, this.slowJobMs);
+      slot.slowTimer.unref();
+      slot.timer = setTimeout(() => {
+        const partial = slot!.partial;
+        this.retire(slot!);
+        void slot!.worker.terminate();
+        if (partial) {
+          // Parsed in time, but Readability overran: the page keeps its full view.
+          const note = `no article view: Readability stopped at the ${job.timeoutMs / 1000} s limit (full view only)`;
+          job.resolve(fullViewOnly(partial, note));
+        } else {
+          job.reject(new ExtractError('timeout', `HTML extraction stopped after ${job.timeoutMs / 1000} s`));
+        }
+      }, job.timeoutMs);
+      const request: HtmlJobRequest = { id: job.id, bytes: job.bytes, httpCharset: job.httpCharset };
+      slot.worker.postMessage(request);
     }
   }
 
-  /** Gives `job` to the worker of `slot`, with its slow-job and time-limit timers. */
-  private assign(slot: Slot, job: Job): void {
-    if (slot.idleTimer) clearTimeout(slot.idleTimer);
-    slot.idleTimer = undefined;
-    slot.job = job;
-    slot.worker.ref(); // busy: the process waits for it
-    slot.slowTimer = setTimeout(() => {
-      slot.slow = true;
-      this.pump();
-    }, this.slowJobMs);
-    slot.slowTimer.unref();
-    slot.timer = setTimeout(() => {
-      const partial = slot.partial;
-      this.retire(slot);
-      void slot.worker.terminate();
-      if (partial) {
-        // Parsed in time, but Readability overran: the page keeps its full view.
-        const note = `no article view: Readability stopped at the ${job.timeoutMs / 1000} s limit (full view only)`;
-        job.resolve(fullViewOnly(partial, note));
-      } else {
-        job.reject(new ExtractError('timeout', `HTML extraction stopped after ${job.timeoutMs / 1000} s`));
-      }
-    }, job.timeoutMs);
-    const request: HtmlJobRequest = { id: job.id, bytes: job.bytes, httpCharset: job.httpCharset };
-    slot.worker.postMessage(request);
-  }
-
-  /**
-   * The job is done: the slot takes the next one, or leaves if it was only there beside a slow job. A worker past the
-   * pool's size stays, idle, for IDLE_WORKER_MS.
-   */
+  /** The job is done: the slot takes the next one, or leaves if it was only there beside a slow job. */
   private finish(slot: Slot): void {
     this.clearTimers(slot);
     slot.job = undefined;
     slot.partial = undefined;
     slot.worker.unref();
-    if (this.slots.length > this.alive()) {
-      this.stop(slot);
+    if (this.slots.length > this.capacity()) {
+      this.retire(slot);
+      void slot.worker.terminate();
       return;
     }
     this.pump();
-    if (!slot.job && this.slots.length > this.size) {
-      slot.idleTimer = setTimeout(() => {
-        if (!slot.job && this.slots.length > this.size) this.stop(slot);
-      }, this.idleMs);
-      slot.idleTimer.unref();
-    }
-  }
-
-  /** Stops an idle worker the pool no longer needs. */
-  private stop(slot: Slot): void {
-    this.retire(slot);
-    void slot.worker.terminate();
   }
 
   private clearTimers(slot: Slot): void {
     if (slot.timer) clearTimeout(slot.timer);
     if (slot.slowTimer) clearTimeout(slot.slowTimer);
-    if (slot.idleTimer) clearTimeout(slot.idleTimer);
-    slot.timer = slot.slowTimer = slot.idleTimer = undefined;
+    slot.timer = slot.slowTimer = undefined;
     slot.slow = false;
   }
 
@@ -383,18 +277,10 @@ export class HtmlPool {
 
 let shared: HtmlPool | undefined;
 
-/**
- * The process-wide pool, made on first use: a worker per core less one, growing to a worker per core while pages queue
- * and pdftotext leaves room; its idle workers do not keep the process alive.
- */
+/** The process-wide pool, made on first use; its idle workers do not keep the process alive. */
 export function htmlPool(): HtmlPool {
-  if (shared) return shared;
-  const cores = availableParallelism();
-  const growth = { maxSize: maxPoolSize(cores), otherWork: commandsRunning, cores };
-  const pool = new HtmlPool(defaultPoolSize(cores), workerUrl(), SLOW_JOB_MS, growth);
-  whenCommandEnds(() => pool.pump());
-  shared = pool;
-  return pool;
+  shared ??= new HtmlPool();
+  return shared;
 }
 
 let choosePool: ((bytes: number) => HtmlPool | undefined) | undefined;
