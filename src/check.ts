@@ -12,7 +12,7 @@ export type { SourceRecord } from './source-record.js';
 export type { ClaimInput, ClaimsInput } from './run/input.js';
 export type { CheckOptions, CheckRun, StreamedRun } from './run/options.js';
 export type { ClaimResult } from './run/result.js';
-export { HELD_PER_FETCH_SLOT } from './run/loop.js';
+export { HELD_PER_FETCH_SLOT } from './run/held.js';
 export type { ExchangeInterceptor, ReplayArchive, Transport } from './run/transport.js';
 
 /**

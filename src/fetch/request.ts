@@ -27,10 +27,10 @@ export interface RequestSettings {
    */
   slots?: { take(url: string, signal?: AbortSignal): Promise<() => void> };
   /**
-   * Called once the final answer's body is read, before its hop gives its slots back: what the caller must hold
-   * before the fetch slot goes (the run's bound on sources fetched and not yet decided) is taken here.
+   * Called once the final answer's body (of `bytes` bytes) is read, before its hop gives its slots back: what the
+   * caller must hold before the fetch slot goes (the run's bound on sources fetched and not yet decided) is taken here.
    */
-  beforeSlotRelease?: () => Promise<void>;
+  beforeSlotRelease?: (bytes: number) => Promise<void>;
 }
 
 export interface RawResponse {
@@ -179,7 +179,7 @@ export async function requestOnce(
         const { bytes, truncated } = await readCapped(res.body, settings.maxBytes);
         if (truncated) throw tooLarge(settings.maxBytes, current, res.status, contentType, 'body kept growing');
         clock.pause();
-        await settings.beforeSlotRelease?.();
+        await settings.beforeSlotRelease?.(bytes.length);
         return { status: res.status, finalUrl: current, redirects, headers: res.headers, body: bytes };
       } finally {
         release?.();

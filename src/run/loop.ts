@@ -1,5 +1,4 @@
 // The run loop: claims grouped by source, each source fetched and read once, its claims matched, dated and decided.
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { Claim, ClaimEntry } from '../claims.js';
 import { FetchSlots, fetchSource, type FetchSettings } from '../fetch/index.js';
 import { findQuote } from '../match.js';
@@ -16,6 +15,7 @@ import { entriesOf, type ClaimsInput } from './input.js';
 import type { CheckOptions, StreamedRun } from './options.js';
 import { invalid, joinNotes, resultFor, undecided, type ClaimResult } from './result.js';
 import { fetchSettingsFor, httpStacks, isReplay, waybackFor, type HttpStacks } from './transport.js';
+import { HELD_PER_FETCH_SLOT, HeldSources } from './held.js';
 
 function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
@@ -79,15 +79,6 @@ async function untilDoneOrStopped(work: Promise<unknown>, signal: AbortSignal | 
 }
 
 /**
- * Sources a run holds once fetched (waiting to be read, being read or decided), per fetch slot. Past
- * it, fetching waits for extraction to catch up, so the bodies in memory are at most
- * `concurrency` x (1 + this) whatever the run's size: memory follows --concurrency and the largest
- * sources. Without the bound a fast network piles bodies up (a test saw 265 of 300 waiting); at 2,
- * 4 and 8 per slot, and without it, the bench's 1x workload took the same time within its noise.
- */
-export const HELD_PER_FETCH_SLOT = 4;
-
-/**
  * The longest run of claim decisions before the loop lets waiting I/O through. Deciding a claim (its diagnosis, an
  * alignment over a long page) can take tens of milliseconds, and a source's claims were decided in one go: a source
  * cited by 29 claims kept the event loop for over 100 ms, while answers that had arrived waited to be read and their
@@ -103,13 +94,6 @@ async function nextSlice(since: number): Promise<number> {
   return performance.now();
 }
 
-/** Takes a slot of `limit` and holds it until the returned function is called. */
-function acquire(limit: LimitFunction): Promise<() => void> {
-  return new Promise((granted) => {
-    void limit(() => new Promise<void>((release) => granted(release)));
-  });
-}
-
 /**
  * The work of one checkClaims call: each source fetched and read once, then each of its claims
  * matched, dated (a Wayback capture when the live text cannot stand for the claim's date) and
@@ -122,8 +106,11 @@ class Run {
   readonly #settings: FetchSettings;
   readonly #readSettings: Parameters<typeof toSourceRecord>[2];
   readonly #slots: FetchSlots;
-  /** Sources fetched and not yet decided (HELD_PER_FETCH_SLOT): bounded, so a fast network cannot pile up bodies waiting for extraction. */
-  readonly #held: LimitFunction;
+  /**
+   * Sources fetched and not yet decided (held.ts): bounded in count and bytes, so a fast network cannot pile up bodies
+   * waiting for extraction.
+   */
+  readonly #held: HeldSources;
   readonly #captures: CaptureTexts | undefined;
   readonly #asOfOverride: AsOfDate | undefined;
   readonly #decide: (r: ClaimResult, slot: number) => void;
@@ -144,7 +131,7 @@ class Run {
       signal: options.signal,
     };
     this.#slots = new FetchSlots(options.concurrency, options.perHost);
-    this.#held = pLimit(options.concurrency * HELD_PER_FETCH_SLOT);
+    this.#held = new HeldSources(options.concurrency * HELD_PER_FETCH_SLOT);
     this.wayback = waybackFor(options, this.#settings, stacks.archive);
     this.#captures = this.wayback
       ? new CaptureTexts(this.wayback, (url, fetched) => toSourceRecord(url, fetched, this.#readSettings))
@@ -173,13 +160,13 @@ class Run {
         {
           ...this.#settings,
           slots: this.#slots,
-          beforeSlotRelease: async () => {
-            release = await acquire(this.#held);
+          beforeSlotRelease: async (bytes) => {
+            release = await this.#held.acquire(bytes);
           },
         },
         signal,
       );
-      release ??= await acquire(this.#held);
+      release ??= await this.#held.acquire(0);
       const record = await toSourceRecord(url, fetched, this.#readSettings);
       if (signal?.aborted) return; // the stop path answers these claims
       this.#options.onSource?.(record);
