@@ -187,7 +187,9 @@ export const FETCH_OPTIONS = {
     flags: '--cache-mb <megabytes>',
     kind: 'megabytes',
     unit: 'megabytes',
-    help: 'memory kept for the session, in megabytes: HTTP bodies and extracted texts (least recently used dropped first)',
+    help:
+      'memory kept for the session, in megabytes: HTTP bodies and extracted texts (least recently used dropped first, ' +
+      'also to make room for the pages in work: --work-mb)',
     default: MCP_DEFAULTS.cacheMb,
     commands: ['mcp'],
     setting: 'cacheBytes',
