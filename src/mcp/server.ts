@@ -1,4 +1,5 @@
-// The MCP server: quotecheck's tools registered on the official SDK's McpServer, each call under a time limit, served over stdio through the size guard (stdout carries only the protocol).
+// The MCP server: quotecheck's tools registered on the official SDK's McpServer, each call under a time limit and the
+// work budget, served over stdio through the size guard (stdout carries only the protocol).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Dispatcher } from 'undici';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
