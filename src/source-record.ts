@@ -2,7 +2,7 @@
 // capture alike).
 import type { ErrorPage, SourceText } from './extract/index.js';
 import { ExtractError } from './extract/errors.js';
-import { htmlPool } from './extract/pool.js';
+import { chosenPool, htmlPool } from './extract/pool.js';
 import type { SourceOutcome } from './fetch/index.js';
 import { normalizeViews, type NormalizedView } from './match.js';
 
@@ -41,8 +41,9 @@ const extractStage = (): Promise<typeof import('./extract/index.js')> => import(
  * the first body arrives: loading it now would hold back the requests.
  */
 export function prepareExtraction(): void {
-  // After the event loop's next poll: the first requests are written before the thread is made.
-  setImmediate(() => htmlPool().warm());
+  // After the event loop's next poll: the first requests are written before the thread is made. The pool is the one
+  // a page goes to (htmlPool(), unless a server chose its own: the MCP server's lanes start their own workers).
+  setImmediate(() => (chosenPool(0) ?? htmlPool()).warm());
 }
 
 /**

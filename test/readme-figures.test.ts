@@ -261,3 +261,17 @@ describe("the DOM caps (src/extract/html.ts DOM_LIMITS) against bench/results.js
     expect(DOM_LIMITS.maxDepth).toBe(400);
   });
 });
+
+describe("the MCP server under load (docs/performance.md#mcp-server-under-load) against bench/results.json's mcp_load", () => {
+  test('each load: calls answered, wall time and peak memory, as bench/mcp-load.ts makes the rows', async () => {
+    const { mcpLoadRows } = await import('../bench/mcp-load.js');
+    for (const cells of mcpLoadRows(results.mcp_load)) expect(row(cells[0]!)).toContain(`| ${cells.join(' | ')} |`);
+    const load = results.mcp_load;
+    expect(readme).toContain(`longest ${load.small_during_30mb_max_seconds.toFixed(2)} s`);
+    expect(readme).toContain(`RSS ${load.soak.rss_mb.join(' → ')} MB`);
+    expect(readme).toContain(
+      `${load.cancel.before_mb} MB before, ${load.cancel.peaks_mb.join(', ')} MB at their peaks`,
+    );
+    expect(readme).toContain(`${load.cancel.after_mb} MB after`);
+  });
+});

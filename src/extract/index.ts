@@ -3,7 +3,7 @@ import { ExtractError } from './errors.js';
 import { decodeText, type CharsetSource } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
 import type { MarkupSignals } from './markup.js';
-import { htmlPoolFor } from './pool.js';
+import { chosenPool, htmlPool } from './pool.js';
 import { pdfToText } from './pdf.js';
 
 export { ExtractError, type ExtractErrorKind } from './errors.js';
@@ -106,7 +106,11 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
         charsetSource,
         markup,
         fallbacks,
-      } = await htmlPoolFor(input.body.length).extract(input.body, contentType.charset, options.timeoutMs);
+      } = await (chosenPool(input.body.length) ?? htmlPool()).extract(
+        input.body,
+        contentType.charset,
+        options.timeoutMs,
+      );
       const views: TextView[] = [];
       if (v.article !== undefined)
         views.push({ name: 'article', extractor: 'readability', text: v.article, normalized: normalized.article });

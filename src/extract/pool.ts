@@ -287,13 +287,13 @@ let choosePool: ((bytes: number) => HtmlPool | undefined) | undefined;
 
 /**
  * Lets a server choose the pool a page of `bytes` is extracted in (the MCP server's lanes, src/mcp/lanes.ts: small
- * pages on a worker of their own, large ones on a worker that is let go after them). Unset, or choosing none: htmlPool().
+ * pages on a worker of their own, large ones on a worker that is let go after them). Unset, or choosing none: htmlPool() (chosenPool).
  */
 export function choosePagePool(choose: (bytes: number) => HtmlPool | undefined): void {
   choosePool = choose;
 }
 
-/** The pool a page of `bytes` is extracted in: the one chosen for it (choosePagePool), else htmlPool(). */
-export function htmlPoolFor(bytes: number): HtmlPool {
-  return choosePool?.(bytes) ?? htmlPool();
+/** The pool chosen for a page of `bytes` (choosePagePool), if any: the caller takes htmlPool() without one. */
+export function chosenPool(bytes: number): HtmlPool | undefined {
+  return choosePool?.(bytes);
 }

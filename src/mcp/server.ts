@@ -1,5 +1,7 @@
-// The MCP server: quotecheck's tools registered on the official SDK's McpServer, each call under a time limit, served over stdio through the size guard (stdout carries only the protocol).
+// The MCP server: quotecheck's tools registered on the official SDK's McpServer, each call under a time limit and the
+// work budget, served over stdio through the size guard (stdout carries only the protocol).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Dispatcher } from 'undici';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -108,6 +110,9 @@ async function guarded(
   }
 }
 
+/** An interceptor that changes nothing: what the gate wraps over a replay. */
+const PASS_THROUGH = { interceptor: (): Dispatcher.DispatcherComposeInterceptor => (dispatch) => dispatch };
+
 /** A call's limits: its time, and the work budget it takes its turn in. */
 interface CallLimits {
   ms: number;
@@ -161,7 +166,9 @@ export function createServer(settings: McpSettings): { server: McpServer; tools:
   const makeRoom = (inUse: number, url: string | undefined): void =>
     cache.budget.makeRoom(inUse * WORK_MEMORY_PER_BYTE, url);
   const work: WorkSettings = { budget: new WorkBudget(settings.workBytes, makeRoom), sizes: new KnownSizes() };
-  const tools = new SourceTools({ ...settings, cache, gate: gatedInterceptor(cache, work.sizes) });
+  // A replay answers from its archive, not through the cache: the gate goes over it alone.
+  const gate = gatedInterceptor(settings.replay ? PASS_THROUGH : cache, work.sizes);
+  const tools = new SourceTools({ ...settings, cache, gate });
   // Arguments are a few strings and numbers: a call with thousands of members is refused before zod walks it.
   const server = new McpServer({ name: 'quotecheck', version: VERSION }, { maxToolInputElements: 64 });
   const limit: CallLimits = { ms: settings.callTimeoutMs, work };

@@ -251,8 +251,14 @@ export class SourceTools {
   /** The loads under way, with their callers: a load stops when all of them have. */
   readonly #loads = new Map<string, SharedLoad>();
 
+  /** The replay's archive, under the work budget's gate when there is one: replayed pages are worked on all the same. */
+  readonly #archive: ReplayArchive | undefined;
+
   constructor(settings: ToolSettings) {
     this.#settings = settings;
+    const { replay, gate } = settings;
+    this.#archive =
+      replay && gate ? Object.assign(replay.compose(gate.interceptor()), { waybackBase: replay.waybackBase }) : replay;
     this.#fetcher = sourceFetcher({ ...DEFAULT_OPTIONS, ...this.#pipeline() });
   }
 
@@ -260,8 +266,8 @@ export class SourceTools {
   #pipeline(): Partial<CheckOptions> & Pick<RunSettings, 'timeoutMs' | 'retries' | 'sourceBudgetMs' | 'allowPrivate'> {
     return {
       ...runSettingsOf('mcp', this.#settings),
-      transport: this.#settings.replay
-        ? { kind: 'replay', archive: this.#settings.replay }
+      transport: this.#archive
+        ? { kind: 'replay', archive: this.#archive }
         : { kind: 'cached', cache: this.#settings.gate ?? this.#settings.cache },
     };
   }

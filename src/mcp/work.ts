@@ -8,7 +8,7 @@ import type { ExchangeInterceptor } from '../run/transport.js';
 
 /**
  * A page of at most this many bytes never waits and is not counted: its work is small (some 40 MB at most), and an
- * agent's quick check is answered while large pages queue. A page seen before of this size passes larger ones waiting.
+ * agent's quick check is answered while large pages queue (src/mcp/lanes.ts gives it an HTML worker of its own).
  */
 export const SMALL_PAGE_BYTES = 2 * 1024 * 1024;
 /**
@@ -16,7 +16,7 @@ export const SMALL_PAGE_BYTES = 2 * 1024 * 1024;
  * parse, the texts (raw and normalized, article and full page), the token maps, and the garbage they leave.
  */
 export const WORK_MEMORY_PER_BYTE = 20;
-/** The most pages of the bounds bench/mcp-load.ts measured; a body without Content-Length counts as this much until it ends. */
+/** A body without Content-Length is admitted as it grows, this many bytes at a time. */
 const UNDECLARED_PAGE_BYTES = 8 * 1024 * 1024;
 /** The sizes of pages seen, kept for this many URLs (a page seen before waits for room before it is fetched again). */
 const KNOWN_SIZES = 10_000;
@@ -47,10 +47,6 @@ interface Waiter {
 export class WorkBudget {
   readonly #queue: Waiter[] = [];
   #inUse = 0;
-  /** The most bytes in use at once, for the bench and tests. */
-  peakBytes = 0;
-  /** Calls that had to wait, for the bench and tests. */
-  waited = 0;
 
   constructor(
     readonly maxBytes: number,
@@ -73,7 +69,6 @@ export class WorkBudget {
 
   #take(bytes: number, url: string | undefined): Lease {
     this.#inUse += bytes;
-    this.peakBytes = Math.max(this.peakBytes, this.#inUse);
     this.onGrant(this.#inUse, url);
     return { bytes };
   }
@@ -88,7 +83,6 @@ export class WorkBudget {
   take(bytes: number, signal: AbortSignal, url?: string): Promise<Lease> {
     const now = this.tryTake(bytes, url);
     if (now) return Promise.resolve(now);
-    this.waited++;
     return new Promise<Lease>((resolve, reject) => {
       const waiter: Waiter = {
         bytes,
