@@ -194,8 +194,8 @@ export const FETCH_OPTIONS = {
     kind: 'megabytes',
     unit: 'megabytes',
     help:
-      'memory kept for the session, in megabytes: HTTP bodies and extracted texts (least recently used dropped first, ' +
-      'also to make room for the pages in work: --work-mb)',
+      'memory kept for the session, in megabytes: HTTP bodies and extracted texts (least recently used dropped ' +
+      'first, also to make room for the pages in work: --work-mb)',
     default: MCP_DEFAULTS.cacheMb,
     commands: ['mcp'],
     setting: 'cacheBytes',

@@ -1,11 +1,15 @@
-// A pool of worker threads for HTML extraction: one per core the main thread leaves free, and a page that hangs or eats memory is stopped, not fatal.
+// A pool of worker threads for HTML extraction: one per core the main thread leaves free, and a page that hangs or eats
+// memory is stopped, not fatal.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { describeError, ExtractError } from './errors.js';
 import type { HtmlJobReply, HtmlJobRequest, HtmlJobResult } from './html.js';
 
-/** Heap per worker: a page at the DOM cap (DOM_LIMITS.maxBytes, src/extract/html.ts) fits; a page that needs more is stopped, and the run goes on. */
-export const WORKER_HEAP_MB = 512;
+/**
+ * Heap per worker: a page at the DOM cap (DOM_LIMITS.maxBytes, src/extract/html.ts) fits; a page that needs more is
+ * stopped, and the run goes on.
+ */
+const WORKER_HEAP_MB = 512;
 
 /**
  * Workers by default: a core each, less the one the main thread needs. The main thread is busy a
@@ -23,13 +27,13 @@ export function defaultPoolSize(cores = availableParallelism()): number {
  * hold up every other page. A page under the DOM caps (DOM_LIMITS) takes a warm worker well under
  * that (docs/performance.md has the measured rates).
  */
-export const SLOW_JOB_MS = 2_000;
+const SLOW_JOB_MS = 2_000;
 
 /**
  * Workers run compiled code. From the source tree (vitest runs src/*.ts) the worker is the
- * compiled one in dist/, which `npm test` builds first (and the suite's global setup whenever a source is newer). In the self-contained build a task ships
- * (scripts/bundle.ts), this module is in a file of the shipped folder (quotecheck.mjs or one of its chunks, all side by
- * side) and the worker is html-worker.mjs beside it.
+ * compiled one in dist/, which `npm test` builds first (and the suite's global setup whenever a source is newer). In
+ * the self-contained build a task ships (scripts/bundle.ts), this module is in a file of the shipped folder
+ * (quotecheck.mjs or one of its chunks, all side by side) and the worker is html-worker.mjs beside it.
  */
 function workerUrl(): URL {
   const here = import.meta.url;
@@ -63,7 +67,10 @@ interface Slot {
 
 type PartialResult = Omit<HtmlJobResult, 'views' | 'normalized'> & { full: string; normalizedFull: string };
 
-/** A page's result with its full view only; `articleNote` says why there is no article (yet); `fallbacks` adds to those the full view came with. */
+/**
+ * A page's result with its full view only; `articleNote` says why there is no article (yet); `fallbacks` adds to those
+ * the full view came with.
+ */
 function fullViewOnly(
   partial: PartialResult,
   articleNote: string | undefined,
@@ -108,7 +115,9 @@ export class HtmlPool {
     return this.size + this.slots.filter((s) => s.slow).length;
   }
 
-  /** Decodes, extracts and normalizes one page in a worker; rejects with ExtractError on timeout, memory cap or crash. */
+  /**
+   * Decodes, extracts and normalizes one page in a worker; rejects with ExtractError on timeout, memory cap or crash.
+   */
   extract(bytes: Uint8Array, httpCharset: string | undefined, timeoutMs: number): Promise<HtmlJobResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ id: this.nextId++, bytes, httpCharset, timeoutMs, resolve, reject });
@@ -287,7 +296,8 @@ let choosePool: ((bytes: number) => HtmlPool | undefined) | undefined;
 
 /**
  * Lets a server choose the pool a page of `bytes` is extracted in (the MCP server's lanes, src/mcp/lanes.ts: small
- * pages on a worker of their own, large ones on a worker that is let go after them). Unset, or choosing none: htmlPool() (chosenPool).
+ * pages on a worker of their own, large ones on a worker that is let go after them). Unset, or choosing none:
+ * htmlPool() (chosenPool).
  */
 export function choosePagePool(choose: (bytes: number) => HtmlPool | undefined): void {
   choosePool = choose;

@@ -1,4 +1,5 @@
-// The MCP server's bounds on what comes in and goes out: the input caps, echoes of long inputs, JSON sizes, and the transport guard that holds every request and response under its cap.
+// The MCP server's bounds on what comes in and goes out: the input caps, echoes of long inputs, JSON sizes, and the
+// transport guard that holds every request and response under its cap.
 import { MCP_DEFAULTS } from '../defaults.js';
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
@@ -9,7 +10,8 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-// A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
+// A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times
+// as much).
 import * as z from 'zod';
 import { thousands } from '../messages.js';
 
@@ -23,23 +25,32 @@ export const MAX_QUERY_CHARS = 1_000;
 export const MAX_PATH_CHARS = 4_096;
 /** Claims one check_claims call checks; a larger file is for `quotecheck run`. */
 export const MAX_CLAIMS_PER_CALL = 1_000;
-/** The largest JSON-RPC response (the whole message: text content and structuredContent), well under the 10 MB an SDK client buffers. */
+/**
+ * The largest JSON-RPC response (the whole message: text content and structuredContent), well under the 10 MB an SDK
+ * client buffers.
+ */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
-/** The largest JSON-RPC request read; a longer line is dropped unread and answered with an error when its id can be found. */
+/**
+ * The largest JSON-RPC request read; a longer line is dropped unread and answered with an error when its id can be
+ * found.
+ */
 export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 /**
  * The JSON bytes of the text one response carries (read_source's page, search_source's passages, check_claims'
  * list): a result holds it twice (text content and structuredContent), so this leaves room under MAX_RESPONSE_BYTES.
  */
 export const PART_BYTES = 256 * 1024;
-/** An input echoed back is given whole up to this many characters; a longer one as its first ECHO_HEAD, its length and sha256. */
-export const ECHO_CHARS = 1_000;
+/**
+ * An input echoed back is given whole up to this many characters; a longer one as its first ECHO_HEAD, its length and
+ * sha256.
+ */
+const ECHO_CHARS = 1_000;
 const ECHO_HEAD = 200;
 /** `--call-timeout`'s default: the longest one tool call may take, in seconds. */
 export const DEFAULT_CALL_TIMEOUT_SECONDS = MCP_DEFAULTS.callTimeoutSeconds;
 
 /** The first `n` UTF-16 units of `s`, never half a surrogate pair. */
-export function head(s: string, n: number): string {
+function head(s: string, n: number): string {
   if (s.length <= n) return s;
   const code = s.charCodeAt(n - 1);
   return s.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
@@ -85,7 +96,10 @@ export function capped(field: string, max: number, what: string, min = 0): z.Zod
       return `${field}: ${issue.input === undefined ? 'missing' : `${kindOf(issue.input)}, not text`}; give ${what}`;
     if (issue.code === 'too_small') return `${field}: empty; give ${what}`;
     if (issue.code === 'too_big')
-      return `${field}: ${thousands(typeof issue.input === 'string' ? issue.input.length : 0)} characters, over the ${thousands(max)}-character cap`;
+      return (
+        `${field}: ${thousands(typeof issue.input === 'string' ? issue.input.length : 0)} characters, over ` +
+        `the ${thousands(max)}-character cap`
+      );
     return `${field}: not accepted; give ${what}`;
   };
   const s = z.string({ error }).max(max);
@@ -117,7 +131,10 @@ export function oneOf<const T extends readonly [string, ...string[]]>(
   return z.enum(values, { error });
 }
 
-/** The bytes the UTF-16 unit at `i` of `s` takes inside a JSON string, as JSON.stringify writes it (a pair counts at its high half). */
+/**
+ * The bytes the UTF-16 unit at `i` of `s` takes inside a JSON string, as JSON.stringify writes it (a pair counts at its
+ * high half).
+ */
 function jsonUnitBytes(s: string, i: number): number {
   const c = s.charCodeAt(i);
   if (c < 0x20) return c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
@@ -168,8 +185,10 @@ const SDK_TOO_MANY =
 /** A one-line error is cut here (an SDK message may quote what it was sent). */
 const MAX_ERROR_CHARS = 2_000;
 
-/** An error result's text on one line; the SDK's validation errors as our own ("quote: 3,000,000 characters, over ..."). */
-export function oneLine(text: string): string {
+/**
+ * An error result's text on one line; the SDK's validation errors as our own ("quote: 3,000,000 characters, over ...").
+ */
+function oneLine(text: string): string {
   let out = text;
   const sdk = SDK_INVALID.exec(out);
   if (sdk) {
@@ -186,7 +205,9 @@ export function oneLine(text: string): string {
   }
   const crowded = SDK_TOO_MANY.exec(out);
   if (crowded)
-    out = `${crowded[1]}: the arguments hold more than ${crowded[2]} values in all (members and list items); the tool takes a few named strings and numbers`;
+    out =
+      `${crowded[1]}: the arguments hold more than ${crowded[2]} values in all (members and list items); the ` +
+      `tool takes a few named strings and numbers`;
   out = out.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ').trim();
   return out.length > MAX_ERROR_CHARS ? `${head(out, MAX_ERROR_CHARS)}…` : out;
 }
@@ -348,7 +369,8 @@ export class GuardedTransport implements Transport {
     const bytes = jsonBytes({ ...message, result: bounded });
     if (bytes > this.maxResponseBytes) {
       bounded = errorResult(
-        `${tool ?? 'the tool'}: the answer would be ${thousands(bytes)} bytes, over the ${thousands(this.maxResponseBytes)}-byte cap for one response; ask for less`,
+        `${tool ?? 'the tool'}: the answer would be ${thousands(bytes)} bytes, over the ` +
+          `${thousands(this.maxResponseBytes)}-byte cap for one response; ask for less`,
       );
     }
     return bounded === result ? message : { ...message, result: bounded };

@@ -1,4 +1,6 @@
-// The MCP server's per-session memory: one budget in bytes for everything kept (ByteBudget), and the source cache under it: every HTTP exchange kept, least recently used dropped first, so a source is fetched once per session whichever tool asks.
+// The MCP server's per-session memory: one budget in bytes for everything kept (ByteBudget), and the source cache under
+// it: every HTTP exchange kept, least recently used dropped first, so a source is fetched once per session whichever
+// tool asks.
 import type { Dispatcher } from 'undici';
 import { RETRYABLE_STATUSES } from '../fetch/policy.js';
 
@@ -83,8 +85,8 @@ export class ByteBudget {
 
   /**
    * Makes room for work under way (src/mcp/work.ts): the least recently used entries are dropped until what is kept
-   * and `bytes` fit in the budget together, but for those of the URL `spare`. Entries kept later are not refused: the work's own record is kept for the
-   * next call, and the next page's work makes room again.
+   * and `bytes` fit in the budget together, but for those of the URL `spare`. Entries kept later are not refused: the
+   * work's own record is kept for the next call, and the next page's work makes room again.
    */
   makeRoom(bytes: number, spare?: string): void {
     for (const [k, v] of this.#entries) {

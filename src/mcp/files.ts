@@ -1,4 +1,5 @@
-// The MCP server's files: paths resolved under one root folder, read only when they are regular files there, answers written there only under plain names.
+// The MCP server's files: paths resolved under one root folder, read only when they are regular files there, answers
+// written there only under plain names.
 import { accessSync, constants, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { AnswersTarget } from '../answers.js';
@@ -19,7 +20,10 @@ export class PathError extends UserError {
  */
 const UNPLAIN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
-/** A path as messages show it: quoted, shortened when long, every character that could break or disguise the line escaped. */
+/**
+ * A path as messages show it: quoted, shortened when long, every character that could break or disguise the line
+ * escaped.
+ */
 export function shownPath(path: string): string {
   return JSON.stringify(echo(path, 300)).replace(
     new RegExp(UNPLAIN.source, 'gu'),
@@ -27,7 +31,10 @@ export function shownPath(path: string): string {
   );
 }
 
-/** What an unplain character is, in words: "a NUL byte", "the control character U+001B", "the bidirectional control U+202E". */
+/**
+ * What an unplain character is, in words: "a NUL byte", "the control character U+001B", "the bidirectional control
+ * U+202E".
+ */
 function unplainText(c: string): string {
   if (c === '\u0000') return 'a NUL byte';
   const code = c.codePointAt(0)!;
@@ -65,11 +72,11 @@ function lstatOrUndefined(path: string): Stats | undefined {
 }
 
 /**
- * The folder the MCP server's files live in (docs/agent-tools.md#mcp-server: `--root`, the working directory by default). Every
- * path is resolved there: relative paths from it, absolute ones only when they lie in it; a `..` component is
- * refused outright, and a path whose real location (symbolic links resolved) is outside the root is refused.
- * Only regular files are read, and never by a blocking open: a named pipe or a device is looked at (lstat), never
- * opened. All file system calls are synchronous and none can wait on a peer, so no call holds the thread pool.
+ * The folder the MCP server's files live in (docs/agent-tools.md#mcp-server: `--root`, the working directory by
+ * default). Every path is resolved there: relative paths from it, absolute ones only when they lie in it; a `..`
+ * component is refused outright, and a path whose real location (symbolic links resolved) is outside the root is
+ * refused. Only regular files are read, and never by a blocking open: a named pipe or a device is looked at (lstat),
+ * never opened. All file system calls are synchronous and none can wait on a peer, so no call holds the thread pool.
  */
 export class RootFolder {
   private constructor(
@@ -120,7 +127,8 @@ export class RootFolder {
     }
     if (!within(this.path, real)) {
       throw new PathError(
-        `${field} ${shownPath(input)}: leads outside the root folder ${this.path} (through a symbolic link, to ${shownPath(real)})`,
+        `${field} ${shownPath(input)}: leads outside the root folder ${this.path} (through a symbolic link, to ` +
+          `${shownPath(real)})`,
       );
     }
     return real;

@@ -8,7 +8,7 @@ import { SMALL_PAGE_BYTES } from './work.js';
  * 300 MB for 30 MB of HTML) and V8 keeps it, while the page's own work (search, token maps) goes on on the main thread.
  * A fresh worker costs about 0.2 s to start; a large page takes seconds.
  */
-export class LetGoPool extends HtmlPool {
+class LetGoPool extends HtmlPool {
   #pending = 0;
 
   override async extract(...args: Parameters<HtmlPool['extract']>): ReturnType<HtmlPool['extract']> {

@@ -1,4 +1,5 @@
-// search_source's passages: the places of a source closest to a phrase, each given as the sentences around it, distinct across views, best first.
+// search_source's passages: the places of a source closest to a phrase, each given as the sentences around it, distinct
+// across views, best first.
 import { alignWhole, nearestSpan } from '../diagnose/align.js';
 import { widenToWords } from '../match.js';
 
@@ -8,7 +9,9 @@ export interface Passage {
   view: number;
   start: number;
   end: number;
-  /** The sentences that hold the span: what makes a passage a place of its own (the sentences beside them are context). */
+  /**
+   * The sentences that hold the span: what makes a passage a place of its own (the sentences beside them are context).
+   */
   coreStart: number;
   coreEnd: number;
   spanStart: number;
@@ -18,27 +21,37 @@ export interface Passage {
 }
 
 /** The most a passage reaches past its span on each side: a long sentence is cut there, at a word. */
-export const MAX_SIDE_CHARS = 300;
+const MAX_SIDE_CHARS = 300;
 /** A passage shorter than this takes in the sentences beside it: a three-word sentence says little on its own. */
-export const MIN_PASSAGE_CHARS = 80;
-/** Stretches of text without a sentence end are scored in pieces about this long (a table, a list, a PDF's running text). */
+const MIN_PASSAGE_CHARS = 80;
+/**
+ * Stretches of text without a sentence end are scored in pieces about this long (a table, a list, a PDF's running
+ * text).
+ */
 const PIECE_CHARS = 2 * MAX_SIDE_CHARS;
 /** Context either side of a span that makes two passages of different views the same place. */
 const SAME_PLACE_CHARS = 60;
 /** Candidate sentences aligned in full for each passage still wanted, once alignment has found all it can. */
 const CANDIDATES_PER_PASSAGE = 3;
 
-/** A sentence end in normalized text (one space between words): a stop, then any closing quotes or brackets, then a space or the end. */
+/**
+ * A sentence end in normalized text (one space between words): a stop, then any closing quotes or brackets, then a
+ * space or the end.
+ */
 const TERMINATOR = /[.!?]["')\]]*(?= |$)/g;
 /** Words a stop follows without ending a sentence (normalized text is lower case). */
 const ABBREVIATIONS = new Set(
-  'mr mrs ms dr prof st jr sr gen gov sen rep rev col lt capt sgt no vol fig pp ch sec jan feb mar apr jun jul aug sep sept oct nov dec inc co corp ltd vs etc al approx est dept univ'.split(
-    ' ',
-  ),
+  (
+    'mr mrs ms dr prof st jr sr gen gov sen rep rev col lt capt sgt no vol fig pp ch sec jan feb mar apr jun jul aug ' +
+    'sep sept oct nov dec inc co corp ltd vs etc al approx est dept univ'
+  ).split(' '),
 );
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** Whether the stop at `at` ends a sentence: not after an initial ("j. smith"), an abbreviation ("mr.") or a dotted one ("u.s."). */
+/**
+ * Whether the stop at `at` ends a sentence: not after an initial ("j. smith"), an abbreviation ("mr.") or a dotted one
+ * ("u.s.").
+ */
 function endsSentence(text: string, at: number): boolean {
   if (text[at] !== '.') return true;
   let a = at;
@@ -61,7 +74,9 @@ function sentenceStart(text: string, pos: number): number {
   return space === -1 || space >= pos ? from : space + 1;
 }
 
-/** Where the sentence holding the character before `pos` ends, looking on at most MAX_SIDE_CHARS (then at a word end). */
+/**
+ * Where the sentence holding the character before `pos` ends, looking on at most MAX_SIDE_CHARS (then at a word end).
+ */
 function sentenceEnd(text: string, pos: number): number {
   const to = Math.min(text.length, pos + MAX_SIDE_CHARS);
   TERMINATOR.lastIndex = Math.max(0, pos - 4);
@@ -77,7 +92,7 @@ function sentenceEnd(text: string, pos: number): number {
  * The passage around a span: the whole sentences that hold it (its core), at most MAX_SIDE_CHARS past it on each side,
  * and the sentences beside them while it is shorter than MIN_PASSAGE_CHARS.
  */
-export function passageAround(
+function passageAround(
   text: string,
   spanStart: number,
   spanEnd: number,
@@ -121,7 +136,10 @@ function passageOf(view: number, text: string, span: { start: number; end: numbe
   return { view, ...p, spanStart: w.start, spanEnd: w.end, similarity: Number(span.similarity.toFixed(3)) };
 }
 
-/** The closest spans of one view by the alignment the diagnosis uses, each passage blanked out before the next is sought. */
+/**
+ * The closest spans of one view by the alignment the diagnosis uses, each passage blanked out before the next is
+ * sought.
+ */
 function alignedPassages(query: string, view: number, text: string, max: number, signal?: AbortSignal): Passage[] {
   const found: Passage[] = [];
   let masked = text;
@@ -138,7 +156,10 @@ function alignedPassages(query: string, view: number, text: string, max: number,
   return found;
 }
 
-/** The view cut into sentences, and stretches without a sentence end into pieces of about PIECE_CHARS, as [start, end) pairs. */
+/**
+ * The view cut into sentences, and stretches without a sentence end into pieces of about PIECE_CHARS, as [start, end)
+ * pairs.
+ */
 function pieces(text: string): [number, number][] {
   const out: [number, number][] = [];
   const add = (start: number, end: number) => {

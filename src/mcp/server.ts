@@ -74,7 +74,8 @@ async function guarded(
     () =>
       stop.abort(
         new CallTimeLimit(
-          `${tool}: stopped at the ${thousands(seconds)}-second limit for one call (--call-timeout ${seconds})${stoppedNote}`,
+          `${tool}: stopped at the ${thousands(seconds)}-second limit for one call (--call-timeout ` +
+            `${seconds})${stoppedNote}`,
         ),
       ),
     limitMs,
@@ -160,7 +161,7 @@ function onePage(
 }
 
 /** The server with its four tools; `close` ends the session's HTTP connections. */
-export function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools; work: WorkSettings } {
+function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools; work: WorkSettings } {
   const cache = new SourceCache(settings.cacheBytes);
   // What the cache keeps gives way to the pages worked on: the memory they take while worked on is not kept too.
   const makeRoom = (inUse: number, url: string | undefined): void =>
@@ -188,9 +189,12 @@ function registerVerifyQuote(server: McpServer, tools: SourceTools, limit: CallL
     {
       title: 'Verify a quote against its source',
       description:
-        "Fetches the URL, extracts its text as the benchmark's labels were made (pdftotext for PDFs; Readability article and full page for HTML) and answers " +
-        'label "verbatim" (the normalized quote is a substring of the normalized text) or "no_match", with a diagnosis of why (extraction_artifact, near_miss, partial, ' +
-        "not_found, drifted, paywall, fetch_failed, empty, unsupported) and evidence: the match with context, or the nearest span in the page's own wording with a word diff. " +
+        "Fetches the URL, extracts its text as the benchmark's labels were made (pdftotext for PDFs; Readability " +
+        'article and full page for HTML) and answers ' +
+        'label "verbatim" (the normalized quote is a substring of the normalized text) or "no_match", with a ' +
+        'diagnosis of why (extraction_artifact, near_miss, partial, ' +
+        'not_found, drifted, paywall, fetch_failed, empty, unsupported) and evidence: the match with context, or ' +
+        "the nearest span in the page's own wording with a word diff. " +
         'The same record as `quotecheck verify --json`.',
       inputSchema: verifyInput,
       outputSchema: verifyOutput,
@@ -211,8 +215,10 @@ function registerReadSource(server: McpServer, tools: SourceTools, limit: CallLi
     {
       title: "Read a source's extracted text",
       description:
-        'The text quotecheck extracted from a URL (exactly what the label is computed on, before normalization), a page at a time: give offset and length to page; ' +
-        'next_offset is where the next page starts (null at the end). Also lists the views the source has (article and full for HTML, text for PDFs and plain text), the charset and the final URL.',
+        'The text quotecheck extracted from a URL (exactly what the label is computed on, before normalization), a ' +
+        'page at a time: give offset and length to page; ' +
+        'next_offset is where the next page starts (null at the end). Also lists the views the source has (article ' +
+        'and full for HTML, text for PDFs and plain text), the charset and the final URL.',
       inputSchema: readInput,
       outputSchema: readOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -221,7 +227,8 @@ function registerReadSource(server: McpServer, tools: SourceTools, limit: CallLi
       onePage('read_source', limit, extra, input.url, async (signal) => {
         const r = await tools.read(input, signal);
         return ok(
-          `${r.view} view of ${r.final_url}: characters ${r.offset}-${r.offset + r.text.length} of ${r.total_length}${r.next_offset === null ? '' : `; next page at offset ${r.next_offset}`}`,
+          `${r.view} view of ${r.final_url}: characters ${r.offset}-${r.offset + r.text.length} of ` +
+            `${r.total_length}${r.next_offset === null ? '' : `; next page at offset ${r.next_offset}`}`,
           r,
         );
       }),
@@ -235,8 +242,10 @@ function registerSearchSource(server: McpServer, tools: SourceTools, limit: Call
     {
       title: 'Find the passages closest to a phrase',
       description:
-        "The passages of a source closest to a phrase, best first, by the alignment the diagnosis uses (edit distance over normalized text): offset and length in the view's " +
-        "normalized text, similarity (1 is exact), the passage normalized and in the page's own wording. `exact` says whether the normalized phrase occurs as it is.",
+        'The passages of a source closest to a phrase, best first, by the alignment the diagnosis uses (edit ' +
+        "distance over normalized text): offset and length in the view's " +
+        "normalized text, similarity (1 is exact), the passage normalized and in the page's own wording. `exact` " +
+        'says whether the normalized phrase occurs as it is.',
       inputSchema: searchInput,
       outputSchema: searchOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -245,8 +254,12 @@ function registerSearchSource(server: McpServer, tools: SourceTools, limit: Call
       onePage('search_source', limit, extra, input.url, async (signal) => {
         const r = await tools.search(input, signal);
         const best = r.results[0];
+        const where = best
+          ? `, best similarity ${best.similarity} in the ${best.view} view at offset ${best.offset}`
+          : '';
         return ok(
-          `${r.exact ? 'the phrase is in the source' : 'the phrase is not in the source as it is'}; ${r.results.length} passage(s)${best ? `, best similarity ${best.similarity} in the ${best.view} view at offset ${best.offset}` : ''}`,
+          `${r.exact ? 'the phrase is in the source' : 'the phrase is not in the source as it is'}; ` +
+            `${r.results.length} passage(s)${where}`,
           r,
         );
       }),
@@ -260,7 +273,8 @@ function registerCheckClaims(server: McpServer, tools: SourceTools, limit: CallL
     {
       title: 'Check a whole claims file',
       description:
-        'Runs the whole pipeline on a claims file (a JSON array of {id, quote, url}, as `quotecheck run` reads) and writes the answers file ({id: label}); returns the counts, ' +
+        'Runs the whole pipeline on a claims file (a JSON array of {id, quote, url}, as `quotecheck run` reads) ' +
+        'and writes the answers file ({id: label}); returns the counts, ' +
         "the diagnoses and each claim's label and diagnosis.",
       inputSchema: checkInput,
       outputSchema: checkOutput,
@@ -297,7 +311,8 @@ export async function serveStdio(settings: McpSettings): Promise<void> {
     transport.refuseOversize(bytes, id, MAX_REQUEST_BYTES),
   );
   process.stdin.pipe(lines);
-  // The SDK's reader gets whole lines only, each under the cap: its own limit (which would end the session) is never reached.
+  // The SDK's reader gets whole lines only, each under the cap: its own limit (which would end the session) is never
+  // reached.
   transport = new GuardedTransport(
     new StdioServerTransport(lines, process.stdout, { maxBufferSize: MAX_REQUEST_BYTES + 1024 * 1024 }),
     MAX_RESPONSE_BYTES,

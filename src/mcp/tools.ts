@@ -1,6 +1,8 @@
-// The MCP tools' work, apart from the protocol: verify a quote, read a source page by page, search it, check a claims file; each input and output with its zod schema.
+// The MCP tools' work, apart from the protocol: verify a quote, read a source page by page, search it, check a claims
+// file; each input and output with its zod schema.
 import { posix } from 'node:path';
-// A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times as much).
+// A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times
+// as much).
 import * as z from 'zod';
 import { describeFsError, thousands } from '../messages.js';
 import { asOfProblem } from '../asof/date.js';
@@ -38,15 +40,18 @@ import { PathError, shownPath, type RootFolder } from './files.js';
 import { UserError } from '../errors.js';
 
 /** read_source's page when none is asked for: about five pages of prose, well inside a model's context. */
-export const DEFAULT_PAGE_CHARS = 20_000;
+const DEFAULT_PAGE_CHARS = 20_000;
 /** The largest page read_source hands out. */
-export const MAX_PAGE_CHARS = 100_000;
+const MAX_PAGE_CHARS = 100_000;
 /** search_source's results when none is asked for, and at most. */
-export const DEFAULT_RESULTS = 5;
-export const MAX_RESULTS = 20;
+const DEFAULT_RESULTS = 5;
+const MAX_RESULTS = 20;
 /** The longest as_of taken: an ISO date-time with fractions and an offset is about 35 characters. */
 const MAX_AS_OF_CHARS = 64;
-/** check_claims lists at most this many claims in its result (and fewer when their text passes PART_BYTES); the answers file has them all. */
+/**
+ * check_claims lists at most this many claims in its result (and fewer when their text passes PART_BYTES); the answers
+ * file has them all.
+ */
 const MAX_LISTED_CLAIMS = 200;
 /** check_claims lists at most this many of the claims file's warnings. */
 const MAX_LISTED_WARNINGS = 20;
@@ -86,7 +91,8 @@ const url = capped('url', MAX_URL_CHARS, "the source's http(s) URL", 1).describe
 export const verifyInput = {
   url,
   quote: capped('quote', MAX_QUOTE_CHARS, 'the passage claimed to occur in the source', 1).describe(
-    `the passage claimed to occur in the source, as the claim gives it (at most ${thousands(MAX_QUOTE_CHARS)} characters)`,
+    `the passage claimed to occur in the source, as the claim gives it (at most ${thousands(MAX_QUOTE_CHARS)} ` +
+      `characters)`,
   ),
   // As `verify --html-view` (the table of src/options.ts): the same choices, wording and default.
   html_view: oneOf('html_view', FETCH_OPTIONS.htmlView.choices)
@@ -103,7 +109,9 @@ export const verifyInput = {
   wayback: oneOf('wayback', WAYBACK_MODES as unknown as [WaybackMode, ...WaybackMode[]])
     .optional()
     .describe(
-      "when Wayback captures are looked up, as `run --wayback`: auto (default: with evidence, when the source changed and the quote is not in today's text), always (also without evidence when the quote is not in today's text), strict (also when it is: for re-deriving labels), off",
+      'when Wayback captures are looked up, as `run --wayback`: auto (default: with evidence, when the source ' +
+        "changed and the quote is not in today's text), always (also without evidence when the quote is not in " +
+        "today's text), strict (also when it is: for re-deriving labels), off",
     ),
 };
 
@@ -113,7 +121,8 @@ const nullableString = z.string().nullable();
 export const verifyOutput = {
   ...VerifyResultSchema.shape,
   redirect: VerifyResultSchema.shape.redirect.describe(
-    "when the page is a redirect shell (a meta refresh or one-line script redirect and no text of its own): its target, fetched once, and whether the quote is there; the label stays the page's own",
+    'when the page is a redirect shell (a meta refresh or one-line script redirect and no text of its own): its ' +
+      "target, fetched once, and whether the quote is there; the label stays the page's own",
   ),
 };
 
@@ -161,7 +170,8 @@ const passage = z.object({
   offset: z
     .number()
     .describe(
-      "offset of the passage (the sentences around the closest span) in the view's normalized text, as a report's nearest.offset",
+      "offset of the passage (the sentences around the closest span) in the view's normalized text, as a report's " +
+        'nearest.offset',
     ),
   length: z.number(),
   span_offset: z
@@ -191,7 +201,8 @@ export const checkInput = {
     "the path of a claims file under the server's root folder",
     1,
   ).describe(
-    `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of {id, quote, url} (or {"claims": [...]}), at most ${thousands(MAX_CLAIMS_PER_CALL)} claims`,
+    `a claims file under the server's root folder (a path relative to it, or absolute inside it): a JSON array of ` +
+      `{id, quote, url} (or {"claims": [...]}), at most ${thousands(MAX_CLAIMS_PER_CALL)} claims`,
   ),
   answers_path: capped(
     'answers_path',
@@ -201,7 +212,8 @@ export const checkInput = {
   )
     .optional()
     .describe(
-      'where the answers go, under the root folder: a plain file name in an existing folder (default answers.json beside the claims file)',
+      'where the answers go, under the root folder: a plain file name in an existing folder (default answers.json ' +
+        'beside the claims file)',
     ),
 };
 
@@ -243,7 +255,10 @@ interface SharedLoad {
   callers: number;
 }
 
-/** The tools over one session: one cache of responses (under every fetch, the pipeline's and read_source's), one of extracted sources. */
+/**
+ * The tools over one session: one cache of responses (under every fetch, the pipeline's and read_source's), one of
+ * extracted sources.
+ */
 export class SourceTools {
   readonly #settings: ToolSettings;
   readonly #fetcher: SourceFetcher;
@@ -251,7 +266,9 @@ export class SourceTools {
   /** The loads under way, with their callers: a load stops when all of them have. */
   readonly #loads = new Map<string, SharedLoad>();
 
-  /** The replay's archive, under the work budget's gate when there is one: replayed pages are worked on all the same. */
+  /**
+   * The replay's archive, under the work budget's gate when there is one: replayed pages are worked on all the same.
+   */
   readonly #archive: ReplayArchive | undefined;
 
   constructor(settings: ToolSettings) {
@@ -262,7 +279,10 @@ export class SourceTools {
     this.#fetcher = sourceFetcher({ ...DEFAULT_OPTIONS, ...this.#pipeline() });
   }
 
-  /** The run core's settings for this session: its limits, its network rule, its archive, and its cache (or the replay) as the transport. */
+  /**
+   * The run core's settings for this session: its limits, its network rule, its archive, and its cache (or the replay)
+   * as the transport.
+   */
   #pipeline(): Partial<CheckOptions> & Pick<RunSettings, 'timeoutMs' | 'retries' | 'sourceBudgetMs' | 'allowPrivate'> {
     return {
       ...runSettingsOf('mcp', this.#settings),
@@ -459,7 +479,8 @@ export class SourceTools {
     if (query === '') throw new ToolInputError('query: nothing left after normalization (only whitespace)');
     if (query.length > MAX_QUERY_CHARS)
       throw new ToolInputError(
-        `query: ${thousands(query.length)} characters once normalized, over the ${thousands(MAX_QUERY_CHARS)}-character cap; search for a part of it`,
+        `query: ${thousands(query.length)} characters once normalized, over the ` +
+          `${thousands(MAX_QUERY_CHARS)}-character cap; search for a part of it`,
       );
     const record = await this.#source(input.url, signal);
     const max = input.max_results ?? DEFAULT_RESULTS;
@@ -496,7 +517,8 @@ export class SourceTools {
     const left = found.length - results.length;
     const few =
       found.length < max
-        ? `${found.length === 0 ? 'no' : `only ${found.length}`} passage(s) of this source come close to the query or share a word with it`
+        ? `${found.length === 0 ? 'no' : `only ${found.length}`} passage(s) of this source come close to the query ` +
+          `or share a word with it`
         : null;
     return {
       url: echo(record.url),
@@ -506,7 +528,8 @@ export class SourceTools {
       results,
       note:
         left > 0
-          ? `${left} more passage(s) left out to keep the answer under ${thousands(PART_BYTES)} bytes of text; search for a longer phrase`
+          ? `${left} more passage(s) left out to keep the answer under ${thousands(PART_BYTES)} bytes of text; ` +
+            `search for a longer phrase`
           : few,
     };
   }
@@ -587,7 +610,8 @@ export class SourceTools {
 function refuseOverCaps(set: ClaimSet, shownClaims: string): void {
   if (set.entries.length > MAX_CLAIMS_PER_CALL) {
     throw new ToolInputError(
-      `${shownClaims}: ${thousands(set.entries.length)} claims, over the ${thousands(MAX_CLAIMS_PER_CALL)}-claim cap for one check_claims call; split the file, or label it with \`quotecheck run\``,
+      `${shownClaims}: ${thousands(set.entries.length)} claims, over the ${thousands(MAX_CLAIMS_PER_CALL)}-claim ` +
+        `cap for one check_claims call; split the file, or label it with \`quotecheck run\``,
     );
   }
   for (const e of set.entries) {
@@ -598,15 +622,19 @@ function refuseOverCaps(set: ClaimSet, shownClaims: string): void {
     ] as const) {
       if (value.length > cap) {
         throw new ToolInputError(
-          `${shownClaims}: ${describeClaim(e.index, echo(e.id, 100))}: ${field}: ${thousands(value.length)} characters, over the ${thousands(cap)}-character cap`,
+          `${shownClaims}: ${describeClaim(e.index, echo(e.id, 100))}: ${field}: ${thousands(value.length)} ` +
+            `characters, over the ${thousands(cap)}-character cap`,
         );
       }
     }
   }
 }
 
-/** What an extracted source costs kept: its body's bytes, and two bytes a UTF-16 unit of each text it holds (raw views, normalized views). */
-export function recordBytes(record: SourceRecord): number {
+/**
+ * What an extracted source costs kept: its body's bytes, and two bytes a UTF-16 unit of each text it holds (raw views,
+ * normalized views).
+ */
+function recordBytes(record: SourceRecord): number {
   let units = 0;
   const views = record.text?.views ?? [];
   for (const [i, v] of views.entries()) {

@@ -1,5 +1,6 @@
-// The MCP server's work budget (`--work-mb`): the bytes of the pages its calls fetch, extract and search at once; a page
-// that does not fit waits its turn, in arrival order, with no clock of its fetch running (docs/agent-tools.md#work-budget).
+// The MCP server's work budget (`--work-mb`): the bytes of the pages its calls fetch, extract and search at once; a
+// page that does not fit waits its turn, in arrival order, with no clock of its fetch running
+// (docs/agent-tools.md#work-budget).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -22,7 +23,7 @@ const UNDECLARED_PAGE_BYTES = 8 * 1024 * 1024;
 const KNOWN_SIZES = 10_000;
 
 /** Why a call's fetch was stopped at its response headers: the page does not fit now; the call waits for `bytes`. */
-export class WorkDeferred extends Error {
+class WorkDeferred extends Error {
   override readonly name = 'WorkDeferred';
   constructor(readonly bytes: number) {
     super(`the page's ${bytes} bytes wait for the work budget`);
@@ -73,7 +74,9 @@ export class WorkBudget {
     return { bytes };
   }
 
-  /** A lease now when it fits and no one is waiting ahead (a small page need not fit behind a waiting one); else none. */
+  /**
+   * A lease now when it fits and no one is waiting ahead (a small page need not fit behind a waiting one); else none.
+   */
   tryTake(bytes: number, url?: string): Lease | undefined {
     const ahead = this.#queue.length > 0 && bytes > SMALL_PAGE_BYTES;
     return !ahead && this.#fits(bytes) ? this.#take(bytes, url) : undefined;

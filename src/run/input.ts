@@ -1,10 +1,11 @@
-// Input normalization: what checkClaims takes (plain claims, parseClaims's entries, or its whole result) made into entries.
+// Input normalization: what checkClaims takes (plain claims, parseClaims's entries, or its whole result) made into
+// entries.
 import { ClaimsFileError, parseClaims, type Claim, type ClaimEntry, type ClaimSet } from '../claims.js';
 
 /**
- * A claim as a library user writes it: one entry of a claims file (docs/how-it-decides.md#claims-input). At run time the
- * aliases of the claims file are accepted too (`claim_id`, `quoted_text`, `source_url`, ...), and
- * unknown fields are ignored.
+ * A claim as a library user writes it: one entry of a claims file (docs/how-it-decides.md#claims-input). At run time
+ * the aliases of the claims file are accepted too (`claim_id`, `quoted_text`, `source_url`, ...), and unknown fields
+ * are ignored.
  */
 export interface ClaimInput {
   id: string | number;
@@ -46,7 +47,8 @@ export function entriesOf(input: ClaimsInput): { entries: readonly ClaimEntry[];
       return { entries: set.entries, warnings: Array.isArray(set.warnings) ? [...set.warnings] : [] };
     }
     throw new ClaimsFileError(
-      `${CALLER}: expected an array of claims ({id, quote, url} objects) or what parseClaims returns, got ${describeValue(input)}`,
+      `${CALLER}: expected an array of claims ({id, quote, url} objects) or what parseClaims returns, got ` +
+        `${describeValue(input)}`,
     );
   }
   const list: readonly unknown[] = input;
@@ -59,7 +61,8 @@ export function entriesOf(input: ClaimsInput): { entries: readonly ClaimEntry[];
   const firstPlain = list.findIndex((x) => !isEntry(x));
   if (firstPlain !== -1) {
     throw new ClaimsFileError(
-      `${CALLER}: item ${firstEntry + 1} of the list is an entry from parseClaims but item ${firstPlain + 1} is not (${describeValue(list[firstPlain])}); ` +
+      `${CALLER}: item ${firstEntry + 1} of the list is an entry from parseClaims but item ${firstPlain + 1} is ` +
+        `not (${describeValue(list[firstPlain])}); ` +
         'pass either plain {id, quote, url} objects or the entries of parseClaims, not both',
     );
   }

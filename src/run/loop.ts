@@ -87,7 +87,9 @@ async function untilDoneOrStopped(work: Promise<unknown>, signal: AbortSignal | 
  */
 export const DECIDE_SLICE_MS = 5;
 
-/** Lets the I/O that is ready run first when the slice that began at `since` is used up; the start of the next slice. */
+/**
+ * Lets the I/O that is ready run first when the slice that began at `since` is used up; the start of the next slice.
+ */
 async function nextSlice(since: number): Promise<number> {
   if (performance.now() - since < DECIDE_SLICE_MS) return since;
   await new Promise<void>((resolve) => setImmediate(resolve));
@@ -186,9 +188,9 @@ class Run {
   /**
    * Decides the claims of one source. The captures they need are looked up once per date and evidence
    * hash; a capture the evidence proves decides every claim of that date and evidence, whichever claim it
-   * was fetched for (docs/sources-change.md#which-text-decides), so a claim found in today's changed text waits for a lookup
-   * its siblings started. Claims no lookup concerns are decided at once, in slices (DECIDE_SLICE_MS) with the I/O
-   * ready in between; a run stopped meanwhile leaves the rest to the stop path.
+   * was fetched for (docs/sources-change.md#which-text-decides), so a claim found in today's changed text waits for a
+   * lookup its siblings started. Claims no lookup concerns are decided at once, in slices (DECIDE_SLICE_MS) with the
+   * I/O ready in between; a run stopped meanwhile leaves the rest to the stop path.
    */
   async #decideGroup(group: readonly Slotted[], record: SourceRecord, sourceMs: number): Promise<void> {
     const { htmlView, wayback, signal } = this.#options;
@@ -226,7 +228,8 @@ class Run {
         // A date asked for, and nothing looked up for it: say so, and how to have it looked up.
         judgement.note = joinNotes(
           judgement.note,
-          `judged on today's text: without an evidence hash, wayback mode auto looks up no capture; mode always (--wayback always) judges on the capture nearest ${this.#asOfOverride.input}`,
+          `judged on today's text: without an evidence hash, wayback mode auto looks up no capture; mode always ` +
+            `(--wayback always) judges on the capture nearest ${this.#asOfOverride.input}`,
         );
       }
       this.#decide(resultFor(r.claim, r.quote, r.live, judgement, htmlView, sourceMs), r.slot);

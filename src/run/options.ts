@@ -26,13 +26,19 @@ export interface CheckOptions extends RunSettings {
    * each claim it did not decide (`undecided: true`, answered `no_match`), so every claim is seen once.
    */
   onResult?: (result: ClaimResult) => void;
-  /** Called as each source is settled (fetched and extracted, or failed). The run keeps no reference to it after its claims are decided. */
+  /**
+   * Called as each source is settled (fetched and extracted, or failed). The run keeps no reference to it after its
+   * claims are decided.
+   */
   onSource?: (source: SourceRecord) => void;
   /** Called as the Wayback Machine's requests are queued, sent and answered (progress shows the pacing wait). */
   onArchive?: WaybackOptions['onActivity'];
 }
 
-/** What streamClaims returns: the run's own facts. Each claim's result and each source went to `onResult` and `onSource` as they came, and were not kept. */
+/**
+ * What streamClaims returns: the run's own facts. Each claim's result and each source went to `onResult` and `onSource`
+ * as they came, and were not kept.
+ */
 export interface StreamedRun {
   /** Claims in the input (each was passed to `onResult` once). */
   claims: number;
@@ -49,11 +55,17 @@ export interface StreamedRun {
 export interface CheckRun extends StreamedRun {
   /** One result per claim, in input order. */
   results: ClaimResult[];
-  /** Every source read, in the order they were settled (with their texts: memory grows with the run; streamClaims keeps none). */
+  /**
+   * Every source read, in the order they were settled (with their texts: memory grows with the run; streamClaims keeps
+   * none).
+   */
   sources: SourceRecord[];
 }
 
-/** A command's transport from the archives it opened: a replay answers every request; else the network, recorded when it records. */
+/**
+ * A command's transport from the archives it opened: a replay answers every request; else the network, recorded when it
+ * records.
+ */
 export function transportOf(archives: { recorder?: ExchangeInterceptor; replay?: ReplayArchive }): Transport {
   if (archives.replay) return { kind: 'replay', archive: archives.replay };
   return archives.recorder ? { kind: 'recorded', recorder: archives.recorder } : { kind: 'network' };

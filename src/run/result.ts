@@ -22,7 +22,7 @@ import type { FetchErrorKind } from '../fetch/errors.js';
  * streamClaims return. What users read is its report line (contract.ts ReportRecord, report.ts toReportRecord). The
  * contract's schemas give the shared vocabularies; the match and the nearest span are the pipeline's own types.
  */
-export const ClaimResultSchema = z.object({
+const ClaimResultSchema = z.object({
   id: z.string(),
   index: z.number(),
   label: LabelSchema,
@@ -31,12 +31,18 @@ export const ClaimResultSchema = z.object({
   quote: z.string().optional(),
   finalUrl: z.string().optional(),
   httpStatus: z.number().optional(),
-  /** Why today's fetch failed, when it did (the report's `fetch_error`): a failure's kind, never its message, says what to do. */
+  /**
+   * Why today's fetch failed, when it did (the report's `fetch_error`): a failure's kind, never its message, says what
+   * to do.
+   */
   fetchError: z.custom<FetchErrorKind>((v) => typeof v === 'string').optional(),
   contentType: z.string().optional(),
   sourceSha256: z.string().optional(),
   charset: z.string().optional(),
-  /** Where the charset came from (docs/how-it-decides.md#decoding): the BOM, the HTTP header, a <meta>, detection from the bytes, or the default. */
+  /**
+   * Where the charset came from (docs/how-it-decides.md#decoding): the BOM, the HTTP header, a <meta>, detection from
+   * the bytes, or the default.
+   */
   charsetSource: CharsetSourceSchema.optional(),
   extractor: z.string().optional(),
   match: z.custom<Match>((v) => typeof v === 'object' && v !== null).nullable(),
@@ -56,7 +62,10 @@ export const ClaimResultSchema = z.object({
   note: z.string().optional(),
   /** Time spent on this claim's source, match and diagnosis, in milliseconds. */
   ms: z.number(),
-  /** Set when the run stopped (deadline, signal) before this claim was decided: it is answered `no_match`, and `note` says why. */
+  /**
+   * Set when the run stopped (deadline, signal) before this claim was decided: it is answered `no_match`, and `note`
+   * says why.
+   */
   undecided: z.literal(true).optional(),
 });
 export type ClaimResult = z.infer<typeof ClaimResultSchema>;
@@ -116,7 +125,8 @@ export function resultFor(
     evidenceMatch: live.evidenceMatch ?? undefined,
     asOf: j.asOf,
     // A verbatim claim has no diagnosis note; the source may still have one (no article view, and why).
-    // Every fallback the source's extraction took is named, whatever the label (docs/real-web.md#limits-deadlines-and-fallbacks).
+    // Every fallback the source's extraction took is named, whatever the label
+    // (docs/real-web.md#limits-deadlines-and-fallbacks).
     note: j.drifted
       ? joinNotes(j.note, diagnosisNote, ...(text?.fallbacks ?? []))
       : joinNotes(diagnosisNote ?? text?.note, ...(text?.fallbacks ?? []), j.note),

@@ -1,4 +1,5 @@
-// The run's tally: what the end of a run reports (counts, the refused sources, the claims worth a look), gathered as claims are decided.
+// The run's tally: what the end of a run reports (counts, the refused sources, the claims worth a look), gathered as
+// claims are decided.
 import { hostOf } from '../messages.js';
 import type { SourceRecord } from '../source-record.js';
 import type { FetchErrorKind } from '../fetch/errors.js';
@@ -15,7 +16,10 @@ export interface RunSummary {
   sourcesFetched: number;
   /** Sources whose fetch failed; sources never fetched because the run stopped are not among them. */
   sourcesFailed: number;
-  /** Sources read whose bytes no longer hash to a claim's evidence (a source that could not be read is failed, not drifted). */
+  /**
+   * Sources read whose bytes no longer hash to a claim's evidence (a source that could not be read is failed, not
+   * drifted).
+   */
   sourcesDrifted: number;
   /** Sources the network rule refused (not global addresses, no --allow-private), with their claims and first hosts. */
   refused: RefusedSources;
@@ -53,13 +57,13 @@ export interface RefusedSources {
 const REFUSED_HOSTS_KEPT = 3;
 
 /**
- * The network rule's refusal, by the failure's kind (src/fetch/errors.ts refusedKind says the same): compared here, as a
- * type import only, so that run --baseline, which loads this module, loads no part of the HTTP stack.
+ * The network rule's refusal, by the failure's kind (src/fetch/errors.ts refusedKind says the same): compared here, as
+ * a type import only, so that run --baseline, which loads this module, loads no part of the HTTP stack.
  */
 const REFUSED: FetchErrorKind = 'refused';
 
 /** Claims listed under "worth a human look" at the end of a run. */
-export const LOOK_LISTED = 5;
+const LOOK_LISTED = 5;
 
 /** Longest note shown for a claim worth a look (the rest is cut with "..."). */
 const LOOK_NOTE_CHARS = 140;
@@ -146,7 +150,10 @@ export class RunTally {
     if (this.#look.length > this.listed) this.#look.pop();
   }
 
-  /** Claims per diagnosis code, in the order of docs/how-it-decides.md#diagnosis-why-no_match (codes with no claims left out). */
+  /**
+   * Claims per diagnosis code, in the order of docs/how-it-decides.md#diagnosis-why-no_match (codes with no claims left
+   * out).
+   */
   diagnosisCounts(): [Diagnosis, number][] {
     return DIAGNOSES.filter((d) => this.#diagnoses.has(d)).map((d) => [d, this.#diagnoses.get(d)!]);
   }

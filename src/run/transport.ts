@@ -1,4 +1,5 @@
-// The run's HTTP stack: guarded agents (or a replay), the fetch settings over them, and the Wayback client; built here only.
+// The run's HTTP stack: guarded agents (or a replay), the fetch settings over them, and the Wayback client; built here
+// only.
 import type { Dispatcher } from 'undici';
 import { fetchSource, type FetchSettings, type SourceOutcome } from '../fetch/index.js';
 import { guardedAgent } from '../fetch/guard.js';
@@ -10,7 +11,10 @@ export interface ExchangeInterceptor {
   interceptor(): Dispatcher.DispatcherComposeInterceptor;
 }
 
-/** A WARC replay: answers every request with no network; when it names the Wayback base its recording asked, the run's archive requests go there. */
+/**
+ * A WARC replay: answers every request with no network; when it names the Wayback base its recording asked, the run's
+ * archive requests go there.
+ */
 export type ReplayArchive = Dispatcher & { readonly waybackBase?: string };
 
 /**
@@ -27,7 +31,7 @@ export type Transport =
   | { kind: 'cached'; cache: ExchangeInterceptor }
   | { kind: 'replay'; archive: ReplayArchive };
 
-export const NETWORK: Transport = { kind: 'network' };
+const NETWORK: Transport = { kind: 'network' };
 
 /** Whether a run over `transport` reaches no network (a replay). */
 export const isReplay = (transport: Transport | undefined): transport is Extract<Transport, { kind: 'replay' }> =>
@@ -41,7 +45,10 @@ export type StackSettings = Pick<RunSettings, 'allowPrivate' | 'perHost' | 'wayb
   transport?: Transport;
 };
 
-/** A run's two HTTP stacks: one for sources, one for the Wayback Machine (whose configured origin it may reach whatever its address). */
+/**
+ * A run's two HTTP stacks: one for sources, one for the Wayback Machine (whose configured origin it may reach whatever
+ * its address).
+ */
 export interface HttpStacks {
   sources: Dispatcher;
   archive: Dispatcher;
@@ -136,7 +143,9 @@ export interface SourceFetcher {
   close(): Promise<void>;
 }
 
-/** A source fetcher with a run's settings and transport: the same network rule, limits and retries as a run's sources. */
+/**
+ * A source fetcher with a run's settings and transport: the same network rule, limits and retries as a run's sources.
+ */
 export function sourceFetcher(settings: StackSettings & FetchSettingsSource): SourceFetcher {
   const stacks = httpStacks({ ...settings, wayback: 'off' });
   const fetch = fetchSettingsFor(settings, stacks.sources);
