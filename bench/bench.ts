@@ -1,7 +1,7 @@
 // `npm run bench`: quotecheck at benchmark scale (1,405 claims over 500 sources, loopback with injected latency)
 // against the network-bound ideal, a concurrency-1 run and a plain script; CPU per stage; alignment speed;
 // a recorded run replayed with no network (docs/sources-change.md#record-and-replay-warc: the same answers); and a drifted variant of the
-// workload judged as of the claims' dates against a Wayback Machine fake; then the scale phase (bench/scale.ts):
+// workload judged as of the claims' dates against a Wayback stub; then the scale phase (bench/scale.ts):
 // the workload at 1x and over 10 times as many distinct sources. `npm run bench -- --scale N` (N an integer >= 2)
 // runs only the scale phase, at N, and merges its figures into bench/results.json under `scale`.
 // `npm run bench -- --startup` measures only the shipped build (bench/startup.ts): its size and start-up against the
@@ -74,13 +74,13 @@ const run = promisify(execFile);
 const QUICK_RUNS = 5;
 /** Stands for the server's port in the workload's URLs until each server has one. */
 const PORT_PLACEHOLDER = 1;
-/** The drift phase's Wayback fake: a loopback host of its own, next to the workload's ten. */
+/** The drift phase's Wayback stub: a loopback host of its own, next to the workload's ten. */
 const WAYBACK_HOST = '127.0.0.11';
 /**
- * Requests a minute to the Wayback fake. The fake does not firewall, so the drift phase is not held
+ * Requests a minute to the Wayback stub. The stub does not firewall, so the drift phase is not held
  * to the real archive's 15 a minute (quotecheck's default); the table says what that would cost.
  */
-const FAKE_WAYBACK_RATE = 6000;
+const STUB_WAYBACK_RATE = 6000;
 /** Wall time at most this multiple of the network-bound ideal, on each profile. */
 const TARGET_RATIO = 1.15;
 /** The Internet Archive's guidance, quotecheck's default --wayback-rate. */
@@ -320,15 +320,15 @@ async function runReplay(s: Setup, recorded: PipelineRun): Promise<ReplayPhase> 
   return { replayed, isolated, replayDiff, warcRecords };
 }
 
-/** The drifted workload judged with --wayback auto and off, and what the Wayback fake saw. */
+/** The drifted workload judged with --wayback auto and off, and what the Wayback stub saw. */
 interface DriftPhase {
   drift: DriftWorkload;
   auto: PipelineRun;
   off: PipelineRun;
   autoWayback: ReturnType<typeof waybackSummary>;
-  /** Lookups in the fake's own log: the URLs it was asked CDX queries for. */
-  fakeLookups: number;
-  fakeRequests: number;
+  /** Lookups in the stub's own log: the URLs it was asked CDX queries for. */
+  stubLookups: number;
+  stubRequests: number;
   captureFetches: number;
   wrongCaptures: number;
   autoDiff: string[];
@@ -350,7 +350,7 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
   let off: PipelineRun;
   try {
     process.stdout.write(
-      `drifted workload: ${drift.drifted.length} sources serve another document today; running --wayback auto against the fake at ${wayback.origin}...\n`,
+      `drifted workload: ${drift.drifted.length} sources serve another document today; running --wayback auto against the stub at ${wayback.origin}...\n`,
     );
     auto = await runQuotecheck(autoWeb.claims, join(out, 'answers-drift-auto.json'), [
       '--wayback',
@@ -358,7 +358,7 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
       '--wayback-url',
       wayback.origin,
       '--wayback-rate',
-      String(FAKE_WAYBACK_RATE),
+      String(STUB_WAYBACK_RATE),
       '--report',
       join(out, 'report-drift-auto.jsonl'),
     ]);
@@ -367,7 +367,7 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
   } finally {
     await Promise.all([autoWeb.server.close(), offWeb.server.close(), wayback.close()]);
   }
-  // The fake's own log: every request it received; a lookup is a CDX query for one URL (a second
+  // The stub's own log: every request it received; a lookup is a CDX query for one URL (a second
   // query for the same URL, "the earliest after the date", belongs to the same lookup).
   const cdxUrls = new Set(
     wayback.requests
@@ -382,8 +382,8 @@ async function runDrift(s: Setup, asLabelled: Record<string, string>): Promise<D
     auto,
     off,
     autoWayback: waybackSummary(auto.stderr),
-    fakeLookups: cdxUrls.size,
-    fakeRequests: wayback.requests.length,
+    stubLookups: cdxUrls.size,
+    stubRequests: wayback.requests.length,
     captureFetches: captureFetches.length,
     wrongCaptures: wrongCaptures.length,
     autoDiff: differingIds(auto.answers, asLabelled),
@@ -450,7 +450,7 @@ function driftFigures(m: Measured) {
     drifted_sources: drift.drifted.length,
     drifted_claims: driftedIds.length,
     drifted_verbatim_as_labelled: driftedIds.filter((id) => asLabelled[id] === 'verbatim').length,
-    wayback_rate_per_minute: FAKE_WAYBACK_RATE,
+    wayback_rate_per_minute: STUB_WAYBACK_RATE,
     auto_seconds: Number(fmt(auto.seconds)),
     off_seconds: Number(fmt(off.seconds)),
     auto_agreement: Number(fmt(agreement(auto.answers, asLabelled), 3)),
@@ -461,8 +461,8 @@ function driftFigures(m: Measured) {
     wayback_lookups: autoWayback.lookups,
     wayback_requests: autoWayback.requests,
     claims_judged_on_captures: autoWayback.claimsOnCaptures,
-    fake_lookups: m.driftPhase.fakeLookups,
-    fake_requests: m.driftPhase.fakeRequests,
+    stub_lookups: m.driftPhase.stubLookups,
+    stub_requests: m.driftPhase.stubRequests,
     capture_fetches: m.driftPhase.captureFetches,
     capture_fetches_not_original: m.driftPhase.wrongCaptures,
     requests_per_drifted_source: Number(fmt(autoWayback.requests / drift.drifted.length)),
@@ -597,10 +597,10 @@ stage costs (one thread)
   matching + diagnosis per claim                     p50 ${fmt(cpu.match_ms_p50)} ms, p90 ${fmt(cpu.match_ms_p90)} ms over ${cpu.claims_timed} claims (target p50 < 5: ${check(cpu.match_ms_p50 < 5)})
   alignment, ${align.quote_chars}-char quote in ${align.text_mb} MB             median ${align.align_ms_p50} ms, slowest ${align.align_ms_max} ms
 
-drift (verify_date ${d.verify_date}; evidence = sha256 of the original bytes; Wayback fake at ${FAKE_WAYBACK_RATE}/min: it does not firewall)
+drift (verify_date ${d.verify_date}; evidence = sha256 of the original bytes; Wayback stub at ${STUB_WAYBACK_RATE}/min: it does not firewall)
   drifted                                            ${d.drifted_sources} of ${workload.sources.length} sources (seeded), ${d.drifted_claims} claims citing them, ${d.drifted_verbatim_as_labelled} of those verbatim as labelled
   Wayback lookups / requests, quotecheck's summary   ${d.wayback_lookups} / ${d.wayback_requests}; ${d.claims_judged_on_captures} claims judged on captures
-  Wayback lookups / requests, the fake's log         ${d.fake_lookups} / ${d.fake_requests} (the same: ${check(d.fake_lookups === d.wayback_lookups && d.fake_requests === d.wayback_requests)}); ${d.capture_fetches} captures fetched, ${d.capture_fetches_not_original} of them not the original (302 or after the date)
+  Wayback lookups / requests, the stub's log         ${d.stub_lookups} / ${d.stub_requests} (the same: ${check(d.stub_lookups === d.wayback_lookups && d.stub_requests === d.wayback_requests)}); ${d.capture_fetches} captures fetched, ${d.capture_fetches_not_original} of them not the original (302 or after the date)
   requests per drifted source / per capture claim    ${fmt(d.requests_per_drifted_source)} / ${fmt(d.requests_per_capture_claim)}
   ${`at the real archive's ${REAL_WAYBACK_RATE} requests a minute`.padEnd(51)}${d.wayback_requests} requests x ${fmt(60 / REAL_WAYBACK_RATE, 0)} s = ${d.real_archive_seconds} s (${fmt(d.real_archive_seconds / 60, 1)} min) of pacing, vs ${fmt(auto.seconds, 1)} s here
 
@@ -625,9 +625,9 @@ function failures(m: Measured, results: Results): string[] {
     found.push(
       `MISMATCH: --wayback auto differs from the as-labelled answers on ${autoDiff.length} claims: ${autoDiff.slice(0, 10).join(', ')}`,
     );
-  if (d.fake_lookups !== d.wayback_lookups || d.fake_requests !== d.wayback_requests) {
+  if (d.stub_lookups !== d.wayback_lookups || d.stub_requests !== d.wayback_requests) {
     found.push(
-      `MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the fake saw ${d.fake_lookups} / ${d.fake_requests}`,
+      `MISMATCH: Wayback counts: summary ${d.wayback_lookups} lookups / ${d.wayback_requests} requests, the stub saw ${d.stub_lookups} / ${d.stub_requests}`,
     );
   }
   return [
