@@ -5,7 +5,9 @@ import { isAsciiWhitespace } from './ascii-whitespace.js';
 import { ELEMENT_NODE, TEXT_NODE, type LightDocument, type LightElement, type LightNode } from './lightdom/index.js';
 
 /** Names of challenge and captcha widgets' scripts, classes and endpoints, found in an attribute or a script's text. */
-const BOT_TOKENS = ['challenge-platform', 'cf-turnstile', 'g-recaptcha', 'h-captcha', '__cf_chl_'] as const;
+const BOT_TOKENS = /challenge-platform|cf-turnstile|g-recaptcha|h-captcha|__cf_chl_/i;
+/** A class naming a captcha (`g-captcha`, `hold-captcha`). */
+const CAPTCHA_CLASS = /captcha/i;
 /** Ids of a challenge page's form and stages (Cloudflare's interstitial). */
 const BOT_IDS = /^challenge-(?:form|running|stage)/i;
 /** JSON-LD (schema.org) saying the article is not free, in a script's text: publishers mark paywalled text this way. */
@@ -47,10 +49,17 @@ export interface MarkupSignals {
   redirect?: MarkupRedirect;
 }
 
-/** An element's attributes as the reader takes them: from the tree's element, or the parser's attribs. */
-export type Attributes = Readonly<Record<string, string>>;
+/**
+ * An element's attributes as the reader takes them: the tree's element's own list, or the parser's attribs as one (the
+ * first of each name, as both keep it).
+ */
+export type Attributes = readonly { readonly name: string; readonly value: string }[];
 
-const NO_ATTRIBUTES: Attributes = Object.freeze({});
+/** The value of the attribute `name`, or undefined. */
+function attribute(attributes: Attributes, name: string): string | undefined {
+  for (const a of attributes) if (a.name === name) return a.value;
+  return undefined;
+}
 
 /**
  * Reads the markup signals from a page's elements and text in document order: open, text, close, as the tree walk
@@ -79,15 +88,16 @@ export class MarkupReader {
     if (name === 'script') {
       this.#scripts = true;
       this.#script = [];
-      this.#scriptInline = attributes.src === undefined;
+      this.#scriptInline = attribute(attributes, 'src') === undefined;
     } else if (name === 'noscript') {
       this.#noscript = '';
     } else if (name === 'base') {
-      if (this.#base === undefined && attributes.href !== undefined) this.#base = attributes.href;
+      this.#base ??= attribute(attributes, 'href');
     } else if (name === 'meta') {
       this.#meta(attributes);
     }
-    if ((name === 'div' && APP_ROOT_IDS.has(attributes.id ?? '')) || name === 'app-root') this.#emptyCandidate = name;
+    if ((name === 'div' && APP_ROOT_IDS.has(attribute(attributes, 'id') ?? '')) || name === 'app-root')
+      this.#emptyCandidate = name;
   }
 
   text(text: string): void {
@@ -131,15 +141,16 @@ export class MarkupReader {
 
   #meta(attributes: Attributes): void {
     if (this.#refresh !== undefined) return;
-    if (attributes['http-equiv']?.toLowerCase() !== 'refresh' || attributes.content === undefined) return;
+    const content = attribute(attributes, 'content');
+    if (attribute(attributes, 'http-equiv')?.toLowerCase() !== 'refresh' || content === undefined) return;
     // The standard acts on the first refresh that parses; one without a URL reloads the page itself.
-    const parsed = parseRefresh(attributes.content);
+    const parsed = parseRefresh(content);
     if (parsed !== null) this.#refresh = parsed.url ?? '';
   }
 
   #scriptText(code: string): void {
     if (!this.#notFree && NOT_FREE.test(code)) this.#notFree = true;
-    if (this.#bot === undefined) this.#bot = BOT_TOKENS.find((token) => code.includes(token));
+    this.#bot ??= BOT_TOKENS.exec(code)?.[0].toLowerCase();
     // Past the limit the script is a program, whatever follows: scriptRedirect turns it down by its length.
     if (this.#scriptInline && this.#scriptRedirect === undefined) this.#scriptRedirect = scriptRedirect(code);
   }
@@ -147,13 +158,11 @@ export class MarkupReader {
 
 /** The challenge markup an element's attributes show: a widget's name or URL, a captcha class, a challenge id. */
 function botAttribute(attributes: Attributes): string | undefined {
-  if (attributes === NO_ATTRIBUTES) return undefined;
-  for (const [name, value] of Object.entries(attributes)) {
+  for (const { name, value } of attributes) {
     if (value.length > ATTRIBUTE_SEARCH_MAX) continue;
-    const lower = value.toLowerCase();
-    const token = BOT_TOKENS.find((t) => lower.includes(t));
-    if (token) return token;
-    if (name === 'class' && lower.includes('captcha')) return `class "${value}"`;
+    const token = BOT_TOKENS.exec(value)?.[0];
+    if (token) return token.toLowerCase();
+    if (name === 'class' && CAPTCHA_CLASS.test(value)) return `class "${value}"`;
     if (name === 'id' && BOT_IDS.test(value)) return `id "${value}"`;
   }
   return undefined;
@@ -165,33 +174,31 @@ function isBlank(text: string): boolean {
 }
 
 /**
- * The markup signals of a built page (before Readability rearranges it), its elements walked in document order
- * without recursion (a page may nest as deep as the DOM caps allow).
+ * The markup signals of a built page (before Readability rearranges it), its nodes walked in document order as
+ * renderText walks them (render.ts): by first child, next sibling and parent, so a page nested as deep as the DOM caps
+ * allow costs no stack and nothing is allocated per node.
  */
 export function readTree(doc: LightDocument, reader: MarkupReader): void {
-  const stack: { node: LightNode; closing: boolean }[] = [];
-  for (let i = doc.childNodes.length - 1; i >= 0; i--) stack.push({ node: doc.childNodes[i]!, closing: false });
-  while (stack.length > 0) {
-    const { node, closing } = stack.pop()!;
-    if (node.nodeType === TEXT_NODE) reader.text(node.textContent ?? '');
-    if (node.nodeType !== ELEMENT_NODE) continue;
-    const element = node as LightElement;
-    if (closing) {
-      reader.close(element.localName);
-      continue;
+  for (const top of doc.childNodes) {
+    let node: LightNode | null = top;
+    while (node) {
+      if (node.nodeType === TEXT_NODE) reader.text(node.textContent ?? '');
+      else if (node.nodeType === ELEMENT_NODE) {
+        reader.open((node as LightElement).localName, (node as LightElement).attributes);
+        if (node.firstChild) {
+          node = node.firstChild;
+          continue;
+        }
+        reader.close((node as LightElement).localName);
+      }
+      // Climb until there is a next sibling, closing the elements left.
+      while (node && node !== top && !node.nextSibling) {
+        node = node.parentNode;
+        if (node) reader.close((node as LightElement).localName);
+      }
+      node = node === top ? null : (node?.nextSibling ?? null);
     }
-    reader.open(element.localName, attributesOf(element));
-    stack.push({ node, closing: true });
-    for (let i = node.childNodes.length - 1; i >= 0; i--) stack.push({ node: node.childNodes[i]!, closing: false });
   }
-}
-
-function attributesOf(element: LightElement): Attributes {
-  if (element.attributes.length === 0) return NO_ATTRIBUTES;
-  const out: Record<string, string> = {};
-  // The first of a name counts, as the tree builder keeps it (a repeated attribute is dropped).
-  for (const a of element.attributes) if (!(a.name in out)) out[a.name] = a.value;
-  return out;
 }
 
 /**

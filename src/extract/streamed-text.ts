@@ -102,7 +102,13 @@ export function streamedText(html: string, markup?: MarkupReader): string {
     onopentagname: (name) => sink.open(name),
     // Only with a reader: the parser gathers attributes only for a listener that takes them.
     ...(markup
-      ? { onopentag: (name: string, attributes: Record<string, string>) => markup.open(name, attributes) }
+      ? {
+          onopentag: (name: string, attribs: Record<string, string>) =>
+            markup.open(
+              name,
+              Object.entries(attribs).map(([key, value]) => ({ name: key, value })),
+            ),
+        }
       : {}),
     onclosetag: (name) => {
       sink.close(name);
