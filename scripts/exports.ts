@@ -4,8 +4,9 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { packageRoot } from '../src/package-root.js';
 
-const ROOT = join(import.meta.dirname, '..', import.meta.dirname.includes('/dist/') ? '..' : '');
+const ROOT = packageRoot(import.meta.dirname) ?? process.cwd();
 
 /**
  * The package's public entry points (package.json `exports`): everything they export, or re-export, is there for the
