@@ -3,30 +3,19 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { FETCH_OPTIONS, optionsOf, type OptionCommand, type OptionKind, type OptionSpec } from '../options.js';
 
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
-  return n;
+/** A parser of a flag's number: `Number(value)` when it passes `ok`, else commander's usage error `must be <what>`. */
+function numberParser(ok: (n: number) => boolean, what: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!ok(n)) throw new InvalidArgumentError(`must be ${what}`);
+    return n;
+  };
 }
 
-export function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number of at least 0');
-  return n;
-}
-
-export function positiveSeconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of seconds above 0');
-  return n;
-}
-
-/** A number of megabytes above 0, as given (the one megabytes parser; src/options.ts bytesOf makes them bytes). */
-export function megabytes(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number of megabytes above 0');
-  return n;
-}
+export const positiveInt = numberParser((n) => Number.isInteger(n) && n >= 1, 'a whole number of at least 1');
+export const nonNegativeInt = numberParser((n) => Number.isInteger(n) && n >= 0, 'a whole number of at least 0');
+export const positiveSeconds = numberParser((n) => Number.isFinite(n) && n > 0, 'a number of seconds above 0');
+export const megabytes = numberParser((n) => Number.isFinite(n) && n > 0, 'a number of megabytes above 0');
 
 const PARSERS: Partial<Record<OptionKind, (value: string) => number>> = {
   count: nonNegativeInt,
