@@ -2,13 +2,12 @@
 // loopback server, the server's peak resident memory sampled from /proc, a small call's latency under load, and a call
 // cancelled mid-work. Run by `npm run bench -- --mcp-load [--save]`; figures merged under `mcp_load` in results.json.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectRoot } from '../golden/server.js';
+import { listenLoopback } from '../src/loopback.js';
 import { median } from './stats.js';
 import { mergeKey, RESULTS_FILE, writeResults } from './results-file.js';
 
@@ -20,6 +19,8 @@ const KB = 1024;
 /** The soak reads the server's memory every this many calls. */
 const SOAK_SAMPLE_CALLS = 100;
 const MB = 1024 * KB;
+/** The loopback address the load source and the stalled page listen on. */
+const HOST = '127.0.0.1';
 
 /** Words the pages are written in: a few hundred, so that text normalizes and aligns as prose does. */
 const WORDS = (
@@ -97,42 +98,35 @@ export interface LoadSource {
 
 export async function startLoadSource(): Promise<LoadSource> {
   const pages = new Map<number, Buffer>();
-  const sockets = new Set<Socket>();
   let requests = 0;
   let cutShort = 0;
-  const server: Server = createServer((req, res) => {
-    const m = /^\/page\/(\d+)\/(\d+)\.html$/.exec(req.url ?? '');
-    if (!m) {
-      res.writeHead(404).end();
-      return;
-    }
-    requests++;
-    const kb = Number(m[1]);
-    if (!pages.has(kb)) pages.set(kb, loadPage(kb * KB));
-    const head = Buffer.from(`<!-- page ${m[2]} -->\n`);
-    const body = pages.get(kb)!;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': head.length + body.length });
-    res.on('close', () => {
-      if (!res.writableFinished) cutShort++;
-    });
-    res.write(head);
-    res.end(body);
+  const loop = await listenLoopback({
+    hosts: [HOST],
+    name: 'load source',
+    handler: (req, res) => {
+      const m = /^\/page\/(\d+)\/(\d+)\.html$/.exec(req.url ?? '');
+      if (!m) {
+        res.writeHead(404).end();
+        return;
+      }
+      requests++;
+      const kb = Number(m[1]);
+      if (!pages.has(kb)) pages.set(kb, loadPage(kb * KB));
+      const head = Buffer.from(`<!-- page ${m[2]} -->\n`);
+      const body = pages.get(kb)!;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': head.length + body.length });
+      res.on('close', () => {
+        if (!res.writableFinished) cutShort++;
+      });
+      res.write(head);
+      res.end(body);
+    },
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: (kb, n) => `http://127.0.0.1:${port}/page/${kb}/${n}.html`,
+    url: (kb, n) => `${loop.originFor(HOST)}/page/${kb}/${n}.html`,
     requests: () => requests,
     cutShort: () => cutShort,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => loop.close(),
   };
 }
 
@@ -306,31 +300,24 @@ export interface StalledPage {
 }
 
 export async function startStalledPage(bytes: number, sent: number): Promise<StalledPage> {
-  const sockets = new Set<Socket>();
   let [closed, requests, written] = [0, 0, 0];
   const body = loadPage(sent);
-  const server: Server = createServer((_req, res) => {
-    requests++;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': bytes });
-    res.write(body, () => written++);
-    res.on('close', () => closed++);
+  const loop = await listenLoopback({
+    hosts: [HOST],
+    name: 'stalled page',
+    handler: (_req, res) => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': bytes });
+      res.write(body, () => written++);
+      res.on('close', () => closed++);
+    },
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/stalled.html`,
+    url: `${loop.originFor(HOST)}/stalled.html`,
     written: () => written,
     closed: () => closed,
     requests: () => requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => loop.close(),
   };
 }
 
