@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectRoot } from '../golden/server.js';
 import { listenLoopback } from '../src/loopback.js';
+import { rng } from './random.js';
 import { median } from './stats.js';
 import { mergeKey, RESULTS_FILE, writeResults } from './results-file.js';
 
@@ -32,18 +33,6 @@ const WORDS = (
   'science research study data result evidence sample survey analysis model theory method question answer'
 ).split(' ');
 
-/** A deterministic generator (mulberry32): the same pages every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** One paragraph of 6 to 10 sentences, with a link and an emphasis now and then. */
 function paragraph(next: () => number): string {
   const sentences: string[] = [];
@@ -63,7 +52,7 @@ export const LOAD_QUOTE = 'The harbour commission published its annual figures o
 
 /** An HTML page of about `bytes`: an article of sections, headings and paragraphs, with LOAD_QUOTE halfway. */
 export function loadPage(bytes: number, seed = 1): Buffer {
-  const next = random(seed);
+  const next = rng(seed);
   const parts: string[] = [
     '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Load page</title></head><body>',
     '<nav><a href="/">Home</a> | <a href="/news">News</a></nav><article><h1>Annual report</h1>\n',
