@@ -76,19 +76,17 @@ export function loadPage(bytes: number, seed = 1): Buffer {
   return Buffer.from(parts.join(''));
 }
 
-/** The loopback source: `/page/<kb>/<n>.html` is a page of about <kb> KB, distinct by its first line; it counts requests and
- * connections closed before their response ended (a cancelled fetch). */
+/** The loopback source: `/page/<kb>/<n>.html` is a page of about <kb> KB, distinct by its first line; it counts
+ * requests. */
 export interface LoadSource {
   url: (kb: number, n: number) => string;
   requests: () => number;
-  cutShort: () => number;
   close: () => Promise<void>;
 }
 
 export async function startLoadSource(): Promise<LoadSource> {
   const pages = new Map<number, Buffer>();
   let requests = 0;
-  let cutShort = 0;
   const loop = await listenLoopback({
     hosts: [HOST],
     name: 'load source',
@@ -104,9 +102,6 @@ export async function startLoadSource(): Promise<LoadSource> {
       const head = Buffer.from(`<!-- page ${m[2]} -->\n`);
       const body = pages.get(kb)!;
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': head.length + body.length });
-      res.on('close', () => {
-        if (!res.writableFinished) cutShort++;
-      });
       res.write(head);
       res.end(body);
     },
@@ -114,7 +109,6 @@ export async function startLoadSource(): Promise<LoadSource> {
   return {
     url: (kb, n) => `${loop.originFor(HOST)}/page/${kb}/${n}.html`,
     requests: () => requests,
-    cutShort: () => cutShort,
     close: () => loop.close(),
   };
 }
@@ -453,5 +447,3 @@ if (process.argv[1]?.endsWith('mcp-load.js') && process.argv[2] !== undefined) {
   const figures = await measureMcpLoad(Number(process.argv[2]), (line) => process.stdout.write(line));
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 }
-
-export { MB };
