@@ -3,6 +3,7 @@
 // cancelled mid-work. Run by `npm run bench -- --mcp-load [--save]`; figures merged under `mcp_load` in results.json.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -225,7 +226,7 @@ export async function concurrentLoad(
     const small: number[] = [];
     if (smallEvery !== undefined) {
       for (let n = 0; !done; n++) {
-        await new Promise((resolve) => setTimeout(resolve, smallEvery));
+        await sleep(smallEvery);
         if (done) break;
         const r = await timedCall(server.client, 'verify_quote', source.url(1, first + 100_000 + n));
         if (!done) small.push(Number((r.ms / 1000).toFixed(3)));
@@ -306,8 +307,7 @@ export async function startStalledPage(bytes: number, sent: number): Promise<Sta
 
 /** Polls `test` every 50 ms for at most `ms`; whether it came true. */
 export async function until(test: () => boolean, ms = 15_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
-    if (test()) return true;
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) if (test()) return true;
   return test();
 }
 
@@ -323,7 +323,7 @@ async function cancelOnce(server: LoadServer, stalled: StalledPage): Promise<{ p
   const call = timedCall(server.client, 'search_source', stalled.url, stop.signal).catch(() => null);
   await until(() => stalled.written() > written);
   // The server reads what was written: its memory holds the body so far.
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await sleep(1_000);
   stop.abort();
   await call;
   const stopped = await until(() => stalled.closed() > closed);
@@ -351,7 +351,7 @@ export async function cancelled(source: LoadSource): Promise<{
     for (let i = 0; i < CANCELS; i++) runs.push(await cancelOnce(server, stalled));
     let answered = true;
     for (let i = 0; i < 5; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await sleep(400);
       answered &&= !(await timedCall(server.client, 'verify_quote', source.url(1, 300_010 + i))).result.isError;
     }
     return {
