@@ -2,13 +2,14 @@
 // loopback server, the server's peak resident memory sampled from /proc, a small call's latency under load, and a call
 // cancelled mid-work. Run by `npm run bench -- --mcp-load [--save]`; figures merged under `mcp_load` in results.json.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectRoot } from '../golden/server.js';
+import { listenLoopback } from '../src/loopback.js';
+import { rng } from './random.js';
 import { median } from './stats.js';
 import { mergeKey, RESULTS_FILE, writeResults } from './results-file.js';
 
@@ -20,6 +21,8 @@ const KB = 1024;
 /** The soak reads the server's memory every this many calls. */
 const SOAK_SAMPLE_CALLS = 100;
 const MB = 1024 * KB;
+/** The loopback address the load source and the stalled page listen on. */
+const HOST = '127.0.0.1';
 
 /** Words the pages are written in: a few hundred, so that text normalizes and aligns as prose does. */
 const WORDS = (
@@ -30,18 +33,6 @@ const WORDS = (
   'winter record history museum library archive paper letter article editor reader writer story page chapter ' +
   'science research study data result evidence sample survey analysis model theory method question answer'
 ).split(' ');
-
-/** A deterministic generator (mulberry32): the same pages every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One paragraph of 6 to 10 sentences, with a link and an emphasis now and then. */
 function paragraph(next: () => number): string {
@@ -62,7 +53,7 @@ export const LOAD_QUOTE = 'The harbour commission published its annual figures o
 
 /** An HTML page of about `bytes`: an article of sections, headings and paragraphs, with LOAD_QUOTE halfway. */
 export function loadPage(bytes: number, seed = 1): Buffer {
-  const next = random(seed);
+  const next = rng(seed);
   const parts: string[] = [
     '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Load page</title></head><body>',
     '<nav><a href="/">Home</a> | <a href="/news">News</a></nav><article><h1>Annual report</h1>\n',
@@ -86,53 +77,40 @@ export function loadPage(bytes: number, seed = 1): Buffer {
   return Buffer.from(parts.join(''));
 }
 
-/** The loopback source: `/page/<kb>/<n>.html` is a page of about <kb> KB, distinct by its first line; it counts requests and
- * connections closed before their response ended (a cancelled fetch). */
+/** The loopback source: `/page/<kb>/<n>.html` is a page of about <kb> KB, distinct by its first line; it counts
+ * requests. */
 export interface LoadSource {
   url: (kb: number, n: number) => string;
   requests: () => number;
-  cutShort: () => number;
   close: () => Promise<void>;
 }
 
 export async function startLoadSource(): Promise<LoadSource> {
   const pages = new Map<number, Buffer>();
-  const sockets = new Set<Socket>();
   let requests = 0;
-  let cutShort = 0;
-  const server: Server = createServer((req, res) => {
-    const m = /^\/page\/(\d+)\/(\d+)\.html$/.exec(req.url ?? '');
-    if (!m) {
-      res.writeHead(404).end();
-      return;
-    }
-    requests++;
-    const kb = Number(m[1]);
-    if (!pages.has(kb)) pages.set(kb, loadPage(kb * KB));
-    const head = Buffer.from(`<!-- page ${m[2]} -->\n`);
-    const body = pages.get(kb)!;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': head.length + body.length });
-    res.on('close', () => {
-      if (!res.writableFinished) cutShort++;
-    });
-    res.write(head);
-    res.end(body);
+  const loop = await listenLoopback({
+    hosts: [HOST],
+    name: 'load source',
+    handler: (req, res) => {
+      const m = /^\/page\/(\d+)\/(\d+)\.html$/.exec(req.url ?? '');
+      if (!m) {
+        res.writeHead(404).end();
+        return;
+      }
+      requests++;
+      const kb = Number(m[1]);
+      if (!pages.has(kb)) pages.set(kb, loadPage(kb * KB));
+      const head = Buffer.from(`<!-- page ${m[2]} -->\n`);
+      const body = pages.get(kb)!;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': head.length + body.length });
+      res.write(head);
+      res.end(body);
+    },
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: (kb, n) => `http://127.0.0.1:${port}/page/${kb}/${n}.html`,
+    url: (kb, n) => `${loop.originFor(HOST)}/page/${kb}/${n}.html`,
     requests: () => requests,
-    cutShort: () => cutShort,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => loop.close(),
   };
 }
 
@@ -248,7 +226,7 @@ export async function concurrentLoad(
     const small: number[] = [];
     if (smallEvery !== undefined) {
       for (let n = 0; !done; n++) {
-        await new Promise((resolve) => setTimeout(resolve, smallEvery));
+        await sleep(smallEvery);
         if (done) break;
         const r = await timedCall(server.client, 'verify_quote', source.url(1, first + 100_000 + n));
         if (!done) small.push(Number((r.ms / 1000).toFixed(3)));
@@ -306,38 +284,30 @@ export interface StalledPage {
 }
 
 export async function startStalledPage(bytes: number, sent: number): Promise<StalledPage> {
-  const sockets = new Set<Socket>();
   let [closed, requests, written] = [0, 0, 0];
   const body = loadPage(sent);
-  const server: Server = createServer((_req, res) => {
-    requests++;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': bytes });
-    res.write(body, () => written++);
-    res.on('close', () => closed++);
+  const loop = await listenLoopback({
+    hosts: [HOST],
+    name: 'stalled page',
+    handler: (_req, res) => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': bytes });
+      res.write(body, () => written++);
+      res.on('close', () => closed++);
+    },
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/stalled.html`,
+    url: `${loop.originFor(HOST)}/stalled.html`,
     written: () => written,
     closed: () => closed,
     requests: () => requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => loop.close(),
   };
 }
 
 /** Polls `test` every 50 ms for at most `ms`; whether it came true. */
 export async function until(test: () => boolean, ms = 15_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
-    if (test()) return true;
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) if (test()) return true;
   return test();
 }
 
@@ -353,7 +323,7 @@ async function cancelOnce(server: LoadServer, stalled: StalledPage): Promise<{ p
   const call = timedCall(server.client, 'search_source', stalled.url, stop.signal).catch(() => null);
   await until(() => stalled.written() > written);
   // The server reads what was written: its memory holds the body so far.
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await sleep(1_000);
   stop.abort();
   await call;
   const stopped = await until(() => stalled.closed() > closed);
@@ -381,7 +351,7 @@ export async function cancelled(source: LoadSource): Promise<{
     for (let i = 0; i < CANCELS; i++) runs.push(await cancelOnce(server, stalled));
     let answered = true;
     for (let i = 0; i < 5; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await sleep(400);
       answered &&= !(await timedCall(server.client, 'verify_quote', source.url(1, 300_010 + i))).result.isError;
     }
     return {
@@ -477,5 +447,3 @@ if (process.argv[1]?.endsWith('mcp-load.js') && process.argv[2] !== undefined) {
   const figures = await measureMcpLoad(Number(process.argv[2]), (line) => process.stdout.write(line));
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 }
-
-export { MB };

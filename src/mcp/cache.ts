@@ -74,12 +74,8 @@ export class ByteBudget {
     if (bytes > this.maxBytes) return false;
     this.#entries.set(key, { bytes, drop });
     this.#bytes += bytes;
-    for (const [k, v] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#entries.delete(k);
-      this.#bytes -= v.bytes;
-      v.drop();
-    }
+    // The new entry is the most recently used: the others go first, and it alone fits.
+    this.makeRoom(0);
     return true;
   }
 

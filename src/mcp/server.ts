@@ -161,7 +161,7 @@ function onePage(
 }
 
 /** The server with its four tools; `close` ends the session's HTTP connections. */
-function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools; work: WorkSettings } {
+function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools } {
   const cache = new SourceCache(settings.cacheBytes);
   // What the cache keeps gives way to the pages worked on: the memory they take while worked on is not kept too.
   const makeRoom = (inUse: number, url: string | undefined): void =>
@@ -179,7 +179,7 @@ function createServer(settings: McpSettings): { server: McpServer; tools: Source
   registerSearchSource(server, tools, limit);
   registerCheckClaims(server, tools, limit);
 
-  return { server, tools, work };
+  return { server, tools };
 }
 
 /** verify_quote: one quote against its source, with the diagnosis and evidence. */

@@ -362,6 +362,10 @@ export class SourceTools {
     const { budget } = this.#settings.cache;
     const stop = new AbortController();
     const signal = stop.signal;
+    // Settled, the load takes no more callers: the next caller is served the kept record, or starts a load again.
+    const settled = (): void => {
+      if (this.#loads.get(key) === load) this.#loads.delete(key);
+    };
     const pending: Promise<SourceRecord> = this.#fetcher
       .fetch(key, signal)
       .then((fetched) => toSourceRecord(key, fetched, { extractTimeoutMs: this.#settings.extractTimeoutMs, signal }))
@@ -369,35 +373,32 @@ export class SourceTools {
       .then((record) => (record.fetch.ok ? { ...record, fetch: { ...record.fetch, body: NO_BODY } } : record))
       .then(
         (record) => {
+          settled();
           const usable = record.fetch.ok && record.text && record.views && !record.extractError;
           if (!usable || !budget.keep(`record\n${key}`, recordBytes(record), () => this.#drop(key, pending)))
             this.#drop(key, pending);
           return record;
         },
         (err: unknown) => {
+          settled();
           this.#drop(key, pending);
           throw err;
         },
       );
-    return { pending, stop, callers: 0 };
+    // A load whose callers have all stopped is awaited by no one: its failure is not an unhandled rejection.
+    pending.catch(() => {});
+    const load: SharedLoad = { pending, stop, callers: 0 };
+    this.#records.set(key, pending);
+    this.#loads.set(key, load);
+    return load;
   }
 
   /** The record of `key` for one caller: the load shared with other callers, stopped when the last of them stops. */
   async #shared(key: string, signal?: AbortSignal): Promise<SourceRecord> {
-    let load = this.#loads.get(key);
     const kept = this.#records.get(key);
     if (kept) this.#settings.cache.budget.touch(`record\n${key}`);
-    if (kept && load?.pending !== kept) return untilAborted(kept, signal);
-    if (!load) {
-      load = this.#load(key);
-      this.#records.set(key, load.pending);
-      this.#loads.set(key, load);
-      const done = load;
-      void load.pending.then(
-        () => this.#loads.get(key) === done && this.#loads.delete(key),
-        () => this.#loads.get(key) === done && this.#loads.delete(key),
-      );
-    }
+    if (kept && this.#loads.get(key)?.pending !== kept) return untilAborted(kept, signal);
+    const load = this.#loads.get(key) ?? this.#load(key);
     load.callers++;
     try {
       return await untilAborted(load.pending, signal);

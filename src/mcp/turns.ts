@@ -62,13 +62,13 @@ async function waitFor(call: CallWork, bytes: number, signal: AbortSignal, waits
  */
 export async function inTurns<T>(
   settings: WorkSettings,
-  url: string | undefined,
+  url: string,
   signal: AbortSignal,
   waits: Waits,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const call = new CallWork(settings.budget);
-  const key = url === undefined ? undefined : sizeKey(url);
+  const key = sizeKey(url);
   let want = key === undefined ? undefined : settings.sizes.get(key);
   try {
     for (let turn = 1; ; turn++) {
