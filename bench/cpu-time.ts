@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
  * How often the process tree is sampled. A sample reads a few small /proc files; the command's CPU time after its last
  * sample (at most this long of it) is not counted.
  */
-export const SAMPLE_MS = 10;
+const SAMPLE_MS = 10;
 /** Clock ticks per second of /proc's times (USER_HZ: 100 on every Linux build). */
 const TICKS_PER_SECOND = 100;
 
-export interface TimedRun {
+interface TimedRun {
   seconds: number;
   /** User + system CPU seconds of the command, its threads and its children; undefined without /proc. */
   cpuSeconds?: number;

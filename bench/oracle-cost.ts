@@ -9,17 +9,17 @@ import { defaultIdeal, runOnFreshServer } from './task-profile.js';
 import type { BenchClaim, Workload } from './workload.js';
 
 /** Claims of the task: a typical golden task's 10 to 16. */
-export const ORACLE_CLAIMS = 10;
+const ORACLE_CLAIMS = 10;
 /** Sources they cite, round robin: a typical task's handful. */
 const ORACLE_SOURCES = 6;
 /** Cold runs of each; the medians are reported. */
-export const ORACLE_RUNS = 5;
+const ORACLE_RUNS = 5;
 
 /**
  * The task: ORACLE_CLAIMS claims over the first ORACLE_SOURCES sources of the real-pages workload (with its latency
  * and its errors first), one claim of each source in turn.
  */
-export function oracleTask(w: Workload): Workload {
+function oracleTask(w: Workload): Workload {
   const sources = w.sources.slice(0, ORACLE_SOURCES);
   const paths = new Set(sources.map((s) => s.path));
   const byPath = new Map<string, BenchClaim[]>();
