@@ -797,8 +797,9 @@ async function mainRealPages(runs: number, save: boolean): Promise<void> {
   for (let i = 1; i <= runs; i++) await runRealPagesOnce(w, i, realRuns, out, runQuotecheck, say);
   const figures = realPagesFigures(w, realRuns, await measureOracle(w.latency, out, say));
   for (const r of realPagesRows(figures)) say(`${r[0]}  ${r[1]} s  ideal ${r[2]} s  ${r[3]}\n`);
-  for (const f of realPagesFailures(figures)) say(`${f}\n`);
-  if (realPagesFailures(figures).length > 0) process.exitCode = 1;
+  const found = realPagesFailures(figures);
+  for (const f of found) say(`${f}\n`);
+  if (found.length > 0) process.exitCode = 1;
   if (!save) return;
   writeResults(mergeKey('real_pages', figures));
   say(`wrote the real-pages figures into ${RESULTS_FILE}\n`);
