@@ -67,7 +67,8 @@ class TreeSampler {
 export function runTimed(cmd: string, args: readonly string[]): Promise<TimedRun> {
   const started = performance.now();
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const sampler = child.pid === undefined ? undefined : new TreeSampler(child.pid);
+  // Without /proc (not Linux) nothing is sampled, and the run has no CPU figure rather than a zero.
+  const sampler = child.pid === undefined || process.platform !== 'linux' ? undefined : new TreeSampler(child.pid);
   const timer = setInterval(() => sampler?.sample(), SAMPLE_MS);
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -87,8 +88,7 @@ export function runTimed(cmd: string, args: readonly string[]): Promise<TimedRun
         reject(new Error(`${cmd} exited ${code ?? signal}: ${stderr.slice(-2000)}`));
         return;
       }
-      const cpuSeconds = sampler && process.platform === 'linux' ? sampler.cpuSeconds : undefined;
-      resolve({ seconds, cpuSeconds, stdout, stderr });
+      resolve({ seconds, cpuSeconds: sampler?.cpuSeconds, stdout, stderr });
     });
   });
 }
