@@ -85,6 +85,8 @@ const STUB_WAYBACK_RATE = 6000;
 const TARGET_RATIO = 1.15;
 /** The Internet Archive's guidance, quotecheck's default --wayback-rate. */
 const REAL_WAYBACK_RATE = DEFAULT_OPTIONS.waybackPerMinute;
+/** The progress line writer the profile modules take (task-profile.ts, real-pages.ts, oracle-cost.ts). */
+const say = (line: string): void => void process.stdout.write(line);
 
 interface PipelineRun {
   seconds: number;
@@ -234,7 +236,7 @@ async function setUp(): Promise<Setup> {
   const warc = join(out, 'bench.warc.gz');
   process.stdout.write(`workload: ${describeWorkload(workload, DEFAULT_WORKLOAD)}\n`);
   const tasks = await taskWorkloads(sources);
-  const realPages = await realPagesWorkloads(sources, (line) => process.stdout.write(line));
+  const realPages = await realPagesWorkloads(sources, say);
   return { out, sources, workload, tasks, realPages, serve, webs, quickWebs, naiveWeb, plainWeb, recordWeb, warc };
 }
 
@@ -265,7 +267,6 @@ async function runProfiles(s: Setup): Promise<ProfileRuns> {
   const quickRuns: PipelineRun[] = [];
   const taskRuns: TaskRuns = { task: [], flakyHost: [] };
   const realPagesRuns: RealPagesRuns = { latency: [], noLatency: [] };
-  const say = (line: string) => process.stdout.write(line);
   try {
     // Each run against its own server; the profiles alternate; the median of each is reported.
     for (const [i, web] of s.quickWebs.entries()) {
@@ -643,7 +644,7 @@ async function measure(): Promise<Measured> {
   const setup = await setUp();
   const profiles = await runProfiles(setup);
   // Right after the profiles, in the same conditions: a task's oracle, the shipped build cold on ten claims.
-  const oracle = await measureOracle(setup.realPages.latency, setup.out, (line) => process.stdout.write(line));
+  const oracle = await measureOracle(setup.realPages.latency, setup.out, say);
   const { median: quick, bySpeed } = medianRun(profiles.quickRuns);
   process.stdout.write('measuring CPU per stage...\n');
   const cpu = await cpuBenchmark(setup.sources, setup.workload);
@@ -774,8 +775,7 @@ async function mainTaskProfile(runs: number, save: boolean): Promise<void> {
   mkdirSync(out, { recursive: true });
   const tasks = await taskWorkloads(join(goldenDir(), 'sources'));
   const taskRuns: TaskRuns = { task: [], flakyHost: [] };
-  for (let i = 1; i <= runs; i++)
-    await runTaskProfilesOnce(tasks, i, taskRuns, out, runQuotecheck, (line) => process.stdout.write(line));
+  for (let i = 1; i <= runs; i++) await runTaskProfilesOnce(tasks, i, taskRuns, out, runQuotecheck, say);
   const figures = taskProfileFigures(tasks, taskRuns, TARGET_RATIO);
   for (const r of taskProfileRows(figures, TARGET_RATIO))
     process.stdout.write(`${r[0]}  ${r[1]} s  ideal ${r[2]} s  ${r[3]}\n`);
@@ -791,14 +791,14 @@ async function mainTaskProfile(runs: number, save: boolean): Promise<void> {
 async function mainRealPages(runs: number, save: boolean): Promise<void> {
   const out = join(projectRoot(), 'bench', 'out');
   mkdirSync(out, { recursive: true });
-  const say = (line: string) => process.stdout.write(line);
   const w = await realPagesWorkloads(join(goldenDir(), 'sources'), say);
   const realRuns: RealPagesRuns = { latency: [], noLatency: [] };
   for (let i = 1; i <= runs; i++) await runRealPagesOnce(w, i, realRuns, out, runQuotecheck, say);
   const figures = realPagesFigures(w, realRuns, await measureOracle(w.latency, out, say));
   for (const r of realPagesRows(figures)) say(`${r[0]}  ${r[1]} s  ideal ${r[2]} s  ${r[3]}\n`);
-  for (const f of realPagesFailures(figures)) say(`${f}\n`);
-  if (realPagesFailures(figures).length > 0) process.exitCode = 1;
+  const found = realPagesFailures(figures);
+  for (const f of found) say(`${f}\n`);
+  if (found.length > 0) process.exitCode = 1;
   if (!save) return;
   writeResults(mergeKey('real_pages', figures));
   say(`wrote the real-pages figures into ${RESULTS_FILE}\n`);

@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
  * How often the process tree is sampled. A sample reads a few small /proc files; the command's CPU time after its last
  * sample (at most this long of it) is not counted.
  */
-export const SAMPLE_MS = 10;
+const SAMPLE_MS = 10;
 /** Clock ticks per second of /proc's times (USER_HZ: 100 on every Linux build). */
 const TICKS_PER_SECOND = 100;
 
-export interface TimedRun {
+interface TimedRun {
   seconds: number;
   /** User + system CPU seconds of the command, its threads and its children; undefined without /proc. */
   cpuSeconds?: number;
@@ -67,7 +67,8 @@ class TreeSampler {
 export function runTimed(cmd: string, args: readonly string[]): Promise<TimedRun> {
   const started = performance.now();
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const sampler = child.pid === undefined ? undefined : new TreeSampler(child.pid);
+  // Without /proc (not Linux) nothing is sampled, and the run has no CPU figure rather than a zero.
+  const sampler = child.pid === undefined || process.platform !== 'linux' ? undefined : new TreeSampler(child.pid);
   const timer = setInterval(() => sampler?.sample(), SAMPLE_MS);
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -87,8 +88,7 @@ export function runTimed(cmd: string, args: readonly string[]): Promise<TimedRun
         reject(new Error(`${cmd} exited ${code ?? signal}: ${stderr.slice(-2000)}`));
         return;
       }
-      const cpuSeconds = sampler && process.platform === 'linux' ? sampler.cpuSeconds : undefined;
-      resolve({ seconds, cpuSeconds, stdout, stderr });
+      resolve({ seconds, cpuSeconds: sampler?.cpuSeconds, stdout, stderr });
     });
   });
 }

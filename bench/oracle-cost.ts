@@ -1,27 +1,25 @@
 // What a task's oracle costs in its container (Issue 36): the shipped build, cold, over a 10-claim task of real pages
 // with latency, wall and CPU time (children included), beside the CPU of the build's bare start-up (`--version`).
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { projectRoot } from '../golden/server.js';
-import { BUNDLE_FILES } from '../src/harbor/ship.js';
+import { shippedCli } from '../src/harbor/ship.js';
 import { runTimed } from './cpu-time.js';
-import type { CliRun } from './scale.js';
+import type { CliRun, RunCli } from './scale.js';
 import { fixed, median } from './stats.js';
 import { defaultIdeal, runOnFreshServer } from './task-profile.js';
 import type { BenchClaim, Workload } from './workload.js';
 
 /** Claims of the task: a typical golden task's 10 to 16. */
-export const ORACLE_CLAIMS = 10;
+const ORACLE_CLAIMS = 10;
 /** Sources they cite, round robin: a typical task's handful. */
 const ORACLE_SOURCES = 6;
 /** Cold runs of each; the medians are reported. */
-export const ORACLE_RUNS = 5;
+const ORACLE_RUNS = 5;
 
 /**
  * The task: ORACLE_CLAIMS claims over the first ORACLE_SOURCES sources of the real-pages workload (with its latency
  * and its errors first), one claim of each source in turn.
  */
-export function oracleTask(w: Workload): Workload {
+function oracleTask(w: Workload): Workload {
   const sources = w.sources.slice(0, ORACLE_SOURCES);
   const paths = new Set(sources.map((s) => s.path));
   const byPath = new Map<string, BenchClaim[]>();
@@ -38,12 +36,13 @@ export function oracleTask(w: Workload): Workload {
   return { ...w, sources, claims, routes: w.routes.filter((r) => paths.has(r.path)) };
 }
 
-/** The shipped build's `run` as a task's solve.sh calls it (a report too), wall and CPU from outside. */
-async function runShipped(claims: string, out: string): Promise<CliRun> {
-  const bundle = join(projectRoot(), 'dist', 'bundle', BUNDLE_FILES.quotecheck);
-  const args = [bundle, 'run', '--allow-private', '--quiet', '--claims', claims, '--out', out];
-  const { seconds, cpuSeconds } = await runTimed(process.execPath, [...args, '--report', `${out}.report.jsonl`]);
-  return { seconds, cpuSeconds, answers: JSON.parse(readFileSync(out, 'utf8')) };
+/** The shipped build `cli`'s `run` as a task's solve.sh calls it (a report too), wall and CPU from outside. */
+function runShipped(cli: string): RunCli {
+  return async (claims, out) => {
+    const args = [cli, 'run', '--allow-private', '--quiet', '--claims', claims, '--out', out];
+    const { seconds, cpuSeconds } = await runTimed(process.execPath, [...args, '--report', `${out}.report.jsonl`]);
+    return { seconds, cpuSeconds, answers: JSON.parse(readFileSync(out, 'utf8')) };
+  };
 }
 
 /** The task's oracle, ORACLE_RUNS times cold (each against a fresh server), and the build's bare start-up's CPU. */
@@ -51,11 +50,12 @@ export async function measureOracle(w: Workload, out: string, say: (line: string
   const task = oracleTask(w);
   const runs: CliRun[] = [];
   const bare: number[] = [];
-  const bundle = join(projectRoot(), 'dist', 'bundle', BUNDLE_FILES.quotecheck);
+  // Found once (src/harbor/ship.ts, what evaluate's baseline runs too): a missing build fails here, named, not in a run.
+  const cli = shippedCli();
   say(`running the shipped build on a ${task.claims.length}-claim task of real pages, ${ORACLE_RUNS} times...\n`);
   for (let i = 1; i <= ORACLE_RUNS; i++) {
-    runs.push(await runOnFreshServer(task, `oracle-${i}`, out, runShipped));
-    bare.push((await runTimed(process.execPath, [bundle, '--version'])).cpuSeconds ?? Number.NaN);
+    runs.push(await runOnFreshServer(task, `oracle-${i}`, out, runShipped(cli)));
+    bare.push((await runTimed(process.execPath, [cli, '--version'])).cpuSeconds ?? Number.NaN);
   }
   return {
     claims: task.claims.length,

@@ -15,7 +15,7 @@ import { buildWorkload, describeWorkload, type WorkloadOptions, type Workload } 
  * windows-1250, windows-1252 and iso-8859-1, declared in `<meta>` only), a few sources answering 503 or 429 with
  * Retry-After: 1 first.
  */
-export const REAL_PAGES_WORKLOAD: WorkloadOptions = {
+const REAL_PAGES_WORKLOAD: WorkloadOptions = {
   sources: 108,
   claims: 560,
   hosts: 8,
@@ -30,12 +30,12 @@ export const REAL_PAGES_WORKLOAD: WorkloadOptions = {
 };
 
 /** The latency run's wall time at most this multiple of the larger of its network ideal and its CPU floor. */
-export const REAL_PAGES_TARGET_RATIO = 1.2;
+const REAL_PAGES_TARGET_RATIO = 1.2;
 /** The run with no latency (CPU-bound): its wall time at most this share of its CPU time. */
-export const REAL_PAGES_TARGET_WALL_PER_CPU = 0.65;
+const REAL_PAGES_TARGET_WALL_PER_CPU = 0.65;
 
 /** The profile's documents beside golden/sources: copied from the held-out corpus (MANIFEST.json says whence). */
-export const REAL_PAGES_DATA = join(projectRoot(), 'bench', 'data', 'realworld');
+const REAL_PAGES_DATA = join(projectRoot(), 'bench', 'data', 'realworld');
 
 /** The workload twice: with the seeded latency, and the same sources answering at once (the same errors first). */
 export interface RealPagesWorkloads {
@@ -143,7 +143,7 @@ function disagreeing(runs: readonly CliRun[]): number {
   return runs.filter((r) => JSON.stringify(r.answers) !== first).length;
 }
 
-export type RealPagesFigures = ReturnType<typeof realPagesFigures>;
+type RealPagesFigures = ReturnType<typeof realPagesFigures>;
 
 const one = (n: number): string => n.toFixed(1);
 const runsOf = (xs: readonly number[]): string => [...xs].map(one).join(', ');

@@ -601,13 +601,13 @@ function parseCdxQuery(params: URLSearchParams): CdxQuery | string {
 }
 
 /**
- * Runs a query in the real server's order: the url and the from/to range (inclusive), regex filters, then limit: N > 0
- * the first N, N < 0 the last N still in ascending order (LastNLineProcessor), 0 all.
+ * Runs a query in the real server's order on the captures of its exact url (in CDX order): the from/to range
+ * (inclusive), regex filters, then limit: N > 0 the first N, N < 0 the last N still in ascending order
+ * (LastNLineProcessor), 0 all.
  */
-function runCdxQuery(index: Indexed[], q: CdxQuery): Indexed[] {
-  const rows = index.filter(
+function runCdxQuery(captures: readonly Indexed[], q: CdxQuery): Indexed[] {
+  const rows = captures.filter(
     (r) =>
-      r.urlkey === q.key &&
       (q.from === undefined || r.timestamp >= q.from) &&
       (q.to === undefined || r.timestamp <= q.to) &&
       q.filters.every((f) => f.re.test(fieldOf(r, f.field))),
@@ -727,11 +727,11 @@ function headerSafe(url: string): string {
   return url.replace(/[^\x21-\x7e]/gu, (ch) => encodeURIComponent(ch));
 }
 
-/** The archive one stub serves: its captures in CDX order and grouped by urlkey for replay. */
-interface Archive {
-  index: Indexed[];
-  byKey: Map<string, Indexed[]>;
-}
+/**
+ * The archive one stub serves: its captures grouped by urlkey, each group in CDX order. Both a CDX query (an exact url
+ * only) and replay ask for one urlkey's captures.
+ */
+type Archive = Map<string, Indexed[]>;
 
 function groupByKey(rows: Indexed[]): Map<string, Indexed[]> {
   const map = new Map<string, Indexed[]>();
@@ -746,7 +746,7 @@ function groupByKey(rows: Indexed[]): Map<string, Indexed[]> {
 function cdx(archive: Archive, target: URL): Answer {
   const q = parseCdxQuery(target.searchParams);
   if (typeof q === 'string') return text(400, q);
-  const { type, body } = formatCdx(runCdxQuery(archive.index, q), q);
+  const { type, body } = formatCdx(runCdxQuery(archive.get(q.key) ?? [], q), q);
   return { status: 200, headers: { 'content-type': type }, body: Buffer.from(body, 'utf8') };
 }
 
@@ -765,7 +765,7 @@ function replay(archive: Archive, origin: string, r: ReplayRequest): Answer {
   } catch {
     return notArchived();
   }
-  const captures = archive.byKey.get(key) ?? [];
+  const captures = archive.get(key) ?? [];
   // The flag is kept on redirects, as the real Wayback Machine does (id_ stays id_).
   const exact = TS14.test(r.timestamp) ? captures.find((c) => c.timestamp === r.timestamp) : undefined;
   if (exact !== undefined) return memento(origin, exact, r.flag);
@@ -842,8 +842,8 @@ interface Stub {
 export async function startWaybackStub(opts: WaybackStubOptions): Promise<RunningWayback> {
   const host = opts.host ?? '127.0.0.1';
   if (!isLoopback(host)) throw new Error(`wayback stub: ${host} is not a loopback address`);
-  const rows = buildIndex(opts.captures, opts.baseDir ?? process.cwd());
-  const stub: Stub = { host, archive: { index: rows, byKey: groupByKey(rows) }, requests: [] };
+  const archive = groupByKey(buildIndex(opts.captures, opts.baseDir ?? process.cwd()));
+  const stub: Stub = { host, archive, requests: [] };
   const loop = await listenLoopback({
     hosts: [host],
     port: opts.port,

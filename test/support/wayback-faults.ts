@@ -4,7 +4,7 @@ import http from 'node:http';
 import { listenLoopback, respond, type Loopback } from '../../src/loopback.js';
 import { startWaybackStub, type RunningWayback, type WaybackStubOptions } from '../../src/wayback/stub.js';
 
-export interface RateLimit {
+interface RateLimit {
   /** More than this many requests within one sliding window get 429. */
   perMinute: number;
   /** Sent as Retry-After (seconds) on those 429s when given. */
@@ -13,7 +13,7 @@ export interface RateLimit {
   windowMs?: number;
 }
 
-export interface Fail429 {
+interface Fail429 {
   /** The first `count` requests (any path) get 429. */
   count: number;
   /** Retry-After value as given (seconds or an HTTP-date); the header is omitted when undefined. */
