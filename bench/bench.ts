@@ -676,7 +676,14 @@ async function measure(): Promise<Measured> {
   };
 }
 
-/** The command line: nothing (the whole bench), `--scale N` (only the scale phase) or `--startup` (only the shipped build's); a bad one exits 2 with one line. */
+/**
+ * The command line: nothing (the whole bench), `--scale N` (only the scale phase), `--startup` (only the shipped
+ * build's), or one profile alone, `--task-profile`, `--real-pages` or `--mcp-load`, with `--runs N` and `--save`; a
+ * bad one exits 2 with one line.
+ */
+/** Runs of each MCP load with `--mcp-load` alone, unless `--runs` says otherwise. */
+const MCP_LOAD_RUNS = 2;
+
 function benchArgs(argv: string[]): {
   scale?: number;
   startup?: boolean;
@@ -700,12 +707,13 @@ function benchArgs(argv: string[]): {
       allowPositionals: false,
     });
     if (values.startup) return { startup: true };
-    if (values['mcp-load']) return { mcpLoad: { runs: Number(values.runs ?? 2), save: values.save === true } };
-    if (values['task-profile'] || values['real-pages']) {
-      const runs = values.runs ?? String(QUICK_RUNS);
+    if (values['task-profile'] || values['real-pages'] || values['mcp-load']) {
+      // The MCP load runs for minutes a time: two of each load by default, the profiles QUICK_RUNS.
+      const runs = values.runs ?? String(values['mcp-load'] ? MCP_LOAD_RUNS : QUICK_RUNS);
       if (!/^\d+$/.test(runs.trim()) || Number(runs) < 1)
         throw new Error(`--runs must be an integer >= 1, got ${JSON.stringify(values.runs)}`);
       const only = { runs: Number(runs), save: values.save === true };
+      if (values['mcp-load']) return { mcpLoad: only };
       return values['real-pages'] ? { realPages: only } : { taskProfile: only };
     }
     if (values.scale === undefined) return {};
