@@ -20,6 +20,7 @@ import {
   type Ceiling,
 } from './attacks.js';
 import { listTasks, type TaskDir } from './dataset.js';
+import { parseDockerfile } from './image.js';
 import { canIsolate } from './isolation.js';
 import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
 import { HARNESS_DIR } from './container-trial.js';
@@ -279,10 +280,9 @@ const NOT_LABELS = /^(package(-lock)?|tsconfig|jsconfig|\.?eslintrc|biome|deno|c
  */
 export function dockerfileCopies(text: string, files: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
-  for (const raw of text.replace(/\\\r?\n/g, ' ').split('\n')) {
-    const words = raw.trim().split(/\s+/);
-    if (!/^(COPY|ADD)$/i.test(words[0] ?? '')) continue;
-    const args = words.slice(1).filter((w) => !w.startsWith('--'));
+  for (const [op, rest] of parseDockerfile(text)) {
+    if (op !== 'COPY' && op !== 'ADD') continue;
+    const args = rest.split(/\s+/).filter((w) => !w.startsWith('--'));
     const dest = args.pop();
     if (!dest?.startsWith('/')) continue;
     for (const src of args) {
