@@ -249,11 +249,9 @@ function filesUnder(dir: string, max = 500): string[] {
   return out;
 }
 
-/** Whether a file's bytes are a JSON object or array, or JSON Lines of objects: what labels are kept in. */
-function looksLikeLabels(path: string): boolean {
-  const read = readRegularFile(path, MAX_FACT_BYTES);
-  if (!read.ok) return false;
-  const text = read.bytes.toString('utf8').trim();
+/** Whether a file's text is a JSON object or array, or JSON Lines of objects: what labels are kept in. */
+function looksLikeLabels(whole: string | undefined): boolean {
+  const text = whole?.trim();
   if (!text) return false;
   try {
     const v: unknown = JSON.parse(text);
@@ -329,20 +327,45 @@ function sha256(parts: readonly (string | Buffer)[]): string {
   return h.digest('hex');
 }
 
+/**
+ * A verifier folder's files (filesUnder), each read once up to the cap for all the audit asks of it: the Dockerfile's
+ * copies, the labels' test and the fingerprint.
+ */
+function verifierFiles(dir: string): {
+  rels: string[];
+  textOf: (rel: string) => string | undefined;
+  bytesOf: (rel: string) => Buffer;
+} {
+  const rels = filesUnder(dir);
+  const read = new Map(rels.map((r) => [r, readRegularFile(join(dir, r), MAX_FACT_BYTES)]));
+  const got = (r: string) => read.get(r) ?? readRegularFile(join(dir, r), MAX_FACT_BYTES);
+  return {
+    rels,
+    textOf: (r) => {
+      const file = got(r);
+      return file.ok ? file.bytes.toString('utf8') : undefined;
+    },
+    // A file over the cap is no label file: it is read whole for the fingerprint only.
+    bytesOf: (r) => {
+      const file = got(r);
+      return file.ok ? file.bytes : readFileSync(join(dir, r));
+    },
+  };
+}
+
 /** What the audit needs to know of a task, read from its folder. */
 export function auditTask(task: TaskDir, opts: { answers?: string; modes?: readonly AuditMode[] } = {}): AuditTask {
   const spec = LAYOUTS[task.layout];
   const verifierHost = join(task.dir, spec.verifier.folder);
-  const rels = filesUnder(verifierHost);
+  const { rels, textOf, bytesOf } = verifierFiles(verifierHost);
   // Where a harness uploads each file: the layout's folder; a separate verifier's Dockerfile may put some elsewhere
   // too.
   const at = new Map<string, string[]>(rels.map((r) => [r, [`${spec.verifier.path}/${r}`]]));
-  const dockerfile = readRegularFile(join(verifierHost, 'Dockerfile'), MAX_FACT_BYTES);
-  if (dockerfile.ok)
-    for (const [rel, dest] of dockerfileCopies(dockerfile.bytes.toString('utf8'), rels)) at.get(rel)?.push(dest);
+  const dockerfile = textOf('Dockerfile');
+  if (dockerfile !== undefined) for (const [rel, dest] of dockerfileCopies(dockerfile, rels)) at.get(rel)?.push(dest);
   const uploaded = (rel: string): string[] => [...new Set(at.get(rel) ?? [])];
   const labelFiles = rels.filter(
-    (r) => r !== 'Dockerfile' && !NOT_LABELS.test(r.split('/').pop()!) && looksLikeLabels(join(verifierHost, r)),
+    (r) => r !== 'Dockerfile' && !NOT_LABELS.test(r.split('/').pop()!) && looksLikeLabels(textOf(r)),
   );
   const named = (r: string) => /gold|label|expected|answer|truth|solution/i.test(r);
   const gold = [...labelFiles.filter(named), ...labelFiles.filter((r) => !named(r))].slice(0, 4);
@@ -383,7 +406,7 @@ export function auditTask(task: TaskDir, opts: { answers?: string; modes?: reado
     declared,
     task.agentUser ?? '',
     answers.path,
-    ...rels.filter((r) => !labelFiles.includes(r)).flatMap((r) => [r, readFileSync(join(verifierHost, r))]),
+    ...rels.filter((r) => !labelFiles.includes(r)).flatMap((r) => [r, bytesOf(r)]),
   ]);
   return {
     name: task.name,
