@@ -10,7 +10,7 @@ import { IMAGE_PATH, type Bind, type ContainerCommand, type ContainerSpec, type 
 import { LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
 import { BUNDLE_FILES, shippedDir } from './ship.js';
 import { CONTAINER_PATHS, TOOL_DIR } from './templates.js';
-import type { Trial } from './trial.js';
+import { trialArtifacts, type Trial } from './trial.js';
 
 /**
  * The harness's own read-only folder in the agent phase: the `quotecheck` command of a variant (bin/), the baseline's
@@ -233,7 +233,7 @@ export async function runContainerTrial(t: Trial, play: TrialPlay, harnessBin: b
   const { user } = play;
   ownFolders(t, user);
   const notes: string[] = [];
-  const artifacts = t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`];
+  const artifacts = trialArtifacts(t);
   const shared = play.verifierMode === 'shared';
   const agent = await runContainer(agentContainer(t, play, user, harnessBin), {
     limitSec: t.task.agentTimeoutSec + (shared ? t.task.verifierTimeoutSec + HARNESS_READ_DELAY_SEC : 0) + SETUP_SEC,

@@ -37,6 +37,14 @@ export interface Trial {
 }
 
 /**
+ * What crosses from the agent's container to a separate verifier's: the task's declared artifacts, else
+ * /app/answers.json (what quotecheck's tasks grade).
+ */
+export function trialArtifacts(t: Trial): readonly string[] {
+  return t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`];
+}
+
+/**
  * What the task's image holds in /app: the files its Dockerfile copies there (`COPY claims.json /app/claims.json`,
  * a frozen task's archive), as [environment file, path under /app]. A task without a Dockerfile, or one that copies
  * nothing to /app, gets every environment file but those an image keeps elsewhere.
