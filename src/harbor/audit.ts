@@ -469,7 +469,7 @@ const slug = (s: string): string => s.replace(/^\/+/, '').replace(/[^A-Za-z0-9._
 
 /** Whether `attack` is one of those asked for (ids or id prefixes; all when none given). */
 function attackWanted(attack: Attack, wanted: readonly string[] | undefined): boolean {
-  return !wanted?.length || wanted.some((w) => attack.id === w || attack.id.startsWith(w));
+  return !wanted?.length || wanted.some((w) => attack.id.startsWith(w));
 }
 
 /** The agent's command of a check. */
@@ -703,7 +703,7 @@ export async function runAudit(
   const dataset = resolve(opts.dataset);
   const tasks = listTasks(dataset).map((t) => auditTask(t, { answers: opts.answers, modes: opts.modes }));
   const cheat = sampleTasks(tasks, opts.sample);
-  const unknown = (opts.attacks ?? []).filter((w) => !ATTACKS.some((a) => a.id === w || a.id.startsWith(w)));
+  const unknown = (opts.attacks ?? []).filter((w) => !ATTACKS.some((a) => attackWanted(a, [w])));
   if (unknown.length)
     throw new AuditSetupError(
       `no attack named ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see quotecheck audit --help)`,
