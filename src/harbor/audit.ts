@@ -435,6 +435,7 @@ export function attackFacts(t: AuditTask): AttackFacts {
     verifierFiles: t.verifierFiles,
     goldPaths: t.goldPaths,
     ...(t.claimIds ? { claimIds: t.claimIds } : {}),
+    ...(t.claimsNote ? { claimsNote: t.claimsNote } : {}),
     toolPaths: t.toolPaths,
   };
 }
