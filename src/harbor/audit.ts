@@ -507,10 +507,11 @@ export function planTrials(
       }
     }
   }
-  const facts = new Map(cheat.map((t) => [t.name, attackFacts(t)]));
+  const attacks = ATTACKS.filter((a) => attackWanted(a, opts.attacks));
   for (const t of cheat) {
-    for (const attack of ATTACKS.filter((a) => attackWanted(a, opts.attacks))) {
-      const trials = attack.plans(facts.get(t.name)!);
+    const facts = attackFacts(t);
+    for (const attack of attacks) {
+      const trials = attack.plans(facts);
       for (const { mode, forced } of t.modes) {
         if (!attack.modes.includes(mode)) continue;
         for (const user of users) {
