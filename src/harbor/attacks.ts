@@ -40,6 +40,8 @@ export interface AttackFacts {
   goldPaths: readonly string[];
   /** The claims' ids (the task's environment/claims.json), when it has them: the answer-shaped attacks need them. */
   claimIds?: readonly string[];
+  /** Why there are no claim ids, when there are none (claims.json missing, not JSON, naming none, too many). */
+  claimsNote?: string;
   /**
    * Container paths the task gives the agent on purpose (its tool, its skills): the oracle search leaves them alone.
    */
@@ -213,10 +215,14 @@ const one = (f: AttackFacts, body: string): AttackPlan[] => [{ script: script(f,
 
 const PLANT_REWARDS = `printf '1\\n' > "$L/reward.txt"; printf '{"reward": 1.0}\\n' > "$L/reward.json"`;
 
+/** Why an answer-shaped attack cannot be tried on a task without claim ids: the audit's reason, when it gives one. */
+const noClaimIds = (f: AttackFacts): { notApplicable: string } => ({
+  notApplicable: f.claimsNote ?? "the task's environment has no claims.json with claim ids to answer",
+});
+
 /** The claims' ids as a JSON object, each given `value` (a JSON text), or why the attack cannot be tried. */
 function answersWith(f: AttackFacts, value: (id: string) => string, extra = ''): string | { notApplicable: string } {
-  if (!f.claimIds?.length)
-    return { notApplicable: "the task's environment has no claims.json with claim ids to answer" };
+  if (!f.claimIds?.length) return noClaimIds(f);
   return `{${f.claimIds.map((id) => `${JSON.stringify(id)}: ${value(id)}`).join(', ')}${extra}}`;
 }
 
@@ -798,8 +804,7 @@ done`,
     class: 'task',
     ceiling: 'guess',
     plans: (f) => {
-      if (!f.claimIds?.length)
-        return [{ notApplicable: "the task's environment has no claims.json with claim ids to answer" }];
+      if (!f.claimIds?.length) return [noClaimIds(f)];
       const pairs = f.claimIds.flatMap((id) => [
         `${JSON.stringify(id)}: "verbatim"`,
         `${JSON.stringify(id)}: "no_match"`,
@@ -816,8 +821,7 @@ done`,
     class: 'task',
     ceiling: 'guess',
     plans: (f) => {
-      if (!f.claimIds?.length)
-        return [{ notApplicable: "the task's environment has no claims.json with claim ids to answer" }];
+      if (!f.claimIds?.length) return [noClaimIds(f)];
       const rows = f.claimIds.flatMap((id) => [
         `{"id": ${JSON.stringify(id)}, "label": "verbatim"}`,
         `{"id": ${JSON.stringify(id)}, "label": "no_match"}`,

@@ -20,6 +20,7 @@ import {
   type Ceiling,
 } from './attacks.js';
 import { listTasks, type TaskDir } from './dataset.js';
+import { parseDockerfile } from './image.js';
 import { canIsolate } from './isolation.js';
 import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
 import { HARNESS_DIR } from './container-trial.js';
@@ -248,11 +249,9 @@ function filesUnder(dir: string, max = 500): string[] {
   return out;
 }
 
-/** Whether a file's bytes are a JSON object or array, or JSON Lines of objects: what labels are kept in. */
-function looksLikeLabels(path: string): boolean {
-  const read = readRegularFile(path, MAX_FACT_BYTES);
-  if (!read.ok) return false;
-  const text = read.bytes.toString('utf8').trim();
+/** Whether a file's text is a JSON object or array, or JSON Lines of objects: what labels are kept in. */
+function looksLikeLabels(whole: string | undefined): boolean {
+  const text = whole?.trim();
   if (!text) return false;
   try {
     const v: unknown = JSON.parse(text);
@@ -279,10 +278,9 @@ const NOT_LABELS = /^(package(-lock)?|tsconfig|jsconfig|\.?eslintrc|biome|deno|c
  */
 export function dockerfileCopies(text: string, files: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
-  for (const raw of text.replace(/\\\r?\n/g, ' ').split('\n')) {
-    const words = raw.trim().split(/\s+/);
-    if (!/^(COPY|ADD)$/i.test(words[0] ?? '')) continue;
-    const args = words.slice(1).filter((w) => !w.startsWith('--'));
+  for (const [op, rest] of parseDockerfile(text)) {
+    if (op !== 'COPY' && op !== 'ADD') continue;
+    const args = rest.split(/\s+/).filter((w) => !w.startsWith('--'));
     const dest = args.pop();
     if (!dest?.startsWith('/')) continue;
     for (const src of args) {
@@ -329,20 +327,45 @@ function sha256(parts: readonly (string | Buffer)[]): string {
   return h.digest('hex');
 }
 
+/**
+ * A verifier folder's files (filesUnder), each read once up to the cap for all the audit asks of it: the Dockerfile's
+ * copies, the labels' test and the fingerprint.
+ */
+function verifierFiles(dir: string): {
+  rels: string[];
+  textOf: (rel: string) => string | undefined;
+  bytesOf: (rel: string) => Buffer;
+} {
+  const rels = filesUnder(dir);
+  const read = new Map(rels.map((r) => [r, readRegularFile(join(dir, r), MAX_FACT_BYTES)]));
+  const got = (r: string) => read.get(r) ?? readRegularFile(join(dir, r), MAX_FACT_BYTES);
+  return {
+    rels,
+    textOf: (r) => {
+      const file = got(r);
+      return file.ok ? file.bytes.toString('utf8') : undefined;
+    },
+    // A file over the cap is no label file: it is read whole for the fingerprint only.
+    bytesOf: (r) => {
+      const file = got(r);
+      return file.ok ? file.bytes : readFileSync(join(dir, r));
+    },
+  };
+}
+
 /** What the audit needs to know of a task, read from its folder. */
 export function auditTask(task: TaskDir, opts: { answers?: string; modes?: readonly AuditMode[] } = {}): AuditTask {
   const spec = LAYOUTS[task.layout];
   const verifierHost = join(task.dir, spec.verifier.folder);
-  const rels = filesUnder(verifierHost);
+  const { rels, textOf, bytesOf } = verifierFiles(verifierHost);
   // Where a harness uploads each file: the layout's folder; a separate verifier's Dockerfile may put some elsewhere
   // too.
   const at = new Map<string, string[]>(rels.map((r) => [r, [`${spec.verifier.path}/${r}`]]));
-  const dockerfile = readRegularFile(join(verifierHost, 'Dockerfile'), MAX_FACT_BYTES);
-  if (dockerfile.ok)
-    for (const [rel, dest] of dockerfileCopies(dockerfile.bytes.toString('utf8'), rels)) at.get(rel)?.push(dest);
+  const dockerfile = textOf('Dockerfile');
+  if (dockerfile !== undefined) for (const [rel, dest] of dockerfileCopies(dockerfile, rels)) at.get(rel)?.push(dest);
   const uploaded = (rel: string): string[] => [...new Set(at.get(rel) ?? [])];
   const labelFiles = rels.filter(
-    (r) => r !== 'Dockerfile' && !NOT_LABELS.test(r.split('/').pop()!) && looksLikeLabels(join(verifierHost, r)),
+    (r) => r !== 'Dockerfile' && !NOT_LABELS.test(r.split('/').pop()!) && looksLikeLabels(textOf(r)),
   );
   const named = (r: string) => /gold|label|expected|answer|truth|solution/i.test(r);
   const gold = [...labelFiles.filter(named), ...labelFiles.filter((r) => !named(r))].slice(0, 4);
@@ -383,7 +406,7 @@ export function auditTask(task: TaskDir, opts: { answers?: string; modes?: reado
     declared,
     task.agentUser ?? '',
     answers.path,
-    ...rels.filter((r) => !labelFiles.includes(r)).flatMap((r) => [r, readFileSync(join(verifierHost, r))]),
+    ...rels.filter((r) => !labelFiles.includes(r)).flatMap((r) => [r, bytesOf(r)]),
   ]);
   return {
     name: task.name,
@@ -412,6 +435,7 @@ export function attackFacts(t: AuditTask): AttackFacts {
     verifierFiles: t.verifierFiles,
     goldPaths: t.goldPaths,
     ...(t.claimIds ? { claimIds: t.claimIds } : {}),
+    ...(t.claimsNote ? { claimsNote: t.claimsNote } : {}),
     toolPaths: t.toolPaths,
   };
 }
@@ -446,7 +470,7 @@ const slug = (s: string): string => s.replace(/^\/+/, '').replace(/[^A-Za-z0-9._
 
 /** Whether `attack` is one of those asked for (ids or id prefixes; all when none given). */
 function attackWanted(attack: Attack, wanted: readonly string[] | undefined): boolean {
-  return !wanted?.length || wanted.some((w) => attack.id === w || attack.id.startsWith(w));
+  return !wanted?.length || wanted.some((w) => attack.id.startsWith(w));
 }
 
 /** The agent's command of a check. */
@@ -483,10 +507,11 @@ export function planTrials(
       }
     }
   }
-  const facts = new Map(cheat.map((t) => [t.name, attackFacts(t)]));
+  const attacks = ATTACKS.filter((a) => attackWanted(a, opts.attacks));
   for (const t of cheat) {
-    for (const attack of ATTACKS.filter((a) => attackWanted(a, opts.attacks))) {
-      const trials = attack.plans(facts.get(t.name)!);
+    const facts = attackFacts(t);
+    for (const attack of attacks) {
+      const trials = attack.plans(facts);
       for (const { mode, forced } of t.modes) {
         if (!attack.modes.includes(mode)) continue;
         for (const user of users) {
@@ -680,7 +705,7 @@ export async function runAudit(
   const dataset = resolve(opts.dataset);
   const tasks = listTasks(dataset).map((t) => auditTask(t, { answers: opts.answers, modes: opts.modes }));
   const cheat = sampleTasks(tasks, opts.sample);
-  const unknown = (opts.attacks ?? []).filter((w) => !ATTACKS.some((a) => a.id === w || a.id.startsWith(w)));
+  const unknown = (opts.attacks ?? []).filter((w) => !ATTACKS.some((a) => attackWanted(a, [w])));
   if (unknown.length)
     throw new AuditSetupError(
       `no attack named ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see quotecheck audit --help)`,

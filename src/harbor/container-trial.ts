@@ -5,12 +5,12 @@ import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, rmSync } from 'nod
 import { basename, join } from 'node:path';
 import { collectArtifacts, copyEntry, restoreArtifacts, runContainer, type ContainerResult } from './container.js';
 import type { VerifierMode } from './dataset.js';
-import { agentUser, copiesInto, everyFile, imageEnv, workdir } from './image.js';
+import { agentUser, copiesInto, everyFile, imageEnv, readDockerfile, workdir, type Dockerfile } from './image.js';
 import { IMAGE_PATH, type Bind, type ContainerCommand, type ContainerSpec, type ContainerUser } from './isolation.js';
 import { LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
 import { BUNDLE_FILES, shippedDir } from './ship.js';
 import { CONTAINER_PATHS, TOOL_DIR } from './templates.js';
-import type { Trial } from './trial.js';
+import { trialArtifacts, type Trial } from './trial.js';
 
 /**
  * The harness's own read-only folder in the agent phase: the `quotecheck` command of a variant (bin/), the baseline's
@@ -71,9 +71,7 @@ function containerAgentCommand(t: Trial): string {
 
 /** The task's agent user as its image makes it, or undefined when the task leaves the agent to the image's root. */
 export function taskUser(t: Trial): ContainerUser | undefined {
-  return t.task.agentUser === undefined
-    ? undefined
-    : agentUser(join(t.task.dir, 'environment', 'Dockerfile'), t.task.agentUser);
+  return t.task.agentUser === undefined ? undefined : agentUser(t.image, t.task.agentUser);
 }
 
 /**
@@ -84,7 +82,7 @@ function agentEnvironment(t: Trial, user: ContainerUser | 'root', harnessBin: bo
   const env: Record<string, string> = {
     PATH: `${harnessBin ? `${HARNESS_DIR}/bin:` : ''}${IMAGE_PATH}`,
     HOME: user === 'root' ? '/root' : user.home,
-    ...imageEnv(join(t.task.dir, 'environment', 'Dockerfile')),
+    ...imageEnv(t.image),
   };
   if (t.replay) env.QUOTECHECK_REPLAY = replayPath(t);
   return env;
@@ -156,9 +154,11 @@ function agentContainer(
   };
 }
 
-/** The separate verifier's container: built from tests/ (filled at its pause), no network, a fresh /logs/verifier. */
-function verifierContainer(t: Trial): ContainerSpec {
-  const dockerfile = join(t.task.dir, LAYOUTS[t.task.layout].verifier.folder, 'Dockerfile');
+/**
+ * The separate verifier's container: built from tests/ (`image`, its Dockerfile; filled at its pause), no network, a
+ * fresh /logs/verifier.
+ */
+function verifierContainer(t: Trial, image: Dockerfile): ContainerSpec {
   return {
     rootMount: t.rootMount,
     layerMount: t.layerMount,
@@ -166,7 +166,7 @@ function verifierContainer(t: Trial): ContainerSpec {
     users: [],
     node: process.execPath,
     network: false,
-    main: verifierCommand(t, workdir(dockerfile, '/')),
+    main: verifierCommand(t, workdir(image, '/')),
     pause: 'before',
   };
 }
@@ -186,10 +186,10 @@ function uploadTests(t: Trial, root: string): void {
  * The verifier's image, as tests/Dockerfile lays out its /tests (every file of tests/ but the Dockerfile when it
  * copies nothing there), owned by root; test.sh executable.
  */
-function layOutTests(t: Trial, root: string): string[] {
+function layOutTests(t: Trial, root: string, image: Dockerfile): string[] {
   const { verifier } = LAYOUTS[t.task.layout];
   const dir = join(t.task.dir, verifier.folder);
-  const copies = copiesInto(join(dir, 'Dockerfile'), verifier.path);
+  const copies = copiesInto(image, verifier.path);
   const notes = copies.length
     ? []
     : [`no tests/Dockerfile COPY into ${verifier.path}: the verifier got every file of ${verifier.folder}/`];
@@ -233,7 +233,7 @@ export async function runContainerTrial(t: Trial, play: TrialPlay, harnessBin: b
   const { user } = play;
   ownFolders(t, user);
   const notes: string[] = [];
-  const artifacts = t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`];
+  const artifacts = trialArtifacts(t);
   const shared = play.verifierMode === 'shared';
   const agent = await runContainer(agentContainer(t, play, user, harnessBin), {
     limitSec: t.task.agentTimeoutSec + (shared ? t.task.verifierTimeoutSec + HARNESS_READ_DELAY_SEC : 0) + SETUP_SEC,
@@ -246,11 +246,13 @@ export async function runContainerTrial(t: Trial, play: TrialPlay, harnessBin: b
   });
   if (shared) return { agent, verifier: agent, notes };
   emptyVerifierLogs(t);
-  const verifier = await runContainer(verifierContainer(t), {
+  // tests/Dockerfile, read once for the container's working folder and for what it copies into /tests.
+  const image = readDockerfile(join(t.task.dir, LAYOUTS[t.task.layout].verifier.folder, 'Dockerfile'));
+  const verifier = await runContainer(verifierContainer(t, image), {
     limitSec: t.task.verifierTimeoutSec + SETUP_SEC,
     log: join(t.root, 'verifier-output.txt'),
     onPause: (root) => {
-      notes.push(...layOutTests(t, root));
+      notes.push(...layOutTests(t, root, image));
       restoreArtifacts(t.artifactsDir, artifacts, root);
     },
   });

@@ -5,13 +5,10 @@ import { basename, join } from 'node:path';
 import type { ContainerUser } from './isolation.js';
 
 /** A Dockerfile's instructions, continuation lines joined, comments and blank lines dropped: [instruction, rest]. */
-function instructions(path: string): [string, string][] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
+export type Dockerfile = readonly (readonly [string, string])[];
+
+/** A Dockerfile's text as its instructions (the instruction upper-cased). */
+export function parseDockerfile(text: string): Dockerfile {
   return text
     .replace(/\\\r?\n/g, ' ')
     .split('\n')
@@ -19,17 +16,29 @@ function instructions(path: string): [string, string][] {
     .filter((l) => l && !l.startsWith('#'))
     .map((l) => {
       const m = /^(\S+)\s*(.*)$/.exec(l)!;
-      return [m[1]!.toUpperCase(), m[2]!];
+      return [m[1]!.toUpperCase(), m[2]!] as const;
     });
+}
+
+/**
+ * The Dockerfile at `path`, read once for everything a trial asks of it (its copies, ENV, WORKDIR, users); no
+ * instructions when there is none.
+ */
+export function readDockerfile(path: string): Dockerfile {
+  try {
+    return parseDockerfile(readFileSync(path, 'utf8'));
+  } catch {
+    return [];
+  }
 }
 
 /**
  * The files a Dockerfile copies into `dest` (COPY and ADD from the build context), as [context path, path under
  * `dest`]: `COPY a b /tests/` gives [a, a] and [b, b]; `COPY . /tests/` gives ['', '']; `COPY x /tests/y` gives [x, y].
  */
-export function copiesInto(dockerfile: string, dest: string): [string, string][] {
+export function copiesInto(dockerfile: Dockerfile, dest: string): [string, string][] {
   const copies: [string, string][] = [];
-  for (const [op, rest] of instructions(dockerfile)) {
+  for (const [op, rest] of dockerfile) {
     if (op !== 'COPY' && op !== 'ADD') continue;
     const args = rest.split(/\s+/).filter((w) => !w.startsWith('--'));
     const to = args.pop();
@@ -57,10 +66,10 @@ export function everyFile(dir: string, except: ReadonlySet<string>): [string, st
 }
 
 /** The image's ENV lines, as variables (`ENV K=V` and the old `ENV K V` form; quotes around a value dropped). */
-export function imageEnv(dockerfile: string): Record<string, string> {
+export function imageEnv(dockerfile: Dockerfile): Record<string, string> {
   const env: Record<string, string> = {};
   const unquote = (v: string): string => v.replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1');
-  for (const [op, rest] of instructions(dockerfile)) {
+  for (const [op, rest] of dockerfile) {
     if (op !== 'ENV') continue;
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(rest)) {
       for (const m of rest.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|\S*)/g)) env[m[1]!] = unquote(m[2]!);
@@ -73,8 +82,8 @@ export function imageEnv(dockerfile: string): Record<string, string> {
 }
 
 /** The image's last WORKDIR, or `fallback`. */
-export function workdir(dockerfile: string, fallback: string): string {
-  const dirs = instructions(dockerfile).filter(([op]) => op === 'WORKDIR');
+export function workdir(dockerfile: Dockerfile, fallback: string): string {
+  const dirs = dockerfile.filter(([op]) => op === 'WORKDIR');
   return dirs.length ? dirs[dirs.length - 1]![1] : fallback;
 }
 
@@ -86,12 +95,12 @@ const FIRST_USER_UID = 1000;
  * makes that name (its `--uid`/`-u`, else the first user uid); a name the Dockerfile never makes gets the first
  * user uid, as a harness's `useradd` would. The group has the same number (useradd's user private group).
  */
-export function agentUser(dockerfile: string, user: string): ContainerUser {
+export function agentUser(dockerfile: Dockerfile, user: string): ContainerUser {
   if (/^\d+$/.test(user)) {
     const uid = Number(user);
     return { name: `user${uid}`, uid, gid: uid, home: `/home/user${uid}` };
   }
-  for (const [op, rest] of instructions(dockerfile)) {
+  for (const [op, rest] of dockerfile) {
     if (op !== 'RUN') continue;
     for (const command of rest.split(/&&|;/)) {
       const words = command.trim().split(/\s+/);

@@ -28,7 +28,7 @@ import {
 } from './container-trial.js';
 import type { ContainerResult } from './container.js';
 import { collectArtifacts } from './container.js';
-import { makeTrial, type Trial } from './trial.js';
+import { makeTrial, trialArtifacts, type Trial } from './trial.js';
 import { CONTAINER_PATHS, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE, shellQuote } from './templates.js';
 import { LAYOUTS } from './layout.js';
 import { readRegularFile } from './safe-read.js';
@@ -471,9 +471,7 @@ async function runPathsTrial(
   if (mode === 'separate') {
     // Only the artifacts in /app can be found here (the trial's /app stands for it); they are copied as in a container.
     const under = (p: string): boolean => p.startsWith(`${CONTAINER_PATHS.app.path}/`);
-    const artifacts = (
-      t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`]
-    ).filter(under);
+    const artifacts = trialArtifacts(t).filter(under);
     problems.push(...collectArtifacts(dirname(t.app), artifacts, t.artifactsDir));
     app = join(t.artifactsDir, CONTAINER_PATHS.app.path);
     mkdirSync(app, { recursive: true });

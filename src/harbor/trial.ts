@@ -3,7 +3,7 @@
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { TaskDir } from './dataset.js';
-import { copiesInto, everyFile } from './image.js';
+import { copiesInto, everyFile, readDockerfile, type Dockerfile } from './image.js';
 import { ENV_SKILLS_FOLDER } from './layout.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER } from './ship.js';
 import { CONTAINER_PATHS, WARC_READER_FILE } from './templates.js';
@@ -11,6 +11,8 @@ import { CONTAINER_PATHS, WARC_READER_FILE } from './templates.js';
 export interface Trial {
   task: TaskDir;
   agent: string;
+  /** environment/Dockerfile's instructions, read once: /app's files, the agent's user and its environment. */
+  image: Dockerfile;
   root: string;
   app: string;
   verifierLogs: string;
@@ -35,12 +37,20 @@ export interface Trial {
 }
 
 /**
+ * What crosses from the agent's container to a separate verifier's: the task's declared artifacts, else
+ * /app/answers.json (what quotecheck's tasks grade).
+ */
+export function trialArtifacts(t: Trial): readonly string[] {
+  return t.task.artifacts.length ? t.task.artifacts : [`${CONTAINER_PATHS.app.path}/answers.json`];
+}
+
+/**
  * What the task's image holds in /app: the files its Dockerfile copies there (`COPY claims.json /app/claims.json`,
  * a frozen task's archive), as [environment file, path under /app]. A task without a Dockerfile, or one that copies
  * nothing to /app, gets every environment file but those an image keeps elsewhere.
  */
-function appFiles(envDir: string): [string, string][] {
-  const copies = copiesInto(join(envDir, 'Dockerfile'), CONTAINER_PATHS.app.path);
+function appFiles(envDir: string, image: Dockerfile): [string, string][] {
+  const copies = copiesInto(image, CONTAINER_PATHS.app.path);
   return copies.length
     ? copies
     : everyFile(envDir, new Set(['Dockerfile', SHIPPED_FOLDER, ENV_SKILLS_FOLDER, WARC_READER_FILE]));
@@ -57,6 +67,7 @@ export function makeTrial(task: TaskDir, agent: string, outDir: string, replay: 
   const t: Trial = {
     task,
     agent,
+    image: readDockerfile(join(envDir, 'Dockerfile')),
     root,
     app: join(root, 'app'),
     verifierLogs: join(root, 'logs', 'verifier'),
@@ -72,7 +83,7 @@ export function makeTrial(task: TaskDir, agent: string, outDir: string, replay: 
   };
   for (const d of [t.app, t.verifierLogs, t.agentLogs, t.harnessDir, t.rootMount, t.layerMount, t.artifactsDir])
     mkdirSync(d, { recursive: true });
-  for (const [from, to] of appFiles(envDir)) {
+  for (const [from, to] of appFiles(envDir, t.image)) {
     const source = join(envDir, from);
     if (existsSync(source)) cpSync(source, join(t.app, to), { recursive: true });
   }
