@@ -68,7 +68,7 @@ async function main(): Promise<number> {
     for (const m of diagnosis.misses)
       process.stdout.write(`  ${m.id}: expected ${m.expected}, got ${m.got}: ${m.note}\n`);
     process.stdout.write(
-      `tasks ran through their own solve.sh and test.sh (${runs.oracle.isolation === 'namespace' ? isolationSummary('namespace') : 'container paths by QUOTECHECK_*_DIR: not root, so the agents were not isolated'});\n`,
+      `tasks ran through their own solve.sh and test.sh (${runs.oracle.isolation === 'paths' ? 'container paths by QUOTECHECK_*_DIR: not root, so the agents were not isolated' : isolationSummary(runs.oracle.isolation)});\n`,
     );
     process.stdout.write(
       `open ${oracleReports.html} for every claim's evidence (the baseline's: ${join(outDir, 'baseline', 'report.html')});\n`,

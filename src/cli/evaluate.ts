@@ -42,6 +42,8 @@ export interface EvaluateCommandOptions {
   jobs?: number;
   out: string;
   isolation: Isolation | 'auto';
+  /** On an engine, the agent container's network: the task's, the host's, or the host's for loopback sources. */
+  agentNetwork?: 'auto' | 'task' | 'host';
   /** The verifier as each task says, or forced: separate (its own container) or shared (the agent's). */
   verifier?: VerifierMode | 'task';
   /** The agent phase as the task's agent user, or as root (a harness that ignores [agent] user). */
@@ -66,6 +68,11 @@ function ownRoot(): string {
 /** The one line `--isolation paths` gets on stderr: what it does not stop. */
 export function pathsWarning(): string {
   return `evaluate: paths isolation (not root): ${isolationLimits('paths').join('; ')}\n`;
+}
+
+/** The one line `--isolation namespace` gets on stderr: an emulation, not what a harness runs. */
+export function namespaceWarning(): string {
+  return `evaluate: namespace isolation: ${isolationLimits('namespace').join('; ')}\n`;
 }
 
 /** What the golden tasks' sources need: the golden server, which the demo starts itself and `evaluate` does not. */
@@ -113,6 +120,7 @@ export async function evaluateCommand(opts: EvaluateCommandOptions): Promise<num
     // Decided once for every agent, and said once when it cannot stop what an agent may do.
     const isolation = resolveIsolation(opts.isolation);
     if (isolation === 'paths') cliIo().stderr.write(pathsWarning());
+    if (isolation === 'namespace' && !opts.quiet) cliIo().stderr.write(namespaceWarning());
     return await runAgents({ ...opts, isolation }, agents, names, total, paths);
   } catch (err) {
     return refuseInput(err, EvaluationSetupError);
@@ -210,6 +218,7 @@ async function runAgent(
     jobs: opts.jobs,
     outDir,
     isolation: opts.isolation,
+    ...(opts.agentNetwork ? { agentNetwork: opts.agentNetwork } : {}),
     replay: opts.replay,
     // A replay needs no server: then the generic advice (is the source in the archive?) is the right one.
     sourcesHint: !opts.replay && isGoldenTasks(opts.tasks) ? GOLDEN_SERVER_HINT : undefined,

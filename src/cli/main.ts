@@ -306,10 +306,20 @@ function addTrialOptions(command: Command): Command {
     .addOption(
       new Option(
         '--isolation <mode>',
-        "namespace: each trial in containers (root: namespaces, a root of the image's parts, the task's agent " +
-          'user); paths: QUOTECHECK_*_DIR variables; auto: namespace when possible',
+        "docker, podman: each trial on a real engine (the task's images built, Harbor's way); namespace: evaluate's " +
+          'own containers (root; an emulation: no image built); paths: QUOTECHECK_*_DIR variables; auto: Docker when ' +
+          'its daemon answers, else Podman, else namespace, else paths',
       )
-        .choices(['auto', 'namespace', 'paths'])
+        .choices(['auto', 'docker', 'podman', 'namespace', 'paths'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option(
+        '--agent-network <mode>',
+        "on an engine, the agent container's network: task (its network_mode), host (this machine's, for sources " +
+          "on its loopback), auto (host for a task whose sources are on this machine's loopback, else task)",
+      )
+        .choices(['auto', 'task', 'host'])
         .default('auto'),
     )
     .addOption(

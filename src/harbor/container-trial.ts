@@ -35,7 +35,7 @@ const replayPath = (t: Trial): string => `${HARNESS_DIR}/replay/${basename(t.rep
  * The time a harness takes between the verifier's end and reading the reward, which a process the agent left
  * running in shared mode has to act in: evaluate waits this long before it stops the container and reads.
  */
-const HARNESS_READ_DELAY_SEC = 0.5;
+export const HARNESS_READ_DELAY_SEC = 0.5;
 
 /** Time for a container's set-up and tear-down, beyond its commands' own limits. */
 const SETUP_SEC = 30;

@@ -26,6 +26,33 @@ export interface TaskDir {
   artifacts: string[];
   /** The agent's user ([agent] user), a name or a uid; undefined when the task leaves it to the image (root). */
   agentUser?: string;
+  /** The verifier's user ([verifier] user), likewise; undefined: the image's default user. */
+  verifierUser?: string;
+  /** The agent's container as [environment] (and [agent] network_mode) describe it: what a real engine runs. */
+  environment: PhaseEnvironment;
+  /** The separate verifier's container ([verifier.environment]); Harbor's defaults when the table is missing. */
+  verifierEnvironment: PhaseEnvironment;
+  /** [verifier] env: variables test.sh runs with. */
+  verifierEnv: Record<string, string>;
+  /** [solution] env: variables the oracle's solve.sh runs with. */
+  solutionEnv: Record<string, string>;
+}
+
+/** Harbor's network modes ([environment] network_mode; the legacy allow_internet = false is no-network). */
+export type NetworkMode = 'public' | 'no-network' | 'allowlist';
+
+/** A container's settings from task.toml (Harbor's EnvironmentConfig): what a real engine gives it. */
+export interface PhaseEnvironment {
+  networkMode: NetworkMode;
+  cpus?: number;
+  memoryMb?: number;
+  /** The working folder commands run in; undefined: the image's WORKDIR. */
+  workdir?: string;
+  /** Variables every command in the container gets ([environment] env). */
+  env: Record<string, string>;
+  buildTimeoutSec: number;
+  /** A prebuilt image ([environment] docker_image): what a harness runs when there is no Dockerfile to build. */
+  dockerImage?: string;
 }
 
 export class DatasetError extends UserError {
@@ -84,6 +111,57 @@ function artifactPaths(config: Record<string, unknown>): string[] {
     .filter((a): a is string => typeof a === 'string' && a.startsWith('/'));
 }
 
+/** Harbor's build timeout when a task leaves it out (EnvironmentConfig.build_timeout_sec). */
+const DEFAULT_BUILD_TIMEOUT_SEC = 600;
+
+const tableOf = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/**
+ * A table of variables, each value a string; `${NAME}` and `${NAME:-default}` taken from evaluate's environment, as
+ * Harbor's resolve_env_vars does.
+ */
+function envTable(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, value] of Object.entries(tableOf(v)))
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      out[k] = String(value).replace(
+        /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+        (_, name: string, fallback?: string) => process.env[name] ?? fallback ?? '',
+      );
+  return out;
+}
+
+const positive = (v: unknown): number | undefined => (typeof v === 'number' && v > 0 ? v : undefined);
+
+/** [environment] (or [verifier.environment]) as a container's settings; a phase's own network_mode wins. */
+function phaseEnvironment(table: unknown, phase: unknown): PhaseEnvironment {
+  const env = tableOf(table);
+  const own = tableOf(phase).network_mode;
+  const mode = typeof own === 'string' ? own : env.network_mode;
+  const networkMode: NetworkMode =
+    mode === 'no-network' || mode === 'allowlist' || mode === 'public'
+      ? mode
+      : env.allow_internet === false
+        ? 'no-network'
+        : 'public';
+  const cpus = positive(env.cpus);
+  const memoryMb = positive(env.memory_mb);
+  return {
+    networkMode,
+    ...(cpus !== undefined ? { cpus } : {}),
+    ...(memoryMb !== undefined ? { memoryMb } : {}),
+    ...(typeof env.workdir === 'string' && env.workdir.startsWith('/') ? { workdir: env.workdir } : {}),
+    env: envTable(env.env),
+    buildTimeoutSec: positive(env.build_timeout_sec) ?? DEFAULT_BUILD_TIMEOUT_SEC,
+    ...(typeof env.docker_image === 'string' && env.docker_image ? { dockerImage: env.docker_image } : {}),
+  };
+}
+
+/** A user setting ([agent] user, [verifier] user): a name or a uid, as text. */
+const userOf = (v: unknown): string | undefined =>
+  typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+
 /** A parser's error, as the first line of its message. */
 const firstLine = (err: unknown): string => (err as Error).message.split('\n')[0]!;
 
@@ -133,7 +211,8 @@ function readTask(dir: string, layout: Layout): TaskDir {
     layout === 'harbor' ? readToml(join(dir, spec.definition)) : readFrontMatter(join(dir, spec.definition));
   const needed = `${spec.verifier.folder}/test.sh`;
   if (!existsSync(join(dir, needed))) throw new DatasetError(`${dir}: missing ${needed}`);
-  const user = (config.agent as Record<string, unknown> | undefined)?.user;
+  const user = userOf(tableOf(config.agent).user);
+  const verifierUser = userOf(tableOf(config.verifier).user);
   return {
     name: basename(dir),
     dir,
@@ -142,7 +221,12 @@ function readTask(dir: string, layout: Layout): TaskDir {
     verifierTimeoutSec: timeout(config, 'verifier', DEFAULT_VERIFIER_TIMEOUT_SEC),
     verifierMode: modeOf(join(dir, spec.definition), layout, config),
     artifacts: artifactPaths(config),
-    ...(typeof user === 'string' || typeof user === 'number' ? { agentUser: String(user) } : {}),
+    ...(user !== undefined ? { agentUser: user } : {}),
+    ...(verifierUser !== undefined ? { verifierUser } : {}),
+    environment: phaseEnvironment(config.environment, config.agent),
+    verifierEnvironment: phaseEnvironment(tableOf(config.verifier).environment, config.verifier),
+    verifierEnv: envTable(tableOf(config.verifier).env),
+    solutionEnv: envTable(tableOf(config.solution).env),
   };
 }
 

@@ -17,10 +17,10 @@ const asWritten = <T>(fallback?: T) =>
   z.custom<T>((v) => v !== undefined).catch((ctx) => (ctx.value === undefined ? fallback : ctx.value) as T);
 
 /**
- * How evaluate kept the phases apart (docs/security.md#trial-isolation): containers (namespaces) or container paths by
- * variable.
+ * How evaluate kept the phases apart (docs/security.md#trial-isolation): a real engine (Docker or Podman) building the
+ * task's images, its own namespace containers (an emulation), or container paths by variable.
  */
-const IsolationSchema = z.enum(['namespace', 'paths']);
+const IsolationSchema = z.enum(['docker', 'podman', 'namespace', 'paths']);
 export type Isolation = z.infer<typeof IsolationSchema>;
 
 /**
@@ -90,6 +90,8 @@ const TaskRunSchema = z.object({
   agentUser: asWritten<string>(),
   /** Every numeric field of the verifier's reward.json (answered, overclaim, missed...), when it wrote one. */
   rewardFields: asWritten<Record<string, number>>().optional(),
+  /** Set when the agent's container shared this machine's network (a real engine; sources on its loopback). */
+  hostNetwork: asWritten<boolean>().optional(),
   seconds: asWritten<number>(),
   /** What went wrong, if anything did (timeout, no reward file, ...). */
   problems: asWritten<string[]>(),

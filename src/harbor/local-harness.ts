@@ -29,6 +29,8 @@ import {
 import type { ContainerResult } from './container.js';
 import { collectArtifacts } from './container.js';
 import { makeTrial, trialArtifacts, type Trial } from './trial.js';
+import { engineAnswers, type EngineName } from './engine.js';
+import { runEngineTrial, type AgentNetwork } from './engine-trial.js';
 import { CONTAINER_PATHS, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE, shellQuote } from './templates.js';
 import { LAYOUTS } from './layout.js';
 import { readRegularFile } from './safe-read.js';
@@ -66,6 +68,11 @@ export interface EvaluationOptions {
   jobs?: number;
   outDir: string;
   isolation?: Isolation | 'auto';
+  /**
+   * The agent's network on an engine: the task's network_mode (`task`), this machine's (`host`: sources served on its
+   * loopback), or `auto`: the host's for a task whose sources are on this machine's loopback, else the task's.
+   */
+  agentNetwork?: AgentNetwork | 'auto';
   /**
    * The verifier as each task says (`task`, the default: separate or shared by Harbor's rule), or as given for every
    * task.
@@ -118,11 +125,17 @@ export class EvaluationSetupError extends UserError {
 /** A reward file is a few numbers. */
 const MAX_REWARD_BYTES = 4096;
 
-/** What container isolation still leaves the agent: said in report.json, so no reader takes it for Docker. */
+/** What the namespace emulation leaves: said in report.json and on stderr, so no reader takes it for a real engine. */
 const NAMESPACE_LIMITS: readonly string[] = [
-  'the agent phase shares the host network (sources served on loopback must stay reachable), and its system ' +
-    "folders are this machine's (copy-on-write), not the task image's",
+  'emulated, not a certificate: no image was built (environment/Dockerfile and tests/Dockerfile are read, not run), ' +
+    "so the agent's system folders are this machine's (copy-on-write), not the task image's",
+  'the agent phase shares the host network (sources served on loopback must stay reachable)',
 ];
+
+/** What a real engine's run leaves, when some of its trials shared this machine's network. */
+const hostNetworkLimit = (tasks: number): string =>
+  `${tasks} ${tasks === 1 ? "task's agent container" : "tasks' agent containers"} shared this machine's network ` +
+  '(their sources are on its loopback: --agent-network host); a root agent there can reach what listens on it';
 
 /** What `--isolation paths` cannot give: said once on stderr by the CLI and in report.json. */
 const PATHS_LIMITS: readonly string[] = [
@@ -133,25 +146,43 @@ const PATHS_LIMITS: readonly string[] = [
     'verifier in its own container)',
 ];
 
+/** Whether an isolation is a real engine's. */
+export const isEngine = (isolation: Isolation | 'auto'): isolation is EngineName =>
+  isolation === 'docker' || isolation === 'podman';
+
 /** What an isolation mode is, in a few words, for evaluate's last line and its HTML report. */
 export function isolationSummary(isolation: Isolation): string {
+  if (isEngine(isolation))
+    return (
+      `each trial on ${isolation === 'docker' ? 'Docker' : 'Podman'}: the task's images built from its Dockerfiles, ` +
+      "the agent's container as its [agent] user with its network and limits, the verifier in the task's mode"
+    );
   return isolation === 'namespace'
-    ? "each trial in containers: a root of the image's parts and nothing else of the host, the task's agent user, " +
-        "the verifier in the task's mode"
+    ? "each trial in namespace containers evaluate makes (an emulation: no image built, the host's system folders), " +
+        "the task's agent user, the verifier in the task's mode"
     : 'container paths given by QUOTECHECK_*_DIR variables';
 }
 
 /** What an isolation mode does not stop, one clause each (report.json's isolation_limits). */
-export function isolationLimits(isolation: Isolation): string[] {
+export function isolationLimits(isolation: Isolation, hostNetworkTasks = 0): string[] {
+  if (isEngine(isolation)) return hostNetworkTasks > 0 ? [hostNetworkLimit(hostNetworkTasks)] : [];
   return [...(isolation === 'namespace' ? NAMESPACE_LIMITS : PATHS_LIMITS)];
 }
 
 /**
- * Namespaces when this machine allows them (asked for, or auto); paths otherwise. Asked for namespaces it cannot give,
- * says so.
+ * The isolation a run gets. auto: Docker when its daemon answers, else Podman, else namespaces (root), else paths. An
+ * engine or namespaces asked for that this machine cannot give is said before anything runs.
  */
 export function resolveIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation {
   if (wanted === 'paths') return wanted;
+  if (isEngine(wanted)) {
+    if (engineAnswers(wanted)) return wanted;
+    throw new EvaluationSetupError(
+      `--isolation ${wanted}: \`${wanted} info\` does not answer here (is ${wanted} installed` +
+        `${wanted === 'docker' ? ' and its daemon running' : ''}?)`,
+    );
+  }
+  if (wanted === 'auto') for (const engine of ['docker', 'podman'] as const) if (engineAnswers(engine)) return engine;
   if (canIsolate()) return 'namespace';
   if (wanted === 'namespace')
     throw new EvaluationSetupError(
@@ -488,10 +519,62 @@ async function runPathsTrial(
   return { agentExit: agent.code, verifierExit: verifier.code, problems };
 }
 
-async function runTask(task: TaskDir, opts: EvaluationOptions, isolation: Isolation): Promise<TaskRun> {
-  const started = performance.now();
-  const t = makeTrial(task, opts.agent, opts.outDir, opts.replay ? resolve(opts.replay) : undefined);
-  const mode = verifierModeOf(task, opts.verifierMode);
+/** What the agent and the verifier did in a trial: their exit codes, what went wrong, as whom the agent ran. */
+interface PhasesRun {
+  agentExit: number | null;
+  verifierExit: number | null;
+  problems: string[];
+  agentUser: string;
+  hostNetwork?: boolean;
+}
+
+/**
+ * Whether a task's sources are on this machine's loopback (its claims' URLs, its oracle's --wayback-url): an agent in
+ * a container of its own network cannot reach them.
+ */
+function sourcesOnLoopback(task: TaskDir): boolean {
+  const urls: string[] = [];
+  try {
+    const { entries } = parseClaims(readJsonIfAny(join(task.dir, 'environment', 'claims.json')), task.name);
+    for (const e of entries) if (e.kind === 'claim') urls.push(e.url);
+  } catch {
+    // no claims to read: nothing says the sources are here
+  }
+  const wayback = solveWaybackUrl(task);
+  if (wayback) urls.push(wayback);
+  return urls.some((u) => {
+    try {
+      const host = new URL(u).hostname.replace(/^\[|\]$/g, '');
+      return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A trial on a real engine: its images built, its containers run as Harbor runs them. */
+async function runEngine(t: Trial, opts: EvaluationOptions, engine: EngineName, mode: VerifierMode) {
+  const asRoot = opts.agentUser === 'root';
+  const wanted = opts.agentNetwork ?? 'auto';
+  const network = wanted === 'auto' ? (sourcesOnLoopback(t.task) ? 'host' : 'task') : wanted;
+  const play: TrialPlay = {
+    verifierMode: mode,
+    asRoot,
+    agentEnv: opts.agentEnv ?? [],
+    ...(opts.agentDir ? { agentDir: resolve(opts.agentDir) } : {}),
+  };
+  const r = await runEngineTrial(t, play, engine, network);
+  const agentUser = asRoot ? 'root' : (t.task.agentUser ?? "the image's default user");
+  return { ...r, agentUser, ...(network === 'host' ? { hostNetwork: true } : {}) };
+}
+
+/** A trial in evaluate's own namespace containers (the emulation) or, without root, by container paths. */
+async function runOwnContainers(
+  t: Trial,
+  opts: EvaluationOptions,
+  isolation: 'namespace' | 'paths',
+  mode: VerifierMode,
+): Promise<PhasesRun> {
   const harnessBin = writeCommands(t, isolation);
   // The image's agent user, read once from its Dockerfile (none: the task leaves the agent to the image's root).
   const user = isolation === 'namespace' ? taskUser(t) : undefined;
@@ -503,19 +586,29 @@ async function runTask(task: TaskDir, opts: EvaluationOptions, isolation: Isolat
     agentEnv: opts.agentEnv ?? [],
     ...(opts.agentDir ? { agentDir: resolve(opts.agentDir) } : {}),
   };
-  let agentExit: number | null;
-  let verifierExit: number | null;
-  const problems: string[] = [];
+  const agentUser =
+    isolation === 'namespace' ? (asRoot ? 'root' : (user?.name ?? 'root')) : `uid ${process.getuid?.() ?? '?'}`;
   if (isolation === 'namespace') {
     const c = await runContainerTrial(t, play, harnessBin);
-    agentExit = c.agent.status.main ?? null;
-    verifierExit = (mode === 'shared' ? c.agent.status.after : c.verifier.status.main) ?? null;
-    problems.push(...containerProblems(t, c.agent, c.verifier, mode === 'shared'), ...c.notes);
-  } else {
-    const r = await runPathsTrial(t, mode, harnessBin, opts.agentDir);
-    ({ agentExit, verifierExit } = r);
-    problems.push(...r.problems);
+    return {
+      agentExit: c.agent.status.main ?? null,
+      verifierExit: (mode === 'shared' ? c.agent.status.after : c.verifier.status.main) ?? null,
+      problems: [...containerProblems(t, c.agent, c.verifier, mode === 'shared'), ...c.notes],
+      agentUser,
+    };
   }
+  return { ...(await runPathsTrial(t, mode, harnessBin, opts.agentDir)), agentUser };
+}
+
+async function runTask(task: TaskDir, opts: EvaluationOptions, isolation: Isolation): Promise<TaskRun> {
+  const started = performance.now();
+  const engine = isEngine(isolation);
+  const t = makeTrial(task, opts.agent, opts.outDir, opts.replay ? resolve(opts.replay) : undefined, !engine);
+  const mode = verifierModeOf(task, opts.verifierMode);
+  const phases = isEngine(isolation)
+    ? await runEngine(t, opts, isolation, mode)
+    : await runOwnContainers(t, opts, isolation, mode);
+  const { agentExit, verifierExit, problems, agentUser } = phases;
   const { reward, fields } = readReward(t, problems);
   const goldFile = `${LAYOUTS[task.layout].verifier.folder}/gold.json`;
   const gold = parseLabels(readJsonIfAny(join(task.dir, goldFile)) ?? {}, `${task.name}/${goldFile}`);
@@ -534,8 +627,6 @@ async function runTask(task: TaskDir, opts: EvaluationOptions, isolation: Isolat
         `needing a Wayback capture got none${waybackUrl ? ` from ${waybackUrl}` : ''})`,
     );
   const baseline = gold.size === 0 ? 0 : noMatch / gold.size;
-  const agentUser =
-    isolation === 'namespace' ? (asRoot ? 'root' : (user?.name ?? 'root')) : `uid ${process.getuid?.() ?? '?'}`;
   return {
     task: task.name,
     reward,
@@ -548,6 +639,7 @@ async function runTask(task: TaskDir, opts: EvaluationOptions, isolation: Isolat
     verifierMode: mode,
     agentUser,
     ...(fields ? { rewardFields: fields } : {}),
+    ...(phases.hostNetwork ? { hostNetwork: true } : {}),
     seconds: (performance.now() - started) / 1000,
     problems,
     ...(failed ? { sourcesFailed: failed } : {}),
@@ -609,7 +701,7 @@ export async function runEvaluation(opts: EvaluationOptions): Promise<Evaluation
     agent: opts.agent,
     ...(opts.name !== undefined ? { name: opts.name } : {}),
     isolation,
-    isolation_limits: isolationLimits(isolation),
+    isolation_limits: isolationLimits(isolation, runs.filter((r) => r.hostNetwork).length),
     tasks_dir: resolve(opts.tasksDir),
     mean_reward: mean((r) => r.reward),
     baseline_mean_reward: mean((r) => r.baseline),

@@ -56,8 +56,17 @@ function appFiles(envDir: string, image: Dockerfile): [string, string][] {
     : everyFile(envDir, new Set(['Dockerfile', SHIPPED_FOLDER, ENV_SKILLS_FOLDER, WARC_READER_FILE]));
 }
 
-/** The trial's folders, made fresh: /app holds what the task's image would (appFiles). */
-export function makeTrial(task: TaskDir, agent: string, outDir: string, replay: string | undefined): Trial {
+/**
+ * The trial's folders, made fresh: /app holds what the task's image would (appFiles) when evaluate plays the image
+ * (`playImage`); on a real engine the image itself holds it, and /app here gets what the containers give back.
+ */
+export function makeTrial(
+  task: TaskDir,
+  agent: string,
+  outDir: string,
+  replay: string | undefined,
+  playImage = true,
+): Trial {
   const root = resolve(outDir, 'trials', task.name);
   rmSync(root, { recursive: true, force: true });
   const envDir = join(task.dir, 'environment');
@@ -83,10 +92,11 @@ export function makeTrial(task: TaskDir, agent: string, outDir: string, replay: 
   };
   for (const d of [t.app, t.verifierLogs, t.agentLogs, t.harnessDir, t.rootMount, t.layerMount, t.artifactsDir])
     mkdirSync(d, { recursive: true });
-  for (const [from, to] of appFiles(envDir, t.image)) {
-    const source = join(envDir, from);
-    if (existsSync(source)) cpSync(source, join(t.app, to), { recursive: true });
-  }
+  if (playImage)
+    for (const [from, to] of appFiles(envDir, t.image)) {
+      const source = join(envDir, from);
+      if (existsSync(source)) cpSync(source, join(t.app, to), { recursive: true });
+    }
   // The mount point of the baseline's quotecheck, inside the evaluate folder.
   if (agent === 'baseline') mkdirSync(join(t.harnessDir, 'baseline'));
   if (replay) {
