@@ -31,7 +31,14 @@ import { collectArtifacts } from './container.js';
 import { makeTrial, trialArtifacts, type Trial } from './trial.js';
 import { engineAnswers, type EngineName } from './engine.js';
 import { runEngineTrial, type AgentNetwork } from './engine-trial.js';
-import { CONTAINER_PATHS, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE, shellQuote } from './templates.js';
+import {
+  CONTAINER_PATHS,
+  TASK_ARCHIVE,
+  TOOL_DIR,
+  WARC_READER_COMMAND,
+  WARC_READER_FILE,
+  shellQuote,
+} from './templates.js';
 import { LAYOUTS } from './layout.js';
 import { readRegularFile } from './safe-read.js';
 import { BUNDLE_FILES, shippedCli } from './ship.js';
@@ -530,9 +537,10 @@ interface PhasesRun {
 
 /**
  * Whether a task's sources are on this machine's loopback (its claims' URLs, its oracle's --wayback-url): an agent in
- * a container of its own network cannot reach them.
+ * a container of its own network cannot reach them. A frozen task's are in its archive: it needs no network.
  */
 function sourcesOnLoopback(task: TaskDir): boolean {
+  if (existsSync(join(task.dir, 'environment', TASK_ARCHIVE))) return false;
   const urls: string[] = [];
   try {
     const { entries } = parseClaims(readJsonIfAny(join(task.dir, 'environment', 'claims.json')), task.name);
