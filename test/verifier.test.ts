@@ -28,6 +28,9 @@ import { tempDir } from './support/helpers.js';
 /** The agent's user in the task image (templates.ts AGENT_UID); here a uid with no account, which is all a uid needs. */
 const AGENT_UID = 1001;
 
+/** The task's grader, as test.sh runs it. */
+const GRADER = join(import.meta.dirname, '..', 'src', 'harbor', 'grader', 'grade.mjs');
+
 const CLAIMS = [
   { id: 'a', quote: 'alpha', url: 'http://127.0.0.1:9/a', gold: 'verbatim' },
   { id: 'b', quote: 'beta', url: 'http://127.0.0.1:9/b', gold: 'no_match' },
@@ -438,6 +441,29 @@ describe("the verifier's file rules (verifier.ts)", () => {
     expect([...readLabels(join(dir, 'list.json'), 'answers').labels]).toEqual([['a', 'verbatim']]);
     writeFileSync(join(dir, 'latin1.json'), Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]));
     expect(() => readLabels(join(dir, 'latin1.json'), 'answers')).toThrowError(/is not valid UTF-8/);
+  });
+
+  test('a label that is not a string is never one: an object (even with its own toString), a list, null, a number, none', () => {
+    const dir = tempDir();
+    const gold = join(dir, 'gold.json');
+    writeFileSync(gold, JSON.stringify({ a: 'verbatim', b: 'no_match' }));
+    const cases: [string, unknown][] = [
+      ['an object with a toString field', { a: { toString: 1 }, b: { valueOf: 'no_match' } }],
+      ['one-label lists', { a: ['verbatim'], b: ['no_match'] }],
+      ['null and a number', { a: null, b: 0 }],
+      ['a list without labels', [{ id: 'a' }, { id: 'b', label: ['no_match'] }]],
+    ];
+    for (const [what, answers] of cases) {
+      writeFileSync(join(dir, 'answers.json'), JSON.stringify(answers));
+      const r = spawnSync(
+        process.execPath,
+        [GRADER, '--answers', join(dir, 'answers.json'), '--gold', gold, '--logs', join(dir, what)],
+        { encoding: 'utf8' },
+      );
+      expect([what, r.status, r.stderr]).toEqual([what, 0, '']);
+      expect([what, readFileSync(join(dir, what, 'reward.txt'), 'utf8').trim()]).toEqual([what, '0']);
+      expect(JSON.parse(readFileSync(join(dir, what, 'reward.json'), 'utf8')).answered).toBe(0);
+    }
   });
 
   test('replaceFile replaces a link, a FIFO or a folder at the path, and removeEntry never follows a link', () => {

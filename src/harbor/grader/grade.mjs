@@ -282,6 +282,14 @@ export function formatGrade(g) {
 // Label files: `{"<id>": "<label>"}` or `[{"id": "<id>", "label": "<label>"}]`.
 
 /**
+ * A label as given: a string as it is (grade judges it); anything else (a number, null, a list, an object) as its JSON,
+ * which is never a label: `["verbatim"]` is not "verbatim", and an object is never asked to turn itself into text.
+ * @param {unknown} label
+ * @returns {string}
+ */
+const labelText = (label) => (typeof label === 'string' ? label : (JSON.stringify(label) ?? '(no label)'));
+
+/**
  * Either answers format as a map of id to label; labels are kept as given (grade judges them).
  * @param {unknown} json
  * @param {string} where names the file in errors
@@ -295,10 +303,10 @@ export function parseLabels(json, where) {
       const id = row && typeof row === 'object' ? row.id : undefined;
       if (typeof id !== 'string' && typeof id !== 'number')
         throw new InputError(`${where}: entry #${i + 1} has no "id"`);
-      labels.set(String(id), String(row.label));
+      labels.set(String(id), labelText(row.label));
     });
   } else if (json && typeof json === 'object') {
-    for (const [id, label] of Object.entries(json)) labels.set(id, String(label));
+    for (const [id, label] of Object.entries(json)) labels.set(id, labelText(label));
   } else {
     throw new InputError(`${where}: expected {"<id>": "<label>"} or [{"id", "label"}]`);
   }
