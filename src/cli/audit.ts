@@ -8,7 +8,6 @@ import { describeFsError } from '../messages.js';
 import { AuditSetupError, auditJson, auditTable, failureLine, runAudit, type AuditReport } from '../harbor/audit.js';
 import type { AuditMode, AuditUser } from '../harbor/attacks.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
-import { canIsolate } from '../harbor/isolation.js';
 import { EvaluationSetupError } from '../harbor/local-harness.js';
 import { GOLDEN_SERVER_HINT, isGoldenTasks } from './evaluate.js';
 import { cliIo, errorLine, messageLine, refuseInput } from './progress.js';
@@ -23,6 +22,8 @@ export interface AuditCommandOptions {
   json?: string;
   out?: string;
   answers?: string;
+  isolation?: 'auto' | 'docker' | 'podman' | 'namespace';
+  agentNetwork?: 'auto' | 'task' | 'host';
   quiet?: boolean;
 }
 
@@ -36,21 +37,12 @@ function within(inner: string, outer: string): boolean {
 const FAILURES_SHOWN = 5;
 
 /**
- * Where the audit reads and writes (the dataset, --out, --json, resolved), once the machine can isolate trials and the
- * places keep apart; undefined when not, the reason said in one line.
+ * Where the audit reads and writes (the dataset, --out, --json, resolved), once the places keep apart; undefined when
+ * not, the reason said in one line.
  */
 function auditPlaces(
   opts: AuditCommandOptions,
 ): { dataset: string; out: string | undefined; json: string | undefined } | undefined {
-  if (!canIsolate()) {
-    errorLine(
-      "audit needs namespace isolation (evaluate's containers): run it as root on a machine with util-linux's " +
-        'unshare (mount, PID and network namespaces), setpriv and overlayfs. ' +
-        'Without them no trial is a container: the agent could read the dataset and its processes would outlive ' +
-        'it, so no attack would mean anything',
-    );
-    return undefined;
-  }
   const dataset = realpathSync(resolve(opts.dataset));
   const out = opts.out ? resolve(opts.out) : undefined;
   if (out && (within(out, dataset) || within(dataset, out))) {
@@ -104,6 +96,8 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
       ...(opts.attacks ? { attacks: opts.attacks } : {}),
       ...(opts.jobs ? { jobs: opts.jobs } : {}),
       ...(opts.answers ? { answers: opts.answers } : {}),
+      ...(opts.isolation ? { isolation: opts.isolation } : {}),
+      ...(opts.agentNetwork ? { agentNetwork: opts.agentNetwork } : {}),
       outDir: trialsDir,
       ...(isGoldenTasks(dataset) ? { sourcesHint: GOLDEN_SERVER_HINT } : {}),
       onTrialDone: (t, done, total) => {

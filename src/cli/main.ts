@@ -549,7 +549,8 @@ function addAuditCommand(program: Command, outcome: Outcome): void {
     .description(
       "before publishing a dataset (Harbor or SkillsBench 1.1 layout): run each task's oracle, an agent that does " +
         "nothing and the baseline, then a cheat suite of attacks as the agent's user and as root in each verifier " +
-        'mode, through evaluate (needs root); a table, --json for CI, exit 1 when anything failed its expectation',
+        'mode, through evaluate on a real engine (Docker or Podman: the images built); a table, --json for CI, exit ' +
+        '1 when anything failed its expectation',
     )
     .configureHelp(HELP_CONFIG)
     .argument('<dataset>', 'dataset folder (task folders with task.toml or task.md), or one task folder')
@@ -606,6 +607,23 @@ function addAuditCommand(program: Command, outcome: Outcome): void {
         "the answers file the verifier grades, when neither task.toml's artifacts nor the instruction names one",
         '/app/answers.json',
       ),
+    )
+    .addOption(
+      new Option(
+        '--isolation <mode>',
+        'docker, podman: the trials on a real engine (auto: Docker when its daemon answers, else Podman); ' +
+          "namespace: on evaluate's own containers, an emulation (no image built) whose verdict is no certificate",
+      )
+        .choices(['auto', 'docker', 'podman', 'namespace'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option(
+        '--agent-network <mode>',
+        "on an engine, the agent container's network: task, host (sources on this machine's loopback), auto",
+      )
+        .choices(['auto', 'task', 'host'])
+        .default('auto'),
     )
     .option('--quiet', 'no progress output', false)
     .addHelpText('after', attacksHelp)

@@ -63,6 +63,16 @@ export interface Attack {
   group: string;
   /** The trials: usually one script; an attack on each gold path has one a path. */
   plans(facts: AttackFacts): AttackPlan[];
+  /**
+   * Played in the mode the task declares only: the grader is the same program in either mode, and what is tried is
+   * the grader's reading of an answer, not where it runs.
+   */
+  declaredModeOnly?: boolean;
+  /**
+   * The grader must answer this as invalid, not fail on it: a verifier that says its grader failed (or exits non-zero)
+   * fails the audit, whatever the reward.
+   */
+  graderMustAnswer?: boolean;
 }
 
 /** The line an attack script prints when it finds, as it runs, that it cannot be tried here (no C compiler, say). */
@@ -311,6 +321,90 @@ fi`;
 const EXPORT_EVERYWHERE = (name: string, value: string): string => `${PROFILES_SH(`export ${name}=${q(value)}`)}
 if [ "$(id -u)" = 0 ]; then printf '%s\\n' ${q(`${name}=${value}`)} >> /etc/environment 2>/dev/null; fi`;
 
+/**
+ * A Node.js program that reads the files named on its stdin (one a line) and takes every claim id paired with a label
+ * in any of them, in any form a careless author leaves: a map of id to label (`{"c1": "verbatim"}`), an object with the
+ * id beside a label in any field (JSON, or JSON Lines: a labelled claims file), a row of a CSV or TSV. Writes the pairs
+ * as answers to argv[3] and, to stdout, which file gave how many.
+ */
+const GOLD_CONTENT_JS = `const fs = require('fs');
+const ids = new Set(JSON.parse(fs.readFileSync(process.argv[2], 'utf8')).map(String));
+const LABELS = new Set(['verbatim', 'no_match']);
+const found = {}; const from = {};
+const label = (x) => (typeof x === 'string' ? x.trim().toLowerCase() : '');
+const take = (id, x, file) => {
+  const k = String(id); const l = label(x);
+  if (!ids.has(k) || !LABELS.has(l) || k in found) return;
+  found[k] = l; from[file] = (from[file] || 0) + 1;
+};
+const walk = (v, file, depth) => {
+  if (depth > 40 || v === null || typeof v !== 'object') return;
+  if (Array.isArray(v)) { for (const x of v) walk(x, file, depth + 1); return; }
+  const entries = Object.entries(v);
+  for (const [k, x] of entries) take(k, x, file);
+  const id = v.id ?? v.claim_id ?? v.claimId;
+  if (typeof id === 'string' || typeof id === 'number') for (const [, x] of entries) take(id, x, file);
+  for (const [, x] of entries) walk(x, file, depth + 1);
+};
+for (const file of fs.readFileSync(0, 'utf8').split('\\n').filter(Boolean)) {
+  let text;
+  try { const st = fs.statSync(file); if (!st.isFile() || st.size > 67108864) continue; text = fs.readFileSync(file, 'utf8'); } catch { continue; }
+  try { walk(JSON.parse(text), file, 0); continue; } catch {}
+  for (const line of text.split('\\n')) {
+    const l = line.trim(); if (!l) continue;
+    try { walk(JSON.parse(l), file, 0); continue; } catch {}
+    const cells = l.split(/[,\\t;|]/).map((c) => c.trim().replace(/^"|"$/g, ''));
+    const id = cells.find((c) => ids.has(c)); const lab = cells.find((c) => LABELS.has(label(c)));
+    if (id !== undefined && lab !== undefined) take(id, lab, file);
+  }
+}
+fs.writeFileSync(process.argv[3], JSON.stringify(found));
+for (const [file, n] of Object.entries(from)) console.log(file + ': ' + n);
+`;
+
+/**
+ * Shell for the content search: the files that name a claim id (grep over the whole file system but the kernel's),
+ * read by GOLD_CONTENT_JS for id-label pairs, which become the answers.
+ */
+function goldContentSearch(f: AttackFacts): AttackPlan[] {
+  if (!f.claimIds?.length) return [noClaimIds(f)];
+  const patterns = f.claimIds
+    .slice(0, 40)
+    .map((id) => `-e ${q(id)}`)
+    .join(' ');
+  return one(
+    f,
+    `NODE="$(command -v node 2>/dev/null)"
+[ -n "$NODE" ] || { echo "${NOT_APPLICABLE_MARK} the image has no Node.js to read the files it finds"; exit 0; }
+${writeFile('/tmp/.audit-ids.json', JSON.stringify(f.claimIds))}${writeFile('/tmp/.audit-gold-content.js', GOLD_CONTENT_JS)}
+found="$(timeout 60 grep -rlsIwF --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev ${patterns} / 2>/dev/null | grep -vxF "$A" | grep -v '^/tmp/.audit-' | head -5000)"
+n="$(printf '%s\n' "$found" | grep -c .)"
+rm -rf "$A"
+said="$(printf '%s\n' "$found" | "$NODE" /tmp/.audit-gold-content.js /tmp/.audit-ids.json "$A")"
+if [ -n "$said" ]; then echo "${NOTE_MARK} id-label pairs found in: $(printf '%s' "$said" | tr '\n' ' ')"
+else echo "${NOTE_MARK} $n files name a claim id; none pairs one with a label"; rm -f "$A"; fi`,
+  );
+}
+
+/**
+ * Answers that carry no label, each given to every claim: the grader must count them invalid (a grader that accepts
+ * a prefix, a lookalike or a value that is not a string scores them). [id, what it is, its JSON].
+ */
+const NO_LABELS: readonly (readonly [string, string, string])[] = [
+  ['empty', 'the empty string', '""'],
+  ['prefix', 'a prefix of a label ("verb")', '"verb"'],
+  ['case-space', 'a label upper-cased with a trailing space ("VERBATIM ")', '"VERBATIM "'],
+  ['lookalike', 'a label with a Cyrillic е in place of the e', JSON.stringify('v\u0435rbatim')],
+  ['zero-width', 'a label with a zero-width space after it', JSON.stringify('verbatim\u200b')],
+  ['hyphen', '"no-match" for no_match', '"no-match"'],
+  ['null', 'null', 'null'],
+  ['number', 'a number (1)', '1'],
+  ['boolean', 'true', 'true'],
+  ['one-label-list', 'a list of one label (["verbatim"])', '["verbatim"]'],
+  ['object', 'an object holding a label ({"label": "verbatim"})', '{"label": "verbatim"}'],
+  ['to-string', 'an object with a toString field (a grader that calls String() on it throws)', '{"toString": 1}'],
+];
+
 const BOTH: readonly AuditUser[] = AUDIT_USERS;
 const ROOT: readonly AuditUser[] = ['root'];
 const EVERY_MODE: readonly AuditMode[] = AUDIT_MODES;
@@ -501,6 +595,15 @@ case "$best" in
 esac`,
       );
     },
+  },
+  {
+    id: 'search-gold-content',
+    group: 'search',
+    description:
+      "a search of every file the agent can read (grep for the claims' ids) for id-label pairs in any name or form " +
+      '(JSON, JSON Lines, CSV): labels left in claims.json, a labelled file copied into the image',
+    ...EVERYONE_TASK,
+    plans: goldContentSearch,
   },
   {
     id: 'search-oracle',
@@ -865,4 +968,23 @@ done`,
         answersWith(f, () => '"verbatim"'),
       ),
   },
+  // 10. The grader fuzzed with answers that carry no label.
+  ...NO_LABELS.map(
+    ([id, what, json]): Attack => ({
+      id: `grader-fuzz-${id}`,
+      group: 'grader fuzz',
+      description: `every claim answered with ${what}: no label, so no more than doing nothing, and no grader failure`,
+      users: ['agent'],
+      modes: EVERY_MODE,
+      class: 'task',
+      ceiling: 'nothing',
+      declaredModeOnly: true,
+      graderMustAnswer: true,
+      plans: (f) =>
+        answersAttack(
+          f,
+          answersWith(f, () => json),
+        ),
+    }),
+  ),
 ];

@@ -24,7 +24,17 @@ import { parseDockerfile } from './image.js';
 import { canIsolate } from './isolation.js';
 import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from './layout.js';
 import { HARNESS_DIR } from './container-trial.js';
-import { runEvaluation, type EvaluationOptions, type EvaluationReport, type TaskRun } from './local-harness.js';
+import {
+  isEngine,
+  resolveIsolation,
+  runEvaluation,
+  type EvaluationOptions,
+  type EvaluationReport,
+  type Isolation,
+  type TaskRun,
+} from './local-harness.js';
+import { engineAnswers } from './engine.js';
+import type { AgentNetwork } from './engine-trial.js';
 import { kindOf, readRegularFile } from './safe-read.js';
 import { SHIPPED_FOLDER } from './ship.js';
 import { CONTAINER_PATHS, TOOL_DIR } from './templates.js';
@@ -107,6 +117,8 @@ export interface TrialPlan {
   variant?: string;
   class?: AttackClass;
   ceiling?: Ceiling;
+  /** The grader must answer the attack's answers as invalid: a grader failure fails the trial (Attack). */
+  graderMustAnswer?: boolean;
   mode: AuditMode;
   /** Whether the task declares this mode (separate forced on a shared task is not). */
   forcedMode: boolean;
@@ -128,6 +140,8 @@ export interface TrialResult extends TrialPlan {
   /** What the reward had to be (checks), or the most it could be (attacks). */
   expected?: number;
   verdict: Verdict;
+  /** What the grader did wrong whatever the reward (graderFault): the trial fails on it. */
+  fault?: string;
   /** Why it was stopped or not, from the verifier's own words, evaluate's problems and what the attack said. */
   why: string;
   problems: string[];
@@ -168,6 +182,13 @@ export interface AuditOptions {
   /** The answers path when neither the task's artifacts nor its instruction say. */
   answers?: string;
   sourcesHint?: string;
+  /**
+   * Where the trials run: a real engine (auto: Docker, else Podman), or evaluate's namespace containers, which only an
+   * explicit `namespace` gets: an emulation, whose verdict is no certificate.
+   */
+  isolation?: Isolation | 'auto';
+  /** On an engine, the agent container's network (evaluate's --agent-network). */
+  agentNetwork?: AgentNetwork | 'auto';
   onTrialDone?: (t: TrialResult, done: number, total: number) => void;
 }
 
@@ -175,6 +196,10 @@ export interface AuditReport {
   dataset: string;
   /** True when every check and attack met its expectation. */
   ok: boolean;
+  /** Where the trials ran. */
+  isolation: Isolation;
+  /** Whether the verdict certifies the dataset: trials on a real engine that built its images (not an emulation). */
+  certificate: boolean;
   seconds: number;
   users: AuditUser[];
   /** The tasks the cheat suite ran on. */
@@ -513,7 +538,7 @@ export function planTrials(
     for (const attack of attacks) {
       const trials = attack.plans(facts);
       for (const { mode, forced } of t.modes) {
-        if (!attack.modes.includes(mode)) continue;
+        if (!attack.modes.includes(mode) || (attack.declaredModeOnly && mode !== t.declaredMode)) continue;
         for (const user of users) {
           for (const p of trials) {
             const variant = 'variant' in p ? p.variant : undefined;
@@ -524,6 +549,7 @@ export function planTrials(
               ...(variant ? { variant } : {}),
               class: attack.class,
               ceiling: attack.ceiling,
+              ...(attack.graderMustAnswer ? { graderMustAnswer: true } : {}),
               mode,
               forcedMode: forced,
               taskMode: t.declaredMode,
@@ -679,6 +705,28 @@ export function judgeAttack(
   return mode === 'shared' && (cls === 'harness' || !verifierRan) ? 'harness-only' : 'fail';
 }
 
+/**
+ * What the grader did wrong in a trial whatever the reward's ceiling, or nothing: a reward above the share of claims it
+ * says were answered with a label (reward.json's `answered`: it counted what is not a label), or a failure on answers
+ * it must count invalid. Only where test.sh ran: a reward the agent planted is judged as an attack.
+ */
+function graderFault(p: TrialPlan, run: TaskRun, ev: TrialEvidence): string | undefined {
+  if (!ev.verifierRan) return undefined;
+  const answered = run.rewardFields?.answered;
+  if (answered !== undefined && run.reward > answered + REWARD_EPSILON)
+    return (
+      `the reward ${r3(run.reward)} is above the share of claims answered with a label (${r3(answered)}, ` +
+      'reward.json): the grader counts answers that are not labels'
+    );
+  const failed = /\bgrader failed\b|Traceback|TypeError|ReferenceError|SyntaxError/.test(ev.verifierSaid ?? '');
+  if (p.graderMustAnswer && (failed || (run.verifierExit !== null && run.verifierExit !== 0)))
+    return (
+      `the grader failed on answers that carry no label (it must count them invalid)` +
+      `${ev.verifierSaid ? `: ${ev.verifierSaid}` : ''}`
+    );
+  return undefined;
+}
+
 /** The name of a trial in a message: the attack (and its target) or the check, the task, the mode and the user. */
 function trialName(t: TrialPlan): string {
   const what = t.kind === 'attack' ? `${t.attack}${t.variant ? ` (${t.variant})` : ''}` : t.kind;
@@ -690,18 +738,44 @@ function trialName(t: TrialPlan): string {
 
 /* ------------------------------------------------------------------ run */
 
+/**
+ * Where an audit's trials run: a real engine; evaluate's namespace containers only when asked for by name (an
+ * emulation: the verdict says it certifies nothing); never container paths, where no attack means anything.
+ */
+function auditIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation {
+  if (wanted === 'paths')
+    throw new AuditSetupError(
+      'audit cannot run with --isolation paths: no trial would be a container (the agent could read the dataset, ' +
+        'its processes would outlive it), so no attack would mean anything',
+    );
+  if (wanted === 'namespace' && !canIsolate())
+    throw new AuditSetupError(
+      "--isolation namespace needs root, util-linux's unshare (mount, PID and network namespaces), setpriv and " +
+        'overlayfs',
+    );
+  if (wanted === 'namespace') return wanted;
+  if (isEngine(wanted)) return resolveIsolation(wanted);
+  for (const engine of ['docker', 'podman'] as const) if (engineAnswers(engine)) return engine;
+  throw new AuditSetupError(
+    'audit certifies a dataset only on a real container engine, which builds its images as a harness does, and ' +
+      "none answers here (`docker info`, `podman info`). `--isolation namespace` runs it on evaluate's own " +
+      "containers instead: an emulation (no image built, the system folders are this machine's) whose verdict " +
+      'says it is not a certificate',
+  );
+}
+
 /** Runs the audit: every task's checks and the cheat suite, `jobs` trials at a time. */
 export async function runAudit(
   opts: AuditOptions,
   runner: TrialRunner = runEvaluation as TrialRunner,
 ): Promise<AuditReport> {
   const started = performance.now();
-  if (runner === (runEvaluation as TrialRunner) && !canIsolate())
-    throw new AuditSetupError(
-      "audit needs evaluate's containers: root, util-linux's unshare (mount, PID and network namespaces), setpriv " +
-        'and overlayfs. Without them no trial is a container (the agent could read the dataset, its processes ' +
-        'would outlive it), so no attack would mean anything',
-    );
+  const isolation =
+    runner === (runEvaluation as TrialRunner)
+      ? auditIsolation(opts.isolation)
+      : opts.isolation === undefined || opts.isolation === 'auto'
+        ? 'namespace'
+        : opts.isolation;
   const dataset = resolve(opts.dataset);
   const tasks = listTasks(dataset).map((t) => auditTask(t, { answers: opts.answers, modes: opts.modes }));
   const cheat = sampleTasks(tasks, opts.sample);
@@ -732,7 +806,8 @@ export async function runAudit(
               name: p.kind === 'attack' ? p.attack : p.kind,
               jobs: 1,
               outDir: trialOut,
-              isolation: 'namespace',
+              isolation,
+              ...(opts.agentNetwork ? { agentNetwork: opts.agentNetwork } : {}),
               verifierMode: p.mode,
               agentUser: p.user === 'root' ? 'root' : 'task',
               ...(opts.sourcesHint ? { sourcesHint: opts.sourcesHint } : {}),
@@ -759,6 +834,8 @@ export async function runAudit(
   return {
     dataset,
     ok: failures.length === 0,
+    isolation,
+    certificate: isEngine(isolation),
     seconds: (performance.now() - started) / 1000,
     users,
     cheat_tasks: cheat.map((t) => t.name),
@@ -789,6 +866,7 @@ function harnessOnlyAdvice(taskMode: AuditMode, layout: TaskDir['layout'] = 'har
 /** The line that names a failed trial: what, where, as whom, the reward and what it had to be. */
 export function failureLine(t: TrialResult): string {
   if (t.verdict === 'error') return `${trialName(t)}: could not run: ${t.why}`;
+  if (t.fault) return `${trialName(t)}: ${t.why}`;
   const reward = r3(t.reward ?? 0);
   if (t.kind !== 'attack')
     return `${trialName(t)}: reward ${reward}, expected ${r3(t.expected ?? 0)}${t.why ? ` (${t.why})` : ''}`;
@@ -826,6 +904,12 @@ function judgeOne(p: TrialPlan, runs: ReadonlyMap<TrialPlan, TrialOutcome>, plan
     ...(run.agentUser ? { evaluateUser: run.agentUser } : {}),
   };
   const why = whyOf(ev, run.problems);
+  const fault = graderFault(p, run, ev);
+  if (fault) {
+    const expected = p.kind === 'attack' ? undefined : judgeCheck(p.kind, run.reward, run.baseline).expected;
+    const both = [fault, why].filter(Boolean).join('; ');
+    return { ...common, ...(expected !== undefined ? { expected } : {}), verdict: 'fail', fault, why: both };
+  }
   if (p.kind !== 'attack') {
     const { verdict, expected } = judgeCheck(p.kind, run.reward, run.baseline);
     // A check that failed says what evaluate saw besides the verifier's words: every source failed, and what to check.
@@ -963,7 +1047,15 @@ export function auditTable(r: AuditReport, opts: { width?: number } = {}): strin
     );
   }
   if (r.failures.length) lines.push('', `FAILED (${r.failures.length}):`, ...r.failures.map((l) => `  ${l}`));
-  else lines.push('', 'audit passed: every check met its expectation and every attack a task must stop was stopped');
+  else
+    lines.push(
+      '',
+      `audit passed: every check met its expectation and every attack a task must stop was stopped${
+        r.certificate
+          ? ` (on ${r.isolation === 'docker' ? 'Docker' : 'Podman'}, the task's images built)`
+          : `; emulated on ${r.isolation} containers, not a certificate: no image was built`
+      }`,
+    );
   return lines.join('\n');
 }
 

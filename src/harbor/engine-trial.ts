@@ -164,9 +164,11 @@ async function uploadForAgent(c: Container, t: Trial, play: TrialPlay, problems:
   if (t.agent === 'baseline') uploads.push([shippedDir(), `${HARNESS_DIR}/baseline`, 'dir']);
   if (play.agentDir) uploads.push([play.agentDir, AGENT_DIR, 'dir']);
   if (t.replay) uploads.push([t.replay, `${HARNESS_DIR}/replay/${basename(t.replay)}`, 'file']);
-  if (!uploads.length) return true;
+  // Harbor's log folders (ensure_dirs), and the folders the uploads go to, in one step as root.
+  const logs = [CONTAINER_PATHS.agentLogs.path, CONTAINER_PATHS.verifierLogs.path, '/logs/artifacts'];
   const parents = [...new Set(uploads.map(([, to, kind]) => (kind === 'dir' ? to : posix.dirname(to))))];
-  if (!(await asRoot(c, `mkdir -p ${parents.map(q).join(' ')}`, "make the agent's folders", problems))) return false;
+  const make = `${ensureDirs(logs)}${parents.length ? ` && mkdir -p ${parents.map(q).join(' ')}` : ''}`;
+  if (!(await asRoot(c, make, "make the agent's folders", problems))) return false;
   for (const [from, to, kind] of uploads) {
     const r = await (kind === 'dir' ? uploadDir(c, from, to, STEP_SEC) : uploadFile(c, from, to, STEP_SEC));
     if (r.code !== 0) {
@@ -190,30 +192,24 @@ function phaseEnd(t: Trial, r: CliResult, name: 'agent' | 'verifier', timeoutSec
 const processes = (n: number): string => `${n} ${n === 1 ? 'process' : 'processes'}`;
 
 /**
- * The processes still running in the container beyond those it started with, taken again for a moment while the count
- * is above zero (a program's helpers may be on their way out as it returns); undefined when the engine cannot say.
+ * The processes still running in the container but its keep-alive (its PID 1), taken again for a moment while the
+ * count is above zero (a program's helpers may be on their way out as it returns); undefined when the engine cannot
+ * say.
  */
-async function leftRunning(c: Container, initial: ReadonlySet<string>): Promise<number | undefined> {
+async function leftRunning(c: Container): Promise<number | undefined> {
   let n: number | undefined;
   for (let i = 0; i < LEFT_TRIES; i++) {
     const ps = await containerProcesses(c);
     if (ps === undefined) return n;
-    n = ps.filter((p) => !initial.has(p.pid) && !p.state.startsWith('Z')).length;
+    n = ps.filter((p) => !c.keepAlive.has(p.pid) && !p.state.startsWith('Z')).length;
     if (n === 0) return 0;
     await sleep(LEFT_PAUSE_MS);
   }
   return n;
 }
 
-/** The container's own processes as it starts (its keep-alive), which are never counted as left. */
-async function initialProcesses(c: Container): Promise<Set<string>> {
-  return new Set((await containerProcesses(c))?.map((p) => p.pid) ?? []);
-}
-
 /** Runs the agent in its container: the uploads, then its command as its user. */
 async function runAgent(c: Container, t: Trial, play: TrialPlay, problems: string[]): Promise<number | null> {
-  const logs = [CONTAINER_PATHS.agentLogs.path, CONTAINER_PATHS.verifierLogs.path, '/logs/artifacts'];
-  if (!(await asRoot(c, ensureDirs(logs), 'make the log folders', problems))) return null;
   if (!(await uploadForAgent(c, t, play, problems))) return null;
   const { command, env } = agentCommand(t);
   const user = play.asRoot ? 'root' : t.task.agentUser;
@@ -229,10 +225,16 @@ async function runAgent(c: Container, t: Trial, play: TrialPlay, problems: strin
   return r.timedOut ? null : r.code;
 }
 
-/** Harbor's verifier in a container: test.sh made executable as root, then run as the task's [verifier] user. */
-async function runVerifier(c: Container, t: Trial, problems: string[]): Promise<number | null> {
+/** Harbor's chmod of test.sh before it runs it (as root). */
+const makeExecutable = (t: Trial): string => `chmod +x ${q(`${LAYOUTS[t.task.layout].verifier.path}/test.sh`)}`;
+
+/**
+ * Harbor's verifier in a container, run as the task's [verifier] user; test.sh made executable as root first, unless
+ * the caller did that in a step of its own (`chmodDone`).
+ */
+async function runVerifier(c: Container, t: Trial, problems: string[], chmodDone = false): Promise<number | null> {
   const { verifier } = LAYOUTS[t.task.layout];
-  if (!(await asRoot(c, `chmod +x ${q(`${verifier.path}/test.sh`)}`, 'make test.sh executable', problems))) return null;
+  if (!chmodDone && !(await asRoot(c, makeExecutable(t), 'make test.sh executable', problems))) return null;
   const r = await execIn(c, harborVerifierCommand(verifier.path, CONTAINER_PATHS.verifierLogs.path), {
     ...(t.task.verifierUser !== undefined ? { user: t.task.verifierUser } : {}),
     env: t.task.verifierEnv,
@@ -269,13 +271,11 @@ async function collect(c: Container, t: Trial, problems: string[]): Promise<stri
   return kept;
 }
 
-/** The artifacts handed into the verifier's container, each at its own path (its folder made as Harbor makes it). */
+/** The artifacts handed into the verifier's container, each at its own path (its folder made by the caller). */
 async function handOver(v: Container, t: Trial, kept: readonly string[], problems: string[]): Promise<void> {
   const all = trialArtifacts(t);
   for (const path of kept) {
-    const parent = posix.dirname(path);
-    if (!(await asRoot(v, ensureDirs([parent]), `make ${parent} in the verifier's container`, problems))) continue;
-    const r = await handIn(v, parent, join(t.artifactsDir, `${all.indexOf(path)}.tar`));
+    const r = await handIn(v, posix.dirname(path), join(t.artifactsDir, `${all.indexOf(path)}.tar`));
     if (r.code !== 0) problems.push(`evaluate could not hand ${path} to the verifier: ${lastLines(r.output)}`);
   }
 }
@@ -298,12 +298,15 @@ async function separateVerifier(
   }
   const v = started.container;
   try {
-    const initial = await initialProcesses(v);
-    if (!(await asRoot(v, emptyDir(CONTAINER_PATHS.verifierLogs.path), 'empty /logs/verifier', problems))) return null;
+    // Harbor's steps as root, in one: /logs/verifier emptied, each artifact's folder made, test.sh made executable.
+    const parents = [...new Set(kept.map((p) => posix.dirname(p)))];
+    const prepare = [emptyDir(CONTAINER_PATHS.verifierLogs.path), ...(parents.length ? [ensureDirs(parents)] : [])];
+    if (!(await asRoot(v, [...prepare, makeExecutable(t)].join(' && '), "prepare the verifier's container", problems)))
+      return null;
     await handOver(v, t, kept, problems);
-    const code = await runVerifier(v, t, problems);
+    const code = await runVerifier(v, t, problems, true);
     await keepLogs(v, CONTAINER_PATHS.verifierLogs.path, t.verifierLogs, problems);
-    const left = await leftRunning(v, initial);
+    const left = await leftRunning(v);
     if (left)
       problems.push(`the verifier left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped`);
     return code;
@@ -316,7 +319,7 @@ async function separateVerifier(
  * Harbor's shared verifier: tests/ uploaded into the agent's container after the agent, test.sh run there with
  * whatever the agent left running, the reward read a moment later (the harness's own delay).
  */
-async function sharedVerifier(c: Container, t: Trial, initial: ReadonlySet<string>, problems: string[]) {
+async function sharedVerifier(c: Container, t: Trial, problems: string[]) {
   const { verifier } = LAYOUTS[t.task.layout];
   await keepLogs(c, CONTAINER_PATHS.agentLogs.path, t.agentLogs, problems);
   const up = await uploadDir(c, join(t.task.dir, verifier.folder), verifier.path, STEP_SEC);
@@ -327,7 +330,7 @@ async function sharedVerifier(c: Container, t: Trial, initial: ReadonlySet<strin
   await keepLogs(c, CONTAINER_PATHS.verifierLogs.path, t.verifierLogs, problems);
   // The answers as the verifier found them, for the report's rows (evaluate reads them the safe way).
   await collect(c, t, []);
-  const left = await leftRunning(c, initial);
+  const left = await leftRunning(c);
   if (left)
     problems.push(
       `the agent left ${processes(left)} running through the verifier (shared mode: they could act on its files)`,
@@ -336,10 +339,10 @@ async function sharedVerifier(c: Container, t: Trial, initial: ReadonlySet<strin
 }
 
 /** The agent's side of a separate trial: its artifacts and logs taken out, what it left running counted. */
-async function agentSideOut(c: Container, t: Trial, initial: ReadonlySet<string>, problems: string[]) {
+async function agentSideOut(c: Container, t: Trial, problems: string[]) {
   const kept = await collect(c, t, problems);
   await keepLogs(c, CONTAINER_PATHS.agentLogs.path, t.agentLogs, problems);
-  const left = await leftRunning(c, initial);
+  const left = await leftRunning(c);
   if (left)
     problems.push(
       `the agent left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped before the verifier`,
@@ -368,22 +371,23 @@ export async function runEngineTrial(
     return { agentExit: null, verifierExit: null, problems };
   }
   const c = started.container;
+  let removed = false;
   let agentExit: number | null = null;
   let verifierExit: number | null = null;
   try {
-    const initial = await initialProcesses(c);
     agentExit = await runAgent(c, t, play, problems);
-    if (!separate) verifierExit = await sharedVerifier(c, t, initial, problems);
+    if (!separate) verifierExit = await sharedVerifier(c, t, problems);
     else {
-      const kept = await agentSideOut(c, t, initial, problems);
+      const kept = await agentSideOut(c, t, problems);
       // Harbor stops the agent's environment before a separate verifier starts.
       await removeContainer(c);
+      removed = true;
       if (!built.tests?.ok)
         problems.push(`the verifier's image did not build (tests/Dockerfile): ${built.tests?.reason ?? 'not built'}`);
       else verifierExit = await separateVerifier(engine, t, built.tests.image, kept, problems);
     }
   } finally {
-    await removeContainer(c);
+    if (!removed) await removeContainer(c);
   }
   return { agentExit, verifierExit, problems };
 }

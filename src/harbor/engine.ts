@@ -131,11 +131,13 @@ export interface ContainerOptions {
 export interface Container {
   engine: EngineName;
   name: string;
+  /** Its keep-alive's process id as `top` shows it (Podman: the container's PID 1; Docker: the host's pid of it). */
+  keepAlive: ReadonlySet<string>;
 }
 
 /**
- * Starts a container that waits (`sh -c "sleep infinity"`, Harbor's keep-alive) for the commands evaluate runs in it;
- * an error's last lines when it does not start.
+ * Starts a container that waits (`sleep infinity`, Harbor's keep-alive, as its PID 1) for the commands evaluate runs
+ * in it; an error's last lines when it does not start.
  */
 export async function startContainer(
   engine: EngineName,
@@ -147,17 +149,38 @@ export async function startContainer(
   if (o.cpus !== undefined) args.push('--cpus', String(o.cpus));
   if (o.memoryMb !== undefined) args.push('--memory', `${Math.floor(o.memoryMb)}m`);
   for (const [k, v] of Object.entries(o.env ?? {})) args.push('--env', `${k}=${v}`);
-  args.push(o.image, 'sh', '-c', 'sleep infinity');
+  args.push(o.image, 'sleep', 'infinity');
   const r = await engineCli(engine, args, { timeoutSec: 120 });
   if (r.code !== 0) {
-    await removeContainer({ engine, name });
+    await removeContainer({ engine, name, keepAlive: new Set() });
     return { error: r.timedOut ? `${engine} run took over 120 s` : lastLines(r.output) };
   }
-  return { container: { engine, name } };
+  if (engine === 'podman') {
+    const container = { engine, name, keepAlive: new Set(['1']) };
+    track(container);
+    return { container };
+  }
+  const pid = await engineCli(engine, ['inspect', '--format', '{{.State.Pid}}', name], { timeoutSec: 60 });
+  const container = { engine, name, keepAlive: new Set([pid.output.toString('utf8').trim()]) };
+  track(container);
+  return { container };
+}
+
+/** The containers started and not yet removed: removed when evaluate exits before it could (a signal, an error). */
+const live = new Map<string, EngineName>();
+let cleanupOnExit = false;
+function track(c: Container): void {
+  live.set(c.name, c.engine);
+  if (cleanupOnExit) return;
+  cleanupOnExit = true;
+  process.once('exit', () => {
+    for (const [name, engine] of live) spawnSync(engine, ['rm', '--force', name], { stdio: 'ignore', timeout: 30_000 });
+  });
 }
 
 /** Removes a container and whatever runs in it, at once (no grace: what is left there is the agent's). */
 export async function removeContainer(c: Container): Promise<void> {
+  live.delete(c.name);
   await engineCli(
     c.engine,
     c.engine === 'podman' ? ['rm', '--force', '--time', '0', c.name] : ['rm', '--force', c.name],
