@@ -5,92 +5,11 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readLabelled, readRecordedRun, tasksByName, writeDataset, writeTaskArchives } from '../src/harbor/export.js';
 import { runEvaluation, type EvaluationOptions } from '../src/harbor/local-harness.js';
-import { ENGINE, needEngine } from './support/engine.js';
-import { FIXTURES, ROOT, fileTempDir, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { ENGINE, frozenEdition, needEngine } from './support/engine.js';
+import { runCliInProcess, tempDir } from './support/helpers.js';
 
 const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-const page = (words: string): string => `<html><head><title>Notes</title></head><body><p>${words}</p></body></html>`;
-const HARBOUR = 'The harbour master rang the bell at six every morning, fog or no fog.';
-
-/** The builder's claims: a `pages` task (HTML) and a `papers` task (an English PDF and a Japanese one, which needs
- * poppler-data), each half verbatim. */
-function claims(origin: string) {
-  return [
-    { task: 'pages', id: 'h1', quote: 'rang the bell at six every morning', url: `${origin}/notes` },
-    { task: 'pages', id: 'h2', quote: 'rang the bell at seven every morning', url: `${origin}/notes` },
-    {
-      task: 'papers',
-      id: 'p1',
-      quote: 'Trace-based Just-in-Time Type Specialization for Dynamic Languages',
-      url: `${origin}/tracemonkey.pdf`,
-    },
-    {
-      task: 'papers',
-      id: 'p2',
-      quote: 'Trace-based Ahead-of-Time Type Specialization',
-      url: `${origin}/tracemonkey.pdf`,
-    },
-    { task: 'papers', id: 'p3', quote: 'わたくしといふ現象は', url: `${origin}/jo.pdf` },
-    { task: 'papers', id: 'p4', quote: 'わたくしといふ幻想は', url: `${origin}/jo.pdf` },
-  ];
-}
-
-const EXPECTED = { h1: 'verbatim', h2: 'no_match', p1: 'verbatim', p2: 'no_match', p3: 'verbatim', p4: 'no_match' };
-
-/**
- * The builder's path: the claims run on this machine with the sources recorded, the answers as labels, a frozen
- * edition exported with the recording (its sources then gone: the tasks need no network).
- */
-async function frozenEdition(): Promise<string> {
-  const dir = fileTempDir();
-  const server = await serve([
-    { path: '/notes', body: page(HARBOUR), headers: { 'content-type': 'text/html; charset=utf-8' } },
-    {
-      path: '/tracemonkey.pdf',
-      body: readFileSync(join(FIXTURES, 'tracemonkey-p1.pdf')),
-      headers: { 'content-type': 'application/pdf' },
-    },
-    {
-      path: '/jo.pdf',
-      body: readFileSync(join(ROOT, 'golden', 'sources', 'pdf', 'jo.pdf')),
-      headers: { 'content-type': 'application/pdf' },
-    },
-  ]);
-  const rows = claims(server.origin);
-  const warc = join(dir, 'run.warc.gz');
-  const claimsFile = writeJson(
-    join(dir, 'claims.json'),
-    rows.map(({ task: _t, ...c }) => c),
-  );
-  const answers = join(dir, 'answers.json');
-  const run = await runCliInProcess([
-    'run',
-    '--allow-private',
-    '--quiet',
-    '--claims',
-    claimsFile,
-    '--out',
-    answers,
-    '--record',
-    warc,
-  ]);
-  expect(run.code, run.stderr).toBe(0);
-  expect(JSON.parse(readFileSync(answers, 'utf8'))).toEqual(EXPECTED);
-  await server.close();
-  const labelled = join(dir, 'labelled.jsonl');
-  const labels = EXPECTED as Record<string, string>;
-  writeFileSync(labelled, `${rows.map((r) => JSON.stringify({ ...r, label: labels[r.id] })).join('\n')}\n`);
-  const { names, tasks } = tasksByName(readLabelled(labelled, { taskField: 'task' }));
-  const out = join(dir, 'dataset');
-  await writeTaskArchives(
-    writeDataset(out, tasks, 'x', { frozen: true, taskNames: names }),
-    await readRecordedRun(warc),
-  );
-  return out;
-}
-
 let dataset = '';
 beforeAll(async () => {
   if ('engine' in ENGINE) dataset = await frozenEdition();

@@ -90,6 +90,8 @@ export function runCli(
     openStdin?: boolean;
     onSpawn?: (child: ChildProcess) => void;
     asUid?: number;
+    /** The child's whole environment (default: this process's). */
+    env?: NodeJS.ProcessEnv;
   } = {},
 ): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
@@ -109,6 +111,7 @@ export function runCli(
           ];
     const child = spawn(cmd!, argv, {
       cwd: opts.cwd,
+      ...(opts.env ? { env: opts.env } : {}),
       stdio: [opts.input === undefined && !opts.openStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
