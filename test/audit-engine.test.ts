@@ -2,13 +2,13 @@
 // grader edited to "accept abbreviations", a labelled file copied into the image by environment/Dockerfile, a grader
 // that crashes on an answer that is no label; and it passes the unmodified export. Without an engine it certifies
 // nothing unless asked to emulate, and then says so.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { runAudit, type AuditReport } from '../src/harbor/audit.js';
 import { canIsolate } from '../src/harbor/isolation.js';
-import { ENGINE, frozenEdition, needEngine } from './support/engine.js';
-import { afterTest, runCli, tempDir } from './support/helpers.js';
+import { ENGINE, frozenEdition, needEngine, pathWithoutEngines } from './support/engine.js';
+import { runCli, tempDir } from './support/helpers.js';
 
 /** The attacks that find each careless dataset out (the whole catalogue runs by hand: see the closing notes). */
 const ATTACKS = ['search-gold-content', 'grader-fuzz'];
@@ -119,25 +119,6 @@ describe('audit on a real engine: what a careless author leaves (Why 6)', () => 
     );
   }, 300_000);
 });
-
-/**
- * A PATH of this machine's commands but the container engines': a machine with no engine installed. Not under /tmp,
- * which the namespace probe mounts over.
- */
-function pathWithoutEngines(): string {
-  const bin = mkdtempSync('/var/tmp/quotecheck-test-bin-');
-  afterTest(() => rmSync(bin, { recursive: true, force: true }));
-  for (const dir of ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])
-    for (const name of readdirSync(dir)) {
-      if (name === 'docker' || name === 'podman') continue;
-      try {
-        if (!statSync(join(bin, name), { throwIfNoEntry: false })) symlinkSync(join(dir, name), join(bin, name));
-      } catch {
-        // a name seen in an earlier folder wins, as on PATH
-      }
-    }
-  return bin;
-}
 
 describe('audit without an engine', () => {
   test('refuses to certify (exit 2, saying why) unless --isolation namespace is given; then the verdict says it is emulated, not a certificate', async (ctx) => {

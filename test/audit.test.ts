@@ -31,6 +31,7 @@ import { listTasks } from '../src/harbor/dataset.js';
 import { canIsolate } from '../src/harbor/isolation.js';
 import type { EvaluationReport } from '../src/harbor/local-harness.js';
 import { makeTask } from './support/harbor-helpers.js';
+import { pathWithoutEngines } from './support/engine.js';
 import { FIXTURES, ROOT, fileTempDir, runCli, runCliInProcess, tempDir } from './support/helpers.js';
 
 const ISOLATED = canIsolate();
@@ -451,16 +452,21 @@ describe('quotecheck audit: the command', () => {
     expect(r.stderr).toMatch(/^quotecheck: error: .*: no tasks \(folders with a task\.toml or a task\.md\)\n$/);
   });
 
-  test.skipIf(!ISOLATED)('without namespace isolation (not root): exit 2, saying what it needs and why', async () => {
-    const dir = tempDir();
-    chmodSync(dir, 0o755);
-    cpSync(NAIVE, join(dir, 'ds'), { recursive: true });
-    const r = await runCli(['audit', join(dir, 'ds')], { asUid: 65534 });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(
-      /^quotecheck: error: audit needs namespace isolation \(evaluate's containers\): run it as root .* no attack would mean anything\n$/,
-    );
-  });
+  test.skipIf(!ISOLATED)(
+    'no engine and not root, even with --isolation namespace: exit 2, saying what it needs and why',
+    async () => {
+      const dir = tempDir();
+      chmodSync(dir, 0o755);
+      cpSync(NAIVE, join(dir, 'ds'), { recursive: true });
+      const env = { ...process.env, PATH: pathWithoutEngines() };
+      const r = await runCli(['audit', join(dir, 'ds')], { asUid: 65534, env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^quotecheck: error: audit certifies a dataset only on a real container engine/);
+      const emulated = await runCli(['audit', join(dir, 'ds'), '--isolation', 'namespace'], { asUid: 65534, env });
+      expect(emulated.code).toBe(2);
+      expect(emulated.stderr).toMatch(/^quotecheck: error: --isolation namespace needs root, util-linux's unshare/);
+    },
+  );
 });
 
 /** Trials at once in the audits below: they wait on namespaces and processes more than on the CPU. */
@@ -480,7 +486,17 @@ describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (evaluate as root)
     const dataset = join(base, 'golden-one');
     cpSync(join(copy.tasksDir, 'news-wire'), join(dataset, 'news-wire'), { recursive: true });
     const run = async (args: string[], json: string) => {
-      const r = await runCliInProcess(['audit', ...args, '--jobs', JOBS, '--quiet', '--json', json]);
+      const r = await runCliInProcess([
+        'audit',
+        ...args,
+        '--isolation',
+        'namespace',
+        '--jobs',
+        JOBS,
+        '--quiet',
+        '--json',
+        json,
+      ]);
       return { ...r, code: r.code ?? -1, report: JSON.parse(readFileSync(json, 'utf8')) as AuditReport };
     };
     [naive, golden] = await Promise.all([
@@ -537,11 +553,12 @@ describe.skipIf(!ISOLATED)('quotecheck audit on real datasets (evaluate as root)
     const shared = report.trials.filter((t) => t.kind === 'attack' && t.mode === 'shared');
     expect(shared.filter((t) => t.verdict !== 'pass' && t.verdict !== 'harness-only')).toEqual([]);
     const left = shared.filter((t) => t.verdict === 'harness-only');
-    expect([...new Set(left.filter((t) => t.class === 'harness').map((t) => t.attack))].sort()).toEqual(
-      ATTACKS.filter((a) => a.class === 'harness')
-        .map((a) => a.id)
-        .sort(),
-    );
+    // What needs no race succeeds every time in shared mode: the harness's redirect broken, root's bash or system
+    // programs replaced. Attacks that race the verifier (a process left running, the grader rewritten as it is
+    // uploaded) may lose on a busy machine: they are reported as the harness's to stop when they win, stopped when
+    // they lose, and never fail the audit.
+    const certain = ['bash-trojan', 'replace-system-binaries', 'stdout-folder', 'stdout-symlink'];
+    expect([...new Set(left.filter((t) => certain.includes(t.attack!)).map((t) => t.attack))].sort()).toEqual(certain);
     // No task attack is left to the harness: evaluate's own tools (timeout, setpriv, env) are never looked up on the
     // container's PATH, where a root agent's /usr/local/sbin comes first; only `bash` is, as under Harbor.
     expect(left.filter((x) => x.class === 'task').map((t) => `${t.key}: ${t.why}`)).toEqual([]);

@@ -71,7 +71,7 @@ export function pathsWarning(): string {
 }
 
 /** The one line `--isolation namespace` gets on stderr: an emulation, not what a harness runs. */
-export function namespaceWarning(): string {
+function namespaceWarning(): string {
   return `evaluate: namespace isolation: ${isolationLimits('namespace').join('; ')}\n`;
 }
 

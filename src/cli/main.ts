@@ -301,18 +301,13 @@ function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.Proc
 }
 
 /** evaluate's options for how each trial is played: its containers, verifier mode, agent user, files and variables. */
-function addTrialOptions(command: Command): Command {
+/**
+ * The options of where trials run, evaluate's and audit's: `--isolation` (its help and choices the command's own) and
+ * `--agent-network`.
+ */
+function addEngineOptions(command: Command, isolationHelp: string, choices: readonly string[]): Command {
   return command
-    .addOption(
-      new Option(
-        '--isolation <mode>',
-        "docker, podman: each trial on a real engine (the task's images built, Harbor's way); namespace: evaluate's " +
-          'own containers (root; an emulation: no image built); paths: QUOTECHECK_*_DIR variables; auto: Docker when ' +
-          'its daemon answers, else Podman, else namespace, else paths',
-      )
-        .choices(['auto', 'docker', 'podman', 'namespace', 'paths'])
-        .default('auto'),
-    )
+    .addOption(new Option('--isolation <mode>', isolationHelp).choices(choices).default('auto'))
     .addOption(
       new Option(
         '--agent-network <mode>',
@@ -321,7 +316,17 @@ function addTrialOptions(command: Command): Command {
       )
         .choices(['auto', 'task', 'host'])
         .default('auto'),
-    )
+    );
+}
+
+function addTrialOptions(command: Command): Command {
+  return addEngineOptions(
+    command,
+    "docker, podman: each trial on a real engine (the task's images built, Harbor's way); namespace: evaluate's " +
+      'own containers (root; an emulation: no image built); paths: QUOTECHECK_*_DIR variables; auto: Docker when ' +
+      'its daemon answers, else Podman, else namespace, else paths',
+    ['auto', 'docker', 'podman', 'namespace', 'paths'],
+  )
     .addOption(
       new Option(
         '--verifier <mode>',
@@ -544,7 +549,7 @@ ${ATTACKS.map(
 
 /** `audit`: the check a dataset author runs before publishing (src/cli/audit.ts). */
 function addAuditCommand(program: Command, outcome: Outcome): void {
-  program
+  const command = program
     .command('audit')
     .description(
       "before publishing a dataset (Harbor or SkillsBench 1.1 layout): run each task's oracle, an agent that does " +
@@ -607,24 +612,13 @@ function addAuditCommand(program: Command, outcome: Outcome): void {
         "the answers file the verifier grades, when neither task.toml's artifacts nor the instruction names one",
         '/app/answers.json',
       ),
-    )
-    .addOption(
-      new Option(
-        '--isolation <mode>',
-        'docker, podman: the trials on a real engine (auto: Docker when its daemon answers, else Podman); ' +
-          "namespace: on evaluate's own containers, an emulation (no image built) whose verdict is no certificate",
-      )
-        .choices(['auto', 'docker', 'podman', 'namespace'])
-        .default('auto'),
-    )
-    .addOption(
-      new Option(
-        '--agent-network <mode>',
-        "on an engine, the agent container's network: task, host (sources on this machine's loopback), auto",
-      )
-        .choices(['auto', 'task', 'host'])
-        .default('auto'),
-    )
+    );
+  addEngineOptions(
+    command,
+    'docker, podman: the trials on a real engine (auto: Docker when its daemon answers, else Podman); ' +
+      "namespace: on evaluate's own containers, an emulation (no image built) whose verdict is no certificate",
+    ['auto', 'docker', 'podman', 'namespace'],
+  )
     .option('--quiet', 'no progress output', false)
     .addHelpText('after', attacksHelp)
     .action(async (dataset: string, o) => {

@@ -764,6 +764,35 @@ function auditIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation {
   );
 }
 
+/** One planned trial through evaluate (or the runner given), into `trialOut`: its run and evidence, or its error. */
+async function runTrial(
+  p: TrialPlan,
+  task: AuditTask,
+  trialOut: string,
+  isolation: Isolation,
+  opts: AuditOptions,
+  runner: TrialRunner,
+): Promise<TrialOutcome> {
+  try {
+    const report = await runner({
+      tasksDir: task.dir,
+      agent: p.agent!,
+      name: p.kind === 'attack' ? p.attack : p.kind,
+      jobs: 1,
+      outDir: trialOut,
+      isolation,
+      ...(opts.agentNetwork ? { agentNetwork: opts.agentNetwork } : {}),
+      verifierMode: p.mode,
+      agentUser: p.user === 'root' ? 'root' : 'task',
+      ...(opts.sourcesHint ? { sourcesHint: opts.sourcesHint } : {}),
+    });
+    const trialDir = join(trialOut, 'trials', task.name);
+    return { run: report.tasks[0], trialDir, evidence: trialEvidence(trialDir), advice: report.advice };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
 /** Runs the audit: every task's checks and the cheat suite, `jobs` trials at a time. */
 export async function runAudit(
   opts: AuditOptions,
@@ -796,28 +825,11 @@ export async function runAudit(
   await Promise.all(
     plans.map((p) =>
       limit(async () => {
-        if (p.agent !== undefined) {
-          const task = byName.get(p.task)!;
-          const trialOut = join(outDir, slug(p.task), p.key);
-          try {
-            const report = await runner({
-              tasksDir: task.dir,
-              agent: p.agent,
-              name: p.kind === 'attack' ? p.attack : p.kind,
-              jobs: 1,
-              outDir: trialOut,
-              isolation,
-              ...(opts.agentNetwork ? { agentNetwork: opts.agentNetwork } : {}),
-              verifierMode: p.mode,
-              agentUser: p.user === 'root' ? 'root' : 'task',
-              ...(opts.sourcesHint ? { sourcesHint: opts.sourcesHint } : {}),
-            });
-            const trialDir = join(trialOut, 'trials', task.name);
-            runs.set(p, { run: report.tasks[0], trialDir, evidence: trialEvidence(trialDir), advice: report.advice });
-          } catch (err) {
-            runs.set(p, { error: (err as Error).message });
-          }
-        }
+        if (p.agent !== undefined)
+          runs.set(
+            p,
+            await runTrial(p, byName.get(p.task)!, join(outDir, slug(p.task), p.key), isolation, opts, runner),
+          );
         done++;
         opts.onTrialDone?.(judgeOne(p, runs, plans), done, plans.length);
       }),

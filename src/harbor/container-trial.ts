@@ -1,9 +1,10 @@
 // One trial in containers, as Harbor runs it: the agent's container (the task's image, its user, its PATH), then the
 // verifier in the task's mode: shared (in the agent's container, tests/ uploaded, what the agent left still running) or
 // separate (its own container from tests/Dockerfile, only the artifacts crossing, no network).
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { collectArtifacts, copyEntry, restoreArtifacts, runContainer, type ContainerResult } from './container.js';
+import { chmodBeneath, copyInto } from './beneath.js';
+import { collectArtifacts, restoreArtifacts, runContainer, type ContainerResult } from './container.js';
 import type { VerifierMode } from './dataset.js';
 import { agentUser, copiesInto, everyFile, imageEnv, readDockerfile, workdir, type Dockerfile } from './image.js';
 import { IMAGE_PATH, type Bind, type ContainerCommand, type ContainerSpec, type ContainerUser } from './isolation.js';
@@ -177,9 +178,10 @@ function verifierContainer(t: Trial, image: Dockerfile): ContainerSpec {
  */
 function uploadTests(t: Trial, root: string): void {
   const { verifier } = LAYOUTS[t.task.layout];
-  const to = join(root, verifier.path);
-  cpSync(join(t.task.dir, verifier.folder), to, { recursive: true, verbatimSymlinks: true });
-  chmodSync(join(to, 'test.sh'), 0o755);
+  // Through no link the agent made on the way (beneath.ts): a /tests it turned into a link to a host folder is a link
+  // in its own root, replaced, and nothing of the host is written.
+  copyInto(join(t.task.dir, verifier.folder), root, verifier.path);
+  chmodBeneath(root, `${verifier.path}/test.sh`);
 }
 
 /**
@@ -195,10 +197,13 @@ function layOutTests(t: Trial, root: string, image: Dockerfile): string[] {
     : [`no tests/Dockerfile COPY into ${verifier.path}: the verifier got every file of ${verifier.folder}/`];
   for (const [from, to] of copies.length ? copies : everyFile(dir, new Set(['Dockerfile']))) {
     const source = join(dir, from);
-    if (existsSync(source)) copyEntry(source, join(root, verifier.path, to));
+    if (existsSync(source)) copyInto(source, root, join(verifier.path, to));
   }
-  const testSh = join(root, verifier.path, 'test.sh');
-  if (existsSync(testSh)) chmodSync(testSh, 0o755);
+  try {
+    chmodBeneath(root, `${verifier.path}/test.sh`);
+  } catch {
+    // no test.sh laid out: the verifier's command says so when it runs
+  }
   return notes;
 }
 

@@ -1,21 +1,9 @@
 // Running one evaluate container (isolation.ts makes its root) with a time limit, pausing where the harness copies
 // files in or out, and those copies: Harbor's upload of tests/ and its handoff of the declared artifacts.
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  closeSync,
-  copyFileSync,
-  cpSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readlinkSync,
-  readSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { copyInto, copyOutOf } from './beneath.js';
 import type { Readable, Writable } from 'node:stream';
 import { containerArgv, IMAGE_PATH, parseStatus, atPause, type ContainerSpec, type PhaseStatus } from './isolation.js';
 
@@ -105,87 +93,14 @@ export function runContainer(spec: ContainerSpec, opts: RunContainerOptions): Pr
 const MAX_ARTIFACT_BYTES = 256 * 1024 * 1024;
 
 /**
- * A path inside a container's root as the host reaches it, or why it is not followed: every folder on the way must
- * be a real folder, not a link (the host would resolve an absolute link against its own root).
- */
-function insideRoot(root: string, path: string): string {
-  const parts = path.split('/').filter(Boolean);
-  let at = root;
-  for (const part of parts.slice(0, -1)) {
-    at = join(at, part);
-    const st = lstatSync(at, { throwIfNoEntry: false });
-    if (!st) throw Object.assign(new Error(`${path}: no such file`), { missing: true });
-    if (!st.isDirectory()) throw new Error(`${path}: a link or a file on the way (${part}), not followed`);
-  }
-  return join(at, parts[parts.length - 1] ?? '');
-}
-
-/** A device's major and minor numbers from st_rdev, as Linux packs them. */
-const deviceNumbers = (rdev: number): [number, number] => [
-  Math.floor(rdev / 256) & 0xfff,
-  (rdev & 0xff) | ((Math.floor(rdev / 4096) & 0xfff00) >>> 0),
-];
-
-/**
- * One file copied as a harness copies it (tar keeps what each entry is): a regular file's bytes (up to the cap), a
- * link as the same link (never followed), a FIFO or a device node as a new one of the same kind, a folder with what
- * is in it. Returns what was copied, in a few words, or throws why not.
- */
-export function copyEntry(from: string, to: string): string {
-  const st = lstatSync(from, { throwIfNoEntry: false });
-  if (!st) throw Object.assign(new Error('no such file'), { missing: true });
-  mkdirSync(dirname(to), { recursive: true });
-  if (st.isSymbolicLink()) {
-    symlinkSync(readlinkSync(from), to);
-    return 'a symbolic link';
-  }
-  if (st.isFIFO()) {
-    spawnSync('mkfifo', ['-m', (st.mode & 0o777).toString(8), to]);
-    return 'a FIFO';
-  }
-  if (st.isCharacterDevice() || st.isBlockDevice()) {
-    const [major, minor] = deviceNumbers(st.rdev);
-    spawnSync('mknod', [
-      '-m',
-      (st.mode & 0o777).toString(8),
-      to,
-      st.isCharacterDevice() ? 'c' : 'b',
-      String(major),
-      String(minor),
-    ]);
-    return 'a device';
-  }
-  if (st.isDirectory()) {
-    cpSync(from, to, { recursive: true, verbatimSymlinks: true, filter: (src) => !lstatSync(src).isSocket() });
-    return 'a folder';
-  }
-  if (st.isFile()) {
-    if (st.size > MAX_ARTIFACT_BYTES) {
-      const head = Buffer.alloc(MAX_ARTIFACT_BYTES);
-      const fd = openSync(from, 'r');
-      try {
-        writeFileSync(to, head.subarray(0, readSync(fd, head, 0, MAX_ARTIFACT_BYTES, 0)), { mode: st.mode & 0o777 });
-      } finally {
-        closeSync(fd);
-      }
-      return `a file cut at ${MAX_ARTIFACT_BYTES} bytes`;
-    }
-    copyFileSync(from, to);
-    chmodSync(to, st.mode & 0o777);
-    return 'a file';
-  }
-  throw new Error('a socket, not copied');
-}
-
-/**
- * The declared artifacts out of an agent's container (at its pause) into `staging`, each at its own path; a line each
- * for what was not copied.
+ * The declared artifacts out of an agent's container (at its pause) into `staging`, each at its own path, through one
+ * descriptor never following a link (beneath.ts); a line each for what was not copied.
  */
 export function collectArtifacts(root: string, artifacts: readonly string[], staging: string): string[] {
   const notes: string[] = [];
   for (const path of artifacts) {
     try {
-      copyEntry(insideRoot(root, path), join(staging, path));
+      copyOutOf(root, path, join(staging, path), MAX_ARTIFACT_BYTES);
     } catch (err) {
       if (!(err as { missing?: boolean }).missing) notes.push(`artifact ${path} not copied: ${(err as Error).message}`);
     }
@@ -195,11 +110,6 @@ export function collectArtifacts(root: string, artifacts: readonly string[], sta
 
 /** What `collectArtifacts` staged, into a fresh verifier container's root (at its pause), each at its own path. */
 export function restoreArtifacts(staging: string, artifacts: readonly string[], root: string): void {
-  for (const path of artifacts) {
-    try {
-      copyEntry(join(staging, path), join(root, path));
-    } catch (err) {
-      if (!(err as { missing?: boolean }).missing) throw err;
-    }
-  }
+  for (const path of artifacts)
+    if (lstatSync(join(staging, path), { throwIfNoEntry: false })) copyInto(join(staging, path), root, path);
 }

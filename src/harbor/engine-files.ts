@@ -22,7 +22,7 @@ const KINDS: Readonly<Record<string, string>> = {
   BlockDevice: 'a device',
   Directory: 'a folder',
 };
-export const entryKind = (type: string): string => KINDS[type] ?? (type === 'File' ? 'a file' : 'a special file');
+const entryKind = (type: string): string => KINDS[type] ?? (type === 'File' ? 'a file' : 'a special file');
 
 /** A copy out of a container: kept, missing, over its cap, or failed with the engine's words. */
 export type TakeOut = { ok: true; bytes: number } | { ok: false; missing: boolean; reason: string };
@@ -133,7 +133,7 @@ function unpackEntry(e: ReadEntry, dir: string, caps: UnpackCaps, out: Unpacked,
 }
 
 /** A tar stream's folders and regular files unpacked into `dir`; everything else skipped and said. */
-export function unpackInto(dir: string, caps: UnpackCaps): { sink: Writable; done: Promise<Unpacked> } {
+function unpackInto(dir: string, caps: UnpackCaps): { sink: Writable; done: Promise<Unpacked> } {
   mkdirSync(dir, { recursive: true });
   const out: Unpacked = { files: [], skipped: [] };
   const total = { bytes: 0 };

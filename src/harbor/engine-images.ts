@@ -11,7 +11,7 @@ import { engineCli, imageExists, lastLines, type EngineName } from './engine.js'
  * The build context's content as a digest: every entry's path, kind, mode and bytes (a link by its target), in order.
  * Two contexts with the same digest build the same image.
  */
-export function contextDigest(dir: string): string {
+function contextDigest(dir: string): string {
   const hash = createHash('sha256');
   const walk = (rel: string): void => {
     for (const name of readdirSync(join(dir, rel)).sort()) {

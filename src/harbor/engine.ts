@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 
 export type EngineName = 'docker' | 'podman';
-export const ENGINES: readonly EngineName[] = ['docker', 'podman'];
 
 /** What every container evaluate starts carries, so that a run's leftovers can be found (`--filter label=...`). */
 const CONTAINER_LABEL = 'org.quotecheck.evaluate';
@@ -197,7 +196,7 @@ export interface ExecOptions {
   /** Undefined: the image's WORKDIR. */
   cwd?: string;
   env?: Readonly<Record<string, string>>;
-  /** Variables passed on by name from evaluate's environment (an agent's keys): their values never on a command line. */
+  /** Variables passed on by name from evaluate's environment (an agent's keys), never by value on a command line. */
   passEnv?: readonly string[];
   timeoutSec: number;
   maxOutput?: number;

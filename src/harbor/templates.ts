@@ -485,8 +485,8 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
   const lines = [
     "# The agent's image: public base images and Debian packages only, so any harness builds it.",
     `FROM ${AGENT_BASE_IMAGE}`,
-    "# A fact-checker's tools: pdftotext (poppler, with poppler-data for CJK fonts, as the labels were made), curl and CA",
-    '# certificates; Node.js comes with the base image.',
+    "# A fact-checker's tools: pdftotext (poppler, with poppler-data for CJK fonts, as the labels were made), curl",
+    '# and CA certificates; Node.js comes with the base image.',
     'RUN apt-get update \\',
     ' && apt-get install -y --no-install-recommends poppler-utils poppler-data ca-certificates curl \\',
     ' && rm -rf /var/lib/apt/lists/*',

@@ -1,7 +1,16 @@
 // The real container engine the tests run trials on (CI installs Podman and makes the base image's stand-in: .ci/run
 // and scripts/base-image-stand-in.sh), or why there is none: such tests are skipped and say why, never passed.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { expect, type TestContext } from 'vitest';
 import type { EngineName } from '../../src/harbor/engine.js';
@@ -12,7 +21,7 @@ import {
   writeDataset,
   writeTaskArchives,
 } from '../../src/harbor/export.js';
-import { FIXTURES, ROOT, fileTempDir, runCliInProcess, serve, writeJson } from './helpers.js';
+import { afterTest, FIXTURES, ROOT, fileTempDir, runCliInProcess, serve, writeJson } from './helpers.js';
 
 /** The public base image every exported task builds FROM. */
 export const BASE_IMAGE = 'docker.io/library/node:20-bookworm-slim';
@@ -115,4 +124,24 @@ export async function frozenEdition(): Promise<string> {
     await readRecordedRun(warc),
   );
   return out;
+}
+
+/**
+ * A PATH of this machine's commands but the container engines': a machine with no engine installed. Not under /tmp,
+ * which the namespace probe mounts over.
+ */
+export function pathWithoutEngines(): string {
+  const bin = mkdtempSync('/var/tmp/quotecheck-test-bin-');
+  chmodSync(bin, 0o755);
+  afterTest(() => rmSync(bin, { recursive: true, force: true }));
+  for (const dir of ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])
+    for (const name of readdirSync(dir)) {
+      if (name === 'docker' || name === 'podman') continue;
+      try {
+        if (!statSync(join(bin, name), { throwIfNoEntry: false })) symlinkSync(join(dir, name), join(bin, name));
+      } catch {
+        // a name seen in an earlier folder wins, as on PATH
+      }
+    }
+  return bin;
 }
