@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -24,7 +25,7 @@ import { writeTaskFolder } from '../src/harbor/task-writer.js';
 import { bundledSkillDir, taskToml, type TaskVariant } from '../src/harbor/templates.js';
 import { shellQuote as q } from '../src/sh-quote.js';
 import { makeTask } from './support/harbor-helpers.js';
-import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
+import { afterTest, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 /** Docker's default capabilities (src/harbor/isolation.ts DOCKER_CAPABILITIES) as /proc/PID/status prints them. */
 const DOCKER_CAPABILITY_MASK = 0xa80425fbn;
@@ -468,6 +469,71 @@ describe.skipIf(!ISOLATED)('evaluate with namespace isolation: the agent phase',
     const out = await evaluate(f, 'baseline');
     expect(out.run.reward).toBe(0.25);
     expect(out.run.problems).toContain('reward.json not read: a link leading out of /logs/verifier');
+  });
+});
+
+describe.skipIf(!ISOLATED)('evaluate with namespace isolation: the leaks of issue 42 closed', () => {
+  /** The fixture's dataset moved under `parent` (a system folder of this machine), removed after the test. */
+  async function datasetUnder(parent: string): Promise<Fixture> {
+    const f = await dataset();
+    const home = mkdtempSync(join(parent, 'quotecheck-test-'));
+    afterTest(() => rmSync(home, { recursive: true, force: true }));
+    cpSync(f.tasks, join(home, 'tasks'), { recursive: true });
+    return {
+      ...f,
+      tasks: join(home, 'tasks'),
+      task: join(home, 'tasks', 'lighthouse'),
+      gold: join(home, 'tasks', 'lighthouse', 'tests', 'gold.json'),
+    };
+  }
+
+  test('a dataset kept under /var/lib or /usr/local/share: a search of /var, /usr and /etc for its gold finds nothing, as the agent user or as root (Why 2)', async () => {
+    const search =
+      'for f in $(find /var /usr /etc -name gold.json 2>/dev/null); do cp "$f" /app/answers.json; done; true';
+    for (const parent of ['/var/lib', '/usr/local/share']) {
+      const f = await datasetUnder(parent);
+      for (const agentUser of ['task', 'root'] as const) {
+        const b = await evaluate(f, search, { agentUser });
+        expect([parent, agentUser, b.run.reward]).toEqual([parent, agentUser, 0]);
+      }
+    }
+  });
+
+  test("answers raced into a link to the host's gold by a process left running score no more than its own answers (Why 3)", async () => {
+    const f = await dataset();
+    const racer =
+      `printf '%s' '{"v": "no_match", "n": "no_match"}' > /app/honest.json; cp /app/honest.json /app/answers.json; ` +
+      `setsid nohup sh -c 'while :; do ln -sfn ${f.gold} /app/a.lnk; mv -fT /app/a.lnk /app/answers.json; ` +
+      `cp /app/honest.json /app/a.tmp; mv -fT /app/a.tmp /app/answers.json; done' >/dev/null 2>&1 &`;
+    for (let i = 0; i < 4; i++) {
+      const b = await evaluate(f, racer, { verifierMode: 'separate' });
+      expect(b.run.reward).toBeLessThanOrEqual(0.5);
+    }
+  });
+
+  test('shared mode as root: /tests made a link to a host folder by a process left running, and nothing is written there (Why 4)', async () => {
+    const f = await dataset();
+    const trap = hostDir();
+    const swap = `setsid nohup sh -c 'while :; do rm -rf /tests 2>/dev/null; ln -sfn ${trap} /tests 2>/dev/null; done' >/dev/null 2>&1 &`;
+    for (let i = 0; i < 3; i++) {
+      await evaluate(f, swap, { verifierMode: 'shared', agentUser: 'root' });
+      expect(readdirSync(trap)).toEqual([]);
+    }
+  });
+
+  test('no device node opens on a system folder or /app (nodev), and a task with no network gets a network of its own (Why 5)', async () => {
+    const f = await dataset();
+    const toml = join(f.task, 'task.toml');
+    writeFileSync(toml, readFileSync(toml, 'utf8').replace('network_mode = "public"', 'network_mode = "no-network"'));
+    const script = [
+      'p() { if eval "$2" >/dev/null 2>&1; then echo "$1=yes"; else echo "$1=no"; fi; }',
+      "p usr 'mknod /usr/local/bin/zz c 1 5 && head -c 1 /usr/local/bin/zz'",
+      "p etc 'mknod /etc/zz c 1 5 && head -c 1 /etc/zz'",
+      "p app 'mknod /app/zz c 1 5 && head -c 1 /app/zz'",
+      "p interfaces 'test $(grep -c : /proc/net/dev) -gt 1'",
+    ].join('\n');
+    const b = await evaluate(f, `bash -c ${q(script)} > /app/probe.txt 2>&1`, { agentUser: 'root' });
+    expect(b.file('app/probe.txt').trim().split('\n').sort()).toEqual(['app=no', 'etc=no', 'interfaces=no', 'usr=no']);
   });
 });
 

@@ -56,6 +56,12 @@ export interface TrialPlay {
   agentEnv: readonly string[];
   /** A host folder of the agent's own (its program), at AGENT_DIR. */
   agentDir?: string;
+  /**
+   * Namespace containers: whether the agent shares this machine's network (false: a network namespace of its own, as a
+   * task with `no-network` asks), and the host folders hidden from it (the dataset, evaluate's output).
+   */
+  network?: boolean;
+  hide?: readonly string[];
 }
 
 /** The agent's command in its container. */
@@ -139,7 +145,8 @@ function agentContainer(
     binds: agentBinds(t, harnessBin, play.agentDir),
     users: user ? [user] : [],
     node: process.execPath,
-    network: true,
+    network: play.network ?? true,
+    ...(play.hide ? { hide: play.hide } : {}),
     main: {
       command: containerAgentCommand(t),
       user: runAs,

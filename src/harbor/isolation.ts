@@ -35,7 +35,18 @@ export const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sb
  * container's own (root in the container may change them, as in a container's image; the change is gone with it).
  * evaluate builds no image, so these stand for the image's; the rest of the root is made fresh.
  */
-const SYSTEM_FOLDERS = ['usr', 'etc', 'var'] as const;
+const SYSTEM_FOLDERS = ['usr', 'etc'] as const;
+
+/**
+ * /var is made fresh, as a new image has it (where CI servers keep workspaces and services their data, nothing of
+ * this machine's): its standard folders empty, and of this machine's only what the package tools read, each behind a
+ * copy-on-write layer.
+ */
+const VAR_FOLDERS = ['backups', 'cache', 'lib', 'local', 'log', 'mail', 'opt', 'spool', 'tmp'] as const;
+const VAR_KEPT = ['var/lib/dpkg', 'var/lib/apt', 'var/lib/ucf', 'var/lib/pam', 'var/cache/debconf'] as const;
+
+/** /usr/local is made fresh too (this machine's own installs live there), with the standard folders of an image. */
+const USR_LOCAL_FOLDERS = ['bin', 'etc', 'games', 'include', 'lib/node_modules', 'sbin', 'share', 'src'] as const;
 
 /** The top-level names that are links into /usr on a merged-/usr system, or folders of their own on an older one. */
 const USR_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'] as const;
@@ -96,6 +107,11 @@ export interface ContainerSpec {
   node: string;
   /** Whether the container shares the host's network (sources served on loopback) or has none at all. */
   network: boolean;
+  /**
+   * Host folders hidden under an empty folder wherever they are in the root (the dataset, evaluate's output, its own
+   * package): the system folders are this machine's, and a dataset may be kept in one of them.
+   */
+  hide?: readonly string[];
   /** The agent's command, or the verifier's in a verifier container. */
   main: ContainerCommand;
   /**
@@ -190,19 +206,29 @@ mount --bind ${q(b.from)} "$R"${q(b.to)}
 mount -o remount,bind,${b.writable ? 'rw' : 'ro'},nosuid,nodev "$R"${q(b.to)}`,
     )
     .join('\n');
+  const hidden = (spec.hide ?? [])
+    .map((h) => `if [ -d "$R"${q(h)} ]; then mount -t tmpfs -o mode=755,size=4k,nodev trial-hidden "$R"${q(h)}; fi`)
+    .join('\n');
   return `R=${q(spec.rootMount)}
 L=${q(spec.layerMount)}
-mount -t tmpfs -o mode=755 trial-root "$R"
+mount -t tmpfs -o mode=755,nodev trial-root "$R"
 mount -t tmpfs -o mode=700 trial-layers "$L"
-# The layers are named relative to their tmpfs: the mount table names no host folder for them.
+# The layers are named relative to their tmpfs: the mount table names no host folder for them. No device node made
+# in them opens (nodev).
 cd "$L"
-layer() { mkdir -p "$R/$1" "$1/upper" "$1/work" && mount -t overlay -o "lowerdir=/$1,upperdir=$1/upper,workdir=$1/work" "trial-$1" "$R/$1"; }
+layer() { mkdir -p "$R/$1" "$1/upper" "$1/work" && mount -t overlay -o "nodev,lowerdir=/$1,upperdir=$1/upper,workdir=$1/work" "trial-$1" "$R/$1"; }
 for d in ${SYSTEM_FOLDERS.join(' ')}; do layer "$d"; done
 for l in ${USR_LINKS.join(' ')}; do
   if [ -L "/$l" ]; then ln -s "$(readlink "/$l")" "$R/$l"
   elif [ -d "/$l" ]; then layer "$l"
   fi
 done
+mkdir -p "$R/var" && mount -t tmpfs -o mode=755,nodev trial-var "$R/var"
+for d in ${VAR_FOLDERS.join(' ')}; do mkdir -p "$R/var/$d"; done
+ln -s /run "$R/var/run"; ln -s /run/lock "$R/var/lock"
+for d in ${VAR_KEPT.join(' ')}; do if [ -d "/$d" ]; then layer "$d"; fi; done
+mount -t tmpfs -o mode=755,nodev trial-usr-local "$R/usr/local"
+for d in ${USR_LOCAL_FOLDERS.join(' ')}; do mkdir -p "$R/usr/local/$d"; done
 cd /
 for m in ${GLOBAL_MODULES.join(' ')}; do
   [ -d "$R$m" ] || continue
@@ -226,6 +252,7 @@ chmod 700 "$R/root"
 for t in /tmp /var/tmp; do mount -t tmpfs -o nosuid,nodev,mode=1777 trial-tmp "$R$t"; done
 mount -t tmpfs -o nosuid,nodev,mode=755 trial-run "$R/run"
 ${users}
+${hidden}
 ${DEV_SETUP}
 mount -t proc -o nosuid,nodev,noexec proc "$R/proc"
 for p in ${PROC_READ_ONLY.join(' ')}; do

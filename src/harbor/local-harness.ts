@@ -53,6 +53,8 @@ import {
   unreadSources,
 } from './failures.js';
 import { readReportLine, type ReportLine } from '../contract.js';
+import { packageRoot } from '../package-root.js';
+import { fileURLToPath } from 'node:url';
 import type { EvaluationReport, ClaimRow, Isolation, TaskRun } from './evaluation-report.js';
 import { UserError } from '../errors.js';
 
@@ -587,12 +589,17 @@ async function runOwnContainers(
   // The image's agent user, read once from its Dockerfile (none: the task leaves the agent to the image's root).
   const user = isolation === 'namespace' ? taskUser(t) : undefined;
   const asRoot = opts.agentUser === 'root' || (isolation === 'namespace' && user === undefined);
+  const own = packageRoot(dirname(fileURLToPath(import.meta.url)));
   const play: TrialPlay = {
     verifierMode: mode,
     asRoot,
     ...(user ? { user } : {}),
     agentEnv: opts.agentEnv ?? [],
     ...(opts.agentDir ? { agentDir: resolve(opts.agentDir) } : {}),
+    // A network of its own where the task wants none (unless told the host's); else this machine's: the emulation
+    // has no network of its own to give, and the sources may be on this machine's loopback.
+    network: opts.agentNetwork === 'host' || t.task.environment.networkMode !== 'no-network',
+    hide: [resolve(opts.tasksDir), resolve(opts.outDir), ...(own ? [own] : [])],
   };
   const agentUser =
     isolation === 'namespace' ? (asRoot ? 'root' : (user?.name ?? 'root')) : `uid ${process.getuid?.() ?? '?'}`;
