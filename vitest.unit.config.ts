@@ -7,13 +7,15 @@ import base from './vitest.config.js';
 export const SLOW_TEST_FILES = {
   /** Pages opened in headless Chromium. */
   browser: ['compare', 'report-html'],
-  /** evaluate over exported tasks (namespaces, the shipped builds, the verifier's containers) and the audit. */
+  /** evaluate over exported tasks (a real engine's builds, namespaces, the verifier's containers) and the audit. */
   evaluate: [
     'archive-visible',
     'asof-consistency',
     'audit',
+    'audit-engine',
     'bench-ideal',
     'evaluate-causes',
+    'evaluate-engine',
     'evaluate-isolation',
     'evaluate-messages',
     'export-atomic',
