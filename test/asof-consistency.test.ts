@@ -11,6 +11,7 @@ import { checkClaims, type CheckOptions } from '../src/check.js';
 import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
 import { join } from 'node:path';
 import { runEvaluation } from '../src/harbor/local-harness.js';
+import { QUICK_ISOLATION } from './support/engine.js';
 import { CLI, claimsRun, runCliInProcess, serve, tempDir } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -312,7 +313,12 @@ describe("a frozen edition of the builder's case", () => {
     expect(exported.code, exported.stderr).toBe(0);
     // A small archive is counted in KB, never "0.0 MB".
     expect(exported.stdout).toMatch(/records, \d+ KB in all\) in environment\/sources\.warc\.gz/);
-    const bench = await runEvaluation({ tasksDir: join(dir, 'frozen'), agent: 'oracle', outDir: join(dir, 'bench') });
+    const bench = await runEvaluation({
+      tasksDir: join(dir, 'frozen'),
+      agent: 'oracle',
+      outDir: join(dir, 'bench'),
+      ...QUICK_ISOLATION,
+    });
     expect(bench.tasks.map((t) => t.reward)).toEqual([1]);
 
     // A label the recording does not bear out: refused before anything is written, naming the claim.

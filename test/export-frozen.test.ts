@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readLabelled, readRecordedRun, tasksByName, writeDataset, writeTaskArchives } from '../src/harbor/export.js';
 import { frozenDisagreements } from '../src/harbor/frozen-check.js';
 import { runEvaluation } from '../src/harbor/local-harness.js';
+import { QUICK_ISOLATION } from './support/engine.js';
 import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const page = (words: string): string => `<html><body><p>${words}</p></body></html>`;
@@ -121,7 +122,12 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     // Nothing but the tasks is left in the dataset: the check's scratch folders are gone.
     expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
     expect(hits()).toBe(2);
-    const bench = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: join(dir, 'bench') });
+    const bench = await runEvaluation({
+      tasksDir: out,
+      agent: 'oracle',
+      outDir: join(dir, 'bench'),
+      ...QUICK_ISOLATION,
+    });
     expect(bench.tasks.map((t) => [t.task, t.reward])).toEqual([
       ['ferry', 1],
       ['light', 1],

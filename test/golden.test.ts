@@ -14,6 +14,7 @@ import { goldenWaybackUrl, startGoldenServer, type RunningServer } from '../gold
 import { goldenAtPort, type GoldenAtPort } from '../golden/lib/tasks.js';
 import { WARCParser } from 'warcio';
 import { readArchive } from '../src/archive/index.js';
+import { QUICK_ISOLATION, QUICK_ISOLATION_ARGS } from './support/engine.js';
 import { CLI, ROOT, fileTempDir, runCli, tempDir, writeJson } from './support/helpers.js';
 import { checkTaskFolder, launchChromium } from './support/harbor-helpers.js';
 import { gzipMembers, handParse } from './support/warc-hand.js';
@@ -302,7 +303,12 @@ describe('export, then evaluate: a labelled file round-trips', () => {
     const sizes = tasks.map((t) => (readJson(join(out, t, 'environment', 'claims.json')) as unknown[]).length);
     expect(Math.max(...sizes.slice(0, -1))).toBeLessThanOrEqual(16); // about ten: a source's claims may push a task past 10
 
-    const report: EvaluationReport = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
+    const report: EvaluationReport = await runEvaluation({
+      tasksDir: out,
+      agent: 'oracle',
+      outDir: tempDir(),
+      ...QUICK_ISOLATION,
+    });
     for (const t of report.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
   }, 300_000);
 });
@@ -324,8 +330,8 @@ describe("the golden tasks in SkillsBench 1.1's layout (task.md, oracle/, verifi
     ]);
     expect(r.code, r.stderr).toBe(0);
     const rewards = (report: EvaluationReport) => Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
-    const oracle = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
-    const baseline = await runEvaluation({ tasksDir: out, agent: 'baseline', outDir: tempDir() });
+    const oracle = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: tempDir(), ...QUICK_ISOLATION });
+    const baseline = await runEvaluation({ tasksDir: out, agent: 'baseline', outDir: tempDir(), ...QUICK_ISOLATION });
     // Every golden task but drift (its claims are in drift/labelled.jsonl, and its oracle needs the Wayback stub).
     const names = oracle.tasks.map((t) => t.task);
     expect(names).toEqual(golden.oracle.tasks.map((t) => t.task).filter((n) => n !== 'drift'));
@@ -516,6 +522,7 @@ describe('sources change: the golden run recorded, then replayed with the golden
       join(dir, 'bench-replay'),
       '--replay',
       warc,
+      ...QUICK_ISOLATION_ARGS,
     ]);
     expect(replayed.code, replayed.stderr).toBe(0);
     const replayedReport = readJson(join(dir, 'bench-replay', 'report.json')) as EvaluationReport;
@@ -565,7 +572,7 @@ describe('sources change: the golden run recorded, then replayed with the golden
       [...evidence].some((h) => bodies.has(h)),
       'a labelled version of a drifted page, by its evidence hash',
     ).toBe(true);
-    const frozen = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: tempDir() });
+    const frozen = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: tempDir(), ...QUICK_ISOLATION });
     for (const t of frozen.tasks) expect(t.reward, `${t.task}: ${t.problems.join('; ')}`).toBe(1);
   }, 300_000);
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, test } from 'vitest';
 import { runEvaluation } from '../src/harbor/local-harness.js';
+import { QUICK_ISOLATION } from './support/engine.js';
 import { FIXTURES, runCliInProcess, serve, tempDir } from './support/helpers.js';
 import { gzipMembers, handParse } from './support/warc-hand.js';
 import type { Route } from '../golden/server.js';
@@ -360,10 +361,20 @@ describe('one labelled file everywhere', () => {
         expect(Object.keys(c.evidence as object)).toEqual(['sha256']);
       }
     }
-    const oracle = await runEvaluation({ tasksDir: dataset, agent: 'oracle', outDir: join(dir, 'oracle') });
+    const oracle = await runEvaluation({
+      tasksDir: dataset,
+      agent: 'oracle',
+      outDir: join(dir, 'oracle'),
+      ...QUICK_ISOLATION,
+    });
     expect(oracle.tasks.map((t) => t.reward).every((x) => x === 1)).toBe(true);
     expect(oracle.claims).toBe(Object.keys(gold).length);
-    const baseline = await runEvaluation({ tasksDir: dataset, agent: 'baseline', outDir: join(dir, 'baseline') });
+    const baseline = await runEvaluation({
+      tasksDir: dataset,
+      agent: 'baseline',
+      outDir: join(dir, 'baseline'),
+      ...QUICK_ISOLATION,
+    });
     for (const t of baseline.tasks) {
       const goldOfTask = JSON.parse(readFileSync(join(dataset, t.task, 'tests', 'gold.json'), 'utf8')) as Record<
         string,
@@ -392,7 +403,12 @@ describe('one labelled file everywhere', () => {
     expect(exported.code, exported.stderr).toBe(0);
     // The network off: nothing serves the sources any more.
     await server.close();
-    const oracle = await runEvaluation({ tasksDir: dataset, agent: 'oracle', outDir: join(dir, 'oracle') });
+    const oracle = await runEvaluation({
+      tasksDir: dataset,
+      agent: 'oracle',
+      outDir: join(dir, 'oracle'),
+      ...QUICK_ISOLATION,
+    });
     expect(oracle.tasks.map((t) => t.reward)).toEqual(oracle.tasks.map(() => 1));
     expect(oracle.claims).toBe(10);
   }, 120_000);

@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { runEvaluation } from '../src/harbor/local-harness.js';
 import { listTasks } from '../src/harbor/dataset.js';
 import { shellQuote } from '../src/harbor/templates.js';
+import { QUICK_ISOLATION } from './support/engine.js';
 import { ROOT, runCliInProcess, serve, tempDir } from './support/helpers.js';
 import { checkTaskFolder } from './support/harbor-helpers.js';
 
@@ -197,7 +198,12 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
         ['pier', layout, 600, 120],
       ]);
       for (const agent of ['oracle', 'baseline']) {
-        const report = await runEvaluation({ tasksDir: out, agent, outDir: join(dir, `run-${layout}-${agent}`) });
+        const report = await runEvaluation({
+          tasksDir: out,
+          agent,
+          outDir: join(dir, `run-${layout}-${agent}`),
+          ...QUICK_ISOLATION,
+        });
         for (const t of report.tasks) expect(t.problems, `${layout} ${agent} ${t.task}`).toEqual([]);
         rewards[`${layout} ${agent}`] = Object.fromEntries(report.tasks.map((t) => [t.task, t.reward]));
       }

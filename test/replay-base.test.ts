@@ -12,6 +12,7 @@ import { checkClaims, type ClaimInput } from '../src/check.js';
 import { openReplay, readArchive, recordedWaybackBases } from '../src/archive/index.js';
 import { serializeRecord, warcinfoRecord } from '../src/archive/warc.js';
 import type { EvaluationReport } from '../src/harbor/local-harness.js';
+import { QUICK_ISOLATION_ARGS } from './support/engine.js';
 import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
@@ -318,6 +319,7 @@ describe('a replay answers archive requests from the base the recording asked', 
       join(rec.dir, 'bench-plain'),
       '--replay',
       rec.warc,
+      ...QUICK_ISOLATION_ARGS,
     ]);
     expect(benched.code, benched.stderr).toBe(0);
     const plainReport = readJson(join(rec.dir, 'bench-plain', 'report.json')) as EvaluationReport;
@@ -349,7 +351,15 @@ describe('a replay answers archive requests from the base the recording asked', 
       const shipped = await readArchive(join(frozen, t, 'environment', 'sources.warc.gz'));
       expect(shipped.records[0]).toMatchObject({ type: 'warcinfo', fields: { 'wayback-base': rec.wayback } });
     }
-    const oracle = await runCli(['evaluate', '--quiet', '--tasks', frozen, '--out', join(rec.dir, 'bench-frozen')]);
+    const oracle = await runCli([
+      'evaluate',
+      '--quiet',
+      '--tasks',
+      frozen,
+      '--out',
+      join(rec.dir, 'bench-frozen'),
+      ...QUICK_ISOLATION_ARGS,
+    ]);
     expect(oracle.code, oracle.stderr).toBe(0);
     const frozenReport = readJson(join(rec.dir, 'bench-frozen', 'report.json')) as EvaluationReport;
     expect(frozenReport.mean_reward, JSON.stringify(frozenReport.tasks.map((t) => t.problems))).toBe(1);

@@ -5,10 +5,18 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { describeFsError } from '../messages.js';
-import { AuditSetupError, auditJson, auditTable, failureLine, runAudit, type AuditReport } from '../harbor/audit.js';
+import {
+  AuditSetupError,
+  auditIsolation,
+  auditJson,
+  auditTable,
+  failureLine,
+  runAudit,
+  type AuditReport,
+} from '../harbor/audit.js';
 import type { AuditMode, AuditUser } from '../harbor/attacks.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
-import { EvaluationSetupError } from '../harbor/local-harness.js';
+import { EvaluationSetupError, type Isolation } from '../harbor/local-harness.js';
 import { GOLDEN_SERVER_HINT, isGoldenTasks } from './evaluate.js';
 import { cliIo, errorLine, messageLine, refuseInput } from './progress.js';
 
@@ -69,6 +77,13 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
   }
   const places = auditPlaces(opts);
   if (places === undefined) return 2;
+  // Where the trials run is settled before anything is said or made: an audit that cannot certify is refused first.
+  let isolation: Isolation;
+  try {
+    isolation = auditIsolation(opts.isolation);
+  } catch (err) {
+    return refuseInput(err, AuditSetupError, EvaluationSetupError);
+  }
   const { dataset, out, json } = places;
   let trialsDir: string;
   try {
@@ -96,7 +111,7 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
       ...(opts.attacks ? { attacks: opts.attacks } : {}),
       ...(opts.jobs ? { jobs: opts.jobs } : {}),
       ...(opts.answers ? { answers: opts.answers } : {}),
-      ...(opts.isolation ? { isolation: opts.isolation } : {}),
+      isolation,
       ...(opts.agentNetwork ? { agentNetwork: opts.agentNetwork } : {}),
       outDir: trialsDir,
       ...(isGoldenTasks(dataset) ? { sourcesHint: GOLDEN_SERVER_HINT } : {}),

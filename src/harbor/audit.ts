@@ -742,7 +742,7 @@ function trialName(t: TrialPlan): string {
  * Where an audit's trials run: a real engine; evaluate's namespace containers only when asked for by name (an
  * emulation: the verdict says it certifies nothing); never container paths, where no attack means anything.
  */
-function auditIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation {
+export function auditIsolation(wanted: Isolation | 'auto' = 'auto'): Isolation {
   if (wanted === 'paths')
     throw new AuditSetupError(
       'audit cannot run with --isolation paths: no trial would be a container (the agent could read the dataset, ' +

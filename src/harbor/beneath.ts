@@ -160,7 +160,7 @@ export function copyOutOf(root: string, path: string, to: string, cap: number): 
   }
 }
 
-/** Whatever is at `name` in the folder `dirFd` removed: a link as a link (never followed), a folder with its contents. */
+/** Removes what is at `name` in the folder `dirFd`: a link as a link (never followed), a folder with its contents. */
 function clearEntry(dirFd: number, name: string): void {
   rmSync(at(dirFd, name), { recursive: true, force: true });
 }

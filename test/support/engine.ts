@@ -14,6 +14,7 @@ import {
 import { join } from 'node:path';
 import { expect, type TestContext } from 'vitest';
 import type { EngineName } from '../../src/harbor/engine.js';
+import { canIsolate } from '../../src/harbor/isolation.js';
 import {
   readLabelled,
   readRecordedRun,
@@ -145,3 +146,13 @@ export function pathWithoutEngines(): string {
     }
   return bin;
 }
+
+/**
+ * The isolation for evaluate in tests whose subject is not the isolation (an export, a replay, a layout, a label run):
+ * the namespace emulation where it runs (no image to build: quick), else evaluate's own choice. The engine's own
+ * tests, the golden tasks' scoreboard and the audit's use the engine.
+ */
+export const QUICK_ISOLATION: { isolation?: 'namespace' } = canIsolate() ? { isolation: 'namespace' } : {};
+
+/** The same as command-line arguments for `quotecheck evaluate`. */
+export const QUICK_ISOLATION_ARGS: string[] = QUICK_ISOLATION.isolation ? ['--isolation', 'namespace'] : [];
