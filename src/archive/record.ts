@@ -1,11 +1,12 @@
 // Recording: an undici interceptor that appends every HTTP exchange (each redirect hop, each retry) to a WARC 1.1 file
 // as it happens.
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { WARCRecord } from 'warcio';
 import { errorCode } from '../fetch/errors.js';
+import { readArchive } from './read.js';
 import {
   ArchiveError,
   ERROR_FIELDS,
@@ -38,6 +39,12 @@ export interface RecorderOptions {
    * its body as it came (still content-encoded), so a caller can say which record holds the bytes it judged.
    */
   onResponse?: (response: RecordedResponse) => void;
+  /**
+   * Append to an existing file instead of replacing it (a resumed run): its records are kept, a record a killed run cut
+   * short at the end is cut off first (so the new members follow whole ones), and a new warcinfo record opens what this
+   * run adds. A missing file is created.
+   */
+  append?: boolean;
 }
 
 /** A whole response as the recorder files it (RecorderOptions.onResponse). */
@@ -93,12 +100,14 @@ export class WarcRecorder {
     this.#onResponse = options.onResponse;
   }
 
-  /** Creates (or truncates) the file and writes its warcinfo record. */
+  /** Creates (or truncates, or with `append` opens for appending) the file and writes its warcinfo record. */
   static async open(path: string, options: RecorderOptions = {}): Promise<WarcRecorder> {
     let file: FileHandle;
     try {
-      file = await open(path, 'w');
+      if (options.append) await cutTornTail(path);
+      file = await open(path, options.append ? 'a' : 'w');
     } catch (err) {
+      if (err instanceof ArchiveError) throw err;
       throw new ArchiveError(`cannot write the archive ${path}: ${fsReason(err)}`);
     }
     const recorder = new WarcRecorder(path, file, options);
@@ -125,6 +134,16 @@ export class WarcRecorder {
   /** Records written to the file so far (the warcinfo record included). */
   records(): number {
     return this.#written;
+  }
+
+  /**
+   * Resolves once every record queued so far is in the file (handed to the OS: a killed process loses none of them):
+   * true, or false when a write failed (the records from it on are not in the file). A caller that names a record
+   * (a label's warc_record_id) writes the name after this, so the name never points at a record that is not there.
+   */
+  async flushed(): Promise<boolean> {
+    await this.#tail;
+    return this.#failure === undefined;
   }
 
   /**
@@ -179,6 +198,30 @@ export class WarcRecorder {
       });
     }
   }
+}
+
+/**
+ * Before appending to an archive: a last record a killed run left cut short is cut off, so the records appended follow
+ * whole ones (a reader stops at a cut record, and would never reach them). A missing or empty file has nothing to cut; a
+ * file that is not a WARC, or is damaged before its end, is an ArchiveError (appending would bury the new records).
+ */
+async function cutTornTail(path: string): Promise<void> {
+  const size = await stat(path).then(
+    (info) => info.size,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return 0;
+      throw err;
+    },
+  );
+  if (size === 0) return;
+  const { cut } = await readArchive(path);
+  if (!cut) return;
+  // Only a tail cut short is a killed writer's; damage further in is not quotecheck's to cut away.
+  if (!/ends inside a record/.test(cut.reason))
+    throw new ArchiveError(
+      `cannot append to the archive ${path}: ${cut.reason} at byte ${cut.offset}; it is damaged, not cut short`,
+    );
+  await truncate(path, cut.offset);
 }
 
 async function writeFully(file: FileHandle, bytes: Buffer): Promise<void> {

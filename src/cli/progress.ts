@@ -9,7 +9,7 @@ import { cliIo, type CliWriter } from './io.js';
 export { cliIo, withIo, type CliIo, type CliWriter } from './io.js';
 
 /** The exit code of a command stopped by a signal: 128 + its number, as a shell reports it. */
-export const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+export const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 /**
  * Every command's messages start with this, errors with `quotecheck: error: `, warnings with `quotecheck: warning: `.
