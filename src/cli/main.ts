@@ -411,9 +411,14 @@ function addExportCommand(program: Command, outcome: Outcome): void {
       CLI_DEFAULTS.perTask,
     )
     .addOption(described('--name <prefix>', 'task name prefix', "the --labelled file's name"))
-    .option(
-      '--warc <file.warc.gz>',
-      'a frozen edition: each task ships its own sources from this recorded run and replays them',
+    .addOption(
+      described(
+        '--warc <file.warc.gz>',
+        'a frozen edition: each task ships its own sources from the recorded run (label --record) and replays ' +
+          "them; repeat for the archives of several batches: each claim's warc_record_id is found in whichever " +
+          'holds it',
+        'none',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .addOption(
       described(
