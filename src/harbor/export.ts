@@ -1,6 +1,6 @@
 // The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of at most N claims, as even as their
 // sources allow).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { Claim } from '../claims.js';
 import { givenLabel, labelProblem, parseClaimRows, readClaimRows } from './labelled.js';
