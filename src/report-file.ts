@@ -20,8 +20,8 @@ export class ReportFile {
   #lines = 0;
 
   /**
-   * Creates (or empties) the file at `path`, or with `append` adds to it (a resumed run); throws the file system's error
-   * when it cannot.
+   * Creates (or empties) the file at `path`, or with `append` adds to it (a resumed run); throws the file system's
+   * error when it cannot.
    */
   constructor(
     readonly path: string,

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLabelled, tasksByName, writeDataset } from '../src/harbor/export.js';
-import { readRecordedRun, writeTaskArchives } from '../src/harbor/recorded-runs.js';
+import { readRecordedRuns, writeTaskArchives } from '../src/harbor/recorded-runs.js';
 import { frozenDisagreements } from '../src/harbor/frozen-check.js';
 import { runEvaluation } from '../src/harbor/local-harness.js';
 import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
@@ -92,7 +92,7 @@ async function frozenDataset() {
   const { names, tasks } = tasksByName(readLabelled(labelled, { taskField: 'task' }));
   const out = join(dir, 'dataset');
   const result = writeDataset(out, tasks, 'x', { frozen: true, taskNames: names });
-  await writeTaskArchives(result, [await readRecordedRun(warc)], tasks);
+  await writeTaskArchives(result, await readRecordedRuns([warc]), tasks);
   return { out, result, tasks };
 }
 

@@ -202,8 +202,9 @@ export class WarcRecorder {
 
 /**
  * Before appending to an archive: a last record a killed run left cut short is cut off, so the records appended follow
- * whole ones (a reader stops at a cut record, and would never reach them). A missing or empty file has nothing to cut; a
- * file that is not a WARC, or is damaged before its end, is an ArchiveError (appending would bury the new records).
+ * whole ones (a reader stops at a cut record, and would never reach them). A missing or empty file has nothing to
+ * cut; a file that is not a WARC, or is damaged before its end, is an ArchiveError (appending would bury the new
+ * records).
  */
 async function cutTornTail(path: string): Promise<void> {
   const size = await stat(path).then(

@@ -18,7 +18,7 @@ import {
   tasksByName,
   writeDataset,
 } from '../harbor/export.js';
-import { readRecordedRun, writeTaskArchives } from '../harbor/recorded-runs.js';
+import { readRecordedRuns, writeTaskArchives } from '../harbor/recorded-runs.js';
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
 import { checkKeywords, checkOrg, packageName, parseAuthor } from '../harbor/package-info.js';
@@ -225,12 +225,9 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
     const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
     // Sources the tasks' oracle would refuse are found before anything is read or written (writeDataset checks again).
-    const warcs = opts.warc ?? [];
-    const refused = privateSourceProblem(claims, { allowPrivate: opts.allowPrivate, frozen: warcs.length > 0 });
+    const refused = privateSourceProblem(claims, { allowPrivate: opts.allowPrivate, frozen: !!opts.warc?.length });
     if (refused) throw new ExportError(refused);
-    const archives = [];
-    for (const path of warcs) archives.push(await readRecordedRun(path));
-    const archive = archives.length > 0 ? archives : undefined;
+    const archive = opts.warc?.length ? await readRecordedRuns(opts.warc) : undefined;
     // All or nothing: the dataset is written into a staging folder and put at --out only when it is whole.
     // The handlers come first: a signal just after the staging folder is made must not leave it behind.
     let staged: StagedOutput | undefined;

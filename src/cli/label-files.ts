@@ -162,7 +162,9 @@ function lineId(line: Buffer): string | undefined {
   }
 }
 
-/** Puts a finished file's lines in the claims file's order (temp file and rename; a kill meanwhile keeps it as it was). */
+/**
+ * Puts a finished file's lines in the claims file's order (temp file and rename; a kill meanwhile keeps it as it was).
+ */
 export function inInputOrder(path: string, ids: readonly string[]): void {
   if (existsSync(path)) reorderReport(path, ids, lineId);
 }

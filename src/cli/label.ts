@@ -24,7 +24,7 @@ export interface LabelCommandOptions extends FetchFlags<'label'> {
   claims: string;
   out?: string;
   force: boolean;
-  /** Go on where an earlier run of these claims stopped: append to its files, label only the claims not yet in --out. */
+  /** Go on where an earlier run of these claims stopped: append to its files, label only claims not yet in --out. */
   resume?: boolean;
   keepUnreadable: boolean;
   leftOut?: string;

@@ -104,97 +104,126 @@ function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()): stri
   );
 }
 
-/**
- * Progress on `stream`: a bar on a terminal (cli-progress, loaded only then: a task's log is no terminal), a plain line
- * every few seconds otherwise.
- */
-async function createProgress(
-  totalClaims: number,
-  totalSources: number,
-  stream: CliWriter = cliIo().stderr,
-): Promise<Progress> {
-  let claims = 0;
-  let sources = 0;
-  let failed = 0;
-  let activity: ArchiveActivity | undefined;
-  const started = Date.now();
-  const eta = (): string => etaText(Date.now() - started, runShareDone(claims, totalClaims, sources, totalSources));
-  const counts = {
-    claimDone: () => void claims++,
-    sourceDone: (f: boolean) => {
-      sources++;
-      if (f) failed++;
+/** What a run has done so far: its counts, the archive's activity, and the time left at its pace. */
+class RunCounts {
+  claims = 0;
+  sources = 0;
+  failed = 0;
+  activity: ArchiveActivity | undefined;
+  readonly started = Date.now();
+
+  constructor(
+    readonly totalClaims: number,
+    readonly totalSources: number,
+  ) {}
+
+  claimDone(): void {
+    this.claims++;
+  }
+
+  sourceDone(failed: boolean): void {
+    this.sources++;
+    if (failed) this.failed++;
+  }
+
+  archive(a: ArchiveActivity): void {
+    this.activity = a;
+  }
+
+  eta(): string {
+    const done = runShareDone(this.claims, this.totalClaims, this.sources, this.totalSources);
+    return etaText(Date.now() - this.started, done);
+  }
+}
+
+/** Progress as a bar on a terminal (cli-progress), redrawn as work is done and every second. */
+async function barProgress(c: RunCounts, stream: CliWriter): Promise<Progress> {
+  const { default: cliProgress } = await import('cli-progress');
+  const bar = new cliProgress.SingleBar(
+    {
+      // A terminal is a stream of the process's (an in-process command's writers are never one).
+      stream: stream as NodeJS.WriteStream,
+      format:
+        'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | ' +
+        '{duration}s{left}{archive}',
+      hideCursor: true,
+      clearOnComplete: true,
+      // One number format: the claims' counts as the sources' ("1,500").
+      formatValue: (v, _options, type) => (type === 'value' || type === 'total' ? thousands(Number(v)) : String(v)),
     },
-    archive: (a: ArchiveActivity) => {
-      activity = a;
+    cliProgress.Presets.shades_classic,
+  );
+  const payload = () => {
+    const text = archiveProgress(c.activity);
+    const left = c.eta();
+    return {
+      sources: thousands(c.sources),
+      totalSources: thousands(c.totalSources),
+      failed: thousands(c.failed),
+      left: left ? ` | ${left}` : '',
+      archive: text ? ` | ${text}` : '',
+    };
+  };
+  bar.start(c.totalClaims, 0, payload());
+  const redraw = (): void => {
+    if (bar.isActive) bar.update(c.claims, payload());
+  };
+  // The clock, the ETA and the archive's countdown move though nothing else does.
+  const tick = setInterval(redraw, BAR_TICK_MS);
+  tick.unref();
+  return {
+    claimDone: () => {
+      c.claimDone();
+      redraw();
+    },
+    sourceDone: (f) => {
+      c.sourceDone(f);
+      redraw();
+    },
+    archive: (a) => {
+      c.archive(a);
+      redraw();
+    },
+    stop: () => {
+      clearInterval(tick);
+      // Idempotent: the run stops the bar before its summary, and again on the way out.
+      if (bar.isActive) bar.stop();
     },
   };
-  if (stream.isTTY) {
-    const { default: cliProgress } = await import('cli-progress');
-    const bar = new cliProgress.SingleBar(
-      {
-        // A terminal is a stream of the process's (an in-process command's writers are never one).
-        stream: stream as NodeJS.WriteStream,
-        format:
-          'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | ' +
-          '{duration}s{left}{archive}',
-        hideCursor: true,
-        clearOnComplete: true,
-        // One number format: the claims' counts as the sources' ("1,500").
-        formatValue: (v, _options, type) => (type === 'value' || type === 'total' ? thousands(Number(v)) : String(v)),
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    const payload = () => {
-      const text = archiveProgress(activity);
-      const left = eta();
-      return {
-        sources: thousands(sources),
-        totalSources: thousands(totalSources),
-        failed: thousands(failed),
-        left: left ? ` | ${left}` : '',
-        archive: text ? ` | ${text}` : '',
-      };
-    };
-    bar.start(totalClaims, 0, payload());
-    const redraw = (): void => {
-      if (bar.isActive) bar.update(claims, payload());
-    };
-    // The clock, the ETA and the archive's countdown move though nothing else does.
-    const tick = setInterval(redraw, BAR_TICK_MS);
-    tick.unref();
-    return {
-      claimDone: () => {
-        counts.claimDone();
-        redraw();
-      },
-      sourceDone: (f) => {
-        counts.sourceDone(f);
-        redraw();
-      },
-      archive: (a) => {
-        counts.archive(a);
-        redraw();
-      },
-      stop: () => {
-        clearInterval(tick);
-        // Idempotent: the run stops the bar before its summary, and again on the way out.
-        if (bar.isActive) bar.stop();
-      },
-    };
-  }
+}
+
+/** Progress as a plain line every few seconds (a log, a pipe). */
+function plainProgress(c: RunCounts, stream: CliWriter): Progress {
   const line = () => {
-    const text = archiveProgress(activity);
-    const left = eta();
+    const text = archiveProgress(c.activity);
+    const left = c.eta();
     stream.write(
-      `${MESSAGE_PREFIX}${thousands(claims)}/${thousands(totalClaims)} claims, ${thousands(sources)}/` +
-        `${thousands(totalSources)} sources (${thousands(failed)} failed), ` +
-        `${((Date.now() - started) / 1000).toFixed(1)} s${left ? `, ${left}` : ''}${text ? `; ${text}` : ''}\n`,
+      `${MESSAGE_PREFIX}${thousands(c.claims)}/${thousands(c.totalClaims)} claims, ${thousands(c.sources)}/` +
+        `${thousands(c.totalSources)} sources (${thousands(c.failed)} failed), ` +
+        `${((Date.now() - c.started) / 1000).toFixed(1)} s${left ? `, ${left}` : ''}${text ? `; ${text}` : ''}\n`,
     );
   };
   const timer = setInterval(line, PLAIN_INTERVAL_MS);
   timer.unref();
-  return { ...counts, stop: () => clearInterval(timer) };
+  return {
+    claimDone: () => c.claimDone(),
+    sourceDone: (f) => c.sourceDone(f),
+    archive: (a) => c.archive(a),
+    stop: () => clearInterval(timer),
+  };
+}
+
+/**
+ * Progress on `stream`: a bar on a terminal (cli-progress, loaded only then: a task's log is no terminal), a plain line
+ * every few seconds otherwise.
+ */
+function createProgress(
+  totalClaims: number,
+  totalSources: number,
+  stream: CliWriter = cliIo().stderr,
+): Promise<Progress> {
+  const counts = new RunCounts(totalClaims, totalSources);
+  return stream.isTTY ? barProgress(counts, stream) : Promise.resolve(plainProgress(counts, stream));
 }
 
 /** Progress that shows nothing (--quiet). */

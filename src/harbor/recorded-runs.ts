@@ -1,6 +1,7 @@
-// The recorded runs a frozen edition's sources come from (docs/datasets.md#quotecheck-export-labelled-claims-to-a-dataset):
-// every archive given to `export --warc`, each cut into the runs it holds (a resumed `label --record` appends a run to
-// its file), and for each source the one run that holds the bytes its claims were labelled on.
+// The recorded runs a frozen edition's sources come from
+// (docs/datasets.md#quotecheck-export-labelled-claims-to-a-dataset): every archive given to `export --warc`, each cut
+// into the runs it holds (a resumed `label --record` appends a run to its file), and for each source the one run that
+// holds the bytes its claims were labelled on.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -29,7 +30,7 @@ export interface RecordedRun {
 }
 
 /** Each archive cut at its warcinfo records: one run of quotecheck each, in file order and the order given. */
-export function recordedRuns(archives: readonly Archive[]): RecordedRun[] {
+function recordedRuns(archives: readonly Archive[]): RecordedRun[] {
   const runs: RecordedRun[] = [];
   for (const archive of archives) {
     let records: ArchivedRecord[] = [];
@@ -58,11 +59,12 @@ export function recordedRuns(archives: readonly Archive[]): RecordedRun[] {
 const named = (archives: readonly Archive[]): string => archives.map((a) => a.path).join(', ');
 
 /**
- * The run a task's source is replayed from: the one holding the record most of its claims name (evidence.warc_record_id,
- * the bytes they were labelled on), later runs winning ties; for claims that name none, the last run with an exchange
- * for the URL. A record no archive holds, or a source none recorded, is an ExportError that says how to give them.
+ * The run a task's source is replayed from: the one holding the record most of its claims name
+ * (evidence.warc_record_id, the bytes they were labelled on), later runs winning ties; for claims that name none, the
+ * last run with an exchange for the URL. A record no archive holds, or a source none recorded, is an ExportError that
+ * says how to give them.
  */
-export function runForSource(
+function runForSource(
   url: string,
   claims: readonly LabelledClaim[],
   runs: readonly RecordedRun[],
@@ -92,8 +94,18 @@ export function runForSource(
   );
 }
 
-/** Reads a recorded run a frozen edition is made from; a missing, unreadable or cut archive is an ExportError. */
-export async function readRecordedRun(archivePath: string): Promise<Archive> {
+/**
+ * Reads the recorded runs a frozen edition is made from, in the order given; a missing, unreadable or cut archive is an
+ * ExportError.
+ */
+export async function readRecordedRuns(paths: readonly string[]): Promise<Archive[]> {
+  const archives: Archive[] = [];
+  for (const path of paths) archives.push(await readRecordedRun(path));
+  return archives;
+}
+
+/** Reads one recorded run; a missing, unreadable or cut archive is an ExportError. */
+async function readRecordedRun(archivePath: string): Promise<Archive> {
   let archive: Archive;
   try {
     archive = await readArchive(archivePath);
