@@ -149,7 +149,15 @@ describe('label: stopped at half, resumed to the end', () => {
         const left = strictLines(f('left.jsonl'));
         expect(left.length + labelled.length).toBe(ids.length);
         expect(left.every((l) => (l.left_out as { cause: string }).cause === 'stopped')).toBe(true);
-        expect(reportLines(f('report.jsonl'))).toHaveLength(ids.length);
+        // The report has a line for every claim: the ones never judged are `stopped`, never `fetch_failed`.
+        const report = reportLines(f('report.jsonl'));
+        expect(report).toHaveLength(ids.length);
+        const stopped = new Set(left.map((l) => l.id));
+        for (const line of report)
+          expect(line.diagnosis, String(line.id)).toBe(
+            stopped.has(line.id) ? 'stopped' : gold[String(line.id)] === 'verbatim' ? 'verbatim' : line.diagnosis,
+          );
+        expect(report.filter((line) => line.diagnosis === 'fetch_failed')).toEqual([]);
         expect(first.stderr).not.toMatch(/fetch_failed/);
       }
       // The pages whose every claim is labelled: none of them may be fetched again.

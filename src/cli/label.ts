@@ -387,6 +387,7 @@ function sayWritten(opts: LabelCommandOptions, r: Running, report: boolean): voi
   const recorder = r.archives.recorder;
   if (recorder) written.push(`${opts.record} (${plural(recorder.records(), 'WARC record')})`);
   if (written.length) say(`${verb} ${written.join(', ')}`);
+  else if (opts.replay) say('nothing written: a replay checks the labels given against the recording, it makes none');
   else if (opts.out === undefined) say('nothing written (give --out to write the labels of today)');
 }
 
