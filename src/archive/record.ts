@@ -1,5 +1,6 @@
 // Recording: an undici interceptor that appends every HTTP exchange (each redirect hop, each retry) to a WARC 1.1 file
 // as it happens.
+import { writeSync } from 'node:fs';
 import { open, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -85,8 +86,16 @@ export class WarcRecorder {
   readonly #file: FileHandle;
   readonly #waybackBase: string | undefined;
   readonly #onResponse: RecorderOptions['onResponse'];
-  /** Writes happen one after the other in append order; this is the last one queued. */
-  #tail: Promise<void> = Promise.resolve();
+  /**
+   * Records queued and not yet written, in append order: each is serialized at once, concurrently with the others,
+   * and written the moment it and every record before it are serialized (drain).
+   */
+  readonly #queue: Queued[] = [];
+  /** Records queued so far, and records taken off the queue (written, or dropped after a failure). */
+  #queued = 0;
+  #done = 0;
+  /** Callers waiting for the records queued before they asked (flushed). */
+  #waiting: { upTo: number; resolve: () => void }[] = [];
   #written = 0;
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -114,8 +123,7 @@ export class WarcRecorder {
     recorder[APPEND]([
       warcinfoRecord(basename(path), options.software, options.waybackBase ? [options.waybackBase] : []),
     ]);
-    await recorder.#tail;
-    if (recorder.#failure !== undefined) {
+    if (!(await recorder.flushed())) {
       await file.close().catch(() => {});
       throw recorder.#failureError();
     }
@@ -142,7 +150,8 @@ export class WarcRecorder {
    * (a label's warc_record_id) writes the name after this, so the name never points at a record that is not there.
    */
   async flushed(): Promise<boolean> {
-    await this.#tail;
+    const upTo = this.#queued;
+    if (this.#done < upTo) await new Promise<void>((resolve) => this.#waiting.push({ upTo, resolve }));
     return this.#failure === undefined;
   }
 
@@ -158,7 +167,7 @@ export class WarcRecorder {
 
   async #finish(): Promise<void> {
     this.#closed = true;
-    await this.#tail;
+    await this.flushed();
     await this.#file.close().catch((err: unknown) => {
       this.#failure ??= err;
     });
@@ -185,19 +194,55 @@ export class WarcRecorder {
   [APPEND](records: WARCRecord[]): void {
     if (this.#closed) return;
     for (const record of records) {
-      const bytes = serializeRecord(record);
-      bytes.catch(() => {}); // a failure is taken up by the write below, in order
-      this.#tail = this.#tail.then(async () => {
-        if (this.#failure !== undefined) return;
-        try {
-          await writeFully(this.#file, await bytes);
-          this.#written++;
-        } catch (err) {
-          this.#failure = err;
-        }
-      });
+      const entry: Queued = { settled: false };
+      this.#queue.push(entry);
+      this.#queued++;
+      serializeRecord(record)
+        .then(
+          (bytes) => {
+            entry.bytes = bytes;
+          },
+          (err: unknown) => {
+            entry.error = err;
+          },
+        )
+        .finally(() => {
+          entry.settled = true;
+          this.#drain();
+        });
     }
   }
+
+  /**
+   * Writes every record at the head of the queue that is serialized, in order, each with one synchronous write: no
+   * record waits for a turn of the event loop once those before it are written (a label naming it is written after),
+   * and a write to the page cache takes microseconds. After a failure the rest are dropped, and the failure reported.
+   */
+  #drain(): void {
+    while (this.#queue.length > 0 && this.#queue[0]!.settled) {
+      const entry = this.#queue.shift()!;
+      this.#done++;
+      if (this.#failure !== undefined) continue;
+      try {
+        if (entry.error !== undefined) throw entry.error;
+        writeFully(this.#file.fd, entry.bytes!);
+        this.#written++;
+      } catch (err) {
+        this.#failure = err;
+      }
+    }
+    const ready = this.#waiting.filter((w) => w.upTo <= this.#done);
+    if (ready.length === 0) return;
+    this.#waiting = this.#waiting.filter((w) => w.upTo > this.#done);
+    for (const w of ready) w.resolve();
+  }
+}
+
+/** A record on its way to the file: serialized (or failed to be), not yet written. */
+interface Queued {
+  settled: boolean;
+  bytes?: Buffer;
+  error?: unknown;
 }
 
 /**
@@ -225,12 +270,12 @@ async function cutTornTail(path: string): Promise<void> {
   await truncate(path, cut.offset);
 }
 
-async function writeFully(file: FileHandle, bytes: Buffer): Promise<void> {
+function writeFully(fd: number, bytes: Buffer): void {
   // One write call per record; the loop only matters if the OS writes part of it (disk full).
   for (let off = 0; off < bytes.length; ) {
-    const { bytesWritten } = await file.write(bytes, off, bytes.length - off);
-    if (bytesWritten <= 0) throw new Error('the file system accepted no bytes');
-    off += bytesWritten;
+    const written = writeSync(fd, bytes, off, bytes.length - off);
+    if (written <= 0) throw new Error('the file system accepted no bytes');
+    off += written;
   }
 }
 

@@ -159,9 +159,10 @@ function sayResumed(p: Prepared, opts: LabelCommandOptions): void {
   const inOut = p.all.entries.filter((e) => r.labelled.has(e.id)).length;
   const left = r.leftOut.size ? ` and ${plural(r.leftOut.size, 'claim')} left out in ${opts.leftOut}` : '';
   const cut = r.cut.length ? `; the cut last line of ${r.cut.join(', ')} was dropped (a run killed mid-write)` : '';
+  const todo = p.set.entries.length;
   say(
-    `resuming: ${thousands(inOut)} of ${plural(p.all.entries.length, 'claim')} labelled in ${opts.out}${left}${cut}; ` +
-      `labelling the ${thousands(p.set.entries.length)} not decided`,
+    `resuming: ${thousands(inOut)} of ${plural(p.all.entries.length, 'claim')} labelled in ${opts.out}${left}${cut}` +
+      (todo > 0 ? `; labelling the ${thousands(todo)} not decided` : ''),
   );
 }
 
