@@ -53,7 +53,9 @@ async function batches() {
     dir,
     first,
     second,
-    fix: () => void (fixed = true),
+    fix: () => {
+      fixed = true;
+    },
     gold: { ...gold, c1: 'verbatim', d1: 'no_match', d2: 'verbatim' },
   };
 }
