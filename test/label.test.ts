@@ -255,7 +255,7 @@ describe('label: gold labels with their proof', () => {
     expect(changed.stderr).toContain('2 labels given would not hold today:\n');
     // The source that changed under a label that holds is named, with its claims.
     expect(changed.stderr).toMatch(
-      /1 source changed since the evidence .* 1 claim hold:\nquotecheck: {3}\S+\/harbour\.html: h1\n/,
+      /1 source changed since its claims' evidence \(the sha256 differs\), the labels of that claim holding:\nquotecheck: {3}\S+\/harbour\.html: h1\n/,
     );
     expect(changed.stderr).toMatch(
       /c2: labelled verbatim, no_match today \(near_miss\) on the same bytes \(sha256 equals the evidence\): the label was not made by this rule/,

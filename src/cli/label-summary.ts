@@ -105,9 +105,10 @@ export function summariseChanges(run: LabelRun, replay: boolean): void {
   }
   if (sources.length === 0) return;
   const claims = sources.reduce((n, [, ids]) => n + ids.length, 0);
+  const one = sources.length === 1;
   say(
-    `${plural(sources.length, 'source')} changed since the evidence (its sha256 differs) while the labels of ` +
-      `${plural(claims, 'claim')} hold:`,
+    `${plural(sources.length, 'source')} changed since ${one ? 'its' : 'their'} claims' evidence (the sha256 ` +
+      `differs), the labels of ${claims === 1 ? 'that claim' : `those ${plural(claims, 'claim')}`} holding:`,
   );
   listLines(
     sources.map(([url, ids]) => `${url}: ${ids.join(', ')}`),
