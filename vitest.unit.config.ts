@@ -18,6 +18,7 @@ export const SLOW_TEST_FILES = {
     'evaluate-messages',
     'export-atomic',
     'export-frozen',
+    'label-batches',
     'layouts',
     'readme-figures',
     'replay-base',
@@ -29,6 +30,7 @@ export const SLOW_TEST_FILES = {
   endToEnd: [
     'chaos',
     'hostile',
+    'label-resume',
     'mcp',
     'mcp-attack',
     'mcp-load',
