@@ -20,6 +20,7 @@ export const SLOW_TEST_FILES = {
     'evaluate-messages',
     'export-atomic',
     'export-frozen',
+    'label-batches',
     'layouts',
     'readme-figures',
     'replay-base',
@@ -31,6 +32,7 @@ export const SLOW_TEST_FILES = {
   endToEnd: [
     'chaos',
     'hostile',
+    'label-resume',
     'mcp',
     'mcp-attack',
     'mcp-load',

@@ -17,7 +17,8 @@ export type Label = z.infer<typeof LabelSchema>;
 
 /**
  * Why a claim got its label (docs/how-it-decides.md#diagnosis-why-no_match), in the order a reader scans them: found,
- * then the no_match kinds.
+ * then the no_match kinds. New codes are added at the end, never renamed: `stopped` (a claim the run stopped before
+ * deciding, answered no_match unread) came after the others.
  */
 export const DIAGNOSES = [
   'verbatim',
@@ -31,6 +32,7 @@ export const DIAGNOSES = [
   'empty',
   'unsupported',
   'invalid_claim',
+  'stopped',
 ] as const;
 export const DiagnosisSchema = z.enum(DIAGNOSES);
 export type Diagnosis = z.infer<typeof DiagnosisSchema>;

@@ -19,9 +19,15 @@ export class ReportFile {
   #failure: string | undefined;
   #lines = 0;
 
-  /** Creates (or empties) the file at `path`; throws the file system's error when it cannot. */
-  constructor(readonly path: string) {
-    this.#fd = openSync(path, 'w');
+  /**
+   * Creates (or empties) the file at `path`, or with `append` adds to it (a resumed run); throws the file system's
+   * error when it cannot.
+   */
+  constructor(
+    readonly path: string,
+    opts: { append?: boolean } = {},
+  ) {
+    this.#fd = openSync(path, opts.append ? 'a' : 'w');
   }
 
   /** Lines written so far. */
@@ -62,7 +68,7 @@ const SCAN_CHUNK = 1 << 20;
  * Where each whole line of a JSON Lines file starts and ends, by its `id`: a cut last line, or one that does not parse,
  * is left out.
  */
-function lineSpans(fd: number): Map<string, [number, number]> {
+function lineSpans(fd: number, keyOf: (line: Buffer) => string | undefined): Map<string, [number, number]> {
   const spans = new Map<string, [number, number]>();
   const chunk = Buffer.alloc(SCAN_CHUNK);
   let pending: Buffer[] = [];
@@ -77,7 +83,7 @@ function lineSpans(fd: number): Map<string, [number, number]> {
       // A line that began in an earlier read is put together; one within this read is used in place.
       const line = pending.length > 0 ? Buffer.concat([...pending, data.subarray(from, nl)]) : data.subarray(from, nl);
       pending = [];
-      const id = idOf(line);
+      const id = keyOf(line);
       if (id !== undefined) spans.set(id, [lineStart, line.length + 1]);
       lineStart = pos + nl + 1;
       from = nl + 1;
@@ -88,6 +94,7 @@ function lineSpans(fd: number): Map<string, [number, number]> {
   return spans;
 }
 
+/** A JSON line's `id` (a report line's), or undefined when it has none or does not parse. */
 function idOf(line: Buffer): string | undefined {
   try {
     const record = JSON.parse(line.toString('utf8')) as { id?: unknown };
@@ -101,14 +108,19 @@ function idOf(line: Buffer): string | undefined {
  * Rewrites the report at `path` with its lines in the order of `ids` (`--report-order input`), via a
  * temp file and a rename: a run killed while it runs keeps the report in decision order. Reads one
  * line at a time by its offset, so the rewrite holds two numbers per claim, not the report.
- * Lines whose id is not in `ids` keep their place after the others.
+ * Lines whose id is not in `ids` keep their place after the others. `keyOf` reads a line's id (by default its `id`
+ * field, as a report has it; label's files name a claim as its claims file did).
  */
-export function reorderReport(path: string, ids: readonly string[]): void {
+export function reorderReport(
+  path: string,
+  ids: readonly string[],
+  keyOf: (line: Buffer) => string | undefined = idOf,
+): void {
   const tmp = tempPath(path);
   const src = openSync(path, 'r');
   let out: number | undefined;
   try {
-    const spans = lineSpans(src);
+    const spans = lineSpans(src, keyOf);
     out = openSync(tmp, 'wx');
     const copy = ([start, length]: [number, number]): void => {
       const buf = Buffer.alloc(length);

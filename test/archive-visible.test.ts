@@ -73,7 +73,7 @@ describe('run shows the archive while claims wait on it', () => {
     expect(waiting.length, r.stderr).toBeGreaterThan(0);
     for (const line of waiting)
       expect(line).toMatch(
-        /^quotecheck: \d+\/2 claims, \d\/2 sources \(0 failed\), [\d.]+ s; \d+ archive requests? sent, waiting for the archive: \d+ lookups? queued, next in \d+ s$/,
+        /^quotecheck: \d+\/2 claims, \d\/2 sources \(0 failed\), [\d.]+ s(, ETA \d+ s)?; \d+ archive requests? sent, waiting for the archive: \d+ lookups? queued, next in \d+ s$/,
       );
     // The stdout contract holds: progress is on stderr only.
     expect(r.stdout).toBe('');

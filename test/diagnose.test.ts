@@ -259,6 +259,27 @@ describe('detectShell', () => {
     const html = '<html><body><div id="root"></div><script src="/static/js/main.js"></script></body></html>';
     expect(detectPageShell({ status: 200, html, text: '' })).toMatchObject({ kind: 'js_shell', strong: true });
   });
+  test('a fetched app shell with no text at all is named as one in the note, not "the document has no text"', async () => {
+    const shell =
+      '<!doctype html><html><head><title>App</title><script src="/static/js/main.js"></script></head><body>' +
+      '<noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div></body></html>';
+    const server = await serve([
+      { path: '/app', body: shell, headers: { 'content-type': 'text/html' } },
+      {
+        path: '/blank',
+        body: '<!doctype html><html><head></head><body></body></html>',
+        headers: { 'content-type': 'text/html' },
+      },
+    ]);
+    const app = await verifyQuote(`${server.origin}/app`, 'the harbour opens in May', { allowPrivate: true });
+    expect(app).toMatchObject({ label: 'no_match', diagnosis: 'empty' });
+    expect(app.note).toBe(
+      'the response is a JavaScript-only shell (0 characters of text; the page is built by scripts)',
+    );
+    // A page with nothing at all and no scripts is still just empty.
+    const blank = await verifyQuote(`${server.origin}/blank`, 'the harbour opens in May', { allowPrivate: true });
+    expect(blank).toMatchObject({ diagnosis: 'empty', note: 'the document has no text' });
+  });
   test('a meta refresh page is a redirect shell naming its target; a long article with a meta refresh is not', () => {
     const refresh = '<meta http-equiv="refresh" content="0; url=https://example.com/story">';
     expect(

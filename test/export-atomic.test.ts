@@ -69,7 +69,7 @@ describe('export is all or nothing', () => {
     ]);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toMatch(
-      /^quotecheck: error: .*short\.warc\.gz: has no exchange for 1 source of charlie, e.g. http:\/\/127\.0\.0\.1:\d+\/c; record a run/,
+      /^quotecheck: error: .*short\.warc\.gz: has no exchange for 1 source of charlie, http:\/\/127\.0\.0\.1:\d+\/c \(1 claim\); give --warc the archive these claims were labelled with \(label --record FILE; repeat --warc for each batch\)/,
     );
     expect(failed.stderr.trim().split('\n')).toHaveLength(1);
     expect(entries(parent)).toEqual([]);

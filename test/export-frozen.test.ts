@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readLabelled, readRecordedRun, tasksByName, writeDataset, writeTaskArchives } from '../src/harbor/export.js';
+import { readLabelled, tasksByName, writeDataset } from '../src/harbor/export.js';
+import { readRecordedRuns, writeTaskArchives } from '../src/harbor/recorded-runs.js';
 import { frozenDisagreements } from '../src/harbor/frozen-check.js';
 import { runEvaluation } from '../src/harbor/local-harness.js';
 import { QUICK_ISOLATION } from './support/engine.js';
@@ -92,7 +93,7 @@ async function frozenDataset() {
   const { names, tasks } = tasksByName(readLabelled(labelled, { taskField: 'task' }));
   const out = join(dir, 'dataset');
   const result = writeDataset(out, tasks, 'x', { frozen: true, taskNames: names });
-  await writeTaskArchives(result, await readRecordedRun(warc));
+  await writeTaskArchives(result, await readRecordedRuns([warc]), tasks);
   return { out, result, tasks };
 }
 

@@ -174,7 +174,8 @@ describe('label: gold labels with their proof', () => {
     const ferry = responses.filter((rec) => rec.fields.get('warc-target-uri') === `${server.origin}/ferry.html`);
     expect(ferry.map((rec) => rec.httpHead?.[0])).toEqual(['HTTP/1.1 503 Service Unavailable', 'HTTP/1.1 200 OK']);
     // The 404's claims: no gold label, listed with the reason on stderr and in --left-out.
-    expect(r.stderr).toMatch(/left out 2 claims with no gold label \(http_status 2\)/);
+    expect(r.stderr).toMatch(/left out 2 claims with no gold label \(2 with an HTTP error status\)/);
+    expect(r.stderr).toContain('diagnoses of the labels: verbatim 7, near_miss 2, not_found 1');
     expect(r.stderr).toContain(`g1 ${server.origin}/gone.html: HTTP 404`);
     expect(r.stderr).toContain(`g2 ${server.origin}/gone.html: HTTP 404`);
     expect(r.stderr).toMatch(
@@ -201,7 +202,7 @@ describe('label: gold labels with their proof', () => {
     expect(r.stderr).not.toContain('left out');
   }, 60_000);
 
-  test('sources refused by the network rule are left out, the reason naming --allow-private', async () => {
+  test('sources refused by the network rule are left out, the reason naming --allow-private once; labelling nothing exits 3 and writes no --out', async () => {
     const server = await serve(routes());
     const dir = tempDir();
     const claimsPath = join(dir, 'claims.jsonl');
@@ -210,11 +211,27 @@ describe('label: gold labels with their proof', () => {
       `${JSON.stringify({ id: 'a', quote: 'counted', url: `${server.origin}/harbour.html` })}\n`,
     );
     const r = await runCliInProcess(['label', '--claims', claimsPath, '--out', join(dir, 'out.jsonl'), '--quiet']);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/left out 1 claim with no gold label \(refused 1\)/);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/left out 1 claim with no gold label \(1 refused by the network rule\)/);
     expect(r.stderr).toMatch(/not a global address.*--allow-private/);
-    expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe('');
+    // The advice is given once a claim, not twice.
+    const listed = r.stderr.split('\n').find((l) => l.includes('not a global address'))!;
+    expect(listed.split('--allow-private').length - 1, listed).toBe(1);
+    expect(r.stderr).toContain('error: no claim could be labelled');
+    expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
     expect(server.hits('/harbour.html')).toBe(0);
+    // So the retry needs no --force.
+    const again = await runCliInProcess([
+      'label',
+      '--claims',
+      claimsPath,
+      '--out',
+      join(dir, 'out.jsonl'),
+      '--quiet',
+      '--allow-private',
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readJsonl(join(dir, 'out.jsonl')).map((row) => row.label)).toEqual(['verbatim']);
   });
 
   test('over a labelled file: today against each label given, the reason for each change; nothing written; exit 1 when a label would change', async () => {
@@ -236,8 +253,10 @@ describe('label: gold labels with their proof', () => {
     writeFileSync(edited, rows.map((row) => JSON.stringify(row)).join('\n'));
     const changed = await runCliInProcess(['label', '--claims', edited, '--allow-private', '--quiet']);
     expect(changed.code).toBe(1);
-    expect(changed.stderr).toContain(
-      '2 labels given would not hold today; 1 claim keeps its label though its source changed since the evidence:',
+    expect(changed.stderr).toContain('2 labels given would not hold today:\n');
+    // The source that changed under a label that holds is named, with its claims.
+    expect(changed.stderr).toMatch(
+      /1 source changed since its claims' evidence \(the sha256 differs\), the labels of that claim holding:\nquotecheck: {3}\S+\/harbour\.html: h1\n/,
     );
     expect(changed.stderr).toMatch(
       /c2: labelled verbatim, no_match today \(near_miss\) on the same bytes \(sha256 equals the evidence\): the label was not made by this rule/,
@@ -254,7 +273,8 @@ describe('label: gold labels with their proof', () => {
     const again = await runCliInProcess(['label', '--claims', claimsPath, '--out', out, '--allow-private', '--quiet']);
     expect(again.code).toBe(2);
     expect(again.stderr).toBe(
-      `quotecheck: error: --out ${out}: exists; label never overwrites a file unless asked (--force)\n`,
+      `quotecheck: error: --out ${out}: exists; label never overwrites a file unless asked: --resume appends to it, ` +
+        'labelling only the claims not yet in --out; --force replaces it\n',
     );
     expect(readFileSync(out, 'utf8')).toBe(first);
     const self = await runCliInProcess(['label', '--claims', out, '--out', out, '--force', '--quiet']);

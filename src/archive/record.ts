@@ -1,11 +1,13 @@
 // Recording: an undici interceptor that appends every HTTP exchange (each redirect hop, each retry) to a WARC 1.1 file
 // as it happens.
-import { open, type FileHandle } from 'node:fs/promises';
+import { writeSync } from 'node:fs';
+import { open, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { WARCRecord } from 'warcio';
 import { errorCode } from '../fetch/errors.js';
+import { readArchive } from './read.js';
 import {
   ArchiveError,
   ERROR_FIELDS,
@@ -38,6 +40,12 @@ export interface RecorderOptions {
    * its body as it came (still content-encoded), so a caller can say which record holds the bytes it judged.
    */
   onResponse?: (response: RecordedResponse) => void;
+  /**
+   * Append to an existing file instead of replacing it (a resumed run): its records are kept, a record a killed run cut
+   * short at the end is cut off first (so the new members follow whole ones), and a new warcinfo record opens what this
+   * run adds. A missing file is created.
+   */
+  append?: boolean;
 }
 
 /** A whole response as the recorder files it (RecorderOptions.onResponse). */
@@ -78,8 +86,16 @@ export class WarcRecorder {
   readonly #file: FileHandle;
   readonly #waybackBase: string | undefined;
   readonly #onResponse: RecorderOptions['onResponse'];
-  /** Writes happen one after the other in append order; this is the last one queued. */
-  #tail: Promise<void> = Promise.resolve();
+  /**
+   * Records queued and not yet written, in append order: each is serialized at once, concurrently with the others,
+   * and written the moment it and every record before it are serialized (drain).
+   */
+  readonly #queue: Queued[] = [];
+  /** Records queued so far, and records taken off the queue (written, or dropped after a failure). */
+  #queued = 0;
+  #done = 0;
+  /** Callers waiting for the records queued before they asked (flushed). */
+  #waiting: { upTo: number; resolve: () => void }[] = [];
   #written = 0;
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -93,20 +109,21 @@ export class WarcRecorder {
     this.#onResponse = options.onResponse;
   }
 
-  /** Creates (or truncates) the file and writes its warcinfo record. */
+  /** Creates (or truncates, or with `append` opens for appending) the file and writes its warcinfo record. */
   static async open(path: string, options: RecorderOptions = {}): Promise<WarcRecorder> {
     let file: FileHandle;
     try {
-      file = await open(path, 'w');
+      if (options.append) await cutTornTail(path);
+      file = await open(path, options.append ? 'a' : 'w');
     } catch (err) {
+      if (err instanceof ArchiveError) throw err;
       throw new ArchiveError(`cannot write the archive ${path}: ${fsReason(err)}`);
     }
     const recorder = new WarcRecorder(path, file, options);
     recorder[APPEND]([
       warcinfoRecord(basename(path), options.software, options.waybackBase ? [options.waybackBase] : []),
     ]);
-    await recorder.#tail;
-    if (recorder.#failure !== undefined) {
+    if (!(await recorder.flushed())) {
       await file.close().catch(() => {});
       throw recorder.#failureError();
     }
@@ -128,6 +145,17 @@ export class WarcRecorder {
   }
 
   /**
+   * Resolves once every record queued so far is in the file (handed to the OS: a killed process loses none of them):
+   * true, or false when a write failed (the records from it on are not in the file). A caller that names a record
+   * (a label's warc_record_id) writes the name after this, so the name never points at a record that is not there.
+   */
+  async flushed(): Promise<boolean> {
+    const upTo = this.#queued;
+    if (this.#done < upTo) await new Promise<void>((resolve) => this.#waiting.push({ upTo, resolve }));
+    return this.#failure === undefined;
+  }
+
+  /**
    * Waits for the records queued so far, then closes the file; idempotent. Exchanges still in
    * flight are not recorded past this point. Rejects with an ArchiveError when a write failed
    * (the run's fetches are never failed by the recorder; the loss is reported here).
@@ -139,7 +167,7 @@ export class WarcRecorder {
 
   async #finish(): Promise<void> {
     this.#closed = true;
-    await this.#tail;
+    await this.flushed();
     await this.#file.close().catch((err: unknown) => {
       this.#failure ??= err;
     });
@@ -166,27 +194,88 @@ export class WarcRecorder {
   [APPEND](records: WARCRecord[]): void {
     if (this.#closed) return;
     for (const record of records) {
-      const bytes = serializeRecord(record);
-      bytes.catch(() => {}); // a failure is taken up by the write below, in order
-      this.#tail = this.#tail.then(async () => {
-        if (this.#failure !== undefined) return;
-        try {
-          await writeFully(this.#file, await bytes);
-          this.#written++;
-        } catch (err) {
-          this.#failure = err;
-        }
-      });
+      const entry: Queued = { settled: false };
+      this.#queue.push(entry);
+      this.#queued++;
+      serializeRecord(record)
+        .then(
+          (bytes) => {
+            entry.bytes = bytes;
+          },
+          (err: unknown) => {
+            entry.error = err;
+          },
+        )
+        .finally(() => {
+          entry.settled = true;
+          this.#drain();
+        });
     }
+  }
+
+  /**
+   * Writes every record at the head of the queue that is serialized, in order, each with one synchronous write: no
+   * record waits for a turn of the event loop once those before it are written (a label naming it is written after),
+   * and a write to the page cache takes microseconds. After a failure the rest are dropped, and the failure reported.
+   */
+  #drain(): void {
+    while (this.#queue.length > 0 && this.#queue[0]!.settled) {
+      const entry = this.#queue.shift()!;
+      this.#done++;
+      if (this.#failure !== undefined) continue;
+      try {
+        if (entry.error !== undefined) throw entry.error;
+        writeFully(this.#file.fd, entry.bytes!);
+        this.#written++;
+      } catch (err) {
+        this.#failure = err;
+      }
+    }
+    const ready = this.#waiting.filter((w) => w.upTo <= this.#done);
+    if (ready.length === 0) return;
+    this.#waiting = this.#waiting.filter((w) => w.upTo > this.#done);
+    for (const w of ready) w.resolve();
   }
 }
 
-async function writeFully(file: FileHandle, bytes: Buffer): Promise<void> {
+/** A record on its way to the file: serialized (or failed to be), not yet written. */
+interface Queued {
+  settled: boolean;
+  bytes?: Buffer;
+  error?: unknown;
+}
+
+/**
+ * Before appending to an archive: a last record a killed run left cut short is cut off, so the records appended follow
+ * whole ones (a reader stops at a cut record, and would never reach them). A missing or empty file has nothing to
+ * cut; a file that is not a WARC, or is damaged before its end, is an ArchiveError (appending would bury the new
+ * records).
+ */
+async function cutTornTail(path: string): Promise<void> {
+  const size = await stat(path).then(
+    (info) => info.size,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return 0;
+      throw err;
+    },
+  );
+  if (size === 0) return;
+  const { cut } = await readArchive(path);
+  if (!cut) return;
+  // Only a tail cut short is a killed writer's; damage further in is not quotecheck's to cut away.
+  if (!/ends inside a record/.test(cut.reason))
+    throw new ArchiveError(
+      `cannot append to the archive ${path}: ${cut.reason} at byte ${cut.offset}; it is damaged, not cut short`,
+    );
+  await truncate(path, cut.offset);
+}
+
+function writeFully(fd: number, bytes: Buffer): void {
   // One write call per record; the loop only matters if the OS writes part of it (disk full).
   for (let off = 0; off < bytes.length; ) {
-    const { bytesWritten } = await file.write(bytes, off, bytes.length - off);
-    if (bytesWritten <= 0) throw new Error('the file system accepted no bytes');
-    off += bytesWritten;
+    const written = writeSync(fd, bytes, off, bytes.length - off);
+    if (written <= 0) throw new Error('the file system accepted no bytes');
+    off += written;
   }
 }
 

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { describeFsError } from '../messages.js';
+import { describeFsError, thousands } from '../messages.js';
 import {
   AuditSetupError,
   auditIsolation,
@@ -18,7 +18,7 @@ import type { AuditMode, AuditUser } from '../harbor/attacks.js';
 import { DatasetError, listTasks } from '../harbor/dataset.js';
 import { EvaluationSetupError, type Isolation } from '../harbor/local-harness.js';
 import { GOLDEN_SERVER_HINT, isGoldenTasks } from './evaluate.js';
-import { cliIo, errorLine, messageLine, refuseInput } from './progress.js';
+import { cliIo, errorLine, etaText, messageLine, refuseInput } from './progress.js';
 
 export interface AuditCommandOptions {
   dataset: string;
@@ -96,6 +96,7 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
   const io = cliIo();
   const progress = !opts.quiet;
   let lastShown = 0;
+  const started = Date.now();
   let report: AuditReport;
   try {
     if (progress)
@@ -121,7 +122,8 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
         if (t.verdict === 'fail' || t.verdict === 'error') messageLine(`audit: ${failureLine(t)}`);
         if (done === total || done - lastShown >= Math.max(1, Math.ceil(total / 10))) {
           lastShown = done;
-          messageLine(`audit: ${done}/${total} trials`);
+          const left = etaText(Date.now() - started, done / total);
+          messageLine(`audit: ${thousands(done)}/${thousands(total)} trials${left && done < total ? `, ${left}` : ''}`);
         }
       },
     });

@@ -25,7 +25,7 @@ import {
 } from '../harbor/compare.js';
 import { DatasetError, listTasks, type VerifierMode } from '../harbor/dataset.js';
 import { evaluationTable, writeEvaluationReports, writeComparisonReports } from '../harbor/reports.js';
-import { cliIo, errorLine, refuseInput } from './progress.js';
+import { cliIo, errorLine, etaText, refuseInput } from './progress.js';
 import { packageRoot } from '../package-root.js';
 
 export interface EvaluateCommandOptions {
@@ -202,15 +202,18 @@ async function runAgent(
       ? new cliProgress.SingleBar(
           {
             stream: process.stderr,
-            format: `evaluate ${who.replace(/[{}]/g, '')}|{bar}| {value}/{total} tasks | {task}`,
+            format: `evaluate ${who.replace(/[{}]/g, '')}|{bar}| {value}/{total} tasks{left} | {task}`,
             hideCursor: true,
             clearOnComplete: true,
           },
           cliProgress.Presets.shades_classic,
         )
       : undefined;
-  bar?.start(total, 0, { task: '' });
+  bar?.start(total, 0, { task: '', left: '' });
   let done = 0;
+  const started = Date.now();
+  // The time left at the pace of the tasks done so far (trials run `--jobs` at a time).
+  const left = (): string => etaText(Date.now() - started, done / total);
   const report = await runEvaluation({
     tasksDir: opts.tasks,
     agent,
@@ -228,9 +231,12 @@ async function runAgent(
     agentDir: opts.agentDir,
     onTaskDone: (t) => {
       done++;
-      if (bar) bar.update(done, { task: t.task });
+      const eta = done < total ? left() : '';
+      if (bar) bar.update(done, { task: t.task, left: eta ? ` | ${eta}` : '' });
       else if (!opts.quiet)
-        cliIo().stderr.write(`evaluate: ${who}${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}\n`);
+        cliIo().stderr.write(
+          `evaluate: ${who}${done}/${total} ${t.task} reward ${t.reward.toFixed(3)}${eta ? `, ${eta}` : ''}\n`,
+        );
     },
   });
   bar?.stop();

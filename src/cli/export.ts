@@ -15,11 +15,10 @@ import {
   taskSpread,
   type DatasetOptions,
   type LabelledClaim,
-  readRecordedRun,
   tasksByName,
   writeDataset,
-  writeTaskArchives,
 } from '../harbor/export.js';
+import { readRecordedRuns, writeTaskArchives } from '../harbor/recorded-runs.js';
 import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
 import { checkKeywords, checkOrg, packageName, parseAuthor } from '../harbor/package-info.js';
@@ -33,8 +32,11 @@ export interface ExportCommandOptions {
   out: string;
   perTask: number;
   name?: string;
-  /** A recorded run (WARC) of these claims: each task ships its own sources and replays them. */
-  warc?: string;
+  /**
+   * Recorded runs (WARC, `label --record`) of these claims, one per batch: each task ships its own sources from the
+   * one that holds each claim's record, and replays them.
+   */
+  warc?: string[];
   /** Ship a skill in every task (Harbor's skills_dir): `true` for quotecheck's own, or a skill folder. */
   withSkill?: boolean | string;
   /** Declare quotecheck's MCP server (`quotecheck mcp`) in every task's task.toml. */
@@ -223,9 +225,9 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
     const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
     // Sources the tasks' oracle would refuse are found before anything is read or written (writeDataset checks again).
-    const refused = privateSourceProblem(claims, { allowPrivate: opts.allowPrivate, frozen: opts.warc !== undefined });
+    const refused = privateSourceProblem(claims, { allowPrivate: opts.allowPrivate, frozen: !!opts.warc?.length });
     if (refused) throw new ExportError(refused);
-    const archive = opts.warc ? await readRecordedRun(opts.warc) : undefined;
+    const archive = opts.warc?.length ? await readRecordedRuns(opts.warc) : undefined;
     // All or nothing: the dataset is written into a staging folder and put at --out only when it is whole.
     // The handlers come first: a signal just after the staging folder is made must not leave it behind.
     let staged: StagedOutput | undefined;
@@ -256,7 +258,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
         ...(opts.verifier !== undefined ? { verifierMode: opts.verifier } : {}),
       });
       // A task whose source is not in the archive is found here, after every task folder is written: so nothing stays.
-      if (archive) written = await writeTaskArchives(result, archive);
+      if (archive) written = await writeTaskArchives(result, archive, tasks);
       // A frozen edition is kept only when its oracle, replaying each task's own archive, gives every label.
       if (archive) {
         const { describeDisagreements, frozenDisagreements } = await import('../harbor/frozen-check.js');
@@ -351,7 +353,7 @@ function wroteLine(opts: ExportCommandOptions, w: Wrote): string {
     ? `, ${plural(w.disagreements, 'claim')} the frozen oracle answers otherwise than labelled (--allow-disagreement)`
     : '';
   const frozen = written
-    ? `; a frozen edition: each task's sources from ${opts.warc} (${written.records} records, ` +
+    ? `; a frozen edition: each task's sources from ${opts.warc!.join(' and ')} (${written.records} records, ` +
       `${size(written.bytes)} in all) in environment/sources.warc.gz${differ}`
     : '';
   const ships = [

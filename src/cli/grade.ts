@@ -3,7 +3,7 @@
 // cap; --gold is a label file, or the labelled claims `label` writes and `export` reads (docs/datasets.md).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { describeFsError } from '../messages.js';
+import { describeFsError, plural, thousands } from '../messages.js';
 import { checkOutputPath } from '../outputs.js';
 import { DEFAULT_MAX_CLAIMS_BYTES } from '../claims-file.js';
 import { GradeInputError, formatGrade, grade, parseLabels } from '../harbor/grade.js';
@@ -70,6 +70,22 @@ function readGold(path: string): { labels: Map<string, string>; identity: FileId
   return { labels, identity: read.identity };
 }
 
+/**
+ * When the answers cover only some gold ids (one task's answers against the whole labelled file): how many, first, so
+ * that a low accuracy is read as what it is. Undefined when every gold id has an answer.
+ */
+function coverage(answers: ReadonlyMap<string, string>, gold: ReadonlyMap<string, string>): string | undefined {
+  let answered = 0;
+  for (const id of gold.keys()) if (answers.has(id)) answered++;
+  if (answered === gold.size) return undefined;
+  const none = gold.size - answered;
+  return (
+    `the answers cover ${thousands(answered)} of the ${plural(gold.size, 'gold id')}: the ${thousands(none)} ` +
+    `without an answer ${none === 1 ? 'counts' : 'count'} as wrong` +
+    `${answered > 0 ? ' (grading one task against a whole labelled file?)' : ''}`
+  );
+}
+
 export async function gradeCommand(opts: GradeCommandOptions): Promise<number> {
   try {
     // The reward's folder is created if missing (a verifier's log folder may not exist yet).
@@ -84,6 +100,8 @@ export async function gradeCommand(opts: GradeCommandOptions): Promise<number> {
       throw err;
     }
     const g = grade(answers, gold.labels);
+    const covered = coverage(answers, gold.labels);
+    if (covered) outputLine(covered);
     outputLine(formatGrade(g));
     if (opts.reward) writeReward(opts.reward, g.reward);
     return 0;

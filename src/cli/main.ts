@@ -9,9 +9,11 @@ import { errorLine } from './progress.js';
 import { bytesOf } from '../options.js';
 import { addTableOptions, megabytes, nonNegativeInt, positiveInt, positiveSeconds } from './options.js';
 
-/** What a command's action leaves for main: its exit code. */
+/** What a command's action leaves for main: its exit code; and what main gives it: the command line, when known. */
 interface Outcome {
   code: number;
+  /** node's argv (the program and script first), as main was given it. */
+  argv?: readonly string[];
 }
 
 /** How help shows an option's default: every option says it, in one format, `(default: X)`, or `(required)`. */
@@ -119,7 +121,13 @@ function addLabelCommand(program: Command, outcome: Outcome): void {
         'none: a labelled --claims is only checked',
       ),
     )
-    .option('--force', '--out may replace an existing file', false)
+    .option('--force', 'replace --out, --left-out, --record and --report when they exist', false)
+    .option(
+      '--resume',
+      'go on where a stopped run of these claims left off: label only the claims not yet in --out (or left out), ' +
+        'appending to --out, --left-out, --record and --report',
+      false,
+    )
     .option(
       '--keep-unreadable',
       'label claims whose source could not be read no_match, as the bare rule would, instead of leaving them out',
@@ -142,7 +150,8 @@ function addLabelCommand(program: Command, outcome: Outcome): void {
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       const { labelCommand } = await import('./label.js');
-      outcome.code = await labelCommand(o);
+      // The command line as given: a stopped run prints it back with --resume.
+      outcome.code = await labelCommand({ ...o, argv: outcome.argv?.slice(2) });
     });
 }
 
@@ -417,9 +426,14 @@ function addExportCommand(program: Command, outcome: Outcome): void {
       CLI_DEFAULTS.perTask,
     )
     .addOption(described('--name <prefix>', 'task name prefix', "the --labelled file's name"))
-    .option(
-      '--warc <file.warc.gz>',
-      'a frozen edition: each task ships its own sources from this recorded run and replays them',
+    .addOption(
+      described(
+        '--warc <file.warc.gz>',
+        'a frozen edition: each task ships its own sources from the recorded run (label --record) and replays ' +
+          "them; repeat for the archives of several batches: each claim's warc_record_id is found in whichever " +
+          'holds it',
+        'none',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .addOption(
       described(
@@ -692,7 +706,7 @@ export function buildProgram(io: CliIo = processIo(), outcome: Outcome = { code:
  * in-process; the process itself is never exited.
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const outcome: Outcome = { code: 0 };
+  const outcome: Outcome = { code: 0, argv };
   return withIo(io, async () => {
     try {
       await buildProgram(io, outcome).parseAsync(argv);

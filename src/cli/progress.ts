@@ -1,7 +1,7 @@
 // What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise; the
 // archive's pacing wait too) and the one message prefix.
 import { UserError } from '../errors.js';
-import { plural } from '../messages.js';
+import { plural, thousands } from '../messages.js';
 import type { ClaimSet } from '../claims.js';
 import type { ArchiveActivity } from '../wayback/client.js';
 import { cliIo, type CliWriter } from './io.js';
@@ -9,7 +9,7 @@ import { cliIo, type CliWriter } from './io.js';
 export { cliIo, withIo, type CliIo, type CliWriter } from './io.js';
 
 /** The exit code of a command stopped by a signal: 128 + its number, as a shell reports it. */
-export const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+export const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 /**
  * Every command's messages start with this, errors with `quotecheck: error: `, warnings with `quotecheck: warning: `.
@@ -51,8 +51,42 @@ export interface Progress {
 
 /** How often a non-terminal gets a progress line. */
 const PLAIN_INTERVAL_MS = 2_000;
-/** How often the bar's "next in N s" counts down while requests wait for the archive. */
-const ARCHIVE_TICK_MS = 1_000;
+/** How often the bar is redrawn though nothing was done: its clock, its ETA and the archive's "next in N s" move. */
+const BAR_TICK_MS = 1_000;
+/** No ETA before this long: the first sources say little about the rest. */
+const ETA_AFTER_MS = 1_000;
+
+/** A duration as progress shows it: "45 s", "3 min 05 s", "2 h 04 min". */
+function durationText(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+/**
+ * The time left at the pace so far, "ETA 3 min 05 s", or '' while it cannot be told (nothing done yet, or too early):
+ * `done` is the share of the work done (0 to 1), `elapsedMs` the time it took.
+ */
+export function etaText(elapsedMs: number, done: number): string {
+  if (!(done > 0) || elapsedMs < ETA_AFTER_MS) return '';
+  if (done >= 1) return 'ETA 0 s';
+  return `ETA ${durationText((elapsedMs * (1 - done)) / done)}`;
+}
+
+/**
+ * The share of a run done, from its claims decided and its sources settled (a source's fetch is most of the time; a
+ * claim is decided once its source is read): their mean.
+ */
+function runShareDone(claims: number, totalClaims: number, sources: number, totalSources: number): number {
+  const parts = [
+    totalClaims > 0 ? claims / totalClaims : undefined,
+    totalSources > 0 ? sources / totalSources : undefined,
+  ];
+  const known = parts.filter((p): p is number => p !== undefined);
+  return known.length ? known.reduce((a, b) => a + b, 0) / known.length : 0;
+}
 
 /**
  * The archive's part of a progress line, or '' before it is asked anything: requests sent, and while some wait for
@@ -70,87 +104,126 @@ function archiveProgress(a: ArchiveActivity | undefined, now = Date.now()): stri
   );
 }
 
-/**
- * Progress on `stream`: a bar on a terminal (cli-progress, loaded only then: a task's log is no terminal), a plain line
- * every few seconds otherwise.
- */
-async function createProgress(
-  totalClaims: number,
-  totalSources: number,
-  stream: CliWriter = cliIo().stderr,
-): Promise<Progress> {
-  let claims = 0;
-  let sources = 0;
-  let failed = 0;
-  let activity: ArchiveActivity | undefined;
-  const archiveText = (): string => {
-    const text = archiveProgress(activity);
-    return text ? ` | ${text}` : '';
-  };
-  if (stream.isTTY) {
-    const { default: cliProgress } = await import('cli-progress');
-    const bar = new cliProgress.SingleBar(
-      {
-        // A terminal is a stream of the process's (an in-process command's writers are never one).
-        stream: stream as NodeJS.WriteStream,
-        format:
-          'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | ' +
-          '{duration}s{archive}',
-        hideCursor: true,
-        clearOnComplete: true,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    const payload = () => ({ sources, totalSources, failed, archive: archiveText() });
-    bar.start(totalClaims, 0, payload());
-    // The countdown moves while requests wait, though nothing else does.
-    let tick: NodeJS.Timeout | undefined;
-    return {
-      claimDone: () => bar.update(++claims, payload()),
-      sourceDone: (f) => {
-        sources++;
-        if (f) failed++;
-        bar.update(claims, payload());
-      },
-      archive: (a) => {
-        activity = a;
-        if (a.queued > 0 && !tick) {
-          tick = setInterval(() => bar.isActive && bar.update(claims, payload()), ARCHIVE_TICK_MS);
-          tick.unref();
-        } else if (a.queued === 0 && tick) {
-          clearInterval(tick);
-          tick = undefined;
-        }
-        if (bar.isActive) bar.update(claims, payload());
-      },
-      stop: () => {
-        if (tick) clearInterval(tick);
-        // Idempotent: the run stops the bar before its summary, and again on the way out.
-        if (bar.isActive) bar.stop();
-      },
-    };
+/** What a run has done so far: its counts, the archive's activity, and the time left at its pace. */
+class RunCounts {
+  claims = 0;
+  sources = 0;
+  failed = 0;
+  activity: ArchiveActivity | undefined;
+  readonly started = Date.now();
+
+  constructor(
+    readonly totalClaims: number,
+    readonly totalSources: number,
+  ) {}
+
+  claimDone(): void {
+    this.claims++;
   }
-  const started = Date.now();
+
+  sourceDone(failed: boolean): void {
+    this.sources++;
+    if (failed) this.failed++;
+  }
+
+  archive(a: ArchiveActivity): void {
+    this.activity = a;
+  }
+
+  eta(): string {
+    const done = runShareDone(this.claims, this.totalClaims, this.sources, this.totalSources);
+    return etaText(Date.now() - this.started, done);
+  }
+}
+
+/** Progress as a bar on a terminal (cli-progress), redrawn as work is done and every second. */
+async function barProgress(c: RunCounts, stream: CliWriter): Promise<Progress> {
+  const { default: cliProgress } = await import('cli-progress');
+  const bar = new cliProgress.SingleBar(
+    {
+      // A terminal is a stream of the process's (an in-process command's writers are never one).
+      stream: stream as NodeJS.WriteStream,
+      format:
+        'quotecheck |{bar}| {value}/{total} claims | {sources}/{totalSources} sources, {failed} failed | ' +
+        '{duration}s{left}{archive}',
+      hideCursor: true,
+      clearOnComplete: true,
+      // One number format: the claims' counts as the sources' ("1,500").
+      formatValue: (v, _options, type) => (type === 'value' || type === 'total' ? thousands(Number(v)) : String(v)),
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const payload = () => {
+    const text = archiveProgress(c.activity);
+    const left = c.eta();
+    return {
+      sources: thousands(c.sources),
+      totalSources: thousands(c.totalSources),
+      failed: thousands(c.failed),
+      left: left ? ` | ${left}` : '',
+      archive: text ? ` | ${text}` : '',
+    };
+  };
+  bar.start(c.totalClaims, 0, payload());
+  const redraw = (): void => {
+    if (bar.isActive) bar.update(c.claims, payload());
+  };
+  // The clock, the ETA and the archive's countdown move though nothing else does.
+  const tick = setInterval(redraw, BAR_TICK_MS);
+  tick.unref();
+  return {
+    claimDone: () => {
+      c.claimDone();
+      redraw();
+    },
+    sourceDone: (f) => {
+      c.sourceDone(f);
+      redraw();
+    },
+    archive: (a) => {
+      c.archive(a);
+      redraw();
+    },
+    stop: () => {
+      clearInterval(tick);
+      // Idempotent: the run stops the bar before its summary, and again on the way out.
+      if (bar.isActive) bar.stop();
+    },
+  };
+}
+
+/** Progress as a plain line every few seconds (a log, a pipe). */
+function plainProgress(c: RunCounts, stream: CliWriter): Progress {
   const line = () => {
-    const text = archiveProgress(activity);
+    const text = archiveProgress(c.activity);
+    const left = c.eta();
     stream.write(
-      `${MESSAGE_PREFIX}${claims}/${totalClaims} claims, ${sources}/${totalSources} sources (${failed} failed), ` +
-        `${((Date.now() - started) / 1000).toFixed(1)} s${text ? `; ${text}` : ''}\n`,
+      `${MESSAGE_PREFIX}${thousands(c.claims)}/${thousands(c.totalClaims)} claims, ${thousands(c.sources)}/` +
+        `${thousands(c.totalSources)} sources (${thousands(c.failed)} failed), ` +
+        `${((Date.now() - c.started) / 1000).toFixed(1)} s${left ? `, ${left}` : ''}${text ? `; ${text}` : ''}\n`,
     );
   };
   const timer = setInterval(line, PLAIN_INTERVAL_MS);
   timer.unref();
   return {
-    claimDone: () => void claims++,
-    sourceDone: (f) => {
-      sources++;
-      if (f) failed++;
-    },
-    archive: (a) => {
-      activity = a;
-    },
+    claimDone: () => c.claimDone(),
+    sourceDone: (f) => c.sourceDone(f),
+    archive: (a) => c.archive(a),
     stop: () => clearInterval(timer),
   };
+}
+
+/**
+ * Progress on `stream`: a bar on a terminal (cli-progress, loaded only then: a task's log is no terminal), a plain line
+ * every few seconds otherwise.
+ */
+function createProgress(
+  totalClaims: number,
+  totalSources: number,
+  stream: CliWriter = cliIo().stderr,
+): Promise<Progress> {
+  const counts = new RunCounts(totalClaims, totalSources);
+  return stream.isTTY ? barProgress(counts, stream) : Promise.resolve(plainProgress(counts, stream));
 }
 
 /** Progress that shows nothing (--quiet). */

@@ -418,10 +418,15 @@ function nearestIn(
   };
 }
 
-/** The note of a page with no text to match that is a redirect shell: where its document is. */
-function redirectNote(source: SourceRecord): string | undefined {
-  const shell = redirectShell(source) ? shellOf(source) : null;
-  return shell ? describeShell(shell) : undefined;
+/**
+ * The note of a page with no text to match that is a shell: a redirect shell (where its document is) or one built by
+ * scripts (what the markup shows), rather than "the document has no text".
+ */
+function shellNote(source: SourceRecord): string | undefined {
+  if (redirectShell(source)) return describeShell(shellOf(source)!);
+  if (!source.fetch.ok || (source.extractError && source.extractError.kind !== 'empty')) return undefined;
+  const shell = shellOf(source);
+  return shell?.kind === 'js_shell' && shell.strong ? describeShell(shell) : undefined;
 }
 
 export function diagnose({ label, quote, rawQuote, source, match, htmlView = 'any' }: DiagnosisInput): DiagnosisResult {
@@ -442,11 +447,11 @@ export function diagnose({ label, quote, rawQuote, source, match, htmlView = 'an
   if (extractError) {
     if (extractError.kind === 'unsupported')
       return { diagnosis: 'unsupported', note: extractError.message, nearest: null };
-    return { diagnosis: 'empty', note: redirectNote(source) ?? extractError.message, nearest: null };
+    return { diagnosis: 'empty', note: shellNote(source) ?? extractError.message, nearest: null };
   }
   const views = (source.views ?? []).filter((v) => viewCounts(v.name, htmlView));
   if (views.length === 0)
-    return { diagnosis: 'empty', note: redirectNote(source) ?? `no ${htmlView} text in this source`, nearest: null };
+    return { diagnosis: 'empty', note: shellNote(source) ?? `no ${htmlView} text in this source`, nearest: null };
   const result = diagnoseText(quote, rawQuote ?? quote, source, views);
   // The label counts only the views --html-view allows; a quote in another view is worth saying, not counting.
   const elsewhere = (source.views ?? []).find((v) => !viewCounts(v.name, htmlView) && v.text.includes(quote));

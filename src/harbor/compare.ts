@@ -42,6 +42,7 @@ const GROUP_NAME: Record<string, string> = {
   empty: 'empty sources',
   unsupported: 'unsupported sources',
   invalid_claim: 'invalid claims',
+  stopped: 'claims the run stopped before deciding',
   [NO_DIAGNOSIS]: 'claims without an oracle diagnosis',
   [SOURCE_DRIFTED]: 'claims on drifted sources',
 };

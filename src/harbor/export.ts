@@ -1,15 +1,6 @@
 // The benchmark builder's side: labelled claims in, a Harbor dataset out (tasks of at most N claims, as even as their
 // sources allow).
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import {
-  ArchiveError,
-  readArchive,
-  recordedWaybackBases,
-  selectForSources,
-  writeArchive,
-  type Archive,
-  type ArchivedRecord,
-} from '../archive/index.js';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { Claim } from '../claims.js';
 import { givenLabel, labelProblem, parseClaimRows, readClaimRows } from './labelled.js';
@@ -34,6 +25,8 @@ import { refusedHost } from '../fetch/address.js';
 export interface LabelledClaim {
   claim: Claim;
   label: Label;
+  /** The WARC record its label was made on (evidence.warc_record_id, as `label --record` writes it), when named. */
+  recordId?: string;
   /** The claim as it goes into the task's claims.json: canonical fields, no label. */
   public: Record<string, unknown>;
   /** The task the labelled file puts the claim in (`readLabelled`'s `taskField`), when it names one. */
@@ -72,9 +65,11 @@ export function readLabelled(path: string, opts: ReadLabelledOptions = {}): Labe
     pub.url = entry.url;
     if (entry.verifyDate !== undefined) pub.verify_date = entry.verifyDate;
     if (entry.evidenceSha256 !== undefined) pub.evidence = { sha256: entry.evidenceSha256 };
+    const recordId = (raw.evidence as { warc_record_id?: unknown } | undefined)?.warc_record_id;
     return {
       claim: entry,
       label,
+      ...(typeof recordId === 'string' && recordId !== '' ? { recordId } : {}),
       public: pub,
       ...(opts.taskField !== undefined ? { task: taskName(raw, opts.taskField, where) } : {}),
     };
@@ -368,60 +363,6 @@ export function writeDataset(
     result.tasks.push({ name, claims: claims.length, sources: urls.length, dir, urls });
   });
   return result;
-}
-
-/** Reads the recorded run a frozen edition is made from; a missing, unreadable or cut archive is an ExportError. */
-export async function readRecordedRun(archivePath: string): Promise<Archive> {
-  let archive: Archive;
-  try {
-    archive = await readArchive(archivePath);
-  } catch (err) {
-    if (err instanceof ArchiveError) throw new ExportError(err.message);
-    throw err;
-  }
-  if (archive.cut)
-    throw new ExportError(
-      `${archivePath}: ends inside a record at byte ${archive.cut.offset} (${archive.cut.reason}); a frozen ` +
-        `edition needs a whole archive`,
-    );
-  return archive;
-}
-
-/**
- * Gives each task of a frozen edition its own sources: the records of `archivePath` a replay of
- * the task's URLs needs (redirects, retries, Wayback lookups and captures), as the task's
- * environment/sources.warc.gz. A source the archive lacks is an error naming it: a frozen task
- * must not depend on the live web.
- */
-export async function writeTaskArchives(
-  result: ExportResult,
-  archive: Archive,
-): Promise<{ records: number; bytes: number }> {
-  const archivePath = archive.path;
-  const recorded = new Set(
-    archive.records.filter((r) => r.type === 'response' || r.type === 'metadata').map((r) => r.targetUri),
-  );
-  const bases = recordedWaybackBases(archive);
-  let records = 0;
-  let bytes = 0;
-  for (const task of result.tasks) {
-    const missing = task.urls.filter((u) => !recorded.has(u));
-    if (missing.length) {
-      throw new ExportError(
-        `${archivePath}: has no exchange for ${plural(missing.length, 'source')} of ${task.name}, e.g. ` +
-          `${missing[0]}; record a run of these claims first (quotecheck run --record FILE)`,
-      );
-    }
-    const chosen = new Set<ArchivedRecord>();
-    for (const base of bases.length ? bases : [undefined])
-      for (const r of selectForSources(archive, task.urls, base ? { waybackBase: base } : {})) chosen.add(r);
-    const inOrder = archive.records.filter((r) => chosen.has(r));
-    const file = join(task.dir, 'environment', TASK_ARCHIVE);
-    await writeArchive(file, inOrder, { waybackBases: bases });
-    records += inOrder.length;
-    bytes += statSync(file).size;
-  }
-  return { records, bytes };
 }
 
 /** Task-name prefix from the labelled file's name ("skbench.jsonl" -> "skbench"), safe for folder names. */

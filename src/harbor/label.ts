@@ -58,19 +58,34 @@ export interface LabelChange {
 }
 
 export interface LabelRun {
-  /** The labelled claims, in input order: each raw claim with `label`, `verify_date` and `evidence`. */
-  rows: Record<string, unknown>[];
+  /** Claims labelled (each went to `LabelSinks.labelled` as it was decided). */
+  labelled: number;
+  /** Of them, labelled verbatim. */
+  verbatim: number;
+  /** Claims left out, in decision order (each went to `LabelSinks.leftOut` as it was decided). */
   leftOut: LeftOut[];
   /** Set when the input carried labels: every claim whose label today differs, or that can no longer be labelled. */
   changes?: LabelChange[];
-  /** With labelled input: claims whose source changed since their evidence while their label holds. */
-  changedButHolding?: number;
+  /**
+   * With labelled input: the sources whose bytes changed since their claims' evidence while the labels hold (URL ->
+   * the ids of those claims, in decision order).
+   */
+  changedSources?: Map<string, string[]>;
   /** Labelled claims per diagnosis. */
   diagnoses: Partial<Record<Diagnosis, number>>;
   sources: { read: number; unreadable: number };
   /** Warnings about the input (malformed optional fields dropped), as parseClaims gives them. */
   warnings: string[];
   stopped?: string;
+}
+
+/**
+ * Where each claim goes the moment it is decided (docs/cli.md#quotecheck-label-gold-labels-with-their-proof): a
+ * labelled claim, or one left out (with `left_out`), each a whole object ready to be written as a line.
+ */
+export interface LabelSinks {
+  labelled?: (row: Record<string, unknown>, result: ClaimResult) => void;
+  leftOut?: (row: Record<string, unknown>, leftOut: LeftOut) => void;
 }
 
 export interface LabelOptions {
@@ -82,10 +97,11 @@ export interface LabelOptions {
    */
   check?: Partial<CheckOptions>;
   /**
-   * sha256 -> WARC-Record-ID of the recorded responses, per target URL (filled while a recorded run goes; read at the
-   * end).
+   * sha256 -> WARC-Record-ID of the recorded responses, per target URL (filled while a recorded run goes, read as each
+   * claim is decided).
    */
   recorded?: RecordedBodies;
+  sinks?: LabelSinks;
 }
 
 /** What a recorded run's responses hashed to: by target URL, each (sha256, record id) in recording order. */
@@ -116,13 +132,21 @@ function recordIdFor(
   return undefined;
 }
 
+/** What an earlier attempt left on a claim: its label and proof, or why it was left out. Made anew each time. */
+const OLD_PROOF = new Set<string>([...LABEL_FIELDS, 'verify_date', 'verified_at', 'evidence', 'left_out']);
+
 /**
- * What a labelled claim keeps of the input: every field but an old label, verify date and evidence (they are made
- * anew).
+ * What a labelled claim keeps of the input: every field but an old label, verify date, evidence and `left_out` (a
+ * claim labelled again from a left-out file, or resumed, carries nothing of an earlier attempt).
  */
 function withoutOldProof(raw: Record<string, unknown>): Record<string, unknown> {
-  const dropped = new Set<string>([...LABEL_FIELDS, 'verify_date', 'verified_at', 'evidence']);
-  return Object.fromEntries(Object.entries(raw).filter(([k]) => !dropped.has(k)));
+  return Object.fromEntries(Object.entries(raw).filter(([k]) => !OLD_PROOF.has(k)));
+}
+
+/** A left-out claim as --left-out has it: the claim as given (an earlier `left_out` replaced) and why it is out. */
+function leftOutRow(raw: Record<string, unknown>, l: LeftOut): Record<string, unknown> {
+  const { left_out: _earlier, ...claim } = raw;
+  return { ...claim, left_out: { cause: l.cause, ...(l.kind ? { kind: l.kind } : {}), reason: l.reason } };
 }
 
 /**
@@ -147,10 +171,11 @@ function evidenceOf(r: ClaimResult, recorded: RecordedBodies | undefined): Label
   ) as unknown as LabelEvidence;
 }
 
-/** A failed fetch in words, as a builder acts on it. */
+/** A failed fetch in words, as a builder acts on it: a refusal names --allow-private once. */
 function unreadableReason(r: ClaimResult, facts: SourceFacts | undefined): string {
   const message = facts?.message ?? r.note ?? 'the source could not be read';
-  if (refusedByNetworkRule(message)) return `${message} (pass --allow-private for sources on a private network)`;
+  if (refusedByNetworkRule(message) && !message.includes('--allow-private'))
+    return `${message} (pass --allow-private for sources on a private network)`;
   return message;
 }
 
@@ -210,16 +235,48 @@ function compareWithGiven(out: LabelRun, claim: Claim, was: unknown, r: ClaimRes
       why: `the source can no longer be read: ${unreadableReason(r, f)}`,
     });
   else if (r.label !== was) out.changes!.push({ id: claim.id, was, now: r.label, why: changeReason(claim, was, r) });
-  else if (claim.evidenceSha256 !== undefined && claim.evidenceSha256 !== r.sourceSha256)
-    out.changedButHolding = (out.changedButHolding ?? 0) + 1;
+  else if (claim.evidenceSha256 !== undefined && claim.evidenceSha256 !== r.sourceSha256) {
+    const ids = out.changedSources!.get(claim.url) ?? [];
+    ids.push(claim.id);
+    out.changedSources!.set(claim.url, ids);
+  }
+}
+
+/** One decided claim (or, after a stop, one not decided) into the run's counts and the sinks. */
+function take(
+  out: LabelRun,
+  row: Record<string, unknown>,
+  entry: ClaimEntry,
+  r: ClaimResult,
+  f: SourceFacts | undefined,
+  opts: LabelOptions,
+): void {
+  if (out.changes && entry.kind === 'claim' && !r.undecided) compareWithGiven(out, entry, givenLabel(row)?.value, r, f);
+  const leftOut = leftOutOf(entry, r, f, opts.keepUnreadable === true);
+  if (leftOut) {
+    out.leftOut.push(leftOut);
+    opts.sinks?.leftOut?.(leftOutRow(row, leftOut), leftOut);
+    return;
+  }
+  out.labelled++;
+  if (r.label === 'verbatim') out.verbatim++;
+  out.diagnoses[r.diagnosis] = (out.diagnoses[r.diagnosis] ?? 0) + 1;
+  const labelled = {
+    ...withoutOldProof(row),
+    label: r.label,
+    verify_date: r.asOf?.timestamp ?? new Date().toISOString(),
+    evidence: evidenceOf(r, opts.recorded),
+  };
+  opts.sinks?.labelled?.(labelled, r);
 }
 
 /**
- * Labels every claim of `rows` by the mechanical rule on its source as read now: `verbatim` when the normalized quote
+ * Labels every claim of `set` by the mechanical rule on its source as read now: `verbatim` when the normalized quote
  * is in the normalized text, else `no_match`; each with the date its source was read and the sha256 of its bytes.
  * A claim whose source could not be read (no answer, refused, an HTTP error status after the retries) is left out
- * unless `keepUnreadable`; so is a malformed claim, and one not decided when the run was stopped. `set` is the rows
- * parsed (labelled.ts parseClaimRows).
+ * unless `keepUnreadable`; so is a malformed claim, and one not decided when the run was stopped. Each claim goes to
+ * `opts.sinks` the moment it is decided, so a stop at any time loses nothing decided. `set` holds entries of `rows`
+ * (labelled.ts parseClaimRows), each found there by its index: a resumed run passes only the claims still to label.
  */
 export async function labelClaims(
   rows: readonly ClaimRow[],
@@ -227,16 +284,30 @@ export async function labelClaims(
   opts: LabelOptions = {},
 ): Promise<LabelRun> {
   const { entries, warnings } = set;
+  const out: LabelRun = {
+    labelled: 0,
+    verbatim: 0,
+    leftOut: [],
+    diagnoses: {},
+    sources: { read: 0, unreadable: 0 },
+    warnings,
+  };
+  if (entries.some((e) => givenLabel(rows[e.index]!.raw) !== undefined)) {
+    out.changes = [];
+    out.changedSources = new Map();
+  }
   const facts = new Map<string, SourceFacts>();
   const onSource = (s: SourceRecord): void => {
     facts.set(s.url, s.fetch.ok ? { ok: true } : { ok: false, kind: s.fetch.error, message: s.fetch.message });
+    out.sources[s.fetch.ok ? 'read' : 'unreadable']++;
     opts.check?.onSource?.(s);
   };
-  // Streamed: the run keeps no source's text once its claims are decided (a builder's file may hold thousands of PDFs).
-  const results: ClaimResult[] = [];
+  const byIndex = new Map(entries.map((e) => [e.index, e]));
+  // Streamed: nothing of a source is kept once its claims are decided (a builder's file may hold thousands of PDFs).
   const onResult = (r: ClaimResult): void => {
-    results[r.index] = r;
+    const entry = byIndex.get(r.index)!;
     opts.check?.onResult?.(r);
+    take(out, rows[r.index]!.raw, entry, r, entry.kind === 'claim' ? facts.get(entry.fetchUrl) : undefined, opts);
   };
   const run = await streamClaims(asOfNow(entries), {
     ...opts.check,
@@ -245,39 +316,6 @@ export async function labelClaims(
     onSource,
     onResult,
   });
-  const labelled = rows.some((r) => givenLabel(r.raw) !== undefined);
-  const out: LabelRun = {
-    rows: [],
-    leftOut: [],
-    diagnoses: {},
-    sources: { read: 0, unreadable: 0 },
-    warnings,
-    stopped: run.stopped,
-  };
-  if (labelled) {
-    out.changes = [];
-    out.changedButHolding = 0;
-  }
-  for (const f of facts.values()) out.sources[f.ok ? 'read' : 'unreadable']++;
-  for (const [i, entry] of entries.entries()) {
-    const r = results[i]!;
-    const raw = rows[i]!.raw;
-    const f = entry.kind === 'claim' ? facts.get(entry.fetchUrl) : undefined;
-    const leftOut = leftOutOf(entry, r, f, opts.keepUnreadable === true);
-    if (out.changes && entry.kind === 'claim' && !r.undecided)
-      compareWithGiven(out, entry, givenLabel(raw)?.value, r, f);
-    if (leftOut) {
-      out.leftOut.push(leftOut);
-      continue;
-    }
-    const verifyDate = r.asOf?.timestamp ?? new Date().toISOString();
-    out.rows.push({
-      ...withoutOldProof(raw),
-      label: r.label,
-      verify_date: verifyDate,
-      evidence: evidenceOf(r, opts.recorded),
-    });
-    out.diagnoses[r.diagnosis] = (out.diagnoses[r.diagnosis] ?? 0) + 1;
-  }
+  out.stopped = run.stopped;
   return out;
 }

@@ -98,6 +98,17 @@ export function parseClaimRows(rows: readonly ClaimRow[], path: string, make: Er
   }
 }
 
+/**
+ * A row's id as claims.ts reads it (`id` or `claim_id`; a whole number as its decimal string; trimmed), or undefined
+ * when it has none.
+ */
+export function rowId(raw: Record<string, unknown>): string | undefined {
+  const idField = ID_FIELDS.find((f) => raw[f] !== undefined && raw[f] !== null);
+  const id = idField === undefined ? undefined : raw[idField];
+  if (typeof id === 'string' && id.trim() !== '') return id.trim();
+  return Number.isInteger(id) ? String(id) : undefined;
+}
+
 /** A row's gold label as given (any value), and the field it was in; undefined when the row has none. */
 export function givenLabel(
   raw: Record<string, unknown>,
@@ -127,11 +138,8 @@ export function labelProblem(value: unknown): string {
 export function goldOfRows(rows: readonly ClaimRow[], make: ErrorClass): Map<string, Label> {
   const gold = new Map<string, Label>();
   for (const row of rows) {
-    const idField = ID_FIELDS.find((f) => row.raw[f] !== undefined);
-    const id = idField === undefined ? undefined : row.raw[idField];
-    if (!(typeof id === 'string' && id.trim() !== '') && !Number.isInteger(id))
-      throw new make(`${row.where}: field "id" is missing or not a string`);
-    const key = typeof id === 'string' ? id.trim() : String(id);
+    const key = rowId(row.raw);
+    if (key === undefined) throw new make(`${row.where}: field "id" is missing or not a string`);
     const value = givenLabel(row.raw)?.value;
     if (value !== 'verbatim' && value !== 'no_match')
       throw new make(`${row.where} (id ${JSON.stringify(key)}): ${labelProblem(value)}`);

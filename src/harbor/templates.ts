@@ -608,8 +608,7 @@ function asOfSection(waybackUrl = 'https://web.archive.org', frozen = false): st
   const where = frozen
     ? `use the
 Wayback Machine's answers recorded in the archive (below): its lookups (\`/cdx/search/cdx?url=URL&...\`) and the
-captures the labels were judged on (\`/web/TIMESTAMPid_/URL\`: a capture's original bytes, filed under URL at its date).` +
-      `date).`
+captures the labels were judged on (\`/web/TIMESTAMPid_/URL\`: a capture's original bytes, filed under URL at its date).`
     : `use the
 Wayback Machine at \`${waybackUrl}\`: \`/cdx/search/cdx?url=URL&to=YYYYMMDDhhmmss&filter=statuscode:200&output=json&limit=-5\`
 lists the captures up to a date, and \`/web/TIMESTAMPid_/URL\` serves a capture's original bytes.`;

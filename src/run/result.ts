@@ -134,12 +134,13 @@ export function resultFor(
   };
 }
 
+/** A claim the run stopped before deciding: answered no_match, diagnosed `stopped` (its source was never judged). */
 export function undecided(entry: ClaimEntry, why: string): ClaimResult {
   return {
     id: entry.id,
     index: entry.index,
     label: 'no_match',
-    diagnosis: 'fetch_failed',
+    diagnosis: 'stopped',
     url: entry.url,
     quote: entry.kind === 'claim' ? entry.quote : undefined,
     match: null,

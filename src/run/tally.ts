@@ -11,7 +11,7 @@ export interface RunSummary {
   claims: number;
   verbatim: number;
   noMatch: number;
-  /** Claims the run stopped before deciding (--deadline, a signal): answered no_match, diagnosed fetch_failed. */
+  /** Claims the run stopped before deciding (--deadline, a signal): answered no_match, diagnosed stopped. */
   undecided: number;
   sourcesFetched: number;
   /** Sources whose fetch failed; sources never fetched because the run stopped are not among them. */
@@ -165,9 +165,8 @@ export class RunTally {
 
   /** The end-of-run diagnosis summary: counts, then the claims worth a look, one line each. */
   diagnosisSummary(): string {
-    // Claims the run stopped before deciding are fetch_failed: the count says how many of those were never fetched.
-    const stopped = (d: Diagnosis): string =>
-      d === 'fetch_failed' && this.undecided > 0 ? ` (${this.undecided} not decided: the run stopped first)` : '';
+    // Claims the run stopped before deciding are `stopped`: the count says they were never judged.
+    const stopped = (d: Diagnosis): string => (d === 'stopped' ? ' (not decided: the run stopped first)' : '');
     const lines = [
       `diagnoses: ${this.diagnosisCounts()
         .map(([d, c]) => `${d} ${c}${stopped(d)}`)
