@@ -15,13 +15,8 @@ import { join } from 'node:path';
 import { expect, type TestContext } from 'vitest';
 import type { EngineName } from '../../src/harbor/engine.js';
 import { canIsolate } from '../../src/harbor/isolation.js';
-import {
-  readLabelled,
-  readRecordedRun,
-  tasksByName,
-  writeDataset,
-  writeTaskArchives,
-} from '../../src/harbor/export.js';
+import { readLabelled, tasksByName, writeDataset } from '../../src/harbor/export.js';
+import { readRecordedRuns, writeTaskArchives } from '../../src/harbor/recorded-runs.js';
 import { afterTest, FIXTURES, ROOT, fileTempDir, runCliInProcess, serve, writeJson } from './helpers.js';
 
 /** The public base image every exported task builds FROM. */
@@ -122,7 +117,8 @@ export async function frozenEdition(): Promise<string> {
   const out = join(dir, 'dataset');
   await writeTaskArchives(
     writeDataset(out, tasks, 'x', { frozen: true, taskNames: names }),
-    await readRecordedRun(warc),
+    await readRecordedRuns([warc]),
+    tasks,
   );
   return out;
 }
