@@ -107,20 +107,52 @@ describe('the CDX answer', () => {
 
 describe('pacing', () => {
   test('slots are spaced evenly; a pause holds every later slot; a slot past the deadline is refused', async () => {
-    const pacer = new Pacer(600); // one every 100 ms
-    const times: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      await pacer.slot();
-      times.push(Date.now());
-    }
-    // Slot i is granted no earlier than i intervals after the first (the rate is never passed); a timer that fires late
-    // under load makes one gap longer and the next shorter, never the whole run faster (5 ms for the timers' rounding).
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[0]!).toBeGreaterThanOrEqual(i * 100 - 5);
+    // A clock moved by hand: each timer fires when the clock reaches it. A timer marked `early` fires with the wall
+    // clock a millisecond short of its time, as a real one may (it counts from the event loop's time).
+    let t = 1_000;
+    const timers: { at: number; early: boolean; fire: () => void }[] = [];
+    const sleeper =
+      (early: () => boolean) =>
+      (ms: number): Promise<void> =>
+        new Promise<void>((fire) => timers.push({ at: t + ms, early: early(), fire }));
+    const clock = { now: () => t, sleep: sleeper(() => false) };
+    const granted: number[] = [];
+    /** Fires the timers in time order until `n` slots are granted (at most 50 timers: a bug fails, never hangs). */
+    const runUntil = async (n: number): Promise<void> => {
+      for (let i = 0; i < 50 && granted.length < n; i++) {
+        await new Promise(setImmediate);
+        timers.sort((a, b) => a.at - b.at);
+        const next = timers.shift();
+        if (!next) continue;
+        t = Math.max(t, next.at - (next.early ? 1 : 0));
+        next.fire();
+      }
+      await new Promise(setImmediate);
+    };
+    const pacer = new Pacer(600, undefined, undefined, clock); // one every 100 ms
+    for (let i = 0; i < 4; i++) void pacer.slot().then(() => granted.push(t));
+    await runUntil(4);
+    expect(granted).toEqual([1_000, 1_100, 1_200, 1_300]);
     pacer.pause(300);
-    const t0 = Date.now();
-    await pacer.slot();
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
-    const late = new Pacer(60, Date.now() + 100); // one a second, deadline in 0.1 s
+    void pacer.slot().then(() => granted.push(t));
+    await runUntil(5);
+    expect(granted[4]).toBe(1_600);
+    // Every first timer of a slot fires early: the rest is waited, so slots are never closer than 100 ms.
+    let first = true;
+    const early = new Pacer(600, undefined, undefined, {
+      now: () => t,
+      sleep: sleeper(() => {
+        const was = first;
+        first = !first;
+        return was;
+      }),
+    });
+    await early.slot();
+    const start = t;
+    void early.slot().then(() => granted.push(t));
+    await runUntil(6);
+    expect(granted[5]! - start).toBe(100);
+    const late = new Pacer(60, t + 100, undefined, clock); // one a second, deadline in 0.1 s
     await late.slot();
     await expect(late.slot()).rejects.toThrow(PaceError);
   });
@@ -396,11 +428,14 @@ describe('etiquette', () => {
 
   test('requests are paced at the configured rate', async () => {
     const { wb, claims } = await setup({});
-    const { r } = await check(claims, { waybackUrl: wb.origin, waybackPerMinute: 240 });
+    const { r } = await check(claims, { waybackUrl: wb.origin, waybackPerMinute: 60 });
     expect(r.a!.label).toBe('verbatim');
     const at = wb.requests.map((q) => q.at);
     expect(at.length).toBe(2);
-    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(240);
+    // One a second: back to back they would arrive milliseconds apart. The spacing itself is the pacer's, tested on a
+    // clock moved by hand above; here the arrivals are the server's, and a busy machine may take a moment from the
+    // first request's way (a new connection) that the second does not pay, so half the interval is asked.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(500);
   });
 
   test('a 429 with Retry-After is waited out, then the lookup succeeds', async () => {
@@ -422,15 +457,16 @@ describe('etiquette', () => {
   });
 
   test('a Retry-After longer than the longest wait, or one past the deadline, ends the lookups at once', async () => {
+    // Waiting would take an hour, or a minute past a two-second deadline: not waiting is anything well under that.
     const { wb, claims } = await setup({ fail429: { count: 100, retryAfter: '3600' } });
     const t0 = Date.now();
     const { r } = await check(claims, { waybackUrl: wb.origin });
-    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(Date.now() - t0).toBeLessThan(20_000);
     expect(r.a!.note).toMatch(/asked to wait 3600 s/);
-    const second = await setup({ fail429: { count: 100, retryAfter: '5' } });
+    const second = await setup({ fail429: { count: 100, retryAfter: '60' } });
     const t1 = Date.now();
     const late = await check(second.claims, { waybackUrl: second.wb.origin, deadlineAt: Date.now() + 2_000 });
-    expect(Date.now() - t1).toBeLessThan(2_000);
+    expect(Date.now() - t1).toBeLessThan(20_000);
     expect(late.r.a!.note).toMatch(/past the deadline/);
   });
 

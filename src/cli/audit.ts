@@ -50,7 +50,15 @@ const FAILURES_SHOWN = 5;
  */
 function auditPlaces(
   opts: AuditCommandOptions,
-): { dataset: string; out: string | undefined; json: string | undefined } | undefined {
+): { dataset: string; out: string | undefined; json: string | undefined; isolation: Isolation } | undefined {
+  // Where the trials run is settled before anything is said or made: an audit that cannot certify is refused first.
+  let isolation: Isolation;
+  try {
+    isolation = auditIsolation(opts.isolation);
+  } catch (err) {
+    refuseInput(err, AuditSetupError, EvaluationSetupError);
+    return undefined;
+  }
   const dataset = realpathSync(resolve(opts.dataset));
   const out = opts.out ? resolve(opts.out) : undefined;
   if (out && (within(out, dataset) || within(dataset, out))) {
@@ -65,7 +73,7 @@ function auditPlaces(
     errorLine(`--json ${opts.json}: not inside the dataset`);
     return undefined;
   }
-  return { dataset, out, json };
+  return { dataset, out, json, isolation };
 }
 
 export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
@@ -77,14 +85,7 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
   }
   const places = auditPlaces(opts);
   if (places === undefined) return 2;
-  // Where the trials run is settled before anything is said or made: an audit that cannot certify is refused first.
-  let isolation: Isolation;
-  try {
-    isolation = auditIsolation(opts.isolation);
-  } catch (err) {
-    return refuseInput(err, AuditSetupError, EvaluationSetupError);
-  }
-  const { dataset, out, json } = places;
+  const { dataset, out, json, isolation } = places;
   let trialsDir: string;
   try {
     if (out) mkdirSync(out, { recursive: true });
@@ -93,7 +94,6 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
     errorLine(`--out ${opts.out}: ${describeFsError(err)}`);
     return 2;
   }
-  const io = cliIo();
   const progress = !opts.quiet;
   let lastShown = 0;
   const started = Date.now();
@@ -132,19 +132,7 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
     return refuseInput(err, AuditSetupError, EvaluationSetupError, DatasetError);
   }
   try {
-    io.stdout.write(`${auditTable(report)}\n`);
-    // Without --out the trials are removed at the end: the JSON does not point at them.
-    const kept: AuditReport = out ? report : { ...report, trials: report.trials.map(({ trialDir: _gone, ...t }) => t) };
-    const text = (base?: string) => auditJson(kept, base);
-    if (out) {
-      writeFileSync(join(out, 'audit.json'), text(out));
-      io.stdout.write(`wrote ${join(out, 'audit.json')} (trials in ${trialsDir})\n`);
-    }
-    if (json) {
-      mkdirSync(dirname(json), { recursive: true });
-      writeFileSync(json, text(out ? dirname(json) : undefined));
-      io.stdout.write(`wrote ${json}\n`);
-    }
+    writeReports(report, out, json, trialsDir);
   } catch (err) {
     errorLine(`cannot write the report: ${describeFsError(err)}`);
     return 2;
@@ -154,6 +142,24 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<number> {
   if (report.ok) return 0;
   errorLine(failedLine(report.failures));
   return 1;
+}
+
+/** The table on stdout, audit.json under --out and the --json file (paths relative to where each is read from). */
+function writeReports(report: AuditReport, out: string | undefined, json: string | undefined, trialsDir: string): void {
+  const io = cliIo();
+  io.stdout.write(`${auditTable(report)}\n`);
+  // Without --out the trials are removed at the end: the JSON does not point at them.
+  const kept: AuditReport = out ? report : { ...report, trials: report.trials.map(({ trialDir: _gone, ...t }) => t) };
+  const text = (base?: string) => auditJson(kept, base);
+  if (out) {
+    writeFileSync(join(out, 'audit.json'), text(out));
+    io.stdout.write(`wrote ${join(out, 'audit.json')} (trials in ${trialsDir})\n`);
+  }
+  if (json) {
+    mkdirSync(dirname(json), { recursive: true });
+    writeFileSync(json, text(out ? dirname(json) : undefined));
+    io.stdout.write(`wrote ${json}\n`);
+  }
 }
 
 /** The one line that says the audit failed, naming the first FAILURES_SHOWN trials that did not meet expectations. */
