@@ -119,7 +119,7 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     // The replay honours no Retry-After and no backoff: the recorded 503's one-second wait is not waited again.
     expect(seconds).toBeLessThan(10);
     // Nothing but the tasks is left in the dataset: the check's scratch folders are gone.
-    expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
+    expect(readdirSync(out).sort()).toEqual(['README.md', 'ferry', 'light']);
     expect(hits()).toBe(2);
     const bench = await runEvaluation({ tasksDir: out, agent: 'oracle', outDir: join(dir, 'bench') });
     expect(bench.tasks.map((t) => [t.task, t.reward])).toEqual([
@@ -144,7 +144,7 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
         diagnosis: 'fetch_failed',
       }),
     ]);
-    expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
+    expect(readdirSync(out).sort()).toEqual(['README.md', 'ferry', 'light']);
   }, 60_000);
 
   it('a solve.sh that fails is named, with its last lines, and the export writes nothing', async () => {
@@ -153,7 +153,7 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     await expect(frozenDisagreements(result.tasks, tasks, { layout: 'harbor', workDir: out })).rejects.toThrow(
       /^light: its solve\.sh failed \(exit status 2\) replaying its own archive: .*sources\.warc\.gz/,
     );
-    expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
+    expect(readdirSync(out).sort()).toEqual(['README.md', 'ferry', 'light']);
     expect(existsSync(join(out, '.frozen-check-0'))).toBe(false);
   }, 60_000);
 
