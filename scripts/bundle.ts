@@ -241,6 +241,14 @@ function buildJobs(root: string): BuildJob[] {
       commands: ['./run.js'],
       minify: 'whole',
     },
+    // The oracle's loader: one small file, beside the pack in every task (what solve.sh starts while it unpacks).
+    {
+      name: 'oracle-loader',
+      folder: '.',
+      entries: { [entry(TASK_BUILDS.oracleLoader)]: src('cli/oracle-loader.ts') },
+      splitting: false,
+      minify: 'syntax',
+    },
     // The tool the MCP and skill variants give the agent: run, verify and mcp.
     {
       name: 'tool',

@@ -24,7 +24,7 @@ const SHAPES: [string, TaskShape][] = [
   ['live, both image repos', { ...LIVE, agentImage: true, verifierImage: true }],
 ];
 
-const IMAGE = { dockerfile: 'Dockerfile or docker_image', docker_image: 'docker_image only', none: 'neither' };
+const IMAGE = { dockerfile: 'builds its Dockerfile', docker_image: 'docker_image only', none: 'neither' };
 const SEPARATE = {
   own: 'its own image',
   prebuilt: 'only with its docker_image',
@@ -33,8 +33,9 @@ const SEPARATE = {
 const yes = (b: boolean): string => (b ? 'yes' : 'no');
 
 function verdict(p: Provider, shape: TaskShape): string {
-  const no = cannotRun(p, shape);
-  return no === undefined ? 'runs' : no.fix === 'no' ? 'no' : `needs ${no.fix}`;
+  const found = cannotRun(p, shape);
+  if (found.length === 0) return 'runs';
+  return found.some((c) => c.fix === 'no') ? 'no' : `needs ${found.map((c) => c.fix).join(', ')}`;
 }
 
 /** The table docs/datasets.md must hold, row for row. */
@@ -112,7 +113,7 @@ describe("Harbor's providers: the capability table", () => {
       expect(names).toContain(wanted);
     expect(new Set(names).size).toBe(names.length);
     for (const p of PROVIDERS) {
-      expect(p.file, p.name).toMatch(/^[a-z_]+(\/[a-z_]+)?\.py$/);
+      expect(p.file, p.name).toMatch(/^[a-z0-9_]+(\/[a-z0-9_]+)?\.py$/);
       // A provider that is not `own` says why; one that is, says nothing of it.
       expect(p.separateWhy === undefined, p.name).toBe(p.separate === 'own');
     }

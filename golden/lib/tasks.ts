@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LAYOUTS } from '../../src/harbor/layout.js';
-import { BUNDLE_FILES, ORACLE_PACK, TASK_BUILDS, shippedDir } from '../../src/harbor/ship.js';
+import { BUNDLE_FILES, ORACLE_LOADER, ORACLE_PACK, TASK_BUILDS, shippedDir } from '../../src/harbor/ship.js';
 import { GOLD_MODE, writeTaskFolder as writeTask } from '../../src/harbor/task-writer.js';
 import { bundledSkillDir, instruction, type solveScript, type TaskVariant } from '../../src/harbor/templates.js';
 import type { LabelledRow } from './rows.js';
@@ -84,7 +84,8 @@ function replaceFile(from: string, to: string): boolean {
 
 /**
  * Gives every golden task under `tasksDir` (by default the committed ones, golden/tasks/<task>/) what git does not
- * keep: the shipped files, the oracle's packed quotecheck in solution/quotecheck.tgz and the grader in tests/grade.mjs
+ * keep: the shipped files, the oracle's packed quotecheck in solution/quotecheck.tgz with its loader (quotecheck.mjs)
+ * and the grader in tests/grade.mjs
  * (a copy of src/harbor/grader/grade.mjs), equal to those of dist/bundle/; and tests/gold.json's mode, its owner's
  * alone (git keeps only the executable bit, so a checkout has it readable by all). A file already equal is left alone
  * and another is replaced by a rename, so that two test runs starting at once in one checkout, or a run while a demo
@@ -94,12 +95,13 @@ function replaceFile(from: string, to: string): boolean {
 export function installGoldenShipped(tasksDir = path.join(goldenDir(), 'tasks')): number {
   const { oracle, verifier } = LAYOUTS.harbor;
   const shipped = shippedDir();
-  const pack = path.join(path.dirname(shipped), TASK_BUILDS.oraclePack);
+  const built = path.dirname(shipped);
   let n = 0;
   for (const name of fs.readdirSync(tasksDir).sort()) {
     const dir = path.join(tasksDir, name);
     if (!fs.existsSync(path.join(dir, 'task.toml'))) continue;
-    replaceFile(pack, path.join(dir, oracle.folder, ORACLE_PACK));
+    replaceFile(path.join(built, TASK_BUILDS.oraclePack), path.join(dir, oracle.folder, ORACLE_PACK));
+    replaceFile(path.join(built, TASK_BUILDS.oracleLoader), path.join(dir, oracle.folder, ORACLE_LOADER));
     fs.rmSync(path.join(dir, oracle.folder, 'quotecheck'), { recursive: true, force: true });
     replaceFile(path.join(shipped, path.basename(BUNDLE_FILES.grader)), path.join(dir, verifier.folder, 'grade.mjs'));
     const gold = path.join(dir, verifier.folder, 'gold.json');
@@ -162,7 +164,11 @@ export function goldenAtPort(port: number, outDir: string): GoldenAtPort {
   const { oracle, verifier } = LAYOUTS.harbor;
   const committed = path.join(golden, 'tasks');
   // What scripts/bundle.ts installs: taken from dist/bundle/ below, never from a committed task another run may be updating.
-  const built = new Set([path.join(oracle.folder, ORACLE_PACK), path.join(verifier.folder, 'grade.mjs')]);
+  const built = new Set([
+    path.join(oracle.folder, ORACLE_PACK),
+    path.join(oracle.folder, ORACLE_LOADER),
+    path.join(verifier.folder, 'grade.mjs'),
+  ]);
   const copyTree = (from: string, to: string, rel: string): void => {
     fs.mkdirSync(to, { recursive: true });
     for (const entry of fs.readdirSync(from, { withFileTypes: true })) {

@@ -370,7 +370,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
  */
 function reportWhere(files: DatasetFiles, where: WhereOptions): void {
   outputLine(`runs on Harbor ${HARBOR_VERSION}'s providers: ${files.runsOn.join(', ') || 'none'}`);
-  if (files.notOn.length) outputLine(`not on: ${files.notOn.map((p) => `${p.name} (${p.why})`).join('; ')}`);
+  if (files.notOn.length) outputLine(`not on:\n${files.notOn.map((p) => `  ${p.name}: ${p.fix}`).join('\n')}`);
   outputLine(
     `beside the tasks: ${CARD_FILE} (the card)${files.manifest ? `, ${MANIFEST_FILE} (every task's digest)` : ''}` +
       `${files.images.length ? `, ${BUILD_IMAGES_SCRIPT} (builds and pushes ${plural(files.images.length, 'image')})` : ''}`,

@@ -2,7 +2,7 @@
 // its rule, its numbers (claims, tasks, sources, hosts, languages, content types, label balance, the no_match
 // diagnoses, the verify dates), how it was made (the commands and every version), where it runs, the audit's result,
 // its licence, and what it redistributes of other people's pages.
-import { hostOf, plural } from '../messages.js';
+import { plural } from '../messages.js';
 import type { LabelledClaim } from './export.js';
 
 /** A value and how many claims have it, most first. */
@@ -91,6 +91,15 @@ const version = (c: LabelledClaim, tool: 'quotecheck' | 'pdftotext'): string | u
   return typeof v === 'string' && v !== '' ? v : undefined;
 };
 
+/** A URL's host name, lower case, without its port (the URL itself when it does not parse). */
+const hostnameOf = (url: string): string => {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return url;
+  }
+};
+
 /** The numbers of a dataset of `tasks` (each its labelled claims). */
 export function datasetNumbers(tasks: readonly (readonly LabelledClaim[])[]): DatasetNumbers {
   const all = tasks.flat();
@@ -101,7 +110,7 @@ export function datasetNumbers(tasks: readonly (readonly LabelledClaim[])[]): Da
     claims: all.length,
     tasks: tasks.length,
     sources: new Set(all.map((c) => c.claim.fetchUrl)).size,
-    hosts: new Set(all.map((c) => hostOf(c.claim.fetchUrl).toLowerCase())).size,
+    hosts: new Set(all.map((c) => hostnameOf(c.claim.fetchUrl))).size,
     verbatim: all.length - noMatch.length,
     noMatch: noMatch.length,
     languages: counts(all.map((c) => c.made?.language ?? 'not given')),
@@ -139,7 +148,7 @@ export interface CardContext {
   verifier: 'separate' | 'shared';
   agentNetwork: string;
   runsOn: readonly string[];
-  notOn: readonly { name: string; why: string }[];
+  notOn: readonly { name: string; why: string; fix: string }[];
   harborVersion: string;
   /** An SPDX expression, or undefined when none was given. */
   license?: string;
@@ -158,7 +167,7 @@ function numbersTable(n: DatasetNumbers): string {
     n.verifyDates.first === undefined
       ? 'none'
       : `${n.verifyDates.first.slice(0, 10)} to ${n.verifyDates.last!.slice(0, 10)}` +
-        (n.verifyDates.missing ? ` (${n.verifyDates.missing} claims without one)` : '');
+        (n.verifyDates.missing ? ` (${plural(n.verifyDates.missing, 'claim')} without one)` : '');
   const rows: [string, string][] = [
     ['claims', String(n.claims)],
     ['tasks', String(n.tasks)],
@@ -232,7 +241,7 @@ Both images start from \`${c.baseImage}\`${c.baseImage.includes('@sha256:') ? ' 
 
 /** Where it runs: Harbor's providers, as their code says. */
 function runsSection(c: CardContext): string {
-  const not = c.notOn.map((p) => `- ${p.name}: ${p.why}`).join('\n');
+  const not = c.notOn.map((p) => `- ${p.name}: ${p.why}${p.fix === p.why ? '' : ` (${p.fix})`}`).join('\n');
   return `## Where it runs
 
 Each task's verifier runs ${c.verifier === 'separate' ? "in a container of its own, built from its tests/ folder, which gets only the agent's `/app/answers.json`" : "in the agent's container, after the agent"}; the agent's run has the ${c.agentNetwork === 'public' ? 'public network' : 'network off (`[agent] network_mode = "no-network"`; its setup, installing the agent, keeps it)'}.

@@ -10,7 +10,7 @@ import { datasetToml, MANIFEST_FILE, taskDigest } from './manifest.js';
 import type { Author } from './package-info.js';
 import type { Layout } from './layout.js';
 import { packageName } from './package-info.js';
-import { HARBOR_VERSION, whereItRuns, type Network, type TaskShape } from './providers.js';
+import { HARBOR_VERSION, whereItRuns, type Network, type NotOn, type TaskShape } from './providers.js';
 import {
   BUILD_IMAGES_SCRIPT,
   buildImagesScript,
@@ -52,7 +52,7 @@ export interface DatasetFilesOptions {
 /** What the dataset files say: where the tasks run, and what was written. */
 export interface DatasetFiles {
   runsOn: string[];
-  notOn: { name: string; why: string }[];
+  notOn: NotOn[];
   /** Prebuilt images the tasks name (none without --image-repo or --verifier-image-repo). */
   images: ImageToBuild[];
   /** dataset.toml was written (with --org, in Harbor's layout). */

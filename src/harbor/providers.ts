@@ -15,7 +15,7 @@ export type ImageSource =
 export type SeparateVerifier =
   /** Builds tests/ as an image of its own (or takes [verifier.environment].docker_image). */
   | 'own'
-  /** Boots the wrong image unless [verifier.environment].docker_image names the verifier's (see `why`). */
+  /** Only with [verifier.environment].docker_image: it builds no Dockerfile, or boots the wrong image (`separateWhy`). */
   | 'prebuilt'
   /** Never the verifier's own image: only a shared verifier runs there. */
   | 'never';
@@ -113,7 +113,8 @@ export const PROVIDERS: readonly Provider[] = [
     image: 'docker_image',
     noNetwork: false,
     phaseNetwork: false,
-    separate: 'own',
+    separate: 'prebuilt',
+    separateWhy: 'builds no Dockerfile, tests/ included',
     resources: 'memory by a watchdog; CPUs not enforced',
     notes: 'converts the docker_image to a .sif file; never builds a Dockerfile',
   },
@@ -123,7 +124,8 @@ export const PROVIDERS: readonly Provider[] = [
     image: 'docker_image',
     noNetwork: true,
     phaseNetwork: false,
-    separate: 'own',
+    separate: 'prebuilt',
+    separateWhy: 'builds no Dockerfile, tests/ included',
     resources: EXACT,
     notes: '"cwsandbox does not build images"',
   },
@@ -133,7 +135,8 @@ export const PROVIDERS: readonly Provider[] = [
     image: 'docker_image',
     noNetwork: true,
     phaseNetwork: false,
-    separate: 'own',
+    separate: 'prebuilt',
+    separateWhy: 'builds no Dockerfile, tests/ included',
     resources: EXACT,
     notes: "cwsandbox's, with W&B's sign-in",
   },
@@ -143,7 +146,8 @@ export const PROVIDERS: readonly Provider[] = [
     image: 'docker_image',
     noNetwork: false,
     phaseNetwork: false,
-    separate: 'own',
+    separate: 'prebuilt',
+    separateWhy: 'builds no Dockerfile, tests/ included',
     resources: EXACT,
     notes: "no user switching: the agent runs as the image's default user, root",
   },
@@ -153,7 +157,8 @@ export const PROVIDERS: readonly Provider[] = [
     image: 'docker_image',
     noNetwork: true,
     phaseNetwork: false,
-    separate: 'own',
+    separate: 'prebuilt',
+    separateWhy: 'builds no Dockerfile, tests/ included',
     resources: 'no disk limit',
     notes: "users by number only: the agent (`agent`) runs as the sandbox's default user",
   },
@@ -195,7 +200,8 @@ export const PROVIDERS: readonly Provider[] = [
     image: 'none',
     noNetwork: false,
     phaseNetwork: false,
-    separate: 'own',
+    separate: 'never',
+    separateWhy: "runs no task's image",
     resources: 'disk in whole GB, rounded up',
     notes: "a desktop VM of its own (macOS, Ubuntu, Windows, iOS); never builds or pulls the task's image",
   },
@@ -336,39 +342,55 @@ export interface CannotRun {
   fix: string;
 }
 
-/** Why a provider cannot run a task of `shape`, and what would fix it; undefined when it can. */
-export function cannotRun(provider: Provider, shape: TaskShape): CannotRun | undefined {
-  if (provider.image === 'none') return { why: "runs a machine of its own, never the task's image", fix: 'no' };
+/**
+ * Why a provider cannot run a task of `shape`, each reason with what would fix it: none when it can. A provider that
+ * runs no task's image has that one reason.
+ */
+export function cannotRun(provider: Provider, shape: TaskShape): CannotRun[] {
+  if (provider.image === 'none') return [{ why: "runs a machine of its own, never the task's image", fix: 'no' }];
+  const found: CannotRun[] = [];
   if (provider.image === 'docker_image' && !shape.agentImage)
-    return { why: 'builds no Dockerfile: needs [environment].docker_image', fix: '--image-repo' };
+    found.push({ why: 'builds no Dockerfile: needs [environment].docker_image', fix: '--image-repo' });
   if (shape.agentNetwork === 'no-network' && !provider.phaseNetwork)
-    return {
+    found.push({
       why: "cannot turn the network off for the agent's run alone ([agent] network_mode): Harbor refuses the trial",
       fix: '--agent-network public',
-    };
-  if (shape.verifier === 'shared') return undefined;
-  if (provider.separate === 'never') return { why: `${provider.separateWhy}`, fix: '--verifier shared' };
-  if (!shape.verifierImage && (provider.separate === 'prebuilt' || provider.image === 'docker_image'))
-    return {
-      why: `${provider.separateWhy ?? 'builds no Dockerfile'}: needs [verifier.environment].docker_image`,
+    });
+  if (shape.verifier === 'shared') return found;
+  if (provider.separate === 'never') found.push({ why: `${provider.separateWhy}`, fix: '--verifier shared' });
+  else if (provider.separate === 'prebuilt' && !shape.verifierImage)
+    found.push({
+      why: `${provider.separateWhy}: needs [verifier.environment].docker_image`,
       fix: '--verifier-image-repo or --verifier shared',
-    };
+    });
   if (shape.verifierNetwork === 'no-network' && !provider.noNetwork)
-    return {
+    found.push({
       why: "has no no-network: the verifier's sandbox is refused, after the agent has run",
       fix: '--verifier-network public',
-    };
-  return undefined;
+    });
+  return found;
+}
+
+/** A provider a task cannot run on: why (every reason, in words) and what would fix it (`needs ...`, or the reason). */
+export interface NotOn {
+  name: string;
+  why: string;
+  fix: string;
 }
 
 /** The providers a task of `shape` runs on, and the others with why not and what would fix it. */
-export function whereItRuns(shape: TaskShape): { runs: string[]; not: { name: string; why: string }[] } {
+export function whereItRuns(shape: TaskShape): { runs: string[]; not: NotOn[] } {
   const runs: string[] = [];
-  const not: { name: string; why: string }[] = [];
+  const not: NotOn[] = [];
   for (const p of PROVIDERS) {
-    const no = cannotRun(p, shape);
-    if (no === undefined) runs.push(p.name);
-    else not.push({ name: p.name, why: no.fix === 'no' ? no.why : `${no.why} (${no.fix})` });
+    const found = cannotRun(p, shape);
+    if (found.length === 0) runs.push(p.name);
+    else
+      not.push({
+        name: p.name,
+        why: found.map((c) => c.why).join('; '),
+        fix: found.some((c) => c.fix === 'no') ? found[0]!.why : `needs ${found.map((c) => c.fix).join(', ')}`,
+      });
   }
   return { runs, not };
 }

@@ -1,7 +1,7 @@
 // What a task ships of quotecheck (docs/security.md#what-each-side-gets): the builds in dist/bundle/ (made by
-// scripts/bundle.ts), found and copied into a task: the oracle's (`run` alone, packed) in its solution folder, the
-// agent's tool (run, verify, mcp) for the variants that give it, the verifier's grader (no build: its source,
-// src/harbor/grader/grade.mjs, as it is), the frozen WARC reader.
+// scripts/bundle.ts), found and copied into a task: the oracle's (`run` alone, packed, and its loader) in its solution
+// folder, the agent's tool (run, verify, mcp) for the variants that give it, the verifier's grader (no build: its
+// source, src/harbor/grader/grade.mjs, as it is), the frozen WARC reader.
 import { copyFileSync, cpSync, existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,8 @@ export const TASK_BUILDS = {
   oracle: 'oracle',
   /** The same folder packed (tar, gzip), as every task's oracle folder holds it: ORACLE_PACK. */
   oraclePack: 'oracle.tgz',
+  /** What solve.sh runs: it waits for the pack to be unpacked, then runs it (src/cli/oracle-loader.ts): ORACLE_LOADER. */
+  oracleLoader: 'oracle-loader.mjs',
   /** The tool the MCP and skill variants give the agent: run, verify and mcp (src/cli/tool-entry.ts). */
   tool: 'tool',
 } as const;
@@ -48,8 +50,11 @@ export const BUILD_ENTRIES = { cli: 'quotecheck.mjs', worker: 'html-worker.mjs' 
  */
 export const SHIPPED_FOLDER = 'quotecheck';
 
-/** The packed oracle in a task's oracle folder (solution/, oracle/): solve.sh unpacks it and runs it. */
+/** The packed oracle in a task's oracle folder (solution/, oracle/): solve.sh unpacks it, and its loader runs it. */
 export const ORACLE_PACK = 'quotecheck.tgz';
+
+/** The oracle's loader beside it, which solve.sh starts with Node.js while the pack is unpacked. */
+export const ORACLE_LOADER = 'quotecheck.mjs';
 
 class ShipError extends UserError {
   override readonly name = 'ShipError';
@@ -84,11 +89,10 @@ function taskBuild(name: string): string {
   return path;
 }
 
-/** Copies the packed oracle to `<oracleDir>/quotecheck.tgz`. */
-export function installOracle(oracleDir: string): string {
-  const to = join(oracleDir, ORACLE_PACK);
-  copyFileSync(taskBuild(TASK_BUILDS.oraclePack), to);
-  return to;
+/** Copies the packed oracle and its loader to `<oracleDir>/quotecheck.tgz` and `<oracleDir>/quotecheck.mjs`. */
+export function installOracle(oracleDir: string): void {
+  copyFileSync(taskBuild(TASK_BUILDS.oraclePack), join(oracleDir, ORACLE_PACK));
+  copyFileSync(taskBuild(TASK_BUILDS.oracleLoader), join(oracleDir, ORACLE_LOADER));
 }
 
 /** Copies the agent's tool (the tool build) to `<dir>/quotecheck/`: the MCP variant's environment, a skill's folder. */

@@ -7,7 +7,7 @@ import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../sh-quote.js';
-import { BUILD_ENTRIES, BUNDLE_FILES, ORACLE_PACK, SHIPPED_FOLDER, installTool } from './ship.js';
+import { BUNDLE_FILES, ORACLE_LOADER, ORACLE_PACK, SHIPPED_FOLDER, installTool } from './ship.js';
 import { authorEntry, COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
 import { UserError } from '../errors.js';
 import { REPLAY_ENV } from '../defaults.js';
@@ -56,7 +56,8 @@ export const WARC_READER_COMMAND = 'warc-extract';
 /**
  * The oracle: the quotecheck packed in the solution folder beside this script (quotecheck.tgz: a build of `run` alone
  * that needs only Node.js; no quotecheck is installed in the agent's image), unpacked into a temporary folder of its
- * own and run on /app/claims.json; its progress and summary go to the agent log.
+ * own in the background while Node.js starts its loader (quotecheck.mjs, src/cli/oracle-loader.ts), which waits for
+ * the unpacking and runs it on /app/claims.json; its progress and summary go to the agent log.
  */
 export function solveScript(opts: SolveOptions = {}): string {
   const extra = (opts.runArgs ?? []).map((a) => ` ${shellQuote(a)}`).join('');
@@ -69,15 +70,20 @@ export QUOTECHECK_REPLAY="\${QUOTECHECK_REPLAY:-$APP/${TASK_ARCHIVE}}"
 # Oracle: quotecheck fetches every source and writes the answers.
 # The answers file is written even when sources fail or the run is stopped.
 # quotecheck is packed beside this script (${ORACLE_PACK}: its \`run\` alone, needing only Node.js), wherever the
-# harness put it; it is unpacked into a temporary folder of its own, removed when this script ends.
+# harness put it. It is unpacked into a temporary folder of its own (removed when this script ends) while Node.js
+# starts ${ORACLE_LOADER}, which waits for it and runs it: the unpacking costs no start-up time.
 set -euo pipefail
 HERE="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
 APP="\${${p.app.env}:-${p.app.path}}"
 LOGS="\${${p.agentLogs.env}:-${p.agentLogs.path}}"
 QUOTECHECK="$(mktemp -d)"
 trap 'rm -rf -- "$QUOTECHECK"' EXIT
-tar -xzf "$HERE/${ORACLE_PACK}" -C "$QUOTECHECK"
-${replay}run() { node "$QUOTECHECK/${BUILD_ENTRIES.cli}" run --claims "$APP/claims.json" --out "$APP/answers.json" "$@"${extra}; }
+{
+  status=0
+  tar -xzf "$HERE/${ORACLE_PACK}" -C "$QUOTECHECK" || status=$?
+  echo "$status" > "$QUOTECHECK/.status" && mv -- "$QUOTECHECK/.status" "$QUOTECHECK/.unpacked"
+} > /dev/null &
+${replay}run() { QUOTECHECK_UNPACKED="$QUOTECHECK" node "$HERE/${ORACLE_LOADER}" run --claims "$APP/claims.json" --out "$APP/answers.json" "$@"${extra}; }
 # The evidence report and the log go to the agent's log folder; when a harness made it unwritable for this user, the
 # answers are written all the same: they are what counts.
 if mkdir -p "$LOGS" 2>/dev/null && [ -w "$LOGS" ]; then

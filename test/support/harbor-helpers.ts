@@ -177,7 +177,7 @@ export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: bo
   if (opts.mcp)
     expect(existsSync(join(env, 'quotecheck', 'quotecheck.mjs')), `${dir}: the MCP server's quotecheck`).toBe(true);
   const { oracle, verifier } = LAYOUTS[layout];
-  for (const f of ['solve.sh', 'quotecheck.tgz'])
+  for (const f of ['solve.sh', 'quotecheck.mjs', 'quotecheck.tgz'])
     expect(existsSync(join(dir, oracle.folder, f)), `${dir}: ${oracle.folder}/${f}`).toBe(true);
   // The packed oracle holds the command line and its HTML worker, side by side at its top.
   const packed = execFileSync('tar', ['-tzf', join(dir, oracle.folder, 'quotecheck.tgz')], { encoding: 'utf8' });
