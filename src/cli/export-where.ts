@@ -123,7 +123,7 @@ export function whereOptions(opts: ExportCommandOptions): WhereOptions {
   };
 }
 
-/** A file option's value as the card shows it: its base name (a folder's with a slash), not where it was on this machine. */
+/** A file option's value as the card shows it: its base name (a folder's with a slash), not where it was here. */
 const fileArg = (path: string, folder = false): string => `${basename(resolve(path))}${folder ? '/' : ''}`;
 
 /** The export's command line, as its card gives it: every option given, file paths by their base names. */

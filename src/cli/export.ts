@@ -303,7 +303,8 @@ async function checkFrozen(
   ];
   if (problems.length && !opts.allowDisagreement)
     throw new ExportError(
-      `${problems.join('; ')}; record the run again, fix those labels, or pass --allow-disagreement to write them anyway`,
+      `${problems.join('; ')}; record the run again, fix those labels, or pass --allow-disagreement to write ` +
+        'them anyway',
     );
   const versions = labelPdftotextVersions(plan.tasks);
   if (pinned === undefined && versions.length)
@@ -373,7 +374,9 @@ function reportWhere(files: DatasetFiles, where: WhereOptions): void {
   if (files.notOn.length) outputLine(`not on:\n${files.notOn.map((p) => `  ${p.name}: ${p.fix}`).join('\n')}`);
   outputLine(
     `beside the tasks: ${CARD_FILE} (the card)${files.manifest ? `, ${MANIFEST_FILE} (every task's digest)` : ''}` +
-      `${files.images.length ? `, ${BUILD_IMAGES_SCRIPT} (builds and pushes ${plural(files.images.length, 'image')})` : ''}`,
+      (files.images.length
+        ? `, ${BUILD_IMAGES_SCRIPT} (builds and pushes ${plural(files.images.length, 'image')})`
+        : ''),
   );
   if (where.repositories.verifier !== undefined)
     messageLine(

@@ -742,21 +742,12 @@ function programOf(io: CliIo, outcome: Outcome, commands: readonly AddCommand[])
 export const buildProgram = (io: CliIo = processIo(), outcome: Outcome = { code: 0 }): Command =>
   programOf(io, outcome, EVERY_COMMAND);
 
-/**
- * Runs the command line `argv` (node's argv: the program and script first) with the program of `commands` and returns
- * its exit code: 0, or the command's own (1 no_match for verify, 2 bad input, 128+n stopped by signal n); usage errors
- * are 2, --help and --version 0. Everything it prints goes through `io` (default: the process's streams), so a caller
- * may run commands in-process; the process itself is never exited.
- */
-export async function runProgram(
-  argv: string[],
-  commands: readonly AddCommand[],
-  io: CliIo = processIo(),
-): Promise<number> {
+/** Parses `argv` with the program `make` builds, printing through `io`, and returns the exit code (runProgram). */
+async function runWith(argv: string[], io: CliIo, make: (outcome: Outcome) => Command): Promise<number> {
   const outcome: Outcome = { code: 0 };
   return withIo(io, async () => {
     try {
-      await programOf(io, outcome, commands).parseAsync(argv);
+      await make(outcome).parseAsync(argv);
     } catch (err) {
       if (!(err instanceof CommanderError)) throw err;
       // Usage errors exit 2, like every other bad input.
@@ -766,5 +757,15 @@ export async function runProgram(
   });
 }
 
-/** The whole command line (runProgram with every command). */
-export const main = (argv: string[], io: CliIo = processIo()): Promise<number> => runProgram(argv, EVERY_COMMAND, io);
+/**
+ * Runs the command line `argv` (node's argv: the program and script first) with the program of `commands` and returns
+ * its exit code: 0, or the command's own (1 no_match for verify, 2 bad input, 128+n stopped by signal n); usage errors
+ * are 2, --help and --version 0. Everything it prints goes through `io` (default: the process's streams), so a caller
+ * may run commands in-process; the process itself is never exited.
+ */
+export const runProgram = (argv: string[], commands: readonly AddCommand[], io: CliIo = processIo()): Promise<number> =>
+  runWith(argv, io, (outcome) => programOf(io, outcome, commands));
+
+/** The whole command line (runProgram with every command: buildProgram). */
+export const main = (argv: string[], io: CliIo = processIo()): Promise<number> =>
+  runWith(argv, io, (outcome) => buildProgram(io, outcome));

@@ -63,7 +63,7 @@ const SCRIPTS = [
 const SCRIPT_RES = SCRIPTS.map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')] as const);
 
 /** The script most of a text's letters are in (Hiragana and Katakana as Japanese kana); `none` without letters. */
-export function mainScript(text: string): string {
+function mainScript(text: string): string {
   const tally = new Map<string, number>();
   for (const ch of text) {
     if (!/\p{L}/u.test(ch)) continue;
@@ -273,8 +273,13 @@ function rightsSection(n: DatasetNumbers, c: CardContext): string {
     ? `The claims, labels and task files are licensed under \`${c.license}\` (SPDX).`
     : 'No licence was given (`export --license SPDX`): without one, no one else may reuse the dataset.';
   const pages = c.frozen
-    ? `This edition redistributes copies of other people's pages: the ${plural(n.sources, 'source')} of ${plural(n.hosts, 'host')}, as recorded, in each task's \`environment/sources.warc.gz\`. Their rights stay with their owners, and the licence above does not cover them. Publish it only where you may redistribute them (their owners' permission, their terms, or an exception for research or text and data mining where you publish); otherwise publish the live edition, which ships only URLs and quotes.`
-    : "This edition ships URLs and the quotes attributed to them, not the pages: the agent fetches each page from its owner's site.";
+    ? `This edition redistributes copies of other people's pages: the ${plural(n.sources, 'source')} of \
+${plural(n.hosts, 'host')}, as recorded, in each task's \`environment/sources.warc.gz\`. Their rights stay with their \
+owners, and the licence above does not cover them. Publish it only where you may redistribute them (their owners' \
+permission, their terms, or an exception for research or text and data mining where you publish); otherwise \
+publish the live edition, which ships only URLs and quotes.`
+    : 'This edition ships URLs and the quotes attributed to them, not the pages: the agent fetches each page from ' +
+      "its owner's site.";
   return `## Licence and rights
 
 ${licence}

@@ -137,7 +137,8 @@ export function writeDatasetFiles(
 }
 
 /**
- * An audit's result (`quotecheck audit --json`) for the card, checked to be of this dataset: its tasks are the export's,
+ * An audit's result (`quotecheck audit --json`) for the card, checked to be of this dataset: its tasks are the
+ * export's,
  * by name. An unreadable file, or the audit of other tasks, is an ExportError.
  */
 export function readAudit(path: string, taskNames: readonly string[]): AuditSummary {

@@ -89,7 +89,8 @@ export function datasetToml(info: DatasetInfo, tasks: readonly { name: string; d
   };
   const header =
     `# Dataset manifest for ${info.name}, written by quotecheck export: every task pinned by the digest Harbor ` +
-    `computes of\n# its folder (harbor sync recomputes them after an edit). Publish with: harbor publish <this folder>\n\n`;
+    `computes of\n# its folder (harbor sync recomputes them after an edit). Publish with: ` +
+    'harbor publish <this folder>\n\n';
   return `${header}${stringifyToml({ schema_version: MANIFEST_SCHEMA_VERSION, dataset })}\n${stringifyToml({
     tasks: tasks.map((t) => ({ name: t.name, digest: t.digest })),
   })}`;

@@ -1,6 +1,7 @@
-// Which of Harbor's environment providers can run a dataset's tasks (docs/datasets.md#where-a-dataset-runs-harbors-providers):
-// what each provider needs of a task, as its own code in Harbor v0.22.0 says (each row names its file), and the verdict
-// for a task of a given shape (how it gets its images, where its verifier runs, which networks it asks for).
+// Which of Harbor's environment providers can run a dataset's tasks
+// (docs/datasets.md#where-a-dataset-runs-harbors-providers): what each provider needs of a task, as its own code in
+// Harbor v0.22.0 says (each row names its file), and the verdict for a task of a given shape (how it gets its images,
+// where its verifier runs, which networks it asks for).
 
 /** How a provider gets the agent's image. */
 export type ImageSource =
@@ -15,7 +16,7 @@ export type ImageSource =
 export type SeparateVerifier =
   /** Builds tests/ as an image of its own (or takes [verifier.environment].docker_image). */
   | 'own'
-  /** Only with [verifier.environment].docker_image: it builds no Dockerfile, or boots the wrong image (`separateWhy`). */
+  /** Only with [verifier.environment].docker_image: it builds no Dockerfile, or boots another image (separateWhy). */
   | 'prebuilt'
   /** Never the verifier's own image: only a shared verifier runs there. */
   | 'never';

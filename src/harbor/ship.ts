@@ -35,7 +35,7 @@ export const TASK_BUILDS = {
   oracle: 'oracle',
   /** The same folder packed (tar, gzip), as every task's oracle folder holds it: ORACLE_PACK. */
   oraclePack: 'oracle.tgz',
-  /** What solve.sh runs: it waits for the pack to be unpacked, then runs it (src/cli/oracle-loader.ts): ORACLE_LOADER. */
+  /** What solve.sh runs: it waits for the pack to be unpacked, then runs it (src/cli/oracle-loader.ts). */
   oracleLoader: 'oracle-loader.mjs',
   /** The tool the MCP and skill variants give the agent: run, verify and mcp (src/cli/tool-entry.ts). */
   tool: 'tool',

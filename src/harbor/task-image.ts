@@ -12,7 +12,7 @@ import { shellQuote } from '../sh-quote.js';
 export const DEFAULT_BASE_IMAGE = 'node:20-bookworm-slim';
 
 /** The Debian packages the agent's image installs: pdftotext (the labels' extractor), CA certificates, curl. */
-export const APT_PACKAGES = ['poppler-utils', 'ca-certificates', 'curl'] as const;
+const APT_PACKAGES = ['poppler-utils', 'ca-certificates', 'curl'] as const;
 
 /** What the images are built from, beyond the task's own files. */
 export interface ImageOptions {
@@ -22,7 +22,7 @@ export interface ImageOptions {
   aptVersions?: Readonly<Record<string, string>>;
 }
 
-export class ImageOptionError extends UserError {
+class ImageOptionError extends UserError {
   override readonly name = 'ImageOptionError';
 }
 
@@ -131,7 +131,7 @@ const u32 = (n: number): Buffer => {
  * `environment_id` its providers name images by): sha256 over its regular files in path order, each as the length and
  * bytes of its '/' path, then the length and bytes of its content; the first 32 hex digits.
  */
-export function environmentHash(dir: string): string {
+function environmentHash(dir: string): string {
   const hash = createHash('sha256');
   for (const rel of regularFiles(dir, (parts) => parts.some((p) => HASH_IGNORED.has(p)))) {
     const name = Buffer.from(rel);

@@ -321,7 +321,7 @@ export interface TaskNetworks {
  * refusal comes only when the verifier's sandbox is made, after the agent has run
  * (docs/datasets.md#where-a-dataset-runs-harbors-providers).
  */
-export const TASK_NETWORKS: Readonly<TaskNetworks> = Object.freeze({ agent: 'public', verifier: 'public' });
+const TASK_NETWORKS: Readonly<TaskNetworks> = Object.freeze({ agent: 'public', verifier: 'public' });
 
 /** The one file a separate verifier gets from the agent's container: the answers, put back at this same path. */
 const ANSWERS_ARTIFACT = `${CONTAINER_PATHS.app.path}/answers.json`;
@@ -401,7 +401,7 @@ export function taskToml(opts: TaskTomlOptions = {}): string {
   return `${separate ? taskTomlHeaderSeparate(networks.verifier) : ''}${TASK_TOML_HEADER}${toml}`;
 }
 
-/** A separate verifier's environment (`[verifier.environment]`, the fields of [environment]): its network, a small machine. */
+/** A separate verifier's environment ([verifier.environment], [environment]'s fields): its network, a small machine. */
 const verifierEnvironment = (network: Network): Record<string, unknown> => ({
   network_mode: network,
   build_timeout_sec: 600,
@@ -558,10 +558,10 @@ export function environmentDockerfile(opts: DockerfileOptions = {}): string {
     'RUN apt-get update \\',
     ` && apt-get install -y --no-install-recommends ${aptPackageArgs(opts.aptVersions)} \\`,
     ' && rm -rf /var/lib/apt/lists/*',
-    "# The agent's user (task.toml's [agent] user) owns /app and /logs/agent. /app is open to any user but sticky, so",
-    "# that a harness that runs the agent as a user of its own (Novita's `user`) can still write the answers there.",
-    "# /logs/verifier is root's, writable by anyone but sticky (as /tmp is), so the agent can neither make it read-only",
-    '# nor remove what the verifier writes there.',
+    "# The agent's user (task.toml's [agent] user) owns /app and /logs/agent. /app is open to any user but sticky,",
+    "# so that a harness that runs the agent as a user of its own (Novita's `user`) can still write the answers there.",
+    "# /logs/verifier is root's, writable by anyone but sticky (as /tmp is), so the agent can neither make it",
+    '# read-only nor remove what the verifier writes there.',
     `RUN useradd --create-home --uid ${AGENT_UID} ${AGENT_USER} \\`,
     ' && mkdir -p /app /logs/agent /logs/verifier \\',
     ` && chown ${AGENT_USER}:${AGENT_USER} /app /logs/agent \\`,
