@@ -569,6 +569,50 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     }
   });
 
+  it("where it runs: prebuilt images in both environments, the networks of the agent's run and of the verifier, a pinned base: the schema loads every task.toml", async () => {
+    const dir = tempDir();
+    const out = join(dir, 'dataset');
+    const r = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelledFile(dir),
+      '--out',
+      out,
+      '--org',
+      ORG,
+      '--image-repo',
+      'ghcr.io/qc-test/quotes',
+      '--verifier-image-repo',
+      'registry.example.org/qc-test/quotes-verifier',
+      '--verifier-network',
+      'no-network',
+      '--base-image',
+      `node:20-bookworm-slim@sha256:${'ab'.repeat(32)}`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const t of taskDirs(out)) {
+      checkTaskFolder(t);
+      const config = parseTaskToml(readFileSync(join(t, 'task.toml'), 'utf8'), t);
+      expect(config.task?.name).toBe(`${ORG}/${basename(t)}`);
+      expect(config.environment?.docker_image).toMatch(/^ghcr\.io\/qc-test\/quotes:/);
+      expect(config.verifier?.environment).toMatchObject({ network_mode: 'no-network' });
+      expect(config.verifier?.environment?.docker_image).toMatch(/^registry\.example\.org\/qc-test\/quotes-verifier:/);
+      // Memory and disk in whole gigabytes: what the providers that size in GB and round down give as asked.
+      for (const env of [config.environment!, config.verifier!.environment!]) {
+        expect(env.memory_mb! % 1024, t).toBe(0);
+        expect(env.storage_mb! % 1024, t).toBe(0);
+      }
+    }
+    // The agent's run without the network (a frozen edition's): [agent] network_mode, a phase policy Harbor reads.
+    const api = join(dir, 'api');
+    writeDataset(api, planTasks(readLabelled(labelledFile(dir)), 6), 'x', { networks: { agent: 'no-network' } });
+    for (const t of taskDirs(api)) {
+      const config = parseTaskToml(readFileSync(join(t, 'task.toml'), 'utf8'), t);
+      expect(config.agent).toMatchObject({ user: 'agent', network_mode: 'no-network' });
+      expect(config.environment?.network_mode).toBe('public');
+    }
+  });
+
   it('--org, --author, --keyword, --description and --difficulty fill [task] and [metadata]; the schema loads them', async () => {
     const dir = tempDir();
     const out = join(dir, 'dataset');
