@@ -186,4 +186,16 @@ describe('export writes the shape the table judges, and prints its verdict', () 
       expect(line.split(': ')[1]!.split(', ')).toEqual(whereItRuns(shape).runs);
     },
   );
+
+  test("SkillsBench 1.1's layout runs on its own harnesses: export names none of Harbor's providers for it", async () => {
+    const dir = tempDir();
+    const out = join(dir, 'ds');
+    const r = await runCliInProcess(['export', '--labelled', labelled(dir), '--out', out, '--layout', 'skillsbench']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "runs on SkillsBench 1.1's harnesses (task.md: EvalScope, AgentCompass), not on Harbor's providers",
+    );
+    expect(r.stdout).not.toMatch(/^not on:/m);
+    expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain("SkillsBench 1.1's layout (`task.md`)");
+  });
 });

@@ -25,6 +25,7 @@ import { CARD_FILE, readAudit, writeDatasetFiles, type DatasetFiles } from '../h
 import { MANIFEST_FILE } from '../harbor/manifest.js';
 import { HARBOR_VERSION } from '../harbor/providers.js';
 import type { Archive } from '../archive/index.js';
+import type { Layout } from '../harbor/layout.js';
 import { BUILD_IMAGES_SCRIPT } from '../harbor/task-image.js';
 import { VERSION } from '../defaults.js';
 import { commandLine, whereOptions, type ExportCommandOptions, type WhereOptions } from './export-where.js';
@@ -358,7 +359,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       plan.tasks,
       result.tasks.map((t) => t.name),
     );
-    reportWhere(files, plan.where);
+    reportWhere(files, plan.where, opts.layout ?? 'harbor');
     return 0;
   } catch (err) {
     return exportFailed(err, opts.out);
@@ -369,8 +370,10 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
  * Where the dataset runs, on stdout: Harbor's providers it runs on, and the others with why not; what the dataset's
  * own files are. On stderr, what a publisher must know: the verifier images hold the gold.
  */
-function reportWhere(files: DatasetFiles, where: WhereOptions): void {
-  outputLine(`runs on Harbor ${HARBOR_VERSION}'s providers: ${files.runsOn.join(', ') || 'none'}`);
+function reportWhere(files: DatasetFiles, where: WhereOptions, layout: Layout): void {
+  if (layout === 'harbor')
+    outputLine(`runs on Harbor ${HARBOR_VERSION}'s providers: ${files.runsOn.join(', ') || 'none'}`);
+  else outputLine("runs on SkillsBench 1.1's harnesses (task.md: EvalScope, AgentCompass), not on Harbor's providers");
   if (files.notOn.length) outputLine(`not on:\n${files.notOn.map((p) => `  ${p.name}: ${p.fix}`).join('\n')}`);
   outputLine(
     `beside the tasks: ${CARD_FILE} (the card)${files.manifest ? `, ${MANIFEST_FILE} (every task's digest)` : ''}` +

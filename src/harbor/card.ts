@@ -4,6 +4,7 @@
 // its licence, and what it redistributes of other people's pages.
 import { plural } from '../messages.js';
 import type { LabelledClaim } from './export.js';
+import type { Layout } from './layout.js';
 
 /** A value and how many claims have it, most first. */
 export interface Count {
@@ -145,6 +146,8 @@ export interface CardContext {
   aptVersions: Readonly<Record<string, string>>;
   /** The prebuilt images task.toml names, when given: their repositories. */
   imageRepositories: { agent?: string; verifier?: string };
+  /** SkillsBench 1.1's layout runs on its own harnesses, not on Harbor's providers. */
+  layout: Layout;
   verifier: 'separate' | 'shared';
   agentNetwork: string;
   runsOn: readonly string[];
@@ -245,7 +248,7 @@ function runsSection(c: CardContext): string {
   return `## Where it runs
 
 Each task's verifier runs ${c.verifier === 'separate' ? "in a container of its own, built from its tests/ folder, which gets only the agent's `/app/answers.json`" : "in the agent's container, after the agent"}; the agent's run has the ${c.agentNetwork === 'public' ? 'public network' : 'network off (`[agent] network_mode = "no-network"`; its setup, installing the agent, keeps it)'}.
-On Harbor ${c.harborVersion}'s providers it runs on ${c.runsOn.join(', ') || 'none'}${not ? `, and not on:\n\n${not}` : '.'}
+${c.layout === 'harbor' ? `On Harbor ${c.harborVersion}'s providers it runs on ${c.runsOn.join(', ') || 'none'}${not ? `, and not on:\n\n${not}` : '.'}` : "Its tasks are in SkillsBench 1.1's layout (`task.md`), which its harnesses run (EvalScope, AgentCompass), not Harbor."}
 `;
 }
 

@@ -103,7 +103,8 @@ export function writeDatasetFiles(
   o: DatasetFilesOptions,
 ): DatasetFiles {
   const images = o.repositories.agent || o.repositories.verifier ? nameImages(outDir, result, o.repositories) : [];
-  const { runs, not } = whereItRuns(shapeOf(o));
+  // Harbor reads task.toml: SkillsBench 1.1's task.md runs on its own harnesses, none of Harbor's providers.
+  const { runs, not } = o.layout === 'harbor' ? whereItRuns(shapeOf(o)) : { runs: [], not: [] };
   const numbers = datasetNumbers(tasks);
   const name = o.org !== undefined ? packageName(o.org, o.prefix) : undefined;
   const context: CardContext = {
@@ -114,6 +115,7 @@ export function writeDatasetFiles(
     baseImage: o.image.baseImage ?? DEFAULT_BASE_IMAGE,
     aptVersions: o.image.aptVersions ?? {},
     imageRepositories: o.repositories,
+    layout: o.layout,
     verifier: o.verifier,
     agentNetwork: o.networks.agent,
     runsOn: runs,
