@@ -6,7 +6,8 @@
 // renames, so two runs in one checkout never see a build missing or half written.
 //
 //   node dist/scripts/bundle.js    build dist/bundle/quotecheck/ and (in a checkout) give the golden tasks their oracle and grader
-import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
+import { create as createTar } from 'tar';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -26,7 +27,7 @@ import {
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE_FILES, BUNDLE_FOLDER } from '../src/harbor/ship.js';
+import { BUILD_ENTRIES, BUNDLE_FILES, BUNDLE_FOLDER, TASK_BUILDS } from '../src/harbor/ship.js';
 import { packageRoot } from '../src/package-root.js';
 
 /** The project's root: this file is scripts/bundle.ts, or dist/scripts/bundle.js once compiled. */
@@ -141,20 +142,17 @@ export async function buildBundles(
   try {
     const built = await buildInto(root, staging);
     // The chunks first, then the entries that import them: whoever starts a new entry finds its chunks in place.
-    const entries = new Set<string>(Object.values(BUNDLE_FILES));
-    const order = [
-      ...built.files.filter((f) => !entries.has(f.path)),
-      ...built.files.filter((f) => entries.has(f.path)),
-    ];
+    const isEntry = (path: string): boolean => !basename(path).startsWith('chunk-');
+    const order = [...built.files.filter((f) => !isEntry(f.path)), ...built.files.filter((f) => isEntry(f.path))];
     for (const { path } of order) {
       mkdirSync(dirname(join(outDir, path)), { recursive: true });
       renameSync(join(staging, path), join(outDir, path));
     }
-    // Nothing else stays in the shipped folder (a file an older build made, an older build's chunks).
-    const folder = join(outDir, dirname(BUNDLE_FILES.quotecheck));
-    const names = new Set(built.files.map((f) => basename(f.path)));
-    for (const name of readdirSync(folder))
-      if (!names.has(name)) rmSync(join(folder, name), { recursive: true, force: true });
+    // Nothing else stays in a build's folder (a file an older build made, an older build's chunks).
+    const paths = new Set(built.files.map((f) => f.path));
+    for (const folder of new Set(built.files.map((f) => dirname(f.path)).filter((d) => d !== '.')))
+      for (const name of readdirSync(join(outDir, folder)))
+        if (!paths.has(join(folder, name))) rmSync(join(outDir, folder, name), { recursive: true, force: true });
     const stamp = `${stampOf(outDir)}.${process.pid}.tmp`;
     writeFileSync(stamp, `${[inputs, ...built.files.map((f) => f.path)].join('\n')}\n`);
     renameSync(stamp, stampOf(outDir));
@@ -172,48 +170,148 @@ export function graderImports(text: string): string[] {
   return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"]+)\1/g)].map((m) => m[2]!);
 }
 
-async function buildInto(root: string, outDir: string): Promise<BundleResult> {
+/**
+ * One esbuild build: its entries (output name to source), the folder under dist/bundle/ it writes, the commands of the
+ * command line it keeps (COMMAND_MODULES: the others' modules are left out), and whether it is minified whole (names
+ * too) or only as to whitespace and syntax (names stay, so a stack trace reads).
+ */
+interface BuildJob {
+  name: string;
+  folder: string;
+  entries: Record<string, string>;
+  splitting: boolean;
+  /** The command modules src/cli/main.ts may load in this build; undefined: every one. */
+  commands?: readonly string[];
+  minify: 'whole' | 'syntax';
+}
+
+/**
+ * The module each command's action loads (src/cli/main.ts's `await import('./<command>.js')`). A build of a few
+ * commands (src/cli/oracle-entry.ts, tool-entry.ts) registers only theirs, yet esbuild still bundles every dynamic
+ * import it finds in main.ts, dead or not: the others resolve to an empty module here, so that their code (the MCP SDK
+ * in the oracle, the task writer, the audit) is not in the build at all.
+ */
+function commandsOnly(keep: readonly string[]): Plugin {
+  return {
+    name: 'commands-only',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/[a-z-]+\.js$/ }, (args) =>
+        args.kind === 'dynamic-import' &&
+        args.importer.endsWith(join('src', 'cli', 'main.ts')) &&
+        !keep.includes(args.path)
+          ? { path: args.path, namespace: 'left-out-command' }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'left-out-command' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`${args.path}: not in this build`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** The builds: the whole command line (what the package installs and evaluate runs), and the two a task ships. */
+function buildJobs(root: string): BuildJob[] {
   const src = (p: string) => join(root, 'src', p);
   const entry = (file: string) => basename(file, '.mjs');
-  const jobs: { name: string; entries: Record<string, string>; banner: boolean; splitting: boolean }[] = [
-    // The oracle: the command line and the HTML worker it starts (found beside it), sharing their chunks.
+  const worker = src('extract/html-worker.ts');
+  return [
+    // The command line and the HTML worker it starts (found beside it), sharing their chunks.
     {
       name: 'quotecheck',
-      entries: {
-        [entry(BUNDLE_FILES.quotecheck)]: src('cli/entry.ts'),
-        [entry(BUNDLE_FILES.worker)]: src('extract/html-worker.ts'),
-      },
-      banner: true,
+      folder: dirname(BUNDLE_FILES.quotecheck),
+      entries: { [entry(BUNDLE_FILES.quotecheck)]: src('cli/entry.ts'), [entry(BUNDLE_FILES.worker)]: worker },
       splitting: true,
+      minify: 'syntax',
     },
     // The frozen edition's WARC reader: one file, copied alone into an agent's environment.
     {
       name: 'warc-extract',
+      folder: dirname(BUNDLE_FILES.warcExtract),
       entries: { [entry(BUNDLE_FILES.warcExtract)]: src('archive/extract-main.ts') },
-      banner: true,
       splitting: false,
+      minify: 'syntax',
+    },
+    // The oracle every task ships: `run` alone, minified whole (it is packed, and read by no one).
+    {
+      name: 'oracle',
+      folder: TASK_BUILDS.oracle,
+      entries: { [entry(BUILD_ENTRIES.cli)]: src('cli/oracle-entry.ts'), [entry(BUILD_ENTRIES.worker)]: worker },
+      splitting: true,
+      commands: ['./run.js'],
+      minify: 'whole',
+    },
+    // The oracle's loader: one small file, beside the pack in every task (what solve.sh starts while it unpacks).
+    {
+      name: 'oracle-loader',
+      folder: '.',
+      entries: { [entry(TASK_BUILDS.oracleLoader)]: src('cli/oracle-loader.ts') },
+      splitting: false,
+      minify: 'syntax',
+    },
+    // The tool the MCP and skill variants give the agent: run, verify and mcp.
+    {
+      name: 'tool',
+      folder: TASK_BUILDS.tool,
+      entries: { [entry(BUILD_ENTRIES.cli)]: src('cli/tool-entry.ts'), [entry(BUILD_ENTRIES.worker)]: worker },
+      splitting: true,
+      commands: ['./run.js', './verify.js', './mcp.js'],
+      minify: 'whole',
     },
   ];
-  const folder = join(outDir, dirname(BUNDLE_FILES.quotecheck));
+}
+
+/** Runs one build job into `outDir`; the files it wrote, relative to `outDir`, and the packages it pulled in. */
+async function runJob(root: string, outDir: string, job: BuildJob): Promise<{ written: string[]; packages: string[] }> {
+  const result = await build({
+    ...COMMON,
+    ...(job.minify === 'whole' ? { minify: true } : {}),
+    entryPoints: job.entries,
+    outdir: join(outDir, job.folder),
+    outExtension: { '.js': '.mjs' },
+    splitting: job.splitting,
+    chunkNames: CHUNK_NAMES,
+    // Every file of a split build gets the banner: each module has its own scope, so each chunk needs its own `require`.
+    banner: { js: `#!/usr/bin/env node\n${REQUIRE_BANNER}` },
+    plugins: job.commands ? [commandsOnly(job.commands)] : [],
+    absWorkingDir: root,
+  });
+  return {
+    written: Object.keys(result.metafile!.outputs).map((output) => relative(outDir, join(root, output))),
+    packages: packagesOf(result.metafile!),
+  };
+}
+
+/**
+ * Packs a build's folder (`outDir/<folder>/`) into `outDir/<pack>` as tar and gzip, the same bytes from the same files
+ * wherever it is made: the files in name order, mode 0755, no owner, every time the epoch.
+ */
+async function pack(outDir: string, folder: string, packName: string): Promise<void> {
+  const dir = join(outDir, folder);
+  const names = readdirSync(dir).sort();
+  await createTar(
+    {
+      file: join(outDir, packName),
+      cwd: dir,
+      gzip: { level: 9 },
+      portable: true,
+      mtime: new Date(0),
+      noDirRecurse: true,
+    },
+    names,
+  );
+}
+
+async function buildInto(root: string, outDir: string): Promise<BundleResult> {
   const packages: Record<string, string[]> = {};
   const written: string[] = [];
-  for (const job of jobs) {
-    const result = await build({
-      ...COMMON,
-      entryPoints: job.entries,
-      outdir: folder,
-      outExtension: { '.js': '.mjs' },
-      splitting: job.splitting,
-      chunkNames: CHUNK_NAMES,
-      // Every file of a split build gets the banner: each module has its own scope, so each chunk needs its own `require`.
-      banner: { js: `#!/usr/bin/env node\n${job.banner ? REQUIRE_BANNER : ''}` },
-      absWorkingDir: root,
-    });
-    packages[job.name] = packagesOf(result.metafile!);
-    for (const output of Object.keys(result.metafile!.outputs)) written.push(relative(outDir, join(root, output)));
+  for (const job of buildJobs(root)) {
+    const r = await runJob(root, outDir, job);
+    packages[job.name] = r.packages;
+    written.push(...r.written);
   }
   // The verifier's grader: its source as it is (readable, commented), which must import Node's own modules only.
-  const grader = readFileSync(src(GRADER_SOURCE), 'utf8');
+  const grader = readFileSync(join(root, 'src', GRADER_SOURCE), 'utf8');
   const imports = graderImports(grader).filter((m) => !m.startsWith('node:'));
   if (imports.length)
     throw new Error(
@@ -223,11 +321,11 @@ async function buildInto(root: string, outDir: string): Promise<BundleResult> {
   written.push(BUNDLE_FILES.grader);
   const missing = Object.values(BUNDLE_FILES).filter((path) => !written.includes(path));
   if (missing.length) throw new Error(`the builds did not write ${missing.join(', ')}`);
-  const files = written.sort().map((path) => {
-    const file = join(outDir, path);
-    chmodSync(file, 0o755);
-    return { path, bytes: statSync(file).size };
-  });
+  for (const path of written) chmodSync(join(outDir, path), 0o755);
+  // The oracle as every task holds it: its folder packed (after the modes are set: they are packed too).
+  await pack(outDir, TASK_BUILDS.oracle, TASK_BUILDS.oraclePack);
+  written.push(TASK_BUILDS.oraclePack);
+  const files = written.sort().map((path) => ({ path, bytes: statSync(join(outDir, path)).size }));
   return { dir: outDir, files, packages };
 }
 

@@ -104,8 +104,8 @@ describe('export is all or nothing', () => {
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stdout).toMatch(/^wrote 3 tasks \(3 claims, 3 sources\) to .*frozen; a frozen edition/);
     expect(entries(parent)).toEqual(['frozen']);
-    expect(entries(out)).toEqual(['alpha', 'bravo', 'charlie']);
-    for (const t of entries(out)) {
+    expect(entries(out)).toEqual(['README.md', 'alpha', 'bravo', 'charlie']);
+    for (const t of entries(out).filter((e) => e !== 'README.md')) {
       expect(existsSync(join(out, t, 'environment', 'sources.warc.gz')), t).toBe(true);
       expect(readFileSync(join(out, t, 'environment', 'Dockerfile'), 'utf8')).toMatch(/COPY sources\.warc\.gz/);
     }
@@ -145,7 +145,7 @@ describe('export is all or nothing', () => {
       'task',
     ]);
     expect(rerun.code, rerun.stderr).toBe(0);
-    expect(entries(out)).toEqual(['alpha', 'bravo', 'charlie']);
+    expect(entries(out)).toEqual(['README.md', 'alpha', 'bravo', 'charlie']);
     expect(entries(dir).filter((e) => e.startsWith('.'))).toEqual([]);
     expect(statSync(out).mode & 0o777).toBe(0o750);
   });
@@ -193,7 +193,8 @@ describe('export is all or nothing', () => {
       '1',
     ]);
     expect(rerun.code, rerun.stderr).toBe(0);
-    expect(entries(out)).toHaveLength(40);
+    // 40 tasks and the card.
+    expect(entries(out)).toHaveLength(41);
     expect(entries(parent)).toEqual(['many']);
   }, 60_000);
 
@@ -240,9 +241,9 @@ describe.skipIf(!canMount)('export on file systems of its own (private mount nam
     const labelled = join(dir, 'disk.jsonl');
     writeFileSync(labelled, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     mkdirSync(join(dir, 'small'));
-    // Each task ships a few MB (the oracle's quotecheck): 6 MB holds one task, not six.
+    // Each task ships most of a MB (the oracle's packed quotecheck): 2 MB holds two tasks, not six.
     const r = inMountNamespace(
-      `mount -t tmpfs -o size=6m none "$1/small" || exit 90
+      `mount -t tmpfs -o size=2m none "$1/small" || exit 90
 "$NODE" "$CLI" export --allow-private --labelled "$1/disk.jsonl" --out "$1/small/ds" --per-task 1; echo "exit=$?"
 echo "left:"; ls -A "$1/small"`,
       dir,
@@ -265,14 +266,14 @@ echo "left:"; ls -A "$1/small"`,
 "$NODE" "$CLI" export --labelled "${labelled}" --out "$1/mnt" --warc "${short}" --task-field task; echo "exit=$?"
 echo "after the failure:"; ls -A "$1/mnt"
 "$NODE" "$CLI" export --labelled "${labelled}" --out "$1/mnt" --warc "${good}" --task-field task >/dev/null; echo "exit=$?"
-echo "after the rerun:"; ls -A "$1/mnt"; ls "$1/mnt"/*/environment/sources.warc.gz | wc -l
+echo "after the rerun:"; LC_ALL=C ls -A "$1/mnt"; ls "$1/mnt"/*/environment/sources.warc.gz | wc -l
 echo "beside it:"; ls -A "$1" | grep '^\\.' ; true`,
       dir,
     );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/has no exchange for 1 source of charlie/);
     expect(r.stdout).toBe(
-      'exit=2\nafter the failure:\nexit=0\nafter the rerun:\nalpha\nbravo\ncharlie\n3\nbeside it:\n',
+      'exit=2\nafter the failure:\nexit=0\nafter the rerun:\nREADME.md\nalpha\nbravo\ncharlie\n3\nbeside it:\n',
     );
   });
 });

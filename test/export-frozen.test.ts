@@ -9,6 +9,9 @@ import { readRecordedRuns, writeTaskArchives } from '../src/harbor/recorded-runs
 import { frozenDisagreements } from '../src/harbor/frozen-check.js';
 import { runEvaluation } from '../src/harbor/local-harness.js';
 import { QUICK_ISOLATION } from './support/engine.js';
+import { PROVIDERS } from '../src/harbor/providers.js';
+import { pdftotextVersion } from '../src/extract/pdftotext-version.js';
+import { parse as parseToml } from 'smol-toml';
 import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 const page = (words: string): string => `<html><body><p>${words}</p></body></html>`;
@@ -121,7 +124,7 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     // The replay honours no Retry-After and no backoff: the recorded 503's one-second wait is not waited again.
     expect(seconds).toBeLessThan(10);
     // Nothing but the tasks is left in the dataset: the check's scratch folders are gone.
-    expect(readdirSync(out).sort()).toEqual(['ferry', 'light']);
+    expect(readdirSync(out).sort()).toEqual(['README.md', 'ferry', 'light']);
     expect(hits()).toBe(2);
     const bench = await runEvaluation({
       tasksDir: out,
@@ -225,4 +228,122 @@ describe('export --warc: the frozen check runs what solve.sh runs', () => {
     const ps = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout;
     expect(ps.split('\n').filter((l) => l.includes(staging!))).toEqual([]);
   }, 60_000);
+});
+
+describe("export --warc: the agent's network, and the labels' pdftotext", () => {
+  /** task.toml's [agent] table of one task. */
+  const agentTable = (out: string, task: string): Record<string, unknown> =>
+    (parseToml(readFileSync(join(out, task, 'task.toml'), 'utf8')) as { agent: Record<string, unknown> }).agent;
+
+  it("a frozen edition's agent has no network for its run by default; --agent-network public keeps it; export names the providers", async () => {
+    const { dir, labelled, warc } = await recordedRun();
+    const frozen = join(dir, 'frozen');
+    const r = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      frozen,
+      '--warc',
+      warc,
+      '--task-field',
+      'task',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(agentTable(frozen, 'ferry')).toMatchObject({ user: 'agent', network_mode: 'no-network' });
+    // Only the providers that switch the network per phase run it; the others are named with what would fix it.
+    const runsOn = r.stdout.split('\n').find((l) => l.startsWith('runs on '))!;
+    expect(runsOn.split(': ')[1]!.split(', ')).toEqual(
+      PROVIDERS.filter((p) => p.phaseNetwork && p.separate === 'own' && p.image === 'dockerfile').map((p) => p.name),
+    );
+    expect(r.stdout).toContain('\n  langsmith: needs --agent-network public\n');
+    const kept = join(dir, 'kept');
+    const k = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      kept,
+      '--warc',
+      warc,
+      '--task-field',
+      'task',
+      '--agent-network',
+      'public',
+    ]);
+    expect(k.code, k.stderr).toBe(0);
+    expect(agentTable(kept, 'ferry').network_mode).toBeUndefined();
+    expect(k.stdout).toMatch(/runs on .*langsmith/);
+    // A live edition's agent reads the web: no-network is refused, before anything is written.
+    const live = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelled,
+      '--out',
+      join(dir, 'live'),
+      '--agent-network',
+      'no-network',
+    ]);
+    expect(live.code).toBe(2);
+    expect(live.stderr).toMatch(/--agent-network no-network: a live edition's agent reads its sources on the web/);
+    expect(existsSync(join(dir, 'live'))).toBe(false);
+  }, 60_000);
+
+  it("the labels' pdftotext against the check's and the pinned one: another version refuses the export, naming both", async () => {
+    const { dir, labelled, warc } = await recordedRun();
+    const here = pdftotextVersion();
+    expect(here, 'pdftotext on this machine').toBeDefined();
+    // The labelled file, its claims said to be made by pdftotext of a version `v`.
+    const withVersion = (v: string): string => {
+      const file = join(dir, `labelled-${v}.jsonl`);
+      const rows = readFileSync(labelled, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const made = rows.map((r) => ({
+        ...r,
+        evidence: { extractor: 'pdftotext', versions: { quotecheck: '0.1.0', pdftotext: v } },
+      }));
+      writeFileSync(file, `${made.map((r) => JSON.stringify(r)).join('\n')}\n`);
+      return file;
+    };
+    const exportOf = (file: string, name: string, ...args: string[]) =>
+      runCliInProcess([
+        'export',
+        '--labelled',
+        file,
+        '--out',
+        join(dir, name),
+        '--warc',
+        warc,
+        '--task-field',
+        'task',
+        ...args,
+      ]);
+    const other = await exportOf(withVersion('0.1.0'), 'other');
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`this check's oracles ran pdftotext ${here}, yet 4 PDF labels by pdftotext 0.1.0`);
+    expect(existsSync(join(dir, 'other'))).toBe(false);
+    // The labels' own version, pinned to another: refused, naming the pin.
+    const same = withVersion(here!);
+    const pinned = await exportOf(same, 'pinned', '--apt-version', 'poppler-utils=0.2.0-1');
+    expect(pinned.code).toBe(2);
+    expect(pinned.stderr).toContain(
+      `the image pins poppler-utils=0.2.0-1 (pdftotext 0.2.0), yet 4 PDF labels by pdftotext ${here}`,
+    );
+    // The labels' version, unpinned: written, with a warning to pin it; pinned to it: written, no warning.
+    const unpinned = await exportOf(same, 'unpinned');
+    expect(unpinned.code, unpinned.stderr).toBe(0);
+    expect(unpinned.stderr).toMatch(
+      new RegExp(
+        `warning: the PDF labels were made with pdftotext ${here!.replaceAll('.', '\\.')}, and the image installs whatever poppler-utils`,
+      ),
+    );
+    const ok = await exportOf(same, 'ok', '--apt-version', `poppler-utils=${here}-2+deb12u2`);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toBe('');
+    // --allow-disagreement writes it anyway.
+    const forced = await exportOf(withVersion('0.1.0'), 'forced', '--allow-disagreement');
+    expect(forced.code, forced.stderr).toBe(0);
+  }, 120_000);
 });

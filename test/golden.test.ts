@@ -15,7 +15,7 @@ import { goldenAtPort, type GoldenAtPort } from '../golden/lib/tasks.js';
 import { WARCParser } from 'warcio';
 import { readArchive } from '../src/archive/index.js';
 import { QUICK_ISOLATION, QUICK_ISOLATION_ARGS } from './support/engine.js';
-import { CLI, ROOT, fileTempDir, runCli, tempDir, writeJson } from './support/helpers.js';
+import { CLI, ROOT, fileTempDir, runCli, tempDir, writeJson, taskFolders } from './support/helpers.js';
 import { checkTaskFolder, launchChromium } from './support/harbor-helpers.js';
 import { gzipMembers, handParse } from './support/warc-hand.js';
 
@@ -262,7 +262,7 @@ describe('export, then evaluate: a labelled file round-trips', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    const tasks = readdirSync(out).sort();
+    const tasks = taskFolders(out);
     expect(tasks[0]).toBe('rt-001');
     const taskOfUrl = new Map<string, string>();
     let claims = 0;
@@ -536,7 +536,7 @@ describe('sources change: the golden run recorded, then replayed with the golden
     expect(exported.code, exported.stderr).toBe(0);
     const evidence = new Set<string>();
     const bodies = new Set<string>();
-    for (const t of readdirSync(out)) {
+    for (const t of taskFolders(out)) {
       const env = join(out, t, 'environment');
       expect(existsSync(join(env, 'sources.warc.gz'))).toBe(true);
       expect(readFileSync(join(env, 'Dockerfile'), 'utf8')).toMatch(/COPY sources\.warc\.gz \/app\/sources\.warc\.gz/);

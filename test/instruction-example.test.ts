@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { goldenDir } from '../golden/server.js';
-import { runCliInProcess, tempDir } from './support/helpers.js';
+import { runCliInProcess, tempDir, taskFolders } from './support/helpers.js';
 
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 
@@ -106,7 +106,7 @@ describe("the instruction's answers example gives nothing away", () => {
         ]);
         expect(r.code, r.stderr).toBe(0);
         texts[which] = {};
-        for (const t of readdirSync(out)) {
+        for (const t of taskFolders(out)) {
           const text = readFileSync(join(out, t, l.file), 'utf8');
           expectNoHint(answersExample(text), taskIds(join(out, t), l), `${layout} ${t}`);
           texts[which]![t] = text;

@@ -368,7 +368,7 @@ describe('one labelled file everywhere', () => {
     ]);
     expect(exported.code, exported.stderr).toBe(0);
     // The agent's claims carry the proof it may check (verify_date, evidence.sha256), never the label or its diagnosis.
-    for (const task of readdirSync(dataset)) {
+    for (const task of readdirSync(dataset).filter((t) => t !== 'README.md')) {
       const given = JSON.parse(readFileSync(join(dataset, task, 'environment', 'claims.json'), 'utf8')) as Record<
         string,
         unknown

@@ -111,7 +111,7 @@ describe('export --layout skillsbench: what EvalScope and AgentCompass read', ()
     ];
     await exportAs(labelled, join(dir, 'sb'), 'skillsbench', ...pkg);
     await exportAs(labelled, join(dir, 'hb'), 'harbor', ...pkg);
-    expect(readdirSync(join(dir, 'sb')).sort()).toEqual(['harbour', 'pier']);
+    expect(readdirSync(join(dir, 'sb')).sort()).toEqual(['README.md', 'harbour', 'pier']);
     for (const task of ['harbour', 'pier']) {
       const t = join(dir, 'sb', task);
       for (const f of [

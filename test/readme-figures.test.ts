@@ -203,7 +203,7 @@ describe('the documented Performance figures agree with bench/results.json', () 
 
   test('the shipped build: its size, and its start-up against the installed CLI and the ideal', () => {
     const st = results.startup;
-    const size = 'shipped build (`solution/quotecheck/`)';
+    const size = "the whole command line's build (`dist/bundle/quotecheck/`)";
     expectShown(figure(size, /\| ([\d.]+) MB in \d+ files/), st.bundle_total_mb, 1);
     expect(figure(size, /MB in (\d+) files/)).toBe(st.bundle_files);
     const mb = (path: string) => st.bundle_bytes[path] / 1e6;

@@ -4,7 +4,7 @@
 // refused unless --wayback-url names one; a plain export replayed by evaluate and a frozen export (with no URL in solve.sh, the MCP args or the
 // instruction) score 1.000.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
@@ -13,7 +13,7 @@ import { openReplay, readArchive, recordedWaybackBases } from '../src/archive/in
 import { serializeRecord, warcinfoRecord } from '../src/archive/warc.js';
 import type { EvaluationReport } from '../src/harbor/local-harness.js';
 import { QUICK_ISOLATION_ARGS } from './support/engine.js';
-import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { runCli, runCliInProcess, serve, tempDir, writeJson, taskFolders } from './support/helpers.js';
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -308,7 +308,7 @@ describe('a replay answers archive requests from the base the recording asked', 
       'plain',
     ]);
     expect(exported.code, exported.stderr).toBe(0);
-    const [plainTask] = readdirSync(plain);
+    const [plainTask] = taskFolders(plain);
     expect(readFileSync(join(plain, plainTask!, 'solution', 'solve.sh'), 'utf8')).not.toContain('--wayback-url');
     const benched = await runCli([
       'evaluate',
@@ -341,7 +341,7 @@ describe('a replay answers archive requests from the base the recording asked', 
       'frozen',
     ]);
     expect(made.code, made.stderr).toBe(0);
-    for (const t of readdirSync(frozen)) {
+    for (const t of taskFolders(frozen)) {
       for (const file of ['solution/solve.sh', 'task.toml', 'instruction.md']) {
         const text = readFileSync(join(frozen, t, file), 'utf8');
         expect(text, `${t}/${file}`).not.toContain('--wayback-url');

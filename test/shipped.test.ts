@@ -1,25 +1,29 @@
 // The self-contained build a task ships (dist/bundle/quotecheck/, scripts/bundle.ts), run by itself from a folder of
 // its own with no package around it: every command a task uses works from it (run with its HTML worker threads and
-// pdftotext shells, verify, mcp, grade, export), and its grader needs nothing but Node.js.
-import { execFile, spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+// pdftotext shells, verify, mcp, grade, export), and its grader needs nothing but Node.js; and the builds a task ships
+// (the oracle, `run` alone, packed with its loader; the agent's tool, run, verify and mcp).
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, test } from 'vitest';
-import { BUNDLE_FILES, shippedDir } from '../src/harbor/ship.js';
+import { BUNDLE_FILES, ORACLE_PACK, TASK_BUILDS, shippedDir } from '../src/harbor/ship.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { ROOT, serve, tempDir, writeJson } from './support/helpers.js';
 import { GRADER_SOURCE, graderImports } from '../scripts/bundle.js';
 
 const execFileAsync = promisify(execFile);
 
-/** A copy of the shipped folder alone in a temp folder: no node_modules, no dist/, no package.json above it. */
+/**
+ * A copy of the builds alone in a temp folder (dist/bundle/ as it is: the whole command line's folder, the task builds
+ * beside it): no node_modules, no dist/, no package.json above it. Returns the command line's folder.
+ */
 function isolatedCopy(): string {
-  const dir = join(tempDir('quotecheck-shipped-'), 'quotecheck');
-  cpSync(shippedDir(), dir, { recursive: true });
-  return dir;
+  const bundle = join(tempDir('quotecheck-shipped-'), 'bundle');
+  cpSync(dirname(shippedDir()), bundle, { recursive: true });
+  return join(bundle, 'quotecheck');
 }
 
 const entry = (dir: string, file: string): string => join(dir, basename(file));
@@ -124,11 +128,11 @@ describe('the shipped build, alone', () => {
       },
     );
     expect(exported.status, exported.stderr).toBe(0);
-    for (const f of readdirSync(dir))
-      expect(
-        readFileSync(join(work, 'ds', 'x-001', 'solution', 'quotecheck', f)).equals(readFileSync(join(dir, f))),
-        f,
-      ).toBe(true);
+    expect(
+      readFileSync(join(work, 'ds', 'x-001', 'solution', ORACLE_PACK)).equals(
+        readFileSync(join(dir, '..', TASK_BUILDS.oraclePack)),
+      ),
+    ).toBe(true);
 
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -221,4 +225,64 @@ describe('the shipped build, alone', () => {
     expect(usage.status).toBe(2);
     expect(usage.stderr).toBe('usage: grade.mjs --answers FILE --gold FILE --logs DIR\n');
   });
+});
+
+describe('the builds a task ships: the oracle (run alone, packed, and its loader) and the agent tool', () => {
+  const bundle = (): string => dirname(shippedDir());
+
+  test("the oracle's build is `run` alone: help lists no other command, and nothing of the MCP server or the task writer is in it", () => {
+    const dir = tempDir();
+    execFileSync('tar', ['-xzf', join(bundle(), TASK_BUILDS.oraclePack), '-C', dir]);
+    const cli = join(dir, 'quotecheck.mjs');
+    const help = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' }).stdout;
+    expect(help.match(/^ {2}(\w[\w-]*) /gm)?.map((l) => l.trim())).toEqual(['run', 'help']);
+    expect(spawnSync(process.execPath, [cli, 'label'], { encoding: 'utf8' }).stderr).toMatch(/unknown command 'label'/);
+    const code = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('\n');
+    for (const absent of ['tools/list', 'instruction.md', 'harness_only']) expect(code).not.toContain(absent);
+    // Minified whole: the pack is a third of the folder it unpacks to, and the folder holds the worker beside the CLI.
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(['quotecheck.mjs', 'html-worker.mjs']));
+  });
+
+  test('the loader runs the unpacked oracle once solve.sh has unpacked it, and says why when it cannot', () => {
+    const loader = join(bundle(), TASK_BUILDS.oracleLoader);
+    const none = spawnSync(process.execPath, [loader, '--version'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/QUOTECHECK_UNPACKED is not set: run the oracle by its solve\.sh/);
+    const dir = tempDir();
+    writeFileSync(join(dir, '.unpacked'), '2\n');
+    const failed = spawnSync(process.execPath, [loader, '--version'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, QUOTECHECK_UNPACKED: dir },
+    });
+    expect(failed.status).toBe(2);
+    expect(failed.stderr).toMatch(/unpacking the oracle into .* failed \(tar exit status 2\)/);
+    execFileSync('tar', ['-xzf', join(bundle(), TASK_BUILDS.oraclePack), '-C', dir]);
+    writeFileSync(join(dir, '.unpacked'), '0\n');
+    const ok = spawnSync(process.execPath, [loader, '--version'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, QUOTECHECK_UNPACKED: dir },
+    });
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  test("the agent's tool is run, verify and mcp, and its MCP server serves the four tools", async () => {
+    const cli = join(bundle(), TASK_BUILDS.tool, 'quotecheck.mjs');
+    const help = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' }).stdout;
+    expect(help.match(/^ {2}(\w[\w-]*) /gm)?.map((l) => l.trim())).toEqual(['run', 'verify', 'mcp', 'help']);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], stderr: 'pipe' });
+    const client = new Client({ name: 'quotecheck-tool-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['check_claims', 'read_source', 'search_source', 'verify_quote']);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });

@@ -1,15 +1,15 @@
 // Every task.toml quotecheck writes (export and the golden builder, plain, --with-skill, --with-mcp, both) against Harbor's TaskConfig.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildGolden } from '../golden/build.js';
 import { planTasks, readLabelled, writeDataset } from '../src/harbor/export.js';
 import { GOLDEN_WAYBACK_URL } from '../golden/server.js';
-import { ROOT, runCliInProcess, tempDir } from './support/helpers.js';
+import { ROOT, runCliInProcess, taskFolders, tempDir } from './support/helpers.js';
 import { checkTaskFolder, dockerInstructions } from './support/harbor-helpers.js';
-import { shippedDir } from '../src/harbor/ship.js';
+import { ORACLE_PACK, TASK_BUILDS, shippedDir } from '../src/harbor/ship.js';
 import type { VerifierMode } from '../src/harbor/templates.js';
 import { taskVerifierMode } from '../src/harbor/verifier-mode.js';
 
@@ -199,8 +199,9 @@ function checkVerifierMode(
   const text = readFileSync(join(dir, 'task.toml'), 'utf8');
   expect(text.indexOf('\nartifacts = ')).toBeLessThan(text.indexOf('\n['));
   expect(config.verifier).toMatchObject({ environment_mode: 'separate', user: 'root' });
+  // Public: the grader opens no connection, so no-network would gain it nothing and cost the providers without one.
   expect(config.verifier?.environment).toMatchObject({
-    network_mode: 'no-network',
+    network_mode: 'public',
     cpus: 1,
     memory_mb: 1024,
     storage_mb: 2048,
@@ -457,13 +458,12 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
       expect(readFileSync(join(tasks[1]!, rel)).equals(readFileSync(join(tasks[0]!, rel))), rel).toBe(true);
     same('environment/Dockerfile');
     same('tests/grade.mjs');
-    for (const f of readdirSync(shippedDir())) {
-      same(`solution/quotecheck/${f}`);
-      expect(
-        readFileSync(join(tasks[0]!, 'solution', 'quotecheck', f)).equals(readFileSync(join(shippedDir(), f))),
-        f,
-      ).toBe(true);
-    }
+    same(`solution/${ORACLE_PACK}`);
+    expect(
+      readFileSync(join(tasks[0]!, 'solution', ORACLE_PACK)).equals(
+        readFileSync(join(dirname(shippedDir()), TASK_BUILDS.oraclePack)),
+      ),
+    ).toBe(true);
     if (variant !== 'plain') expect(r.stdout).toMatch(/every task ships/);
   });
 
@@ -538,7 +538,7 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
         ...args,
       ]);
       expect(w.code, w.stderr).toBe(0);
-      for (const t of readdirSync(ok).map((d) => join(ok, d))) {
+      for (const t of taskFolders(ok).map((d) => join(ok, d))) {
         expect(taskVerifierMode(t)).toBe('shared');
         expect(existsSync(join(t, 'verifier', 'Dockerfile'))).toBe(false);
         expect(statSync(join(t, 'verifier', 'gold.json')).mode & 0o777).toBe(0o600);
@@ -566,6 +566,50 @@ describe('quotecheck export: every variant is a valid Harbor task', () => {
     for (const t of taskDirs(out)) {
       checkTask(t, 'mcp', ['mcp', '--root', '/app', '--wayback-url', 'http://127.0.0.4:41733'], ORG);
       expect(readFileSync(join(t, 'solution', 'solve.sh'), 'utf8')).toContain('--wayback-url http://127.0.0.4:41733');
+    }
+  });
+
+  it("where it runs: prebuilt images in both environments, the networks of the agent's run and of the verifier, a pinned base: the schema loads every task.toml", async () => {
+    const dir = tempDir();
+    const out = join(dir, 'dataset');
+    const r = await runCliInProcess([
+      'export',
+      '--labelled',
+      labelledFile(dir),
+      '--out',
+      out,
+      '--org',
+      ORG,
+      '--image-repo',
+      'ghcr.io/qc-test/quotes',
+      '--verifier-image-repo',
+      'registry.example.org/qc-test/quotes-verifier',
+      '--verifier-network',
+      'no-network',
+      '--base-image',
+      `node:20-bookworm-slim@sha256:${'ab'.repeat(32)}`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const t of taskDirs(out)) {
+      checkTaskFolder(t);
+      const config = parseTaskToml(readFileSync(join(t, 'task.toml'), 'utf8'), t);
+      expect(config.task?.name).toBe(`${ORG}/${basename(t)}`);
+      expect(config.environment?.docker_image).toMatch(/^ghcr\.io\/qc-test\/quotes:/);
+      expect(config.verifier?.environment).toMatchObject({ network_mode: 'no-network' });
+      expect(config.verifier?.environment?.docker_image).toMatch(/^registry\.example\.org\/qc-test\/quotes-verifier:/);
+      // Memory and disk in whole gigabytes: what the providers that size in GB and round down give as asked.
+      for (const env of [config.environment!, config.verifier!.environment!]) {
+        expect(env.memory_mb! % 1024, t).toBe(0);
+        expect(env.storage_mb! % 1024, t).toBe(0);
+      }
+    }
+    // The agent's run without the network (a frozen edition's): [agent] network_mode, a phase policy Harbor reads.
+    const api = join(dir, 'api');
+    writeDataset(api, planTasks(readLabelled(labelledFile(dir)), 6), 'x', { networks: { agent: 'no-network' } });
+    for (const t of taskDirs(api)) {
+      const config = parseTaskToml(readFileSync(join(t, 'task.toml'), 'utf8'), t);
+      expect(config.agent).toMatchObject({ user: 'agent', network_mode: 'no-network' });
+      expect(config.environment?.network_mode).toBe('public');
     }
   });
 

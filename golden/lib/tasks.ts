@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LAYOUTS } from '../../src/harbor/layout.js';
-import { BUNDLE_FILES, SHIPPED_FOLDER, shippedDir } from '../../src/harbor/ship.js';
+import { BUNDLE_FILES, ORACLE_LOADER, ORACLE_PACK, TASK_BUILDS, shippedDir } from '../../src/harbor/ship.js';
 import { GOLD_MODE, writeTaskFolder as writeTask } from '../../src/harbor/task-writer.js';
 import { bundledSkillDir, instruction, type solveScript, type TaskVariant } from '../../src/harbor/templates.js';
 import type { LabelledRow } from './rows.js';
@@ -83,41 +83,26 @@ function replaceFile(from: string, to: string): boolean {
 }
 
 /**
- * Folder `to` made equal to folder `from` (plain files, one level, as the shipped folder is): each file replaced by a
- * rename only when it differs, files `from` lacks removed, the folder itself never absent. Two runs doing it at once,
- * or a run reading the folder meanwhile, see every file whole; the files named in `last` are copied after the others.
- */
-function mirrorFolder(from: string, to: string, last: ReadonlySet<string> = new Set()): void {
-  fs.mkdirSync(to, { recursive: true });
-  const names = fs.readdirSync(from).filter((n) => fs.statSync(path.join(from, n)).isFile());
-  const ordered = [...names.filter((n) => !last.has(n)), ...names.filter((n) => last.has(n))];
-  for (const name of ordered) replaceFile(path.join(from, name), path.join(to, name));
-  for (const name of fs.readdirSync(to)) {
-    if (!names.includes(name) && !name.endsWith('.tmp'))
-      fs.rmSync(path.join(to, name), { recursive: true, force: true });
-  }
-}
-
-/** The shipped folder's entry files (BUNDLE_FILES), which import its chunks. */
-const SHIPPED_ENTRIES: ReadonlySet<string> = new Set(Object.values(BUNDLE_FILES).map((f) => path.basename(f)));
-
-/**
  * Gives every golden task under `tasksDir` (by default the committed ones, golden/tasks/<task>/) what git does not
- * keep: the shipped files, the oracle's quotecheck in solution/quotecheck/ and the grader in tests/grade.mjs (a copy of
- * src/harbor/grader/grade.mjs), equal to those of dist/bundle/; and tests/gold.json's mode, its owner's alone (git keeps
- * only the executable bit, so a checkout has it readable by all). A file already equal is left alone and another is
- * replaced by a rename, so that two test runs starting at once in one checkout, or a run while a demo reads the tasks,
- * never see one missing or half written. Returns how many tasks.
+ * keep: the shipped files, the oracle's packed quotecheck in solution/quotecheck.tgz with its loader (quotecheck.mjs)
+ * and the grader in tests/grade.mjs
+ * (a copy of src/harbor/grader/grade.mjs), equal to those of dist/bundle/; and tests/gold.json's mode, its owner's
+ * alone (git keeps only the executable bit, so a checkout has it readable by all). A file already equal is left alone
+ * and another is replaced by a rename, so that two test runs starting at once in one checkout, or a run while a demo
+ * reads the tasks, never see one missing or half written; the unpacked quotecheck/ an older build put there goes.
+ * Returns how many tasks.
  */
 export function installGoldenShipped(tasksDir = path.join(goldenDir(), 'tasks')): number {
   const { oracle, verifier } = LAYOUTS.harbor;
   const shipped = shippedDir();
+  const built = path.dirname(shipped);
   let n = 0;
   for (const name of fs.readdirSync(tasksDir).sort()) {
     const dir = path.join(tasksDir, name);
     if (!fs.existsSync(path.join(dir, 'task.toml'))) continue;
-    // The entries after the chunks they import: a run starting meanwhile finds a new entry's chunks in place.
-    mirrorFolder(shipped, path.join(dir, oracle.folder, SHIPPED_FOLDER), SHIPPED_ENTRIES);
+    replaceFile(path.join(built, TASK_BUILDS.oraclePack), path.join(dir, oracle.folder, ORACLE_PACK));
+    replaceFile(path.join(built, TASK_BUILDS.oracleLoader), path.join(dir, oracle.folder, ORACLE_LOADER));
+    fs.rmSync(path.join(dir, oracle.folder, 'quotecheck'), { recursive: true, force: true });
     replaceFile(path.join(shipped, path.basename(BUNDLE_FILES.grader)), path.join(dir, verifier.folder, 'grade.mjs'));
     const gold = path.join(dir, verifier.folder, 'gold.json');
     if (fs.existsSync(gold) && (fs.statSync(gold).mode & 0o777) !== GOLD_MODE) fs.chmodSync(gold, GOLD_MODE);
@@ -179,7 +164,11 @@ export function goldenAtPort(port: number, outDir: string): GoldenAtPort {
   const { oracle, verifier } = LAYOUTS.harbor;
   const committed = path.join(golden, 'tasks');
   // What scripts/bundle.ts installs: taken from dist/bundle/ below, never from a committed task another run may be updating.
-  const built = new Set([path.join(oracle.folder, SHIPPED_FOLDER), path.join(verifier.folder, 'grade.mjs')]);
+  const built = new Set([
+    path.join(oracle.folder, ORACLE_PACK),
+    path.join(oracle.folder, ORACLE_LOADER),
+    path.join(verifier.folder, 'grade.mjs'),
+  ]);
   const copyTree = (from: string, to: string, rel: string): void => {
     fs.mkdirSync(to, { recursive: true });
     for (const entry of fs.readdirSync(from, { withFileTypes: true })) {

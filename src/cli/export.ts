@@ -18,52 +18,21 @@ import {
   tasksByName,
   writeDataset,
 } from '../harbor/export.js';
+import type { Disagreement, FrozenCheckOptions } from '../harbor/frozen-check.js';
+import { CARD_FILE, readAudit, writeDatasetFiles, type DatasetFiles } from '../harbor/dataset-files.js';
+import { MANIFEST_FILE } from '../harbor/manifest.js';
+import { HARBOR_VERSION } from '../harbor/providers.js';
+import type { Archive } from '../archive/index.js';
 import { readRecordedRuns, writeTaskArchives } from '../harbor/recorded-runs.js';
-import type { Disagreement } from '../harbor/frozen-check.js';
 import type { Layout } from '../harbor/layout.js';
+import { BUILD_IMAGES_SCRIPT } from '../harbor/task-image.js';
+import { VERSION } from '../defaults.js';
+import { commandLine, whereOptions, type ExportCommandOptions, type WhereOptions } from './export-where.js';
 import { checkKeywords, checkOrg, packageName, parseAuthor } from '../harbor/package-info.js';
-import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir, type VerifierMode } from '../harbor/templates.js';
+import { TASK_SKILLS_DIR, bundledSkillDir, checkSkillDir } from '../harbor/templates.js';
 import { verifierModeProblem } from '../harbor/task-writer.js';
 import { UserError } from '../errors.js';
 import { SIGNAL_EXIT, errorLine, messageLine, outputLine, refuseInput } from './progress.js';
-
-export interface ExportCommandOptions {
-  labelled: string;
-  out: string;
-  perTask: number;
-  name?: string;
-  /**
-   * Recorded runs (WARC, `label --record`) of these claims, one per batch: each task ships its own sources from the
-   * one that holds each claim's record, and replays them.
-   */
-  warc?: string[];
-  /** Ship a skill in every task (Harbor's skills_dir): `true` for quotecheck's own, or a skill folder. */
-  withSkill?: boolean | string;
-  /** Declare quotecheck's MCP server (`quotecheck mcp`) in every task's task.toml. */
-  withMcp?: boolean;
-  /** The sources are on a private network: the oracle (and the MCP server) get --allow-private. */
-  allowPrivate?: boolean;
-  /** A frozen edition is written even where its oracle would answer a claim otherwise than its label. */
-  allowDisagreement?: boolean;
-  /** Harbor's layout (SkillsBench 1.0) or SkillsBench 1.1's task.md. */
-  layout?: Layout;
-  /** A field of the labelled claims that names each claim's task: tasks as the file has them, not by size. */
-  taskField?: string;
-  /** The registry org: task.toml's [task] name is `<org>/<task>`. */
-  org?: string;
-  /** `--author` (repeatable): "Name <email>" or "Name". */
-  author?: string[];
-  /** `--keyword` (repeatable). */
-  keyword?: string[];
-  /** [task] description of every task. */
-  description?: string;
-  /** [metadata] difficulty. */
-  difficulty?: string;
-  /**
-   * `--verifier`: where each task's verifier runs (default: separate in Harbor's layout, shared in SkillsBench 1.1's).
-   */
-  verifier?: VerifierMode;
-}
 
 /** What --org and the options that fill [task] give the dataset, checked before anything is read. */
 type PackageOptions = Pick<DatasetOptions, 'org' | 'authors' | 'keywords' | 'description'>;
@@ -218,16 +187,138 @@ function size(bytes: number): string {
   return bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} KB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
+/** What an export is made of, read and checked before anything is written. */
+interface ExportPlan {
+  pkg: ReturnType<typeof packageOptions>;
+  skillDir: string | undefined;
+  where: WhereOptions;
+  claims: LabelledClaim[];
+  tasks: LabelledClaim[][];
+  names?: string[];
+  archive?: Archive[];
+  prefix: string;
+}
+
+/** Reads and checks what the export is made of: the options, the labelled claims and their tasks, the archive. */
+async function planExport(opts: ExportCommandOptions): Promise<ExportPlan> {
+  const { pkg, skillDir, where } = checkExportOptions(opts);
+  const claims = readLabelled(opts.labelled, { taskField: opts.taskField });
+  const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
+  const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
+  // Sources the tasks' oracle would refuse are found before anything is read or written (writeDataset checks again).
+  const refused = privateSourceProblem(claims, { allowPrivate: opts.allowPrivate, frozen: !!opts.warc?.length });
+  if (refused) throw new ExportError(refused);
+  const archive = opts.warc?.length ? await readRecordedRuns(opts.warc) : undefined;
+  return {
+    pkg,
+    skillDir,
+    where,
+    claims,
+    tasks,
+    ...(named ? { names: named.names } : {}),
+    ...(archive ? { archive } : {}),
+    prefix: opts.name ?? defaultPrefix(opts.labelled),
+  };
+}
+
+/** What was written into the staging folder. */
+interface Staged {
+  result: ReturnType<typeof writeDataset>;
+  written?: Awaited<ReturnType<typeof writeTaskArchives>>;
+  disagreements: Disagreement[];
+  files: DatasetFiles;
+}
+
+/**
+ * Writes the dataset into `dir` (the staging folder): the tasks, a frozen edition's archives (then its check: each
+ * task's oracle on its archive, and the labels' pdftotext), and the dataset's own files last.
+ */
+async function writeStaged(opts: ExportCommandOptions, plan: ExportPlan, dir: string, signal: AbortSignal) {
+  const layout = opts.layout ?? 'harbor';
+  const result = writeDataset(dir, plan.tasks, plan.prefix, {
+    frozen: plan.archive !== undefined,
+    allowPrivate: opts.allowPrivate === true,
+    variant: { skill: plan.skillDir !== undefined, mcp: opts.withMcp === true },
+    skillDir: plan.skillDir,
+    layout,
+    taskNames: plan.names,
+    ...plan.pkg,
+    ...(opts.difficulty !== undefined ? { difficulty: opts.difficulty } : {}),
+    ...(opts.verifier !== undefined ? { verifierMode: opts.verifier } : {}),
+    image: plan.where.image,
+    networks: plan.where.networks,
+  });
+  // The audit is of this very dataset, by its tasks' names: a mismatch leaves nothing behind.
+  const audit = opts.audit
+    ? readAudit(
+        opts.audit,
+        result.tasks.map((t) => t.name),
+      )
+    : undefined;
+  let written: Staged['written'];
+  let disagreements: Disagreement[] = [];
+  if (plan.archive) {
+    // A task whose source is not in the archive is found here, after every task folder is written: so nothing stays.
+    written = await writeTaskArchives(result, plan.archive, plan.tasks);
+    // A frozen edition is kept only when its oracle, replaying each task's own archive, gives every label.
+    disagreements = await checkFrozen(opts, plan, result, { layout, workDir: dir, signal });
+  }
+  const files = writeDatasetFiles(dir, result, plan.tasks, {
+    prefix: plan.prefix,
+    layout,
+    ...plan.pkg,
+    verifier: plan.where.verifier,
+    networks: plan.where.networks,
+    image: plan.where.image,
+    repositories: plan.where.repositories,
+    frozen: plan.archive !== undefined,
+    ...(written ? { archives: written } : {}),
+    ...(plan.where.license !== undefined ? { license: plan.where.license } : {}),
+    ...(audit ? { audit } : {}),
+    command: commandLine(opts),
+    quotecheckVersion: VERSION,
+  });
+  return { result, written, disagreements, files } satisfies Staged;
+}
+
+/**
+ * A frozen edition's check (src/harbor/frozen-check.ts): each task's oracle on its own archive, and the pdftotext the
+ * PDF labels were made with against the one the image pins and the one the check ran. Either refuses the export, unless
+ * --allow-disagreement; the disagreements are returned for the summary. Without a pin, a warning says which to pin.
+ */
+async function checkFrozen(
+  opts: ExportCommandOptions,
+  plan: ExportPlan,
+  result: ReturnType<typeof writeDataset>,
+  check: FrozenCheckOptions,
+): Promise<Disagreement[]> {
+  const { describeDisagreements, frozenDisagreements, labelPdftotextVersions, pdftotextProblems } = await import(
+    '../harbor/frozen-check.js'
+  );
+  const disagreements = await frozenDisagreements(result.tasks, plan.tasks, check);
+  const pinned = plan.where.image.aptVersions?.['poppler-utils'];
+  const problems = [
+    ...(disagreements.length ? [describeDisagreements(disagreements)] : []),
+    ...pdftotextProblems(plan.tasks, pinned),
+  ];
+  if (problems.length && !opts.allowDisagreement)
+    throw new ExportError(
+      `${problems.join('; ')}; record the run again, fix those labels, or pass --allow-disagreement to write ` +
+        'them anyway',
+    );
+  const versions = labelPdftotextVersions(plan.tasks);
+  if (pinned === undefined && versions.length)
+    messageLine(
+      `warning: the PDF labels were made with pdftotext ${versions.join(', ')}, and the image installs whatever ` +
+        'poppler-utils Debian has the day it is built: pin it (--apt-version poppler-utils=<its Debian version>) so ' +
+        'that the frozen edition gives the same text in any year',
+    );
+  return disagreements;
+}
+
 export async function exportCommand(opts: ExportCommandOptions): Promise<number> {
   try {
-    const { pkg, skillDir } = checkExportOptions(opts);
-    const claims = readLabelled(opts.labelled, { taskField: opts.taskField });
-    const named = opts.taskField !== undefined ? tasksByName(claims) : undefined;
-    const tasks = named?.tasks ?? planTasks(claims, opts.perTask);
-    // Sources the tasks' oracle would refuse are found before anything is read or written (writeDataset checks again).
-    const refused = privateSourceProblem(claims, { allowPrivate: opts.allowPrivate, frozen: !!opts.warc?.length });
-    if (refused) throw new ExportError(refused);
-    const archive = opts.warc?.length ? await readRecordedRuns(opts.warc) : undefined;
+    const plan = await planExport(opts);
     // All or nothing: the dataset is written into a staging folder and put at --out only when it is whole.
     // The handlers come first: a signal just after the staging folder is made must not leave it behind.
     let staged: StagedOutput | undefined;
@@ -241,36 +332,10 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
-    let result;
-    let written;
-    let disagreements: Disagreement[] = [];
+    let done: Staged;
     try {
       staged = new StagedOutput(opts.out);
-      result = writeDataset(staged.dir, tasks, opts.name ?? defaultPrefix(opts.labelled), {
-        frozen: archive !== undefined,
-        allowPrivate: opts.allowPrivate === true,
-        variant: { skill: skillDir !== undefined, mcp: opts.withMcp === true },
-        skillDir,
-        layout: opts.layout ?? 'harbor',
-        taskNames: named?.names,
-        ...pkg,
-        ...(opts.difficulty !== undefined ? { difficulty: opts.difficulty } : {}),
-        ...(opts.verifier !== undefined ? { verifierMode: opts.verifier } : {}),
-      });
-      // A task whose source is not in the archive is found here, after every task folder is written: so nothing stays.
-      if (archive) written = await writeTaskArchives(result, archive, tasks);
-      // A frozen edition is kept only when its oracle, replaying each task's own archive, gives every label.
-      if (archive) {
-        const { describeDisagreements, frozenDisagreements } = await import('../harbor/frozen-check.js');
-        const check = { layout: opts.layout ?? 'harbor', workDir: staged.dir, signal: checking.signal };
-        disagreements = await frozenDisagreements(result.tasks, tasks, check);
-        if (disagreements.length > 0 && !opts.allowDisagreement) {
-          throw new ExportError(
-            `${describeDisagreements(disagreements)}; record the run again, fix those labels, or pass ` +
-              `--allow-disagreement to write them anyway`,
-          );
-        }
-      }
+      done = await writeStaged(opts, plan, staged.dir, checking.signal);
       await signalPoint();
       staged.commit();
     } finally {
@@ -278,24 +343,49 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     }
+    const { result, written, disagreements, files } = done;
     outputLine(
       wroteLine(opts, {
         result,
-        claims: claims.length,
+        claims: plan.claims.length,
         written,
         disagreements: disagreements.length,
-        skillDir,
-        org: pkg.org,
+        skillDir: plan.skillDir,
+        org: plan.pkg.org,
       }),
     );
     reportSpread(
-      tasks,
+      plan.tasks,
       result.tasks.map((t) => t.name),
     );
+    reportWhere(files, plan.where, opts.layout ?? 'harbor');
     return 0;
   } catch (err) {
     return exportFailed(err, opts.out);
   }
+}
+
+/**
+ * Where the dataset runs, on stdout: Harbor's providers it runs on, and the others with why not; what the dataset's
+ * own files are. On stderr, what a publisher must know: the verifier images hold the gold.
+ */
+function reportWhere(files: DatasetFiles, where: WhereOptions, layout: Layout): void {
+  if (layout === 'harbor')
+    outputLine(`runs on Harbor ${HARBOR_VERSION}'s providers: ${files.runsOn.join(', ') || 'none'}`);
+  else outputLine("runs on SkillsBench 1.1's harnesses (task.md: EvalScope, AgentCompass), not on Harbor's providers");
+  if (files.notOn.length) outputLine(`not on:\n${files.notOn.map((p) => `  ${p.name}: ${p.fix}`).join('\n')}`);
+  outputLine(
+    `beside the tasks: ${CARD_FILE} (the card)${files.manifest ? `, ${MANIFEST_FILE} (every task's digest)` : ''}` +
+      (files.images.length
+        ? `, ${BUILD_IMAGES_SCRIPT} (builds and pushes ${plural(files.images.length, 'image')})`
+        : ''),
+  );
+  if (where.repositories.verifier !== undefined)
+    messageLine(
+      `warning: the verifier images (${where.repositories.verifier}) hold the gold labels: push them where the ` +
+        "harness can pull them and the agent cannot (a private registry whose credentials never reach the agent's " +
+        'container); an agent that pulls one reads every answer',
+    );
 }
 
 /**
@@ -305,6 +395,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
 function checkExportOptions(opts: ExportCommandOptions): {
   pkg: ReturnType<typeof packageOptions>;
   skillDir: string | undefined;
+  where: WhereOptions;
 } {
   // The dataset folder is checked before the claims and the archive are read: a bad --out costs nothing.
   checkOutputPath(opts.out, '--out', { folder: true, createFolders: true });
@@ -329,7 +420,8 @@ function checkExportOptions(opts: ExportCommandOptions): {
     opts.withSkill === undefined || opts.withSkill === false
       ? undefined
       : checkSkillDir(opts.withSkill === true ? bundledSkillDir() : opts.withSkill);
-  return { pkg, skillDir };
+  // So are the images, networks and licence.
+  return { pkg, skillDir, where: whereOptions(opts) };
 }
 
 /** What an export wrote, for its last line. */

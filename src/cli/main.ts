@@ -16,6 +16,9 @@ interface Outcome {
   argv?: readonly string[];
 }
 
+/** One command's registration: adds it to the program, its action leaving the exit code in `outcome`. */
+export type AddCommand = (program: Command, outcome: Outcome, io: CliIo) => void;
+
 /** How help shows an option's default: every option says it, in one format, `(default: X)`, or `(required)`. */
 export function defaultShown(option: Option): string | undefined {
   if (option.long === '--help' || option.long === '--version') return undefined;
@@ -44,7 +47,7 @@ function described(flags: string, description: string, shown: string): Option {
 }
 
 /** `run`: label every claim of a claims file (src/cli/run.ts). */
-function addRunCommand(program: Command, outcome: Outcome): void {
+export function addRunCommand(program: Command, outcome: Outcome): void {
   const run = program
     .command('run')
     .description(
@@ -156,7 +159,7 @@ function addLabelCommand(program: Command, outcome: Outcome): void {
 }
 
 /** `verify`: one quote against one URL (src/cli/verify.ts). */
-function addVerifyCommand(program: Command, outcome: Outcome): void {
+export function addVerifyCommand(program: Command, outcome: Outcome): void {
   const verify = program
     .command('verify')
     .description('check one quote against one URL; exit 0 verbatim, 1 no_match, 2 bad input')
@@ -204,7 +207,7 @@ Tools (inputs; ? marks an optional one):
 `;
 
 /** `mcp`: the tools served to an agent over stdio (src/cli/mcp.ts). */
-function addMcpCommand(program: Command, outcome: Outcome): void {
+export function addMcpCommand(program: Command, outcome: Outcome): void {
   const mcp = program
     .command('mcp')
     .description(
@@ -482,7 +485,7 @@ function addExportCommand(program: Command, outcome: Outcome): void {
       'group claims into tasks by this field of the labelled claims (e.g. task), named by its value, instead of by ' +
         '--per-task',
     );
-  addPublishingOptions(command).action(async (o) => {
+  addImageOptions(addPublishingOptions(command)).action(async (o) => {
     const { exportCommand } = await import('./export.js');
     outcome.code = await exportCommand(o);
   });
@@ -523,6 +526,74 @@ function addPublishingOptions(command: Command): Command {
       new Option('--difficulty <level>', '[metadata] difficulty of every task')
         .choices(['easy', 'medium', 'hard'])
         .default(undefined, 'none written'),
+    );
+}
+
+/** A repeatable option's values, in order. */
+const repeated = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/**
+ * export's options for where the tasks run (docs/datasets.md#where-a-dataset-runs-harbors-providers): what the images
+ * start from and are named, the networks, the dataset's licence and audit.
+ */
+function addImageOptions(command: Command): Command {
+  const network = (flags: string, help: string, shown: string): Option =>
+    new Option(flags, help).choices(['public', 'no-network']).default(undefined, shown);
+  return command
+    .addOption(
+      described(
+        '--base-image <ref>',
+        'the image both Dockerfiles start FROM, pinned by its digest (node:20-bookworm-slim@sha256:...)',
+        'node:20-bookworm-slim, by tag',
+      ),
+    )
+    .addOption(
+      described(
+        '--apt-version <pkg=version>',
+        "a Debian package's version in the agent's image (poppler-utils, ca-certificates or curl); repeat for more",
+        "the archive's current ones",
+      ).argParser(repeated),
+    )
+    .addOption(
+      described(
+        '--image-repo <repository>',
+        '[environment].docker_image of every task: <repository>:<task>-<folder hash>, for the providers that build ' +
+          'no Dockerfile; build-images.sh builds and pushes them',
+        'none: each provider builds environment/Dockerfile',
+      ),
+    )
+    .addOption(
+      described(
+        '--verifier-image-repo <repository>',
+        '[verifier.environment].docker_image of every task, likewise; it holds the gold labels: keep it where the ' +
+          'agent cannot pull it',
+        'none: each provider builds tests/Dockerfile',
+      ),
+    )
+    .addOption(
+      network(
+        '--agent-network <mode>',
+        "the agent's run ([agent] network_mode; its setup keeps the network): no-network keeps a frozen edition's " +
+          'agent off the live web',
+        'no-network with --warc, else public',
+      ),
+    )
+    .addOption(
+      network(
+        '--verifier-network <mode>',
+        "a separate verifier's network ([verifier.environment] network_mode); its grader opens no connection",
+        'public',
+      ),
+    )
+    .addOption(
+      described('--license <spdx>', "the dataset's licence, an SPDX expression (CC-BY-4.0), in its card", 'none'),
+    )
+    .addOption(
+      described(
+        '--audit <audit.json>',
+        'the result of quotecheck audit --json on this very dataset, for its card (export, audit, export again)',
+        'none',
+      ),
     );
 }
 
@@ -664,12 +735,27 @@ function addWaybackStubCommand(program: Command, outcome: Outcome): void {
     });
 }
 
+/** Every command, in the order help lists them. */
+const EVERY_COMMAND: readonly AddCommand[] = [
+  addRunCommand,
+  addLabelCommand,
+  addVerifyCommand,
+  addMcpCommand,
+  addGradeCommand,
+  (program, outcome, io) => addEvaluateCommand(program, outcome, io.env),
+  addRenamedBenchCommand,
+  addCompareCommand,
+  addExportCommand,
+  addAuditCommand,
+  addWaybackStubCommand,
+];
+
 /**
- * The program, printing through `io` (help, version and usage errors included) and leaving each command's exit code in
- * `outcome`. Every exit is a thrown CommanderError (exitOverride): main turns it into the exit code, nothing calls
- * process.exit.
+ * A program of some commands (`commands`), printing through `io` (help, version and usage errors included) and leaving
+ * each command's exit code in `outcome`. Every exit is a thrown CommanderError (exitOverride): main turns it into the
+ * exit code, nothing calls process.exit. The builds a task ships (scripts/bundle.ts) are programs of fewer commands.
  */
-export function buildProgram(io: CliIo = processIo(), outcome: Outcome = { code: 0 }): Command {
+function programOf(io: CliIo, outcome: Outcome, commands: readonly AddCommand[]): Command {
   const program = new Command('quotecheck')
     .description(
       'Checks quotes against their sources: fetch, extract, normalize, match; labels each claim verbatim or no_match.',
@@ -684,32 +770,20 @@ export function buildProgram(io: CliIo = processIo(), outcome: Outcome = { code:
     })
     // Set before the commands so they inherit it: a usage error, --help or --version throws, and main returns its code.
     .exitOverride();
-  // One function a command; help lists them in this order.
-  addRunCommand(program, outcome);
-  addLabelCommand(program, outcome);
-  addVerifyCommand(program, outcome);
-  addMcpCommand(program, outcome);
-  addGradeCommand(program, outcome);
-  addEvaluateCommand(program, outcome, io.env);
-  addRenamedBenchCommand(program, outcome);
-  addCompareCommand(program, outcome);
-  addExportCommand(program, outcome);
-  addAuditCommand(program, outcome);
-  addWaybackStubCommand(program, outcome);
+  for (const add of commands) add(program, outcome, io);
   return program;
 }
 
-/**
- * Runs the command line `argv` (node's argv: the program and script first) and returns its exit code: 0, or the
- * command's own (1 no_match for verify, 2 bad input, 128+n stopped by signal n); usage errors are 2, --help and
- * --version 0. Everything it prints goes through `io` (default: the process's streams), so a caller may run commands
- * in-process; the process itself is never exited.
- */
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+/** The whole program: every command (programOf). */
+export const buildProgram = (io: CliIo = processIo(), outcome: Outcome = { code: 0 }): Command =>
+  programOf(io, outcome, EVERY_COMMAND);
+
+/** Parses `argv` with the program `make` builds, printing through `io`, and returns the exit code (runProgram). */
+async function runWith(argv: string[], io: CliIo, make: (outcome: Outcome) => Command): Promise<number> {
   const outcome: Outcome = { code: 0, argv };
   return withIo(io, async () => {
     try {
-      await buildProgram(io, outcome).parseAsync(argv);
+      await make(outcome).parseAsync(argv);
     } catch (err) {
       if (!(err instanceof CommanderError)) throw err;
       // Usage errors exit 2, like every other bad input.
@@ -718,3 +792,16 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     return outcome.code;
   });
 }
+
+/**
+ * Runs the command line `argv` (node's argv: the program and script first) with the program of `commands` and returns
+ * its exit code: 0, or the command's own (1 no_match for verify, 2 bad input, 128+n stopped by signal n); usage errors
+ * are 2, --help and --version 0. Everything it prints goes through `io` (default: the process's streams), so a caller
+ * may run commands in-process; the process itself is never exited.
+ */
+export const runProgram = (argv: string[], commands: readonly AddCommand[], io: CliIo = processIo()): Promise<number> =>
+  runWith(argv, io, (outcome) => programOf(io, outcome, commands));
+
+/** The whole command line (runProgram with every command: buildProgram). */
+export const main = (argv: string[], io: CliIo = processIo()): Promise<number> =>
+  runWith(argv, io, (outcome) => buildProgram(io, outcome));

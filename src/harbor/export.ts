@@ -13,9 +13,11 @@ import {
   checkSkillDir,
   instruction,
   TASK_ARCHIVE,
+  type TaskNetworks,
   type TaskVariant,
   type VerifierMode,
 } from './templates.js';
+import type { ImageOptions } from './task-image.js';
 import { verifierModeProblem, writeTaskFolder } from './task-writer.js';
 import { balancedPartition } from './balance.js';
 import { packageName, type Author, type TaskPackage } from './package-info.js';
@@ -31,6 +33,12 @@ export interface LabelledClaim {
   public: Record<string, unknown>;
   /** The task the labelled file puts the claim in (`readLabelled`'s `taskField`), when it names one. */
   task?: string;
+  /**
+   * What the labelled file says of how the label was made (label.ts LabelEvidence: the extractor and its version, the
+   * content type, the diagnosis of a no_match), and the claim's language when it gives one: what the dataset's card
+   * counts.
+   */
+  made?: { evidence?: Record<string, unknown>; language?: string };
 }
 
 export interface ReadLabelledOptions {
@@ -72,8 +80,21 @@ export function readLabelled(path: string, opts: ReadLabelledOptions = {}): Labe
       ...(typeof recordId === 'string' && recordId !== '' ? { recordId } : {}),
       public: pub,
       ...(opts.taskField !== undefined ? { task: taskName(raw, opts.taskField, where) } : {}),
+      made: madeOf(raw),
     };
   });
+}
+
+/** What a labelled row says of how its label was made, and the claim's language (`language`, or `lang`). */
+function madeOf(raw: Record<string, unknown>): NonNullable<LabelledClaim['made']> {
+  const evidence = raw.evidence;
+  const language = [raw.language, raw.lang].find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  return {
+    ...(typeof evidence === 'object' && evidence !== null && !Array.isArray(evidence)
+      ? { evidence: evidence as Record<string, unknown> }
+      : {}),
+    ...(language !== undefined ? { language: language.trim() } : {}),
+  };
 }
 
 /**
@@ -215,6 +236,10 @@ export interface DatasetOptions {
    * which gets only /app/answers.json) or `shared` (in the agent's container; SkillsBench 1.1's layout has only this).
    */
   verifierMode?: VerifierMode;
+  /** What both images are built from beyond the task's files (export --base-image, --apt-version). */
+  image?: ImageOptions;
+  /** The networks each task asks for (export --agent-network, --verifier-network; templates.ts TASK_NETWORKS). */
+  networks?: Partial<TaskNetworks>;
 }
 
 /** What every task of a dataset shares: its prefix, layout, variant and options. */
@@ -287,6 +312,8 @@ function writeTask(dir: string, name: string, claims: readonly LabelledClaim[], 
     frozen: plan.opts.frozen,
     solve: { replay: plan.opts.frozen, runArgs: toolArgs(plan.opts) },
     ...(plan.opts.verifierMode !== undefined ? { verifierMode: plan.opts.verifierMode } : {}),
+    ...(plan.opts.image ? { image: plan.opts.image } : {}),
+    ...(plan.opts.networks ? { networks: plan.opts.networks } : {}),
   });
 }
 

@@ -1,5 +1,5 @@
 // Before a frozen edition is kept: each task's own solve.sh run on its own archive, and the claims where it would
-// disagree with the labels.
+// disagree with the labels; and the pdftotext the labels were made with, against the image's and the check's.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -10,6 +10,8 @@ import { plural } from '../messages.js';
 import { ExportError, type LabelledClaim } from './export.js';
 import { LAYOUTS, type Layout } from './layout.js';
 import { CONTAINER_PATHS, TASK_ARCHIVE } from './templates.js';
+import { upstreamVersion } from './task-image.js';
+import { pdftotextVersion } from '../extract/pdftotext-version.js';
 
 /** One claim the frozen oracle would answer otherwise than its label. */
 export interface Disagreement {
@@ -43,6 +45,9 @@ export interface FrozenCheckOptions {
   /** Aborted (the export was stopped): every running solve.sh is killed, with what it started. */
   signal?: AbortSignal;
 }
+
+/** The PATH every solve.sh of the check runs with: the Node.js running this export, then the system's tools. */
+const checkPath = (): string => `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`;
 
 /** What one task's solve.sh left: its answers and, from its evidence report, each claim's diagnosis and note. */
 interface OracleRun {
@@ -135,7 +140,7 @@ async function runOracle(name: string, taskDir: string, work: string, opts: Froz
     const env: NodeJS.ProcessEnv = {
       // The Node.js running this export, then the system's tools; nothing else of the caller's environment (a
       // QUOTECHECK_REPLAY or NODE_OPTIONS of theirs would change what the script does).
-      PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+      PATH: checkPath(),
       HOME: work,
       [CONTAINER_PATHS.app.env]: app,
       [CONTAINER_PATHS.agentLogs.env]: logs,
@@ -244,3 +249,47 @@ export function describeDisagreements(found: readonly Disagreement[]): string {
     `${named.join(', ')}${more}`
   );
 }
+
+/** The pdftotext versions the PDF labels were made with (their evidence's versions.pdftotext), and how many each. */
+function labelsPdftotext(tasks: readonly (readonly LabelledClaim[])[]): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const c of tasks.flat()) {
+    const evidence = c.made?.evidence;
+    const v = (evidence?.versions as Record<string, unknown> | undefined)?.pdftotext;
+    if (evidence?.extractor !== 'pdftotext' || typeof v !== 'string') continue;
+    found.set(v, (found.get(v) ?? 0) + 1);
+  }
+  return found;
+}
+
+/**
+ * Why the text of a PDF may not be the one its label was made on: the pdftotext an image pins (`pinned`, export
+ * --apt-version poppler-utils=...: its upstream version is pdftotext's) or the one this check's oracles ran is another
+ * version than the labels' evidence records. Another version of pdftotext may give another text, so a frozen edition
+ * that scores its oracle 1 today could score it otherwise where it is built. None when the labels record no version.
+ */
+export function pdftotextProblems(tasks: readonly (readonly LabelledClaim[])[], pinned?: string): string[] {
+  const labels = labelsPdftotext(tasks);
+  if (labels.size === 0) return [];
+  const problems: string[] = [];
+  const mismatch = (version: string): string =>
+    [...labels]
+      .filter(([v]) => v !== version)
+      .map(([v, n]) => `${plural(n, 'PDF label')} by pdftotext ${v}`)
+      .join(', ');
+  if (pinned !== undefined) {
+    const image = upstreamVersion(pinned);
+    const other = mismatch(image);
+    if (other) problems.push(`the image pins poppler-utils=${pinned} (pdftotext ${image}), yet ${other}`);
+  }
+  const here = pdftotextVersion('pdftotext', checkPath());
+  const other = here === undefined ? '' : mismatch(here);
+  if (other)
+    problems.push(`this check's oracles ran pdftotext ${here}, yet ${other}: its agreement proves nothing there`);
+  return problems;
+}
+
+/** The pdftotext versions the labels record, for a warning when the image does not pin one: `22.12.0`, ... */
+export const labelPdftotextVersions = (tasks: readonly (readonly LabelledClaim[])[]): string[] => [
+  ...labelsPdftotext(tasks).keys(),
+];

@@ -10,6 +10,8 @@ import type { FetchErrorKind } from '../fetch/errors.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import type { SourceRecord } from '../source-record.js';
 import { LABEL_FIELDS, givenLabel, type ClaimRow } from './labelled.js';
+import { VERSION } from '../defaults.js';
+import { pdftotextVersion } from '../extract/pdftotext-version.js';
 
 /**
  * What a labelled claim carries beside its label (docs/cli.md#quotecheck-label-gold-labels-with-their-proof,
@@ -25,6 +27,8 @@ export interface LabelEvidence {
   content_type?: string;
   charset?: string;
   extractor?: string;
+  /** What made the text: quotecheck's version, and pdftotext's when the extractor is pdftotext (`pdftotext -v`). */
+  versions?: { quotecheck: string; pdftotext?: string };
   /**
    * Why the label is what it is (docs/how-it-decides.md#diagnosis-why-no_match): `verbatim`, or the kind of `no_match`.
    */
@@ -162,6 +166,7 @@ function evidenceOf(r: ClaimResult, recorded: RecordedBodies | undefined): Label
     content_type: r.contentType,
     charset: r.charset,
     extractor: r.extractor,
+    versions: { quotecheck: VERSION, ...(r.extractor === 'pdftotext' ? { pdftotext: pdftotextVersion() } : {}) },
     diagnosis: r.diagnosis,
     note: r.label === 'no_match' ? r.note : undefined,
     warc_record_id: id,

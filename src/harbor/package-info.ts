@@ -1,5 +1,6 @@
 // A task's package information, Harbor's [task] table (its PackageInfo): the `<org>/<task>` name its registry publishes
 // under, by the registry's own rule; the description; the authors; the keywords.
+import parseSpdx from 'spdx-expression-parse';
 import { UserError } from '../errors.js';
 
 /** One author, as Harbor's Author model has them: a name, and an email when given. */
@@ -84,4 +85,22 @@ export function checkKeywords(keywords: readonly string[]): string[] {
     if (!out.includes(word)) out.push(word);
   }
   return out;
+}
+
+/**
+ * --license: an SPDX license expression (`CC-BY-4.0`, `CC-BY-4.0 OR MIT`, `LicenseRef-<terms>`), as the SPDX
+ * specification's grammar and license list have it (spdx-expression-parse); anything else is a PackageError.
+ */
+export function checkLicense(expression: string): string {
+  const text = expression.trim();
+  try {
+    parseSpdx(text);
+  } catch (err) {
+    throw new PackageError(
+      `--license ${JSON.stringify(expression)}: not an SPDX license expression (${(err as Error).message}); give an ` +
+        'identifier from https://spdx.org/licenses/ such as CC-BY-4.0, an expression such as "CC-BY-4.0 OR MIT", or ' +
+        'LicenseRef-<name> for terms of your own',
+    );
+  }
+  return text;
 }

@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import type { Label } from '../contract.js';
 import { LAYOUTS, frontMatter, type Layout } from './layout.js';
 import { UserError } from '../errors.js';
-import { installGrader, installQuotecheck, installWarcReader } from './ship.js';
+import { installGrader, installOracle, installTool, installWarcReader } from './ship.js';
+import type { ImageOptions } from './task-image.js';
 import {
   environmentDockerfile,
   installSkill,
@@ -18,6 +19,7 @@ import {
   variantTomlOptions,
   verifierDockerfile,
   type SolveOptions,
+  type TaskNetworks,
   type TaskTomlOptions,
   type TaskVariant,
   type VerifierMode,
@@ -53,6 +55,10 @@ export interface TaskFolderSpec {
    * it, and tests/Dockerfile builds its image) and `shared` in SkillsBench 1.1's, whose harnesses have only that.
    */
   verifierMode?: VerifierMode;
+  /** What both images are built from beyond the task's files: a pinned base image, Debian package versions. */
+  image?: ImageOptions;
+  /** The networks task.toml asks for (templates.ts TASK_NETWORKS by default). */
+  networks?: Partial<TaskNetworks>;
 }
 
 class TaskWriteError extends UserError {
@@ -101,6 +107,7 @@ function writeDefinition(dir: string, spec: TaskFolderSpec): void {
     tags,
     ...variantTomlOptions(spec.variant),
     verifierMode: verifierModeOf(spec.layout, spec.verifierMode),
+    ...(spec.networks ? { networks: spec.networks } : {}),
   };
   if (spec.layout === 'harbor') {
     write(join(dir, 'instruction.md'), spec.instruction);
@@ -113,7 +120,7 @@ function writeDefinition(dir: string, spec: TaskFolderSpec): void {
 /**
  * Writes the task into `dir`: the definition; environment/ (the agent's Dockerfile and claims, and only what the
  * variant gives: the skill with quotecheck inside it, quotecheck for the MCP server, the WARC reader of a frozen
- * edition); the oracle folder (solve.sh and the shipped quotecheck it runs); the verifier folder (test.sh, its grader,
+ * edition); the oracle folder (solve.sh and the packed quotecheck it runs); the verifier folder (test.sh, its grader,
  * gold.json readable by its owner only, and with a separate verifier the Dockerfile of its image). The shipped files
  * are byte-identical in every task.
  */
@@ -123,19 +130,22 @@ export function writeTaskFolder(dir: string, spec: TaskFolderSpec): void {
   const { oracle, verifier } = LAYOUTS[spec.layout];
   const env = join(dir, 'environment');
   writeDefinition(dir, spec);
-  write(join(env, 'Dockerfile'), environmentDockerfile({ archive: spec.frozen, layout: spec.layout, ...spec.variant }));
+  write(
+    join(env, 'Dockerfile'),
+    environmentDockerfile({ archive: spec.frozen, layout: spec.layout, ...spec.variant, ...spec.image }),
+  );
   write(join(env, 'claims.json'), `${JSON.stringify(spec.claims, null, 2)}\n`);
   if (spec.variant.skill) {
     if (!spec.skillDir) throw new Error(`task ${spec.name}: a skill variant needs a skill folder`);
     installSkill(env, spec.skillDir);
   }
-  if (spec.variant.mcp) installQuotecheck(env);
+  if (spec.variant.mcp) installTool(env);
   if (spec.frozen) installWarcReader(env);
   write(join(dir, oracle.folder, 'solve.sh'), solveScript(spec.solve), 0o755);
-  installQuotecheck(join(dir, oracle.folder));
+  installOracle(join(dir, oracle.folder));
   write(join(dir, verifier.folder, 'test.sh'), testScript(), 0o755);
   installGrader(join(dir, verifier.folder));
   write(join(dir, verifier.folder, 'gold.json'), `${JSON.stringify(spec.gold, null, 2)}\n`, GOLD_MODE);
   if (verifierModeOf(spec.layout, spec.verifierMode) === 'separate')
-    write(join(dir, verifier.folder, 'Dockerfile'), verifierDockerfile());
+    write(join(dir, verifier.folder, 'Dockerfile'), verifierDockerfile(spec.image));
 }

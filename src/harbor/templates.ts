@@ -7,13 +7,15 @@ import { cpSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shellQuote } from '../sh-quote.js';
-import { BUNDLE_FILES, SHIPPED_FOLDER, installQuotecheck } from './ship.js';
+import { BUNDLE_FILES, ORACLE_LOADER, ORACLE_PACK, SHIPPED_FOLDER, installTool } from './ship.js';
 import { authorEntry, COPY_SKILLS_LINE, ENV_SKILLS_FOLDER, TASK_SKILLS_DIR, type Layout } from './layout.js';
 import { UserError } from '../errors.js';
 import { REPLAY_ENV } from '../defaults.js';
 import type { VerifierMode } from '../settings.js';
 import { ZERO_SHAPE, rewardJson } from './grade.js';
 import type { TaskPackage } from './package-info.js';
+import type { Network } from './providers.js';
+import { DEFAULT_BASE_IMAGE, aptPackageArgs, type ImageOptions } from './task-image.js';
 
 /**
  * Container paths. Each script honours an environment variable for its folders, so a
@@ -44,11 +46,6 @@ export interface SolveOptions {
 export { shellQuote };
 export { VERIFIER_MODES, type VerifierMode } from '../settings.js';
 
-/**
- * The quotecheck a task ships beside solve.sh (and, with the tool, in the agent's image): `<folder>/quotecheck.mjs`.
- */
-const SHIPPED_ENTRY = `${SHIPPED_FOLDER}/${basename(BUNDLE_FILES.quotecheck)}`;
-
 /** The verifier's grader beside test.sh: `node grade.mjs --answers A --gold G --logs DIR`. */
 const GRADER_FILE = basename(BUNDLE_FILES.grader);
 
@@ -57,9 +54,10 @@ export const WARC_READER_FILE = basename(BUNDLE_FILES.warcExtract);
 export const WARC_READER_COMMAND = 'warc-extract';
 
 /**
- * The oracle: the quotecheck shipped in the solution folder beside this script (a self-contained build that needs
- * only Node.js: no quotecheck is installed in the agent's image), on /app/claims.json; its progress and summary go to
- * the agent log.
+ * The oracle: the quotecheck packed in the solution folder beside this script (quotecheck.tgz: a build of `run` alone
+ * that needs only Node.js; no quotecheck is installed in the agent's image), unpacked into a temporary folder of its
+ * own in the background while Node.js starts its loader (quotecheck.mjs, src/cli/oracle-loader.ts), which waits for
+ * the unpacking and runs it on /app/claims.json; its progress and summary go to the agent log.
  */
 export function solveScript(opts: SolveOptions = {}): string {
   const extra = (opts.runArgs ?? []).map((a) => ` ${shellQuote(a)}`).join('');
@@ -71,12 +69,21 @@ export QUOTECHECK_REPLAY="\${QUOTECHECK_REPLAY:-$APP/${TASK_ARCHIVE}}"
   return `#!/usr/bin/env bash
 # Oracle: quotecheck fetches every source and writes the answers.
 # The answers file is written even when sources fail or the run is stopped.
-# quotecheck is the self-contained build beside this script (it needs only Node.js), wherever the harness put it.
+# quotecheck is packed beside this script (${ORACLE_PACK}: its \`run\` alone, needing only Node.js), wherever the
+# harness put it. It is unpacked into a temporary folder of its own (removed when this script ends) while Node.js
+# starts ${ORACLE_LOADER}, which waits for it and runs it: the unpacking costs no start-up time.
 set -euo pipefail
 HERE="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
 APP="\${${p.app.env}:-${p.app.path}}"
 LOGS="\${${p.agentLogs.env}:-${p.agentLogs.path}}"
-${replay}run() { node "$HERE/${SHIPPED_ENTRY}" run --claims "$APP/claims.json" --out "$APP/answers.json" "$@"${extra}; }
+QUOTECHECK="$(mktemp -d)"
+trap 'rm -rf -- "$QUOTECHECK"' EXIT
+{
+  status=0
+  tar -xzf "$HERE/${ORACLE_PACK}" -C "$QUOTECHECK" || status=$?
+  echo "$status" > "$QUOTECHECK/.status" && mv -- "$QUOTECHECK/.status" "$QUOTECHECK/.unpacked"
+} > /dev/null &
+${replay}run() { QUOTECHECK_UNPACKED="$QUOTECHECK" node "$HERE/${ORACLE_LOADER}" run --claims "$APP/claims.json" --out "$APP/answers.json" "$@"${extra}; }
 # The evidence report and the log go to the agent's log folder; when a harness made it unwritable for this user, the
 # answers are written all the same: they are what counts.
 if mkdir -p "$LOGS" 2>/dev/null && [ -w "$LOGS" ]; then
@@ -272,7 +279,7 @@ export function installSkill(environmentDir: string, skillDir: string): string {
     );
   const to = join(environmentDir, ENV_SKILLS_FOLDER, name);
   cpSync(src, to, { recursive: true });
-  installQuotecheck(to);
+  installTool(to);
   return name;
 }
 
@@ -290,7 +297,31 @@ export interface TaskTomlOptions {
   mcpServers?: readonly McpServerEntry[];
   /** Where the verifier runs (default `separate`: its own image, built from tests/; VERIFIER_MODES). */
   verifierMode?: VerifierMode;
+  /** The networks the task asks for (default: TASK_NETWORKS). */
+  networks?: Partial<TaskNetworks>;
 }
+
+/**
+ * The networks a task asks for. The agent's container starts with the public network ([environment] network_mode):
+ * a harness installs an agent (Claude Code, Codex, ...) into it at setup, from the internet. `agent` is the agent's
+ * run alone ([agent] network_mode, a phase policy Harbor applies around agent.run() only, on providers that switch
+ * networks at run time): `no-network` keeps a frozen edition's agent off the live web it must not read. `verifier` is
+ * a separate verifier's container ([verifier.environment] network_mode).
+ */
+export interface TaskNetworks {
+  agent: Network;
+  verifier: Network;
+}
+
+/**
+ * The default networks: public for the agent's run (a live edition's agent must fetch its sources; a frozen edition
+ * asks for no-network, export --agent-network), and public for a separate verifier. The verifier reads two local files
+ * and opens no connection, in a container only the answers reach, after the agent's container has stopped: no-network
+ * would gain it nothing, and would cost every provider without one (gke, apple_container, singularity, ...), whose
+ * refusal comes only when the verifier's sandbox is made, after the agent has run
+ * (docs/datasets.md#where-a-dataset-runs-harbors-providers).
+ */
+const TASK_NETWORKS: Readonly<TaskNetworks> = Object.freeze({ agent: 'public', verifier: 'public' });
 
 /** The one file a separate verifier gets from the agent's container: the answers, put back at this same path. */
 const ANSWERS_ARTIFACT = `${CONTAINER_PATHS.app.path}/answers.json`;
@@ -299,15 +330,20 @@ const ANSWERS_ARTIFACT = `${CONTAINER_PATHS.app.path}/answers.json`;
 const TASK_SCHEMA_VERSION = '1.4';
 
 /**
- * The task's network, the same for every task and both editions: `public`. Harbor applies [environment] network_mode
- * to the container from its start, agent setup and run included (an [agent] or [verifier] override needs a provider
- * that switches policies mid-run, which its docs give for e2b only). An installed agent (Claude Code, Codex, ...) is
- * installed into the container at setup and calls its model's API from inside it, so `no-network` would leave it
- * unable to install or to think; `allowlist` would need its model's hosts, which a dataset cannot know. A frozen
- * edition is offline where it matters without it: its oracle and MCP server replay the task's archive and open no
- * connection, and the instruction tells the agent to read the archive.
+ * The agent's container's baseline network, in plain and frozen editions alike: `public` (TaskNetworks: a harness
+ * installs the agent from the internet, and an installed agent calls its model from inside; a frozen edition turns
+ * the network off for the agent's run alone).
  */
 const TASK_NETWORK_MODE = 'public';
+
+/** One MiB count of whole gibibytes: every provider that sizes in GB (Daytona, Runloop, islo) gets what is asked. */
+const gb = (n: number): bigint => BigInt(n * 1024);
+
+/** The agent's container: one CPU, 2 GB of memory, 4 GB of disk. */
+const AGENT_RESOURCES = { cpus: 1n, memory_mb: gb(2), storage_mb: gb(4) } as const;
+
+/** A separate verifier's container: it runs one Node.js process for a second. */
+const VERIFIER_RESOURCES = { cpus: 1n, memory_mb: gb(1), storage_mb: gb(2) } as const;
 
 /** Harbor's [task] table: the package's fields, empty lists and an absent email left out. */
 function taskTable(pkg: TaskPackage): Record<string, unknown> {
@@ -322,13 +358,14 @@ function taskTable(pkg: TaskPackage): Record<string, unknown> {
 /**
  * Harbor's task.toml (TaskConfig schema 1.4): with a separate verifier (the default) the top-level `artifacts` and
  * [verifier] environment_mode and [verifier.environment]; [task] when the dataset has an org, metadata, timeouts for
- * agent and verifier, the network mode and resources (and skills, MCP servers) for the environment. Written by
- * smol-toml's own stringify: a JavaScript number is a TOML float (Harbor's timeouts are floats), a bigint a TOML
- * integer (its resources are integers). TOML keeps no comments a writer could place beside a key, so the reasons for
- * the two users are the file's opening comment.
+ * agent and verifier (and the agent's network when it is not the environment's), the network mode and resources
+ * (and skills, MCP servers) for the environment. Written by smol-toml's own stringify: a JavaScript number is a TOML
+ * float (Harbor's timeouts are floats), a bigint a TOML integer (its resources are integers). TOML keeps no comments a
+ * writer could place beside a key, so the reasons for the two users are the file's opening comment.
  */
 export function taskToml(opts: TaskTomlOptions = {}): string {
   const separate = (opts.verifierMode ?? 'separate') === 'separate';
+  const networks = { ...TASK_NETWORKS, ...opts.networks };
   const config = {
     schema_version: TASK_SCHEMA_VERSION,
     // A top-level key: written before the first table, or TOML would read it as a key of that table.
@@ -342,15 +379,17 @@ export function taskToml(opts: TaskTomlOptions = {}): string {
     verifier: {
       timeout_sec: opts.verifierTimeoutSec ?? 120,
       user: 'root',
-      ...(separate ? { environment_mode: 'separate', environment: VERIFIER_ENVIRONMENT } : {}),
+      ...(separate ? { environment_mode: 'separate', environment: verifierEnvironment(networks.verifier) } : {}),
     },
-    agent: { timeout_sec: opts.agentTimeoutSec ?? 600, user: AGENT_USER },
+    agent: {
+      timeout_sec: opts.agentTimeoutSec ?? 600,
+      user: AGENT_USER,
+      ...(networks.agent !== TASK_NETWORK_MODE ? { network_mode: networks.agent } : {}),
+    },
     environment: {
       network_mode: TASK_NETWORK_MODE,
       build_timeout_sec: 600,
-      cpus: 1n,
-      memory_mb: 2048n,
-      storage_mb: 4096n,
+      ...AGENT_RESOURCES,
       ...(opts.skillsDir !== undefined ? { skills_dir: opts.skillsDir } : {}),
       ...(opts.mcpServers?.length ? { mcp_servers: opts.mcpServers.map((m) => ({ ...m, args: [...m.args] })) } : {}),
     },
@@ -359,25 +398,51 @@ export function taskToml(opts: TaskTomlOptions = {}): string {
   // smol-toml writes a table's plain keys before its tables, so artifacts comes before [task]; checked all the same.
   if (separate && toml.indexOf('artifacts =') > toml.indexOf('\n['))
     throw new Error('task.toml: artifacts must come before the first table');
-  return `${separate ? TASK_TOML_HEADER_SEPARATE : ''}${TASK_TOML_HEADER}${toml}`;
+  return `${separate ? taskTomlHeaderSeparate(networks.verifier) : ''}${TASK_TOML_HEADER}${toml}`;
 }
 
-/**
- * A separate verifier's environment (`[verifier.environment]`, the fields of [environment]): no network (the grader
- * reads two local files), and a small machine: it runs one Node.js process for a second.
- */
-const VERIFIER_ENVIRONMENT = {
-  network_mode: 'no-network',
+/** A separate verifier's environment ([verifier.environment], [environment]'s fields): its network, a small machine. */
+const verifierEnvironment = (network: Network): Record<string, unknown> => ({
+  network_mode: network,
   build_timeout_sec: 600,
-  cpus: 1n,
-  memory_mb: 1024n,
-  storage_mb: 2048n,
-} as const;
+  ...VERIFIER_RESOURCES,
+});
 
-/** task.toml's opening comment, with a separate verifier: where it runs, and what reaches it. */
-const TASK_TOML_HEADER_SEPARATE = `# The verifier runs in an image of its own ([verifier] environment_mode = "separate"), built from tests/ (tests/Dockerfile
-# holds test.sh, the grader and the gold), with no network. The only file it gets from the agent's container is
-# /app/answers.json (artifacts), put back at the same path; nothing the agent left running or planted elsewhere reaches it.
+/**
+ * task.toml with prebuilt images: `docker_image` added to [environment] (the agent's image) and to
+ * [verifier.environment] (the verifier's), each given. Harbor's providers then pull the image rather than build the
+ * Dockerfile beside it (unless told to build: `harbor run --force-build`); the providers that build nothing need them
+ * (docs/datasets.md#prebuilt-images). A table the file lacks is an error: the verifier image of a shared verifier.
+ */
+export function withDockerImages(toml: string, images: { agent?: string; verifier?: string }): string {
+  let text = toml;
+  for (const [table, image] of [
+    ['environment', images.agent],
+    ['verifier.environment', images.verifier],
+  ] as const) {
+    if (image === undefined) continue;
+    const header = `\n[${table}]\n`;
+    const at = text.indexOf(header);
+    if (at < 0) throw new TemplateError(`task.toml has no [${table}] table for its docker_image`);
+    const line = stringifyToml({ docker_image: image });
+    text = `${text.slice(0, at + header.length)}${line}${text.slice(at + header.length)}`;
+  }
+  return text;
+}
+
+/** task.toml's opening comment, with a separate verifier: where it runs, what reaches it, and its network. */
+const taskTomlHeaderSeparate = (network: Network): string =>
+  `# The verifier runs in an image of its own ([verifier] environment_mode = "separate"), built from tests/ (tests/Dockerfile
+# holds test.sh, the grader and the gold), once the agent's container has stopped. The only file it gets from that
+# container is /app/answers.json (artifacts), put back at the same path; nothing the agent left running or planted
+# elsewhere reaches it. ${
+    network === 'public'
+      ? `Its network is public: its grader reads two local files and opens no connection, so no-network
+# would gain it nothing, and a provider without one (gke, apple_container, singularity) would refuse the verifier only
+# after the agent had run.`
+      : `It has no network (export --verifier-network no-network): a provider without one (gke,
+# apple_container, singularity) refuses the verifier only after the agent has run.`
+  }
 `;
 
 /** task.toml's opening comment: why each phase runs as whom. */
@@ -392,12 +457,12 @@ const TASK_TOML_HEADER = `# The verifier runs as root: it removes whatever the a
  * uploads nothing into it: test.sh must already be in the image). The public base image the agent's has, for Node.js;
  * the verifier's files root's alone, as root runs them. Every line says why.
  */
-export function verifierDockerfile(): string {
+export function verifierDockerfile(opts: ImageOptions = {}): string {
   return `# The verifier's own image (task.toml: [verifier] environment_mode = "separate"). Harbor builds it from this folder
-# (tests/) and, once the agent is done, runs /tests/test.sh in it as root, with no network; the only file of the agent's
+# (tests/) and, once the agent's container has stopped, runs /tests/test.sh in it as root; the only file of the agent's
 # container it gets is /app/answers.json (task.toml's artifacts), put back at that same path.
 # The agent's public base image (Node.js 20 on Debian 12): the grader needs Node.js and nothing else, and the layers are shared.
-FROM ${AGENT_BASE_IMAGE}
+FROM ${baseImageOf(opts)}
 # The verifier: test.sh, its grader (Node's own modules only) and the gold labels, at /tests where Harbor runs test.sh.
 COPY test.sh ${GRADER_FILE} gold.json ${CONTAINER_PATHS.tests.path}/
 # Root's alone, as root runs them: the folder and test.sh 0700 (test.sh run by its path), the grader and the gold 0600.
@@ -439,7 +504,7 @@ export function variantTags(variant: TaskVariant): string[] {
   ];
 }
 
-export interface DockerfileOptions extends TaskVariant {
+export interface DockerfileOptions extends TaskVariant, ImageOptions {
   /** The task ships its sources as /app/sources.warc.gz (and the WARC reader to read them). */
   archive?: boolean;
   /** Whose layout the task is in (default `harbor`): it decides how the skills are copied in. */
@@ -448,10 +513,11 @@ export interface DockerfileOptions extends TaskVariant {
 
 /**
  * The agent's base image: Node.js 20 on Debian 12, from Docker's official images (public: every harness builds from it,
- * and it is cached after the first task). Node.js is there for what a harness brings at its time (the oracle's
- * quotecheck, the verifier's grader), and agents written for Node (Claude Code, Codex) install on it as they are.
+ * and it is cached after the first task), by tag unless export --base-image pins it by digest. Node.js is there for
+ * what a harness brings at its time (the oracle's quotecheck, the verifier's grader), and agents written for Node
+ * (Claude Code, Codex) install on it as they are.
  */
-const AGENT_BASE_IMAGE = 'node:20-bookworm-slim';
+const baseImageOf = (opts: ImageOptions): string => opts.baseImage ?? DEFAULT_BASE_IMAGE;
 
 /**
  * The agent's user: it owns /app and /logs/agent. A uid of its own, not the base image's `node` (1000). The image's
@@ -484,19 +550,23 @@ export const TOOL_DIR = '/opt/quotecheck';
 export function environmentDockerfile(opts: DockerfileOptions = {}): string {
   const lines = [
     "# The agent's image: public base images and Debian packages only, so any harness builds it.",
-    `FROM ${AGENT_BASE_IMAGE}`,
+    `FROM ${baseImageOf(opts)}`,
     "# A fact-checker's tools: pdftotext (poppler, with poppler-data for CJK fonts, as the labels were made), curl",
     '# and CA certificates; Node.js comes with the base image.',
+    ...(opts.aptVersions && Object.keys(opts.aptVersions).length
+      ? ['# The versions export --apt-version pinned: the same pdftotext as the labels, or the build fails.']
+      : []),
     'RUN apt-get update \\',
-    ' && apt-get install -y --no-install-recommends poppler-utils poppler-data ca-certificates curl \\',
+    ` && apt-get install -y --no-install-recommends ${aptPackageArgs(opts.aptVersions)} \\`,
     ' && rm -rf /var/lib/apt/lists/*',
-    `# The agent's user (task.toml's [agent] user) owns /app and /logs/agent. /logs/verifier is root's, writable ` +
-      `by anyone`,
-    '# but sticky (as /tmp is), so the agent can neither make it read-only nor remove what the verifier writes there.',
+    "# The agent's user (task.toml's [agent] user) owns /app and /logs/agent. /app is open to any user but sticky,",
+    "# so that a harness that runs the agent as a user of its own (Novita's `user`) can still write the answers there.",
+    "# /logs/verifier is root's, writable by anyone but sticky (as /tmp is), so the agent can neither make it",
+    '# read-only nor remove what the verifier writes there.',
     `RUN useradd --create-home --uid ${AGENT_UID} ${AGENT_USER} \\`,
     ' && mkdir -p /app /logs/agent /logs/verifier \\',
     ` && chown ${AGENT_USER}:${AGENT_USER} /app /logs/agent \\`,
-    ' && chmod 1777 /logs/verifier',
+    ' && chmod 1777 /app /logs/verifier',
   ];
   if (opts.mcp) {
     lines.push(

@@ -1,4 +1,5 @@
 // Test helpers for the Harbor side: a task built from quotecheck's own templates, and headless Chromium for the HTML reports.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -131,8 +132,11 @@ export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: bo
   expect(froms.length, `${dir}: FROM lines`).toBeGreaterThan(0);
   for (const from of froms) {
     const image = from.split(/\s+/)[1]!;
-    const m = /^(?:docker\.io\/library\/)?([a-z0-9-]+):([\w.-]+)$/.exec(image);
-    expect(m && OFFICIAL_IMAGES.has(m[1]!), `${dir}: ${from} is not a public official image with a tag`).toBe(true);
+    const m = /^(?:docker\.io\/library\/)?([a-z0-9-]+)(?::([\w.-]+))?(@sha256:[a-f0-9]{64})?$/.exec(image);
+    expect(
+      m && OFFICIAL_IMAGES.has(m[1]!) && (m[2] !== undefined || m[3] !== undefined),
+      `${dir}: ${from} is not a public official image with a tag or a digest`,
+    ).toBe(true);
   }
   for (const copy of steps.filter((s) => /^(COPY|ADD)\s/i.test(s))) {
     const args = copy
@@ -142,13 +146,14 @@ export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: bo
     for (const source of args.slice(0, -1))
       expect(existsSync(join(env, source)), `${dir}: ${copy}: ${source} is not in the build context`).toBe(true);
   }
-  // The agent's user owns /app and /logs/agent, not /logs/verifier (root's, sticky); task.toml runs the agent as it.
+  // The agent's user owns /app (open to any user, sticky) and /logs/agent, not /logs/verifier (root's, sticky);
+  // task.toml runs the agent as it.
   expect(
     steps.some(
       (st) =>
         /^RUN useradd .* agent /.test(st) &&
         st.includes('chown agent:agent /app /logs/agent ') &&
-        st.endsWith('chmod 1777 /logs/verifier'),
+        st.endsWith('chmod 1777 /app /logs/verifier'),
     ),
     `${dir}: the agent's user`,
   ).toBe(true);
@@ -172,8 +177,13 @@ export function checkTaskFolder(dir: string, opts: { layout?: Layout; skill?: bo
   if (opts.mcp)
     expect(existsSync(join(env, 'quotecheck', 'quotecheck.mjs')), `${dir}: the MCP server's quotecheck`).toBe(true);
   const { oracle, verifier } = LAYOUTS[layout];
-  for (const f of ['solve.sh', 'quotecheck/quotecheck.mjs', 'quotecheck/html-worker.mjs'])
+  for (const f of ['solve.sh', 'quotecheck.mjs', 'quotecheck.tgz'])
     expect(existsSync(join(dir, oracle.folder, f)), `${dir}: ${oracle.folder}/${f}`).toBe(true);
+  // The packed oracle holds the command line and its HTML worker, side by side at its top.
+  const packed = execFileSync('tar', ['-tzf', join(dir, oracle.folder, 'quotecheck.tgz')], { encoding: 'utf8' });
+  expect(packed.split('\n'), `${dir}: ${oracle.folder}/quotecheck.tgz`).toEqual(
+    expect.arrayContaining(['quotecheck.mjs', 'html-worker.mjs']),
+  );
   for (const f of ['test.sh', 'grade.mjs', 'gold.json'])
     expect(existsSync(join(dir, verifier.folder, f)), `${dir}: ${verifier.folder}/${f}`).toBe(true);
   return steps;

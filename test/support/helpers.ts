@@ -46,6 +46,13 @@ export function tempDir(prefix = 'quotecheck-test-'): string {
   return dir;
 }
 
+/** The task folders of an exported dataset, by name: its folders, not the files beside them (README.md, dataset.toml). */
+export const taskFolders = (dataset: string): string[] =>
+  readdirSync(dataset, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+
 const fileFolders: string[] = [];
 afterAll(() => {
   for (const dir of fileFolders.splice(0)) rmSync(dir, { recursive: true, force: true });
