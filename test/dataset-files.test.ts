@@ -388,7 +388,7 @@ describe('prebuilt and pinned images', () => {
       for (const f of ['environment/Dockerfile', 'tests/Dockerfile'])
         expect(readFileSync(join(out, t, f), 'utf8')).toContain(`FROM node:20-bookworm-slim@${digest}\n`);
       expect(readFileSync(join(out, t, 'environment', 'Dockerfile'), 'utf8')).toContain(
-        'apt-get install -y --no-install-recommends poppler-utils=22.12.0-2+deb12u2 ca-certificates curl',
+        'apt-get install -y --no-install-recommends poppler-utils=22.12.0-2+deb12u2 poppler-data ca-certificates curl',
       );
     }
     if (spawnSync('shellcheck', ['--version']).status === 0)
@@ -440,7 +440,7 @@ describe('prebuilt and pinned images', () => {
     [['--base-image', 'node@sha256:abc'], /is not an image name with a sha256 digest/],
     [
       ['--apt-version', 'libc6=2.36-9'],
-      /--apt-version "libc6=2\.36-9": the image installs poppler-utils, ca-certificates, curl/,
+      /--apt-version "libc6=2\.36-9": the image installs poppler-utils, poppler-data, ca-certificates, curl/,
     ],
     [['--apt-version', 'curl=latest'], /"latest" is not a Debian version/],
     [['--apt-version', 'curl=7.88.1-10', '--apt-version', 'curl=7.88.1-11'], /--apt-version: curl given twice/],

@@ -524,7 +524,13 @@ describe.skipIf(!ISOLATED)('evaluate with namespace isolation: the leaks of issu
   test('no device node opens on a system folder or /app (nodev), and a task with no network gets a network of its own (Why 5)', async () => {
     const f = await dataset();
     const toml = join(f.task, 'task.toml');
-    writeFileSync(toml, readFileSync(toml, 'utf8').replace('network_mode = "public"', 'network_mode = "no-network"'));
+    const config = readFileSync(toml, 'utf8');
+    const withNone = config.replace(
+      /(\n\[environment\]\n(?:[^[].*\n)*?)network_mode = "public"/,
+      '$1network_mode = "no-network"',
+    );
+    expect(withNone).not.toBe(config);
+    writeFileSync(toml, withNone);
     const script = [
       'p() { if eval "$2" >/dev/null 2>&1; then echo "$1=yes"; else echo "$1=no"; fi; }',
       "p usr 'mknod /usr/local/bin/zz c 1 5 && head -c 1 /usr/local/bin/zz'",
