@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Route } from '../golden/server.js';
-import type { Capture } from '../src/wayback/stub.js';
+import type { Capture } from '../src/wayback/stub/stub.js';
 import { rng } from './random.js';
 import type { BenchClaim, BenchSource, Workload } from './workload.js';
 

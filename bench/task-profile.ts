@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../golden/server.js';
-import { DEFAULT_OPTIONS } from '../src/defaults.js';
+import { DEFAULT_OPTIONS } from '../src/config/defaults.js';
 import type { CliRun, RunCli } from './scale.js';
 import { fixed, medianRun } from './stats.js';
 import { claimsOnPort, idealSeconds, type WaitRule, type Workload } from './workload.js';

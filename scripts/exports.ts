@@ -12,7 +12,7 @@ const ROOT = packageRoot(import.meta.dirname) ?? process.cwd();
  * The package's public entry points (package.json `exports`): everything they export, or re-export, is there for the
  * package's users, whoever else imports it.
  */
-export const PUBLIC_ENTRIES = ['src/index.ts', 'src/stages.ts', 'src/contract.ts', 'src/harbor/api.ts'];
+export const PUBLIC_ENTRIES = ['src/index.ts', 'src/stages.ts', 'src/contract.ts', 'src/harbor.ts'];
 
 /** Where code that imports src/ lives, split by who it is: the product and its tools, or the tests. */
 const PRODUCT_ROOTS = ['src', 'golden', 'bench', 'scripts'];

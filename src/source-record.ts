@@ -2,7 +2,7 @@
 // capture alike).
 import type { ErrorPage, SourceText } from './extract/index.js';
 import { ExtractError } from './extract/errors.js';
-import { chosenPool, htmlPool } from './extract/pool.js';
+import { chosenPool, htmlPool } from './extract/worker/pool.js';
 import type { SourceOutcome } from './fetch/index.js';
 import { normalizeViews, type NormalizedView } from './match.js';
 

@@ -9,7 +9,7 @@ import {
   LARGE_WRITE_INTERVAL_MS,
   WRITE_INTERVAL_MS,
   writeIntervalFor,
-} from '../src/answers.js';
+} from '../src/output/answers.js';
 import { tempDir } from './support/helpers.js';
 
 afterEach(() => {

@@ -6,10 +6,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions, type ClaimResult } from '../src/check.js';
-import { parseClaims } from '../src/claims.js';
-import { summarize, summaryLine } from '../src/report.js';
+import { parseClaims } from '../src/claims/schema.js';
+import { summarize, summaryLine } from '../src/output/evidence-report.js';
 import { verifyQuote } from '../src/verify.js';
-import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub/stub.js';
 import { EVIDENCE, NOW, QUOTE, THEN, html, sha256 } from './support/budget-pages.js';
 import { CLI, afterTest, claimsRun, runCliInProcess, serve, closedPort } from './support/helpers.js';
 

@@ -2,13 +2,13 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions, type ClaimResult } from '../src/check.js';
-import { parseClaims } from '../src/claims.js';
+import { parseClaims } from '../src/claims/schema.js';
 import { parseAsOf, timestamp14ToIso, AsOfDateError } from '../src/asof/date.js';
 import { parseCdxJson, cdxQueryUrl, CdxError } from '../src/wayback/cdx.js';
 import { Pacer, PaceError } from '../src/wayback/pace.js';
 import { normalize } from '../src/normalize.js';
-import { toReportRecord, summarize, summaryLine } from '../src/report.js';
-import { startWaybackStub, type Capture, type RunningWayback } from '../src/wayback/stub.js';
+import { toReportRecord, summarize, summaryLine } from '../src/output/evidence-report.js';
+import { startWaybackStub, type Capture, type RunningWayback } from '../src/wayback/stub/stub.js';
 import { startFaultyStub, type WaybackFaults } from './support/wayback-faults.js';
 import { claimsRun, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 import { join } from 'node:path';

@@ -6,8 +6,8 @@ import { closeSync, createWriteStream, existsSync, ftruncateSync, openSync, read
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { rng } from '../bench/random.js';
-import { ClaimsFileError } from '../src/claims.js';
-import { readClaimsFile } from '../src/claims-file.js';
+import { ClaimsFileError } from '../src/claims/schema.js';
+import { readClaimsFile } from '../src/claims/claims-file.js';
 import { findQuote, normalizeViews } from '../src/match.js';
 import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson, type CliResult } from './support/helpers.js';
 

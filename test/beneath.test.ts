@@ -1,11 +1,11 @@
-// The namespace runner's copies into and out of a container's root (src/harbor/beneath.ts) against the links an agent
+// The namespace runner's copies into and out of a container's root (src/evaluate/beneath.ts) against the links an agent
 // plants, set up before the copy so that no race decides the outcome: nothing of the host is ever read or written
 // through them (issue 42, Why 3 and 4).
 import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { chmodBeneath, copyInto, copyOutOf } from '../src/harbor/beneath.js';
+import { chmodBeneath, copyInto, copyOutOf } from '../src/evaluate/beneath.js';
 import { tempDir } from './support/helpers.js';
 
 /** A container root, a host folder an agent would like written (the trap), and the dataset's tests/ to upload. */

@@ -2,8 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ClaimsFileError, parseClaims, type Claim } from '../src/claims.js';
-import { readClaimsFile } from '../src/claims-file.js';
+import { ClaimsFileError, parseClaims, type Claim } from '../src/claims/schema.js';
+import { readClaimsFile } from '../src/claims/claims-file.js';
 import { claimsRun, tempDir } from './support/helpers.js';
 
 const ok = { id: 'a', quote: 'some words', url: 'http://127.0.0.1/x' };

@@ -2,7 +2,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { EvaluationReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
 import {
   agentFolders,
   compareRuns,
@@ -11,12 +10,13 @@ import {
   readRunFolder,
   shownPath,
   type Comparison,
-} from '../src/harbor/compare.js';
-import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
-import { renderComparisonHtml } from '../src/harbor/html.js';
-import { pathsWarning } from '../src/cli/evaluate.js';
+} from '../src/results/compare.js';
+import { renderComparisonHtml } from '../src/results/html-report.js';
+import { pathsWarning } from '../src/cli/actions/evaluate.js';
 import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './support/harbor-helpers.js';
 import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
+import { emptyConfusion, type Grade } from '../src/grader/grade.mjs';
+import type { EvaluationReport, ClaimRow, TaskRun } from '../src/results/evaluation-report.js';
 
 /** An evaluation report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(

@@ -2,7 +2,7 @@
 // what staleSources names), and one version everywhere.
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { VERSION } from '../src/defaults.js';
+import { VERSION } from '../src/config/defaults.js';
 import { expect, test } from 'vitest';
 import { COMPILED_FOLDERS, staleSources } from './support/compiled.js';
 import { tempDir } from './support/helpers.js';
@@ -23,15 +23,15 @@ test('staleSources names every source whose dist/ JavaScript is missing or older
   file('src/never-built.ts', 1000);
   file('golden/deep/edited.ts', 3000);
   file('dist/golden/deep/edited.js', 2000);
-  file('src/harbor/grade.mjs', 3000); // src/'s JavaScript, copied by tsc: the task's grader
-  file('dist/src/harbor/grade.mjs', 2000);
+  file('src/grader/grade.mjs', 3000); // src/'s JavaScript, copied by tsc: the task's grader
+  file('dist/src/grader/grade.mjs', 2000);
   file('golden/copied.mjs', 3000); // outside src/ tsc leaves it alone: never stale
   file('src/vendor.d.ts', 3000); // declarations compile to nothing
   file('bench/node_modules/dep/index.ts', 3000);
   expect(staleSources(root).sort()).toEqual([
     'golden/deep/edited.ts',
     'src/edited.ts',
-    'src/harbor/grade.mjs',
+    'src/grader/grade.mjs',
     'src/never-built.ts',
   ]);
 });

@@ -1,4 +1,4 @@
-// What export writes beside its tasks (src/harbor/dataset-files.ts): dataset.toml by Harbor's manifest rules, each
+// What export writes beside its tasks (src/dataset/dataset-files.ts): dataset.toml by Harbor's manifest rules, each
 // task's digest as Harbor's publisher computes it (checked against implementations of that rule of our own, in
 // TypeScript and in Python); the card's numbers, recounted from the task folders; the prebuilt images and the script
 // that builds them; the licence, the audit; every option that would make a task Harbor cannot run, refused; and the

@@ -9,7 +9,7 @@ import { canon, canonText, findInterrupted } from '../src/diagnose/canon.js';
 import { detectShell } from '../src/diagnose/shells.js';
 import { findQuote, normalizeViews, textQuoteSelector } from '../src/match.js';
 import { normalize } from '../src/normalize.js';
-import { pdfToText } from '../src/extract/pdf.js';
+import { pdfToText } from '../src/extract/pdf/pdftotext.js';
 import { rng } from '../bench/random.js';
 import { editDistance, nearestDistance } from './support/references.js';
 import { verifyQuote } from '../src/verify.js';

@@ -1,8 +1,8 @@
-// compare reads evaluate's report.json through its schema (src/harbor/evaluation-report.ts EvaluationReportSchema): a malformed report is refused in one line naming the folder and the field; an older report's missing fields are read as before.
+// compare reads evaluate's report.json through its schema (src/results/evaluation-report.ts EvaluationReportSchema): a malformed report is refused in one line naming the folder and the field; an older report's missing fields are read as before.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { readRunFolder } from '../src/harbor/compare.js';
+import { readRunFolder } from '../src/results/compare.js';
 import { tempDir } from './support/helpers.js';
 
 const good = {

@@ -4,9 +4,9 @@ import { describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
 import { MAX_DIFF_CELLS, wordDiff } from '../src/diagnose/diff.js';
 import { MAX_WIDEN, widenToWords } from '../src/match.js';
-import { toReportRecord } from '../src/report.js';
+import { toReportRecord } from '../src/output/evidence-report.js';
 import { normalize } from '../src/normalize.js';
-import { describe as describeResult, renderDiff, useColour } from '../src/cli/verify.js';
+import { describe as describeResult, renderDiff, useColour } from '../src/cli/actions/verify.js';
 import { claimsRun, runCliInProcess, serve } from './support/helpers.js';
 
 const html = { 'content-type': 'text/html; charset=utf-8' };

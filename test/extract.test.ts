@@ -7,9 +7,9 @@ import { describe, expect, test } from 'vitest';
 import { ExtractError, extractSource, sniffKind, parseContentType } from '../src/extract/index.js';
 import { decodeHtml, decodeText } from '../src/extract/decode.js';
 import { htmlToViews } from '../src/extract/html.js';
-import { HtmlPool, defaultPoolSize } from '../src/extract/pool.js';
-import { pdfToText } from '../src/extract/pdf.js';
-import { SHELL_NICENESS } from '../src/extract/command-shells.js';
+import { HtmlPool, defaultPoolSize } from '../src/extract/worker/pool.js';
+import { pdfToText } from '../src/extract/pdf/pdftotext.js';
+import { SHELL_NICENESS } from '../src/extract/pdf/command-shells.js';
 import { normalize } from '../src/normalize.js';
 import { FIXTURES, tempDir } from './support/helpers.js';
 

@@ -15,8 +15,8 @@ import { decodeHtml, decodeText } from '../src/extract/decode.js';
 import { ExtractError } from '../src/extract/errors.js';
 import { runHtmlJob, type HtmlJobReply, type HtmlJobResult } from '../src/extract/html.js';
 import { extractSource } from '../src/extract/index.js';
-import { pdfToText } from '../src/extract/pdf.js';
-import { HtmlPool } from '../src/extract/pool.js';
+import { pdfToText } from '../src/extract/pdf/pdftotext.js';
+import { HtmlPool } from '../src/extract/worker/pool.js';
 import { serve, tempDir } from './support/helpers.js';
 
 const faults = vi.hoisted(() => ({
@@ -108,7 +108,7 @@ vi.mock('../src/extract/streamed-text.js', async (importOriginal) => {
   };
 });
 
-/** The HTML job in-process: its replies put together as the pool does (src/extract/pool.ts). */
+/** The HTML job in-process: its replies put together as the pool does (src/extract/worker/pool.ts). */
 function extractInProcess(bytes: Uint8Array, httpCharset: string | undefined): Promise<HtmlJobResult> {
   const replies: HtmlJobReply[] = [];
   runHtmlJob({ id: 0, bytes, httpCharset }, (r) => replies.push(r));
@@ -140,8 +140,8 @@ function extractInProcess(bytes: Uint8Array, httpCharset: string | undefined): P
   return Promise.resolve(result);
 }
 
-vi.mock('../src/extract/pool.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../src/extract/pool.js')>();
+vi.mock('../src/extract/worker/pool.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../src/extract/worker/pool.js')>();
   const inProcess = {
     extract: (bytes: Uint8Array, httpCharset: string | undefined) => extractInProcess(bytes, httpCharset),
     // A run starts a worker ahead of its first page (prepareExtraction): in process there is none to start.

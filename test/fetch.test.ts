@@ -2,7 +2,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions } from '../src/check.js';
-import { parseClaims } from '../src/claims.js';
+import { parseClaims } from '../src/claims/schema.js';
 import { FetchError, fetchSource } from '../src/fetch/index.js';
 import { SourceCookies } from '../src/fetch/cookies.js';
 import { retryDelay } from '../src/fetch/source.js';

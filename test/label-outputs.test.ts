@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { resumeCommand } from '../src/cli/label-summary.js';
+import { resumeCommand } from '../src/cli/actions/label-summary.js';
 import { etaText } from '../src/cli/progress.js';
 import { runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 

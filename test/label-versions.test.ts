@@ -1,11 +1,11 @@
-// A label's evidence records what made the text it was judged on (src/harbor/label.ts LabelEvidence.versions):
+// A label's evidence records what made the text it was judged on (src/dataset/label.ts LabelEvidence.versions):
 // quotecheck's version for every label, and pdftotext's (`pdftotext -v`) for a PDF's; the card and a frozen edition's
 // check read them.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { VERSION } from '../src/defaults.js';
-import { pdftotextVersion } from '../src/extract/pdftotext-version.js';
+import { VERSION } from '../src/config/defaults.js';
+import { pdftotextVersion } from '../src/extract/pdf/pdftotext-version.js';
 import { runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 
 describe("a label's evidence: the extractor's version", () => {

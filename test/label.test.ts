@@ -5,7 +5,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, test } from 'vitest';
-import { runEvaluation } from '../src/harbor/local-harness.js';
+import { runEvaluation } from '../src/evaluate/evaluate.js';
 import { QUICK_ISOLATION } from './support/engine.js';
 import { FIXTURES, runCliInProcess, serve, tempDir } from './support/helpers.js';
 import { gzipMembers, handParse } from './support/warc-hand.js';

@@ -1,6 +1,8 @@
 // Module layers of src/: extraction reads pages, diagnosis only classifies, the leaf modules import nothing, the run core alone
-// builds HTTP stacks and answers files, and the contract module stands on zod alone.
-import { readdirSync, readFileSync } from 'node:fs';
+// builds HTTP stacks and answers files, the contract module stands on zod alone, and the rooms above the core (the task
+// format, the grader, datasets, evaluation, results, the audit) import each other one way only, each name from the file
+// that declares it.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
@@ -8,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 const ROOT = join(import.meta.dirname, '..');
 
 /** Modules every layer may import, so they import nothing themselves. */
-const LEAVES = ['src/settings.ts', 'src/page-shell-limits.ts'];
+const LEAVES = ['src/config/settings.ts', 'src/page-shell-limits.ts'];
 
 /** Directories that must not import each other: extract/ reads pages (markup, text), diagnose/ classifies what the source record holds. */
 const APART: readonly (readonly [string, string])[] = [
@@ -34,11 +36,35 @@ const ABOVE_CORE = [
   'src/check.ts',
   'src/index.ts',
   'src/stages.ts',
-  'src/report.ts',
+  'src/harbor.ts',
+  'src/output/evidence-report.ts',
   'src/cli/',
-  'src/harbor/',
   'src/mcp/',
+  'src/task/',
+  'src/dataset/',
+  'src/evaluate/',
+  'src/results/',
+  'src/audit/',
 ];
+
+/**
+ * The rooms above the core, each a folder of one job, and the rooms each may import (any other module of src/ it may,
+ * by the rules above). The grader is the floor: the shipped grader imports Node's modules only (its own rule, checked
+ * by scripts/bundle.ts), and every room may stand on it. The task format stands on the grader alone; datasets are made
+ * of tasks; results read what evaluate writes, so evaluate stands on them, never the other way round; the audit runs
+ * trials through evaluate. Making datasets and running them do not know each other: `quotecheck` (src/cli/) joins them.
+ */
+const ROOMS: Readonly<Record<string, { may: readonly string[]; job: string }>> = {
+  'src/grader/': { may: [], job: "the task's shipped grader" },
+  'src/task/': { may: ['src/grader/'], job: 'the task format and one task written' },
+  'src/dataset/': { may: ['src/grader/', 'src/task/'], job: 'making datasets' },
+  'src/results/': { may: ['src/grader/', 'src/task/'], job: "evaluate's report, compared and rendered" },
+  'src/evaluate/': { may: ['src/grader/', 'src/task/', 'src/results/'], job: 'running a dataset' },
+  'src/audit/': { may: ['src/grader/', 'src/task/', 'src/results/', 'src/evaluate/'], job: 'the audit' },
+};
+
+/** The room a file of src/ is in, if any. */
+const roomOf = (file: string): string | undefined => Object.keys(ROOMS).find((room) => file.startsWith(room));
 
 /**
  * Who may import what (a module, or a path prefix of src/), value imports only unless `types` says so: the run core
@@ -78,8 +104,8 @@ const IMPORT_RULES: readonly ImportRule[] = [
     why: 'the Wayback client is made by the run core',
   },
   {
-    module: 'src/answers.ts',
-    allowed: ['src/run/session.ts', 'src/index.ts', 'src/report-file.ts'],
+    module: 'src/output/answers.ts',
+    allowed: ['src/run/session.ts', 'src/index.ts', 'src/output/report-file.ts'],
     why: "answers files are kept by the run core's session (src/run/session.ts)",
   },
   {
@@ -163,6 +189,9 @@ function layerViolations(files: ReadonlyMap<string, string>): string[] {
       }
       if (within(file, CORE) && imp.target && within(imp.target, ABOVE_CORE))
         found.push(`${at}: the core (${file}) must not import ${imp.target}, which stands on it`);
+      const [from, to] = [roomOf(file), imp.target && roomOf(imp.target)];
+      if (from && to && from !== to && !ROOMS[from]!.may.includes(to))
+        found.push(`${at}: ${from} (${ROOMS[from]!.job}) must not import from ${to} (${ROOMS[to]!.job})`);
       const imported = imp.target ?? imp.specifier;
       for (const rule of IMPORT_RULES) {
         if (
@@ -247,6 +276,55 @@ function prototypeViolations(files: ReadonlyMap<string, string>): string[] {
   return found;
 }
 
+/** Resolves a relative specifier of `file` to a path of src/ (a `.js` specifier names its `.ts` source). */
+const resolveFrom = (file: string, specifier: string): string =>
+  posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.js$/, '.ts');
+
+/** The names a file exports that are declared elsewhere, each with the file that declares it (as the re-export says). */
+function reExportsOf(file: string, text: string): Map<string, string> {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const imported = new Map<string, string>();
+  const out = new Map<string, string>();
+  for (const node of source.statements) {
+    const spec = (node as { moduleSpecifier?: ts.Expression }).moduleSpecifier;
+    const from =
+      spec && ts.isStringLiteral(spec) && spec.text.startsWith('.') ? resolveFrom(file, spec.text) : undefined;
+    if (ts.isImportDeclaration(node) && from) {
+      const bindings = node.importClause?.namedBindings;
+      if (bindings && ts.isNamedImports(bindings)) for (const el of bindings.elements) imported.set(el.name.text, from);
+    } else if (ts.isExportDeclaration(node) && node.exportClause && ts.isNamedExports(node.exportClause)) {
+      for (const el of node.exportClause.elements) {
+        const origin = from ?? imported.get((el.propertyName ?? el.name).text);
+        if (origin) out.set(el.name.text, origin);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Names of a room taken through another file's re-export, one line each: every name of a room is imported from the
+ * file that declares it, so that a reader finds it where the import says and no file is a hub for another's types.
+ */
+function reExportViolations(files: ReadonlyMap<string, string>): string[] {
+  const reExports = new Map([...files].map(([file, text]) => [file, reExportsOf(file, text)]));
+  const found: string[] = [];
+  for (const [file, text] of files) {
+    for (const imp of importedNames(file, text)) {
+      if (!imp.specifier.startsWith('.')) continue;
+      const target = resolveFrom(file, imp.specifier);
+      for (const name of imp.names) {
+        const origin = reExports.get(target)?.get(name);
+        if (origin && (roomOf(origin) || roomOf(target)))
+          found.push(
+            `${file}:${imp.line} imports ${name} from '${imp.specifier}', which re-exports it: import it from ${origin}`,
+          );
+      }
+    }
+  }
+  return found;
+}
+
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.ts'))
@@ -260,6 +338,31 @@ describe('module layers of src/', () => {
     expect(layerViolations(files)).toEqual([]);
   });
 
+  test('the rooms import each other one way, and every name of a room from the file that declares it', () => {
+    const files = new Map(tsFiles('src').map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]));
+    for (const room of Object.keys(ROOMS)) expect(existsSync(join(ROOT, room)), `${room} exists`).toBe(true);
+    expect(reExportViolations(files)).toEqual([]);
+  });
+
+  test('the room checks name the offending file, import and name', () => {
+    const files = new Map([
+      ['src/results/a.ts', "import { runEvaluation } from '../evaluate/evaluate.js';\n"],
+      ['src/task/b.ts', "import type { LabelledClaim } from '../dataset/labelled.js';\nimport { x } from './c.js';\n"],
+      ['src/dataset/c.ts', "import type { Trial } from '../evaluate/trial.js';\n"],
+      ['src/task/c.ts', "export { grade as x } from '../grader/grade.mjs';\nexport type { Row } from './d.js';\n"],
+      ['src/audit/d.ts', "import type { Row } from '../task/c.js';\nimport { grade } from '../grader/grade.mjs';\n"],
+    ]);
+    expect(layerViolations(files)).toEqual([
+      "src/results/a.ts:1 imports '../evaluate/evaluate.js': src/results/ (evaluate's report, compared and rendered) must not import from src/evaluate/ (running a dataset)",
+      "src/task/b.ts:1 imports '../dataset/labelled.js': src/task/ (the task format and one task written) must not import from src/dataset/ (making datasets)",
+      "src/dataset/c.ts:1 imports '../evaluate/trial.js': src/dataset/ (making datasets) must not import from src/evaluate/ (running a dataset)",
+    ]);
+    expect(reExportViolations(files)).toEqual([
+      "src/task/b.ts:2 imports x from './c.js', which re-exports it: import it from src/grader/grade.mjs",
+      "src/audit/d.ts:1 imports Row from '../task/c.js', which re-exports it: import it from src/task/d.ts",
+    ]);
+  });
+
   test('the check names the offending file and import', () => {
     const files = new Map([
       [
@@ -270,11 +373,11 @@ describe('module layers of src/', () => {
         'src/extract/y.ts',
         "export { detectShell } from '../diagnose/shells.js';\nconst later = () => import('../diagnose/index.js');\n",
       ],
-      ['src/settings.ts', "import type { Label } from './answers.js';\n"],
+      ['src/config/settings.ts', "import type { Label } from './answers.js';\n"],
       ['src/match.ts', "import type { ViewName } from './extract/index.js';\n"],
       [
         'src/mcp/z.ts',
-        "import type { Dispatcher } from 'undici';\nimport { Agent } from 'undici';\nimport { guardedAgent } from '../fetch/guard.js';\nimport { AnswersFile } from '../answers.js';\nimport type { Label } from '../answers.js';\n",
+        "import type { Dispatcher } from 'undici';\nimport { Agent } from 'undici';\nimport { guardedAgent } from '../fetch/guard.js';\nimport { AnswersFile } from '../output/answers.js';\nimport type { Label } from '../output/answers.js';\n",
       ],
       [
         'src/cli/w.ts',
@@ -287,10 +390,10 @@ describe('module layers of src/', () => {
       "src/diagnose/x.ts:5 imports '../extract/decode.js': src/diagnose/ must not import from src/extract/",
       "src/extract/y.ts:1 imports '../diagnose/shells.js': src/extract/ must not import from src/diagnose/",
       "src/extract/y.ts:2 imports '../diagnose/index.js': src/extract/ must not import from src/diagnose/",
-      "src/settings.ts:1 imports './answers.js': src/settings.ts is a leaf and must import nothing",
+      "src/config/settings.ts:1 imports './answers.js': src/config/settings.ts is a leaf and must import nothing",
       "src/mcp/z.ts:2 imports 'undici': only src/fetch/, src/run/transport.ts, src/archive/ may import undici (HTTP stacks are built by the run core (src/run/transport.ts) on src/fetch/)",
       "src/mcp/z.ts:3 imports '../fetch/guard.js': only src/fetch/, src/run/transport.ts may import src/fetch/guard.ts (the network rule is applied by the run core's stacks)",
-      "src/mcp/z.ts:4 imports '../answers.js': only src/run/session.ts, src/index.ts, src/report-file.ts may import src/answers.ts (answers files are kept by the run core's session (src/run/session.ts))",
+      "src/mcp/z.ts:4 imports '../output/answers.js': only src/run/session.ts, src/index.ts, src/output/report-file.ts may import src/output/answers.ts (answers files are kept by the run core's session (src/run/session.ts))",
       "src/cli/w.ts:2 imports '../wayback/client.js': only src/run/, src/asof/ may import src/wayback/client.ts (the Wayback client is made by the run core)",
       "src/contract.ts:2 imports './source.js': the contract imports only zod",
       "src/extract/lightdom/v.ts:1 imports 'htmlparser2': only src/extract/htmlparser2-internals.ts, src/extract/markup.ts may import htmlparser2 (htmlparser2's internals are reached in one module (src/extract/htmlparser2-internals.ts))",
@@ -299,7 +402,10 @@ describe('module layers of src/', () => {
 
   test('the core check names what the core imports from above it', () => {
     const files = new Map([
-      ['src/run/s.ts', "import { RunTally } from '../report.js';\nconst m = await import('../check.js');\n"],
+      [
+        'src/run/s.ts',
+        "import { RunTally } from '../output/evidence-report.js';\nconst m = await import('../check.js');\n",
+      ],
       ['src/wayback/c.ts', "import type { AsOfDate } from '../asof/date.js';\n"],
       [
         'src/extract/lightdom/t.ts',
@@ -307,7 +413,7 @@ describe('module layers of src/', () => {
       ],
     ]);
     expect(layerViolations(files)).toEqual([
-      "src/run/s.ts:1 imports '../report.js': the core (src/run/s.ts) must not import src/report.ts, which stands on it",
+      "src/run/s.ts:1 imports '../output/evidence-report.js': the core (src/run/s.ts) must not import src/output/evidence-report.ts, which stands on it",
       "src/run/s.ts:2 imports '../check.js': the core (src/run/s.ts) must not import src/check.ts, which stands on it",
       "src/wayback/c.ts:1 imports '../asof/date.js': src/wayback/ must not import from src/asof/",
       "src/extract/lightdom/t.ts:1 imports '../../cli/progress.js': the core (src/extract/lightdom/t.ts) must not import src/cli/progress.ts, which stands on it",

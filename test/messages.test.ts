@@ -4,17 +4,16 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { Option } from 'commander';
 import { describe, expect, test } from 'vitest';
-import { describeFsError, plural, thousands } from '../src/messages.js';
-import { ClaimsFileError, parseClaims } from '../src/claims.js';
-import { DEFAULT_MAX_CLAIMS_BYTES, readClaimsFile } from '../src/claims-file.js';
+import { plural, thousands } from '../src/messages.js';
+import { ClaimsFileError, parseClaims } from '../src/claims/schema.js';
+import { DEFAULT_MAX_CLAIMS_BYTES, readClaimsFile } from '../src/claims/claims-file.js';
 import { buildProgram, defaultShown } from '../src/cli/main.js';
 import { RETRYABLE_STATUSES } from '../src/fetch/policy.js';
-import { listTasks } from '../src/harbor/dataset.js';
-import { ExportError, readLabelled } from '../src/harbor/export.js';
-import { WRONG_IDS_SHOWN, formatGrade, grade } from '../src/harbor/grade.js';
-import { readLabels } from '../src/harbor/verifier.js';
+import { listTasks } from '../src/task/task-dir.js';
+import { ExportError, readLabelled } from '../src/dataset/export.js';
 import { docSection } from './support/docs.js';
 import { ROOT, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
+import { WRONG_IDS_SHOWN, formatGrade, grade, readLabels, describeFsError } from '../src/grader/grade.mjs';
 
 const ERRNO = /\bE[A-Z]{2,}\b/;
 

@@ -1,12 +1,18 @@
-// The fetch options are declared once (src/options.ts): every command that takes them declares exactly the table's
+// The fetch options are declared once (src/config/fetch-options.ts): every command that takes them declares exactly the table's
 // options, with the table's help, choices and default; they parse into the settings the table names, in its units;
 // and the MCP tools' inputs that take the same settings agree with it.
 import type { Command, Option } from 'commander';
 import { describe, expect, test } from 'vitest';
 import { buildProgram, defaultShown } from '../src/cli/main.js';
-import { DEFAULT_OPTIONS, MCP_DEFAULTS } from '../src/defaults.js';
+import { DEFAULT_OPTIONS, MCP_DEFAULTS } from '../src/config/defaults.js';
 import { verifyInput } from '../src/mcp/tools.js';
-import { FETCH_OPTIONS, fetchSettings, optionsOf, type OptionCommand, type OptionSpec } from '../src/options.js';
+import {
+  FETCH_OPTIONS,
+  fetchSettings,
+  optionsOf,
+  type OptionCommand,
+  type OptionSpec,
+} from '../src/config/fetch-options.js';
 
 const COMMANDS: OptionCommand[] = ['run', 'label', 'verify', 'mcp'];
 const SPECS = Object.entries(FETCH_OPTIONS) as [string, OptionSpec][];
@@ -30,7 +36,7 @@ function shownDefault(spec: OptionSpec): string {
   return `default: ${String(spec.default)}`;
 }
 
-describe('the fetch options table (src/options.ts) is what each command declares', () => {
+describe('the fetch options table (src/config/fetch-options.ts) is what each command declares', () => {
   const p = buildProgram();
 
   test.each(COMMANDS)('%s: exactly the table options it takes, with their help, choices and default', (name) => {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
-import { OutputPathError, checkOutputPath } from '../src/outputs.js';
+import { OutputPathError, checkOutputPath } from '../src/output/output-files.js';
 import { claimsRun, runCli, runCliInProcess, serve, tempDir, writeJson, type CliResult } from './support/helpers.js';
 
 const PAGE = '<html><body><p>The committee approved the budget on Tuesday after a long debate.</p></body></html>';

@@ -1,11 +1,11 @@
-// Harbor's providers (src/harbor/providers.ts): the capability table in docs/datasets.md is, row for row, what the data
+// Harbor's providers (src/dataset/providers.ts): the capability table in docs/datasets.md is, row for row, what the data
 // and its verdicts say (the test prints the table it expects); every row cites a file of Harbor's environment code;
 // and the tasks `export` writes are the shape the table judges, so its "runs on" line is the table's verdict.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, test } from 'vitest';
-import { cannotRun, PROVIDERS, whereItRuns, type Provider, type TaskShape } from '../src/harbor/providers.js';
+import { cannotRun, PROVIDERS, whereItRuns, type Provider, type TaskShape } from '../src/dataset/providers.js';
 import { runCliInProcess, tempDir } from './support/helpers.js';
 import { docSection } from './support/docs.js';
 

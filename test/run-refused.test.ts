@@ -1,8 +1,8 @@
 // `run` says when the network rule refused sources: how many, their claims, a host or two, and --allow-private.
 import { describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
-import { parseClaims } from '../src/claims.js';
-import { refusedLine, summarize, toReportRecord } from '../src/report.js';
+import { parseClaims } from '../src/claims/schema.js';
+import { refusedLine, summarize, toReportRecord } from '../src/output/evidence-report.js';
 import { claimsRun, runCliInProcess, serve, closedPort } from './support/helpers.js';
 
 const PAGE = '<html><body><article><p>The committee approved the budget on Tuesday.</p></article></body></html>';

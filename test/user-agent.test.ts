@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_OPTIONS, DEFAULT_USER_AGENT, VERSION } from '../src/defaults.js';
+import { DEFAULT_OPTIONS, DEFAULT_USER_AGENT, VERSION } from '../src/config/defaults.js';
 import { claimsRun, ROOT, runCliInProcess, serve } from './support/helpers.js';
 
 /** RFC 9110 §10.1.5: User-Agent = product *( RWS ( product / comment ) ); product = token ["/" token]; comment = "(" *( ctext / quoted-pair / comment ) ")". */

@@ -1,4 +1,4 @@
-// The loopback Wayback stub (src/wayback/stub.ts): CDX queries, raw and rewritten replay; 429s and faults in front of
+// The loopback Wayback stub (src/wayback/stub/stub.ts): CDX queries, raw and rewritten replay; 429s and faults in front of
 // it (test/support/wayback-faults.ts).
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import {
   type Capture,
   type RunningWayback,
   type WaybackStubOptions,
-} from '../src/wayback/stub.js';
+} from '../src/wayback/stub/stub.js';
 import { tempDir } from './support/helpers.js';
 import { startFaultyStub, type WaybackFaults } from './support/wayback-faults.js';
 

@@ -4,8 +4,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { WARCRecord, WARCSerializer } from 'warcio';
-import { describeFsError } from '../messages.js';
 import { UserError } from '../errors.js';
+import { describeFsError } from '../grader/grade.mjs';
 
 /** Every failure of the archive layer (opening, writing, reading a WARC file): one line naming the file. */
 export class ArchiveError extends UserError {

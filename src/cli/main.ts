@@ -1,13 +1,14 @@
 // The command line: argument parsing (commander) and dispatch to one module per command.
 import { availableParallelism } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CLI_DEFAULTS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../defaults.js';
-import { REPORT_ORDERS, VERIFIER_MODES } from '../settings.js';
-import { ATTACKS } from '../harbor/attacks.js';
+import { CLI_DEFAULTS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../config/defaults.js';
+import { REPORT_ORDERS } from '../config/settings.js';
+import { ATTACKS } from '../audit/attacks.js';
 import { processIo, withIo, type CliIo } from './io.js';
 import { errorLine } from './progress.js';
-import { bytesOf } from '../options.js';
-import { addTableOptions, megabytes, nonNegativeInt, positiveInt, positiveSeconds } from './options.js';
+import { bytesOf } from '../config/fetch-options.js';
+import { addTableOptions, megabytes, nonNegativeInt, positiveInt, positiveSeconds } from './commands/flags.js';
+import { VERIFIER_MODES } from '../task/verifier-mode.js';
 
 /** What a command's action leaves for main: its exit code; and what main gives it: the command line, when known. */
 interface Outcome {
@@ -46,7 +47,7 @@ function described(flags: string, description: string, shown: string): Option {
   return new Option(flags, description).default(undefined, shown);
 }
 
-/** `run`: label every claim of a claims file (src/cli/run.ts). */
+/** `run`: label every claim of a claims file (src/cli/actions/run.ts). */
 export function addRunCommand(program: Command, outcome: Outcome): void {
   const run = program
     .command('run')
@@ -95,7 +96,7 @@ export function addRunCommand(program: Command, outcome: Outcome): void {
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
       // Each command loads its own modules: `grade` should not pay for the HTTP client and parsers.
-      const { runCommand } = await import('./run.js');
+      const { runCommand } = await import('./actions/run.js');
       outcome.code = await runCommand({
         ...o,
         maxClaimsBytes: o.maxClaimsMb === undefined ? undefined : bytesOf(o.maxClaimsMb),
@@ -103,7 +104,7 @@ export function addRunCommand(program: Command, outcome: Outcome): void {
     });
 }
 
-/** `label`: gold labels with their proof, the first step of a benchmark (src/cli/label.ts). */
+/** `label`: gold labels with their proof, the first step of a benchmark (src/cli/actions/label.ts). */
 function addLabelCommand(program: Command, outcome: Outcome): void {
   const label = program
     .command('label')
@@ -152,13 +153,13 @@ function addLabelCommand(program: Command, outcome: Outcome): void {
   addTableOptions(label, 'label')
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
-      const { labelCommand } = await import('./label.js');
+      const { labelCommand } = await import('./actions/label.js');
       // The command line as given: a stopped run prints it back with --resume.
       outcome.code = await labelCommand({ ...o, argv: outcome.argv?.slice(2) });
     });
 }
 
-/** `verify`: one quote against one URL (src/cli/verify.ts). */
+/** `verify`: one quote against one URL (src/cli/actions/verify.ts). */
 export function addVerifyCommand(program: Command, outcome: Outcome): void {
   const verify = program
     .command('verify')
@@ -185,7 +186,7 @@ export function addVerifyCommand(program: Command, outcome: Outcome): void {
     )
     .addOption(described('--replay <file.warc.gz>', 'answer from a WARC file, with no network', `$${REPLAY_ENV}`))
     .action(async (o) => {
-      const { verifyCommand } = await import('./verify.js');
+      const { verifyCommand } = await import('./actions/verify.js');
       outcome.code = await verifyCommand(o);
     });
 }
@@ -206,7 +207,7 @@ Tools (inputs; ? marks an optional one):
                  the whole pipeline on a claims file under --root; writes the answers there
 `;
 
-/** `mcp`: the tools served to an agent over stdio (src/cli/mcp.ts). */
+/** `mcp`: the tools served to an agent over stdio (src/cli/actions/mcp.ts). */
 export function addMcpCommand(program: Command, outcome: Outcome): void {
   const mcp = program
     .command('mcp')
@@ -240,12 +241,12 @@ export function addMcpCommand(program: Command, outcome: Outcome): void {
     )
     .addHelpText('after', MCP_TOOLS_HELP)
     .action(async (o) => {
-      const { mcpCommand } = await import('./mcp.js');
+      const { mcpCommand } = await import('./actions/mcp.js');
       outcome.code = await mcpCommand(o);
     });
 }
 
-/** `grade`: an answers file against gold labels (src/cli/grade.ts). */
+/** `grade`: an answers file against gold labels (src/cli/actions/grade.ts). */
 function addGradeCommand(program: Command, outcome: Outcome): void {
   program
     .command('grade')
@@ -258,12 +259,12 @@ function addGradeCommand(program: Command, outcome: Outcome): void {
     )
     .option('--reward <path>', 'write the reward (a decimal) to this file; missing folders are created')
     .action(async (o) => {
-      const { gradeCommand } = await import('./grade.js');
+      const { gradeCommand } = await import('./actions/grade.js');
       outcome.code = await gradeCommand(o);
     });
 }
 
-/** `evaluate`: every task of a Harbor dataset, run locally (src/cli/evaluate.ts). */
+/** `evaluate`: every task of a Harbor dataset, run locally (src/cli/actions/evaluate.ts). */
 function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.ProcessEnv): void {
   const command = program
     .command('evaluate')
@@ -283,7 +284,7 @@ function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.Proc
         'oracle',
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
-    // Repeatable like --agent: the i-th --name names the i-th --agent (checked in src/cli/evaluate.ts).
+    // Repeatable like --agent: the i-th --name names the i-th --agent (checked in src/cli/actions/evaluate.ts).
     .addOption(
       described(
         '--name <name>',
@@ -307,7 +308,7 @@ function addEvaluateCommand(program: Command, outcome: Outcome, env: NodeJS.Proc
     )
     .option('--quiet', 'no progress output', false)
     .action(async (o) => {
-      const { evaluateCommand } = await import('./evaluate.js');
+      const { evaluateCommand } = await import('./actions/evaluate.js');
       outcome.code = await evaluateCommand(o);
     });
 }
@@ -388,7 +389,7 @@ function addRenamedBenchCommand(program: Command, outcome: Outcome): void {
     });
 }
 
-/** `compare`: finished evaluate runs side by side (src/cli/compare.ts). */
+/** `compare`: finished evaluate runs side by side (src/cli/actions/compare.ts). */
 function addCompareCommand(program: Command, outcome: Outcome): void {
   program
     .command('compare')
@@ -406,12 +407,12 @@ function addCompareCommand(program: Command, outcome: Outcome): void {
     )
     .option('--out <dir>', 'also write report.json and report.html into this folder')
     .action(async (runs: string[], o) => {
-      const { compareCommand } = await import('./compare.js');
+      const { compareCommand } = await import('./actions/compare.js');
       outcome.code = await compareCommand({ ...o, runs });
     });
 }
 
-/** `export`: a Harbor dataset from labelled claims (src/cli/export.ts). */
+/** `export`: a Harbor dataset from labelled claims (src/cli/actions/export.ts). */
 function addExportCommand(program: Command, outcome: Outcome): void {
   const command = program
     .command('export')
@@ -486,7 +487,7 @@ function addExportCommand(program: Command, outcome: Outcome): void {
         '--per-task',
     );
   addImageOptions(addPublishingOptions(command)).action(async (o) => {
-    const { exportCommand } = await import('./export.js');
+    const { exportCommand } = await import('./actions/export.js');
     outcome.code = await exportCommand(o);
   });
 }
@@ -611,7 +612,7 @@ function choiceList<T extends string>(choices: readonly T[]): (value: string) =>
   };
 }
 
-/** The cheat suite, for `audit --help`: each attack's id, class and the users it runs as (src/harbor/attacks.ts). */
+/** The cheat suite, for `audit --help`: each attack's id, class and the users it runs as (src/audit/attacks.ts). */
 function attacksHelp(): string {
   const w = Math.max(...ATTACKS.map((a) => a.id.length));
   return `
@@ -632,7 +633,7 @@ ${ATTACKS.map(
 `;
 }
 
-/** `audit`: the check a dataset author runs before publishing (src/cli/audit.ts). */
+/** `audit`: the check a dataset author runs before publishing (src/cli/actions/audit.ts). */
 function addAuditCommand(program: Command, outcome: Outcome): void {
   const command = program
     .command('audit')
@@ -707,12 +708,14 @@ function addAuditCommand(program: Command, outcome: Outcome): void {
     .option('--quiet', 'no progress output', false)
     .addHelpText('after', attacksHelp)
     .action(async (dataset: string, o) => {
-      const { auditCommand } = await import('./audit.js');
+      const { auditCommand } = await import('./actions/audit.js');
       outcome.code = await auditCommand({ ...o, dataset });
     });
 }
 
-/** `wayback-stub`: the loopback Wayback stub, served from a captures file or folder (src/cli/wayback-stub.ts). */
+/**
+ * `wayback-stub`: the loopback Wayback stub, served from a captures file or folder (src/cli/actions/wayback-stub.ts).
+ */
 function addWaybackStubCommand(program: Command, outcome: Outcome): void {
   program
     .command('wayback-stub')
@@ -730,7 +733,7 @@ function addWaybackStubCommand(program: Command, outcome: Outcome): void {
     .option('--host <address>', 'the loopback address to listen on (127.x.y.z, ::1, localhost)', '127.0.0.4')
     .option('--port <n>', 'the port to listen on (0: a free one, printed)', nonNegativeInt, 0)
     .action(async (o) => {
-      const { waybackStubCommand } = await import('./wayback-stub.js');
+      const { waybackStubCommand } = await import('./actions/wayback-stub.js');
       outcome.code = await waybackStubCommand(o);
     });
 }

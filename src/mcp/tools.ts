@@ -4,16 +4,16 @@ import { posix } from 'node:path';
 // A namespace import: a build keeps only the parts of zod the schemas use (`import { z }` keeps all of it, four times
 // as much).
 import * as z from 'zod';
-import { describeFsError, thousands } from '../messages.js';
+import { thousands } from '../messages.js';
 import { asOfProblem } from '../asof/date.js';
 import type { CheckOptions, ClaimResult } from '../check.js';
 import { AnswersSession } from '../run/session.js';
 import { sourceFetcher, type ExchangeInterceptor, type ReplayArchive, type SourceFetcher } from '../run/transport.js';
-import { ClaimsFileError, describeClaim, evidenceHash, fetchUrlOf, type ClaimSet } from '../claims.js';
-import { DEFAULT_MAX_CLAIMS_BYTES, parseClaimsBytes } from '../claims-file.js';
-import { WAYBACK_MODES, type RunSettings, type WaybackMode } from '../settings.js';
-import { DEFAULT_OPTIONS } from '../defaults.js';
-import { FETCH_OPTIONS, runSettingsOf, type FetchSettings } from '../options.js';
+import { ClaimsFileError, describeClaim, evidenceHash, fetchUrlOf, type ClaimSet } from '../claims/schema.js';
+import { DEFAULT_MAX_CLAIMS_BYTES, parseClaimsBytes } from '../claims/claims-file.js';
+import { WAYBACK_MODES, type RunSettings, type WaybackMode } from '../config/settings.js';
+import { DEFAULT_OPTIONS } from '../config/defaults.js';
+import { FETCH_OPTIONS, runSettingsOf, type FetchSettings } from '../config/fetch-options.js';
 import { LabelSchema, VerifyResultSchema } from '../contract.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import { rawSpan } from '../match.js';
@@ -38,6 +38,7 @@ import {
 } from './bounds.js';
 import { PathError, shownPath, type RootFolder } from './files.js';
 import { UserError } from '../errors.js';
+import { describeFsError } from '../grader/grade.mjs';
 
 /** read_source's page when none is asked for: about five pages of prose, well inside a model's context. */
 const DEFAULT_PAGE_CHARS = 20_000;
@@ -66,8 +67,9 @@ export class ToolInputError extends UserError {
 }
 
 /**
- * The session's settings: the pipeline settings `mcp`'s options of the table become (src/options.ts: its limits, the
- * network rule of docs/real-web.md#the-network-rule-global-addresses-only, the Wayback Machine), and the session's own.
+ * The session's settings: the pipeline settings `mcp`'s options of the table become (src/config/fetch-options.ts: its
+ * limits, the network rule of docs/real-web.md#the-network-rule-global-addresses-only, the Wayback Machine), and the
+ * session's own.
  */
 export type ToolSettings = Omit<FetchSettings<'mcp'>, 'cacheBytes' | 'workBytes'> & {
   cache: SourceCache;
@@ -94,7 +96,7 @@ export const verifyInput = {
     `the passage claimed to occur in the source, as the claim gives it (at most ${thousands(MAX_QUOTE_CHARS)} ` +
       `characters)`,
   ),
-  // As `verify --html-view` (the table of src/options.ts): the same choices, wording and default.
+  // As `verify --html-view` (the table of src/config/fetch-options.ts): the same choices, wording and default.
   html_view: oneOf('html_view', FETCH_OPTIONS.htmlView.choices)
     .optional()
     .describe(`${FETCH_OPTIONS.htmlView.help} (default ${FETCH_OPTIONS.htmlView.default})`),

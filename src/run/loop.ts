@@ -1,10 +1,10 @@
 // The run loop: claims grouped by source, each source fetched and read once, its claims matched, dated and decided.
-import type { Claim, ClaimEntry } from '../claims.js';
+import type { Claim, ClaimEntry } from '../claims/schema.js';
 import { FetchSlots, fetchSource, type FetchSettings } from '../fetch/index.js';
 import { findQuote } from '../match.js';
 import { normalize } from '../normalize.js';
 import { forgetSource } from '../diagnose/index.js';
-import { DEFAULT_OPTIONS } from '../defaults.js';
+import { DEFAULT_OPTIONS } from '../config/defaults.js';
 import { prepareExtraction, toSourceRecord, type SourceRecord } from '../source-record.js';
 import { parseAsOf, type AsOfDate } from '../asof/date.js';
 import { driftOf } from '../asof/evidence.js';
@@ -12,7 +12,7 @@ import { isProven, judge, needsCapture, type LiveReading } from '../asof/judge.j
 import { CaptureTexts, type CaptureOutcome } from '../asof/captures.js';
 import type { WaybackClient } from '../wayback/client.js';
 import { entriesOf, type ClaimsInput } from './input.js';
-import type { CheckOptions, StreamedRun } from './options.js';
+import type { CheckOptions, StreamedRun } from './check-options.js';
 import { invalid, joinNotes, resultFor, undecided, type ClaimResult } from './result.js';
 import { fetchSettingsFor, httpStacks, isReplay, waybackFor, type HttpStacks } from './transport.js';
 import { HELD_PER_FETCH_SLOT, HeldSources } from './held.js';

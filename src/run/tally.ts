@@ -4,7 +4,7 @@ import { hostOf } from '../messages.js';
 import type { SourceRecord } from '../source-record.js';
 import type { FetchErrorKind } from '../fetch/errors.js';
 import { DIAGNOSES, type Diagnosis } from '../contract.js';
-import type { CheckRun, StreamedRun } from './options.js';
+import type { CheckRun, StreamedRun } from './check-options.js';
 import type { ClaimResult } from './result.js';
 
 export interface RunSummary {

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import { fetchSource, type FetchSettings, type SourceOutcome } from '../fetch/index.js';
 import { guardedAgent } from '../fetch/guard.js';
 import { WaybackClient, type WaybackOptions } from '../wayback/client.js';
-import type { RunSettings } from '../settings.js';
+import type { RunSettings } from '../config/settings.js';
 
 /** An undici interceptor put under every HTTP exchange of a run. */
 export interface ExchangeInterceptor {
