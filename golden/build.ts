@@ -51,13 +51,13 @@ import { keyOf, readSpec, routeFields } from './lib/spec.js';
 import { buildDrift, DRIFT_TASK } from './drift/build.js';
 import { GOLDEN_PORT, goldenDir, type Route } from './server.js';
 import { parseArgs } from 'node:util';
-import type { TaskVariant } from '../src/task/templates.js';
 import { GOLDEN_PRIVATE_ARGS, writeTaskFolder } from './lib/tasks.js';
 
 export { normalize };
 
 // Sources: the real documents (golden/sources.ts), shared with the diagnosis and drift builders.
 import { SOURCES, type SourceDoc, type SrcKey } from './sources.js';
+import type { TaskVariant } from '../src/task/variant.js';
 
 export { SOURCES, type SrcKey };
 

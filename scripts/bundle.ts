@@ -28,6 +28,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILD_ENTRIES, BUNDLE_FILES, BUNDLE_FOLDER, TASK_BUILDS } from '../src/task/ship.js';
+import { TEMPLATE_FOLDERS } from '../src/task/template-files.js';
 import { packageRoot } from '../src/package-root.js';
 
 /** The project's root: this file is scripts/bundle.ts, or dist/scripts/bundle.js once compiled. */
@@ -149,7 +150,8 @@ export async function buildBundles(
       renameSync(join(staging, path), join(outDir, path));
     }
     // Nothing else stays in a build's folder (a file an older build made, an older build's chunks).
-    const paths = new Set(built.files.map((f) => f.path));
+    // (A folder that holds what the build wrote, the templates' folders, stays: only what it wrote stays in it.)
+    const paths = new Set(built.files.flatMap((f) => ancestors(f.path)));
     for (const folder of new Set(built.files.map((f) => dirname(f.path)).filter((d) => d !== '.')))
       for (const name of readdirSync(join(outDir, folder)))
         if (!paths.has(join(folder, name))) rmSync(join(outDir, folder, name), { recursive: true, force: true });
@@ -164,6 +166,36 @@ export async function buildBundles(
 
 /** The grader's source, under src/: shipped as it is (BUNDLE_FILES.grader). */
 export const GRADER_SOURCE = 'grader/grade.mjs';
+
+/** A path and the folders above it (`a/b/c` gives `a/b/c`, `a/b`, `a`). */
+function ancestors(path: string): string[] {
+  const out = [path];
+  for (let dir = dirname(path); dir !== '.'; dir = dirname(dir)) out.push(dir);
+  return out;
+}
+
+/**
+ * The templates a task's scripts and the audit's attacks are filled in from (src/task/template-files.ts
+ * TEMPLATE_FOLDERS), copied as they are beside the grader: `templates/<folder>/<name>` in the command line's build,
+ * where the code that fills them in finds them, from a checkout, an installed package or the build itself.
+ */
+function copyTemplates(root: string, outDir: string): string[] {
+  const written: string[] = [];
+  for (const [folder, from] of Object.entries(TEMPLATE_FOLDERS)) {
+    const to = join(dirname(BUNDLE_FILES.quotecheck), 'templates', folder);
+    mkdirSync(join(outDir, to), { recursive: true });
+    const names = readdirSync(join(root, 'src', from), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && !e.name.startsWith('.'))
+      .map((e) => relative(join(root, 'src', from), join(e.parentPath, e.name)))
+      .sort();
+    for (const name of names) {
+      mkdirSync(dirname(join(outDir, to, name)), { recursive: true });
+      writeFileSync(join(outDir, to, name), readFileSync(join(root, 'src', from, name)));
+      written.push(join(to, name));
+    }
+  }
+  return written;
+}
 
 /** What a module's static and dynamic imports name (`from '...'`, `import '...'`, `import('...')`). */
 export function graderImports(text: string): string[] {
@@ -322,6 +354,7 @@ async function buildInto(root: string, outDir: string): Promise<BundleResult> {
     );
   writeFileSync(join(outDir, BUNDLE_FILES.grader), grader);
   written.push(BUNDLE_FILES.grader);
+  written.push(...copyTemplates(root, outDir));
   const missing = Object.values(BUNDLE_FILES).filter((path) => !written.includes(path));
   if (missing.length) throw new Error(`the builds did not write ${missing.join(', ')}`);
   for (const path of written) chmodSync(join(outDir, path), 0o755);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startGoldenServer, type RunningServer } from '../golden/server.js';
 import { goldenAtPort } from '../golden/lib/tasks.js';
-import { ATTACKS, NOT_APPLICABLE_MARK } from '../src/audit/attacks.js';
+import { ATTACKS } from '../src/audit/attacks.js';
 import {
   answersFromArtifacts,
   answersFromInstruction,
@@ -33,6 +33,7 @@ import { makeTask } from './support/harbor-helpers.js';
 import { pathWithoutEngines } from './support/engine.js';
 import { FIXTURES, ROOT, fileTempDir, runCli, runCliInProcess, tempDir } from './support/helpers.js';
 import type { EvaluationReport } from '../src/results/evaluation-report.js';
+import { NOT_APPLICABLE_MARK } from '../src/audit/attack-scripts.js';
 
 const ISOLATED = canIsolate();
 const NAIVE = join(FIXTURES, 'naive-dataset');

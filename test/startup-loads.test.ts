@@ -38,11 +38,10 @@ const NOT_BEFORE_THE_FIRST_REQUEST = [
   /^dist\/src\/extract\/lightdom\//,
   /node_modules\/(htmlparser2|@mozilla\/readability|chardet|jsdom|tough-cookie|cli-progress|@modelcontextprotocol)\//,
   /^dist\/src\/(mcp|archive)\//,
-  // The rooms of tasks, datasets and evaluation; but the verifier modes (export --verifier's choices, a module of
-  // constants) and the audit's catalogue (src/audit/attacks.ts), which audit --help lists.
-  /^dist\/src\/(results|evaluate|dataset)\//,
+  // The rooms of tasks, datasets, evaluation and the audit; but the verifier modes (export --verifier's choices, a
+  // module of constants).
+  /^dist\/src\/(results|evaluate|dataset|audit)\//,
   /^dist\/src\/task\/(?!verifier-mode\.js$)/,
-  /^dist\/src\/audit\/(?!attacks\.js$)/,
 ];
 
 describe("start-up: what a command loads before it does its work (the installed CLI's modules, as the bundle's chunks split them)", () => {

@@ -1,7 +1,7 @@
 // What a task's agent reads is written once and rendered in many variants: each one reads cleanly, with no word said
 // twice in a row (the frozen instruction once read "at its date).date).") and every bracket closed.
 import { describe, expect, test } from 'vitest';
-import { instruction } from '../src/task/templates.js';
+import { instruction } from '../src/task/instruction.js';
 
 /** Every variant `export` can write: dated claims or not, a frozen edition or not, the skill, the MCP server. */
 function variants(): { name: string; text: string }[] {

@@ -40,8 +40,8 @@ import { readSpec } from '../lib/spec.js';
 import { z } from 'zod';
 import { GOLDEN_WAYBACK_URL, goldenDir, type Route } from '../server.js';
 import type { Capture } from '../../src/wayback/stub/stub.js';
-import type { TaskVariant } from '../../src/task/templates.js';
 import { writeTaskFolder } from '../lib/tasks.js';
+import type { TaskVariant } from '../../src/task/variant.js';
 
 export const DRIFT_TASK = 'drift';
 

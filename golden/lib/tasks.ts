@@ -9,9 +9,11 @@ import path from 'node:path';
 import { LAYOUTS } from '../../src/task/layout.js';
 import { BUNDLE_FILES, ORACLE_LOADER, ORACLE_PACK, TASK_BUILDS, shippedDir } from '../../src/task/ship.js';
 import { GOLD_MODE, writeTaskFolder as writeTask } from '../../src/task/task-writer.js';
-import { bundledSkillDir, instruction, type solveScript, type TaskVariant } from '../../src/task/templates.js';
 import type { LabelledRow } from './rows.js';
 import { atGoldenPort, GOLDEN_PORT, goldenDir } from '../server.js';
+import { instruction } from '../../src/task/instruction.js';
+import { bundledSkillDir, type TaskVariant } from '../../src/task/variant.js';
+import type { SolveOptions } from '../../src/task/task-scripts.js';
 
 /**
  * The golden sources are on loopback, which quotecheck refuses unless told (src/fetch/guard.ts): the oracle's
@@ -27,7 +29,7 @@ export interface TaskFolder {
   tags: string[];
   variant: TaskVariant;
   instructionOptions?: Parameters<typeof instruction>[3];
-  solveOptions?: Parameters<typeof solveScript>[0];
+  solveOptions?: SolveOptions;
 }
 
 /** Replaces `tdir` with the task: instruction, task.toml, environment (claims without labels), solution, tests. */

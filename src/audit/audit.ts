@@ -8,30 +8,22 @@ import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { UserError } from '../errors.js';
-import {
-  ATTACKS,
-  NOT_APPLICABLE_MARK,
-  NOTE_MARK,
-  type Attack,
-  type AttackClass,
-  type AttackFacts,
-  type AuditUser,
-  type Ceiling,
-} from './attacks.js';
+import { ATTACKS, type Attack, type AttackClass, type AuditUser, type Ceiling } from './attacks.js';
 import { listTasks, type TaskDir } from '../task/task-dir.js';
 import type { VerifierMode } from '../task/verifier-mode.js';
 import { parseDockerfile } from '../evaluate/dockerfile.js';
 import { canIsolate } from '../evaluate/namespace-root.js';
-import { ENV_SKILLS_FOLDER, LAYOUTS, TASK_SKILLS_DIR } from '../task/layout.js';
+import { ENV_SKILLS_FOLDER, LAYOUTS } from '../task/layout.js';
 import { HARNESS_DIR } from '../evaluate/namespace-trial.js';
 import { resolveIsolation, runEvaluation, type EvaluationOptions } from '../evaluate/evaluate.js';
 import { engineAnswers } from '../evaluate/engine.js';
 import type { AgentNetwork } from '../evaluate/engine-trial.js';
 import { SHIPPED_FOLDER } from '../task/ship.js';
-import { CONTAINER_PATHS, TOOL_DIR } from '../task/templates.js';
 import { kindOf, readRegularFile } from '../grader/grade.mjs';
 import type { EvaluationReport, Isolation, TaskRun } from '../results/evaluation-report.js';
 import { isEngine } from '../results/isolations.js';
+import { TASK_SKILLS_DIR, CONTAINER_PATHS, TOOL_DIR } from '../task/paths.js';
+import { NOT_APPLICABLE_MARK, NOTE_MARK, type AttackFacts } from './attack-scripts.js';
 
 /** A reward within this of the expected one is the expected one (rewards are written with 6 decimals). */
 const REWARD_EPSILON = 1e-5;

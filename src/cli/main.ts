@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CLI_DEFAULTS, MCP_DEFAULTS, REPLAY_ENV, VERSION } from '../config/defaults.js';
 import { REPORT_ORDERS } from '../config/settings.js';
-import { ATTACKS } from '../audit/attacks.js';
+import type { Attack } from '../audit/attacks.js';
 import { processIo, withIo, type CliIo } from './io.js';
 import { errorLine } from './progress.js';
 import { bytesOf } from '../config/fetch-options.js';
@@ -15,6 +15,8 @@ interface Outcome {
   code: number;
   /** node's argv (the program and script first), as main was given it. */
   argv?: readonly string[];
+  /** What a command's help needs loaded (its modules, imported as the program is built), awaited before parsing. */
+  loading?: Promise<unknown>[];
 }
 
 /** One command's registration: adds it to the program, its action leaving the exit code in `outcome`. */
@@ -613,7 +615,7 @@ function choiceList<T extends string>(choices: readonly T[]): (value: string) =>
 }
 
 /** The cheat suite, for `audit --help`: each attack's id, class and the users it runs as (src/audit/attacks.ts). */
-function attacksHelp(): string {
+function attacksHelp(ATTACKS: readonly Attack[]): string {
   const w = Math.max(...ATTACKS.map((a) => a.id.length));
   return `
 The checks run on every task, as its [agent] user, in each verifier mode: the oracle must score 1, doing nothing
@@ -633,8 +635,24 @@ ${ATTACKS.map(
 `;
 }
 
+/**
+ * audit's help after its options: the cheat suite, loaded when the command line names audit (`audit --help`, `help
+ * audit`) and for no other command.
+ */
+function cheatSuiteHelp(outcome: Outcome): () => string {
+  let attacks: readonly Attack[] = [];
+  if (outcome.argv?.includes('audit')) {
+    const loaded = import('../audit/attacks.js').then((m) => {
+      attacks = m.ATTACKS;
+    });
+    outcome.loading = [...(outcome.loading ?? []), loaded];
+  }
+  return () => attacksHelp(attacks);
+}
+
 /** `audit`: the check a dataset author runs before publishing (src/cli/actions/audit.ts). */
 function addAuditCommand(program: Command, outcome: Outcome): void {
+  const attacksHelp = cheatSuiteHelp(outcome);
   const command = program
     .command('audit')
     .description(
@@ -786,7 +804,9 @@ async function runWith(argv: string[], io: CliIo, make: (outcome: Outcome) => Co
   const outcome: Outcome = { code: 0, argv };
   return withIo(io, async () => {
     try {
-      await make(outcome).parseAsync(argv);
+      const program = make(outcome);
+      await Promise.all(outcome.loading ?? []);
+      await program.parseAsync(argv);
     } catch (err) {
       if (!(err instanceof CommanderError)) throw err;
       // Usage errors exit 2, like every other bad input.

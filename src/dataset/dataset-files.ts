@@ -19,7 +19,7 @@ import {
   type ImageOptions,
   type ImageToBuild,
 } from '../task/task-image.js';
-import { withDockerImages, type Network } from '../task/templates.js';
+import { withDockerImages, type Network } from '../task/task-toml.js';
 
 /** The image repositories export --image-repo and --verifier-image-repo name. */
 export interface ImageRepositories {

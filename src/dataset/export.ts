@@ -7,15 +7,6 @@ import { givenLabel, labelProblem, parseClaimRows, readClaimRows } from './label
 import type { Label } from '../contract.js';
 import { plural, readTextFile } from '../messages.js';
 import type { Layout } from '../task/layout.js';
-import {
-  bundledSkillDir,
-  CONTAINER_PATHS,
-  checkSkillDir,
-  instruction,
-  TASK_ARCHIVE,
-  type TaskNetworks,
-  type TaskVariant,
-} from '../task/templates.js';
 import type { ImageOptions } from '../task/task-image.js';
 import { verifierModeProblem, writeTaskFolder } from '../task/task-writer.js';
 import { balancedPartition } from './balance.js';
@@ -23,6 +14,10 @@ import { packageName, type Author, type TaskPackage } from '../task/package-info
 import { UserError } from '../errors.js';
 import { refusedHost } from '../fetch/address.js';
 import type { VerifierMode } from '../task/verifier-mode.js';
+import { CONTAINER_PATHS, TASK_ARCHIVE } from '../task/paths.js';
+import type { TaskNetworks } from '../task/task-toml.js';
+import { instruction } from '../task/instruction.js';
+import { bundledSkillDir, checkSkillDir, type TaskVariant } from '../task/variant.js';
 
 export interface LabelledClaim {
   claim: Claim;

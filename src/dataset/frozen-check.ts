@@ -9,9 +9,9 @@ import { readReportLine } from '../contract.js';
 import { plural } from '../messages.js';
 import { ExportError, type LabelledClaim } from './export.js';
 import { LAYOUTS, type Layout } from '../task/layout.js';
-import { CONTAINER_PATHS, TASK_ARCHIVE } from '../task/templates.js';
 import { upstreamVersion } from '../task/task-image.js';
 import { pdftotextVersion } from '../extract/pdf/pdftotext-version.js';
+import { CONTAINER_PATHS, TASK_ARCHIVE } from '../task/paths.js';
 
 /** One claim the frozen oracle would answer otherwise than its label. */
 export interface Disagreement {

@@ -15,7 +15,7 @@ import {
 } from '../archive/index.js';
 import { plural } from '../messages.js';
 import { ExportError, type ExportResult, type LabelledClaim } from './export.js';
-import { TASK_ARCHIVE } from '../task/templates.js';
+import { TASK_ARCHIVE } from '../task/paths.js';
 
 /** One recording pass: the records from a warcinfo record to the next (or the file's end). */
 export interface RecordedRun {

@@ -23,7 +23,6 @@ import {
 import type { PhaseEnvironment } from '../task/task-dir.js';
 import { LAYOUTS } from '../task/layout.js';
 import { BUNDLE_FILES, shippedDir } from '../task/ship.js';
-import { CONTAINER_PATHS } from '../task/templates.js';
 import { trialArtifacts, type Trial } from './trial.js';
 import {
   AGENT_DIR,
@@ -34,6 +33,7 @@ import {
 } from './namespace-trial.js';
 import { shellQuote } from '../sh-quote.js';
 import type { EngineName } from '../results/evaluation-report.js';
+import { CONTAINER_PATHS } from '../task/paths.js';
 
 /** The network the agent's container gets: the task's (`task`), or this machine's (sources on its loopback). */
 export type AgentNetwork = 'task' | 'host';

@@ -30,7 +30,6 @@ import { collectArtifacts } from './namespace-container.js';
 import { makeTrial, trialArtifacts, type Trial } from './trial.js';
 import { engineAnswers } from './engine.js';
 import { runEngineTrial, type AgentNetwork } from './engine-trial.js';
-import { CONTAINER_PATHS, TASK_ARCHIVE, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE } from '../task/templates.js';
 import { LAYOUTS } from '../task/layout.js';
 import { BUNDLE_FILES, shippedCli } from '../task/ship.js';
 import {
@@ -59,6 +58,7 @@ import {
 } from '../grader/grade.mjs';
 import type { VerifierMode } from '../task/verifier-mode.js';
 import { shellQuote } from '../sh-quote.js';
+import { CONTAINER_PATHS, TASK_ARCHIVE, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE } from '../task/paths.js';
 
 /**
  * How the phases are kept apart (docs/security.md#trial-isolation): as root, in containers (namespaces, a root made of

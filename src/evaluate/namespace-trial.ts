@@ -13,11 +13,11 @@ import {
   type ContainerSpec,
   type ContainerUser,
 } from './namespace-root.js';
-import { LAYOUTS, TASK_SKILLS_DIR } from '../task/layout.js';
+import { LAYOUTS } from '../task/layout.js';
 import { BUNDLE_FILES, shippedDir } from '../task/ship.js';
-import { CONTAINER_PATHS, TOOL_DIR } from '../task/templates.js';
 import { trialArtifacts, type Trial } from './trial.js';
 import type { VerifierMode } from '../task/verifier-mode.js';
+import { TASK_SKILLS_DIR, CONTAINER_PATHS, TOOL_DIR } from '../task/paths.js';
 
 /**
  * The harness's own read-only folder in the agent phase: the `quotecheck` command of a variant (bin/), the baseline's

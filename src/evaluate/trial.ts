@@ -6,7 +6,7 @@ import type { TaskDir } from '../task/task-dir.js';
 import { copiesInto, everyFile, readDockerfile, type Dockerfile } from './dockerfile.js';
 import { ENV_SKILLS_FOLDER } from '../task/layout.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER } from '../task/ship.js';
-import { CONTAINER_PATHS, WARC_READER_FILE } from '../task/templates.js';
+import { CONTAINER_PATHS, WARC_READER_FILE } from '../task/paths.js';
 
 export interface Trial {
   task: TaskDir;

@@ -2,6 +2,7 @@
 // container paths of each.
 import { Document, type Scalar, type YAMLSeq } from 'yaml';
 import type { Author, TaskPackage } from './package-info.js';
+import { AGENT_USER, CONTAINER_PATHS, TASK_SKILLS_DIR } from './paths.js';
 
 /** An author as Harbor's Author model writes one: the name, and the email when there is one. */
 export const authorEntry = (a: Author): Record<string, string> => ({
@@ -27,8 +28,8 @@ export interface LayoutSpec {
 
 export const LAYOUTS: Readonly<Record<Layout, LayoutSpec>> = {
   harbor: {
-    oracle: { folder: 'solution', path: '/solution' },
-    verifier: { folder: 'tests', path: '/tests' },
+    oracle: { folder: 'solution', path: CONTAINER_PATHS.solution.path },
+    verifier: { folder: 'tests', path: CONTAINER_PATHS.tests.path },
     definition: 'task.toml',
   },
   skillsbench: {
@@ -38,8 +39,6 @@ export const LAYOUTS: Readonly<Record<Layout, LayoutSpec>> = {
   },
 };
 
-/** Where a task's skills live in the container (Harbor's skills_dir); each skill is a folder with a SKILL.md in it. */
-export const TASK_SKILLS_DIR = '/skills';
 /** The same folder in the task's environment/ (the Docker build context), which the Dockerfile copies. */
 export const ENV_SKILLS_FOLDER = 'skills';
 
@@ -97,11 +96,11 @@ export function frontMatter(fm: FrontMatter): string {
       category: 'quote-verification',
       tags: fm.tags,
     },
-    agent: { timeout_sec: fm.agentTimeoutSec, user: 'agent' },
+    agent: { timeout_sec: fm.agentTimeoutSec, user: AGENT_USER },
     verifier: { timeout_sec: fm.verifierTimeoutSec, user: 'root' },
     environment: {
       network_mode: 'public',
-      workdir: '/app',
+      workdir: CONTAINER_PATHS.app.path,
       cpus: 1,
       memory_mb: 2048,
       storage_mb: 4096,

@@ -9,21 +9,16 @@ import { LAYOUTS, frontMatter, type Layout } from './layout.js';
 import { UserError } from '../errors.js';
 import { installGrader, installOracle, installTool, installWarcReader } from './ship.js';
 import type { ImageOptions } from './task-image.js';
+import type { VerifierMode } from './verifier-mode.js';
+import { taskToml, type TaskNetworks, type TaskTomlOptions } from './task-toml.js';
+import { installSkill, variantTags, variantTomlOptions, type TaskVariant } from './variant.js';
 import {
   environmentDockerfile,
-  installSkill,
   solveScript,
-  taskToml,
   testScript,
-  variantTags,
-  variantTomlOptions,
   verifierDockerfile,
   type SolveOptions,
-  type TaskNetworks,
-  type TaskTomlOptions,
-  type TaskVariant,
-} from './templates.js';
-import type { VerifierMode } from './verifier-mode.js';
+} from './task-scripts.js';
 
 export interface TaskFolderSpec {
   /** The task's name: its folder's (and, with `config.package`, the `<task>` of its `<org>/<task>`). */

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { Label } from '../../src/output/answers.js';
 import { LAYOUTS, type Layout } from '../../src/task/layout.js';
 import { writeTaskFolder } from '../../src/task/task-writer.js';
-import { instruction } from '../../src/task/templates.js';
 import { fileTempDir } from './helpers.js';
+import { instruction } from '../../src/task/instruction.js';
 
 /** Debian's Chromium (CI installs it); tests that need it are skipped, saying so, when it is missing. */
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';

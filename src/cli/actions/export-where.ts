@@ -9,7 +9,7 @@ import { checkBaseImage, checkImageRepository, parseAptVersions, type ImageOptio
 import { shellQuote } from '../../sh-quote.js';
 import type { Layout } from '../../task/layout.js';
 import type { VerifierMode } from '../../task/verifier-mode.js';
-import type { Network } from '../../task/templates.js';
+import type { Network } from '../../task/task-toml.js';
 
 /** What `quotecheck export` is given (src/cli/main.ts addExportCommand's options). */
 export interface ExportCommandOptions {

@@ -24,16 +24,17 @@ import { MANIFEST_FILE } from '../../dataset/manifest.js';
 import { HARBOR_VERSION } from '../../dataset/providers.js';
 import type { Archive } from '../../archive/index.js';
 import { readRecordedRuns, writeTaskArchives } from '../../dataset/recorded-runs.js';
-import { type Layout, TASK_SKILLS_DIR } from '../../task/layout.js';
+import type { Layout } from '../../task/layout.js';
 import { BUILD_IMAGES_SCRIPT } from '../../task/task-image.js';
 import { VERSION } from '../../config/defaults.js';
 import { commandLine, whereOptions, type ExportCommandOptions, type WhereOptions } from './export-where.js';
 import { checkKeywords, checkOrg, packageName, parseAuthor } from '../../task/package-info.js';
-import { bundledSkillDir, checkSkillDir } from '../../task/templates.js';
 import { verifierModeProblem } from '../../task/task-writer.js';
 import { UserError } from '../../errors.js';
 import { SIGNAL_EXIT, errorLine, messageLine, outputLine, refuseInput } from '../progress.js';
 import { describeFsError } from '../../grader/grade.mjs';
+import { TASK_SKILLS_DIR } from '../../task/paths.js';
+import { bundledSkillDir, checkSkillDir } from '../../task/variant.js';
 
 /** What --org and the options that fill [task] give the dataset, checked before anything is read. */
 type PackageOptions = Pick<DatasetOptions, 'org' | 'authors' | 'keywords' | 'description'>;
