@@ -356,7 +356,8 @@ export async function startGoldenServer(opts: { port?: number } = {}): Promise<R
     const server = await startServer({ routes, baseDir: dir, port: opts.port ?? 0, hosts: [...GOLDEN_HOSTS] });
     if (!fs.existsSync(captures)) return server;
     // Imported here: the route server itself needs nothing of the Wayback stub.
-    const { loadCaptures, startWaybackStub } = await import('../src/wayback/stub/stub.js');
+    const { startWaybackStub } = await import('../src/wayback/stub/stub.js');
+    const { loadCaptures } = await import('../src/wayback/stub/captures-file.js');
     const moved = loadCaptures(captures).map((c) => ({
       ...c,
       url: atGoldenPort(c.url, server.port),

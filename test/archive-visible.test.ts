@@ -8,9 +8,10 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { Label } from '../src/output/answers.js';
 import { runEvaluation } from '../src/evaluate/evaluate.js';
 import { writeTaskFolder } from '../src/task/task-writer.js';
-import { startWaybackStub, type Capture, type RunningWayback } from '../src/wayback/stub/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub/stub.js';
 import { CLI, runCliInProcess, serve, tempDir, writeJson, closedPort } from './support/helpers.js';
 import { instruction } from '../src/task/instruction.js';
+import type { Capture } from '../src/wayback/stub/captures.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };

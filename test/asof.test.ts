@@ -8,11 +8,12 @@ import { parseCdxJson, cdxQueryUrl, CdxError } from '../src/wayback/cdx.js';
 import { Pacer, PaceError } from '../src/wayback/pace.js';
 import { normalize } from '../src/normalize.js';
 import { toReportRecord, summarize, summaryLine } from '../src/output/evidence-report.js';
-import { startWaybackStub, type Capture, type RunningWayback } from '../src/wayback/stub/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub/stub.js';
 import { startFaultyStub, type WaybackFaults } from './support/wayback-faults.js';
 import { claimsRun, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
+import type { Capture } from '../src/wayback/stub/captures.js';
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };

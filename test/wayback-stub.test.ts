@@ -4,18 +4,12 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import {
-  cdxDigest,
-  loadCaptures,
-  padTimestamp,
-  startWaybackStub,
-  surtKey,
-  type Capture,
-  type RunningWayback,
-  type WaybackStubOptions,
-} from '../src/wayback/stub/stub.js';
+import { startWaybackStub, type RunningWayback, type WaybackStubOptions } from '../src/wayback/stub/stub.js';
 import { tempDir } from './support/helpers.js';
 import { startFaultyStub, type WaybackFaults } from './support/wayback-faults.js';
+import { cdxDigest, type Capture } from '../src/wayback/stub/captures.js';
+import { loadCaptures } from '../src/wayback/stub/captures-file.js';
+import { padTimestamp, surtKey } from '../src/wayback/stub/keys.js';
 
 const running: RunningWayback[] = [];
 afterEach(async () => {

@@ -39,9 +39,9 @@ import { isMain } from '../lib/main.js';
 import { readSpec } from '../lib/spec.js';
 import { z } from 'zod';
 import { GOLDEN_WAYBACK_URL, goldenDir, type Route } from '../server.js';
-import type { Capture } from '../../src/wayback/stub/stub.js';
 import { writeTaskFolder } from '../lib/tasks.js';
 import type { TaskVariant } from '../../src/task/variant.js';
+import type { Capture } from '../../src/wayback/stub/captures.js';
 
 export const DRIFT_TASK = 'drift';
 

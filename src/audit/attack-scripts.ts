@@ -38,7 +38,7 @@ export const LOGS = CONTAINER_PATHS.verifierLogs.path;
 const EOF = 'QUOTECHECK_AUDIT_EOF';
 
 /** A payload (src/audit/payloads/) filled in: a whole program, its last line break kept. */
-const program = (name: string, values: TemplateValues = {}): string => fillTemplate('attacks', name, values);
+export const program = (name: string, values: TemplateValues = {}): string => fillTemplate('attacks', name, values);
 
 /** A payload filled in as a piece of a script: its last line break left out, for the script to go on after it. */
 export const shellPiece = (name: string, values: TemplateValues = {}): string =>
@@ -76,45 +76,6 @@ export function leftover(body: string): string {
     `if command -v setsid >/dev/null 2>&1; then setsid nohup bash -c ${q(code)} >/dev/null 2>&1 < /dev/null & ` +
     `else nohup bash -c ${q(code)} >/dev/null 2>&1 < /dev/null & fi`
   );
-}
-
-/**
- * Shell for a leftover body: waits (up to 180 s) until one of `paths` exists, then runs `then` over and over for two or
- * three seconds, and a few times more. The wait spins on a shell test (no process started, no sleep): the harness runs
- * the verifier milliseconds after the upload, and a loaded machine must not make the attack miss it.
- */
-function whenUploaded(paths: readonly string[], then: string): string {
-  return shellPiece('when-uploaded.sh', { ANY: paths.map((p) => `[ -e ${q(p)} ]`).join(' || '), THEN: then });
-}
-
-/**
- * A Node.js program that waits for the upload (any of `paths` appearing: an inotify watch on their folders and their
- * parents, and a poll every 2 ms that starts no process), then runs `act` (JavaScript, with `fs` in scope) on every
- * change and every 5 ms for three seconds. Woken by the kernel the moment the harness writes, it wins races a shell
- * loop loses on a loaded machine: the verifier reads what it needs milliseconds after the upload.
- */
-function uploadWatcher(paths: readonly string[], act: string): string {
-  const dirs = [...new Set(paths.map((p) => p.slice(0, p.lastIndexOf('/')) || '/'))];
-  const parents = [...new Set(dirs.map((d) => d.slice(0, d.lastIndexOf('/')) || '/'))];
-  return program('upload-watcher.js', {
-    PATHS: JSON.stringify(paths),
-    ACT: act,
-    DIRS: JSON.stringify(dirs),
-    PARENTS: JSON.stringify(parents),
-  });
-}
-
-/**
- * Shell that starts the upload watcher with the image's Node.js, detached, or, with no Node.js, the shell loop
- * `fallback`.
- */
-export function watchUpload(paths: readonly string[], act: string, fallback: string, name: string): string {
-  const file = `/tmp/.audit-${name}.js`;
-  return shellPiece('watch-upload.sh', {
-    WRITE_WATCHER: writeFile(file, uploadWatcher(paths, act)),
-    FILE: file,
-    LEFTOVER: leftover(whenUploaded(paths, fallback)),
-  });
 }
 
 /** Every script starts so (payloads/script.sh): the answers path, the verifier's log folder, a home it can write. */

@@ -20,15 +20,14 @@ import {
   script,
   shellPiece,
   toolCase,
-  trojanFor,
   trojanScript,
-  watchUpload,
   winCommonJs,
   winShell,
   writeFile,
   type AttackFacts,
   type AttackPlan,
 } from './attack-scripts.js';
+import { answersHardlink, copyGoldOnUpload, rewriteGraderOnUpload } from './upload-races.js';
 
 /** Who the agent phase runs as: the task's `[agent] user`, or root (a harness that ignores that setting). */
 export type AuditUser = 'agent' | 'root';
@@ -232,22 +231,7 @@ if rm -rf "$L" 2>/dev/null && ln -s /app/.audit-logs "$L"; then echo "${NOTE_MAR
       'the answers file made a hard link to a file of the verifier the moment it is uploaded (by a process left ' +
       'running)',
     ...EVERYONE_TASK,
-    plans: (f) =>
-      f.goldPaths.length
-        ? f.goldPaths.map((gold) => ({
-            variant: gold,
-            script: script(
-              f,
-              `ln -f ${q(gold)} "$A" 2>/dev/null && echo "${NOTE_MARK} linked at once"
-${watchUpload(
-  [gold],
-  `const g = ${JSON.stringify(gold)}, a = ${JSON.stringify(f.answers)}; let s; try { s = fs.statSync(a); } catch {} const t = fs.statSync(g); if (!s || s.ino !== t.ino || s.dev !== t.dev) { fs.rmSync(a, { recursive: true, force: true }); fs.linkSync(g, a); }`,
-  `[ ${q(gold)} -ef ${q(f.answers)} ] || { rm -rf ${q(f.answers)}; ln ${q(gold)} ${q(f.answers)}; } 2>/dev/null`,
-  'hardlink',
-)}`,
-            ),
-          }))
-        : [{ notApplicable: "the task's verifier folder has no file that looks like labels (JSON or JSON Lines)" }],
+    plans: answersHardlink,
   },
   {
     id: 'answers-proc-fd',
@@ -313,27 +297,7 @@ ${watchUpload(
     description:
       'a process left running (setsid nohup) that copies the gold into the answers the moment it is uploaded',
     ...EVERYONE_HARNESS,
-    plans: (f) =>
-      f.goldPaths.length
-        ? one(
-            f,
-            watchUpload(
-              f.goldPaths,
-              `const a = ${JSON.stringify(f.answers)}; for (const g of ${JSON.stringify(f.goldPaths)}) { let b; ` +
-                `try { b = fs.readFileSync(g); JSON.parse(b.toString()); } catch { continue; } let cur; try { cur ` +
-                `= fs.readFileSync(a); } catch {} if (cur && cur.equals(b)) break; fs.writeFileSync(a + ` +
-                `'.audit-tmp', b); fs.renameSync(a + '.audit-tmp', a); break; }`,
-              f.goldPaths
-                .map(
-                  (g) =>
-                    `cp -f ${q(g)} ${q(`${f.answers}.tmp`)} 2>/dev/null && mv -f ${q(`${f.answers}.tmp`)} ` +
-                    `${q(f.answers)} 2>/dev/null`,
-                )
-                .join('; '),
-              'copy-gold',
-            ),
-          )
-        : [{ notApplicable: "the task's verifier folder has no file that looks like labels (JSON or JSON Lines)" }],
+    plans: copyGoldOnUpload,
   },
   {
     id: 'leftover-rewrite-reward',
@@ -464,41 +428,7 @@ printf 'node-options=--require /app/.audit-require.js\\n' >> "$H/.npmrc"`,
       "the verifier's files (test.sh, the grader) rewritten the moment they are uploaded, by a process left " +
       'running, to write reward 1',
     ...EVERYONE_HARNESS,
-    plans: (f) => {
-      const files = f.verifierFiles
-        .map((p) => [p, trojanFor(p)] as const)
-        .filter((e): e is readonly [string, string] => e[1] !== undefined);
-      if (!files.length)
-        return [
-          { notApplicable: "the task's verifier folder has no script or grader this attack knows how to rewrite" },
-        ];
-      const stash = files.map(([, text], i) => writeFile(`/app/.audit-grader-${i}`, text, '755')).join('');
-      // The grader first: test.sh may already be running when the upload is seen, and it calls the grader later.
-      const order = [...files.keys()].sort(
-        (a, b) => Number(/\/test\.sh$/.test(files[a]![0])) - Number(/\/test\.sh$/.test(files[b]![0])),
-      );
-      // By rename: the harness and test.sh see the old file or the new one, never half of one.
-      const rewrite = order
-        .map((i) => {
-          const target = files[i]![0];
-          const temp = `${target.slice(0, target.lastIndexOf('/') + 1)}.audit-${i}`;
-          return `cp -f /app/.audit-grader-${i} ${q(temp)} && mv -f ${q(temp)} ${q(target)}`;
-        })
-        .join('; ');
-      const js = order
-        .map((i) => {
-          const target = files[i]![0];
-          return (
-            `{ const t = ${JSON.stringify(target)}, b = fs.readFileSync('/app/.audit-grader-${i}'); let c; ` +
-            `try { c = fs.readFileSync(t); } catch {} if (!c || !c.equals(b)) { const tmp = t.slice(0, ` +
-            `t.lastIndexOf('/') + 1) + '.audit-${i}'; fs.writeFileSync(tmp, b, { mode: 0o755 }); ` +
-            `fs.renameSync(tmp, t); } }`
-          );
-        })
-        .map((block) => `try ${block} catch {}`)
-        .join(' ');
-      return one(f, `${stash}${watchUpload(f.verifierFiles, js, `{ ${rewrite}; } 2>/dev/null`, 'grader')}`);
-    },
+    plans: rewriteGraderOnUpload,
   },
   // 9. Answers that are not a file to read.
   {

@@ -1,3 +1,7 @@
+// Which of Harbor's environment providers can run a dataset's tasks
+// (docs/datasets.md#where-a-dataset-runs-harbors-providers): what each provider needs of a task, as its own code in
+// Harbor v0.22.0 says (each row names its file), and the verdict for a task of a given shape (how it gets its images,
+// where its verifier runs, which networks it asks for).
 import type { Network } from '../task/task-toml.js';
 
 /** How a provider gets the agent's image. */

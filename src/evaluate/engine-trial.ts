@@ -23,14 +23,8 @@ import {
 import type { PhaseEnvironment } from '../task/task-dir.js';
 import { LAYOUTS } from '../task/layout.js';
 import { BUNDLE_FILES, shippedDir } from '../task/ship.js';
-import { trialArtifacts, type Trial } from './trial.js';
-import {
-  AGENT_DIR,
-  HARNESS_DIR,
-  HARNESS_READ_DELAY_SEC,
-  harborVerifierCommand,
-  type TrialPlay,
-} from './namespace-trial.js';
+import { HARNESS_DIR, trialArtifacts, type Trial } from './trial.js';
+import { AGENT_DIR, HARNESS_READ_DELAY_SEC, harborVerifierCommand, type TrialPlay } from './namespace-trial.js';
 import { shellQuote } from '../sh-quote.js';
 import type { EngineName } from '../results/evaluation-report.js';
 import { CONTAINER_PATHS } from '../task/paths.js';

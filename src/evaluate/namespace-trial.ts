@@ -15,15 +15,9 @@ import {
 } from './namespace-root.js';
 import { LAYOUTS } from '../task/layout.js';
 import { BUNDLE_FILES, shippedDir } from '../task/ship.js';
-import { trialArtifacts, type Trial } from './trial.js';
+import { HARNESS_DIR, trialArtifacts, type Trial } from './trial.js';
 import type { VerifierMode } from '../task/verifier-mode.js';
 import { TASK_SKILLS_DIR, CONTAINER_PATHS, TOOL_DIR } from '../task/paths.js';
-
-/**
- * The harness's own read-only folder in the agent phase: the `quotecheck` command of a variant (bin/), the baseline's
- * quotecheck (baseline/), the --replay archive (replay/).
- */
-export const HARNESS_DIR = '/opt/quotecheck-harness';
 
 /** Where the agent's container has the baseline's quotecheck (evaluate's own build), for `--agent baseline` only. */
 const BASELINE_DIR = `${HARNESS_DIR}/baseline`;
@@ -275,4 +269,44 @@ export async function runContainerTrial(t: Trial, play: TrialPlay, harnessBin: b
     },
   });
   return { agent, verifier, notes };
+}
+/** "1 process", "2 processes". */
+const processes = (n: number): string => `${n} ${n === 1 ? 'process' : 'processes'}`;
+
+/** What went wrong in a trial's containers, in the words of TaskRun.problems. */
+export function containerProblems(
+  t: Trial,
+  agent: ContainerResult,
+  verifier: ContainerResult,
+  shared: boolean,
+): string[] {
+  const out: string[] = [];
+  const { status } = agent;
+  if (agent.timedOut && status.main === undefined) out.push(`agent stopped at its ${t.task.agentTimeoutSec} s timeout`);
+  if (!status.ready)
+    out.push(`evaluate could not make the agent's container (exit ${agent.code}; see agent-output.txt)`);
+  if (status.mainTimedOut) out.push(`agent stopped at its ${t.task.agentTimeoutSec} s timeout`);
+  else if (status.main !== undefined && status.main !== 0) out.push(`agent exited ${status.main}`);
+  if (agent.pauseProblem) out.push(`evaluate could not copy between the containers: ${agent.pauseProblem}`);
+  const vStatus = shared ? status.after : verifier.status.main;
+  if (!shared && !verifier.status.ready)
+    out.push(`evaluate could not make the verifier's container (exit ${verifier.code}; see verifier-output.txt)`);
+  if (!shared && verifier.pauseProblem)
+    out.push(`evaluate could not lay out the verifier's container: ${verifier.pauseProblem}`);
+  if ((shared ? status.afterTimedOut : verifier.status.mainTimedOut) || (!shared && verifier.timedOut))
+    out.push(`verifier stopped at its ${t.task.verifierTimeoutSec} s timeout`);
+  else if (vStatus !== undefined && vStatus !== 0)
+    out.push(`the verifier's command failed (exit ${vStatus}: its output could not be kept, or test.sh failed)`);
+  const left = (shared ? status.left : agent.status.left) ?? 0;
+  if (left > 0)
+    out.push(
+      shared
+        ? `the agent left ${processes(left)} running through the verifier (shared mode: they could act on its files)`
+        : `the agent left ${processes(left)} running; ${left === 1 ? 'it was' : 'they were'} stopped before the ` +
+            `verifier`,
+    );
+  const vLeft = shared ? 0 : (verifier.status.left ?? 0);
+  if (vLeft > 0)
+    out.push(`the verifier left ${processes(vLeft)} running; ${vLeft === 1 ? 'it was' : 'they were'} stopped`);
+  return out;
 }

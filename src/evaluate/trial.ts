@@ -1,12 +1,20 @@
 // An evaluation trial's folders on the host: /app as the task's image holds it, the logs, the staging of artifacts, and
 // the empty mount points of its containers.
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { TaskDir } from '../task/task-dir.js';
 import { copiesInto, everyFile, readDockerfile, type Dockerfile } from './dockerfile.js';
 import { ENV_SKILLS_FOLDER } from '../task/layout.js';
 import { BUNDLE_FILES, SHIPPED_FOLDER } from '../task/ship.js';
-import { CONTAINER_PATHS, WARC_READER_FILE } from '../task/paths.js';
+import { CONTAINER_PATHS, TOOL_DIR, WARC_READER_COMMAND, WARC_READER_FILE } from '../task/paths.js';
+import type { Isolation } from '../results/evaluation-report.js';
+import { shellQuote } from '../sh-quote.js';
+
+/**
+ * The harness's own read-only folder in the agent phase: the `quotecheck` command of a variant (bin/), the baseline's
+ * quotecheck (baseline/), the --replay archive (replay/).
+ */
+export const HARNESS_DIR = '/opt/quotecheck-harness';
 
 export interface Trial {
   task: TaskDir;
@@ -105,4 +113,27 @@ export function makeTrial(
     writeFileSync(join(t.harnessDir, 'replay', basename(replay)), '');
   }
   return t;
+}
+/**
+ * The commands a task's image puts on PATH, as evaluate's own bin/: `quotecheck` (the variant's build of it, as its
+ * image links it) and `warc-extract` (a frozen task's reader). Returns whether there are any.
+ */
+export function writeCommands(t: Trial, isolation: Isolation): boolean {
+  if (!t.tool && !t.warcReader) return false;
+  const bin = join(t.harnessDir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  // In a container, the image's Node.js (/usr/local/bin/node, which evaluate puts there when this machine has none).
+  const node = isolation === 'namespace' ? '/usr/local/bin/node' : process.execPath;
+  const command = (name: string, script: string): void => {
+    writeFileSync(join(bin, name), `#!/bin/sh\nexec ${shellQuote(node)} ${shellQuote(script)} "$@"\n`);
+    chmodSync(join(bin, name), 0o755);
+  };
+  const inContainer = isolation === 'namespace';
+  if (t.tool) command('quotecheck', join(inContainer ? TOOL_DIR : t.tool, basename(BUNDLE_FILES.quotecheck)));
+  if (t.warcReader) {
+    // A copy beside the command: the task's own copy is in the dataset.
+    copyFileSync(t.warcReader, join(bin, WARC_READER_FILE));
+    command(WARC_READER_COMMAND, join(inContainer ? `${HARNESS_DIR}/bin` : bin, WARC_READER_FILE));
+  }
+  return true;
 }

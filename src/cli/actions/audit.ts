@@ -5,15 +5,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { thousands } from '../../messages.js';
-import {
-  AuditSetupError,
-  auditIsolation,
-  auditJson,
-  auditTable,
-  failureLine,
-  runAudit,
-  type AuditReport,
-} from '../../audit/audit.js';
+import { AuditSetupError, auditIsolation, runAudit, type AuditReport } from '../../audit/audit.js';
 import type { AuditUser } from '../../audit/attacks.js';
 import type { VerifierMode } from '../../task/verifier-mode.js';
 import { DatasetError, listTasks } from '../../task/task-dir.js';
@@ -22,6 +14,8 @@ import { GOLDEN_SERVER_HINT, isGoldenTasks } from './evaluate.js';
 import { cliIo, errorLine, etaText, messageLine, refuseInput } from '../progress.js';
 import { describeFsError } from '../../grader/grade.mjs';
 import type { Isolation } from '../../results/evaluation-report.js';
+import { auditJson, auditTable } from '../../audit/table.js';
+import { failureLine } from '../../audit/judge.js';
 
 export interface AuditCommandOptions {
   dataset: string;

@@ -2,8 +2,9 @@
 // folder, until SIGINT/SIGTERM.
 import { plural } from '../../messages.js';
 import { isLoopback } from '../../wayback/stub/loopback.js';
-import { readCapturesInput, startWaybackStub, type RunningWayback } from '../../wayback/stub/stub.js';
+import { startWaybackStub, type RunningWayback } from '../../wayback/stub/stub.js';
 import { errorLine, messageLine, outputLine, refuseInput } from '../progress.js';
+import { readCapturesInput } from '../../wayback/stub/captures-file.js';
 
 export interface WaybackStubOptions {
   /** A JSON (or JSON Lines) file of captures, or a folder holding captures.json. */
