@@ -129,7 +129,7 @@ function uploadWatcher(paths: readonly string[], act: string): string {
  * Shell that starts the upload watcher with the image's Node.js, detached, or, with no Node.js, the shell loop
  * `fallback`.
  */
-export function watchUpload(paths: readonly string[], act: string, fallback: string, name: string): string {
+function watchUpload(paths: readonly string[], act: string, fallback: string, name: string): string {
   const file = `/tmp/.audit-${name}.js`;
   return shellPiece('watch-upload.sh', {
     WRITE_WATCHER: writeFile(file, uploadWatcher(paths, act)),
