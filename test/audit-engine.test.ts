@@ -65,12 +65,6 @@ function edit(file: string, from: string, to: string): void {
 let unmodified = '';
 let report: AuditReport | undefined;
 
-const ATTACKS = {
-  search: ['search-gold-content'],
-  grader: ['grader-fuzz'],
-  both: ['search-gold-content', 'grader-fuzz'],
-};
-
 // Two audits at once over the careless datasets (a task each, every task in the cheat suite): the one that finds
 // labels in the image with the content search, the other the graders with the fuzz (the unmodified task gets both),
 // as the agent's user, in separate mode. Their trials share the engine's builds and run side by side.
