@@ -22,6 +22,10 @@ export interface CliRun {
   answers: Record<string, string>;
   /** User + system CPU seconds, its threads and children (pdftotext) included (bench/cpu-time.ts). */
   cpuSeconds?: number;
+  /** From spawn to the first request its server saw (bench/fault-server.ts). */
+  startupSeconds?: number;
+  /** The waits its server asked for, by source path (bench/fault-server.ts). */
+  askedWaits?: ReadonlyMap<string, readonly number[]>;
 }
 
 /** Runs the quotecheck CLI on a claims file, writing answers to `out`, with extra arguments. */

@@ -117,3 +117,55 @@ describe('a wait holds no slot', () => {
     again();
   });
 });
+
+describe('FetchSlots.take: who gets a free slot', () => {
+  /** The order in which `takers` are granted, each released as soon as it is granted, after `first` is released. */
+  async function grantOrder(slots: FetchSlots, first: () => void, takers: [string, Promise<() => void>][]) {
+    const order: string[] = [];
+    const done = takers.map(([name, p]) =>
+      p.then((release) => {
+        order.push(name);
+        release();
+      }),
+    );
+    first();
+    await Promise.all(done);
+    return order;
+  }
+
+  test('a retry the server asked to wait for goes first, then first requests, then the other hops, each in arrival order', async () => {
+    const slots = new FetchSlots(4, 1);
+    const held = await slots.take('http://h.test/busy');
+    const order = await grantOrder(slots, held, [
+      ['hop-1', slots.take('http://h.test/hop1', undefined, 'next')],
+      ['first-1', slots.take('http://h.test/a')],
+      ['waited-1', slots.take('http://h.test/w1', undefined, 'waited')],
+      ['first-2', slots.take('http://h.test/b', undefined, 'first')],
+      ['waited-2', slots.take('http://h.test/w2', undefined, 'waited')],
+      ['hop-2', slots.take('http://h.test/hop2', undefined, 'next')],
+    ]);
+    expect(order).toEqual(['waited-1', 'waited-2', 'first-1', 'first-2', 'hop-1', 'hop-2']);
+  });
+
+  test('a global slot goes to the best waiter of any host that has a slot free, not to the first host asked', async () => {
+    // One global slot, two hosts: a first request of host a queued before a waited retry of host b.
+    const slots = new FetchSlots(1, 2);
+    const held = await slots.take('http://c.test/busy');
+    const order = await grantOrder(slots, held, [
+      ['a-first', slots.take('http://a.test/1')],
+      ['b-waited', slots.take('http://b.test/1', undefined, 'waited')],
+      ['a-first-2', slots.take('http://a.test/2')],
+    ]);
+    expect(order).toEqual(['b-waited', 'a-first', 'a-first-2']);
+  });
+
+  test("a request waiting for its host's slot holds no global slot: another host's request passes it", async () => {
+    const slots = new FetchSlots(2, 1);
+    const a = await slots.take('http://a.test/1');
+    const queued = slots.take('http://a.test/2'); // waits for a's slot, with a global slot free
+    const b = await slots.take('http://b.test/1'); // granted at once: the free global slot was not held for a.test
+    b();
+    a();
+    (await queued)();
+  });
+});

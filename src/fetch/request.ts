@@ -5,6 +5,7 @@ import type { SourceCookies } from './cookies.js';
 import { FetchError, classifyNetworkError, stoppedError } from './errors.js';
 import { RETRYABLE_STATUSES, parseRetryAfter } from './policy.js';
 import { defaultDispatcher } from './guard.js';
+import type { SlotPriority } from './slots.js';
 
 export interface RequestSettings {
   /** Limit for one attempt, from connect to the last body byte. */
@@ -25,7 +26,12 @@ export interface RequestSettings {
    * Slots each hop takes before it is requested and gives back once its answer is read (slots.ts FetchSlots): the
    * claim's host for the first hop, a redirect's host for the next. Without them, requests are not limited.
    */
-  slots?: { take(url: string, signal?: AbortSignal): Promise<() => void> };
+  slots?: { take(url: string, signal?: AbortSignal, priority?: SlotPriority): Promise<() => void> };
+  /**
+   * The attempt's place in the slots' queues (slots.ts SlotPriority): `first` for a source's first attempt (its later
+   * hops are `next`), `waited` for every hop of a retry after a wait the server asked for, `next` for another retry.
+   */
+  priority?: SlotPriority;
   /**
    * Called once the final answer's body (of `bytes` bytes) is read, before its hop gives its slots back: what the
    * caller must hold before the fetch slot goes (the run's bound on sources fetched and not yet decided) is taken here.
@@ -147,7 +153,9 @@ export async function requestOnce(
       // Each hop holds its host's slot only while it is requested and read: not through a wait, nor another host's hop.
       // The attempt's time limit runs while it is on the network, not while it queues for a slot.
       clock.pause();
-      const release = settings.slots ? await settings.slots.take(current, signal) : undefined;
+      const attempt = settings.priority ?? 'first';
+      const priority = attempt === 'first' && redirects.length > 0 ? 'next' : attempt;
+      const release = settings.slots ? await settings.slots.take(current, signal, priority) : undefined;
       clock.run();
       try {
         const cookie = await cookies.header(current);
