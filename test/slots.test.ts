@@ -120,7 +120,7 @@ describe('a wait holds no slot', () => {
 
 describe('FetchSlots.take: who gets a free slot', () => {
   /** The order in which `takers` are granted, each released as soon as it is granted, after `first` is released. */
-  async function grantOrder(slots: FetchSlots, first: () => void, takers: [string, Promise<() => void>][]) {
+  async function grantOrder(first: () => void, takers: [string, Promise<() => void>][]) {
     const order: string[] = [];
     const done = takers.map(([name, p]) =>
       p.then((release) => {
@@ -136,7 +136,7 @@ describe('FetchSlots.take: who gets a free slot', () => {
   test('a retry the server asked to wait for goes first, then first requests, then the other hops, each in arrival order', async () => {
     const slots = new FetchSlots(4, 1);
     const held = await slots.take('http://h.test/busy');
-    const order = await grantOrder(slots, held, [
+    const order = await grantOrder(held, [
       ['hop-1', slots.take('http://h.test/hop1', undefined, 'next')],
       ['first-1', slots.take('http://h.test/a')],
       ['waited-1', slots.take('http://h.test/w1', undefined, 'waited')],
@@ -151,7 +151,7 @@ describe('FetchSlots.take: who gets a free slot', () => {
     // One global slot, two hosts: a first request of host a queued before a waited retry of host b.
     const slots = new FetchSlots(1, 2);
     const held = await slots.take('http://c.test/busy');
-    const order = await grantOrder(slots, held, [
+    const order = await grantOrder(held, [
       ['a-first', slots.take('http://a.test/1')],
       ['b-waited', slots.take('http://b.test/1', undefined, 'waited')],
       ['a-first-2', slots.take('http://a.test/2')],
