@@ -68,8 +68,18 @@ function requestHeaders(userAgent: string, cookie: string, authorization?: strin
 /** Error pages are kept for diagnosis, but only this much of them. */
 const ERROR_BODY_CAP = 1 << 20;
 
-async function readCapped(body: ReadableStream | null, cap: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+/**
+ * The body, at most `cap` bytes. With `expected` (a declared length the body is not re-encoded from), the bytes go
+ * straight into one buffer of that size as they come, not into pieces joined at the end: a large page is held once,
+ * not twice, while it is read. A body that outgrows its declared length is read on in pieces.
+ */
+async function readCapped(
+  body: ReadableStream | null,
+  cap: number,
+  expected?: number,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
   if (!body) return { bytes: Buffer.alloc(0), truncated: false };
+  let whole = expected !== undefined && expected > 0 && expected <= cap ? Buffer.allocUnsafe(expected) : undefined;
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
@@ -77,6 +87,15 @@ async function readCapped(body: ReadableStream | null, cap: number): Promise<{ b
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      if (whole && size + value.byteLength <= whole.length) {
+        whole.set(value, size);
+        size += value.byteLength;
+        continue;
+      }
+      if (whole) {
+        chunks.push(whole.subarray(0, size));
+        whole = undefined;
+      }
       size += value.byteLength;
       if (size > cap) {
         await reader.cancel().catch(() => {});
@@ -88,6 +107,7 @@ async function readCapped(body: ReadableStream | null, cap: number): Promise<{ b
   } finally {
     reader.releaseLock();
   }
+  if (whole) return { bytes: size === whole.length ? whole : whole.subarray(0, size), truncated: false };
   return { bytes: Buffer.concat(chunks), truncated: false };
 }
 
@@ -184,7 +204,10 @@ export async function requestOnce(
           await res.body?.cancel().catch(() => {});
           throw tooLarge(settings.maxBytes, current, res.status, contentType, `declares ${declared} bytes`);
         }
-        const { bytes, truncated } = await readCapped(res.body, settings.maxBytes);
+        // A body re-encoded in transit (gzip, br) is decoded here: its declared length is not the decoded one.
+        const encoded = (res.headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
+        const expected = Number.isFinite(declared) && !encoded ? declared : undefined;
+        const { bytes, truncated } = await readCapped(res.body, settings.maxBytes, expected);
         if (truncated) throw tooLarge(settings.maxBytes, current, res.status, contentType, 'body kept growing');
         clock.pause();
         await settings.beforeSlotRelease?.(bytes.length);
