@@ -34,12 +34,25 @@ const WORDS = (
   'science research study data result evidence sample survey analysis model theory method question answer'
 ).split(' ');
 
-/** One paragraph of 6 to 10 sentences, with a link and an emphasis now and then. */
+/**
+ * Typography real prose has, outside Latin-1 (a page holding any of it is text of two bytes a character in V8, where
+ * plain ASCII is one): a possessive's curly apostrophe, an em dash, curly quotes.
+ */
+const TYPOGRAPHY: readonly ((word: string) => string)[] = [
+  (w) => `${w}\u2019s`,
+  (w) => `${w} \u2014`,
+  (w) => `\u201c${w}\u201d`,
+];
+
+/** One paragraph of 6 to 10 sentences, with a link, an emphasis and typography now and then. */
 function paragraph(next: () => number): string {
   const sentences: string[] = [];
   for (let s = 0, n = 6 + Math.floor(next() * 5); s < n; s++) {
     const words: string[] = [];
-    for (let w = 0, m = 8 + Math.floor(next() * 12); w < m; w++) words.push(WORDS[Math.floor(next() * WORDS.length)]!);
+    for (let w = 0, m = 8 + Math.floor(next() * 12); w < m; w++) {
+      const word = WORDS[Math.floor(next() * WORDS.length)]!;
+      words.push(next() < 0.03 ? TYPOGRAPHY[Math.floor(next() * TYPOGRAPHY.length)]!(word) : word);
+    }
     let sentence = words.join(' ');
     if (next() < 0.2) sentence = sentence.replace(/ (\w+) (\w+)/, ' <a href="/wiki/$1">$1 $2</a>');
     else if (next() < 0.1) sentence = sentence.replace(/ (\w+)/, ' <em>$1</em>');
@@ -51,7 +64,10 @@ function paragraph(next: () => number): string {
 /** The quote every verify_quote asks for: a sentence written into the middle of every page. */
 export const LOAD_QUOTE = 'The harbour commission published its annual figures on a grey Thursday morning';
 
-/** An HTML page of about `bytes`: an article of sections, headings and paragraphs, with LOAD_QUOTE halfway. */
+/**
+ * An HTML page of about `bytes` (in UTF-8): an article of sections, headings and paragraphs in prose with real
+ * typography, with LOAD_QUOTE halfway (last, on a page of one paragraph).
+ */
 export function loadPage(bytes: number, seed = 1): Buffer {
   const next = rng(seed);
   const parts: string[] = [
@@ -73,6 +89,8 @@ export function loadPage(bytes: number, seed = 1): Buffer {
     }
     parts.push('</div>\n');
   }
+  // A page too small to reach its middle before its first paragraph ends has the quote last.
+  if (!quoted) parts.push(`<p>${LOAD_QUOTE}, a day later than planned.</p>\n`);
   parts.push('</article><footer>Footer</footer></body></html>\n');
   return Buffer.from(parts.join(''));
 }

@@ -190,7 +190,12 @@ function tokenAt(map: TokenMap, view: TextView, normalized: string, at: number):
 
 /** Raw offset of a normalized offset: exact at token edges, proportional inside a token whose length changed. */
 function rawOffset(map: TokenMap, view: TextView, normalized: string, offset: number, isEnd: boolean): number {
-  const { normStart: ns, normEnd: ne, rawStart: rs, rawEnd: re } = tokenAt(map, view, normalized, offset - (isEnd ? 1 : 0));
+  const {
+    normStart: ns,
+    normEnd: ne,
+    rawStart: rs,
+    rawEnd: re,
+  } = tokenAt(map, view, normalized, offset - (isEnd ? 1 : 0));
   if (offset >= ne) return re;
   if (offset <= ns) return rs;
   const rawLength = re - rs;

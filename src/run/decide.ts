@@ -102,7 +102,7 @@ export function decideReading(
  * src/mcp/page-worker.ts), so that the thread stays free for the calls it answers meanwhile: decideHere, there.
  */
 export interface OffThread {
-  /** Whether a source whose texts hold `chars` characters in all is decided off the thread. */
+  /** Whether a source whose longest view (as extracted) has `chars` characters is decided off the thread. */
   takes(chars: number): boolean;
   decide(request: OffThreadRequest): Promise<(ClaimResult | null)[]>;
 }
@@ -115,12 +115,9 @@ export interface OffThreadRequest {
   sourceMs: number;
 }
 
-/** Characters of a record's texts: raw views and normalized views. */
-export function textChars(record: SourceRecord): number {
-  let n = 0;
-  for (const v of record.text?.views ?? []) n += v.text.length;
-  for (const v of record.views ?? []) n += v.text.length;
-  return n;
+/** Characters of a record's longest view as extracted (never more than its body's bytes). */
+export function longestView(record: SourceRecord): number {
+  return Math.max(0, ...(record.text?.views ?? []).map((v) => v.text.length));
 }
 
 /**

@@ -10,7 +10,7 @@ import type { WaybackClient } from '../wayback/client.js';
 import { entriesOf, type ClaimsInput } from './input.js';
 import type { CheckOptions, StreamedRun } from './options.js';
 import { invalid, undecided, type ClaimResult } from './result.js';
-import { decideReading, portableRecord, readClaim, textChars, today, type DecideContext } from './decide.js';
+import { decideReading, longestView, portableRecord, readClaim, today, type DecideContext } from './decide.js';
 import { fetchSettingsFor, httpStacks, isReplay, waybackFor, type HttpStacks } from './transport.js';
 import { HELD_PER_FETCH_SLOT, HeldSources } from './held.js';
 
@@ -190,13 +190,12 @@ class Run {
     const { signal, offThread } = this.#options;
     const ctx = this.#context();
     let rest = group;
-    if (offThread && record.text && record.views && !record.extractError && offThread.takes(textChars(record))) {
-      const decided = await offThread.decide({
-        record: portableRecord(record),
-        claims: group.map((g) => g.claim),
-        ctx,
-        sourceMs,
-      });
+    if (offThread && record.text && record.views && !record.extractError && offThread.takes(longestView(record))) {
+      const claims = group.map((g) => g.claim);
+      // A thread that fails (it died, it ran out of memory) leaves the claims to this one.
+      const decided = await offThread
+        .decide({ record: portableRecord(record), claims, ctx, sourceMs })
+        .catch(() => claims.map(() => null));
       if (signal?.aborted) return; // the stop path answers them
       decided.forEach((result, i) => {
         if (result) this.#decide(result, group[i]!.slot);
