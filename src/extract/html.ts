@@ -193,6 +193,15 @@ export type HtmlJobReply =
  */
 const COLLECT_BEFORE_REPLY_BYTES = 8 * 1024 * 1024;
 
+const NO_BYTES = new Uint8Array(0);
+
+/** The request's bytes, taken from it: once decoded, nothing holds them (the job's request lives as long as the job). */
+function takeBytes(request: HtmlJobRequest): Uint8Array {
+  const { bytes } = request;
+  request.bytes = NO_BYTES;
+  return bytes;
+}
+
 /** The page decoded and parsed: the decoded text is let go once parsed (a tree or the full view holds what counts). */
 function decodeAndParse(bytes: Uint8Array, httpCharset: string | undefined, reader: MarkupReader) {
   const decoded = decodeHtml(bytes, httpCharset);
@@ -210,14 +219,16 @@ const NO_SIGNALS: MarkupSignals = { notFree: false, scripted: false };
  * to the next (decoding order, streamed full view, no article view), and only a page no stage got text
  * from answers `ok: false`.
  */
-export function runHtmlJob({ id, bytes, httpCharset }: HtmlJobRequest, send: (reply: HtmlJobReply) => void): void {
+export function runHtmlJob(request: HtmlJobRequest, send: (reply: HtmlJobReply) => void): void {
+  const { id, httpCharset } = request;
+  const size = request.bytes.byteLength;
   let sentFull = false;
   try {
     const reader = new MarkupReader();
-    const { page, charset, charsetSource, fallbacks } = decodeAndParse(bytes, httpCharset, reader);
-    // A large page's markup and the pieces its text was gathered from go before it is normalized, and normalizing's
-    // copies before its texts are sent (copied once more): the thread's heap need not hold them all at once.
-    const large = bytes.byteLength >= COLLECT_BEFORE_REPLY_BYTES && !page.doc;
+    const { page, charset, charsetSource, fallbacks } = decodeAndParse(takeBytes(request), httpCharset, reader);
+    // A large page's bytes, its markup and the pieces its text was gathered from go before it is normalized, and
+    // normalizing's copies before its texts are sent (copied once more): the heap need not hold them all at once.
+    const large = size >= COLLECT_BEFORE_REPLY_BYTES && !page.doc;
     if (large) collectGarbage();
     const normalizedFull = normalize(page.full);
     if (large) collectGarbage();

@@ -10,7 +10,7 @@ import { thousands } from '../messages.js';
 import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './bounds.js';
 import { SourceCache } from './cache.js';
 import { inTurns, WAIT_NOTE_MS, type WorkSettings } from './turns.js';
-import { collectGarbage } from '../extract/collect.js';
+import { collectSoon } from '../extract/collect.js';
 import { useLanes } from './lanes.js';
 import { PageWorker } from './page-worker.js';
 import { gatedInterceptor, KnownSizes, WORK_MEMORY_PER_BYTE, WorkBudget } from './work.js';
@@ -169,8 +169,8 @@ function createServer(settings: McpSettings): { server: McpServer; tools: Source
   const makeRoom = (inUse: number, url: string | undefined): void => {
     const kept = cache.budget.bytes;
     cache.budget.makeRoom(inUse * WORK_MEMORY_PER_BYTE, url);
-    // What was let go (the last page's texts) goes now, before the next page's work takes its place.
-    if (cache.budget.bytes < kept) collectGarbage();
+    // What was let go (the last page's texts) goes before the next page's work takes its place.
+    if (cache.budget.bytes < kept) collectSoon();
   };
   const work: WorkSettings = { budget: new WorkBudget(settings.workBytes, makeRoom), sizes: new KnownSizes() };
   // A replay answers from its archive, not through the cache: the gate goes over it alone.

@@ -468,7 +468,8 @@ export class SourceTools {
       offset,
       total_length: total,
       next_offset: end < total ? end : null,
-      text: view.text.slice(offset, end),
+      // A copy, not a slice: V8 keeps the whole view alive for a slice of it, as long as the answer lives.
+      text: copied(view.text.slice(offset, end)),
       note: text.note ?? null,
     };
   }
@@ -669,6 +670,11 @@ function tokenMapBytes(record: SourceRecord): number {
   let bytes = 0;
   for (const v of record.text?.views ?? []) bytes += 16 * Math.ceil(v.text.length / 2);
   return bytes;
+}
+
+/** A string of its own: a slice of a long text (V8's sliced string) keeps the long text alive. */
+function copied(s: string): string {
+  return Buffer.from(s, 'utf16le').toString('utf16le');
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (the work itself goes on, shared with other callers). */
