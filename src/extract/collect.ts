@@ -24,8 +24,8 @@ export function collectGarbage(): void {
 let soon = false;
 
 /**
- * collectGarbage() once what runs now has finished (the next turn of the event loop), and once however often it is asked
- * for meanwhile: a call that let a page go may still hold it until its answer is sent.
+ * collectGarbage() once what runs now has finished (the next turn of the event loop), and once however often it is
+ * asked for meanwhile: a call that let a page go may still hold it until its answer is sent.
  */
 export function collectSoon(): void {
   if (soon) return;

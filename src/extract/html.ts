@@ -195,7 +195,7 @@ const COLLECT_BEFORE_REPLY_BYTES = 8 * 1024 * 1024;
 
 const NO_BYTES = new Uint8Array(0);
 
-/** The request's bytes, taken from it: once decoded, nothing holds them (the job's request lives as long as the job). */
+/** The request's bytes, taken from it: once decoded nothing holds them (the job's request lives as long as the job). */
 function takeBytes(request: HtmlJobRequest): Uint8Array {
   const { bytes } = request;
   request.bytes = NO_BYTES;
