@@ -639,7 +639,7 @@ async function measure(): Promise<Measured> {
   const setup = await setUp();
   const profiles = await runProfiles(setup);
   // Right after the profiles, in the same conditions: a task's oracle, the shipped build cold on ten claims.
-  const oracle = await measureOracle(setup.realPages.latency, setup.out, say);
+  const oracle = await measureOracle(setup.realPages.plain, setup.out, say);
   const { median: quick, bySpeed } = medianRun(profiles.quickRuns);
   process.stdout.write('measuring CPU per stage...\n');
   const cpu = await cpuBenchmark(setup.sources, setup.workload);
@@ -797,7 +797,7 @@ async function mainRealPages(runs: number, save: boolean): Promise<void> {
   const w = await realPagesWorkloads(join(goldenDir(), 'sources'), say);
   const realRuns: RealPagesRuns = { latency: [], noLatency: [] };
   for (let i = 1; i <= runs; i++) await runRealPagesOnce(w, i, realRuns, out, runQuotecheck, say);
-  const figures = realPagesFigures(w, realRuns, await measureOracle(w.latency, out, say));
+  const figures = realPagesFigures(w, realRuns, await measureOracle(w.plain, out, say));
   for (const r of realPagesRows(figures)) say(`${r[0]}  ${r[1]} s  ideal ${r[2]} s  ${r[3]}\n`);
   const found = realPagesFailures(figures);
   for (const f of found) say(`${f}\n`);

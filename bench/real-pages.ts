@@ -15,7 +15,7 @@ import {
   type FaultyWorkload,
   type RealWebFaults,
 } from './faults.js';
-import { buildWorkload, describeWorkload, type WorkloadOptions } from './workload.js';
+import { buildWorkload, describeWorkload, type WorkloadOptions, type Workload } from './workload.js';
 
 /**
  * One task's worth of real sources: 560 claims over 108 sources on 8 hosts, every document of golden/sources and of
@@ -72,8 +72,13 @@ const REAL_PAGES_DATA = join(projectRoot(), 'bench', 'data', 'realworld');
 export interface RealPagesWorkloads {
   /** Run `run`'s draw (from 1): the first draw's seed is REAL_WEB_FAULTS.seed, the next ones follow it. */
   draw(run: number): { latency: FaultyWorkload; noLatency: FaultyWorkload };
-  /** The first draw with latency: a task's oracle's sources, and what the profile's line describes. */
+  /** The first draw with latency: what the profile's line describes. */
   latency: FaultyWorkload;
+  /**
+   * The documents with their latency and no fault: a task's oracle's sources, as a task's are (its figure is start-up
+   * and the network, not a fault's backoff).
+   */
+  plain: Workload;
 }
 
 /** A run and the draw of faults it met. */
@@ -100,7 +105,7 @@ export async function realPagesWorkloads(
     `real-pages profile: ${describeWorkload(plain, REAL_PAGES_WORKLOAD)}; ${documents} distinct documents; ` +
       `${describeFaults(latency)} (a draw of them each run)\n`,
   );
-  return { draw, latency };
+  return { draw, latency, plain };
 }
 
 /** One run of each (latency, then none), each against a fresh server; bench.ts alternates them with its other runs. */
