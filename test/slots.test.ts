@@ -133,7 +133,7 @@ describe('FetchSlots.take: who gets a free slot', () => {
     return order;
   }
 
-  test('a retry the server asked to wait for goes first, then first requests, then the other hops, each in arrival order', async () => {
+  test('first requests go first, then a retry the server asked to wait for, then the other hops, each in arrival order', async () => {
     const slots = new FetchSlots(4, 1);
     const held = await slots.take('http://h.test/busy');
     const order = await grantOrder(held, [
@@ -144,19 +144,19 @@ describe('FetchSlots.take: who gets a free slot', () => {
       ['waited-2', slots.take('http://h.test/w2', undefined, 'waited')],
       ['hop-2', slots.take('http://h.test/hop2', undefined, 'next')],
     ]);
-    expect(order).toEqual(['waited-1', 'waited-2', 'first-1', 'first-2', 'hop-1', 'hop-2']);
+    expect(order).toEqual(['first-1', 'first-2', 'waited-1', 'waited-2', 'hop-1', 'hop-2']);
   });
 
   test('a global slot goes to the best waiter of any host that has a slot free, not to the first host asked', async () => {
-    // One global slot, two hosts: a first request of host a queued before a waited retry of host b.
+    // One global slot, two hosts: a hop of host a queued before a first request of host b.
     const slots = new FetchSlots(1, 2);
     const held = await slots.take('http://c.test/busy');
     const order = await grantOrder(held, [
-      ['a-first', slots.take('http://a.test/1')],
-      ['b-waited', slots.take('http://b.test/1', undefined, 'waited')],
-      ['a-first-2', slots.take('http://a.test/2')],
+      ['a-hop', slots.take('http://a.test/1', undefined, 'next')],
+      ['b-first', slots.take('http://b.test/1')],
+      ['a-waited', slots.take('http://a.test/2', undefined, 'waited')],
     ]);
-    expect(order).toEqual(['b-waited', 'a-first', 'a-first-2']);
+    expect(order).toEqual(['b-first', 'a-waited', 'a-hop']);
   });
 
   test("a request waiting for its host's slot holds no global slot: another host's request passes it", async () => {

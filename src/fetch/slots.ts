@@ -1,16 +1,18 @@
-// Fetch slots: a global cap and a per-host cap, taken for each request and given back while a source waits; a source
-// whose server asked it to wait goes first, then the first requests, then the other hops of sources under way.
+// Fetch slots: a global cap and a per-host cap, taken for each request and given back while a source waits; first
+// requests go first, then the retries of sources whose server asked them to wait, then the other hops under way.
 
 /**
- * Which requests a free slot goes to first: the retry of a source whose server asked it to wait (Retry-After: the
- * source has spent waits no later work wins back, and a server that asked once often asks again), then first
- * requests (each may reveal a long chain of its own: the sooner every source has been asked, the sooner the longest
- * is known), then the other hops of sources under way (a redirect's target, a cookie wall's second request, a retry
- * after a failure that asked no wait), whose remaining chain is known to be short.
+ * Which requests a free slot goes to first. First requests: each may reveal a long chain of its own (a source that asks
+ * to wait, once or more), and the sooner every source has been asked, the sooner each wait starts and the more of the
+ * others' work it overlaps; a retry held back meanwhile is work to fill the slots while the last waits run out (served
+ * first, the retries left the flaky-host profile's slots idle at its end, 10% slower). Then the retry of a source whose
+ * server asked it to wait (Retry-After: a server that asked once often asks again, so its chain may be the longest),
+ * then the other hops of sources under way (a redirect's target, a cookie wall's second request, a retry after a
+ * failure that asked no wait), whose remaining chain is known to be short.
  */
 export type SlotPriority = 'waited' | 'first' | 'next';
 
-const RANK: Readonly<Record<SlotPriority, number>> = { waited: 0, first: 1, next: 2 };
+const RANK: Readonly<Record<SlotPriority, number>> = { first: 0, waited: 1, next: 2 };
 
 /** One request waiting for its slots. */
 interface Waiter {

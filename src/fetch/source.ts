@@ -123,7 +123,7 @@ export async function fetchSource(
   const budget = clock.signal;
   const signal = runSignal ? AbortSignal.any([runSignal, budget]) : budget;
   const attemptSettings = budgetPausedInQueue(settings, clock);
-  // A retry's place in the slots' queues: first of all when the server asked for the wait it waited out.
+  // A retry's place in the slots' queues (slots.ts): before other hops when its server asked for the wait.
   let priority: SlotPriority = 'first';
   clock.run();
   try {
