@@ -5,7 +5,8 @@ import { shippedCli } from '../src/task/ship.js';
 import { runTimed } from './cpu-time.js';
 import type { CliRun, RunCli } from './scale.js';
 import { fixed, median } from './stats.js';
-import { defaultIdeal, runOnFreshServer } from './task-profile.js';
+import { boundText } from './bound.js';
+import { defaultBound, defaultIdeal, runOnFreshServer } from './task-profile.js';
 import type { BenchClaim, Workload } from './workload.js';
 
 /** Claims of the task: a typical golden task's 10 to 16. */
@@ -67,6 +68,7 @@ export async function measureOracle(w: Workload, out: string, say: (line: string
     cpu_seconds: fixed(median(runs.map((r) => r.cpuSeconds ?? Number.NaN))),
     cpu_runs_seconds: runs.map((r) => fixed(r.cpuSeconds ?? Number.NaN)),
     ideal_seconds: fixed(defaultIdeal(task)),
+    ...defaultBound(task, runs),
     startup_cpu_seconds: fixed(median(bare)),
   };
 }
@@ -81,6 +83,6 @@ export function oracleRow(o: OracleFigures): [string, string, string, string] {
     o.ideal_seconds.toFixed(2),
     `median of ${o.runs_seconds.length} runs (${o.runs_seconds.join(', ')} s); ` +
       `CPU ${o.cpu_seconds.toFixed(2)} s (${o.cpu_runs_seconds.join(', ')}), ` +
-      `of which start-up (--version) ${o.startup_cpu_seconds.toFixed(2)} s`,
+      `of which start-up (--version) ${o.startup_cpu_seconds.toFixed(2)} s; ${boundText(o)}`,
   ];
 }

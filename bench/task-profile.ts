@@ -1,9 +1,11 @@
 // The bench's task profiles (Issue 27): one benchmark task's worth, and the flaky-host workload where a wait that held its slots would cost most; their runs, figures and table rows.
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../golden/server.js';
 import { DEFAULT_OPTIONS } from '../src/config/defaults.js';
 import type { CliRun, RunCli } from './scale.js';
+import { startFaultServer } from './fault-server.js';
+import { boundFigures, boundText, type BoundFigures } from './bound.js';
 import { fixed, medianRun } from './stats.js';
 import { claimsOnPort, idealSeconds, type WaitRule, type Workload } from './workload.js';
 
@@ -19,13 +21,29 @@ export interface TaskRuns {
   flakyHost: CliRun[];
 }
 
-/** One run of `w` against a fresh server of its own (so it meets every first-request error), closed after. */
-export async function runOnFreshServer(w: Workload, name: string, out: string, runCli: RunCli): Promise<CliRun> {
-  const server = await startServer({ routes: w.routes, hosts: w.hosts });
+/**
+ * One run of `w` against a fresh server of its own (so it meets every fault from the start), closed after; with its
+ * start-up (spawn to the first request the server saw) and the waits the server asked for.
+ */
+export async function runOnFreshServer<R extends CliRun>(
+  w: Workload & { closingHosts?: readonly string[] },
+  name: string,
+  out: string,
+  runCli: (claims: string, out: string, args: string[]) => Promise<R>,
+  args: string[] = [],
+): Promise<R> {
+  const server = await startFaultServer(w, new Set(w.closingHosts));
   try {
     const claims = join(out, `claims-${name}.json`);
     writeFileSync(claims, JSON.stringify(claimsOnPort(w.claims, server.port)));
-    return await runCli(claims, join(out, `answers-${name}.json`), []);
+    const spawned = performance.now();
+    const run = await runCli(claims, join(out, `answers-${name}.json`), args);
+    const first = server.log.firstRequestAt;
+    return {
+      ...run,
+      ...(first === undefined ? {} : { startupSeconds: (first - spawned) / 1000 }),
+      askedWaits: server.log.askedWaits,
+    };
   } finally {
     await server.close();
   }
@@ -57,12 +75,25 @@ export function defaultIdeal(w: Workload, rule: WaitRule = 'wait-holds-nothing')
   );
 }
 
-/** One profile's figures: its median run against the ideal under a wait holding nothing, and what holding slots through the wait would allow. */
+/** The bound's figures (bench/bound.ts) of a profile's runs at the run's default limits on this machine's cores. */
+export function defaultBound(w: Workload, runs: readonly CliRun[], cores = availableParallelism()): BoundFigures {
+  return boundFigures(w.sources, runs, {
+    concurrency: DEFAULT_OPTIONS.concurrency,
+    perHost: DEFAULT_OPTIONS.perHost,
+    cores,
+  });
+}
+
+/**
+ * One profile's figures: its median run against the ideal under a wait holding nothing (its target), what holding
+ * slots through the wait would allow, and each run against the bound no schedule can beat.
+ */
 export function profileFigures(w: Workload, runs: readonly CliRun[], targetRatio: number) {
   const { median } = medianRun(runs);
   const ideal = defaultIdeal(w);
   const heldIdeal = defaultIdeal(w, 'wait-holds-slots');
   return {
+    ...defaultBound(w, runs),
     claims: w.claims.length,
     sources: w.sources.length,
     hosts: w.hosts.length,
@@ -101,7 +132,7 @@ export function taskProfileRows(f: TaskProfileFigures, targetRatio: number): [st
       .map(one)
       .join(
         ', ',
-      )} s): ratio ${p.ratio_vs_ideal.toFixed(2)} (target <= ${targetRatio}: ${p.target_met ? 'ok' : 'MISSED'}); ${p.sources_with_retry_after} sources ${what}; a wait holding its slots would allow ${one(p.ideal_seconds_wait_holds_slots)} s at best; peak ${p.peak_rss_mb} MB`,
+      )} s): ${boundText(p)}; ratio to the ideal ${p.ratio_vs_ideal.toFixed(2)} (target <= ${targetRatio}: ${p.target_met ? 'ok' : 'MISSED'}); ${p.sources_with_retry_after} sources ${what}; a wait holding its slots would allow ${one(p.ideal_seconds_wait_holds_slots)} s at best; peak ${p.peak_rss_mb} MB`,
   ];
   return [
     row('task profile', f, 'ask to wait (Retry-After) before answering'),

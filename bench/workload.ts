@@ -13,12 +13,72 @@ export interface BenchSource {
   file: string;
   kind: 'html' | 'pdf';
   bytes: number;
+  /** The Content-Type its document is served with (routes carry it too); by its kind when absent. */
+  contentType?: string;
   /** Injected latency before the response, ms. */
   delayMs: number;
   /** Answers once with an error status (503, or 429) before the document. */
   flaky: boolean;
   /** The error status's Retry-After, when it sends one (ms). */
   retryAfterMs?: number;
+  /**
+   * The real web's faults (bench/faults.ts): what the source answers before its document, in order, in place of
+   * `flaky`; a redirect to another host, or a cookie wall, in front of the document.
+   */
+  faults?: SourceFault[];
+  /** The document is served at another host's URL: this source's URL answers 301 to it. */
+  redirect?: { host: string; path: string; delayMs: number };
+  /** Without the cookie it sets, the URL answers 302 to itself with Set-Cookie (a consent or bot wall). */
+  cookieWall?: boolean;
+}
+
+/**
+ * One answer a source gives before its document: an error status asking (or not) for a wait, in seconds or as an
+ * HTTP-date at least that far ahead; or its document's headers and half its body, then the connection closed.
+ */
+export type SourceFault =
+  | { kind: 'status'; status: number; retryAfter?: { seconds: number; form: 'seconds' | 'date' } }
+  | { kind: 'cut' };
+
+/**
+ * What the source at `index` answers before its document: its `faults`, or (a `flaky` source) one error: 503 without
+ * a header, or with Retry-After 503 and 429 in turn.
+ */
+export function faultsOf(s: BenchSource, index: number): SourceFault[] {
+  if (s.faults) return s.faults;
+  if (!s.flaky) return [];
+  if (s.retryAfterMs === undefined) return [{ kind: 'status', status: 503 }];
+  const retryAfter = { seconds: s.retryAfterMs / 1000, form: 'seconds' } as const;
+  return [{ kind: 'status', status: index % 2 === 0 ? 503 : 429, retryAfter }];
+}
+
+/** One request of a source, as the bound and the ideal schedule it. */
+export interface SourceRequest {
+  host: string;
+  /** Its latency: it holds a slot of its host and a global one this long. */
+  costMs: number;
+  /** The wait before the source's next request: what the server asked for, or (with a default) the client's own. */
+  waitAfterMs: number;
+}
+
+/**
+ * A source's requests in order: each error answer (with the wait it asks for, or `defaultWaitMs` when it asks none),
+ * then the document's: a redirect's hop and the target, a cookie wall's 302 and the page, or the page alone.
+ */
+export function requestsOf(s: BenchSource, defaultWaitMs: number): SourceRequest[] {
+  const out: SourceRequest[] = faultsOf(s, 0).map((f) => ({
+    host: s.host,
+    costMs: s.delayMs,
+    waitAfterMs: f.kind === 'status' && f.retryAfter ? f.retryAfter.seconds * 1000 : defaultWaitMs,
+  }));
+  if (s.redirect) {
+    out.push({ host: s.host, costMs: s.delayMs, waitAfterMs: 0 });
+    out.push({ host: s.redirect.host, costMs: s.redirect.delayMs, waitAfterMs: 0 });
+  } else {
+    if (s.cookieWall) out.push({ host: s.host, costMs: s.delayMs, waitAfterMs: 0 });
+    out.push({ host: s.host, costMs: s.delayMs, waitAfterMs: 0 });
+  }
+  return out;
 }
 
 export interface BenchClaim {
@@ -193,6 +253,7 @@ export async function buildWorkload(
       file,
       kind,
       bytes: readFileSync(file).length,
+      contentType: contentType(kind, opts.declareCharset ?? true),
       delayMs: Math.round(opts.minDelayMs + random() * (opts.maxDelayMs - opts.minDelayMs)),
       flaky: random() < opts.flakyShare,
     });
@@ -243,7 +304,7 @@ export async function buildWorkload(
     path: s.path,
     host: s.host,
     file: s.file,
-    headers: { 'content-type': contentType(s.kind, opts.declareCharset ?? true) },
+    headers: { 'content-type': s.contentType! },
     delayMs: s.delayMs,
     ...(s.flaky ? { failFirst: failFirst(s, i) } : {}),
   }));
@@ -278,23 +339,25 @@ export type WaitRule = 'wait-holds-nothing' | 'wait-holds-slots';
 interface IdealRequest {
   ready: number;
   order: number;
-  source: BenchSource;
+  host: string;
   costMs: number;
-  /** The wait before the source's second request, when this request is answered with an error (wait-holds-nothing). */
-  thenWaitMs?: number;
+  /** The source's requests after this one, and the wait before the next. */
+  rest: SourceRequest[];
+  waitAfterMs: number;
 }
 
 /**
  * The network-bound ideal for given concurrency limits: every request holds a slot of its host and a global one for
  * its latency (its delay) and for nothing else, each request queued in the order it is ready (first requests in claim
- * order, all ready at once; a retry once its wait is over, behind every request ready before it) and started on the
- * earliest free host and global slots, greedily. A source that answers an error first is, under quotecheck's rule
- * ('wait-holds-nothing', src/fetch/slots.ts): a request of its delay, a wait of what it asked for in Retry-After (the
- * minimum backoff without one) holding no slot, and a second request of its delay. Under the rule before Issue 27
- * ('wait-holds-slots') it is one request of twice its delay plus the wait, its slots held throughout: what a run
- * that holds its slots through a wait could at best do. Extraction and matching cost nothing here: the ratio to the
- * ideal is what quotecheck's own work adds. Not a lower bound: a request that waits for its host's slot keeps the
- * global slot it was given idle, where quotecheck gives it to a request of another host.
+ * order, all ready at once; a source's next request once the wait before it is over, behind every request ready
+ * before it) and started on the earliest free host and global slots, greedily. A source's requests are requestsOf's:
+ * under quotecheck's rule ('wait-holds-nothing', src/fetch/slots.ts) an error answer is a request of its delay, then a
+ * wait of what it asked for in Retry-After (the minimum backoff without one) holding no slot; a redirect's hop and a
+ * cookie wall's 302 are requests of their own. Under the rule before Issue 27 ('wait-holds-slots') a source is one
+ * request on its first host of all its delays and waits, its slots held throughout: what a run that holds its slots
+ * through a wait could at best do. Extraction and matching cost nothing here: the ratio to the ideal is what
+ * quotecheck's own work adds. Not a lower bound (bench/bound.ts has one): a request that waits for its host's slot
+ * keeps the global slot it was given idle, where quotecheck gives it to a request of another host.
  */
 export function idealSeconds(
   sources: readonly BenchSource[],
@@ -305,32 +368,34 @@ export function idealSeconds(
 ): number {
   const globalFree: number[] = Array.from({ length: concurrency }, () => 0);
   const hostFree = new Map<string, number[]>();
-  // First requests, all ready at the start, in claim order; the retries, each ready once its wait is over, apart.
+  // First requests, all ready at the start, in claim order; the later ones, each ready once its wait is over, apart.
   const firsts: IdealRequest[] = sources.map((source, order) => {
-    const waitMs = source.retryAfterMs ?? backoffMinMs;
-    if (!source.flaky) return { ready: 0, order, source, costMs: source.delayMs };
-    if (rule === 'wait-holds-slots') return { ready: 0, order, source, costMs: 2 * source.delayMs + waitMs };
-    return { ready: 0, order, source, costMs: source.delayMs, thenWaitMs: waitMs };
+    const [first, ...rest] = requestsOf(source, backoffMinMs) as [SourceRequest, ...SourceRequest[]];
+    if (rule === 'wait-holds-slots') {
+      const all = [first, ...rest];
+      const costMs = all.reduce((t, r, i) => t + r.costMs + (i < all.length - 1 ? r.waitAfterMs : 0), 0);
+      return { ready: 0, order, host: first.host, costMs, rest: [], waitAfterMs: 0 };
+    }
+    return { ready: 0, order, ...first, rest };
   });
-  const retries: IdealRequest[] = [];
+  const later: IdealRequest[] = [];
   let end = 0;
   for (let i = 0; ; ) {
-    const r = readyFirst(retries);
+    const r = readyFirst(later);
     let next: IdealRequest;
-    if (i < firsts.length && (r < 0 || before(firsts[i]!, retries[r]!))) next = firsts[i++]!;
-    else if (r >= 0) next = retries.splice(r, 1)[0]!;
+    if (i < firsts.length && (r < 0 || before(firsts[i]!, later[r]!))) next = firsts[i++]!;
+    else if (r >= 0) next = later.splice(r, 1)[0]!;
     else break;
-    const { source } = next;
-    const slots = hostFree.get(source.host) ?? Array.from({ length: perHost }, () => 0);
-    hostFree.set(source.host, slots);
+    const slots = hostFree.get(next.host) ?? Array.from({ length: perHost }, () => 0);
+    hostFree.set(next.host, slots);
     const g = globalFree.indexOf(Math.min(...globalFree));
     const h = slots.indexOf(Math.min(...slots));
     const start = Math.max(next.ready, globalFree[g]!, slots[h]!);
     const done = start + next.costMs;
     globalFree[g] = slots[h] = done;
     end = Math.max(end, done);
-    if (next.thenWaitMs !== undefined)
-      retries.push({ ready: done + next.thenWaitMs, order: next.order, source, costMs: source.delayMs });
+    const [following, ...rest] = next.rest;
+    if (following) later.push({ ready: done + next.waitAfterMs, order: next.order, ...following, rest });
   }
   return end / 1000;
 }

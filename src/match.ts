@@ -74,17 +74,31 @@ const SELECTOR_CONTEXT = 32;
 /** Runs of non-whitespace, by the whitespace definition of docs/how-it-decides.md#normalization-and-the-label. */
 const TOKEN = new RegExp(`[^${SPACE_CLASS}]+`, 'g');
 
-/** Where each raw token's normalized form sits in the normalized text. */
-interface TokenMap {
-  rawStart: Int32Array;
-  rawEnd: Int32Array;
-  normStart: Int32Array;
-  normEnd: Int32Array;
+/** One token of a view: where it is in the raw text, and where its normalized form is in the normalized text. */
+interface Token {
+  rawStart: number;
+  rawEnd: number;
+  normStart: number;
+  normEnd: number;
 }
+
+/**
+ * Every CHECKPOINT_TOKENS-th token of a view, where it starts in the raw and the normalized text: enough to find any
+ * token again by reading at most that many tokens from the checkpoint before it. Kept in 8 bytes a checkpoint, where
+ * a map of every token took 16 bytes a token: some 80 MB for a 30 MB page (Issue 46).
+ */
+interface TokenMap {
+  raw: Int32Array;
+  norm: Int32Array;
+  /** Tokens in the view. */
+  tokens: number;
+}
+
+const CHECKPOINT_TOKENS = 64;
 
 const tokenMaps = new WeakMap<TextView, TokenMap | null>();
 
-/** A list of whole numbers in an Int32Array that doubles as it fills: a token map of a long page in 4 bytes a token. */
+/** A list of whole numbers in an Int32Array that doubles as it fills. */
 class IntList {
   #items = new Int32Array(1024);
   length = 0;
@@ -105,53 +119,83 @@ class IntList {
 }
 
 /**
- * Maps a view's raw text to its normalized text token by token; null if normalizing token
- * by token does not give the view's normalized text (then offsets cannot be mapped back).
- * Each token's normalized form is compared in place with the normalized text, not joined into a copy of it: on a page
- * of 30 MB the joined tokens and plain arrays held some 350 MB at once (Issue 37), typed arrays hold a quarter of it.
+ * The tokens of `raw` from offset `from`, whose first one's normalized form starts at `pos` of `normalized`: each with
+ * its place in both texts, a token whose normalized form is empty skipped, one space between the others. Stops at the
+ * first token whose normalized form is not where it should be in `normalized` (then `same` is false).
+ */
+function* tokensFrom(raw: string, normalized: string, from: number, pos: number, state: { same: boolean }) {
+  const re = new RegExp(TOKEN.source, 'g');
+  re.lastIndex = from;
+  let first = true;
+  for (let m = re.exec(raw); m; m = re.exec(raw)) {
+    const n = normalize(m[0]);
+    if (n === '') continue;
+    if (!first) {
+      // The single space between tokens.
+      state.same = normalized.charCodeAt(pos) === 0x20;
+      pos += 1;
+    }
+    first = false;
+    state.same &&= normalized.startsWith(n, pos);
+    if (!state.same) return;
+    const token: Token = { rawStart: m.index, rawEnd: m.index + m[0].length, normStart: pos, normEnd: pos + n.length };
+    pos = token.normEnd;
+    yield token;
+  }
+}
+
+/**
+ * Maps a view's raw text to its normalized text token by token; null if normalizing token by token does not give the
+ * view's normalized text (then offsets cannot be mapped back). Each token's normalized form is compared in place with
+ * the normalized text, not joined into a copy of it.
  */
 function tokenMap(view: TextView, normalized: string): TokenMap | null {
   if (tokenMaps.has(view)) return tokenMaps.get(view)!;
-  const [rawStart, rawEnd, normStart, normEnd] = [new IntList(), new IntList(), new IntList(), new IntList()];
-  let pos = 0;
-  let same = true;
-  for (const m of view.text.matchAll(TOKEN)) {
-    const n = normalize(m[0]);
-    if (n === '') continue;
-    if (normStart.length > 0) {
-      // The single space between tokens.
-      same = normalized.charCodeAt(pos) === 0x20;
-      pos += 1;
+  const [raw, norm] = [new IntList(), new IntList()];
+  const state = { same: true };
+  let tokens = 0;
+  let end = 0;
+  for (const t of tokensFrom(view.text, normalized, 0, 0, state)) {
+    if (tokens % CHECKPOINT_TOKENS === 0) {
+      raw.push(t.rawStart);
+      norm.push(t.normStart);
     }
-    same &&= normalized.startsWith(n, pos);
-    if (!same) break;
-    rawStart.push(m.index);
-    rawEnd.push(m.index + m[0].length);
-    normStart.push(pos);
-    pos += n.length;
-    normEnd.push(pos);
+    tokens++;
+    end = t.normEnd;
   }
-  const map =
-    same && pos === normalized.length
-      ? { rawStart: rawStart.done(), rawEnd: rawEnd.done(), normStart: normStart.done(), normEnd: normEnd.done() }
-      : null;
+  const map = state.same && end === normalized.length ? { raw: raw.done(), norm: norm.done(), tokens } : null;
   tokenMaps.set(view, map);
   return map;
 }
 
-/** Raw offset of a normalized offset: exact at token edges, proportional inside a token whose length changed. */
-function rawOffset(map: TokenMap, offset: number, isEnd: boolean): number {
+/**
+ * The last token whose normalized form starts at or before `at` (the first token when none does): from the last
+ * checkpoint at or before it, the tokens read on until the next one starts past it.
+ */
+function tokenAt(map: TokenMap, view: TextView, normalized: string, at: number): Token {
   let lo = 0;
-  let hi = map.normStart.length - 1;
+  let hi = map.norm.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (map.normStart[mid]! <= offset - (isEnd ? 1 : 0)) lo = mid;
+    if (map.norm[mid]! <= at) lo = mid;
     else hi = mid - 1;
   }
-  const ns = map.normStart[lo]!;
-  const ne = map.normEnd[lo]!;
-  const rs = map.rawStart[lo]!;
-  const re = map.rawEnd[lo]!;
+  let found: Token | undefined;
+  for (const t of tokensFrom(view.text, normalized, map.raw[lo]!, map.norm[lo]!, { same: true })) {
+    if (found && t.normStart > at) break;
+    found = t;
+  }
+  return found!;
+}
+
+/** Raw offset of a normalized offset: exact at token edges, proportional inside a token whose length changed. */
+function rawOffset(map: TokenMap, view: TextView, normalized: string, offset: number, isEnd: boolean): number {
+  const {
+    normStart: ns,
+    normEnd: ne,
+    rawStart: rs,
+    rawEnd: re,
+  } = tokenAt(map, view, normalized, offset - (isEnd ? 1 : 0));
   if (offset >= ne) return re;
   if (offset <= ns) return rs;
   const rawLength = re - rs;
@@ -165,7 +209,7 @@ function rawOffset(map: TokenMap, offset: number, isEnd: boolean): number {
  */
 export function textQuoteSelector(view: TextView, normalized: string, match: Match): TextQuoteSelector {
   const map = tokenMap(view, normalized);
-  if (!map || map.normStart.length === 0) {
+  if (!map || map.tokens === 0) {
     return {
       type: 'TextQuoteSelector',
       exact: match.exact,
@@ -173,8 +217,8 @@ export function textQuoteSelector(view: TextView, normalized: string, match: Mat
       suffix: match.suffix.slice(0, SELECTOR_CONTEXT),
     };
   }
-  const start = rawOffset(map, match.offset, false);
-  const end = rawOffset(map, match.offset + match.exact.length, true);
+  const start = rawOffset(map, view, normalized, match.offset, false);
+  const end = rawOffset(map, view, normalized, match.offset + match.exact.length, true);
   const raw = view.text;
   return {
     type: 'TextQuoteSelector',
@@ -237,7 +281,11 @@ export function widenToWords(text: string, start: number, end: number): { start:
  */
 export function rawSpan(view: TextView, normalized: string, start: number, end: number): string | null {
   const map = tokenMap(view, normalized);
-  if (!map || map.normStart.length === 0 || end <= start) return null;
-  const raw = widenToWords(view.text, rawOffset(map, start, false), rawOffset(map, end, true));
+  if (!map || map.tokens === 0 || end <= start) return null;
+  const raw = widenToWords(
+    view.text,
+    rawOffset(map, view, normalized, start, false),
+    rawOffset(map, view, normalized, end, true),
+  );
   return view.text.slice(raw.start, raw.end).replace(SPACE_RUN, ' ').trim();
 }

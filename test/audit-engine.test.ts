@@ -8,23 +8,52 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { runAudit, type AuditReport } from '../src/audit/audit.js';
 import { canIsolate } from '../src/evaluate/namespace-root.js';
 import { ENGINE, frozenEdition, needEngine, pathWithoutEngines } from './support/engine.js';
-import { runCli, tempDir } from './support/helpers.js';
+import { runCli } from './support/helpers.js';
 
-/** The attacks that find each careless dataset out (the whole catalogue runs by hand: see the closing notes). */
-const ATTACKS = ['search-gold-content', 'grader-fuzz'];
-
-let pages = '';
-beforeAll(async () => {
-  if ('engine' in ENGINE) pages = join(await frozenEdition(), 'pages');
-}, 120_000);
-
-/** A copy of the unmodified task, changed by `change(taskDir)`. */
-function careless(change: (task: string) => void): string {
-  const task = join(tempDir(), 'pages');
-  cpSync(pages, task, { recursive: true });
-  change(task);
-  return task;
-}
+/**
+ * The careless datasets of Why 6, each a copy of the unmodified task changed so: [folder, change, the attacks that
+ * find it out (the unmodified one gets them all)].
+ */
+const CARELESS: readonly (readonly [string, (task: string) => void, 'search' | 'grader' | 'both'])[] = [
+  ['unmodified', () => {}, 'both'],
+  [
+    'labels-in-claims',
+    (dir) => {
+      const gold = JSON.parse(readFileSync(join(dir, 'tests', 'gold.json'), 'utf8')) as Record<string, string>;
+      const file = join(dir, 'environment', 'claims.json');
+      const claims = JSON.parse(readFileSync(file, 'utf8')) as { id: string }[];
+      writeFileSync(file, JSON.stringify(claims.map((c) => ({ ...c, label: gold[c.id] }))));
+    },
+    'search',
+  ],
+  [
+    'labelled-in-image',
+    (dir) => {
+      cpSync(join(dir, '..', '..', 'labelled.jsonl'), join(dir, 'environment', 'claims-labelled.jsonl'));
+      edit(
+        join(dir, 'environment', 'Dockerfile'),
+        'WORKDIR /app',
+        'COPY claims-labelled.jsonl /opt/data/claims-labelled.jsonl\nWORKDIR /app',
+      );
+    },
+    'search',
+  ],
+  [
+    'abbreviations',
+    (dir) =>
+      edit(
+        join(dir, 'tests', 'grade.mjs'),
+        'if (given === expected) correct++;',
+        'if (expected.startsWith(String(given).trim().toLowerCase())) correct++;',
+      ),
+    'grader',
+  ],
+  [
+    'string-labels',
+    (dir) => edit(join(dir, 'tests', 'grade.mjs'), "(typeof label === 'string' ? label :", '(true ? String(label) :'),
+    'grader',
+  ],
+];
 
 /** Replaces `from` with `to` in a file of the task, which must hold it. */
 function edit(file: string, from: string, to: string): void {
@@ -33,98 +62,99 @@ function edit(file: string, from: string, to: string): void {
   writeFileSync(file, text.replace(from, to));
 }
 
-function audit(dataset: string, engine: string): Promise<AuditReport> {
-  return runAudit({
-    dataset,
-    outDir: tempDir(),
-    attacks: ATTACKS,
-    users: ['agent'],
-    modes: ['separate'],
-    isolation: engine as 'podman' | 'docker',
-    jobs: 4,
-  });
+let unmodified = '';
+let report: AuditReport | undefined;
+
+// Two audits at once over the careless datasets (a task each, every task in the cheat suite): the one that finds
+// labels in the image with the content search, the other the graders with the fuzz (the unmodified task gets both),
+// as the agent's user, in separate mode. Their trials share the engine's builds and run side by side.
+beforeAll(async () => {
+  if (!('engine' in ENGINE)) return;
+  const engine = ENGINE.engine;
+  const edition = await frozenEdition();
+  const root = dirname(edition);
+  for (const [name, change, finder] of CARELESS) {
+    const to = join(root, finder === 'search' ? 'found-by-search' : 'found-by-fuzz', name);
+    cpSync(join(edition, 'pages'), to, { recursive: true });
+    change(to);
+  }
+  unmodified = join(root, 'found-by-fuzz', 'unmodified');
+  const audit = (folder: string, attacks: string[]) =>
+    runAudit({
+      dataset: join(root, folder),
+      outDir: join(root, `audit-${folder}`),
+      sample: 'all',
+      attacks,
+      users: ['agent'],
+      modes: ['separate'],
+      isolation: engine,
+      jobs: 4,
+    });
+  const [search, fuzz] = await Promise.all([
+    audit('found-by-search', ['search-gold-content']),
+    audit('found-by-fuzz', ['search-gold-content', 'grader-fuzz']),
+  ]);
+  report = { ...fuzz, trials: [...search.trials, ...fuzz.trials], failures: [...search.failures, ...fuzz.failures] };
+}, 600_000);
+
+/** The trials of one dataset's task, and the attacks among them that failed. */
+function ofTask(task: string) {
+  const trials = report!.trials.filter((t) => t.task === task);
+  const failed = [...new Set(trials.filter((t) => t.verdict === 'fail').map((t) => t.attack ?? t.kind))].sort();
+  return { trials, failed, failures: report!.failures.filter((f) => f.includes(` on ${task},`)) };
 }
 
-/** The attacks a report's failures name. */
-const failedAttacks = (r: AuditReport): string[] =>
-  [...new Set(r.trials.filter((t) => t.verdict === 'fail').map((t) => t.attack ?? t.kind))].sort();
-
 describe('audit on a real engine: what a careless author leaves (Why 6)', () => {
-  test('the unmodified export passes: no id-label pair anywhere the agent reads, every answer that is no label scores 0', async (ctx) => {
+  test('the unmodified export passes: no id-label pair anywhere the agent reads, every answer that is no label scores 0', (ctx) => {
     const engine = needEngine(ctx);
-    const r = await audit(pages, engine);
-    expect(r.failures).toEqual([]);
-    expect([r.ok, r.certificate, r.isolation]).toEqual([true, true, engine]);
-    expect(r.trials.filter((t) => t.kind === 'attack').length).toBe(13);
-    const search = r.trials.find((t) => t.attack === 'search-gold-content')!;
+    const { trials, failed } = ofTask('unmodified');
+    expect(failed).toEqual([]);
+    expect([report!.certificate, report!.isolation]).toEqual([true, engine]);
+    expect(trials.filter((t) => t.kind === 'attack').length).toBe(13);
+    const search = trials.find((t) => t.attack === 'search-gold-content')!;
     expect(search.attackSaid?.join(' ')).toMatch(/files name a claim id; none pairs one with a label/);
-  }, 300_000);
+  });
 
-  test('gold labels left in environment/claims.json: the content search copies them, 1.000', async (ctx) => {
-    const engine = needEngine(ctx);
-    const task = careless((dir) => {
-      const gold = JSON.parse(readFileSync(join(dir, 'tests', 'gold.json'), 'utf8')) as Record<string, string>;
-      const file = join(dir, 'environment', 'claims.json');
-      const claims = JSON.parse(readFileSync(file, 'utf8')) as { id: string }[];
-      writeFileSync(file, JSON.stringify(claims.map((c) => ({ ...c, label: gold[c.id] }))));
-    });
-    const r = await audit(task, engine);
-    expect(failedAttacks(r)).toEqual(['search-gold-content']);
-    const found = r.trials.find((t) => t.attack === 'search-gold-content')!;
+  test('gold labels left in environment/claims.json: the content search copies them, 1.000', (ctx) => {
+    needEngine(ctx);
+    const { trials, failed } = ofTask('labels-in-claims');
+    expect(failed).toEqual(['search-gold-content']);
+    const found = trials.find((t) => t.attack === 'search-gold-content')!;
     expect([found.reward, found.attackSaid?.join(' ')]).toEqual([1, expect.stringContaining('/app/claims.json: 2')]);
-  }, 300_000);
+  });
 
-  test('a labelled file copied into the image (environment/Dockerfile COPY to /opt): found by its content, 1.000', async (ctx) => {
-    const engine = needEngine(ctx);
-    const labelled = join(dirname(dirname(pages)), 'labelled.jsonl');
-    const task = careless((dir) => {
-      cpSync(labelled, join(dir, 'environment', 'claims-labelled.jsonl'));
-      edit(
-        join(dir, 'environment', 'Dockerfile'),
-        'WORKDIR /app',
-        'COPY claims-labelled.jsonl /opt/data/claims-labelled.jsonl\nWORKDIR /app',
-      );
-    });
-    const r = await audit(task, engine);
-    expect(failedAttacks(r)).toEqual(['search-gold-content']);
-    expect(r.failures.join(' ')).toMatch(/search-gold-content on pages.*reward 1\.000/);
-  }, 300_000);
+  test('a labelled file copied into the image (environment/Dockerfile COPY to /opt): found by its content, 1.000', (ctx) => {
+    needEngine(ctx);
+    const { failed, failures } = ofTask('labelled-in-image');
+    expect(failed).toEqual(['search-gold-content']);
+    expect(failures.join(' ')).toMatch(/search-gold-content on labelled-in-image.*reward 1\.000/);
+  });
 
-  test('a grader edited to "accept abbreviations": the empty answer scores 1, above the share it says was answered', async (ctx) => {
-    const engine = needEngine(ctx);
-    const task = careless((dir) =>
-      edit(
-        join(dir, 'tests', 'grade.mjs'),
-        'if (given === expected) correct++;',
-        'if (expected.startsWith(String(given).trim().toLowerCase())) correct++;',
-      ),
+  test('a grader edited to "accept abbreviations": the empty answer scores 1, above the share it says was answered', (ctx) => {
+    needEngine(ctx);
+    const { failed, failures } = ofTask('abbreviations');
+    expect(failed).toContain('grader-fuzz-empty');
+    expect(failures.join('\n')).toMatch(
+      /grader-fuzz-empty on abbreviations.*the reward 1\.000 is above the share of claims answered with a label \(0\.000/,
     );
-    const r = await audit(task, engine);
-    expect(failedAttacks(r)).toContain('grader-fuzz-empty');
-    expect(r.failures.join('\n')).toMatch(
-      /grader-fuzz-empty on pages.*the reward 1\.000 is above the share of claims answered with a label \(0\.000/,
-    );
-  }, 300_000);
+  });
 
-  test('a grader that calls String() on a label: {"toString": 1} makes it fail and ["verbatim"] scores, both named', async (ctx) => {
-    const engine = needEngine(ctx);
-    const task = careless((dir) =>
-      edit(join(dir, 'tests', 'grade.mjs'), "(typeof label === 'string' ? label :", '(true ? String(label) :'),
-    );
-    const r = await audit(task, engine);
+  test('a grader that calls String() on a label: {"toString": 1} makes it fail and ["verbatim"] scores, both named', (ctx) => {
+    needEngine(ctx);
+    const { failed, failures } = ofTask('string-labels');
     // String(["verbatim"]) is "verbatim": the same grader also scores a one-label list.
-    expect(failedAttacks(r)).toEqual(['grader-fuzz-one-label-list', 'grader-fuzz-to-string']);
-    expect(r.failures.join('\n')).toMatch(
-      /grader-fuzz-to-string on pages.*the grader failed on answers that carry no label/,
+    expect(failed).toEqual(['grader-fuzz-one-label-list', 'grader-fuzz-to-string']);
+    expect(failures.join('\n')).toMatch(
+      /grader-fuzz-to-string on string-labels.*the grader failed on answers that carry no label/,
     );
-  }, 300_000);
+  });
 });
 
 describe('audit without an engine', () => {
   test('refuses to certify (exit 2, saying why) unless --isolation namespace is given; then the verdict says it is emulated, not a certificate', async (ctx) => {
     if (!('engine' in ENGINE)) ctx.skip(ENGINE.why);
     const env = { ...process.env, PATH: pathWithoutEngines() };
-    const refused = await runCli(['audit', pages, '--quiet'], { env });
+    const refused = await runCli(['audit', unmodified, '--quiet'], { env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/audit certifies a dataset only on a real container engine.*none answers here/);
     expect(refused.stderr).toMatch(/--isolation namespace.*an emulation.*not a certificate/);
@@ -132,7 +162,7 @@ describe('audit without an engine', () => {
     const emulated = await runCli(
       [
         'audit',
-        pages,
+        unmodified,
         '--isolation',
         'namespace',
         '--attacks',

@@ -37,8 +37,34 @@ function expectShown(readmeFigure: number, value: number, decimals: number): voi
 const BENCH = 'benchmark profile (16 at once, 2 per host)';
 const TASK = 'task profile (560 claims, 130 sources, 17 asking to wait)';
 
+/** The bound's figures (bench/bound.ts boundFigures) as bench/results.json keeps them with each profile. */
+interface BoundFigures {
+  bound_seconds: number;
+  bound_kind: string;
+  bound_parts_seconds: Record<'chain' | 'host' | 'global' | 'cpu' | 'startup', number>;
+  ratio_to_bound: number;
+}
+
+/** A row's bound cell ("5.22 s (chain)") and its ratio ("1.13x the bound"). */
+function expectBound(label: string, b: BoundFigures): void {
+  expectShown(figure(label, /\| ([\d.]+) s \(\w+\) \|/), b.bound_seconds, 2);
+  expect(row(label)).toContain(` s (${b.bound_kind}) |`);
+  expectShown(figure(label, /([\d.]+)x the bound/), b.ratio_to_bound, 2);
+}
+
+/** The parts table's row for a profile: each part of its bound, in seconds. */
+function expectParts(label: string, b: BoundFigures): void {
+  const cells = row(label)
+    .split('|')
+    .slice(2, 7)
+    .map((c) => Number(c.trim()));
+  const p = b.bound_parts_seconds;
+  const parts = [p.chain, p.host, p.global, p.cpu, p.startup];
+  for (const [i, shown] of cells.entries()) expectShown(shown, parts[i]!, 2);
+}
+
 /** A profile's figures as bench/results.json keeps them (the benchmark profile's under other names, mapped below). */
-interface ProfileFigures {
+interface ProfileFigures extends BoundFigures {
   seconds: number;
   runs_seconds: number[];
   ideal_seconds: number;
@@ -47,7 +73,10 @@ interface ProfileFigures {
   ideal_seconds_wait_holds_slots?: number;
 }
 
-/** A profile's row: the median wall, every run (rounded as shown), the ideal, the ratio, peak memory, and the ideal had waits held their slots. */
+/**
+ * A profile's row: the median wall, every run (rounded as shown), the bound, the ideal, the ratios, peak memory, and the
+ * ideal had waits held their slots.
+ */
 function expectProfileRow(label: string, p: ProfileFigures): void {
   expectShown(figure(label, /\| ([\d.]+) s \(runs/), p.seconds, 1);
   expect(
@@ -56,7 +85,8 @@ function expectProfileRow(label: string, p: ProfileFigures): void {
       .split(', ')
       .map(Number),
   ).toEqual(p.runs_seconds.map((s) => Number(s.toFixed(1))));
-  expectShown(figure(label, /\| ([\d.]+) s \| [\d.]+x/), p.ideal_seconds, 1);
+  expectBound(label, p);
+  expectShown(figure(label, /\| ([\d.]+) s \| [\d.]+x the bound/), p.ideal_seconds, 1);
   expectShown(figure(label, /([\d.]+)x the ideal/), p.ratio_vs_ideal, 2);
   expect(figure(label, /peak memory (\d+) MB/)).toBe(p.peak_rss_mb);
   if (p.ideal_seconds_wait_holds_slots !== undefined) {
@@ -67,11 +97,9 @@ function expectProfileRow(label: string, p: ProfileFigures): void {
 describe('the documented Performance figures agree with bench/results.json', () => {
   test('the three profiles: wall, every run, ideal, ratio, peak memory', () => {
     expectProfileRow(BENCH, {
+      ...results,
       seconds: results.quotecheck_seconds,
       runs_seconds: results.quotecheck_runs_seconds,
-      ideal_seconds: results.ideal_seconds,
-      ratio_vs_ideal: results.ratio_vs_ideal,
-      peak_rss_mb: results.peak_rss_mb,
     });
     const task = results.task_profile;
     expectProfileRow(TASK, task);
@@ -85,31 +113,50 @@ describe('the documented Performance figures agree with bench/results.json', () 
     );
   });
 
-  test("the real-pages profile: each run's wall and CPU, the ideal, the CPU floor, the ratios; a task's oracle", () => {
+  test("the parts of each profile's bound", () => {
+    const r = results.real_pages;
+    expectParts('benchmark profile', results);
+    expectParts('task profile', results.task_profile);
+    expectParts('flaky-host profile', results.task_profile.flaky_host);
+    expectParts("real-pages profile, the real web's faults", r.latency);
+    expectParts('real-pages profile, no latency and no waits', r.no_latency);
+    expectParts("a task's oracle", r.oracle);
+    expect(readme).toContain(`on ${r.cores} cores`);
+  });
+
+  test("the real-pages profile: each run's wall and CPU, the bound, the ideal, the ratios; a task's oracle", () => {
     const r = results.real_pages;
     const runs = (label: string, pattern: RegExp) => row(label).match(pattern)![1]!.split(', ').map(Number);
     const shown = (xs: number[], d = 1) => xs.map((x) => Number(x.toFixed(d)));
     const latency =
-      `real-pages profile (${r.claims} claims, ${r.sources} sources, ${r.pdf_sources} PDF, ` +
+      `real-pages profile, the real web's faults (${r.claims} claims, ${r.sources} sources, ${r.pdf_sources} PDF, ` +
       `${r.sources_with_retry_after} asking to wait)`;
-    const none = 'real-pages profile, no latency';
+    const none = 'real-pages profile, no latency and no waits (the same faults)';
     for (const [label, v] of [
       [latency, r.latency],
       [none, r.no_latency],
     ] as const) {
       expectShown(figure(label, /^\| [^|]+ \| ([\d.]+) s \(runs/), v.seconds, 1);
       expect(runs(label, /s \(runs: ([\d., ]+)\)/)).toEqual(shown(v.runs_seconds));
+      expectBound(label, v);
       expectShown(figure(label, /\| ([\d.]+) s \| CPU/), v.ideal_seconds, 1);
       expectShown(figure(label, /CPU ([\d.]+) s/), v.cpu_seconds, 1);
       expect(runs(label, /CPU [\d.]+ s \(runs: ([\d., ]+)\)/)).toEqual(shown(v.cpu_runs_seconds));
       expect(figure(label, /peak memory (\d+) MB/)).toBe(v.peak_rss_mb);
     }
-    expectShown(figure(latency, /floor ([\d.]+) s/), r.latency.cpu_floor_seconds, 1);
-    expect(figure(latency, /on (\d+) cores/)).toBe(r.cores);
-    expectShown(figure(latency, /([\d.]+)x the larger of ideal and floor/), r.latency.ratio_vs_bound, 2);
-    expect(row(latency)).toContain(`(target ${r.latency.target_ratio})`);
+    expect(row(latency)).toContain(`x the bound (target ${r.latency.target_ratio})`);
     expectShown(figure(none, /wall ([\d.]+)x the CPU time/), r.no_latency.wall_per_cpu, 2);
-    expect(row(none)).toContain(`(target ${r.no_latency.target_wall_per_cpu})`);
+    if (r.no_latency.target_wall_per_cpu !== undefined)
+      expect(row(none)).toContain(`CPU time (target ${r.no_latency.target_wall_per_cpu}, the bound being CPU)`);
+    else expect(row(none)).toContain(`x the bound (target ${r.no_latency.target_ratio})`);
+    for (const [key, what] of [
+      ['sources_asking_to_wait_twice_or_more', 'twice or more'],
+      ['sources_on_slow_host', 'on a slow host'],
+      ['sources_cut_short', 'cut short'],
+      ['sources_redirected', 'redirect to another host'],
+      ['sources_behind_cookie_wall', 'behind a cookie wall'],
+    ] as const)
+      expect(readme).toContain(`${r[key]} ${what}`);
     const o = r.oracle;
     const oracle = `a task's oracle, cold (${o.claims} claims, ${o.sources} sources, ${o.pdf_sources} PDF)`;
     expectShown(figure(oracle, /\| ([\d.]+) s wall/), o.seconds, 2);
@@ -118,6 +165,9 @@ describe('the documented Performance figures agree with bench/results.json', () 
     expectShown(figure(oracle, /CPU ([\d.]+) s/), o.cpu_seconds, 2);
     expect(runs(oracle, /CPU [\d.]+ s \(runs: ([\d., ]+)\)/)).toEqual(shown(o.cpu_runs_seconds, 2));
     expectShown(figure(oracle, /\(`--version`\) ([\d.]+) s/), o.startup_cpu_seconds, 2);
+    expectShown(figure(oracle, /bound ([\d.]+) s/), o.bound_seconds, 2);
+    expect(row(oracle)).toContain(`s (${o.bound_kind}),`);
+    expectShown(figure(oracle, /([\d.]+)x the bound/), o.ratio_to_bound, 2);
   });
 
   test('concurrency 1 and the plain script', () => {
@@ -179,6 +229,9 @@ describe('the documented Performance figures agree with bench/results.json', () 
       expectShown(figure(label, /\| ([\d.]+) ms \|/), r.ms_per_claim, 2);
       expectShown(figure(label, /\| ([\d.]+) s \([\d.]+x\) \|/), r.ideal_seconds, 1);
       expectShown(figure(label, / s \(([\d.]+)x\) \|/), r.ratio_vs_ideal, 2);
+      expectShown(figure(label, /\| ([\d.]+) s \(\w+, [\d.]+x\) \|/), r.bound_seconds, 1);
+      expect(row(label)).toContain(` s (${r.bound_kind}, `);
+      expectShown(figure(label, / s \(\w+, ([\d.]+)x\) \|/), r.ratio_to_bound, 2);
       expect(figure(label, /\| ([\d,]+) MB \|/)).toBe(r.peak_rss_mb);
     }
     // 1x is the mean of the two runs around the scaled one, as the README says.
@@ -268,6 +321,10 @@ describe("the MCP server under load (docs/performance.md#mcp-server-under-load) 
     for (const cells of mcpLoadRows(results.mcp_load)) expect(row(cells[0]!)).toContain(`| ${cells.join(' | ')} |`);
     const load = results.mcp_load;
     expect(readme).toContain(`longest ${load.small_during_30mb_max_seconds.toFixed(2)} s`);
+    expect(readme).toContain(
+      `highest peak ${load.peak_rss_mb_max_30mb} MB (target under ${load.target_peak_rss_mb_30mb} MB, small calls ` +
+        `within ${load.target_small_seconds} s: ${load.targets_met_30mb ? 'met' : 'missed'})`,
+    );
     expect(readme).toContain(`RSS ${load.soak.rss_mb.join(' → ')} MB`);
     expect(readme).toContain(
       `${load.cancel.before_mb} MB before, ${load.cancel.peaks_mb.join(', ')} MB at their peaks`,

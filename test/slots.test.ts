@@ -117,3 +117,55 @@ describe('a wait holds no slot', () => {
     again();
   });
 });
+
+describe('FetchSlots.take: who gets a free slot', () => {
+  /** The order in which `takers` are granted, each released as soon as it is granted, after `first` is released. */
+  async function grantOrder(first: () => void, takers: [string, Promise<() => void>][]) {
+    const order: string[] = [];
+    const done = takers.map(([name, p]) =>
+      p.then((release) => {
+        order.push(name);
+        release();
+      }),
+    );
+    first();
+    await Promise.all(done);
+    return order;
+  }
+
+  test('first requests go first, then a retry the server asked to wait for, then the other hops, each in arrival order', async () => {
+    const slots = new FetchSlots(4, 1);
+    const held = await slots.take('http://h.test/busy');
+    const order = await grantOrder(held, [
+      ['hop-1', slots.take('http://h.test/hop1', undefined, 'next')],
+      ['first-1', slots.take('http://h.test/a')],
+      ['waited-1', slots.take('http://h.test/w1', undefined, 'waited')],
+      ['first-2', slots.take('http://h.test/b', undefined, 'first')],
+      ['waited-2', slots.take('http://h.test/w2', undefined, 'waited')],
+      ['hop-2', slots.take('http://h.test/hop2', undefined, 'next')],
+    ]);
+    expect(order).toEqual(['first-1', 'first-2', 'waited-1', 'waited-2', 'hop-1', 'hop-2']);
+  });
+
+  test('a global slot goes to the best waiter of any host that has a slot free, not to the first host asked', async () => {
+    // One global slot, two hosts: a hop of host a queued before a first request of host b.
+    const slots = new FetchSlots(1, 2);
+    const held = await slots.take('http://c.test/busy');
+    const order = await grantOrder(held, [
+      ['a-hop', slots.take('http://a.test/1', undefined, 'next')],
+      ['b-first', slots.take('http://b.test/1')],
+      ['a-waited', slots.take('http://a.test/2', undefined, 'waited')],
+    ]);
+    expect(order).toEqual(['b-first', 'a-waited', 'a-hop']);
+  });
+
+  test("a request waiting for its host's slot holds no global slot: another host's request passes it", async () => {
+    const slots = new FetchSlots(2, 1);
+    const a = await slots.take('http://a.test/1');
+    const queued = slots.take('http://a.test/2'); // waits for a's slot, with a global slot free
+    const b = await slots.take('http://b.test/1'); // granted at once: the free global slot was not held for a.test
+    b();
+    a();
+    (await queued)();
+  });
+});

@@ -3,6 +3,7 @@
 import { Readability } from '@mozilla/readability';
 import { normalize } from '../normalize.js';
 import { decodeHtml, type CharsetSource } from './decode.js';
+import { collectGarbage } from './collect.js';
 import { describeError } from './errors.js';
 import { buildDocument, type LightDocument, type TreeLimits } from './lightdom/index.js';
 import { MarkupReader, readTree, type MarkupSignals } from './markup.js';
@@ -186,6 +187,30 @@ export type HtmlJobReply =
     }
   | { id: number; ok: false; message: string };
 
+/**
+ * Pages of this many bytes or more whose full view is their only one (past the DOM caps) collect their garbage before
+ * the reply: the HTML of a 30 MB page and the pieces of its text held some 100 MB beside its texts (Issue 46).
+ */
+const COLLECT_BEFORE_REPLY_BYTES = 8 * 1024 * 1024;
+
+const NO_BYTES = new Uint8Array(0);
+
+/** The request's bytes, taken from it: once decoded nothing holds them (the job's request lives as long as the job). */
+function takeBytes(request: HtmlJobRequest): Uint8Array {
+  const { bytes } = request;
+  request.bytes = NO_BYTES;
+  return bytes;
+}
+
+/** The page decoded and parsed: the decoded text is let go once parsed (a tree or the full view holds what counts). */
+function decodeAndParse(bytes: Uint8Array, httpCharset: string | undefined, reader: MarkupReader) {
+  const decoded = decodeHtml(bytes, httpCharset);
+  const fallbacks = [...(decoded.fallbacks ?? [])];
+  const page = parseHtml(decoded.text, DOM_LIMITS, reader);
+  if (page.fallback) fallbacks.push(page.fallback);
+  return { page, charset: decoded.charset, charsetSource: decoded.charsetSource, fallbacks };
+}
+
 /** Signals that claim nothing: a page whose markup could not be read is judged by its text alone. */
 const NO_SIGNALS: MarkupSignals = { notFree: false, scripted: false };
 
@@ -194,15 +219,19 @@ const NO_SIGNALS: MarkupSignals = { notFree: false, scripted: false };
  * to the next (decoding order, streamed full view, no article view), and only a page no stage got text
  * from answers `ok: false`.
  */
-export function runHtmlJob({ id, bytes, httpCharset }: HtmlJobRequest, send: (reply: HtmlJobReply) => void): void {
+export function runHtmlJob(request: HtmlJobRequest, send: (reply: HtmlJobReply) => void): void {
+  const { id, httpCharset } = request;
+  const size = request.bytes.byteLength;
   let sentFull = false;
   try {
-    const decoded = decodeHtml(bytes, httpCharset);
-    const fallbacks = [...(decoded.fallbacks ?? [])];
     const reader = new MarkupReader();
-    const page = parseHtml(decoded.text, DOM_LIMITS, reader);
-    if (page.fallback) fallbacks.push(page.fallback);
+    const { page, charset, charsetSource, fallbacks } = decodeAndParse(takeBytes(request), httpCharset, reader);
+    // A large page's bytes, its markup and the pieces its text was gathered from go before it is normalized, and
+    // normalizing's copies before its texts are sent (copied once more): the heap need not hold them all at once.
+    const large = size >= COLLECT_BEFORE_REPLY_BYTES && !page.doc;
+    if (large) collectGarbage();
     const normalizedFull = normalize(page.full);
+    if (large) collectGarbage();
     let markup = NO_SIGNALS;
     try {
       // From the tree before Readability rearranges it; a page with no tree was read by the streaming pass.
@@ -219,8 +248,8 @@ export function runHtmlJob({ id, bytes, httpCharset }: HtmlJobRequest, send: (re
       full: page.full,
       normalizedFull,
       articleNote: page.note,
-      charset: decoded.charset,
-      charsetSource: decoded.charsetSource,
+      charset,
+      charsetSource,
       markup,
       ...(fallbacks.length ? { fallbacks } : {}),
     });

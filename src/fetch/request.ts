@@ -5,6 +5,7 @@ import type { SourceCookies } from './cookies.js';
 import { FetchError, classifyNetworkError, stoppedError } from './errors.js';
 import { RETRYABLE_STATUSES, parseRetryAfter } from './policy.js';
 import { defaultDispatcher } from './guard.js';
+import type { SlotPriority } from './slots.js';
 
 export interface RequestSettings {
   /** Limit for one attempt, from connect to the last body byte. */
@@ -25,7 +26,12 @@ export interface RequestSettings {
    * Slots each hop takes before it is requested and gives back once its answer is read (slots.ts FetchSlots): the
    * claim's host for the first hop, a redirect's host for the next. Without them, requests are not limited.
    */
-  slots?: { take(url: string, signal?: AbortSignal): Promise<() => void> };
+  slots?: { take(url: string, signal?: AbortSignal, priority?: SlotPriority): Promise<() => void> };
+  /**
+   * The attempt's place in the slots' queues (slots.ts SlotPriority): `first` for a source's first attempt (its later
+   * hops are `next`), `waited` for every hop of a retry after a wait the server asked for, `next` for another retry.
+   */
+  priority?: SlotPriority;
   /**
    * Called once the final answer's body (of `bytes` bytes) is read, before its hop gives its slots back: what the
    * caller must hold before the fetch slot goes (the run's bound on sources fetched and not yet decided) is taken here.
@@ -62,8 +68,18 @@ function requestHeaders(userAgent: string, cookie: string, authorization?: strin
 /** Error pages are kept for diagnosis, but only this much of them. */
 const ERROR_BODY_CAP = 1 << 20;
 
-async function readCapped(body: ReadableStream | null, cap: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+/**
+ * The body, at most `cap` bytes. With `expected` (a declared length the body is not re-encoded from), the bytes go
+ * straight into one buffer of that size as they come, not into pieces joined at the end: a large page is held once,
+ * not twice, while it is read. A body that outgrows its declared length is read on in pieces.
+ */
+async function readCapped(
+  body: ReadableStream | null,
+  cap: number,
+  expected?: number,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
   if (!body) return { bytes: Buffer.alloc(0), truncated: false };
+  let whole = expected !== undefined && expected > 0 && expected <= cap ? Buffer.allocUnsafe(expected) : undefined;
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
@@ -71,6 +87,15 @@ async function readCapped(body: ReadableStream | null, cap: number): Promise<{ b
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      if (whole && size + value.byteLength <= whole.length) {
+        whole.set(value, size);
+        size += value.byteLength;
+        continue;
+      }
+      if (whole) {
+        chunks.push(whole.subarray(0, size));
+        whole = undefined;
+      }
       size += value.byteLength;
       if (size > cap) {
         await reader.cancel().catch(() => {});
@@ -82,6 +107,7 @@ async function readCapped(body: ReadableStream | null, cap: number): Promise<{ b
   } finally {
     reader.releaseLock();
   }
+  if (whole) return { bytes: size === whole.length ? whole : whole.subarray(0, size), truncated: false };
   return { bytes: Buffer.concat(chunks), truncated: false };
 }
 
@@ -147,7 +173,9 @@ export async function requestOnce(
       // Each hop holds its host's slot only while it is requested and read: not through a wait, nor another host's hop.
       // The attempt's time limit runs while it is on the network, not while it queues for a slot.
       clock.pause();
-      const release = settings.slots ? await settings.slots.take(current, signal) : undefined;
+      const attempt = settings.priority ?? 'first';
+      const priority = attempt === 'first' && redirects.length > 0 ? 'next' : attempt;
+      const release = settings.slots ? await settings.slots.take(current, signal, priority) : undefined;
       clock.run();
       try {
         const cookie = await cookies.header(current);
@@ -176,7 +204,10 @@ export async function requestOnce(
           await res.body?.cancel().catch(() => {});
           throw tooLarge(settings.maxBytes, current, res.status, contentType, `declares ${declared} bytes`);
         }
-        const { bytes, truncated } = await readCapped(res.body, settings.maxBytes);
+        // A body re-encoded in transit (gzip, br) is decoded here: its declared length is not the decoded one.
+        const encoded = (res.headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
+        const expected = Number.isFinite(declared) && !encoded ? declared : undefined;
+        const { bytes, truncated } = await readCapped(res.body, settings.maxBytes, expected);
         if (truncated) throw tooLarge(settings.maxBytes, current, res.status, contentType, 'body kept growing');
         clock.pause();
         await settings.beforeSlotRelease?.(bytes.length);

@@ -1,56 +1,117 @@
-// Fetch slots: a global cap and a per-host cap (p-limit), taken for each request and given back while a source waits.
-import pLimit, { type LimitFunction } from 'p-limit';
+// Fetch slots: a global cap and a per-host cap, taken for each request and given back while a source waits; first
+// requests go first, then the retries of sources whose server asked them to wait, then the other hops under way.
+
+/**
+ * Which requests a free slot goes to first. First requests: each may reveal a long chain of its own (a source that asks
+ * to wait, once or more), and the sooner every source has been asked, the sooner each wait starts and the more of the
+ * others' work it overlaps; a retry held back meanwhile is work to fill the slots while the last waits run out (served
+ * first, the retries left the flaky-host profile's slots idle at its end, 10% slower). Then the retry of a source whose
+ * server asked it to wait (Retry-After: a server that asked once often asks again, so its chain may be the longest),
+ * then the other hops of sources under way (a redirect's target, a cookie wall's second request, a retry after a
+ * failure that asked no wait), whose remaining chain is known to be short.
+ */
+export type SlotPriority = 'waited' | 'first' | 'next';
+
+const RANK: Readonly<Record<SlotPriority, number>> = { first: 0, waited: 1, next: 2 };
+
+/** One request waiting for its slots. */
+interface Waiter {
+  host: string;
+  rank: number;
+  /** Arrival order, among waiters of the same rank. */
+  seq: number;
+  grant: () => void;
+}
+
+/** A host's slots in use and the requests waiting for one, in arrival order. */
+interface Host {
+  busy: number;
+  queue: Waiter[];
+}
 
 export class FetchSlots {
-  private readonly global: LimitFunction;
-  private readonly perHost = new Map<string, LimitFunction>();
+  readonly #hosts = new Map<string, Host>();
+  #busy = 0;
+  #seq = 0;
 
   constructor(
     readonly concurrency: number,
     readonly perHostConcurrency: number,
-  ) {
-    this.global = pLimit(concurrency);
-  }
+  ) {}
 
-  /** The host's limit, made on first use. */
-  #host(url: string): LimitFunction {
-    const host = new URL(url).host;
-    let limit = this.perHost.get(host);
-    if (!limit) {
-      limit = pLimit(this.perHostConcurrency);
-      this.perHost.set(host, limit);
+  /** The host's slots, made on first use. */
+  #host(key: string): Host {
+    let host = this.#hosts.get(key);
+    if (!host) {
+      host = { busy: 0, queue: [] };
+      this.#hosts.set(key, host);
     }
-    return limit;
+    return host;
   }
 
   /**
-   * Takes the URL's host slot and then a global slot, for one request (the host's first, so that requests queued
-   * behind a busy host do not hold global slots other hosts could use): the returned function
-   * gives them back. A source gives its slots back while it waits for a retry, and each hop of a redirect takes its
-   * own host's, so a wait holds nothing another source could use. Rejects at once when `signal` aborts; a slot
-   * granted after that is given back unused.
+   * Takes the URL's host slot and a global slot, together, for one request: the returned function gives them back.
+   * A request waits for its host's slot without holding a global one, so that requests queued behind a busy host never
+   * keep other hosts waiting. Waiting requests are served by `priority` (SlotPriority), in arrival order within one.
+   * A source gives its slots back while it waits for a retry, and each hop of a redirect takes its own host's, so a
+   * wait holds nothing another source could use. Rejects at once when `signal` aborts.
    */
-  take(url: string, signal?: AbortSignal): Promise<() => void> {
+  take(url: string, signal?: AbortSignal, priority: SlotPriority = 'first'): Promise<() => void> {
     return new Promise((granted, refused) => {
-      let gaveUp = false;
-      const onAbort = (): void => {
-        gaveUp = true;
-        refused(signal!.reason as Error);
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const hold = (): Promise<void> =>
-        new Promise<void>((release) => {
+      if (signal?.aborted) return refused(signal.reason as Error);
+      const key = new URL(url).host;
+      const host = this.#host(key);
+      const waiter: Waiter = {
+        host: key,
+        rank: RANK[priority],
+        seq: this.#seq++,
+        grant: () => {
           signal?.removeEventListener('abort', onAbort);
-          if (gaveUp) return release();
           let released = false;
           granted(() => {
             if (released) return;
             released = true;
-            release();
+            host.busy--;
+            this.#busy--;
+            this.#forgetIdle(waiter.host, host);
+            this.#pump();
           });
-        });
-      void this.#host(url)(() => this.global(hold));
+        },
+      };
+      const onAbort = (): void => {
+        const i = host.queue.indexOf(waiter);
+        if (i !== -1) host.queue.splice(i, 1);
+        this.#forgetIdle(waiter.host, host);
+        refused(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // The queue stays in serving order: by rank, then arrival.
+      const at = host.queue.findIndex((w) => w.rank > waiter.rank);
+      if (at === -1) host.queue.push(waiter);
+      else host.queue.splice(at, 0, waiter);
+      this.#pump();
     });
+  }
+
+  /** Drops a host with nothing in flight and nothing queued: a run over many hosts scans only the busy ones. */
+  #forgetIdle(key: string, host: Host): void {
+    if (host.busy === 0 && host.queue.length === 0 && this.#hosts.get(key) === host) this.#hosts.delete(key);
+  }
+
+  /** Grants slots while a global one is free: each time to the first waiter of a free host, by rank, then oldest. */
+  #pump(): void {
+    while (this.#busy < this.concurrency) {
+      let best: Waiter | undefined;
+      for (const host of this.#hosts.values()) {
+        const head = host.busy < this.perHostConcurrency ? host.queue[0] : undefined;
+        if (head && (!best || head.rank < best.rank || (head.rank === best.rank && head.seq < best.seq))) best = head;
+      }
+      if (!best) return;
+      const host = this.#hosts.get(best.host)!;
+      host.queue.shift();
+      host.busy++;
+      this.#busy++;
+      best.grant();
+    }
   }
 }

@@ -5,6 +5,7 @@ import pRetry from 'p-retry';
 import { SourceCookies } from './cookies.js';
 import { FetchError, stoppedError, type FetchErrorKind } from './errors.js';
 import { PausableTimeout, requestOnce, type RawResponse, type RequestSettings } from './request.js';
+import type { SlotPriority } from './slots.js';
 
 export interface FetchSettings extends RequestSettings {
   /** Further attempts after the first, for retryable failures only. */
@@ -96,10 +97,10 @@ function budgetPausedInQueue(settings: FetchSettings, clock: PausableTimeout): F
   return {
     ...settings,
     slots: {
-      take: async (hop, stop) => {
+      take: async (hop, stop, priority) => {
         clock.pause();
         try {
-          return await slots.take(hop, stop);
+          return await slots.take(hop, stop, priority);
         } finally {
           clock.run();
         }
@@ -122,12 +123,14 @@ export async function fetchSource(
   const budget = clock.signal;
   const signal = runSignal ? AbortSignal.any([runSignal, budget]) : budget;
   const attemptSettings = budgetPausedInQueue(settings, clock);
+  // A retry's place in the slots' queues (slots.ts): before other hops when its server asked for the wait.
+  let priority: SlotPriority = 'first';
   clock.run();
   try {
     const res = await pRetry(
       () => {
         attempts++;
-        return requestOnce(url, cookies, attemptSettings, signal);
+        return requestOnce(url, cookies, { ...attemptSettings, priority }, signal);
       },
       {
         retries: settings.retries,
@@ -138,6 +141,7 @@ export async function fetchSource(
         shouldRetry: ({ error }) => error instanceof FetchError && error.retryable,
         onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
           if (retriesLeft > 0 && error instanceof FetchError && error.retryable) {
+            priority = error.retryAfterMs !== undefined ? 'waited' : 'next';
             await sleep(retryDelay(error, attemptNumber, settings), undefined, { signal });
           }
         },

@@ -5,11 +5,13 @@ import { SMALL_PAGE_BYTES } from './work.js';
 
 /**
  * A pool whose workers are stopped once it has no page left: a worker's heap grows to the largest page it parsed (some
- * 300 MB for 30 MB of HTML) and V8 keeps it, while the page's own work (search, token maps) goes on on the main thread.
+ * 300 MB for 30 MB of HTML) and V8 keeps it, while the page's own work (search, matching) goes on on the page worker.
  * A fresh worker costs about 0.2 s to start; a large page takes seconds.
  */
 class LetGoPool extends HtmlPool {
   #pending = 0;
+  /** The page's body is handed to the worker: the tools keep no body of theirs once it is extracted (tools.ts). */
+  protected override readonly transferBodies = true;
 
   override async extract(...args: Parameters<HtmlPool['extract']>): ReturnType<HtmlPool['extract']> {
     this.#pending++;

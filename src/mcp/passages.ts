@@ -1,6 +1,7 @@
 // search_source's passages: the places of a source closest to a phrase, each given as the sentences around it, distinct
 // across views, best first.
 import { alignWhole, nearestSpan } from '../diagnose/align.js';
+import { collectGarbage } from '../extract/collect.js';
 import { widenToWords } from '../match.js';
 
 /** A passage of one view's normalized text, and the span in it closest to the phrase. */
@@ -31,6 +32,11 @@ const MIN_PASSAGE_CHARS = 80;
 const PIECE_CHARS = 2 * MAX_SIDE_CHARS;
 /** Context either side of a span that makes two passages of different views the same place. */
 const SAME_PLACE_CHARS = 60;
+/**
+ * A view this long or longer has the garbage of each alignment pass collected before the next: a masked copy of a
+ * 30 MB page's text is 30 to 60 MB, and V8 let ten of them pile up (Issue 46).
+ */
+const COLLECT_EACH_PASS_CHARS = 8 * 1024 * 1024;
 /** Candidate sentences aligned in full for each passage still wanted, once alignment has found all it can. */
 const CANDIDATES_PER_PASSAGE = 3;
 
@@ -151,6 +157,8 @@ function alignedPassages(query: string, view: number, text: string, max: number,
     const from = Math.min(p.coreStart, span.start);
     const to = Math.max(p.coreEnd, span.end);
     masked = masked.slice(0, from) + '\u0000'.repeat(to - from) + masked.slice(to);
+    // Each pass leaves a copy of the text behind: on a large page, the copies go before the next one is made.
+    if (text.length >= COLLECT_EACH_PASS_CHARS) collectGarbage();
     if (!found.some((f) => sameCore(f, p))) found.push(p);
   }
   return found;

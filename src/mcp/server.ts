@@ -10,7 +10,9 @@ import { thousands } from '../messages.js';
 import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './bounds.js';
 import { SourceCache } from './cache.js';
 import { inTurns, WAIT_NOTE_MS, type WorkSettings } from './turns.js';
+import { collectSoon } from '../extract/collect.js';
 import { useLanes } from './lanes.js';
+import { PageWorker } from './page-worker.js';
 import { gatedInterceptor, KnownSizes, WORK_MEMORY_PER_BYTE, WorkBudget } from './work.js';
 import {
   SourceTools,
@@ -164,12 +166,16 @@ function onePage(
 function createServer(settings: McpSettings): { server: McpServer; tools: SourceTools } {
   const cache = new SourceCache(settings.cacheBytes);
   // What the cache keeps gives way to the pages worked on: the memory they take while worked on is not kept too.
-  const makeRoom = (inUse: number, url: string | undefined): void =>
+  const makeRoom = (inUse: number, url: string | undefined): void => {
+    const kept = cache.budget.bytes;
     cache.budget.makeRoom(inUse * WORK_MEMORY_PER_BYTE, url);
+    // What was let go (the last page's texts) goes before the next page's work takes its place.
+    if (cache.budget.bytes < kept) collectSoon();
+  };
   const work: WorkSettings = { budget: new WorkBudget(settings.workBytes, makeRoom), sizes: new KnownSizes() };
   // A replay answers from its archive, not through the cache: the gate goes over it alone.
   const gate = gatedInterceptor(settings.replay ? PASS_THROUGH : cache, work.sizes);
-  const tools = new SourceTools({ ...settings, cache, gate });
+  const tools = new SourceTools({ ...settings, cache, gate, pages: new PageWorker() });
   // Arguments are a few strings and numbers: a call with thousands of members is refused before zod walks it.
   const server = new McpServer({ name: 'quotecheck', version: VERSION }, { maxToolInputElements: 64 });
   const limit: CallLimits = { ms: settings.callTimeoutMs, work };

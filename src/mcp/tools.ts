@@ -16,12 +16,11 @@ import { DEFAULT_OPTIONS } from '../config/defaults.js';
 import { FETCH_OPTIONS, runSettingsOf, type FetchSettings } from '../config/fetch-options.js';
 import { LabelSchema, VerifyResultSchema } from '../contract.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
-import { rawSpan } from '../match.js';
 import { normalize } from '../normalize.js';
 import { toSourceRecord, type SourceRecord } from '../source-record.js';
 import { verifyQuote } from '../verify.js';
 import type { SourceCache } from './cache.js';
-import { searchPassages } from './passages.js';
+import { searchHere, type PageWorker, type SearchRequest, type SearchResult } from './page-worker.js';
 import {
   MAX_CLAIMS_PER_CALL,
   MAX_PATH_CHARS,
@@ -79,6 +78,8 @@ export type ToolSettings = Omit<FetchSettings<'mcp'>, 'cacheBytes' | 'workBytes'
   root: RootFolder;
   /** A WARC archive every fetch is answered from, Wayback requests included, with no network (`--replay`). */
   replay?: ReplayArchive;
+  /** Where a large page's claims are decided and its passages searched, off the main thread (page-worker.ts). */
+  pages?: PageWorker;
 };
 
 const views = ['article', 'full', 'text'] as const;
@@ -288,6 +289,7 @@ export class SourceTools {
   #pipeline(): Partial<CheckOptions> & Pick<RunSettings, 'timeoutMs' | 'retries' | 'sourceBudgetMs' | 'allowPrivate'> {
     return {
       ...runSettingsOf('mcp', this.#settings),
+      ...(this.#settings.pages ? { offThread: this.#settings.pages } : {}),
       transport: this.#archive
         ? { kind: 'replay', archive: this.#archive }
         : { kind: 'cached', cache: this.#settings.gate ?? this.#settings.cache },
@@ -295,7 +297,7 @@ export class SourceTools {
   }
 
   async close(): Promise<void> {
-    await this.#fetcher.close();
+    await Promise.all([this.#fetcher.close(), this.#settings.pages?.close()]);
   }
 
   /** One quote against its source; `signal` (the call's time limit) stops the pipeline. */
@@ -468,9 +470,27 @@ export class SourceTools {
       offset,
       total_length: total,
       next_offset: end < total ? end : null,
-      text: view.text.slice(offset, end),
+      // A copy, not a slice: V8 keeps the whole view alive for a slice of it, as long as the answer lives.
+      text: copied(view.text.slice(offset, end)),
       note: text.note ?? null,
     };
+  }
+
+  /**
+   * A search on a large page on the page worker (the main thread stays free for the calls meanwhile); on a small page,
+   * or when the worker fails, here. A call stopped meanwhile stops waiting for it.
+   */
+  async #searched(request: SearchRequest, signal?: AbortSignal): Promise<SearchResult> {
+    const { pages } = this.#settings;
+    const longest = Math.max(0, ...request.raw.map((v) => v.text.length));
+    if (pages?.takes(longest)) {
+      const result = await untilAborted(pages.search(request), signal).catch((err: unknown) => {
+        if (signal?.aborted) throw err;
+        return undefined;
+      });
+      if (result) return result;
+    }
+    return searchHere(request, signal);
   }
 
   /**
@@ -488,25 +508,20 @@ export class SourceTools {
     const record = await this.#source(input.url, signal);
     const max = input.max_results ?? DEFAULT_RESULTS;
     const views = record.views;
-    const found = searchPassages(
-      query,
-      views.map((v) => v.text),
-      max,
-      signal,
-    ).map((p) => {
-      const view = views[p.view]!;
-      const text = view.text.slice(p.start, p.end);
-      return {
-        view: view.name,
-        offset: p.start,
-        length: p.end - p.start,
-        span_offset: p.spanStart,
-        span_length: p.spanEnd - p.spanStart,
-        similarity: p.similarity,
-        text,
-        raw: rawSpan(record.text.views[p.view]!, view.text, p.start, p.end) ?? text,
-      };
-    });
+    // Each raw view without its normalized text: the normalized views hold it (a copy would cross to the worker twice).
+    const raw = record.text.views.map(({ name, extractor, text }) => ({ name, extractor, text }));
+    const request = { query, normalized: views.map((v) => v.text), raw, max };
+    const { passages, exact } = await this.#searched(request, signal);
+    const found = passages.map((p) => ({
+      view: views[p.view]!.name,
+      offset: p.start,
+      length: p.end - p.start,
+      span_offset: p.spanStart,
+      span_length: p.spanEnd - p.spanStart,
+      similarity: p.similarity,
+      text: p.text,
+      raw: p.raw,
+    }));
     // rawSpan built each view's token map (src/match.ts), which lives as long as the record: it counts too.
     this.#recount(record, true);
     const results: Infer<typeof searchOutput>['results'] = [];
@@ -527,7 +542,7 @@ export class SourceTools {
       url: echo(record.url),
       final_url: record.fetch.finalUrl ?? record.url,
       query: echo(input.query),
-      exact: record.views.some((v) => v.text.includes(query)),
+      exact,
       results,
       note:
         left > 0
@@ -657,6 +672,11 @@ function tokenMapBytes(record: SourceRecord): number {
   let bytes = 0;
   for (const v of record.text?.views ?? []) bytes += 16 * Math.ceil(v.text.length / 2);
   return bytes;
+}
+
+/** A string of its own: a slice of a long text (V8's sliced string) keeps the long text alive. */
+function copied(s: string): string {
+  return Buffer.from(s, 'utf16le').toString('utf16le');
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (the work itself goes on, shared with other callers). */

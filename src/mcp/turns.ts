@@ -1,14 +1,8 @@
 // A tool call's turns under the work budget (src/mcp/work.ts): a page seen before waits for room before it is fetched;
 // a page that does not fit stops the call's attempt at its headers, and the call waits for its bytes and runs again.
 import { thousands } from '../messages.js';
-import {
-  CallWork,
-  collectAfterLargePage,
-  currentCall,
-  SMALL_PAGE_BYTES,
-  type KnownSizes,
-  type WorkBudget,
-} from './work.js';
+import { collectSoon } from '../extract/collect.js';
+import { CallWork, currentCall, SMALL_PAGE_BYTES, type KnownSizes, type WorkBudget } from './work.js';
 
 /** The session's work budget and what it knows of pages' sizes. */
 export interface WorkSettings {
@@ -95,6 +89,7 @@ export async function inTurns<T>(
   } finally {
     const large = call.covered > 0;
     call.releaseAll();
-    if (large) collectAfterLargePage();
+    // The garbage a large page's work left goes before the next page is worked on.
+    if (large) collectSoon();
   }
 }

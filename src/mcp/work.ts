@@ -2,8 +2,6 @@
 // page that does not fit waits its turn, in arrival order, with no clock of its fetch running
 // (docs/agent-tools.md#work-budget).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { Dispatcher } from 'undici';
 import type { ExchangeInterceptor } from '../run/transport.js';
 
@@ -264,23 +262,4 @@ export function gatedInterceptor(inner: ExchangeInterceptor, sizes: KnownSizes):
       };
     },
   };
-}
-
-/** A full garbage collection, from V8's own `gc` (exposed once, at first use); undefined where V8 refuses the flag. */
-let collect: (() => void) | undefined | null = null;
-
-/**
- * Collects the garbage a large page's work left (its texts, token maps, copies of its body) before the next page is
- * worked on: V8 would otherwise grow the heap to hold both, and the process keeps what the heap once took.
- */
-export function collectAfterLargePage(): void {
-  if (collect === null) {
-    try {
-      setFlagsFromString('--expose-gc');
-      collect = runInNewContext('gc') as () => void;
-    } catch {
-      collect = undefined;
-    }
-  }
-  collect?.();
 }

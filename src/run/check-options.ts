@@ -3,6 +3,7 @@ import type { WaybackOptions, WaybackStats } from '../wayback/client.js';
 import type { RunSettings } from '../config/settings.js';
 import type { SourceRecord } from '../source-record.js';
 import type { ClaimResult } from './result.js';
+import type { OffThread } from './decide.js';
 import type { ExchangeInterceptor, ReplayArchive, Transport } from './transport.js';
 
 /** A run's settings (settings.ts) with the optional ones and the run's hooks. */
@@ -33,6 +34,8 @@ export interface CheckOptions extends RunSettings {
   onSource?: (source: SourceRecord) => void;
   /** Called as the Wayback Machine's requests are queued, sent and answered (progress shows the pacing wait). */
   onArchive?: WaybackOptions['onActivity'];
+  /** Where the claims of a source with a large text are decided, off the run's thread (decide.ts OffThread). */
+  offThread?: OffThread;
 }
 
 /**

@@ -1,19 +1,16 @@
 // The run loop: claims grouped by source, each source fetched and read once, its claims matched, dated and decided.
 import type { Claim, ClaimEntry } from '../claims/schema.js';
 import { FetchSlots, fetchSource, type FetchSettings } from '../fetch/index.js';
-import { findQuote } from '../match.js';
-import { normalize } from '../normalize.js';
 import { forgetSource } from '../diagnose/index.js';
 import { DEFAULT_OPTIONS } from '../config/defaults.js';
 import { prepareExtraction, toSourceRecord, type SourceRecord } from '../source-record.js';
 import { parseAsOf, type AsOfDate } from '../asof/date.js';
-import { driftOf } from '../asof/evidence.js';
-import { isProven, judge, needsCapture, type LiveReading } from '../asof/judge.js';
 import { CaptureTexts, type CaptureOutcome } from '../asof/captures.js';
 import type { WaybackClient } from '../wayback/client.js';
 import { entriesOf, type ClaimsInput } from './input.js';
 import type { CheckOptions, StreamedRun } from './check-options.js';
-import { invalid, joinNotes, resultFor, undecided, type ClaimResult } from './result.js';
+import { invalid, undecided, type ClaimResult } from './result.js';
+import { decideReading, longestView, portableRecord, readClaim, today, type DecideContext } from './decide.js';
 import { fetchSettingsFor, httpStacks, isReplay, waybackFor, type HttpStacks } from './transport.js';
 import { HELD_PER_FETCH_SLOT, HeldSources } from './held.js';
 
@@ -45,22 +42,6 @@ function bySource(
     else groups.set(entry.fetchUrl, [{ claim: entry, slot }]);
   });
   return groups;
-}
-
-/** Each claim's "as of" date: --as-of, else its verify date; a date the archive cannot use counts as none. */
-function asOfFor(claim: Claim, override: AsOfDate | undefined): AsOfDate | undefined {
-  if (override) return override;
-  if (!claim.verifyDate) return undefined;
-  try {
-    return parseAsOf(claim.verifyDate);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Today, for claims without a date: the archive's latest captures. */
-function today(): AsOfDate {
-  return parseAsOf(new Date().toISOString().slice(0, 19) + 'Z');
 }
 
 /** Waits for `work`, or until `signal` aborts, whichever comes first: a stopped run returns at once. */
@@ -185,64 +166,54 @@ class Run {
     }
   }
 
+  /** What deciding a claim needs of the run (decide.ts). */
+  #context(): DecideContext {
+    return {
+      htmlView: this.#options.htmlView,
+      wayback: this.#options.wayback,
+      captures: this.#captures !== undefined,
+      replaying: isReplay(this.#options.transport),
+      asOfOverride: this.#asOfOverride,
+      now: today(),
+    };
+  }
+
   /**
    * Decides the claims of one source. The captures they need are looked up once per date and evidence
    * hash; a capture the evidence proves decides every claim of that date and evidence, whichever claim it
    * was fetched for (docs/sources-change.md#which-text-decides), so a claim found in today's changed text waits for a
    * lookup its siblings started. Claims no lookup concerns are decided at once, in slices (DECIDE_SLICE_MS) with the
-   * I/O ready in between; a run stopped meanwhile leaves the rest to the stop path.
+   * I/O ready in between, or, for a source with a large text, on the thread the run was given for it (OffThread); a
+   * run stopped meanwhile leaves the rest to the stop path.
    */
   async #decideGroup(group: readonly Slotted[], record: SourceRecord, sourceMs: number): Promise<void> {
-    const { htmlView, wayback, signal } = this.#options;
-    const now = today();
-    const readings = group.map(({ claim, slot }) => {
-      const quote = normalize(claim.quote);
-      const { drift, match: evidenceMatch } = driftOf(claim.evidenceSha256, record);
-      const live: LiveReading = {
-        record,
-        match: record.views ? findQuote(quote, record.views, htmlView) : null,
-        drift,
-        evidenceMatch,
-      };
-      const date = asOfFor(claim, this.#asOfOverride);
-      const needs = this.#captures !== undefined && needsCapture(wayback, claim.evidenceSha256, live);
-      return { claim, slot, quote, live, date, needs, key: `${(date ?? now).end14} ${claim.evidenceSha256 ?? ''}` };
-    });
+    const { signal, offThread } = this.#options;
+    const ctx = this.#context();
+    let rest = group;
+    if (offThread && record.text && record.views && !record.extractError && offThread.takes(longestView(record))) {
+      const claims = group.map((g) => g.claim);
+      // A thread that fails (it died, it ran out of memory) leaves the claims to this one.
+      const decided = await offThread
+        .decide({ record: portableRecord(record), claims, ctx, sourceMs })
+        .catch(() => claims.map(() => null));
+      if (signal?.aborted) return; // the stop path answers them
+      decided.forEach((result, i) => {
+        if (result) this.#decide(result, group[i]!.slot);
+      });
+      rest = group.filter((_, i) => !decided[i]);
+    }
+    const readings = rest.map(({ claim, slot }) => ({ ...readClaim(claim, record, ctx), slot }));
     const lookups = new Map<string, Promise<CaptureOutcome>>();
     for (const r of readings) {
       if (r.needs && !lookups.has(r.key))
-        lookups.set(r.key, this.#captures!.find(r.claim.fetchUrl, r.date ?? now, r.claim.evidenceSha256));
+        lookups.set(r.key, this.#captures!.find(r.claim.fetchUrl, r.date ?? ctx.now, r.claim.evidenceSha256));
     }
-    const replaying = isReplay(this.#options.transport);
-    const decide = (r: (typeof readings)[number], found: CaptureOutcome | undefined): void => {
-      // A claim that did not ask for the archive is judged on a sibling's capture only when the evidence proves it.
-      const capture = r.needs ? found : isProven(found) ? found : undefined;
-      const judgement = judge(r.quote, htmlView, r.live, capture, r.date, replaying, wayback);
-      if (
-        this.#asOfOverride &&
-        wayback === 'auto' &&
-        !r.live.match &&
-        capture === undefined &&
-        r.claim.evidenceSha256 === undefined
-      ) {
-        // A date asked for, and nothing looked up for it: say so, and how to have it looked up.
-        judgement.note = joinNotes(
-          judgement.note,
-          `judged on today's text: without an evidence hash, wayback mode auto looks up no capture; mode always ` +
-            `(--wayback always) judges on the capture nearest ${this.#asOfOverride.input}`,
-        );
-      }
-      this.#decide(resultFor(r.claim, r.quote, r.live, judgement, htmlView, sourceMs), r.slot);
-    };
-    const decideAll = async (
-      rs: readonly (typeof readings)[number][],
-      found: CaptureOutcome | undefined,
-    ): Promise<void> => {
+    const decideAll = async (rs: readonly (typeof readings)[number][], found: CaptureOutcome | undefined) => {
       let slice = performance.now();
       for (const r of rs) {
         slice = await nextSlice(slice);
         if (signal?.aborted) return; // the stop path answers them
-        decide(r, found);
+        this.#decide(decideReading(r, found, ctx, sourceMs), r.slot);
       }
     };
     await decideAll(

@@ -93,7 +93,20 @@ function afterFullView(partial: PartialResult, what: string): HtmlJobResult {
   return fullViewOnly(partial, fallback, [fallback]);
 }
 
+/** Whether a view is the whole of its buffer (so the buffer can be handed to a worker, and leave with the view). */
+function ownedBuffer(bytes: Uint8Array): ArrayBuffer | undefined {
+  const { buffer } = bytes;
+  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength
+    ? buffer
+    : undefined;
+}
+
 export class HtmlPool {
+  /**
+   * Whether a page's bytes are handed to the worker rather than copied: the caller's view is left empty. For callers
+   * that hold the bytes for extraction alone (the MCP server's large pages: a 30 MB page is then held once, not twice).
+   */
+  protected readonly transferBodies: boolean = false;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 0;
@@ -247,7 +260,8 @@ export class HtmlPool {
         }
       }, job.timeoutMs);
       const request: HtmlJobRequest = { id: job.id, bytes: job.bytes, httpCharset: job.httpCharset };
-      slot.worker.postMessage(request);
+      const owned = this.transferBodies ? ownedBuffer(job.bytes) : undefined;
+      slot.worker.postMessage(request, owned ? [owned] : []);
     }
   }
 
