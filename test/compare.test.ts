@@ -2,15 +2,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import {
-  agentFolders,
-  compareRuns,
-  comparisonTable,
-  MAX_TABLE_COLUMNS,
-  readRunFolder,
-  shownPath,
-  type Comparison,
-} from '../src/results/compare.js';
+import { compareRuns, shownPath, type Comparison } from '../src/results/compare.js';
+import { agentFolders, readRunFolder } from '../src/results/run-folders.js';
+import { comparisonTable, MAX_TABLE_COLUMNS } from '../src/results/compare-table.js';
 import { renderComparisonHtml } from '../src/results/html-report.js';
 import { pathsWarning } from '../src/cli/actions/evaluate.js';
 import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './support/harbor-helpers.js';

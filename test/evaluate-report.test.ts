@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { readRunFolder } from '../src/results/compare.js';
+import { readRunFolder } from '../src/results/run-folders.js';
 import { tempDir } from './support/helpers.js';
 
 const good = {

@@ -3,7 +3,8 @@
 // and the MCP tools' inputs that take the same settings agree with it.
 import type { Command, Option } from 'commander';
 import { describe, expect, test } from 'vitest';
-import { buildProgram, defaultShown } from '../src/cli/main.js';
+import { buildProgram } from '../src/cli/main.js';
+import { defaultShown } from '../src/cli/commands/command.js';
 import { DEFAULT_OPTIONS, MCP_DEFAULTS } from '../src/config/defaults.js';
 import { verifyInput } from '../src/mcp/tools.js';
 import {

@@ -2,7 +2,8 @@
 // compared).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { comparisonJson, type Comparison } from './compare.js';
+import type { Comparison } from './compare.js';
+import { comparisonJson } from './compare-table.js';
 import { BASELINE_NAME, renderComparisonHtml, renderHtmlReport } from './html-report.js';
 import { unreadLine } from './failures.js';
 import { confusionLines } from '../grader/grade.mjs';

@@ -5,14 +5,14 @@ import { join, relative, resolve } from 'node:path';
 import {
   checkSameClaims,
   compareRuns,
-  comparisonTable,
-  readRunFolder,
   relocate,
   shownPath,
   withOracleEvidence,
   type EvaluationRun,
   type Comparison,
 } from '../../results/compare.js';
+import { readRunFolder } from '../../results/run-folders.js';
+import { comparisonTable } from '../../results/compare-table.js';
 import { renderHtmlReport } from '../../results/html-report.js';
 import { writeComparisonReports } from '../../results/report-files.js';
 import { errorLine, messageLine, outputLine, refuseInput } from '../progress.js';

@@ -5,16 +5,9 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { EvaluationSetupError, resolveIsolation, runEvaluation } from '../../evaluate/evaluate.js';
-import {
-  AgentNameError,
-  agentFolders,
-  compareRuns,
-  comparisonTable,
-  relocate,
-  shownPath,
-  withOracleEvidence,
-  type EvaluationRun,
-} from '../../results/compare.js';
+import { compareRuns, relocate, shownPath, withOracleEvidence, type EvaluationRun } from '../../results/compare.js';
+import { comparisonTable } from '../../results/compare-table.js';
+import { AgentNameError, agentFolders } from '../../results/run-folders.js';
 import { DatasetError, listTasks } from '../../task/task-dir.js';
 import { evaluationTable, writeEvaluationReports, writeComparisonReports } from '../../results/report-files.js';
 import { cliIo, errorLine, etaText, refuseInput } from '../progress.js';
