@@ -1,6 +1,6 @@
 // What a benchmark builder trips on, one small thing at a time: help that lists what applies, output on its lines.
 import { describe, expect, test } from 'vitest';
-import { checkInput, readInput, searchInput, verifyInput } from '../src/mcp/tools.js';
+import { checkInput, readInput, searchInput, verifyInput } from '../src/mcp/tool-schemas.js';
 import { join } from 'node:path';
 import { runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { buildProgram } from '../src/cli/main.js';
 import { defaultShown } from '../src/cli/commands/command.js';
 import { DEFAULT_OPTIONS, MCP_DEFAULTS } from '../src/config/defaults.js';
-import { verifyInput } from '../src/mcp/tools.js';
+import { verifyInput } from '../src/mcp/tool-schemas.js';
 import {
   FETCH_OPTIONS,
   fetchSettings,

@@ -14,9 +14,8 @@ import { collectSoon } from '../extract/collect.js';
 import { useLanes } from './lanes.js';
 import { PageWorker } from './page-worker.js';
 import { gatedInterceptor, KnownSizes, WORK_MEMORY_PER_BYTE, WorkBudget } from './work.js';
+import { SourceTools, ToolInputError, type ToolSettings } from './tools.js';
 import {
-  SourceTools,
-  ToolInputError,
   checkInput,
   checkOutput,
   readInput,
@@ -25,8 +24,7 @@ import {
   searchOutput,
   verifyInput,
   verifyOutput,
-  type ToolSettings,
-} from './tools.js';
+} from './tool-schemas.js';
 
 export type McpSettings = Omit<ToolSettings, 'cache' | 'gate'> & {
   /** Bytes kept for the session: HTTP bodies and extracted sources (`--cache-mb`). */

@@ -1,3 +1,4 @@
+// A comparison as people and CI read it: the table (its layouts, narrowest to a terminal's width) and the JSON.
 import { type AgentScore, type Comparison, type GroupScore, pct } from './compare.js';
 
 /** "40% (2/5)" for a cell, "-" where the agent has no such claims. */

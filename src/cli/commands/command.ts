@@ -1,3 +1,5 @@
+// What every command's registration shares: the outcome it leaves for main, and its help's one format (choices
+// and default after each option's description).
 import { type Command, Option } from 'commander';
 import type { CliIo } from '../io.js';
 

@@ -1,3 +1,4 @@
+// `quotecheck compare`'s options and help; its action is src/cli/actions/compare.ts, loaded when it runs.
 import type { Command } from 'commander';
 import { described, HELP_CONFIG, type Outcome } from './command.js';
 

@@ -1,3 +1,5 @@
+// `quotecheck export`'s options and help: what the tasks hold, publishing, images and networks; its action is
+// src/cli/actions/export.ts.
 import { type Command, Option } from 'commander';
 import { CLI_DEFAULTS } from '../../config/defaults.js';
 import { positiveInt } from './flags.js';

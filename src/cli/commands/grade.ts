@@ -1,3 +1,4 @@
+// `quotecheck grade`'s options and help; its action is src/cli/actions/grade.ts, loaded when it runs.
 import type { Command } from 'commander';
 import { HELP_CONFIG, type Outcome } from './command.js';
 

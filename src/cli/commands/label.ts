@@ -1,3 +1,4 @@
+// `quotecheck label`'s options and help; its action is src/cli/actions/label.ts, loaded when it runs.
 import type { Command } from 'commander';
 import { addTableOptions } from './flags.js';
 import { described, HELP_CONFIG, type Outcome } from './command.js';

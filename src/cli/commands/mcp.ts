@@ -1,3 +1,4 @@
+// `quotecheck mcp`'s options and help (the tools it serves); its action is src/cli/actions/mcp.ts.
 import type { Command } from 'commander';
 import { MCP_DEFAULTS, REPLAY_ENV } from '../../config/defaults.js';
 import { addTableOptions, positiveSeconds } from './flags.js';

@@ -1,3 +1,4 @@
+// `quotecheck run`'s options and help; its action is src/cli/actions/run.ts, loaded when it runs.
 import { type Command, Option } from 'commander';
 import { CLI_DEFAULTS, REPLAY_ENV } from '../../config/defaults.js';
 import { REPORT_ORDERS } from '../../config/settings.js';

@@ -1,3 +1,4 @@
+// `quotecheck verify`'s options and help; its action is src/cli/actions/verify.ts, loaded when it runs.
 import type { Command } from 'commander';
 import { REPLAY_ENV } from '../../config/defaults.js';
 import { addTableOptions } from './flags.js';

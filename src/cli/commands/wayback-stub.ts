@@ -1,3 +1,4 @@
+// `quotecheck wayback-stub`'s options and help; its action is src/cli/actions/wayback-stub.ts.
 import type { Command } from 'commander';
 import { nonNegativeInt } from './flags.js';
 import { HELP_CONFIG, type Outcome } from './command.js';
