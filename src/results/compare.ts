@@ -1,3 +1,5 @@
+// Comparing agents on one dataset: mean reward and accuracy split by the oracle's diagnosis of each claim, from live or
+// finished evaluate runs.
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { unread } from './failures.js';
 import { DIAGNOSES, LABELS } from '../contract.js';
