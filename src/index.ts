@@ -13,8 +13,8 @@ export {
   type ClaimEntry,
   type ClaimSet,
 } from './claims/schema.js';
-export { readClaimsFile } from './claims/claims-file.js';
-export { verifyQuote, type RedirectCheck } from './verify.js';
+export { readClaimsFile, type ReadClaimsOptions } from './claims/claims-file.js';
+export { verifyQuote, type RedirectCheck, type VerifyOptions } from './verify.js';
 export {
   checkClaims,
   streamClaims,

@@ -22,7 +22,7 @@ export interface SourceRecord {
   errorPage?: ErrorPage;
 }
 
-export interface ReadSettings {
+interface ReadSettings {
   /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability in a worker). */
   extractTimeoutMs: number;
   pdftotext?: string;

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { compareRuns, shownPath, type Comparison } from '../src/results/compare.js';
+import { compareRuns, cwdRelativePath, type Comparison } from '../src/results/compare.js';
 import { agentFolders, readRunFolder } from '../src/results/run-folders.js';
 import { comparisonTable, MAX_TABLE_COLUMNS } from '../src/results/compare-table.js';
 import { renderComparisonHtml } from '../src/results/html-report.js';
@@ -491,11 +491,11 @@ describe('compareRuns', () => {
   });
 
   test('paths are printed relative to the working folder inside it, absolute outside it', () => {
-    expect(shownPath('/work/x/evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
-    expect(shownPath('evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
-    expect(shownPath('/work/x', '/work/x')).toBe('.');
-    expect(shownPath('../y/oracle', '/work/x')).toBe('/work/y/oracle');
-    expect(shownPath('/tmp/run', '/work/x')).toBe('/tmp/run');
+    expect(cwdRelativePath('/work/x/evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
+    expect(cwdRelativePath('evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
+    expect(cwdRelativePath('/work/x', '/work/x')).toBe('.');
+    expect(cwdRelativePath('../y/oracle', '/work/x')).toBe('/work/y/oracle');
+    expect(cwdRelativePath('/tmp/run', '/work/x')).toBe('/tmp/run');
   });
 });
 

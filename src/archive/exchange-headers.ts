@@ -97,7 +97,7 @@ export function errorName(err: unknown): string {
 }
 
 /** An error's code (the errno-style code, else its name: an abort has only a name), name and message. */
-export function describeError(err: unknown): { code: string; name: string; message: string } {
+export function errorFields(err: unknown): { code: string; name: string; message: string } {
   const name = errorName(err);
   const code = errorCode(err) ?? name;
   let message =

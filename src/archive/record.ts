@@ -8,14 +8,7 @@ import type { Dispatcher } from 'undici';
 import { WARCRecord } from 'warcio';
 import { errorCode } from '../fetch/errors.js';
 import { readArchive } from './read.js';
-import {
-  describeError,
-  errorName,
-  receivedHeaders,
-  reframed,
-  requestBody,
-  requestHeaders,
-} from './exchange-headers.js';
+import { errorFields, errorName, receivedHeaders, reframed, requestBody, requestHeaders } from './exchange-headers.js';
 import {
   ArchiveError,
   ERROR_FIELDS,
@@ -33,7 +26,7 @@ import {
   type HeaderPair,
 } from './warc.js';
 
-export interface RecorderOptions {
+interface RecorderOptions {
   /**
    * Wayback base, e.g. "https://web.archive.org": a response to `${base}/web/<14 digits>id_/<url>` carrying a
    * Memento-Datetime header is an archived capture. Written in the warcinfo record, so a replay answers archive
@@ -56,7 +49,7 @@ export interface RecorderOptions {
 }
 
 /** A whole response as the recorder files it (RecorderOptions.onResponse). */
-export interface RecordedResponse {
+interface RecordedResponse {
   recordId: string;
   /** WARC-Target-URI: the URL requested (for a Wayback capture, the archived URL). */
   targetUri: string;
@@ -450,7 +443,7 @@ class Exchange {
 
   #metadataRecord(id: string, err: unknown): WARCRecord {
     const t = this.#target!;
-    const { code, name, message } = describeError(err);
+    const { code, name, message } = errorFields(err);
     const fields = [
       `${ERROR_FIELDS.code}: ${oneLine(code)}`,
       `${ERROR_FIELDS.name}: ${oneLine(name)}`,

@@ -114,7 +114,7 @@ export function normalBase(base: string): string {
   }
 }
 
-export interface WaybackRef {
+interface WaybackRef {
   /** The timestamp as written in the URL (1 to 14 digits). */
   timestamp: string;
   /** The replay modifier, e.g. "id_", or "" for none. */

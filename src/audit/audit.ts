@@ -38,7 +38,7 @@ export class AuditSetupError extends UserError {
 /**
  * evaluate's options as the audit gives them: the verifier mode and the agent's user (evaluate's interface for them).
  */
-export type AuditEvaluationOptions = EvaluationOptions & {
+type AuditEvaluationOptions = EvaluationOptions & {
   verifierMode?: 'task' | 'separate' | 'shared';
   agentUser?: 'task' | 'root';
 };
@@ -46,7 +46,7 @@ export type AuditEvaluationOptions = EvaluationOptions & {
 /** What runs one trial: evaluate itself, or a stand-in in the unit tests. */
 export type TrialRunner = (opts: AuditEvaluationOptions) => Promise<EvaluationReport>;
 
-export interface AuditOptions {
+interface AuditOptions {
   dataset: string;
   /**
    * Tasks the cheat suite runs on: a number (evenly spread, distinct verifiers first), 'all', or by default one per

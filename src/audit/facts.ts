@@ -20,7 +20,7 @@ const DEFAULT_ANSWERS = `${CONTAINER_PATHS.app.path}/answers.json`;
 const MAX_FACT_BYTES = 64 * 1024 * 1024;
 
 /** Where the answers path came from. */
-export type AnswersSource = 'artifacts' | 'instruction' | 'option' | 'default';
+type AnswersSource = 'artifacts' | 'instruction' | 'option' | 'default';
 
 /** A task as the audit knows it: the facts the attacks need, and which modes and users it runs. */
 export interface AuditTask {

@@ -62,7 +62,7 @@ export const clip = (s: string, n = 300): string => {
 };
 
 /** What a finished trial left: what the verifier said, what the attack said, which reward file counted. */
-export interface TrialEvidence {
+interface TrialEvidence {
   verifierSaid?: string;
   /** What test-stdout.txt is when it is not a regular file (a folder, a link): the harness's redirect failed. */
   stdoutKind?: string;

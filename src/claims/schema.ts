@@ -86,7 +86,7 @@ const QuoteSchema = z.string().superRefine((s, ctx) => {
 });
 
 /** What fetchUrlOf makes of a URL: the URL fetched (trimmed, without its fragment), or why there is none. */
-export type FetchUrl =
+type FetchUrl =
   | { ok: true; href: string }
   | { ok: false; problem: 'not-a-url' }
   | { ok: false; problem: 'not-http'; protocol: string };

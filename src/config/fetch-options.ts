@@ -17,7 +17,7 @@ export type OptionCommand = 'run' | 'label' | 'verify' | 'mcp';
 export type OptionKind = 'count' | 'positive' | 'seconds' | 'megabytes' | 'text' | 'choice' | 'switch';
 
 /** Where an option lands: a run setting (settings.ts), or the MCP server's cache size and work budget. */
-export type OptionSettings = RunSettings & { cacheBytes: number; workBytes: number };
+type OptionSettings = RunSettings & { cacheBytes: number; workBytes: number };
 
 /** The settings of the MCP server's own, not the pipeline's: runSettingsOf leaves them out. */
 const SESSION_SETTINGS: ReadonlySet<keyof OptionSettings> = new Set(['cacheBytes', 'workBytes']);
@@ -217,7 +217,7 @@ export const FETCH_OPTIONS = {
 } as const satisfies Record<string, OptionSpec>;
 
 type Table = typeof FETCH_OPTIONS;
-export type FetchOptionName = keyof Table;
+type FetchOptionName = keyof Table;
 
 /** The value commander gives for an option of this spec (in the flag's unit). */
 type ValueOf<S> = S extends { kind: 'switch' }
@@ -245,7 +245,7 @@ type SettingOf<K extends FetchOptionName> = K extends FetchOptionName
   : never;
 
 /** The settings a command's table options become: set when the option has a default, else only when given. */
-export type FetchSettings<C extends OptionCommand> = {
+export type CommandSettings<C extends OptionCommand> = {
   [K in FetchOptionName as SettingOf<Takes<C, K> & WithDefault<K>>]: OptionSettings[SettingOf<K>];
 } & { [K in FetchOptionName as SettingOf<Exclude<Takes<C, K>, WithDefault<K>>>]?: OptionSettings[SettingOf<K>] };
 
@@ -271,7 +271,7 @@ export function optionsOf(command: OptionCommand): [FetchOptionName, OptionSpec]
  * A command's parsed options turned into settings, in the settings' units; an option not given and without default is
  * left out.
  */
-export function fetchSettings<C extends OptionCommand>(command: C, flags: FetchFlags<C>): FetchSettings<C> {
+export function fetchSettings<C extends OptionCommand>(command: C, flags: FetchFlags<C>): CommandSettings<C> {
   const values = flags as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [name, spec] of optionsOf(command)) {
@@ -282,14 +282,14 @@ export function fetchSettings<C extends OptionCommand>(command: C, flags: FetchF
     // Megabytes become whole bytes (as bytesOf); seconds become milliseconds as they are.
     out[spec.setting] = spec.kind === 'megabytes' ? Math.round(scaled as number) : scaled;
   }
-  return out as FetchSettings<C>;
+  return out as CommandSettings<C>;
 }
 
 /** The run settings among a command's settings (what the pipeline takes): the MCP session's own left out. */
 export function runSettingsOf<C extends OptionCommand>(
   command: C,
-  settings: Omit<FetchSettings<C>, 'cacheBytes' | 'workBytes'>,
-): Omit<FetchSettings<C>, 'cacheBytes' | 'workBytes'> {
+  settings: Omit<CommandSettings<C>, 'cacheBytes' | 'workBytes'>,
+): Omit<CommandSettings<C>, 'cacheBytes' | 'workBytes'> {
   const values = settings as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [, spec] of optionsOf(command)) {
@@ -297,5 +297,5 @@ export function runSettingsOf<C extends OptionCommand>(
       continue;
     out[spec.setting] = values[spec.setting];
   }
-  return out as Omit<FetchSettings<C>, 'cacheBytes' | 'workBytes'>;
+  return out as Omit<CommandSettings<C>, 'cacheBytes' | 'workBytes'>;
 }

@@ -7,13 +7,13 @@ import type { LabelledClaim } from './export.js';
 import type { Layout } from '../task/layout.js';
 
 /** A value and how many claims have it, most first. */
-export interface Count {
+interface Count {
   value: string;
   n: number;
 }
 
 /** The numbers of a dataset: what the card's tables say, computed from its labelled claims and tasks. */
-export interface DatasetNumbers {
+interface DatasetNumbers {
   claims: number;
   tasks: number;
   /** Sources: distinct URLs once their fragment is dropped (how export groups claims). */

@@ -27,7 +27,7 @@ export interface ImageRepositories {
   verifier?: string;
 }
 
-export interface DatasetFilesOptions {
+interface DatasetFilesOptions {
   /** The tasks' prefix (export --name): with --org, the dataset is `<org>/<prefix>`. */
   prefix: string;
   /** dataset.toml is Harbor's: written for its layout only. */

@@ -36,7 +36,7 @@ export interface LabelledClaim {
   made?: { evidence?: Record<string, unknown>; language?: string };
 }
 
-export interface ReadLabelledOptions {
+interface ReadLabelledOptions {
   /** A field of every claim that names its task (e.g. `task`): claims are grouped by it instead of by size. */
   taskField?: string;
 }
@@ -157,7 +157,7 @@ export function planTasks(claims: readonly LabelledClaim[], perTask: number): La
 }
 
 /** The least, median and greatest of some numbers (the median of an even count is the mean of the middle two). */
-export interface Spread {
+interface Spread {
   min: number;
   median: number;
   max: number;
@@ -171,7 +171,7 @@ function spreadOf(values: readonly number[]): Spread {
 }
 
 /** A dataset's task sizes and no_match shares, and its tasks whose claims all carry one label. */
-export interface TaskSpread {
+interface TaskSpread {
   sizes: Spread;
   /** Each task's share of gold no_match labels: its baseline's reward. */
   noMatch: Spread;

@@ -9,7 +9,7 @@ import type { Diagnosis, Label } from '../contract.js';
 import type { FetchErrorKind } from '../fetch/errors.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import type { SourceRecord } from '../source-record.js';
-import { LABEL_FIELDS, givenLabel, type ClaimRow } from './labelled.js';
+import { LABEL_FIELDS, givenLabel, type LabelRow } from './labelled.js';
 import { VERSION } from '../config/defaults.js';
 import { pdftotextVersion } from '../extract/pdf/pdftotext-version.js';
 
@@ -39,7 +39,7 @@ export interface LabelEvidence {
 }
 
 /** Why a claim got no gold label. */
-export type LeftOutCause = 'unreadable' | 'invalid' | 'stopped';
+type LeftOutCause = 'unreadable' | 'invalid' | 'stopped';
 
 export interface LeftOut {
   id: string;
@@ -53,7 +53,7 @@ export interface LeftOut {
 }
 
 /** A label that a re-run of the rule today would not give (a labelled file given as input). */
-export interface LabelChange {
+interface LabelChange {
   id: string;
   was: Label;
   /** Today's label; null when the source can no longer be read (there is nothing to label). */
@@ -87,12 +87,12 @@ export interface LabelRun {
  * Where each claim goes the moment it is decided (docs/cli.md#quotecheck-label-gold-labels-with-their-proof): a
  * labelled claim, or one left out (with `left_out`), each a whole object ready to be written as a line.
  */
-export interface LabelSinks {
+interface LabelSinks {
   labelled?: (row: Record<string, unknown>, result: ClaimResult) => void;
   leftOut?: (row: Record<string, unknown>, leftOut: LeftOut) => void;
 }
 
-export interface LabelOptions {
+interface LabelOptions {
   /** Label claims whose source could not be read `no_match` (the bare rule) instead of leaving them out. */
   keepUnreadable?: boolean;
   /**
@@ -284,7 +284,7 @@ function take(
  * (labelled.ts parseClaimRows), each found there by its index: a resumed run passes only the claims still to label.
  */
 export async function labelClaims(
-  rows: readonly ClaimRow[],
+  rows: readonly LabelRow[],
   set: ClaimSet,
   opts: LabelOptions = {},
 ): Promise<LabelRun> {

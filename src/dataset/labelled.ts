@@ -12,7 +12,7 @@ export const LABEL_FIELDS = ['label', 'gold', 'gold_label', 'expected_label'] as
 const ID_FIELDS = ['id', 'claim_id'] as const;
 
 /** One claim object as read, and how messages name it: `file:7` (JSON Lines) or `file: claim #7` (a JSON array). */
-export interface ClaimRow {
+export interface LabelRow {
   raw: Record<string, unknown>;
   where: string;
   /** The same without the file: `line 7` or `claim #7`. */
@@ -24,7 +24,7 @@ type ErrorClass = new (message: string) => Error;
 const JSONL_HINT = 'labelled claims are JSON Lines (one claim object per line) or a JSON array of claim objects';
 
 /** Reads a JSON array of claims (or `{"claims": [...]}`) as a whole; each claim is named by its position. */
-function readArray(path: string, json: unknown, make: ErrorClass): ClaimRow[] {
+function readArray(path: string, json: unknown, make: ErrorClass): LabelRow[] {
   const list = Array.isArray(json) ? json : (json as { claims?: unknown } | null)?.claims;
   if (!Array.isArray(list)) throw new make(`${path}: expected ${JSONL_HINT}`);
   return list.map((obj, i) => {
@@ -47,12 +47,12 @@ function lineError(path: string, lineNo: number, line: string, err: unknown, mak
  * Parses a file of claim objects: JSON Lines, or (when the file is one JSON document) a JSON array or
  * `{"claims": [...]}`. Every problem is a `make` error naming the line, or the claim's position in an array.
  */
-export function readClaimRows(path: string, text: string, make: ErrorClass): ClaimRow[] {
+export function readClaimRows(path: string, text: string, make: ErrorClass): LabelRow[] {
   const body = text.replace(/^\uFEFF/, '');
   // A file that opens with "[" is one JSON array, pretty-printed or not: read it whole.
   if (body.trimStart().startsWith('['))
     return readArray(path, parseJsonText(body, make, `${path}: is not valid JSON (${JSONL_HINT})`), make);
-  const rows: ClaimRow[] = [];
+  const rows: LabelRow[] = [];
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -85,7 +85,7 @@ export function readClaimRows(path: string, text: string, make: ErrorClass): Cla
  * The rows as claims (claims.ts's rules: aliases, a malformed claim kept as invalid, duplicate ids refused), each
  * problem naming the claim as the file does (`line 7`, or `claim #7` in a JSON array) in a `make` error.
  */
-export function parseClaimRows(rows: readonly ClaimRow[], path: string, make: ErrorClass): ClaimSet {
+export function parseClaimRows(rows: readonly LabelRow[], path: string, make: ErrorClass): ClaimSet {
   try {
     return parseClaims(
       rows.map((r) => r.raw),
@@ -118,7 +118,7 @@ export function givenLabel(
 }
 
 /** Whether any row carries a gold label: the file is a labelled file, not a plain claims file. */
-export const hasLabels = (rows: readonly ClaimRow[]): boolean => rows.some((r) => givenLabel(r.raw) !== undefined);
+export const hasLabels = (rows: readonly LabelRow[]): boolean => rows.some((r) => givenLabel(r.raw) !== undefined);
 
 /** The message for a row whose label is missing or not a label. */
 export function labelProblem(value: unknown): string {
@@ -135,7 +135,7 @@ export function labelProblem(value: unknown): string {
  * `claim_id`; a whole number is taken as its decimal string, as claims.ts does) and a label; duplicate ids are an
  * error.
  */
-export function goldOfRows(rows: readonly ClaimRow[], make: ErrorClass): Map<string, Label> {
+export function goldOfRows(rows: readonly LabelRow[], make: ErrorClass): Map<string, Label> {
   const gold = new Map<string, Label>();
   for (const row of rows) {
     const key = rowId(row.raw);

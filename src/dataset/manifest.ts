@@ -65,7 +65,7 @@ export function taskDigest(taskDir: string): string {
   return `sha256:${outer.digest('hex')}`;
 }
 
-export interface DatasetInfo {
+interface DatasetInfo {
   /** `<org>/<name>`: Harbor's ORG_NAME_PATTERN, as a task's (package-info.ts packageName). */
   name: string;
   description: string;

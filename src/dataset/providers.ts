@@ -5,7 +5,7 @@
 import type { Network } from '../task/task-toml.js';
 
 /** How a provider gets the agent's image. */
-export type ImageSource =
+type ImageSource =
   /** It builds environment/Dockerfile (and takes [environment].docker_image instead when one is given). */
   | 'dockerfile'
   /** Only a prebuilt [environment].docker_image: it builds no Dockerfile. */
@@ -14,7 +14,7 @@ export type ImageSource =
   | 'none';
 
 /** What a provider does with a separate verifier ([verifier] environment_mode = "separate"). */
-export type SeparateVerifier =
+type SeparateVerifier =
   /** Builds tests/ as an image of its own (or takes [verifier.environment].docker_image). */
   | 'own'
   /** Only with [verifier.environment].docker_image: it builds no Dockerfile, or boots another image (separateWhy). */
@@ -336,7 +336,7 @@ export interface TaskShape {
 }
 
 /** Why a provider cannot run a task: what it does, and the export option that would fix it (`no`: none can). */
-export interface CannotRun {
+interface CannotRun {
   why: string;
   fix: string;
 }

@@ -18,7 +18,7 @@ import { ExportError, type ExportResult, type LabelledClaim } from './export.js'
 import { TASK_ARCHIVE } from '../task/paths.js';
 
 /** One recording pass: the records from a warcinfo record to the next (or the file's end). */
-export interface RecordedRun {
+interface RecordedRun {
   /** The run's records as an archive of their own (its file's path). */
   archive: Archive;
   /** The Wayback bases it asked. */

@@ -25,7 +25,7 @@ const KINDS: Readonly<Record<string, string>> = {
 const entryKind = (type: string): string => KINDS[type] ?? (type === 'File' ? 'a file' : 'a special file');
 
 /** A copy out of a container: kept, missing, over its cap, or failed with the engine's words. */
-export type TakeOut = { ok: true; bytes: number } | { ok: false; missing: boolean; reason: string };
+type TakeOut = { ok: true; bytes: number } | { ok: false; missing: boolean; reason: string };
 
 /** A sink that writes to a host file opened for it alone, and stops the copy past `cap` bytes. */
 class CappedFile extends Writable {
@@ -88,7 +88,7 @@ export interface UnpackCaps {
 }
 
 /** What was unpacked and what was left out (by path, with why). */
-export interface Unpacked {
+interface Unpacked {
   files: string[];
   skipped: { path: string; why: string }[];
 }

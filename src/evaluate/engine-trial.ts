@@ -33,7 +33,7 @@ import { CONTAINER_PATHS } from '../task/paths.js';
 export type AgentNetwork = 'task' | 'host';
 
 /** What an engine trial did: the phases' exit codes and what went wrong, in TaskRun.problems' words. */
-export interface EngineTrialResult {
+interface EngineTrialResult {
   agentExit: number | null;
   verifierExit: number | null;
   problems: string[];

@@ -36,7 +36,7 @@ export interface CliResult {
   output: Buffer;
 }
 
-export interface CliOptions {
+interface CliOptions {
   timeoutSec?: number;
   /** Fed to the command's stdin (a tar stream for `cp -`). */
   input?: Readable;
@@ -189,7 +189,7 @@ export async function removeContainer(c: Container): Promise<void> {
 }
 
 /** How a command is run in a container (`exec`): as whom, where, with which variables, for how long. */
-export interface ExecOptions {
+interface ExecOptions {
   /** A name or uid the image knows; undefined: the image's default user. */
   user?: string;
   /** Undefined: the image's WORKDIR. */
@@ -255,7 +255,7 @@ export function uploadFile(c: Container, from: string, to: string, timeoutSec: n
 }
 
 /** A process in a container: its id as the engine shows it and its state letter (Z for a zombie). */
-export interface ContainerProcess {
+interface ContainerProcess {
   pid: string;
   state: string;
 }

@@ -24,7 +24,7 @@ export interface ContainerResult {
   pauseProblem?: string;
 }
 
-export interface RunContainerOptions {
+interface RunContainerOptions {
   /** The whole container's limit: its commands' own limits, the set-up and the grace included. */
   limitSec: number;
   /** Where its output (set-up errors, the commands' output) is kept. */

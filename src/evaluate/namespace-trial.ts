@@ -218,7 +218,7 @@ function layOutTests(t: Trial, root: string, image: Dockerfile): string[] {
  * What the trial's containers did: the agent's, the verifier's (the same container in shared mode), and notes on the
  * copies.
  */
-export interface ContainerTrial {
+interface ContainerTrial {
   agent: ContainerResult;
   verifier: ContainerResult;
   notes: string[];

@@ -433,7 +433,7 @@ class TopFirstStack<T> {
 }
 
 /** The Parser events the streaming pass listens to. */
-export interface ElementEvents {
+interface ElementEvents {
   onopentagname(name: string): void;
   /**
    * An element's start tag ends, with its attributes (the first of each name, entities decoded): listened to only when

@@ -43,7 +43,7 @@ function unplainText(c: string): string {
 }
 
 /** A regular file read under the root: its bytes, its real path and its identity (device and inode). */
-export interface RootFile {
+interface RootFile {
   path: string;
   bytes: Buffer;
   identity: FileIdentity;

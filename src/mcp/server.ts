@@ -26,7 +26,7 @@ import {
   verifyOutput,
 } from './tool-schemas.js';
 
-export type McpSettings = Omit<ToolSettings, 'cache' | 'gate'> & {
+type McpSettings = Omit<ToolSettings, 'cache' | 'gate'> & {
   /** Bytes kept for the session: HTTP bodies and extracted sources (`--cache-mb`). */
   cacheBytes: number;
   /** Bytes of pages the calls work on at once (`--work-mb`). */

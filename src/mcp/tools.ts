@@ -10,7 +10,7 @@ import { ClaimsFileError, describeClaim, evidenceHash, fetchUrlOf, type ClaimSet
 import { DEFAULT_MAX_CLAIMS_BYTES, parseClaimsBytes } from '../claims/claims-file.js';
 import type { RunSettings } from '../config/settings.js';
 import { DEFAULT_OPTIONS } from '../config/defaults.js';
-import { runSettingsOf, type FetchSettings } from '../config/fetch-options.js';
+import { runSettingsOf, type CommandSettings } from '../config/fetch-options.js';
 import { refusedByNetworkRule } from '../fetch/errors.js';
 import { normalize } from '../normalize.js';
 import { toSourceRecord, type SourceRecord } from '../source-record.js';
@@ -58,7 +58,7 @@ export class ToolInputError extends UserError {
  * limits, the network rule of docs/real-web.md#the-network-rule-global-addresses-only, the Wayback Machine), and the
  * session's own.
  */
-export type ToolSettings = Omit<FetchSettings<'mcp'>, 'cacheBytes' | 'workBytes'> & {
+export type ToolSettings = Omit<CommandSettings<'mcp'>, 'cacheBytes' | 'workBytes'> & {
   cache: SourceCache;
   /** The work budget's gate over the cache (src/mcp/work.ts): every fetch goes through it. */
   gate?: ExchangeInterceptor;

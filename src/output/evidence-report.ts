@@ -6,7 +6,7 @@ import type { ReportRecord, VerifyResult } from '../contract.js';
 import { RunTally, type RunSummary } from '../run/tally.js';
 
 export type { ReportRecord, VerifyResult } from '../contract.js';
-export { RunTally, type LookRecord, type RefusedSources, type RunSummary } from '../run/tally.js';
+export { RunTally, type LookRecord, type RunSummary } from '../run/tally.js';
 
 export function toReportRecord(r: ClaimResult): ReportRecord {
   return {

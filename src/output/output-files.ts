@@ -11,7 +11,7 @@ export class OutputPathError extends UserError {
   override readonly name = 'OutputPathError';
 }
 
-export interface OutputPathOptions {
+interface OutputPathOptions {
   /**
    * The writer creates missing folders (mkdir -p): a missing folder is fine when its nearest existing ancestor is a
    * writable folder.

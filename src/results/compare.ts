@@ -123,7 +123,7 @@ interface OracleView {
  * Longest agent command used as its column header in a report without a name; longer ones (and any command with a
  * space) are named by their folder.
  */
-export const MAX_LABEL_CHARS = 24;
+const MAX_LABEL_CHARS = 24;
 
 /**
  * The labels an answer can have (the contract's LABELS); anything else is invalid. The grader tasks ship
@@ -424,7 +424,7 @@ function folderName(dir: string | undefined): string | undefined {
  * A path as a command prints it: relative to the working folder when it lies inside it ("evaluate-out/oracle", "."),
  * absolute otherwise ("/tmp/runs/oracle", never "../../tmp/runs/oracle").
  */
-export function shownPath(path: string, cwd = process.cwd()): string {
+export function cwdRelativePath(path: string, cwd = process.cwd()): string {
   const abs = resolve(cwd, path);
   const rel = relative(cwd, abs);
   if (rel === '') return '.';

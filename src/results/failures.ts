@@ -5,21 +5,13 @@ import { isLoopback } from '../wayback/stub/loopback.js';
 import { hostOf } from '../messages.js';
 
 /** Why a source could not be read, as advice tells causes apart: each has its own thing to check. */
-export type FailureCause =
-  | 'network_rule'
-  | 'connection'
-  | 'dns'
-  | 'timeout'
-  | 'tls'
-  | 'http_status'
-  | 'replay'
-  | 'other';
+type FailureCause = 'network_rule' | 'connection' | 'dns' | 'timeout' | 'tls' | 'http_status' | 'replay' | 'other';
 
 /**
  * What the failure analysis reads of a claim's row (local-harness ClaimRow): the report line's fields as evaluate keeps
  * them.
  */
-export interface RowFacts {
+interface RowFacts {
   url: string;
   diagnosis?: string;
   note?: string;
@@ -31,7 +23,7 @@ export interface RowFacts {
 }
 
 /** The sources of one cause: how many, their hosts and (for HTTP errors) statuses, and the most common reason given. */
-export interface CauseGroup {
+interface CauseGroup {
   cause: FailureCause;
   sources: number;
   /** host:port, sorted. */
@@ -77,7 +69,7 @@ export interface UnreadSource {
 }
 
 /** What advice reads of a task's run (local-harness TaskRun). */
-export interface FailedTask {
+interface FailedTask {
   task: string;
   sourcesFailed?: SourcesFailure;
   archiveFailed?: ArchiveFailure;
@@ -267,7 +259,7 @@ function whichTasks(names: readonly string[], total: number): string {
 }
 
 /** What advice may be told besides the reports: evaluate's options. */
-export interface AdviceOptions {
+interface AdviceOptions {
   /** What to check when a connection failed (the golden server), instead of the generic question. */
   sourcesHint?: string;
   /** The archive every task replays (evaluate --replay). */

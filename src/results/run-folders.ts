@@ -79,7 +79,7 @@ function parseReport(v: unknown, what: string): EvaluationReport {
 }
 
 /** What a run folder holds: one evaluate run, or the runs of a comparison and the oracle run it was split by. */
-export interface RunFolder {
+interface RunFolder {
   runs: EvaluationRun[];
   /** The oracle run: the folder itself when its agent is the oracle, or the comparison's oracle folder. */
   oracle?: EvaluationRun;

@@ -25,7 +25,7 @@ export interface DecideContext {
 }
 
 /** One claim as the live source reads for it, before any capture is looked up. */
-export interface Reading {
+interface Reading {
   claim: Claim;
   quote: string;
   live: LiveReading;

@@ -233,7 +233,7 @@ class Run {
 }
 
 /** Where a run's results go: `decide` is called once per claim, with its place in the input. */
-export type Decide = (result: ClaimResult, slot: number) => void;
+type Decide = (result: ClaimResult, slot: number) => void;
 
 /**
  * The run itself, shared by checkClaims and streamClaims: every claim goes to `decide` once,

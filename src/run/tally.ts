@@ -46,7 +46,7 @@ const LOOK_ORDER: Partial<Record<Diagnosis, number>> = {
 };
 
 /** Sources the network rule refused in a run: how many, the claims citing them, and the first few hosts. */
-export interface RefusedSources {
+interface RefusedSources {
   sources: number;
   claims: number;
   /** Distinct hosts (host:port), in the order met, at most REFUSED_HOSTS_KEPT. */

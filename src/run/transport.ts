@@ -41,7 +41,7 @@ export const isReplay = (transport: Transport | undefined): transport is Extract
 const KEEP_ALIVE_MS = 4_000;
 
 /** What the stack needs of a run's settings. */
-export type StackSettings = Pick<RunSettings, 'allowPrivate' | 'perHost' | 'wayback' | 'waybackUrl'> & {
+type StackSettings = Pick<RunSettings, 'allowPrivate' | 'perHost' | 'wayback' | 'waybackUrl'> & {
   transport?: Transport;
 };
 
@@ -77,7 +77,7 @@ export function httpStacks(settings: StackSettings): HttpStacks {
 }
 
 /** What the fetch settings need of a run's settings. */
-export type FetchSettingsSource = Pick<
+type FetchSettingsSource = Pick<
   RunSettings,
   | 'timeoutMs'
   | 'maxBytes'
@@ -109,7 +109,7 @@ export function fetchSettingsFor(settings: FetchSettingsSource, dispatcher: Disp
 }
 
 /** What the Wayback client needs of a run's options. */
-export interface ArchiveSettings
+interface ArchiveSettings
   extends Pick<RunSettings, 'wayback' | 'waybackUrl' | 'waybackPerMinute' | 'waybackMaxWaitMs'> {
   transport?: Transport;
   signal?: AbortSignal;

@@ -3,7 +3,7 @@
 import { TASK_ARCHIVE, TASK_SKILLS_DIR, WARC_READER_COMMAND } from './paths.js';
 import { givesTool, QUOTECHECK_MCP_SERVER, type TaskVariant } from './variant.js';
 
-export interface InstructionOptions {
+interface InstructionOptions {
   /** The claims carry verify dates (and evidence hashes): tell the agent to judge as of them. */
   asOf?: boolean;
   /** Where the Wayback Machine is, when it is not https://web.archive.org (a local one, such as the Wayback stub). */

@@ -17,7 +17,7 @@ export const authorEntry = (a: Author): Record<string, string> => ({
  */
 export type Layout = 'harbor' | 'skillsbench';
 
-export interface LayoutSpec {
+interface LayoutSpec {
   /** The task's folder holding solve.sh, and where a harness puts it in the container. */
   oracle: { folder: string; path: string };
   /** The task's folder holding test.sh and the gold labels, and where a harness puts it in the container. */
@@ -48,7 +48,7 @@ export const ENV_SKILLS_FOLDER = 'skills';
  */
 export const COPY_SKILLS_LINE = `COPY ${ENV_SKILLS_FOLDER} ${TASK_SKILLS_DIR}`;
 
-export interface FrontMatter {
+interface FrontMatter {
   /**
    * The `task` mapping (name `<org>/<task>`, description, authors, keywords), as Harbor's [task] table; none without
    * it.

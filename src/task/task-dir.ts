@@ -37,7 +37,7 @@ export interface TaskDir {
 }
 
 /** Harbor's network modes ([environment] network_mode; the legacy allow_internet = false is no-network). */
-export type NetworkMode = 'public' | 'no-network' | 'allowlist';
+type NetworkMode = 'public' | 'no-network' | 'allowlist';
 
 /** A container's settings from task.toml (Harbor's EnvironmentConfig): what a real engine gives it. */
 export interface PhaseEnvironment {

@@ -121,7 +121,7 @@ export function verifierDockerfile(opts: ImageOptions = {}): string {
   });
 }
 
-export interface DockerfileOptions extends TaskVariant, ImageOptions {
+interface DockerfileOptions extends TaskVariant, ImageOptions {
   /** The task ships its sources as /app/sources.warc.gz (and the WARC reader to read them). */
   archive?: boolean;
   /** Whose layout the task is in (default `harbor`): it decides how the skills are copied in. */

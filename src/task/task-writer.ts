@@ -20,7 +20,7 @@ import {
   type SolveOptions,
 } from './task-scripts.js';
 
-export interface TaskFolderSpec {
+interface TaskFolderSpec {
   /** The task's name: its folder's (and, with `config.package`, the `<task>` of its `<org>/<task>`). */
   name: string;
   layout: Layout;

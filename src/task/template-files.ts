@@ -8,7 +8,7 @@ import { shippedDir } from './ship.js';
 /** Each folder of templates: where it is under src/, and its name under the build's templates/ folder. */
 export const TEMPLATE_FOLDERS = { task: 'task/templates', attacks: 'audit/payloads' } as const;
 
-export type TemplateFolder = keyof typeof TEMPLATE_FOLDERS;
+type TemplateFolder = keyof typeof TEMPLATE_FOLDERS;
 
 /** What fills a template in: text for each `@NAME@`, a flag for each `@IF NAME@` ... `@END NAME@` section. */
 export type TemplateValues = Readonly<Record<string, string | boolean>>;

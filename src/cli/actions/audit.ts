@@ -17,7 +17,7 @@ import type { Isolation } from '../../results/evaluation-report.js';
 import { auditJson, auditTable } from '../../audit/table.js';
 import { failureLine } from '../../audit/judge.js';
 
-export interface AuditCommandOptions {
+interface AuditCommandOptions {
   dataset: string;
   sample?: number | 'all';
   modes?: VerifierMode[];

@@ -6,7 +6,7 @@ import {
   checkSameClaims,
   compareRuns,
   relocate,
-  shownPath,
+  cwdRelativePath,
   withOracleEvidence,
   type EvaluationRun,
   type Comparison,
@@ -17,7 +17,7 @@ import { renderHtmlReport } from '../../results/html-report.js';
 import { writeComparisonReports } from '../../results/report-files.js';
 import { errorLine, messageLine, outputLine, refuseInput } from '../progress.js';
 
-export interface CompareCommandOptions {
+interface CompareCommandOptions {
   runs: string[];
   /** The oracle's run folder, when none of the runs is the oracle's. */
   oracle?: string;
@@ -26,10 +26,10 @@ export interface CompareCommandOptions {
 }
 
 /**
- * A run with its folder as this command prints it (shownPath: relative to the working folder inside it, else absolute).
+ * A run with its folder as this command prints it (cwdRelativePath: relative to the working folder inside it, else absolute).
  */
 function shown(run: EvaluationRun): EvaluationRun {
-  return run.dir === undefined ? run : { ...run, dir: shownPath(run.dir) };
+  return run.dir === undefined ? run : { ...run, dir: cwdRelativePath(run.dir) };
 }
 
 /**
@@ -113,10 +113,10 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
   if (opts.out !== undefined) {
     const withEvidence = writeEvidenceReports(relocate(comparison, opts.out), seen, shown(oracle), opts.out);
     const written = writeComparisonReports(withEvidence, opts.out);
-    outputLine(`\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}`);
+    outputLine(`\nwrote ${cwdRelativePath(written.json)} and ${cwdRelativePath(written.html)}`);
     if (withEvidence.agents.some((a) => a.evidence_report))
       outputLine(
-        `each agent's claims with the oracle's evidence: ${shownPath(join(opts.out, 'evidence'))}/NAME/report.html`,
+        `each agent's claims with the oracle's evidence: ${cwdRelativePath(join(opts.out, 'evidence'))}/NAME/report.html`,
       );
   }
   return 0;

@@ -5,7 +5,13 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { EvaluationSetupError, resolveIsolation, runEvaluation } from '../../evaluate/evaluate.js';
-import { compareRuns, relocate, shownPath, withOracleEvidence, type EvaluationRun } from '../../results/compare.js';
+import {
+  compareRuns,
+  relocate,
+  cwdRelativePath,
+  withOracleEvidence,
+  type EvaluationRun,
+} from '../../results/compare.js';
 import { comparisonTable } from '../../results/compare-table.js';
 import { AgentNameError, agentFolders } from '../../results/run-folders.js';
 import { DatasetError, listTasks } from '../../task/task-dir.js';
@@ -16,7 +22,7 @@ import type { VerifierMode } from '../../task/verifier-mode.js';
 import type { EvaluationReport, Isolation } from '../../results/evaluation-report.js';
 import { isolationLimits, isolationSummary } from '../../results/isolations.js';
 
-export interface EvaluateCommandOptions {
+interface EvaluateCommandOptions {
   tasks: string;
   /**
    * One agent (today's layout under --out) or several, run one after another, each in its own folder, then compared.
@@ -140,9 +146,9 @@ async function runAgents(
     const who = names[i] === agent ? agent : `${names[i]} (${agent})`;
     cliIo().stdout.write(
       `agent ${who}: mean reward ${report.mean_reward.toFixed(3)} (${report.correct}/${report.claims} claims ` +
-        `right); ${paths(report)}; report in ${shownPath(join(dir, 'report.html'))}\n`,
+        `right); ${paths(report)}; report in ${cwdRelativePath(join(dir, 'report.html'))}\n`,
     );
-    runs.push({ report, dir: shownPath(dir) });
+    runs.push({ report, dir: cwdRelativePath(dir) });
   }
   // The diagnoses come from the oracle's evidence reports: run it too when it is not one of the agents.
   const oracleAt = agents.indexOf('oracle');
@@ -156,9 +162,9 @@ async function runAgents(
     writeEvaluationReports(report, dir);
     cliIo().stdout.write(
       `oracle (run for the diagnoses): mean reward ${report.mean_reward.toFixed(3)}; report in ` +
-        `${shownPath(join(dir, 'report.html'))}\n`,
+        `${cwdRelativePath(join(dir, 'report.html'))}\n`,
     );
-    oracle = { report, dir: shownPath(dir) };
+    oracle = { report, dir: cwdRelativePath(dir) };
   }
   // Each other agent's report again, now with the oracle's evidence beside its own answers (html.ts).
   for (const [i, run] of runs.entries()) {
@@ -170,7 +176,7 @@ async function runAgents(
   const comparison = compareRuns(runs, oracle);
   const written = writeComparisonReports(relocate(comparison, opts.out), opts.out);
   cliIo().stdout.write(
-    `\n${comparisonTable(comparison)}\n\nwrote ${shownPath(written.json)} and ${shownPath(written.html)}\n`,
+    `\n${comparisonTable(comparison)}\n\nwrote ${cwdRelativePath(written.json)} and ${cwdRelativePath(written.html)}\n`,
   );
   return 0;
 }

@@ -20,7 +20,7 @@ import {
   describeFsError,
 } from '../../grader/grade.mjs';
 
-export interface GradeCommandOptions {
+interface GradeCommandOptions {
   answers: string;
   gold: string;
   reward?: string;

@@ -44,7 +44,7 @@ function leftOutCounts(leftOut: readonly LeftOut[]): string {
   return [...counts].map(([why, n]) => `${thousands(n)} ${LEFT_OUT_WORDS[why] ?? why}`).join(', ');
 }
 
-export interface SummaryContext {
+interface SummaryContext {
   /** Claims this run was given (a resumed run: those still to label). */
   total: number;
   /** Labels were written (--out given): else the claims were only checked. */

@@ -7,7 +7,7 @@ import { ClaimsFileError, type ClaimSet } from '../../claims/schema.js';
 import { DEFAULT_MAX_CLAIMS_BYTES } from '../../claims/claims-file.js';
 import { CLI_DEFAULTS, VERSION } from '../../config/defaults.js';
 import { UserError } from '../../errors.js';
-import { hasLabels, parseClaimRows, readClaimRows, type ClaimRow } from '../../dataset/labelled.js';
+import { hasLabels, parseClaimRows, readClaimRows, type LabelRow } from '../../dataset/labelled.js';
 import { labelClaims, type LabelEvidence, type LabelRun, type RecordedBodies } from '../../dataset/label.js';
 import { plural, readTextFile, thousands } from '../../messages.js';
 import { OutputPathError, checkOutputPaths } from '../../output/output-files.js';
@@ -21,7 +21,7 @@ import { resumeCommand, summarise, summariseChanges } from './label-summary.js';
 import { describeFsError } from '../../grader/grade.mjs';
 
 /** `label`'s options as commander gives them: the table's (src/config/fetch-options.ts) and its own. */
-export interface LabelCommandOptions extends FetchFlags<'label'> {
+interface LabelCommandOptions extends FetchFlags<'label'> {
   claims: string;
   out?: string;
   force: boolean;
@@ -81,7 +81,7 @@ function checkOutputs(opts: LabelCommandOptions): void {
 }
 
 /** The claims file's rows (JSON array, {"claims": [...]}, or JSON Lines), at most the claims-file cap. */
-function readRows(path: string): ClaimRow[] {
+function readRows(path: string): LabelRow[] {
   try {
     if (statSync(path).size > DEFAULT_MAX_CLAIMS_BYTES)
       throw new ClaimsFileError(`--claims ${path}: is over the ${CLI_DEFAULTS.maxClaimsMb} MB limit of a claims file`);
@@ -121,7 +121,7 @@ async function openArchives(
 }
 
 interface Prepared {
-  rows: ClaimRow[];
+  rows: LabelRow[];
   /** Every claim of the file. */
   all: ClaimSet;
   /** The claims this run labels: all of them, or with --resume those not yet decided. */

@@ -11,7 +11,7 @@ import { cliIo, refuseInput } from '../progress.js';
  * `mcp`'s options as commander gives them: the table's (src/config/fetch-options.ts; `cacheMb` in megabytes) and its
  * own.
  */
-export interface McpCommandOptions extends FetchFlags<'mcp'> {
+interface McpCommandOptions extends FetchFlags<'mcp'> {
   /** `--root`: the working directory when not given. */
   root?: string;
   /** `--call-timeout`, in seconds. */

@@ -18,7 +18,7 @@ import { transportOf } from '../../run/check-options.js';
 import { describeFsError } from '../../grader/grade.mjs';
 
 /** `run`'s options as commander gives them: the table's (src/config/fetch-options.ts) and its own. */
-export interface RunCommandOptions extends FetchFlags<'run'> {
+interface RunCommandOptions extends FetchFlags<'run'> {
   claims: string;
   out: string;
   report?: string;

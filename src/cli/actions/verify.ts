@@ -10,7 +10,7 @@ import { fetchSettings, type FetchFlags } from '../../config/fetch-options.js';
 import { cliIo, errorLine, messageLine, outputLine, refuseInput } from '../progress.js';
 
 /** `verify`'s options as commander gives them: the table's (src/config/fetch-options.ts) and its own. */
-export interface VerifyCommandOptions extends FetchFlags<'verify'> {
+interface VerifyCommandOptions extends FetchFlags<'verify'> {
   url: string;
   quote: string;
   json: boolean;

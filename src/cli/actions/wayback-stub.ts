@@ -6,7 +6,7 @@ import { startWaybackStub, type RunningWayback } from '../../wayback/stub/stub.j
 import { errorLine, messageLine, outputLine, refuseInput } from '../progress.js';
 import { readCapturesInput } from '../../wayback/stub/captures-file.js';
 
-export interface WaybackStubOptions {
+interface WaybackStubCommandOptions {
   /** A JSON (or JSON Lines) file of captures, or a folder holding captures.json. */
   captures: string;
   /** A loopback address (127.x.y.z, ::1, localhost). */
@@ -30,7 +30,7 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
 }
 
 /** Serves until SIGINT or SIGTERM; its origin is the one stdout line. Exit 0 when stopped, 2 on bad input. */
-export async function waybackStubCommand(o: WaybackStubOptions): Promise<number> {
+export async function waybackStubCommand(o: WaybackStubCommandOptions): Promise<number> {
   if (!isLoopback(o.host)) {
     errorLine(
       `--host ${o.host}: not a loopback address (127.x.y.z, ::1 or localhost): the stub serves this machine only`,

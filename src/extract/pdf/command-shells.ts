@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import pLimit from 'p-limit';
 import { shellQuote } from '../../sh-quote.js';
 
-export interface ShellJob {
+interface ShellJob {
   /** The command and its arguments (passed verbatim: each is single-quoted for the shell). */
   argv: string[];
   /** Files the command's standard output and error go to. */
@@ -19,7 +19,7 @@ export interface ShellJob {
   signal?: AbortSignal;
 }
 
-export interface ShellExit {
+interface ShellExit {
   /** Exit status as a shell reports it: 0-255, 128 + n when killed by signal n, 127 when not found. */
   status: number;
   /** Set when quotecheck killed the command. */

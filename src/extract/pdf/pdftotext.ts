@@ -7,7 +7,7 @@ import { normalize } from '../../normalize.js';
 import { ExtractError } from '../errors.js';
 import { EXIT_FILE_TOO_LARGE, EXIT_NOT_FOUND, ShellPool } from './command-shells.js';
 
-export interface PdfOptions {
+interface PdfOptions {
   /** pdftotext is killed after this long. */
   timeoutMs: number;
   /** The pdftotext executable (default: `pdftotext` on PATH). */
@@ -18,7 +18,7 @@ export interface PdfOptions {
   maxOutputBytes?: number;
 }
 
-export interface PdfText {
+interface PdfText {
   text: string;
   /** normalize(text), computed here so callers need not. */
   normalized: string;

@@ -32,7 +32,7 @@ class CapturesInputError extends UserError {
 /**
  * What `quotecheck wayback-stub --captures` reads: the captures, and the folder their `file` bodies are relative to.
  */
-export interface CapturesInput {
+interface CapturesInput {
   captures: Capture[];
   baseDir: string;
   /** The file the captures came from. */

@@ -23,9 +23,9 @@ export interface Loopback {
   close(): Promise<void>;
 }
 
-export type LoopbackHandler = (req: http.IncomingMessage, res: http.ServerResponse, loop: Loopback) => void;
+type LoopbackHandler = (req: http.IncomingMessage, res: http.ServerResponse, loop: Loopback) => void;
 
-export interface LoopbackOptions {
+interface LoopbackOptions {
   /** Loopback addresses, all on the same port. */
   hosts: readonly string[];
   /** Default 0: a free port, chosen when the first host listens and reused by the others. */

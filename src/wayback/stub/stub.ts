@@ -29,7 +29,7 @@ export interface WaybackStubOptions {
   port?: number;
 }
 
-export interface RequestLogEntry {
+interface RequestLogEntry {
   /** Request target as received: path and query string. */
   path: string;
   /** Arrival time (Date.now()). */
