@@ -34,7 +34,8 @@ export function readDockerfile(path: string): Dockerfile {
 
 /**
  * The files a Dockerfile copies into `dest` (COPY and ADD from the build context), as [context path, path under
- * `dest`]: `COPY a b /tests/` gives [a, a] and [b, b]; `COPY . /tests/` gives ['', '']; `COPY x /tests/y` gives [x, y].
+ * `dest`]: `COPY a b /tests/` gives [a, a] and [b, b]; `COPY . /tests/` gives ['', '.'] (the whole context, to the
+ * folder itself); `COPY x /tests/y` gives [x, y].
  */
 export function copiesInto(dockerfile: Dockerfile, dest: string): [string, string][] {
   const copies: [string, string][] = [];

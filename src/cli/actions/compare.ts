@@ -26,7 +26,8 @@ interface CompareCommandOptions {
 }
 
 /**
- * A run with its folder as this command prints it (cwdRelativePath: relative to the working folder inside it, else absolute).
+ * A run with its folder as this command prints it (cwdRelativePath: relative to the working folder inside it, else
+ * absolute).
  */
 function shown(run: EvaluationRun): EvaluationRun {
   return run.dir === undefined ? run : { ...run, dir: cwdRelativePath(run.dir) };
@@ -116,7 +117,8 @@ export async function compareCommand(opts: CompareCommandOptions): Promise<numbe
     outputLine(`\nwrote ${cwdRelativePath(written.json)} and ${cwdRelativePath(written.html)}`);
     if (withEvidence.agents.some((a) => a.evidence_report))
       outputLine(
-        `each agent's claims with the oracle's evidence: ${cwdRelativePath(join(opts.out, 'evidence'))}/NAME/report.html`,
+        `each agent's claims with the oracle's evidence: ` +
+          `${cwdRelativePath(join(opts.out, 'evidence'))}/NAME/report.html`,
       );
   }
   return 0;
