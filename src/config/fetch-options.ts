@@ -1,8 +1,8 @@
 // The fetch and pipeline options, declared once: each one's flag, kind, default, unit, help and the commands that take
-// it, and the setting it becomes. The command line adds a command's options from this table (src/cli/fetch-options.ts),
-// the commands' option types and the settings they pass on derive from it, and test/cli/options.test.ts holds every
-// command's --help (and the MCP tools' inputs) to it. Loads no commander and no pipeline: --help and the MCP schemas
-// read it.
+// it, and the setting it becomes. The command line adds a command's options from this table
+// (src/cli/commands/flags.ts), the commands' option types and the settings they pass on derive from it, and
+// test/cli/options.test.ts holds every command's --help (and the MCP tools' inputs) to it. Loads no commander and no
+// pipeline: --help and the MCP schemas read it.
 import { DEFAULT_OPTIONS, MCP_DEFAULTS } from './defaults.js';
 import { RETRYABLE_STATUSES } from '../fetch/policy.js';
 import { WAYBACK_MODES, type HtmlViewChoice, type RunSettings, type WaybackMode } from './settings.js';

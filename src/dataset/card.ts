@@ -3,7 +3,7 @@
 // diagnoses, the verify dates), how it was made (the commands and every version), where it runs, the audit's result,
 // its licence, and what it redistributes of other people's pages.
 import { plural } from '../messages.js';
-import type { LabelledClaim } from './export.js';
+import type { LabelledClaim } from './labelled.js';
 import type { Layout } from '../task/layout.js';
 
 /** A value and how many claims have it, most first. */

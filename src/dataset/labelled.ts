@@ -1,7 +1,9 @@
 // The labelled claims file (docs/datasets.md): JSON Lines of claims with their gold label and proof, which `label`
-// writes and `export` and `grade --gold` read; a claims file (a JSON array, or {"claims": [...]}) is read by the same
-// code.
-import { ClaimsFileError, parseClaims, type ClaimSet } from '../claims/schema.js';
+// writes and `export` (readLabelled: each claim with its label, task and proof) and `grade --gold` read; a claims
+// file (a JSON array, or {"claims": [...]}) is read by the same code.
+import { ClaimsFileError, parseClaims, type Claim, type ClaimSet } from '../claims/schema.js';
+import { readTextFile } from '../messages.js';
+import { ExportError } from './export-error.js';
 import type { Label } from '../contract.js';
 import { jsonSyntaxErrorAt, parseJsonText } from '../grader/grade.mjs';
 
@@ -121,7 +123,7 @@ export function givenLabel(
 export const hasLabels = (rows: readonly LabelRow[]): boolean => rows.some((r) => givenLabel(r.raw) !== undefined);
 
 /** The message for a row whose label is missing or not a label. */
-export function labelProblem(value: unknown): string {
+function labelProblem(value: unknown): string {
   const others = LABEL_FIELDS.filter((f) => f !== 'label')
     .map((f) => `"${f}"`)
     .join(', ');
@@ -147,4 +149,100 @@ export function goldOfRows(rows: readonly LabelRow[], make: ErrorClass): Map<str
     gold.set(key, value);
   }
   return gold;
+}
+
+export interface LabelledClaim {
+  claim: Claim;
+  label: Label;
+  /** The WARC record its label was made on (evidence.warc_record_id, as `label --record` writes it), when named. */
+  recordId?: string;
+  /** The claim as it goes into the task's claims.json: canonical fields, no label. */
+  public: Record<string, unknown>;
+  /** The task the labelled file puts the claim in (`readLabelled`'s `taskField`), when it names one. */
+  task?: string;
+  /**
+   * What the labelled file says of how the label was made (label.ts LabelEvidence: the extractor and its version, the
+   * content type, the diagnosis of a no_match), and the claim's language when it gives one: what the dataset's card
+   * counts.
+   */
+  made?: { evidence?: Record<string, unknown>; language?: string };
+}
+
+interface ReadLabelledOptions {
+  /** A field of every claim that names its task (e.g. `task`): claims are grouped by it instead of by size. */
+  taskField?: string;
+}
+
+/**
+ * Reads labelled claims (JSON Lines: a claim per line, with its gold label; a JSON array of such
+ * claims is accepted too). Every problem names the line (or the claim's position in an array);
+ * a claim that quotecheck could not check (bad URL, empty quote) is an error here, because a
+ * benchmark should not ship it.
+ */
+export function readLabelled(path: string, opts: ReadLabelledOptions = {}): LabelledClaim[] {
+  const text = readTextFile(path, (reason) => new ExportError(`cannot read --labelled ${path}: ${reason}`));
+  const rows = readClaimRows(path, text, ExportError);
+  if (rows.length === 0) throw new ExportError(`${path}: no claims`);
+  const { entries } = parseClaimRows(rows, path, ExportError);
+  return entries.map((entry, i) => {
+    const where = `${rows[i]!.where} (id ${JSON.stringify(entry.id)})`;
+    if (entry.kind === 'invalid') throw new ExportError(`${where}: ${entry.problems.join('; ')}`);
+    const raw = rows[i]!.raw;
+    const label = givenLabel(raw)?.value;
+    if (label !== 'verbatim' && label !== 'no_match') throw new ExportError(`${where}: ${labelProblem(label)}`);
+    const pub: Record<string, unknown> = { id: entry.id };
+    if (entry.claim !== undefined) pub.claim = entry.claim;
+    pub.quote = entry.quote;
+    pub.url = entry.url;
+    if (entry.verifyDate !== undefined) pub.verify_date = entry.verifyDate;
+    if (entry.evidenceSha256 !== undefined) pub.evidence = { sha256: entry.evidenceSha256 };
+    const recordId = (raw.evidence as { warc_record_id?: unknown } | undefined)?.warc_record_id;
+    return {
+      claim: entry,
+      label,
+      ...(typeof recordId === 'string' && recordId !== '' ? { recordId } : {}),
+      public: pub,
+      ...(opts.taskField !== undefined ? { task: taskName(raw, opts.taskField, where) } : {}),
+      made: madeOf(raw),
+    };
+  });
+}
+
+/** What a labelled row says of how its label was made, and the claim's language (`language`, or `lang`). */
+function madeOf(raw: Record<string, unknown>): NonNullable<LabelledClaim['made']> {
+  const evidence = raw.evidence;
+  const language = [raw.language, raw.lang].find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  return {
+    ...(typeof evidence === 'object' && evidence !== null && !Array.isArray(evidence)
+      ? { evidence: evidence as Record<string, unknown> }
+      : {}),
+    ...(language !== undefined ? { language: language.trim() } : {}),
+  };
+}
+
+/**
+ * A task name: it names a folder inside the dataset and, in task.md, the task (`quotecheck/<name>`), so it is letters,
+ * digits, '.', '_' or '-', starting with a letter or digit: no '/', no '..', nothing a harness could read as a path.
+ */
+const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const TASK_NAME_RULE = "letters, digits, '.', '_' or '-', starting with a letter or digit";
+
+/** Whether `name` is safe as a task's folder name (TASK_NAME). */
+export const isTaskName = (name: string): boolean => TASK_NAME.test(name) && name.length <= 128;
+
+/** The task a claim names in `field`: a non-empty string that is safe as a folder name. */
+function taskName(raw: Record<string, unknown>, field: string, where: string): string {
+  const value = raw[field];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ExportError(
+      `${where}: field ${JSON.stringify(field)} ${value === undefined ? 'is missing: it must' : 'must'} name the ` +
+        `claim's task (a non-empty string)${value === undefined ? '' : `, got ${JSON.stringify(value)}`}`,
+    );
+  }
+  if (!isTaskName(value))
+    throw new ExportError(
+      `${where}: task name ${JSON.stringify(value)} (field ${JSON.stringify(field)}) must be ${TASK_NAME_RULE}: it ` +
+        `names a folder`,
+    );
+  return value;
 }

@@ -14,7 +14,9 @@ import {
   type ArchivedRecord,
 } from '../archive/index.js';
 import { plural } from '../messages.js';
-import { ExportError, type ExportResult, type LabelledClaim } from './export.js';
+import type { ExportResult } from './export.js';
+import type { LabelledClaim } from './labelled.js';
+import { ExportError } from './export-error.js';
 import { TASK_ARCHIVE } from '../task/paths.js';
 
 /** One recording pass: the records from a warcinfo record to the next (or the file's end). */

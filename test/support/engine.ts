@@ -14,7 +14,8 @@ import {
 import { join } from 'node:path';
 import { expect, type TestContext } from 'vitest';
 import { canIsolate } from '../../src/evaluate/namespace-root.js';
-import { readLabelled, tasksByName, writeDataset } from '../../src/dataset/export.js';
+import { tasksByName, writeDataset } from '../../src/dataset/export.js';
+import { readLabelled } from '../../src/dataset/labelled.js';
 import { readRecordedRuns, writeTaskArchives } from '../../src/dataset/recorded-runs.js';
 import { afterTest, FIXTURES, ROOT, fileTempDir, runCliInProcess, serve, writeJson } from './helpers.js';
 import type { EngineName } from '../../src/results/evaluation-report.js';

@@ -2,7 +2,7 @@
 // base, packages and prebuilt names, the networks, the licence, checked together; and the export's command line as
 // its card gives it; and the options `quotecheck export` takes (ExportCommandOptions).
 import { basename, resolve } from 'node:path';
-import { ExportError } from '../../dataset/export.js';
+import { ExportError } from '../../dataset/export-error.js';
 import type { ImageRepositories } from '../../dataset/dataset-files.js';
 import { checkLicense } from '../../task/package-info.js';
 import { checkBaseImage, checkImageRepository, parseAptVersions, type ImageOptions } from '../../task/task-image.js';

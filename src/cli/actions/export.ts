@@ -5,19 +5,16 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { plural } from '../../messages.js';
 import { checkOutputPath, writableFolder as writable } from '../../output/output-files.js';
 import {
-  ExportError,
-  TASK_NAME_RULE,
   defaultPrefix,
-  isTaskName,
   planTasks,
   privateSourceProblem,
-  readLabelled,
   taskSpread,
   type DatasetOptions,
-  type LabelledClaim,
   tasksByName,
   writeDataset,
 } from '../../dataset/export.js';
+import { TASK_NAME_RULE, isTaskName, readLabelled, type LabelledClaim } from '../../dataset/labelled.js';
+import { ExportError } from '../../dataset/export-error.js';
 import type { Disagreement, FrozenCheckOptions } from '../../dataset/frozen-check.js';
 import { CARD_FILE, readAudit, writeDatasetFiles, type DatasetFiles } from '../../dataset/dataset-files.js';
 import { MANIFEST_FILE } from '../../dataset/manifest.js';
