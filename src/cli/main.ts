@@ -1,9 +1,9 @@
-// The command line: the program of every command (one file each in commands/, their actions in actions/,
-// loaded when they run), parsed with commander, and its exit code.
-import { Command, CommanderError } from 'commander';
-import { VERSION } from '../config/defaults.js';
-import { processIo, withIo, type CliIo } from './io.js';
+// The whole command line: every command (one file each in commands/, their actions in actions/, loaded when they
+// run), as one program (program.ts) and its exit code.
+import type { Command } from 'commander';
+import { processIo, type CliIo } from './io.js';
 import type { AddCommand, Outcome } from './commands/command.js';
+import { programOf, runWith } from './program.js';
 import { addRunCommand } from './commands/run.js';
 import { addLabelCommand } from './commands/label.js';
 import { addVerifyCommand } from './commands/verify.js';
@@ -30,59 +30,9 @@ const EVERY_COMMAND: readonly AddCommand[] = [
   addWaybackStubCommand,
 ];
 
-/**
- * A program of some commands (`commands`), printing through `io` (help, version and usage errors included) and leaving
- * each command's exit code in `outcome`. Every exit is a thrown CommanderError (exitOverride): main turns it into the
- * exit code, nothing calls process.exit. The builds a task ships (scripts/bundle.ts) are programs of fewer commands.
- */
-function programOf(io: CliIo, outcome: Outcome, commands: readonly AddCommand[]): Command {
-  const program = new Command('quotecheck')
-    .description(
-      'Checks quotes against their sources: fetch, extract, normalize, match; labels each claim verbatim or no_match.',
-    )
-    .version(VERSION)
-    .showHelpAfterError('(run with --help for usage)')
-    // One prefix for every message, commander's usage errors included: "quotecheck: error: ...".
-    .configureOutput({
-      writeOut: (str) => void io.stdout.write(str),
-      writeErr: (str) => void io.stderr.write(str),
-      outputError: (str, write) => write(`quotecheck: ${str}`),
-    })
-    // Set before the commands so they inherit it: a usage error, --help or --version throws, and main returns its code.
-    .exitOverride();
-  for (const add of commands) add(program, outcome, io);
-  return program;
-}
-
 /** The whole program: every command (programOf). */
 export const buildProgram = (io: CliIo = processIo(), outcome: Outcome = { code: 0 }): Command =>
   programOf(io, outcome, EVERY_COMMAND);
-
-/** Parses `argv` with the program `make` builds, printing through `io`, and returns the exit code (runProgram). */
-async function runWith(argv: string[], io: CliIo, make: (outcome: Outcome) => Command): Promise<number> {
-  const outcome: Outcome = { code: 0, argv };
-  return withIo(io, async () => {
-    try {
-      const program = make(outcome);
-      await Promise.all(outcome.loading ?? []);
-      await program.parseAsync(argv);
-    } catch (err) {
-      if (!(err instanceof CommanderError)) throw err;
-      // Usage errors exit 2, like every other bad input.
-      return err.exitCode === 0 ? 0 : 2;
-    }
-    return outcome.code;
-  });
-}
-
-/**
- * Runs the command line `argv` (node's argv: the program and script first) with the program of `commands` and returns
- * its exit code: 0, or the command's own (1 no_match for verify, 2 bad input, 128+n stopped by signal n); usage errors
- * are 2, --help and --version 0. Everything it prints goes through `io` (default: the process's streams), so a caller
- * may run commands in-process; the process itself is never exited.
- */
-export const runProgram = (argv: string[], commands: readonly AddCommand[], io: CliIo = processIo()): Promise<number> =>
-  runWith(argv, io, (outcome) => programOf(io, outcome, commands));
 
 /** The whole command line (runProgram with every command: buildProgram). */
 export const main = (argv: string[], io: CliIo = processIo()): Promise<number> =>
