@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Route } from '../golden/server.js';
-import type { Capture } from '../src/wayback/stub.js';
 import { rng } from './random.js';
 import type { BenchClaim, BenchSource, Workload } from './workload.js';
+import type { Capture } from '../src/wayback/stub/captures.js';
 
 export interface DriftOptions {
   /** Share of the sources that drifted (rounded to a whole number of sources). */

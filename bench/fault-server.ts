@@ -3,7 +3,7 @@
 // it asked for (an HTTP-date asks for what is left until it, counted when it is sent).
 import { readFileSync } from 'node:fs';
 import type http from 'node:http';
-import { listenLoopback, respond, type Loopback } from '../src/loopback.js';
+import { listenLoopback, respond, type Loopback } from '../src/wayback/stub/loopback.js';
 import { faultsOf, type BenchSource, type SourceFault, type Workload } from './workload.js';
 
 /** What the server saw of a run. */

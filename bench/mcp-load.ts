@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectRoot } from '../golden/server.js';
-import { listenLoopback } from '../src/loopback.js';
+import { listenLoopback } from '../src/wayback/stub/loopback.js';
 import { rng } from './random.js';
 import { median } from './stats.js';
 import { mergeKey, RESULTS_FILE, writeResults } from './results-file.js';

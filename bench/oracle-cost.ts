@@ -1,7 +1,7 @@
 // What a task's oracle costs in its container (Issue 36): the shipped build, cold, over a 10-claim task of real pages
 // with latency, wall and CPU time (children included), beside the CPU of the build's bare start-up (`--version`).
 import { readFileSync } from 'node:fs';
-import { shippedCli } from '../src/harbor/ship.js';
+import { shippedCli } from '../src/task/ship.js';
 import { runTimed } from './cpu-time.js';
 import type { CliRun, RunCli } from './scale.js';
 import { fixed, median } from './stats.js';
@@ -51,7 +51,7 @@ export async function measureOracle(w: Workload, out: string, say: (line: string
   const task = oracleTask(w);
   const runs: CliRun[] = [];
   const bare: number[] = [];
-  // Found once (src/harbor/ship.ts, what evaluate's baseline runs too): a missing build fails here, named, not in a run.
+  // Found once (src/task/ship.ts, what evaluate's baseline runs too): a missing build fails here, named, not in a run.
   const cli = shippedCli();
   say(`running the shipped build on a ${task.claims.length}-claim task of real pages, ${ORACLE_RUNS} times...\n`);
   for (let i = 1; i <= ORACLE_RUNS; i++) {

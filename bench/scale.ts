@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type Route } from '../golden/server.js';
-import { DEFAULT_OPTIONS } from '../src/defaults.js';
+import { DEFAULT_OPTIONS } from '../src/config/defaults.js';
 import { claimsOnPort, idealSeconds, type BenchClaim, type BenchSource, type Workload } from './workload.js';
 import { fixed } from './stats.js';
 import { boundFigures } from './bound.js';

@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { BUNDLE_FILES, SHIPPED_FOLDER } from '../src/harbor/ship.js';
+import { BUNDLE_FILES, SHIPPED_FOLDER } from '../src/task/ship.js';
 import { fixed, median } from './stats.js';
 import { projectRoot } from '../golden/server.js';
 

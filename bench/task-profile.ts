@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_OPTIONS } from '../src/defaults.js';
+import { DEFAULT_OPTIONS } from '../src/config/defaults.js';
 import type { CliRun, RunCli } from './scale.js';
 import { startFaultServer } from './fault-server.js';
 import { boundFigures, boundText, type BoundFigures } from './bound.js';

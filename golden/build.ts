@@ -51,13 +51,13 @@ import { keyOf, readSpec, routeFields } from './lib/spec.js';
 import { buildDrift, DRIFT_TASK } from './drift/build.js';
 import { GOLDEN_PORT, goldenDir, type Route } from './server.js';
 import { parseArgs } from 'node:util';
-import type { TaskVariant } from '../src/harbor/templates.js';
 import { GOLDEN_PRIVATE_ARGS, writeTaskFolder } from './lib/tasks.js';
 
 export { normalize };
 
 // Sources: the real documents (golden/sources.ts), shared with the diagnosis and drift builders.
 import { SOURCES, type SourceDoc, type SrcKey } from './sources.js';
+import type { TaskVariant } from '../src/task/variant.js';
 
 export { SOURCES, type SrcKey };
 
@@ -633,7 +633,7 @@ export function buildGolden(opts: GoldenBuildOptions = {}): void {
   for (const t of tasks) {
     const rows = labelTask(t, ids);
     all.push(...rows);
-    // The task files are the same templates `quotecheck export` writes (src/harbor/templates.ts).
+    // The task files are the same templates `quotecheck export` writes (src/task/templates.ts).
     for (const { tasksDir, variant } of outputs)
       writeTaskFolder(path.join(tasksDir, t.name), rows, {
         about: t.about,

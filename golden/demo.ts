@@ -5,11 +5,11 @@
 //   npm run demo -- --port 41733    on that port; when it is taken, whatever golden server listens there
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { isolationSummary } from '../src/harbor/local-harness.js';
-import { writeEvaluationReports } from '../src/harbor/reports.js';
+import { writeEvaluationReports } from '../src/results/report-files.js';
 import { evaluateGolden, diagnosisTable, scoreDiagnosis, serveGolden, table } from './scoreboard.js';
 import { goldenAtPort } from './lib/tasks.js';
 import { GOLDEN_PORT, goldenWaybackUrl, projectRoot, startGoldenServer, type RunningServer } from './server.js';
+import { isolationSummary } from '../src/results/isolations.js';
 
 /** What to check when every source of a task failed although the demo serves them itself. */
 const ownServerHint = (port: number): string =>

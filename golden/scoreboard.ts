@@ -3,13 +3,14 @@ import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { runEvaluation, type EvaluationReport } from '../src/harbor/local-harness.js';
-import { readJsonLines } from '../src/harbor/dataset.js';
-import { shippedCli } from '../src/harbor/ship.js';
-import { AGENT_DIR, AGENT_DIR_ENV } from '../src/harbor/container-trial.js';
+import { runEvaluation } from '../src/evaluate/evaluate.js';
+import { readJsonLines } from '../src/task/task-dir.js';
+import { shippedCli } from '../src/task/ship.js';
+import { AGENT_DIR, AGENT_DIR_ENV } from '../src/evaluate/namespace-trial.js';
 import { GOLDEN_PORT, goldenDir, projectRoot, startGoldenServer, type RunningServer } from './server.js';
 import { DRIFT_TASK } from './drift/build.js';
 import type { GoldenAtPort } from './lib/tasks.js';
+import type { EvaluationReport } from '../src/results/evaluation-report.js';
 
 const run = promisify(execFile);
 
@@ -37,7 +38,7 @@ export async function serveGolden(port = GOLDEN_PORT): Promise<RunningServer | n
   try {
     return await startGoldenServer({ port });
   } catch (err) {
-    // The golden server reports EADDRINUSE as "port N on HOST is in use: ..." (src/loopback.ts explainListenError).
+    // The golden server reports EADDRINUSE as "port N on HOST is in use: ..." (src/wayback/stub/loopback.ts explainListenError).
     if (!/ is in use/.test((err as Error).message)) throw err;
     return null;
   }

@@ -1,7 +1,7 @@
 // Loopback HTTP server that serves benchmark sources from a route table.
 //
 // Used by the golden benchmark (golden/routes.json and golden/diagnosis/routes.json), by tests and by the demo.
-// Only node: built-ins, no dependencies; listening and closing are src/loopback.ts's. It listens on
+// Only node: built-ins, no dependencies; listening and closing are src/wayback/stub/loopback.ts's. It listens on
 // loopback addresses only (127.0.0.1 by default; other 127.x.y.z addresses
 // stand in for other hosts, design §7).
 
@@ -18,7 +18,7 @@ import {
   readJsonArray,
   respond,
   type Loopback,
-} from '../src/loopback.js';
+} from '../src/wayback/stub/loopback.js';
 
 export interface Route {
   /** Exact request path including the query string, e.g. "/news/a.html". */
@@ -80,7 +80,7 @@ export const GOLDEN_PORT = 41733;
 /** The hosts that the golden claims use. */
 export const GOLDEN_HOSTS: readonly string[] = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 
-/** Where the golden Wayback stub (src/wayback/stub.ts) listens, on the golden server's port: the drift task's archive. */
+/** Where the golden Wayback stub (src/wayback/stub/stub.ts) listens, on the golden server's port: the drift task's archive. */
 export const GOLDEN_WAYBACK_HOST = '127.0.0.4';
 /** The Wayback stub's origin in the committed files (on GOLDEN_PORT). */
 export const GOLDEN_WAYBACK_URL = `http://${GOLDEN_WAYBACK_HOST}:${GOLDEN_PORT}`;
@@ -356,7 +356,8 @@ export async function startGoldenServer(opts: { port?: number } = {}): Promise<R
     const server = await startServer({ routes, baseDir: dir, port: opts.port ?? 0, hosts: [...GOLDEN_HOSTS] });
     if (!fs.existsSync(captures)) return server;
     // Imported here: the route server itself needs nothing of the Wayback stub.
-    const { loadCaptures, startWaybackStub } = await import('../src/wayback/stub.js');
+    const { startWaybackStub } = await import('../src/wayback/stub/stub.js');
+    const { loadCaptures } = await import('../src/wayback/stub/captures-file.js');
     const moved = loadCaptures(captures).map((c) => ({
       ...c,
       url: atGoldenPort(c.url, server.port),

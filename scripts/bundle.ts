@@ -1,5 +1,5 @@
 // The self-contained builds a task ships (docs/security.md#what-each-side-gets): the oracle's quotecheck and the frozen edition's WARC reader,
-// made by esbuild from src/, and the verifier's grader, which is no build at all: src/harbor/grader/grade.mjs, a
+// made by esbuild from src/, and the verifier's grader, which is no build at all: src/grader/grade.mjs, a
 // hand-written file a benchmark's user can read, copied byte for byte. Each needs only Node.js, so a task's image needs
 // nothing of quotecheck's installed. `npm run build` writes them to dist/bundle/; the test suite rebuilds them from src/ first when
 // src/ changed (bundlesUpToDate). Builds and installs hold the checkout's build lock (withBuildLock) and replace files by
@@ -27,7 +27,8 @@ import {
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILD_ENTRIES, BUNDLE_FILES, BUNDLE_FOLDER, TASK_BUILDS } from '../src/harbor/ship.js';
+import { BUILD_ENTRIES, BUNDLE_FILES, BUNDLE_FOLDER, TASK_BUILDS } from '../src/task/ship.js';
+import { TEMPLATE_FOLDERS } from '../src/task/template-files.js';
 import { packageRoot } from '../src/package-root.js';
 
 /** The project's root: this file is scripts/bundle.ts, or dist/scripts/bundle.js once compiled. */
@@ -149,7 +150,8 @@ export async function buildBundles(
       renameSync(join(staging, path), join(outDir, path));
     }
     // Nothing else stays in a build's folder (a file an older build made, an older build's chunks).
-    const paths = new Set(built.files.map((f) => f.path));
+    // (A folder that holds what the build wrote, the templates' folders, stays: only what it wrote stays in it.)
+    const paths = new Set(built.files.flatMap((f) => ancestors(f.path)));
     for (const folder of new Set(built.files.map((f) => dirname(f.path)).filter((d) => d !== '.')))
       for (const name of readdirSync(join(outDir, folder)))
         if (!paths.has(join(folder, name))) rmSync(join(outDir, folder, name), { recursive: true, force: true });
@@ -163,7 +165,37 @@ export async function buildBundles(
 }
 
 /** The grader's source, under src/: shipped as it is (BUNDLE_FILES.grader). */
-export const GRADER_SOURCE = 'harbor/grader/grade.mjs';
+export const GRADER_SOURCE = 'grader/grade.mjs';
+
+/** A path and the folders above it (`a/b/c` gives `a/b/c`, `a/b`, `a`). */
+function ancestors(path: string): string[] {
+  const out = [path];
+  for (let dir = dirname(path); dir !== '.'; dir = dirname(dir)) out.push(dir);
+  return out;
+}
+
+/**
+ * The templates a task's scripts and the audit's attacks are filled in from (src/task/template-files.ts
+ * TEMPLATE_FOLDERS), copied as they are beside the grader: `templates/<folder>/<name>` in the command line's build,
+ * where the code that fills them in finds them, from a checkout, an installed package or the build itself.
+ */
+function copyTemplates(root: string, outDir: string): string[] {
+  const written: string[] = [];
+  for (const [folder, from] of Object.entries(TEMPLATE_FOLDERS)) {
+    const to = join(dirname(BUNDLE_FILES.quotecheck), 'templates', folder);
+    mkdirSync(join(outDir, to), { recursive: true });
+    const names = readdirSync(join(root, 'src', from), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && !e.name.startsWith('.'))
+      .map((e) => relative(join(root, 'src', from), join(e.parentPath, e.name)))
+      .sort();
+    for (const name of names) {
+      mkdirSync(dirname(join(outDir, to, name)), { recursive: true });
+      writeFileSync(join(outDir, to, name), readFileSync(join(root, 'src', from, name)));
+      written.push(join(to, name));
+    }
+  }
+  return written;
+}
 
 /** What a module's static and dynamic imports name (`from '...'`, `import '...'`, `import('...')`). */
 export function graderImports(text: string): string[] {
@@ -187,7 +219,7 @@ interface BuildJob {
 
 /**
  * The module each command's action loads (src/cli/main.ts's `await import('./<command>.js')`). A build of a few
- * commands (src/cli/oracle-entry.ts, tool-entry.ts) registers only theirs, yet esbuild still bundles every dynamic
+ * commands (src/cli/entries/oracle-entry.ts, tool-entry.ts) registers only theirs, yet esbuild still bundles every dynamic
  * import it finds in main.ts, dead or not: the others resolve to an empty module here, so that their code (the MCP SDK
  * in the oracle, the task writer, the audit) is not in the build at all.
  */
@@ -195,7 +227,7 @@ function commandsOnly(keep: readonly string[]): Plugin {
   return {
     name: 'commands-only',
     setup(b) {
-      b.onResolve({ filter: /^\.\/[a-z-]+\.js$/ }, (args) =>
+      b.onResolve({ filter: /^\.\/actions\/[a-z-]+\.js$/ }, (args) =>
         args.kind === 'dynamic-import' &&
         args.importer.endsWith(join('src', 'cli', 'main.ts')) &&
         !keep.includes(args.path)
@@ -214,13 +246,13 @@ function commandsOnly(keep: readonly string[]): Plugin {
 function buildJobs(root: string): BuildJob[] {
   const src = (p: string) => join(root, 'src', p);
   const entry = (file: string) => basename(file, '.mjs');
-  const worker = src('extract/html-worker.ts');
+  const worker = src('extract/worker/html-worker.ts');
   return [
     // The command line and the HTML worker it starts (found beside it), sharing their chunks.
     {
       name: 'quotecheck',
       folder: dirname(BUNDLE_FILES.quotecheck),
-      entries: { [entry(BUNDLE_FILES.quotecheck)]: src('cli/entry.ts'), [entry(BUNDLE_FILES.worker)]: worker },
+      entries: { [entry(BUNDLE_FILES.quotecheck)]: src('cli/entries/entry.ts'), [entry(BUNDLE_FILES.worker)]: worker },
       splitting: true,
       minify: 'syntax',
     },
@@ -236,16 +268,19 @@ function buildJobs(root: string): BuildJob[] {
     {
       name: 'oracle',
       folder: TASK_BUILDS.oracle,
-      entries: { [entry(BUILD_ENTRIES.cli)]: src('cli/oracle-entry.ts'), [entry(BUILD_ENTRIES.worker)]: worker },
+      entries: {
+        [entry(BUILD_ENTRIES.cli)]: src('cli/entries/oracle-entry.ts'),
+        [entry(BUILD_ENTRIES.worker)]: worker,
+      },
       splitting: true,
-      commands: ['./run.js'],
+      commands: ['./actions/run.js'],
       minify: 'whole',
     },
     // The oracle's loader: one small file, beside the pack in every task (what solve.sh starts while it unpacks).
     {
       name: 'oracle-loader',
       folder: '.',
-      entries: { [entry(TASK_BUILDS.oracleLoader)]: src('cli/oracle-loader.ts') },
+      entries: { [entry(TASK_BUILDS.oracleLoader)]: src('cli/entries/oracle-loader.ts') },
       splitting: false,
       minify: 'syntax',
     },
@@ -253,9 +288,9 @@ function buildJobs(root: string): BuildJob[] {
     {
       name: 'tool',
       folder: TASK_BUILDS.tool,
-      entries: { [entry(BUILD_ENTRIES.cli)]: src('cli/tool-entry.ts'), [entry(BUILD_ENTRIES.worker)]: worker },
+      entries: { [entry(BUILD_ENTRIES.cli)]: src('cli/entries/tool-entry.ts'), [entry(BUILD_ENTRIES.worker)]: worker },
       splitting: true,
-      commands: ['./run.js', './verify.js', './mcp.js'],
+      commands: ['./actions/run.js', './actions/verify.js', './actions/mcp.js'],
       minify: 'whole',
     },
   ];
@@ -319,6 +354,7 @@ async function buildInto(root: string, outDir: string): Promise<BundleResult> {
     );
   writeFileSync(join(outDir, BUNDLE_FILES.grader), grader);
   written.push(BUNDLE_FILES.grader);
+  written.push(...copyTemplates(root, outDir));
   const missing = Object.values(BUNDLE_FILES).filter((path) => !written.includes(path));
   if (missing.length) throw new Error(`the builds did not write ${missing.join(', ')}`);
   for (const path of written) chmodSync(join(outDir, path), 0o755);

@@ -12,7 +12,7 @@ const ROOT = packageRoot(import.meta.dirname) ?? process.cwd();
  * The package's public entry points (package.json `exports`): everything they export, or re-export, is there for the
  * package's users, whoever else imports it.
  */
-export const PUBLIC_ENTRIES = ['src/index.ts', 'src/stages.ts', 'src/contract.ts', 'src/harbor/api.ts'];
+export const PUBLIC_ENTRIES = ['src/index.ts', 'src/stages.ts', 'src/contract.ts', 'src/harbor.ts'];
 
 /** Where code that imports src/ lives, split by who it is: the product and its tools, or the tests. */
 const PRODUCT_ROOTS = ['src', 'golden', 'bench', 'scripts'];
@@ -34,6 +34,8 @@ export interface ExportUse {
   public: boolean;
   /** A type (interface, type alias, JSDoc typedef), no run-time value. */
   typeOnly: boolean;
+  /** A function or a class: with the types, a name that must mean one thing in src/. */
+  callable: boolean;
 }
 
 function filesUnder(dir: string): string[] {
@@ -153,6 +155,7 @@ export function exportUses(): ExportUse[] {
         local: usedLocally(checker, source, symbol),
         public: by.some((f) => PUBLIC_ENTRIES.includes(f)) || PUBLIC_ENTRIES.includes(rel(file)),
         typeOnly: (symbol.flags & ts.SymbolFlags.Value) === 0,
+        callable: (symbol.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Class)) !== 0,
       });
     }
   }
@@ -173,6 +176,22 @@ export function exportFindings(uses: ExportUse[]): { unused: ExportUse[]; testOn
   };
 }
 
+/**
+ * Type, function and class names that more than one file of src/ exports, each with the files: one name per thing, so
+ * that a reader who meets a name knows which it is. Constants may share a name (the shipped grader's LABELS is the
+ * contract's, kept apart because the grader ships alone).
+ */
+export function sharedNames(uses: ExportUse[]): Record<string, string[]> {
+  const files = new Map<string, string[]>();
+  for (const u of uses) if (u.typeOnly || u.callable) files.set(u.name, [...(files.get(u.name) ?? []), u.file]);
+  return Object.fromEntries([...files].filter(([, f]) => f.length > 1));
+}
+
+/** Exports no other file names (not imported, not public): types that only name a shape, and the dead. */
+export function namedNowhereElse(uses: ExportUse[]): ExportUse[] {
+  return uses.filter((u) => !u.public && u.product.length === 0 && u.tests.length === 0);
+}
+
 function main(): void {
   const uses = exportUses();
   const found = exportFindings(uses);
@@ -187,6 +206,9 @@ function main(): void {
   process.stdout.write(`${uses.length} exports in src/\n`);
   list('imported by nobody', found.unused, (u) => (u.local ? ' (used in its own file: needs no export)' : ''));
   list('reached only by tests', found.testOnly, (u) => ` <- ${u.tests.join(', ')}`);
+  list('named in no other file', namedNowhereElse(uses), () => '');
+  for (const [name, files] of Object.entries(sharedNames(uses)))
+    process.stdout.write(`exported by ${files.length} files: ${name} (${files.join(', ')})\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();

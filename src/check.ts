@@ -4,13 +4,13 @@
 import type { SourceRecord } from './source-record.js';
 import type { ClaimsInput } from './run/input.js';
 import { runClaims } from './run/loop.js';
-import type { CheckOptions, CheckRun, StreamedRun } from './run/options.js';
+import type { CheckOptions, CheckRun, StreamedRun } from './run/check-options.js';
 import type { ClaimResult } from './run/result.js';
 
-export { DEFAULT_OPTIONS, VERSION } from './defaults.js';
+export { DEFAULT_OPTIONS, VERSION } from './config/defaults.js';
 export type { SourceRecord } from './source-record.js';
 export type { ClaimInput, ClaimsInput } from './run/input.js';
-export type { CheckOptions, CheckRun, StreamedRun } from './run/options.js';
+export type { CheckOptions, CheckRun, StreamedRun } from './run/check-options.js';
 export type { ClaimResult } from './run/result.js';
 export { HELD_PER_FETCH_SLOT } from './run/held.js';
 export type { ExchangeInterceptor, ReplayArchive, Transport } from './run/transport.js';

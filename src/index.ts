@@ -12,9 +12,9 @@ export {
   type InvalidClaim,
   type ClaimEntry,
   type ClaimSet,
-} from './claims.js';
-export { readClaimsFile } from './claims-file.js';
-export { verifyQuote, type RedirectCheck } from './verify.js';
+} from './claims/schema.js';
+export { readClaimsFile, type ReadClaimsOptions } from './claims/claims-file.js';
+export { verifyQuote, type RedirectCheck, type VerifyOptions } from './verify.js';
 export {
   checkClaims,
   streamClaims,
@@ -29,7 +29,7 @@ export {
   type SourceRecord,
   type Transport,
 } from './check.js';
-export type { RunSettings, WaybackMode } from './settings.js';
+export type { RunSettings, WaybackMode } from './config/settings.js';
 export {
   LABELS,
   DIAGNOSES,
@@ -39,7 +39,7 @@ export {
   type ReportRecord,
   type VerifyResult,
 } from './contract.js';
-export { AnswerBook, AnswersFile, type AnswerFormat } from './answers.js';
+export { AnswerBook, AnswersFile, type AnswerFormat } from './output/answers.js';
 export { AnswersSession } from './run/session.js';
 export {
   toReportRecord,
@@ -49,5 +49,5 @@ export {
   RunTally,
   type RunSummary,
   type LookRecord,
-} from './report.js';
-export { ReportFile, reorderReport, type ReportOrder } from './report-file.js';
+} from './output/evidence-report.js';
+export { ReportFile, reorderReport, type ReportOrder } from './output/report-file.js';

@@ -3,9 +3,9 @@
 import type { Extractor, TextView, ViewName } from './extract/index.js';
 import { normalize, SPACE_CLASS } from './normalize.js';
 import type { TextQuoteSelector } from './contract.js';
-import type { HtmlViewChoice } from './settings.js';
+import type { HtmlViewChoice } from './config/settings.js';
 
-export type { HtmlViewChoice } from './settings.js';
+export type { HtmlViewChoice } from './config/settings.js';
 
 export interface NormalizedView {
   name: ViewName;

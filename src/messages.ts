@@ -1,14 +1,9 @@
 // How quotecheck words things in its one-line messages: file-system errors in words (never a raw errno code), counts
 // with the right plural.
 import { readFileSync } from 'node:fs';
-import { describeFsError } from './harbor/grader/grade.mjs';
-
-/**
- * A file-system error as a short reason ("no such file", "is a folder", "permission denied"), never a raw errno code:
- * the one wording every command uses, and the task's grader too, whose file it is (src/harbor/grader/grade.mjs: it
- * imports nothing of quotecheck, so quotecheck imports this from it).
- */
-export { describeFsError };
+// A file-system error in words is the task's grader's describeFsError (src/grader/grade.mjs: it imports nothing of
+// quotecheck, so quotecheck imports it from there): the one wording every command uses.
+import { describeFsError } from './grader/grade.mjs';
 
 /**
  * Reads a UTF-8 text file; when the file system refuses, throws what `fail` makes of the reason in

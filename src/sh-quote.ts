@@ -1,5 +1,5 @@
-// Quoting for sh: one module that imports nothing, for the extraction shells (src/extract/command-shells.ts) and the
-// Harbor scripts (src/harbor).
+// Quoting for sh: one module that imports nothing, for the extraction shells (src/extract/pdf/command-shells.ts) and
+// the Harbor scripts (src/harbor).
 
 /** One shell word: plain when it is safe as is, else single-quoted (a `'` inside becomes `'\''`). */
 export function shellQuote(s: string): string {

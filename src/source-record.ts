@@ -2,7 +2,7 @@
 // capture alike).
 import type { ErrorPage, SourceText } from './extract/index.js';
 import { ExtractError } from './extract/errors.js';
-import { chosenPool, htmlPool } from './extract/pool.js';
+import { chosenPool, htmlPool } from './extract/worker/pool.js';
 import type { SourceOutcome } from './fetch/index.js';
 import { normalizeViews, type NormalizedView } from './match.js';
 
@@ -22,7 +22,7 @@ export interface SourceRecord {
   errorPage?: ErrorPage;
 }
 
-export interface ReadSettings {
+interface ReadSettings {
   /** Time limit for extracting one source (pdftotext, or the HTML parser and Readability in a worker). */
   extractTimeoutMs: number;
   pdftotext?: string;

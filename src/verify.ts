@@ -1,8 +1,8 @@
 // One quote against one URL: the library call behind `quotecheck verify`, for agents that check as they go.
 import { checkClaims, type CheckOptions, type ClaimResult, type SourceRecord } from './check.js';
-import { ClaimsFileError, parseClaims } from './claims.js';
+import { ClaimsFileError, parseClaims } from './claims/schema.js';
 import { redirectShell } from './diagnose/index.js';
-import { toVerifyResult } from './report.js';
+import { toVerifyResult } from './output/evidence-report.js';
 import type { RedirectCheck, VerifyResult } from './contract.js';
 
 export type { RedirectCheck, VerifyResult } from './contract.js';

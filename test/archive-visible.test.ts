@@ -5,12 +5,13 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { Label } from '../src/answers.js';
-import { runEvaluation } from '../src/harbor/local-harness.js';
-import { writeTaskFolder } from '../src/harbor/task-writer.js';
-import { instruction } from '../src/harbor/templates.js';
-import { startWaybackStub, type Capture, type RunningWayback } from '../src/wayback/stub.js';
+import type { Label } from '../src/output/answers.js';
+import { runEvaluation } from '../src/evaluate/evaluate.js';
+import { writeTaskFolder } from '../src/task/task-writer.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub/stub.js';
 import { CLI, runCliInProcess, serve, tempDir, writeJson, closedPort } from './support/helpers.js';
+import { instruction } from '../src/task/instruction.js';
+import type { Capture } from '../src/wayback/stub/captures.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };

@@ -8,9 +8,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { checkClaims, type CheckOptions } from '../src/check.js';
-import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub/stub.js';
 import { join } from 'node:path';
-import { runEvaluation } from '../src/harbor/local-harness.js';
+import { runEvaluation } from '../src/evaluate/evaluate.js';
 import { QUICK_ISOLATION } from './support/engine.js';
 import { CLI, claimsRun, runCliInProcess, serve, tempDir } from './support/helpers.js';
 

@@ -5,8 +5,8 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { runAudit, type AuditReport } from '../src/harbor/audit.js';
-import { canIsolate } from '../src/harbor/isolation.js';
+import { runAudit, type AuditReport } from '../src/audit/audit.js';
+import { canIsolate } from '../src/evaluate/namespace-root.js';
 import { ENGINE, frozenEdition, needEngine, pathWithoutEngines } from './support/engine.js';
 import { runCli } from './support/helpers.js';
 

@@ -9,30 +9,25 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startGoldenServer, type RunningServer } from '../golden/server.js';
 import { goldenAtPort } from '../golden/lib/tasks.js';
-import { ATTACKS, NOT_APPLICABLE_MARK } from '../src/harbor/attacks.js';
+import { ATTACKS } from '../src/audit/attacks.js';
+import { runAudit, type AuditReport, type TrialRunner } from '../src/audit/audit.js';
+import { listTasks } from '../src/task/task-dir.js';
+import { canIsolate } from '../src/evaluate/namespace-root.js';
+import { makeTask } from './support/harbor-helpers.js';
+import { pathWithoutEngines } from './support/engine.js';
+import { FIXTURES, ROOT, fileTempDir, runCli, runCliInProcess, tempDir } from './support/helpers.js';
+import type { EvaluationReport } from '../src/results/evaluation-report.js';
+import { NOT_APPLICABLE_MARK } from '../src/audit/attack-scripts.js';
+import { auditJson, auditTable } from '../src/audit/table.js';
+import { ceilingOf, judgeAttack, judgeCheck } from '../src/audit/judge.js';
 import {
   answersFromArtifacts,
   answersFromInstruction,
   attackFacts,
-  auditJson,
-  auditTable,
   auditTask,
-  ceilingOf,
   dockerfileCopies,
-  judgeAttack,
-  judgeCheck,
-  planTrials,
-  runAudit,
-  sampleTasks,
-  type AuditReport,
-  type TrialRunner,
-} from '../src/harbor/audit.js';
-import { listTasks } from '../src/harbor/dataset.js';
-import { canIsolate } from '../src/harbor/isolation.js';
-import type { EvaluationReport } from '../src/harbor/local-harness.js';
-import { makeTask } from './support/harbor-helpers.js';
-import { pathWithoutEngines } from './support/engine.js';
-import { FIXTURES, ROOT, fileTempDir, runCli, runCliInProcess, tempDir } from './support/helpers.js';
+} from '../src/audit/facts.js';
+import { planTrials, sampleTasks } from '../src/audit/plan.js';
 
 const ISOLATED = canIsolate();
 const NAIVE = join(FIXTURES, 'naive-dataset');

@@ -5,8 +5,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { balancedPartition } from '../src/harbor/balance.js';
-import { planTasks, readLabelled, taskSpread } from '../src/harbor/export.js';
+import { balancedPartition } from '../src/dataset/balance.js';
+import { planTasks, taskSpread } from '../src/dataset/export.js';
+import { readLabelled } from '../src/dataset/labelled.js';
 import { runCliInProcess, tempDir } from './support/helpers.js';
 
 const load = (task: readonly number[], sizes: readonly number[]): number => task.reduce((n, g) => n + sizes[g]!, 0);

@@ -2,21 +2,15 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { EvaluationReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
-import {
-  agentFolders,
-  compareRuns,
-  comparisonTable,
-  MAX_TABLE_COLUMNS,
-  readRunFolder,
-  shownPath,
-  type Comparison,
-} from '../src/harbor/compare.js';
-import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
-import { renderComparisonHtml } from '../src/harbor/html.js';
-import { pathsWarning } from '../src/cli/evaluate.js';
+import { compareRuns, cwdRelativePath, type Comparison } from '../src/results/compare.js';
+import { agentFolders, readRunFolder } from '../src/results/run-folders.js';
+import { comparisonTable, MAX_TABLE_COLUMNS } from '../src/results/compare-table.js';
+import { renderComparisonHtml } from '../src/results/html-report.js';
+import { pathsWarning } from '../src/cli/actions/evaluate.js';
 import { EDGE_PX, HAVE_CHROMIUM, makeTask, pageInChromium, textRights } from './support/harbor-helpers.js';
 import { runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
+import { emptyConfusion, type Grade } from '../src/grader/grade.mjs';
+import type { EvaluationReport, ClaimRow, TaskRun } from '../src/results/evaluation-report.js';
 
 /** An evaluation report of one agent: its answers per claim, graded against gold; diagnoses as its evidence report gave them. */
 function report(
@@ -497,11 +491,11 @@ describe('compareRuns', () => {
   });
 
   test('paths are printed relative to the working folder inside it, absolute outside it', () => {
-    expect(shownPath('/work/x/evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
-    expect(shownPath('evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
-    expect(shownPath('/work/x', '/work/x')).toBe('.');
-    expect(shownPath('../y/oracle', '/work/x')).toBe('/work/y/oracle');
-    expect(shownPath('/tmp/run', '/work/x')).toBe('/tmp/run');
+    expect(cwdRelativePath('/work/x/evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
+    expect(cwdRelativePath('evaluate-out/oracle', '/work/x')).toBe('evaluate-out/oracle');
+    expect(cwdRelativePath('/work/x', '/work/x')).toBe('.');
+    expect(cwdRelativePath('../y/oracle', '/work/x')).toBe('/work/y/oracle');
+    expect(cwdRelativePath('/tmp/run', '/work/x')).toBe('/tmp/run');
   });
 });
 

@@ -2,13 +2,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runEvaluation, type ClaimRow } from '../src/harbor/local-harness.js';
-import { archiveFailure, sourcesAdvice, sourcesFailure, unreadLine, unreadSources } from '../src/harbor/failures.js';
-import { evaluationTable } from '../src/harbor/reports.js';
-import { startWaybackStub } from '../src/wayback/stub.js';
+import { runEvaluation } from '../src/evaluate/evaluate.js';
+import { archiveFailure, sourcesAdvice, sourcesFailure, unreadLine, unreadSources } from '../src/results/failures.js';
+import { evaluationTable } from '../src/results/report-files.js';
+import { startWaybackStub } from '../src/wayback/stub/stub.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { EVIDENCE, NOW, QUOTE, THEN, html } from './support/budget-pages.js';
 import { afterTest, serve, tempDir, closedPort } from './support/helpers.js';
+import type { ClaimRow } from '../src/results/evaluation-report.js';
 
 type LabelledClaim = {
   id: string;

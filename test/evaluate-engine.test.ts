@@ -5,7 +5,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runEvaluation, type EvaluationOptions } from '../src/harbor/local-harness.js';
+import { runEvaluation, type EvaluationOptions } from '../src/evaluate/evaluate.js';
 import { ENGINE, frozenEdition, needEngine } from './support/engine.js';
 import { runCliInProcess, tempDir } from './support/helpers.js';
 

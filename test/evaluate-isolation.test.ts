@@ -13,21 +13,18 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import {
-  runEvaluation,
-  type EvaluationOptions,
-  type EvaluationReport,
-  type TaskRun,
-} from '../src/harbor/local-harness.js';
-import { canIsolate } from '../src/harbor/isolation.js';
-import type { Layout } from '../src/harbor/layout.js';
-import { writeTaskFolder } from '../src/harbor/task-writer.js';
-import { bundledSkillDir, taskToml, type TaskVariant } from '../src/harbor/templates.js';
+import { runEvaluation, type EvaluationOptions } from '../src/evaluate/evaluate.js';
+import { canIsolate } from '../src/evaluate/namespace-root.js';
+import type { Layout } from '../src/task/layout.js';
+import { writeTaskFolder } from '../src/task/task-writer.js';
 import { shellQuote as q } from '../src/sh-quote.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { afterTest, runCli, runCliInProcess, serve, tempDir } from './support/helpers.js';
+import type { EvaluationReport, TaskRun } from '../src/results/evaluation-report.js';
+import { taskToml } from '../src/task/task-toml.js';
+import { bundledSkillDir, type TaskVariant } from '../src/task/variant.js';
 
-/** Docker's default capabilities (src/harbor/isolation.ts DOCKER_CAPABILITIES) as /proc/PID/status prints them. */
+/** Docker's default capabilities (src/evaluate/namespace-root.ts DOCKER_CAPABILITIES) as /proc/PID/status prints them. */
 const DOCKER_CAPABILITY_MASK = 0xa80425fbn;
 
 const ISOLATED = canIsolate();

@@ -3,12 +3,13 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runEvaluation, type EvaluationReport } from '../src/harbor/local-harness.js';
-import { evaluationTable } from '../src/harbor/reports.js';
-import { GOLDEN_SERVER_HINT, isGoldenTasks } from '../src/cli/evaluate.js';
+import { runEvaluation } from '../src/evaluate/evaluate.js';
+import { evaluationTable } from '../src/results/report-files.js';
+import { GOLDEN_SERVER_HINT, isGoldenTasks } from '../src/cli/actions/evaluate.js';
 import { SCOREBOARD_LEGEND, serveGolden, table } from '../golden/scoreboard.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { ROOT, runCli, serve, tempDir, closedPort } from './support/helpers.js';
+import type { EvaluationReport } from '../src/results/evaluation-report.js';
 
 async function dataset(): Promise<{ dir: string; port: number }> {
   const port = await closedPort();

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runEvaluation, type EvaluationReport } from '../src/harbor/local-harness.js';
-import { writeEvaluationReports } from '../src/harbor/reports.js';
+import { runEvaluation } from '../src/evaluate/evaluate.js';
+import { writeEvaluationReports } from '../src/results/report-files.js';
 import { evaluateGolden, scoreDiagnosis, table, type GoldenEvaluation } from '../golden/scoreboard.js';
 import { goldenWaybackUrl, startGoldenServer, type RunningServer } from '../golden/server.js';
 import { goldenAtPort, type GoldenAtPort } from '../golden/lib/tasks.js';
@@ -18,6 +18,7 @@ import { QUICK_ISOLATION, QUICK_ISOLATION_ARGS } from './support/engine.js';
 import { CLI, ROOT, fileTempDir, runCli, tempDir, writeJson, taskFolders } from './support/helpers.js';
 import { checkTaskFolder, launchChromium } from './support/harbor-helpers.js';
 import { gzipMembers, handParse } from './support/warc-hand.js';
+import type { EvaluationReport } from '../src/results/evaluation-report.js';
 
 // The golden server listens on a free port (never a demo's, another run's or another checkout's), and the tests run
 // the golden files as they are for that port: a copy with its URLs moved there (golden/lib/tasks.ts goldenAtPort).

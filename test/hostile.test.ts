@@ -1,7 +1,7 @@
 // The hostile web: every misbehaving source is answered (no crash, no hang) with the right diagnosis and a note naming the limit.
 import { describe, expect, test } from 'vitest';
 import { checkClaims } from '../src/check.js';
-import { parseClaims } from '../src/claims.js';
+import { parseClaims } from '../src/claims/schema.js';
 import { articleView, DOM_LIMITS, parseHtml } from '../src/extract/html.js';
 import { normalize } from '../src/normalize.js';
 import { LONG_PLANTED, longChapterPage, PLANTED } from '../bench/pages.js';

@@ -189,7 +189,7 @@ function reference(html: string): { full: string; article: string | null } {
   return { full, article: result?.content ? normalize(referenceText(result.content)) : null };
 }
 
-/** The production views, as the worker computes them (src/extract/html-worker.ts): parseHtml, then articleView. */
+/** The production views, as the worker computes them (src/extract/worker/html-worker.ts): parseHtml, then articleView. */
 function production(html: string): { full: string; article: string | null; tree: boolean } {
   const page = parseHtml(html);
   const article = page.doc ? articleView(page.doc).article : undefined;

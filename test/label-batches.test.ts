@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runEvaluation } from '../src/harbor/local-harness.js';
+import { runEvaluation } from '../src/evaluate/evaluate.js';
 import { QUICK_ISOLATION } from './support/engine.js';
 import { runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
-import { runEvaluation } from '../src/harbor/local-harness.js';
-import { listTasks } from '../src/harbor/dataset.js';
-import { shellQuote } from '../src/harbor/templates.js';
+import { runEvaluation } from '../src/evaluate/evaluate.js';
+import { listTasks } from '../src/task/task-dir.js';
 import { QUICK_ISOLATION } from './support/engine.js';
 import { ROOT, runCliInProcess, serve, tempDir } from './support/helpers.js';
 import { checkTaskFolder } from './support/harbor-helpers.js';
+import { shellQuote } from '../src/sh-quote.js';
 
 type Layout = 'harbor' | 'skillsbench';
 

@@ -19,7 +19,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_CLAIMS_BYTES } from '../src/claims-file.js';
+import { DEFAULT_MAX_CLAIMS_BYTES } from '../src/claims/claims-file.js';
 import {
   BoundedLines,
   DEFAULT_CALL_TIMEOUT_SECONDS,

@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { startWaybackStub } from '../src/wayback/stub.js';
+import { startWaybackStub } from '../src/wayback/stub/stub.js';
 import { CLI, afterTest, runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 import { checkTaskFolder } from './support/harbor-helpers.js';
 

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { HELD_PER_FETCH_SLOT, checkClaims, streamClaims, type CheckOptions, type SourceRecord } from '../src/check.js';
 import { CaptureTexts } from '../src/asof/captures.js';
 import type { WaybackClient } from '../src/wayback/client.js';
-import { RunTally } from '../src/report.js';
-import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
+import { RunTally } from '../src/output/evidence-report.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub/stub.js';
 import { goldenDir } from '../golden/server.js';
 import { serve } from './support/helpers.js';
 

@@ -7,13 +7,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { startWaybackStub, type RunningWayback } from '../src/wayback/stub.js';
+import { startWaybackStub, type RunningWayback } from '../src/wayback/stub/stub.js';
 import { checkClaims, type ClaimInput } from '../src/check.js';
 import { openReplay, readArchive, recordedWaybackBases } from '../src/archive/index.js';
 import { serializeRecord, warcinfoRecord } from '../src/archive/warc.js';
-import type { EvaluationReport } from '../src/harbor/local-harness.js';
 import { QUICK_ISOLATION_ARGS } from './support/engine.js';
 import { runCli, runCliInProcess, serve, tempDir, writeJson, taskFolders } from './support/helpers.js';
+import type { EvaluationReport } from '../src/results/evaluation-report.js';
 
 const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 const html = { 'content-type': 'text/html; charset=utf-8' };

@@ -2,11 +2,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { EvaluationReport, ClaimRow, TaskRun } from '../src/harbor/local-harness.js';
-import { emptyConfusion, type Grade } from '../src/harbor/grade.js';
-import { withOracleEvidence } from '../src/harbor/compare.js';
-import { renderHtmlReport } from '../src/harbor/html.js';
+import { withOracleEvidence } from '../src/results/compare.js';
+import { renderHtmlReport } from '../src/results/html-report.js';
 import { CHROMIUM, EDGE_PX, HAVE_CHROMIUM, pageInChromium, textRights } from './support/harbor-helpers.js';
+import { emptyConfusion, type Grade } from '../src/grader/grade.mjs';
+import type { EvaluationReport, ClaimRow, TaskRun } from '../src/results/evaluation-report.js';
 
 if (!HAVE_CHROMIUM)
   console.warn(

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
-import { ReportFile, reorderReport } from '../src/report-file.js';
+import { ReportFile, reorderReport } from '../src/output/report-file.js';
 import type { ClaimResult } from '../src/check.js';
 import { runCli, runCliInProcess, serve, tempDir, writeJson } from './support/helpers.js';
 

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, test } from 'vitest';
-import { BUNDLE_FILES, ORACLE_PACK, TASK_BUILDS, shippedDir } from '../src/harbor/ship.js';
+import { BUNDLE_FILES, ORACLE_PACK, TASK_BUILDS, shippedDir } from '../src/task/ship.js';
 import { makeTask } from './support/harbor-helpers.js';
 import { ROOT, serve, tempDir, writeJson } from './support/helpers.js';
 import { GRADER_SOURCE, graderImports } from '../scripts/bundle.js';

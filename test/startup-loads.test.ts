@@ -34,11 +34,14 @@ function runLogged(args: string[], log: string): Promise<number | null> {
 
 /** What no command needs before its first request: the stages that read bodies, the optional features, the other commands. */
 const NOT_BEFORE_THE_FIRST_REQUEST = [
-  /^dist\/src\/extract\/(index|html|decode|pdf|markup)\.js$/,
+  /^dist\/src\/extract\/(index|html|decode|markup|pdf\/pdftotext)\.js$/,
   /^dist\/src\/extract\/lightdom\//,
   /node_modules\/(htmlparser2|@mozilla\/readability|chardet|jsdom|tough-cookie|cli-progress|@modelcontextprotocol)\//,
   /^dist\/src\/(mcp|archive)\//,
-  /^dist\/src\/report-html/,
+  // The rooms of tasks, datasets, evaluation and the audit; but the verifier modes (export --verifier's choices, a
+  // module of constants).
+  /^dist\/src\/(results|evaluate|dataset|audit)\//,
+  /^dist\/src\/task\/(?!verifier-mode\.js$)/,
 ];
 
 describe("start-up: what a command loads before it does its work (the installed CLI's modules, as the bundle's chunks split them)", () => {
@@ -79,7 +82,7 @@ describe("start-up: what a command loads before it does its work (the installed 
     expect(await runLogged(['run', '--baseline', '--quiet', '--claims', claims, '--out', out], log)).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ a: 'no_match' });
     const all = loaded(log);
-    expect(all).toContain('dist/src/cli/run.js');
+    expect(all).toContain('dist/src/cli/actions/run.js');
     // (fetch/policy.js, the retry statuses `--help` names, is constants only.)
     const needless = [
       /node_modules\/(undici|ipaddr\.js)\//,

@@ -5,13 +5,14 @@ import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildGolden } from '../golden/build.js';
-import { planTasks, readLabelled, writeDataset } from '../src/harbor/export.js';
+import { planTasks, writeDataset } from '../src/dataset/export.js';
+import { readLabelled } from '../src/dataset/labelled.js';
 import { GOLDEN_WAYBACK_URL } from '../golden/server.js';
 import { ROOT, runCliInProcess, taskFolders, tempDir } from './support/helpers.js';
 import { checkTaskFolder, dockerInstructions } from './support/harbor-helpers.js';
-import { ORACLE_PACK, TASK_BUILDS, shippedDir } from '../src/harbor/ship.js';
-import type { VerifierMode } from '../src/harbor/templates.js';
-import { taskVerifierMode } from '../src/harbor/verifier-mode.js';
+import { ORACLE_PACK, TASK_BUILDS, shippedDir } from '../src/task/ship.js';
+import type { VerifierMode } from '../src/task/verifier-mode.js';
+import { taskVerifierMode } from '../src/task/task-dir.js';
 
 /*
  * Harbor's TaskConfig (src/harbor/models/task/config.py, as of the copy in AlienKevin/sprint at commit

@@ -16,11 +16,18 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { LAYOUTS, type Layout } from '../src/harbor/layout.js';
-import { failureShape, grade, rewardJson } from '../src/harbor/grade.js';
-import { MAX_LABELS_BYTES, readLabels, removeEntry, replaceFile } from '../src/harbor/verifier.js';
+import { LAYOUTS, type Layout } from '../src/task/layout.js';
 // The task's own verifier, as tests/grade.mjs runs it.
-import { verify } from '../src/harbor/grader/grade.mjs';
+import {
+  verify,
+  failureShape,
+  grade,
+  rewardJson,
+  MAX_LABELS_BYTES,
+  readLabels,
+  removeEntry,
+  replaceFile,
+} from '../src/grader/grade.mjs';
 import { shellQuote as q } from '../src/sh-quote.js';
 import { dockerInstructions, makeTask } from './support/harbor-helpers.js';
 import { tempDir } from './support/helpers.js';
@@ -29,7 +36,7 @@ import { tempDir } from './support/helpers.js';
 const AGENT_UID = 1001;
 
 /** The task's grader, as test.sh runs it. */
-const GRADER = join(import.meta.dirname, '..', 'src', 'harbor', 'grader', 'grade.mjs');
+const GRADER = join(import.meta.dirname, '..', 'src', 'grader', 'grade.mjs');
 
 const CLAIMS = [
   { id: 'a', quote: 'alpha', url: 'http://127.0.0.1:9/a', gold: 'verbatim' },

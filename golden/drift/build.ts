@@ -4,7 +4,7 @@
 //
 // Each source has a labelled version (what the labeller fetched on the claim's verify date: its sha256 is
 // the claim's evidence), a live version (what the golden server serves today: edited, gone, moved, or the
-// same) and Wayback captures (served by the golden Wayback stub, src/wayback/stub.ts). Labels are made
+// same) and Wayback captures (served by the golden Wayback stub, src/wayback/stub/stub.ts). Labels are made
 // on the LABELLED version with the span rules of golden/build.ts (design §3), never by running quotecheck;
 // the builder also states, and asserts, whether today's text still has the quote. It reads its spec,
 // golden/drift/spec.json (the documents, the sources and their captures, the claims), and writes
@@ -39,9 +39,9 @@ import { isMain } from '../lib/main.js';
 import { readSpec } from '../lib/spec.js';
 import { z } from 'zod';
 import { GOLDEN_WAYBACK_URL, goldenDir, type Route } from '../server.js';
-import type { Capture } from '../../src/wayback/stub.js';
-import type { TaskVariant } from '../../src/harbor/templates.js';
 import { writeTaskFolder } from '../lib/tasks.js';
+import type { TaskVariant } from '../../src/task/variant.js';
+import type { Capture } from '../../src/wayback/stub/captures.js';
 
 export const DRIFT_TASK = 'drift';
 

@@ -1,17 +1,19 @@
 // Writing one Harbor task folder of the golden benchmark from its labelled claims, through the same task writer
-// `quotecheck export` uses (src/harbor/task-writer.ts); giving the committed golden tasks the files git does not
+// `quotecheck export` uses (src/task/task-writer.ts); giving the committed golden tasks the files git does not
 // keep (the oracle's quotecheck and the verifier's grader, built by scripts/bundle.ts); and the golden tasks for a server
 // on another port than the committed URLs carry (goldenAtPort). Shared by golden/build.ts, golden/drift/build.ts,
 // scripts/bundle.ts, the demo and the test suite.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { LAYOUTS } from '../../src/harbor/layout.js';
-import { BUNDLE_FILES, ORACLE_LOADER, ORACLE_PACK, TASK_BUILDS, shippedDir } from '../../src/harbor/ship.js';
-import { GOLD_MODE, writeTaskFolder as writeTask } from '../../src/harbor/task-writer.js';
-import { bundledSkillDir, instruction, type solveScript, type TaskVariant } from '../../src/harbor/templates.js';
+import { LAYOUTS } from '../../src/task/layout.js';
+import { BUNDLE_FILES, ORACLE_LOADER, ORACLE_PACK, TASK_BUILDS, shippedDir } from '../../src/task/ship.js';
+import { GOLD_MODE, writeTaskFolder as writeTask } from '../../src/task/task-writer.js';
 import type { LabelledRow } from './rows.js';
 import { atGoldenPort, GOLDEN_PORT, goldenDir } from '../server.js';
+import { instruction } from '../../src/task/instruction.js';
+import { bundledSkillDir, type TaskVariant } from '../../src/task/variant.js';
+import type { SolveOptions } from '../../src/task/task-scripts.js';
 
 /**
  * The golden sources are on loopback, which quotecheck refuses unless told (src/fetch/guard.ts): the oracle's
@@ -27,7 +29,7 @@ export interface TaskFolder {
   tags: string[];
   variant: TaskVariant;
   instructionOptions?: Parameters<typeof instruction>[3];
-  solveOptions?: Parameters<typeof solveScript>[0];
+  solveOptions?: SolveOptions;
 }
 
 /** Replaces `tdir` with the task: instruction, task.toml, environment (claims without labels), solution, tests. */
@@ -86,7 +88,7 @@ function replaceFile(from: string, to: string): boolean {
  * Gives every golden task under `tasksDir` (by default the committed ones, golden/tasks/<task>/) what git does not
  * keep: the shipped files, the oracle's packed quotecheck in solution/quotecheck.tgz with its loader (quotecheck.mjs)
  * and the grader in tests/grade.mjs
- * (a copy of src/harbor/grader/grade.mjs), equal to those of dist/bundle/; and tests/gold.json's mode, its owner's
+ * (a copy of src/grader/grade.mjs), equal to those of dist/bundle/; and tests/gold.json's mode, its owner's
  * alone (git keeps only the executable bit, so a checkout has it readable by all). A file already equal is left alone
  * and another is replaced by a rename, so that two test runs starting at once in one checkout, or a run while a demo
  * reads the tasks, never see one missing or half written; the unpacked quotecheck/ an older build put there goes.

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { readArchive, type ArchivedRecord } from './read.js';
 import { decodeContent, dechunk, headerValue } from './warc.js';
 
-export interface ExtractedEntry {
+interface ExtractedEntry {
   /** The URL as requested (WARC-Target-URI). */
   url: string;
   /** When it was recorded (WARC-Date): for a Wayback capture, when it was archived. */

@@ -12,7 +12,7 @@ export { ArchiveError } from './warc.js';
  * The HTTP head of a response record. Header values are as an HTTP client sees them: one character per byte (latin1),
  * as undici decodes them.
  */
-export interface HttpResponseHead {
+interface HttpResponseHead {
   protocol: string;
   status: number;
   statusText: string;
@@ -20,7 +20,7 @@ export interface HttpResponseHead {
 }
 
 /** The HTTP head of a request record: the request line's method and target in place of a status. */
-export interface HttpRequestHead {
+interface HttpRequestHead {
   protocol: string;
   method: string;
   /** The request target as sent (normally the path and query). */

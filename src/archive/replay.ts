@@ -17,7 +17,7 @@ import {
 /** The Wayback Machine a run asks unless told otherwise (DEFAULT_OPTIONS.waybackUrl). */
 const DEFAULT_WAYBACK = 'https://web.archive.org';
 
-export interface ReplayOptions {
+interface ReplayOptions {
   /** The Wayback Machine the run asks (its --wayback-url; default https://web.archive.org). */
   waybackUrl?: string;
 }

@@ -4,8 +4,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { WARCRecord, WARCSerializer } from 'warcio';
-import { describeFsError } from '../messages.js';
 import { UserError } from '../errors.js';
+import { describeFsError } from '../grader/grade.mjs';
 
 /** Every failure of the archive layer (opening, writing, reading a WARC file): one line naming the file. */
 export class ArchiveError extends UserError {
@@ -114,7 +114,7 @@ export function normalBase(base: string): string {
   }
 }
 
-export interface WaybackRef {
+interface WaybackRef {
   /** The timestamp as written in the URL (1 to 14 digits). */
   timestamp: string;
   /** The replay modifier, e.g. "id_", or "" for none. */

@@ -10,7 +10,7 @@ import { evidenceMatch, type EvidenceMatch } from './evidence.js';
 /** Distinct captures (by payload digest) fetched when looking for the one the evidence hash names. */
 const PROOF_CANDIDATES = 3;
 
-export interface CaptureText {
+interface CaptureText {
   capture: CaptureRef;
   record: SourceRecord;
   /** `sha256`: the capture hashes to the evidence; `nearest`: chosen by date alone. */

@@ -1,16 +1,16 @@
 // Which text decides a claim as of its date (docs/sources-change.md#which-text-decides): a proven text alone, else any
 // text consulted; and how to say so.
 import { findQuote, type Match } from '../match.js';
-import type { HtmlViewChoice } from '../settings.js';
+import type { HtmlViewChoice } from '../config/settings.js';
 import type { SourceRecord } from '../source-record.js';
 import type { CaptureOutcome } from './captures.js';
 import { timestamp14ToIso, type AsOfDate } from './date.js';
 import type { Drift, EvidenceMatch } from './evidence.js';
 import type { AsOf } from '../contract.js';
-import type { WaybackMode } from '../settings.js';
+import type { WaybackMode } from '../config/settings.js';
 import { refusedKind } from '../fetch/errors.js';
 
-export type { WaybackMode } from '../settings.js';
+export type { WaybackMode } from '../config/settings.js';
 
 /**
  * The report's `as_of` as the pipeline carries it (contract.ts AsOfResultSchema): which text decided the label, and why

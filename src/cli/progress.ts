@@ -1,8 +1,9 @@
 // What the commands say on stderr: progress (a bar on a terminal, a plain line every few seconds otherwise; the
 // archive's pacing wait too) and the one message prefix.
 import { UserError } from '../errors.js';
+import { GradeInputError } from '../grader/grade.mjs';
 import { plural, thousands } from '../messages.js';
-import type { ClaimSet } from '../claims.js';
+import type { ClaimSet } from '../claims/schema.js';
 import type { ArchiveActivity } from '../wayback/client.js';
 import { cliIo, type CliWriter } from './io.js';
 
@@ -32,11 +33,13 @@ export function outputLine(text: string): void {
 }
 
 /**
- * The one way a command refuses bad input: a UserError (src/errors.ts), or an error of one of the
- * `expected` kinds, is one error line and exit code 2; anything else is a bug, thrown on for its stack.
+ * The one way a command refuses bad input: a UserError (src/errors.ts), the grader's GradeInputError (answers or gold
+ * that cannot be graded: the grader imports nothing of quotecheck, so its error is no UserError), or an error of one of
+ * the `expected` kinds, is one error line and exit code 2; anything else is a bug, thrown on for its stack.
  */
 export function refuseInput(err: unknown, ...expected: (abstract new (...args: never[]) => Error)[]): 2 {
-  if (!(err instanceof UserError) && !expected.some((kind) => err instanceof kind)) throw err;
+  const input = err instanceof UserError || err instanceof GradeInputError;
+  if (!input && !expected.some((kind) => err instanceof kind)) throw err;
   errorLine((err as Error).message);
   return 2;
 }

@@ -1,7 +1,7 @@
 // Approximate substring alignment: the span of a text closest to a quote, found by anchoring on shared k-grams, then
 // aligned locally (Myers' bit-parallel edit distance).
 
-export interface Span {
+interface Span {
   /** Offsets of the span in the text (UTF-16 code units, end exclusive). */
   start: number;
   end: number;

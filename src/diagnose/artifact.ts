@@ -7,7 +7,7 @@ import { QUOTE_MARKS } from './canon.js';
  * The equivalences canon() applies, one kind each. Ligatures have none: normalize()'s NFKC already turns U+FB00 to
  * U+FB06 into their letters, so a ligature never keeps a quote from matching and never needs repairing here.
  */
-export type ArtifactKind =
+type ArtifactKind =
   | 'glued'
   | 'split'
   | 'spacing'
@@ -19,7 +19,7 @@ export type ArtifactKind =
   | 'quote_mark';
 
 /** One place the quote and the source differ by one of the equivalences: the words around it, as each writes them. */
-export interface ArtifactDifference {
+interface ArtifactDifference {
   kind: ArtifactKind;
   quote: string;
   source: string;

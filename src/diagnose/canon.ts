@@ -143,7 +143,7 @@ const MAX_STARTS = 50;
 /** Interruptions allowed in one quote (one per line for line numbers). */
 const MAX_GAPS = 40;
 
-export interface Interruption {
+interface Interruption {
   /** The raw lines that interrupt the quote in the extracted text. */
   gaps: string[];
 }

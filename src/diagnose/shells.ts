@@ -9,7 +9,7 @@ type MarkupRedirect = NonNullable<MarkupSignals['redirect']>;
 
 export { JS_SHELL_MAX_TEXT, SHELL_MAX_TEXT } from '../page-shell-limits.js';
 
-export type ShellKind = 'bot_check' | 'login' | 'subscription' | 'consent' | 'js_shell' | 'redirect';
+type ShellKind = 'bot_check' | 'login' | 'subscription' | 'consent' | 'js_shell' | 'redirect';
 
 export interface Shell {
   kind: ShellKind;
@@ -24,7 +24,7 @@ export interface Shell {
   redirect?: { target: string; via: MarkupRedirect['via'] };
 }
 
-export interface ShellInput {
+interface ShellInput {
   status?: number;
   headers?: Record<string, string>;
   /** What the markup says, read where the HTML was decoded (extract/markup.ts); absent for PDFs and text files. */

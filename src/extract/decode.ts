@@ -14,7 +14,7 @@ import type { CharsetSource } from '../contract.js';
  */
 export type { CharsetSource };
 
-export interface Decoded {
+interface Decoded {
   text: string;
   /** The WHATWG name of the encoding used, e.g. "UTF-8", "windows-1252", "Shift_JIS". */
   charset: string;

@@ -10,7 +10,7 @@ import { MarkupReader, readTree, type MarkupSignals } from './markup.js';
 import { renderText, type RenderNode } from './render.js';
 import { streamedText } from './streamed-text.js';
 
-export interface HtmlViews {
+interface HtmlViews {
   /** The whole body's visible text. */
   full: string;
   /** Readability's article content, rendered the same way; undefined when there is none. */
@@ -48,7 +48,7 @@ export const DOM_LIMITS = {
 };
 
 /** A page parsed: its full view, and the tree Readability will read (unless the page is past a DOM cap). */
-export interface ParsedPage {
+interface ParsedPage {
   full: string;
   doc?: LightDocument;
   /** Why there is no tree, when there is none. */

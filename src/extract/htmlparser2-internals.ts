@@ -1,7 +1,7 @@
 // Every use of htmlparser2's internals, in one place: the TypeScript-private fields of its Tokenizer and Parser that
 // quotecheck reads and sets at run time (plain properties there), behind typed functions. Only the exact version pin
-// (package.json) keeps them where they are; test/htmlparser2-internals.test.ts checks each field listed here, by
-// name, so that a version that moves one fails there and not as wrong text downstream. The rest of quotecheck uses
+// (package.json) keeps them where they are; test/extract/htmlparser2-internals.test.ts checks each field listed here,
+// by name, so that a version that moves one fails there and not as wrong text downstream. The rest of quotecheck uses
 // htmlparser2 through this module (the light DOM's tokenizer, the streaming pass) or its public API (markup.ts).
 import { Parser, Tokenizer } from 'htmlparser2';
 import { isAsciiWhitespace } from './ascii-whitespace.js';
@@ -433,7 +433,7 @@ class TopFirstStack<T> {
 }
 
 /** The Parser events the streaming pass listens to. */
-export interface ElementEvents {
+interface ElementEvents {
   onopentagname(name: string): void;
   /**
    * An element's start tag ends, with its attributes (the first of each name, entities decoded): listened to only when

@@ -3,8 +3,8 @@ import { ExtractError } from './errors.js';
 import { decodeText, type CharsetSource } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
 import type { MarkupSignals } from './markup.js';
-import { chosenPool, htmlPool } from './pool.js';
-import { pdfToText } from './pdf.js';
+import { chosenPool, htmlPool } from './worker/pool.js';
+import { pdfToText } from './pdf/pdftotext.js';
 
 export { ExtractError, type ExtractErrorKind } from './errors.js';
 export { renderText } from './render.js';

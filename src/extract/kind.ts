@@ -3,7 +3,7 @@ import { MIMEType } from 'node:util';
 
 export type SourceKind = 'pdf' | 'html' | 'text' | 'unsupported';
 
-export interface ContentType {
+interface ContentType {
   /** Lowercase type/subtype, e.g. "text/html"; undefined when absent or unparsable. */
   essence?: string;
   charset?: string;

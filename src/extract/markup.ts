@@ -25,7 +25,7 @@ const NOSCRIPT_TEXT_MAX = 1_000;
 const ATTRIBUTE_SEARCH_MAX = 2_000;
 
 /** A redirect the page itself asks for (not an HTTP redirect, which the fetch follows). */
-export interface MarkupRedirect {
+interface MarkupRedirect {
   /** A `<meta http-equiv="refresh" content="N; url=...">`, or a one-line script that sets the location. */
   via: 'meta refresh' | 'script';
   /** The target as the page writes it (entities decoded): resolve it against `base`, then the page's URL. */
@@ -53,7 +53,7 @@ export interface MarkupSignals {
  * An element's attributes as the reader takes them: the tree's element's own list, or the parser's attribs as one (the
  * first of each name, as both keep it).
  */
-export type Attributes = readonly { readonly name: string; readonly value: string }[];
+type Attributes = readonly { readonly name: string; readonly value: string }[];
 
 /** The value of the attribute `name`, or undefined. */
 function attribute(attributes: Attributes, name: string): string | undefined {

@@ -6,7 +6,7 @@ import { isAsciiWhitespace } from './ascii-whitespace.js';
  * Markup as a string (the decoded page) or as bytes (before decoding, in an ASCII-compatible encoding): everything
  * the scanner looks for is ASCII, the same code in both, and its answers are indices into what it is given.
  */
-export type Markup = string | Uint8Array;
+type Markup = string | Uint8Array;
 
 /** The code unit or byte at `i` (NaN past the end, in both). */
 function codeAt(s: Markup, i: number): number {

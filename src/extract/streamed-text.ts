@@ -5,7 +5,7 @@ import type { MarkupReader } from './markup.js';
 import { preprocessInputStream } from './input-stream.js';
 import { BLOCKS, FOREIGN_SKIPPED, SKIPPED } from './render.js';
 
-export interface StreamedText {
+interface StreamedText {
   /** The visible text, rendered as renderText() renders a DOM: blocks and <br> separate, inline elements glue. */
   text: string;
   /** Elements seen. */

@@ -42,7 +42,7 @@ const LOCAL_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48');
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /** The verdict on one address: allowed, or why not (one phrase, e.g. "loopback (127.0.0.0/8)"). */
-export type AddressVerdict = { allowed: true } | { allowed: false; why: string };
+type AddressVerdict = { allowed: true } | { allowed: false; why: string };
 
 /** The CIDR block of range `name` that holds `addr`, for messages. */
 function blockOf(addr: ipaddr.IPv4 | ipaddr.IPv6, name: string): string {

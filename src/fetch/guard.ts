@@ -6,7 +6,7 @@ import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { judgeAddress } from './address.js';
 import { NOT_GLOBAL, PRIVATE_ADDRESS_CODE } from './errors.js';
 
-export { judgeAddress, type AddressVerdict } from './address.js';
+export { judgeAddress } from './address.js';
 
 /** What a refusal tells the user to do about it (the CLI flag; the library's option is `allowPrivate`). */
 const ALLOW_HINT = 'pass --allow-private to reach private networks';
@@ -56,7 +56,7 @@ function originOf(opts: buildConnector.Options): string {
   }
 }
 
-export interface NetworkRule {
+interface NetworkRule {
   /** Reach private networks too (--allow-private): for tests and intranets. */
   allowPrivate: boolean;
   /**

@@ -1,6 +1,6 @@
 // The MCP server's bounds on what comes in and goes out: the input caps, echoes of long inputs, JSON sizes, and the
 // transport guard that holds every request and response under its cap.
-import { MCP_DEFAULTS } from '../defaults.js';
+import { MCP_DEFAULTS } from '../config/defaults.js';
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';

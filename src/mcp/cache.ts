@@ -19,7 +19,7 @@ interface Stored {
   bytes: number;
 }
 
-export interface SourceCacheStats {
+interface SourceCacheStats {
   /** Responses served from the cache. */
   hits: number;
   /** Requests that went to the network. */

@@ -2,11 +2,10 @@
 // written there only under plain names.
 import { accessSync, constants, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { AnswersTarget } from '../answers.js';
-import { kindOf, readRegularFile, type FileIdentity } from '../harbor/safe-read.js';
-import { describeFsError } from '../messages.js';
+import type { AnswersTarget } from '../output/answers.js';
 import { echo } from './bounds.js';
 import { UserError } from '../errors.js';
+import { kindOf, readRegularFile, type FileIdentity, describeFsError } from '../grader/grade.mjs';
 
 /** A path the tools refuse; the message is one line naming the field, the path and why. */
 export class PathError extends UserError {
@@ -44,17 +43,17 @@ function unplainText(c: string): string {
 }
 
 /** A regular file read under the root: its bytes, its real path and its identity (device and inode). */
-export interface RootFile {
+interface RootFile {
   path: string;
   bytes: Buffer;
   identity: FileIdentity;
 }
 
 /**
- * Where an answers file goes (src/answers.ts AnswersTarget): a plain name in a folder under the root, the folder
+ * Where an answers file goes (src/output/answers.ts AnswersTarget): a plain name in a folder under the root, the folder
  * pinned by its real path, so that each write (O_EXCL temp file, then rename) finds it where it was, or refuses.
  */
-export type { AnswersTarget } from '../answers.js';
+export type { AnswersTarget } from '../output/answers.js';
 
 function within(parent: string, child: string): boolean {
   if (child === parent) return true;
@@ -136,7 +135,7 @@ export class RootFolder {
 
   /**
    * Reads a regular file under the root of at most `maxBytes`: lstat first (a FIFO, a device, a folder is refused
-   * unopened), then open with O_NONBLOCK|O_NOFOLLOW|O_NOCTTY and fstat (src/harbor/safe-read.ts).
+   * unopened), then open with O_NONBLOCK|O_NOFOLLOW|O_NOCTTY and fstat (src/grader/safe-read.ts).
    */
   read(input: string, field: string, maxBytes: number): RootFile {
     const real = this.#real(this.#lexical(input, field), input, field, 'file');

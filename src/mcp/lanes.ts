@@ -1,6 +1,6 @@
 // The MCP server's HTML workers: small pages on a worker of their own, so a quick call is not queued behind a large
 // page, and large pages on a worker let go when none is left to extract, so its heap is not held beside the next work.
-import { choosePagePool, HtmlPool } from '../extract/pool.js';
+import { choosePagePool, HtmlPool } from '../extract/worker/pool.js';
 import { SMALL_PAGE_BYTES } from './work.js';
 
 /**

@@ -18,7 +18,7 @@ const ROLE = 'quotecheck-page-worker';
 const HEAP_MB = 1024;
 
 /** A passage found, with its text and its raw wording: what search_source gives. */
-export interface FoundPassage extends Passage {
+interface FoundPassage extends Passage {
   text: string;
   raw: string;
 }

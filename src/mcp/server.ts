@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { VERSION } from '../defaults.js';
+import { VERSION } from '../config/defaults.js';
 import { thousands } from '../messages.js';
 import { BoundedLines, GuardedTransport, MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './bounds.js';
 import { SourceCache } from './cache.js';
@@ -14,9 +14,8 @@ import { collectSoon } from '../extract/collect.js';
 import { useLanes } from './lanes.js';
 import { PageWorker } from './page-worker.js';
 import { gatedInterceptor, KnownSizes, WORK_MEMORY_PER_BYTE, WorkBudget } from './work.js';
+import { SourceTools, ToolInputError, type ToolSettings } from './tools.js';
 import {
-  SourceTools,
-  ToolInputError,
   checkInput,
   checkOutput,
   readInput,
@@ -25,10 +24,9 @@ import {
   searchOutput,
   verifyInput,
   verifyOutput,
-  type ToolSettings,
-} from './tools.js';
+} from './tool-schemas.js';
 
-export type McpSettings = Omit<ToolSettings, 'cache' | 'gate'> & {
+type McpSettings = Omit<ToolSettings, 'cache' | 'gate'> & {
   /** Bytes kept for the session: HTTP bodies and extracted sources (`--cache-mb`). */
   cacheBytes: number;
   /** Bytes of pages the calls work on at once (`--work-mb`). */

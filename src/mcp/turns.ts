@@ -16,7 +16,7 @@ const MAX_TURNS = 4;
 export const WAIT_NOTE_MS = 1_000;
 
 /** What a call's waits cost, for its result and the client's progress notifications. */
-export interface Waits {
+interface Waits {
   /** Milliseconds spent waiting for the budget. */
   ms: number;
   /** Told when the call starts to wait, with a line saying for what. */

@@ -1,10 +1,10 @@
 // Deciding a claim on the text read for it (its label, its date's judgement, its diagnosis): the same code on the run's
 // own thread and, for a source with a large text, on a thread a server gives the run for it (OffThread).
-import type { Claim } from '../claims.js';
+import type { Claim } from '../claims/schema.js';
 import { findQuote } from '../match.js';
 import { normalize } from '../normalize.js';
 import type { SourceRecord } from '../source-record.js';
-import type { HtmlViewChoice, WaybackMode } from '../settings.js';
+import type { HtmlViewChoice, WaybackMode } from '../config/settings.js';
 import { parseAsOf, type AsOfDate } from '../asof/date.js';
 import { driftOf } from '../asof/evidence.js';
 import { isProven, judge, needsCapture, type LiveReading } from '../asof/judge.js';
@@ -25,7 +25,7 @@ export interface DecideContext {
 }
 
 /** One claim as the live source reads for it, before any capture is looked up. */
-export interface Reading {
+interface Reading {
   claim: Claim;
   quote: string;
   live: LiveReading;

@@ -1,6 +1,6 @@
 // Input normalization: what checkClaims takes (plain claims, parseClaims's entries, or its whole result) made into
 // entries.
-import { ClaimsFileError, parseClaims, type Claim, type ClaimEntry, type ClaimSet } from '../claims.js';
+import { ClaimsFileError, parseClaims, type Claim, type ClaimEntry, type ClaimSet } from '../claims/schema.js';
 
 /**
  * A claim as a library user writes it: one entry of a claims file (docs/how-it-decides.md#claims-input). At run time

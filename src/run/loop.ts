@@ -1,14 +1,14 @@
 // The run loop: claims grouped by source, each source fetched and read once, its claims matched, dated and decided.
-import type { Claim, ClaimEntry } from '../claims.js';
+import type { Claim, ClaimEntry } from '../claims/schema.js';
 import { FetchSlots, fetchSource, type FetchSettings } from '../fetch/index.js';
 import { forgetSource } from '../diagnose/index.js';
-import { DEFAULT_OPTIONS } from '../defaults.js';
+import { DEFAULT_OPTIONS } from '../config/defaults.js';
 import { prepareExtraction, toSourceRecord, type SourceRecord } from '../source-record.js';
 import { parseAsOf, type AsOfDate } from '../asof/date.js';
 import { CaptureTexts, type CaptureOutcome } from '../asof/captures.js';
 import type { WaybackClient } from '../wayback/client.js';
 import { entriesOf, type ClaimsInput } from './input.js';
-import type { CheckOptions, StreamedRun } from './options.js';
+import type { CheckOptions, StreamedRun } from './check-options.js';
 import { invalid, undecided, type ClaimResult } from './result.js';
 import { decideReading, longestView, portableRecord, readClaim, today, type DecideContext } from './decide.js';
 import { fetchSettingsFor, httpStacks, isReplay, waybackFor, type HttpStacks } from './transport.js';
@@ -233,7 +233,7 @@ class Run {
 }
 
 /** Where a run's results go: `decide` is called once per claim, with its place in the input. */
-export type Decide = (result: ClaimResult, slot: number) => void;
+type Decide = (result: ClaimResult, slot: number) => void;
 
 /**
  * The run itself, shared by checkClaims and streamClaims: every claim goes to `decide` once,

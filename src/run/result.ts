@@ -1,5 +1,5 @@
 // Result assembly: one claim's ClaimResult from its live reading and judgement, or for a claim undecided or invalid.
-import type { Claim, ClaimEntry } from '../claims.js';
+import type { Claim, ClaimEntry } from '../claims/schema.js';
 import * as z from 'zod';
 import {
   AsOfResultSchema,
@@ -14,7 +14,7 @@ import {
 import { diagnoseAsOf, type Nearest } from '../diagnose/index.js';
 import { textQuoteSelector, type Match, type TextQuoteSelector } from '../match.js';
 import type { Judgement, LiveReading } from '../asof/judge.js';
-import type { HtmlViewChoice } from '../settings.js';
+import type { HtmlViewChoice } from '../config/settings.js';
 import type { FetchErrorKind } from '../fetch/errors.js';
 
 /**

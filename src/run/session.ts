@@ -1,8 +1,8 @@
 // The answers session: a claims file's entries turned into an answers file kept in step with the run, and the run's
 // tally.
-import { AnswerBook, AnswersFile, type AnswerFormat, type AnswersTarget } from '../answers.js';
-import type { ClaimSet } from '../claims.js';
-import type { CheckOptions, StreamedRun } from './options.js';
+import { AnswerBook, AnswersFile, type AnswerFormat, type AnswersTarget } from '../output/answers.js';
+import type { ClaimSet } from '../claims/schema.js';
+import type { CheckOptions, StreamedRun } from './check-options.js';
 import { RunTally } from './tally.js';
 
 /**

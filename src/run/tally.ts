@@ -4,7 +4,7 @@ import { hostOf } from '../messages.js';
 import type { SourceRecord } from '../source-record.js';
 import type { FetchErrorKind } from '../fetch/errors.js';
 import { DIAGNOSES, type Diagnosis } from '../contract.js';
-import type { CheckRun, StreamedRun } from './options.js';
+import type { CheckRun, StreamedRun } from './check-options.js';
 import type { ClaimResult } from './result.js';
 
 export interface RunSummary {
@@ -46,7 +46,7 @@ const LOOK_ORDER: Partial<Record<Diagnosis, number>> = {
 };
 
 /** Sources the network rule refused in a run: how many, the claims citing them, and the first few hosts. */
-export interface RefusedSources {
+interface RefusedSources {
   sources: number;
   claims: number;
   /** Distinct hosts (host:port), in the order met, at most REFUSED_HOSTS_KEPT. */

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import { fetchSource, type FetchSettings, type SourceOutcome } from '../fetch/index.js';
 import { guardedAgent } from '../fetch/guard.js';
 import { WaybackClient, type WaybackOptions } from '../wayback/client.js';
-import type { RunSettings } from '../settings.js';
+import type { RunSettings } from '../config/settings.js';
 
 /** An undici interceptor put under every HTTP exchange of a run. */
 export interface ExchangeInterceptor {
@@ -41,7 +41,7 @@ export const isReplay = (transport: Transport | undefined): transport is Extract
 const KEEP_ALIVE_MS = 4_000;
 
 /** What the stack needs of a run's settings. */
-export type StackSettings = Pick<RunSettings, 'allowPrivate' | 'perHost' | 'wayback' | 'waybackUrl'> & {
+type StackSettings = Pick<RunSettings, 'allowPrivate' | 'perHost' | 'wayback' | 'waybackUrl'> & {
   transport?: Transport;
 };
 
@@ -77,7 +77,7 @@ export function httpStacks(settings: StackSettings): HttpStacks {
 }
 
 /** What the fetch settings need of a run's settings. */
-export type FetchSettingsSource = Pick<
+type FetchSettingsSource = Pick<
   RunSettings,
   | 'timeoutMs'
   | 'maxBytes'
@@ -109,7 +109,7 @@ export function fetchSettingsFor(settings: FetchSettingsSource, dispatcher: Disp
 }
 
 /** What the Wayback client needs of a run's options. */
-export interface ArchiveSettings
+interface ArchiveSettings
   extends Pick<RunSettings, 'wayback' | 'waybackUrl' | 'waybackPerMinute' | 'waybackMaxWaitMs'> {
   transport?: Transport;
   signal?: AbortSignal;

@@ -61,7 +61,7 @@ export class WaybackError extends Error {
   }
 }
 
-export interface CaptureListing {
+interface CaptureListing {
   /** Captures with status 200 at or before the date, newest first (at most CAPTURES_LISTED). */
   before: CaptureRef[];
   /** When there are none: the earliest capture after the date, if any. */

@@ -13,11 +13,12 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { expect, type TestContext } from 'vitest';
-import type { EngineName } from '../../src/harbor/engine.js';
-import { canIsolate } from '../../src/harbor/isolation.js';
-import { readLabelled, tasksByName, writeDataset } from '../../src/harbor/export.js';
-import { readRecordedRuns, writeTaskArchives } from '../../src/harbor/recorded-runs.js';
+import { canIsolate } from '../../src/evaluate/namespace-root.js';
+import { tasksByName, writeDataset } from '../../src/dataset/export.js';
+import { readLabelled } from '../../src/dataset/labelled.js';
+import { readRecordedRuns, writeTaskArchives } from '../../src/dataset/recorded-runs.js';
 import { afterTest, FIXTURES, ROOT, fileTempDir, runCliInProcess, serve, writeJson } from './helpers.js';
+import type { EngineName } from '../../src/results/evaluation-report.js';
 
 /** The public base image every exported task builds FROM. */
 export const BASE_IMAGE = 'docker.io/library/node:20-bookworm-slim';

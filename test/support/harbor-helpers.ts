@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { Label } from '../../src/answers.js';
-import { LAYOUTS, type Layout } from '../../src/harbor/layout.js';
-import { writeTaskFolder } from '../../src/harbor/task-writer.js';
-import { instruction } from '../../src/harbor/templates.js';
+import type { Label } from '../../src/output/answers.js';
+import { LAYOUTS, type Layout } from '../../src/task/layout.js';
+import { writeTaskFolder } from '../../src/task/task-writer.js';
 import { fileTempDir } from './helpers.js';
+import { instruction } from '../../src/task/instruction.js';
 
 /** Debian's Chromium (CI installs it); tests that need it are skipped, saying so, when it is missing. */
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';

@@ -1,8 +1,8 @@
-// A faulty Wayback Machine for tests: a loopback proxy in front of the stub (src/wayback/stub.ts) that answers 429s,
+// A faulty Wayback Machine for tests: a loopback proxy in front of the stub (src/wayback/stub/stub.ts) that answers 429s,
 // 503s or late, as the real archive may, and logs what it answered.
 import http from 'node:http';
-import { listenLoopback, respond, type Loopback } from '../../src/loopback.js';
-import { startWaybackStub, type RunningWayback, type WaybackStubOptions } from '../../src/wayback/stub.js';
+import { listenLoopback, respond, type Loopback } from '../../src/wayback/stub/loopback.js';
+import { startWaybackStub, type RunningWayback, type WaybackStubOptions } from '../../src/wayback/stub/stub.js';
 
 interface RateLimit {
   /** More than this many requests within one sliding window get 429. */

@@ -66,7 +66,7 @@ const QUIRKS_PUBLIC_IDS = new Set([
 ]);
 
 /** A DOCTYPE token: its name, public and system identifiers (null when missing), and its force-quirks flag. */
-export interface DoctypeToken {
+interface DoctypeToken {
   name: string | null;
   publicId: string | null;
   systemId: string | null;

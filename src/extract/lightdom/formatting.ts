@@ -70,7 +70,7 @@ export class ActiveFormatting {
 }
 
 /** The parts of the tree builder reconstruction and the adoption agency work on. */
-export interface FormattingParts {
+interface FormattingParts {
   readonly stack: OpenElements;
   readonly formatting: ActiveFormatting;
   readonly insert: NodeInsertion;

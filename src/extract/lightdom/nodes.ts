@@ -116,7 +116,7 @@ const DoctypeProto = Object.create(NodeProto, {
   textContent: { value: null },
 }) as object;
 
-export interface LightDoctype {
+interface LightDoctype {
   nodeType: number;
   name: string;
   publicId: string;
@@ -167,7 +167,7 @@ export const Attr = function Attr(this: AttrShape, name: string, value: string) 
  * An attribute in a namespace (xlink:, xml:, xmlns on SVG and MathML elements), with a DOM Attr's prefix, local name
  * and namespace.
  */
-export interface NamespacedAttrShape extends AttrShape {
+interface NamespacedAttrShape extends AttrShape {
   prefix: string | null;
   localName: string;
   namespaceURI: string;

@@ -43,7 +43,7 @@ const WHITESPACE_RUN = new RegExp(`[${ASCII_WHITESPACE}]+`, 'g');
  * bounded by the depth limit, so a page costs at most its tokens times that.
  *
  * Checked against jsdom node for node: every page of test/fixtures/malformed, one case per error-handling
- * pattern, and seeded random tag soup (test/lightdom.test.ts).
+ * pattern, and seeded random tag soup (test/extract/lightdom.test.ts).
  *
  * The builder is composed of parts, as parse5's is: the stack of open elements (stack.ts) and the list of active
  * formatting elements (formatting.ts), each owning its data, node insertion (insert.ts), and the budget against

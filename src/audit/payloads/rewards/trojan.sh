@@ -1,0 +1,3 @@
+#!/bin/sh
+@WIN@
+exit 0

@@ -1,5 +1,0 @@
-// The oracle a task ships (solution/quotecheck.tgz, scripts/bundle.ts): the command line with `run` alone, so that its
-// build holds only what a task's solve.sh runs; then exit, as the whole program does (src/cli/entry.ts).
-import { addRunCommand, runProgram } from './main.js';
-
-process.exit(await runProgram(process.argv, [addRunCommand]));

@@ -1,5 +1,0 @@
-// The tool the MCP and skill variants give the agent (scripts/bundle.ts): the command line with what they name, `run`,
-// `verify` and `mcp`; then exit, as the whole program does (src/cli/entry.ts).
-import { addMcpCommand, addRunCommand, addVerifyCommand, runProgram } from './main.js';
-
-process.exit(await runProgram(process.argv, [addRunCommand, addVerifyCommand, addMcpCommand]));
