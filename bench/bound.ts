@@ -114,6 +114,11 @@ export function lowerBound(
 /** The parts that are the network's: each counted from the end of start-up. */
 const NETWORK_PARTS: readonly BoundKind[] = ['chain', 'host', 'global'];
 
+/** What the bound of `kind` is, as the tables say it: a network part after start-up (`start-up + chain`). */
+function boundKindText(kind: BoundKind): string {
+  return NETWORK_PARTS.includes(kind) ? `start-up + ${kind}` : kind;
+}
+
 /** What the bound needs of one run (bench.ts's runs give more). */
 export interface BoundRun {
   seconds: number;
@@ -170,7 +175,7 @@ export type BoundFigures = ReturnType<typeof boundFigures>;
 export function boundText(b: BoundFigures): string {
   const p = b.bound_parts_seconds;
   return (
-    `bound ${b.bound_seconds.toFixed(2)} s (${NETWORK_PARTS.includes(b.bound_kind) ? `start-up + ${b.bound_kind}` : b.bound_kind}; chain ${p.chain.toFixed(2)}, host ${p.host.toFixed(2)}, ` +
+    `bound ${b.bound_seconds.toFixed(2)} s (${boundKindText(b.bound_kind)}; chain ${p.chain.toFixed(2)}, host ${p.host.toFixed(2)}, ` +
     `global ${p.global.toFixed(2)}, CPU ${p.cpu.toFixed(2)}, start-up ${p.startup.toFixed(2)} s), ` +
     `${b.ratio_to_bound.toFixed(2)}x the bound`
   );
