@@ -454,8 +454,19 @@ describe('prebuilt and pinned images', () => {
     expect(existsSync(join(dir, 'ds'))).toBe(false);
   });
 
-  test('--license takes SPDX expressions and LicenseRef- terms', async () => {
-    for (const licence of ['CC-BY-4.0 OR MIT', 'LicenseRef-my-terms', 'CC0-1.0']) {
+  test('--license takes SPDX expressions and LicenseRef- terms; LICENSE holds the text of each license it names', async () => {
+    const texts: Record<string, { has: RegExp[]; lacks?: RegExp }> = {
+      'CC-BY-4.0 OR MIT': {
+        has: [
+          /any one of the licenses below/,
+          /Attribution 4\.0 International Public License/,
+          /Permission is hereby granted/,
+        ],
+      },
+      'LicenseRef-my-terms': { has: [/LicenseRef-my-terms: terms of your own/], lacks: /={78}/ },
+      'CC0-1.0': { has: [/CC0 1\.0 Universal/, /are their owners' and not covered/] },
+    };
+    for (const [licence, { has, lacks }] of Object.entries(texts)) {
       const dir = tempDir();
       const r = await runCliInProcess([
         'export',
@@ -468,6 +479,12 @@ describe('prebuilt and pinned images', () => {
       ]);
       expect(r.code, r.stderr).toBe(0);
       expect(readFileSync(join(dir, 'ds', 'README.md'), 'utf8')).toContain(`licensed under \`${licence}\``);
+      const text = readFileSync(join(dir, 'ds', 'LICENSE'), 'utf8').replace(/[ \n]+/g, ' ');
+      for (const re of has) expect(text).toMatch(re);
+      if (lacks) expect(text).not.toMatch(lacks);
+      expect(r.stdout).toContain(`LICENSE (${licence}'s text)`);
+      // Terms of one's own are the author's to write: said on stderr, not made up.
+      expect(r.stderr.includes('warning: LICENSE lacks LicenseRef-my-terms')).toBe(licence === 'LicenseRef-my-terms');
     }
   });
 });

@@ -20,6 +20,7 @@ import {
 } from '../harbor/export.js';
 import type { Disagreement, FrozenCheckOptions } from '../harbor/frozen-check.js';
 import { CARD_FILE, readAudit, writeDatasetFiles, type DatasetFiles } from '../harbor/dataset-files.js';
+import { LICENSE_FILE } from '../harbor/license-file.js';
 import { MANIFEST_FILE } from '../harbor/manifest.js';
 import { HARBOR_VERSION } from '../harbor/providers.js';
 import type { Archive } from '../archive/index.js';
@@ -375,11 +376,13 @@ function reportWhere(files: DatasetFiles, where: WhereOptions, layout: Layout): 
   else outputLine("runs on SkillsBench 1.1's harnesses (task.md: EvalScope, AgentCompass), not on Harbor's providers");
   if (files.notOn.length) outputLine(`not on:\n${files.notOn.map((p) => `  ${p.name}: ${p.fix}`).join('\n')}`);
   outputLine(
-    `beside the tasks: ${CARD_FILE} (the card)${files.manifest ? `, ${MANIFEST_FILE} (every task's digest)` : ''}` +
+    `beside the tasks: ${CARD_FILE} (the card)${files.license ? `, ${LICENSE_FILE} (${where.license}'s text)` : ''}` +
+      (files.manifest ? `, ${MANIFEST_FILE} (every task's digest)` : '') +
       (files.images.length
         ? `, ${BUILD_IMAGES_SCRIPT} (builds and pushes ${plural(files.images.length, 'image')})`
         : ''),
   );
+  for (const part of files.license?.missing ?? []) messageLine(`warning: ${LICENSE_FILE} lacks ${part}`);
   if (where.repositories.verifier !== undefined)
     messageLine(
       `warning: the verifier images (${where.repositories.verifier}) hold the gold labels: push them where the ` +

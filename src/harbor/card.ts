@@ -273,7 +273,7 @@ No audit was given (\`quotecheck audit DATASET --json audit.json\`, then \`expor
 /** The licence, and what is not the dataset's to license: the pages it cites or redistributes. */
 function rightsSection(n: DatasetNumbers, c: CardContext): string {
   const licence = c.license
-    ? `The claims, labels and task files are licensed under \`${c.license}\` (SPDX).`
+    ? `The claims, labels and task files are licensed under \`${c.license}\` (SPDX); its text is in \`LICENSE\`.`
     : 'No licence was given (`export --license SPDX`): without one, no one else may reuse the dataset.';
   const pages = c.frozen
     ? `This edition redistributes copies of other people's pages: the ${plural(n.sources, 'source')} of \

@@ -1,11 +1,12 @@
 // What an export writes beside its tasks once they are whole (docs/datasets.md#publish-it): the prebuilt images each
-// task.toml names and the script that builds them, the card (README.md), and Harbor's manifest (dataset.toml) with
-// every task's digest, taken last, when nothing in the tasks changes any more.
+// task.toml names and the script that builds them, the card (README.md), the licence's text (LICENSE), and Harbor's
+// manifest (dataset.toml) with every task's digest, taken last, when nothing in the tasks changes any more.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { plural, readTextFile } from '../messages.js';
 import { datasetCard, datasetNumbers, type AuditSummary, type CardContext } from './card.js';
 import { ExportError, type ExportResult, type LabelledClaim } from './export.js';
+import { LICENSE_FILE, licenseFile } from './license-file.js';
 import { datasetToml, MANIFEST_FILE, taskDigest } from './manifest.js';
 import type { Author } from './package-info.js';
 import type { Layout } from './layout.js';
@@ -57,6 +58,8 @@ export interface DatasetFiles {
   images: ImageToBuild[];
   /** dataset.toml was written (with --org, in Harbor's layout). */
   manifest: boolean;
+  /** LICENSE was written (with --license): the parts of the expression whose text it could not hold. */
+  license?: { missing: string[] };
 }
 
 /** The card's file, beside the tasks (Harbor's DatasetPaths.README_FILENAME: its registry shows it). */
@@ -126,6 +129,8 @@ export function writeDatasetFiles(
     ...(o.archives ? { archives: o.archives } : {}),
   };
   writeFileSync(join(outDir, CARD_FILE), datasetCard(numbers, context));
+  const license = o.license !== undefined ? licenseFile(o.license) : undefined;
+  if (license) writeFileSync(join(outDir, LICENSE_FILE), license.text);
   const manifest = name !== undefined && o.layout === 'harbor';
   if (manifest) {
     const description =
@@ -135,7 +140,7 @@ export function writeDatasetFiles(
     const refs = result.tasks.map((t) => ({ name: packageName(o.org!, t.name), digest: taskDigest(t.dir) }));
     writeFileSync(join(outDir, MANIFEST_FILE), datasetToml(info, refs));
   }
-  return { runsOn: runs, notOn: not, images, manifest };
+  return { runsOn: runs, notOn: not, images, manifest, ...(license ? { license: { missing: license.missing } } : {}) };
 }
 
 /**
