@@ -207,16 +207,22 @@ class Run {
     group: readonly Slotted[],
     record: SourceRecord,
     sourceMs: number,
-    [{ decideReading, longestView, portableRecord, readClaim, today }]: DecideStage,
+    [stage]: DecideStage,
   ): Promise<void> {
     const { signal, offThread } = this.#options;
-    const ctx = this.#context(today);
+    const ctx = this.#context(stage.today);
     let rest = group;
-    if (offThread && record.text && record.views && !record.extractError && offThread.takes(longestView(record))) {
+    if (
+      offThread &&
+      record.text &&
+      record.views &&
+      !record.extractError &&
+      offThread.takes(stage.longestView(record))
+    ) {
       const claims = group.map((g) => g.claim);
       // A thread that fails (it died, it ran out of memory) leaves the claims to this one.
       const decided = await offThread
-        .decide({ record: portableRecord(record), claims, ctx, sourceMs })
+        .decide({ record: stage.portableRecord(record), claims, ctx, sourceMs })
         .catch(() => claims.map(() => null));
       if (signal?.aborted) return; // the stop path answers them
       decided.forEach((result, i) => {
@@ -224,7 +230,7 @@ class Run {
       });
       rest = group.filter((_, i) => !decided[i]);
     }
-    const readings = rest.map(({ claim, slot }) => ({ ...readClaim(claim, record, ctx), slot }));
+    const readings = rest.map(({ claim, slot }) => ({ ...stage.readClaim(claim, record, ctx), slot }));
     const lookups = new Map<string, Promise<CaptureOutcome>>();
     for (const r of readings) {
       if (r.needs && !lookups.has(r.key))
@@ -235,7 +241,7 @@ class Run {
       for (const r of rs) {
         slice = await nextSlice(slice);
         if (signal?.aborted) return; // the stop path answers them
-        this.#decide(decideReading(r, found, ctx, sourceMs), r.slot);
+        this.#decide(stage.decideReading(r, found, ctx, sourceMs), r.slot);
       }
     };
     await decideAll(
@@ -290,10 +296,10 @@ export async function runClaims(
   } finally {
     stacks.close();
   }
-  const [, { undecided }] = await decideStage();
+  const [, result] = await decideStage();
   const stopped = options.signal?.aborted ? abortReason(options.signal) : undefined;
   entries.forEach((entry, slot) => {
-    if (!decided[slot]) decide(undecided(entry, stopped ?? 'run ended'), slot);
+    if (!decided[slot]) decide(result.undecided(entry, stopped ?? 'run ended'), slot);
   });
   return {
     claims: entries.length,
