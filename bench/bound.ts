@@ -21,7 +21,7 @@ export type BoundKind = keyof BoundParts;
 
 export interface Bound {
   seconds: number;
-  /** Which part the bound is. */
+  /** Which part the bound is (a network part counted after start-up). */
   kind: BoundKind;
   parts: BoundParts;
 }
@@ -70,8 +70,10 @@ function chainOf(s: BenchSource, asked: readonly number[] | undefined): number {
  * A lower bound on the wall time of any run of `sources` at these limits, whatever its schedule: the largest of
  * (a) the longest chain of one source (its requests cannot overlap, and a wait its server asked for cannot be cut),
  * (b) each host's requests on its per-host slots, (c) all requests on the global slots, (d) the CPU seconds on the
- * cores and (e) start-up. A client's own backoff (an error without Retry-After) is not counted: a schedule could retry
- * at once. Each of (a)-(e) alone is a bound; the largest of them is the bound, not their sum.
+ * cores and (e) start-up. No request leaves before start-up (it ends with the first request the server saw), so each
+ * network part (a)-(c) is counted from there: start-up plus the part. A client's own backoff (an error without
+ * Retry-After) is not counted: a schedule could retry at once. The parts are kept apart (`parts`, each from zero); the
+ * bound is the largest of start-up plus the largest network part, the CPU part and start-up, not a sum of them all.
  */
 export function lowerBound(
   sources: readonly BenchSource[],
@@ -99,8 +101,22 @@ export function lowerBound(
     cpu: run.cpuSeconds / run.cores,
     startup: run.startupSeconds,
   };
-  const kind = (Object.keys(parts) as BoundKind[]).reduce((a, b) => (parts[b] > parts[a] ? b : a));
-  return { seconds: parts[kind], kind, parts };
+  // What each part bounds the run's wall time at: a network part after start-up.
+  const after = (k: BoundKind): number => (NETWORK_PARTS.includes(k) ? parts.startup + parts[k] : parts[k]);
+  // Start-up alone when no network part adds to it.
+  const kind = (Object.keys(parts) as BoundKind[]).reduce<BoundKind>(
+    (a, b) => (after(b) > after(a) ? b : a),
+    'startup',
+  );
+  return { seconds: after(kind), kind, parts };
+}
+
+/** The parts that are the network's: each counted from the end of start-up. */
+const NETWORK_PARTS: readonly BoundKind[] = ['chain', 'host', 'global'];
+
+/** What the bound of `kind` is, as the tables say it: a network part after start-up (`start-up + chain`). */
+function boundKindText(kind: BoundKind): string {
+  return NETWORK_PARTS.includes(kind) ? `start-up + ${kind}` : kind;
 }
 
 /** What the bound needs of one run (bench.ts's runs give more). */
@@ -155,11 +171,11 @@ export function boundFigures(
 
 export type BoundFigures = ReturnType<typeof boundFigures>;
 
-/** The bound as the bench's tables say it: its seconds, the part it is, and every part. */
+/** The bound as the bench's tables say it: its seconds, the part it is (a network one after start-up), every part. */
 export function boundText(b: BoundFigures): string {
   const p = b.bound_parts_seconds;
   return (
-    `bound ${b.bound_seconds.toFixed(2)} s (${b.bound_kind}; chain ${p.chain.toFixed(2)}, host ${p.host.toFixed(2)}, ` +
+    `bound ${b.bound_seconds.toFixed(2)} s (${boundKindText(b.bound_kind)}; chain ${p.chain.toFixed(2)}, host ${p.host.toFixed(2)}, ` +
     `global ${p.global.toFixed(2)}, CPU ${p.cpu.toFixed(2)}, start-up ${p.startup.toFixed(2)} s), ` +
     `${b.ratio_to_bound.toFixed(2)}x the bound`
   );

@@ -30,8 +30,11 @@ interface ReadSettings {
 }
 
 /**
- * The extract stage, loaded when the first body arrives: decoding, the HTML tokenizer, chardet and the encodings'
- * tables are not needed to start a run, and a run's first requests go out while they load.
+ * The extract stage, loaded when the first body arrives: it is not needed to start a run, and a run's first requests go
+ * out while it loads. It is small on this thread (the kind of a body, the HTML workers, pdftotext): decoding, chardet
+ * and the encodings' tables load with the first plain-text body or error page, the HTML tokenizer and the light DOM
+ * with the first error page (errorPageOf): HTML is decoded and parsed in its worker, and a first answer's load held
+ * back every answer behind it (Issue 46).
  */
 const extractStage = (): Promise<typeof import('./extract/index.js')> => import('./extract/index.js');
 
@@ -51,7 +54,7 @@ export function prepareExtraction(): void {
  * way).
  */
 async function errorPageOf(body: Uint8Array, contentType: string | undefined): Promise<ErrorPage | undefined> {
-  const { readErrorPage } = await extractStage();
+  const { readErrorPage } = await import('./extract/error-page.js');
   try {
     return readErrorPage(body, contentType);
   } catch {

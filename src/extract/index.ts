@@ -1,6 +1,6 @@
 // The extract stage: a fetched body becomes one or more text views (PDF, HTML article and full page, plain text).
 import { ExtractError } from './errors.js';
-import { decodeText, type CharsetSource } from './decode.js';
+import type { CharsetSource } from './decode.js';
 import { parseContentType, sniffKind, type SourceKind } from './kind.js';
 import type { MarkupSignals } from './markup.js';
 import { chosenPool, htmlPool } from './worker/pool.js';
@@ -11,7 +11,7 @@ export { renderText } from './render.js';
 export type { CharsetSource } from './decode.js';
 export { parseContentType, sniffKind, type SourceKind } from './kind.js';
 export type { MarkupSignals } from './markup.js';
-export { readErrorPage, type ErrorPage } from './error-page.js';
+export type { ErrorPage } from './error-page.js';
 
 /**
  * `article`: Readability's main content; `full`: the page's visible text; `text`: the only view of a PDF or text file.
@@ -119,6 +119,8 @@ export async function extractSource(input: ExtractInput, options: ExtractOptions
       break;
     }
     case 'text': {
+      // Decoding (chardet, the encodings' tables) loads with the first plain-text body: HTML is decoded in its worker.
+      const { decodeText } = await import('./decode.js');
       const decoded = decodeText(input.body, contentType.charset);
       result = {
         kind,

@@ -1,7 +1,6 @@
 // The run loop: claims grouped by source, each source fetched and read once, its claims matched, dated and decided.
 import type { Claim, ClaimEntry } from '../claims/schema.js';
 import { FetchSlots, fetchSource, type FetchSettings } from '../fetch/index.js';
-import { forgetSource } from '../diagnose/index.js';
 import { DEFAULT_OPTIONS } from '../config/defaults.js';
 import { prepareExtraction, toSourceRecord, type SourceRecord } from '../source-record.js';
 import { parseAsOf, type AsOfDate } from '../asof/date.js';
@@ -9,8 +8,8 @@ import { CaptureTexts, type CaptureOutcome } from '../asof/captures.js';
 import type { WaybackClient } from '../wayback/client.js';
 import { entriesOf, type ClaimsInput } from './input.js';
 import type { CheckOptions, StreamedRun } from './check-options.js';
-import { invalid, undecided, type ClaimResult } from './result.js';
-import { decideReading, longestView, portableRecord, readClaim, today, type DecideContext } from './decide.js';
+import type { ClaimResult } from './result.js';
+import type { DecideContext } from './decide.js';
 import { fetchSettingsFor, httpStacks, isReplay, waybackFor, type HttpStacks } from './transport.js';
 import { HELD_PER_FETCH_SLOT, HeldSources } from './held.js';
 
@@ -26,22 +25,36 @@ interface Slotted {
   slot: number;
 }
 
-/** Claims grouped by the URL fetched for them (fragments dropped): each source is fetched once. */
-function bySource(
-  entries: readonly ClaimEntry[],
-  decideInvalid: (r: ClaimResult, slot: number) => void,
-): Map<string, Slotted[]> {
+/**
+ * The modules that decide claims (reading, matching, diagnosis, the results' schema): loaded once the first requests
+ * are on the network, not before they leave, so that a run's start-up is the HTTP stack's alone (Issue 46).
+ */
+type DecideStage = readonly [
+  typeof import('./decide.js'),
+  typeof import('./result.js'),
+  typeof import('../diagnose/index.js'),
+];
+let decideStageLoad: Promise<DecideStage> | undefined;
+const decideStage = (): Promise<DecideStage> =>
+  (decideStageLoad ??= Promise.all([import('./decide.js'), import('./result.js'), import('../diagnose/index.js')]));
+
+/** Claims grouped by the URL fetched for them (fragments dropped), each source fetched once; and the invalid ones. */
+function bySource(entries: readonly ClaimEntry[]): {
+  groups: Map<string, Slotted[]>;
+  invalid: { entry: Extract<ClaimEntry, { kind: 'invalid' }>; slot: number }[];
+} {
   const groups = new Map<string, Slotted[]>();
+  const invalid: { entry: Extract<ClaimEntry, { kind: 'invalid' }>; slot: number }[] = [];
   entries.forEach((entry, slot) => {
     if (entry.kind === 'invalid') {
-      decideInvalid(invalid(entry), slot);
+      invalid.push({ entry, slot });
       return;
     }
     const group = groups.get(entry.fetchUrl);
     if (group) group.push({ claim: entry, slot });
     else groups.set(entry.fetchUrl, [{ claim: entry, slot }]);
   });
-  return groups;
+  return { groups, invalid };
 }
 
 /** Waits for `work`, or until `signal` aborts, whichever comes first: a stopped run returns at once. */
@@ -124,8 +137,11 @@ class Run {
   /** Every source at once (their requests take FetchSlots), until all are done or the run is stopped. */
   async processAll(groups: Map<string, Slotted[]>): Promise<void> {
     const all = Promise.all([...groups].map(([url, group]) => this.#processSource(url, group)));
-    // The first requests are on their way: an HTML worker gets ready meanwhile.
-    if (groups.size > 0) prepareExtraction();
+    // The first requests are on their way: an HTML worker gets ready meanwhile, and this thread loads what decides.
+    if (groups.size > 0) {
+      prepareExtraction();
+      setImmediate(() => void decideStage().catch(() => {}));
+    }
     all.catch(() => {}); // after a stop nobody awaits it; a late failure must not surface as unhandled
     await untilDoneOrStopped(all, this.#options.signal);
   }
@@ -154,11 +170,12 @@ class Run {
       if (signal?.aborted) return; // the stop path answers these claims
       this.#options.onSource?.(record);
       const ms = Math.round(performance.now() - t0);
+      const stage = await decideStage();
       try {
-        await this.#decideGroup(group, record, ms);
+        await this.#decideGroup(group, record, ms, stage);
       } finally {
         // No other claim cites this URL (claims are grouped by it): what was read for it goes now.
-        forgetSource(record);
+        stage[2].forgetSource(record);
         this.#captures?.forget(url);
       }
     } finally {
@@ -167,7 +184,7 @@ class Run {
   }
 
   /** What deciding a claim needs of the run (decide.ts). */
-  #context(): DecideContext {
+  #context(today: () => AsOfDate): DecideContext {
     return {
       htmlView: this.#options.htmlView,
       wayback: this.#options.wayback,
@@ -186,15 +203,26 @@ class Run {
    * I/O ready in between, or, for a source with a large text, on the thread the run was given for it (OffThread); a
    * run stopped meanwhile leaves the rest to the stop path.
    */
-  async #decideGroup(group: readonly Slotted[], record: SourceRecord, sourceMs: number): Promise<void> {
+  async #decideGroup(
+    group: readonly Slotted[],
+    record: SourceRecord,
+    sourceMs: number,
+    [stage]: DecideStage,
+  ): Promise<void> {
     const { signal, offThread } = this.#options;
-    const ctx = this.#context();
+    const ctx = this.#context(stage.today);
     let rest = group;
-    if (offThread && record.text && record.views && !record.extractError && offThread.takes(longestView(record))) {
+    if (
+      offThread &&
+      record.text &&
+      record.views &&
+      !record.extractError &&
+      offThread.takes(stage.longestView(record))
+    ) {
       const claims = group.map((g) => g.claim);
       // A thread that fails (it died, it ran out of memory) leaves the claims to this one.
       const decided = await offThread
-        .decide({ record: portableRecord(record), claims, ctx, sourceMs })
+        .decide({ record: stage.portableRecord(record), claims, ctx, sourceMs })
         .catch(() => claims.map(() => null));
       if (signal?.aborted) return; // the stop path answers them
       decided.forEach((result, i) => {
@@ -202,7 +230,7 @@ class Run {
       });
       rest = group.filter((_, i) => !decided[i]);
     }
-    const readings = rest.map(({ claim, slot }) => ({ ...readClaim(claim, record, ctx), slot }));
+    const readings = rest.map(({ claim, slot }) => ({ ...stage.readClaim(claim, record, ctx), slot }));
     const lookups = new Map<string, Promise<CaptureOutcome>>();
     for (const r of readings) {
       if (r.needs && !lookups.has(r.key))
@@ -213,7 +241,7 @@ class Run {
       for (const r of rs) {
         slice = await nextSlice(slice);
         if (signal?.aborted) return; // the stop path answers them
-        this.#decide(decideReading(r, found, ctx, sourceMs), r.slot);
+        this.#decide(stage.decideReading(r, found, ctx, sourceMs), r.slot);
       }
     };
     await decideAll(
@@ -252,18 +280,26 @@ export async function runClaims(
     decided[slot] = 1;
     decide(r, slot);
   };
-  const groups = bySource(entries, decideOnce);
+  const { groups, invalid } = bySource(entries);
   const asOfOverride = options.asOf === undefined ? undefined : parseAsOf(options.asOf);
   const stacks = httpStacks(options);
   const run = new Run(options, stacks, asOfOverride, decideOnce);
+  // Invalid claims are answered as soon as the stage that answers them has loaded, while the sources are fetched.
+  const answerInvalid =
+    invalid.length === 0
+      ? undefined
+      : new Promise<void>((loaded) => setImmediate(loaded)).then(decideStage).then(([, result]) => {
+          for (const { entry, slot } of invalid) decideOnce(result.invalid(entry), slot);
+        });
   try {
-    await run.processAll(groups);
+    await Promise.all([run.processAll(groups), answerInvalid]);
   } finally {
     stacks.close();
   }
+  const [, result] = await decideStage();
   const stopped = options.signal?.aborted ? abortReason(options.signal) : undefined;
   entries.forEach((entry, slot) => {
-    if (!decided[slot]) decide(undecided(entry, stopped ?? 'run ended'), slot);
+    if (!decided[slot]) decide(result.undecided(entry, stopped ?? 'run ended'), slot);
   });
   return {
     claims: entries.length,

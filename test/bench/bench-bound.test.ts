@@ -60,7 +60,7 @@ describe('the lower bound', () => {
     expect(lowerBound([s], 16, 2, { ...NONE, askedWaits }).parts.chain).toBe(1.8);
   });
 
-  test('a host, the global slots, the CPU and start-up: the largest part is the bound', () => {
+  test('a host, the global slots, the CPU and start-up: the largest part, a network one after start-up', () => {
     const sources = [
       source('/1', 'h', 400),
       source('/2', 'h', 400),
@@ -78,7 +78,19 @@ describe('the lower bound', () => {
       kind: 'cpu',
       seconds: 1.5,
     });
-    expect(lowerBound(sources, 16, 2, { cpuSeconds: 0, cores: 2, startupSeconds: 0.9 }).kind).toBe('startup');
+    // No request leaves before start-up: a network part counts from its end.
+    const late = lowerBound(sources, 16, 2, { cpuSeconds: 0, cores: 2, startupSeconds: 0.9 });
+    expect(late).toMatchObject({ kind: 'host', parts: { host: 0.8, startup: 0.9 } });
+    expect(late.seconds).toBeCloseTo(1.7, 10);
+    // The CPU part is the run's whole CPU time, start-up's included: nothing is added to it.
+    expect(lowerBound(sources, 16, 2, { cpuSeconds: 4, cores: 2, startupSeconds: 0.9 })).toMatchObject({
+      kind: 'cpu',
+      seconds: 2,
+    });
+    expect(lowerBound([], 16, 2, { cpuSeconds: 0, cores: 2, startupSeconds: 0.9 })).toMatchObject({
+      kind: 'startup',
+      seconds: 0.9,
+    });
   });
 
   test('the bound is no more than the greedy ideal when extraction costs nothing', () => {
