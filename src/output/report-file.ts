@@ -1,23 +1,21 @@
 // The --report file as a run writes it: one line appended per decided claim, so a run killed at any moment leaves every
 // decision made so far.
 import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { LinesFile } from './lines-file.js';
 import { tempPath } from './output-files.js';
 import { toReportRecord } from './evidence-report.js';
 import type { ClaimResult } from '../check.js';
-import { describeFsError } from '../grader/grade.mjs';
 
 export type { ReportOrder } from '../config/settings.js';
 
 /**
- * A report being written. Each line is one `write(2)` of the whole line with its newline, straight
- * to the file (no buffer in this process), so a SIGKILL can lose nothing already appended; a line
- * cut by a crash of the machine itself is the only damage, and readers skip a last line without
- * its newline. A write that fails (a full disk) stops the appending; `failure` says why.
+ * A report being written: a JSON Lines file (lines-file.ts) of one line per decided claim, each one `write(2)` of the
+ * whole line, so a SIGKILL can lose nothing already appended; a line cut by a crash of the machine itself is the only
+ * damage, and readers skip a last line without its newline. A write that fails (a full disk) stops the appending;
+ * `failure` says why.
  */
 export class ReportFile {
-  #fd: number | undefined;
-  #failure: string | undefined;
-  #lines = 0;
+  readonly #file: LinesFile;
 
   /**
    * Creates (or empties) the file at `path`, or with `append` adds to it (a resumed run); throws the file system's
@@ -27,37 +25,26 @@ export class ReportFile {
     readonly path: string,
     opts: { append?: boolean } = {},
   ) {
-    this.#fd = openSync(path, opts.append ? 'a' : 'w');
+    this.#file = new LinesFile(path, opts.append ? 'append' : 'replace');
+    this.#file.open();
   }
 
   /** Lines written so far. */
   get lines(): number {
-    return this.#lines;
+    return this.#file.lines;
   }
 
   /** Why appending stopped, when a write failed (the file system's message). */
   get failure(): string | undefined {
-    return this.#failure;
+    return this.#file.failure;
   }
 
   append(result: ClaimResult): void {
-    if (this.#fd === undefined) return;
-    const line = Buffer.from(`${JSON.stringify(toReportRecord(result))}\n`);
-    try {
-      let done = 0;
-      while (done < line.length) done += writeSync(this.#fd, line, done, line.length - done);
-      this.#lines++;
-    } catch (err) {
-      this.#failure = describeFsError(err);
-      this.close();
-    }
+    this.#file.append(toReportRecord(result));
   }
 
   close(): void {
-    if (this.#fd === undefined) return;
-    const fd = this.#fd;
-    this.#fd = undefined;
-    closeSync(fd);
+    this.#file.close();
   }
 }
 

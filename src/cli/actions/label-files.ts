@@ -1,63 +1,9 @@
 // The files `label` writes as it goes (docs/cli.md#quotecheck-label-gold-labels-with-their-proof): each labelled or
 // left-out claim appended as one whole line the moment it is decided, and what a resumed run finds in them.
-import { closeSync, existsSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, truncateSync } from 'node:fs';
 import { rowId } from '../../dataset/labelled.js';
 import { writeFileAtomicSync } from '../../output/output-files.js';
 import { reorderReport } from '../../output/report-file.js';
-import { describeFsError } from '../../grader/grade.mjs';
-
-/** How a file is opened: made new (refused when it exists), replacing one (--force), or appended to (--resume). */
-export type WriteMode = 'new' | 'replace' | 'append';
-
-const FLAGS: Record<WriteMode, string> = { new: 'wx', replace: 'w', append: 'a' };
-
-/**
- * A JSON Lines file written a whole line at a time: each line one `write(2)` with its newline, no buffer in this
- * process, so a SIGKILL loses nothing appended. Opened at its first line: a run that writes none leaves no file (and an
- * existing one as it was). A write that fails stops the appending; `failure` says why.
- */
-export class LinesFile {
-  #fd: number | undefined;
-  #failure: string | undefined;
-  #lines = 0;
-  #closed = false;
-
-  constructor(
-    readonly path: string,
-    readonly mode: WriteMode,
-  ) {}
-
-  /** Lines this run wrote. */
-  get lines(): number {
-    return this.#lines;
-  }
-
-  get failure(): string | undefined {
-    return this.#failure;
-  }
-
-  append(obj: object): void {
-    if (this.#closed || this.#failure !== undefined) return;
-    const line = Buffer.from(`${JSON.stringify(obj)}\n`);
-    try {
-      this.#fd ??= openSync(this.path, FLAGS[this.mode]);
-      let done = 0;
-      while (done < line.length) done += writeSync(this.#fd, line, done, line.length - done);
-      this.#lines++;
-    } catch (err) {
-      this.#failure = describeFsError(err);
-      this.close();
-    }
-  }
-
-  close(): void {
-    this.#closed = true;
-    if (this.#fd === undefined) return;
-    const fd = this.#fd;
-    this.#fd = undefined;
-    closeSync(fd);
-  }
-}
 
 /**
  * A JSON Lines file's whole lines, each with its object (undefined when it does not parse as one), and the bytes they

@@ -16,7 +16,8 @@ import type { ReplayDispatcher, WarcRecorder } from '../../archive/index.js';
 import { SIGNAL_EXIT, claimsProgress, messageLine, refuseInput } from '../progress.js';
 import { transportOf } from '../../run/check-options.js';
 import { fetchSettings, type FetchFlags } from '../../config/fetch-options.js';
-import { LinesFile, inInputOrder, prepareResume, type ResumeState, type WriteMode } from './label-files.js';
+import { LinesFile, type WriteMode } from '../../output/lines-file.js';
+import { inInputOrder, prepareResume, type ResumeState } from './label-files.js';
 import { resumeCommand, summarise, summariseChanges } from './label-summary.js';
 import { describeFsError } from '../../grader/grade.mjs';
 
