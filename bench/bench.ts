@@ -531,7 +531,7 @@ function printTable(m: Measured, results: Results): void {
   const rows: [string, string, string, string][] = [
     ['pipeline', 'wall s', 'ideal s', 'notes'],
     [
-      'quotecheck, concurrency 16, 2 per host',
+      `quotecheck, concurrency ${DEFAULT_OPTIONS.concurrency}, ${DEFAULT_OPTIONS.perHost} per host`,
       fmt(quick.seconds, 1),
       fmt(idealQuick, 1),
       `median of ${QUICK_RUNS} runs (${bySpeed.map((r) => fmt(r.seconds, 1)).join(', ')} s): ${boundText(results)}; ratio to the ideal ${fmt(results.ratio_vs_ideal)} (target <= ${TARGET_RATIO}: ${check(results.ratio_vs_ideal <= TARGET_RATIO)}); peak ${results.peak_rss_mb} MB (target < 600: ${check(results.peak_rss_mb < 600)}); the runs agree on ${fmt(results.runs_agreement * 100, 1)}% of answers`,

@@ -1,6 +1,7 @@
 // The table rows of docs/performance.md that test/readme-figures.test.ts holds to bench/results.json, printed from
 // that file: after a bench run, `node dist/bench/doc-rows.js` gives every row to paste, each as the documentation writes
 // it (the prose around them is the writer's).
+import { DEFAULT_OPTIONS } from '../src/config/defaults.js';
 import { readResults } from './results-file.js';
 
 /* The results are read as the bench wrote them: JSON, typed here only as far as the rows need. */
@@ -32,7 +33,7 @@ function profileRows(r: Results): string[] {
   const cpu = (x: Results) => `CPU ${f1(x.cpu_seconds)} s (runs: ${list(x.cpu_runs_seconds)})`;
   return [
     row(
-      'benchmark profile (16 at once, 2 per host)',
+      `benchmark profile (${DEFAULT_OPTIONS.concurrency} at once, ${DEFAULT_OPTIONS.perHost} per host)`,
       { ...r, seconds: r.quotecheck_seconds, runs_seconds: r.quotecheck_runs_seconds },
       `${ideal(r)}; peak memory ${r.peak_rss_mb} MB (target 600)`,
     ),

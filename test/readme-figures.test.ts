@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { DEFAULT_OPTIONS } from '../src/config/defaults.js';
 import { docSection } from './support/docs.js';
 import { ROOT } from './support/helpers.js';
 
@@ -34,7 +35,7 @@ function expectShown(readmeFigure: number, value: number, decimals: number): voi
   );
 }
 
-const BENCH = 'benchmark profile (16 at once, 2 per host)';
+const BENCH = `benchmark profile (${DEFAULT_OPTIONS.concurrency} at once, ${DEFAULT_OPTIONS.perHost} per host)`;
 const TASK = 'task profile (560 claims, 130 sources, 17 asking to wait)';
 
 /** The bound's figures (bench/bound.ts boundFigures) as bench/results.json keeps them with each profile. */

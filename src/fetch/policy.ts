@@ -1,4 +1,5 @@
-// Retry policy: which failures are worth another attempt, and how long the server asked us to wait.
+// Retry policy: which failures are worth another attempt, how long the server asked us to wait, and which answers say
+// the server is overloaded.
 
 /**
  * Statuses that say "try again later": request timeout, too early, too many requests and
@@ -16,3 +17,9 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }
+
+/**
+ * Statuses by which a server says it is overloaded: 429 (RFC 6585 §4, too many requests in a given time) and 503
+ * (RFC 9110 §15.6.4, a temporary overload or maintenance). Its host gets fewer requests at once (slots.ts Pace).
+ */
+export const OVERLOADED_STATUSES: ReadonlySet<number> = new Set([429, 503]);

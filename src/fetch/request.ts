@@ -3,9 +3,9 @@ import { fetch, type Dispatcher } from 'undici';
 import type { ReadableStream } from 'node:stream/web';
 import type { SourceCookies } from './cookies.js';
 import { FetchError, classifyNetworkError, stoppedError } from './errors.js';
-import { RETRYABLE_STATUSES, parseRetryAfter } from './policy.js';
+import { OVERLOADED_STATUSES, RETRYABLE_STATUSES, parseRetryAfter } from './policy.js';
 import { defaultDispatcher } from './guard.js';
-import type { SlotPriority } from './slots.js';
+import type { SlotOutcome, SlotPriority, SlotRelease } from './slots.js';
 
 export interface RequestSettings {
   /** Limit for one attempt, from connect to the last body byte. */
@@ -26,7 +26,7 @@ export interface RequestSettings {
    * Slots each hop takes before it is requested and gives back once its answer is read (slots.ts FetchSlots): the
    * claim's host for the first hop, a redirect's host for the next. Without them, requests are not limited.
    */
-  slots?: { take(url: string, signal?: AbortSignal, priority?: SlotPriority): Promise<() => void> };
+  slots?: { take(url: string, signal?: AbortSignal, priority?: SlotPriority): Promise<SlotRelease> };
   /**
    * The attempt's place in the slots' queues (slots.ts SlotPriority): `first` for a source's first attempt (its later
    * hops are `next`), `waited` for every hop of a retry after a wait the server asked for, `next` for another retry.
@@ -177,6 +177,7 @@ export async function requestOnce(
       const priority = attempt === 'first' && redirects.length > 0 ? 'next' : attempt;
       const release = settings.slots ? await settings.slots.take(current, signal, priority) : undefined;
       clock.run();
+      let outcome: SlotOutcome = 'none';
       try {
         const cookie = await cookies.header(current);
         const res = await fetch(current, {
@@ -190,6 +191,7 @@ export async function requestOnce(
           signal: attemptSignal,
           dispatcher,
         });
+        outcome = OVERLOADED_STATUSES.has(res.status) ? 'overloaded' : 'answered';
         await cookies.keep(res.headers.getSetCookie(), current);
         const location = res.headers.get('location');
         if (REDIRECT_STATUSES.has(res.status) && location) {
@@ -213,7 +215,7 @@ export async function requestOnce(
         await settings.beforeSlotRelease?.(bytes.length);
         return { status: res.status, finalUrl: current, redirects, headers: res.headers, body: bytes };
       } finally {
-        release?.();
+        release?.(outcome);
       }
     }
   } catch (err) {

@@ -1,5 +1,6 @@
 // Fetch slots: a global cap and a per-host cap, taken for each request and given back while a source waits; first
-// requests go first, then the retries of sources whose server asked them to wait, then the other hops under way.
+// requests go first, then the retries of sources whose server asked them to wait, then the other hops under way; a host
+// that answers it is overloaded gets fewer at once.
 
 /**
  * Which requests a free slot goes to first. First requests: each may reveal a long chain of its own (a source that asks
@@ -29,8 +30,31 @@ interface Host {
   queue: Waiter[];
 }
 
+/**
+ * How a request's answer went, told when its slots are given back: `overloaded` when its server said so (429 Too Many
+ * Requests, RFC 6585 §4: too many requests in a given time; 503 Service Unavailable, RFC 9110 §15.6.4: a temporary
+ * overload), `answered` for any other answer, `none` when no answer came (a failure, a stop).
+ */
+export type SlotOutcome = 'overloaded' | 'answered' | 'none';
+
+/**
+ * A host's own limit, lowered while it says it is overloaded (additive increase, multiplicative decrease, as TCP does
+ * with its window): halved (not below one) by each `overloaded` answer, and raised by one after as many answers as the
+ * limit, until it is the per-host limit again. Kept apart from the host's queue, which goes when the host is idle.
+ */
+interface Pace {
+  limit: number;
+  /** Answers since the limit last changed. */
+  answers: number;
+}
+
+/** Gives a request's slots back, saying how its answer went (SlotOutcome; `none` when not said). */
+export type SlotRelease = (outcome?: SlotOutcome) => void;
+
 export class FetchSlots {
   readonly #hosts = new Map<string, Host>();
+  /** Hosts whose limit is below the per-host one (Pace): none on a run no server calls overloaded. */
+  readonly #paces = new Map<string, Pace>();
   #busy = 0;
   #seq = 0;
 
@@ -54,9 +78,10 @@ export class FetchSlots {
    * A request waits for its host's slot without holding a global one, so that requests queued behind a busy host never
    * keep other hosts waiting. Waiting requests are served by `priority` (SlotPriority), in arrival order within one.
    * A source gives its slots back while it waits for a retry, and each hop of a redirect takes its own host's, so a
-   * wait holds nothing another source could use. Rejects at once when `signal` aborts.
+   * wait holds nothing another source could use. A host that answers it is overloaded gets fewer slots for a while
+   * (Pace). Rejects at once when `signal` aborts.
    */
-  take(url: string, signal?: AbortSignal, priority: SlotPriority = 'first'): Promise<() => void> {
+  take(url: string, signal?: AbortSignal, priority: SlotPriority = 'first'): Promise<SlotRelease> {
     return new Promise((granted, refused) => {
       if (signal?.aborted) return refused(signal.reason as Error);
       const key = new URL(url).host;
@@ -68,9 +93,10 @@ export class FetchSlots {
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
           let released = false;
-          granted(() => {
+          granted((outcome = 'none') => {
             if (released) return;
             released = true;
+            this.#pace(waiter.host, outcome);
             host.busy--;
             this.#busy--;
             this.#forgetIdle(waiter.host, host);
@@ -93,6 +119,24 @@ export class FetchSlots {
     });
   }
 
+  /** The host's limit now: the per-host limit unless its server has said it is overloaded (Pace). */
+  #limitOf(key: string): number {
+    return this.#paces.get(key)?.limit ?? this.perHostConcurrency;
+  }
+
+  /** Lowers or restores the host's limit by how its answer went (Pace). */
+  #pace(key: string, outcome: SlotOutcome): void {
+    const pace = this.#paces.get(key);
+    if (outcome === 'overloaded') {
+      const limit = Math.max(1, Math.floor((pace?.limit ?? this.perHostConcurrency) / 2));
+      if (limit < this.perHostConcurrency) this.#paces.set(key, { limit, answers: 0 });
+    } else if (outcome === 'answered' && pace && ++pace.answers >= pace.limit) {
+      pace.limit++;
+      pace.answers = 0;
+      if (pace.limit >= this.perHostConcurrency) this.#paces.delete(key);
+    }
+  }
+
   /** Drops a host with nothing in flight and nothing queued: a run over many hosts scans only the busy ones. */
   #forgetIdle(key: string, host: Host): void {
     if (host.busy === 0 && host.queue.length === 0 && this.#hosts.get(key) === host) this.#hosts.delete(key);
@@ -102,8 +146,8 @@ export class FetchSlots {
   #pump(): void {
     while (this.#busy < this.concurrency) {
       let best: Waiter | undefined;
-      for (const host of this.#hosts.values()) {
-        const head = host.busy < this.perHostConcurrency ? host.queue[0] : undefined;
+      for (const [key, host] of this.#hosts) {
+        const head = host.busy < this.#limitOf(key) ? host.queue[0] : undefined;
         if (head && (!best || head.rank < best.rank || (head.rank === best.rank && head.seq < best.seq))) best = head;
       }
       if (!best) return;

@@ -10,8 +10,8 @@
 export const HELD_PER_FETCH_SLOT = 16;
 
 /**
- * Bytes of held bodies (as received) at once. A body larger than this is held alone. With --concurrency 16, at most 16
- * more bodies are in flight beside them (a fetch slot keeps its answer until it has a held place).
+ * Bytes of held bodies (as received) at once. A body larger than this is held alone. At most --concurrency more bodies
+ * are in flight beside them (a fetch slot keeps its answer until it has a held place).
  */
 const HELD_BYTES = 96 * 1024 * 1024;
 

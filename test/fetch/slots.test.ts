@@ -169,3 +169,78 @@ describe('FetchSlots.take: who gets a free slot', () => {
     (await queued)();
   });
 });
+
+describe('a host that says it is overloaded gets fewer requests at once', () => {
+  /** `n` slots of `url`'s host, taken at once. */
+  const takeAll = (slots: FetchSlots, url: string, n: number) =>
+    Promise.all(Array.from({ length: n }, () => slots.take(url)));
+
+  test('429 or 503 halves the host limit (not below one); it comes back by one after as many answers as it is', async () => {
+    const slots = new FetchSlots(16, 4);
+    const held = await takeAll(slots, 'http://a.test/', 4);
+    const granted: string[] = [];
+    const waiting = ['w1', 'w2', 'w3', 'w4'].map((name) =>
+      slots.take(`http://a.test/${name}`).then((release) => {
+        granted.push(name);
+        return release;
+      }),
+    );
+    const settle = () => new Promise<void>((r) => setImmediate(r));
+    held[0]!('overloaded'); // the limit is 2: three are still in flight
+    await settle();
+    expect(granted).toEqual([]);
+    // Another host is not held back.
+    (await slots.take('http://b.test/'))('answered');
+    held[1]!('answered'); // two in flight, one answer at the limit of 2
+    await settle();
+    expect(granted).toEqual([]);
+    held[2]!('answered'); // two answers at 2: the limit is 3, and one in flight
+    await settle();
+    expect(granted).toEqual(['w1', 'w2']);
+    held[3]!('overloaded'); // the limit is 1 (half of 3), two in flight
+    const [w1, w2] = await Promise.all(waiting.slice(0, 2));
+    w1!('none'); // no answer (a failure, a stop): the limit stays
+    await settle();
+    expect(granted).toEqual(['w1', 'w2']);
+    w2!('answered'); // one answer at 1: the limit is 2, nothing in flight
+    const rest = await Promise.all(waiting.slice(2));
+    expect(granted).toEqual(['w1', 'w2', 'w3', 'w4']);
+    for (const release of rest) release('answered'); // two answers at 2: 3
+    // Three more answers at 3: the host's own limit of 4 again, all four at once.
+    for (const release of await takeAll(slots, 'http://a.test/', 3)) release('answered');
+    const four = await takeAll(slots, 'http://a.test/', 4);
+    for (const release of four) release();
+  });
+
+  test.each([503, 429])(
+    'a run: after a %i, the host has two requests at once until two of its answers are in',
+    async (status) => {
+      const events: string[] = [];
+      const logged = (name: string, delayMs: number, status = 200) => ({
+        path: `/${name}`,
+        handler: (_req: http.IncomingMessage, res: http.ServerResponse) => {
+          events.push(`start ${name}`);
+          setTimeout(() => {
+            events.push(`end ${name}`);
+            res.writeHead(status, html).end(PAGE);
+          }, delayMs);
+        },
+      });
+      // a answers `status` at once; b, c and d take 300 ms; e and f queue behind them (four a host).
+      const server = await serve([
+        logged('a', 0, status),
+        ...['b', 'c', 'd', 'e', 'f'].map((name) => logged(name, 300)),
+      ]);
+      const run = await checkClaims(
+        ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ({ id, quote: QUOTE, url: `${server.origin}/${id}` })),
+        { allowPrivate: true, perHost: 4, concurrency: 8, retries: 0 },
+      );
+      expect(run.results.map((r) => r.label)).toEqual(['no_match', ...Array(5).fill('verbatim')]);
+      // Once a said so, its host's limit was two with three in flight: e and f went out after two answers came back.
+      const at = (event: string) => events.indexOf(event);
+      const answered = ['b', 'c', 'd'].map((n) => at(`end ${n}`)).sort((x, y) => x - y);
+      expect(at('end a')).toBeLessThan(answered[0]!);
+      for (const n of ['e', 'f']) expect(at(`start ${n}`), n).toBeGreaterThan(answered[1]!);
+    },
+  );
+});
