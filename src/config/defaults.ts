@@ -27,8 +27,8 @@ export const DEFAULT_OPTIONS: Readonly<RunSettings> = {
   concurrency: 32,
   /**
    * Requests at once to one host. HTTP sets no number (RFC 9112 §9.4 asks a client to be conservative; RFC 2616's two
-   * was dropped as impractical); browsers open six, Scrapy eight. Four, halved while the host answers 429 or 503 and
-   * restored one at a time as it answers again (fetch/slots.ts).
+   * was dropped as impractical); browsers open six, Scrapy eight. Four, halved while the host answers 429 or 503
+   * without a Retry-After and restored one at a time as it answers again (fetch/slots.ts).
    */
   perHost: 4,
   timeoutMs: 30_000,

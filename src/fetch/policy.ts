@@ -20,6 +20,7 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
 
 /**
  * Statuses by which a server says it is overloaded: 429 (RFC 6585 §4, too many requests in a given time) and 503
- * (RFC 9110 §15.6.4, a temporary overload or maintenance). Its host gets fewer requests at once (slots.ts Pace).
+ * (RFC 9110 §15.6.4, a temporary overload or maintenance). Without a Retry-After saying when to come back, its host
+ * gets fewer requests at once (slots.ts Pace).
  */
 export const OVERLOADED_STATUSES: ReadonlySet<number> = new Set([429, 503]);

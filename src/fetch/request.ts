@@ -191,7 +191,7 @@ export async function requestOnce(
           signal: attemptSignal,
           dispatcher,
         });
-        outcome = OVERLOADED_STATUSES.has(res.status) ? 'overloaded' : 'answered';
+        outcome = overloaded(res) ? 'overloaded' : 'answered';
         await cookies.keep(res.headers.getSetCookie(), current);
         const location = res.headers.get('location');
         if (REDIRECT_STATUSES.has(res.status) && location) {
@@ -269,6 +269,14 @@ async function redirectTarget(
     });
   }
   return next.href;
+}
+
+/**
+ * Whether the answer says its server is overloaded without saying when to come back (slots.ts Pace): one that sends a
+ * usable Retry-After has said what it needs, that request again after the wait, and gets just that.
+ */
+function overloaded(res: FetchResponse): boolean {
+  return OVERLOADED_STATUSES.has(res.status) && parseRetryAfter(res.headers.get('retry-after')) === undefined;
 }
 
 /** An HTTP error status as a FetchError, with its capped body, headers and Retry-After. */

@@ -31,9 +31,11 @@ interface Host {
 }
 
 /**
- * How a request's answer went, told when its slots are given back: `overloaded` when its server said so (429 Too Many
- * Requests, RFC 6585 §4: too many requests in a given time; 503 Service Unavailable, RFC 9110 §15.6.4: a temporary
- * overload), `answered` for any other answer, `none` when no answer came (a failure, a stop).
+ * How a request's answer went, told when its slots are given back: `overloaded` when its server said so without
+ * saying when to come back (429 Too Many Requests, RFC 6585 §4: too many requests in a given time; 503 Service
+ * Unavailable, RFC 9110 §15.6.4: a temporary overload; no usable Retry-After: a server that sends one has said what it
+ * needs, that request again after the wait, and the source waits holding no slot), `answered` for any other answer,
+ * `none` when no answer came (a failure, a stop).
  */
 export type SlotOutcome = 'overloaded' | 'answered' | 'none';
 

@@ -170,6 +170,23 @@ describe('FetchSlots.take: who gets a free slot', () => {
   });
 });
 
+/** A handler that logs when its request starts and when it is answered, `delayMs` later, with `status`. */
+function loggedHandler(
+  events: string[],
+  name: string,
+  delayMs: number,
+  status: number,
+  headers: http.OutgoingHttpHeaders = {},
+) {
+  return (_req: http.IncomingMessage, res: http.ServerResponse): void => {
+    events.push(`start ${name}`);
+    setTimeout(() => {
+      events.push(`end ${name}`);
+      res.writeHead(status, { ...html, ...headers }).end(PAGE);
+    }, delayMs);
+  };
+}
+
 describe('a host that says it is overloaded gets fewer requests at once', () => {
   /** `n` slots of `url`'s host, taken at once. */
   const takeAll = (slots: FetchSlots, url: string, n: number) =>
@@ -243,4 +260,23 @@ describe('a host that says it is overloaded gets fewer requests at once', () => 
       for (const n of ['e', 'f']) expect(at(`start ${n}`), n).toBeGreaterThan(answered[1]!);
     },
   );
+
+  test('a 503 that says when to come back (Retry-After) is followed as it says: the host keeps its four', async () => {
+    const events: string[] = [];
+    const server = await serve([
+      { path: '/a', handler: loggedHandler(events, 'a', 0, 503, { 'retry-after': '1' }) },
+      ...['b', 'c', 'd', 'e', 'f'].map((name) => ({
+        path: `/${name}`,
+        handler: loggedHandler(events, name, 800, 200),
+      })),
+    ]);
+    const run = await checkClaims(
+      ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ({ id, quote: QUOTE, url: `${server.origin}/${id}` })),
+      { allowPrivate: true, perHost: 4, concurrency: 8, retries: 0 },
+    );
+    expect(run.results.map((r) => r.label)).toEqual(['no_match', ...Array(5).fill('verbatim')]);
+    // a's slot went to e at once; f waited for the first of b, c and d.
+    const first = Math.min(...['b', 'c', 'd'].map((n) => events.indexOf(`end ${n}`)));
+    expect(events.indexOf('start e')).toBeLessThan(first);
+  });
 });
