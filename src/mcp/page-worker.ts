@@ -9,6 +9,7 @@ import type { ClaimResult } from '../run/result.js';
 import { searchPassages, type Passage } from './passages.js';
 import { SMALL_PAGE_BYTES } from './work.js';
 import { withoutTexts, withTexts } from './texts.js';
+import { textOf, unitsOf, type TextUnits } from '../extract/worker/units.js';
 
 /** Marks the thread this module runs as the page worker (it is also the module the main thread imports). */
 const ROLE = 'quotecheck-page-worker';
@@ -41,8 +42,11 @@ export interface SearchResult {
 type Job =
   | { id: number; kind: 'decide'; request: OffThreadRequest }
   | { id: number; kind: 'search'; request: SearchRequest };
-/** One long text of job `job`, sent ahead of it on its own (texts.ts); answered once it has arrived. */
-type Part = { id: number; kind: 'part'; job: number; index: number; text: string };
+/**
+ * One long text of job `job`, sent ahead of it on its own (texts.ts) as its code units in a buffer handed over; answered
+ * once it has arrived.
+ */
+type Part = { id: number; kind: 'part'; job: number; index: number; text: TextUnits };
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
 /** The passages of a source closest to a phrase, each with its raw wording (passages.ts, match.ts rawSpan). */
@@ -60,13 +64,16 @@ if (!isMainThread && workerData?.role === ROLE) {
   parentPort!.on('message', (message: Job | Part) => {
     if (message.kind === 'part') {
       const texts = parts.get(message.job) ?? [];
-      texts[message.index] = message.text;
+      // Off this thread's heap (an external string): the heap's own limit then follows the work, not the page's texts.
+      texts[message.index] = textOf(message.text);
       parts.set(message.job, texts);
       parentPort!.postMessage({ id: message.id, ok: true, value: null } satisfies Reply);
       return;
     }
     const job = withTexts(message, parts.get(message.id) ?? []);
     parts.delete(message.id);
+    // The buffers the texts came in go before the work starts.
+    collectGarbage();
     let reply: Reply;
     try {
       const value = job.kind === 'decide' ? decideHere(job.request) : searchHere(job.request);
@@ -136,16 +143,18 @@ export class PageWorker implements OffThread {
   }
 
   /**
-   * Sends a job's long texts one at a time, each once the last has arrived, then the job: a text is copied (serialized)
-   * to cross, and a page's texts copied at once, in one message, held all their copies beside the originals and the
-   * worker's (some 120 MB more for a 30 MB page, bench/mcp-load.ts). A worker that fails meanwhile has failed the job.
+   * Sends a job's long texts one at a time, each once the last has arrived, then the job: a text is copied to cross
+   * (into a buffer handed over, units.ts), and a page's texts copied at once, in one message, held all their copies
+   * beside the originals and the worker's (some 80 MB more for a 30 MB page, bench/mcp-load.ts). A worker that fails
+   * meanwhile has failed the job.
    */
   async #send(worker: Worker, id: number, job: object, texts: string[]): Promise<void> {
     try {
       for (const [index, text] of texts.entries()) {
         const part = this.#nextId++;
         const arrived = new Promise((resolve, reject) => this.#pending.set(part, { resolve, reject }));
-        worker.postMessage({ id: part, kind: 'part', job: id, index, text } satisfies Part);
+        const units = unitsOf(text);
+        worker.postMessage({ id: part, kind: 'part', job: id, index, text: units } satisfies Part, [units.units]);
         await arrived;
       }
       worker.postMessage({ ...job, id });
