@@ -134,7 +134,8 @@ describe('the page worker', () => {
 
   test("a page's long texts cross one at a time and arrive whole, beside the short ones", async () => {
     // Past a million characters a text is sent on its own (src/mcp/texts.ts); two views, one of them short.
-    const text = `${PARAGRAPH.replace(/<\/?p>/g, '')} `.repeat(12_000) + 'The committee approved the budget on Tuesday.';
+    const text =
+      `${PARAGRAPH.replace(/<\/?p>/g, '')} `.repeat(12_000) + 'The committee approved the budget on Tuesday.';
     const short = 'A short view: the committee approved the budget on Tuesday.';
     const request = {
       query: normalize('committee approved the budget on a Tuesday'),
