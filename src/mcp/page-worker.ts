@@ -43,8 +43,8 @@ type Job =
   | { id: number; kind: 'decide'; request: OffThreadRequest }
   | { id: number; kind: 'search'; request: SearchRequest };
 /**
- * One long text of job `job`, sent ahead of it on its own (texts.ts) as its code units in a buffer handed over; answered
- * once it has arrived.
+ * One long text of job `job`, sent ahead of it on its own (texts.ts) as its code units in a buffer handed over;
+ * answered once it has arrived.
  */
 type Part = { id: number; kind: 'part'; job: number; index: number; text: TextUnits };
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
