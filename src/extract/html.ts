@@ -4,6 +4,7 @@ import { Readability } from '@mozilla/readability';
 import { normalize } from '../normalize.js';
 import { decodeHtml, type CharsetSource } from './decode.js';
 import { collectGarbage } from './collect.js';
+import { unitsOf, type TextUnits } from './worker/units.js';
 import { describeError } from './errors.js';
 import { buildDocument, type LightDocument, type TreeLimits } from './lightdom/index.js';
 import { MarkupReader, readTree, type MarkupSignals } from './markup.js';
@@ -170,6 +171,8 @@ export type HtmlJobReply =
       final: boolean;
       full: string;
       normalizedFull: string;
+      /** A large page's two texts handed over as their code units (then `full` and `normalizedFull` are empty). */
+      units?: { full: TextUnits; normalizedFull: TextUnits };
       articleNote?: string;
       charset: string;
       charsetSource: CharsetSource;
@@ -195,6 +198,22 @@ const COLLECT_BEFORE_REPLY_BYTES = 8 * 1024 * 1024;
 
 const NO_BYTES = new Uint8Array(0);
 
+/**
+ * A large page's full view sent as its code units: the worker lets its own texts go before they cross, where a
+ * message of the texts held them three times at once (the worker's, the message's copy, the main thread's): some 250
+ * MB for a 30 MB page, the MCP server's peak (Issue 46).
+ */
+function sendLarge(
+  reply: Extract<HtmlJobReply, { stage: 'full' }>,
+  send: (reply: HtmlJobReply, transfer?: ArrayBuffer[]) => void,
+): void {
+  const units = { full: unitsOf(reply.full), normalizedFull: unitsOf(reply.normalizedFull) };
+  const sent = { ...reply, full: '', normalizedFull: '', units };
+  reply.full = reply.normalizedFull = '';
+  collectGarbage();
+  send(sent, [units.full.units, units.normalizedFull.units]);
+}
+
 /** The request's bytes, taken from it: once decoded nothing holds them (the job's request lives as long as the job). */
 function takeBytes(request: HtmlJobRequest): Uint8Array {
   const { bytes } = request;
@@ -219,7 +238,10 @@ const NO_SIGNALS: MarkupSignals = { notFree: false, scripted: false };
  * to the next (decoding order, streamed full view, no article view), and only a page no stage got text
  * from answers `ok: false`.
  */
-export function runHtmlJob(request: HtmlJobRequest, send: (reply: HtmlJobReply) => void): void {
+export function runHtmlJob(
+  request: HtmlJobRequest,
+  send: (reply: HtmlJobReply, transfer?: ArrayBuffer[]) => void,
+): void {
   const { id, httpCharset } = request;
   const size = request.bytes.byteLength;
   let sentFull = false;
@@ -230,7 +252,7 @@ export function runHtmlJob(request: HtmlJobRequest, send: (reply: HtmlJobReply) 
     // normalizing's copies before its texts are sent (copied once more): the heap need not hold them all at once.
     const large = size >= COLLECT_BEFORE_REPLY_BYTES && !page.doc;
     if (large) collectGarbage();
-    const normalizedFull = normalize(page.full);
+    let normalizedFull = normalize(page.full);
     if (large) collectGarbage();
     let markup = NO_SIGNALS;
     try {
@@ -240,7 +262,7 @@ export function runHtmlJob(request: HtmlJobRequest, send: (reply: HtmlJobReply) 
     } catch (err) {
       fallbacks.push(`reading the markup's shell signals threw (${describeError(err)}): none assumed`);
     }
-    send({
+    const full: Extract<HtmlJobReply, { stage: 'full' }> = {
       id,
       ok: true,
       stage: 'full',
@@ -252,7 +274,12 @@ export function runHtmlJob(request: HtmlJobRequest, send: (reply: HtmlJobReply) 
       charsetSource,
       markup,
       ...(fallbacks.length ? { fallbacks } : {}),
-    });
+    };
+    if (large) {
+      // The reply alone holds the texts now: sendLarge lets them go once they are in its buffers.
+      page.full = normalizedFull = '';
+      sendLarge(full, send);
+    } else send(full);
     sentFull = true;
     if (!page.doc) return;
     const { article, articleNote, fallbacks: articleFallbacks } = articleView(page.doc);

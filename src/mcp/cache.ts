@@ -271,7 +271,11 @@ class KeepingHandler implements Dispatcher.DispatchHandler {
       if (this.#size > this.maxBytes) {
         this.#keep = false;
         this.#chunks = [];
-      } else this.#chunks.push(Buffer.from(chunk));
+      } else {
+        // The piece itself, not a copy: the HTTP stack's pieces are its own, never written again (undici hands on each
+        // socket read), so a large page's body is held once while it is read and worked on, not twice (Issue 46).
+        this.#chunks.push(chunk);
+      }
     }
     this.inner.onResponseData?.(controller, chunk);
   }

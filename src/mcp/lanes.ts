@@ -1,5 +1,6 @@
 // The MCP server's HTML workers: small pages on a worker of their own, so a quick call is not queued behind a large
 // page, and large pages on a worker let go when none is left to extract, so its heap is not held beside the next work.
+import { collectSoon } from '../extract/collect.js';
 import { choosePagePool, HtmlPool } from '../extract/worker/pool.js';
 import { SMALL_PAGE_BYTES } from './work.js';
 
@@ -18,7 +19,12 @@ class LetGoPool extends HtmlPool {
     try {
       return await super.extract(...args);
     } finally {
-      if (--this.#pending === 0) void this.close();
+      if (--this.#pending === 0) {
+        void this.close();
+        // The buffers a large page's texts came in (src/extract/worker/units.ts) go now, not at some later collection:
+        // on the next turn, once the message that brought them is let go too.
+        collectSoon();
+      }
     }
   }
 }

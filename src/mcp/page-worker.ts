@@ -8,6 +8,8 @@ import { decideHere, type OffThread, type OffThreadRequest } from '../run/decide
 import type { ClaimResult } from '../run/result.js';
 import { searchPassages, type Passage } from './passages.js';
 import { SMALL_PAGE_BYTES } from './work.js';
+import { withoutTexts, withTexts } from './texts.js';
+import { textOf, unitsOf, type TextUnits } from '../extract/worker/units.js';
 
 /** Marks the thread this module runs as the page worker (it is also the module the main thread imports). */
 const ROLE = 'quotecheck-page-worker';
@@ -40,6 +42,11 @@ export interface SearchResult {
 type Job =
   | { id: number; kind: 'decide'; request: OffThreadRequest }
   | { id: number; kind: 'search'; request: SearchRequest };
+/**
+ * One long text of job `job`, sent ahead of it on its own (texts.ts) as its code units in a buffer handed over;
+ * answered once it has arrived.
+ */
+type Part = { id: number; kind: 'part'; job: number; index: number; text: TextUnits };
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
 /** The passages of a source closest to a phrase, each with its raw wording (passages.ts, match.ts rawSpan). */
@@ -52,7 +59,21 @@ export function searchHere({ query, normalized, raw, max }: SearchRequest, signa
 }
 
 if (!isMainThread && workerData?.role === ROLE) {
-  parentPort!.on('message', (job: Job) => {
+  /** The long texts of the jobs announced, by job: each job takes its own when it arrives. */
+  const parts = new Map<number, string[]>();
+  parentPort!.on('message', (message: Job | Part) => {
+    if (message.kind === 'part') {
+      const texts = parts.get(message.job) ?? [];
+      // Off this thread's heap (an external string): the heap's own limit then follows the work, not the page's texts.
+      texts[message.index] = textOf(message.text);
+      parts.set(message.job, texts);
+      parentPort!.postMessage({ id: message.id, ok: true, value: null } satisfies Reply);
+      return;
+    }
+    const job = withTexts(message, parts.get(message.id) ?? []);
+    parts.delete(message.id);
+    // The buffers the texts came in go before the work starts.
+    collectGarbage();
     let reply: Reply;
     try {
       const value = job.kind === 'decide' ? decideHere(job.request) : searchHere(job.request);
@@ -114,10 +135,32 @@ export class PageWorker implements OffThread {
     const id = this.#nextId++;
     // What the page's extraction left on this thread goes before its texts are copied to the worker beside it.
     collectGarbage();
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#thread().postMessage({ ...job, id });
-    });
+    const texts: string[] = [];
+    const lifted = withoutTexts(job, texts);
+    const done = new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    void this.#send(this.#thread(), id, lifted, texts);
+    return done;
+  }
+
+  /**
+   * Sends a job's long texts one at a time, each once the last has arrived, then the job: a text is copied to cross
+   * (into a buffer handed over, units.ts), and a page's texts copied at once, in one message, held all their copies
+   * beside the originals and the worker's (some 80 MB more for a 30 MB page, bench/mcp-load.ts). A worker that fails
+   * meanwhile has failed the job.
+   */
+  async #send(worker: Worker, id: number, job: object, texts: string[]): Promise<void> {
+    try {
+      for (const [index, text] of texts.entries()) {
+        const part = this.#nextId++;
+        const arrived = new Promise((resolve, reject) => this.#pending.set(part, { resolve, reject }));
+        const units = unitsOf(text);
+        worker.postMessage({ id: part, kind: 'part', job: id, index, text: units } satisfies Part, [units.units]);
+        await arrived;
+      }
+      worker.postMessage({ ...job, id });
+    } catch {
+      // The worker died or was closed: every job it had, this one with them, was failed (#fail).
+    }
   }
 
   #thread(): Worker {

@@ -1,4 +1,5 @@
 // docs/how-it-decides.md#normalization-and-the-label, step by step and character by character.
+import { serialize } from 'node:v8';
 import { describe, expect, test } from 'vitest';
 import { normalize } from '../../src/normalize.js';
 import { CODE_POINTS } from '../support/helpers.js';
@@ -124,5 +125,51 @@ describe('the fast paths are the definition, on every code point of the BMP and 
       }
     }
     expect(wrong.slice(0, 10)).toEqual([]);
+  });
+});
+
+describe('a long text, normalized a piece at a time', () => {
+  // Characters that read or change around them: final sigma, combining marks that compose or reorder, compatibility
+  // forms, Hangul jamo that compose, case-ignorable marks, every kind of whitespace, curly quotes and dashes; beside
+  // the ASCII letters and digits a long text is cut between.
+  const TOKENS = (
+    "a Z q 0 9 x B Σ ΑΣ σ ς ' . : \u00AD \u0301 \u0308 \u0323 \u0345 \u00A0 \u2003 \u3000 \u0085 \u001F \u2019 " +
+    '\u201C \u2014 \uFB01 \u2460 \u1100 \u1161 \u11A8 \u0130 \u1E9E \u212B J\u030C \u{1D400} \uFF21'
+  )
+    .split(' ')
+    .concat([' ', '  ', '\n', '\t']);
+  /** A text of about `chars` characters from TOKENS, the same for a seed. */
+  function longText(chars: number, seed: number): string {
+    let state = seed;
+    const parts: string[] = [];
+    for (let n = 0; n < chars; ) {
+      state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+      const token = TOKENS[state % TOKENS.length]!;
+      parts.push(token);
+      n += token.length;
+    }
+    return parts.join('');
+  }
+
+  test.each([1, 2, 3])('gives what the whole text gives, by the design (seed %i)', (seed) => {
+    const text = ` \u2003${longText(3 * 1024 * 1024, seed)}ΑΣ \n`;
+    expect(normalize(text) === designNormalize(text)).toBe(true);
+  });
+
+  test('a sigma before a mark and a letter stays a medial sigma wherever the text is cut', () => {
+    // Lowercasing reads past the apostrophe (case-ignorable) to the letter: a cut after the apostrophe would end a piece
+    // on a final sigma.
+    const text = "ΑΣ'ab 1".repeat(500_000);
+    const normalized = normalize(text);
+    expect(normalized === designNormalize(text)).toBe(true);
+    expect(normalized.includes('ς')).toBe(false);
+  });
+
+  test('a text of curly quotes and ASCII comes back in one byte a character, as a shorter one does', () => {
+    const text = 'the council\u2019s \u201Cbudget\u201D vote \u2014 members said '.repeat(60_000);
+    const normalized = normalize(text);
+    expect(normalized === designNormalize(text)).toBe(true);
+    // A string of one byte a character is half the size serialized (its copy to a worker).
+    expect(serialize(normalized).length).toBeLessThan(normalized.length * 1.1);
   });
 });

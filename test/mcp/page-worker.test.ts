@@ -132,6 +132,31 @@ describe('the page worker', () => {
     }
   });
 
+  test("a page's long texts cross one at a time and arrive whole, beside the short ones", async () => {
+    // Past a million characters a text is sent on its own (src/mcp/texts.ts); two views, one of them short.
+    const text =
+      `${PARAGRAPH.replace(/<\/?p>/g, '')} `.repeat(12_000) + 'The committee approved the budget on Tuesday.';
+    const short = 'A short view: the committee approved the budget on Tuesday.';
+    const request = {
+      query: normalize('committee approved the budget on a Tuesday'),
+      normalized: [normalize(text), normalize(short)],
+      raw: [
+        { name: 'full' as const, extractor: 'fulltext' as const, text },
+        { name: 'article' as const, extractor: 'readability' as const, text: short },
+      ],
+      max: 4,
+    };
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    const pages = new PageWorker();
+    try {
+      const there = await pages.search(request);
+      expect(there).toEqual(searchHere(request));
+      expect(there.passages.length).toBeGreaterThan(0);
+    } finally {
+      await pages.close();
+    }
+  });
+
   test('a job that throws on the thread fails its call, and the worker takes the next', async () => {
     const pages = new PageWorker();
     try {

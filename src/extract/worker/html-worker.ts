@@ -6,5 +6,5 @@ import { runHtmlJob, type HtmlJobRequest } from '../html.js';
 export type { HtmlJobReply, HtmlJobRequest, HtmlJobResult } from '../html.js';
 
 parentPort!.on('message', (request: HtmlJobRequest) => {
-  runHtmlJob(request, (reply) => parentPort!.postMessage(reply));
+  runHtmlJob(request, (reply, transfer) => parentPort!.postMessage(reply, transfer));
 });

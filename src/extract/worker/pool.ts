@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { describeError, ExtractError } from '../errors.js';
 import type { HtmlJobReply, HtmlJobRequest, HtmlJobResult } from '../html.js';
+import { textOf } from './units.js';
 
 /**
  * Heap per worker: a page at the DOM cap (DOM_LIMITS.maxBytes, src/extract/html.ts) fits; a page that needs more is
@@ -172,8 +173,8 @@ export class HtmlPool {
         else job.reject(new ExtractError('failed', `HTML extraction failed: ${reply.message}`));
       } else if (reply.stage === 'full') {
         slot.partial = {
-          full: reply.full,
-          normalizedFull: reply.normalizedFull,
+          full: reply.units ? textOf(reply.units.full) : reply.full,
+          normalizedFull: reply.units ? textOf(reply.units.normalizedFull) : reply.normalizedFull,
           charset: reply.charset,
           charsetSource: reply.charsetSource,
           markup: reply.markup,
