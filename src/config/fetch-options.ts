@@ -81,7 +81,9 @@ export const FETCH_OPTIONS = {
   perHost: {
     flags: '--per-host <n>',
     kind: 'positive',
-    help: 'requests at once to one host (halved while it answers 429 or 503 with no Retry-After; a source waiting for a retry holds none)',
+    help:
+      'requests at once to one host (halved while it answers 429 or 503 with no Retry-After; ' +
+      'a source waiting for a retry holds none)',
     default: DEFAULT_OPTIONS.perHost,
     commands: SOURCES,
     setting: 'perHost',
