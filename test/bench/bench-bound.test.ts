@@ -1,5 +1,6 @@
-// The bench's lower bound (bench/bound.ts) on schedules worked out by hand, the real web's faults laid over a workload
-// (bench/faults.ts), and quotecheck meeting each of them on the bench's fault server (bench/fault-server.ts).
+// The bench's lower bound (bench/bound.ts) and the slot rule's schedule (bench/slot-rule.ts) on cases worked out by
+// hand, the real web's faults laid over a workload (bench/faults.ts), and quotecheck meeting each of them on the bench's
+// fault server (bench/fault-server.ts).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { boundFigures, lowerBound, slotsBound } from '../../bench/bound.js';
 import { startFaultServer } from '../../bench/fault-server.js';
 import { withoutLatency, withRealWebFaults, type RealWebFaults } from '../../bench/faults.js';
+import { simulateSlots } from '../../bench/slot-rule.js';
 import { idealSeconds, requestsOf, type BenchSource, type SourceFault, type Workload } from '../../bench/workload.js';
 import { checkClaims } from '../../src/check.js';
 
@@ -193,5 +195,20 @@ describe("the real web's faults", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("the slot rule's schedule (bench/slot-rule.ts), worked out by hand", () => {
+  test('a wait holds no slot: the host serves the others while a source waits out its Retry-After', () => {
+    // One slot: a answers 503 at 100 ms asking 1 s; b (100-400) and c (400-700) go meanwhile; a again 1100-1200.
+    const sources = [source('/a', 'h', 100, { faults: waits(1) }), source('/b', 'h', 300), source('/c', 'h', 300)];
+    expect(simulateSlots(sources, 4, 1)).toBe(1200);
+  });
+
+  test('the global limit: two hosts of two slots each on three global slots', () => {
+    // Four 100 ms requests, three at once: the fourth goes when the first slot frees.
+    const sources = [source('/a', 'h', 100), source('/b', 'h', 100), source('/c', 'g', 100), source('/d', 'g', 100)];
+    expect(simulateSlots(sources, 3, 2)).toBe(200);
+    expect(simulateSlots(sources, 4, 2)).toBe(100);
   });
 });
