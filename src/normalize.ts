@@ -69,12 +69,15 @@ const CUT = /[A-Za-z0-9](?=[A-Za-z0-9])/g;
  * page, where pieces leave a few MB of garbage at a time (Issue 46). A text with no such pair is one piece.
  */
 function inPieces(text: string): string {
+  // A text of Latin-1 alone gives pieces in one byte already, as compact has it: no piece is checked or copied.
+  const wide = PAST_LATIN1.test(text);
   const pieces: string[] = [];
   for (let from = 0; from < text.length; ) {
     CUT.lastIndex = from + PIECE_CHARS - 1;
     const found = text.length - from > PIECE_CHARS ? CUT.exec(text) : null;
     const to = found ? found.index + 1 : text.length;
-    pieces.push(oneByte(steps(text.slice(from, to))));
+    const piece = steps(text.slice(from, to));
+    pieces.push(wide ? oneByte(piece) : piece);
     from = to;
   }
   // Joined, the pieces are in one byte a character when each of them is (compact, for the whole).

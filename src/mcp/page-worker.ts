@@ -70,10 +70,11 @@ if (!isMainThread && workerData?.role === ROLE) {
       parentPort!.postMessage({ id: message.id, ok: true, value: null } satisfies Reply);
       return;
     }
-    const job = withTexts(message, parts.get(message.id) ?? []);
+    const texts = parts.get(message.id);
+    const job = withTexts(message, texts ?? []);
     parts.delete(message.id);
-    // The buffers the texts came in go before the work starts.
-    collectGarbage();
+    // The buffers the texts came in go before the work starts (a job whose texts all crossed with it brought none).
+    if (texts) collectGarbage();
     let reply: Reply;
     try {
       const value = job.kind === 'decide' ? decideHere(job.request) : searchHere(job.request);
